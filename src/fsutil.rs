@@ -1,0 +1,57 @@
+//! Atomic writes: a temporary file in the same directory, fsync, rename. A
+//! crash leaves the old file or the new one, never half of either.
+
+use std::io::Write;
+use std::path::Path;
+
+/// Writes `bytes` to `path` atomically, keeping the permissions of an
+/// existing file.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let mut tmp = tempfile_in(dir, &name)?;
+    let result = (|| {
+        tmp.1.write_all(bytes)?;
+        if let Ok(meta) = std::fs::metadata(path) {
+            tmp.1.set_permissions(meta.permissions())?;
+        }
+        tmp.1.sync_all()?;
+        std::fs::rename(&tmp.0, path)?;
+        if let Ok(d) = std::fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp.0);
+    }
+    result
+}
+
+/// Creates a new, uniquely named hidden file in `dir`.
+fn tempfile_in(dir: &Path, name: &str) -> std::io::Result<(std::path::PathBuf, std::fs::File)> {
+    let pid = std::process::id();
+    for attempt in 0..1000u32 {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let path = dir.join(format!(".{name}.memlint-{pid}-{nanos:x}-{attempt}.tmp"));
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(f) => return Ok((path, f)),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(e),
+        }
+    }
+    Err(std::io::Error::other("could not create a temporary file"))
+}

@@ -1,0 +1,22 @@
+//! memlint: lint, format and recall agent memory kept as markdown records with
+//! YAML front matter in a git repository.
+//!
+//! The core (`lint`, `rules`, `frontmatter`, `yaml`, `record`) takes text,
+//! paths and configuration and returns diagnostics; walking, git and rendering
+//! live at the edges (`workspace`, `render`, `cli`).
+
+pub mod cli;
+pub mod clock;
+pub mod config;
+pub mod diagnostic;
+pub mod frontmatter;
+pub mod fsutil;
+pub mod init;
+pub mod lint;
+pub mod record;
+pub mod render;
+pub mod rules;
+pub mod session;
+pub mod text;
+pub mod workspace;
+pub mod yaml;

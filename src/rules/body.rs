@@ -1,0 +1,21 @@
+//! `body/too-long`.
+
+use super::{Record, Sink};
+use crate::record::Kind;
+
+/// `body/too-long`: a decision, request or knowledge body longer than
+/// `max_body_chars`; long records crowd the context and mix topics.
+pub fn too_long(r: &Record, out: &mut Sink) {
+    if !matches!(r.kind, Kind::Decision | Kind::Request | Kind::Knowledge) {
+        return;
+    }
+    let chars = r.body_chars();
+    let max = r.config.max_body_chars;
+    if chars > max {
+        out.emit(
+            "body/too-long",
+            r.parts.closer.clone(),
+            format!("the body has {chars} characters, more than the {max} allowed; split it or move details to knowledge"),
+        );
+    }
+}

@@ -1,0 +1,116 @@
+//! `date/*`: memory outlives the day it was written, so dates are absolute.
+
+use super::{field_problem, ProblemRule, Record, Sink};
+use crate::text::prose_ranges;
+use regex::Regex;
+use std::sync::LazyLock;
+
+static ENGLISH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(
+        r"(?i-u)\b(?:yesterday|today|tomorrow|(?:last|next|this)\s+(?:week|month|year)|\d+\s+days?\s+ago)\b",
+    )
+    .expect("valid regex")
+});
+
+/// Japanese and Chinese relative date words.
+const CJK_WORDS: &[&str] = &[
+    "一昨日",
+    "明後日",
+    "昨日",
+    "今日",
+    "明日",
+    "先週",
+    "今週",
+    "来週",
+    "先月",
+    "今月",
+    "来月",
+    "昨年",
+    "今年",
+    "来年",
+    "昨天",
+    "今天",
+    "明天",
+    "上周",
+    "本周",
+    "下周",
+    "上个月",
+    "下个月",
+    "去年",
+    "明年",
+];
+
+static CJK: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(&CJK_WORDS.join("|")).expect("valid regex"));
+
+/// The relative date expressions in `text`, as byte ranges.
+pub fn find_relative(text: &str) -> Vec<std::ops::Range<usize>> {
+    let mut out: Vec<_> = ENGLISH.find_iter(text).map(|m| m.range()).collect();
+    if !text.is_ascii() {
+        out.extend(CJK.find_iter(text).map(|m| m.range()));
+    }
+    out.sort_by_key(|r| r.start);
+    out
+}
+
+/// The message for a date field that is not `YYYY-MM-DD`.
+pub fn format_message(key: &str, value: &str) -> String {
+    if value.trim().is_empty() {
+        return format!("`{key}` is empty; write an absolute date (YYYY-MM-DD)");
+    }
+    if !find_relative(value).is_empty() || value.ends_with("ago") {
+        return format!(
+            "`{key}` is `{value}`, a relative date; write the absolute date it meant (YYYY-MM-DD)"
+        );
+    }
+    format!("`{key}` is `{value}`, which is not a valid date of the form YYYY-MM-DD")
+}
+
+/// `date/format`: a date field is not an absolute valid `YYYY-MM-DD`.
+pub fn format(r: &Record, out: &mut Sink) {
+    for field in r.kind.fields() {
+        let Some(entry) = r.root.get(field.key) else {
+            continue;
+        };
+        if let Some((ProblemRule::DateFormat, span, message)) =
+            field_problem(field.ty, field.key, &entry.value)
+        {
+            out.emit("date/format", span, message);
+        }
+    }
+}
+
+/// `date/relative`: a relative date in a title, description or body.
+pub fn relative(r: &Record, out: &mut Sink) {
+    for key in ["title", "description"] {
+        if let Some((value, span)) = r.str_field(key) {
+            // Point into the value when it is written plainly on one line.
+            let raw = &r.text[span.clone()];
+            for m in find_relative(value) {
+                let at = if raw == value {
+                    span.start + m.start..span.start + m.end
+                } else {
+                    span.clone()
+                };
+                emit(out, at, &value[m.clone()], key);
+            }
+        }
+    }
+    let body = r.parts.body.clone();
+    let text = &r.text[body.clone()];
+    for prose in prose_ranges(text) {
+        for m in find_relative(&text[prose.clone()]) {
+            let start = body.start + prose.start + m.start;
+            let end = body.start + prose.start + m.end;
+            emit(out, start..end, &r.text[start..end], "body");
+        }
+    }
+}
+
+fn emit(out: &mut Sink, span: std::ops::Range<usize>, word: &str, place: &str) {
+    out.emit(
+        "date/relative",
+        span,
+        format!("`{word}` in the {place} is a relative date; write the absolute date (YYYY-MM-DD), since memory is read long after"),
+    );
+}

@@ -1,0 +1,138 @@
+//! `frontmatter/*`: the shape of the front matter itself.
+
+use super::{field_problem, is_required, ProblemRule, Record, Sink};
+use crate::yaml::{Style, Value};
+
+/// `frontmatter/duplicate-key`: a key appears twice. YAML readers disagree on
+/// which value wins, so the record means different things to different tools.
+pub fn duplicate_key(r: &Record, out: &mut Sink) {
+    let index = crate::diagnostic::LineIndex::new(r.text);
+    for d in r.duplicates {
+        let first = index.position(d.first.start);
+        out.emit(
+            "frontmatter/duplicate-key",
+            d.repeat.clone(),
+            format!(
+                "key `{}` appears twice (first on line {}); delete one of them",
+                d.key, first.line
+            ),
+        );
+    }
+}
+
+/// `frontmatter/required`: a required key is missing. (`sources` is reported
+/// by `sources/missing`, `replaced_by` by `status/missing-target`.)
+pub fn required(r: &Record, out: &mut Sink) {
+    for field in r.kind.fields() {
+        if !is_required(field.presence) || field.key == "sources" {
+            continue;
+        }
+        if r.root.get(field.key).is_none() {
+            out.emit(
+                "frontmatter/required",
+                r.opener(),
+                format!("a {} needs `{}`, which is missing", r.kind, field.key),
+            );
+        }
+    }
+}
+
+/// `frontmatter/type`: a value has the wrong type or is outside its enum.
+pub fn type_(r: &Record, out: &mut Sink) {
+    for field in r.kind.fields() {
+        let Some(entry) = r.root.get(field.key) else {
+            continue;
+        };
+        if let Some((ProblemRule::Type, span, message)) =
+            field_problem(field.ty, field.key, &entry.value)
+        {
+            out.emit("frontmatter/type", span, message);
+        }
+    }
+}
+
+/// `frontmatter/unknown-key`: a key the kind does not define, with the closest
+/// known key suggested.
+pub fn unknown_key(r: &Record, out: &mut Sink) {
+    let known: Vec<&str> = r.kind.fields().iter().map(|f| f.key).collect();
+    for entry in r.root.entries().unwrap_or(&[]) {
+        let name = match entry.key.as_scalar() {
+            Some(s) => s.text.as_str(),
+            None => "",
+        };
+        if known.contains(&name) {
+            continue;
+        }
+        let message = match rename_target(r, name) {
+            Some(target) => format!("`{name}` is not a {} key; did you mean `{target}`?", r.kind),
+            None => match closest(name, &known) {
+                Some(k) => format!(
+                    "`{name}` is not a {} key (did you mean `{k}`? it is already present)",
+                    r.kind
+                ),
+                None => format!(
+                    "`{name}` is not a {} key; known keys: {}",
+                    r.kind,
+                    known.join(", ")
+                ),
+            },
+        };
+        out.emit("frontmatter/unknown-key", entry.key.span.clone(), message);
+    }
+}
+
+fn closest<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
+    similar::get_close_matches(name, known, 2, 0.6)
+        .into_iter()
+        .next()
+}
+
+/// The key an unknown key can safely be renamed to: exactly one close match,
+/// and that key absent from the record.
+pub fn rename_target(r: &Record, name: &str) -> Option<&'static str> {
+    let known: Vec<&'static str> = r.kind.fields().iter().map(|f| f.key).collect();
+    let matches = similar::get_close_matches(name, &known, 2, 0.6);
+    let [only] = matches.as_slice() else {
+        return None;
+    };
+    let only: &'static str = known.iter().copied().find(|k| k == only)?;
+    r.root.get(only).is_none().then_some(only)
+}
+
+/// `frontmatter/hash-in-value`: `title: Fix #2 for CJK` reads as `Fix`; the
+/// rest became a comment. Fires when ` #` is directly followed by a non-space
+/// character after an unquoted value.
+pub fn hash_in_value(r: &Record, out: &mut Sink) {
+    let mut stack = vec![r.root];
+    while let Some(node) = stack.pop() {
+        match &node.value {
+            Value::Map { entries, .. } => stack.extend(entries.iter().map(|e| &e.value)),
+            Value::Seq { items, .. } => stack.extend(items.iter()),
+            Value::Scalar(s) if s.style == Style::Plain && !s.text.is_empty() => {
+                let rest = &r.text[node.span.end..];
+                let line_rest = rest.split(['\n', '\r']).next().unwrap_or("");
+                let trimmed = line_rest.trim_start_matches([' ', '\t']);
+                if trimmed.len() < line_rest.len()
+                    && trimmed.starts_with('#')
+                    && trimmed[1..]
+                        .chars()
+                        .next()
+                        .is_some_and(|c| !c.is_whitespace())
+                {
+                    let start = node.span.end + (line_rest.len() - trimmed.len());
+                    let end = node.span.end + line_rest.len();
+                    out.emit(
+                        "frontmatter/hash-in-value",
+                        start..end,
+                        format!(
+                            "this value reads as `{}`: YAML takes ` {}` as a comment; quote the whole value",
+                            s.text,
+                            trimmed.split_whitespace().next().unwrap_or("#")
+                        ),
+                    );
+                }
+            }
+            Value::Scalar(_) => {}
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! `sources/*`: every decision, request and knowledge record says where it
+//! came from.
+
+use super::{field_problem, FieldState, ProblemRule, Record, Sink};
+use crate::record::{source_problem, Kind};
+use crate::yaml::Value;
+use std::collections::HashMap;
+
+/// Kinds that must list sources.
+fn requires_sources(kind: Kind) -> bool {
+    matches!(kind, Kind::Decision | Kind::Request | Kind::Knowledge)
+}
+
+/// The valid entries of `sources`, with their spans.
+pub fn entries<'a>(r: &Record<'a>) -> Vec<(&'a str, std::ops::Range<usize>)> {
+    let FieldState::Valid(node) = r.field("sources") else {
+        return Vec::new();
+    };
+    let Value::Seq { items, .. } = &node.value else {
+        return Vec::new();
+    };
+    items
+        .iter()
+        .filter_map(|i| i.as_scalar().map(|s| (s.text.as_str(), i.span.clone())))
+        .collect()
+}
+
+/// `sources/missing`: a kind that requires sources has none, or an empty list.
+pub fn missing(r: &Record, out: &mut Sink) {
+    match r.root.get("sources") {
+        None if requires_sources(r.kind) => out.emit(
+            "sources/missing",
+            r.opener(),
+            format!(
+                "a {} must list its `sources` (e.g. `staging:<id>`, `commit:<hex>`, `file:<path>`)",
+                r.kind
+            ),
+        ),
+        Some(entry) => {
+            let Some(field) = r.kind.field("sources") else {
+                return;
+            };
+            if let Some((ProblemRule::SourcesMissing, span, msg)) =
+                field_problem(field.ty, "sources", &entry.value)
+            {
+                if requires_sources(r.kind) {
+                    out.emit(
+                        "sources/missing",
+                        span,
+                        format!("{msg}: a {} needs at least one source", r.kind),
+                    );
+                }
+            }
+        }
+        None => {}
+    }
+}
+
+/// `sources/format`: an entry is not a source string.
+pub fn format(r: &Record, out: &mut Sink) {
+    for (s, span) in entries(r) {
+        if let Some(why) = source_problem(s) {
+            out.emit(
+                "sources/format",
+                span,
+                format!("`{s}` is not a source string: {why}"),
+            );
+        }
+    }
+}
+
+/// `sources/duplicate`: the same entry twice.
+pub fn duplicate(r: &Record, out: &mut Sink) {
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for (i, (s, span)) in entries(r).into_iter().enumerate() {
+        if let Some(first) = seen.get(s) {
+            out.emit(
+                "sources/duplicate",
+                span,
+                format!(
+                    "`{s}` is listed twice (first as entry {}); delete this one",
+                    first + 1
+                ),
+            );
+        } else {
+            seen.insert(s, i);
+        }
+    }
+}
+
+/// `sources/too-many`: more than `max_sources` entries; the record probably
+/// mixes several topics.
+pub fn too_many(r: &Record, out: &mut Sink) {
+    let FieldState::Valid(node) = r.field("sources") else {
+        return;
+    };
+    let n = entries(r).len();
+    let max = r.config.max_sources;
+    if n > max {
+        let key = r
+            .root
+            .get("sources")
+            .map(|e| e.key.span.clone())
+            .unwrap_or(node.span.clone());
+        out.emit(
+            "sources/too-many",
+            key,
+            format!("{n} sources, more than the {max} allowed; split the record or keep the sources that matter"),
+        );
+    }
+}
+
+/// `sources/thin`: a long body backed by a single source.
+pub fn thin(r: &Record, out: &mut Sink) {
+    if !requires_sources(r.kind) {
+        return;
+    }
+    let list = entries(r);
+    if list.len() != 1 {
+        return;
+    }
+    let chars = r.body_chars();
+    if chars > 1500 {
+        out.emit(
+            "sources/thin",
+            list[0].1.clone(),
+            format!("the body has {chars} characters but a single source backs it; add the other sources it draws on"),
+        );
+    }
+}

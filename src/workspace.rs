@@ -1,0 +1,232 @@
+//! The workspace: where its root is, its configuration, and which files it
+//! holds. Walking uses the `ignore` crate (honouring `.gitignore` and
+//! `.memlintignore`); reading and linting run in parallel with rayon.
+
+use crate::config::{self, Config, ConfigError};
+use crate::lint::{lint_file, Content, FileReport};
+use crate::record::{classify, Place, RECORD_ROOTS};
+use rayon::prelude::*;
+use std::path::{Component, Path, PathBuf};
+
+/// Errors that make a workspace unusable (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum WorkspaceError {
+    #[error("{path}:{}:{}: {}", .error.line, .error.column, .error.message)]
+    Config { path: String, error: ConfigError },
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Usage(String),
+}
+
+/// A loaded workspace.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    pub root: PathBuf,
+    pub config: Config,
+}
+
+/// The nearest ancestor of `start` holding `.memlint.yml`, else the root of
+/// the git work tree, else `start`.
+pub fn find_root(start: &Path) -> PathBuf {
+    for dir in start.ancestors() {
+        if dir.join(config::FILE_NAME).is_file() {
+            return dir.to_path_buf();
+        }
+    }
+    for dir in start.ancestors() {
+        if dir.join(".git").exists() {
+            return dir.to_path_buf();
+        }
+    }
+    start.to_path_buf()
+}
+
+impl Workspace {
+    /// Finds and loads the workspace. `root` overrides discovery; `config_file`
+    /// overrides `<root>/.memlint.yml`.
+    pub fn load(
+        root: Option<&Path>,
+        config_file: Option<&Path>,
+    ) -> Result<Workspace, WorkspaceError> {
+        let cwd = std::env::current_dir().map_err(|source| WorkspaceError::Io {
+            path: ".".into(),
+            source,
+        })?;
+        let root = match root {
+            Some(r) => {
+                let r = cwd.join(r);
+                if !r.is_dir() {
+                    return Err(WorkspaceError::Usage(format!(
+                        "--root {}: not a directory",
+                        r.display()
+                    )));
+                }
+                r
+            }
+            None => find_root(&cwd),
+        };
+        let root = root.canonicalize().unwrap_or(root);
+        let (path, required) = match config_file {
+            Some(p) => (cwd.join(p), true),
+            None => (root.join(config::FILE_NAME), false),
+        };
+        let config = match std::fs::read(&path) {
+            Ok(bytes) => {
+                let shown = path.display().to_string();
+                let text = String::from_utf8(bytes).map_err(|_| WorkspaceError::Config {
+                    path: shown.clone(),
+                    error: ConfigError {
+                        line: 1,
+                        column: 1,
+                        message: "the configuration is not valid UTF-8".into(),
+                    },
+                })?;
+                config::parse(&text, &crate::rules::names())
+                    .map_err(|error| WorkspaceError::Config { path: shown, error })?
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => Config::default(),
+            Err(source) => {
+                return Err(WorkspaceError::Io {
+                    path: path.display().to_string(),
+                    source,
+                })
+            }
+        };
+        Ok(Workspace { root, config })
+    }
+
+    /// Root-relative path with `/` separators, or `None` when `path` is not
+    /// inside the root.
+    pub fn relative(&self, path: &Path) -> Option<String> {
+        let abs = if path.is_absolute() {
+            path.to_path_buf()
+        } else {
+            std::env::current_dir().ok()?.join(path)
+        };
+        let abs = normalize(&abs);
+        let rel = abs.strip_prefix(&self.root).ok()?;
+        let parts: Vec<String> = rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        Some(parts.join("/"))
+    }
+
+    /// Every file memlint looks at, root-relative, sorted.
+    pub fn files(&self) -> Vec<String> {
+        let mut roots: Vec<PathBuf> = RECORD_ROOTS.iter().map(|r| self.root.join(r)).collect();
+        for dir in &self.config.banned_dirs {
+            if !RECORD_ROOTS
+                .iter()
+                .any(|r| dir.starts_with(&format!("{r}/")))
+            {
+                roots.push(self.root.join(dir));
+            }
+        }
+        let roots: Vec<PathBuf> = roots.into_iter().filter(|r| r.is_dir()).collect();
+        let mut out = Vec::new();
+        if self.root.join("CONTEXT.md").is_file() {
+            out.push("CONTEXT.md".to_string());
+        }
+        let Some((first, rest)) = roots.split_first() else {
+            return out;
+        };
+        let mut builder = ignore::WalkBuilder::new(first);
+        for r in rest {
+            builder.add(r);
+        }
+        builder
+            .hidden(false)
+            .require_git(false)
+            .git_global(false)
+            .follow_links(false)
+            .add_custom_ignore_filename(".memlintignore")
+            .filter_entry(|e| e.file_name() != ".git" && e.file_name() != ".memlint");
+        let root_ignore = self.root.join(".memlintignore");
+        if root_ignore.is_file() {
+            builder.add_ignore(root_ignore);
+        }
+        for entry in builder.build().flatten() {
+            let Some(ft) = entry.file_type() else {
+                continue;
+            };
+            if ft.is_dir() {
+                continue;
+            }
+            if ft.is_symlink() {
+                // Never follow a link out of the root.
+                match entry.path().canonicalize() {
+                    Ok(target) if target.starts_with(&self.root) && target.is_file() => {}
+                    _ => continue,
+                }
+            }
+            if let Ok(rel) = entry.path().strip_prefix(&self.root) {
+                let rel: Vec<String> = rel
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                out.push(rel.join("/"));
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// Reads and lints the given root-relative files in parallel.
+    pub fn lint(&self, files: &[String]) -> Vec<FileReport> {
+        files.par_iter().map(|rel| self.lint_one(rel)).collect()
+    }
+
+    /// Reads and lints one root-relative file.
+    pub fn lint_one(&self, rel: &str) -> FileReport {
+        let place = classify(rel, &self.config.banned_dirs);
+        if matches!(place, Place::Outside | Place::Banned(_) | Place::Unknown) {
+            return lint_file(rel, &place, Content::Bytes(b""), &self.config);
+        }
+        let path = self.root.join(rel);
+        match std::fs::metadata(&path) {
+            Ok(m) if m.len() > self.config.max_file_bytes => {
+                lint_file(rel, &place, Content::TooLarge(m.len()), &self.config)
+            }
+            _ => match std::fs::read(&path) {
+                Ok(bytes) => lint_file(rel, &place, Content::Bytes(&bytes), &self.config),
+                Err(e) => {
+                    let mut report = FileReport {
+                        path: rel.to_string(),
+                        ..FileReport::default()
+                    };
+                    let mut sink = crate::rules::Sink::default();
+                    sink.emit(
+                        "format/encoding",
+                        0..0,
+                        format!("the file cannot be read: {e}"),
+                    );
+                    report.diagnostics =
+                        crate::lint::to_diagnostics(rel, "", sink.findings, &self.config);
+                    report
+                }
+            },
+        }
+    }
+}
+
+/// Removes `.` and `..` components without touching the disk.
+pub fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}

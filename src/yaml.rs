@@ -1,0 +1,549 @@
+//! The one place YAML is parsed. It drives serde-saphyr's event parser and
+//! builds a small tree in which every key and value keeps its byte span and
+//! scalar style, so diagnostics point at the exact spot and the formatter can
+//! edit the original text. Duplicate keys are reported, not merged, and
+//! hostile input (alias bombs, deep nesting, huge documents) is refused with a
+//! budget error instead of being expanded.
+
+use serde_saphyr::granit_parser::{Event, Options, Parser, ScalarStyle, StructureStyle};
+use std::collections::HashMap;
+use std::ops::Range;
+
+/// Deepest nesting of collections accepted in front matter.
+pub const MAX_DEPTH: usize = 64;
+/// Most nodes (after alias expansion) accepted in one document.
+pub const MAX_NODES: usize = 20_000;
+
+/// How a scalar was written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    Plain,
+    SingleQuoted,
+    DoubleQuoted,
+    Literal,
+    Folded,
+}
+
+impl Style {
+    /// True for the quoted and block styles, which always read as strings.
+    pub fn is_quoted(self) -> bool {
+        !matches!(self, Style::Plain)
+    }
+}
+
+/// A scalar with its decoded text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scalar {
+    /// The text after YAML escape processing and folding.
+    pub text: String,
+    pub style: Style,
+    /// The tag suffix for core-schema tags (`str`, `int`, …) or the whole tag.
+    pub tag: Option<String>,
+}
+
+/// What a scalar resolves to under the YAML 1.2 core schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resolved {
+    Null,
+    Bool(bool),
+    Int,
+    Float,
+    Str,
+}
+
+impl Scalar {
+    /// Resolves the scalar's type as a YAML 1.2 core-schema reader would.
+    pub fn resolve(&self) -> Resolved {
+        if let Some(tag) = &self.tag {
+            return match tag.as_str() {
+                "null" => Resolved::Null,
+                "bool" => Resolved::Bool(self.text == "true"),
+                "int" => Resolved::Int,
+                "float" => Resolved::Float,
+                _ => Resolved::Str,
+            };
+        }
+        if self.style.is_quoted() {
+            return Resolved::Str;
+        }
+        resolve_plain(&self.text)
+    }
+
+    /// The string value, when the scalar resolves to a string.
+    pub fn as_str(&self) -> Option<&str> {
+        (self.resolve() == Resolved::Str).then_some(self.text.as_str())
+    }
+}
+
+/// Resolves a plain scalar under the YAML 1.2 core schema.
+pub fn resolve_plain(t: &str) -> Resolved {
+    match t {
+        "" | "~" | "null" | "Null" | "NULL" => return Resolved::Null,
+        "true" | "True" | "TRUE" => return Resolved::Bool(true),
+        "false" | "False" | "FALSE" => return Resolved::Bool(false),
+        ".inf" | ".Inf" | ".INF" | "+.inf" | "+.Inf" | "+.INF" | "-.inf" | "-.Inf" | "-.INF"
+        | ".nan" | ".NaN" | ".NAN" => return Resolved::Float,
+        _ => {}
+    }
+    let b = t.as_bytes();
+    let digits = |s: &[u8]| !s.is_empty() && s.iter().all(u8::is_ascii_digit);
+    let unsigned = b
+        .strip_prefix(b"-")
+        .or_else(|| b.strip_prefix(b"+"))
+        .unwrap_or(b);
+    if digits(unsigned) {
+        return Resolved::Int;
+    }
+    if let Some(hex) = b.strip_prefix(b"0x") {
+        if !hex.is_empty() && hex.iter().all(u8::is_ascii_hexdigit) {
+            return Resolved::Int;
+        }
+    }
+    if let Some(oct) = b.strip_prefix(b"0o") {
+        if !oct.is_empty() && oct.iter().all(|c| (b'0'..=b'7').contains(c)) {
+            return Resolved::Int;
+        }
+    }
+    if is_core_float(unsigned) {
+        return Resolved::Float;
+    }
+    Resolved::Str
+}
+
+/// `[-+]? ( \. [0-9]+ | [0-9]+ ( \. [0-9]* )? ) ( [eE] [-+]? [0-9]+ )?`
+fn is_core_float(s: &[u8]) -> bool {
+    let mut i = 0;
+    let int_digits = s.iter().take_while(|c| c.is_ascii_digit()).count();
+    i += int_digits;
+    let mut frac_digits = 0;
+    if s.get(i) == Some(&b'.') {
+        i += 1;
+        frac_digits = s[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        i += frac_digits;
+    }
+    if int_digits == 0 && frac_digits == 0 {
+        return false;
+    }
+    if matches!(s.get(i), Some(b'e' | b'E')) {
+        i += 1;
+        if matches!(s.get(i), Some(b'+' | b'-')) {
+            i += 1;
+        }
+        let exp = s[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+        if exp == 0 {
+            return false;
+        }
+        i += exp;
+    }
+    i == s.len()
+}
+
+/// A node of the tree, with the byte span of its text in the file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    pub span: Range<usize>,
+    pub value: Value,
+}
+
+/// A key/value pair of a mapping.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub key: Node,
+    pub value: Node,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Scalar(Scalar),
+    Seq { items: Vec<Node>, flow: bool },
+    Map { entries: Vec<Entry>, flow: bool },
+}
+
+impl Node {
+    pub fn as_scalar(&self) -> Option<&Scalar> {
+        match &self.value {
+            Value::Scalar(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    /// The entries of a mapping node.
+    pub fn entries(&self) -> Option<&[Entry]> {
+        match &self.value {
+            Value::Map { entries, .. } => Some(entries),
+            _ => None,
+        }
+    }
+
+    /// The first entry whose key is the string `key`.
+    pub fn get(&self, key: &str) -> Option<&Entry> {
+        self.entries()?
+            .iter()
+            .find(|e| e.key.as_scalar().is_some_and(|s| s.text == key))
+    }
+
+    /// True for a null scalar (`~`, `null`, or nothing at all).
+    pub fn is_null(&self) -> bool {
+        self.as_scalar()
+            .is_some_and(|s| s.resolve() == Resolved::Null)
+    }
+
+    /// A short word for the node's type, for messages.
+    pub fn type_name(&self) -> &'static str {
+        match &self.value {
+            Value::Scalar(s) => match s.resolve() {
+                Resolved::Null => "null",
+                Resolved::Bool(_) => "a boolean",
+                Resolved::Int => "an integer",
+                Resolved::Float => "a number",
+                Resolved::Str => "a string",
+            },
+            Value::Seq { .. } => "a list",
+            Value::Map { .. } => "a mapping",
+        }
+    }
+
+    fn count(&self) -> usize {
+        match &self.value {
+            Value::Scalar(_) => 1,
+            Value::Seq { items, .. } => 1 + items.iter().map(Node::count).sum::<usize>(),
+            Value::Map { entries, .. } => {
+                1 + entries
+                    .iter()
+                    .map(|e| e.key.count() + e.value.count())
+                    .sum::<usize>()
+            }
+        }
+    }
+}
+
+/// A key that appears more than once in one mapping.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DuplicateKey {
+    pub key: String,
+    /// Span of the first occurrence.
+    pub first: Range<usize>,
+    /// Span of the repeated occurrence.
+    pub repeat: Range<usize>,
+}
+
+/// A parsed document.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Document {
+    /// The root node; `None` for an empty document (only comments or nothing).
+    pub root: Option<Node>,
+    pub duplicates: Vec<DuplicateKey>,
+}
+
+/// Why the YAML could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Error {
+    /// Byte offset of the problem in the file.
+    pub at: usize,
+    pub message: String,
+    pub kind: ErrorKind,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The text is not valid YAML.
+    Syntax,
+    /// A resource budget (depth, node count, alias expansion) was exceeded.
+    Budget,
+}
+
+struct Frame {
+    start: usize,
+    anchor: usize,
+    flow: bool,
+    kind: FrameKind,
+}
+
+enum FrameKind {
+    Seq(Vec<Node>),
+    Map {
+        entries: Vec<Entry>,
+        pending_key: Option<Node>,
+        seen: HashMap<String, Range<usize>>,
+    },
+}
+
+/// Parses `src`, a YAML text that starts at byte `base` of the file, into a
+/// spanned tree. Only the first document is read; a second one is an error.
+pub fn parse(src: &str, base: usize) -> Result<Document, Error> {
+    let mut options = Options::default();
+    options.emit_comments = false;
+    options.flow_nesting_limit = MAX_DEPTH + 2;
+    options.block_nesting_limit = MAX_DEPTH + 2;
+    let mut parser = Parser::new_from_str_with_options(src, options);
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut anchors: HashMap<usize, Node> = HashMap::new();
+    let mut nodes = 0usize;
+    let mut root: Option<Node> = None;
+    let mut duplicates = Vec::new();
+    let mut documents = 0;
+
+    while let Some(next) = parser.next_event() {
+        let (event, span) = next.map_err(|e| Error {
+            at: base + byte_of_char(src, e.marker().index()),
+            message: e.info().to_string(),
+            kind: ErrorKind::Syntax,
+        })?;
+        let range = span
+            .byte_range()
+            .map(|r| base + r.start..base + r.end)
+            .unwrap_or(base..base);
+        let node = match event {
+            Event::StreamStart | Event::StreamEnd | Event::DocumentEnd => continue,
+            Event::DocumentStart(..) => {
+                documents += 1;
+                if documents > 1 {
+                    return Err(Error {
+                        at: range.start,
+                        message: "front matter holds more than one YAML document".into(),
+                        kind: ErrorKind::Syntax,
+                    });
+                }
+                continue;
+            }
+            Event::Scalar(text, style, anchor, tag) => {
+                let node = Node {
+                    span: range,
+                    value: Value::Scalar(Scalar {
+                        text: text.into_owned(),
+                        style: match style {
+                            ScalarStyle::Plain => Style::Plain,
+                            ScalarStyle::SingleQuoted => Style::SingleQuoted,
+                            ScalarStyle::DoubleQuoted => Style::DoubleQuoted,
+                            ScalarStyle::Literal => Style::Literal,
+                            ScalarStyle::Folded => Style::Folded,
+                        },
+                        tag: tag.map(|t| {
+                            if t.is_yaml_core_schema() {
+                                t.suffix().to_string()
+                            } else {
+                                format!("{}{}", t.handle(), t.suffix())
+                            }
+                        }),
+                    }),
+                };
+                nodes += 1;
+                if anchor != 0 {
+                    anchors.insert(anchor, node.clone());
+                }
+                node
+            }
+            Event::SequenceStart(style, anchor, _) | Event::MappingStart(style, anchor, _) => {
+                if stack.len() >= MAX_DEPTH {
+                    return Err(Error {
+                        at: range.start,
+                        message: format!(
+                            "front matter is nested more than {MAX_DEPTH} levels deep"
+                        ),
+                        kind: ErrorKind::Budget,
+                    });
+                }
+                let is_seq = matches!(event, Event::SequenceStart(..));
+                stack.push(Frame {
+                    start: range.start,
+                    anchor,
+                    flow: style == StructureStyle::Flow,
+                    kind: if is_seq {
+                        FrameKind::Seq(Vec::new())
+                    } else {
+                        FrameKind::Map {
+                            entries: Vec::new(),
+                            pending_key: None,
+                            seen: HashMap::new(),
+                        }
+                    },
+                });
+                nodes += 1;
+                continue;
+            }
+            Event::SequenceEnd | Event::MappingEnd => {
+                let Some(frame) = stack.pop() else { continue };
+                let span = frame.start..range.end.max(frame.start);
+                let value = match frame.kind {
+                    FrameKind::Seq(items) => Value::Seq {
+                        items,
+                        flow: frame.flow,
+                    },
+                    FrameKind::Map { entries, .. } => Value::Map {
+                        entries,
+                        flow: frame.flow,
+                    },
+                };
+                let node = Node { span, value };
+                if frame.anchor != 0 {
+                    anchors.insert(frame.anchor, node.clone());
+                }
+                node
+            }
+            Event::Alias(id) => {
+                let Some(target) = anchors.get(&id) else {
+                    return Err(Error {
+                        at: range.start,
+                        message: "alias refers to an unknown anchor".into(),
+                        kind: ErrorKind::Syntax,
+                    });
+                };
+                nodes += target.count();
+                if nodes > MAX_NODES {
+                    return Err(Error {
+                        at: range.start,
+                        message: format!(
+                            "aliases expand to more than {MAX_NODES} nodes (an alias bomb?)"
+                        ),
+                        kind: ErrorKind::Budget,
+                    });
+                }
+                Node {
+                    span: range,
+                    value: target.value.clone(),
+                }
+            }
+            _ => continue,
+        };
+        if nodes > MAX_NODES {
+            return Err(Error {
+                at: node.span.start,
+                message: format!("front matter has more than {MAX_NODES} values"),
+                kind: ErrorKind::Budget,
+            });
+        }
+        match stack.last_mut() {
+            None => root = Some(node),
+            Some(Frame {
+                kind: FrameKind::Seq(items),
+                ..
+            }) => items.push(node),
+            Some(Frame {
+                kind:
+                    FrameKind::Map {
+                        entries,
+                        pending_key,
+                        seen,
+                    },
+                ..
+            }) => match pending_key.take() {
+                None => *pending_key = Some(node),
+                Some(key) => {
+                    let name = key_text(&key);
+                    if let Some(first) = seen.get(&name) {
+                        duplicates.push(DuplicateKey {
+                            key: name,
+                            first: first.clone(),
+                            repeat: key.span.clone(),
+                        });
+                    } else {
+                        seen.insert(name, key.span.clone());
+                    }
+                    entries.push(Entry { key, value: node });
+                }
+            },
+        }
+    }
+    Ok(Document { root, duplicates })
+}
+
+/// A canonical text for a key, used to detect duplicates.
+fn key_text(key: &Node) -> String {
+    match &key.value {
+        Value::Scalar(s) => s.text.clone(),
+        other => format!("{other:?}"),
+    }
+}
+
+/// Converts a character index into `src` to a byte offset.
+fn byte_of_char(src: &str, chars: usize) -> usize {
+    src.char_indices()
+        .nth(chars)
+        .map(|(b, _)| b)
+        .unwrap_or(src.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root(src: &str) -> Node {
+        parse(src, 0).unwrap().root.unwrap()
+    }
+
+    #[test]
+    fn spans_of_keys_and_values() {
+        let src = "title: Hello\nsources:\n  - a\n  - b\n";
+        let r = root(src);
+        let e = r.get("title").unwrap();
+        assert_eq!(&src[e.key.span.clone()], "title");
+        assert_eq!(&src[e.value.span.clone()], "Hello");
+        let s = r.get("sources").unwrap();
+        match &s.value.value {
+            Value::Seq { items, flow } => {
+                assert!(!flow);
+                assert_eq!(&src[items[1].span.clone()], "b");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn resolves_core_schema() {
+        assert_eq!(resolve_plain("yes"), Resolved::Str);
+        assert_eq!(resolve_plain("true"), Resolved::Bool(true));
+        assert_eq!(resolve_plain("1e3"), Resolved::Float);
+        assert_eq!(resolve_plain("2026-11-01"), Resolved::Str);
+        assert_eq!(resolve_plain("-12"), Resolved::Int);
+        assert_eq!(resolve_plain("~"), Resolved::Null);
+        assert_eq!(resolve_plain("1.10"), Resolved::Float);
+        assert_eq!(resolve_plain("."), Resolved::Str);
+    }
+
+    #[test]
+    fn duplicate_keys_are_reported() {
+        let doc = parse("a: 1\nb: 2\na: 3\n", 0).unwrap();
+        assert_eq!(doc.duplicates.len(), 1);
+        assert_eq!(doc.duplicates[0].repeat, 10..11);
+    }
+
+    #[test]
+    fn multibyte_offsets() {
+        let src = "title: 日本語\ndate: x\n";
+        let r = root(src);
+        let e = r.get("date").unwrap();
+        assert_eq!(&src[e.value.span.clone()], "x");
+    }
+
+    #[test]
+    fn syntax_error_offset_is_bytes() {
+        let src = "title: 日本: x\n";
+        let err = parse(src, 10).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Syntax);
+        assert!(err.at >= 10 && err.at <= 10 + src.len());
+    }
+
+    #[test]
+    fn alias_bomb_is_refused() {
+        let mut src = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x]\n");
+        for i in 1..12 {
+            let refs = vec![format!("*a{}", i - 1); 9].join(", ");
+            src.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+        }
+        let err = parse(&src, 0).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Budget);
+    }
+
+    #[test]
+    fn deep_nesting_is_refused() {
+        let src = format!("a: {}{}\n", "[".repeat(10_000), "]".repeat(10_000));
+        assert!(parse(&src, 0).is_err());
+        let mut block = String::new();
+        for i in 0..10_000 {
+            block.push_str(&" ".repeat(i));
+            block.push_str("k:\n");
+        }
+        let err = parse(&block, 0).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Budget);
+    }
+}
