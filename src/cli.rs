@@ -1,11 +1,10 @@
 //! The command line: clap types hold what was typed; `Settings` holds what it
 //! means. Nothing below `run` looks at clap types.
 
-use crate::diagnostic::{self, Diagnostic, Severity};
+use crate::diagnostic::Severity;
 use crate::render::{self, Summary};
 use crate::workspace::{Workspace, WorkspaceError};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use std::collections::HashMap;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -60,11 +59,16 @@ pub enum Command {
     Check(CheckArgs),
     /// Create the workspace layout, .memlint.yml and the .gitignore lines
     Init(InitArgs),
+    /// The consolidation lock: staging backlog, claim and release
+    #[command(subcommand)]
+    Staging(StagingCommand),
     /// Describe a rule, or list every rule
     Rule {
         /// Rule name, e.g. status/dangling-target
         name: Option<String>,
     },
+    /// Save, restore and list compacted session memories
+    Compact(CompactArgs),
 }
 
 #[derive(Args, Debug)]
@@ -81,6 +85,104 @@ pub struct CheckArgs {
 
 #[derive(Args, Debug)]
 pub struct InitArgs {}
+
+/// `memlint staging …` (SPEC §9).
+#[derive(Subcommand, Debug)]
+pub enum StagingCommand {
+    /// Staging files, bytes, whether consolidation is due, and the lock holder
+    Status {
+        /// Output format
+        #[arg(long, value_enum, default_value_t = StagingFormat::Human)]
+        format: StagingFormat,
+    },
+    /// Snapshot the staging entries and take the consolidation lock (exit 3 when held)
+    Claim(StagingClaimArgs),
+    /// Delete the entries consumed by the claim and drop the lock (holder only)
+    Release(StagingReleaseArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct StagingClaimArgs {
+    /// The consolidation worker's pod id, recorded in the lock
+    #[arg(long, value_name = "ID")]
+    pub pod: String,
+    /// The worker's process id recorded in the lock (default: the process that runs memlint)
+    #[arg(long, value_name = "PID", value_parser = clap::value_parser!(u32).range(1..=i32::MAX as i64))]
+    pub pid: Option<u32>,
+    /// Replace a lock that cannot be read (a live lock is never replaced)
+    #[arg(long)]
+    pub force: bool,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = StagingFormat::Human)]
+    pub format: StagingFormat,
+}
+
+#[derive(Args, Debug)]
+pub struct StagingReleaseArgs {
+    /// The pod id that made the claim
+    #[arg(long, value_name = "ID")]
+    pub pod: String,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = StagingFormat::Human)]
+    pub format: StagingFormat,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StagingFormat {
+    Human,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct CompactArgs {
+    #[command(subcommand)]
+    pub command: CompactCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum CompactCommand {
+    /// Validate a structured session text and store it as memory/sessions/CMEM-YYYYMMDD-HHMMSS.md
+    Import(CompactImportArgs),
+    /// Print a stored session text exactly as it was imported
+    Export {
+        /// Session id, e.g. CMEM-20261101-101500
+        #[arg(long)]
+        id: String,
+    },
+    /// List stored session memories, newest first
+    List {
+        /// Output format
+        #[arg(long, value_enum, default_value_t = CompactFormat::Human)]
+        format: CompactFormat,
+    },
+    /// Print the empty 14-section session template
+    Template,
+}
+
+#[derive(Args, Debug)]
+pub struct CompactImportArgs {
+    /// Read the session text from this file (default: standard input)
+    #[arg(long, value_name = "F")]
+    pub file: Option<PathBuf>,
+    /// A one-line description shown by `compact list`
+    #[arg(long, value_name = "D")]
+    pub description: Option<String>,
+    /// Comma-separated tags
+    #[arg(long, value_name = "a,b", value_delimiter = ',')]
+    pub tags: Vec<String>,
+    /// Store the text even when validation finds problems
+    #[arg(long)]
+    pub force: bool,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = CompactFormat::Human)]
+    pub format: CompactFormat,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CompactFormat {
+    Human,
+    Json,
+}
 
 /// Resolved global settings.
 pub struct Settings {
@@ -115,6 +217,8 @@ pub fn run(cli: Cli) -> ExitCode {
             Settings::resolve_for_init(&cli.global).and_then(|root| crate::init::run(&root))
         }
         Command::Check(args) => Settings::resolve(&cli.global).and_then(|s| check(&s, args)),
+        Command::Staging(cmd) => Settings::resolve(&cli.global).and_then(|s| staging(&s, cmd)),
+        Command::Compact(args) => compact(&cli.global, &args.command),
     };
     match result {
         Ok(code) => code,
@@ -149,42 +253,34 @@ fn write_out(text: &str) {
 
 fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
     let ws = &s.workspace;
-    let mut files = ws.files();
-    if !args.paths.is_empty() {
-        let mut wanted = Vec::new();
-        for p in &args.paths {
-            let rel = ws.relative(p).ok_or_else(|| {
-                WorkspaceError::Usage(format!(
-                    "{} is outside the workspace root {}",
-                    p.display(),
-                    ws.root.display()
-                ))
-            })?;
-            if !ws.root.join(&rel).exists() {
-                return Err(WorkspaceError::Usage(format!(
-                    "{}: no such file or directory",
-                    p.display()
-                )));
-            }
-            wanted.push(rel);
+    let files = ws.files();
+    let mut wanted = Vec::new();
+    for p in &args.paths {
+        let rel = ws.relative(p).ok_or_else(|| {
+            WorkspaceError::Usage(format!(
+                "{} is outside the workspace root {}",
+                p.display(),
+                ws.root.display()
+            ))
+        })?;
+        if !ws.root.join(&rel).exists() {
+            return Err(WorkspaceError::Usage(format!(
+                "{}: no such file or directory",
+                p.display()
+            )));
         }
-        files.retain(|f| {
-            wanted
+        wanted.push(rel);
+    }
+    let selected = |f: &str| {
+        wanted.is_empty()
+            || wanted
                 .iter()
                 .any(|w| w.is_empty() || f == w || f.starts_with(&format!("{w}/")))
-        });
-    }
-    let reports = ws.lint(&files);
-    let mut diags: Vec<Diagnostic> = Vec::new();
-    let mut sources: HashMap<String, String> = HashMap::new();
-    for r in reports {
-        if let Some(src) = r.source {
-            sources.insert(r.path.clone(), src);
-        }
-        diags.extend(r.diagnostics);
-    }
-    diagnostic::sort(&mut diags);
-    let summary = Summary::of(files.len(), &diags);
+    };
+    let outcome = crate::check::run(ws, &files, &selected);
+    let diags = outcome.diagnostics;
+    let sources = outcome.sources;
+    let summary = Summary::of(outcome.files, &diags);
     let text = match args.format {
         CheckFormat::Human => {
             if s.quiet && diags.is_empty() {
@@ -205,6 +301,100 @@ fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+fn compact(global: &GlobalArgs, command: &CompactCommand) -> Result<ExitCode, WorkspaceError> {
+    use crate::compact as c;
+    let result = match command {
+        // The template needs no workspace.
+        CompactCommand::Template => {
+            write_out(&c::template());
+            Ok(())
+        }
+        CompactCommand::Import(args) => {
+            let s = Settings::resolve(global)?;
+            let (input, text) = read_import_input(args.file.as_deref())?;
+            let request = c::ImportRequest {
+                text: &text,
+                description: args.description.as_deref().unwrap_or(""),
+                tags: &args.tags,
+                force: args.force,
+            };
+            let now = crate::clock::now_secs();
+            let imported = c::import(&s.workspace.root, &s.workspace.config, &request, now);
+            match &imported {
+                Ok(done) => {
+                    eprint!("{}", c::render_problems(&done.problems, &input, &done.path));
+                    let forced = done.problems.iter().filter(|p| p.blocks()).count();
+                    if forced > 0 {
+                        eprintln!("memlint: warning: stored despite {forced} problem(s) (--force)");
+                    }
+                    write_out(&match args.format {
+                        CompactFormat::Human => c::render_imported(done),
+                        CompactFormat::Json => c::render_imported_json(done),
+                    });
+                }
+                Err(c::CompactError::Refused { problems, .. }) => {
+                    eprint!(
+                        "{}",
+                        c::render_problems(problems, &input, "memory/sessions")
+                    );
+                }
+                Err(_) => {}
+            }
+            imported.map(|_| ())
+        }
+        CompactCommand::Export { id } => {
+            let s = Settings::resolve(global)?;
+            c::export(&s.workspace.root, id).map(|bytes| {
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(&bytes);
+                let _ = out.flush();
+            })
+        }
+        CompactCommand::List { format } => {
+            let s = Settings::resolve(global)?;
+            c::list(&s.workspace.root).map(|listing| {
+                for (path, why) in &listing.skipped {
+                    eprintln!("memlint: warning: {path}: skipped: {why}");
+                }
+                match format {
+                    CompactFormat::Json => write_out(&c::render_list_json(&listing.sessions)),
+                    CompactFormat::Human if s.quiet && listing.sessions.is_empty() => {}
+                    CompactFormat::Human => write_out(&c::render_list(&listing.sessions)),
+                }
+            })
+        }
+    };
+    match result {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(e) => {
+            eprintln!("memlint: error: {e}");
+            Ok(ExitCode::from(e.exit_code()))
+        }
+    }
+}
+
+/// The text to import and the name problems are reported under: `--file`,
+/// or standard input when it is absent or `-`.
+fn read_import_input(file: Option<&std::path::Path>) -> Result<(String, Vec<u8>), WorkspaceError> {
+    if let Some(f) = file.filter(|f| f.as_os_str() != "-") {
+        let text = std::fs::read(f).map_err(|source| WorkspaceError::Io {
+            path: f.display().to_string(),
+            source,
+        })?;
+        return Ok((f.display().to_string(), text));
+    }
+    let mut stdin = std::io::stdin().lock();
+    if stdin.is_terminal() {
+        eprintln!("memlint: reading the session text from standard input (end with Ctrl-D)");
+    }
+    let mut text = Vec::new();
+    std::io::Read::read_to_end(&mut stdin, &mut text).map_err(|source| WorkspaceError::Io {
+        path: "<stdin>".into(),
+        source,
+    })?;
+    Ok(("<stdin>".to_string(), text))
 }
 
 fn rule(name: Option<&str>) -> Result<ExitCode, WorkspaceError> {
@@ -245,4 +435,62 @@ fn rule(name: Option<&str>) -> Result<ExitCode, WorkspaceError> {
     }
     write_out(&out);
     Ok(ExitCode::SUCCESS)
+}
+
+/// `memlint staging status|claim|release`: lock conflicts exit 3.
+fn staging(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, WorkspaceError> {
+    use crate::staging as st;
+    fn json<T: serde::Serialize>(value: &T) -> String {
+        let mut text = serde_json::to_string_pretty(value).expect("staging reports serialize");
+        text.push('\n');
+        text
+    }
+    let root = &s.workspace.root;
+    let cfg = &s.workspace.config.staging;
+    let now = crate::clock::now_secs();
+    let outcome = match cmd {
+        StagingCommand::Status { format } => st::status(root, cfg).map(|status| match format {
+            StagingFormat::Json => json(&status),
+            StagingFormat::Human => {
+                let live = status
+                    .lock
+                    .as_ref()
+                    .map(|lock| st::is_live(lock, &st::host_name(), now, cfg));
+                status.human(live)
+            }
+        }),
+        StagingCommand::Claim(args) => {
+            let who = st::Claimant::here(&args.pod, args.pid);
+            st::claim(root, cfg, &who, now, args.force).map(|claimed| {
+                if let Some(reason) = &claimed.replaced_unreadable {
+                    eprintln!(
+                        "memlint: warning: replaced the unreadable {} ({reason})",
+                        st::LOCK_PATH
+                    );
+                }
+                match args.format {
+                    StagingFormat::Json => json(&claimed),
+                    StagingFormat::Human if s.quiet => String::new(),
+                    StagingFormat::Human => claimed.human(),
+                }
+            })
+        }
+        StagingCommand::Release(args) => {
+            st::release(root, &args.pod).map(|released| match args.format {
+                StagingFormat::Json => json(&released),
+                StagingFormat::Human if s.quiet => String::new(),
+                StagingFormat::Human => released.human(),
+            })
+        }
+    };
+    match outcome {
+        Ok(text) => {
+            write_out(&text);
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("memlint: error: {e}");
+            Ok(ExitCode::from(if e.is_conflict() { 3 } else { 2 }))
+        }
+    }
 }

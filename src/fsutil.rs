@@ -34,6 +34,55 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
+/// Creates `path` holding `bytes`, never replacing an existing file: the
+/// bytes go to a temporary file in the same directory, which is then
+/// hard-linked to `path`, so the file appears complete or not at all. Fails
+/// with [`std::io::ErrorKind::AlreadyExists`] when `path` exists. Where hard
+/// links are unsupported, falls back to an exclusive create and write.
+pub fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (tmp, mut file) = tempfile_in(dir, &name)?;
+    let written = file.write_all(bytes).and_then(|()| file.sync_all());
+    drop(file);
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
+    }
+    let linked = std::fs::hard_link(&tmp, path);
+    let _ = std::fs::remove_file(&tmp);
+    match linked {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Err(e),
+        Err(_) if !path.exists() => create_exclusive(path, bytes)?,
+        Err(e) => return Err(e),
+    }
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+    Ok(())
+}
+
+/// Exclusive create and write; the partly written file is removed on failure.
+fn create_exclusive(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)?;
+    let result = file.write_all(bytes).and_then(|()| file.sync_all());
+    if result.is_err() {
+        drop(file);
+        let _ = std::fs::remove_file(path);
+    }
+    result
+}
+
 /// Creates a new, uniquely named hidden file in `dir`.
 fn tempfile_in(dir: &Path, name: &str) -> std::io::Result<(std::path::PathBuf, std::fs::File)> {
     let pid = std::process::id();

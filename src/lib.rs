@@ -7,8 +7,11 @@
 
 pub mod cli;
 pub mod clock;
+pub mod compact;
 pub mod config;
 pub mod diagnostic;
+pub mod fix;
+pub mod fmt;
 pub mod frontmatter;
 pub mod fsutil;
 pub mod init;
@@ -17,6 +20,9 @@ pub mod record;
 pub mod render;
 pub mod rules;
 pub mod session;
+pub mod staging;
 pub mod text;
 pub mod workspace;
 pub mod yaml;
+pub mod git;
+pub mod check;

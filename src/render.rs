@@ -112,9 +112,12 @@ pub fn human(
     } else {
         GraphicalTheme::unicode_nocolor()
     };
+    // The source is named `path:line:column` with the column in characters;
+    // miette would append its own byte-based line and column after it.
     let handler = GraphicalReportHandler::new_themed(theme)
         .with_width(100)
-        .with_context_lines(1);
+        .with_context_lines(1)
+        .without_primary_span_start();
     let mut out = String::new();
     for d in diags {
         let text = sources.get(&d.path).cloned().unwrap_or_default();

@@ -37,20 +37,27 @@ pub struct Section {
 }
 
 /// The sections of a session text, in the order they appear. Only `## `
-/// headings that name a known section count, so a plan kept verbatim may hold
-/// headings of its own.
+/// headings that name a known section count, and not inside fenced code or a
+/// `<details>` block, so a plan kept verbatim may hold headings of its own.
 pub fn sections(text: &str) -> Vec<Section> {
+    match scan_sections(text, true) {
+        Some(found) => found,
+        // An unclosed `<details>` would hide every later heading: read the
+        // text as if it had none.
+        None => scan_sections(text, false).unwrap_or_default(),
+    }
+}
+
+/// `None` when `details` is set and a `<details>` block is never closed.
+fn scan_sections(text: &str, details: bool) -> Option<Vec<Section>> {
     let mut found: Vec<Section> = Vec::new();
     let mut offset = 0;
-    let mut fence = false;
+    let mut hidden = Hidden::default();
     for line in text.split_inclusive('\n') {
         let start = offset;
         offset += line.len();
         let content = line.trim_end_matches(['\n', '\r']);
-        if content.trim_start().starts_with("```") {
-            fence = !fence;
-        }
-        if fence {
+        if hidden.skip(content, details) {
             continue;
         }
         let Some(name) = content.strip_prefix("## ") else {
@@ -68,7 +75,36 @@ pub fn sections(text: &str) -> Vec<Section> {
             content: offset..text.len(),
         });
     }
-    found
+    (!details || hidden.details == 0).then_some(found)
+}
+
+/// Tracks fenced code and `<details>` blocks line by line.
+#[derive(Default)]
+struct Hidden {
+    fence: bool,
+    details: usize,
+}
+
+impl Hidden {
+    /// True when `line` is a fence line, inside fenced code, or (with
+    /// `details`) inside or on the edge of a `<details>` block.
+    fn skip(&mut self, line: &str, details: bool) -> bool {
+        if line.trim_start().starts_with("```") {
+            self.fence = !self.fence;
+            return true;
+        }
+        if self.fence {
+            return true;
+        }
+        if !details {
+            return false;
+        }
+        let was = self.details;
+        let opens = line.matches("<details").count();
+        let closes = line.matches("</details>").count();
+        self.details = (self.details + opens).saturating_sub(closes);
+        was > 0 || opens > 0 || closes > 0
+    }
 }
 
 /// The first section named `name`.
@@ -124,11 +160,12 @@ pub fn section_problems(text: &str, found: &[Section]) -> Vec<(Range<usize>, Str
 pub fn content_lines(text: &str, range: Range<usize>) -> Vec<(Range<usize>, &str)> {
     let mut out = Vec::new();
     let mut offset = range.start;
+    let mut hidden = Hidden::default();
     for line in text[range].split_inclusive('\n') {
         let start = offset;
         offset += line.len();
         let content = line.trim_end_matches(['\n', '\r']);
-        if content.trim().is_empty() {
+        if content.trim().is_empty() || hidden.skip(content, true) {
             continue;
         }
         out.push((start..start + content.len(), content));
@@ -171,5 +208,36 @@ pub fn plan_source(line: &str) -> Result<&str, String> {
         Err(format!(
             "plan source `{word}` is not one of workflow, todo, user-stated, inferred"
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headings_inside_details_belong_to_the_plan() {
+        let text = "## Session ID\nx\n## Execution Plan\n### Source: workflow\n<details>\n\n## Notes\nplan notes\n</details>\n## Notes\n(none)\n";
+        let found = sections(text);
+        let names: Vec<&str> = found.iter().map(|s| SECTIONS[s.index]).collect();
+        assert_eq!(names, ["Session ID", "Execution Plan", "Notes"]);
+        assert_eq!(&text[found[2].heading.clone()], "## Notes");
+        assert!(found[2].heading.start > text.find("</details>").unwrap_or(0));
+    }
+
+    #[test]
+    fn unclosed_details_hides_nothing() {
+        let text = "## Session ID\nsee `<details>`\n## Notes\n(none)\n";
+        assert_eq!(sections(text).len(), 2);
+    }
+
+    #[test]
+    fn content_lines_skip_fences_and_details() {
+        let text = "a\n```\n- b\n```\n<details>\n- c\n</details>\n- d\n";
+        let lines: Vec<&str> = content_lines(text, 0..text.len())
+            .into_iter()
+            .map(|(_, l)| l)
+            .collect();
+        assert_eq!(lines, ["a", "- d"]);
     }
 }

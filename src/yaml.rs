@@ -307,10 +307,17 @@ pub fn parse(src: &str, base: usize) -> Result<Document, Error> {
                 continue;
             }
             Event::Scalar(text, style, anchor, tag) => {
+                // An empty value (`key:`) is an implicit null that the parser
+                // reports as `~`; keep what was written: nothing.
+                let implicit = style == ScalarStyle::Plain && range.is_empty();
                 let node = Node {
                     span: range,
                     value: Value::Scalar(Scalar {
-                        text: text.into_owned(),
+                        text: if implicit {
+                            String::new()
+                        } else {
+                            text.into_owned()
+                        },
                         style: match style {
                             ScalarStyle::Plain => Style::Plain,
                             ScalarStyle::SingleQuoted => Style::SingleQuoted,
@@ -363,7 +370,19 @@ pub fn parse(src: &str, base: usize) -> Result<Document, Error> {
             }
             Event::SequenceEnd | Event::MappingEnd => {
                 let Some(frame) = stack.pop() else { continue };
-                let span = frame.start..range.end.max(frame.start);
+                // A block collection's end event sits at the next token (often
+                // the next line); it ends where its last child ends.
+                let last_child = match &frame.kind {
+                    FrameKind::Seq(items) => items.last().map(|n| n.span.end),
+                    FrameKind::Map { entries, .. } => entries
+                        .last()
+                        .map(|e| e.key.span.end.max(e.value.span.end)),
+                };
+                let end = match last_child {
+                    Some(end) if !frame.flow => end,
+                    _ => range.end,
+                };
+                let span = frame.start..end.max(frame.start);
                 let value = match frame.kind {
                     FrameKind::Seq(items) => Value::Seq {
                         items,
@@ -505,6 +524,25 @@ mod tests {
         let doc = parse("a: 1\nb: 2\na: 3\n", 0).unwrap();
         assert_eq!(doc.duplicates.len(), 1);
         assert_eq!(doc.duplicates[0].repeat, 10..11);
+    }
+
+    #[test]
+    fn block_collection_span_ends_at_its_last_child() {
+        let src = "title:\n  a: b\nsources:\n  - x\n  # note\nflow: [y,\n  z]\nk: v\n";
+        let r = root(src);
+        assert_eq!(&src[r.get("title").unwrap().value.span.clone()], "a: b");
+        assert_eq!(&src[r.get("sources").unwrap().value.span.clone()], "- x");
+        assert_eq!(&src[r.get("flow").unwrap().value.span.clone()], "[y,\n  z]");
+    }
+
+    #[test]
+    fn empty_value_is_empty_text_not_tilde() {
+        let src = "date:   \nb: ~\n";
+        let r = root(src);
+        let date = r.get("date").unwrap();
+        assert_eq!(date.value.as_scalar().unwrap().text, "");
+        assert!(date.value.is_null());
+        assert_eq!(r.get("b").unwrap().value.as_scalar().unwrap().text, "~");
     }
 
     #[test]

@@ -75,6 +75,7 @@ pub fn format(r: &Record, out: &mut Sink) {
         if let Some((ProblemRule::DateFormat, span, message)) =
             field_problem(field.ty, field.key, &entry.value)
         {
+            let span = super::frontmatter::value_span(entry, span);
             out.emit("date/format", span, message);
         }
     }

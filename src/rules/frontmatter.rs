@@ -1,7 +1,8 @@
 //! `frontmatter/*`: the shape of the front matter itself.
 
 use super::{field_problem, is_required, ProblemRule, Record, Sink};
-use crate::yaml::{Style, Value};
+use crate::yaml::{Entry, Style, Value};
+use std::ops::Range;
 
 /// `frontmatter/duplicate-key`: a key appears twice. YAML readers disagree on
 /// which value wins, so the record means different things to different tools.
@@ -46,8 +47,18 @@ pub fn type_(r: &Record, out: &mut Sink) {
         if let Some((ProblemRule::Type, span, message)) =
             field_problem(field.ty, field.key, &entry.value)
         {
-            out.emit("frontmatter/type", span, message);
+            out.emit("frontmatter/type", value_span(entry, span), message);
         }
+    }
+}
+
+/// Where a finding about an entry's value points: the value, or the key when
+/// the value is empty (`date:`), rather than a zero-width spot at the colon.
+pub fn value_span(entry: &Entry, span: Range<usize>) -> Range<usize> {
+    if span.is_empty() && span == entry.value.span {
+        entry.key.span.clone()
+    } else {
+        span
     }
 }
 

@@ -18,6 +18,7 @@ pub mod sources;
 pub mod staging;
 pub mod status;
 pub mod summary;
+pub mod workspace;
 
 use crate::config::Config;
 use crate::diagnostic::Severity;
@@ -35,8 +36,9 @@ pub enum Check {
     Record(fn(&Record, &mut Sink)),
     /// Runs on `CONTEXT.md`.
     Context(fn(&str, &mut Sink)),
-    /// Needs every record of the workspace.
-    Workspace,
+    /// Needs every record of the workspace; several rules may share one
+    /// function, which then sits on the first of them.
+    Workspace(Option<fn(&workspace::View, &mut workspace::WsSink)>),
     /// Needs git history (`check --base`).
     History,
 }
@@ -69,7 +71,7 @@ const fn rule(
     }
 }
 
-use Check::{History, Reader, Workspace};
+use Check::{History, Reader};
 
 /// Every rule, in the order of SPEC §3.
 pub static REGISTRY: &[Rule] = &[
@@ -152,7 +154,7 @@ pub static REGISTRY: &[Rule] = &[
         W,
         false,
         "slugs of the same kind look like near-duplicates",
-        Workspace,
+        Check::Workspace(Some(slug::similar)),
     ),
     rule(
         "sources/missing",
@@ -194,7 +196,7 @@ pub static REGISTRY: &[Rule] = &[
         W,
         false,
         "a source points at nothing",
-        Workspace,
+        Check::Workspace(Some(sources::dangling)),
     ),
     rule(
         "status/missing-target",
@@ -215,21 +217,21 @@ pub static REGISTRY: &[Rule] = &[
         E,
         false,
         "`replaced_by` names no record of the same kind",
-        Workspace,
+        Check::Workspace(Some(status::graph)),
     ),
     rule(
         "status/cycle",
         E,
         false,
         "`replaced_by` leads back to a record already visited",
-        Workspace,
+        Check::Workspace(None),
     ),
     rule(
         "status/chain",
         W,
         true,
         "`replaced_by` points at a record that is itself replaced",
-        Workspace,
+        Check::Workspace(None),
     ),
     rule(
         "date/format",

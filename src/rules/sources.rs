@@ -46,7 +46,7 @@ pub fn missing(r: &Record, out: &mut Sink) {
                 if requires_sources(r.kind) {
                     out.emit(
                         "sources/missing",
-                        span,
+                        super::frontmatter::value_span(entry, span),
                         format!("{msg}: a {} needs at least one source", r.kind),
                     );
                 }
@@ -126,5 +126,69 @@ pub fn thin(r: &Record, out: &mut Sink) {
             list[0].1.clone(),
             format!("the body has {chars} characters but a single source backs it; add the other sources it draws on"),
         );
+    }
+}
+
+/// Why a `file:` source cannot be checked inside the root, or its normalised
+/// root-relative path.
+pub fn file_target(value: &str) -> Result<String, String> {
+    if value.starts_with('/') || value.starts_with('\\') || value.get(1..2) == Some(":") {
+        return Err("is an absolute path; `file:` sources are relative to the workspace root".into());
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for c in value.split(['/', '\\']) {
+        match c {
+            "" | "." => {}
+            ".." => {
+                if parts.pop().is_none() {
+                    return Err("points outside the workspace root (it was not read)".into());
+                }
+            }
+            other => parts.push(other),
+        }
+    }
+    Ok(parts.join("/"))
+}
+
+/// `sources/dangling`: a source that points at nothing.
+pub fn dangling(view: &super::workspace::View, out: &mut super::workspace::WsSink) {
+    for e in &view.records {
+        for s in &e.info.sources {
+            let Some((prefix, value)) = s.value.split_once(':') else { continue };
+            let problem = match prefix {
+                "file" => match file_target(value) {
+                    Err(why) => Some(format!("`{}` {why}", s.value)),
+                    Ok(rel) if rel.is_empty() || !view.resolver.file_exists(&rel) => {
+                        Some(format!("`{}` names no file in the workspace", s.value))
+                    }
+                    Ok(_) => None,
+                },
+                "decision" | "request" | "knowledge" => {
+                    let kind = Kind::from_name(prefix).unwrap_or(Kind::Decision);
+                    if crate::record::is_slug(value) && !view.exists(kind, value) {
+                        let slugs = view.slugs(kind);
+                        let hint = similar::get_close_matches(value, &slugs, 1, 0.6)
+                            .first()
+                            .map(|m| format!(" (did you mean `{prefix}:{m}`?)"))
+                            .unwrap_or_default();
+                        Some(format!("`{}` names no {kind}{hint}", s.value))
+                    } else {
+                        None
+                    }
+                }
+                "cmem" => (crate::record::is_session_id(value) && !view.exists(Kind::Session, value))
+                    .then(|| format!("`{}` names no session memory in memory/sessions/", s.value)),
+                // A malformed id is `sources/format`'s, not also a dangling one.
+                "commit" if source_problem(&s.value).is_some() => None,
+                "commit" => match view.resolver.commit_exists(value) {
+                    Some(false) => Some(format!("`{}` is not in the git object database", s.value)),
+                    _ => None,
+                },
+                _ => None,
+            };
+            if let Some(message) = problem {
+                out.emit("sources/dangling", e.path, Some(s), message);
+            }
+        }
     }
 }

@@ -1,0 +1,148 @@
+//! The view cross-record rules see: every record's path, kind, slug, status,
+//! `replaced_by` and sources, plus a way to ask whether a `file:` or
+//! `commit:` source exists. Built from the per-file results (or the index),
+//! so cross-record rules never re-read files.
+
+use crate::config::Config;
+use crate::diagnostic::Diagnostic;
+use crate::lint::{Located, RecordInfo};
+use crate::record::Kind;
+use std::collections::HashMap;
+
+/// One record as cross-record rules see it.
+pub struct Entry<'a> {
+    pub path: &'a str,
+    pub slug: &'a str,
+    pub info: &'a RecordInfo,
+}
+
+/// Answers existence questions that need the disk or git.
+pub trait Resolver {
+    /// Whether a root-relative, normalised path exists inside the root.
+    fn file_exists(&self, rel: &str) -> bool;
+    /// Whether `hex` (7–40 hex digits) names an object; `None` when there is
+    /// no git repository to ask.
+    fn commit_exists(&self, hex: &str) -> Option<bool>;
+}
+
+/// The whole workspace, for cross-record rules.
+pub struct View<'a> {
+    pub records: Vec<Entry<'a>>,
+    /// (kind, slug) → index into `records`, for the records whose front
+    /// matter could be read. Slugs of unreadable records are still known to
+    /// exist (see `exists`).
+    by_slug: HashMap<(Kind, &'a str), usize>,
+    /// Every (kind, slug) present on disk, readable or not.
+    present: std::collections::HashSet<(Kind, &'a str)>,
+    pub config: &'a Config,
+    pub resolver: &'a dyn Resolver,
+}
+
+impl<'a> View<'a> {
+    /// Builds the view from (path, info) pairs of every record in the workspace.
+    pub fn new(
+        items: impl IntoIterator<Item = (&'a str, &'a RecordInfo)>,
+        config: &'a Config,
+        resolver: &'a dyn Resolver,
+    ) -> View<'a> {
+        let mut records = Vec::new();
+        let mut by_slug = HashMap::new();
+        let mut present = std::collections::HashSet::new();
+        for (path, info) in items {
+            let Some(kind) = info.kind else { continue };
+            let slug = crate::record::stem(path);
+            present.insert((kind, slug));
+            if info.parsed {
+                by_slug.entry((kind, slug)).or_insert(records.len());
+            }
+            records.push(Entry { path, slug, info });
+        }
+        View {
+            records,
+            by_slug,
+            present,
+            config,
+            resolver,
+        }
+    }
+
+    /// The readable record of `kind` named `slug`.
+    pub fn get(&self, kind: Kind, slug: &str) -> Option<&Entry<'a>> {
+        self.by_slug.get(&(kind, slug)).map(|&i| &self.records[i])
+    }
+
+    /// The index of the readable record of `kind` named `slug`.
+    pub fn by_index(&self, kind: Kind, slug: &str) -> Option<usize> {
+        self.by_slug.get(&(kind, slug)).copied()
+    }
+
+    /// Whether a record of `kind` named `slug` exists (readable or not).
+    pub fn exists(&self, kind: Kind, slug: &str) -> bool {
+        self.present.contains(&(kind, slug))
+    }
+
+    /// Slugs of every record of `kind`.
+    pub fn slugs(&self, kind: Kind) -> Vec<&'a str> {
+        let mut v: Vec<&str> = self
+            .records
+            .iter()
+            .filter(|e| e.info.kind == Some(kind))
+            .map(|e| e.slug)
+            .collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+}
+
+/// Collects cross-record findings as located diagnostics.
+pub struct WsSink<'c> {
+    config: &'c Config,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl<'c> WsSink<'c> {
+    pub fn new(config: &'c Config) -> Self {
+        WsSink {
+            config,
+            diagnostics: Vec::new(),
+        }
+    }
+
+    /// Emits `rule` on `path` at `at` (or line 1, column 1).
+    pub fn emit(&mut self, rule: &'static str, path: &str, at: Option<&Located>, message: String) {
+        let Some(def) = super::lookup(rule) else { return };
+        let severity = match self.config.rules.get(rule) {
+            Some(level) => match level.severity() {
+                Some(s) => s,
+                None => return,
+            },
+            None => def.default,
+        };
+        let (line, column, end_line, end_column, span) = match at {
+            Some(l) => (l.line, l.column, l.end_line, l.end_column, l.span.clone()),
+            None => (1, 1, 1, 1, 0..0),
+        };
+        self.diagnostics.push(Diagnostic {
+            rule: def.name,
+            severity,
+            path: path.to_string(),
+            line,
+            column,
+            end_line,
+            end_column,
+            message,
+            fixable: def.fixable,
+            span,
+        });
+    }
+}
+
+/// Runs every cross-record rule.
+pub fn check(view: &View, out: &mut WsSink) {
+    for rule in super::REGISTRY {
+        if let super::Check::Workspace(Some(f)) = rule.check {
+            f(view, out);
+        }
+    }
+}
