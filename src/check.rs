@@ -6,7 +6,9 @@ use crate::diagnostic::{self, Diagnostic};
 use crate::lint::FileReport;
 use crate::rules::workspace::{self, View, WsSink};
 use crate::workspace::Workspace;
-use std::collections::HashMap;
+use crate::record::{classify, Kind, Place};
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::{HashMap, HashSet};
 
 /// What `check` found.
 #[derive(Debug, Default)]
@@ -33,9 +35,25 @@ pub fn cross_record(ws: &Workspace, reports: &[FileReport]) -> Vec<Diagnostic> {
 }
 
 /// Lints `all` (every file of the workspace) and reports on those for which
-/// `selected` is true.
+/// `selected` is true, with a progress bar on a terminal.
 pub fn run(ws: &Workspace, all: &[String], selected: &dyn Fn(&str) -> bool) -> Outcome {
-    let reports = ws.lint(all);
+    let opts = crate::index::Options {
+        force: false,
+        progress: true,
+    };
+    run_with(ws, all, selected, &opts)
+}
+
+/// [`run`] with explicit index options. Per-file results of unchanged files
+/// come from `.memlint/index` (SPEC §7); the cross-record rules run over
+/// every record each time.
+pub fn run_with(
+    ws: &Workspace,
+    all: &[String],
+    selected: &dyn Fn(&str) -> bool,
+    opts: &crate::index::Options,
+) -> Outcome {
+    let reports = crate::index::refresh(ws, all, opts).reports;
     let mut diags = cross_record(ws, &reports);
     diags.retain(|d| selected(&d.path));
     let mut out = Outcome::default();
@@ -49,15 +67,332 @@ pub fn run(ws: &Workspace, all: &[String], selected: &dyn Fn(&str) -> bool) -> O
         }
         diags.extend(r.diagnostics);
     }
-    // Cross-record findings on files without per-file findings need their text too.
+    // Findings from the index, and cross-record findings on files without
+    // per-file findings, need their text too.
+    let mut missing: Vec<&str> = diags
+        .iter()
+        .map(|d| d.path.as_str())
+        .filter(|p| !out.sources.contains_key(*p))
+        .collect();
+    missing.sort_unstable();
+    missing.dedup();
+    let texts: Vec<(String, String)> = {
+        use rayon::prelude::*;
+        missing
+            .par_iter()
+            .filter_map(|p| Some((p.to_string(), crate::index::source_text(ws, p)?)))
+            .collect()
+    };
+    out.sources.extend(texts);
+    diagnostic::sort(&mut diags);
+    out.diagnostics = diags;
+    out
+}
+
+/// A version of the workspace that git holds (the index, or a commit),
+/// read blob by blob so that only what changed is linted (`check --staged`,
+/// `check --base`).
+pub struct Version<'a> {
+    /// Every path of the version under the root, root-relative and sorted.
+    pub paths: Vec<&'a str>,
+    /// Paths added or modified in this version: they are linted and reported.
+    pub changed: Vec<String>,
+    /// Paths the previous version had and this one has not (deleted or
+    /// renamed away): records pointing at them are reported too.
+    pub removed: Vec<String>,
+    /// Reads a path of this version.
+    pub read: &'a dyn Fn(&str) -> Option<crate::git::Blob>,
+    /// Answers `file:` and `commit:` questions against this version.
+    pub resolver: &'a dyn workspace::Resolver,
+}
+
+/// How many blobs are held in memory at once when every record is read.
+const CHUNK: usize = 2048;
+
+fn lint_blob(ws: &Workspace, rel: &str, place: &Place, blob: &crate::git::Blob) -> FileReport {
+    use crate::lint::{lint_file, Content};
+    match blob {
+        crate::git::Blob::Bytes(b) => lint_file(rel, place, Content::Bytes(b), &ws.config),
+        crate::git::Blob::TooLarge(n) => lint_file(rel, place, Content::TooLarge(*n), &ws.config),
+    }
+}
+
+/// Reads `paths` through `version.read` (one thread: git objects are not
+/// shared between threads) and lints them in parallel, a chunk at a time.
+fn lint_version(ws: &Workspace, version: &Version, paths: &[(&str, Place)]) -> Vec<FileReport> {
+    use rayon::prelude::*;
+    let mut out = Vec::with_capacity(paths.len());
+    for chunk in paths.chunks(CHUNK) {
+        let blobs: Vec<(&str, &Place, crate::git::Blob)> = chunk
+            .iter()
+            .filter_map(|(p, place)| Some((*p, place, (version.read)(p)?)))
+            .collect();
+        out.par_extend(
+            blobs
+                .par_iter()
+                .map(|(p, place, blob)| lint_blob(ws, p, place, blob)),
+        );
+    }
+    out
+}
+
+/// Whether a record's `replaced_by` or sources name one of the removed
+/// paths (or a record among them).
+fn points_at_removed(
+    info: &crate::lint::RecordInfo,
+    removed: &HashSet<&str>,
+    removed_records: &HashSet<(Kind, &str)>,
+) -> bool {
+    if let (Some(kind), Some(target)) = (info.kind, &info.replaced_by) {
+        if removed_records.contains(&(kind, target.value.as_str())) {
+            return true;
+        }
+    }
+    info.sources.iter().any(|s| {
+        let Some((prefix, value)) = s.value.split_once(':') else {
+            return false;
+        };
+        match prefix {
+            "file" => crate::rules::sources::file_target(value).is_ok_and(|rel| {
+                removed.contains(rel.as_str())
+                    || removed.iter().any(|r| r.starts_with(&format!("{rel}/")))
+            }),
+            "cmem" => removed_records.contains(&(Kind::Session, value)),
+            other => Kind::from_name(other).is_some_and(|k| removed_records.contains(&(k, value))),
+        }
+    })
+}
+
+/// Lints what changed in `version` against the whole of it: the changed
+/// files (per-file and cross-record rules), plus the cross-record findings of
+/// records that point at a removed path. Unchanged records are known by name
+/// only, except those a changed record's `replaced_by` leads to, and every
+/// record when something was removed (then any record may point at it).
+pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) -> bool) -> Outcome {
+    // Sorted as `version.paths` is: looked up by binary search.
+    let places: Vec<(&str, Place)> = version
+        .paths
+        .iter()
+        .map(|p| (*p, classify(p, &ws.config.banned_dirs)))
+        .filter(|(_, place)| *place != Place::Outside)
+        .collect();
+    let place_of = |p: &str| {
+        places
+            .binary_search_by(|(q, _)| (*q).cmp(p))
+            .ok()
+            .map(|i| &places[i])
+    };
+    let changed: FxHashSet<&str> = version
+        .changed
+        .iter()
+        .map(String::as_str)
+        .filter(|p| place_of(p).is_some() && selected(p))
+        .collect();
+    let full = !version.removed.is_empty();
+    let to_read: Vec<(&str, Place)> = places
+        .iter()
+        .filter(|(p, _)| full || changed.contains(*p))
+        .cloned()
+        .collect();
+    let mut reports: FxHashMap<String, FileReport> = lint_version(ws, version, &to_read)
+        .into_iter()
+        .map(|r| (r.path.clone(), r))
+        .collect();
+    // Follow `replaced_by` from what was read, so chains and cycles through
+    // unchanged records are seen.
+    loop {
+        let mut next: Vec<(&str, Place)> = Vec::new();
+        for r in reports.values() {
+            let (Some(kind), Some(target)) = (r.info.kind, &r.info.replaced_by) else {
+                continue;
+            };
+            let path = format!("{}/{}.md", kind.dir(), target.value);
+            if let Some((p, place)) = place_of(&path) {
+                if !reports.contains_key(*p) && !next.iter().any(|(q, _)| q == p) {
+                    next.push((*p, place.clone()));
+                }
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        for r in lint_version(ws, version, &next) {
+            reports.insert(r.path.clone(), r);
+        }
+    }
+    let unread: Vec<crate::lint::RecordInfo> = Kind::ALL
+        .iter()
+        .map(|k| crate::lint::RecordInfo {
+            kind: Some(*k),
+            ..Default::default()
+        })
+        .collect();
+    let items = places.iter().filter_map(|(p, place)| match reports.get(*p) {
+        Some(r) => Some((*p, &r.info)),
+        None => match place {
+            Place::Record(k) => {
+                let i = Kind::ALL.iter().position(|x| x == k)?;
+                Some((*p, &unread[i]))
+            }
+            _ => None,
+        },
+    });
+    let view = View::new(items, &ws.config, version.resolver);
+    let mut sink = WsSink::new(&ws.config);
+    // `slug/similar` over the whole workspace would cost more than the rest
+    // together; it runs on the clusters the changed records can belong to.
+    let similar = crate::rules::lookup("slug/similar").map(|r| r.name);
+    for rule in crate::rules::REGISTRY {
+        if let crate::rules::Check::Workspace(Some(f)) = rule.check {
+            if Some(rule.name) == similar {
+                let members = similar_closure(&view, &changed);
+                let near = View::new(
+                    view.records
+                        .iter()
+                        .filter(|e| e.info.kind.is_some_and(|k| members.contains(&(k, e.slug))))
+                        .map(|e| (e.path, e.info)),
+                    &ws.config,
+                    version.resolver,
+                );
+                f(&near, &mut sink);
+            } else {
+                f(&view, &mut sink);
+            }
+        }
+    }
+    let removed: HashSet<&str> = version.removed.iter().map(String::as_str).collect();
+    let removed_records: HashSet<(Kind, &str)> = version
+        .removed
+        .iter()
+        .filter_map(|p| match classify(p, &ws.config.banned_dirs) {
+            Place::Record(k) => Some((k, crate::record::stem(p))),
+            _ => None,
+        })
+        .collect();
+    let affected = |p: &str| {
+        full && selected(p)
+            && reports
+                .get(p)
+                .is_some_and(|r| points_at_removed(&r.info, &removed, &removed_records))
+    };
+    let mut diags = sink.diagnostics;
+    // A cluster of similar slugs that holds a changed record is reported on
+    // its members after the first, changed or not.
+    diags.retain(|d| {
+        changed.contains(d.path.as_str()) || affected(&d.path) || (d.rule == "slug/similar" && selected(&d.path))
+    });
+    let mut out = Outcome::default();
+    for p in &changed {
+        let Some(r) = reports.remove(*p) else { continue };
+        out.files += 1;
+        if let Some(src) = r.source {
+            out.sources.insert(r.path.clone(), src);
+        }
+        diags.extend(r.diagnostics);
+    }
     for d in &diags {
         if !out.sources.contains_key(&d.path) {
-            if let Ok(text) = std::fs::read_to_string(ws.root.join(&d.path)) {
-                out.sources.insert(d.path.clone(), text);
+            if let Some(crate::git::Blob::Bytes(b)) = (version.read)(&d.path) {
+                out.sources
+                    .insert(d.path.clone(), String::from_utf8_lossy(&b).into_owned());
             }
         }
     }
     diagnostic::sort(&mut diags);
     out.diagnostics = diags;
     out
+}
+
+/// Letter counts of a slug (`[a-z0-9-]`; anything else shares one slot).
+fn letter_counts(s: &str) -> [u8; 38] {
+    let mut counts = [0u8; 38];
+    for b in s.bytes() {
+        let slot = match b {
+            b'a'..=b'z' => (b - b'a') as usize,
+            b'0'..=b'9' => 26 + (b - b'0') as usize,
+            b'-' => 36,
+            _ => 37,
+        };
+        counts[slot] = counts[slot].saturating_add(1);
+    }
+    counts
+}
+
+/// The key under which `slug/similar` joins slugs that are equal but for a
+/// version-like suffix.
+fn suffix_key(s: &str) -> &str {
+    use crate::rules::slug::strip_suffix;
+    match strip_suffix(s) {
+        Some(base) => strip_suffix(base).unwrap_or(base),
+        None => s,
+    }
+}
+
+/// The (kind, slug) pairs that may share a `slug/similar` cluster with a
+/// changed record: the changed slugs, then, transitively, every slug whose
+/// ratio with a member can reach `similar_slug_ratio` (bounded from above by
+/// length and by common letters, as difflib's `quick_ratio` does) or that
+/// shares its suffix key. The rule itself then runs on these few.
+fn similar_closure<'a>(view: &View<'a>, changed: &FxHashSet<&str>) -> HashSet<(Kind, &'a str)> {
+    let ratio = view.config.similar_slug_ratio;
+    let mut members: HashSet<(Kind, &'a str)> = HashSet::new();
+    for kind in Kind::ALL.into_iter().filter(|k| k.has_slug()) {
+        let mut frontier: Vec<&'a str> = view
+            .records
+            .iter()
+            .filter(|e| e.info.kind == Some(kind) && changed.contains(e.path))
+            .map(|e| e.slug)
+            .filter(|s| crate::record::is_slug(s))
+            .collect();
+        if frontier.is_empty() {
+            continue;
+        }
+        let slugs: Vec<&'a str> = view
+            .slugs(kind)
+            .into_iter()
+            .filter(|s| crate::record::is_slug(s))
+            .collect();
+        let counts: Vec<[u8; 38]> = slugs.iter().map(|s| letter_counts(s)).collect();
+        let mut seen: HashSet<&'a str> = frontier.iter().copied().collect();
+        while let Some(a) = frontier.pop() {
+            members.insert((kind, a));
+            let ca = letter_counts(a);
+            let key = suffix_key(a);
+            let mut near: Vec<&'a str> = vec![a];
+            for (i, b) in slugs.iter().enumerate() {
+                if *b == a {
+                    continue;
+                }
+                let total = (a.len() + b.len()) as f64;
+                let close = 2.0 * a.len().min(b.len()) as f64 / total >= ratio - 1e-9 && {
+                    let common: usize = ca
+                        .iter()
+                        .zip(&counts[i])
+                        .map(|(x, y)| (*x).min(*y) as usize)
+                        .sum();
+                    2.0 * common as f64 / total >= ratio - 1e-9
+                };
+                if close || suffix_key(b) == key {
+                    near.push(b);
+                }
+            }
+            if near.len() == 1 {
+                continue;
+            }
+            // The rule's own clustering decides which candidates are similar.
+            for cluster in crate::rules::slug::similar_clusters(&near, ratio) {
+                if !cluster.iter().any(|s| s == a) {
+                    continue;
+                }
+                for s in cluster {
+                    if let Some(b) = near.iter().find(|b| **b == s) {
+                        if seen.insert(b) {
+                            frontier.push(b);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    members
 }

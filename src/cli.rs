@@ -69,6 +69,46 @@ pub enum Command {
     },
     /// Save, restore and list compacted session memories
     Compact(CompactArgs),
+    /// Rewrite records into canonical form (key order, list layout, quoting, LF)
+    Fmt(FmtArgs),
+    /// The git history of a record (following renames) or of the workspace, with Memlint-GC trailers
+    Log(LogArgs),
+    /// Rebuild .memlint/index now (other commands refresh it on demand)
+    Index,
+    /// Tidy-up material for the consolidation worker: diagnostics per record, replaced chains, records over max_sources, similar slugs, staging backlog
+    Report(ReportArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ReportArgs {
+    /// Output format
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
+    pub format: ReportFormat,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReportFormat {
+    Human,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct LogArgs {
+    /// A record (path or slug) and/or a range (`main..HEAD`, `HEAD~10..`, or one revision)
+    #[arg(value_name = "PATH|SLUG] [RANGE")]
+    pub words: Vec<String>,
+    /// Only commits with Memlint-GC trailers (malformed trailers are reported)
+    #[arg(long)]
+    pub gc: bool,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = LogFormat::Human)]
+    pub format: LogFormat,
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LogFormat {
+    Human,
+    Json,
 }
 
 #[derive(Args, Debug)]
@@ -81,10 +121,41 @@ pub struct CheckArgs {
     /// Exit 1 on warnings too
     #[arg(long)]
     pub deny_warnings: bool,
+    /// Apply the safe fixes, then lint again and report what remains
+    #[arg(long)]
+    pub fix: bool,
+    /// Lint what the next commit will contain: the staged contents from the git index, not the work tree
+    #[arg(long, conflicts_with_all = ["base", "fix"])]
+    pub staged: bool,
+    /// Lint what changed between the merge base of REV and HEAD, plus the history/* rules (pull requests)
+    #[arg(long, value_name = "REV", conflicts_with = "fix")]
+    pub base: Option<String>,
 }
 
 #[derive(Args, Debug)]
-pub struct InitArgs {}
+pub struct FmtArgs {
+    /// Files or directories to format (default: the whole workspace)
+    pub paths: Vec<PathBuf>,
+    /// Change nothing; list the files that would change and exit 1 if any
+    #[arg(long)]
+    pub check: bool,
+    /// Change nothing; print a unified diff of what would change and exit 1 if any
+    #[arg(long)]
+    pub diff: bool,
+    /// Format standard input as if it were the file PATH and print the result (for editors)
+    #[arg(long, value_name = "PATH", conflicts_with_all = ["paths", "check", "diff"])]
+    pub stdin_filepath: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct InitArgs {
+    /// Also write .githooks/pre-commit, set core.hooksPath, and print the agent-runtime hook settings
+    #[arg(long)]
+    pub hooks: bool,
+    /// With --hooks: replace an existing hook or core.hooksPath
+    #[arg(long, requires = "hooks")]
+    pub force: bool,
+}
 
 /// `memlint staging …` (SPEC §9).
 #[derive(Subcommand, Debug)]
@@ -164,7 +235,7 @@ pub struct CompactImportArgs {
     /// Read the session text from this file (default: standard input)
     #[arg(long, value_name = "F")]
     pub file: Option<PathBuf>,
-    /// A one-line description shown by `compact list`
+    /// A description shown by `compact list`
     #[arg(long, value_name = "D")]
     pub description: Option<String>,
     /// Comma-separated tags
@@ -213,12 +284,20 @@ impl Settings {
 pub fn run(cli: Cli) -> ExitCode {
     let result = match &cli.command {
         Command::Rule { name } => rule(name.as_deref()),
-        Command::Init(_) => {
-            Settings::resolve_for_init(&cli.global).and_then(|root| crate::init::run(&root))
-        }
+        Command::Init(args) => Settings::resolve_for_init(&cli.global).and_then(|root| {
+            let code = crate::init::run(&root)?;
+            if args.hooks {
+                return crate::init::hooks(&root, args.force);
+            }
+            Ok(code)
+        }),
+        Command::Log(args) => Settings::resolve(&cli.global).and_then(|s| log(&s, args)),
         Command::Check(args) => Settings::resolve(&cli.global).and_then(|s| check(&s, args)),
         Command::Staging(cmd) => Settings::resolve(&cli.global).and_then(|s| staging(&s, cmd)),
         Command::Compact(args) => compact(&cli.global, &args.command),
+        Command::Fmt(args) => fmt(&cli.global, args),
+        Command::Index => Settings::resolve(&cli.global).and_then(|s| index(&s)),
+        Command::Report(args) => Settings::resolve(&cli.global).and_then(|s| report(&s, args)),
     };
     match result {
         Ok(code) => code,
@@ -253,7 +332,8 @@ fn write_out(text: &str) {
 
 fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
     let ws = &s.workspace;
-    let files = ws.files();
+    // The git modes read the index or commits, never the work tree.
+    let git_mode = args.staged || args.base.is_some();
     let mut wanted = Vec::new();
     for p in &args.paths {
         let rel = ws.relative(p).ok_or_else(|| {
@@ -263,7 +343,7 @@ fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
                 ws.root.display()
             ))
         })?;
-        if !ws.root.join(&rel).exists() {
+        if !git_mode && !ws.root.join(&rel).exists() {
             return Err(WorkspaceError::Usage(format!(
                 "{}: no such file or directory",
                 p.display()
@@ -277,7 +357,35 @@ fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
                 .iter()
                 .any(|w| w.is_empty() || f == w || f.starts_with(&format!("{w}/")))
     };
-    let outcome = crate::check::run(ws, &files, &selected);
+    let git_error = |e: crate::git::GitError| WorkspaceError::Usage(e.to_string());
+    if args.staged {
+        let outcome = crate::git::check_staged(ws, &selected).map_err(git_error)?;
+        return Ok(report_check(s, args, outcome));
+    }
+    if let Some(rev) = &args.base {
+        let outcome = crate::history::check_base(ws, rev, &selected).map_err(git_error)?;
+        return Ok(report_check(s, args, outcome));
+    }
+    let files = ws.files();
+    if args.fix {
+        let fixed = crate::fix::run(ws, &files, &selected);
+        for (path, e) in &fixed.failed {
+            eprintln!("memlint: error: {path}: cannot write the fix: {e}");
+        }
+        if !s.quiet && !fixed.fixed.is_empty() {
+            eprintln!("memlint: fixed {} file(s)", fixed.fixed.len());
+        }
+    }
+    let index_opts = crate::index::Options {
+        force: false,
+        progress: !s.quiet,
+    };
+    let outcome = crate::check::run_with(ws, &files, &selected, &index_opts);
+    Ok(report_check(s, args, outcome))
+}
+
+/// Renders a `check` outcome and returns the exit code.
+fn report_check(s: &Settings, args: &CheckArgs, outcome: crate::check::Outcome) -> ExitCode {
     let diags = outcome.diagnostics;
     let sources = outcome.sources;
     let summary = Summary::of(outcome.files, &diags);
@@ -296,11 +404,50 @@ fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
     write_out(&text);
     let failed = summary.errors > 0
         || (args.deny_warnings && diags.iter().any(|d| d.severity == Severity::Warning));
-    Ok(if failed {
+    if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    })
+    }
+}
+
+/// `memlint log`: malformed trailers are also reported on standard error.
+fn log(s: &Settings, args: &LogArgs) -> Result<ExitCode, WorkspaceError> {
+    let mut request = crate::history::parse_log_args(&args.words).map_err(WorkspaceError::Usage)?;
+    request.gc_only = args.gc;
+    let log = crate::history::log(&s.workspace, &request)
+        .map_err(|e| WorkspaceError::Usage(e.to_string()))?;
+    for c in &log.commits {
+        for m in &c.malformed {
+            eprintln!(
+                "memlint: warning: commit {}: malformed `{}:` trailer `{}`: {}",
+                &c.id[..7.min(c.id.len())],
+                crate::history::TRAILER,
+                m.line,
+                m.reason
+            );
+        }
+    }
+    write_out(&match args.format {
+        LogFormat::Human => crate::history::render_human(&log),
+        LogFormat::Json => crate::history::render_json(&log),
+    });
+    Ok(ExitCode::SUCCESS)
+}
+
+fn fmt(global: &GlobalArgs, args: &FmtArgs) -> Result<ExitCode, WorkspaceError> {
+    use crate::fmt::command;
+    if let Some(path) = &args.stdin_filepath {
+        return command::stdin(global.root.as_deref(), global.config.as_deref(), path);
+    }
+    let s = Settings::resolve(global)?;
+    let options = command::Options {
+        paths: args.paths.clone(),
+        check: args.check,
+        diff: args.diff,
+        quiet: s.quiet,
+    };
+    command::run(&s.workspace, &options)
 }
 
 fn compact(global: &GlobalArgs, command: &CompactCommand) -> Result<ExitCode, WorkspaceError> {
@@ -493,4 +640,47 @@ fn staging(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, WorkspaceErro
             Ok(ExitCode::from(if e.is_conflict() { 3 } else { 2 }))
         }
     }
+}
+
+/// `memlint index`: a full rebuild of `.memlint/index`, and what it did.
+fn index(s: &Settings) -> Result<ExitCode, WorkspaceError> {
+    let ws = &s.workspace;
+    let started = std::time::Instant::now();
+    let files = ws.files();
+    let opts = crate::index::Options {
+        force: true,
+        progress: !s.quiet,
+    };
+    let done = crate::index::refresh(ws, &files, &opts);
+    let secs = started.elapsed().as_secs_f64();
+    if let Err(source) = done.saved {
+        return Err(WorkspaceError::Io {
+            path: crate::index::path(&ws.root).display().to_string(),
+            source,
+        });
+    }
+    if !s.quiet {
+        write_out(&format!(
+            "Indexed {} records in {} files ({} re-parsed) in {secs:.2} s.\n",
+            done.records(),
+            files.len(),
+            done.reparsed
+        ));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `memlint report`: the consolidation worker's tidy-up material.
+fn report(s: &Settings, args: &ReportArgs) -> Result<ExitCode, WorkspaceError> {
+    let opts = crate::index::Options {
+        force: false,
+        progress: !s.quiet,
+    };
+    let built = crate::report::build(&s.workspace, &opts)
+        .map_err(|e| WorkspaceError::Usage(e.to_string()))?;
+    write_out(&match args.format {
+        ReportFormat::Human => built.human(),
+        ReportFormat::Json => built.json(),
+    });
+    Ok(ExitCode::SUCCESS)
 }

@@ -325,7 +325,8 @@ pub fn clean_tags(raw: &[String]) -> Vec<String> {
     out
 }
 
-/// Validates a session text as the record it would become at `rel` and
+/// Validates a session text as the record it would become
+/// (`memory/sessions/<id>.md`, front matter included) and
 /// returns every finding, located in what the user gave. No disk access.
 pub fn validate(request: &ImportRequest, config: &Config, id: &str, created: &str) -> Vec<Problem> {
     let rel = format!("{}/{id}.md", Kind::Session.dir());

@@ -75,3 +75,766 @@ impl crate::rules::workspace::Resolver for DiskResolver<'_> {
         Some(exists)
     }
 }
+
+// ---------------------------------------------------------------------------
+// The git modes: `check --staged`, `check --base`, `log`.
+
+use gix::bstr::ByteSlice;
+use gix::ObjectId;
+
+/// Why a git-backed command cannot run (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    /// The workspace is not inside a git work tree.
+    #[error("{root} is not in a git repository; {what} reads git (run `git init` first)")]
+    NotARepository { root: String, what: &'static str },
+    /// HEAD is unborn.
+    #[error("the repository has no commits yet; {0} needs at least one commit")]
+    NoCommits(&'static str),
+    /// A revision that does not resolve to a commit.
+    #[error("unknown revision `{rev}`{hint}")]
+    UnknownRevision { rev: String, hint: String },
+    /// Two commits without a common ancestor in the history at hand.
+    #[error("{0}")]
+    NoMergeBase(String),
+    /// Unmerged paths in the index.
+    #[error("the index has unresolved conflicts (`{0}`); resolve them and `git add` the result first")]
+    Conflict(String),
+    /// Anything else git could not read.
+    #[error("cannot read the git repository: {0}")]
+    Read(String),
+}
+
+fn read_err(e: impl std::fmt::Display) -> GitError {
+    GitError::Read(e.to_string())
+}
+
+/// What a path of a git tree or index holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A regular file (executable or not).
+    Blob,
+    /// A symbolic link: its blob is the link target, never a record.
+    Link,
+    /// A submodule commit.
+    Submodule,
+}
+
+/// An object a path points at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Object {
+    pub id: ObjectId,
+    pub kind: FileKind,
+}
+
+impl Object {
+    fn from_tree_mode(id: ObjectId, mode: gix::objs::tree::EntryMode) -> Object {
+        let kind = if mode.is_link() {
+            FileKind::Link
+        } else if mode.is_commit() {
+            FileKind::Submodule
+        } else {
+            FileKind::Blob
+        };
+        Object { id, kind }
+    }
+
+    /// Whether the path is a regular file whose blob can be read as a record.
+    pub fn is_file(&self) -> bool {
+        self.kind == FileKind::Blob
+    }
+}
+
+/// A path that differs between two versions, root-relative.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    pub path: String,
+    /// `None`: the path is new.
+    pub old: Option<Object>,
+    /// `None`: the path is gone.
+    pub new: Option<Object>,
+}
+
+/// The content of a blob, as `lint_file` wants it.
+pub enum Blob {
+    Bytes(Vec<u8>),
+    TooLarge(u64),
+}
+
+/// A commit as `log` and `check --base` use it.
+#[derive(Debug, Clone)]
+pub struct CommitInfo {
+    pub id: ObjectId,
+    /// Author time: seconds since the epoch and offset in seconds east of UTC.
+    pub seconds: i64,
+    pub offset: i32,
+    pub message: String,
+    pub parents: Vec<ObjectId>,
+    pub tree: ObjectId,
+}
+
+impl CommitInfo {
+    /// The first line of the message.
+    pub fn summary(&self) -> &str {
+        self.message.lines().next().unwrap_or("").trim_end()
+    }
+}
+
+/// A repository opened for one of memlint's git modes, with the workspace
+/// root's place in its work tree.
+pub struct Repo {
+    pub repo: gix::Repository,
+    /// The workspace root relative to the work tree, `/`-separated, ending
+    /// with `/` (empty when the root is the top of the work tree).
+    pub prefix: String,
+}
+
+impl Repo {
+    /// Opens the repository whose work tree holds `root`; `what` names the
+    /// command for the error message.
+    pub fn open(root: &Path, what: &'static str) -> Result<Repo, GitError> {
+        let not_a_repo = || GitError::NotARepository {
+            root: root.display().to_string(),
+            what,
+        };
+        let repo = gix::discover(root).map_err(|_| not_a_repo())?;
+        let workdir = repo.workdir().ok_or_else(not_a_repo)?;
+        let workdir = workdir
+            .canonicalize()
+            .unwrap_or_else(|_| workdir.to_path_buf());
+        let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+        let rel = root.strip_prefix(&workdir).map_err(|_| not_a_repo())?;
+        let mut prefix = String::new();
+        for c in rel.components() {
+            prefix.push_str(&c.as_os_str().to_string_lossy());
+            prefix.push('/');
+        }
+        Ok(Repo { repo, prefix })
+    }
+
+    /// The commit HEAD points at, or `None` when there is none yet.
+    pub fn head(&self) -> Result<Option<ObjectId>, GitError> {
+        let head = self.repo.head().map_err(read_err)?;
+        Ok(head.id().map(|id| id.detach()))
+    }
+
+    /// Resolves `rev` to a commit.
+    pub fn resolve(&self, rev: &str) -> Result<ObjectId, GitError> {
+        let unknown = |hint: String| GitError::UnknownRevision {
+            rev: rev.to_string(),
+            hint,
+        };
+        let id = self.repo.rev_parse_single(rev).map_err(|e| {
+            let shallow = if self.repo.is_shallow().unwrap_or(false) {
+                " (the repository is a shallow clone: fetch more history, e.g. `fetch-depth: 0` in actions/checkout)"
+            } else {
+                ""
+            };
+            unknown(format!(": {e}{shallow}"))
+        })?;
+        let object = id.object().map_err(read_err)?;
+        let commit = object
+            .peel_to_commit()
+            .map_err(|_| unknown(" (it does not name a commit)".into()))?;
+        Ok(commit.id)
+    }
+
+    /// The best common ancestor of `a` and `b`.
+    pub fn merge_base(&self, a: ObjectId, b: ObjectId, a_name: &str) -> Result<ObjectId, GitError> {
+        match self.repo.merge_base(a, b) {
+            Ok(Some(id)) => Ok(id.detach()),
+            Ok(None) => Err(GitError::NoMergeBase(format!(
+                "`{a_name}` and HEAD have no common ancestor"
+            ))),
+            Err(e) => {
+                let why = if self.repo.is_shallow().unwrap_or(false) {
+                    "the repository is a shallow clone: fetch more history (e.g. `fetch-depth: 0` in actions/checkout)".to_string()
+                } else {
+                    e.to_string()
+                };
+                Err(GitError::NoMergeBase(format!(
+                    "`{a_name}` and HEAD have no common ancestor: {why}"
+                )))
+            }
+        }
+    }
+
+    /// The tree of `commit`.
+    pub fn tree_of(&self, commit: ObjectId) -> Result<ObjectId, GitError> {
+        let c = self.repo.find_commit(commit).map_err(read_err)?;
+        Ok(c.tree_id().map_err(read_err)?.detach())
+    }
+
+    /// The commit's metadata.
+    pub fn commit(&self, id: ObjectId) -> Result<CommitInfo, GitError> {
+        let c = self.repo.find_commit(id).map_err(read_err)?;
+        let decoded = c.decode().map_err(read_err)?;
+        let time = decoded.author().ok().and_then(|a| a.time().ok());
+        Ok(CommitInfo {
+            id,
+            seconds: time.map_or(0, |t| t.seconds),
+            offset: time.map_or(0, |t| t.offset),
+            message: decoded.message.to_str_lossy().into_owned(),
+            parents: decoded.parents().collect(),
+            tree: decoded.tree(),
+        })
+    }
+
+    /// Commits reachable from `tips` but not from `hidden`, newest first.
+    pub fn commits(&self, tips: &[ObjectId], hidden: &[ObjectId]) -> Result<Vec<CommitInfo>, GitError> {
+        use gix::revision::walk::Sorting;
+        use gix::traverse::commit::simple::CommitTimeOrder;
+        let walk = self
+            .repo
+            .rev_walk(tips.iter().copied())
+            .with_hidden(hidden.iter().copied())
+            .sorting(Sorting::ByCommitTime(CommitTimeOrder::NewestFirst))
+            .all()
+            .map_err(read_err)?;
+        let mut out = Vec::new();
+        for info in walk {
+            let info = info.map_err(read_err)?;
+            out.push(self.commit(info.id)?);
+        }
+        Ok(out)
+    }
+
+    /// The subtree of `tree` at the workspace root, if any.
+    fn root_tree(&self, tree: ObjectId) -> Result<Option<ObjectId>, GitError> {
+        let mut id = tree;
+        for part in self.prefix.split('/').filter(|p| !p.is_empty()) {
+            let t = self.repo.find_tree(id).map_err(read_err)?;
+            let decoded = t.decode().map_err(read_err)?;
+            match decoded
+                .entries
+                .iter()
+                .find(|e| e.filename == part.as_bytes() && e.mode.is_tree())
+            {
+                Some(e) => id = e.oid.to_owned(),
+                None => return Ok(None),
+            }
+        }
+        Ok(Some(id))
+    }
+
+    /// Every path under the workspace root in `tree`, root-relative and
+    /// sorted, with the object it points at.
+    pub fn flatten(&self, tree: ObjectId) -> Result<Vec<(String, Object)>, GitError> {
+        let mut out = Vec::new();
+        if let Some(root) = self.root_tree(tree)? {
+            self.flatten_into(root, &mut String::new(), &mut out)?;
+        }
+        Ok(out)
+    }
+
+    fn flatten_into(
+        &self,
+        tree: ObjectId,
+        dir: &mut String,
+        out: &mut Vec<(String, Object)>,
+    ) -> Result<(), GitError> {
+        let t = self.repo.find_tree(tree).map_err(read_err)?;
+        let decoded = t.decode().map_err(read_err)?;
+        // Tree order puts `a.b` before `a/` before `a0`, which is the byte
+        // order of the full paths, so a depth-first walk yields them sorted.
+        for e in &decoded.entries {
+            let Ok(name) = e.filename.to_str() else { continue };
+            let len = dir.len();
+            dir.push_str(name);
+            if e.mode.is_tree() {
+                dir.push('/');
+                self.flatten_into(e.oid.to_owned(), dir, out)?;
+            } else {
+                out.push((dir.clone(), Object::from_tree_mode(e.oid.to_owned(), e.mode)));
+            }
+            dir.truncate(len);
+        }
+        Ok(())
+    }
+
+    /// The paths under the workspace root that differ between the trees
+    /// (`None`: the empty tree), root-relative, sorted.
+    pub fn diff_trees(&self, old: Option<ObjectId>, new: Option<ObjectId>) -> Result<Vec<Change>, GitError> {
+        use gix::diff::tree::recorder::Change as C;
+        let old = match old {
+            Some(t) => self.root_tree(t)?,
+            None => None,
+        };
+        let new = match new {
+            Some(t) => self.root_tree(t)?,
+            None => None,
+        };
+        if old == new {
+            return Ok(Vec::new());
+        }
+        let data = |id: Option<ObjectId>| -> Result<Vec<u8>, GitError> {
+            match id {
+                Some(id) => Ok(self.repo.find_tree(id).map_err(read_err)?.detach().data),
+                None => Ok(Vec::new()),
+            }
+        };
+        let (old_data, new_data) = (data(old)?, data(new)?);
+        let kind = self.repo.object_hash();
+        let mut recorder = gix::diff::tree::Recorder::default();
+        gix::diff::tree(
+            gix::objs::TreeRefIter::from_bytes(&old_data, kind),
+            gix::objs::TreeRefIter::from_bytes(&new_data, kind),
+            gix::diff::tree::State::default(),
+            &self.repo.objects,
+            &mut recorder,
+        )
+        .map_err(read_err)?;
+        let mut out = Vec::new();
+        for change in recorder.records {
+            let (path, old, new) = match change {
+                C::Addition {
+                    entry_mode, oid, path, ..
+                } => (path, None, Some((entry_mode, oid))),
+                C::Deletion {
+                    entry_mode, oid, path, ..
+                } => (path, Some((entry_mode, oid)), None),
+                C::Modification {
+                    previous_entry_mode,
+                    previous_oid,
+                    entry_mode,
+                    oid,
+                    path,
+                } => (path, Some((previous_entry_mode, previous_oid)), Some((entry_mode, oid))),
+            };
+            let file = |side: Option<(gix::objs::tree::EntryMode, ObjectId)>| {
+                side.filter(|(m, _)| !m.is_tree())
+                    .map(|(m, id)| Object::from_tree_mode(id, m))
+            };
+            let (old, new) = (file(old), file(new));
+            if old.is_none() && new.is_none() {
+                continue;
+            }
+            if old.is_some_and(|o| new.is_some_and(|n| o.id == n.id && o.kind == n.kind)) {
+                continue;
+            }
+            let Ok(path) = path.to_str() else { continue };
+            out.push(Change {
+                path: path.to_string(),
+                old,
+                new,
+            });
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    /// Reads a blob, without its content when it exceeds `max` bytes.
+    pub fn blob(&self, id: ObjectId, max: u64) -> Result<Blob, GitError> {
+        let mut blob = self.repo.find_blob(id).map_err(read_err)?;
+        let data = blob.take_data();
+        if data.len() as u64 > max {
+            return Ok(Blob::TooLarge(data.len() as u64));
+        }
+        Ok(Blob::Bytes(data))
+    }
+
+    /// The index compared with HEAD (SPEC §4 `check --staged`).
+    pub fn staged(&self) -> Result<Staged, GitError> {
+        let index = if self.repo.index_path().is_file() {
+            self.repo.open_index().map_err(read_err)?
+        } else {
+            gix::index::File::from_state(
+                gix::index::State::new(self.repo.object_hash()),
+                self.repo.index_path(),
+            )
+        };
+        let head_tree = match self.head()? {
+            Some(commit) => self.root_tree(self.tree_of(commit)?)?,
+            None => None,
+        };
+        let range = index
+            .prefixed_entries_range(self.prefix.as_bytes().as_bstr())
+            .unwrap_or(0..0);
+        let mut cache = index.tree();
+        for part in self.prefix.split('/').filter(|p| !p.is_empty()) {
+            cache = cache.and_then(|c| c.children.iter().find(|t| t.name.as_slice() == part.as_bytes()));
+        }
+        let mut changes = Vec::new();
+        let mut walk = IndexWalk {
+            repo: self,
+            index: &index,
+            changes: &mut changes,
+        };
+        walk.dir(head_tree, cache, range.clone(), &self.prefix)?;
+        changes.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(Staged {
+            index,
+            range,
+            prefix: self.prefix.clone(),
+            changes,
+        })
+    }
+}
+
+/// The git index seen from the workspace root, and how it differs from HEAD.
+pub struct Staged {
+    index: gix::index::File,
+    /// The entries under the root.
+    range: std::ops::Range<usize>,
+    prefix: String,
+    /// Paths whose staged version differs from HEAD, sorted.
+    pub changes: Vec<Change>,
+}
+
+impl Staged {
+    /// Every path the next commit holds under the root, root-relative,
+    /// sorted, with its object.
+    pub fn paths(&self) -> impl Iterator<Item = (&str, Object)> + '_ {
+        let backing = self.index.path_backing();
+        let plen = self.prefix.len();
+        self.index.entries()[self.range.clone()]
+            .iter()
+            .filter(|e| !e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD) && e.stage_raw() == 0)
+            .filter_map(move |e| {
+                let path = e.path_in(backing).get(plen..)?.to_str().ok()?;
+                Some((path, index_object(e)?))
+            })
+    }
+
+    /// The staged object at root-relative `rel`.
+    pub fn lookup(&self, rel: &str) -> Option<Object> {
+        let full = format!("{}{rel}", self.prefix);
+        let e = self.index.entry_by_path(full.as_bytes().as_bstr())?;
+        if e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD) {
+            return None;
+        }
+        index_object(e)
+    }
+
+    /// Whether root-relative `rel` is a file or a directory of the index.
+    pub fn exists(&self, rel: &str) -> bool {
+        let full = format!("{}{rel}", self.prefix);
+        self.lookup(rel).is_some() || self.index.path_is_directory(full.as_bytes().as_bstr())
+    }
+}
+
+fn index_object(e: &gix::index::Entry) -> Option<Object> {
+    use gix::index::entry::Mode;
+    let kind = if e.mode.is_submodule() {
+        FileKind::Submodule
+    } else if e.mode == Mode::SYMLINK {
+        FileKind::Link
+    } else if e.mode.is_sparse() {
+        return None;
+    } else {
+        FileKind::Blob
+    };
+    Some(Object { id: e.id, kind })
+}
+
+/// One sorted walk over the index and the HEAD tree, skipping directories
+/// whose cache-tree entry matches HEAD: never a lookup per path, which would
+/// decode a large tree object each time.
+struct IndexWalk<'a> {
+    repo: &'a Repo,
+    index: &'a gix::index::File,
+    changes: &'a mut Vec<Change>,
+}
+
+/// An entry of a decoded tree.
+struct TreeItem {
+    name: Vec<u8>,
+    is_tree: bool,
+    id: ObjectId,
+    mode: gix::objs::tree::EntryMode,
+}
+
+impl IndexWalk<'_> {
+    fn path(&self, i: usize) -> &[u8] {
+        self.index.entries()[i].path_in(self.index.path_backing())
+    }
+
+    /// Compares the index entries `range`, all under the directory `dir`
+    /// (repository-relative, with its `/`, empty at the top), with `tree`.
+    fn dir(
+        &mut self,
+        tree: Option<ObjectId>,
+        cache: Option<&gix::index::extension::Tree>,
+        range: std::ops::Range<usize>,
+        dir: &str,
+    ) -> Result<(), GitError> {
+        if let (Some(t), Some(c)) = (tree, cache) {
+            if c.num_entries.is_some() && c.id == t {
+                return Ok(());
+            }
+        }
+        let items = match tree {
+            Some(id) => self.items(id)?,
+            None => Vec::new(),
+        };
+        let plen = dir.len();
+        let mut ti = 0;
+        let mut ii = range.start;
+        while ti < items.len() || ii < range.end {
+            // The next index group: one file (all its stages) or one directory.
+            let group = if ii < range.end {
+                let p = self.path(ii);
+                let rest = p.get(plen..).unwrap_or_default();
+                Some(match rest.iter().position(|&b| b == b'/') {
+                    Some(k) => {
+                        let prefix = &p[..plen + k + 1];
+                        let backing = self.index.path_backing();
+                        let end = ii
+                            + self.index.entries()[ii..range.end]
+                                .partition_point(|e| e.path_in(backing).starts_with(prefix));
+                        (rest[..k].to_vec(), true, end)
+                    }
+                    None => {
+                        let mut end = ii + 1;
+                        while end < range.end && self.path(end) == p {
+                            end += 1;
+                        }
+                        (rest.to_vec(), false, end)
+                    }
+                })
+            } else {
+                None
+            };
+            let order = match (items.get(ti), &group) {
+                (Some(t), Some(g)) => key_cmp(&t.name, t.is_tree, &g.0, g.1),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, _) => std::cmp::Ordering::Greater,
+            };
+            match (order, group) {
+                (std::cmp::Ordering::Less, _) | (_, None) => {
+                    let item = &items[ti];
+                    let path = format!("{dir}{}", item.name.to_str_lossy());
+                    if item.is_tree {
+                        self.removed_tree(item.id, &format!("{path}/"))?;
+                    } else {
+                        self.push(&path, Some(Object::from_tree_mode(item.id, item.mode)), None)?;
+                    }
+                    ti += 1;
+                }
+                (std::cmp::Ordering::Greater, Some((_, is_dir, end))) => {
+                    if is_dir {
+                        let mut i = ii;
+                        while i < end {
+                            let mut j = i + 1;
+                            while j < end && self.path(j) == self.path(i) {
+                                j += 1;
+                            }
+                            if let Some(new) = self.staged_object(i, j)? {
+                                let path = self.path(i).to_str_lossy().into_owned();
+                                self.push(&path, None, Some(new))?;
+                            }
+                            i = j;
+                        }
+                    } else if let Some(new) = self.staged_object(ii, end)? {
+                        let path = self.path(ii).to_str_lossy().into_owned();
+                        self.push(&path, None, Some(new))?;
+                    }
+                    ii = end;
+                }
+                (std::cmp::Ordering::Equal, Some((name, is_dir, end))) => {
+                    let item = &items[ti];
+                    if is_dir {
+                        let child = cache.and_then(|c| c.children.iter().find(|t| t.name.as_slice() == name.as_slice()));
+                        let sub = format!("{dir}{}/", name.to_str_lossy());
+                        self.dir(Some(item.id), child, ii..end, &sub)?;
+                    } else {
+                        let old = Object::from_tree_mode(item.id, item.mode);
+                        let new = self.staged_object(ii, end)?;
+                        if !new.is_some_and(|n| n.id == old.id && n.kind == old.kind) {
+                            let path = self.path(ii).to_str_lossy().into_owned();
+                            self.push(&path, Some(old), new)?;
+                        }
+                    }
+                    ti += 1;
+                    ii = end;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn items(&self, tree: ObjectId) -> Result<Vec<TreeItem>, GitError> {
+        let t = self.repo.repo.find_tree(tree).map_err(read_err)?;
+        let decoded = t.decode().map_err(read_err)?;
+        Ok(decoded
+            .entries
+            .iter()
+            .map(|e| TreeItem {
+                name: e.filename.to_vec(),
+                is_tree: e.mode.is_tree(),
+                id: e.oid.to_owned(),
+                mode: e.mode,
+            })
+            .collect())
+    }
+
+    /// Every file of a tree that the index no longer holds.
+    fn removed_tree(&mut self, tree: ObjectId, dir: &str) -> Result<(), GitError> {
+        for item in self.items(tree)? {
+            let path = format!("{dir}{}", item.name.to_str_lossy());
+            if item.is_tree {
+                self.removed_tree(item.id, &format!("{path}/"))?;
+            } else {
+                self.push(&path, Some(Object::from_tree_mode(item.id, item.mode)), None)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Records a change at repository-relative `path`.
+    fn push(&mut self, path: &str, old: Option<Object>, new: Option<Object>) -> Result<(), GitError> {
+        if old.is_none() && new.is_none() {
+            return Ok(());
+        }
+        let Some(rel) = path.strip_prefix(self.repo.prefix.as_str()) else {
+            return Ok(());
+        };
+        self.changes.push(Change {
+            path: rel.to_string(),
+            old,
+            new,
+        });
+        Ok(())
+    }
+
+    /// The staged object of the file whose entries are `i..end` (`None`
+    /// for an intent-to-add entry, which the commit will not hold).
+    fn staged_object(&self, i: usize, end: usize) -> Result<Option<Object>, GitError> {
+        let e = &self.index.entries()[i];
+        if end - i > 1 || e.stage_raw() != 0 {
+            return Err(GitError::Conflict(self.path(i).to_str_lossy().into_owned()));
+        }
+        if e.mode.is_sparse() {
+            return Err(GitError::Read(format!(
+                "`{}` is a sparse index directory; `--staged` needs a full index (`git sparse-checkout disable`)",
+                self.path(i).to_str_lossy()
+            )));
+        }
+        if e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD) {
+            return Ok(None);
+        }
+        Ok(index_object(e))
+    }
+}
+
+/// Orders a tree entry against an index group as git orders tree entries:
+/// a directory compares as if its name ended with `/`.
+fn key_cmp(a: &[u8], a_dir: bool, b: &[u8], b_dir: bool) -> std::cmp::Ordering {
+    let a_key = a.iter().chain(a_dir.then_some(&b'/'));
+    let b_key = b.iter().chain(b_dir.then_some(&b'/'));
+    a_key.cmp(b_key)
+}
+
+/// Answers `sources/dangling` questions from a version that git holds: the
+/// index (`--staged`) or a commit's tree (`--base`).
+pub enum VersionResolver<'a> {
+    Index(&'a Staged, &'a gix::Repository),
+    /// Sorted paths of a flattened tree.
+    Tree(&'a [(String, Object)], &'a gix::Repository),
+}
+
+impl crate::rules::workspace::Resolver for VersionResolver<'_> {
+    fn file_exists(&self, rel: &str) -> bool {
+        match self {
+            VersionResolver::Index(staged, _) => staged.exists(rel),
+            VersionResolver::Tree(paths, _) => tree_has(paths, rel),
+        }
+    }
+
+    fn commit_exists(&self, hex: &str) -> Option<bool> {
+        let repo = match self {
+            VersionResolver::Index(_, r) | VersionResolver::Tree(_, r) => r,
+        };
+        Some(object_exists(repo, &hex.to_ascii_lowercase()))
+    }
+}
+
+/// Whether sorted `paths` hold `rel` as a file or as a directory.
+pub fn tree_has(paths: &[(String, Object)], rel: &str) -> bool {
+    if paths.binary_search_by(|(p, _)| p.as_str().cmp(rel)).is_ok() {
+        return true;
+    }
+    let dir = format!("{rel}/");
+    let at = paths.partition_point(|(p, _)| p.as_str() < dir.as_str());
+    paths.get(at).is_some_and(|(p, _)| p.starts_with(&dir))
+}
+
+/// The object at `rel` in sorted `paths`.
+pub fn tree_lookup(paths: &[(String, Object)], rel: &str) -> Option<Object> {
+    paths
+        .binary_search_by(|(p, _)| p.as_str().cmp(rel))
+        .ok()
+        .map(|i| paths[i].1)
+}
+
+/// `memlint check --staged`: lints what the next commit will contain, read
+/// from the git index, against the staged view of the whole workspace.
+pub fn check_staged(
+    ws: &crate::workspace::Workspace,
+    selected: &dyn Fn(&str) -> bool,
+) -> Result<crate::check::Outcome, GitError> {
+    let repo = Repo::open(&ws.root, "`check --staged`")?;
+    let staged = repo.staged()?;
+    let paths: Vec<&str> = staged
+        .paths()
+        .filter(|(_, o)| o.is_file())
+        .map(|(p, _)| p)
+        .collect();
+    let changed: Vec<String> = staged
+        .changes
+        .iter()
+        .filter(|c| c.new.is_some_and(|n| n.is_file()))
+        .map(|c| c.path.clone())
+        .collect();
+    let removed: Vec<String> = staged
+        .changes
+        .iter()
+        .filter(|c| c.new.is_none())
+        .map(|c| c.path.clone())
+        .collect();
+    let max = ws.config.max_file_bytes;
+    let read = |rel: &str| -> Option<Blob> {
+        let object = staged.lookup(rel).filter(Object::is_file)?;
+        repo.blob(object.id, max).ok()
+    };
+    let resolver = VersionResolver::Index(&staged, &repo.repo);
+    let version = crate::check::Version {
+        paths,
+        changed,
+        removed,
+        read: &read,
+        resolver: &resolver,
+    };
+    Ok(crate::check::run_version(ws, &version, selected))
+}
+
+/// What `set_hooks_path` did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HooksPath {
+    Unchanged,
+    Set,
+}
+
+/// Sets `core.hooksPath` to `dir` in the repository's own configuration
+/// file, through gix. A different value is kept unless `force`.
+pub fn set_hooks_path(repo: &Repo, dir: &str, force: bool) -> Result<HooksPath, GitError> {
+    let path = repo.repo.common_dir().join("config");
+    let mut file = gix::config::File::from_path_no_includes(path.clone(), gix::config::Source::Local)
+        .map_err(read_err)?;
+    if let Ok(current) = file.raw_value("core.hooksPath") {
+        if current.as_bytes() == dir.as_bytes() {
+            return Ok(HooksPath::Unchanged);
+        }
+        if !force {
+            return Err(GitError::Read(format!(
+                "core.hooksPath is already `{}`; rerun with --force to point it at {dir}",
+                current.to_str_lossy()
+            )));
+        }
+    }
+    file.set_raw_value(&"core.hooksPath", dir).map_err(read_err)?;
+    let mut bytes = Vec::new();
+    file.write_to(&mut bytes).map_err(read_err)?;
+    crate::fsutil::write_atomic(&path, &bytes).map_err(read_err)?;
+    Ok(HooksPath::Set)
+}

@@ -103,11 +103,10 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
                 at..at,
                 "the file contains a NUL byte; records are text",
             );
-            return finish(report, t, sink, config);
+            return finish(report, &printable(t), sink, config);
         }
         Err(e) => {
             let at = e.valid_up_to();
-            let prefix = std::str::from_utf8(&bytes[..at]).unwrap_or("");
             sink.emit(
                 "format/encoding",
                 at..at,
@@ -116,7 +115,8 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
                     bytes[at]
                 ),
             );
-            return finish(report, prefix, sink, config);
+            let shown = printable(&String::from_utf8_lossy(bytes));
+            return finish(report, &shown, sink, config);
         }
     };
     let Some(kind) = kind else {
@@ -221,6 +221,13 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
     }
     report.info = record_info(&record);
     finish(report, text, sink, config)
+}
+
+/// The text shown under an encoding diagnostic: NUL bytes become `␀`, so a
+/// terminal (or a snapshot) never receives one. Offsets up to the first NUL
+/// or invalid byte, where the diagnostic points, are unchanged.
+fn printable(text: &str) -> String {
+    text.replace('\0', "\u{2400}")
 }
 
 fn first_line(text: &str, from: usize) -> Range<usize> {

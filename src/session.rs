@@ -99,11 +99,13 @@ impl Hidden {
         if !details {
             return false;
         }
+        // An HTML block starts a line; a `<details>` quoted inside a
+        // sentence opens nothing.
         let was = self.details;
-        let opens = line.matches("<details").count();
+        let opens = usize::from(line.trim_start().starts_with("<details"));
         let closes = line.matches("</details>").count();
         self.details = (self.details + opens).saturating_sub(closes);
-        was > 0 || opens > 0 || closes > 0
+        was > 0 || opens > 0
     }
 }
 
@@ -227,8 +229,14 @@ mod tests {
 
     #[test]
     fn unclosed_details_hides_nothing() {
-        let text = "## Session ID\nsee `<details>`\n## Notes\n(none)\n";
+        let text = "## Session ID\n<details>\n## Notes\n(none)\n";
         assert_eq!(sections(text).len(), 2);
+    }
+
+    #[test]
+    fn details_quoted_in_a_sentence_opens_nothing() {
+        let text = "- keep the plan in `<details>`: short\n- b: c\n";
+        assert_eq!(content_lines(text, 0..text.len()).len(), 2);
     }
 
     #[test]

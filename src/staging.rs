@@ -352,6 +352,9 @@ pub fn claim(
     fs::create_dir_all(&dir).map_err(io_err(DIR))?;
     let lock_path = dir.join(LOCK_FILE);
     for _ in 0..MAX_ATTEMPTS {
+        // A shortcut that spares losers a synced write; the lock itself is
+        // still created only by the exclusive link below.
+        judge(&read_lock(&lock_path)?, who, now, cfg, force)?;
         let listing = list(&dir)?;
         sweep(&dir, &listing.temporaries);
         let lock = Lock {
@@ -373,22 +376,12 @@ pub fn claim(
             Err(e) => return Err(io_err(LOCK_PATH)(e)),
         }
         let seen = read_lock(&lock_path)?;
-        let (took_over, unreadable) = match &seen {
-            Seen::Absent => continue,
-            Seen::Bytes(bytes) => match parse_lock(bytes) {
-                Ok(old) if is_live(&old, &who.host, now, cfg) => {
-                    return Err(StagingError::Held(old.holder()))
-                }
-                Ok(old) => (Some(old.holder()), None),
-                Err(reason) if force => (None, Some(reason)),
-                Err(reason) => return Err(StagingError::Unreadable { reason }),
-            },
-            Seen::Odd(reason) if force => (None, Some(reason.clone())),
-            Seen::Odd(reason) => {
-                return Err(StagingError::Unreadable {
-                    reason: reason.clone(),
-                })
-            }
+        let Some(Takeover {
+            holder: took_over,
+            unreadable,
+        }) = judge(&seen, who, now, cfg, force)?
+        else {
+            continue;
         };
         // Replace the lock we judged, and only that one.
         let guard = Guard::acquire(root, &dir)?;
@@ -412,6 +405,50 @@ pub fn claim(
             "the lock kept changing; gave up after {MAX_ATTEMPTS} attempts"
         )),
     })
+}
+
+/// What a claim would replace.
+struct Takeover {
+    /// The stale holder.
+    holder: Option<Holder>,
+    /// Why the lock replaced with `--force` cannot be read.
+    unreadable: Option<String>,
+}
+
+/// Judges what sits at the lock's path for a claim: `None` when nothing does,
+/// a takeover when the lock is stale (or unreadable, with `force`), an error
+/// when its holder is alive (or it is unreadable, without `force`).
+fn judge(
+    seen: &Seen,
+    who: &Claimant,
+    now: i64,
+    cfg: &StagingConfig,
+    force: bool,
+) -> Result<Option<Takeover>, StagingError> {
+    let reason = match seen {
+        Seen::Absent => return Ok(None),
+        Seen::Bytes(bytes) => match parse_lock(bytes) {
+            Ok(old) if is_live(&old, &who.host, now, cfg) => {
+                return Err(StagingError::Held(old.holder()))
+            }
+            Ok(old) => {
+                return Ok(Some(Takeover {
+                    holder: Some(old.holder()),
+                    unreadable: None,
+                }))
+            }
+            Err(reason) => reason,
+        },
+        Seen::Odd(reason) => reason.clone(),
+    };
+    if force {
+        Ok(Some(Takeover {
+            holder: None,
+            unreadable: Some(reason),
+        }))
+    } else {
+        Err(StagingError::Unreadable { reason })
+    }
 }
 
 fn claimed(lock: Lock, took_over: Option<Holder>, unreadable: Option<String>) -> Claimed {

@@ -170,7 +170,12 @@ impl Workspace {
                     .components()
                     .map(|c| c.as_os_str().to_string_lossy().into_owned())
                     .collect();
-                out.push(rel.join("/"));
+                let rel = rel.join("/");
+                // `.gitkeep`, the consolidation lock and the like are not
+                // memlint's business and do not count as linted files.
+                if classify(&rel, &self.config.banned_dirs) != Place::Outside {
+                    out.push(rel);
+                }
             }
         }
         out.sort();

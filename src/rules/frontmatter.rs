@@ -7,6 +7,9 @@ use std::ops::Range;
 /// `frontmatter/duplicate-key`: a key appears twice. YAML readers disagree on
 /// which value wins, so the record means different things to different tools.
 pub fn duplicate_key(r: &Record, out: &mut Sink) {
+    if r.duplicates.is_empty() {
+        return;
+    }
     let index = crate::diagnostic::LineIndex::new(r.text);
     for d in r.duplicates {
         let first = index.position(d.first.start);
@@ -29,10 +32,21 @@ pub fn required(r: &Record, out: &mut Sink) {
             continue;
         }
         if r.root.get(field.key).is_none() {
+            // Name the misspelling that hides the key, when there is one.
+            let misspelt = r
+                .root
+                .entries()
+                .unwrap_or(&[])
+                .iter()
+                .filter_map(|e| e.key.as_scalar().map(|s| s.text.as_str()))
+                .find(|k| r.kind.field(k).is_none() && rename_target(r, k) == Some(field.key));
+            let hint = misspelt
+                .map(|k| format!(" (`{k}` looks like a misspelling of it)"))
+                .unwrap_or_default();
             out.emit(
                 "frontmatter/required",
                 r.opener(),
-                format!("a {} needs `{}`, which is missing", r.kind, field.key),
+                format!("a {} needs `{}`, which is missing{hint}", r.kind, field.key),
             );
         }
     }

@@ -118,19 +118,22 @@ pub fn strip_suffix(slug: &str) -> Option<&str> {
 }
 
 /// Candidate pairs (i < j) whose ratio may reach `ratio`: a PassJoin-style
-/// filter. If two strings have ratio ≥ r, their edit distance is at most
-/// τ = ⌊2(1−r)·len/r⌋ for the shorter-or-equal one of length `len`; cut it
-/// into τ+1 segments and one segment must appear in the other string within
-/// τ positions of where it stands. Indexing segments makes the rule close to
+/// segment filter. If two strings have ratio ≥ r, the shorter one (length
+/// `l`) is at most τ = ⌊2(1−r)·l/r⌋ insertions and deletions away from the
+/// other. Cut it into τ+2 segments: an edit touches at most one segment, so
+/// at least two segments appear unchanged in the other string, each within τ
+/// positions of where it stands. Indexing segments makes the rule close to
 /// linear instead of comparing every pair.
-fn candidates(slugs: &[Vec<char>], ratio: f64) -> Vec<(usize, usize)> {
-    use std::collections::HashMap;
-    let tau_of = |len: usize| ((2.0 * (1.0 - ratio) * len as f64 / ratio).floor() as usize).min(len);
-    // (length, segment number, segment text) → slugs of that length.
-    let mut index: HashMap<(usize, usize, &[char]), Vec<usize>> = HashMap::new();
-    let mut short: HashMap<usize, Vec<usize>> = HashMap::new();
-    let segments = |len: usize| -> Vec<(usize, usize)> {
-        let parts = tau_of(len) + 1;
+fn candidates(slugs: &[Vec<char>], ratio: f64, mut found: impl FnMut(usize, usize)) {
+    use rustc_hash::FxHashMap as HashMap;
+    const MUST_MATCH: usize = 2;
+    // The small slack keeps float rounding from losing a boundary case.
+    let tau_of = |len: usize| (2.0 * (1.0 - ratio) * len as f64 / ratio + 1e-9).floor() as usize;
+    let segments = |len: usize| -> Option<Vec<(usize, usize)>> {
+        let parts = tau_of(len) + MUST_MATCH;
+        if parts > len || parts > 64 {
+            return None;
+        }
         let base = len / parts;
         let longer = len % parts;
         let mut out = Vec::with_capacity(parts);
@@ -140,56 +143,114 @@ fn candidates(slugs: &[Vec<char>], ratio: f64) -> Vec<(usize, usize)> {
             out.push((start, l));
             start += l;
         }
-        out
+        Some(out)
     };
+    // (length, segment number, segment text) → ids of slugs of that length.
+    let mut index: HashMap<(usize, usize, &[char]), Vec<usize>> = HashMap::default();
+    // Slugs too short to cut: compared with every partner of a fitting length.
+    let mut short: HashMap<usize, Vec<usize>> = HashMap::default();
+    let mut cuts: HashMap<usize, Option<Vec<(usize, usize)>>> = HashMap::default();
     for (id, s) in slugs.iter().enumerate() {
-        let segs = segments(s.len());
-        if segs.iter().any(|&(_, l)| l == 0) {
-            short.entry(s.len()).or_default().push(id);
-            continue;
-        }
-        for (n, &(start, l)) in segs.iter().enumerate() {
-            index.entry((s.len(), n, &s[start..start + l])).or_default().push(id);
+        let segs = cuts.entry(s.len()).or_insert_with(|| segments(s.len()));
+        match segs {
+            None => short.entry(s.len()).or_default().push(id),
+            Some(segs) => {
+                for (n, &(start, l)) in segs.iter().enumerate() {
+                    index.entry((s.len(), n, &s[start..start + l])).or_default().push(id);
+                }
+            }
         }
     }
-    let mut pairs = std::collections::HashSet::new();
+    // Segments of slug `o` found in the probe, as a bit set; `touched` lists
+    // the slugs to reset after each probe.
+    let mut hits: Vec<u64> = vec![0; slugs.len()];
+    let mut touched: Vec<usize> = Vec::new();
     for (id, t) in slugs.iter().enumerate() {
         let m = t.len();
         // Partner lengths l ≤ m with 2l/(l+m) ≥ r.
-        let min_len = ((ratio * m as f64) / (2.0 - ratio)).ceil() as usize;
+        let min_len = ((ratio * m as f64) / (2.0 - ratio) - 1e-9).ceil() as usize;
         for l in min_len.max(1)..=m {
-            let tau = tau_of(l);
+            // Each unordered pair once: the shorter finds the longer, equal
+            // lengths by id.
+            let counts = |o: usize| o != id && (l < m || o < id);
             if let Some(ids) = short.get(&l) {
-                for &o in ids {
-                    if o != id {
-                        pairs.insert((o.min(id), o.max(id)));
-                    }
+                for &o in ids.iter().filter(|&&o| counts(o)) {
+                    found(o.min(id), o.max(id));
                 }
             }
-            for (n, (start, seg_len)) in segments(l).into_iter().enumerate() {
-                if seg_len == 0 {
+            let Some(Some(segs)) = cuts.get(&l) else { continue };
+            let tau = tau_of(l);
+            for (n, &(start, seg_len)) in segs.iter().enumerate() {
+                if seg_len > m {
                     continue;
                 }
                 let lo = start.saturating_sub(tau);
-                let hi = (start + tau).min(m.saturating_sub(seg_len));
-                if lo > hi || seg_len > m {
-                    continue;
-                }
-                for pos in lo..=hi {
+                let hi = (start + tau).min(m - seg_len);
+                for pos in lo..=hi.max(lo) {
+                    if pos + seg_len > m {
+                        break;
+                    }
                     if let Some(ids) = index.get(&(l, n, &t[pos..pos + seg_len])) {
                         for &o in ids {
-                            if o != id {
-                                pairs.insert((o.min(id), o.max(id)));
+                            if counts(o) {
+                                if hits[o] == 0 {
+                                    touched.push(o);
+                                }
+                                hits[o] |= 1 << n;
                             }
                         }
                     }
                 }
             }
         }
+        for o in touched.drain(..) {
+            if hits[o].count_ones() as usize >= MUST_MATCH {
+                found(o.min(id), o.max(id));
+            }
+            hits[o] = 0;
+        }
     }
-    let mut v: Vec<_> = pairs.into_iter().collect();
-    v.sort_unstable();
-    v
+}
+
+/// Bit masks of where each slug character occurs, for Hyyrö's bit-parallel
+/// LCS length (slugs are ASCII `[a-z0-9-]` and at most 64 characters).
+struct PositionMasks {
+    masks: [u64; 37],
+    len: usize,
+}
+
+fn slot(c: char) -> Option<usize> {
+    match c {
+        'a'..='z' => Some(c as usize - 'a' as usize),
+        '0'..='9' => Some(26 + c as usize - '0' as usize),
+        '-' => Some(36),
+        _ => None,
+    }
+}
+
+impl PositionMasks {
+    fn new(s: &[char]) -> Option<PositionMasks> {
+        if s.len() > 64 {
+            return None;
+        }
+        let mut masks = [0u64; 37];
+        for (i, &c) in s.iter().enumerate() {
+            masks[slot(c)?] |= 1 << i;
+        }
+        Some(PositionMasks { masks, len: s.len() })
+    }
+
+    /// Length of the longest common subsequence with `other`.
+    fn lcs_len(&self, other: &[char]) -> usize {
+        let mut v: u64 = !0;
+        for &c in other {
+            let Some(k) = slot(c) else { continue };
+            let u = v & self.masks[k];
+            v = v.wrapping_add(u) | (v.wrapping_sub(u));
+        }
+        let mask = if self.len == 64 { !0 } else { (1u64 << self.len) - 1 };
+        self.len - (v & mask).count_ones() as usize
+    }
 }
 
 /// Clusters of near-duplicate slugs (each sorted, clusters sorted).
@@ -212,12 +273,21 @@ pub fn similar_clusters(slugs: &[&str], ratio: f64) -> Vec<Vec<String>> {
             p[ra.max(rb)] = ra.min(rb);
         }
     };
-    for (i, j) in candidates(&chars, ratio) {
+    let masks: Vec<Option<PositionMasks>> = chars.iter().map(|c| PositionMasks::new(c)).collect();
+    candidates(&chars, ratio, |i, j| {
+        // difflib's matches never exceed the longest common subsequence, so
+        // a bit-parallel LCS bound discards most candidates cheaply.
+        if let (Some(mi), Some(_)) = (&masks[i], &masks[j]) {
+            let lcs = mi.lcs_len(&chars[j]);
+            if (2 * lcs) as f64 / ((chars[i].len() + chars[j].len()) as f64) < ratio {
+                return;
+            }
+        }
         let r = sequence_ratio(&chars[i], &chars[j]).max(sequence_ratio(&chars[j], &chars[i]));
         if r >= ratio {
             union(&mut parent, i, j);
         }
-    }
+    });
     // Equal but for a version-like suffix.
     let mut by_base: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for (i, s) in sorted.iter().enumerate() {
@@ -299,6 +369,13 @@ mod tests {
     }
 
     #[test]
+    fn bit_parallel_lcs() {
+        let m = PositionMasks::new(&"pin-rayon-index".chars().collect::<Vec<_>>()).unwrap();
+        assert_eq!(m.lcs_len(&"pin-rayon-cache".chars().collect::<Vec<_>>()), 11);
+        assert_eq!(m.lcs_len(&"qqq".chars().collect::<Vec<_>>()), 0);
+    }
+
+    #[test]
     fn suffixes() {
         assert_eq!(strip_suffix("use-gix-v2"), Some("use-gix"));
         assert_eq!(strip_suffix("use-gix-2"), Some("use-gix"));
@@ -316,7 +393,7 @@ mod tests {
             (seed >> 33) as usize
         };
         let mut slugs = Vec::new();
-        for _ in 0..1500 {
+        for _ in 0..700 {
             let n = 2 + next() % 3;
             let mut s: Vec<&str> = (0..n).map(|_| words[next() % words.len()]).collect();
             if next() % 4 == 0 {
@@ -328,7 +405,10 @@ mod tests {
         slugs.dedup();
         let chars: Vec<Vec<char>> = slugs.iter().map(|s| s.chars().collect()).collect();
         for ratio in [0.9, 0.8] {
-            let cands: std::collections::HashSet<_> = candidates(&chars, ratio).into_iter().collect();
+            let mut cands = std::collections::HashSet::new();
+            candidates(&chars, ratio, |i, j| {
+                cands.insert((i, j));
+            });
             let mut naive = 0;
             for i in 0..chars.len() {
                 for j in i + 1..chars.len() {

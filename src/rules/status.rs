@@ -210,3 +210,34 @@ pub fn chain_fixes(view: &View) -> Vec<(String, String)> {
     }
     out
 }
+
+/// Every maximal chain of replaced records, as slugs from the first record
+/// (one nothing replaces into) to the final one: `[a, b, c]` when `a` is
+/// replaced by `b` and `b` by `c`. Chains that run into a cycle are left out
+/// (`status/cycle` reports them). Sorted.
+pub fn replaced_chains(view: &View) -> Vec<Vec<String>> {
+    let next = targets(view);
+    let on_cycle = cycle_members(&next);
+    let mut pointed_at = vec![false; next.len()];
+    for t in next.iter().flatten() {
+        pointed_at[*t] = true;
+    }
+    let mut out = Vec::new();
+    'starts: for start in 0..next.len() {
+        if next[start].is_none() || pointed_at[start] || on_cycle[start] {
+            continue;
+        }
+        let mut chain = vec![view.records[start].slug.to_string()];
+        let mut at = start;
+        while let Some(n) = next[at] {
+            if on_cycle[n] || chain.len() > next.len() {
+                continue 'starts;
+            }
+            chain.push(view.records[n].slug.to_string());
+            at = n;
+        }
+        out.push(chain);
+    }
+    out.sort();
+    out
+}

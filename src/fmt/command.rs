@@ -1,0 +1,316 @@
+//! `memlint fmt`: the edge around the pure formatter. Finds the records,
+//! formats them in parallel, writes atomically (or lists, or diffs), and the
+//! editor mode that reads standard input.
+
+use super::{format_record, Outcome};
+use crate::record::{classify, Kind, Place};
+use crate::workspace::{find_root, Workspace, WorkspaceError};
+use rayon::prelude::*;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// What `fmt` was asked to do (resolved from the command line).
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Files or directories to format; empty means the whole workspace.
+    pub paths: Vec<PathBuf>,
+    /// Write nothing; list the files that would change.
+    pub check: bool,
+    /// Write nothing; print a unified diff of what would change.
+    pub diff: bool,
+    /// No summary line and no notes.
+    pub quiet: bool,
+}
+
+/// What happened to one file.
+#[derive(Debug)]
+enum Done {
+    Unchanged,
+    /// Reformatted (or would be); the texts are kept for `--diff` only.
+    Changed(Option<(String, String)>),
+    Skipped(String),
+    Failed(String),
+}
+
+/// The root-relative files selected by `paths` (all when empty), as `check`
+/// selects them.
+pub fn select(ws: &Workspace, paths: &[PathBuf]) -> Result<Vec<String>, WorkspaceError> {
+    let mut files = ws.files();
+    if paths.is_empty() {
+        return Ok(files);
+    }
+    let mut wanted = Vec::new();
+    for p in paths {
+        let rel = ws.relative(p).ok_or_else(|| {
+            WorkspaceError::Usage(format!(
+                "{} is outside the workspace root {}",
+                p.display(),
+                ws.root.display()
+            ))
+        })?;
+        if !ws.root.join(&rel).exists() {
+            return Err(WorkspaceError::Usage(format!(
+                "{}: no such file or directory",
+                p.display()
+            )));
+        }
+        wanted.push(rel);
+    }
+    files.retain(|f| {
+        wanted
+            .iter()
+            .any(|w| w.is_empty() || f == w || f.starts_with(&format!("{w}/")))
+    });
+    Ok(files)
+}
+
+/// Formats the workspace's records (or those under `opts.paths`).
+pub fn run(ws: &Workspace, opts: &Options) -> Result<ExitCode, WorkspaceError> {
+    let records: Vec<(String, Kind)> = select(ws, &opts.paths)?
+        .into_iter()
+        .filter_map(|rel| match classify(&rel, &ws.config.banned_dirs) {
+            Place::Record(kind) => Some((rel, kind)),
+            _ => None,
+        })
+        .collect();
+    let write = !(opts.check || opts.diff);
+    let results: Vec<(String, Done)> = records
+        .par_iter()
+        .map(|(rel, kind)| (rel.clone(), format_file(ws, rel, *kind, write, opts.diff)))
+        .collect();
+
+    let mut out = String::new();
+    let mut err = String::new();
+    let (mut changed, mut unchanged, mut skipped, mut failed) = (0, 0, 0, 0);
+    for (rel, done) in &results {
+        match done {
+            Done::Unchanged => unchanged += 1,
+            Done::Changed(texts) => {
+                changed += 1;
+                if let Some((old, new)) = texts {
+                    out.push_str(&unified_diff(rel, old, new));
+                } else if opts.check {
+                    out.push_str(&format!("Would reformat: {rel}\n"));
+                }
+            }
+            Done::Skipped(reason) => {
+                skipped += 1;
+                if !opts.quiet {
+                    err.push_str(&format!("memlint: note: {rel}: left as it is: {reason}\n"));
+                }
+            }
+            Done::Failed(e) => {
+                failed += 1;
+                err.push_str(&format!("memlint: error: {rel}: {e}\n"));
+            }
+        }
+    }
+    if !opts.quiet {
+        out.push_str(&summary(write, changed, unchanged, skipped));
+    }
+    emit(&mut std::io::stderr().lock(), &err);
+    emit(&mut std::io::stdout().lock(), &out);
+    Ok(if failed > 0 {
+        ExitCode::from(2)
+    } else if !write && changed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn emit(w: &mut dyn Write, text: &str) {
+    // A closed pipe (`memlint fmt --diff | head`) is not worth an error.
+    let _ = w.write_all(text.as_bytes());
+    let _ = w.flush();
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    if n == 1 {
+        format!("1 {one}")
+    } else {
+        format!("{n} {many}")
+    }
+}
+
+fn summary(write: bool, changed: usize, unchanged: usize, skipped: usize) -> String {
+    let mut s = if write {
+        format!(
+            "{} reformatted, {} unchanged",
+            plural(changed, "file", "files"),
+            unchanged
+        )
+    } else {
+        format!(
+            "{} would be reformatted, {} already formatted",
+            plural(changed, "file", "files"),
+            unchanged
+        )
+    };
+    if skipped > 0 {
+        s.push_str(&format!(", {skipped} left as they are"));
+    }
+    s.push_str(".\n");
+    s
+}
+
+fn format_file(ws: &Workspace, rel: &str, kind: Kind, write: bool, keep: bool) -> Done {
+    let path = ws.root.join(rel);
+    match std::fs::metadata(&path) {
+        Ok(m) if m.len() > ws.config.max_file_bytes => {
+            return Done::Skipped(format!(
+                "the file has {} bytes, more than `max_file_bytes` ({})",
+                m.len(),
+                ws.config.max_file_bytes
+            ))
+        }
+        Ok(_) => {}
+        Err(e) => return Done::Failed(format!("cannot read: {e}")),
+    }
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) => return Done::Failed(format!("cannot read: {e}")),
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
+        return Done::Skipped("the file is not valid UTF-8".into());
+    };
+    match format_record(&text, kind) {
+        Outcome::Unchanged => Done::Unchanged,
+        Outcome::Skipped { reason } => Done::Skipped(reason),
+        Outcome::Formatted(new) => {
+            if write {
+                if let Err(e) = crate::fsutil::write_atomic(&path, new.as_bytes()) {
+                    return Done::Failed(format!("cannot write: {e}"));
+                }
+            }
+            Done::Changed(keep.then_some((text, new)))
+        }
+    }
+}
+
+/// A unified diff of one file, `a/` and `b/` prefixed like git's.
+pub fn unified_diff(rel: &str, old: &str, new: &str) -> String {
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(3)
+        .header(&format!("a/{rel}"), &format!("b/{rel}"))
+        .missing_newline_hint(true)
+        .to_string()
+}
+
+/// Editor mode: formats standard input as if it were the file `path` and
+/// prints the result. Input that is no record of the workspace (outside it,
+/// excluded by `.gitignore`/`.memlintignore`, not in a record directory)
+/// comes back unchanged. Input that cannot be formatted prints nothing on
+/// standard output and the reason on standard error, with exit code 1, so an
+/// editor keeps its buffer.
+pub fn stdin(
+    root: Option<&Path>,
+    config: Option<&Path>,
+    path: &Path,
+) -> Result<ExitCode, WorkspaceError> {
+    let mut input = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut input)
+        .map_err(|source| WorkspaceError::Io {
+            path: "<stdin>".into(),
+            source,
+        })?;
+    let cwd = std::env::current_dir().map_err(|source| WorkspaceError::Io {
+        path: ".".into(),
+        source,
+    })?;
+    let abs = crate::workspace::normalize(&cwd.join(path));
+    // The root and configuration are discovered from the file's place, as
+    // they would be for that file, not from the current directory.
+    let discovered;
+    let root = match root {
+        Some(r) => Some(r),
+        None => {
+            let start = abs.ancestors().skip(1).find(|d| d.is_dir()).unwrap_or(&cwd);
+            let found = find_root(start);
+            let marked =
+                found.join(crate::config::FILE_NAME).is_file() || found.join(".git").exists();
+            // Nothing marks a root above the file: fall back to the usual discovery.
+            discovered = if marked { found } else { find_root(&cwd) };
+            Some(discovered.as_path())
+        }
+    };
+    let ws = Workspace::load(root, config)?;
+    let kind = ws
+        .relative(&abs)
+        .and_then(|rel| match classify(&rel, &ws.config.banned_dirs) {
+            Place::Record(kind) if !ignored(&ws.root, &rel) => Some(kind),
+            _ => None,
+        });
+    let mut stdout = std::io::stdout().lock();
+    let Some(kind) = kind else {
+        let _ = stdout.write_all(&input);
+        let _ = stdout.flush();
+        return Ok(ExitCode::SUCCESS);
+    };
+    let refuse = |why: String| {
+        eprintln!("memlint: {}: not formatted: {why}", path.display());
+        Ok(ExitCode::from(1))
+    };
+    if input.len() as u64 > ws.config.max_file_bytes {
+        return refuse(format!(
+            "the text has {} bytes, more than `max_file_bytes` ({})",
+            input.len(),
+            ws.config.max_file_bytes
+        ));
+    }
+    let Ok(text) = std::str::from_utf8(&input) else {
+        return refuse("the text is not valid UTF-8".into());
+    };
+    match format_record(text, kind) {
+        Outcome::Unchanged => emit(&mut stdout, text),
+        Outcome::Formatted(new) => emit(&mut stdout, &new),
+        Outcome::Skipped { reason } => return refuse(reason),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Whether `.gitignore`, `.memlintignore` or `.git/info/exclude` files from
+/// the root down to the file's directory exclude `rel` (the rules `files()`
+/// walks with; the deepest file that matches decides).
+pub fn ignored(root: &Path, rel: &str) -> bool {
+    use ignore::gitignore::GitignoreBuilder;
+    use ignore::Match;
+    let parts: Vec<&str> = rel.split('/').collect();
+    let full = root.join(rel);
+    let mut dir = root.to_path_buf();
+    let mut matchers = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        let mut b = GitignoreBuilder::new(&dir);
+        let mut any = false;
+        let mut files = vec![dir.join(".gitignore"), dir.join(".memlintignore")];
+        if i == 0 {
+            files.insert(0, dir.join(".git/info/exclude"));
+        }
+        for f in files {
+            if f.is_file() {
+                any = true;
+                let _ = b.add(f);
+            }
+        }
+        if any {
+            if let Ok(gi) = b.build() {
+                matchers.push(gi);
+            }
+        }
+        if i + 1 < parts.len() {
+            dir.push(part);
+        }
+    }
+    for gi in matchers.iter().rev() {
+        match gi.matched_path_or_any_parents(&full, false) {
+            Match::Ignore(_) => return true,
+            Match::Whitelist(_) => return false,
+            Match::None => {}
+        }
+    }
+    false
+}

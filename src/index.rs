@@ -1,0 +1,865 @@
+//! `.memlint/index` (SPEC §7): the record table, a disposable shadow of the
+//! workspace keyed by content.
+//!
+//! One entry per workspace file: its path, stat data (size, mtime, ctime,
+//! inode), a content fingerprint (xxh3-64 of the bytes), the record fields
+//! cross-record rules need (`RecordInfo`) and the file's per-file
+//! diagnostics, so a warm `check` re-reads only the files that changed. The
+//! whole table is also keyed by the effective configuration, the memlint
+//! version and the identity of the running executable: any of them changing
+//! invalidates every cached diagnostic.
+//!
+//! The file is a compact binary format written here: magic, format version,
+//! key, scan time, the entries as length-prefixed fields with LEB128
+//! integers, and a trailing xxh3-64 checksum of everything before it. Any
+//! decoding problem (truncation, garbage, an older format) means the index is
+//! rebuilt silently; deleting `.memlint/` is always safe. The file is
+//! replaced atomically, and when it cannot be written (a read-only tree) the
+//! commands work without it.
+//!
+//! Freshness: the stat data of every walked file is compared with its entry.
+//! A file whose stat data changed is re-read and re-linted, in parallel. A
+//! file modified less than [`RACY_NS`] before the scan that recorded it could
+//! have changed again within the file system's timestamp granularity, so its
+//! content is hashed and compared with the fingerprint (git's "racily clean"
+//! problem).
+
+use crate::config::Config;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::lint::{lint_file, Content, FileReport, Located, RecordInfo};
+use crate::record::{classify, Kind, Place};
+use crate::workspace::Workspace;
+use rayon::prelude::*;
+use std::io::IsTerminal;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+
+/// The directory of the index and caches, under the workspace root.
+pub const DIR: &str = ".memlint";
+
+/// The index file's name inside [`DIR`].
+pub const FILE: &str = "index";
+
+const MAGIC: &[u8; 8] = b"MLINDEX\0";
+
+/// The on-disk format version; an index of another version is rebuilt.
+const FORMAT: u32 = 1;
+
+/// Files modified this close (in nanoseconds) before the scan that recorded
+/// them have their content verified on the next run.
+pub const RACY_NS: i64 = 2_000_000_000;
+
+/// Below this many files to read, no progress bar is shown.
+const PROGRESS_MIN: usize = 2000;
+
+/// The stat data an entry is valid for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Stat {
+    pub size: u64,
+    /// Modification time, nanoseconds since the epoch.
+    pub mtime: i64,
+    /// Status-change time, nanoseconds since the epoch (0 where unknown).
+    pub ctime: i64,
+    /// Inode number (0 where unknown).
+    pub ino: u64,
+}
+
+impl Stat {
+    /// The stat data of `meta`.
+    pub fn of(meta: &std::fs::Metadata) -> Stat {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            let ns = |s: i64, n: i64| s.saturating_mul(1_000_000_000).saturating_add(n);
+            Stat {
+                size: meta.len(),
+                mtime: ns(meta.mtime(), meta.mtime_nsec()),
+                ctime: ns(meta.ctime(), meta.ctime_nsec()),
+                ino: meta.ino(),
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let mtime = meta
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+            Stat {
+                size: meta.len(),
+                mtime,
+                ctime: 0,
+                ino: 0,
+            }
+        }
+    }
+
+    /// Whether the file may have changed within the timestamp granularity
+    /// after a scan that started at `scanned_at`.
+    fn racy(&self, scanned_at: i64) -> bool {
+        self.mtime.max(self.ctime) >= scanned_at.saturating_sub(RACY_NS)
+    }
+}
+
+/// One file of the table.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    /// The stat data the entry was read with; `None` for entries that are
+    /// never reused (a file that could not be read).
+    pub stat: Option<Stat>,
+    /// xxh3-64 of the file's bytes, when they were read.
+    pub hash: Option<u64>,
+    /// The per-file lint result (its `source` is never stored).
+    pub report: FileReport,
+}
+
+/// The table as loaded from or written to disk.
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    /// Configuration, version and executable key the diagnostics are valid for.
+    pub key: u64,
+    /// When the scan that produced the entries started (ns since the epoch).
+    pub scanned_at: i64,
+    /// Entries sorted by path.
+    pub entries: Vec<Entry>,
+}
+
+/// How to refresh.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options {
+    /// Ignore the stored table and re-read every file.
+    pub force: bool,
+    /// Show a progress bar on standard error when it is a terminal and many
+    /// files must be read.
+    pub progress: bool,
+}
+
+/// What a refresh produced.
+#[derive(Debug)]
+pub struct Refreshed {
+    /// One report per file given, in the same order. Reports of files that
+    /// were re-read keep their `source` when they have diagnostics; reports
+    /// from the table have none.
+    pub reports: Vec<FileReport>,
+    /// Files read and linted in this run.
+    pub reparsed: usize,
+    /// `Ok(true)` when the table was written, `Ok(false)` when it was already
+    /// up to date, `Err` when it could not be written.
+    pub saved: std::io::Result<bool>,
+}
+
+impl Refreshed {
+    /// Number of records (files of a record kind) among the reports.
+    pub fn records(&self) -> usize {
+        self.reports
+            .iter()
+            .filter(|r| r.info.kind.is_some())
+            .count()
+    }
+}
+
+/// The path of the index file of `root`.
+pub fn path(root: &Path) -> PathBuf {
+    root.join(DIR).join(FILE)
+}
+
+/// The key the stored diagnostics depend on: the format, memlint's version,
+/// the running executable (a rebuilt binary may lint differently under the
+/// same version) and the effective configuration.
+pub fn key(config: &Config) -> u64 {
+    let mut h = Xxh3::new();
+    h.update(&FORMAT.to_le_bytes());
+    h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    if let Some(meta) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| std::fs::metadata(exe).ok())
+    {
+        let stat = Stat::of(&meta);
+        h.update(&stat.size.to_le_bytes());
+        h.update(&stat.mtime.to_le_bytes());
+    }
+    h.update(format!("{config:?}").as_bytes());
+    h.digest()
+}
+
+fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+}
+
+/// Loads the stored table of `root` if it is intact, of this format and for
+/// this key; `None` otherwise (the caller rebuilds).
+pub fn load(root: &Path, key: u64) -> Option<Table> {
+    let bytes = std::fs::read(path(root)).ok()?;
+    let table = decode(&bytes)?;
+    (table.key == key).then_some(table)
+}
+
+/// Writes `table` to `root`'s index file atomically, creating `.memlint/`
+/// (with a `.gitignore` that keeps it out of commits) as needed.
+pub fn save(root: &Path, table: &Table) -> std::io::Result<()> {
+    let dir = root.join(DIR);
+    if !dir.is_dir() {
+        std::fs::create_dir_all(&dir)?;
+        // Best effort: the directory is a cache even where `init` never ran.
+        let _ = std::fs::write(dir.join(".gitignore"), "*\n");
+    }
+    crate::fsutil::write_atomic(&dir.join(FILE), &encode(table))
+}
+
+/// What phase one decided for a file.
+enum Plan {
+    /// The stored entry is still valid.
+    Keep(Entry),
+    /// The stat data matches but the file is racy: verify its content hash.
+    Verify(Entry, Stat),
+    /// Read and lint it.
+    Read(Option<Stat>),
+    /// Its lint result depends on its path (and size) only.
+    Compute(Option<Stat>),
+}
+
+/// Brings the table up to date for `files` (every file of the workspace,
+/// sorted, as `Workspace::files` gives them) and returns their reports.
+/// Unchanged files are not re-read; changed ones are read and linted in
+/// parallel. The table is written back when anything changed.
+pub fn refresh(ws: &Workspace, files: &[String], opts: &Options) -> Refreshed {
+    let scanned_at = now_ns();
+    let key = key(&ws.config);
+    let old = if opts.force {
+        None
+    } else {
+        load(&ws.root, key)
+    };
+    let old_scanned_at = old.as_ref().map_or(0, |t| t.scanned_at);
+    let old_len = old.as_ref().map_or(0, |t| t.entries.len());
+    let stored = align(files, old.map(|t| t.entries).unwrap_or_default());
+
+    // Phase one: stat every file and decide what it needs.
+    let plans: Vec<Plan> = files
+        .par_iter()
+        .zip(stored.into_par_iter())
+        .map(|(rel, old)| plan(ws, rel, old, old_scanned_at))
+        .collect();
+    let kept = plans.iter().filter(|p| matches!(p, Plan::Keep(_))).count();
+    let to_read = plans
+        .iter()
+        .filter(|p| matches!(p, Plan::Read(_) | Plan::Verify(..)))
+        .count();
+    let bar = progress_bar(opts.progress && to_read >= PROGRESS_MIN, to_read);
+
+    // Phase two: read, verify and lint what needs it.
+    let done: Vec<(Entry, bool, bool)> = files
+        .par_iter()
+        .zip(plans.into_par_iter())
+        .map(|(rel, plan)| {
+            let reads = matches!(plan, Plan::Read(_) | Plan::Verify(..));
+            let out = execute(ws, rel, plan);
+            if reads {
+                bar.inc(1);
+            }
+            out
+        })
+        .collect();
+    bar.finish_and_clear();
+
+    let reparsed = done.iter().filter(|(_, read, _)| *read).count();
+    let verified = done.iter().filter(|(_, _, kept)| *kept).count();
+    let unchanged = kept + verified == files.len() && old_len == files.len();
+    let mut table = Table {
+        key,
+        scanned_at,
+        entries: done.into_iter().map(|(e, _, _)| e).collect(),
+    };
+    let saved = if unchanged {
+        Ok(false)
+    } else {
+        save(&ws.root, &table).map(|()| true)
+    };
+    let reports = table.entries.drain(..).map(|e| e.report).collect();
+    Refreshed {
+        reports,
+        reparsed,
+        saved,
+    }
+}
+
+/// The stored entries lined up with `files` (both sorted by path).
+fn align(files: &[String], stored: Vec<Entry>) -> Vec<Option<Entry>> {
+    let mut out: Vec<Option<Entry>> = Vec::with_capacity(files.len());
+    let mut stored = stored.into_iter().peekable();
+    for f in files {
+        while stored
+            .peek()
+            .is_some_and(|e| e.report.path.as_str() < f.as_str())
+        {
+            stored.next();
+        }
+        match stored.peek() {
+            Some(e) if e.report.path == *f => out.push(stored.next()),
+            _ => out.push(None),
+        }
+    }
+    out
+}
+
+fn plan(ws: &Workspace, rel: &str, old: Option<Entry>, old_scanned_at: i64) -> Plan {
+    let place = classify(rel, &ws.config.banned_dirs);
+    if matches!(place, Place::Outside | Place::Banned(_) | Place::Unknown) {
+        // The result depends on the path only.
+        return match old {
+            Some(e) => Plan::Keep(e),
+            None => Plan::Compute(None),
+        };
+    }
+    let Ok(meta) = std::fs::metadata(ws.root.join(rel)) else {
+        return Plan::Read(None);
+    };
+    let stat = Stat::of(&meta);
+    if stat.size > ws.config.max_file_bytes {
+        return match old {
+            Some(e) if e.stat == Some(stat) => Plan::Keep(e),
+            _ => Plan::Compute(Some(stat)),
+        };
+    }
+    match old {
+        Some(e) if e.stat == Some(stat) && e.hash.is_some() => {
+            if stat.racy(old_scanned_at) {
+                Plan::Verify(e, stat)
+            } else {
+                Plan::Keep(e)
+            }
+        }
+        _ => Plan::Read(Some(stat)),
+    }
+}
+
+/// Carries out a plan: the entry, whether the file was linted from its
+/// bytes, and whether a racy entry was verified unchanged.
+fn execute(ws: &Workspace, rel: &str, plan: Plan) -> (Entry, bool, bool) {
+    match plan {
+        Plan::Keep(e) => (e, false, false),
+        Plan::Compute(stat) => {
+            let place = classify(rel, &ws.config.banned_dirs);
+            let content = match stat {
+                Some(s) => Content::TooLarge(s.size),
+                None => Content::Bytes(b""),
+            };
+            let report = lint_file(rel, &place, content, &ws.config);
+            (
+                Entry {
+                    stat,
+                    hash: None,
+                    report,
+                },
+                false,
+                false,
+            )
+        }
+        Plan::Verify(e, stat) => match std::fs::read(ws.root.join(rel)) {
+            Ok(bytes) if Some(xxh3_64(&bytes)) == e.hash => (e, false, true),
+            Ok(bytes) => (lint_bytes(ws, rel, Some(stat), &bytes), true, false),
+            Err(_) => (unreadable(ws, rel), true, false),
+        },
+        Plan::Read(Some(stat)) => match std::fs::read(ws.root.join(rel)) {
+            Ok(bytes) => (lint_bytes(ws, rel, Some(stat), &bytes), true, false),
+            Err(_) => (unreadable(ws, rel), true, false),
+        },
+        Plan::Read(None) => (unreadable(ws, rel), true, false),
+    }
+}
+
+fn lint_bytes(ws: &Workspace, rel: &str, stat: Option<Stat>, bytes: &[u8]) -> Entry {
+    let place = classify(rel, &ws.config.banned_dirs);
+    let report = lint_file(rel, &place, Content::Bytes(bytes), &ws.config);
+    Entry {
+        stat,
+        hash: Some(xxh3_64(bytes)),
+        report,
+    }
+}
+
+/// A file that could not be stat'ed or read: the workspace's own report of
+/// it, never reused.
+fn unreadable(ws: &Workspace, rel: &str) -> Entry {
+    Entry {
+        stat: None,
+        hash: None,
+        report: ws.lint_one(rel),
+    }
+}
+
+/// The text human output shows under a diagnostic of `rel`, as `lint_file`
+/// keeps it: empty for files judged by their path or size alone, the bytes
+/// decoded lossily with NUL shown as `␀` otherwise. `None` when the file
+/// cannot be read.
+pub fn source_text(ws: &Workspace, rel: &str) -> Option<String> {
+    if matches!(
+        classify(rel, &ws.config.banned_dirs),
+        Place::Outside | Place::Banned(_) | Place::Unknown
+    ) {
+        return Some(String::new());
+    }
+    let path = ws.root.join(rel);
+    if std::fs::metadata(&path).ok()?.len() > ws.config.max_file_bytes {
+        return Some(String::new());
+    }
+    let bytes = std::fs::read(&path).ok()?;
+    Some(match String::from_utf8(bytes) {
+        Ok(text) if !text.contains('\0') => text,
+        Ok(text) => text.replace('\0', "\u{2400}"),
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).replace('\0', "\u{2400}"),
+    })
+}
+
+fn progress_bar(show: bool, len: usize) -> indicatif::ProgressBar {
+    use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+    if !show || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::stderr());
+    let style =
+        ProgressStyle::with_template("memlint: indexing {bar:30} {pos}/{len} files, {eta} left")
+            .unwrap_or_else(|_| ProgressStyle::default_bar());
+    bar.set_style(style);
+    bar
+}
+
+// ---------------------------------------------------------------------------
+// Encoding.
+
+struct Writer {
+    buf: Vec<u8>,
+}
+
+impl Writer {
+    fn u8(&mut self, v: u8) {
+        self.buf.push(v);
+    }
+
+    fn uint(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.buf.push((v as u8) | 0x80);
+            v >>= 7;
+        }
+        self.buf.push(v as u8);
+    }
+
+    fn int(&mut self, v: i64) {
+        self.uint(((v << 1) ^ (v >> 63)) as u64);
+    }
+
+    fn usize(&mut self, v: usize) {
+        self.uint(v as u64);
+    }
+
+    fn str(&mut self, s: &str) {
+        self.usize(s.len());
+        self.buf.extend_from_slice(s.as_bytes());
+    }
+
+    fn opt_str(&mut self, s: Option<&str>) {
+        match s {
+            None => self.u8(0),
+            Some(s) => {
+                self.u8(1);
+                self.str(s);
+            }
+        }
+    }
+
+    fn span(&mut self, span: &Range<usize>) {
+        self.usize(span.start);
+        self.usize(span.end);
+    }
+
+    fn located(&mut self, l: &Located) {
+        self.str(&l.value);
+        self.span(&l.span);
+        self.usize(l.line);
+        self.usize(l.column);
+        self.usize(l.end_line);
+        self.usize(l.end_column);
+    }
+}
+
+/// The bytes of the index file for `table`.
+pub fn encode(table: &Table) -> Vec<u8> {
+    let mut w = Writer {
+        buf: Vec::with_capacity(64 + table.entries.len() * 320),
+    };
+    w.buf.extend_from_slice(MAGIC);
+    w.buf.extend_from_slice(&FORMAT.to_le_bytes());
+    w.buf.extend_from_slice(&table.key.to_le_bytes());
+    w.buf.extend_from_slice(&table.scanned_at.to_le_bytes());
+    w.usize(table.entries.len());
+    for e in &table.entries {
+        let r = &e.report;
+        w.str(&r.path);
+        match e.stat {
+            None => w.u8(0),
+            Some(s) => {
+                w.u8(1);
+                w.uint(s.size);
+                w.int(s.mtime);
+                w.int(s.ctime);
+                w.uint(s.ino);
+            }
+        }
+        match e.hash {
+            None => w.u8(0),
+            Some(h) => {
+                w.u8(1);
+                w.buf.extend_from_slice(&h.to_le_bytes());
+            }
+        }
+        let info = &r.info;
+        w.u8(info
+            .kind
+            .and_then(|k| Kind::ALL.iter().position(|x| *x == k))
+            .map_or(0, |i| i as u8 + 1));
+        w.u8(u8::from(info.parsed));
+        w.opt_str(info.title.as_deref());
+        w.opt_str(info.status.as_deref());
+        w.opt_str(info.date.as_deref());
+        match &info.replaced_by {
+            None => w.u8(0),
+            Some(l) => {
+                w.u8(1);
+                w.located(l);
+            }
+        }
+        w.usize(info.sources.len());
+        for s in &info.sources {
+            w.located(s);
+        }
+        w.usize(r.diagnostics.len());
+        for d in &r.diagnostics {
+            w.str(d.rule);
+            w.u8(match d.severity {
+                Severity::Warning => 0,
+                Severity::Error => 1,
+            });
+            w.opt_str((d.path != r.path).then_some(d.path.as_str()));
+            w.usize(d.line);
+            w.usize(d.column);
+            w.usize(d.end_line);
+            w.usize(d.end_column);
+            w.span(&d.span);
+            w.str(&d.message);
+            w.u8(u8::from(d.fixable));
+        }
+    }
+    let sum = xxh3_64(&w.buf);
+    w.buf.extend_from_slice(&sum.to_le_bytes());
+    w.buf
+}
+
+struct Reader<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Reader<'a> {
+    fn bytes(&mut self, n: usize) -> Option<&'a [u8]> {
+        let end = self.pos.checked_add(n)?;
+        let out = self.buf.get(self.pos..end)?;
+        self.pos = end;
+        Some(out)
+    }
+
+    fn u8(&mut self) -> Option<u8> {
+        let b = *self.buf.get(self.pos)?;
+        self.pos += 1;
+        Some(b)
+    }
+
+    fn flag(&mut self) -> Option<bool> {
+        match self.u8()? {
+            0 => Some(false),
+            1 => Some(true),
+            _ => None,
+        }
+    }
+
+    fn fixed64(&mut self) -> Option<u64> {
+        Some(u64::from_le_bytes(self.bytes(8)?.try_into().ok()?))
+    }
+
+    fn uint(&mut self) -> Option<u64> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.u8()?;
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Some(v);
+            }
+        }
+        None
+    }
+
+    fn int(&mut self) -> Option<i64> {
+        let v = self.uint()?;
+        Some(((v >> 1) as i64) ^ -((v & 1) as i64))
+    }
+
+    fn usize(&mut self) -> Option<usize> {
+        usize::try_from(self.uint()?).ok()
+    }
+
+    fn str(&mut self) -> Option<String> {
+        let n = self.usize()?;
+        std::str::from_utf8(self.bytes(n)?).ok().map(str::to_string)
+    }
+
+    fn opt_str(&mut self) -> Option<Option<String>> {
+        if self.flag()? {
+            self.str().map(Some)
+        } else {
+            Some(None)
+        }
+    }
+
+    fn span(&mut self) -> Option<Range<usize>> {
+        Some(self.usize()?..self.usize()?)
+    }
+
+    fn located(&mut self) -> Option<Located> {
+        Some(Located {
+            value: self.str()?,
+            span: self.span()?,
+            line: self.usize()?,
+            column: self.usize()?,
+            end_line: self.usize()?,
+            end_column: self.usize()?,
+        })
+    }
+
+    /// A count of items each at least one byte long: never more than what
+    /// is left, so garbage cannot make us allocate without bound.
+    fn count(&mut self) -> Option<usize> {
+        let n = self.usize()?;
+        (n <= self.buf.len() - self.pos).then_some(n)
+    }
+
+    fn entry(&mut self) -> Option<Entry> {
+        let path = self.str()?;
+        let stat = if self.flag()? {
+            Some(Stat {
+                size: self.uint()?,
+                mtime: self.int()?,
+                ctime: self.int()?,
+                ino: self.uint()?,
+            })
+        } else {
+            None
+        };
+        let hash = if self.flag()? {
+            Some(self.fixed64()?)
+        } else {
+            None
+        };
+        let kind = match self.u8()? {
+            0 => None,
+            k => Some(*Kind::ALL.get(usize::from(k) - 1)?),
+        };
+        let parsed = self.flag()?;
+        let title = self.opt_str()?;
+        let status = self.opt_str()?;
+        let date = self.opt_str()?;
+        let replaced_by = if self.flag()? {
+            Some(self.located()?)
+        } else {
+            None
+        };
+        let n = self.count()?;
+        let mut sources = Vec::with_capacity(n);
+        for _ in 0..n {
+            sources.push(self.located()?);
+        }
+        let n = self.count()?;
+        let mut diagnostics = Vec::with_capacity(n);
+        for _ in 0..n {
+            let rule = crate::rules::lookup(&self.str()?)?.name;
+            let severity = match self.u8()? {
+                0 => Severity::Warning,
+                1 => Severity::Error,
+                _ => return None,
+            };
+            let other_path = self.opt_str()?;
+            diagnostics.push(Diagnostic {
+                rule,
+                severity,
+                path: other_path.unwrap_or_else(|| path.clone()),
+                line: self.usize()?,
+                column: self.usize()?,
+                end_line: self.usize()?,
+                end_column: self.usize()?,
+                span: self.span()?,
+                message: self.str()?,
+                fixable: self.flag()?,
+            });
+        }
+        Some(Entry {
+            stat,
+            hash,
+            report: FileReport {
+                path,
+                diagnostics,
+                source: None,
+                info: RecordInfo {
+                    kind,
+                    title,
+                    status,
+                    date,
+                    replaced_by,
+                    sources,
+                    parsed,
+                },
+            },
+        })
+    }
+}
+
+/// The table held in `bytes`, or `None` when they are not an intact index of
+/// this format (entries out of order count as damage too).
+pub fn decode(bytes: &[u8]) -> Option<Table> {
+    let body_len = bytes.len().checked_sub(8)?;
+    let (body, sum) = bytes.split_at(body_len);
+    if u64::from_le_bytes(sum.try_into().ok()?) != xxh3_64(body) {
+        return None;
+    }
+    let mut r = Reader { buf: body, pos: 0 };
+    if r.bytes(MAGIC.len())? != MAGIC {
+        return None;
+    }
+    let format = u32::from_le_bytes(r.bytes(4)?.try_into().ok()?);
+    if format != FORMAT {
+        return None;
+    }
+    let key = r.fixed64()?;
+    let scanned_at = i64::from_le_bytes(r.bytes(8)?.try_into().ok()?);
+    let n = r.count()?;
+    let mut entries: Vec<Entry> = Vec::with_capacity(n);
+    for _ in 0..n {
+        let e = r.entry()?;
+        if entries
+            .last()
+            .is_some_and(|prev| prev.report.path >= e.report.path)
+        {
+            return None;
+        }
+        entries.push(e);
+    }
+    (r.pos == body.len()).then_some(Table {
+        key,
+        scanned_at,
+        entries,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> Table {
+        let loc = |v: &str, line| Located {
+            value: v.to_string(),
+            span: 10..20,
+            line,
+            column: 3,
+            end_line: line,
+            end_column: 13,
+        };
+        let report = FileReport {
+            path: "memory/decisions/use-gix.md".into(),
+            diagnostics: vec![Diagnostic {
+                rule: "status/chain",
+                severity: Severity::Warning,
+                path: "memory/decisions/use-gix.md".into(),
+                line: 4,
+                column: 14,
+                end_line: 4,
+                end_column: 20,
+                message: "replaced_by … 日本".into(),
+                fixable: true,
+                span: 40..46,
+            }],
+            source: Some("not stored".into()),
+            info: RecordInfo {
+                kind: Some(Kind::Decision),
+                title: Some("Use gix".into()),
+                status: Some("replaced".into()),
+                date: None,
+                replaced_by: Some(loc("use-gix-v2", 5)),
+                sources: vec![loc("commit:abc1234", 7), loc("file:x.md", 8)],
+                parsed: true,
+            },
+        };
+        Table {
+            key: 42,
+            scanned_at: -5,
+            entries: vec![
+                Entry {
+                    stat: None,
+                    hash: None,
+                    report: FileReport {
+                        path: "CONTEXT.md".into(),
+                        ..FileReport::default()
+                    },
+                },
+                Entry {
+                    stat: Some(Stat {
+                        size: 300,
+                        mtime: 1_700_000_000_123_456_789,
+                        ctime: -1,
+                        ino: 77,
+                    }),
+                    hash: Some(u64::MAX),
+                    report,
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn round_trip() {
+        let table = sample();
+        let back = decode(&encode(&table)).expect("decodes");
+        assert_eq!(back.key, 42);
+        assert_eq!(back.scanned_at, -5);
+        assert_eq!(back.entries.len(), 2);
+        let (a, b) = (&table.entries[1], &back.entries[1]);
+        assert_eq!(a.stat, b.stat);
+        assert_eq!(a.hash, b.hash);
+        assert_eq!(a.report.info, b.report.info);
+        assert_eq!(a.report.diagnostics, b.report.diagnostics);
+        assert_eq!(b.report.source, None);
+    }
+
+    #[test]
+    fn damage_is_detected() {
+        let bytes = encode(&sample());
+        for cut in [0, 1, 8, bytes.len() / 2, bytes.len() - 1] {
+            assert!(decode(&bytes[..cut]).is_none(), "cut at {cut}");
+        }
+        for i in [0, 9, 30, bytes.len() / 2, bytes.len() - 1] {
+            let mut bad = bytes.clone();
+            bad[i] ^= 0x40;
+            assert!(decode(&bad).is_none(), "flipped byte {i}");
+        }
+        assert!(decode(b"garbage garbage garbage").is_none());
+    }
+
+    #[test]
+    fn other_format_is_rejected() {
+        let mut bytes = encode(&sample());
+        bytes[8] = 0;
+        let body = bytes.len() - 8;
+        let sum = xxh3_64(&bytes[..body]).to_le_bytes();
+        bytes[body..].copy_from_slice(&sum);
+        assert!(decode(&bytes).is_none());
+    }
+}

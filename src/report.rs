@@ -1,0 +1,197 @@
+//! `memlint report` (SPEC §4): the tidy-up material the consolidation worker
+//! reads — every diagnostic per record, the `replaced_by` chains, records
+//! over `max_sources`, near-duplicate slug clusters and the staging backlog.
+//! Built from the index, so a warm report re-reads only changed files.
+
+use crate::diagnostic::{self, Diagnostic, Severity};
+use crate::record::Kind;
+use crate::rules::workspace::{Resolver, View};
+use crate::staging::Backlog;
+use crate::workspace::Workspace;
+use std::fmt::Write as _;
+
+/// What `report` found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// Number of records (files of a record kind) in the workspace.
+    pub records: usize,
+    /// Every diagnostic of the workspace, sorted as `check` sorts them.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Maximal `replaced_by` chains, first record to final one, as slugs.
+    pub replaced_chains: Vec<Vec<String>>,
+    /// Paths of records listing more than `max_sources` sources.
+    pub too_many_sources: Vec<String>,
+    /// Clusters of near-duplicate slugs of one kind.
+    pub similar_slugs: Vec<Vec<String>>,
+    /// The staging backlog.
+    pub staging: Backlog,
+}
+
+/// Cross-record questions `report` itself never asks (its diagnostics come
+/// from `check::cross_record`, which has the real resolver).
+struct NoDisk;
+
+impl Resolver for NoDisk {
+    fn file_exists(&self, _rel: &str) -> bool {
+        true
+    }
+
+    fn commit_exists(&self, _hex: &str) -> Option<bool> {
+        None
+    }
+}
+
+/// Builds the report for the whole workspace, refreshing the index.
+pub fn build(
+    ws: &Workspace,
+    opts: &crate::index::Options,
+) -> Result<Report, crate::staging::StagingError> {
+    let staging = crate::staging::backlog(&ws.root, &ws.config.staging)?;
+    let files = ws.files();
+    let reports = crate::index::refresh(ws, &files, opts).reports;
+    let mut diagnostics = crate::check::cross_record(ws, &reports);
+    let view = View::new(
+        reports.iter().map(|r| (r.path.as_str(), &r.info)),
+        &ws.config,
+        &NoDisk,
+    );
+    let replaced_chains = crate::rules::status::replaced_chains(&view);
+    let mut similar_slugs = Vec::new();
+    for kind in Kind::ALL.into_iter().filter(|k| k.has_slug()) {
+        let slugs: Vec<&str> = view
+            .slugs(kind)
+            .into_iter()
+            .filter(|s| crate::record::is_slug(s))
+            .collect();
+        similar_slugs.extend(crate::rules::slug::similar_clusters(
+            &slugs,
+            ws.config.similar_slug_ratio,
+        ));
+    }
+    similar_slugs.sort();
+    let too_many_sources = reports
+        .iter()
+        .filter(|r| r.info.kind.is_some() && r.info.sources.len() > ws.config.max_sources)
+        .map(|r| r.path.clone())
+        .collect();
+    let records = reports.iter().filter(|r| r.info.kind.is_some()).count();
+    drop(view);
+    for r in reports {
+        diagnostics.extend(r.diagnostics);
+    }
+    diagnostic::sort(&mut diagnostics);
+    Ok(Report {
+        records,
+        diagnostics,
+        replaced_chains,
+        too_many_sources,
+        similar_slugs,
+        staging,
+    })
+}
+
+impl Report {
+    /// The JSON shape of SPEC §4, keys in the order the specification
+    /// lists them.
+    pub fn json(&self) -> String {
+        #[derive(serde::Serialize)]
+        struct Shape<'a> {
+            records: usize,
+            diagnostics: &'a [Diagnostic],
+            replaced_chains: &'a [Vec<String>],
+            too_many_sources: &'a [String],
+            similar_slugs: &'a [Vec<String>],
+            staging: &'a Backlog,
+        }
+        let shape = Shape {
+            records: self.records,
+            diagnostics: &self.diagnostics,
+            replaced_chains: &self.replaced_chains,
+            too_many_sources: &self.too_many_sources,
+            similar_slugs: &self.similar_slugs,
+            staging: &self.staging,
+        };
+        let mut s = serde_json::to_string_pretty(&shape).unwrap_or_default();
+        s.push('\n');
+        s
+    }
+
+    /// Plain text for a terminal: diagnostics grouped per record, then one
+    /// section per kind of tidy-up material.
+    pub fn human(&self) -> String {
+        let mut out = String::new();
+        let mut last: Option<&str> = None;
+        for d in &self.diagnostics {
+            if last != Some(d.path.as_str()) {
+                if last.is_some() {
+                    out.push('\n');
+                }
+                let _ = writeln!(out, "{}", d.path);
+                last = Some(&d.path);
+            }
+            let _ = writeln!(
+                out,
+                "  {}:{} {} {}: {}",
+                d.line,
+                d.column,
+                d.severity.as_str(),
+                d.rule,
+                d.message
+            );
+        }
+        if last.is_some() {
+            out.push('\n');
+        }
+        section(&mut out, "Replaced chains", &self.replaced_chains, |c| {
+            c.join(" → ")
+        });
+        section(
+            &mut out,
+            "Records over max_sources",
+            &self.too_many_sources,
+            |p| p.clone(),
+        );
+        section(&mut out, "Similar slugs", &self.similar_slugs, |c| {
+            c.join(", ")
+        });
+        let _ = writeln!(
+            out,
+            "Staging: {} {}, {} bytes, {}",
+            self.staging.files,
+            if self.staging.files == 1 {
+                "file"
+            } else {
+                "files"
+            },
+            self.staging.bytes,
+            if self.staging.due {
+                "due for consolidation"
+            } else {
+                "not due"
+            }
+        );
+        let errors = self
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .count();
+        let warnings = self.diagnostics.len() - errors;
+        let _ = writeln!(
+            out,
+            "{} records, {} errors, {} warnings.",
+            self.records, errors, warnings
+        );
+        out
+    }
+}
+
+fn section<T>(out: &mut String, title: &str, items: &[T], line: impl Fn(&T) -> String) {
+    if items.is_empty() {
+        let _ = writeln!(out, "{title}: none");
+        return;
+    }
+    let _ = writeln!(out, "{title} ({}):", items.len());
+    for item in items {
+        let _ = writeln!(out, "  {}", line(item));
+    }
+}

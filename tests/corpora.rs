@@ -1,0 +1,309 @@
+//! Robustness on what the world writes: every file of the real-world corpora
+//! in `../shared/corpora` linted as a knowledge record, the benchmark
+//! generator's workspaces (clean and with injected defects), and hostile
+//! YAML (alias bombs, deep nesting). Nothing may panic; exit codes are 0 or 1
+//! and the output is valid JSON.
+
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_memlint");
+
+fn shared(rel: &str) -> Option<PathBuf> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared")
+        .join(rel);
+    if path.exists() {
+        Some(path)
+    } else {
+        eprintln!(
+            "skipping: {} is absent (../shared is not beside the crate)",
+            path.display()
+        );
+        None
+    }
+}
+
+/// `memlint check --format json` on `root`: (exit code, JSON, stderr).
+fn check_json(root: &Path) -> (i32, Value, String) {
+    let out = Command::new(BIN)
+        .args(["check", "--format", "json", "--root"])
+        .arg(root)
+        .output()
+        .expect("run memlint");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("internal error"),
+        "memlint crashed on {}:\n{stderr}",
+        root.display()
+    );
+    let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "output on {} is not JSON ({e}); stderr:\n{stderr}",
+            root.display()
+        )
+    });
+    (out.status.code().unwrap_or(-1), json, stderr)
+}
+
+/// A file name that is a valid slug and unlike every other one, so that
+/// `slug/similar` stays quiet (splitmix64 of the index).
+fn safe_name(index: u64) -> String {
+    let mut x = index.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    format!("{:016x}", x ^ (x >> 31))
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("read_dir")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            walk(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn every_corpus_file_lints_without_panic() {
+    let Some(corpora) = shared("corpora") else {
+        return;
+    };
+    let mut sources = Vec::new();
+    walk(&corpora, &mut sources);
+    assert!(sources.len() > 5000, "only {} corpus files", sources.len());
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let knowledge = tmp.path().join("knowledge");
+    std::fs::create_dir_all(&knowledge).expect("mkdir");
+    let mut names = std::collections::BTreeMap::new();
+    for (i, src) in sources.iter().enumerate() {
+        let name = format!("knowledge/{}.md", safe_name(i as u64));
+        std::fs::copy(src, tmp.path().join(&name)).expect("copy");
+        names.insert(name, src.clone());
+    }
+    let (code, json, _) = check_json(tmp.path());
+    assert!(code == 0 || code == 1, "exit code {code}");
+    assert_eq!(json["summary"]["files"], sources.len() as u64);
+    let diags = json["diagnostics"].as_array().expect("diagnostics");
+    for d in diags {
+        let path = d["path"].as_str().expect("path");
+        let origin = names
+            .get(path)
+            .unwrap_or_else(|| panic!("diagnostic for an unknown path: {d}"));
+        for k in ["line", "column", "end_line", "end_column"] {
+            assert!(
+                d[k].as_u64().is_some_and(|n| n >= 1),
+                "{}: bad {k} in {d}",
+                origin.display()
+            );
+        }
+        assert!(
+            d["message"].as_str().is_some_and(|m| !m.is_empty()),
+            "{}: {d}",
+            origin.display()
+        );
+    }
+    // The known slips are named, not just reported: an unquoted `: ` in a
+    // title (119 yoi records) gets the quoting hint.
+    assert!(
+        diags.iter().any(|d| d["rule"] == "frontmatter/parse"
+            && d["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("quote the value"))),
+        "no frontmatter/parse quoting hint in the corpora"
+    );
+    let rules: BTreeSet<&str> = diags.iter().filter_map(|d| d["rule"].as_str()).collect();
+    for rule in [
+        "frontmatter/missing",
+        "frontmatter/unclosed",
+        "frontmatter/duplicate-key",
+        "format/bom",
+        "format/crlf",
+        "format/encoding",
+    ] {
+        assert!(rules.contains(rule), "no {rule} in the corpora: {rules:?}");
+    }
+}
+
+/// Runs the benchmark generator into `out`.
+fn generate(out: &Path, extra: &[&str]) -> bool {
+    let Some(script) = shared("bench/gen_workspace.py") else {
+        return false;
+    };
+    let run = Command::new("python3")
+        .arg(&script)
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .output();
+    match run {
+        Ok(o) if o.status.success() => true,
+        Ok(o) => panic!(
+            "gen_workspace.py failed: {}",
+            String::from_utf8_lossy(&o.stderr)
+        ),
+        Err(e) => {
+            eprintln!("skipping: cannot run python3: {e}");
+            false
+        }
+    }
+}
+
+/// The rules the per-file pipeline implements (no workspace or history rule).
+fn per_file_rules() -> BTreeSet<&'static str> {
+    use memlint::rules::{Check, REGISTRY};
+    REGISTRY
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.check,
+                Check::Reader | Check::Record(_) | Check::Context(_)
+            )
+        })
+        .map(|r| r.name)
+        .collect()
+}
+
+#[test]
+fn generated_violations_are_all_reported() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tmp.path().join("ws");
+    if !generate(&out, &["--records", "2000", "--violations", "0.3"]) {
+        return;
+    }
+    let (code, json, _) = check_json(&out);
+    assert_eq!(code, 1, "a workspace with injected errors fails");
+    let reported: BTreeSet<(String, String)> = json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap_or_default().to_string(),
+                d["rule"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    let tsv = std::fs::read_to_string(out.join(".expected-violations.tsv")).expect("tsv");
+    let mut expected = BTreeSet::new();
+    let mut missing = Vec::new();
+    for line in tsv.lines().filter(|l| !l.is_empty()) {
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [path, defect, rule] = fields[..] else {
+            panic!("bad TSV line {line:?}");
+        };
+        expected.insert((path.to_string(), rule.to_string()));
+        // Cross-record rules are tested with their own fixtures.
+        if matches!(rule, "status/cycle" | "status/dangling-target") {
+            continue;
+        }
+        if !reported.contains(&(path.to_string(), rule.to_string())) {
+            missing.push(format!("{path}: {rule} ({defect})"));
+        }
+    }
+    assert!(expected.len() >= 500, "only {} expected", expected.len());
+    assert!(
+        missing.is_empty(),
+        "{} injected defects not reported:\n{}",
+        missing.len(),
+        missing.join("\n")
+    );
+    // Each defect gives its one diagnostic and nothing else of the per-file
+    // rules.
+    let per_file = per_file_rules();
+    let extra: Vec<_> = reported
+        .iter()
+        .filter(|(p, r)| {
+            per_file.contains(r.as_str()) && !expected.contains(&(p.clone(), r.clone()))
+        })
+        .collect();
+    assert!(extra.is_empty(), "unexpected diagnostics: {extra:?}");
+}
+
+#[test]
+fn generated_clean_workspace_has_no_diagnostics() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let out = tmp.path().join("ws");
+    if !generate(&out, &["--records", "2000"]) {
+        return;
+    }
+    let (code, json, _) = check_json(&out);
+    assert_eq!(json["diagnostics"], Value::Array(vec![]), "{json}");
+    assert_eq!(json["summary"]["errors"], 0);
+    assert_eq!(json["summary"]["warnings"], 0);
+    assert!(json["summary"]["files"].as_u64().is_some_and(|n| n > 2000));
+    assert_eq!(code, 0);
+}
+
+/// Lints one hostile knowledge record and returns its diagnostics and the
+/// time taken.
+fn lint_hostile(front_matter: &str) -> (Vec<Value>, Duration) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("knowledge");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(
+        dir.join("hostile.md"),
+        format!("---\n{front_matter}---\n\nBody.\n"),
+    )
+    .expect("write");
+    let start = Instant::now();
+    let (code, json, _) = check_json(tmp.path());
+    let took = start.elapsed();
+    assert_eq!(code, 1);
+    let diags = json["diagnostics"].as_array().expect("diagnostics").clone();
+    (diags, took)
+}
+
+fn assert_refused(name: &str, front_matter: &str, line: u64, needle: &str) {
+    let (diags, took) = lint_hostile(front_matter);
+    assert_eq!(diags.len(), 1, "{name}: {diags:?}");
+    let d = &diags[0];
+    assert_eq!(d["rule"], "frontmatter/parse", "{name}: {d}");
+    assert_eq!(d["line"], line, "{name}: {d}");
+    let message = d["message"].as_str().unwrap_or_default();
+    assert!(message.contains(needle), "{name}: {message}");
+    assert!(
+        took < Duration::from_secs(10),
+        "{name}: took {took:?} to refuse"
+    );
+}
+
+#[test]
+fn alias_bomb_is_refused_quickly() {
+    // Nine references per level, twelve levels: 9^12 nodes when expanded.
+    let mut fm = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..12 {
+        let refs = vec![format!("*a{}", i - 1); 9].join(", ");
+        fm.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+    }
+    assert_refused(
+        "alias bomb",
+        &fm,
+        6,
+        "front matter refused: aliases expand to more than",
+    );
+}
+
+/// One message for every kind of deep nesting, whichever parser layer
+/// notices it first.
+const NESTED: &str = "front matter refused: front matter is nested more than 64 levels deep";
+
+#[test]
+fn deep_nesting_is_refused_quickly() {
+    let depth = 10_000;
+    let flow_seq = format!("title: {}{}\n", "[".repeat(depth), "]".repeat(depth));
+    assert_refused("flow sequences", &flow_seq, 2, NESTED);
+    let flow_map = format!("title: {}x{}\n", "{a: ".repeat(depth), "}".repeat(depth));
+    assert_refused("flow mappings", &flow_map, 2, NESTED);
+    let block_seq = format!("title:\n{}x\n", "- ".repeat(depth));
+    assert_refused("block sequences", &block_seq, 3, NESTED);
+}

@@ -1,0 +1,791 @@
+//! `memlint check` end to end: the real binary on the fixture workspaces under
+//! `fixtures/`, asserting the exact rule, path, span, severity, message and
+//! exit code of every diagnostic.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_memlint");
+
+fn manifest_dir() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn fixture(rel: &str) -> PathBuf {
+    manifest_dir().join("fixtures").join(rel)
+}
+
+/// What one run of the binary gave.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
+        })
+    }
+}
+
+/// Runs `memlint ARGS` in the crate directory.
+fn memlint(args: &[&str]) -> Run {
+    let out = Command::new(BIN)
+        .args(args)
+        .current_dir(manifest_dir())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run memlint");
+    let run = Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert!(
+        !run.stderr.contains("panicked") && !run.stderr.contains("internal error"),
+        "memlint {args:?} crashed:\n{}",
+        run.stderr
+    );
+    run
+}
+
+/// `memlint check --root DIR --format json EXTRA…`.
+fn check_json(root: &Path, extra: &[&str]) -> Run {
+    let root = root.to_str().expect("UTF-8 path");
+    let mut args = vec!["check", "--root", root, "--format", "json"];
+    args.extend_from_slice(extra);
+    memlint(&args)
+}
+
+/// An expected diagnostic: rule, severity, path, start and end (line,
+/// column), and a piece of the message.
+#[derive(Debug, Clone, PartialEq)]
+struct Exp {
+    rule: &'static str,
+    severity: &'static str,
+    path: &'static str,
+    span: (u64, u64, u64, u64),
+    message: &'static str,
+}
+
+fn err(
+    rule: &'static str,
+    path: &'static str,
+    span: (u64, u64, u64, u64),
+    message: &'static str,
+) -> Exp {
+    Exp {
+        rule,
+        severity: "error",
+        path,
+        span,
+        message,
+    }
+}
+
+fn warn(
+    rule: &'static str,
+    path: &'static str,
+    span: (u64, u64, u64, u64),
+    message: &'static str,
+) -> Exp {
+    Exp {
+        severity: "warning",
+        ..err(rule, path, span, message)
+    }
+}
+
+/// The diagnostics of a JSON report as (rule, severity, path, span), plus
+/// their messages.
+fn actual(json: &Value) -> Vec<(String, String, String, (u64, u64, u64, u64), String)> {
+    json["diagnostics"]
+        .as_array()
+        .expect("diagnostics array")
+        .iter()
+        .map(|d| {
+            let n = |k: &str| d[k].as_u64().unwrap_or_else(|| panic!("{k} in {d}"));
+            let s = |k: &str| {
+                d[k].as_str()
+                    .unwrap_or_else(|| panic!("{k} in {d}"))
+                    .to_string()
+            };
+            (
+                s("rule"),
+                s("severity"),
+                s("path"),
+                (n("line"), n("column"), n("end_line"), n("end_column")),
+                s("message"),
+            )
+        })
+        .collect()
+}
+
+/// Asserts that linting `fixtures/<dir>` gives exactly `expected`, in this
+/// order, and exits with `code`.
+fn assert_case(dir: &str, code: i32, expected: &[Exp]) {
+    let run = check_json(&fixture(dir), &[]);
+    let json = run.json();
+    let got = actual(&json);
+    let got_keys: Vec<_> = got
+        .iter()
+        .map(|(r, s, p, span, _)| (r.as_str(), s.as_str(), p.as_str(), *span))
+        .collect();
+    let want_keys: Vec<_> = expected
+        .iter()
+        .map(|e| (e.rule, e.severity, e.path, e.span))
+        .collect();
+    assert_eq!(
+        got_keys, want_keys,
+        "diagnostics of fixtures/{dir}:\n{}",
+        run.stdout
+    );
+    for ((.., message), e) in got.iter().zip(expected) {
+        assert!(
+            message.contains(e.message),
+            "fixtures/{dir}: message of {} in {} is {message:?}, expected it to contain {:?}",
+            e.rule,
+            e.path,
+            e.message
+        );
+    }
+    let errors = expected.iter().filter(|e| e.severity == "error").count() as u64;
+    let warnings = expected.len() as u64 - errors;
+    assert_eq!(json["summary"]["errors"], errors, "fixtures/{dir}");
+    assert_eq!(json["summary"]["warnings"], warnings, "fixtures/{dir}");
+    assert_eq!(
+        run.code, code,
+        "exit code of fixtures/{dir}\n{}",
+        run.stderr
+    );
+}
+
+/// One test per fixture, and `CASES` listing every fixture that has one.
+macro_rules! cases {
+    ($($name:ident: $dir:literal => exit $code:literal, [$($e:expr),* $(,)?];)*) => {
+        $(
+            #[test]
+            fn $name() {
+                assert_case($dir, $code, &[$($e),*]);
+            }
+        )*
+        const CASES: &[&str] = &[$($dir),*];
+    };
+}
+
+cases! {
+    frontmatter_missing: "rules/frontmatter-missing" => exit 1, [
+        err("frontmatter/missing", "knowledge/blank-first-line.md", (1, 1, 1, 1),
+            "blank lines stand before the `---` on line 2; delete them"),
+        err("frontmatter/missing", "knowledge/indented-delimiters.md", (1, 1, 1, 6),
+            "the front matter delimiter is indented; `---` must start at column 1"),
+        err("frontmatter/missing", "knowledge/plain-notes.md", (1, 1, 1, 14),
+            "the file has no front matter"),
+        err("frontmatter/missing", "knowledge/toml-header.md", (1, 1, 1, 4),
+            "opens with TOML front matter (`+++`)"),
+    ];
+    frontmatter_unclosed: "rules/frontmatter-unclosed" => exit 1, [
+        err("frontmatter/unclosed", "knowledge/no-closer.md", (1, 1, 1, 4),
+            "no closing `---` line"),
+        err("frontmatter/unclosed", "knowledge/runs-into-body.md", (1, 1, 1, 4),
+            "it runs into the markdown at line 9"),
+    ];
+    frontmatter_parse: "rules/frontmatter-parse" => exit 1, [
+        err("frontmatter/parse", "knowledge/colon-in-value.md", (2, 1, 2, 30),
+            "contains `: `, which YAML reads as a nested key; quote the value: title: 'Pod/TUI: manual rewind'"),
+        err("frontmatter/parse", "knowledge/not-a-mapping.md", (2, 1, 3, 14),
+            "must be a mapping of keys to values, not a list"),
+        err("frontmatter/parse", "knowledge/star-glob.md", (8, 1, 8, 14),
+            "`**/*.rs` starts with `*`, which YAML reads as an alias; quote the value: tags: '**/*.rs'"),
+        err("frontmatter/parse", "knowledge/tab-indent.md", (7, 1, 7, 43),
+            "YAML does not allow a tab for indentation"),
+    ];
+    frontmatter_duplicate_key: "rules/frontmatter-duplicate-key" => exit 1, [
+        err("frontmatter/duplicate-key", "knowledge/twice-titled.md", (3, 1, 3, 6),
+            "key `title` appears twice (first on line 2)"),
+    ];
+    frontmatter_hash_in_value: "rules/frontmatter-hash-in-value" => exit 0, [
+        warn("frontmatter/hash-in-value", "memory/decisions/fix-cjk-width.md", (2, 12, 2, 28),
+            "this value reads as `Fix`: YAML takes ` #2` as a comment; quote the whole value"),
+    ];
+    frontmatter_required: "rules/frontmatter-required" => exit 1, [
+        err("frontmatter/required", "knowledge/no-description.md", (1, 1, 1, 4),
+            "a knowledge needs `description`, which is missing"),
+    ];
+    frontmatter_type: "rules/frontmatter-type" => exit 1, [
+        err("frontmatter/type", "knowledge/yes-invocation.md", (4, 19, 4, 22),
+            "`model_invocation` must be `true` or `false`, not a string `yes`"),
+        err("frontmatter/type", "memory/decisions/mapping-title.md", (3, 3, 4, 17),
+            "`title` must be a string, not a mapping"),
+        err("frontmatter/type", "memory/decisions/pending-status.md", (3, 9, 3, 16),
+            "`status` is `pending`, which is not one of `active`, `replaced`"),
+    ];
+    frontmatter_unknown_key: "rules/frontmatter-unknown-key" => exit 1, [
+        // The misspelling hides the required key, so both are reported.
+        err("frontmatter/required", "knowledge/misspelt-invocation.md", (1, 1, 1, 4),
+            "a knowledge needs `model_invocation`"),
+        warn("frontmatter/unknown-key", "knowledge/misspelt-invocation.md", (4, 1, 4, 17),
+            "`model_invokation` is not a knowledge key; did you mean `model_invocation`?"),
+        warn("frontmatter/unknown-key", "memory/decisions/tagged-decision.md", (7, 1, 7, 4),
+            "`tag` is not a decision key; did you mean `tags`?"),
+    ];
+    format_bom: "rules/format-bom" => exit 0, [
+        warn("format/bom", "knowledge/bom-record.md", (1, 1, 1, 2), "byte order mark"),
+    ];
+    format_crlf: "rules/format-crlf" => exit 0, [
+        warn("format/crlf", "knowledge/crlf-record.md", (1, 1, 1, 4), "CRLF line endings"),
+    ];
+    format_encoding: "rules/format-encoding" => exit 1, [
+        err("format/encoding", "knowledge/latin1-body.md", (10, 4, 10, 4),
+            "not valid UTF-8 (byte 185 is 0xe9)"),
+        err("format/encoding", "knowledge/nul-byte.md", (10, 7, 10, 7), "contains a NUL byte"),
+    ];
+    format_too_large: "rules/format-too-large" => exit 1, [
+        err("format/too-large", "knowledge/huge-record.md", (1, 1, 1, 1),
+            "more than `max_file_bytes` (512); it was not read"),
+    ];
+    slug_format: "rules/slug-format" => exit 1, [
+        err("slug/format", "memory/decisions/Use_SQLite.md", (1, 1, 1, 1),
+            "file name `Use_SQLite` is not a slug: it has uppercase letters; rename it to `use-sqlite.md`"),
+    ];
+    slug_mismatch: "rules/slug-mismatch" => exit 1, [
+        err("slug/mismatch", "memory/decisions/use-sqlite.md", (7, 7, 7, 19),
+            "`slug` is `use-postgres` but the file is named `use-sqlite.md`"),
+    ];
+    sources_missing: "rules/sources-missing" => exit 1, [
+        err("sources/missing", "knowledge/empty-list.md", (6, 10, 6, 12),
+            "`sources` is an empty list"),
+        err("sources/missing", "memory/decisions/no-sources.md", (1, 1, 1, 4),
+            "a decision must list its `sources`"),
+        // `sources:` with nothing after it points at the key.
+        err("sources/missing", "memory/requests/null-sources.md", (5, 1, 5, 8),
+            "`sources` is empty: a request needs at least one source"),
+    ];
+    sources_format: "rules/sources-format" => exit 1, [
+        err("sources/format", "memory/decisions/odd-sources.md", (6, 5, 6, 16),
+            "`jira:` is not a source prefix"),
+        err("sources/format", "memory/decisions/odd-sources.md", (7, 5, 7, 15),
+            "a commit source is `commit:` and 7 to 40 hex digits"),
+    ];
+    sources_duplicate: "rules/sources-duplicate" => exit 0, [
+        warn("sources/duplicate", "memory/decisions/repeated-source.md", (8, 5, 8, 35),
+            "`https://example.com/adr/sqlite` is listed twice (first as entry 1)"),
+    ];
+    sources_too_many: "rules/sources-too-many" => exit 0, [
+        warn("sources/too-many", "memory/decisions/many-sources.md", (5, 1, 5, 8),
+            "11 sources, more than the 10 allowed"),
+    ];
+    sources_thin: "rules/sources-thin" => exit 0, [
+        warn("sources/thin", "memory/decisions/single-source.md", (6, 5, 6, 35),
+            "the body has 1929 characters but a single source backs it"),
+    ];
+    status_missing_target: "rules/status-missing-target" => exit 1, [
+        err("status/missing-target", "memory/decisions/old-cache.md", (3, 9, 3, 17),
+            "a replaced decision must say what replaced it in `replaced_by: <slug>`"),
+    ];
+    status_target_without_replaced: "rules/status-target-without-replaced" => exit 1, [
+        err("status/target-without-replaced", "memory/decisions/keep-json-cache.md", (7, 1, 7, 12),
+            "`replaced_by` is set but status is `active`"),
+    ];
+    date_format: "rules/date-format" => exit 1, [
+        err("date/format", "memory/decisions/empty-date.md", (4, 1, 4, 5),
+            "`date` is empty; write an absolute date (YYYY-MM-DD)"),
+        err("date/format", "memory/decisions/impossible-date.md", (4, 7, 4, 17),
+            "`date` is `2026-02-30`, which is not a valid date"),
+        err("date/format", "memory/decisions/japanese-date.md", (4, 7, 4, 9),
+            "`date` is `昨日`, a relative date"),
+        err("date/format", "memory/decisions/relative-date.md", (4, 7, 4, 16),
+            "`date` is `yesterday`, a relative date"),
+        err("date/format", "memory/decisions/slashed-date.md", (4, 7, 4, 17),
+            "`date` is `2026/11/02`, which is not a valid date"),
+    ];
+    // `code-only.md` holds relative words only in code spans and fenced code.
+    date_relative: "rules/date-relative" => exit 0, [
+        warn("date/relative", "knowledge/japanese-words.md", (3, 14, 3, 16),
+            "`昨日` in the description is a relative date"),
+        warn("date/relative", "knowledge/japanese-words.md", (10, 1, 10, 3),
+            "`先週` in the body is a relative date"),
+        warn("date/relative", "memory/decisions/english-words.md", (2, 20, 2, 28),
+            "`tomorrow` in the title is a relative date"),
+        warn("date/relative", "memory/decisions/english-words.md", (9, 23, 9, 32),
+            "`yesterday` in the body"),
+        warn("date/relative", "memory/decisions/english-words.md", (10, 16, 10, 26),
+            "`3 days ago` in the body"),
+        warn("date/relative", "memory/decisions/english-words.md", (10, 37, 10, 46),
+            "`last week` in the body"),
+        warn("date/relative", "memory/requests/chinese-words.md", (9, 3, 9, 5),
+            "`上周` in the body"),
+    ];
+    layout_banned_dir: "rules/layout-banned-dir" => exit 1, [
+        err("layout/banned-dir", "memory/scratch/draft.md", (1, 1, 1, 1),
+            "`memory/scratch/` is a banned directory (`banned_dirs` in .memlint.yml)"),
+        err("layout/banned-dir", "memory/workflow/plan.md", (1, 1, 1, 1),
+            "`memory/workflow/` is banned"),
+    ];
+    layout_unknown_file: "rules/layout-unknown-file" => exit 0, [
+        warn("layout/unknown-file", "knowledge/cache.markdown", (1, 1, 1, 1),
+            "records are `.md` files"),
+        warn("layout/unknown-file", "memory/decisions/archive/use-json.md", (1, 1, 1, 1),
+            "records live directly in memory/decisions/"),
+        warn("layout/unknown-file", "memory/decisions/notes.txt", (1, 1, 1, 1),
+            "records are `.md` files"),
+    ];
+    body_too_long: "rules/body-too-long" => exit 0, [
+        warn("body/too-long", "memory/decisions/wordy-decision.md", (7, 1, 7, 4),
+            "the body has 111 characters, more than the 100 allowed"),
+    ];
+    summary_too_long: "rules/summary-too-long" => exit 0, [
+        // 68 CJK characters count one token each; the three newlines, one.
+        warn("summary/too-long", "memory/summary.md", (4, 1, 4, 4),
+            "about 69 tokens, more than the 50 allowed"),
+    ];
+    secrets_detected: "rules/secrets-detected" => exit 1, [
+        err("secrets/detected", "knowledge/aws-key.md", (10, 32, 10, 52),
+            "this looks like an AWS access key id"),
+        err("secrets/detected", "staging/20261103-091500-3fa2.md", (9, 30, 9, 57),
+            "this looks like a password or token value"),
+    ];
+    staging_id: "rules/staging-id" => exit 1, [
+        err("staging/id", "staging/20261103-091500-3fa2.md", (2, 5, 2, 25),
+            "staging id `20261103-091500-3FA2` is not of the form YYYYMMDD-HHMMSS-xxxx"),
+        err("staging/id", "staging/20261103-142210-b07c.md", (2, 5, 2, 25),
+            "staging id `20261103-142210-b07d` differs from the file name `20261103-142210-b07c.md`"),
+    ];
+    session_id: "rules/session-id" => exit 1, [
+        err("session/id", "memory/sessions/CMEM-20261102-174500.md", (2, 5, 2, 23),
+            "session id `CMEM-20261102-1745` is not of the form CMEM-YYYYMMDD-HHMMSS"),
+        err("session/id", "memory/sessions/CMEM-20261103-080000.md", (2, 5, 2, 25),
+            "differs from the file name `CMEM-20261103-080000.md`"),
+    ];
+    session_sections: "rules/session-sections" => exit 1, [
+        err("session/sections", "memory/sessions/CMEM-20261102-174500.md", (60, 1, 60, 16),
+            "section `## Known Issues` is missing"),
+        err("session/sections", "memory/sessions/CMEM-20261103-080000.md", (68, 1, 68, 16),
+            "section `Changes Made` must come before `Pending`"),
+        err("session/sections", "memory/sessions/CMEM-20261104-080000.md", (72, 1, 72, 11),
+            "section `Pending` appears more than once"),
+    ];
+    session_absolute_path: "rules/session-absolute-path" => exit 1, [
+        err("session/absolute-path", "memory/sessions/CMEM-20261102-174500.md", (4, 15, 4, 22),
+            "`project_root` `ledgerd` is not an absolute path"),
+        err("session/absolute-path", "memory/sessions/CMEM-20261102-174500.md", (16, 1, 16, 8),
+            "`Project Root` `ledgerd` is not an absolute path"),
+        err("session/absolute-path", "memory/sessions/CMEM-20261102-174500.md", (37, 3, 37, 19),
+            "`ledgerd/retry.py` in `Working Files (Modified)` is not an absolute path"),
+        err("session/absolute-path", "memory/sessions/CMEM-20261102-174500.md", (43, 3, 43, 23),
+            "`docs/architecture.md` in `Reference Files (Read-Only)` is not an absolute path"),
+    ];
+    session_plan_source: "rules/session-plan-source" => exit 1, [
+        err("session/plan-source", "memory/sessions/CMEM-20261102-174500.md", (24, 1, 24, 18),
+            "plan source `guess` is not one of workflow, todo, user-stated, inferred"),
+        err("session/plan-source", "memory/sessions/CMEM-20261103-080000.md", (24, 1, 24, 23),
+            "`Execution Plan` must start with `### Source:"),
+    ];
+    session_working_files: "rules/session-working-files" => exit 0, [
+        warn("session/working-files", "memory/sessions/CMEM-20261102-174500.md", (34, 1, 34, 28),
+            "2 working files; a useful session memory names 3 to 8"),
+        warn("session/working-files", "memory/sessions/CMEM-20261103-080000.md", (34, 1, 34, 28),
+            "9 working files"),
+    ];
+    session_decision_reason: "rules/session-decision-reason" => exit 0, [
+        warn("session/decision-reason", "memory/sessions/CMEM-20261102-174500.md", (51, 1, 51, 18),
+            "decision without reasoning; write `- <decision>: <reasoning>`"),
+    ];
+    context_block_date: "rules/context-block-date" => exit 0, [
+        warn("context/block-date", "CONTEXT.md", (7, 1, 7, 16),
+            "block heading `## Sync retries` must start with an absolute date"),
+        warn("context/block-date", "CONTEXT.md", (15, 1, 15, 31),
+            "`## 2026-13-01 Impossible month`"),
+    ];
+    // One defect, one diagnostic (SPEC §3): unreadable front matter gets only
+    // its reader diagnostic plus path rules, a banned directory only
+    // `layout/banned-dir`, a wrongly typed value only `frontmatter/type`.
+    precedence: "precedence" => exit 1, [
+        err("frontmatter/type", "knowledge/list-title.md", (2, 8, 2, 34),
+            "`title` must be a string, not a list"),
+        err("slug/format", "memory/decisions/Broken_Yaml.md", (1, 1, 1, 1),
+            "file name `Broken_Yaml` is not a slug"),
+        err("frontmatter/parse", "memory/decisions/Broken_Yaml.md", (2, 1, 2, 30),
+            "the value of `title` contains `: `"),
+        err("frontmatter/type", "memory/decisions/listed-target.md", (7, 14, 7, 26),
+            "`replaced_by` must be a slug, not a list"),
+        err("frontmatter/type", "memory/decisions/string-sources.md", (5, 10, 5, 24),
+            "`sources` must be a list of source strings, not a string"),
+        err("layout/banned-dir", "memory/workflow/Plan_Old.md", (1, 1, 1, 1),
+            "`memory/workflow/` is banned"),
+    ];
+    // `rules:` in .memlint.yml: warning → error, error → warning, off.
+    severity_overrides: "config/overrides" => exit 1, [
+        warn("sources/missing", "memory/decisions/fix-cjk-width.md", (1, 1, 1, 4),
+            "a decision must list its `sources`"),
+        err("frontmatter/hash-in-value", "memory/decisions/fix-cjk-width.md", (2, 12, 2, 28),
+            "this value reads as `Fix`"),
+    ];
+}
+
+/// The rules a single file is enough for: everything but the workspace and
+/// history rules.
+fn per_file_rules() -> Vec<&'static str> {
+    use memlint::rules::{Check, REGISTRY};
+    REGISTRY
+        .iter()
+        .filter(|r| {
+            matches!(
+                r.check,
+                Check::Reader | Check::Record(_) | Check::Context(_)
+            )
+        })
+        .map(|r| r.name)
+        .collect()
+}
+
+#[test]
+fn every_per_file_rule_has_a_fixture_and_a_case() {
+    let rules = per_file_rules();
+    assert!(rules.len() >= 36, "{rules:?}");
+    for rule in rules {
+        let dir = format!("rules/{}", rule.replace('/', "-"));
+        assert!(
+            fixture(&dir).is_dir(),
+            "no fixture fixtures/{dir} for {rule}"
+        );
+        assert!(CASES.contains(&dir.as_str()), "no test case for {dir}");
+        // The fixture shows its own rule firing.
+        let json = check_json(&fixture(&dir), &[]).json();
+        assert!(
+            actual(&json).iter().any(|(r, ..)| r == rule),
+            "fixtures/{dir} does not fire {rule}"
+        );
+    }
+}
+
+#[test]
+fn every_rule_fixture_has_a_case() {
+    for entry in std::fs::read_dir(fixture("rules")).expect("fixtures/rules") {
+        let name = entry.expect("entry").file_name();
+        let dir = format!("rules/{}", name.to_string_lossy());
+        assert!(
+            CASES.contains(&dir.as_str()),
+            "fixtures/{dir} has no test case"
+        );
+    }
+}
+
+#[test]
+fn example_workspace_is_clean() {
+    let run = check_json(&fixture("example"), &[]);
+    let json = run.json();
+    assert_eq!(actual(&json), vec![], "{}", run.stdout);
+    assert_eq!(json["summary"]["files"], 14);
+    assert_eq!(run.code, 0);
+    // The README's first command, human output.
+    let run = memlint(&["check", "--root", "fixtures/example", "--color", "never"]);
+    assert_eq!(run.code, 0);
+    assert_eq!(run.stdout, "No problems in 14 files.\n");
+}
+
+#[test]
+fn secrets_are_never_echoed() {
+    let run = check_json(&fixture("rules/secrets-detected"), &[]);
+    for secret in ["AKIAIOSFODNN7EXAMPLE", "Xk9fQ2mLp8Rt4vWz7"] {
+        assert!(
+            !run.stdout.contains(secret),
+            "{secret} echoed:\n{}",
+            run.stdout
+        );
+    }
+    let human = memlint(&[
+        "check",
+        "--root",
+        fixture("rules/secrets-detected").to_str().unwrap(),
+        "--color",
+        "never",
+    ]);
+    assert_eq!(human.code, 1);
+    assert!(human.stdout.contains("secrets/detected"));
+}
+
+#[test]
+fn deny_warnings_makes_warnings_fail() {
+    let dir = fixture("rules/frontmatter-hash-in-value");
+    let run = check_json(&dir, &[]);
+    assert_eq!(run.code, 0);
+    let denied = check_json(&dir, &["--deny-warnings"]);
+    assert_eq!(denied.code, 1);
+    // The severity stays a warning; only the exit code changes.
+    assert_eq!(denied.json(), run.json());
+    // And it changes nothing on a clean workspace.
+    assert_eq!(
+        check_json(&fixture("example"), &["--deny-warnings"]).code,
+        0
+    );
+}
+
+#[test]
+fn rules_off_in_config_silences_them() {
+    // Without the overrides, the same record gives the defaults.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let empty = tmp.path().join("empty.yml");
+    std::fs::write(&empty, "# defaults\n").expect("write");
+    let run = check_json(
+        &fixture("config/overrides"),
+        &["--config", empty.to_str().unwrap()],
+    );
+    let rules: Vec<(String, String)> = actual(&run.json())
+        .into_iter()
+        .map(|(r, s, ..)| (r, s))
+        .collect();
+    let pairs: Vec<(&str, &str)> = rules
+        .iter()
+        .map(|(r, s)| (r.as_str(), s.as_str()))
+        .collect();
+    assert_eq!(
+        pairs,
+        vec![
+            ("sources/missing", "error"),
+            ("frontmatter/hash-in-value", "warning"),
+            ("date/relative", "warning"),
+        ]
+    );
+    assert_eq!(run.code, 1);
+}
+
+/// Writes `.memlint.yml` into a fresh workspace and runs `check` there.
+fn check_with_config(config: &str) -> Run {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    std::fs::write(tmp.path().join(".memlint.yml"), config).expect("write");
+    std::fs::create_dir_all(tmp.path().join("knowledge")).expect("mkdir");
+    check_json(tmp.path(), &[])
+}
+
+#[test]
+fn config_errors_exit_2_naming_key_and_line() {
+    let cases: &[(&str, &[&str])] = &[
+        (
+            "max_sources: 3\nmax_source: 4\n",
+            &[
+                ".memlint.yml:2:1:",
+                "unknown configuration key `max_source`",
+                "did you mean `max_sources`?",
+            ],
+        ),
+        (
+            "# severities\nrules:\n  date/relative: loud\n",
+            &[
+                ".memlint.yml:3:18:",
+                "severity of `date/relative` must be `off`, `warning` or `error`",
+            ],
+        ),
+        (
+            "rules:\n  date/relativ: off\n",
+            &[
+                ".memlint.yml:2:3:",
+                "unknown rule `date/relativ`",
+                "did you mean `date/relative`?",
+            ],
+        ),
+        (
+            "max_body_chars: lots\n",
+            &[".memlint.yml:1:17:", "`max_body_chars` must be"],
+        ),
+        (
+            "context:\n  max_char: 10\n",
+            &[
+                ".memlint.yml:2:3:",
+                "`context.max_char`",
+                "did you mean `max_chars`?",
+            ],
+        ),
+        (
+            "max_sources: 3\nmax_sources: 4\n",
+            &[".memlint.yml:2:1:", "`max_sources` appears twice"],
+        ),
+        ("banned_dirs: [a\n", &[".memlint.yml:", "invalid YAML"]),
+    ];
+    for (config, needles) in cases {
+        let run = check_with_config(config);
+        assert_eq!(run.code, 2, "config {config:?}\n{}", run.stderr);
+        assert!(run.stdout.is_empty(), "config {config:?}: {}", run.stdout);
+        for needle in *needles {
+            assert!(
+                run.stderr.contains(needle),
+                "config {config:?}: stderr {:?} lacks {needle:?}",
+                run.stderr
+            );
+        }
+    }
+}
+
+#[test]
+fn check_path_lints_only_that_file() {
+    let run = memlint(&[
+        "check",
+        "--root",
+        "fixtures/rules/sources-missing",
+        "--format",
+        "json",
+        "fixtures/rules/sources-missing/memory/decisions/no-sources.md",
+    ]);
+    let json = run.json();
+    let got: Vec<_> = actual(&json)
+        .into_iter()
+        .map(|(r, _, p, span, _)| (r, p, span))
+        .collect();
+    assert_eq!(
+        got,
+        vec![(
+            "sources/missing".to_string(),
+            "memory/decisions/no-sources.md".to_string(),
+            (1, 1, 1, 4)
+        )]
+    );
+    assert_eq!(json["summary"]["files"], 1);
+    assert_eq!(run.code, 1);
+
+    // A directory narrows to the files under it.
+    let run = memlint(&[
+        "check",
+        "--root",
+        "fixtures/rules/sources-missing",
+        "--format",
+        "json",
+        "fixtures/rules/sources-missing/knowledge",
+    ]);
+    let json = run.json();
+    let paths: Vec<String> = actual(&json).into_iter().map(|d| d.2).collect();
+    assert_eq!(paths, vec!["knowledge/empty-list.md"]);
+    assert_eq!(json["summary"]["files"], 1);
+
+    // A clean file of a dirty workspace passes.
+    let run = memlint(&[
+        "check",
+        "--root",
+        "fixtures/rules/status-target-without-replaced",
+        "fixtures/rules/status-target-without-replaced/memory/decisions/use-sqlite.md",
+    ]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+}
+
+#[test]
+fn exit_codes() {
+    // 0: clean; 1: errors.
+    assert_eq!(check_json(&fixture("example"), &[]).code, 0);
+    assert_eq!(check_json(&fixture("rules/slug-format"), &[]).code, 1);
+    // Warnings alone do not fail.
+    assert_eq!(check_json(&fixture("rules/format-bom"), &[]).code, 0);
+    // 2: usage errors, never a panic.
+    let missing_root = memlint(&["check", "--root", "fixtures/no-such-dir"]);
+    assert_eq!(missing_root.code, 2);
+    assert!(
+        missing_root.stderr.contains("not a directory"),
+        "{}",
+        missing_root.stderr
+    );
+    let missing_path = memlint(&[
+        "check",
+        "--root",
+        "fixtures/example",
+        "fixtures/example/memory/decisions/nope.md",
+    ]);
+    assert_eq!(missing_path.code, 2);
+    assert!(
+        missing_path.stderr.contains("no such file or directory"),
+        "{}",
+        missing_path.stderr
+    );
+    let outside = memlint(&["check", "--root", "fixtures/example", "src/lib.rs"]);
+    assert_eq!(outside.code, 2);
+    assert!(
+        outside.stderr.contains("outside the workspace root"),
+        "{}",
+        outside.stderr
+    );
+    let bad_flag = memlint(&["check", "--format", "xml"]);
+    assert_eq!(bad_flag.code, 2);
+    assert!(bad_flag.stdout.is_empty());
+}
+
+#[test]
+fn workspace_root_is_found_from_the_current_directory() {
+    // No --root: the nearest ancestor with .memlint.yml.
+    let out = Command::new(BIN)
+        .args(["check", "--format", "json"])
+        .current_dir(fixture("config/overrides/memory/decisions"))
+        .output()
+        .expect("run memlint");
+    let json: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let paths: Vec<String> = actual(&json).into_iter().map(|d| d.2).collect();
+    assert_eq!(
+        paths,
+        vec![
+            "memory/decisions/fix-cjk-width.md",
+            "memory/decisions/fix-cjk-width.md"
+        ]
+    );
+}
+
+/// The diagnostics of one file of a fixture, as (rule, span, message).
+fn diags_of(dir: &str, path: &str) -> Vec<(String, (u64, u64, u64, u64), String)> {
+    actual(&check_json(&fixture(dir), &[]).json())
+        .into_iter()
+        .filter(|d| d.2 == path)
+        .map(|(rule, _, _, span, message)| (rule, span, message))
+        .collect()
+}
+
+#[test]
+fn regression_empty_value_points_at_the_key_and_says_empty() {
+    // `date:` was reported as "`date` is `~`", at a zero-width spot on the colon.
+    assert_eq!(
+        diags_of("rules/date-format", "memory/decisions/empty-date.md"),
+        vec![(
+            "date/format".to_string(),
+            (4, 1, 4, 5),
+            "`date` is empty; write an absolute date (YYYY-MM-DD)".to_string()
+        )]
+    );
+    let sources = diags_of("rules/sources-missing", "memory/requests/null-sources.md");
+    assert_eq!(sources.len(), 1);
+    assert_eq!(sources[0].1, (5, 1, 5, 8));
+}
+
+#[test]
+fn regression_block_collection_span_ends_on_its_last_line() {
+    // A block list or mapping used to end at column 1 of the next line.
+    let parse = diags_of("rules/frontmatter-parse", "knowledge/not-a-mapping.md");
+    assert_eq!(parse[0].1, (2, 1, 3, 14));
+    let ty = diags_of(
+        "rules/frontmatter-type",
+        "memory/decisions/mapping-title.md",
+    );
+    assert_eq!(ty[0].1, (3, 3, 4, 17));
+}
+
+#[test]
+fn regression_malformed_commit_is_not_also_dangling() {
+    // `commit:xyz` got `sources/format` and `sources/dangling`.
+    let rules: Vec<String> = diags_of("rules/sources-format", "memory/decisions/odd-sources.md")
+        .into_iter()
+        .map(|d| d.0)
+        .collect();
+    assert_eq!(rules, vec!["sources/format", "sources/format"]);
+}
+
+#[test]
+fn regression_housekeeping_files_are_not_counted() {
+    // `.gitkeep` and the consolidation lock counted as linted files.
+    let tmp = tempfile::tempdir().expect("tempdir");
+    for dir in ["memory/decisions", "knowledge", "staging"] {
+        std::fs::create_dir_all(tmp.path().join(dir)).expect("mkdir");
+        std::fs::write(tmp.path().join(dir).join(".gitkeep"), "").expect("write");
+    }
+    std::fs::write(tmp.path().join("staging/.consolidation.lock"), "{}").expect("write");
+    let json = check_json(tmp.path(), &[]).json();
+    assert_eq!(json["summary"]["files"], 0);
+    assert_eq!(json["diagnostics"], Value::Array(vec![]));
+}
