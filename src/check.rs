@@ -102,8 +102,71 @@ pub struct Version<'a> {
     pub removed: Vec<String>,
     /// Reads a path of this version.
     pub read: &'a dyn Fn(&str) -> Option<crate::git::Blob>,
+    /// Reads a path from the work tree when the file certainly holds this
+    /// version's content; thread-safe, for when many records are needed.
+    pub read_fast: Option<&'a (dyn Fn(&str) -> Option<Vec<u8>> + Sync)>,
     /// Answers `file:` and `commit:` questions against this version.
     pub resolver: &'a dyn workspace::Resolver,
+}
+
+/// The `.gitignore` and `.memlintignore` files of a version, read from it,
+/// so that a version's paths are excluded as `Workspace::files` excludes the
+/// work tree's. Only the paths to report are asked about.
+struct Ignores<'v, 'a> {
+    root: &'v std::path::Path,
+    version: &'v Version<'a>,
+    /// Directory (root-relative, with `/`) → its matcher, if it has ignore files.
+    dirs: std::cell::RefCell<FxHashMap<String, Option<ignore::gitignore::Gitignore>>>,
+}
+
+impl<'v, 'a> Ignores<'v, 'a> {
+    fn new(ws: &'v Workspace, version: &'v Version<'a>) -> Self {
+        Ignores {
+            root: &ws.root,
+            version,
+            dirs: Default::default(),
+        }
+    }
+
+    fn matcher(&self, dir: &str) -> Option<ignore::gitignore::Gitignore> {
+        if let Some(known) = self.dirs.borrow().get(dir) {
+            return known.clone();
+        }
+        let mut builder = ignore::gitignore::GitignoreBuilder::new(self.root.join(dir));
+        let mut any = false;
+        for name in [".gitignore", ".memlintignore"] {
+            if let Some(crate::git::Blob::Bytes(bytes)) = (self.version.read)(&format!("{dir}{name}")) {
+                any = true;
+                for line in String::from_utf8_lossy(&bytes).lines() {
+                    let _ = builder.add_line(None, line);
+                }
+            }
+        }
+        let matcher = if any { builder.build().ok() } else { None };
+        self.dirs.borrow_mut().insert(dir.to_string(), matcher.clone());
+        matcher
+    }
+
+    /// Whether root-relative `rel` is excluded (the deepest matching rule decides).
+    fn ignored(&self, rel: &str) -> bool {
+        let mut dirs = vec![String::new()];
+        let mut at = 0;
+        while let Some(i) = rel[at..].find('/') {
+            at += i + 1;
+            dirs.push(rel[..at].to_string());
+        }
+        let path = self.root.join(rel);
+        for dir in dirs.iter().rev() {
+            if let Some(m) = self.matcher(dir) {
+                match m.matched_path_or_any_parents(&path, false) {
+                    ignore::Match::Ignore(_) => return true,
+                    ignore::Match::Whitelist(_) => return false,
+                    ignore::Match::None => {}
+                }
+            }
+        }
+        false
+    }
 }
 
 /// How many blobs are held in memory at once when every record is read.
@@ -132,6 +195,67 @@ fn lint_version(ws: &Workspace, version: &Version, paths: &[(&str, Place)]) -> V
                 .par_iter()
                 .map(|(p, place, blob)| lint_blob(ws, p, place, blob)),
         );
+    }
+    out
+}
+
+/// The unchanged records that may point at a removed path, linted: those
+/// whose text mentions a removed file name or record stem. Their text comes
+/// from the work tree where it matches the version (in parallel), else from
+/// git.
+fn pointing_at_removed(
+    ws: &Workspace,
+    version: &Version,
+    places: &[(&str, Place)],
+    changed: &FxHashSet<&str>,
+) -> Vec<FileReport> {
+    use rayon::prelude::*;
+    let mut needles: Vec<String> = version
+        .removed
+        .iter()
+        .map(|p| {
+            let name = p.rsplit('/').next().unwrap_or(p);
+            match classify(p, &ws.config.banned_dirs) {
+                Place::Record(_) => crate::record::stem(p).to_string(),
+                _ => name.to_string(),
+            }
+        })
+        .filter(|n| !n.is_empty())
+        .collect();
+    needles.sort();
+    needles.dedup();
+    let pattern = needles.iter().map(|n| regex::escape(n)).collect::<Vec<_>>().join("|");
+    let Ok(mentions) = regex::bytes::Regex::new(&pattern) else {
+        return Vec::new();
+    };
+    let candidates: Vec<&(&str, Place)> = places
+        .iter()
+        .filter(|(p, place)| matches!(place, Place::Record(_)) && !changed.contains(p))
+        .collect();
+    let read_fast = version.read_fast;
+    let mut out = Vec::new();
+    for chunk in candidates.chunks(4 * CHUNK) {
+        let fast: Vec<Option<Vec<u8>>> = chunk
+            .par_iter()
+            .map(|(p, _)| read_fast.and_then(|read| read(p)))
+            .collect();
+        let mut hits: Vec<(&str, &Place, crate::git::Blob)> = Vec::new();
+        for ((p, place), bytes) in chunk.iter().map(|c| (c.0, &c.1)).zip(fast) {
+            let blob = match bytes {
+                Some(b) if b.len() as u64 > ws.config.max_file_bytes => continue,
+                Some(b) => crate::git::Blob::Bytes(b),
+                None => match (version.read)(p) {
+                    Some(blob) => blob,
+                    None => continue,
+                },
+            };
+            if let crate::git::Blob::Bytes(b) = &blob {
+                if mentions.is_match(b) {
+                    hits.push((p, place, blob));
+                }
+            }
+        }
+        out.par_extend(hits.par_iter().map(|(p, place, blob)| lint_blob(ws, p, place, blob)));
     }
     out
 }
@@ -182,22 +306,28 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
             .ok()
             .map(|i| &places[i])
     };
+    let ignores = Ignores::new(ws, version);
     let changed: FxHashSet<&str> = version
         .changed
         .iter()
         .map(String::as_str)
-        .filter(|p| place_of(p).is_some() && selected(p))
+        .filter(|p| place_of(p).is_some() && selected(p) && !ignores.ignored(p))
         .collect();
     let full = !version.removed.is_empty();
     let to_read: Vec<(&str, Place)> = places
         .iter()
-        .filter(|(p, _)| full || changed.contains(*p))
+        .filter(|(p, _)| changed.contains(*p))
         .cloned()
         .collect();
     let mut reports: FxHashMap<String, FileReport> = lint_version(ws, version, &to_read)
         .into_iter()
         .map(|r| (r.path.clone(), r))
         .collect();
+    if full {
+        for r in pointing_at_removed(ws, version, &places, &changed) {
+            reports.insert(r.path.clone(), r);
+        }
+    }
     // Follow `replaced_by` from what was read, so chains and cycles through
     // unchanged records are seen.
     loop {
@@ -271,6 +401,7 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
         .collect();
     let affected = |p: &str| {
         full && selected(p)
+            && !ignores.ignored(p)
             && reports
                 .get(p)
                 .is_some_and(|r| points_at_removed(&r.info, &removed, &removed_records))
@@ -281,7 +412,15 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
     diags.retain(|d| {
         changed.contains(d.path.as_str()) || affected(&d.path) || (d.rule == "slug/similar" && selected(&d.path))
     });
-    let mut out = Outcome::default();
+    let mut out = Outcome {
+        files: diags
+            .iter()
+            .map(|d| d.path.as_str())
+            .filter(|p| !changed.contains(p))
+            .collect::<FxHashSet<_>>()
+            .len(),
+        ..Outcome::default()
+    };
     for p in &changed {
         let Some(r) = reports.remove(*p) else { continue };
         out.files += 1;
@@ -352,24 +491,20 @@ fn similar_closure<'a>(view: &View<'a>, changed: &FxHashSet<&str>) -> HashSet<(K
             .into_iter()
             .filter(|s| crate::record::is_slug(s))
             .collect();
-        let counts: Vec<[u8; 38]> = slugs.iter().map(|s| letter_counts(s)).collect();
         let mut seen: HashSet<&'a str> = frontier.iter().copied().collect();
         while let Some(a) = frontier.pop() {
             members.insert((kind, a));
             let ca = letter_counts(a);
             let key = suffix_key(a);
             let mut near: Vec<&'a str> = vec![a];
-            for (i, b) in slugs.iter().enumerate() {
+            for b in &slugs {
                 if *b == a {
                     continue;
                 }
                 let total = (a.len() + b.len()) as f64;
                 let close = 2.0 * a.len().min(b.len()) as f64 / total >= ratio - 1e-9 && {
-                    let common: usize = ca
-                        .iter()
-                        .zip(&counts[i])
-                        .map(|(x, y)| (*x).min(*y) as usize)
-                        .sum();
+                    let cb = letter_counts(b);
+                    let common: usize = ca.iter().zip(&cb).map(|(x, y)| (*x).min(*y) as usize).sum();
                     2.0 * common as f64 / total >= ratio - 1e-9
                 };
                 if close || suffix_key(b) == key {

@@ -145,9 +145,15 @@ pub fn encoding_edits(text: &str, fired: &Fired) -> Vec<Edit> {
         });
     }
     if fired.crlf {
-        edits.extend(text.match_indices("\r\n").map(|(i, _)| Edit {
-            span: i..i + 1,
-            text: String::new(),
+        // The whole run of CRs before a LF goes, as the formatter does, so
+        // that `\r\r\n` leaves no CRLF behind.
+        let bytes = text.as_bytes();
+        edits.extend(text.match_indices("\r\n").map(|(i, _)| {
+            let run = bytes[..i].iter().rev().take_while(|&&b| b == b'\r').count();
+            Edit {
+                span: i - run..i + 1,
+                text: String::new(),
+            }
         }));
     }
     edits
@@ -427,6 +433,10 @@ mod tests {
             crlf: true,
             ..fired()
         };
+        assert_eq!(
+            fix("---\r\r\n---\r\nb\r\r\r\n", Kind::Decision, &f).unwrap(),
+            "---\n---\nb\n"
+        );
         let out = fix(
             "\u{feff}---\r\ntitle: x\r\n---\r\nbody\r\n",
             Kind::Decision,

@@ -255,6 +255,16 @@ fn layout(text: &str, parsed: &Parsed, kind: Kind) -> Result<(String, Vec<Range<
         spans.push((first, last));
     }
     let indent = indent.unwrap_or(0);
+    // Blank lines after a block scalar may be part of its value (`|+`), and
+    // its span covers them or not depending on what follows: they go with it.
+    for i in 0..spans.len() {
+        if has_block_scalar(&entries[i].value) {
+            let limit = spans.get(i + 1).map_or(lines.len(), |&(first, _)| first);
+            while spans[i].1 + 1 < limit && lines.content(text, spans[i].1 + 1).trim().is_empty() {
+                spans[i].1 += 1;
+            }
+        }
+    }
 
     // Lines outside the keys must be blank or comments.
     let mut gap_lines = Vec::new();
@@ -720,15 +730,21 @@ fn yaml11_non_string(t: &str) -> bool {
 /// What a YAML tree means, independent of spans, layout and key order.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Meaning {
+    /// `~`, `null` or nothing.
     Null,
+    /// `true` or `false`.
     Bool(bool),
+    /// An integer, as written.
     Int(String),
+    /// A float, as written.
     Float(String),
+    /// A string.
     Str(String),
-    /// A scalar with a tag outside the core schema.
+    /// A scalar with a tag outside the core schema: tag and text.
     Tagged(String, String),
+    /// A sequence.
     Seq(Vec<Meaning>),
-    /// Entries sorted by key.
+    /// A mapping, its entries sorted by key.
     Map(Vec<(Meaning, Meaning)>),
 }
 

@@ -209,7 +209,8 @@ fn short(id: &ObjectId) -> String {
 /// Records whose removal or rename git would see: `old → new` for the
 /// removed paths that reappear under another name. An identical blob is a
 /// rename; otherwise the most similar added record of the same kind, when at
-/// least half of its lines are shared (git's default threshold).
+/// least half of their lines are shared (git's default threshold), not
+/// counting the `---` delimiters and blank lines every record has.
 fn renames(repo: &Repo, changes: &[Change], ws: &Workspace) -> HashMap<String, String> {
     let record = |p: &str| match classify(p, &ws.config.banned_dirs) {
         Place::Record(k) => Some(k),
@@ -239,7 +240,13 @@ fn renames(repo: &Repo, changes: &[Change], ws: &Workspace) -> HashMap<String, S
         return out;
     }
     let text = |o: &Object| match repo.blob(o.id, 1 << 20) {
-        Ok(Blob::Bytes(b)) => Some(String::from_utf8_lossy(&b).into_owned()),
+        Ok(Blob::Bytes(b)) => Some(
+            String::from_utf8_lossy(&b)
+                .lines()
+                .filter(|l| !l.trim().is_empty() && l.trim_end() != "---")
+                .map(|l| format!("{l}\n"))
+                .collect::<String>(),
+        ),
         _ => None,
     };
     let added_text: Vec<Option<String>> = added.iter().map(|(_, o, _)| text(o)).collect();
@@ -265,27 +272,30 @@ fn renames(repo: &Repo, changes: &[Change], ws: &Workspace) -> HashMap<String, S
     out
 }
 
-/// The title and body of a record text, for `history/decision-rewritten`:
-/// (title, body with LF line endings and no trailing blank space, span of
-/// the title value, offset where the body starts).
-fn title_and_body(text: &str) -> Option<(Option<String>, String, Option<std::ops::Range<usize>>, usize)> {
+/// The body of a record text with LF line endings and no trailing blank
+/// space, and the offset where it starts.
+fn body_of(text: &str) -> Option<(String, usize)> {
     let crate::frontmatter::Split::Found(parts) = crate::frontmatter::split(text) else {
         return None;
     };
-    let mut title = None;
-    let mut title_span = None;
+    let body = text[parts.body.clone()].replace("\r\n", "\n");
+    Some((body.trim_end().to_string(), parts.body.start))
+}
+
+/// The span of the `title` value in a record's front matter.
+fn title_span(text: &str) -> Option<std::ops::Range<usize>> {
+    let crate::frontmatter::Split::Found(parts) = crate::frontmatter::split(text) else {
+        return None;
+    };
     let mut at = parts.yaml.start;
     for line in text[parts.yaml.clone()].split_inclusive('\n') {
         if let Some(value) = line.strip_prefix("title:") {
             let start = at + "title:".len() + (value.len() - value.trim_start().len());
-            let v = value.trim();
-            title_span = Some(start..start + v.len());
-            title = Some(v.trim_matches(|c| c == '"' || c == '\'').to_string());
+            return Some(start..start + value.trim().len());
         }
         at += line.len();
     }
-    let body = text[parts.body.clone()].replace("\r\n", "\n");
-    Some((title, body.trim_end().to_string(), title_span, parts.body.start))
+    None
 }
 
 /// `memlint check --base REV`: what changed between the merge base of REV
@@ -326,6 +336,17 @@ pub fn check_base(
         repo.blob(object.id, max).ok()
     };
     let resolver = VersionResolver::Tree(&head_paths, &repo.repo);
+    // Only needed when something was removed: then every record that may
+    // point at it is read, from the work tree where it matches HEAD.
+    let index = if changes.iter().any(|c| c.new.is_none()) {
+        Some(repo.index()?)
+    } else {
+        None
+    };
+    let fast = |rel: &str| -> Option<Vec<u8>> {
+        let object = crate::git::tree_lookup(&head_paths, rel).filter(Object::is_file)?;
+        crate::git::work_tree_copy(index.as_ref()?, &repo.prefix, &ws.root, rel, object.id)
+    };
     let version = check::Version {
         paths: head_paths
             .iter()
@@ -343,6 +364,7 @@ pub fn check_base(
             .map(|c| c.path.clone())
             .collect(),
         read: &read,
+        read_fast: Some(&fast),
         resolver: &resolver,
     };
     let mut outcome = check::run_version(ws, &version, selected);
@@ -418,15 +440,19 @@ pub fn check_base(
         let (Ok(old_text), Ok(new_text)) = (std::str::from_utf8(&old_bytes), std::str::from_utf8(&new_bytes)) else {
             continue;
         };
-        let before = crate::lint::lint_file(old_path, &Place::Record(Kind::Decision), crate::lint::Content::Bytes(&old_bytes), &ws.config);
-        if before.info.status.as_deref() != Some("active") {
+        let decision = Place::Record(Kind::Decision);
+        let lint = |path: &str, bytes: &[u8]| {
+            crate::lint::lint_file(path, &decision, crate::lint::Content::Bytes(bytes), &ws.config).info
+        };
+        let (before, after) = (lint(old_path, &old_bytes), lint(&c.path, &new_bytes));
+        if before.status.as_deref() != Some("active") {
             continue;
         }
-        let (Some(a), Some(b)) = (title_and_body(old_text), title_and_body(new_text)) else {
+        let (Some(a), Some(b)) = (body_of(old_text), body_of(new_text)) else {
             continue;
         };
-        let title_changed = a.0 != b.0;
-        let body_changed = a.1 != b.1;
+        let title_changed = before.title != after.title;
+        let body_changed = a.0 != b.0;
         if !title_changed && !body_changed {
             continue;
         }
@@ -435,9 +461,9 @@ pub fn check_base(
             (true, false) => "its title",
             _ => "its body",
         };
-        let span = match (&b.2, title_changed) {
-            (Some(span), true) => span.clone(),
-            _ => b.3..b.3,
+        let span = match (title_span(new_text), title_changed) {
+            (Some(span), true) => span,
+            _ => b.1..b.1,
         };
         let slug = crate::record::stem(&c.path);
         let finding = Finding {
@@ -457,6 +483,11 @@ pub fn check_base(
         }
         diags.extend(found);
     }
+    // A removed record is a file the report is about.
+    outcome.files += diags
+        .iter()
+        .filter(|d| d.rule == "history/unexplained-removal")
+        .count();
     outcome.diagnostics.extend(diags);
     diagnostic::sort(&mut outcome.diagnostics);
     Ok(outcome)
@@ -691,11 +722,17 @@ fn range(repo: &Repo, spec: &str, head: ObjectId) -> Result<(Vec<ObjectId>, Vec<
 /// the root), or a slug; and whether it is certainly a record (a path, or
 /// the slug of a record at HEAD).
 fn record_target(repo: &Repo, ws: &Workspace, word: &str, head: ObjectId) -> Result<(Target, bool), GitError> {
+    let is_record = |r: &str| {
+        matches!(
+            classify(r, &ws.config.banned_dirs),
+            Place::Record(_) | Place::Context
+        )
+    };
     let rel = ws.relative(std::path::Path::new(word));
-    if let Some(rel) = rel.filter(|r| classify(r, &ws.config.banned_dirs) != Place::Outside) {
+    if let Some(rel) = rel.filter(|r| is_record(r)) {
         return Ok((Target::Paths(BTreeSet::from([rel])), true));
     }
-    if classify(word, &ws.config.banned_dirs) != Place::Outside {
+    if is_record(word) {
         return Ok((Target::Paths(BTreeSet::from([word.to_string()])), true));
     }
     let slug = word.trim_end_matches(".md");

@@ -41,6 +41,14 @@ pub const DIR: &str = ".memlint";
 /// The index file's name inside [`DIR`].
 pub const FILE: &str = "index";
 
+/// The delta file's name inside [`DIR`]: the entries changed since the index
+/// file was written, so a run that finds a few changes writes a few entries
+/// instead of the whole table. It names the checksum of the index file it
+/// applies to and is ignored when that file changed.
+pub const DELTA: &str = "index.delta";
+
+const DELTA_MAGIC: &[u8; 8] = b"MLDELTA\0";
+
 const MAGIC: &[u8; 8] = b"MLINDEX\0";
 
 /// The on-disk format version; an index of another version is rebuilt.
@@ -189,24 +197,128 @@ fn now_ns() -> i64 {
         .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
 }
 
-/// Loads the stored table of `root` if it is intact, of this format and for
-/// this key; `None` otherwise (the caller rebuilds).
+/// Loads the stored table of `root` (with its delta applied) if it is
+/// intact, of this format and for this key; `None` otherwise (the caller
+/// rebuilds).
 pub fn load(root: &Path, key: u64) -> Option<Table> {
-    let bytes = std::fs::read(path(root)).ok()?;
-    let table = decode(&bytes)?;
-    (table.key == key).then_some(table)
+    load_stored(root, Some(key)).map(|s| s.table)
 }
 
-/// Writes `table` to `root`'s index file atomically, creating `.memlint/`
-/// (with a `.gitignore` that keeps it out of commits) as needed.
-pub fn save(root: &Path, table: &Table) -> std::io::Result<()> {
+/// The stored table of `root` with its delta applied, whatever its key (for
+/// inspection: its diagnostics may be stale).
+pub fn read(root: &Path) -> Option<Table> {
+    load_stored(root, None).map(|s| s.table)
+}
+
+/// A loaded index: the main file with the delta applied, and where each
+/// entry came from, so the next write can be a delta again.
+struct Stored {
+    table: Table,
+    /// Checksum of the main file, which a delta names as its base.
+    base: u64,
+    /// Per entry: the main file holds this path.
+    in_main: Vec<bool>,
+    /// Per entry: the entry is not the main file's (it came from the delta).
+    dirty: Vec<bool>,
+    /// Paths of the main file that the delta removes, sorted.
+    removed: Vec<String>,
+}
+
+fn load_stored(root: &Path, key: Option<u64>) -> Option<Stored> {
+    let bytes = std::fs::read(path(root)).ok()?;
+    let table = decode(&bytes)?;
+    if key.is_some_and(|k| k != table.key) {
+        return None;
+    }
+    let key = table.key;
+    let base = u64::from_le_bytes(bytes.get(bytes.len() - 8..)?.try_into().ok()?);
+    drop(bytes);
+    let n = table.entries.len();
+    let delta = std::fs::read(root.join(DIR).join(DELTA))
+        .ok()
+        .and_then(|d| decode_delta(&d))
+        .filter(|d| d.base == base && d.key == key);
+    let Some(delta) = delta else {
+        return Some(Stored {
+            table,
+            base,
+            in_main: vec![true; n],
+            dirty: vec![false; n],
+            removed: Vec::new(),
+        });
+    };
+    // Merge: the main entries the delta neither removes nor replaces, and
+    // the delta's entries, both sorted by path.
+    let mut entries = Vec::with_capacity(n + delta.entries.len());
+    let mut in_main = Vec::with_capacity(n + delta.entries.len());
+    let mut dirty = Vec::with_capacity(n + delta.entries.len());
+    let mut main = table.entries.into_iter().peekable();
+    for d in delta.entries {
+        while let Some(m) = main.next_if(|m| m.report.path < d.report.path) {
+            if delta.removed.binary_search(&m.report.path).is_err() {
+                entries.push(m);
+                in_main.push(true);
+                dirty.push(false);
+            }
+        }
+        let replaces = main.next_if(|m| m.report.path == d.report.path).is_some();
+        entries.push(d);
+        in_main.push(replaces);
+        dirty.push(true);
+    }
+    for m in main {
+        if delta.removed.binary_search(&m.report.path).is_err() {
+            entries.push(m);
+            in_main.push(true);
+            dirty.push(false);
+        }
+    }
+    Some(Stored {
+        table: Table {
+            key,
+            scanned_at: delta.scanned_at,
+            entries,
+        },
+        base,
+        in_main,
+        dirty,
+        removed: delta.removed,
+    })
+}
+
+/// Creates `.memlint/` (with a `.gitignore` that keeps it out of commits)
+/// when it is missing.
+fn make_dir(root: &Path) -> std::io::Result<PathBuf> {
     let dir = root.join(DIR);
     if !dir.is_dir() {
         std::fs::create_dir_all(&dir)?;
         // Best effort: the directory is a cache even where `init` never ran.
         let _ = std::fs::write(dir.join(".gitignore"), "*\n");
     }
-    crate::fsutil::write_atomic(&dir.join(FILE), &encode(table))
+    Ok(dir)
+}
+
+/// Writes `table` as `root`'s whole index file atomically (dropping any
+/// delta), creating `.memlint/` as needed.
+pub fn save(root: &Path, table: &Table) -> std::io::Result<()> {
+    let dir = make_dir(root)?;
+    crate::fsutil::write_atomic(&dir.join(FILE), &encode(table))?;
+    match std::fs::remove_file(dir.join(DELTA)) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// What a delta file holds: the changes to the main file whose checksum is
+/// `base`.
+struct Delta {
+    base: u64,
+    key: u64,
+    scanned_at: i64,
+    /// Paths of the main file that are gone, sorted.
+    removed: Vec<String>,
+    /// New or changed entries, sorted by path.
+    entries: Vec<Entry>,
 }
 
 /// What phase one decided for a file.
@@ -221,29 +333,43 @@ enum Plan {
     Compute(Option<Stat>),
 }
 
+/// What phase two did with a file.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Done {
+    /// The stored entry was kept without reading the file.
+    Kept,
+    /// The file was read and found unchanged.
+    Verified,
+    /// The file was read and linted.
+    Read,
+    /// The entry was made from the path and size alone.
+    Computed,
+}
+
 /// Brings the table up to date for `files` (every file of the workspace,
 /// sorted, as `Workspace::files` gives them) and returns their reports.
 /// Unchanged files are not re-read; changed ones are read and linted in
-/// parallel. The table is written back when anything changed.
+/// parallel. When anything changed, the index is written back: as a small
+/// delta next to the main file when few entries changed, else whole.
 pub fn refresh(ws: &Workspace, files: &[String], opts: &Options) -> Refreshed {
     let scanned_at = now_ns();
     let key = key(&ws.config);
-    let old = if opts.force {
+    let stored = if opts.force {
         None
     } else {
-        load(&ws.root, key)
+        load_stored(&ws.root, Some(key))
     };
-    let old_scanned_at = old.as_ref().map_or(0, |t| t.scanned_at);
-    let old_len = old.as_ref().map_or(0, |t| t.entries.len());
-    let stored = align(files, old.map(|t| t.entries).unwrap_or_default());
+    let old_scanned_at = stored.as_ref().map_or(0, |s| s.table.scanned_at);
+    let old_len = stored.as_ref().map_or(0, |s| s.table.entries.len());
+    let base = stored.as_ref().map(|s| s.base);
+    let (aligned, flags, mut removed) = align(files, stored);
 
     // Phase one: stat every file and decide what it needs.
     let plans: Vec<Plan> = files
         .par_iter()
-        .zip(stored.into_par_iter())
+        .zip(aligned.into_par_iter())
         .map(|(rel, old)| plan(ws, rel, old, old_scanned_at))
         .collect();
-    let kept = plans.iter().filter(|p| matches!(p, Plan::Keep(_))).count();
     let to_read = plans
         .iter()
         .filter(|p| matches!(p, Plan::Read(_) | Plan::Verify(..)))
@@ -251,7 +377,7 @@ pub fn refresh(ws: &Workspace, files: &[String], opts: &Options) -> Refreshed {
     let bar = progress_bar(opts.progress && to_read >= PROGRESS_MIN, to_read);
 
     // Phase two: read, verify and lint what needs it.
-    let done: Vec<(Entry, bool, bool)> = files
+    let done: Vec<(Entry, Done)> = files
         .par_iter()
         .zip(plans.into_par_iter())
         .map(|(rel, plan)| {
@@ -265,18 +391,45 @@ pub fn refresh(ws: &Workspace, files: &[String], opts: &Options) -> Refreshed {
         .collect();
     bar.finish_and_clear();
 
-    let reparsed = done.iter().filter(|(_, read, _)| *read).count();
-    let verified = done.iter().filter(|(_, _, kept)| *kept).count();
-    let unchanged = kept + verified == files.len() && old_len == files.len();
+    let reparsed = done.iter().filter(|(_, d)| *d == Done::Read).count();
+    let unchanged = old_len == files.len()
+        && done
+            .iter()
+            .all(|(_, d)| matches!(d, Done::Kept | Done::Verified));
+    let dirty: Vec<bool> = done
+        .iter()
+        .zip(&flags)
+        .map(|((_, d), (_, was_dirty))| match d {
+            Done::Kept | Done::Verified => *was_dirty,
+            Done::Read | Done::Computed => true,
+        })
+        .collect();
     let mut table = Table {
         key,
         scanned_at,
-        entries: done.into_iter().map(|(e, _, _)| e).collect(),
+        entries: done.into_iter().map(|(e, _)| e).collect(),
     };
     let saved = if unchanged {
         Ok(false)
     } else {
-        save(&ws.root, &table).map(|()| true)
+        removed.retain(|p| files.binary_search(p).is_err());
+        removed.sort_unstable();
+        removed.dedup();
+        let changes = dirty.iter().filter(|d| **d).count() + removed.len();
+        match base {
+            Some(base) if changes <= (files.len() / 8).max(256) => {
+                let entries: Vec<&Entry> = table
+                    .entries
+                    .iter()
+                    .zip(&dirty)
+                    .filter(|(_, d)| **d)
+                    .map(|(e, _)| e)
+                    .collect();
+                save_delta(&ws.root, base, &table, &removed, &entries)
+            }
+            _ => save(&ws.root, &table),
+        }
+        .map(|()| true)
     };
     let reports = table.entries.drain(..).map(|e| e.report).collect();
     Refreshed {
@@ -286,23 +439,56 @@ pub fn refresh(ws: &Workspace, files: &[String], opts: &Options) -> Refreshed {
     }
 }
 
-/// The stored entries lined up with `files` (both sorted by path).
-fn align(files: &[String], stored: Vec<Entry>) -> Vec<Option<Entry>> {
+/// Per file: whether the main file holds its path, and whether its stored
+/// entry is not the main file's.
+type Flags = (bool, bool);
+
+/// The stored entries lined up with `files` (both sorted by path), their
+/// flags, and the main file's paths that are no longer in `files` (with
+/// those the delta already removed).
+fn align(
+    files: &[String],
+    stored: Option<Stored>,
+) -> (Vec<Option<Entry>>, Vec<Flags>, Vec<String>) {
     let mut out: Vec<Option<Entry>> = Vec::with_capacity(files.len());
-    let mut stored = stored.into_iter().peekable();
+    let mut flags: Vec<Flags> = Vec::with_capacity(files.len());
+    let Some(stored) = stored else {
+        out.resize_with(files.len(), || None);
+        flags.resize(files.len(), (false, false));
+        return (out, flags, Vec::new());
+    };
+    let mut removed = stored.removed;
+    let mut stored = stored
+        .table
+        .entries
+        .into_iter()
+        .zip(stored.in_main.into_iter().zip(stored.dirty))
+        .peekable();
     for f in files {
-        while stored
-            .peek()
-            .is_some_and(|e| e.report.path.as_str() < f.as_str())
+        while let Some((gone, (in_main, _))) =
+            stored.next_if(|(e, _)| e.report.path.as_str() < f.as_str())
         {
-            stored.next();
+            if in_main {
+                removed.push(gone.report.path);
+            }
         }
-        match stored.peek() {
-            Some(e) if e.report.path == *f => out.push(stored.next()),
-            _ => out.push(None),
+        match stored.next_if(|(e, _)| e.report.path == *f) {
+            Some((e, fl)) => {
+                out.push(Some(e));
+                flags.push(fl);
+            }
+            None => {
+                out.push(None);
+                flags.push((false, false));
+            }
         }
     }
-    out
+    for (gone, (in_main, _)) in stored {
+        if in_main {
+            removed.push(gone.report.path);
+        }
+    }
+    (out, flags, removed)
 }
 
 fn plan(ws: &Workspace, rel: &str, old: Option<Entry>, old_scanned_at: i64) -> Plan {
@@ -336,11 +522,10 @@ fn plan(ws: &Workspace, rel: &str, old: Option<Entry>, old_scanned_at: i64) -> P
     }
 }
 
-/// Carries out a plan: the entry, whether the file was linted from its
-/// bytes, and whether a racy entry was verified unchanged.
-fn execute(ws: &Workspace, rel: &str, plan: Plan) -> (Entry, bool, bool) {
+/// Carries out a plan.
+fn execute(ws: &Workspace, rel: &str, plan: Plan) -> (Entry, Done) {
     match plan {
-        Plan::Keep(e) => (e, false, false),
+        Plan::Keep(e) => (e, Done::Kept),
         Plan::Compute(stat) => {
             let place = classify(rel, &ws.config.banned_dirs);
             let content = match stat {
@@ -354,20 +539,19 @@ fn execute(ws: &Workspace, rel: &str, plan: Plan) -> (Entry, bool, bool) {
                     hash: None,
                     report,
                 },
-                false,
-                false,
+                Done::Computed,
             )
         }
         Plan::Verify(e, stat) => match std::fs::read(ws.root.join(rel)) {
-            Ok(bytes) if Some(xxh3_64(&bytes)) == e.hash => (e, false, true),
-            Ok(bytes) => (lint_bytes(ws, rel, Some(stat), &bytes), true, false),
-            Err(_) => (unreadable(ws, rel), true, false),
+            Ok(bytes) if Some(xxh3_64(&bytes)) == e.hash => (e, Done::Verified),
+            Ok(bytes) => (lint_bytes(ws, rel, Some(stat), &bytes), Done::Read),
+            Err(_) => (unreadable(ws, rel), Done::Read),
         },
         Plan::Read(Some(stat)) => match std::fs::read(ws.root.join(rel)) {
-            Ok(bytes) => (lint_bytes(ws, rel, Some(stat), &bytes), true, false),
-            Err(_) => (unreadable(ws, rel), true, false),
+            Ok(bytes) => (lint_bytes(ws, rel, Some(stat), &bytes), Done::Read),
+            Err(_) => (unreadable(ws, rel), Done::Read),
         },
-        Plan::Read(None) => (unreadable(ws, rel), true, false),
+        Plan::Read(None) => (unreadable(ws, rel), Done::Read),
     }
 }
 
@@ -496,6 +680,50 @@ pub fn encode(table: &Table) -> Vec<u8> {
     w.buf.extend_from_slice(&table.scanned_at.to_le_bytes());
     w.usize(table.entries.len());
     for e in &table.entries {
+        w.entry(e);
+    }
+    w.finish()
+}
+
+/// The bytes of a delta file.
+fn encode_delta(base: u64, table: &Table, removed: &[String], entries: &[&Entry]) -> Vec<u8> {
+    let mut w = Writer {
+        buf: Vec::with_capacity(64 + entries.len() * 320),
+    };
+    w.buf.extend_from_slice(DELTA_MAGIC);
+    w.buf.extend_from_slice(&FORMAT.to_le_bytes());
+    w.buf.extend_from_slice(&base.to_le_bytes());
+    w.buf.extend_from_slice(&table.key.to_le_bytes());
+    w.buf.extend_from_slice(&table.scanned_at.to_le_bytes());
+    w.usize(removed.len());
+    for p in removed {
+        w.str(p);
+    }
+    w.usize(entries.len());
+    for e in entries {
+        w.entry(e);
+    }
+    w.finish()
+}
+
+/// Writes the delta file atomically.
+fn save_delta(
+    root: &Path,
+    base: u64,
+    table: &Table,
+    removed: &[String],
+    entries: &[&Entry],
+) -> std::io::Result<()> {
+    let dir = make_dir(root)?;
+    crate::fsutil::write_atomic(
+        &dir.join(DELTA),
+        &encode_delta(base, table, removed, entries),
+    )
+}
+
+impl Writer {
+    fn entry(&mut self, e: &Entry) {
+        let w = self;
         let r = &e.report;
         w.str(&r.path);
         match e.stat {
@@ -552,9 +780,13 @@ pub fn encode(table: &Table) -> Vec<u8> {
             w.u8(u8::from(d.fixable));
         }
     }
-    let sum = xxh3_64(&w.buf);
-    w.buf.extend_from_slice(&sum.to_le_bytes());
-    w.buf
+
+    /// Appends the checksum of everything written.
+    fn finish(mut self) -> Vec<u8> {
+        let sum = xxh3_64(&self.buf);
+        self.buf.extend_from_slice(&sum.to_le_bytes());
+        self.buf
+    }
 }
 
 struct Reader<'a> {
@@ -723,39 +955,79 @@ impl<'a> Reader<'a> {
     }
 }
 
-/// The table held in `bytes`, or `None` when they are not an intact index of
-/// this format (entries out of order count as damage too).
-pub fn decode(bytes: &[u8]) -> Option<Table> {
+/// The body of `bytes` when its trailing checksum is right and it starts
+/// with `magic` and this format's version.
+fn checked<'a>(bytes: &'a [u8], magic: &[u8; 8]) -> Option<Reader<'a>> {
     let body_len = bytes.len().checked_sub(8)?;
     let (body, sum) = bytes.split_at(body_len);
     if u64::from_le_bytes(sum.try_into().ok()?) != xxh3_64(body) {
         return None;
     }
     let mut r = Reader { buf: body, pos: 0 };
-    if r.bytes(MAGIC.len())? != MAGIC {
+    if r.bytes(magic.len())? != magic {
         return None;
     }
     let format = u32::from_le_bytes(r.bytes(4)?.try_into().ok()?);
-    if format != FORMAT {
-        return None;
+    (format == FORMAT).then_some(r)
+}
+
+impl Reader<'_> {
+    /// `n` entries in strictly increasing path order.
+    fn sorted_entries(&mut self) -> Option<Vec<Entry>> {
+        let n = self.count()?;
+        let mut entries: Vec<Entry> = Vec::with_capacity(n);
+        for _ in 0..n {
+            let e = self.entry()?;
+            if entries
+                .last()
+                .is_some_and(|prev| prev.report.path >= e.report.path)
+            {
+                return None;
+            }
+            entries.push(e);
+        }
+        Some(entries)
     }
+
+    fn at_end(&self) -> bool {
+        self.pos == self.buf.len()
+    }
+}
+
+/// The table held in `bytes`, or `None` when they are not an intact index of
+/// this format (entries out of order count as damage too).
+pub fn decode(bytes: &[u8]) -> Option<Table> {
+    let mut r = checked(bytes, MAGIC)?;
+    let key = r.fixed64()?;
+    let scanned_at = i64::from_le_bytes(r.bytes(8)?.try_into().ok()?);
+    let entries = r.sorted_entries()?;
+    r.at_end().then_some(Table {
+        key,
+        scanned_at,
+        entries,
+    })
+}
+
+fn decode_delta(bytes: &[u8]) -> Option<Delta> {
+    let mut r = checked(bytes, DELTA_MAGIC)?;
+    let base = r.fixed64()?;
     let key = r.fixed64()?;
     let scanned_at = i64::from_le_bytes(r.bytes(8)?.try_into().ok()?);
     let n = r.count()?;
-    let mut entries: Vec<Entry> = Vec::with_capacity(n);
+    let mut removed: Vec<String> = Vec::with_capacity(n);
     for _ in 0..n {
-        let e = r.entry()?;
-        if entries
-            .last()
-            .is_some_and(|prev| prev.report.path >= e.report.path)
-        {
+        let p = r.str()?;
+        if removed.last().is_some_and(|prev| *prev >= p) {
             return None;
         }
-        entries.push(e);
+        removed.push(p);
     }
-    (r.pos == body.len()).then_some(Table {
+    let entries = r.sorted_entries()?;
+    r.at_end().then_some(Delta {
+        base,
         key,
         scanned_at,
+        removed,
         entries,
     })
 }

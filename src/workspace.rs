@@ -166,11 +166,16 @@ impl Workspace {
                 }
             }
             if let Ok(rel) = entry.path().strip_prefix(&self.root) {
-                let rel: Vec<String> = rel
-                    .components()
-                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                    .collect();
-                let rel = rel.join("/");
+                // Where `/` is the separator a UTF-8 path is already in
+                // the root-relative form; 100k records make the shortcut count.
+                let rel = match rel.to_str() {
+                    Some(s) if std::path::MAIN_SEPARATOR == '/' => s.to_string(),
+                    _ => rel
+                        .components()
+                        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                        .collect::<Vec<String>>()
+                        .join("/"),
+                };
                 // `.gitkeep`, the consolidation lock and the like are not
                 // memlint's business and do not count as linted files.
                 if classify(&rel, &self.config.banned_dirs) != Place::Outside {

@@ -136,7 +136,7 @@ fn value() -> impl Strategy<Value = String> {
     let after = |c: Option<String>| c.map(|c| format!(" # {c}")).unwrap_or_default();
     prop_oneof![
         6 => (scalar(), comment()).prop_map(move |(s, c)| {
-            if s.is_empty() { format!("{}", after(c)) } else { format!(" {s}{}", after(c)) }
+            if s.is_empty() { after(c) } else { format!(" {s}{}", after(c)) }
         }),
         2 => (prop::collection::vec(flow_item(), 0..5), prop::bool::ANY, comment()).prop_map(
             move |(items, spaced, c)| {

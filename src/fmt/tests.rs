@@ -350,3 +350,35 @@ fn regression_bare_cr_at_the_end() {
         "---\ntitle: T\n---\ntext\n"
     );
 }
+
+/// Found by the fuzzer (crash-16edda62…): the span of an empty block scalar
+/// covers the blank line after it at the end of the front matter but not
+/// before another key, so the line moved on the first run and again on the
+/// second. Blank lines after a block scalar now always go with it.
+#[test]
+fn regression_empty_block_scalar_moved_from_the_end() {
+    let t = "---\ncaegoes:\n  - #[[E-potomeaot-mnitoring\ndescription: >-\n\r\n---\r\n\r\n# Announl>\r\n---\r\n\rrst `.`tme`.\n---\n";
+    assert_eq!(
+        fmt(t, Kind::Knowledge),
+        "---\ndescription: >-\n\ncaegoes:\n  - #[[E-potomeaot-mnitoring\n---\n\n# Announl>\n---\n\rrst `.`tme`.\n---\n"
+    );
+    // Block scalars, empty or not, moving from the end and to it.
+    for value in [
+        "|",
+        "|-",
+        ">+",
+        "|\n  x",
+        "|+\n  x\n",
+        ">-\n  x\n\n",
+        "|+\n\n",
+    ] {
+        for t in [
+            format!("---\nzz: 1\ntitle: {value}\n\n---\n"),
+            format!("---\ntitle: {value}\n\n\nzz: 1\n---\n"),
+            format!("---\nzz: {value}\n\ntitle: T\n---\n"),
+            format!("---\ntitle: T\nzz: {value}\n\n---\n"),
+        ] {
+            let _ = fmt(&t, Kind::Decision);
+        }
+    }
+}

@@ -124,7 +124,8 @@ pub fn strip_suffix(slug: &str) -> Option<&str> {
 /// at least two segments appear unchanged in the other string, each within τ
 /// positions of where it stands. Indexing segments makes the rule close to
 /// linear instead of comparing every pair.
-fn candidates(slugs: &[Vec<char>], ratio: f64, mut found: impl FnMut(usize, usize)) {
+fn candidates(slugs: &[Vec<char>], ratio: f64, keep: &(dyn Fn(usize, usize) -> bool + Sync)) -> Vec<(usize, usize)> {
+    use rayon::prelude::*;
     use rustc_hash::FxHashMap as HashMap;
     const MUST_MATCH: usize = 2;
     // The small slack keeps float rounding from losing a boundary case.
@@ -161,12 +162,12 @@ fn candidates(slugs: &[Vec<char>], ratio: f64, mut found: impl FnMut(usize, usiz
             }
         }
     }
-    // Segments of slug `o` found in the probe, as a bit set; `touched` lists
-    // the slugs to reset after each probe.
-    let mut hits: Vec<u64> = vec![0; slugs.len()];
-    let mut touched: Vec<usize> = Vec::new();
-    for (id, t) in slugs.iter().enumerate() {
+    // Probes run in parallel; each thread keeps, per slug, the bit set of
+    // its segments found in the current probe, and the slugs to reset.
+    let probe = |(hits, touched): &mut (Vec<u64>, Vec<usize>), id: usize| -> Vec<(usize, usize)> {
+        let t = &slugs[id];
         let m = t.len();
+        let mut found = Vec::new();
         // Partner lengths l ≤ m with 2l/(l+m) ≥ r.
         let min_len = ((ratio * m as f64) / (2.0 - ratio) - 1e-9).ceil() as usize;
         for l in min_len.max(1)..=m {
@@ -175,7 +176,9 @@ fn candidates(slugs: &[Vec<char>], ratio: f64, mut found: impl FnMut(usize, usiz
             let counts = |o: usize| o != id && (l < m || o < id);
             if let Some(ids) = short.get(&l) {
                 for &o in ids.iter().filter(|&&o| counts(o)) {
-                    found(o.min(id), o.max(id));
+                    if keep(o.min(id), o.max(id)) {
+                        found.push((o.min(id), o.max(id)));
+                    }
                 }
             }
             let Some(Some(segs)) = cuts.get(&l) else { continue };
@@ -204,12 +207,21 @@ fn candidates(slugs: &[Vec<char>], ratio: f64, mut found: impl FnMut(usize, usiz
             }
         }
         for o in touched.drain(..) {
-            if hits[o].count_ones() as usize >= MUST_MATCH {
-                found(o.min(id), o.max(id));
+            if hits[o].count_ones() as usize >= MUST_MATCH && keep(o.min(id), o.max(id)) {
+                found.push((o.min(id), o.max(id)));
             }
             hits[o] = 0;
         }
-    }
+        found
+    };
+    let mut out: Vec<(usize, usize)> = (0..slugs.len())
+        .into_par_iter()
+        .map_init(|| (vec![0u64; slugs.len()], Vec::new()), probe)
+        .flatten()
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// Bit masks of where each slug character occurs, for Hyyrö's bit-parallel
@@ -274,20 +286,20 @@ pub fn similar_clusters(slugs: &[&str], ratio: f64) -> Vec<Vec<String>> {
         }
     };
     let masks: Vec<Option<PositionMasks>> = chars.iter().map(|c| PositionMasks::new(c)).collect();
-    candidates(&chars, ratio, |i, j| {
+    let similar = |i: usize, j: usize| {
         // difflib's matches never exceed the longest common subsequence, so
         // a bit-parallel LCS bound discards most candidates cheaply.
         if let (Some(mi), Some(_)) = (&masks[i], &masks[j]) {
             let lcs = mi.lcs_len(&chars[j]);
             if (2 * lcs) as f64 / ((chars[i].len() + chars[j].len()) as f64) < ratio {
-                return;
+                return false;
             }
         }
-        let r = sequence_ratio(&chars[i], &chars[j]).max(sequence_ratio(&chars[j], &chars[i]));
-        if r >= ratio {
-            union(&mut parent, i, j);
-        }
-    });
+        sequence_ratio(&chars[i], &chars[j]).max(sequence_ratio(&chars[j], &chars[i])) >= ratio
+    };
+    for (i, j) in candidates(&chars, ratio, &similar) {
+        union(&mut parent, i, j);
+    }
     // Equal but for a version-like suffix.
     let mut by_base: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for (i, s) in sorted.iter().enumerate() {
@@ -405,10 +417,8 @@ mod tests {
         slugs.dedup();
         let chars: Vec<Vec<char>> = slugs.iter().map(|s| s.chars().collect()).collect();
         for ratio in [0.9, 0.8] {
-            let mut cands = std::collections::HashSet::new();
-            candidates(&chars, ratio, |i, j| {
-                cands.insert((i, j));
-            });
+            let cands: std::collections::HashSet<_> =
+                candidates(&chars, ratio, &|_, _| true).into_iter().collect();
             let mut naive = 0;
             for i in 0..chars.len() {
                 for j in i + 1..chars.len() {

@@ -165,8 +165,8 @@ pub fn graph(view: &View, out: &mut WsSink) {
             continue;
         };
         if next[t].is_some() || view.records[t].info.status.as_deref() == Some("replaced") {
-            if let Walk::Final(f) = walk(&next, &on_cycle, i) {
-                out.emit(
+            match walk(&next, &on_cycle, i) {
+                Walk::Final(f) => out.emit(
                     "status/chain",
                     e.path,
                     Some(target),
@@ -174,7 +174,19 @@ pub fn graph(view: &View, out: &mut WsSink) {
                         "replaced_by points to `{}`, which is itself replaced; point it at the final record `{}`",
                         target.value, view.records[f].slug
                     ),
-                );
+                ),
+                // Not on the cycle itself, but following it never ends: the
+                // walk returns to a record already visited.
+                Walk::Cycle => out.emit(
+                    "status/cycle",
+                    e.path,
+                    Some(target),
+                    format!(
+                        "following `replaced_by` from `{}` runs into a cycle: {}; no record ends it",
+                        e.slug,
+                        lead_in_text(view, &next, i)
+                    ),
+                ),
             }
         }
     }
@@ -188,6 +200,22 @@ fn cycle_text(view: &View, next: &[Option<usize>], start: usize) -> String {
         if i == start || names.len() > 64 {
             break;
         }
+        at = next[i];
+    }
+    names.join(" → ")
+}
+
+/// The walk from `start` until it first returns to a record already visited.
+fn lead_in_text(view: &View, next: &[Option<usize>], start: usize) -> String {
+    let mut seen = vec![start];
+    let mut names = vec![view.records[start].slug.to_string()];
+    let mut at = next[start];
+    while let Some(i) = at {
+        names.push(view.records[i].slug.to_string());
+        if seen.contains(&i) || names.len() > 64 {
+            break;
+        }
+        seen.push(i);
         at = next[i];
     }
     names.join(" → ")

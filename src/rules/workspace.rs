@@ -45,10 +45,12 @@ impl<'a> View<'a> {
         config: &'a Config,
         resolver: &'a dyn Resolver,
     ) -> View<'a> {
-        let mut records = Vec::new();
+        let items = items.into_iter();
+        let size = items.size_hint().1.unwrap_or(0);
+        let mut records = Vec::with_capacity(size);
         // Keys are trusted paths; FxHash keeps 100k-record views cheap.
         let mut by_slug = HashMap::default();
-        let mut present = HashSet::default();
+        let mut present = HashSet::with_capacity_and_hasher(size, Default::default());
         for (path, info) in items {
             let Some(kind) = info.kind else { continue };
             let slug = crate::record::stem(path);

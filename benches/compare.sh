@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Benchmarks `memlint check` against `rg -c '^sources:'` on generated
+# workspaces of 10k and 100k records and prints the ratios the project
+# targets: cold check <= 3x rg, warm check (index present, one file changed)
+# <= 1.0x rg, 2 threads >= 1.6x faster than 1 on the cold check, peak RSS of
+# a check on 100k records < 400 MB. Each time is the median of 5 runs.
+#
+# Needs hyperfine, rg, python3 and GNU time (/usr/bin/time). The generator
+# is looked up as ../shared/bench/gen_workspace.py next to the crate (or
+# $GEN); without it the script says so and exits 0.
+#
+#   benches/compare.sh                # 10k and 100k
+#   SIZES=10000 benches/compare.sh    # just 10k
+#
+# Sections are shell functions so that others can add their own: add a
+# function and call it from `main` at the bottom.
+
+set -euo pipefail
+
+CRATE="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+GEN="${GEN:-$CRATE/../shared/bench/gen_workspace.py}"
+BENCH_DIR="${BENCH_DIR:-${TMPDIR:-/tmp}/memlint-bench}"
+SIZES="${SIZES:-10000 100000}"
+RUNS="${RUNS:-5}"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-${TMPDIR:-/tmp}/memlint-bench-target}"
+BIN="$CARGO_TARGET_DIR/release/memlint"
+
+# ---------------------------------------------------------------------------
+# Shared helpers.
+
+have() { command -v "$1" >/dev/null 2>&1; }
+
+# median_of JSON: the median time, in seconds, of hyperfine's first result.
+median_of() {
+    python3 -c 'import json,sys; print("%.4f" % json.load(open(sys.argv[1]))["results"][0]["median"])' "$1"
+}
+
+# timeit NAME PREPARE COMMAND...: median of $RUNS runs; prints seconds.
+timeit() {
+    local name="$1" prepare="$2"
+    shift 2
+    local json="$BENCH_DIR/$name.json"
+    local args=(--runs "$RUNS" --warmup 1 --export-json "$json" --style none -N -i)
+    if [ -n "$prepare" ]; then
+        args+=(--prepare "$prepare")
+    fi
+    hyperfine "${args[@]}" "$*" >/dev/null 2>&1
+    median_of "$json"
+}
+
+# ratio A B: A / B with two decimals.
+ratio() { python3 -c 'import sys; print("%.2f" % (float(sys.argv[1]) / float(sys.argv[2])))' "$1" "$2"; }
+
+# verdict VALUE OP LIMIT: "ok" or "MISSED".
+verdict() {
+    python3 -c 'import sys,operator as o; v,op,l=float(sys.argv[1]),sys.argv[2],float(sys.argv[3]); print("ok" if {"<=":o.le,"<":o.lt,">=":o.ge}[op](v,l) else "MISSED")' "$1" "$2" "$3"
+}
+
+# workspace N: path of the generated N-record workspace (generated once).
+workspace() {
+    local n="$1" dir="$BENCH_DIR/ws-$1"
+    if [ ! -f "$dir/CONTEXT.md" ]; then
+        python3 "$GEN" --out "$dir" --records "$n" --force >/dev/null
+    fi
+    echo "$dir"
+}
+
+build() {
+    (cd "$CRATE" && cargo build --release --quiet)
+}
+
+# ---------------------------------------------------------------------------
+# Index and warm path.
+
+# A record whose body each warm run edits (a new line at the end).
+edited_record() {
+    local ws="$1"
+    find "$ws/knowledge" -name '*.md' | sort | head -n 1
+}
+
+bench_index() {
+    local n="$1" ws
+    ws="$(workspace "$n")"
+    local record
+    record="$(edited_record "$ws")"
+    cp "$record" "$BENCH_DIR/edited.orig"
+
+    local rg cold warm t1 t2 rss_cold rss_warm
+    rg="$(timeit "rg-$n" "" rg -c '^sources:' "$ws")"
+    cold="$(timeit "cold-$n" "rm -rf $ws/.memlint" "$BIN" check -q --root "$ws")"
+    "$BIN" check -q --root "$ws" >/dev/null || true
+    warm="$(timeit "warm-$n" "printf 'Edited on 2026-11-01.\n' >> $record" "$BIN" check -q --root "$ws")"
+    t1="$(RAYON_NUM_THREADS=1 timeit "cold1-$n" "rm -rf $ws/.memlint" "$BIN" check -q --root "$ws")"
+    t2="$(RAYON_NUM_THREADS=2 timeit "cold2-$n" "rm -rf $ws/.memlint" "$BIN" check -q --root "$ws")"
+    rm -rf "$ws/.memlint"
+    rss_cold="$( { /usr/bin/time -f %M "$BIN" check -q --root "$ws" >/dev/null; } 2>&1 | tail -n 1)"
+    rss_warm="$( { /usr/bin/time -f %M "$BIN" check -q --root "$ws" >/dev/null; } 2>&1 | tail -n 1)"
+    cp "$BENCH_DIR/edited.orig" "$record"
+
+    local cold_r warm_r speedup rss_mb
+    cold_r="$(ratio "$cold" "$rg")"
+    warm_r="$(ratio "$warm" "$rg")"
+    speedup="$(ratio "$t1" "$t2")"
+    rss_mb="$(python3 -c 'import sys; print("%.0f" % (max(int(sys.argv[1]), int(sys.argv[2])) / 1024))' "$rss_cold" "$rss_warm")"
+
+    echo "== $n records ($ws)"
+    printf '  %-44s %8ss\n' "rg -c '^sources:'" "$rg"
+    printf '  %-44s %8ss  %5sx rg  (target <= 3.0: %s)\n' "cold check (no .memlint)" "$cold" "$cold_r" "$(verdict "$cold_r" '<=' 3.0)"
+    printf '  %-44s %8ss  %5sx rg  (target <= 1.0: %s)\n' "warm check (index, one file changed)" "$warm" "$warm_r" "$(verdict "$warm_r" '<=' 1.0)"
+    printf '  %-44s %8ss\n' "cold check, RAYON_NUM_THREADS=1" "$t1"
+    printf '  %-44s %8ss  %5sx     (target >= 1.6: %s)\n' "cold check, RAYON_NUM_THREADS=2" "$t2" "$speedup" "$(verdict "$speedup" '>=' 1.6)"
+    if [ "$n" -ge 100000 ]; then
+        printf '  %-44s %8s MB (cold %s KB, warm %s KB; target < 400: %s)\n' "peak RSS of check" "$rss_mb" "$rss_cold" "$rss_warm" "$(verdict "$rss_mb" '<' 400)"
+    else
+        printf '  %-44s %8s MB\n' "peak RSS of check" "$rss_mb"
+    fi
+}
+
+# ---------------------------------------------------------------------------
+
+main() {
+    if [ ! -f "$GEN" ]; then
+        echo "compare.sh: no generator at $GEN (set GEN=...); nothing to do"
+        exit 0
+    fi
+    for tool in hyperfine rg python3 /usr/bin/time; do
+        if ! have "$tool"; then
+            echo "compare.sh: $tool is needed" >&2
+            exit 2
+        fi
+    done
+    mkdir -p "$BENCH_DIR"
+    build
+    echo "memlint $("$BIN" --version | cut -d' ' -f2), $(nproc) CPUs, medians of $RUNS runs"
+    for n in $SIZES; do
+        bench_index "$n"
+    done
+}
+
+main "$@"

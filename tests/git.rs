@@ -1,0 +1,808 @@
+//! The git modes end to end: `check --staged`, `check --base`, `log` and
+//! `init --hooks` on real repositories built in temporary directories. `git`
+//! only sets the repositories up; memlint always runs with `PATH` emptied, so
+//! any attempt of memlint to run `git` would fail these tests.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_memlint");
+
+/// What one run of memlint gave.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr)
+        })
+    }
+
+    /// (rule, path, line) of every diagnostic of `--format json` output.
+    fn found(&self) -> Vec<(String, String, u64)> {
+        self.json()["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .map(|d| {
+                (
+                    d["rule"].as_str().expect("rule").to_string(),
+                    d["path"].as_str().expect("path").to_string(),
+                    d["line"].as_u64().expect("line"),
+                )
+            })
+            .collect()
+    }
+}
+
+impl std::fmt::Debug for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "exit {}\nstdout:\n{}\nstderr:\n{}", self.code, self.stdout, self.stderr)
+    }
+}
+
+/// Runs memlint in `dir` with no `PATH`: it must never need the `git` program.
+fn memlint(dir: &Path, args: &[&str]) -> Run {
+    let out = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env("PATH", "")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .output()
+        .expect("run memlint");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// A repository in a temporary directory, driven with `git` for set-up.
+struct Repo {
+    _tmp: tempfile::TempDir,
+    root: PathBuf,
+    /// Commits get increasing, fixed dates.
+    clock: std::cell::Cell<u32>,
+}
+
+impl Repo {
+    fn new() -> Repo {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let root = tmp.path().canonicalize().expect("canonical");
+        let repo = Repo {
+            _tmp: tmp,
+            root,
+            clock: std::cell::Cell::new(0),
+        };
+        repo.git(&["init", "-q", "-b", "main"]);
+        repo
+    }
+
+    fn git_in(&self, dir: &Path, args: &[&str]) -> String {
+        let n = self.clock.get();
+        let date = format!("2026-11-{:02}T10:{:02}:00+09:00", 1 + n / 50, n % 50);
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_AUTHOR_NAME", "Test")
+            .env("GIT_AUTHOR_EMAIL", "test@example.com")
+            .env("GIT_COMMITTER_NAME", "Test")
+            .env("GIT_COMMITTER_EMAIL", "test@example.com")
+            .env("GIT_AUTHOR_DATE", &date)
+            .env("GIT_COMMITTER_DATE", &date)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_INDEX_FILE")
+            .output()
+            .expect("run git");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        self.git_in(&self.root, args)
+    }
+
+    fn write(&self, rel: &str, text: &str) {
+        let path = self.root.join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, text).expect("write");
+    }
+
+    fn commit(&self, message: &str) -> String {
+        self.git(&["add", "-A"]);
+        self.git(&["commit", "-q", "--no-verify", "--allow-empty", "-m", message]);
+        self.clock.set(self.clock.get() + 1);
+        self.git(&["rev-parse", "HEAD"]).trim().to_string()
+    }
+
+    fn check(&self, args: &[&str]) -> Run {
+        let mut all = vec!["check", "--format", "json"];
+        all.extend_from_slice(args);
+        memlint(&self.root, &all)
+    }
+}
+
+fn decision(title: &str, extra: &str, body: &str) -> String {
+    format!(
+        "---\ntitle: {title}\nstatus: active\ndate: 2026-11-01\nsources:\n  - https://example.com/{}\n{extra}---\n\n{body}\n",
+        title.len()
+    )
+}
+
+fn replaced(title: &str, by: &str) -> String {
+    format!(
+        "---\ntitle: {title}\nstatus: replaced\ndate: 2026-10-01\nsources:\n  - https://example.com/old\nreplaced_by: {by}\n---\n\nSuperseded.\n"
+    )
+}
+
+const BROKEN: &str = "---\ntitle: [unclosed\nstatus: active\n---\n\nBody.\n";
+
+/// A repository with two decisions, `old-way` replaced by `use-gix`, committed.
+fn seeded() -> Repo {
+    let repo = Repo::new();
+    repo.write(".memlint.yml", "max_sources: 10\n");
+    repo.write("memory/decisions/use-gix.md", &decision("Use gix", "", "We read git through gix."));
+    repo.write("memory/decisions/old-way.md", &replaced("Run the git program", "use-gix"));
+    repo.write("src/main.rs", "fn main() {}\n");
+    repo.commit("Seed the memory");
+    repo
+}
+
+#[test]
+fn staged_broken_but_fixed_in_the_work_tree_fails() {
+    let repo = seeded();
+    repo.write("memory/decisions/new-idea.md", BROKEN);
+    repo.git(&["add", "memory/decisions/new-idea.md"]);
+    repo.write("memory/decisions/new-idea.md", &decision("New idea", "", "Fixed, but not staged."));
+    let run = repo.check(&["--staged"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(
+        run.found(),
+        vec![("frontmatter/parse".into(), "memory/decisions/new-idea.md".into(), 3)]
+    );
+    assert_eq!(run.json()["summary"]["files"], 1, "{run:?}");
+    // The work tree alone is fine.
+    let plain = repo.check(&[]);
+    assert_eq!(plain.code, 0, "{plain:?}");
+}
+
+#[test]
+fn staged_fine_but_broken_in_the_work_tree_passes() {
+    let repo = seeded();
+    repo.write("memory/decisions/new-idea.md", &decision("New idea", "", "Staged fine."));
+    repo.git(&["add", "memory/decisions/new-idea.md"]);
+    repo.write("memory/decisions/new-idea.md", BROKEN);
+    repo.write("memory/decisions/use-gix.md", BROKEN);
+    let run = repo.check(&["--staged"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.found(), vec![]);
+    assert_eq!(run.json()["summary"]["files"], 1, "{run:?}");
+    assert_eq!(repo.check(&[]).code, 1);
+}
+
+#[test]
+fn staged_mode_resolves_against_the_staged_workspace() {
+    let repo = seeded();
+    // A staged record that points at a record only the work tree has, and
+    // at a file only the work tree has.
+    repo.write("memory/decisions/unstaged-target.md", &decision("Unstaged", "", "Not staged."));
+    repo.write("notes/design.md", "notes\n");
+    repo.write(
+        "memory/decisions/pointer.md",
+        &replaced("Pointer", "unstaged-target").replace(
+            "  - https://example.com/old\n",
+            "  - https://example.com/old\n  - file:notes/design.md\n  - file:src/main.rs\n",
+        ),
+    );
+    repo.git(&["add", "memory/decisions/pointer.md"]);
+    let run = repo.check(&["--staged"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    let found = run.found();
+    assert!(
+        found.contains(&("status/dangling-target".into(), "memory/decisions/pointer.md".into(), 9)),
+        "{run:?}"
+    );
+    assert!(
+        found.contains(&("sources/dangling".into(), "memory/decisions/pointer.md".into(), 7)),
+        "{run:?}"
+    );
+    // `file:src/main.rs` is committed: not dangling.
+    assert_eq!(found.len(), 2, "{run:?}");
+    // A chain through an unchanged record is seen: pointer → old-way → use-gix.
+    repo.git(&["reset", "-q"]);
+    repo.write("memory/decisions/pointer.md", &replaced("Pointer", "old-way"));
+    repo.git(&["add", "memory/decisions/pointer.md"]);
+    let run = repo.check(&["--staged"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        run.found(),
+        vec![("status/chain".into(), "memory/decisions/pointer.md".into(), 7)]
+    );
+}
+
+#[test]
+fn staged_rename_is_linted_under_its_new_name() {
+    let repo = seeded();
+    // A rename that leaves `old-way`'s `replaced_by: use-gix` dangling.
+    repo.git(&["mv", "memory/decisions/use-gix.md", "memory/decisions/use-gitoxide.md"]);
+    let run = repo.check(&["--staged"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(
+        run.found(),
+        vec![("status/dangling-target".into(), "memory/decisions/old-way.md".into(), 7)]
+    );
+    // Fixing the reference in the index makes the commit clean.
+    repo.write("memory/decisions/old-way.md", &replaced("Run the git program", "use-gitoxide"));
+    repo.git(&["add", "memory/decisions/old-way.md"]);
+    let run = repo.check(&["--staged"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["summary"]["files"], 2, "{run:?}");
+    // A rename to a name that is no slug.
+    repo.git(&["mv", "memory/decisions/use-gitoxide.md", "memory/decisions/Use_Gitoxide.md"]);
+    let run = repo.check(&["--staged"]);
+    let found = run.found();
+    assert!(
+        found.contains(&("slug/format".into(), "memory/decisions/Use_Gitoxide.md".into(), 1)),
+        "{run:?}"
+    );
+}
+
+#[test]
+fn staged_deletion_of_a_decision() {
+    let repo = seeded();
+    repo.write("memory/decisions/lonely.md", &decision("Lonely", "", "Nobody points here."));
+    repo.commit("Add a lonely decision");
+    // Nothing points at it: deleting it is fine.
+    repo.git(&["rm", "-q", "memory/decisions/lonely.md"]);
+    let run = repo.check(&["--staged"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.found(), vec![]);
+    // The work tree still has a deleted file: the index decides.
+    repo.git(&["reset", "-q", "HEAD", "--", "memory/decisions/lonely.md"]);
+    repo.git(&["checkout", "--", "memory/decisions/lonely.md"]);
+    repo.git(&["rm", "-q", "--cached", "memory/decisions/use-gix.md"]);
+    assert!(repo.root.join("memory/decisions/use-gix.md").is_file());
+    // An unstaged edit of the record that points at it changes nothing.
+    repo.write("memory/decisions/old-way.md", &replaced("Run the git program", "lonely"));
+    let run = repo.check(&["--staged"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(
+        run.found(),
+        vec![("status/dangling-target".into(), "memory/decisions/old-way.md".into(), 7)]
+    );
+}
+
+#[test]
+fn staged_with_a_path_limits_the_report() {
+    let repo = seeded();
+    repo.write("memory/decisions/a-one.md", BROKEN);
+    repo.write("knowledge/b-two.md", BROKEN);
+    repo.git(&["add", "-A"]);
+    let run = repo.check(&["--staged", "knowledge"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    let paths: Vec<String> = run.found().into_iter().map(|f| f.1).collect();
+    assert_eq!(paths, vec!["knowledge/b-two.md".to_string()]);
+}
+
+#[test]
+fn staged_in_a_repository_without_commits() {
+    let repo = Repo::new();
+    repo.write("memory/decisions/first.md", &decision("First", "", "The first record."));
+    repo.write("memory/decisions/second.md", BROKEN);
+    repo.git(&["add", "-A"]);
+    let run = repo.check(&["--staged"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(
+        run.found(),
+        vec![("frontmatter/parse".into(), "memory/decisions/second.md".into(), 3)]
+    );
+    assert_eq!(run.json()["summary"]["files"], 2);
+    // `--base` needs a commit.
+    let run = repo.check(&["--base", "main"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("no commits yet"), "{run:?}");
+    // The log of an empty history is empty.
+    let run = memlint(&repo.root, &["log", "--format", "json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json(), serde_json::json!({"commits": []}));
+}
+
+#[test]
+fn outside_a_repository_the_git_modes_exit_2() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    std::fs::write(tmp.path().join(".memlint.yml"), "max_sources: 10\n").expect("write");
+    for args in [
+        vec!["check", "--staged"],
+        vec!["check", "--base", "main"],
+        vec!["log"],
+        vec!["init", "--hooks"],
+    ] {
+        let run = memlint(tmp.path(), &args);
+        assert_eq!(run.code, 2, "{args:?}: {run:?}");
+        assert!(run.stderr.contains("not in a git repository"), "{args:?}: {run:?}");
+        assert!(!run.stderr.contains("panicked"), "{run:?}");
+    }
+}
+
+#[test]
+fn unknown_revision_exits_2() {
+    let repo = seeded();
+    let run = repo.check(&["--base", "no-such-branch"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("unknown revision `no-such-branch`"), "{run:?}");
+}
+
+#[test]
+fn base_lints_only_what_changed() {
+    let repo = seeded();
+    // A broken record committed before the base is not reported.
+    repo.write("knowledge/old-broken.md", BROKEN);
+    repo.commit("An old mistake");
+    repo.git(&["branch", "base"]);
+    repo.write("memory/decisions/new-idea.md", BROKEN);
+    repo.write("memory/requests/add-x.md", &decision("Add x", "", "Body.").replace("status: active", "status: open"));
+    repo.commit("Two new records");
+    let run = repo.check(&["--base", "base"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(
+        run.found(),
+        vec![("frontmatter/parse".into(), "memory/decisions/new-idea.md".into(), 3)]
+    );
+    assert_eq!(run.json()["summary"]["files"], 2, "{run:?}");
+    // The work tree does not matter: HEAD does.
+    repo.write("memory/decisions/new-idea.md", &decision("New idea", "", "Fixed later."));
+    assert_eq!(repo.check(&["--base", "base"]).code, 1);
+}
+
+#[test]
+fn base_removal_without_trailer_is_an_error_on_the_old_path() {
+    let repo = seeded();
+    repo.write("memory/decisions/stale.md", &decision("Stale", "", "Old news."));
+    repo.commit("Add a stale decision");
+    repo.git(&["branch", "base"]);
+    repo.git(&["rm", "-q", "memory/decisions/stale.md"]);
+    repo.commit("Remove a decision");
+    let run = repo.check(&["--base", "base"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(
+        run.found(),
+        vec![(
+            "history/unexplained-removal".into(),
+            "memory/decisions/stale.md".into(),
+            1
+        )]
+    );
+    let d = &run.json()["diagnostics"][0];
+    assert_eq!(d["column"], 1);
+    assert_eq!(d["severity"], "error");
+    let msg = d["message"].as_str().expect("message");
+    assert!(msg.contains("Memlint-GC: drop memory/decisions/stale"), "{msg}");
+    // Human output shows the removed file's first line.
+    let human = memlint(&repo.root, &["check", "--base", "base", "--color", "never"]);
+    assert!(human.stdout.contains("memory/decisions/stale.md:1:1"), "{human:?}");
+    assert!(human.stdout.contains("title: Stale"), "{human:?}");
+    // The rule can be turned off.
+    repo.write(".memlint.yml", "rules: {history/unexplained-removal: off}\n");
+    repo.commit("Silence the rule");
+    assert_eq!(repo.check(&["--base", "base"]).code, 0);
+}
+
+#[test]
+fn base_removal_explained_by_a_later_trailer() {
+    let repo = seeded();
+    repo.write("memory/decisions/stale.md", &decision("Stale", "", "Old news."));
+    repo.write("memory/decisions/twin-a.md", &decision("Twin A", "", "One."));
+    repo.commit("Add decisions");
+    repo.git(&["branch", "base"]);
+    repo.git(&["rm", "-q", "memory/decisions/stale.md", "memory/decisions/twin-a.md"]);
+    repo.commit("Tidy up");
+    // A later commit of the range names both removals.
+    repo.commit(
+        "Record the tidy-up\n\nMemlint-GC: drop memory/decisions/stale outdated\nMemlint-GC: merge memory/decisions/twin-a into memory/decisions/use-gix superseded,noisy\n",
+    );
+    let run = repo.check(&["--base", "base"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.found(), vec![]);
+    // A trailer outside the range does not count.
+    let run = repo.check(&["--base", "HEAD"]);
+    assert_eq!(run.code, 0, "{run:?}");
+}
+
+#[test]
+fn base_rename_is_no_removal() {
+    let repo = seeded();
+    repo.write("memory/decisions/pin-rayon.md", &decision("Pin rayon", "", "Pin rayon for the index."));
+    repo.commit("Add");
+    repo.git(&["branch", "base"]);
+    repo.git(&["mv", "memory/decisions/pin-rayon.md", "memory/decisions/pin-rayon-index.md"]);
+    repo.commit("Rename");
+    let run = repo.check(&["--base", "base"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.found(), vec![]);
+}
+
+#[test]
+fn malformed_trailer_is_reported() {
+    let repo = seeded();
+    repo.write("memory/decisions/stale.md", &decision("Stale", "", "Old news."));
+    repo.commit("Add");
+    repo.git(&["branch", "base"]);
+    repo.git(&["rm", "-q", "memory/decisions/stale.md"]);
+    repo.commit("Drop it\n\nMemlint-GC: drop memory/decisions/stale.md stale\n");
+    let run = repo.check(&["--base", "base"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.contains("malformed `Memlint-GC:` trailer"), "{run:?}");
+    let found = run.found();
+    assert_eq!(found.len(), 1, "{run:?}");
+    assert_eq!(found[0].0, "history/unexplained-removal");
+    let msg = run.json()["diagnostics"][0]["message"].as_str().expect("m").to_string();
+    assert!(msg.contains("malformed trailer"), "{msg}");
+    // `log --gc` shows it too.
+    let log = memlint(&repo.root, &["log", "--gc"]);
+    assert_eq!(log.code, 0, "{log:?}");
+    assert!(log.stdout.contains("malformed Memlint-GC trailer"), "{log:?}");
+    assert!(log.stdout.contains("without `.md`"), "{log:?}");
+    assert!(log.stderr.contains("malformed"), "{log:?}");
+}
+
+#[test]
+fn base_decision_rewritten_in_place() {
+    let repo = seeded();
+    repo.git(&["branch", "base"]);
+    repo.write(
+        "memory/decisions/use-gix.md",
+        &decision("Use gix everywhere", "", "We read git through gix."),
+    );
+    repo.commit("Retitle");
+    let run = repo.check(&["--base", "base"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        run.found(),
+        vec![("history/decision-rewritten".into(), "memory/decisions/use-gix.md".into(), 2)]
+    );
+    assert_eq!(run.json()["diagnostics"][0]["severity"], "warning");
+    assert_eq!(repo.check(&["--base", "base", "--deny-warnings"]).code, 1);
+    // Replacing it properly: the old one is marked replaced, a new one added.
+    repo.git(&["reset", "-q", "--hard", "base"]);
+    repo.write(
+        "memory/decisions/use-gix.md",
+        &decision("Use gix", "", "We read git through gix.")
+            .replace("status: active\ndate: 2026-11-01\nsources:\n  - https://example.com/7\n", "status: replaced\ndate: 2026-11-01\nsources:\n  - https://example.com/7\nreplaced_by: use-gix-everywhere\n"),
+    );
+    repo.write(
+        "memory/decisions/use-gix-everywhere.md",
+        &decision("Use gix everywhere", "", "Even in tests."),
+    );
+    repo.write("memory/decisions/old-way.md", &replaced("Run the git program", "use-gix-everywhere"));
+    repo.commit("Replace");
+    let run = repo.check(&["--base", "base"]);
+    let rules: Vec<String> = run.found().into_iter().map(|f| f.0).collect();
+    assert!(!rules.contains(&"history/decision-rewritten".to_string()), "{run:?}");
+    // A body rewrite named by a GC trailer is explained.
+    repo.git(&["reset", "-q", "--hard", "base"]);
+    repo.write("memory/decisions/use-gix.md", &decision("Use gix", "", "Trimmed."));
+    repo.commit("Trim\n\nMemlint-GC: trim memory/decisions/use-gix noisy\n");
+    assert_eq!(repo.check(&["--base", "base"]).found(), vec![]);
+}
+
+#[test]
+fn detached_head_and_shallow_clone() {
+    let repo = seeded();
+    repo.write("memory/decisions/second.md", &decision("Second", "", "Two."));
+    repo.commit("Second");
+    repo.write("memory/decisions/third.md", BROKEN);
+    repo.commit("Third");
+    // Detached HEAD: both modes work.
+    repo.git(&["checkout", "-q", "--detach", "HEAD~1"]);
+    let run = repo.check(&["--base", "HEAD~1"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["summary"]["files"], 1);
+    repo.write("memory/decisions/fourth.md", BROKEN);
+    repo.git(&["add", "-A"]);
+    let run = repo.check(&["--staged"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    repo.git(&["reset", "-q", "--hard"]);
+    repo.git(&["checkout", "-q", "main"]);
+    // A shallow clone of depth 1: `--staged` works, `--base` into the
+    // missing history says why it cannot.
+    let clones = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", repo.root.display());
+    repo.git_in(clones.path(), &["clone", "-q", "--depth", "1", &url, "shallow"]);
+    let shallow = clones.path().join("shallow");
+    std::fs::write(shallow.join("memory/decisions/fifth.md"), BROKEN).expect("write");
+    repo.git_in(&shallow, &["add", "-A"]);
+    let run = memlint(&shallow, &["check", "--staged", "--format", "json"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(run.json()["summary"]["files"], 1, "{run:?}");
+    let run = memlint(&shallow, &["check", "--base", "HEAD~1"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("shallow"), "{run:?}");
+    // Deep enough: the base is in the clone.
+    repo.git_in(clones.path(), &["clone", "-q", "--depth", "2", &url, "deeper"]);
+    let run = memlint(&clones.path().join("deeper"), &["check", "--base", "HEAD~1", "--format", "json"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(
+        run.found(),
+        vec![("frontmatter/parse".into(), "memory/decisions/third.md".into(), 3)]
+    );
+}
+
+#[test]
+fn log_follows_a_record_through_renames() {
+    let repo = seeded();
+    repo.git(&["mv", "memory/decisions/use-gix.md", "memory/decisions/use-gitoxide.md"]);
+    repo.write("memory/decisions/old-way.md", &replaced("Run the git program", "use-gitoxide"));
+    repo.commit("Rename use-gix");
+    repo.write("knowledge/unrelated.md", "---\ntitle: Unrelated\n---\n");
+    repo.commit("Unrelated");
+    repo.write(
+        "memory/decisions/use-gitoxide.md",
+        &decision("Use gix", "", "We read git through gix, the gitoxide crate."),
+    );
+    repo.commit("Say gitoxide");
+    let run = memlint(&repo.root, &["log", "memory/decisions/use-gitoxide.md", "--format", "json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let log = run.json();
+    let summaries: Vec<&str> = log["commits"]
+        .as_array()
+        .expect("commits")
+        .iter()
+        .map(|c| c["summary"].as_str().expect("summary"))
+        .collect();
+    assert_eq!(summaries, vec!["Say gitoxide", "Rename use-gix", "Seed the memory"]);
+    assert_eq!(
+        log["commits"][1]["paths"],
+        serde_json::json!(["memory/decisions/use-gitoxide.md", "memory/decisions/use-gix.md"])
+    );
+    assert_eq!(log["commits"][2]["paths"], serde_json::json!(["memory/decisions/use-gix.md"]));
+    let first = &log["commits"][0];
+    assert_eq!(first["time"], "2026-11-01T10:03:00+09:00");
+    assert_eq!(first["id"].as_str().expect("id").len(), 40);
+    assert_eq!(first["gc"], serde_json::json!([]));
+    // By slug, from a subdirectory.
+    let by_slug = memlint(&repo.root.join("memory"), &["log", "use-gitoxide", "--format", "json"]);
+    assert_eq!(by_slug.json(), log, "{by_slug:?}");
+    // The workspace log has every commit touching records, newest first.
+    let all = memlint(&repo.root, &["log", "--format", "json"]).json();
+    assert_eq!(all["commits"].as_array().expect("commits").len(), 4);
+    // A range.
+    let range = memlint(&repo.root, &["log", "HEAD~2..HEAD", "--format", "json"]).json();
+    assert_eq!(range["commits"].as_array().expect("commits").len(), 2);
+}
+
+#[test]
+fn log_gc_lists_the_trailers() {
+    let repo = seeded();
+    repo.write("memory/decisions/twin.md", &decision("Twin", "", "Twin."));
+    repo.commit("Add twin");
+    repo.git(&["rm", "-q", "memory/decisions/twin.md"]);
+    repo.commit(
+        "Consolidate\n\nMemlint-GC: merge memory/decisions/twin into memory/decisions/use-gix superseded\nMemlint-GC: drop knowledge/gone outdated,unused\nMemlint-GC: shred memory/decisions/x noisy\n",
+    );
+    let run = memlint(&repo.root, &["log", "--gc", "--format", "json"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let log = run.json();
+    let commits = log["commits"].as_array().expect("commits");
+    assert_eq!(commits.len(), 1, "{run:?}");
+    assert_eq!(commits[0]["summary"], "Consolidate");
+    assert_eq!(commits[0]["paths"], serde_json::json!(["memory/decisions/twin.md"]));
+    assert_eq!(
+        commits[0]["gc"],
+        serde_json::json!([
+            {"op": "merge", "record": "memory/decisions/twin", "into": "memory/decisions/use-gix", "categories": ["superseded"]},
+            {"op": "drop", "record": "knowledge/gone", "into": null, "categories": ["outdated", "unused"]}
+        ])
+    );
+    assert!(run.stderr.contains("unknown operation `shred`"), "{run:?}");
+    let human = memlint(&repo.root, &["log", "--gc"]);
+    assert!(
+        human.stdout.contains(
+            "Memlint-GC: merge memory/decisions/twin into memory/decisions/use-gix superseded"
+        ),
+        "{human:?}"
+    );
+    // The GC history of one record.
+    let one = memlint(&repo.root, &["log", "twin", "--gc", "--format", "json"]).json();
+    assert_eq!(one["commits"].as_array().expect("commits").len(), 1);
+    let none = memlint(&repo.root, &["log", "old-way", "--gc", "--format", "json"]).json();
+    assert_eq!(none["commits"], serde_json::json!([]));
+}
+
+#[test]
+fn init_hooks_writes_the_hook_and_sets_hooks_path() {
+    let repo = Repo::new();
+    let run = memlint(&repo.root, &["init", "--hooks"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let hook = repo.root.join(".githooks/pre-commit");
+    let text = std::fs::read_to_string(&hook).expect("hook");
+    assert_eq!(text, memlint::init::PRE_COMMIT);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&hook).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o111, 0o111, "{mode:o}");
+    }
+    assert_eq!(repo.git(&["config", "core.hooksPath"]).trim(), ".githooks");
+    assert!(run.stdout.contains("memlint hook session-start"), "{run:?}");
+    // A second run changes nothing; a foreign hook is kept without --force.
+    let again = memlint(&repo.root, &["init", "--hooks"]);
+    assert_eq!(again.code, 0, "{again:?}");
+    assert!(again.stdout.contains("up to date"), "{again:?}");
+    std::fs::write(&hook, "#!/bin/sh\necho mine\n").expect("write");
+    let refused = memlint(&repo.root, &["init", "--hooks"]);
+    assert_eq!(refused.code, 2, "{refused:?}");
+    assert!(refused.stderr.contains("--force"), "{refused:?}");
+    assert_eq!(std::fs::read_to_string(&hook).expect("hook"), "#!/bin/sh\necho mine\n");
+    let forced = memlint(&repo.root, &["init", "--hooks", "--force"]);
+    assert_eq!(forced.code, 0, "{forced:?}");
+    assert_eq!(std::fs::read_to_string(&hook).expect("hook"), memlint::init::PRE_COMMIT);
+    // Another core.hooksPath is kept without --force.
+    repo.git(&["config", "core.hooksPath", ".husky"]);
+    let refused = memlint(&repo.root, &["init", "--hooks"]);
+    assert_eq!(refused.code, 2, "{refused:?}");
+    assert_eq!(repo.git(&["config", "core.hooksPath"]).trim(), ".husky");
+}
+
+#[test]
+fn the_projects_own_hook_is_the_one_init_writes() {
+    let own = Path::new(env!("CARGO_MANIFEST_DIR")).join(".githooks/pre-commit");
+    let text = std::fs::read_to_string(&own).expect(".githooks/pre-commit");
+    assert_eq!(text, memlint::init::PRE_COMMIT);
+}
+
+/// The hook in action: `git commit` runs it, with memlint on `PATH`.
+#[cfg(unix)]
+#[test]
+fn the_pre_commit_hook_stops_a_broken_commit() {
+    let repo = seeded();
+    assert_eq!(memlint(&repo.root, &["init", "--hooks"]).code, 0);
+    repo.commit("Hooks");
+    let bin_dir = Path::new(BIN).parent().expect("bin dir");
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let commit = |message: &str| {
+        Command::new("git")
+            .args(["commit", "-q", "-m", message])
+            .current_dir(&repo.root)
+            .env("PATH", &path)
+            .env("GIT_AUTHOR_NAME", "Test")
+            .env("GIT_AUTHOR_EMAIL", "test@example.com")
+            .env("GIT_COMMITTER_NAME", "Test")
+            .env("GIT_COMMITTER_EMAIL", "test@example.com")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .output()
+            .expect("git commit")
+    };
+    // Broken in the index, fixed in the work tree: refused.
+    repo.write("memory/decisions/new-idea.md", BROKEN);
+    repo.git(&["add", "-A"]);
+    repo.write("memory/decisions/new-idea.md", &decision("New idea", "", "Fixed."));
+    let out = commit("Broken");
+    assert!(!out.status.success(), "the hook let a broken record in");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("git commit --no-verify"), "{stderr}");
+    // Valid but not formatted (keys out of order): refused, named.
+    repo.write(
+        "memory/decisions/new-idea.md",
+        "---\nstatus: active\ntitle: New idea\ndate: 2026-11-01\nsources:\n  - https://example.com/n\n---\n\nBody.\n",
+    );
+    repo.git(&["add", "-A"]);
+    let out = commit("Unformatted");
+    assert!(!out.status.success(), "the hook let an unformatted record in");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("not formatted") && stderr.contains("memory/decisions/new-idea.md"), "{stderr}");
+    // Clean: accepted.
+    repo.write("memory/decisions/new-idea.md", &decision("New idea", "", "Fixed."));
+    repo.git(&["add", "-A"]);
+    let out = commit("Clean");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn staged_honours_memlintignore_from_the_index() {
+    let repo = seeded();
+    repo.write(".memlintignore", "knowledge/vendor/\n");
+    repo.write("knowledge/vendor/third-party.md", BROKEN);
+    repo.git(&["add", "-A"]);
+    let run = repo.check(&["--staged"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.json()["summary"]["files"], 0, "{run:?}");
+    // As the work-tree check does.
+    assert_eq!(repo.check(&[]).code, 0);
+}
+
+#[test]
+fn workspace_in_a_subdirectory_of_the_repository() {
+    let repo = Repo::new();
+    repo.write("README.md", "# A project\n");
+    repo.write("agent/.memlint.yml", "max_sources: 10\n");
+    repo.write("agent/memory/decisions/use-gix.md", &decision("Use gix", "", "We read git through gix."));
+    repo.write("agent/memory/decisions/old-way.md", &replaced("Old way", "use-gix"));
+    repo.commit("Seed");
+    repo.git(&["branch", "base"]);
+    repo.write("agent/memory/decisions/new-idea.md", BROKEN);
+    repo.git(&["rm", "-q", "agent/memory/decisions/use-gix.md"]);
+    let run = memlint(&repo.root.join("agent"), &["check", "--staged", "--format", "json"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    // Paths are relative to the workspace root; the unstaged new file is not
+    // in the commit.
+    assert_eq!(
+        run.found(),
+        vec![("status/dangling-target".into(), "memory/decisions/old-way.md".into(), 7)]
+    );
+    repo.git(&["add", "-A"]);
+    repo.commit("Change");
+    let run = memlint(&repo.root.join("agent"), &["check", "--base", "base", "--format", "json"]);
+    let found = run.found();
+    assert!(found.contains(&("frontmatter/parse".into(), "memory/decisions/new-idea.md".into(), 3)), "{run:?}");
+    assert!(
+        found.contains(&("history/unexplained-removal".into(), "memory/decisions/use-gix.md".into(), 1)),
+        "{run:?}"
+    );
+    let log = memlint(&repo.root.join("agent"), &["log", "use-gix", "--format", "json"]).json();
+    assert_eq!(log["commits"].as_array().expect("commits").len(), 2, "{log}");
+    assert_eq!(log["commits"][0]["paths"], serde_json::json!(["memory/decisions/use-gix.md"]));
+}
+
+#[test]
+fn unresolved_conflicts_exit_2() {
+    let repo = seeded();
+    repo.git(&["checkout", "-q", "-b", "other"]);
+    repo.write("memory/decisions/use-gix.md", &decision("Use gix", "", "Other side."));
+    repo.commit("Other");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("memory/decisions/use-gix.md", &decision("Use gix", "", "This side."));
+    repo.commit("This");
+    let merge = Command::new("git")
+        .args(["merge", "-q", "other"])
+        .current_dir(&repo.root)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.com")
+        .output()
+        .expect("git merge");
+    assert!(!merge.status.success(), "the merge should conflict");
+    let run = repo.check(&["--staged"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("unresolved conflicts"), "{run:?}");
+    assert!(run.stderr.contains("memory/decisions/use-gix.md"), "{run:?}");
+}
+
+#[test]
+fn log_human_output() {
+    let repo = seeded();
+    repo.git(&["rm", "-q", "memory/decisions/old-way.md"]);
+    repo.commit("Drop old-way\n\nMemlint-GC: drop memory/decisions/old-way superseded\n");
+    let run = memlint(&repo.root, &["log"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    assert!(lines[0].ends_with(" 2026-11-01T10:01:00+09:00 Drop old-way"), "{run:?}");
+    assert_eq!(lines[1], "    D memory/decisions/old-way.md");
+    assert_eq!(lines[2], "    Memlint-GC: drop memory/decisions/old-way superseded");
+    assert!(lines[3].ends_with(" 2026-11-01T10:00:00+09:00 Seed the memory"), "{run:?}");
+    // `src/main.rs` is not memlint's business.
+    assert!(!run.stdout.contains("src/main.rs"), "{run:?}");
+    // A revision alone is a range; an unknown word is an error.
+    let run = memlint(&repo.root, &["log", "HEAD~1", "--format", "json"]);
+    assert_eq!(run.json()["commits"].as_array().expect("commits").len(), 1, "{run:?}");
+    let run = memlint(&repo.root, &["log", "no/such:thing"]);
+    assert_eq!(run.code, 2, "{run:?}");
+}

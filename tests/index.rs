@@ -1,0 +1,466 @@
+//! `.memlint/index` (SPEC §7): the index survives being deleted, truncated
+//! to half or overwritten with garbage (each time it is rebuilt silently and
+//! `check` reports the same), an edit between two runs is seen, a
+//! configuration change invalidates cached diagnostics, and `memlint index`
+//! says what it did.
+
+use memlint::index::{self, Options};
+use memlint::workspace::Workspace;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_memlint");
+
+/// What one run of the binary gave.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn memlint(root: &Path, args: &[&str]) -> Run {
+    let out = Command::new(BIN)
+        .args(args)
+        .current_dir(root)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run memlint");
+    let run = Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert!(
+        !run.stderr.contains("panicked") && !run.stderr.contains("internal error"),
+        "memlint {args:?} crashed:\n{}",
+        run.stderr
+    );
+    run
+}
+
+fn decision(title: &str, status: &str, extra: &str) -> String {
+    format!(
+        "---\ntitle: {title}\nstatus: {status}\ndate: 2026-11-01\nsources:\n  - https://example.com/adr\n{extra}---\n\nWhy it was decided.\n"
+    )
+}
+
+/// A small workspace with one warning (`date/relative`), one error
+/// (`status/dangling-target`), an invalid UTF-8 file and a clean record.
+fn workspace() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().canonicalize().expect("canonical");
+    let write = |rel: &str, bytes: &[u8]| {
+        let path = root.join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(path, bytes).expect("write");
+    };
+    write(
+        "memory/decisions/use-gix.md",
+        decision("Use gix", "active", "").as_bytes(),
+    );
+    write(
+        "memory/decisions/use-git2.md",
+        decision("Use git2", "replaced", "replaced_by: use-gitoxide\n").as_bytes(),
+    );
+    write(
+        "knowledge/index-pitfalls.md",
+        b"---\ntitle: Index pitfalls\ndescription: What went wrong yesterday\nmodel_invocation: false\ndate: 2026-11-01\nsources:\n  - https://example.com/x\n---\n\nBody.\n",
+    );
+    write(
+        "memory/decisions/broken-bytes.md",
+        b"---\ntitle: \xff\n---\n",
+    );
+    (dir, root)
+}
+
+fn check_json(root: &Path) -> Value {
+    let run = memlint(root, &["check", "--format", "json"]);
+    serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", run.stdout, run.stderr))
+}
+
+fn index_file(root: &Path) -> PathBuf {
+    root.join(".memlint").join("index")
+}
+
+/// The index on disk decodes and lists every file of the workspace.
+fn assert_intact(root: &Path) {
+    let bytes = std::fs::read(index_file(root)).expect("the index was written");
+    let table = index::decode(&bytes).expect("the index decodes");
+    let paths: Vec<&str> = table
+        .entries
+        .iter()
+        .map(|e| e.report.path.as_str())
+        .collect();
+    assert_eq!(
+        paths,
+        vec![
+            "knowledge/index-pitfalls.md",
+            "memory/decisions/broken-bytes.md",
+            "memory/decisions/use-git2.md",
+            "memory/decisions/use-gix.md",
+        ]
+    );
+}
+
+fn rules(json: &Value) -> Vec<(String, String)> {
+    json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| {
+            (
+                d["rule"].as_str().unwrap_or("").to_string(),
+                d["path"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn pairs(items: &[(&str, &str)]) -> Vec<(String, String)> {
+    items
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect()
+}
+
+const BASELINE: &[(&str, &str)] = &[
+    ("date/relative", "knowledge/index-pitfalls.md"),
+    ("format/encoding", "memory/decisions/broken-bytes.md"),
+    ("status/dangling-target", "memory/decisions/use-git2.md"),
+];
+
+#[test]
+fn first_and_warm_runs_agree() {
+    let (_dir, root) = workspace();
+    assert!(!root.join(".memlint").exists());
+    let cold = check_json(&root);
+    assert_eq!(rules(&cold), pairs(BASELINE));
+    assert_intact(&root);
+    let warm = check_json(&root);
+    assert_eq!(cold, warm);
+    // The human output, which shows source lines, is the same from the index.
+    let a = memlint(&root, &["check"]).stdout;
+    let b = memlint(&root, &["check"]).stdout;
+    assert_eq!(a, b);
+    assert!(a.contains("What went wrong yesterday"), "{a}");
+    // The directory keeps itself out of commits.
+    let ignore = std::fs::read_to_string(root.join(".memlint/.gitignore")).expect(".gitignore");
+    assert_eq!(ignore, "*\n");
+}
+
+#[test]
+fn survives_deletion() {
+    let (_dir, root) = workspace();
+    let before = check_json(&root);
+    std::fs::remove_dir_all(root.join(".memlint")).expect("rm -r .memlint");
+    assert_eq!(check_json(&root), before);
+    assert_intact(&root);
+}
+
+#[test]
+fn survives_truncation_to_half() {
+    let (_dir, root) = workspace();
+    let before = check_json(&root);
+    let bytes = std::fs::read(index_file(&root)).expect("index");
+    std::fs::write(index_file(&root), &bytes[..bytes.len() / 2]).expect("truncate");
+    let run = memlint(&root, &["check", "--format", "json"]);
+    assert!(run.stderr.is_empty(), "rebuilt silently: {}", run.stderr);
+    assert_eq!(
+        serde_json::from_str::<Value>(&run.stdout).expect("JSON"),
+        before
+    );
+    assert_intact(&root);
+    assert_eq!(
+        std::fs::metadata(index_file(&root)).expect("index").len(),
+        bytes.len() as u64
+    );
+}
+
+#[test]
+fn survives_garbage() {
+    let (_dir, root) = workspace();
+    let before = check_json(&root);
+    let garbage: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    std::fs::write(index_file(&root), &garbage).expect("garbage");
+    let run = memlint(&root, &["check", "--format", "json"]);
+    assert!(run.stderr.is_empty(), "rebuilt silently: {}", run.stderr);
+    assert_eq!(
+        serde_json::from_str::<Value>(&run.stdout).expect("JSON"),
+        before
+    );
+    assert_intact(&root);
+    // An empty file, and a valid header with nothing after it, too.
+    std::fs::write(index_file(&root), b"").expect("empty");
+    assert_eq!(check_json(&root), before);
+    std::fs::write(index_file(&root), b"MLINDEX\0").expect("header only");
+    assert_eq!(check_json(&root), before);
+    assert_intact(&root);
+}
+
+#[test]
+fn an_edit_between_two_runs_is_seen() {
+    let (_dir, root) = workspace();
+    assert_eq!(rules(&check_json(&root)), pairs(BASELINE));
+    // Same size, written right after the previous run: only the content
+    // tells it apart.
+    let path = root.join("knowledge/index-pitfalls.md");
+    let text = std::fs::read_to_string(&path).expect("read");
+    std::fs::write(&path, text.replace("yesterday", "at launch")).expect("edit");
+    assert_eq!(
+        rules(&check_json(&root)),
+        pairs(&[
+            ("format/encoding", "memory/decisions/broken-bytes.md"),
+            ("status/dangling-target", "memory/decisions/use-git2.md"),
+        ])
+    );
+    // Fix the dangling target by adding the record it names.
+    std::fs::write(
+        root.join("memory/decisions/use-gitoxide.md"),
+        decision("Use gitoxide", "active", ""),
+    )
+    .expect("add");
+    std::fs::remove_file(root.join("memory/decisions/broken-bytes.md")).expect("rm");
+    assert_eq!(rules(&check_json(&root)), vec![]);
+    // Few changes: written as a delta next to the index file.
+    assert!(root.join(".memlint/index.delta").is_file());
+    let table = index::read(&root).expect("index and delta load");
+    let paths: Vec<&str> = table
+        .entries
+        .iter()
+        .map(|e| e.report.path.as_str())
+        .collect();
+    assert_eq!(
+        paths,
+        vec![
+            "knowledge/index-pitfalls.md",
+            "memory/decisions/use-git2.md",
+            "memory/decisions/use-gitoxide.md",
+            "memory/decisions/use-gix.md",
+        ]
+    );
+}
+
+#[test]
+fn a_restored_mtime_does_not_hide_an_edit() {
+    let (_dir, root) = workspace();
+    check_json(&root);
+    let path = root.join("memory/decisions/use-gix.md");
+    let mtime = std::fs::metadata(&path)
+        .and_then(|m| m.modified())
+        .expect("mtime");
+    let text = std::fs::read_to_string(&path).expect("read");
+    std::fs::write(&path, text.replace("status: active", "status: activ3")).expect("edit");
+    let file = std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .expect("open");
+    file.set_modified(mtime).expect("restore mtime");
+    drop(file);
+    let found = rules(&check_json(&root));
+    assert!(
+        found.contains(&(
+            "frontmatter/type".to_string(),
+            "memory/decisions/use-gix.md".to_string()
+        )),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn a_configuration_change_invalidates_cached_diagnostics() {
+    let (_dir, root) = workspace();
+    assert_eq!(rules(&check_json(&root)), pairs(BASELINE));
+    std::fs::write(root.join(".memlint.yml"), "rules: {date/relative: off}\n").expect("config");
+    assert_eq!(
+        rules(&check_json(&root)),
+        pairs(&[
+            ("format/encoding", "memory/decisions/broken-bytes.md"),
+            ("status/dangling-target", "memory/decisions/use-git2.md"),
+        ])
+    );
+    std::fs::write(root.join(".memlint.yml"), "rules: {date/relative: error}\n").expect("config");
+    let json = check_json(&root);
+    assert_eq!(rules(&json), pairs(BASELINE));
+    assert_eq!(json["diagnostics"][0]["severity"], "error");
+    // `--config` counts as the effective configuration too.
+    std::fs::remove_file(root.join(".memlint.yml")).expect("rm");
+    std::fs::write(root.join("other.yml"), "rules: {format/encoding: off}\n").expect("config");
+    let run = memlint(
+        &root,
+        &["check", "--format", "json", "--config", "other.yml"],
+    );
+    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(
+        rules(&json),
+        pairs(&[
+            ("date/relative", "knowledge/index-pitfalls.md"),
+            ("status/dangling-target", "memory/decisions/use-git2.md"),
+        ])
+    );
+    assert_eq!(json["diagnostics"][0]["severity"], "warning");
+}
+
+#[test]
+fn index_command_rebuilds_and_reports() {
+    let (_dir, root) = workspace();
+    let run = memlint(&root, &["index"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let re =
+        regex::Regex::new(r"^Indexed 4 records in 4 files \(4 re-parsed\) in \d+\.\d\d s\.\n$")
+            .expect("regex");
+    assert!(re.is_match(&run.stdout), "{:?}", run.stdout);
+    assert!(
+        run.stderr.is_empty(),
+        "no progress bar when piped: {:?}",
+        run.stderr
+    );
+    assert_intact(&root);
+    // A rebuild is forced: every file is parsed again.
+    let again = memlint(&root, &["index"]);
+    assert!(re.is_match(&again.stdout), "{:?}", again.stdout);
+    assert!(memlint(&root, &["index", "-q"]).stdout.is_empty());
+}
+
+#[test]
+fn works_without_a_writable_index() {
+    let (_dir, root) = workspace();
+    // `.memlint` is a file: nothing can be written under it.
+    std::fs::write(root.join(".memlint"), "not a directory\n").expect("write");
+    let json = check_json(&root);
+    assert_eq!(rules(&json), pairs(BASELINE));
+    let run = memlint(&root, &["index"]);
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains(".memlint"), "{}", run.stderr);
+}
+
+#[test]
+fn unchanged_files_are_not_read_again() {
+    let (_dir, root) = workspace();
+    let ws = Workspace::load(Some(&root), None).expect("workspace");
+    let files = ws.files();
+    let first = index::refresh(&ws, &files, &Options::default());
+    assert_eq!(first.reparsed, 4);
+    assert!(matches!(first.saved, Ok(true)));
+    // Files modified just before a scan are verified by content on the next
+    // run; pretend the scan happened well after the files were written.
+    let key = index::key(&ws.config);
+    let mut table = index::load(&root, key).expect("stored");
+    table.scanned_at += 10 * index::RACY_NS;
+    index::save(&root, &table).expect("save");
+    let second = index::refresh(&ws, &files, &Options::default());
+    assert_eq!(second.reparsed, 0);
+    assert!(matches!(second.saved, Ok(false)), "nothing to write");
+    assert_eq!(second.reports.len(), 4);
+    assert_eq!(
+        second
+            .reports
+            .iter()
+            .map(|r| r.diagnostics.len())
+            .sum::<usize>(),
+        2,
+        "the per-file findings come from the index"
+    );
+    // Without the aging, the racy files are hashed, found equal, not re-linted.
+    let mut table = index::load(&root, key).expect("stored");
+    table.scanned_at -= 10 * index::RACY_NS;
+    table.scanned_at = table.scanned_at.max(now_ns());
+    index::save(&root, &table).expect("save");
+    let third = index::refresh(&ws, &files, &Options::default());
+    assert_eq!(third.reparsed, 0);
+    let forced = index::refresh(
+        &ws,
+        &files,
+        &Options {
+            force: true,
+            progress: false,
+        },
+    );
+    assert_eq!(forced.reparsed, 4);
+}
+
+fn now_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+/// (path, diagnostics, record fields) of each report, for comparisons.
+fn essence(
+    reports: &[memlint::lint::FileReport],
+) -> Vec<(
+    String,
+    Vec<memlint::diagnostic::Diagnostic>,
+    memlint::lint::RecordInfo,
+)> {
+    reports
+        .iter()
+        .map(|r| (r.path.clone(), r.diagnostics.clone(), r.info.clone()))
+        .collect()
+}
+
+#[test]
+fn deltas_agree_with_linting_from_scratch() {
+    let (_dir, root) = workspace();
+    let ws = Workspace::load(Some(&root), None).expect("workspace");
+    let opts = Options::default();
+    let delta = root.join(".memlint/index.delta");
+    let step = |what: &str| {
+        let files = ws.files();
+        let got = index::refresh(&ws, &files, &opts);
+        assert!(got.saved.is_ok(), "{what}: {:?}", got.saved);
+        assert_eq!(
+            essence(&got.reports),
+            essence(&ws.lint(&files)),
+            "after {what}"
+        );
+        // What was stored reads back the same.
+        let stored = index::read(&root).expect("stored");
+        let stored: Vec<memlint::lint::FileReport> =
+            stored.entries.into_iter().map(|e| e.report).collect();
+        assert_eq!(
+            essence(&stored),
+            essence(&got.reports),
+            "stored after {what}"
+        );
+    };
+    step("the first run");
+    assert!(!delta.exists());
+    let write = |rel: &str, text: &str| std::fs::write(root.join(rel), text).expect("write");
+    write(
+        "memory/decisions/use-gix.md",
+        &decision("Use gix now", "active", ""),
+    );
+    step("an edit");
+    assert!(delta.is_file(), "one change is a delta");
+    write(
+        "memory/decisions/use-gitoxide.md",
+        &decision("Use gitoxide", "active", ""),
+    );
+    step("an addition");
+    std::fs::remove_file(root.join("memory/decisions/broken-bytes.md")).expect("rm");
+    step("a removal");
+    std::fs::write(&delta, b"MLDELTA\0 garbage").expect("garbage");
+    step("a damaged delta");
+    write(
+        "memory/decisions/broken-bytes.md",
+        "---\ntitle: back\n---\n",
+    );
+    step("the removed file coming back");
+    std::fs::remove_file(&delta).expect("rm delta");
+    step("a deleted delta");
+    let bytes = std::fs::read(index_file(&root)).expect("index");
+    std::fs::write(index_file(&root), &bytes[..bytes.len() / 2]).expect("truncate");
+    step("a truncated index with a delta beside it");
+    assert!(!delta.exists(), "a rebuild drops the delta");
+    std::fs::remove_file(root.join("knowledge/index-pitfalls.md")).expect("rm");
+    write(
+        "memory/decisions/use-git2.md",
+        &decision("Use git2", "replaced", "replaced_by: use-gix\n"),
+    );
+    step("a removal and an edit");
+}
