@@ -4,9 +4,9 @@
 
 use crate::diagnostic::{self, Diagnostic};
 use crate::lint::FileReport;
+use crate::record::{classify, Kind, Place};
 use crate::rules::workspace::{self, View, WsSink};
 use crate::workspace::Workspace;
-use crate::record::{classify, Kind, Place};
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{HashMap, HashSet};
 
@@ -24,11 +24,12 @@ pub struct Outcome {
 /// Runs the cross-record rules over the reports of the whole workspace.
 pub fn cross_record(ws: &Workspace, reports: &[FileReport]) -> Vec<Diagnostic> {
     let resolver = crate::git::DiskResolver::new(&ws.root);
-    let view = View::new(
+    let mut view = View::new(
         reports.iter().map(|r| (r.path.as_str(), &r.info)),
         &ws.config,
         &resolver,
     );
+    view.known_clusters = crate::index::slug_clusters(&ws.root, &view);
     let mut sink = WsSink::new(&ws.config);
     workspace::check(&view, &mut sink);
     sink.diagnostics
@@ -89,6 +90,10 @@ pub fn run_with(
     out
 }
 
+/// Reads a root-relative path from the work tree, from any thread; `None`
+/// when the file may not hold the version's content.
+pub type ReadFast<'a> = dyn Fn(&str) -> Option<Vec<u8>> + Sync + 'a;
+
 /// A version of the workspace that git holds (the index, or a commit),
 /// read blob by blob so that only what changed is linted (`check --staged`,
 /// `check --base`).
@@ -104,7 +109,7 @@ pub struct Version<'a> {
     pub read: &'a dyn Fn(&str) -> Option<crate::git::Blob>,
     /// Reads a path from the work tree when the file certainly holds this
     /// version's content; thread-safe, for when many records are needed.
-    pub read_fast: Option<&'a (dyn Fn(&str) -> Option<Vec<u8>> + Sync)>,
+    pub read_fast: Option<&'a ReadFast<'a>>,
     /// Answers `file:` and `commit:` questions against this version.
     pub resolver: &'a dyn workspace::Resolver,
 }
@@ -135,7 +140,9 @@ impl<'v, 'a> Ignores<'v, 'a> {
         let mut builder = ignore::gitignore::GitignoreBuilder::new(self.root.join(dir));
         let mut any = false;
         for name in [".gitignore", ".memlintignore"] {
-            if let Some(crate::git::Blob::Bytes(bytes)) = (self.version.read)(&format!("{dir}{name}")) {
+            if let Some(crate::git::Blob::Bytes(bytes)) =
+                (self.version.read)(&format!("{dir}{name}"))
+            {
                 any = true;
                 for line in String::from_utf8_lossy(&bytes).lines() {
                     let _ = builder.add_line(None, line);
@@ -143,7 +150,9 @@ impl<'v, 'a> Ignores<'v, 'a> {
             }
         }
         let matcher = if any { builder.build().ok() } else { None };
-        self.dirs.borrow_mut().insert(dir.to_string(), matcher.clone());
+        self.dirs
+            .borrow_mut()
+            .insert(dir.to_string(), matcher.clone());
         matcher
     }
 
@@ -224,7 +233,11 @@ fn pointing_at_removed(
         .collect();
     needles.sort();
     needles.dedup();
-    let pattern = needles.iter().map(|n| regex::escape(n)).collect::<Vec<_>>().join("|");
+    let pattern = needles
+        .iter()
+        .map(|n| regex::escape(n))
+        .collect::<Vec<_>>()
+        .join("|");
     let Ok(mentions) = regex::bytes::Regex::new(&pattern) else {
         return Vec::new();
     };
@@ -255,7 +268,10 @@ fn pointing_at_removed(
                 }
             }
         }
-        out.par_extend(hits.par_iter().map(|(p, place, blob)| lint_blob(ws, p, place, blob)));
+        out.par_extend(
+            hits.par_iter()
+                .map(|(p, place, blob)| lint_blob(ws, p, place, blob)),
+        );
     }
     out
 }
@@ -357,16 +373,18 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
             ..Default::default()
         })
         .collect();
-    let items = places.iter().filter_map(|(p, place)| match reports.get(*p) {
-        Some(r) => Some((*p, &r.info)),
-        None => match place {
-            Place::Record(k) => {
-                let i = Kind::ALL.iter().position(|x| x == k)?;
-                Some((*p, &unread[i]))
-            }
-            _ => None,
-        },
-    });
+    let items = places
+        .iter()
+        .filter_map(|(p, place)| match reports.get(*p) {
+            Some(r) => Some((*p, &r.info)),
+            None => match place {
+                Place::Record(k) => {
+                    let i = Kind::ALL.iter().position(|x| x == k)?;
+                    Some((*p, &unread[i]))
+                }
+                _ => None,
+            },
+        });
     let view = View::new(items, &ws.config, version.resolver);
     let mut sink = WsSink::new(&ws.config);
     // `slug/similar` over the whole workspace would cost more than the rest
@@ -410,7 +428,9 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
     // A cluster of similar slugs that holds a changed record is reported on
     // its members after the first, changed or not.
     diags.retain(|d| {
-        changed.contains(d.path.as_str()) || affected(&d.path) || (d.rule == "slug/similar" && selected(&d.path))
+        changed.contains(d.path.as_str())
+            || affected(&d.path)
+            || (d.rule == "slug/similar" && selected(&d.path))
     });
     let mut out = Outcome {
         files: diags
@@ -422,7 +442,9 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
         ..Outcome::default()
     };
     for p in &changed {
-        let Some(r) = reports.remove(*p) else { continue };
+        let Some(r) = reports.remove(*p) else {
+            continue;
+        };
         out.files += 1;
         if let Some(src) = r.source {
             out.sources.insert(r.path.clone(), src);
@@ -504,7 +526,8 @@ fn similar_closure<'a>(view: &View<'a>, changed: &FxHashSet<&str>) -> HashSet<(K
                 let total = (a.len() + b.len()) as f64;
                 let close = 2.0 * a.len().min(b.len()) as f64 / total >= ratio - 1e-9 && {
                     let cb = letter_counts(b);
-                    let common: usize = ca.iter().zip(&cb).map(|(x, y)| (*x).min(*y) as usize).sum();
+                    let common: usize =
+                        ca.iter().zip(&cb).map(|(x, y)| (*x).min(*y) as usize).sum();
                     2.0 * common as f64 / total >= ratio - 1e-9
                 };
                 if close || suffix_key(b) == key {

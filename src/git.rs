@@ -53,9 +53,9 @@ impl crate::rules::workspace::Resolver for DiskResolver<'_> {
         // root does not count.
         let path = self.root.join(rel);
         let exists = match std::fs::symlink_metadata(&path) {
-            Ok(m) if m.file_type().is_symlink() => path
-                .canonicalize()
-                .is_ok_and(|t| t.starts_with(self.root)),
+            Ok(m) if m.file_type().is_symlink() => {
+                path.canonicalize().is_ok_and(|t| t.starts_with(self.root))
+            }
             Ok(_) => true,
             Err(_) => false,
         };
@@ -98,7 +98,9 @@ pub enum GitError {
     #[error("{0}")]
     NoMergeBase(String),
     /// Unmerged paths in the index.
-    #[error("the index has unresolved conflicts (`{0}`); resolve them and `git add` the result first")]
+    #[error(
+        "the index has unresolved conflicts (`{0}`); resolve them and `git add` the result first"
+    )]
     Conflict(String),
     /// Anything else git could not read.
     #[error("cannot read the git repository: {0}")]
@@ -123,7 +125,9 @@ pub enum FileKind {
 /// An object a path points at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Object {
+    /// The blob (or submodule commit) id.
     pub id: ObjectId,
+    /// What the path holds.
     pub kind: FileKind,
 }
 
@@ -148,6 +152,7 @@ impl Object {
 /// A path that differs between two versions, root-relative.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Change {
+    /// Root-relative, `/`-separated.
     pub path: String,
     /// `None`: the path is new.
     pub old: Option<Object>,
@@ -157,19 +162,26 @@ pub struct Change {
 
 /// The content of a blob, as `lint_file` wants it.
 pub enum Blob {
+    /// The whole content.
     Bytes(Vec<u8>),
+    /// Larger than `max_file_bytes`: only its size.
     TooLarge(u64),
 }
 
 /// A commit as `log` and `check --base` use it.
 #[derive(Debug, Clone)]
 pub struct CommitInfo {
+    /// The commit id.
     pub id: ObjectId,
     /// Author time: seconds since the epoch and offset in seconds east of UTC.
     pub seconds: i64,
+    /// See `seconds`.
     pub offset: i32,
+    /// The whole commit message.
     pub message: String,
+    /// Parent commits, first parent first.
     pub parents: Vec<ObjectId>,
+    /// The commit's root tree.
     pub tree: ObjectId,
 }
 
@@ -183,6 +195,7 @@ impl CommitInfo {
 /// A repository opened for one of memlint's git modes, with the workspace
 /// root's place in its work tree.
 pub struct Repo {
+    /// The repository, as gix opened it.
     pub repo: gix::Repository,
     /// The workspace root relative to the work tree, `/`-separated, ending
     /// with `/` (empty when the root is the top of the work tree).
@@ -281,7 +294,11 @@ impl Repo {
     }
 
     /// Commits reachable from `tips` but not from `hidden`, newest first.
-    pub fn commits(&self, tips: &[ObjectId], hidden: &[ObjectId]) -> Result<Vec<CommitInfo>, GitError> {
+    pub fn commits(
+        &self,
+        tips: &[ObjectId],
+        hidden: &[ObjectId],
+    ) -> Result<Vec<CommitInfo>, GitError> {
         use gix::revision::walk::Sorting;
         use gix::traverse::commit::simple::CommitTimeOrder;
         let walk = self
@@ -338,14 +355,19 @@ impl Repo {
         // Tree order puts `a.b` before `a/` before `a0`, which is the byte
         // order of the full paths, so a depth-first walk yields them sorted.
         for e in &decoded.entries {
-            let Ok(name) = e.filename.to_str() else { continue };
+            let Ok(name) = e.filename.to_str() else {
+                continue;
+            };
             let len = dir.len();
             dir.push_str(name);
             if e.mode.is_tree() {
                 dir.push('/');
                 self.flatten_into(e.oid.to_owned(), dir, out)?;
             } else {
-                out.push((dir.clone(), Object::from_tree_mode(e.oid.to_owned(), e.mode)));
+                out.push((
+                    dir.clone(),
+                    Object::from_tree_mode(e.oid.to_owned(), e.mode),
+                ));
             }
             dir.truncate(len);
         }
@@ -354,7 +376,11 @@ impl Repo {
 
     /// The paths under the workspace root that differ between the trees
     /// (`None`: the empty tree), root-relative, sorted.
-    pub fn diff_trees(&self, old: Option<ObjectId>, new: Option<ObjectId>) -> Result<Vec<Change>, GitError> {
+    pub fn diff_trees(
+        &self,
+        old: Option<ObjectId>,
+        new: Option<ObjectId>,
+    ) -> Result<Vec<Change>, GitError> {
         use gix::diff::tree::recorder::Change as C;
         let old = match old {
             Some(t) => self.root_tree(t)?,
@@ -388,10 +414,16 @@ impl Repo {
         for change in recorder.records {
             let (path, old, new) = match change {
                 C::Addition {
-                    entry_mode, oid, path, ..
+                    entry_mode,
+                    oid,
+                    path,
+                    ..
                 } => (path, None, Some((entry_mode, oid))),
                 C::Deletion {
-                    entry_mode, oid, path, ..
+                    entry_mode,
+                    oid,
+                    path,
+                    ..
                 } => (path, Some((entry_mode, oid)), None),
                 C::Modification {
                     previous_entry_mode,
@@ -399,7 +431,11 @@ impl Repo {
                     entry_mode,
                     oid,
                     path,
-                } => (path, Some((previous_entry_mode, previous_oid)), Some((entry_mode, oid))),
+                } => (
+                    path,
+                    Some((previous_entry_mode, previous_oid)),
+                    Some((entry_mode, oid)),
+                ),
             };
             let file = |side: Option<(gix::objs::tree::EntryMode, ObjectId)>| {
                 side.filter(|(m, _)| !m.is_tree())
@@ -433,6 +469,18 @@ impl Repo {
         Ok(Blob::Bytes(data))
     }
 
+    /// The git index, read without verifying its trailing checksum (as git
+    /// does when it reads the index): that alone would double the cost.
+    pub fn index(&self) -> Result<gix::index::File, GitError> {
+        gix::index::File::at_or_default(
+            self.repo.index_path(),
+            self.repo.object_hash(),
+            true,
+            Default::default(),
+        )
+        .map_err(read_err)
+    }
+
     /// The index compared with HEAD (SPEC §4 `check --staged`).
     pub fn staged(&self) -> Result<Staged, GitError> {
         let index = self.index()?;
@@ -445,7 +493,11 @@ impl Repo {
             .unwrap_or(0..0);
         let mut cache = index.tree();
         for part in self.prefix.split('/').filter(|p| !p.is_empty()) {
-            cache = cache.and_then(|c| c.children.iter().find(|t| t.name.as_slice() == part.as_bytes()));
+            cache = cache.and_then(|c| {
+                c.children
+                    .iter()
+                    .find(|t| t.name.as_slice() == part.as_bytes())
+            });
         }
         let mut changes = Vec::new();
         let mut walk = IndexWalk {
@@ -482,11 +534,23 @@ impl Staged {
         let plen = self.prefix.len();
         self.index.entries()[self.range.clone()]
             .iter()
-            .filter(|e| !e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD) && e.stage_raw() == 0)
+            .filter(|e| {
+                !e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD) && e.stage_raw() == 0
+            })
             .filter_map(move |e| {
                 let path = e.path_in(backing).get(plen..)?.to_str().ok()?;
                 Some((path, index_object(e)?))
             })
+    }
+
+    /// The git index this view was read from.
+    pub fn index(&self) -> &gix::index::File {
+        &self.index
+    }
+
+    /// The workspace root relative to the top of the work tree (see [`Repo::prefix`]).
+    pub fn prefix(&self) -> &str {
+        &self.prefix
     }
 
     /// The staged object at root-relative `rel`.
@@ -564,7 +628,8 @@ impl IndexWalk<'_> {
             Some(t) => Some(t.decode().map_err(read_err)?),
             None => None,
         };
-        let items: &[gix::objs::tree::EntryRef<'_>] = decoded.as_ref().map_or(&[], |d| d.entries.as_slice());
+        let items: &[gix::objs::tree::EntryRef<'_>] =
+            decoded.as_ref().map_or(&[], |d| d.entries.as_slice());
         let plen = dir.len();
         let mut ti = 0;
         let mut ii = range.start;
@@ -610,7 +675,11 @@ impl IndexWalk<'_> {
                     if item.mode.is_tree() {
                         self.removed_tree(item.oid.to_owned(), &format!("{path}/"))?;
                     } else {
-                        self.push(&path, Some(Object::from_tree_mode(item.oid.to_owned(), item.mode)), None)?;
+                        self.push(
+                            &path,
+                            Some(Object::from_tree_mode(item.oid.to_owned(), item.mode)),
+                            None,
+                        )?;
                     }
                     ti += 1;
                 }
@@ -638,7 +707,8 @@ impl IndexWalk<'_> {
                     let item = &items[ti];
                     if is_dir {
                         let name: &[u8] = item.filename;
-                        let child = cache.and_then(|c| c.children.iter().find(|t| t.name.as_slice() == name));
+                        let child = cache
+                            .and_then(|c| c.children.iter().find(|t| t.name.as_slice() == name));
                         let sub = format!("{dir}{}/", name.to_str_lossy());
                         self.dir(Some(item.oid.to_owned()), child, ii..end, &sub)?;
                     } else {
@@ -679,14 +749,23 @@ impl IndexWalk<'_> {
             if item.is_tree {
                 self.removed_tree(item.id, &format!("{path}/"))?;
             } else {
-                self.push(&path, Some(Object::from_tree_mode(item.id, item.mode)), None)?;
+                self.push(
+                    &path,
+                    Some(Object::from_tree_mode(item.id, item.mode)),
+                    None,
+                )?;
             }
         }
         Ok(())
     }
 
     /// Records a change at repository-relative `path`.
-    fn push(&mut self, path: &str, old: Option<Object>, new: Option<Object>) -> Result<(), GitError> {
+    fn push(
+        &mut self,
+        path: &str,
+        old: Option<Object>,
+        new: Option<Object>,
+    ) -> Result<(), GitError> {
         if old.is_none() && new.is_none() {
             return Ok(());
         }
@@ -732,6 +811,7 @@ fn key_cmp(a: &[u8], a_dir: bool, b: &[u8], b_dir: bool) -> std::cmp::Ordering {
 /// Answers `sources/dangling` questions from a version that git holds: the
 /// index (`--staged`) or a commit's tree (`--base`).
 pub enum VersionResolver<'a> {
+    /// The staged view and the repository for `commit:` sources.
     Index(&'a Staged, &'a gix::Repository),
     /// Sorted paths of a flattened tree.
     Tree(&'a [(String, Object)], &'a gix::Repository),
@@ -820,7 +900,9 @@ pub fn check_staged(
 /// What `set_hooks_path` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HooksPath {
+    /// It already was the wanted directory.
     Unchanged,
+    /// It was set (or replaced with `force`).
     Set,
 }
 
@@ -828,8 +910,9 @@ pub enum HooksPath {
 /// file, through gix. A different value is kept unless `force`.
 pub fn set_hooks_path(repo: &Repo, dir: &str, force: bool) -> Result<HooksPath, GitError> {
     let path = repo.repo.common_dir().join("config");
-    let mut file = gix::config::File::from_path_no_includes(path.clone(), gix::config::Source::Local)
-        .map_err(read_err)?;
+    let mut file =
+        gix::config::File::from_path_no_includes(path.clone(), gix::config::Source::Local)
+            .map_err(read_err)?;
     if let Ok(current) = file.raw_value("core.hooksPath") {
         if current.as_bytes() == dir.as_bytes() {
             return Ok(HooksPath::Unchanged);
@@ -841,7 +924,8 @@ pub fn set_hooks_path(repo: &Repo, dir: &str, force: bool) -> Result<HooksPath, 
             )));
         }
     }
-    file.set_raw_value("core.hooksPath", dir).map_err(read_err)?;
+    file.set_raw_value("core.hooksPath", dir)
+        .map_err(read_err)?;
     let mut bytes = Vec::new();
     file.write_to(&mut bytes).map_err(read_err)?;
     crate::fsutil::write_atomic(&path, &bytes).map_err(read_err)?;
@@ -876,25 +960,4 @@ pub fn work_tree_copy(
     }
     let bytes = std::fs::read(&path).ok()?;
     (bytes.len() as u64 == meta.len()).then_some(bytes)
-}
-
-impl Repo {
-    /// The git index, read without verifying its trailing checksum (as git
-    /// does when it reads the index): that alone would double the cost.
-    pub fn index(&self) -> Result<gix::index::File, GitError> {
-        gix::index::File::at_or_default(self.repo.index_path(), self.repo.object_hash(), true, Default::default())
-            .map_err(read_err)
-    }
-}
-
-impl Staged {
-    /// The git index this view was read from.
-    pub fn index(&self) -> &gix::index::File {
-        &self.index
-    }
-
-    /// The workspace root relative to the top of the work tree (see [`Repo::prefix`]).
-    pub fn prefix(&self) -> &str {
-        &self.prefix
-    }
 }

@@ -21,10 +21,13 @@ pub const CATEGORIES: [&str; 4] = ["outdated", "superseded", "unused", "noisy"];
 /// One operation named by a `Memlint-GC:` trailer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct GcOp {
+    /// One of [`OPS`].
     pub op: String,
     /// `<kind-dir>/<slug>`, root-relative, without `.md`.
     pub record: String,
+    /// The record it went into (`merge`, `split`), as `record` is written.
     pub into: Option<String>,
+    /// Some of [`CATEGORIES`].
     pub categories: Vec<String>,
 }
 
@@ -43,7 +46,12 @@ impl GcOp {
             .as_ref()
             .map(|t| format!(" into {t}"))
             .unwrap_or_default();
-        format!("{} {}{into} {}", self.op, self.record, self.categories.join(","))
+        format!(
+            "{} {}{into} {}",
+            self.op,
+            self.record,
+            self.categories.join(",")
+        )
     }
 }
 
@@ -52,6 +60,7 @@ impl GcOp {
 pub struct Malformed {
     /// The whole trailer line.
     pub line: String,
+    /// What is wrong with it, and the expected form.
     pub reason: String,
 }
 
@@ -94,7 +103,8 @@ pub fn trailers(message: &str) -> (Vec<GcOp>, Vec<Malformed>) {
 /// Parses the value of one trailer:
 /// `<op> <kind-dir>/<slug> [into <kind-dir>/<slug>] <category>[,<category>…]`.
 pub fn parse_trailer(value: &str) -> Result<GcOp, String> {
-    let expected = "expected `<op> <kind-dir>/<slug> [into <kind-dir>/<slug>] <category>[,<category>…]`";
+    let expected =
+        "expected `<op> <kind-dir>/<slug> [into <kind-dir>/<slug>] <category>[,<category>…]`";
     let tokens: Vec<&str> = value.split_whitespace().collect();
     let Some(op) = tokens.first() else {
         return Err(format!("the trailer is empty; {expected}"));
@@ -258,7 +268,9 @@ fn renames(repo: &Repo, changes: &[Change], ws: &Workspace) -> HashMap<String, S
             if taken[i] || *k != kind {
                 continue;
             }
-            let Some(new_text) = &added_text[i] else { continue };
+            let Some(new_text) = &added_text[i] else {
+                continue;
+            };
             let ratio = similar::TextDiff::from_lines(old_text.as_str(), new_text.as_str()).ratio();
             if ratio >= 0.5 && best.is_none_or(|(_, r)| ratio > r) {
                 best = Some((i, ratio));
@@ -377,7 +389,11 @@ pub fn check_base(
             continue;
         };
         // Staging files are consumed by design (`staging release`).
-        if kind == Kind::Staging || !selected(&c.path) || renamed.contains_key(&c.path) || named(&c.path) {
+        if kind == Kind::Staging
+            || !selected(&c.path)
+            || renamed.contains_key(&c.path)
+            || named(&c.path)
+        {
             continue;
         }
         let bare = c.path.trim_end_matches(".md");
@@ -422,8 +438,13 @@ pub fn check_base(
             Some((new.as_str(), (old.as_str(), o)))
         }))
         .collect();
-    for c in changes.iter().filter(|c| c.new.is_some_and(|n| n.is_file())) {
-        if classify(&c.path, &ws.config.banned_dirs) != Place::Record(Kind::Decision) || !selected(&c.path) {
+    for c in changes
+        .iter()
+        .filter(|c| c.new.is_some_and(|n| n.is_file()))
+    {
+        if classify(&c.path, &ws.config.banned_dirs) != Place::Record(Kind::Decision)
+            || !selected(&c.path)
+        {
             continue;
         }
         let Some(&(old_path, old)) = old_of.get(c.path.as_str()) else {
@@ -437,12 +458,21 @@ pub fn check_base(
         else {
             continue;
         };
-        let (Ok(old_text), Ok(new_text)) = (std::str::from_utf8(&old_bytes), std::str::from_utf8(&new_bytes)) else {
+        let (Ok(old_text), Ok(new_text)) = (
+            std::str::from_utf8(&old_bytes),
+            std::str::from_utf8(&new_bytes),
+        ) else {
             continue;
         };
         let decision = Place::Record(Kind::Decision);
         let lint = |path: &str, bytes: &[u8]| {
-            crate::lint::lint_file(path, &decision, crate::lint::Content::Bytes(bytes), &ws.config).info
+            crate::lint::lint_file(
+                path,
+                &decision,
+                crate::lint::Content::Bytes(bytes),
+                &ws.config,
+            )
+            .info
         };
         let (before, after) = (lint(old_path, &old_bytes), lint(&c.path, &new_bytes));
         if before.status.as_deref() != Some("active") {
@@ -510,12 +540,17 @@ pub struct LogRequest {
 /// One commit of `memlint log`.
 #[derive(Debug, Clone, Serialize)]
 pub struct LogCommit {
+    /// The full commit id.
     pub id: String,
     /// Author time, RFC 3339 with the author's offset.
     pub time: String,
+    /// The first line of the message.
     pub summary: String,
+    /// The record paths the commit touched (for a record: its names).
     pub paths: Vec<String>,
+    /// The well-formed `Memlint-GC:` trailers.
     pub gc: Vec<GcOp>,
+    /// The malformed ones (reported on standard error and in human output).
     #[serde(skip)]
     pub malformed: Vec<Malformed>,
     /// One letter per path: A added, M modified, D deleted.
@@ -526,6 +561,7 @@ pub struct LogCommit {
 /// The result of `memlint log`.
 #[derive(Debug, Clone, Serialize)]
 pub struct Log {
+    /// Newest first.
     pub commits: Vec<LogCommit>,
 }
 
@@ -583,7 +619,10 @@ impl Target {
             _ => {
                 let with_md = |r: &str| format!("{r}.md");
                 self.matches(&with_md(&op.record), ws)
-                    || op.into.as_ref().is_some_and(|t| self.matches(&with_md(t), ws))
+                    || op
+                        .into
+                        .as_ref()
+                        .is_some_and(|t| self.matches(&with_md(t), ws))
             }
         }
     }
@@ -625,7 +664,9 @@ pub fn log(ws: &Workspace, req: &LogRequest) -> Result<Log, GitError> {
                 hint: " (the repository has no commits yet)".into(),
             });
         }
-        return Ok(Log { commits: Vec::new() });
+        return Ok(Log {
+            commits: Vec::new(),
+        });
     };
     let mut range_spec = req.range.clone();
     let mut target = match &req.record {
@@ -672,11 +713,15 @@ pub fn log(ws: &Workspace, req: &LogRequest) -> Result<Log, GitError> {
                 }
             }
         }
-        let gc: Vec<GcOp> = gc.into_iter().filter(|op| target.named_by(op, ws)).collect();
+        let gc: Vec<GcOp> = gc
+            .into_iter()
+            .filter(|op| target.named_by(op, ws))
+            .collect();
         let has_trailer = !gc.is_empty() || !malformed.is_empty();
         let keep = if req.gc_only {
             !gc.is_empty()
-                || (!malformed.is_empty() && (matches!(target, Target::Workspace) || !paths.is_empty()))
+                || (!malformed.is_empty()
+                    && (matches!(target, Target::Workspace) || !paths.is_empty()))
         } else {
             !paths.is_empty() || (has_trailer && matches!(target, Target::Workspace))
         };
@@ -699,7 +744,11 @@ pub fn log(ws: &Workspace, req: &LogRequest) -> Result<Log, GitError> {
 }
 
 /// Tips and hidden commits of a range.
-fn range(repo: &Repo, spec: &str, head: ObjectId) -> Result<(Vec<ObjectId>, Vec<ObjectId>), GitError> {
+fn range(
+    repo: &Repo,
+    spec: &str,
+    head: ObjectId,
+) -> Result<(Vec<ObjectId>, Vec<ObjectId>), GitError> {
     let side = |s: &str| -> Result<ObjectId, GitError> {
         if s.is_empty() {
             Ok(head)
@@ -721,7 +770,12 @@ fn range(repo: &Repo, spec: &str, head: ObjectId) -> Result<(Vec<ObjectId>, Vec<
 /// The record `word` names: a path relative to the current directory (or
 /// the root), or a slug; and whether it is certainly a record (a path, or
 /// the slug of a record at HEAD).
-fn record_target(repo: &Repo, ws: &Workspace, word: &str, head: ObjectId) -> Result<(Target, bool), GitError> {
+fn record_target(
+    repo: &Repo,
+    ws: &Workspace,
+    word: &str,
+    head: ObjectId,
+) -> Result<(Target, bool), GitError> {
     let is_record = |r: &str| {
         matches!(
             classify(r, &ws.config.banned_dirs),
@@ -752,7 +806,10 @@ fn record_target(repo: &Repo, ws: &Workspace, word: &str, head: ObjectId) -> Res
     let matches: Vec<&str> = head_paths
         .iter()
         .map(|(p, _)| p.as_str())
-        .filter(|p| crate::record::stem(p) == slug && matches!(classify(p, &ws.config.banned_dirs), Place::Record(_)))
+        .filter(|p| {
+            crate::record::stem(p) == slug
+                && matches!(classify(p, &ws.config.banned_dirs), Place::Record(_))
+        })
         .collect();
     if matches.len() > 1 {
         return Err(GitError::Read(format!(
@@ -760,7 +817,10 @@ fn record_target(repo: &Repo, ws: &Workspace, word: &str, head: ObjectId) -> Res
             matches.join(", ")
         )));
     }
-    Ok((Target::Slug(slug.to_string(), BTreeSet::new()), !matches.is_empty()))
+    Ok((
+        Target::Slug(slug.to_string(), BTreeSet::new()),
+        !matches.is_empty(),
+    ))
 }
 
 /// What a commit changed under the root. A merge counts only the paths it
@@ -821,7 +881,10 @@ mod tests {
 
     #[test]
     fn parses_the_example() {
-        let op = parse_trailer(" merge memory/decisions/use-gix-v2 into memory/decisions/use-gix superseded").expect("valid");
+        let op = parse_trailer(
+            " merge memory/decisions/use-gix-v2 into memory/decisions/use-gix superseded",
+        )
+        .expect("valid");
         assert_eq!(op.op, "merge");
         assert_eq!(op.record, "memory/decisions/use-gix-v2");
         assert_eq!(op.into.as_deref(), Some("memory/decisions/use-gix"));
@@ -845,10 +908,16 @@ mod tests {
             ("drop memory/decisions/x", "no reason category"),
             ("drop memory/decisions/x.md outdated", "without `.md`"),
             ("drop memory/notes/x outdated", "not a record directory"),
-            ("drop memory/decisions/Bad_Slug outdated", "not a valid decision name"),
+            (
+                "drop memory/decisions/Bad_Slug outdated",
+                "not a valid decision name",
+            ),
             ("merge memory/decisions/x superseded", "needs the record"),
             ("drop memory/decisions/x stale", "unknown reason category"),
-            ("drop memory/decisions/x outdated noisy", "separate reason categories"),
+            (
+                "drop memory/decisions/x outdated noisy",
+                "separate reason categories",
+            ),
             ("drop decisions outdated", "not `<kind-dir>/<slug>`"),
         ] {
             let err = parse_trailer(value).expect_err(value);
@@ -869,7 +938,10 @@ mod tests {
     fn times_keep_their_offset() {
         assert_eq!(rfc3339_offset(0, 0), "1970-01-01T00:00:00+00:00");
         assert_eq!(rfc3339_offset(0, 9 * 3600), "1970-01-01T09:00:00+09:00");
-        assert_eq!(rfc3339_offset(0, -(5 * 3600 + 1800)), "1969-12-31T18:30:00-05:30");
+        assert_eq!(
+            rfc3339_offset(0, -(5 * 3600 + 1800)),
+            "1969-12-31T18:30:00-05:30"
+        );
     }
 
     #[test]

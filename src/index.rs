@@ -28,6 +28,7 @@ use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::lint::{lint_file, Content, FileReport, Located, RecordInfo};
 use crate::record::{classify, Kind, Place};
+use crate::rules::workspace::View;
 use crate::workspace::Workspace;
 use rayon::prelude::*;
 use std::io::IsTerminal;
@@ -573,6 +574,100 @@ fn unreadable(ws: &Workspace, rel: &str) -> Entry {
         hash: None,
         report: ws.lint_one(rel),
     }
+}
+
+/// The near-duplicate slug cache's name inside [`DIR`].
+pub const SLUGS: &str = "slugs";
+
+const SLUGS_MAGIC: &[u8; 8] = b"MLSLUGS\0";
+
+/// The key of one kind's slug set: the ratio and every slug, in order.
+fn slugs_key(ratio: f64, slugs: &[&str]) -> u64 {
+    let mut h = Xxh3::new();
+    h.update(&ratio.to_bits().to_le_bytes());
+    for s in slugs {
+        h.update(s.as_bytes());
+        h.update(b"\n");
+    }
+    h.digest()
+}
+
+/// Near-duplicate slug clusters for every kind with slugs, for exactly the
+/// slugs `view` holds. `slug/similar` compares every pair of slugs of a
+/// kind that could be similar, which is the costliest cross-record rule on
+/// a large workspace, so its result is kept in `.memlint/slugs` keyed by the
+/// kind's slug set and the ratio, and recomputed only when either changed
+/// (an edit of a record's content changes neither).
+pub fn slug_clusters(root: &Path, view: &View) -> Vec<(Kind, Vec<Vec<String>>)> {
+    let ratio = view.config.similar_slug_ratio;
+    let stored = std::fs::read(root.join(DIR).join(SLUGS))
+        .ok()
+        .and_then(|b| decode_slugs(&b))
+        .unwrap_or_default();
+    let mut changed = false;
+    let mut out: Vec<(Kind, u64, Vec<Vec<String>>)> = Vec::new();
+    for kind in Kind::ALL.into_iter().filter(|k| k.has_slug()) {
+        let slugs = view.comparable_slugs(kind);
+        let key = slugs_key(ratio, &slugs);
+        match stored.iter().find(|(k, h, _)| *k == kind && *h == key) {
+            Some((_, _, clusters)) => out.push((kind, key, clusters.clone())),
+            None => {
+                changed = true;
+                let clusters = crate::rules::slug::similar_clusters(&slugs, ratio);
+                out.push((kind, key, clusters));
+            }
+        }
+    }
+    if changed {
+        // A cache: when it cannot be written, the next run computes again.
+        let _ = make_dir(root)
+            .and_then(|dir| crate::fsutil::write_atomic(&dir.join(SLUGS), &encode_slugs(&out)));
+    }
+    out.into_iter().map(|(k, _, c)| (k, c)).collect()
+}
+
+fn encode_slugs(kinds: &[(Kind, u64, Vec<Vec<String>>)]) -> Vec<u8> {
+    let mut w = Writer { buf: Vec::new() };
+    w.buf.extend_from_slice(SLUGS_MAGIC);
+    w.buf.extend_from_slice(&FORMAT.to_le_bytes());
+    w.usize(kinds.len());
+    for (kind, key, clusters) in kinds {
+        w.u8(Kind::ALL
+            .iter()
+            .position(|k| k == kind)
+            .map_or(0, |i| i as u8));
+        w.buf.extend_from_slice(&key.to_le_bytes());
+        w.usize(clusters.len());
+        for c in clusters {
+            w.usize(c.len());
+            for s in c {
+                w.str(s);
+            }
+        }
+    }
+    w.finish()
+}
+
+fn decode_slugs(bytes: &[u8]) -> Option<Vec<(Kind, u64, Vec<Vec<String>>)>> {
+    let mut r = checked(bytes, SLUGS_MAGIC)?;
+    let n = r.count()?;
+    let mut out = Vec::with_capacity(n);
+    for _ in 0..n {
+        let kind = *Kind::ALL.get(usize::from(r.u8()?))?;
+        let key = r.fixed64()?;
+        let clusters_n = r.count()?;
+        let mut clusters = Vec::with_capacity(clusters_n);
+        for _ in 0..clusters_n {
+            let m = r.count()?;
+            let mut c = Vec::with_capacity(m);
+            for _ in 0..m {
+                c.push(r.str()?);
+            }
+            clusters.push(c);
+        }
+        out.push((kind, key, clusters));
+    }
+    r.at_end().then_some(out)
 }
 
 /// The text human output shows under a diagnostic of `rel`, as `lint_file`

@@ -176,7 +176,11 @@ pub fn hooks(root: &Path, force: bool) -> Result<ExitCode, WorkspaceError> {
     let script = if rel_root.is_empty() {
         PRE_COMMIT.to_string()
     } else {
-        PRE_COMMIT.replacen("\nroot=.\n", &format!("\nroot='{}'\n", rel_root.replace('\'', r"'\''")), 1)
+        PRE_COMMIT.replacen(
+            "\nroot=.\n",
+            &format!("\nroot='{}'\n", rel_root.replace('\'', r"'\''")),
+            1,
+        )
     };
     let hook = top.join(HOOKS_DIR).join("pre-commit");
     let shown = format!("{HOOKS_DIR}/pre-commit");

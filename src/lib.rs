@@ -5,6 +5,7 @@
 //! paths and configuration and returns diagnostics; walking, git and rendering
 //! live at the edges (`workspace`, `render`, `cli`).
 
+pub mod check;
 pub mod cli;
 pub mod clock;
 pub mod compact;
@@ -14,6 +15,8 @@ pub mod fix;
 pub mod fmt;
 pub mod frontmatter;
 pub mod fsutil;
+pub mod git;
+pub mod history;
 pub mod index;
 pub mod init;
 pub mod lint;
@@ -26,6 +29,3 @@ pub mod staging;
 pub mod text;
 pub mod workspace;
 pub mod yaml;
-pub mod git;
-pub mod history;
-pub mod check;

@@ -4,7 +4,6 @@
 //! Built from the index, so a warm report re-reads only changed files.
 
 use crate::diagnostic::{self, Diagnostic, Severity};
-use crate::record::Kind;
 use crate::rules::workspace::{Resolver, View};
 use crate::staging::Backlog;
 use crate::workspace::Workspace;
@@ -56,18 +55,10 @@ pub fn build(
         &NoDisk,
     );
     let replaced_chains = crate::rules::status::replaced_chains(&view);
-    let mut similar_slugs = Vec::new();
-    for kind in Kind::ALL.into_iter().filter(|k| k.has_slug()) {
-        let slugs: Vec<&str> = view
-            .slugs(kind)
-            .into_iter()
-            .filter(|s| crate::record::is_slug(s))
-            .collect();
-        similar_slugs.extend(crate::rules::slug::similar_clusters(
-            &slugs,
-            ws.config.similar_slug_ratio,
-        ));
-    }
+    let mut similar_slugs: Vec<Vec<String>> = crate::index::slug_clusters(&ws.root, &view)
+        .into_iter()
+        .flat_map(|(_, clusters)| clusters)
+        .collect();
     similar_slugs.sort();
     let too_many_sources = reports
         .iter()

@@ -154,6 +154,14 @@ fn fmt_diff_shows_a_unified_diff() {
     assert!(diff.contains("\n+title: 'yes'\n"), "{diff}");
     assert!(diff.contains("\n+tags: [git]\n"), "{diff}");
     assert_eq!(read(ws.path(), "memory/decisions/messy.md"), MESSY);
+    // The summary goes to standard error, so standard output stays a patch.
+    let out = run(ws.path(), &["fmt", "--diff"]);
+    assert_eq!(stdout(&out), diff);
+    assert!(
+        stderr(&out).contains("1 file would be reformatted"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

@@ -19,7 +19,10 @@ struct Run {
 impl Run {
     fn json(&self) -> Value {
         serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
-            panic!("stdout is not JSON ({e}):\n{}\nstderr:\n{}", self.stdout, self.stderr)
+            panic!(
+                "stdout is not JSON ({e}):\n{}\nstderr:\n{}",
+                self.stdout, self.stderr
+            )
         })
     }
 
@@ -42,7 +45,11 @@ impl Run {
 
 impl std::fmt::Debug for Run {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "exit {}\nstdout:\n{}\nstderr:\n{}", self.code, self.stdout, self.stderr)
+        write!(
+            f,
+            "exit {}\nstdout:\n{}\nstderr:\n{}",
+            self.code, self.stdout, self.stderr
+        )
     }
 }
 
@@ -122,7 +129,14 @@ impl Repo {
 
     fn commit(&self, message: &str) -> String {
         self.git(&["add", "-A"]);
-        self.git(&["commit", "-q", "--no-verify", "--allow-empty", "-m", message]);
+        self.git(&[
+            "commit",
+            "-q",
+            "--no-verify",
+            "--allow-empty",
+            "-m",
+            message,
+        ]);
         self.clock.set(self.clock.get() + 1);
         self.git(&["rev-parse", "HEAD"]).trim().to_string()
     }
@@ -153,8 +167,14 @@ const BROKEN: &str = "---\ntitle: [unclosed\nstatus: active\n---\n\nBody.\n";
 fn seeded() -> Repo {
     let repo = Repo::new();
     repo.write(".memlint.yml", "max_sources: 10\n");
-    repo.write("memory/decisions/use-gix.md", &decision("Use gix", "", "We read git through gix."));
-    repo.write("memory/decisions/old-way.md", &replaced("Run the git program", "use-gix"));
+    repo.write(
+        "memory/decisions/use-gix.md",
+        &decision("Use gix", "", "We read git through gix."),
+    );
+    repo.write(
+        "memory/decisions/old-way.md",
+        &replaced("Run the git program", "use-gix"),
+    );
     repo.write("src/main.rs", "fn main() {}\n");
     repo.commit("Seed the memory");
     repo
@@ -165,12 +185,19 @@ fn staged_broken_but_fixed_in_the_work_tree_fails() {
     let repo = seeded();
     repo.write("memory/decisions/new-idea.md", BROKEN);
     repo.git(&["add", "memory/decisions/new-idea.md"]);
-    repo.write("memory/decisions/new-idea.md", &decision("New idea", "", "Fixed, but not staged."));
+    repo.write(
+        "memory/decisions/new-idea.md",
+        &decision("New idea", "", "Fixed, but not staged."),
+    );
     let run = repo.check(&["--staged"]);
     assert_eq!(run.code, 1, "{run:?}");
     assert_eq!(
         run.found(),
-        vec![("frontmatter/parse".into(), "memory/decisions/new-idea.md".into(), 3)]
+        vec![(
+            "frontmatter/parse".into(),
+            "memory/decisions/new-idea.md".into(),
+            3
+        )]
     );
     assert_eq!(run.json()["summary"]["files"], 1, "{run:?}");
     // The work tree alone is fine.
@@ -181,7 +208,10 @@ fn staged_broken_but_fixed_in_the_work_tree_fails() {
 #[test]
 fn staged_fine_but_broken_in_the_work_tree_passes() {
     let repo = seeded();
-    repo.write("memory/decisions/new-idea.md", &decision("New idea", "", "Staged fine."));
+    repo.write(
+        "memory/decisions/new-idea.md",
+        &decision("New idea", "", "Staged fine."),
+    );
     repo.git(&["add", "memory/decisions/new-idea.md"]);
     repo.write("memory/decisions/new-idea.md", BROKEN);
     repo.write("memory/decisions/use-gix.md", BROKEN);
@@ -197,7 +227,10 @@ fn staged_mode_resolves_against_the_staged_workspace() {
     let repo = seeded();
     // A staged record that points at a record only the work tree has, and
     // at a file only the work tree has.
-    repo.write("memory/decisions/unstaged-target.md", &decision("Unstaged", "", "Not staged."));
+    repo.write(
+        "memory/decisions/unstaged-target.md",
+        &decision("Unstaged", "", "Not staged."),
+    );
     repo.write("notes/design.md", "notes\n");
     repo.write(
         "memory/decisions/pointer.md",
@@ -211,24 +244,39 @@ fn staged_mode_resolves_against_the_staged_workspace() {
     assert_eq!(run.code, 1, "{run:?}");
     let found = run.found();
     assert!(
-        found.contains(&("status/dangling-target".into(), "memory/decisions/pointer.md".into(), 9)),
+        found.contains(&(
+            "status/dangling-target".into(),
+            "memory/decisions/pointer.md".into(),
+            9
+        )),
         "{run:?}"
     );
     assert!(
-        found.contains(&("sources/dangling".into(), "memory/decisions/pointer.md".into(), 7)),
+        found.contains(&(
+            "sources/dangling".into(),
+            "memory/decisions/pointer.md".into(),
+            7
+        )),
         "{run:?}"
     );
     // `file:src/main.rs` is committed: not dangling.
     assert_eq!(found.len(), 2, "{run:?}");
     // A chain through an unchanged record is seen: pointer → old-way → use-gix.
     repo.git(&["reset", "-q"]);
-    repo.write("memory/decisions/pointer.md", &replaced("Pointer", "old-way"));
+    repo.write(
+        "memory/decisions/pointer.md",
+        &replaced("Pointer", "old-way"),
+    );
     repo.git(&["add", "memory/decisions/pointer.md"]);
     let run = repo.check(&["--staged"]);
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(
         run.found(),
-        vec![("status/chain".into(), "memory/decisions/pointer.md".into(), 7)]
+        vec![(
+            "status/chain".into(),
+            "memory/decisions/pointer.md".into(),
+            7
+        )]
     );
 }
 
@@ -236,25 +284,44 @@ fn staged_mode_resolves_against_the_staged_workspace() {
 fn staged_rename_is_linted_under_its_new_name() {
     let repo = seeded();
     // A rename that leaves `old-way`'s `replaced_by: use-gix` dangling.
-    repo.git(&["mv", "memory/decisions/use-gix.md", "memory/decisions/use-gitoxide.md"]);
+    repo.git(&[
+        "mv",
+        "memory/decisions/use-gix.md",
+        "memory/decisions/use-gitoxide.md",
+    ]);
     let run = repo.check(&["--staged"]);
     assert_eq!(run.code, 1, "{run:?}");
     assert_eq!(
         run.found(),
-        vec![("status/dangling-target".into(), "memory/decisions/old-way.md".into(), 7)]
+        vec![(
+            "status/dangling-target".into(),
+            "memory/decisions/old-way.md".into(),
+            7
+        )]
     );
     // Fixing the reference in the index makes the commit clean.
-    repo.write("memory/decisions/old-way.md", &replaced("Run the git program", "use-gitoxide"));
+    repo.write(
+        "memory/decisions/old-way.md",
+        &replaced("Run the git program", "use-gitoxide"),
+    );
     repo.git(&["add", "memory/decisions/old-way.md"]);
     let run = repo.check(&["--staged"]);
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(run.json()["summary"]["files"], 2, "{run:?}");
     // A rename to a name that is no slug.
-    repo.git(&["mv", "memory/decisions/use-gitoxide.md", "memory/decisions/Use_Gitoxide.md"]);
+    repo.git(&[
+        "mv",
+        "memory/decisions/use-gitoxide.md",
+        "memory/decisions/Use_Gitoxide.md",
+    ]);
     let run = repo.check(&["--staged"]);
     let found = run.found();
     assert!(
-        found.contains(&("slug/format".into(), "memory/decisions/Use_Gitoxide.md".into(), 1)),
+        found.contains(&(
+            "slug/format".into(),
+            "memory/decisions/Use_Gitoxide.md".into(),
+            1
+        )),
         "{run:?}"
     );
 }
@@ -262,7 +329,10 @@ fn staged_rename_is_linted_under_its_new_name() {
 #[test]
 fn staged_deletion_of_a_decision() {
     let repo = seeded();
-    repo.write("memory/decisions/lonely.md", &decision("Lonely", "", "Nobody points here."));
+    repo.write(
+        "memory/decisions/lonely.md",
+        &decision("Lonely", "", "Nobody points here."),
+    );
     repo.commit("Add a lonely decision");
     // Nothing points at it: deleting it is fine.
     repo.git(&["rm", "-q", "memory/decisions/lonely.md"]);
@@ -275,12 +345,19 @@ fn staged_deletion_of_a_decision() {
     repo.git(&["rm", "-q", "--cached", "memory/decisions/use-gix.md"]);
     assert!(repo.root.join("memory/decisions/use-gix.md").is_file());
     // An unstaged edit of the record that points at it changes nothing.
-    repo.write("memory/decisions/old-way.md", &replaced("Run the git program", "lonely"));
+    repo.write(
+        "memory/decisions/old-way.md",
+        &replaced("Run the git program", "lonely"),
+    );
     let run = repo.check(&["--staged"]);
     assert_eq!(run.code, 1, "{run:?}");
     assert_eq!(
         run.found(),
-        vec![("status/dangling-target".into(), "memory/decisions/old-way.md".into(), 7)]
+        vec![(
+            "status/dangling-target".into(),
+            "memory/decisions/old-way.md".into(),
+            7
+        )]
     );
 }
 
@@ -299,14 +376,21 @@ fn staged_with_a_path_limits_the_report() {
 #[test]
 fn staged_in_a_repository_without_commits() {
     let repo = Repo::new();
-    repo.write("memory/decisions/first.md", &decision("First", "", "The first record."));
+    repo.write(
+        "memory/decisions/first.md",
+        &decision("First", "", "The first record."),
+    );
     repo.write("memory/decisions/second.md", BROKEN);
     repo.git(&["add", "-A"]);
     let run = repo.check(&["--staged"]);
     assert_eq!(run.code, 1, "{run:?}");
     assert_eq!(
         run.found(),
-        vec![("frontmatter/parse".into(), "memory/decisions/second.md".into(), 3)]
+        vec![(
+            "frontmatter/parse".into(),
+            "memory/decisions/second.md".into(),
+            3
+        )]
     );
     assert_eq!(run.json()["summary"]["files"], 2);
     // `--base` needs a commit.
@@ -331,7 +415,10 @@ fn outside_a_repository_the_git_modes_exit_2() {
     ] {
         let run = memlint(tmp.path(), &args);
         assert_eq!(run.code, 2, "{args:?}: {run:?}");
-        assert!(run.stderr.contains("not in a git repository"), "{args:?}: {run:?}");
+        assert!(
+            run.stderr.contains("not in a git repository"),
+            "{args:?}: {run:?}"
+        );
         assert!(!run.stderr.contains("panicked"), "{run:?}");
     }
 }
@@ -341,7 +428,10 @@ fn unknown_revision_exits_2() {
     let repo = seeded();
     let run = repo.check(&["--base", "no-such-branch"]);
     assert_eq!(run.code, 2, "{run:?}");
-    assert!(run.stderr.contains("unknown revision `no-such-branch`"), "{run:?}");
+    assert!(
+        run.stderr.contains("unknown revision `no-such-branch`"),
+        "{run:?}"
+    );
 }
 
 #[test]
@@ -352,24 +442,37 @@ fn base_lints_only_what_changed() {
     repo.commit("An old mistake");
     repo.git(&["branch", "base"]);
     repo.write("memory/decisions/new-idea.md", BROKEN);
-    repo.write("memory/requests/add-x.md", &decision("Add x", "", "Body.").replace("status: active", "status: open"));
+    repo.write(
+        "memory/requests/add-x.md",
+        &decision("Add x", "", "Body.").replace("status: active", "status: open"),
+    );
     repo.commit("Two new records");
     let run = repo.check(&["--base", "base"]);
     assert_eq!(run.code, 1, "{run:?}");
     assert_eq!(
         run.found(),
-        vec![("frontmatter/parse".into(), "memory/decisions/new-idea.md".into(), 3)]
+        vec![(
+            "frontmatter/parse".into(),
+            "memory/decisions/new-idea.md".into(),
+            3
+        )]
     );
     assert_eq!(run.json()["summary"]["files"], 2, "{run:?}");
     // The work tree does not matter: HEAD does.
-    repo.write("memory/decisions/new-idea.md", &decision("New idea", "", "Fixed later."));
+    repo.write(
+        "memory/decisions/new-idea.md",
+        &decision("New idea", "", "Fixed later."),
+    );
     assert_eq!(repo.check(&["--base", "base"]).code, 1);
 }
 
 #[test]
 fn base_removal_without_trailer_is_an_error_on_the_old_path() {
     let repo = seeded();
-    repo.write("memory/decisions/stale.md", &decision("Stale", "", "Old news."));
+    repo.write(
+        "memory/decisions/stale.md",
+        &decision("Stale", "", "Old news."),
+    );
     repo.commit("Add a stale decision");
     repo.git(&["branch", "base"]);
     repo.git(&["rm", "-q", "memory/decisions/stale.md"]);
@@ -388,13 +491,22 @@ fn base_removal_without_trailer_is_an_error_on_the_old_path() {
     assert_eq!(d["column"], 1);
     assert_eq!(d["severity"], "error");
     let msg = d["message"].as_str().expect("message");
-    assert!(msg.contains("Memlint-GC: drop memory/decisions/stale"), "{msg}");
+    assert!(
+        msg.contains("Memlint-GC: drop memory/decisions/stale"),
+        "{msg}"
+    );
     // Human output shows the removed file's first line.
     let human = memlint(&repo.root, &["check", "--base", "base", "--color", "never"]);
-    assert!(human.stdout.contains("memory/decisions/stale.md:1:1"), "{human:?}");
+    assert!(
+        human.stdout.contains("memory/decisions/stale.md:1:1"),
+        "{human:?}"
+    );
     assert!(human.stdout.contains("title: Stale"), "{human:?}");
     // The rule can be turned off.
-    repo.write(".memlint.yml", "rules: {history/unexplained-removal: off}\n");
+    repo.write(
+        ".memlint.yml",
+        "rules: {history/unexplained-removal: off}\n",
+    );
     repo.commit("Silence the rule");
     assert_eq!(repo.check(&["--base", "base"]).code, 0);
 }
@@ -402,11 +514,22 @@ fn base_removal_without_trailer_is_an_error_on_the_old_path() {
 #[test]
 fn base_removal_explained_by_a_later_trailer() {
     let repo = seeded();
-    repo.write("memory/decisions/stale.md", &decision("Stale", "", "Old news."));
-    repo.write("memory/decisions/twin-a.md", &decision("Twin A", "", "One."));
+    repo.write(
+        "memory/decisions/stale.md",
+        &decision("Stale", "", "Old news."),
+    );
+    repo.write(
+        "memory/decisions/twin-a.md",
+        &decision("Twin A", "", "One."),
+    );
     repo.commit("Add decisions");
     repo.git(&["branch", "base"]);
-    repo.git(&["rm", "-q", "memory/decisions/stale.md", "memory/decisions/twin-a.md"]);
+    repo.git(&[
+        "rm",
+        "-q",
+        "memory/decisions/stale.md",
+        "memory/decisions/twin-a.md",
+    ]);
     repo.commit("Tidy up");
     // A later commit of the range names both removals.
     repo.commit(
@@ -423,10 +546,17 @@ fn base_removal_explained_by_a_later_trailer() {
 #[test]
 fn base_rename_is_no_removal() {
     let repo = seeded();
-    repo.write("memory/decisions/pin-rayon.md", &decision("Pin rayon", "", "Pin rayon for the index."));
+    repo.write(
+        "memory/decisions/pin-rayon.md",
+        &decision("Pin rayon", "", "Pin rayon for the index."),
+    );
     repo.commit("Add");
     repo.git(&["branch", "base"]);
-    repo.git(&["mv", "memory/decisions/pin-rayon.md", "memory/decisions/pin-rayon-index.md"]);
+    repo.git(&[
+        "mv",
+        "memory/decisions/pin-rayon.md",
+        "memory/decisions/pin-rayon-index.md",
+    ]);
     repo.commit("Rename");
     let run = repo.check(&["--base", "base"]);
     assert_eq!(run.code, 0, "{run:?}");
@@ -436,23 +566,35 @@ fn base_rename_is_no_removal() {
 #[test]
 fn malformed_trailer_is_reported() {
     let repo = seeded();
-    repo.write("memory/decisions/stale.md", &decision("Stale", "", "Old news."));
+    repo.write(
+        "memory/decisions/stale.md",
+        &decision("Stale", "", "Old news."),
+    );
     repo.commit("Add");
     repo.git(&["branch", "base"]);
     repo.git(&["rm", "-q", "memory/decisions/stale.md"]);
     repo.commit("Drop it\n\nMemlint-GC: drop memory/decisions/stale.md stale\n");
     let run = repo.check(&["--base", "base"]);
     assert_eq!(run.code, 1, "{run:?}");
-    assert!(run.stderr.contains("malformed `Memlint-GC:` trailer"), "{run:?}");
+    assert!(
+        run.stderr.contains("malformed `Memlint-GC:` trailer"),
+        "{run:?}"
+    );
     let found = run.found();
     assert_eq!(found.len(), 1, "{run:?}");
     assert_eq!(found[0].0, "history/unexplained-removal");
-    let msg = run.json()["diagnostics"][0]["message"].as_str().expect("m").to_string();
+    let msg = run.json()["diagnostics"][0]["message"]
+        .as_str()
+        .expect("m")
+        .to_string();
     assert!(msg.contains("malformed trailer"), "{msg}");
     // `log --gc` shows it too.
     let log = memlint(&repo.root, &["log", "--gc"]);
     assert_eq!(log.code, 0, "{log:?}");
-    assert!(log.stdout.contains("malformed Memlint-GC trailer"), "{log:?}");
+    assert!(
+        log.stdout.contains("malformed Memlint-GC trailer"),
+        "{log:?}"
+    );
     assert!(log.stdout.contains("without `.md`"), "{log:?}");
     assert!(log.stderr.contains("malformed"), "{log:?}");
 }
@@ -470,7 +612,11 @@ fn base_decision_rewritten_in_place() {
     assert_eq!(run.code, 0, "{run:?}");
     assert_eq!(
         run.found(),
-        vec![("history/decision-rewritten".into(), "memory/decisions/use-gix.md".into(), 2)]
+        vec![(
+            "history/decision-rewritten".into(),
+            "memory/decisions/use-gix.md".into(),
+            2
+        )]
     );
     assert_eq!(run.json()["diagnostics"][0]["severity"], "warning");
     assert_eq!(repo.check(&["--base", "base", "--deny-warnings"]).code, 1);
@@ -485,14 +631,23 @@ fn base_decision_rewritten_in_place() {
         "memory/decisions/use-gix-everywhere.md",
         &decision("Use gix everywhere", "", "Even in tests."),
     );
-    repo.write("memory/decisions/old-way.md", &replaced("Run the git program", "use-gix-everywhere"));
+    repo.write(
+        "memory/decisions/old-way.md",
+        &replaced("Run the git program", "use-gix-everywhere"),
+    );
     repo.commit("Replace");
     let run = repo.check(&["--base", "base"]);
     let rules: Vec<String> = run.found().into_iter().map(|f| f.0).collect();
-    assert!(!rules.contains(&"history/decision-rewritten".to_string()), "{run:?}");
+    assert!(
+        !rules.contains(&"history/decision-rewritten".to_string()),
+        "{run:?}"
+    );
     // A body rewrite named by a GC trailer is explained.
     repo.git(&["reset", "-q", "--hard", "base"]);
-    repo.write("memory/decisions/use-gix.md", &decision("Use gix", "", "Trimmed."));
+    repo.write(
+        "memory/decisions/use-gix.md",
+        &decision("Use gix", "", "Trimmed."),
+    );
     repo.commit("Trim\n\nMemlint-GC: trim memory/decisions/use-gix noisy\n");
     assert_eq!(repo.check(&["--base", "base"]).found(), vec![]);
 }
@@ -500,7 +655,10 @@ fn base_decision_rewritten_in_place() {
 #[test]
 fn detached_head_and_shallow_clone() {
     let repo = seeded();
-    repo.write("memory/decisions/second.md", &decision("Second", "", "Two."));
+    repo.write(
+        "memory/decisions/second.md",
+        &decision("Second", "", "Two."),
+    );
     repo.commit("Second");
     repo.write("memory/decisions/third.md", BROKEN);
     repo.commit("Third");
@@ -519,7 +677,10 @@ fn detached_head_and_shallow_clone() {
     // missing history says why it cannot.
     let clones = tempfile::tempdir().expect("tempdir");
     let url = format!("file://{}", repo.root.display());
-    repo.git_in(clones.path(), &["clone", "-q", "--depth", "1", &url, "shallow"]);
+    repo.git_in(
+        clones.path(),
+        &["clone", "-q", "--depth", "1", &url, "shallow"],
+    );
     let shallow = clones.path().join("shallow");
     std::fs::write(shallow.join("memory/decisions/fifth.md"), BROKEN).expect("write");
     repo.git_in(&shallow, &["add", "-A"]);
@@ -530,29 +691,58 @@ fn detached_head_and_shallow_clone() {
     assert_eq!(run.code, 2, "{run:?}");
     assert!(run.stderr.contains("shallow"), "{run:?}");
     // Deep enough: the base is in the clone.
-    repo.git_in(clones.path(), &["clone", "-q", "--depth", "2", &url, "deeper"]);
-    let run = memlint(&clones.path().join("deeper"), &["check", "--base", "HEAD~1", "--format", "json"]);
+    repo.git_in(
+        clones.path(),
+        &["clone", "-q", "--depth", "2", &url, "deeper"],
+    );
+    let run = memlint(
+        &clones.path().join("deeper"),
+        &["check", "--base", "HEAD~1", "--format", "json"],
+    );
     assert_eq!(run.code, 1, "{run:?}");
     assert_eq!(
         run.found(),
-        vec![("frontmatter/parse".into(), "memory/decisions/third.md".into(), 3)]
+        vec![(
+            "frontmatter/parse".into(),
+            "memory/decisions/third.md".into(),
+            3
+        )]
     );
 }
 
 #[test]
 fn log_follows_a_record_through_renames() {
     let repo = seeded();
-    repo.git(&["mv", "memory/decisions/use-gix.md", "memory/decisions/use-gitoxide.md"]);
-    repo.write("memory/decisions/old-way.md", &replaced("Run the git program", "use-gitoxide"));
+    repo.git(&[
+        "mv",
+        "memory/decisions/use-gix.md",
+        "memory/decisions/use-gitoxide.md",
+    ]);
+    repo.write(
+        "memory/decisions/old-way.md",
+        &replaced("Run the git program", "use-gitoxide"),
+    );
     repo.commit("Rename use-gix");
     repo.write("knowledge/unrelated.md", "---\ntitle: Unrelated\n---\n");
     repo.commit("Unrelated");
     repo.write(
         "memory/decisions/use-gitoxide.md",
-        &decision("Use gix", "", "We read git through gix, the gitoxide crate."),
+        &decision(
+            "Use gix",
+            "",
+            "We read git through gix, the gitoxide crate.",
+        ),
     );
     repo.commit("Say gitoxide");
-    let run = memlint(&repo.root, &["log", "memory/decisions/use-gitoxide.md", "--format", "json"]);
+    let run = memlint(
+        &repo.root,
+        &[
+            "log",
+            "memory/decisions/use-gitoxide.md",
+            "--format",
+            "json",
+        ],
+    );
     assert_eq!(run.code, 0, "{run:?}");
     let log = run.json();
     let summaries: Vec<&str> = log["commits"]
@@ -561,18 +751,30 @@ fn log_follows_a_record_through_renames() {
         .iter()
         .map(|c| c["summary"].as_str().expect("summary"))
         .collect();
-    assert_eq!(summaries, vec!["Say gitoxide", "Rename use-gix", "Seed the memory"]);
+    assert_eq!(
+        summaries,
+        vec!["Say gitoxide", "Rename use-gix", "Seed the memory"]
+    );
     assert_eq!(
         log["commits"][1]["paths"],
-        serde_json::json!(["memory/decisions/use-gitoxide.md", "memory/decisions/use-gix.md"])
+        serde_json::json!([
+            "memory/decisions/use-gitoxide.md",
+            "memory/decisions/use-gix.md"
+        ])
     );
-    assert_eq!(log["commits"][2]["paths"], serde_json::json!(["memory/decisions/use-gix.md"]));
+    assert_eq!(
+        log["commits"][2]["paths"],
+        serde_json::json!(["memory/decisions/use-gix.md"])
+    );
     let first = &log["commits"][0];
     assert_eq!(first["time"], "2026-11-01T10:03:00+09:00");
     assert_eq!(first["id"].as_str().expect("id").len(), 40);
     assert_eq!(first["gc"], serde_json::json!([]));
     // By slug, from a subdirectory.
-    let by_slug = memlint(&repo.root.join("memory"), &["log", "use-gitoxide", "--format", "json"]);
+    let by_slug = memlint(
+        &repo.root.join("memory"),
+        &["log", "use-gitoxide", "--format", "json"],
+    );
     assert_eq!(by_slug.json(), log, "{by_slug:?}");
     // The workspace log has every commit touching records, newest first.
     let all = memlint(&repo.root, &["log", "--format", "json"]).json();
@@ -597,7 +799,10 @@ fn log_gc_lists_the_trailers() {
     let commits = log["commits"].as_array().expect("commits");
     assert_eq!(commits.len(), 1, "{run:?}");
     assert_eq!(commits[0]["summary"], "Consolidate");
-    assert_eq!(commits[0]["paths"], serde_json::json!(["memory/decisions/twin.md"]));
+    assert_eq!(
+        commits[0]["paths"],
+        serde_json::json!(["memory/decisions/twin.md"])
+    );
     assert_eq!(
         commits[0]["gc"],
         serde_json::json!([
@@ -644,10 +849,16 @@ fn init_hooks_writes_the_hook_and_sets_hooks_path() {
     let refused = memlint(&repo.root, &["init", "--hooks"]);
     assert_eq!(refused.code, 2, "{refused:?}");
     assert!(refused.stderr.contains("--force"), "{refused:?}");
-    assert_eq!(std::fs::read_to_string(&hook).expect("hook"), "#!/bin/sh\necho mine\n");
+    assert_eq!(
+        std::fs::read_to_string(&hook).expect("hook"),
+        "#!/bin/sh\necho mine\n"
+    );
     let forced = memlint(&repo.root, &["init", "--hooks", "--force"]);
     assert_eq!(forced.code, 0, "{forced:?}");
-    assert_eq!(std::fs::read_to_string(&hook).expect("hook"), memlint::init::PRE_COMMIT);
+    assert_eq!(
+        std::fs::read_to_string(&hook).expect("hook"),
+        memlint::init::PRE_COMMIT
+    );
     // Another core.hooksPath is kept without --force.
     repo.git(&["config", "core.hooksPath", ".husky"]);
     let refused = memlint(&repo.root, &["init", "--hooks"]);
@@ -692,7 +903,10 @@ fn the_pre_commit_hook_stops_a_broken_commit() {
     // Broken in the index, fixed in the work tree: refused.
     repo.write("memory/decisions/new-idea.md", BROKEN);
     repo.git(&["add", "-A"]);
-    repo.write("memory/decisions/new-idea.md", &decision("New idea", "", "Fixed."));
+    repo.write(
+        "memory/decisions/new-idea.md",
+        &decision("New idea", "", "Fixed."),
+    );
     let out = commit("Broken");
     assert!(!out.status.success(), "the hook let a broken record in");
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -704,14 +918,42 @@ fn the_pre_commit_hook_stops_a_broken_commit() {
     );
     repo.git(&["add", "-A"]);
     let out = commit("Unformatted");
-    assert!(!out.status.success(), "the hook let an unformatted record in");
+    assert!(
+        !out.status.success(),
+        "the hook let an unformatted record in"
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("not formatted") && stderr.contains("memory/decisions/new-idea.md"), "{stderr}");
+    assert!(
+        stderr.contains("not formatted") && stderr.contains("memory/decisions/new-idea.md"),
+        "{stderr}"
+    );
     // Clean: accepted.
-    repo.write("memory/decisions/new-idea.md", &decision("New idea", "", "Fixed."));
+    repo.write(
+        "memory/decisions/new-idea.md",
+        &decision("New idea", "", "Fixed."),
+    );
     repo.git(&["add", "-A"]);
     let out = commit("Clean");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // `git commit -a` commits the work tree: the hook sees that index.
+    repo.write("memory/decisions/new-idea.md", BROKEN);
+    let out = Command::new("git")
+        .args(["commit", "-q", "-a", "-m", "All"])
+        .current_dir(&repo.root)
+        .env("PATH", &path)
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.com")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .expect("git commit -a");
+    assert!(!out.status.success(), "commit -a let a broken record in");
 }
 
 #[test]
@@ -732,42 +974,86 @@ fn workspace_in_a_subdirectory_of_the_repository() {
     let repo = Repo::new();
     repo.write("README.md", "# A project\n");
     repo.write("agent/.memlint.yml", "max_sources: 10\n");
-    repo.write("agent/memory/decisions/use-gix.md", &decision("Use gix", "", "We read git through gix."));
-    repo.write("agent/memory/decisions/old-way.md", &replaced("Old way", "use-gix"));
+    repo.write(
+        "agent/memory/decisions/use-gix.md",
+        &decision("Use gix", "", "We read git through gix."),
+    );
+    repo.write(
+        "agent/memory/decisions/old-way.md",
+        &replaced("Old way", "use-gix"),
+    );
     repo.commit("Seed");
     repo.git(&["branch", "base"]);
     repo.write("agent/memory/decisions/new-idea.md", BROKEN);
     repo.git(&["rm", "-q", "agent/memory/decisions/use-gix.md"]);
-    let run = memlint(&repo.root.join("agent"), &["check", "--staged", "--format", "json"]);
+    let run = memlint(
+        &repo.root.join("agent"),
+        &["check", "--staged", "--format", "json"],
+    );
     assert_eq!(run.code, 1, "{run:?}");
     // Paths are relative to the workspace root; the unstaged new file is not
     // in the commit.
     assert_eq!(
         run.found(),
-        vec![("status/dangling-target".into(), "memory/decisions/old-way.md".into(), 7)]
+        vec![(
+            "status/dangling-target".into(),
+            "memory/decisions/old-way.md".into(),
+            7
+        )]
     );
     repo.git(&["add", "-A"]);
     repo.commit("Change");
-    let run = memlint(&repo.root.join("agent"), &["check", "--base", "base", "--format", "json"]);
+    let run = memlint(
+        &repo.root.join("agent"),
+        &["check", "--base", "base", "--format", "json"],
+    );
     let found = run.found();
-    assert!(found.contains(&("frontmatter/parse".into(), "memory/decisions/new-idea.md".into(), 3)), "{run:?}");
     assert!(
-        found.contains(&("history/unexplained-removal".into(), "memory/decisions/use-gix.md".into(), 1)),
+        found.contains(&(
+            "frontmatter/parse".into(),
+            "memory/decisions/new-idea.md".into(),
+            3
+        )),
         "{run:?}"
     );
-    let log = memlint(&repo.root.join("agent"), &["log", "use-gix", "--format", "json"]).json();
-    assert_eq!(log["commits"].as_array().expect("commits").len(), 2, "{log}");
-    assert_eq!(log["commits"][0]["paths"], serde_json::json!(["memory/decisions/use-gix.md"]));
+    assert!(
+        found.contains(&(
+            "history/unexplained-removal".into(),
+            "memory/decisions/use-gix.md".into(),
+            1
+        )),
+        "{run:?}"
+    );
+    let log = memlint(
+        &repo.root.join("agent"),
+        &["log", "use-gix", "--format", "json"],
+    )
+    .json();
+    assert_eq!(
+        log["commits"].as_array().expect("commits").len(),
+        2,
+        "{log}"
+    );
+    assert_eq!(
+        log["commits"][0]["paths"],
+        serde_json::json!(["memory/decisions/use-gix.md"])
+    );
 }
 
 #[test]
 fn unresolved_conflicts_exit_2() {
     let repo = seeded();
     repo.git(&["checkout", "-q", "-b", "other"]);
-    repo.write("memory/decisions/use-gix.md", &decision("Use gix", "", "Other side."));
+    repo.write(
+        "memory/decisions/use-gix.md",
+        &decision("Use gix", "", "Other side."),
+    );
     repo.commit("Other");
     repo.git(&["checkout", "-q", "main"]);
-    repo.write("memory/decisions/use-gix.md", &decision("Use gix", "", "This side."));
+    repo.write(
+        "memory/decisions/use-gix.md",
+        &decision("Use gix", "", "This side."),
+    );
     repo.commit("This");
     let merge = Command::new("git")
         .args(["merge", "-q", "other"])
@@ -783,7 +1069,10 @@ fn unresolved_conflicts_exit_2() {
     let run = repo.check(&["--staged"]);
     assert_eq!(run.code, 2, "{run:?}");
     assert!(run.stderr.contains("unresolved conflicts"), "{run:?}");
-    assert!(run.stderr.contains("memory/decisions/use-gix.md"), "{run:?}");
+    assert!(
+        run.stderr.contains("memory/decisions/use-gix.md"),
+        "{run:?}"
+    );
 }
 
 #[test]
@@ -794,15 +1083,28 @@ fn log_human_output() {
     let run = memlint(&repo.root, &["log"]);
     assert_eq!(run.code, 0, "{run:?}");
     let lines: Vec<&str> = run.stdout.lines().collect();
-    assert!(lines[0].ends_with(" 2026-11-01T10:01:00+09:00 Drop old-way"), "{run:?}");
+    assert!(
+        lines[0].ends_with(" 2026-11-01T10:01:00+09:00 Drop old-way"),
+        "{run:?}"
+    );
     assert_eq!(lines[1], "    D memory/decisions/old-way.md");
-    assert_eq!(lines[2], "    Memlint-GC: drop memory/decisions/old-way superseded");
-    assert!(lines[3].ends_with(" 2026-11-01T10:00:00+09:00 Seed the memory"), "{run:?}");
+    assert_eq!(
+        lines[2],
+        "    Memlint-GC: drop memory/decisions/old-way superseded"
+    );
+    assert!(
+        lines[3].ends_with(" 2026-11-01T10:00:00+09:00 Seed the memory"),
+        "{run:?}"
+    );
     // `src/main.rs` is not memlint's business.
     assert!(!run.stdout.contains("src/main.rs"), "{run:?}");
     // A revision alone is a range; an unknown word is an error.
     let run = memlint(&repo.root, &["log", "HEAD~1", "--format", "json"]);
-    assert_eq!(run.json()["commits"].as_array().expect("commits").len(), 1, "{run:?}");
+    assert_eq!(
+        run.json()["commits"].as_array().expect("commits").len(),
+        1,
+        "{run:?}"
+    );
     let run = memlint(&repo.root, &["log", "no/such:thing"]);
     assert_eq!(run.code, 2, "{run:?}");
 }

@@ -464,3 +464,47 @@ fn deltas_agree_with_linting_from_scratch() {
     );
     step("a removal and an edit");
 }
+
+#[test]
+fn cached_slug_clusters_follow_the_slugs_and_the_ratio() {
+    let (_dir, root) = workspace();
+    let similar = |json: &Value| -> Vec<String> {
+        json["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .filter(|d| d["rule"] == "slug/similar")
+            .map(|d| d["path"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    assert!(similar(&check_json(&root)).is_empty());
+    assert!(root.join(".memlint/slugs").is_file());
+    // A new near-duplicate slug changes the set: the clusters are computed again.
+    std::fs::write(
+        root.join("memory/decisions/use-gix-v2.md"),
+        decision("Use gix, again", "active", ""),
+    )
+    .expect("write");
+    assert_eq!(
+        similar(&check_json(&root)),
+        vec!["memory/decisions/use-gix-v2.md"]
+    );
+    // A damaged cache is ignored.
+    std::fs::write(root.join(".memlint/slugs"), b"MLSLUGS\0 garbage").expect("garbage");
+    assert_eq!(
+        similar(&check_json(&root)),
+        vec!["memory/decisions/use-gix-v2.md"]
+    );
+    // A lower ratio makes `use-git2` and `use-gix` near-duplicates too.
+    std::fs::write(root.join(".memlint.yml"), "similar_slug_ratio: 0.7\n").expect("config");
+    assert_eq!(
+        similar(&check_json(&root)),
+        vec![
+            "memory/decisions/use-gix-v2.md",
+            "memory/decisions/use-gix.md"
+        ]
+    );
+    std::fs::remove_file(root.join("memory/decisions/use-gix-v2.md")).expect("rm");
+    std::fs::remove_file(root.join(".memlint.yml")).expect("rm");
+    assert!(similar(&check_json(&root)).is_empty());
+}

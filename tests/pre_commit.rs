@@ -58,7 +58,16 @@ fn repository_to_try(scratch: &Path) -> PathBuf {
     }
     eprintln!("pre-commit test: the work tree has uncommitted changes; trying a snapshot of it");
     let snapshot = scratch.join("memlint-snapshot");
-    let files = git_ok(&here, &["ls-files", "-z", "--cached", "--others", "--exclude-standard"]);
+    let files = git_ok(
+        &here,
+        &[
+            "ls-files",
+            "-z",
+            "--cached",
+            "--others",
+            "--exclude-standard",
+        ],
+    );
     for rel in files.split('\0').filter(|f| !f.is_empty()) {
         let from = here.join(rel);
         if !from.is_file() {
@@ -70,7 +79,10 @@ fn repository_to_try(scratch: &Path) -> PathBuf {
     }
     git_ok(&snapshot, &["init", "-q"]);
     git_ok(&snapshot, &["add", "-A"]);
-    git_ok(&snapshot, &["commit", "-q", "--no-verify", "-m", "snapshot"]);
+    git_ok(
+        &snapshot,
+        &["commit", "-q", "--no-verify", "-m", "snapshot"],
+    );
     snapshot
 }
 
@@ -84,7 +96,13 @@ fn user_repo(dir: &Path, record: &str) {
 
 fn try_repo(memlint_repo: &Path, user: &Path, target: &Path) -> Output {
     Command::new("pre-commit")
-        .args(["try-repo", &memlint_repo.display().to_string(), "--verbose", "--color", "never"])
+        .args([
+            "try-repo",
+            &memlint_repo.display().to_string(),
+            "--verbose",
+            "--color",
+            "never",
+        ])
         .current_dir(user)
         .env("CARGO_TARGET_DIR", target)
         // A quick build: the hooks are tested, not the optimiser.
@@ -108,7 +126,11 @@ fn try_repo(memlint_repo: &Path, user: &Path, target: &Path) -> Output {
 
 #[test]
 fn pre_commit_try_repo_runs_the_hooks() {
-    if Command::new("pre-commit").arg("--version").output().is_err() {
+    if Command::new("pre-commit")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
         eprintln!(
             "SKIPPED pre_commit_try_repo_runs_the_hooks: `pre-commit` is not on PATH (pip install pre-commit)"
         );
@@ -122,7 +144,10 @@ fn pre_commit_try_repo_runs_the_hooks() {
         .join("pre-commit");
 
     let broken = scratch.path().join("broken");
-    user_repo(&broken, "---\ntitle: [unclosed\nstatus: active\n---\n\nBody.\n");
+    user_repo(
+        &broken,
+        "---\ntitle: [unclosed\nstatus: active\n---\n\nBody.\n",
+    );
     let out = try_repo(&memlint_repo, &broken, &target);
     let text = format!(
         "{}{}",
@@ -130,7 +155,10 @@ fn pre_commit_try_repo_runs_the_hooks() {
         String::from_utf8_lossy(&out.stderr)
     );
     eprintln!("pre-commit try-repo, broken record:\n{text}");
-    assert!(!out.status.success(), "a broken staged record passed:\n{text}");
+    assert!(
+        !out.status.success(),
+        "a broken staged record passed:\n{text}"
+    );
     assert!(text.contains("memlint check"), "{text}");
     assert!(text.contains("frontmatter/parse"), "{text}");
     assert!(text.contains("memory/decisions/use-gix.md"), "{text}");
@@ -147,7 +175,13 @@ fn pre_commit_try_repo_runs_the_hooks() {
         String::from_utf8_lossy(&out.stderr)
     );
     eprintln!("pre-commit try-repo, clean record:\n{text}");
-    assert!(out.status.success(), "a clean staged record failed:\n{text}");
-    assert!(text.contains("memlint check") && text.contains("memlint fmt"), "{text}");
+    assert!(
+        out.status.success(),
+        "a clean staged record failed:\n{text}"
+    );
+    assert!(
+        text.contains("memlint check") && text.contains("memlint fmt"),
+        "{text}"
+    );
     assert!(!text.contains("(no files to check)Skipped"), "{text}");
 }

@@ -107,7 +107,9 @@ pub fn run(ws: &Workspace, opts: &Options) -> Result<ExitCode, WorkspaceError> {
         }
     }
     if !opts.quiet {
-        out.push_str(&summary(write, changed, unchanged, skipped));
+        // A diff on standard output stays a clean patch.
+        let target = if opts.diff { &mut err } else { &mut out };
+        target.push_str(&summary(write, changed, unchanged, skipped));
     }
     emit(&mut std::io::stderr().lock(), &err);
     emit(&mut std::io::stdout().lock(), &out);

@@ -111,10 +111,11 @@ pub fn strip_suffix(slug: &str) -> Option<&str> {
     ];
     let (base, last) = slug.rsplit_once('-')?;
     let numeric = !last.is_empty() && last.bytes().all(|b| b.is_ascii_digit());
-    let version = last.len() > 1
-        && last.starts_with('v')
-        && last[1..].bytes().all(|b| b.is_ascii_digit());
-    (numeric || version || WORDS.contains(&last)).then_some(base).filter(|b| !b.is_empty())
+    let version =
+        last.len() > 1 && last.starts_with('v') && last[1..].bytes().all(|b| b.is_ascii_digit());
+    (numeric || version || WORDS.contains(&last))
+        .then_some(base)
+        .filter(|b| !b.is_empty())
 }
 
 /// Candidate pairs (i < j) whose ratio may reach `ratio`: a PassJoin-style
@@ -124,7 +125,11 @@ pub fn strip_suffix(slug: &str) -> Option<&str> {
 /// at least two segments appear unchanged in the other string, each within τ
 /// positions of where it stands. Indexing segments makes the rule close to
 /// linear instead of comparing every pair.
-fn candidates(slugs: &[Vec<char>], ratio: f64, keep: &(dyn Fn(usize, usize) -> bool + Sync)) -> Vec<(usize, usize)> {
+fn candidates(
+    slugs: &[Vec<char>],
+    ratio: f64,
+    keep: &(dyn Fn(usize, usize) -> bool + Sync),
+) -> Vec<(usize, usize)> {
     use rayon::prelude::*;
     use rustc_hash::FxHashMap as HashMap;
     const MUST_MATCH: usize = 2;
@@ -157,7 +162,10 @@ fn candidates(slugs: &[Vec<char>], ratio: f64, keep: &(dyn Fn(usize, usize) -> b
             None => short.entry(s.len()).or_default().push(id),
             Some(segs) => {
                 for (n, &(start, l)) in segs.iter().enumerate() {
-                    index.entry((s.len(), n, &s[start..start + l])).or_default().push(id);
+                    index
+                        .entry((s.len(), n, &s[start..start + l]))
+                        .or_default()
+                        .push(id);
                 }
             }
         }
@@ -181,7 +189,9 @@ fn candidates(slugs: &[Vec<char>], ratio: f64, keep: &(dyn Fn(usize, usize) -> b
                     }
                 }
             }
-            let Some(Some(segs)) = cuts.get(&l) else { continue };
+            let Some(Some(segs)) = cuts.get(&l) else {
+                continue;
+            };
             let tau = tau_of(l);
             for (n, &(start, seg_len)) in segs.iter().enumerate() {
                 if seg_len > m {
@@ -249,7 +259,10 @@ impl PositionMasks {
         for (i, &c) in s.iter().enumerate() {
             masks[slot(c)?] |= 1 << i;
         }
-        Some(PositionMasks { masks, len: s.len() })
+        Some(PositionMasks {
+            masks,
+            len: s.len(),
+        })
     }
 
     /// Length of the longest common subsequence with `other`.
@@ -260,7 +273,11 @@ impl PositionMasks {
             let u = v & self.masks[k];
             v = v.wrapping_add(u) | (v.wrapping_sub(u));
         }
-        let mask = if self.len == 64 { !0 } else { (1u64 << self.len) - 1 };
+        let mask = if self.len == 64 {
+            !0
+        } else {
+            (1u64 << self.len) - 1
+        };
         self.len - (v & mask).count_ones() as usize
     }
 }
@@ -330,13 +347,11 @@ pub fn similar_clusters(slugs: &[&str], ratio: f64) -> Vec<Vec<String>> {
 /// `slug/similar`: near-duplicate slugs of one kind, reported once per
 /// cluster on each member after the first in sorted order.
 pub fn similar(view: &super::workspace::View, out: &mut super::workspace::WsSink) {
-    for kind in crate::record::Kind::ALL.into_iter().filter(|k| k.has_slug()) {
-        let slugs: Vec<&str> = view
-            .slugs(kind)
-            .into_iter()
-            .filter(|s| crate::record::is_slug(s))
-            .collect();
-        for cluster in similar_clusters(&slugs, view.config.similar_slug_ratio) {
+    for kind in crate::record::Kind::ALL
+        .into_iter()
+        .filter(|k| k.has_slug())
+    {
+        for cluster in view.similar_clusters(kind) {
             for (n, member) in cluster.iter().enumerate().skip(1) {
                 let others: Vec<String> = cluster
                     .iter()
@@ -344,7 +359,11 @@ pub fn similar(view: &super::workspace::View, out: &mut super::workspace::WsSink
                     .filter(|(k, _)| *k != n)
                     .map(|(_, s)| format!("`{s}`"))
                     .collect();
-                let Some(entry) = view.records.iter().find(|e| e.info.kind == Some(kind) && e.slug == member) else {
+                let Some(entry) = view
+                    .records
+                    .iter()
+                    .find(|e| e.info.kind == Some(kind) && e.slug == member)
+                else {
                     continue;
                 };
                 out.emit(
@@ -383,7 +402,10 @@ mod tests {
     #[test]
     fn bit_parallel_lcs() {
         let m = PositionMasks::new(&"pin-rayon-index".chars().collect::<Vec<_>>()).unwrap();
-        assert_eq!(m.lcs_len(&"pin-rayon-cache".chars().collect::<Vec<_>>()), 11);
+        assert_eq!(
+            m.lcs_len(&"pin-rayon-cache".chars().collect::<Vec<_>>()),
+            11
+        );
         assert_eq!(m.lcs_len(&"qqq".chars().collect::<Vec<_>>()), 0);
     }
 
@@ -398,10 +420,15 @@ mod tests {
     #[test]
     fn blocking_finds_what_naive_finds() {
         // Deterministic pseudo-random slugs with many near pairs.
-        let words = ["pin", "rayon", "index", "cache", "walk", "lock", "use", "gix", "parse", "yaml", "mmap", "reads"];
+        let words = [
+            "pin", "rayon", "index", "cache", "walk", "lock", "use", "gix", "parse", "yaml",
+            "mmap", "reads",
+        ];
         let mut seed = 7u64;
         let mut next = || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (seed >> 33) as usize
         };
         let mut slugs = Vec::new();
@@ -417,15 +444,22 @@ mod tests {
         slugs.dedup();
         let chars: Vec<Vec<char>> = slugs.iter().map(|s| s.chars().collect()).collect();
         for ratio in [0.9, 0.8] {
-            let cands: std::collections::HashSet<_> =
-                candidates(&chars, ratio, &|_, _| true).into_iter().collect();
+            let cands: std::collections::HashSet<_> = candidates(&chars, ratio, &|_, _| true)
+                .into_iter()
+                .collect();
             let mut naive = 0;
             for i in 0..chars.len() {
                 for j in i + 1..chars.len() {
-                    let r = sequence_ratio(&chars[i], &chars[j]).max(sequence_ratio(&chars[j], &chars[i]));
+                    let r = sequence_ratio(&chars[i], &chars[j])
+                        .max(sequence_ratio(&chars[j], &chars[i]));
                     if r >= ratio {
                         naive += 1;
-                        assert!(cands.contains(&(i, j)), "missed {} ~ {}", slugs[i], slugs[j]);
+                        assert!(
+                            cands.contains(&(i, j)),
+                            "missed {} ~ {}",
+                            slugs[i],
+                            slugs[j]
+                        );
                     }
                 }
             }

@@ -133,7 +133,9 @@ pub fn thin(r: &Record, out: &mut Sink) {
 /// root-relative path.
 pub fn file_target(value: &str) -> Result<String, String> {
     if value.starts_with('/') || value.starts_with('\\') || value.get(1..2) == Some(":") {
-        return Err("is an absolute path; `file:` sources are relative to the workspace root".into());
+        return Err(
+            "is an absolute path; `file:` sources are relative to the workspace root".into(),
+        );
     }
     let mut parts: Vec<&str> = Vec::new();
     for c in value.split(['/', '\\']) {
@@ -154,7 +156,9 @@ pub fn file_target(value: &str) -> Result<String, String> {
 pub fn dangling(view: &super::workspace::View, out: &mut super::workspace::WsSink) {
     for e in &view.records {
         for s in &e.info.sources {
-            let Some((prefix, value)) = s.value.split_once(':') else { continue };
+            let Some((prefix, value)) = s.value.split_once(':') else {
+                continue;
+            };
             let problem = match prefix {
                 "file" => match file_target(value) {
                     Err(why) => Some(format!("`{}` {why}", s.value)),
@@ -176,8 +180,9 @@ pub fn dangling(view: &super::workspace::View, out: &mut super::workspace::WsSin
                         None
                     }
                 }
-                "cmem" => (crate::record::is_session_id(value) && !view.exists(Kind::Session, value))
-                    .then(|| format!("`{}` names no session memory in memory/sessions/", s.value)),
+                "cmem" => (crate::record::is_session_id(value)
+                    && !view.exists(Kind::Session, value))
+                .then(|| format!("`{}` names no session memory in memory/sessions/", s.value)),
                 // A malformed id is `sources/format`'s, not also a dangling one.
                 "commit" if source_problem(&s.value).is_some() => None,
                 "commit" => match view.resolver.commit_exists(value) {

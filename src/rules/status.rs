@@ -122,7 +122,9 @@ pub fn graph(view: &View, out: &mut WsSink) {
     let on_cycle = cycle_members(&next);
     for (i, e) in view.records.iter().enumerate() {
         let Some(kind) = e.info.kind else { continue };
-        let Some(target) = &e.info.replaced_by else { continue };
+        let Some(target) = &e.info.replaced_by else {
+            continue;
+        };
         if e.info.status.as_deref() != Some("replaced") {
             continue;
         }
@@ -151,7 +153,12 @@ pub fn graph(view: &View, out: &mut WsSink) {
             let other = Kind::ALL
                 .into_iter()
                 .find(|k| *k != kind && view.exists(*k, &target.value))
-                .map(|k| format!("; `{}` is a {k}, and a {kind} can only be replaced by a {kind}", target.value))
+                .map(|k| {
+                    format!(
+                        "; `{}` is a {k}, and a {kind} can only be replaced by a {kind}",
+                        target.value
+                    )
+                })
                 .unwrap_or_default();
             out.emit(
                 "status/dangling-target",

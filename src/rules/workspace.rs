@@ -36,6 +36,10 @@ pub struct View<'a> {
     present: HashSet<(Kind, &'a str)>,
     pub config: &'a Config,
     pub resolver: &'a dyn Resolver,
+    /// Near-duplicate slug clusters per kind already known for exactly this
+    /// workspace's slugs (the index keeps them between runs); `slug/similar`
+    /// computes the kinds missing here.
+    pub known_clusters: Vec<(Kind, Vec<Vec<String>>)>,
 }
 
 impl<'a> View<'a> {
@@ -66,6 +70,26 @@ impl<'a> View<'a> {
             present,
             config,
             resolver,
+            known_clusters: Vec::new(),
+        }
+    }
+
+    /// The slugs of `kind` that `slug/similar` compares (valid slugs only),
+    /// sorted.
+    pub fn comparable_slugs(&self, kind: Kind) -> Vec<&'a str> {
+        let mut slugs = self.slugs(kind);
+        slugs.retain(|s| crate::record::is_slug(s));
+        slugs
+    }
+
+    /// Clusters of near-duplicate slugs of `kind`: known ones, else computed.
+    pub fn similar_clusters(&self, kind: Kind) -> Vec<Vec<String>> {
+        match self.known_clusters.iter().find(|(k, _)| *k == kind) {
+            Some((_, clusters)) => clusters.clone(),
+            None => super::slug::similar_clusters(
+                &self.comparable_slugs(kind),
+                self.config.similar_slug_ratio,
+            ),
         }
     }
 
@@ -114,7 +138,9 @@ impl<'c> WsSink<'c> {
 
     /// Emits `rule` on `path` at `at` (or line 1, column 1).
     pub fn emit(&mut self, rule: &'static str, path: &str, at: Option<&Located>, message: String) {
-        let Some(def) = super::lookup(rule) else { return };
+        let Some(def) = super::lookup(rule) else {
+            return;
+        };
         let severity = match self.config.rules.get(rule) {
             Some(level) => match level.severity() {
                 Some(s) => s,
