@@ -508,10 +508,12 @@ fn similar_closure<'a>(view: &View<'a>, changed: &FxHashSet<&str>) -> HashSet<(K
         if frontier.is_empty() {
             continue;
         }
+        // Unsorted: only membership matters here.
         let slugs: Vec<&'a str> = view
-            .slugs(kind)
-            .into_iter()
-            .filter(|s| crate::record::is_slug(s))
+            .records
+            .iter()
+            .filter(|e| e.info.kind == Some(kind) && crate::record::is_slug(e.slug))
+            .map(|e| e.slug)
             .collect();
         let mut seen: HashSet<&'a str> = frontier.iter().copied().collect();
         while let Some(a) = frontier.pop() {

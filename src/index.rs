@@ -65,6 +65,7 @@ const PROGRESS_MIN: usize = 2000;
 /// The stat data an entry is valid for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Stat {
+    /// Size in bytes.
     pub size: u64,
     /// Modification time, nanoseconds since the epoch.
     pub mtime: i64,
@@ -355,21 +356,32 @@ enum Done {
 pub fn refresh(ws: &Workspace, files: &[String], opts: &Options) -> Refreshed {
     let scanned_at = now_ns();
     let key = key(&ws.config);
-    let stored = if opts.force {
-        None
-    } else {
-        load_stored(&ws.root, Some(key))
-    };
+    // Stat every file while the stored table loads.
+    let (stored, stats) = rayon::join(
+        || {
+            if opts.force {
+                None
+            } else {
+                load_stored(&ws.root, Some(key))
+            }
+        },
+        || {
+            files
+                .par_iter()
+                .map(|rel| probe(ws, rel))
+                .collect::<Vec<Probe>>()
+        },
+    );
     let old_scanned_at = stored.as_ref().map_or(0, |s| s.table.scanned_at);
     let old_len = stored.as_ref().map_or(0, |s| s.table.entries.len());
     let base = stored.as_ref().map(|s| s.base);
     let (aligned, flags, mut removed) = align(files, stored);
 
-    // Phase one: stat every file and decide what it needs.
-    let plans: Vec<Plan> = files
-        .par_iter()
+    // Phase one: decide what each file needs.
+    let plans: Vec<Plan> = stats
+        .into_par_iter()
         .zip(aligned.into_par_iter())
-        .map(|(rel, old)| plan(ws, rel, old, old_scanned_at))
+        .map(|(probe, old)| plan(ws, probe, old, old_scanned_at))
         .collect();
     let to_read = plans
         .iter()
@@ -492,19 +504,41 @@ fn align(
     (out, flags, removed)
 }
 
-fn plan(ws: &Workspace, rel: &str, old: Option<Entry>, old_scanned_at: i64) -> Plan {
-    let place = classify(rel, &ws.config.banned_dirs);
-    if matches!(place, Place::Outside | Place::Banned(_) | Place::Unknown) {
-        // The result depends on the path only.
-        return match old {
-            Some(e) => Plan::Keep(e),
-            None => Plan::Compute(None),
-        };
+/// What a look at a file's path and stat data found.
+enum Probe {
+    /// Judged by its path alone (outside, banned, unknown).
+    PathOnly,
+    /// A record or `CONTEXT.md` that could not be stat'ed.
+    Missing,
+    /// A record or `CONTEXT.md` and its stat data.
+    Stat(Stat),
+}
+
+fn probe(ws: &Workspace, rel: &str) -> Probe {
+    if matches!(
+        classify(rel, &ws.config.banned_dirs),
+        Place::Outside | Place::Banned(_) | Place::Unknown
+    ) {
+        return Probe::PathOnly;
     }
-    let Ok(meta) = std::fs::metadata(ws.root.join(rel)) else {
-        return Plan::Read(None);
+    match std::fs::metadata(ws.root.join(rel)) {
+        Ok(meta) => Probe::Stat(Stat::of(&meta)),
+        Err(_) => Probe::Missing,
+    }
+}
+
+fn plan(ws: &Workspace, probe: Probe, old: Option<Entry>, old_scanned_at: i64) -> Plan {
+    let stat = match probe {
+        // The result depends on the path only.
+        Probe::PathOnly => {
+            return match old {
+                Some(e) => Plan::Keep(e),
+                None => Plan::Compute(None),
+            }
+        }
+        Probe::Missing => return Plan::Read(None),
+        Probe::Stat(stat) => stat,
     };
-    let stat = Stat::of(&meta);
     if stat.size > ws.config.max_file_bytes {
         return match old {
             Some(e) if e.stat == Some(stat) => Plan::Keep(e),

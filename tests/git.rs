@@ -1108,3 +1108,27 @@ fn log_human_output() {
     let run = memlint(&repo.root, &["log", "no/such:thing"]);
     assert_eq!(run.code, 2, "{run:?}");
 }
+
+#[test]
+fn staged_similar_slugs_are_reported_on_the_cluster() {
+    let repo = seeded();
+    // `use-gi` sorts before `use-gix`: the warning lands on the committed one.
+    repo.write(
+        "memory/decisions/use-gi.md",
+        &decision("Use gi", "", "A near-duplicate."),
+    );
+    repo.git(&["add", "-A"]);
+    let run = repo.check(&["--staged"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        run.found(),
+        vec![(
+            "slug/similar".into(),
+            "memory/decisions/use-gix.md".into(),
+            1
+        )]
+    );
+    // The same finding as the whole-workspace check gives.
+    let all = repo.check(&[]);
+    assert_eq!(all.found(), run.found(), "{all:?}");
+}
