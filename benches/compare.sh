@@ -75,7 +75,7 @@ build() {
 # A record whose body each warm run edits (a new line at the end).
 edited_record() {
     local ws="$1"
-    find "$ws/knowledge" -name '*.md' | sort | head -n 1
+    find "$ws/knowledge" -name '*.md' | sort | sed -n 1p
 }
 
 bench_index() {

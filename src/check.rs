@@ -306,21 +306,24 @@ fn points_at_removed(
 /// Lints what changed in `version` against the whole of it: the changed
 /// files (per-file and cross-record rules), plus the cross-record findings of
 /// records that point at a removed path. Unchanged records are known by name
-/// only, except those a changed record's `replaced_by` leads to, and every
-/// record when something was removed (then any record may point at it).
+/// only, except those a changed record's `replaced_by` leads to and, when
+/// something was removed, those whose text mentions it.
 pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) -> bool) -> Outcome {
-    // Sorted as `version.paths` is: looked up by binary search.
-    let places: Vec<(&str, Place)> = version
-        .paths
-        .iter()
-        .map(|p| (*p, classify(p, &ws.config.banned_dirs)))
-        .filter(|(_, place)| *place != Place::Outside)
-        .collect();
-    let place_of = |p: &str| {
-        places
-            .binary_search_by(|(q, _)| (*q).cmp(p))
+    let banned = &ws.config.banned_dirs;
+    // `version.paths` is sorted: every question is a binary search, so
+    // nothing is done per record of the workspace unless something was
+    // removed.
+    let find = |p: &str| {
+        version
+            .paths
+            .binary_search(&p)
             .ok()
-            .map(|i| &places[i])
+            .map(|i| version.paths[i])
+    };
+    let place_of = |p: &str| {
+        let p = find(p)?;
+        let place = classify(p, banned);
+        (place != Place::Outside).then_some((p, place))
     };
     let ignores = Ignores::new(ws, version);
     let changed: FxHashSet<&str> = version
@@ -330,16 +333,20 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
         .filter(|p| place_of(p).is_some() && selected(p) && !ignores.ignored(p))
         .collect();
     let full = !version.removed.is_empty();
-    let to_read: Vec<(&str, Place)> = places
-        .iter()
-        .filter(|(p, _)| changed.contains(*p))
-        .cloned()
-        .collect();
+    let mut to_read: Vec<(&str, Place)> = changed.iter().filter_map(|p| place_of(p)).collect();
+    to_read.sort_by(|a, b| a.0.cmp(b.0));
     let mut reports: FxHashMap<String, FileReport> = lint_version(ws, version, &to_read)
         .into_iter()
         .map(|r| (r.path.clone(), r))
         .collect();
     if full {
+        use rayon::prelude::*;
+        let places: Vec<(&str, Place)> = version
+            .paths
+            .par_iter()
+            .map(|p| (*p, classify(p, banned)))
+            .filter(|(_, place)| *place != Place::Outside)
+            .collect();
         for r in pointing_at_removed(ws, version, &places, &changed) {
             reports.insert(r.path.clone(), r);
         }
@@ -354,8 +361,8 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
             };
             let path = format!("{}/{}.md", kind.dir(), target.value);
             if let Some((p, place)) = place_of(&path) {
-                if !reports.contains_key(*p) && !next.iter().any(|(q, _)| q == p) {
-                    next.push((*p, place.clone()));
+                if !reports.contains_key(p) && !next.iter().any(|(q, _)| *q == p) {
+                    next.push((p, place));
                 }
             }
         }
@@ -373,35 +380,40 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
             ..Default::default()
         })
         .collect();
-    let items = places
-        .iter()
-        .filter_map(|(p, place)| match reports.get(*p) {
-            Some(r) => Some((*p, &r.info)),
-            None => match place {
-                Place::Record(k) => {
-                    let i = Kind::ALL.iter().position(|x| x == k)?;
-                    Some((*p, &unread[i]))
-                }
-                _ => None,
-            },
-        });
-    let view = View::new(items, &ws.config, version.resolver);
+    let unread_info = |k: Kind| Kind::ALL.iter().position(|x| *x == k).map(|i| &unread[i]);
+    // The view holds what was read; every other record is known by name.
+    let others = |kind: Kind, slug: &str| find(&format!("{}/{slug}.md", kind.dir())).is_some();
+    let mut read: Vec<(&str, &crate::lint::RecordInfo)> = reports
+        .values()
+        .map(|r| (r.path.as_str(), &r.info))
+        .collect();
+    read.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let mut view = View::new(read, &ws.config, version.resolver);
+    view.others = Some(&others);
     let mut sink = WsSink::new(&ws.config);
-    // `slug/similar` over the whole workspace would cost more than the rest
-    // together; it runs on the clusters the changed records can belong to.
+    // `slug/similar` runs on the clusters the changed records can belong
+    // to, drawn from every name of their kinds.
     let similar = crate::rules::lookup("slug/similar").map(|r| r.name);
     for rule in crate::rules::REGISTRY {
         if let crate::rules::Check::Workspace(Some(f)) = rule.check {
             if Some(rule.name) == similar {
-                let members = similar_closure(&view, &changed);
-                let near = View::new(
-                    view.records
-                        .iter()
-                        .filter(|e| e.info.kind.is_some_and(|k| members.contains(&(k, e.slug))))
-                        .map(|e| (e.path, e.info)),
-                    &ws.config,
-                    version.resolver,
-                );
+                let members = similar_closure(version, &view, &changed);
+                let mut near_items: Vec<(&str, &crate::lint::RecordInfo)> = Vec::new();
+                for (kind, slug) in &members {
+                    let Some(p) = find(&format!("{}/{slug}.md", kind.dir())) else {
+                        continue;
+                    };
+                    let info = match reports.get(p) {
+                        Some(r) => &r.info,
+                        None => match unread_info(*kind) {
+                            Some(info) => info,
+                            None => continue,
+                        },
+                    };
+                    near_items.push((p, info));
+                }
+                near_items.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                let near = View::new(near_items, &ws.config, version.resolver);
                 f(&near, &mut sink);
             } else {
                 f(&view, &mut sink);
@@ -412,7 +424,7 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
     let removed_records: HashSet<(Kind, &str)> = version
         .removed
         .iter()
-        .filter_map(|p| match classify(p, &ws.config.banned_dirs) {
+        .filter_map(|p| match classify(p, banned) {
             Place::Record(k) => Some((k, crate::record::stem(p))),
             _ => None,
         })
@@ -490,31 +502,37 @@ fn suffix_key(s: &str) -> &str {
 }
 
 /// The (kind, slug) pairs that may share a `slug/similar` cluster with a
-/// changed record: the changed slugs, then, transitively, every slug whose
+/// changed record (of `view`, among the names of `version`): the changed
+/// slugs, then, transitively, every slug whose
 /// ratio with a member can reach `similar_slug_ratio` (bounded from above by
 /// length and by common letters, as difflib's `quick_ratio` does) or that
 /// shares its suffix key. The rule itself then runs on these few.
-fn similar_closure<'a>(view: &View<'a>, changed: &FxHashSet<&str>) -> HashSet<(Kind, &'a str)> {
+fn similar_closure<'a>(
+    version: &Version<'a>,
+    view: &View,
+    changed: &FxHashSet<&str>,
+) -> HashSet<(Kind, &'a str)> {
     let ratio = view.config.similar_slug_ratio;
     let mut members: HashSet<(Kind, &'a str)> = HashSet::new();
     for kind in Kind::ALL.into_iter().filter(|k| k.has_slug()) {
+        // Every slug of the kind: the files directly in its directory.
+        let dir = format!("{}/", kind.dir());
+        let from = version.paths.partition_point(|p| *p < dir.as_str());
+        let slugs: Vec<&'a str> = version.paths[from..]
+            .iter()
+            .take_while(|p| p.starts_with(&dir))
+            .filter_map(|p| p[dir.len()..].strip_suffix(".md"))
+            .filter(|s| !s.contains('/') && crate::record::is_slug(s))
+            .collect();
         let mut frontier: Vec<&'a str> = view
             .records
             .iter()
             .filter(|e| e.info.kind == Some(kind) && changed.contains(e.path))
-            .map(|e| e.slug)
-            .filter(|s| crate::record::is_slug(s))
+            .filter_map(|e| slugs.iter().find(|s| **s == e.slug).copied())
             .collect();
         if frontier.is_empty() {
             continue;
         }
-        // Unsorted: only membership matters here.
-        let slugs: Vec<&'a str> = view
-            .records
-            .iter()
-            .filter(|e| e.info.kind == Some(kind) && crate::record::is_slug(e.slug))
-            .map(|e| e.slug)
-            .collect();
         let mut seen: HashSet<&'a str> = frontier.iter().copied().collect();
         while let Some(a) = frontier.pop() {
             members.insert((kind, a));

@@ -366,7 +366,7 @@ fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
         let outcome = crate::history::check_base(ws, rev, &selected).map_err(git_error)?;
         return Ok(report_check(s, args, outcome));
     }
-    let files = ws.files();
+    let files = crate::index::files(ws);
     if args.fix {
         let fixed = crate::fix::run(ws, &files, &selected);
         for (path, e) in &fixed.failed {

@@ -610,10 +610,194 @@ fn unreadable(ws: &Workspace, rel: &str) -> Entry {
     }
 }
 
+/// The listing cache's name inside [`DIR`].
+pub const LISTING: &str = "listing";
+
+const LISTING_MAGIC: &[u8; 8] = b"MLLIST\0\0";
+
+/// What a watched path looked like: absent, or its stat data.
+type Seen = Option<Stat>;
+
+fn seen(path: &Path) -> Seen {
+    std::fs::symlink_metadata(path).ok().map(|m| Stat::of(&m))
+}
+
+/// The directories and ignore files whose change could change what
+/// `Workspace::files` lists: the root and its ancestors (with their
+/// `.gitignore`, `.ignore`, `.memlintignore` and `.git/info/exclude`), and
+/// every directory under the walked roots (with their ignore files), found
+/// without honouring ignore rules, so a superset. `None` when the walked
+/// roots hold a symbolic link (its target can change under an unchanged
+/// directory) or a directory could not be read.
+fn watched(ws: &Workspace) -> Option<Vec<String>> {
+    const IGNORES: [&str; 3] = [".gitignore", ".ignore", ".memlintignore"];
+    let mut out: Vec<String> = Vec::new();
+    let ignore_files = |d: &Path, out: &mut Vec<String>| {
+        for name in IGNORES {
+            out.push(d.join(name).to_string_lossy().into_owned());
+        }
+        out.push(d.join(".git/info/exclude").to_string_lossy().into_owned());
+    };
+    // Above the root only ignore files matter: the directories themselves
+    // (`/tmp`, a home directory) change all the time.
+    for a in ws.root.ancestors().skip(1) {
+        ignore_files(a, &mut out);
+    }
+    let mut dirs: Vec<PathBuf> = vec![ws.root.clone()];
+    let mut roots: Vec<String> = crate::record::RECORD_ROOTS
+        .iter()
+        .map(|r| r.to_string())
+        .collect();
+    roots.extend(ws.config.banned_dirs.iter().cloned());
+    for r in &roots {
+        // The parents of a root that does not exist yet, up to the root.
+        let mut at = ws.root.clone();
+        for part in r.split('/') {
+            at.push(part);
+            dirs.push(at.clone());
+        }
+        let top = ws.root.join(r);
+        let mut stack = vec![top];
+        while let Some(dir) = stack.pop() {
+            let Ok(read) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in read {
+                let entry = entry.ok()?;
+                let ft = entry.file_type().ok()?;
+                if ft.is_symlink() {
+                    return None;
+                }
+                if ft.is_dir() && entry.file_name() != ".git" && entry.file_name() != DIR {
+                    stack.push(entry.path());
+                }
+            }
+            dirs.push(dir);
+        }
+    }
+    for d in dirs {
+        ignore_files(&d, &mut out);
+        out.push(d.to_string_lossy().into_owned());
+    }
+    out.sort();
+    out.dedup();
+    Some(out)
+}
+
+/// Every file of the workspace, as [`Workspace::files`] lists them. The
+/// listing is kept in `.memlint/listing` with the stat data of every
+/// directory the walk could have seen and of every ignore file that could
+/// apply; while none of them changed (a file added, removed or renamed
+/// changes its directory), the stored listing is used instead of walking
+/// again. Like the index, it distrusts directories modified within
+/// [`RACY_NS`] of the walk that recorded them.
+pub fn files(ws: &Workspace) -> Vec<String> {
+    let key = key(&ws.config);
+    let root = ws.root.join(DIR).join(LISTING);
+    if let Some(files) = std::fs::read(&root)
+        .ok()
+        .and_then(|b| decode_listing(&b, key))
+    {
+        return files;
+    }
+    // `.memlint/` first, so that creating it does not change the root
+    // directory after it was recorded.
+    let dir_made = make_dir(&ws.root).is_ok();
+    let scanned_at = now_ns();
+    let files = ws.files();
+    if let Some(paths) = watched(ws).filter(|_| dir_made) {
+        let seen: Vec<Seen> = paths.iter().map(|p| seen(Path::new(p))).collect();
+        // A change during the walk shows in the mtime (the ctime also
+        // moves when a test or tool sets an old mtime, which is harmless:
+        // any later change still differs from what is recorded).
+        let racy = seen
+            .iter()
+            .flatten()
+            .any(|s| s.mtime >= scanned_at.saturating_sub(RACY_NS));
+        if !racy {
+            let bytes = encode_listing(key, &paths, &seen, &files);
+            // A cache: when it cannot be written, the next run walks again.
+            let _ = make_dir(&ws.root)
+                .and_then(|dir| crate::fsutil::write_atomic(&dir.join(LISTING), &bytes));
+        }
+    }
+    files
+}
+
+fn put_seen(w: &mut Writer, s: &Seen) {
+    match s {
+        None => w.u8(0),
+        Some(s) => {
+            w.u8(1);
+            w.uint(s.size);
+            w.int(s.mtime);
+            w.int(s.ctime);
+            w.uint(s.ino);
+        }
+    }
+}
+
+fn encode_listing(key: u64, paths: &[String], seen: &[Seen], files: &[String]) -> Vec<u8> {
+    let mut w = Writer {
+        buf: Vec::with_capacity(64 + files.len() * 48),
+    };
+    w.buf.extend_from_slice(LISTING_MAGIC);
+    w.buf.extend_from_slice(&FORMAT.to_le_bytes());
+    w.buf.extend_from_slice(&key.to_le_bytes());
+    w.usize(paths.len());
+    for (p, s) in paths.iter().zip(seen) {
+        w.str(p);
+        put_seen(&mut w, s);
+    }
+    w.usize(files.len());
+    for f in files {
+        w.str(f);
+    }
+    w.finish()
+}
+
+/// The stored listing, when it is intact, for `key`, and every watched path
+/// still looks as it did.
+fn decode_listing(bytes: &[u8], key: u64) -> Option<Vec<String>> {
+    let mut r = checked(bytes, LISTING_MAGIC)?;
+    if r.fixed64()? != key {
+        return None;
+    }
+    let n = r.count()?;
+    let mut watched: Vec<(String, Seen)> = Vec::with_capacity(n);
+    for _ in 0..n {
+        let p = r.str()?;
+        let s = if r.flag()? {
+            Some(Stat {
+                size: r.uint()?,
+                mtime: r.int()?,
+                ctime: r.int()?,
+                ino: r.uint()?,
+            })
+        } else {
+            None
+        };
+        watched.push((p, s));
+    }
+    let unchanged = watched.par_iter().all(|(p, s)| seen(Path::new(p)) == *s);
+    if !unchanged {
+        return None;
+    }
+    let n = r.count()?;
+    let mut files = Vec::with_capacity(n);
+    for _ in 0..n {
+        files.push(r.str()?);
+    }
+    r.at_end().then_some(files)
+}
+
 /// The near-duplicate slug cache's name inside [`DIR`].
 pub const SLUGS: &str = "slugs";
 
 const SLUGS_MAGIC: &[u8; 8] = b"MLSLUGS\0";
+
+/// One kind's clusters and the key of the slug set they were computed for.
+type KindClusters = (Kind, u64, Vec<Vec<String>>);
 
 /// The key of one kind's slug set: the ratio and every slug, in order.
 fn slugs_key(ratio: f64, slugs: &[&str]) -> u64 {
@@ -639,7 +823,7 @@ pub fn slug_clusters(root: &Path, view: &View) -> Vec<(Kind, Vec<Vec<String>>)> 
         .and_then(|b| decode_slugs(&b))
         .unwrap_or_default();
     let mut changed = false;
-    let mut out: Vec<(Kind, u64, Vec<Vec<String>>)> = Vec::new();
+    let mut out: Vec<KindClusters> = Vec::new();
     for kind in Kind::ALL.into_iter().filter(|k| k.has_slug()) {
         let slugs = view.comparable_slugs(kind);
         let key = slugs_key(ratio, &slugs);
@@ -660,7 +844,7 @@ pub fn slug_clusters(root: &Path, view: &View) -> Vec<(Kind, Vec<Vec<String>>)> 
     out.into_iter().map(|(k, _, c)| (k, c)).collect()
 }
 
-fn encode_slugs(kinds: &[(Kind, u64, Vec<Vec<String>>)]) -> Vec<u8> {
+fn encode_slugs(kinds: &[KindClusters]) -> Vec<u8> {
     let mut w = Writer { buf: Vec::new() };
     w.buf.extend_from_slice(SLUGS_MAGIC);
     w.buf.extend_from_slice(&FORMAT.to_le_bytes());
@@ -682,7 +866,7 @@ fn encode_slugs(kinds: &[(Kind, u64, Vec<Vec<String>>)]) -> Vec<u8> {
     w.finish()
 }
 
-fn decode_slugs(bytes: &[u8]) -> Option<Vec<(Kind, u64, Vec<Vec<String>>)>> {
+fn decode_slugs(bytes: &[u8]) -> Option<Vec<KindClusters>> {
     let mut r = checked(bytes, SLUGS_MAGIC)?;
     let n = r.count()?;
     let mut out = Vec::with_capacity(n);

@@ -46,7 +46,7 @@ pub fn build(
     opts: &crate::index::Options,
 ) -> Result<Report, crate::staging::StagingError> {
     let staging = crate::staging::backlog(&ws.root, &ws.config.staging)?;
-    let files = ws.files();
+    let files = crate::index::files(ws);
     let reports = crate::index::refresh(ws, &files, opts).reports;
     let mut diagnostics = crate::check::cross_record(ws, &reports);
     let view = View::new(

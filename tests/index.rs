@@ -508,3 +508,77 @@ fn cached_slug_clusters_follow_the_slugs_and_the_ratio() {
     std::fs::remove_file(root.join(".memlint.yml")).expect("rm");
     assert!(similar(&check_json(&root)).is_empty());
 }
+
+/// Sets the mtime of every directory under `root` (and `root`) an hour back,
+/// so the listing cache trusts them.
+fn age_directories(root: &Path) {
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read_dir") {
+            let entry = entry.expect("entry");
+            if entry.file_type().expect("type").is_dir() {
+                stack.push(entry.path());
+            }
+        }
+        std::fs::File::open(&dir)
+            .and_then(|f| f.set_modified(past))
+            .expect("set mtime");
+    }
+}
+
+#[test]
+fn the_stored_listing_sees_added_removed_and_ignored_files() {
+    let (_dir, root) = workspace();
+    let paths = |json: &Value| -> Vec<String> {
+        let mut v: Vec<String> = rules(json).into_iter().map(|(_, p)| p).collect();
+        v.dedup();
+        v
+    };
+    let listing = root.join(".memlint/listing");
+    check_json(&root);
+    age_directories(&root);
+    assert_eq!(check_json(&root)["summary"]["files"], 4);
+    assert!(listing.is_file(), "aged directories are trusted");
+    // The stored listing is used while nothing changed.
+    assert_eq!(check_json(&root)["summary"]["files"], 4);
+    // A new file changes its directory.
+    std::fs::write(
+        root.join("memory/decisions/Bad_Name.md"),
+        decision("Bad", "active", ""),
+    )
+    .expect("write");
+    let json = check_json(&root);
+    assert_eq!(json["summary"]["files"], 5);
+    assert!(paths(&json).contains(&"memory/decisions/Bad_Name.md".to_string()));
+    age_directories(&root);
+    check_json(&root);
+    // A new directory (a banned one) changes its parent.
+    std::fs::create_dir_all(root.join("memory/workflow")).expect("mkdir");
+    std::fs::write(root.join("memory/workflow/plan.md"), "x\n").expect("write");
+    let json = check_json(&root);
+    assert_eq!(json["summary"]["files"], 6);
+    assert!(paths(&json).contains(&"memory/workflow/plan.md".to_string()));
+    age_directories(&root);
+    check_json(&root);
+    // An ignore file appearing at the root changes what is listed.
+    std::fs::write(
+        root.join(".memlintignore"),
+        "memory/workflow/\nBad_Name.md\n",
+    )
+    .expect("write");
+    age_directories(&root);
+    assert_eq!(check_json(&root)["summary"]["files"], 4);
+    // Editing it in place (the root directory unchanged) is seen too.
+    std::fs::write(root.join(".memlintignore"), "memory/workflow/\n").expect("write");
+    age_directories(&root);
+    assert_eq!(check_json(&root)["summary"]["files"], 5);
+    // A removal.
+    std::fs::remove_file(root.join("memory/decisions/Bad_Name.md")).expect("rm");
+    assert_eq!(check_json(&root)["summary"]["files"], 4);
+    // A damaged listing is ignored.
+    age_directories(&root);
+    check_json(&root);
+    std::fs::write(&listing, b"MLLIST\0\0 garbage").expect("garbage");
+    assert_eq!(check_json(&root)["summary"]["files"], 4);
+}

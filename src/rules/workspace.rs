@@ -25,6 +25,10 @@ pub trait Resolver {
     fn commit_exists(&self, hex: &str) -> Option<bool>;
 }
 
+/// Whether the workspace has a record of a kind and slug beyond those a
+/// [`View`] holds.
+pub type Others<'a> = dyn Fn(Kind, &str) -> bool + 'a;
+
 /// The whole workspace, for cross-record rules.
 pub struct View<'a> {
     pub records: Vec<Entry<'a>>,
@@ -40,6 +44,9 @@ pub struct View<'a> {
     /// workspace's slugs (the index keeps them between runs); `slug/similar`
     /// computes the kinds missing here.
     pub known_clusters: Vec<(Kind, Vec<Vec<String>>)>,
+    /// Records the workspace has beyond `records`, known by name only (the
+    /// git modes read only what changed): answers `exists` for them.
+    pub others: Option<&'a Others<'a>>,
 }
 
 impl<'a> View<'a> {
@@ -71,6 +78,7 @@ impl<'a> View<'a> {
             config,
             resolver,
             known_clusters: Vec::new(),
+            others: None,
         }
     }
 
@@ -105,7 +113,7 @@ impl<'a> View<'a> {
 
     /// Whether a record of `kind` named `slug` exists (readable or not).
     pub fn exists(&self, kind: Kind, slug: &str) -> bool {
-        self.present.contains(&(kind, slug))
+        self.present.contains(&(kind, slug)) || self.others.is_some_and(|more| more(kind, slug))
     }
 
     /// Slugs of every record of `kind`.
