@@ -53,7 +53,7 @@ const DELTA_MAGIC: &[u8; 8] = b"MLDELTA\0";
 const MAGIC: &[u8; 8] = b"MLINDEX\0";
 
 /// The on-disk format version; an index of another version is rebuilt.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// Files modified this close (in nanoseconds) before the scan that recorded
 /// them have their content verified on the next run.
@@ -1076,6 +1076,16 @@ impl Writer {
         for s in &info.sources {
             w.located(s);
         }
+        w.opt_str(info.description.as_deref());
+        w.u8(match info.model_invocation {
+            None => 0,
+            Some(false) => 1,
+            Some(true) => 2,
+        });
+        w.usize(info.tags.len());
+        for t in &info.tags {
+            w.str(t);
+        }
         w.usize(r.diagnostics.len());
         for d in &r.diagnostics {
             w.str(d.rule);
@@ -1224,6 +1234,18 @@ impl<'a> Reader<'a> {
         for _ in 0..n {
             sources.push(self.located()?);
         }
+        let description = self.opt_str()?;
+        let model_invocation = match self.u8()? {
+            0 => None,
+            1 => Some(false),
+            2 => Some(true),
+            _ => return None,
+        };
+        let n = self.count()?;
+        let mut tags = Vec::with_capacity(n.min(64));
+        for _ in 0..n {
+            tags.push(self.str()?);
+        }
         let n = self.count()?;
         let mut diagnostics = Vec::with_capacity(n);
         for _ in 0..n {
@@ -1261,6 +1283,9 @@ impl<'a> Reader<'a> {
                     date,
                     replaced_by,
                     sources,
+                    description,
+                    model_invocation,
+                    tags,
                     parsed,
                 },
             },
@@ -1380,6 +1405,9 @@ mod tests {
                 date: None,
                 replaced_by: Some(loc("use-gix-v2", 5)),
                 sources: vec![loc("commit:abc1234", 7), loc("file:x.md", 8)],
+                description: Some("説明".into()),
+                model_invocation: Some(true),
+                tags: vec!["git".into(), "日本".into()],
                 parsed: true,
             },
         };

@@ -6,8 +6,8 @@ use crate::config::Config;
 use crate::diagnostic::{Diagnostic, LineIndex};
 use crate::frontmatter::{self, Parts, Split};
 use crate::record::{Kind, Place};
-use crate::rules::{self, layout, Check, Finding, Record, Sink, REGISTRY};
-use crate::yaml;
+use crate::rules::{self, layout, Check, FieldState, Finding, Record, Sink, REGISTRY};
+use crate::yaml::{self, Resolved, Value};
 use std::ops::Range;
 
 /// What was read of a file.
@@ -26,6 +26,12 @@ pub struct RecordInfo {
     pub date: Option<String>,
     pub replaced_by: Option<Located>,
     pub sources: Vec<Located>,
+    /// `description` (knowledge, session), when valid.
+    pub description: Option<String>,
+    /// `model_invocation` (knowledge), when valid.
+    pub model_invocation: Option<bool>,
+    /// The valid string items of `tags`.
+    pub tags: Vec<String>,
     /// The whole front matter could be read.
     pub parsed: bool,
 }
@@ -348,6 +354,25 @@ fn record_info(r: &Record) -> RecordInfo {
             .into_iter()
             .map(|(v, s)| locate(v, s))
             .collect(),
+        description: r.str_field("description").map(|(d, _)| d.to_string()),
+        model_invocation: match r.field("model_invocation") {
+            FieldState::Valid(node) => match node.as_scalar().map(|s| s.resolve()) {
+                Some(Resolved::Bool(b)) => Some(b),
+                _ => None,
+            },
+            _ => None,
+        },
+        tags: match r.field("tags") {
+            FieldState::Valid(node) => match &node.value {
+                Value::Seq { items, .. } => items
+                    .iter()
+                    .filter_map(|n| n.as_scalar().and_then(|s| s.as_str()))
+                    .map(str::to_string)
+                    .collect(),
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        },
         parsed: true,
     }
 }
