@@ -77,6 +77,80 @@ pub enum Command {
     Index,
     /// Tidy-up material for the consolidation worker: diagnostics per record, replaced chains, records over max_sources, similar slugs, staging backlog
     Report(ReportArgs),
+    /// The session-start context: header, CONTEXT.md blocks, resident knowledge, table of contents
+    Context(ContextArgs),
+    /// Adapters for agent-runtime hooks (SessionStart, PostToolUse, Stop)
+    #[command(subcommand)]
+    Hook(HookCommand),
+    /// Recall: records ranked by BM25 for a query (Japanese and Chinese too)
+    Search(SearchArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// What to look for (words; Japanese and Chinese need no spaces)
+    #[arg(required = true, num_args = 1..)]
+    pub query: Vec<String>,
+    /// Only records of this kind
+    #[arg(long, value_parser = parse_kind)]
+    pub kind: Option<crate::record::Kind>,
+    /// At most this many results
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub limit: u32,
+    /// Include replaced records
+    #[arg(long)]
+    pub all: bool,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
+    pub format: ReportFormat,
+}
+
+fn parse_kind(s: &str) -> Result<crate::record::Kind, String> {
+    crate::record::Kind::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = crate::record::Kind::ALL.iter().map(|k| k.name()).collect();
+        format!("unknown kind `{s}` (one of: {})", names.join(", "))
+    })
+}
+
+/// `memlint context [rotate]` (SPEC §6).
+#[derive(Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct ContextArgs {
+    #[command(subcommand)]
+    pub command: Option<ContextCommand>,
+    /// Only the header and the number of records per directory (after a compaction)
+    #[arg(long)]
+    pub brief: bool,
+    /// Leave out the resident knowledge (the consolidation worker uses this)
+    #[arg(long)]
+    pub no_resident: bool,
+    /// At most this many characters (default: context.max_chars, or MEMORY_INJECT_MAX_CHARS)
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_chars: Option<u64>,
+    /// How many CONTEXT.md blocks to show (default: context.blocks, or MEMORY_INJECT_BLOCKS)
+    #[arg(long, value_name = "N")]
+    pub blocks: Option<usize>,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ContextCommand {
+    /// Keep the first N blocks of CONTEXT.md; the older ones stay in git history
+    Rotate {
+        /// Blocks to keep (default: MEMORY_KEEP_N, else 5)
+        #[arg(long, value_name = "N")]
+        keep: Option<usize>,
+    },
+}
+
+/// `memlint hook …` (SPEC §6): they read the runtime's JSON on standard input.
+#[derive(Subcommand, Debug)]
+pub enum HookCommand {
+    /// SessionStart: refresh the index and print the context (brief after a compaction); exit 0 always
+    SessionStart,
+    /// PostToolUse on Write|Edit|MultiEdit: lint the written record; errors exit 2 for the agent to fix
+    PostWrite,
+    /// Stop: rotate CONTEXT.md and refresh the index; exit 0 always
+    Stop,
 }
 
 #[derive(Args, Debug)]
@@ -155,6 +229,9 @@ pub struct InitArgs {
     /// With --hooks: replace an existing hook or core.hooksPath
     #[arg(long, requires = "hooks")]
     pub force: bool,
+    /// Register the agent-runtime hooks in FILE (default .claude/settings.json), merging with what is there
+    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = crate::init::AGENT_SETTINGS)]
+    pub agent_settings: Option<PathBuf>,
 }
 
 /// `memlint staging …` (SPEC §9).
@@ -285,9 +362,12 @@ pub fn run(cli: Cli) -> ExitCode {
     let result = match &cli.command {
         Command::Rule { name } => rule(name.as_deref()),
         Command::Init(args) => Settings::resolve_for_init(&cli.global).and_then(|root| {
-            let code = crate::init::run(&root)?;
+            let mut code = crate::init::run(&root)?;
             if args.hooks {
-                return crate::init::hooks(&root, args.force);
+                code = crate::init::hooks(&root, args.force)?;
+            }
+            if let Some(file) = &args.agent_settings {
+                code = crate::init::agent_settings(&root, file)?;
             }
             Ok(code)
         }),
@@ -298,6 +378,9 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Fmt(args) => fmt(&cli.global, args),
         Command::Index => Settings::resolve(&cli.global).and_then(|s| index(&s)),
         Command::Report(args) => Settings::resolve(&cli.global).and_then(|s| report(&s, args)),
+        Command::Context(args) => Settings::resolve(&cli.global).and_then(|s| context(&s, args)),
+        Command::Hook(cmd) => Ok(hook(&cli.global, cmd)),
+        Command::Search(args) => Settings::resolve(&cli.global).and_then(|s| search(&s, args)),
     };
     match result {
         Ok(code) => code,
@@ -651,7 +734,7 @@ fn index(s: &Settings) -> Result<ExitCode, WorkspaceError> {
         force: true,
         progress: !s.quiet,
     };
-    let done = crate::index::refresh(ws, &files, &opts);
+    let (done, search) = crate::search::refresh(ws, &files, &opts);
     let secs = started.elapsed().as_secs_f64();
     if let Err(source) = done.saved {
         return Err(WorkspaceError::Io {
@@ -661,13 +744,87 @@ fn index(s: &Settings) -> Result<ExitCode, WorkspaceError> {
     }
     if !s.quiet {
         write_out(&format!(
-            "Indexed {} records in {} files ({} re-parsed) in {secs:.2} s.\n",
+            "Indexed {} records in {} files ({} re-parsed, {} tokenized for search) in {secs:.2} s.\n",
             done.records(),
             files.len(),
-            done.reparsed
+            done.reparsed,
+            search.tokenized
         ));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `memlint search`: ranked records for a query.
+fn search(s: &Settings, args: &SearchArgs) -> Result<ExitCode, WorkspaceError> {
+    let query = crate::search::Query {
+        text: args.query.join(" "),
+        kind: args.kind,
+        limit: args.limit as usize,
+        all: args.all,
+    };
+    let opts = crate::index::Options {
+        force: false,
+        progress: !s.quiet,
+    };
+    let hits = crate::search::search(&s.workspace, &query, &opts);
+    write_out(&match args.format {
+        ReportFormat::Human => crate::search::human(&hits, s.color),
+        ReportFormat::Json => crate::search::json(&query.text, &hits),
+    });
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `memlint context [rotate]` (SPEC §6).
+fn context(s: &Settings, args: &ContextArgs) -> Result<ExitCode, WorkspaceError> {
+    use crate::context as c;
+    let env = |name: &str| std::env::var(name).ok();
+    if let Some(ContextCommand::Rotate { keep }) = &args.command {
+        let (keep, warnings) = c::keep_n(*keep, &env);
+        for w in warnings {
+            eprintln!("memlint: warning: {w}");
+        }
+        return match c::rotate(&s.workspace.root, keep) {
+            Ok(done) => {
+                if !s.quiet {
+                    write_out(&done.human());
+                }
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(e) => Err(WorkspaceError::Usage(e.to_string())),
+        };
+    }
+    if c::inject_disabled(&env) {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let flags = c::Flags {
+        brief: args.brief,
+        no_resident: args.no_resident,
+        max_chars: args
+            .max_chars
+            .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+        blocks: args.blocks,
+    };
+    let (settings, warnings) = c::Settings::resolve(&s.workspace.config.context, &flags, &env);
+    for w in warnings {
+        eprintln!("memlint: warning: {w}");
+    }
+    let material = c::gather(&s.workspace);
+    write_out(&c::render(&material, &settings));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `memlint hook …`: the hooks resolve their own workspace, since a broken
+/// one must not make them fail.
+fn hook(global: &GlobalArgs, cmd: &HookCommand) -> ExitCode {
+    let place = crate::hook::Place {
+        root: global.root.clone(),
+        config: global.config.clone(),
+    };
+    match cmd {
+        HookCommand::SessionStart => crate::hook::session_start(&place),
+        HookCommand::PostWrite => crate::hook::post_write(&place),
+        HookCommand::Stop => crate::hook::stop(&place),
+    }
 }
 
 /// `memlint report`: the consolidation worker's tidy-up material.

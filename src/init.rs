@@ -150,12 +150,224 @@ exit "$status"
 /// settings format of Claude Code style runtimes.
 pub const AGENT_HOOKS: &str = r#"{
   "hooks": {
-    "SessionStart": [{"hooks": [{"type": "command", "command": "memlint hook session-start"}]}],
+    "SessionStart": [{"hooks": [{"type": "command", "command": "memlint hook session-start", "timeout": 20}]}],
     "PostToolUse": [{"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command", "command": "memlint hook post-write"}]}],
     "Stop": [{"hooks": [{"type": "command", "command": "memlint hook stop"}]}]
   }
 }
 "#;
+
+/// Where `init --agent-settings` writes by default, relative to the root.
+pub const AGENT_SETTINGS: &str = ".claude/settings.json";
+
+/// A JSON value that keeps the order of object keys, so that merging into a
+/// user's settings file changes nothing but what is added.
+#[derive(Debug, Clone, PartialEq)]
+enum Json {
+    Null,
+    Bool(bool),
+    Number(serde_json::Number),
+    String(String),
+    Array(Vec<Json>),
+    Object(Vec<(String, Json)>),
+}
+
+impl<'de> serde::Deserialize<'de> for Json {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Json, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Json;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_unit<E>(self) -> Result<Json, E> {
+                Ok(Json::Null)
+            }
+            fn visit_bool<E>(self, b: bool) -> Result<Json, E> {
+                Ok(Json::Bool(b))
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<Json, E> {
+                Ok(Json::Number(n.into()))
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Json, E> {
+                Ok(Json::Number(n.into()))
+            }
+            fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<Json, E> {
+                serde_json::Number::from_f64(n)
+                    .map(Json::Number)
+                    .ok_or_else(|| E::custom("not a finite number"))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Json, E> {
+                Ok(Json::String(s.to_string()))
+            }
+            fn visit_string<E>(self, s: String) -> Result<Json, E> {
+                Ok(Json::String(s))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Json, A::Error> {
+                let mut out = Vec::new();
+                while let Some(v) = a.next_element()? {
+                    out.push(v);
+                }
+                Ok(Json::Array(out))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Json, A::Error> {
+                let mut out: Vec<(String, Json)> = Vec::new();
+                while let Some((k, v)) = a.next_entry::<String, Json>()? {
+                    // A repeated key: the last one wins, as with most readers.
+                    match out.iter_mut().find(|(x, _)| *x == k) {
+                        Some(slot) => slot.1 = v,
+                        None => out.push((k, v)),
+                    }
+                }
+                Ok(Json::Object(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl serde::Serialize for Json {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self {
+            Json::Null => s.serialize_unit(),
+            Json::Bool(b) => s.serialize_bool(*b),
+            Json::Number(n) => n.serialize(s),
+            Json::String(x) => s.serialize_str(x),
+            Json::Array(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for i in items {
+                    seq.serialize_element(i)?;
+                }
+                seq.end()
+            }
+            Json::Object(entries) => {
+                let mut map = s.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+impl Json {
+    fn get_mut(&mut self, key: &str) -> Option<&mut Json> {
+        match self {
+            Json::Object(entries) => entries.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// Whether this value or anything in it is a hook running `command`.
+    fn runs(&self, command: &str) -> bool {
+        match self {
+            Json::Object(entries) => entries.iter().any(|(k, v)| {
+                (k == "command" && *v == Json::String(command.to_string())) || v.runs(command)
+            }),
+            Json::Array(items) => items.iter().any(|i| i.runs(command)),
+            _ => false,
+        }
+    }
+}
+
+/// Merges memlint's hooks (as in [`AGENT_HOOKS`]) into a settings text:
+/// the user's other settings and hooks stay as they are, in their order, and
+/// an event that already runs memlint's command gets nothing added. Returns
+/// the new text and the events added to (empty when nothing changes).
+pub fn merge_agent_settings(existing: Option<&str>) -> Result<(String, Vec<String>), String> {
+    // `{"hooks": {event: [group]}}`
+    let ours: Json = serde_json::from_str(AGENT_HOOKS).expect("AGENT_HOOKS is valid JSON");
+    let mut settings = match existing.filter(|t| !t.trim().is_empty()) {
+        None => Json::Object(Vec::new()),
+        Some(text) => {
+            serde_json::from_str::<Json>(text).map_err(|e| format!("not valid JSON ({e})"))?
+        }
+    };
+    if !matches!(settings, Json::Object(_)) {
+        return Err("not a JSON object".into());
+    }
+    if settings.get_mut("hooks").is_none() {
+        if let Json::Object(entries) = &mut settings {
+            entries.push(("hooks".into(), Json::Object(Vec::new())));
+        }
+    }
+    let Some(hooks @ Json::Object(_)) = settings.get_mut("hooks") else {
+        return Err("`hooks` is not a JSON object".into());
+    };
+    let our_events = match ours {
+        Json::Object(mut top) => match top.pop() {
+            Some((_, Json::Object(events))) => events,
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
+    let mut added = Vec::new();
+    for (event, groups) in our_events {
+        let command = match &groups {
+            Json::Array(g) => g.iter().find_map(first_command),
+            _ => None,
+        }
+        .unwrap_or_default();
+        match hooks.get_mut(&event) {
+            Some(existing) if existing.runs(&command) => {}
+            Some(Json::Array(list)) => {
+                if let Json::Array(g) = groups {
+                    list.extend(g);
+                }
+                added.push(event);
+            }
+            Some(_) => return Err(format!("`hooks.{event}` is not a JSON array")),
+            None => {
+                if let Json::Object(entries) = hooks {
+                    entries.push((event.clone(), groups));
+                }
+                added.push(event);
+            }
+        }
+    }
+    let mut text = serde_json::to_string_pretty(&settings).map_err(|e| e.to_string())?;
+    text.push('\n');
+    Ok((text, added))
+}
+
+fn first_command(v: &Json) -> Option<String> {
+    match v {
+        Json::Object(entries) => entries.iter().find_map(|(k, v)| match (k.as_str(), v) {
+            ("command", Json::String(c)) => Some(c.clone()),
+            _ => first_command(v),
+        }),
+        Json::Array(items) => items.iter().find_map(first_command),
+        _ => None,
+    }
+}
+
+/// `memlint init --agent-settings [FILE]`: merges the hook settings into
+/// FILE (default `.claude/settings.json` under the root), atomically; a file
+/// that is not a JSON object is left alone (exit 2).
+pub fn agent_settings(root: &Path, file: &Path) -> Result<ExitCode, WorkspaceError> {
+    let path = root.join(file);
+    let shown = file.display().to_string();
+    let existing = match std::fs::read_to_string(&path) {
+        Ok(t) => Some(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(io(&path)(e)),
+    };
+    let (text, added) = merge_agent_settings(existing.as_deref()).map_err(|why| {
+        WorkspaceError::Usage(format!("{shown} is {why}; fix it or add the hooks by hand"))
+    })?;
+    if added.is_empty() {
+        println!("{shown} already registers memlint's hooks");
+        return Ok(ExitCode::SUCCESS);
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(io(dir))?;
+    }
+    crate::fsutil::write_atomic(&path, text.as_bytes()).map_err(io(&path))?;
+    println!("added memlint's {} hook(s) to {shown}", added.join(", "));
+    Ok(ExitCode::SUCCESS)
+}
 
 /// Where `init --hooks` puts the hook, relative to the top of the work tree.
 pub const HOOKS_DIR: &str = ".githooks";

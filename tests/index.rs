@@ -310,7 +310,7 @@ fn index_command_rebuilds_and_reports() {
     let run = memlint(&root, &["index"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let re =
-        regex::Regex::new(r"^Indexed 4 records in 4 files \(4 re-parsed\) in \d+\.\d\d s\.\n$")
+        regex::Regex::new(r"^Indexed 4 records in 4 files \(4 re-parsed, 4 tokenized for search\) in \d+\.\d\d s\.\n$")
             .expect("regex");
     assert!(re.is_match(&run.stdout), "{:?}", run.stdout);
     assert!(

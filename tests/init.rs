@@ -180,3 +180,136 @@ fn second_init_changes_nothing() {
     );
     assert_eq!(tree(root), before);
 }
+
+/// The hooks memlint registers, as `init --agent-settings` writes them.
+fn memlint_hooks(
+    settings: &serde_json::Value,
+) -> Vec<(String, String, Option<String>, Option<u64>)> {
+    let mut out = Vec::new();
+    for (event, groups) in settings["hooks"].as_object().expect("hooks object") {
+        for g in groups.as_array().expect("array") {
+            for h in g["hooks"].as_array().expect("hooks array") {
+                let command = h["command"].as_str().unwrap_or("").to_string();
+                if command.starts_with("memlint ") {
+                    out.push((
+                        event.clone(),
+                        command,
+                        g["matcher"].as_str().map(str::to_string),
+                        h["timeout"].as_u64(),
+                    ));
+                }
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn agent_settings_are_written_and_merged_without_clobbering() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path();
+    let user = r#"{
+  "permissions": {"allow": ["Bash(cargo test)"]},
+  "hooks": {
+    "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+    "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard"}]}]
+  },
+  "model": "opus"
+}
+"#;
+    std::fs::create_dir(root.join(".claude")).expect("mkdir");
+    std::fs::write(root.join(".claude/settings.json"), user).expect("write");
+    let (code, out) = memlint(root, &["init", "--agent-settings"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains(
+            "added memlint's SessionStart, PostToolUse, Stop hook(s) to .claude/settings.json"
+        ),
+        "{out}"
+    );
+    let text = std::fs::read_to_string(root.join(".claude/settings.json")).expect("read");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    // The user's settings and hooks stay, in their order.
+    assert_eq!(json["permissions"]["allow"][0], "Bash(cargo test)");
+    assert_eq!(json["model"], "opus");
+    assert_eq!(
+        json["hooks"]["Stop"][0]["hooks"][0]["command"],
+        "notify-send done"
+    );
+    assert_eq!(json["hooks"]["PreToolUse"][0]["matcher"], "Bash");
+    let order = ["\"permissions\"", "\"hooks\"", "\"model\""].map(|k| text.find(k).expect(k));
+    assert!(order[0] < order[1] && order[1] < order[2], "{text}");
+    assert_eq!(
+        memlint_hooks(&json),
+        vec![
+            (
+                "PostToolUse".into(),
+                "memlint hook post-write".into(),
+                Some("Write|Edit|MultiEdit".into()),
+                None
+            ),
+            (
+                "SessionStart".into(),
+                "memlint hook session-start".into(),
+                None,
+                Some(20)
+            ),
+            ("Stop".into(), "memlint hook stop".into(), None, None),
+        ]
+    );
+    // A second run adds nothing.
+    let (code, out) = memlint(root, &["init", "--agent-settings"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("already registers memlint's hooks"), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(root.join(".claude/settings.json")).expect("read"),
+        text
+    );
+}
+
+#[test]
+fn agent_settings_in_a_new_file_and_a_broken_one() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path();
+    let (code, _) = memlint(root, &["init", "--agent-settings", "agent.json"]);
+    assert_eq!(code, 0);
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(root.join("agent.json")).expect("read"))
+            .expect("JSON");
+    assert_eq!(memlint_hooks(&json).len(), 3);
+    // Not JSON: left alone, exit 2.
+    std::fs::write(root.join("bad.json"), "{ nope").expect("write");
+    let out = Command::new(BIN)
+        .args(["init", "--agent-settings", "bad.json"])
+        .current_dir(root)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("bad.json is not valid JSON"));
+    assert_eq!(
+        std::fs::read_to_string(root.join("bad.json")).expect("read"),
+        "{ nope"
+    );
+}
+
+#[test]
+fn init_hooks_prints_the_agent_settings() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path();
+    let git = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(root)
+        .status();
+    if !git.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: no git");
+        return;
+    }
+    let (code, out) = memlint(root, &["init", "--hooks"]);
+    assert_eq!(code, 0, "{out}");
+    let at = out.find("{\n  \"hooks\"").expect("settings printed");
+    let json: serde_json::Value = serde_json::from_str(&out[at..]).expect("JSON");
+    assert_eq!(memlint_hooks(&json).len(), 3);
+    assert_eq!(json["hooks"]["SessionStart"][0]["hooks"][0]["timeout"], 20);
+    assert!(!root.join(".claude").exists());
+}

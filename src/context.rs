@@ -1,0 +1,840 @@
+//! `memlint context` and `memlint context rotate` (SPEC §6): the text an
+//! agent runtime injects at session start, and the trimming of `CONTEXT.md`.
+//!
+//! The core is pure: [`material`] turns the record table into what the
+//! context can show, [`render`] lays it out within the character budget, and
+//! [`blocks`] / [`rotate_text`] split and trim `CONTEXT.md` text. Reading the
+//! index and the files, and writing, happen in [`gather`] and [`rotate`].
+
+use crate::config::ContextConfig;
+use crate::lint::FileReport;
+use crate::record::{stem, Kind};
+use crate::workspace::Workspace;
+use std::ops::Range;
+use std::path::Path;
+
+/// The file of working-context blocks, at the workspace root.
+pub const CONTEXT_FILE: &str = "CONTEXT.md";
+
+/// Blocks `context rotate` keeps by default.
+pub const DEFAULT_KEEP: usize = 5;
+
+/// The record directories of the table of contents, in the order shown.
+pub const TOC_DIRS: [(&str, Kind); 4] = [
+    ("memory/decisions/", Kind::Decision),
+    ("memory/requests/", Kind::Request),
+    ("memory/sessions/", Kind::Session),
+    ("knowledge/", Kind::Knowledge),
+];
+
+/// What `memlint context` was asked for, resolved: flags over environment
+/// over configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    pub max_chars: usize,
+    pub blocks: usize,
+    pub header: String,
+    pub brief: bool,
+    pub resident: bool,
+}
+
+/// The command-line overrides of `memlint context`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Flags {
+    pub brief: bool,
+    pub no_resident: bool,
+    pub max_chars: Option<usize>,
+    pub blocks: Option<usize>,
+}
+
+/// Whether `MEMORY_INJECT` turns the context off (`0`, `false`, `no`, `off`).
+pub fn inject_disabled(env: &dyn Fn(&str) -> Option<String>) -> bool {
+    env("MEMORY_INJECT").is_some_and(|v| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "0" | "false" | "no" | "off"
+        )
+    })
+}
+
+/// A non-negative integer from the environment; a value that is not one is
+/// reported in `warnings` and ignored (a hook must never fail on it).
+fn env_number(
+    env: &dyn Fn(&str) -> Option<String>,
+    name: &str,
+    min: usize,
+    warnings: &mut Vec<String>,
+) -> Option<usize> {
+    let raw = env(name)?;
+    match raw.trim().parse::<usize>() {
+        Ok(n) if n >= min => Some(n),
+        _ => {
+            warnings.push(format!(
+                "{name}={raw:?} is not an integer of at least {min}; ignored"
+            ));
+            None
+        }
+    }
+}
+
+impl Settings {
+    /// Flags win over `MEMORY_INJECT_MAX_CHARS` / `MEMORY_INJECT_BLOCKS`, which
+    /// win over `context:` in the configuration. Returns the settings and the
+    /// warnings about ignored environment values.
+    pub fn resolve(
+        config: &ContextConfig,
+        flags: &Flags,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> (Settings, Vec<String>) {
+        let mut warnings = Vec::new();
+        let env_max = env_number(env, "MEMORY_INJECT_MAX_CHARS", 1, &mut warnings);
+        let env_blocks = env_number(env, "MEMORY_INJECT_BLOCKS", 0, &mut warnings);
+        let settings = Settings {
+            max_chars: flags.max_chars.or(env_max).unwrap_or(config.max_chars),
+            blocks: flags.blocks.or(env_blocks).unwrap_or(config.blocks),
+            header: config.header.clone(),
+            brief: flags.brief,
+            resident: !flags.no_resident,
+        };
+        (settings, warnings)
+    }
+}
+
+/// How many blocks `context rotate` keeps: the flag, else `MEMORY_KEEP_N`,
+/// else [`DEFAULT_KEEP`]; with the warning about an ignored value.
+pub fn keep_n(flag: Option<usize>, env: &dyn Fn(&str) -> Option<String>) -> (usize, Vec<String>) {
+    let mut warnings = Vec::new();
+    let n = flag
+        .or_else(|| env_number(env, "MEMORY_KEEP_N", 0, &mut warnings))
+        .unwrap_or(DEFAULT_KEEP);
+    (n, warnings)
+}
+
+/// One directory of the table of contents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TocDir {
+    /// `memory/decisions/` and the like.
+    pub dir: &'static str,
+    /// File names of its active records, newest first.
+    pub names: Vec<String>,
+}
+
+/// Everything the context can show, gathered from the record table.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Material {
+    /// The text of `CONTEXT.md`, when it could be read.
+    pub context_md: Option<String>,
+    /// `(slug, description)` of the active knowledge records with
+    /// `model_invocation: true`, newest first.
+    pub resident: Vec<(String, String)>,
+    /// The directories of [`TOC_DIRS`], in that order.
+    pub dirs: Vec<TocDir>,
+    /// `memory/summary.md` exists.
+    pub summary: bool,
+    /// Staging entries awaiting consolidation.
+    pub staging: usize,
+}
+
+/// A record is active unless it was replaced (requests both `open` and
+/// `done`; sessions and summaries have no status).
+fn active(info: &crate::lint::RecordInfo) -> bool {
+    info.status.as_deref() != Some("replaced")
+}
+
+/// Newest first: by date (records without one last), then file name.
+fn newest_first(a: &(Option<&str>, &str), b: &(Option<&str>, &str)) -> std::cmp::Ordering {
+    match (a.0, b.0) {
+        (Some(x), Some(y)) => y.cmp(x),
+        (Some(_), None) => std::cmp::Ordering::Less,
+        (None, Some(_)) => std::cmp::Ordering::Greater,
+        (None, None) => std::cmp::Ordering::Equal,
+    }
+    .then_with(|| a.1.cmp(b.1))
+}
+
+/// Gathers the context material from the reports of every workspace file.
+pub fn material(reports: &[FileReport], context_md: Option<String>) -> Material {
+    let mut per_dir: Vec<Vec<(Option<&str>, &str)>> = vec![Vec::new(); TOC_DIRS.len()];
+    let mut resident: Vec<(Option<&str>, &str, &str)> = Vec::new();
+    let mut m = Material {
+        context_md,
+        ..Material::default()
+    };
+    for r in reports {
+        let Some(kind) = r.info.kind else { continue };
+        match kind {
+            Kind::Summary => m.summary = true,
+            Kind::Staging => m.staging += 1,
+            _ => {}
+        }
+        if !active(&r.info) {
+            continue;
+        }
+        let name = r.path.rsplit('/').next().unwrap_or(&r.path);
+        if let Some(i) = TOC_DIRS.iter().position(|(_, k)| *k == kind) {
+            per_dir[i].push((r.info.date.as_deref(), name));
+        }
+        if kind == Kind::Knowledge && r.info.model_invocation == Some(true) {
+            if let Some(d) = r.info.description.as_deref() {
+                resident.push((r.info.date.as_deref(), stem(&r.path), d));
+            }
+        }
+    }
+    m.dirs = TOC_DIRS
+        .iter()
+        .zip(per_dir)
+        .map(|((dir, _), mut names)| {
+            names.sort_unstable_by(newest_first);
+            TocDir {
+                dir,
+                names: names.into_iter().map(|(_, n)| n.to_string()).collect(),
+            }
+        })
+        .collect();
+    resident.sort_unstable_by(|a, b| newest_first(&(a.0, a.1), &(b.0, b.1)));
+    m.resident = resident
+        .into_iter()
+        .map(|(_, slug, d)| (slug.to_string(), one_line(d)))
+        .collect();
+    m
+}
+
+/// A description on one line (it should be one already).
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The byte ranges of the blocks of a `CONTEXT.md` text: a block is a
+/// level-2 heading and what follows it, up to the next heading of level 1
+/// or 2 outside fenced code, or the end.
+pub fn blocks(text: &str) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = Vec::new();
+    let mut open: Option<usize> = None;
+    let mut fence: Option<(char, usize)> = None;
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let start = at;
+        at += line.len();
+        let t = line.trim_end_matches(['\n', '\r']);
+        let stripped = t.trim_start_matches(' ');
+        let indent = t.len() - stripped.len();
+        if indent <= 3 {
+            let marker = stripped.chars().next().filter(|c| *c == '`' || *c == '~');
+            if let Some(c) = marker {
+                let run = stripped.chars().take_while(|x| *x == c).count();
+                if run >= 3 {
+                    match fence {
+                        None => fence = Some((c, run)),
+                        Some((fc, fr))
+                            if fc == c && run >= fr && stripped[run..].trim().is_empty() =>
+                        {
+                            fence = None
+                        }
+                        Some(_) => {}
+                    }
+                    continue;
+                }
+            }
+        }
+        if fence.is_some() || indent > 3 {
+            continue;
+        }
+        let level = stripped.chars().take_while(|c| *c == '#').count();
+        let is_heading = (1..=2).contains(&level)
+            && stripped[level..]
+                .chars()
+                .next()
+                .is_none_or(|c| c == ' ' || c == '\t');
+        if is_heading {
+            if let Some(s) = open.take() {
+                out.push(s..start);
+            }
+            if level == 2 {
+                open = Some(start);
+            }
+        }
+    }
+    if let Some(s) = open {
+        out.push(s..text.len());
+    }
+    out
+}
+
+/// The first `n` blocks of a `CONTEXT.md` text, each without trailing blank
+/// lines and with LF line endings.
+pub fn first_blocks(text: &str, n: usize) -> Vec<String> {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    blocks(text)
+        .into_iter()
+        .take(n)
+        .map(|r| {
+            text[r]
+                .lines()
+                .map(|l| l.trim_end_matches('\r'))
+                .collect::<Vec<_>>()
+                .join("\n")
+                .trim_end()
+                .to_string()
+        })
+        .filter(|b| !b.is_empty())
+        .collect()
+}
+
+/// The result of trimming a `CONTEXT.md` text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rotated {
+    /// The new text (`None` when nothing changes).
+    pub text: Option<String>,
+    /// Blocks before and after.
+    pub before: usize,
+    pub kept: usize,
+}
+
+/// Keeps the first `keep` blocks of `text` and everything that is not a
+/// block (the title and introduction, level-1 sections); the later blocks go.
+pub fn rotate_text(text: &str, keep: usize) -> Rotated {
+    let all = blocks(text);
+    let before = all.len();
+    if before <= keep {
+        return Rotated {
+            text: None,
+            before,
+            kept: before,
+        };
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for r in &all[keep..] {
+        out.push_str(&text[at..r.start]);
+        at = r.end;
+    }
+    out.push_str(&text[at..]);
+    // One final newline, however the removed blocks ended.
+    let trimmed = out.trim_end_matches(['\n', '\r', ' ', '\t']).len();
+    out.truncate(trimmed);
+    out.push('\n');
+    Rotated {
+        text: Some(out),
+        before,
+        kept: keep,
+    }
+}
+
+// ---------------------------------------------------------------- rendering
+
+fn chars(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// Output under construction, counted in characters.
+struct Out {
+    text: String,
+    used: usize,
+    limit: usize,
+}
+
+impl Out {
+    /// Appends `line` and a newline if they fit.
+    fn push(&mut self, line: &str) -> bool {
+        let n = chars(line) + 1;
+        if self.used + n > self.limit {
+            return false;
+        }
+        self.text.push_str(line);
+        self.text.push('\n');
+        self.used += n;
+        true
+    }
+
+    fn room(&self) -> usize {
+        self.limit - self.used
+    }
+}
+
+/// A titled list: the title lines, then items; cut, it ends with
+/// `(+N more)`.
+struct List {
+    head: Vec<String>,
+    items: Vec<String>,
+}
+
+impl List {
+    fn full_size(&self) -> usize {
+        self.head
+            .iter()
+            .chain(&self.items)
+            .map(|l| chars(l) + 1)
+            .sum()
+    }
+
+    /// Writes as much of the list as fits in `share` characters; nothing
+    /// when not even its title and the `(+N more)` line fit.
+    fn write(&self, out: &mut Out, share: usize) {
+        let share = share.min(out.room());
+        if self.full_size() <= share {
+            for l in self.head.iter().chain(&self.items) {
+                out.push(l);
+            }
+            return;
+        }
+        let head: usize = self.head.iter().map(|l| chars(l) + 1).sum();
+        // The widest trailer this list can need.
+        let trailer = chars(&more(self.items.len())) + 1;
+        if head + trailer > share {
+            return;
+        }
+        let mut left = share - head - trailer;
+        let mut shown = 0;
+        for item in &self.items {
+            let n = chars(item) + 1;
+            if n > left {
+                break;
+            }
+            left -= n;
+            shown += 1;
+        }
+        for l in &self.head {
+            out.push(l);
+        }
+        for item in &self.items[..shown] {
+            out.push(item);
+        }
+        out.push(&more(self.items.len() - shown));
+    }
+}
+
+fn more(n: usize) -> String {
+    format!("(+{n} more)")
+}
+
+/// The last line of a cut context.
+fn cut_notice(max_chars: usize) -> String {
+    format!("[cut to {max_chars} characters: run `memlint search QUERY` to recall the rest]")
+}
+
+const RESIDENT_TITLE: &str = "## Resident knowledge";
+const TOC_TITLE: &str = "## Memory index (active records, newest first)";
+
+/// Lays the material out: header, the first blocks of `CONTEXT.md`, the
+/// resident knowledge, the table of contents; never more than
+/// `max_chars` characters, cut at line boundaries and then ending with a
+/// line pointing to `memlint search`.
+pub fn render(m: &Material, s: &Settings) -> String {
+    // Fixed lines: cut by keeping a prefix of them.
+    let mut fixed: Vec<String> = s.header.lines().map(str::to_string).collect();
+    while fixed.last().is_some_and(|l| l.trim().is_empty()) {
+        fixed.pop();
+    }
+    if s.brief {
+        fixed.push(String::new());
+        fixed.push("## Memory index (active records)".into());
+        fixed.extend(toc_fixed(m));
+        for d in &m.dirs {
+            fixed.push(format!("{} ({})", d.dir, d.names.len()));
+        }
+        return fit_fixed(&fixed, s.max_chars);
+    }
+    if let Some(text) = &m.context_md {
+        for b in first_blocks(text, s.blocks) {
+            fixed.push(String::new());
+            fixed.extend(b.lines().map(str::to_string));
+        }
+    }
+    let resident = (s.resident && !m.resident.is_empty()).then(|| List {
+        head: vec![String::new(), RESIDENT_TITLE.into()],
+        items: m
+            .resident
+            .iter()
+            .map(|(slug, d)| format!("- {slug} — {d}"))
+            .collect(),
+    });
+    let toc_head: Vec<String> = [String::new(), TOC_TITLE.into()]
+        .into_iter()
+        .chain(toc_fixed(m))
+        .collect();
+    let dirs: Vec<List> = m
+        .dirs
+        .iter()
+        .filter(|d| !d.names.is_empty())
+        .map(|d| List {
+            head: vec![format!("{} ({})", d.dir, d.names.len())],
+            items: d.names.iter().map(|n| format!("- {n}")).collect(),
+        })
+        .collect();
+
+    // Everything, if it fits.
+    let full: usize = fixed
+        .iter()
+        .chain(&toc_head)
+        .map(|l| chars(l) + 1)
+        .sum::<usize>()
+        + resident.as_ref().map_or(0, List::full_size)
+        + dirs.iter().map(List::full_size).sum::<usize>();
+    if full <= s.max_chars {
+        let mut out = Out {
+            text: String::new(),
+            used: 0,
+            limit: usize::MAX,
+        };
+        for l in &fixed {
+            out.push(l);
+        }
+        if let Some(r) = &resident {
+            r.write(&mut out, usize::MAX);
+        }
+        for l in &toc_head {
+            out.push(l);
+        }
+        for d in &dirs {
+            d.write(&mut out, usize::MAX);
+        }
+        return out.text;
+    }
+
+    // Cut: reserve the notice, then fill part by part.
+    let notice = cut_notice(s.max_chars);
+    let Some(limit) = s.max_chars.checked_sub(chars(&notice) + 1) else {
+        return String::new();
+    };
+    let mut out = Out {
+        text: String::new(),
+        used: 0,
+        limit,
+    };
+    for l in &fixed {
+        if !out.push(l) {
+            break;
+        }
+    }
+    // Resident knowledge takes at most half of what is left when a table of
+    // contents follows.
+    if let Some(r) = &resident {
+        let share = if dirs.is_empty() {
+            out.room()
+        } else {
+            out.room() / 2
+        };
+        r.write(&mut out, share);
+    }
+    let head_fits = toc_head.iter().map(|l| chars(l) + 1).sum::<usize>() <= out.room();
+    if head_fits {
+        for l in &toc_head {
+            out.push(l);
+        }
+        let sizes: Vec<usize> = dirs.iter().map(List::full_size).collect();
+        for (d, share) in dirs.iter().zip(fair_shares(&sizes, out.room())) {
+            d.write(&mut out, share);
+        }
+    }
+    let mut text = out.text;
+    text.push_str(&notice);
+    text.push('\n');
+    text
+}
+
+/// The lines for the summary and the staging backlog.
+fn toc_fixed(m: &Material) -> Vec<String> {
+    let mut out = Vec::new();
+    if m.summary {
+        out.push("memory/summary.md (rolling summary)".to_string());
+    }
+    if m.staging > 0 {
+        out.push(format!("staging/ ({} awaiting consolidation)", m.staging));
+    }
+    out
+}
+
+/// Fixed lines within `max_chars`: all of them, or a prefix and the notice.
+fn fit_fixed(lines: &[String], max_chars: usize) -> String {
+    let full: usize = lines.iter().map(|l| chars(l) + 1).sum();
+    let notice = cut_notice(max_chars);
+    let limit = if full <= max_chars {
+        usize::MAX
+    } else {
+        match max_chars.checked_sub(chars(&notice) + 1) {
+            Some(l) => l,
+            None => return String::new(),
+        }
+    };
+    let mut out = Out {
+        text: String::new(),
+        used: 0,
+        limit,
+    };
+    for l in lines {
+        if !out.push(l) {
+            break;
+        }
+    }
+    let mut text = out.text;
+    if full > max_chars {
+        text.push_str(&notice);
+        text.push('\n');
+    }
+    text
+}
+
+/// Splits `budget` fairly among parts needing `sizes`: parts that need less
+/// than an equal share get what they need, the rest share what remains
+/// equally (max-min fairness).
+pub fn fair_shares(sizes: &[usize], budget: usize) -> Vec<usize> {
+    let mut shares = vec![0; sizes.len()];
+    let mut open: Vec<usize> = (0..sizes.len()).collect();
+    let mut left = budget;
+    while !open.is_empty() {
+        let equal = left / open.len();
+        let (small, big): (Vec<usize>, Vec<usize>) = open.iter().partition(|&&i| sizes[i] <= equal);
+        if small.is_empty() {
+            for i in big {
+                shares[i] = equal;
+            }
+            break;
+        }
+        for i in small {
+            shares[i] = sizes[i];
+            left -= sizes[i];
+        }
+        open = big;
+    }
+    shares
+}
+
+// ---------------------------------------------------------------- edges
+
+/// Reads `CONTEXT.md` as text (lossily), or `None` when it is missing, not
+/// a file or unreadable. At most `max_bytes` are read.
+pub fn read_context_md(root: &Path, max_bytes: u64) -> Option<String> {
+    use std::io::Read;
+    let path = root.join(CONTEXT_FILE);
+    if !path.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(&path)
+        .ok()?
+        .take(max_bytes)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// Refreshes the index and gathers the material of `ws`.
+pub fn gather(ws: &Workspace) -> Material {
+    let files = crate::index::files(ws);
+    let opts = crate::index::Options {
+        force: false,
+        progress: false,
+    };
+    let reports = crate::index::refresh(ws, &files, &opts).reports;
+    material(
+        &reports,
+        read_context_md(&ws.root, ws.config.max_file_bytes),
+    )
+}
+
+/// The material available without refreshing the index: `CONTEXT.md`, and
+/// the records of the stored index if there is one (possibly stale).
+pub fn gather_stale(ws: &Workspace) -> Material {
+    let context_md = read_context_md(&ws.root, ws.config.max_file_bytes);
+    match crate::index::read(&ws.root) {
+        Some(table) => {
+            let reports: Vec<FileReport> = table.entries.into_iter().map(|e| e.report).collect();
+            material(&reports, context_md)
+        }
+        None => Material {
+            context_md,
+            ..Material::default()
+        },
+    }
+}
+
+/// Why `context rotate` could not rotate.
+#[derive(Debug, thiserror::Error)]
+pub enum RotateError {
+    #[error("{CONTEXT_FILE} is not a regular file")]
+    NotAFile,
+    #[error("cannot read {CONTEXT_FILE}: {0}")]
+    Read(std::io::Error),
+    #[error("{CONTEXT_FILE} is not valid UTF-8; it was left unchanged")]
+    Encoding,
+    #[error("cannot write {CONTEXT_FILE}: {0}")]
+    Write(std::io::Error),
+}
+
+/// What `context rotate` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RotateOutcome {
+    /// There is no `CONTEXT.md`.
+    Missing,
+    /// `CONTEXT.md` has `blocks` blocks, no more than `keep`.
+    Unchanged { blocks: usize, keep: usize },
+    /// Older blocks were removed.
+    Rotated { kept: usize, removed: usize },
+}
+
+impl RotateOutcome {
+    /// One line for the user.
+    pub fn human(&self) -> String {
+        match self {
+            RotateOutcome::Missing => format!("No {CONTEXT_FILE}; nothing to rotate.\n"),
+            RotateOutcome::Unchanged { blocks, keep } => format!(
+                "{CONTEXT_FILE} has {blocks} block(s), no more than {keep}; nothing to rotate.\n"
+            ),
+            RotateOutcome::Rotated { kept, removed } => format!(
+                "{CONTEXT_FILE}: kept the newest {kept} block(s), removed {removed} older block(s); \
+                 they remain in git history (`git log -p -- {CONTEXT_FILE}`).\n"
+            ),
+        }
+    }
+}
+
+/// Keeps the first `keep` blocks of `<root>/CONTEXT.md`, atomically.
+pub fn rotate(root: &Path, keep: usize) -> Result<RotateOutcome, RotateError> {
+    let path = root.join(CONTEXT_FILE);
+    let meta = match std::fs::metadata(&path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(RotateOutcome::Missing),
+        Err(e) => return Err(RotateError::Read(e)),
+    };
+    if !meta.is_file() {
+        return Err(RotateError::NotAFile);
+    }
+    let bytes = std::fs::read(&path).map_err(RotateError::Read)?;
+    let text = String::from_utf8(bytes).map_err(|_| RotateError::Encoding)?;
+    let rotated = rotate_text(&text, keep);
+    match rotated.text {
+        None => Ok(RotateOutcome::Unchanged {
+            blocks: rotated.before,
+            keep,
+        }),
+        Some(new) => {
+            crate::fsutil::write_atomic(&path, new.as_bytes()).map_err(RotateError::Write)?;
+            Ok(RotateOutcome::Rotated {
+                kept: rotated.kept,
+                removed: rotated.before - rotated.kept,
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(max_chars: usize) -> Settings {
+        Settings {
+            max_chars,
+            blocks: 1,
+            header: "Header line.".into(),
+            brief: false,
+            resident: true,
+        }
+    }
+
+    fn material_with(n: usize) -> Material {
+        Material {
+            context_md: Some(
+                "# Context\n\n## 2026-11-03 今日の作業\n\n本文。\n\n## 2026-11-02 Old\n\nold\n"
+                    .into(),
+            ),
+            resident: vec![("wal-pitfalls".into(), "SQLite の WAL の落とし穴".into())],
+            dirs: TOC_DIRS
+                .iter()
+                .map(|(dir, _)| TocDir {
+                    dir,
+                    names: (0..n).map(|i| format!("记录-{i:05}.md")).collect(),
+                })
+                .collect(),
+            summary: true,
+            staging: 2,
+        }
+    }
+
+    #[test]
+    fn blocks_split_at_level_two_headings_outside_code() {
+        let text =
+            "# T\n\nintro\n\n## A\na\n```\n## not a heading\n```\n## B\nb\n# Archive\nx\n## C\n";
+        let b = blocks(text);
+        assert_eq!(b.len(), 3);
+        assert!(text[b[0].clone()].starts_with("## A\n"));
+        assert!(text[b[0].clone()].contains("## not a heading"));
+        assert_eq!(&text[b[1].clone()], "## B\nb\n");
+        assert_eq!(&text[b[2].clone()], "## C\n");
+    }
+
+    #[test]
+    fn rotate_keeps_the_preamble_and_the_first_blocks() {
+        let text = "# Context\n\nintro\n\n## 1\none\n\n## 2\ntwo\n\n## 3\nthree\n";
+        let r = rotate_text(text, 2);
+        assert_eq!(
+            r.text.as_deref(),
+            Some("# Context\n\nintro\n\n## 1\none\n\n## 2\ntwo\n")
+        );
+        assert_eq!((r.before, r.kept), (3, 2));
+        assert_eq!(rotate_text(text, 3).text, None);
+        assert_eq!(
+            rotate_text(text, 0).text.as_deref(),
+            Some("# Context\n\nintro\n")
+        );
+    }
+
+    #[test]
+    fn fair_shares_give_small_parts_what_they_need() {
+        assert_eq!(fair_shares(&[10, 100, 100], 150), vec![10, 70, 70]);
+        assert_eq!(fair_shares(&[10, 20], 100), vec![10, 20]);
+        assert_eq!(fair_shares(&[], 100), Vec::<usize>::new());
+        assert_eq!(fair_shares(&[50, 50, 50], 30), vec![10, 10, 10]);
+    }
+
+    #[test]
+    fn small_material_is_rendered_whole() {
+        let text = render(&material_with(2), &settings(4000));
+        assert!(text.starts_with("Header line.\n\n## 2026-11-03 今日の作業\n\n本文。\n"));
+        assert!(!text.contains("## 2026-11-02"));
+        assert!(text.contains("- wal-pitfalls — SQLite の WAL の落とし穴\n"));
+        assert!(text.contains("memory/decisions/ (2)\n- 记录-00000.md\n"));
+        assert!(!text.contains("memlint search QUERY` to recall"));
+    }
+
+    #[test]
+    fn every_budget_is_respected_in_characters() {
+        let m = material_with(500);
+        for max in [0, 10, 50, 81, 82, 120, 200, 333, 1000, 4000] {
+            let text = render(&m, &settings(max));
+            assert!(chars(&text) <= max, "{max}: {} chars", chars(&text));
+            assert!(text.is_empty() || text.ends_with('\n'));
+            if !text.is_empty() {
+                assert!(text.ends_with("to recall the rest]\n"), "{text}");
+            }
+        }
+        let text = render(&m, &settings(4000));
+        for d in TOC_DIRS {
+            assert!(text.contains(&format!("{} (500)", d.0)), "{text}");
+        }
+        assert!(text.contains(" more)\n"));
+    }
+
+    #[test]
+    fn resolve_prefers_flags_then_environment_then_configuration() {
+        let config = ContextConfig {
+            max_chars: 4000,
+            blocks: 1,
+            header: "h".into(),
+        };
+        let env = |k: &str| match k {
+            "MEMORY_INJECT_MAX_CHARS" => Some("900".to_string()),
+            "MEMORY_INJECT_BLOCKS" => Some("x".to_string()),
+            _ => None,
+        };
+        let (s, w) = Settings::resolve(&config, &Flags::default(), &env);
+        assert_eq!((s.max_chars, s.blocks), (900, 1));
+        assert_eq!(w.len(), 1);
+        let flags = Flags {
+            max_chars: Some(100),
+            blocks: Some(3),
+            ..Flags::default()
+        };
+        let (s, _) = Settings::resolve(&config, &flags, &env);
+        assert_eq!((s.max_chars, s.blocks), (100, 3));
+    }
+}

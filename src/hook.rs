@@ -1,0 +1,339 @@
+//! `memlint hook session-start|post-write|stop` (SPEC §6): adapters for the
+//! hooks of Claude Code style agent runtimes. They read the runtime's JSON on
+//! standard input and never block a session because memory is broken:
+//! `session-start` and `stop` exit 0 whatever happens; `post-write` exits 2
+//! only to hand lint errors back to the agent.
+
+use crate::workspace::{find_root, Workspace};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// The failure counts of `post-write`, under `.memlint/`.
+pub const FAILURES_FILE: &str = "post-write-failures.json";
+
+/// How long `session-start` may take before it prints what it has (the
+/// runtime's timeout is 20 s). `MEMLINT_SESSION_START_BUDGET_MS` overrides.
+pub const SESSION_START_BUDGET: Duration = Duration::from_secs(15);
+
+/// Where the hook was asked to run: `--root`, `--config`.
+#[derive(Debug, Clone, Default)]
+pub struct Place {
+    pub root: Option<PathBuf>,
+    pub config: Option<PathBuf>,
+}
+
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// A panic inside a hook is reported on standard error and ends the process
+/// with exit 0: a bug in memlint must not block the agent either.
+fn never_fail_on_panic() {
+    std::panic::set_hook(Box::new(|info| {
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        eprintln!("memlint hook: internal error{at}; please report this bug");
+        std::process::exit(0);
+    }));
+}
+
+/// Standard input as JSON (`Null` when it is a terminal, empty or invalid).
+fn read_input() -> serde_json::Value {
+    use std::io::IsTerminal;
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return serde_json::Value::Null;
+    }
+    let mut bytes = Vec::new();
+    let _ = stdin.lock().take(16 << 20).read_to_end(&mut bytes);
+    serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null)
+}
+
+/// The workspace root: `--root`, else discovered from the runtime's `cwd`
+/// (when it names a directory), else from the current directory.
+fn root_of(place: &Place, input: &serde_json::Value) -> Option<PathBuf> {
+    let cwd = std::env::current_dir().ok()?;
+    if let Some(r) = &place.root {
+        return Some(cwd.join(r));
+    }
+    let start = input
+        .get("cwd")
+        .and_then(|c| c.as_str())
+        .map(|c| cwd.join(c))
+        .filter(|c| c.is_dir())
+        .unwrap_or(cwd);
+    Some(find_root(&start))
+}
+
+/// Whether `root` looks like a memlint workspace at all: without any of its
+/// files the hooks stay silent and write nothing.
+fn is_workspace(root: &Path) -> bool {
+    [
+        crate::config::FILE_NAME,
+        crate::context::CONTEXT_FILE,
+        "memory",
+        "knowledge",
+    ]
+    .iter()
+    .any(|n| root.join(n).exists())
+}
+
+/// Loads the workspace at `root`; a broken configuration falls back to the
+/// defaults with a note (the hooks must keep working).
+fn load(root: &Path, config: Option<&Path>) -> Option<Workspace> {
+    match Workspace::load(Some(root), config) {
+        Ok(ws) => Some(ws),
+        Err(crate::workspace::WorkspaceError::Config { path, error }) => {
+            eprintln!("memlint hook: {path}:{error}; using the default configuration");
+            let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+            Some(Workspace {
+                root,
+                config: crate::config::Config::default(),
+            })
+        }
+        Err(e) => {
+            eprintln!("memlint hook: {e}");
+            None
+        }
+    }
+}
+
+fn print(text: &str) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    let _ = out.flush();
+}
+
+/// `memlint hook session-start`: refreshes the index and prints the context
+/// (`--brief` after a compaction). Exit 0 always.
+///
+/// When the refresh would overrun the time budget (a cold index on a very
+/// large workspace on a slow disk), the context is printed from what is at
+/// hand without waiting — `CONTEXT.md` and the records of the stored index,
+/// if any — and the process ends; the index is brought up to date by the
+/// next command that needs it (the `stop` hook at the end of the turn).
+pub fn session_start(place: &Place) -> ExitCode {
+    never_fail_on_panic();
+    let input = read_input();
+    if crate::context::inject_disabled(&env) {
+        return ExitCode::SUCCESS;
+    }
+    let Some(root) = root_of(place, &input) else {
+        return ExitCode::SUCCESS;
+    };
+    if !is_workspace(&root) {
+        return ExitCode::SUCCESS;
+    }
+    let Some(ws) = load(&root, place.config.as_deref()) else {
+        return ExitCode::SUCCESS;
+    };
+    let brief = input.get("source").and_then(|s| s.as_str()) == Some("compact");
+    let flags = crate::context::Flags {
+        brief,
+        ..Default::default()
+    };
+    let (settings, warnings) = crate::context::Settings::resolve(&ws.config.context, &flags, &env);
+    for w in warnings {
+        eprintln!("memlint hook: {w}");
+    }
+    let budget = env("MEMLINT_SESSION_START_BUDGET_MS")
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(SESSION_START_BUDGET, Duration::from_millis);
+
+    let (tx, rx) = std::sync::mpsc::channel();
+    {
+        let ws = ws.clone();
+        std::thread::spawn(move || {
+            let _ = tx.send(crate::context::gather(&ws));
+        });
+    }
+    match rx.recv_timeout(budget) {
+        Ok(material) => print(&crate::context::render(&material, &settings)),
+        Err(_) => {
+            eprintln!(
+                "memlint hook: the index refresh took longer than {} ms; the context comes from the stored index and is refreshed later",
+                budget.as_millis()
+            );
+            let material = crate::context::gather_stale(&ws);
+            print(&crate::context::render(&material, &settings));
+            // The refresh thread is abandoned: its writes are atomic.
+            std::process::exit(0);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// `memlint hook stop`: rotates `CONTEXT.md` (`MEMORY_KEEP_N` blocks, default
+/// 5) and refreshes the index. Exit 0 always.
+pub fn stop(place: &Place) -> ExitCode {
+    never_fail_on_panic();
+    let input = read_input();
+    let Some(root) = root_of(place, &input) else {
+        return ExitCode::SUCCESS;
+    };
+    if !is_workspace(&root) {
+        return ExitCode::SUCCESS;
+    }
+    let Some(ws) = load(&root, place.config.as_deref()) else {
+        return ExitCode::SUCCESS;
+    };
+    let (keep, warnings) = crate::context::keep_n(None, &env);
+    for w in warnings {
+        eprintln!("memlint hook: {w}");
+    }
+    match crate::context::rotate(&ws.root, keep) {
+        Ok(done @ crate::context::RotateOutcome::Rotated { .. }) => print(&done.human()),
+        Ok(_) => {}
+        Err(e) => eprintln!("memlint hook: {e}"),
+    }
+    let files = crate::index::files(&ws);
+    let opts = crate::index::Options {
+        force: false,
+        progress: false,
+    };
+    // The record table and the search index, so that the next session's
+    // first search answers at once.
+    if let Err(e) = crate::search::refresh(&ws, &files, &opts).0.saved {
+        eprintln!("memlint hook: cannot write the index: {e}");
+    }
+    ExitCode::SUCCESS
+}
+
+/// The tools whose writes `post-write` lints.
+const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
+
+/// `memlint hook post-write`: lints the record a Write/Edit/MultiEdit just
+/// changed, with the cross-record rules. Errors go to standard error with
+/// exit 2, so the runtime hands them to the agent; after
+/// `post_write.max_failures` consecutive failures for the same file it
+/// prints `{"continue": false, "stopReason": …}` instead and exits 0. A
+/// clean lint resets the count. Anything that is not a record of this
+/// workspace exits 0 silently.
+pub fn post_write(place: &Place) -> ExitCode {
+    never_fail_on_panic();
+    let input = read_input();
+    let tool = input
+        .get("tool_name")
+        .and_then(|t| t.as_str())
+        .unwrap_or("");
+    if !WRITE_TOOLS.contains(&tool) {
+        return ExitCode::SUCCESS;
+    }
+    let Some(file) = input
+        .pointer("/tool_input/file_path")
+        .and_then(|f| f.as_str())
+        .filter(|f| !f.is_empty())
+    else {
+        return ExitCode::SUCCESS;
+    };
+    let Some(root) = root_of(place, &input) else {
+        return ExitCode::SUCCESS;
+    };
+    if !is_workspace(&root) {
+        return ExitCode::SUCCESS;
+    }
+    let Some(ws) = load(&root, place.config.as_deref()) else {
+        return ExitCode::SUCCESS;
+    };
+    // A relative path is relative to the session's directory.
+    let base = input
+        .get("cwd")
+        .and_then(|c| c.as_str())
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_default();
+    let mut path = base.join(file);
+    if let Ok(canonical) = path.canonicalize() {
+        path = canonical;
+    }
+    let Some(rel) = ws.relative(&path).filter(|r| !r.is_empty()) else {
+        return ExitCode::SUCCESS;
+    };
+    if crate::record::classify(&rel, &ws.config.banned_dirs) == crate::record::Place::Outside {
+        return ExitCode::SUCCESS;
+    }
+    let files = crate::index::files(&ws);
+    // Ignored (`.gitignore`, `.memlintignore`) or gone: not memlint's business.
+    if files.binary_search(&rel).is_err() {
+        return ExitCode::SUCCESS;
+    }
+    let opts = crate::index::Options {
+        force: false,
+        progress: false,
+    };
+    let outcome = crate::check::run_with(&ws, &files, &|p: &str| p == rel, &opts);
+    let errors = outcome
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == crate::diagnostic::Severity::Error)
+        .count();
+    let counts_path = ws.root.join(crate::index::DIR).join(FAILURES_FILE);
+    let mut counts = read_counts(&counts_path);
+    if errors == 0 {
+        if counts.remove(&rel).is_some() {
+            write_counts(&ws.root, &counts_path, &counts);
+        }
+        return ExitCode::SUCCESS;
+    }
+    let failures = counts.get(&rel).copied().unwrap_or(0).saturating_add(1);
+    let max = ws.config.post_write.max_failures;
+    if failures >= max {
+        // Stop the agent; the next session starts counting afresh.
+        counts.remove(&rel);
+        write_counts(&ws.root, &counts_path, &counts);
+        let reason = format!(
+            "memlint: {rel} still has {errors} lint error(s) after {failures} attempts to fix it; \
+             stopping so a person can look (`memlint check {rel}`)"
+        );
+        print(&format!(
+            "{}\n",
+            serde_json::json!({"continue": false, "stopReason": reason})
+        ));
+        return ExitCode::SUCCESS;
+    }
+    counts.insert(rel.clone(), failures);
+    write_counts(&ws.root, &counts_path, &counts);
+    let mut text = String::new();
+    for d in &outcome.diagnostics {
+        text.push_str(&format!(
+            "{}:{}:{}: {}[{}] {}\n",
+            d.path,
+            d.line,
+            d.column,
+            d.severity.as_str(),
+            d.rule,
+            d.message
+        ));
+    }
+    text.push_str(&format!(
+        "memlint: {rel} has {errors} error(s) (attempt {failures} of {max}); fix them now. \
+         `memlint check {rel}` shows them in context.\n"
+    ));
+    eprint!("{text}");
+    ExitCode::from(2)
+}
+
+type Counts = std::collections::BTreeMap<String, u32>;
+
+fn read_counts(path: &Path) -> Counts {
+    std::fs::read(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
+}
+
+/// Writes the counts atomically; when `.memlint/` cannot be written, the
+/// count simply does not grow.
+fn write_counts(root: &Path, path: &Path, counts: &Counts) {
+    if crate::index::make_dir(root).is_err() {
+        return;
+    }
+    if let Ok(text) = serde_json::to_string_pretty(counts) {
+        let _ = crate::fsutil::write_atomic(path, text.as_bytes());
+    }
+}

@@ -1,0 +1,1263 @@
+//! `memlint search` (SPEC §7): recall with BM25 over title (weighted up),
+//! description, tags and body, served from an inverted index kept in
+//! `.memlint/search` beside the record table.
+//!
+//! Tokens ([`tokenize`]): text outside CJK runs is split into Unicode words
+//! (UAX #29), lowercased, and a word joined by punctuation (`replaced_by`,
+//! `Cargo.toml`) also yields its parts; runs of Han, Hiragana, Katakana and
+//! Hangul become overlapping character bigrams (a one-character run is
+//! itself), so Japanese and Chinese text, spaced or not, is found without a
+//! dictionary.
+//!
+//! Freshness: the index stores every record's path, stat data and content
+//! hash. A query stats every record (in parallel) and answers from the stored
+//! postings only when all of them match; otherwise the record table and the
+//! search index are refreshed together and only the records that changed are
+//! read and tokenized again. Like the record table, a record modified within
+//! [`index::RACY_NS`] of the scan that indexed it is verified by content.
+//! A missing, damaged or older index is rebuilt silently.
+
+use crate::index::{self, Reader, Stat, Writer};
+use crate::record::{classify, stem, Kind, Place};
+use crate::workspace::Workspace;
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use std::borrow::Cow;
+use std::ops::Range;
+use unicode_segmentation::UnicodeSegmentation;
+use xxhash_rust::xxh3::xxh3_64;
+
+/// The search index's name inside [`index::DIR`].
+pub const FILE: &str = "search";
+
+const MAGIC: &[u8; 8] = b"MLSEARCH";
+
+/// The on-disk format version; an index of another version is rebuilt.
+const FORMAT: u32 = 1;
+
+/// Term-frequency weights of the fields (BM25F-style: a title word counts
+/// three times, a description or tag word twice).
+const W_TITLE: u32 = 3;
+const W_DESCRIPTION: u32 = 2;
+const W_TAGS: u32 = 2;
+const W_BODY: u32 = 1;
+
+/// BM25 parameters.
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+
+/// Records tokenized per batch when building: bounds the memory a cold build
+/// holds in per-record term maps.
+const BATCH: usize = 4096;
+
+/// Longest snippet, in characters.
+const SNIPPET_CHARS: usize = 160;
+
+// ---------------------------------------------------------------------------
+// Tokens
+
+/// Whether `c` belongs to a Han, Hiragana, Katakana or Hangul run.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x1100..=0x11FF          // Hangul Jamo
+        | 0x3130..=0x318F        // Hangul Compatibility Jamo
+        | 0xA960..=0xA97F        // Hangul Jamo Extended-A
+        | 0xAC00..=0xD7AF        // Hangul Syllables
+        | 0xD7B0..=0xD7FF        // Hangul Jamo Extended-B
+        | 0x3040..=0x309F        // Hiragana
+        | 0x30A0..=0x30FF        // Katakana (with the prolonged sound mark)
+        | 0x31F0..=0x31FF        // Katakana Phonetic Extensions
+        | 0xFF66..=0xFF9F        // Halfwidth Katakana
+        | 0x3005 | 0x3007 | 0x303B // 々 〇 〻
+        | 0x2E80..=0x2FDF        // CJK Radicals, Kangxi Radicals
+        | 0x3400..=0x4DBF        // CJK Extension A
+        | 0x4E00..=0x9FFF        // CJK Unified Ideographs
+        | 0xF900..=0xFAFF        // CJK Compatibility Ideographs
+        | 0x20000..=0x323AF // CJK Extensions B–H and compatibility supplement
+    )
+}
+
+/// Calls `emit` with every token of `text` and the byte range it came from.
+pub fn tokenize(text: &str, mut emit: impl FnMut(Cow<'_, str>, Range<usize>)) {
+    let mut start = 0;
+    while start < text.len() {
+        let rest = &text[start..];
+        let cjk = rest.chars().next().is_some_and(is_cjk);
+        let len = rest
+            .char_indices()
+            .find(|(_, c)| is_cjk(*c) != cjk)
+            .map_or(rest.len(), |(i, _)| i);
+        let run = &rest[..len];
+        if cjk {
+            bigrams(run, start, &mut emit);
+        } else {
+            words(run, start, &mut emit);
+        }
+        start += len;
+    }
+}
+
+fn bigrams(run: &str, base: usize, emit: &mut impl FnMut(Cow<'_, str>, Range<usize>)) {
+    let bounds: Vec<usize> = run
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(run.len()))
+        .collect();
+    if bounds.len() == 2 {
+        emit(Cow::Borrowed(run), base..base + run.len());
+        return;
+    }
+    for w in bounds.windows(3) {
+        emit(Cow::Borrowed(&run[w[0]..w[2]]), base + w[0]..base + w[2]);
+    }
+}
+
+fn words(run: &str, base: usize, emit: &mut impl FnMut(Cow<'_, str>, Range<usize>)) {
+    for (at, word) in run.unicode_word_indices() {
+        let start = base + at;
+        emit(lower(word), start..start + word.len());
+        // A word joined by punctuation (`replaced_by`, `Cargo.toml`,
+        // `don't`) also yields its alphanumeric parts.
+        if word.chars().any(|c| !c.is_alphanumeric()) {
+            let mut from = 0;
+            for (i, c) in word
+                .char_indices()
+                .chain(std::iter::once((word.len(), ' ')))
+            {
+                if !c.is_alphanumeric() || i == word.len() {
+                    if i > from {
+                        let part = &word[from..i];
+                        emit(lower(part), start + from..start + i);
+                    }
+                    from = i + c.len_utf8();
+                }
+            }
+        }
+    }
+}
+
+fn lower(word: &str) -> Cow<'_, str> {
+    if word.bytes().any(|b| b.is_ascii_uppercase()) || !word.is_ascii() {
+        let low = word.to_lowercase();
+        if low == word {
+            Cow::Borrowed(word)
+        } else {
+            Cow::Owned(low)
+        }
+    } else {
+        Cow::Borrowed(word)
+    }
+}
+
+/// The distinct tokens of a query, in order of first appearance.
+pub fn query_terms(query: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    tokenize(query, |t, _| {
+        if !out.iter().any(|o| *o == *t) {
+            out.push(t.into_owned());
+        }
+    });
+    out
+}
+
+// ---------------------------------------------------------------------------
+// Records
+
+/// What search keeps of a record besides its terms.
+#[derive(Debug, Clone, PartialEq)]
+struct Doc {
+    path: String,
+    kind: Kind,
+    /// `status: replaced`: found only with `--all`.
+    replaced: bool,
+    stat: Stat,
+    hash: u64,
+    /// Weighted number of tokens (BM25 document length).
+    len: u32,
+}
+
+/// The searchable fields of a record's text. A record whose front matter
+/// cannot be read is searched as plain text: a broken record must still be
+/// found.
+struct Fields<'t> {
+    title: Option<Cow<'t, str>>,
+    description: Option<Cow<'t, str>>,
+    tags: Vec<Cow<'t, str>>,
+    status: Option<String>,
+    body: &'t str,
+}
+
+fn fields(text: &str, kind: Kind) -> Fields<'_> {
+    let plain = Fields {
+        title: None,
+        description: None,
+        tags: Vec::new(),
+        status: None,
+        body: text,
+    };
+    let crate::frontmatter::Split::Found(parts) = crate::frontmatter::split(text) else {
+        return plain;
+    };
+    let Ok(doc) = crate::yaml::parse(&text[parts.yaml.clone()], parts.yaml.start) else {
+        return plain;
+    };
+    let Some(root) = doc.root else {
+        return Fields {
+            body: &text[parts.body],
+            ..plain
+        };
+    };
+    let scalar = |key: &str| -> Option<String> {
+        root.get(key)
+            .and_then(|e| e.value.as_scalar())
+            .map(|s| s.text.clone())
+            .filter(|s| !s.is_empty())
+    };
+    let tags = match root.get("tags").map(|e| &e.value.value) {
+        Some(crate::yaml::Value::Seq { items, .. }) => items
+            .iter()
+            .filter_map(|n| n.as_scalar().map(|s| Cow::Owned(s.text.clone())))
+            .collect(),
+        Some(crate::yaml::Value::Scalar(s)) => vec![Cow::Owned(s.text.clone())],
+        _ => Vec::new(),
+    };
+    let status = scalar("status").or_else(|| (kind == Kind::Knowledge).then(|| "active".into()));
+    Fields {
+        title: scalar("title").map(Cow::Owned),
+        description: scalar("description").map(Cow::Owned),
+        tags,
+        status,
+        body: &text[parts.body],
+    }
+}
+
+/// A record read and tokenized: its doc and weighted term frequencies.
+struct Tokenized<'t> {
+    doc: Doc,
+    terms: FxHashMap<Cow<'t, str>, u32>,
+}
+
+fn tokenize_record<'t>(
+    path: &str,
+    kind: Kind,
+    stat: Stat,
+    text: &'t str,
+    hash: u64,
+) -> Tokenized<'t> {
+    let f = fields(text, kind);
+    let mut terms: FxHashMap<Cow<'t, str>, u32> = FxHashMap::default();
+    let mut len = 0u32;
+    let mut count = |t: Cow<'t, str>, w: u32| {
+        len = len.saturating_add(w);
+        *terms.entry(t).or_insert(0) += w;
+    };
+    let weighted = f
+        .title
+        .iter()
+        .map(|t| (t, W_TITLE))
+        .chain(f.description.iter().map(|d| (d, W_DESCRIPTION)))
+        .chain(f.tags.iter().map(|t| (t, W_TAGS)));
+    for (value, w) in weighted {
+        tokenize(value, |t, _| count(Cow::Owned(t.into_owned()), w));
+    }
+    // Body tokens that are slices of the text stay borrowed.
+    let body = f.body;
+    tokenize(body, |t, r| {
+        let t = match t {
+            Cow::Borrowed(_) => Cow::Borrowed(&body[r]),
+            Cow::Owned(o) => Cow::Owned(o),
+        };
+        count(t, W_BODY);
+    });
+    let doc = Doc {
+        path: path.to_string(),
+        kind,
+        replaced: f.status.as_deref() == Some("replaced"),
+        stat,
+        hash,
+        len,
+    };
+    Tokenized { doc, terms }
+}
+
+// ---------------------------------------------------------------------------
+// The stored index
+//
+// Layout: a fixed prefix (magic, format, head length, head checksum), the
+// head (scan time, the documents, the term dictionary), then the postings of
+// every term one after the other. A query reads the prefix and the head and
+// then only the postings of its own terms, each checked against the
+// checksum the dictionary holds for it. Paths and terms are front-coded
+// (sorted, each stored as the length shared with the previous one and the
+// rest); stat data is delta-coded from the previous document.
+
+/// Bytes before the head.
+const PREFIX: usize = 8 + 4 + 8 + 8;
+
+/// A decoded head, with a way to read postings.
+struct Loaded {
+    scanned_at: i64,
+    docs: Vec<DocMeta>,
+    /// The paths, one after the other; `DocMeta::end` marks where each ends.
+    paths: String,
+    /// Sorted by term.
+    terms: Vec<TermMeta>,
+    term_text: String,
+    blob: Blob,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct DocMeta {
+    end: usize,
+    kind: Kind,
+    replaced: bool,
+    stat: Stat,
+    hash: u64,
+    len: u32,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct TermMeta {
+    end: usize,
+    df: u32,
+    offset: u64,
+    len: usize,
+    sum: u64,
+}
+
+/// Where the postings are: the index file, read on demand, or the bytes of
+/// an index just built.
+enum Blob {
+    File(std::fs::File, u64),
+    Mem(Vec<u8>, usize),
+}
+
+impl Blob {
+    fn read(&self, offset: u64, len: usize) -> Option<Cow<'_, [u8]>> {
+        match self {
+            Blob::File(file, base) => {
+                let mut buf = vec![0u8; len];
+                read_at(file, &mut buf, base.checked_add(offset)?).ok()?;
+                Some(Cow::Owned(buf))
+            }
+            Blob::Mem(bytes, base) => {
+                let start = base.checked_add(usize::try_from(offset).ok()?)?;
+                bytes.get(start..start.checked_add(len)?).map(Cow::Borrowed)
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, at)
+}
+
+#[cfg(windows)]
+fn read_at(file: &std::fs::File, mut buf: &mut [u8], mut at: u64) -> std::io::Result<()> {
+    while !buf.is_empty() {
+        match std::os::windows::fs::FileExt::seek_read(file, buf, at)? {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n => {
+                buf = &mut buf[n..];
+                at += n as u64;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Postings in memory: (doc id, weighted tf), by doc id.
+type Postings = Vec<(u32, u32)>;
+
+fn shared_prefix(a: &str, b: &str) -> usize {
+    let mut n = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    while !b.is_char_boundary(n) {
+        n -= 1;
+    }
+    n
+}
+
+fn encode(scanned_at: i64, docs: &[Doc], terms: &[(String, Postings)]) -> Vec<u8> {
+    let mut head = Writer {
+        buf: Vec::with_capacity(64 + docs.len() * 56 + terms.len() * 24),
+    };
+    head.buf.extend_from_slice(&scanned_at.to_le_bytes());
+    head.usize(docs.len());
+    let mut prev = Doc {
+        path: String::new(),
+        kind: Kind::Summary,
+        replaced: false,
+        stat: Stat::default(),
+        hash: 0,
+        len: 0,
+    };
+    for d in docs {
+        let shared = shared_prefix(&prev.path, &d.path);
+        head.usize(shared);
+        head.str(&d.path[shared..]);
+        let kind = Kind::ALL.iter().position(|k| *k == d.kind).unwrap_or(0) as u8;
+        head.u8(kind | u8::from(d.replaced) << 4);
+        head.uint(d.stat.size);
+        head.int(d.stat.mtime.wrapping_sub(prev.stat.mtime));
+        head.int(d.stat.ctime.wrapping_sub(prev.stat.ctime));
+        head.int((d.stat.ino as i64).wrapping_sub(prev.stat.ino as i64));
+        head.buf.extend_from_slice(&d.hash.to_le_bytes());
+        head.uint(u64::from(d.len));
+        prev.path.clone_from(&d.path);
+        prev.stat = d.stat;
+    }
+    head.usize(terms.len());
+    let mut blob = Writer { buf: Vec::new() };
+    let mut prev_term = "";
+    for (term, postings) in terms {
+        let start = blob.buf.len();
+        let mut prev_doc = 0u32;
+        for &(doc, tf) in postings {
+            blob.uint(u64::from(doc - prev_doc));
+            blob.uint(u64::from(tf));
+            prev_doc = doc;
+        }
+        let shared = shared_prefix(prev_term, term);
+        head.usize(shared);
+        head.str(&term[shared..]);
+        head.usize(postings.len());
+        head.usize(blob.buf.len() - start);
+        head.buf
+            .extend_from_slice(&xxh3_64(&blob.buf[start..]).to_le_bytes());
+        prev_term = term;
+    }
+    head.usize(blob.buf.len());
+    let mut out = Vec::with_capacity(PREFIX + head.buf.len() + blob.buf.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT.to_le_bytes());
+    out.extend_from_slice(&(head.buf.len() as u64).to_le_bytes());
+    out.extend_from_slice(&xxh3_64(&head.buf).to_le_bytes());
+    out.extend_from_slice(&head.buf);
+    out.extend_from_slice(&blob.buf);
+    out
+}
+
+/// Opens the index file at `path` and decodes its head; `None` when it is
+/// missing, of another format, or damaged.
+fn load(path: &std::path::Path) -> Option<Loaded> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path).ok()?;
+    let size = file.metadata().ok()?.len();
+    let mut prefix = [0u8; PREFIX];
+    file.read_exact(&mut prefix).ok()?;
+    if &prefix[..8] != MAGIC || prefix[8..12] != FORMAT.to_le_bytes() {
+        return None;
+    }
+    let head_len = u64::from_le_bytes(prefix[12..20].try_into().ok()?);
+    let sum = u64::from_le_bytes(prefix[20..28].try_into().ok()?);
+    if head_len > size {
+        return None;
+    }
+    let mut head = vec![0u8; usize::try_from(head_len).ok()?];
+    file.read_exact(&mut head).ok()?;
+    if xxh3_64(&head) != sum {
+        return None;
+    }
+    let base = PREFIX as u64 + head_len;
+    let loaded = decode_head(&head, Blob::File(file, base))?;
+    let blob_len = loaded.terms.last().map_or(0, |t| t.offset + t.len as u64);
+    (base.checked_add(blob_len)? == size).then_some(loaded)
+}
+
+/// Decodes a whole index held in memory.
+fn decode(bytes: Vec<u8>) -> Option<Loaded> {
+    let prefix = bytes.get(..PREFIX)?;
+    if &prefix[..8] != MAGIC || prefix[8..12] != FORMAT.to_le_bytes() {
+        return None;
+    }
+    let head_len = usize::try_from(u64::from_le_bytes(prefix[12..20].try_into().ok()?)).ok()?;
+    let sum = u64::from_le_bytes(prefix[20..28].try_into().ok()?);
+    let head = bytes.get(PREFIX..PREFIX.checked_add(head_len)?)?.to_vec();
+    if xxh3_64(&head) != sum {
+        return None;
+    }
+    let base = PREFIX + head_len;
+    let size = bytes.len();
+    let loaded = decode_head(&head, Blob::Mem(bytes, base))?;
+    let blob_len = loaded.terms.last().map_or(0, |t| t.offset + t.len as u64);
+    (base as u64 + blob_len == size as u64).then_some(loaded)
+}
+
+fn decode_head(head: &[u8], blob: Blob) -> Option<Loaded> {
+    let mut r = Reader { buf: head, pos: 0 };
+    let scanned_at = i64::from_le_bytes(r.bytes(8)?.try_into().ok()?);
+    let n = r.count()?;
+    let mut docs: Vec<DocMeta> = Vec::with_capacity(n);
+    let mut paths = String::with_capacity(n * 48);
+    let mut prev_start = 0;
+    let mut prev = Stat::default();
+    for _ in 0..n {
+        let shared = r.usize()?;
+        let last = &paths[prev_start..];
+        if shared > last.len() || !last.is_char_boundary(shared) {
+            return None;
+        }
+        let start = paths.len();
+        let (keep_from, keep_to) = (prev_start, prev_start + shared);
+        paths.extend_from_within(keep_from..keep_to);
+        paths.push_str(r.str_ref()?);
+        if start > 0 && paths[prev_start..start] >= paths[start..] {
+            return None;
+        }
+        let byte = r.u8()?;
+        let kind = *Kind::ALL.get(usize::from(byte & 0x0f))?;
+        let stat = Stat {
+            size: r.uint()?,
+            mtime: prev.mtime.wrapping_add(r.int()?),
+            ctime: prev.ctime.wrapping_add(r.int()?),
+            ino: (prev.ino as i64).wrapping_add(r.int()?) as u64,
+        };
+        prev = stat;
+        docs.push(DocMeta {
+            end: paths.len(),
+            kind,
+            replaced: byte & 0x10 != 0,
+            stat,
+            hash: r.fixed64()?,
+            len: u32::try_from(r.uint()?).ok()?,
+        });
+        prev_start = start;
+    }
+    let n = r.count()?;
+    let mut terms: Vec<TermMeta> = Vec::with_capacity(n);
+    let mut term_text = String::with_capacity(n * 8);
+    let mut prev_start = 0;
+    let mut offset = 0u64;
+    for _ in 0..n {
+        let shared = r.usize()?;
+        let last = &term_text[prev_start..];
+        if shared > last.len() || !last.is_char_boundary(shared) {
+            return None;
+        }
+        let start = term_text.len();
+        term_text.extend_from_within(prev_start..prev_start + shared);
+        term_text.push_str(r.str_ref()?);
+        if start > 0 && term_text[prev_start..start] >= term_text[start..] {
+            return None;
+        }
+        let df = u32::try_from(r.usize()?).ok()?;
+        let len = r.usize()?;
+        terms.push(TermMeta {
+            end: term_text.len(),
+            df,
+            offset,
+            len,
+            sum: r.fixed64()?,
+        });
+        offset = offset.checked_add(len as u64)?;
+        prev_start = start;
+    }
+    let blob_len = r.uint()?;
+    (blob_len == offset && r.pos == r.buf.len()).then_some(Loaded {
+        scanned_at,
+        docs,
+        paths,
+        terms,
+        term_text,
+        blob,
+    })
+}
+
+impl Loaded {
+    fn path(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.docs[i - 1].end };
+        &self.paths[start..self.docs[i].end]
+    }
+
+    fn term_str(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.terms[i - 1].end };
+        &self.term_text[start..self.terms[i].end]
+    }
+
+    /// The index of `term` in the dictionary.
+    fn term(&self, term: &str) -> Option<usize> {
+        let (mut lo, mut hi) = (0, self.terms.len());
+        while lo < hi {
+            let mid = (lo + hi) / 2;
+            match self.term_str(mid).cmp(term) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(mid),
+            }
+        }
+        None
+    }
+
+    /// The postings of term `i`, read from the file and checked.
+    fn postings(&self, i: usize) -> Option<Postings> {
+        let t = self.terms[i];
+        let bytes = self.blob.read(t.offset, t.len)?;
+        if xxh3_64(&bytes) != t.sum {
+            return None;
+        }
+        let mut r = Reader {
+            buf: &bytes,
+            pos: 0,
+        };
+        let mut out = Vec::with_capacity((t.df as usize).min(bytes.len()));
+        let mut doc = 0u64;
+        for k in 0..t.df {
+            let delta = r.uint()?;
+            if k > 0 && delta == 0 {
+                return None;
+            }
+            doc = doc.checked_add(delta)?;
+            if doc >= self.docs.len() as u64 {
+                return None;
+            }
+            out.push((doc as u32, u32::try_from(r.uint()?).ok()?));
+        }
+        (r.pos == r.buf.len()).then_some(out)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Freshness and refresh
+
+/// The record files among the workspace's files.
+fn record_files<'f>(ws: &Workspace, files: &'f [String]) -> Vec<(&'f str, Kind)> {
+    files
+        .iter()
+        .filter_map(|f| match classify(f, &ws.config.banned_dirs) {
+            Place::Record(kind) => Some((f.as_str(), kind)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The current stat data of every document of `loaded`.
+fn stats(ws: &Workspace, loaded: &Loaded) -> Vec<Option<Stat>> {
+    let paths: Vec<&str> = (0..loaded.docs.len()).map(|i| loaded.path(i)).collect();
+    Stat::many(&ws.root, &paths)
+}
+
+/// Whether `loaded` describes exactly `records`, whose stat data are
+/// `stats` (in the order of `loaded`'s documents), as they are now.
+fn fresh(
+    ws: &Workspace,
+    loaded: &Loaded,
+    stats: &[Option<Stat>],
+    records: &[(&str, Kind)],
+) -> bool {
+    loaded.docs.len() == records.len()
+        && records
+            .iter()
+            .enumerate()
+            .all(|(i, (p, k))| loaded.path(i) == *p && loaded.docs[i].kind == *k)
+        && loaded
+            .docs
+            .par_iter()
+            .zip(stats)
+            .enumerate()
+            .all(|(i, (d, s))| match s {
+                Some(s) if *s == d.stat => {
+                    !s.racy(loaded.scanned_at)
+                        || std::fs::read(ws.root.join(loaded.path(i)))
+                            .is_ok_and(|b| xxh3_64(&b) == d.hash)
+                }
+                _ => false,
+            })
+}
+
+/// The workspace's files and the stored index with the current stat data
+/// of its documents, read side by side.
+fn open(ws: &Workspace, force: bool) -> (Vec<String>, Option<(Loaded, Vec<Option<Stat>>)>) {
+    rayon::join(
+        || index::files(ws),
+        || {
+            if force {
+                return None;
+            }
+            load(&file(ws)).map(|l| {
+                let s = stats(ws, &l);
+                (l, s)
+            })
+        },
+    )
+}
+
+/// What a refresh did.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Refreshed {
+    /// Records in the search index.
+    pub records: usize,
+    /// Records read and tokenized in this run.
+    pub tokenized: usize,
+}
+
+fn file(ws: &Workspace) -> std::path::PathBuf {
+    ws.root.join(index::DIR).join(FILE)
+}
+
+/// Brings the record table and the search index up to date for `files`
+/// (every file of the workspace, sorted), reading only what changed.
+pub fn refresh(
+    ws: &Workspace,
+    files: &[String],
+    opts: &index::Options,
+) -> (index::Refreshed, Refreshed) {
+    let table = index::refresh(ws, files, opts);
+    let old = if opts.force { None } else { load(&file(ws)) };
+    if let Some(old) = &old {
+        if fresh(ws, old, &stats(ws, old), &record_files(ws, files)) {
+            let done = Refreshed {
+                records: old.docs.len(),
+                tokenized: 0,
+            };
+            return (table, done);
+        }
+    }
+    let (bytes, done) = rebuild(ws, files, old.as_ref());
+    save(ws, &bytes);
+    (table, done)
+}
+
+fn save(ws: &Workspace, bytes: &[u8]) {
+    // A cache: when it cannot be written, the next run builds it again.
+    let _ = index::make_dir(&ws.root)
+        .and_then(|dir| crate::fsutil::write_atomic(&dir.join(FILE), bytes));
+}
+
+/// What to do with one record when rebuilding.
+enum Step<'t> {
+    /// Keep the old document of this id (with possibly new stat data).
+    Keep(u32, Stat),
+    /// Tokenized anew.
+    New(Tokenized<'t>),
+    /// Could not be read.
+    Gone,
+}
+
+/// A new index for `files`, reusing the documents of `old` whose records did
+/// not change.
+fn rebuild(ws: &Workspace, files: &[String], old: Option<&Loaded>) -> (Vec<u8>, Refreshed) {
+    let scanned_at = index::now_ns();
+    let records = record_files(ws, files);
+    // The old document of each record, by path (both sorted).
+    let mut old_ids: Vec<Option<u32>> = Vec::with_capacity(records.len());
+    if let Some(old) = old {
+        let mut j = 0;
+        for (p, _) in &records {
+            while j < old.docs.len() && old.path(j) < *p {
+                j += 1;
+            }
+            old_ids.push((j < old.docs.len() && old.path(j) == *p).then_some(j as u32));
+        }
+    } else {
+        old_ids.resize(records.len(), None);
+    }
+    let old_doc = |id: &Option<u32>| id.and_then(|i| old.map(|o| (i, o.docs[i as usize])));
+    let old_scanned_at = old.map_or(0, |o| o.scanned_at);
+
+    let mut docs: Vec<Doc> = Vec::with_capacity(records.len());
+    let mut remap: Vec<u32> = vec![u32::MAX; old.map_or(0, |o| o.docs.len())];
+    let mut fresh_terms: FxHashMap<String, Postings> = FxHashMap::default();
+    let mut tokenized = 0;
+    let max = ws.config.max_file_bytes;
+    for (chunk, ids) in records.chunks(BATCH).zip(old_ids.chunks(BATCH)) {
+        // Stat, and read what changed, in parallel.
+        let paths: Vec<&str> = chunk.iter().map(|(p, _)| *p).collect();
+        let stats = Stat::many(&ws.root, &paths);
+        let texts: Vec<Option<(Stat, String, u64)>> = chunk
+            .par_iter()
+            .zip(ids)
+            .zip(stats)
+            .map(|(((p, _), id), s)| {
+                let s = s?;
+                if let Some((_, d)) = old_doc(id) {
+                    if d.stat == s && !s.racy(old_scanned_at) {
+                        return Some((s, String::new(), d.hash));
+                    }
+                }
+                let bytes = if s.size > max {
+                    Vec::new()
+                } else {
+                    std::fs::read(ws.root.join(p)).ok()?
+                };
+                let hash = xxh3_64(&bytes);
+                Some((s, String::from_utf8_lossy(&bytes).into_owned(), hash))
+            })
+            .collect();
+        let steps: Vec<Step> = chunk
+            .par_iter()
+            .zip(ids)
+            .zip(&texts)
+            .map(|(((p, kind), id), t)| {
+                let Some((s, text, hash)) = t else {
+                    return Step::Gone;
+                };
+                match old_doc(id) {
+                    Some((i, d)) if d.hash == *hash => Step::Keep(i, *s),
+                    _ => Step::New(tokenize_record(p, *kind, *s, text, *hash)),
+                }
+            })
+            .collect();
+        for ((step, (p, _)), _) in steps.into_iter().zip(chunk).zip(ids) {
+            let id = docs.len() as u32;
+            match step {
+                Step::Gone => {}
+                Step::Keep(i, s) => {
+                    let d = old.expect("kept from old").docs[i as usize];
+                    remap[i as usize] = id;
+                    docs.push(Doc {
+                        path: p.to_string(),
+                        kind: d.kind,
+                        replaced: d.replaced,
+                        stat: s,
+                        hash: d.hash,
+                        len: d.len,
+                    });
+                }
+                Step::New(t) => {
+                    tokenized += 1;
+                    for (term, tf) in t.terms {
+                        match fresh_terms.get_mut(term.as_ref()) {
+                            Some(p) => p.push((id, tf)),
+                            None => {
+                                fresh_terms.insert(term.into_owned(), vec![(id, tf)]);
+                            }
+                        }
+                    }
+                    docs.push(t.doc);
+                }
+            }
+        }
+    }
+
+    // Merge the kept documents' postings (renumbered) with the new ones.
+    let mut terms: Vec<(String, Postings)> = Vec::new();
+    if let Some(old) = old {
+        let lists: Vec<Option<Postings>> = (0..old.terms.len())
+            .into_par_iter()
+            .map(|i| old.postings(i))
+            .collect();
+        for (i, postings) in lists.into_iter().enumerate() {
+            let term = old.term_str(i);
+            let mut list: Postings = postings
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|(d, tf)| {
+                    let to = remap[d as usize];
+                    (to != u32::MAX).then_some((to, tf))
+                })
+                .collect();
+            if let Some(extra) = fresh_terms.remove(term) {
+                list.extend(extra);
+                list.sort_unstable_by_key(|(d, _)| *d);
+            }
+            if !list.is_empty() {
+                terms.push((term.to_string(), list));
+            }
+        }
+    }
+    terms.extend(fresh_terms);
+    terms.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let done = Refreshed {
+        records: docs.len(),
+        tokenized,
+    };
+    (encode(scanned_at, &docs, &terms), done)
+}
+
+// ---------------------------------------------------------------------------
+// Queries
+
+/// A search request.
+#[derive(Debug, Clone)]
+pub struct Query {
+    pub text: String,
+    pub kind: Option<Kind>,
+    pub limit: usize,
+    /// Include replaced records.
+    pub all: bool,
+}
+
+/// One result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub path: String,
+    pub kind: Kind,
+    /// The file stem for kinds named by a slug.
+    pub slug: Option<String>,
+    pub title: Option<String>,
+    pub status: Option<String>,
+    pub score: f64,
+    /// One line of the record with a match (or its first line of text).
+    pub snippet: String,
+    /// Byte ranges of the matched tokens in `snippet`.
+    pub marks: Vec<Range<usize>>,
+}
+
+/// Answers `query` from a fresh index, refreshing it first when any record
+/// changed.
+pub fn search(ws: &Workspace, query: &Query, opts: &index::Options) -> Vec<Hit> {
+    let (files, stored) = open(ws, false);
+    let mut old = None;
+    if let Some((loaded, stats)) = stored {
+        if fresh(ws, &loaded, &stats, &record_files(ws, &files)) {
+            if let Some(hits) = answer(ws, &loaded, query) {
+                return hits;
+            }
+            // A posting list failed its checksum: build anew.
+        } else {
+            old = Some(loaded);
+        }
+    }
+    let _ = index::refresh(ws, &files, opts);
+    let (bytes, _) = rebuild(ws, &files, old.as_ref());
+    save(ws, &bytes);
+    let loaded = decode(bytes).expect("a freshly encoded index decodes");
+    answer(ws, &loaded, query).expect("a freshly built index is intact")
+}
+
+/// The ranked hits, or `None` when a posting list read is damaged.
+fn answer(ws: &Workspace, loaded: &Loaded, query: &Query) -> Option<Vec<Hit>> {
+    let terms = query_terms(&query.text);
+    let n = loaded.docs.len() as f64;
+    if terms.is_empty() || loaded.docs.is_empty() {
+        return Some(Vec::new());
+    }
+    let avg = loaded.docs.iter().map(|d| f64::from(d.len)).sum::<f64>() / n;
+    let avg = avg.max(1.0);
+    let mut scores: FxHashMap<u32, f64> = FxHashMap::default();
+    for term in &terms {
+        let Some(t) = loaded.term(term) else {
+            continue;
+        };
+        let postings = loaded.postings(t)?;
+        let df = f64::from(loaded.terms[t].df);
+        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+        for (doc, tf) in postings {
+            let d = &loaded.docs[doc as usize];
+            if query.kind.is_some_and(|k| k != d.kind) || (!query.all && d.replaced) {
+                continue;
+            }
+            let tf = f64::from(tf);
+            let norm = K1 * (1.0 - B + B * f64::from(d.len) / avg);
+            *scores.entry(doc).or_insert(0.0) += idf * tf * (K1 + 1.0) / (tf + norm);
+        }
+    }
+    let mut ranked: Vec<(u32, f64)> = scores.into_iter().collect();
+    ranked.sort_unstable_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then_with(|| loaded.path(a.0 as usize).cmp(loaded.path(b.0 as usize)))
+    });
+    ranked.truncate(query.limit);
+    let hits = ranked
+        .into_par_iter()
+        .map(|(doc, score)| {
+            let path = loaded.path(doc as usize);
+            let kind = loaded.docs[doc as usize].kind;
+            let shown = shown(ws, path, kind, &terms);
+            Hit {
+                path: path.to_string(),
+                kind,
+                slug: kind.has_slug().then(|| stem(path).to_string()),
+                title: shown.title,
+                status: shown.status,
+                score: (score * 10_000.0).round() / 10_000.0,
+                snippet: shown.snippet,
+                marks: shown.marks,
+            }
+        })
+        .collect();
+    Some(hits)
+}
+
+/// What a result shows of its record, read from the file.
+struct Shown {
+    title: Option<String>,
+    status: Option<String>,
+    snippet: String,
+    marks: Vec<Range<usize>>,
+}
+
+fn shown(ws: &Workspace, path: &str, kind: Kind, terms: &[String]) -> Shown {
+    let bytes = std::fs::read(ws.root.join(path)).unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes);
+    let f = fields(&text, kind);
+    let (snippet, marks) = snippet(&f, terms);
+    Shown {
+        title: f.title.map(Cow::into_owned),
+        status: f.status,
+        snippet,
+        marks,
+    }
+}
+
+/// The line of the description or body that matches the most query terms
+/// (the first of equals; the first line of text when none matches, the
+/// title when there is none), cut to
+/// [`SNIPPET_CHARS`] around its first match.
+fn snippet(f: &Fields, terms: &[String]) -> (String, Vec<Range<usize>>) {
+    let mut candidates: Vec<&str> = Vec::new();
+    if let Some(desc) = &f.description {
+        candidates.push(desc);
+    }
+    candidates.extend(f.body.lines());
+    let mut best: Option<(usize, &str, Vec<Range<usize>>)> = None;
+    for line in candidates {
+        let line = line.trim();
+        // Headings say little on their own.
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut marks = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
+        tokenize(line, |t, r| {
+            if let Some(q) = terms.iter().find(|q| **q == *t) {
+                if !seen.contains(&q.as_str()) {
+                    seen.push(q);
+                }
+                marks.push(r);
+            }
+        });
+        let better = match &best {
+            None => true,
+            Some((n, _, _)) => seen.len() > *n,
+        };
+        if better {
+            best = Some((seen.len(), line, marks));
+        }
+    }
+    let (line, marks) = match best {
+        Some((n, line, marks)) if n > 0 => (line.to_string(), marks),
+        Some((_, line, _)) => (line.to_string(), Vec::new()),
+        None => (
+            f.title.as_deref().unwrap_or_default().to_string(),
+            Vec::new(),
+        ),
+    };
+    cut(&line, marks)
+}
+
+/// `line` cut to at most [`SNIPPET_CHARS`] characters around its first mark
+/// (with `…` where cut), the marks moved along.
+fn cut(line: &str, marks: Vec<Range<usize>>) -> (String, Vec<Range<usize>>) {
+    if line.chars().count() <= SNIPPET_CHARS {
+        return (line.to_string(), marks);
+    }
+    let first = marks.first().map_or(0, |m| m.start);
+    // Start a third of the window before the first match, on a char boundary.
+    let before: Vec<usize> = line[..first].char_indices().map(|(i, _)| i).collect();
+    let start = before
+        .len()
+        .checked_sub(SNIPPET_CHARS / 3)
+        .map_or(0, |k| before[k]);
+    let end = line[start..]
+        .char_indices()
+        .nth(SNIPPET_CHARS - 2)
+        .map_or(line.len(), |(i, _)| start + i);
+    let mut out = String::new();
+    let shift = if start > 0 {
+        out.push('…');
+        '…'.len_utf8()
+    } else {
+        0
+    };
+    out.push_str(&line[start..end]);
+    if end < line.len() {
+        out.push('…');
+    }
+    let marks = marks
+        .into_iter()
+        .filter(|m| m.start >= start && m.end <= end)
+        .map(|m| m.start - start + shift..m.end - start + shift)
+        .collect();
+    (out, marks)
+}
+
+/// The JSON of SPEC §4: `{"query", "results": [{"path", "kind", "slug",
+/// "title", "status", "score", "snippet"}]}`.
+pub fn json(query: &str, hits: &[Hit]) -> String {
+    let results: Vec<serde_json::Value> = hits
+        .iter()
+        .map(|h| {
+            serde_json::json!({
+                "path": h.path,
+                "kind": h.kind.name(),
+                "slug": h.slug,
+                "title": h.title,
+                "status": h.status,
+                "score": h.score,
+                "snippet": h.snippet,
+            })
+        })
+        .collect();
+    let mut out = serde_json::to_string_pretty(&serde_json::json!({
+        "query": query,
+        "results": results,
+    }))
+    .expect("JSON of plain values");
+    out.push('\n');
+    out
+}
+
+/// Human output: rank, path, title, and the snippet with its matches
+/// highlighted when `color` is set.
+pub fn human(hits: &[Hit], color: bool) -> String {
+    use std::fmt::Write;
+    if hits.is_empty() {
+        return "No matching records.\n".to_string();
+    }
+    let width = hits.len().to_string().len();
+    let mut out = String::new();
+    for (i, h) in hits.iter().enumerate() {
+        let title = h.title.as_deref().unwrap_or("(no title)");
+        let replaced = if h.status.as_deref() == Some("replaced") {
+            " [replaced]"
+        } else {
+            ""
+        };
+        if color {
+            let _ = writeln!(
+                out,
+                "{:>width$}. \x1b[1;36m{}\x1b[0m  {title}{replaced}",
+                i + 1,
+                h.path
+            );
+        } else {
+            let _ = writeln!(out, "{:>width$}. {}  {title}{replaced}", i + 1, h.path);
+        }
+        let mut snippet = String::new();
+        let mut at = 0;
+        for m in &h.marks {
+            if m.start < at || !color {
+                continue;
+            }
+            snippet.push_str(&h.snippet[at..m.start]);
+            snippet.push_str("\x1b[1;33m");
+            snippet.push_str(&h.snippet[m.clone()]);
+            snippet.push_str("\x1b[0m");
+            at = m.end;
+        }
+        snippet.push_str(&h.snippet[at..]);
+        let _ = writeln!(out, "{:width$}  {snippet}", "");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn toks(s: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        tokenize(s, |t, _| out.push(t.into_owned()));
+        out
+    }
+
+    #[test]
+    fn latin_words_are_lowercased_and_split_at_punctuation() {
+        assert_eq!(
+            toks("Use gix for replaced_by, see Cargo.toml"),
+            [
+                "use",
+                "gix",
+                "for",
+                "replaced_by",
+                "replaced",
+                "by",
+                "see",
+                "cargo.toml",
+                "cargo",
+                "toml"
+            ]
+        );
+    }
+
+    #[test]
+    fn cjk_runs_become_bigrams() {
+        assert_eq!(
+            toks("日本語の検索"),
+            ["日本", "本語", "語の", "の検", "検索"]
+        );
+        assert_eq!(
+            toks("按二元组切分"),
+            ["按二", "二元", "元组", "组切", "切分"]
+        );
+        assert_eq!(toks("の"), ["の"]);
+        assert_eq!(
+            toks("config loader の動作"),
+            ["config", "loader", "の動", "動作"]
+        );
+        assert_eq!(toks("한국어"), ["한국", "국어"]);
+    }
+
+    #[test]
+    fn token_ranges_point_into_the_text() {
+        let text = "Das ÄRGER 検索 x";
+        tokenize(text, |t, r| {
+            assert_eq!(text[r].to_lowercase(), t.as_ref());
+        });
+    }
+
+    #[test]
+    fn snippets_are_cut_on_char_boundaries() {
+        let line = "語".repeat(300) + "検索" + &"語".repeat(300);
+        let at = line.find("検索").unwrap();
+        let (s, marks) = cut(&line, vec![at..at + "検索".len()]);
+        assert!(s.chars().count() <= SNIPPET_CHARS + 2);
+        assert_eq!(&s[marks[0].clone()], "検索");
+    }
+
+    fn doc(path: &str, mtime: i64) -> Doc {
+        Doc {
+            path: path.into(),
+            kind: Kind::Decision,
+            replaced: mtime % 2 == 0,
+            stat: Stat {
+                size: 10,
+                mtime,
+                ctime: mtime - 5,
+                ino: 1000 - mtime as u64,
+            },
+            hash: 7,
+            len: 3,
+        }
+    }
+
+    #[test]
+    fn the_index_round_trips_and_rejects_damage() {
+        let docs = vec![
+            doc("memory/decisions/a.md", 9),
+            doc("memory/decisions/ab.md", 4),
+            doc("memory/decisions/b.md", 11),
+        ];
+        let terms = vec![
+            ("gix".to_string(), vec![(0, 3), (2, 1)]),
+            ("検索".to_string(), vec![(1, 2)]),
+            ("検証".to_string(), vec![(0, 1), (1, 1), (2, 5)]),
+        ];
+        let bytes = encode(42, &docs, &terms);
+        let loaded = decode(bytes.clone()).expect("decodes");
+        assert_eq!(loaded.scanned_at, 42);
+        for (i, d) in docs.iter().enumerate() {
+            assert_eq!(loaded.path(i), d.path);
+            assert_eq!(loaded.docs[i].stat, d.stat);
+            assert_eq!(loaded.docs[i].replaced, d.replaced);
+        }
+        for (term, postings) in &terms {
+            let i = loaded.term(term).expect("term");
+            assert_eq!(loaded.postings(i).as_ref(), Some(postings));
+        }
+        assert!(loaded.term("gi").is_none());
+        assert!(decode(Vec::new()).is_none());
+        assert!(decode(bytes[..bytes.len() / 2].to_vec()).is_none());
+        let mut flipped = bytes.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 1;
+        // A damaged posting list is refused when it is read.
+        let damaged = decode(flipped).expect("the head is intact");
+        assert!(damaged.postings(damaged.term("検証").unwrap()).is_none());
+        let mut head = bytes;
+        head[PREFIX + 3] ^= 0x40;
+        assert!(decode(head).is_none());
+    }
+}

@@ -1,0 +1,92 @@
+//! Helpers shared by the CLI tests: run the real binary, copy a fixture
+//! workspace into a temporary directory.
+
+#![allow(dead_code)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_memlint");
+
+/// What one run of the binary gave.
+#[derive(Debug)]
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `memlint ARGS` in `dir` with colours off and the context variables
+/// cleared, and fails the test on a panic or an internal error.
+pub fn memlint(dir: &Path, args: &[&str]) -> Run {
+    memlint_with(dir, args, &[])
+}
+
+/// [`memlint`] with extra environment variables.
+pub fn memlint_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args).current_dir(dir).env("NO_COLOR", "1");
+    for var in [
+        "MEMORY_INJECT",
+        "MEMORY_INJECT_MAX_CHARS",
+        "MEMORY_INJECT_BLOCKS",
+        "MEMORY_KEEP_N",
+    ] {
+        cmd.env_remove(var);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run memlint");
+    let run = Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert!(
+        !run.stderr.contains("panicked") && !run.stderr.contains("internal error"),
+        "memlint {args:?} crashed:\n{}",
+        run.stderr
+    );
+    run
+}
+
+/// `fixtures/<name>` in the source tree.
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
+}
+
+/// Copies a directory tree, leaving out `.memlint/` caches.
+pub fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).expect("mkdir");
+    for entry in fs::read_dir(from).expect("read_dir") {
+        let entry = entry.expect("entry");
+        let name = entry.file_name();
+        if name == ".memlint" {
+            continue;
+        }
+        let (src, dst) = (entry.path(), to.join(&name));
+        if src.is_dir() {
+            copy_dir(&src, &dst);
+        } else {
+            fs::copy(&src, &dst).expect("copy");
+        }
+    }
+}
+
+/// A fresh copy of `fixtures/<name>` in a temporary directory.
+pub fn workspace(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    copy_dir(&fixture(name), dir.path());
+    dir
+}
+
+/// Writes `text` to `root/rel`, creating directories.
+pub fn write(root: &Path, rel: &str, text: &str) {
+    let path = root.join(rel);
+    fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+    fs::write(path, text).expect("write");
+}

@@ -1,0 +1,401 @@
+//! `memlint context` and `memlint context rotate` (SPEC §6), run as the real
+//! binary on copies of `fixtures/context`: a workspace with Japanese and
+//! Chinese records and `CONTEXT.md` blocks, replaced records of each kind,
+//! two resident knowledge records and a staging entry.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_memlint");
+
+/// The environment variables that change the output; every run clears them.
+const ENV: [&str; 4] = [
+    "MEMORY_INJECT",
+    "MEMORY_INJECT_MAX_CHARS",
+    "MEMORY_INJECT_BLOCKS",
+    "MEMORY_KEEP_N",
+];
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/context")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).expect("mkdir");
+    for entry in fs::read_dir(from).expect("read_dir") {
+        let entry = entry.expect("entry");
+        let name = entry.file_name();
+        if name == ".memlint" {
+            continue;
+        }
+        let (src, dst) = (entry.path(), to.join(&name));
+        if src.is_dir() {
+            copy_dir(&src, &dst);
+        } else {
+            fs::copy(&src, &dst).expect("copy");
+        }
+    }
+}
+
+/// A fresh copy of the fixture.
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    copy_dir(&fixture(), dir.path());
+    dir
+}
+
+fn run(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(BIN);
+    c.arg("--root").arg(root).args(args);
+    for k in ENV {
+        c.env_remove(k);
+    }
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.output().expect("run memlint")
+}
+
+/// stdout of a successful run with an empty stderr.
+fn context(root: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+    let out = run(root, &[&["context"], args].concat(), env);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "stderr: {stderr}");
+    assert!(stderr.is_empty(), "stderr: {stderr}");
+    String::from_utf8(out.stdout).expect("UTF-8 output")
+}
+
+fn chars(s: &str) -> usize {
+    s.chars().count()
+}
+
+const HEADER: &str = "Search memory (`memlint search QUERY`) before starting work and whenever past context is needed. Save decisions, user preferences and lasting facts as soon as they appear, not later. Always write absolute dates (YYYY-MM-DD), never relative ones.\n";
+
+const FULL: &str = "\n## 2026-11-05 索引の再構築\n\n索引を `memlint index` で作り直した。十万件で約七秒かかる。\n\n- 次: `memlint context` の出力を四千文字以内に収める。\n\n## Resident knowledge\n- index-rebuild-timing — 十万件の索引を冷えた状態から作ると約七秒、温まっていれば一秒未満。\n- context-budget-rules — 上下文按字符计数，最多四千个字符，只在行边界截断。\n\n## Memory index (active records, newest first)\nmemory/summary.md (rolling summary)\nstaging/ (1 awaiting consolidation)\nmemory/decisions/ (3)\n- rebuild-index-in-parallel.md\n- inject-newest-first.md\n- keep-records-as-markdown.md\nmemory/requests/ (1)\n- brief-context-after-compaction.md\nmemory/sessions/ (1)\n- CMEM-20261102-174500.md\nknowledge/ (3)\n- index-rebuild-timing.md\n- context-budget-rules.md\n- release-checklist.md\n";
+
+#[test]
+fn the_four_parts_in_order() {
+    let ws = workspace();
+    let text = context(ws.path(), &[], &[]);
+    assert_eq!(text, format!("{HEADER}{FULL}"));
+    // Deterministic, with a cold index and a warm one.
+    assert_eq!(context(ws.path(), &[], &[]), text);
+}
+
+#[test]
+fn replaced_records_are_left_out_and_ties_go_by_file_name() {
+    let ws = workspace();
+    let text = context(ws.path(), &[], &[]);
+    for gone in [
+        "inject-oldest-first",
+        "colour-the-context",
+        "old-budget-rules",
+        "release-checklist —",
+    ] {
+        assert!(!text.contains(gone), "{gone} in\n{text}");
+    }
+    // Same date (2026-11-04): inject-newest-first before keep-records-as-markdown.
+    let a = text.find("- inject-newest-first.md").expect("a");
+    let b = text.find("- keep-records-as-markdown.md").expect("b");
+    assert!(a < b);
+}
+
+#[test]
+fn blocks_flag_and_environment() {
+    let ws = workspace();
+    let two = context(ws.path(), &["--blocks", "2"], &[]);
+    assert!(two
+        .contains("## 2026-11-04 上下文注入\n\n会话开始时注入上下文；目录按日期从新到旧排列。\n"));
+    assert!(!two.contains("Release prep"));
+    let env = context(ws.path(), &[], &[("MEMORY_INJECT_BLOCKS", "2")]);
+    assert_eq!(env, two);
+    // The flag wins over the environment.
+    let zero = context(
+        ws.path(),
+        &["--blocks", "0"],
+        &[("MEMORY_INJECT_BLOCKS", "2")],
+    );
+    assert!(!zero.contains("## 2026-11-0"), "{zero}");
+    assert!(zero.starts_with(HEADER));
+    assert!(zero.contains("## Resident knowledge"));
+    let all = context(ws.path(), &["--blocks", "9"], &[]);
+    assert!(all.contains("## 2026-11-01 Release prep\n\nTagged the release candidate"));
+    assert!(!all.contains("# Context\n"));
+}
+
+#[test]
+fn configuration_sets_blocks_budget_and_header() {
+    let ws = workspace();
+    fs::write(
+        ws.path().join(".memlint.yml"),
+        "context: {max_chars: 700, blocks: 2, header: \"記憶を先に検索すること。\"}\n",
+    )
+    .expect("config");
+    let text = context(ws.path(), &[], &[]);
+    assert!(
+        text.starts_with("記憶を先に検索すること。\n\n## 2026-11-05"),
+        "{text}"
+    );
+    assert!(text.contains("## 2026-11-04 上下文注入"));
+    assert!(chars(&text) <= 700);
+    // The environment overrides the configuration.
+    let wide = context(ws.path(), &[], &[("MEMORY_INJECT_MAX_CHARS", "5000")]);
+    assert!(wide.ends_with("- release-checklist.md\n"), "{wide}");
+}
+
+#[test]
+fn no_resident_omits_the_resident_knowledge() {
+    let ws = workspace();
+    let text = context(ws.path(), &["--no-resident"], &[]);
+    assert!(!text.contains("Resident knowledge"));
+    assert!(!text.contains(" — "));
+    assert!(text.contains("- index-rebuild-timing.md\n"));
+}
+
+#[test]
+fn brief_is_the_header_and_the_counts() {
+    let ws = workspace();
+    let text = context(ws.path(), &["--brief"], &[]);
+    assert_eq!(
+        text,
+        format!(
+            "{HEADER}\n## Memory index (active records)\nmemory/summary.md (rolling summary)\nstaging/ (1 awaiting consolidation)\nmemory/decisions/ (3)\nmemory/requests/ (1)\nmemory/sessions/ (1)\nknowledge/ (3)\n"
+        )
+    );
+}
+
+#[test]
+fn memory_inject_zero_prints_nothing() {
+    let ws = workspace();
+    for v in ["0", "false", "off"] {
+        let text = context(ws.path(), &[], &[("MEMORY_INJECT", v)]);
+        assert_eq!(text, "", "MEMORY_INJECT={v}");
+    }
+    let on = context(ws.path(), &[], &[("MEMORY_INJECT", "1")]);
+    assert!(on.starts_with(HEADER));
+}
+
+/// Every budget: at most that many characters (the fixture is mostly
+/// Japanese and Chinese, so far fewer than bytes), whole lines of the full
+/// text only, and the closing pointer to `memlint search` when cut.
+#[test]
+fn the_character_cap_cuts_at_line_boundaries() {
+    let ws = workspace();
+    let full = context(ws.path(), &["--blocks", "3"], &[]);
+    let full_lines: Vec<&str> = full.lines().collect();
+    let mut saw_bytes_over = false;
+    for max in (40..chars(&full) + 20).step_by(17) {
+        let n = max.to_string();
+        let text = context(ws.path(), &["--blocks", "3", "--max-chars", &n], &[]);
+        assert!(chars(&text) <= max, "{max}: {} chars\n{text}", chars(&text));
+        saw_bytes_over |= text.len() > max;
+        if max >= chars(&full) {
+            assert_eq!(text, full);
+            continue;
+        }
+        if text.is_empty() {
+            continue;
+        }
+        assert!(text.ends_with('\n'));
+        let mut lines: Vec<&str> = text.lines().collect();
+        let last = lines.pop().expect("a last line");
+        assert!(last.contains("memlint search"), "{max}: {last}");
+        for l in lines {
+            assert!(
+                full_lines.contains(&l) || (l.starts_with("(+") && l.ends_with(" more)")),
+                "{max}: {l:?} is not a whole line of the full text"
+            );
+        }
+    }
+    assert!(saw_bytes_over, "the cap must count characters, not bytes");
+    // Environment, and the flag over it.
+    let env = context(ws.path(), &[], &[("MEMORY_INJECT_MAX_CHARS", "500")]);
+    assert!(chars(&env) <= 500 && env.contains("memlint search QUERY"));
+    let flag = context(
+        ws.path(),
+        &["--max-chars", "300"],
+        &[("MEMORY_INJECT_MAX_CHARS", "500")],
+    );
+    assert!(chars(&flag) <= 300 && flag != env);
+}
+
+#[test]
+fn bad_environment_values_are_ignored_with_a_warning() {
+    let ws = workspace();
+    let out = run(
+        ws.path(),
+        &["context"],
+        &[
+            ("MEMORY_INJECT_MAX_CHARS", "lots"),
+            ("MEMORY_INJECT_BLOCKS", "-1"),
+        ],
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("MEMORY_INJECT_MAX_CHARS") && stderr.contains("MEMORY_INJECT_BLOCKS"));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("{HEADER}{FULL}")
+    );
+    let zero = run(ws.path(), &["context", "--max-chars", "0"], &[]);
+    assert_eq!(zero.status.code(), Some(2));
+}
+
+/// Writes `n` decisions and `n` knowledge records (every third resident)
+/// with multi-byte titles and descriptions.
+fn grow(root: &Path, n: usize) {
+    for i in 0..n {
+        let date = format!("2025-{:02}-{:02}", 1 + i % 12, 1 + i % 28);
+        fs::write(
+            root.join(format!("memory/decisions/decision-number-{i:05}.md")),
+            format!("---\ntitle: 決定 {i}\nstatus: active\ndate: {date}\nsources:\n  - file:CONTEXT.md\n---\n\n本文。\n"),
+        )
+        .expect("decision");
+        fs::write(
+            root.join(format!("knowledge/knowledge-number-{i:05}.md")),
+            format!("---\ntitle: 知识 {i}\ndescription: 第 {i} 条常驻知识，说明很长很长。\nmodel_invocation: {}\ndate: {date}\nsources:\n  - file:CONTEXT.md\n---\n\n正文。\n", i % 3 == 0),
+        )
+        .expect("knowledge");
+    }
+}
+
+#[test]
+fn the_size_stays_flat_as_memory_grows() {
+    let mut sizes = Vec::new();
+    for n in [300, 1000, 2500] {
+        let ws = workspace();
+        grow(ws.path(), n);
+        let text = context(ws.path(), &[], &[]);
+        let c = chars(&text);
+        assert!(c <= 4000, "{n}: {c}");
+        assert!(c > 3000, "{n}: the budget should be used ({c})");
+        sizes.push(c);
+        // Every part is there, and every directory gets its share.
+        assert!(text.starts_with(HEADER));
+        assert!(text.contains("## 2026-11-05 索引の再構築"));
+        assert!(text.contains("## Resident knowledge\n- index-rebuild-timing — "));
+        assert!(text.contains("\n- knowledge-number-"));
+        for dir in ["memory/requests/ (1)", "memory/sessions/ (1)"] {
+            assert!(text.contains(dir), "{dir}");
+        }
+        assert!(text.contains(&format!("memory/decisions/ ({})", n + 3)));
+        assert!(text.contains(&format!("knowledge/ ({})", n + 3)));
+        let mores = text.lines().filter(|l| l.starts_with("(+")).count();
+        assert_eq!(mores, 3, "resident, decisions, knowledge cut:\n{text}");
+        assert!(text.ends_with("to recall the rest]\n"));
+        // Newest first: the 2025-12-28 records lead.
+        let first = text
+            .lines()
+            .skip_while(|l| !l.starts_with("memory/decisions/"))
+            .nth(1)
+            .expect("a decision");
+        assert_eq!(first, "- rebuild-index-in-parallel.md");
+    }
+    let spread = sizes.iter().max().unwrap() - sizes.iter().min().unwrap();
+    assert!(spread < 200, "{sizes:?}");
+}
+
+#[test]
+fn context_md_missing_or_a_directory() {
+    let ws = workspace();
+    fs::remove_file(ws.path().join("CONTEXT.md")).expect("rm");
+    let text = context(ws.path(), &[], &[]);
+    assert!(
+        text.starts_with(&format!("{HEADER}\n## Resident knowledge\n")),
+        "{text}"
+    );
+    fs::create_dir(ws.path().join("CONTEXT.md")).expect("mkdir");
+    let out = run(ws.path(), &["context"], &[]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("## Memory index"));
+}
+
+fn blocks_of(text: &str) -> Vec<&str> {
+    text.lines().filter(|l| l.starts_with("## ")).collect()
+}
+
+/// `CONTEXT.md` with eight dated blocks, newest first.
+fn eight_blocks(root: &Path) -> String {
+    let mut text = String::from("# Context\n\nIntroduction.\n");
+    for d in (1..=8).rev() {
+        text.push_str(&format!("\n## 2026-11-{d:02} 作業 {d}\n\n内容 {d}。\n"));
+    }
+    fs::write(root.join("CONTEXT.md"), &text).expect("CONTEXT.md");
+    text
+}
+
+fn rotate(root: &Path, args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let out = run(root, &[&["context", "rotate"], args].concat(), env);
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn rotate_keeps_the_first_blocks() {
+    let ws = workspace();
+    let before = eight_blocks(ws.path());
+    let (code, out, err) = rotate(ws.path(), &[], &[]);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert!(
+        out.contains("kept the newest 5 block(s), removed 3 older block(s)"),
+        "{out}"
+    );
+    assert!(out.contains("git history"), "{out}");
+    let after = fs::read_to_string(ws.path().join("CONTEXT.md")).expect("read");
+    assert!(after.starts_with("# Context\n\nIntroduction.\n\n## 2026-11-08 作業 8\n"));
+    assert_eq!(blocks_of(&after).len(), 5);
+    assert!(before.starts_with(&after[..after.len() - 1]));
+    assert!(after.ends_with("## 2026-11-04 作業 4\n\n内容 4。\n"));
+    // Nothing left behind by the atomic write; a second run changes nothing.
+    let names: Vec<String> = fs::read_dir(ws.path())
+        .expect("ls")
+        .map(|e| e.expect("e").file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.iter().all(|n| !n.ends_with(".tmp")), "{names:?}");
+    let (code, out, _) = rotate(ws.path(), &[], &[]);
+    assert_eq!(code, 0);
+    assert!(out.contains("nothing to rotate"), "{out}");
+    assert_eq!(
+        fs::read_to_string(ws.path().join("CONTEXT.md")).expect("read"),
+        after
+    );
+}
+
+#[test]
+fn rotate_keep_flag_and_memory_keep_n() {
+    let ws = workspace();
+    eight_blocks(ws.path());
+    let (code, _, _) = rotate(ws.path(), &[], &[("MEMORY_KEEP_N", "6")]);
+    assert_eq!(code, 0);
+    let text = fs::read_to_string(ws.path().join("CONTEXT.md")).expect("read");
+    assert_eq!(blocks_of(&text).len(), 6);
+    // The flag wins over the environment.
+    let (code, out, _) = rotate(ws.path(), &["--keep", "2"], &[("MEMORY_KEEP_N", "4")]);
+    assert_eq!(code, 0, "{out}");
+    let text = fs::read_to_string(ws.path().join("CONTEXT.md")).expect("read");
+    assert_eq!(
+        blocks_of(&text),
+        vec!["## 2026-11-08 作業 8", "## 2026-11-07 作業 7"]
+    );
+    let (code, _, _) = rotate(ws.path(), &["--keep", "0"], &[]);
+    assert_eq!(code, 0);
+    let text = fs::read_to_string(ws.path().join("CONTEXT.md")).expect("read");
+    assert_eq!(text, "# Context\n\nIntroduction.\n");
+}
+
+#[test]
+fn rotate_without_context_md_or_with_a_directory() {
+    let ws = workspace();
+    fs::remove_file(ws.path().join("CONTEXT.md")).expect("rm");
+    let (code, out, _) = rotate(ws.path(), &[], &[]);
+    assert_eq!(code, 0);
+    assert!(out.contains("No CONTEXT.md"), "{out}");
+    fs::create_dir(ws.path().join("CONTEXT.md")).expect("mkdir");
+    let (code, _, err) = rotate(ws.path(), &[], &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("CONTEXT.md is not a regular file"), "{err}");
+}

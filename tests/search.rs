@@ -1,0 +1,259 @@
+//! `memlint search` (SPEC §4, §7), run as the real binary on copies of
+//! `fixtures/search`: English, Japanese, Chinese and Korean records, a
+//! decision that names gix in its title and one that mentions it in passing,
+//! and a replaced decision.
+
+mod common;
+
+use common::{memlint, workspace, write, Run};
+use serde_json::Value;
+use std::path::Path;
+
+fn search(root: &Path, args: &[&str]) -> Run {
+    let mut all = vec!["search"];
+    all.extend_from_slice(args);
+    memlint(root, &all)
+}
+
+fn search_json(root: &Path, args: &[&str]) -> Value {
+    let mut all = args.to_vec();
+    all.extend_from_slice(&["--format", "json"]);
+    let run = search(root, &all);
+    assert_eq!(run.code, 0, "{run:?}");
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("not JSON ({e}):\n{}", run.stdout))
+}
+
+fn paths(json: &Value) -> Vec<String> {
+    json["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| r["path"].as_str().expect("path").to_string())
+        .collect()
+}
+
+#[test]
+fn a_japanese_two_character_query_finds_unspaced_text() {
+    let ws = workspace("search");
+    let json = search_json(ws.path(), &["検索"]);
+    assert_eq!(json["query"], "検索");
+    let results = json["results"].as_array().expect("results");
+    assert_eq!(results[0]["path"], "knowledge/japanese-search.md");
+    // Every field of SPEC §4 is present.
+    let mut keys: Vec<&str> = results[0]
+        .as_object()
+        .expect("object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        ["kind", "path", "score", "slug", "snippet", "status", "title"]
+    );
+    assert_eq!(results[0]["kind"], "knowledge");
+    assert_eq!(results[0]["slug"], "japanese-search");
+    assert_eq!(results[0]["title"], "日本語の検索");
+    assert_eq!(results[0]["status"], "active");
+    assert!(results[0]["score"].as_f64().expect("score") > 0.0);
+    let snippet = results[0]["snippet"].as_str().expect("snippet");
+    assert!(snippet.contains("検索"), "{snippet}");
+    // A longer, unspaced query finds the same record.
+    let json = search_json(ws.path(), &["日本語の検索機能は"]);
+    assert_eq!(paths(&json)[0], "knowledge/japanese-search.md");
+}
+
+#[test]
+fn chinese_and_korean_queries_need_no_dictionary() {
+    let ws = workspace("search");
+    let json = search_json(ws.path(), &["二元组"]);
+    assert_eq!(paths(&json), ["knowledge/chinese-tokenizer.md"]);
+    assert!(json["results"][0]["snippet"]
+        .as_str()
+        .expect("snippet")
+        .contains("按二元组切分"));
+    let json = search_json(ws.path(), &["检索"]);
+    assert_eq!(paths(&json), ["knowledge/chinese-tokenizer.md"]);
+    let json = search_json(ws.path(), &["검색"]);
+    assert_eq!(paths(&json), ["knowledge/korean-notes.md"]);
+}
+
+#[test]
+fn a_title_match_beats_a_body_mention_and_replaced_records_need_all() {
+    let ws = workspace("search");
+    let json = search_json(ws.path(), &["gix"]);
+    assert_eq!(
+        paths(&json),
+        [
+            "memory/decisions/use-gix-for-git-reads.md",
+            "memory/decisions/cache-layer-for-the-index.md"
+        ]
+    );
+    let scores: Vec<f64> = json["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| r["score"].as_f64().expect("score"))
+        .collect();
+    assert!(scores[0] > scores[1], "{scores:?}");
+
+    let json = search_json(ws.path(), &["gix", "--all"]);
+    let found = paths(&json);
+    assert_eq!(found.len(), 3, "{found:?}");
+    assert!(found.contains(&"memory/decisions/shell-out-to-git.md".to_string()));
+    let replaced = json["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["path"] == "memory/decisions/shell-out-to-git.md")
+        .expect("replaced record");
+    assert_eq!(replaced["status"], "replaced");
+}
+
+#[test]
+fn kind_and_limit_narrow_the_results() {
+    let ws = workspace("search");
+    let json = search_json(ws.path(), &["search", "--kind", "request"]);
+    assert_eq!(
+        paths(&json),
+        ["memory/requests/show-dates-in-iso-format.md"]
+    );
+    let json = search_json(ws.path(), &["gix", "--limit", "1"]);
+    assert_eq!(paths(&json), ["memory/decisions/use-gix-for-git-reads.md"]);
+
+    let run = search(ws.path(), &["gix", "--kind", "nonsense"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.contains("unknown kind `nonsense`"),
+        "{}",
+        run.stderr
+    );
+    let run = search(ws.path(), &["gix", "--limit", "0"]);
+    assert_eq!(run.code, 2);
+}
+
+#[test]
+fn an_empty_result_is_exit_0_with_an_empty_list() {
+    let ws = workspace("search");
+    let json = search_json(ws.path(), &["quokka"]);
+    assert_eq!(json, serde_json::json!({"query": "quokka", "results": []}));
+    let run = search(ws.path(), &["quokka"]);
+    assert_eq!(run.code, 0);
+    assert_eq!(run.stdout, "No matching records.\n");
+    // Punctuation alone has no words to look for.
+    let json = search_json(ws.path(), &["?! …"]);
+    assert_eq!(json["results"], serde_json::json!([]));
+}
+
+#[test]
+fn human_output_shows_rank_path_title_and_a_snippet() {
+    let ws = workspace("search");
+    let run = search(ws.path(), &["gix", "--limit", "1"]);
+    assert_eq!(run.code, 0);
+    assert_eq!(
+        run.stdout,
+        "1. memory/decisions/use-gix-for-git-reads.md  Use gix for git reads\n   \
+         Every read of the object database goes through the library, never through a\n"
+    );
+    let run = search(ws.path(), &["binary", "--all", "--color", "always"]);
+    assert!(
+        run.stdout.contains("\u{1b}[1;33mbinary\u{1b}[0m"),
+        "the match is highlighted:\n{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("[replaced]"), "{}", run.stdout);
+    // No escape codes when colours are off.
+    let run = search(ws.path(), &["binary", "--all"]);
+    assert!(!run.stdout.contains('\u{1b}'), "{}", run.stdout);
+}
+
+#[test]
+fn edits_between_two_searches_are_seen() {
+    let ws = workspace("search");
+    let root = ws.path();
+    assert!(paths(&search_json(root, &["quokka"])).is_empty());
+    assert!(root.join(".memlint/search").is_file());
+
+    // Edited within the same second as the index was written: the racy
+    // check must still see it.
+    let path = "memory/decisions/cache-layer-for-the-index.md";
+    let text = std::fs::read_to_string(root.join(path)).expect("read");
+    write(
+        root,
+        path,
+        &text.replace("small cache", "small quokka cache"),
+    );
+    assert_eq!(paths(&search_json(root, &["quokka"])), [path]);
+
+    // A new record is found, a deleted one is gone.
+    write(
+        root,
+        "memory/decisions/adopt-quokka-naming.md",
+        "---\ntitle: Adopt quokka naming\nstatus: active\ndate: 2026-11-01\nsources:\n  - https://example.com/q\n---\n\nBody.\n",
+    );
+    std::fs::remove_file(root.join(path)).expect("remove");
+    assert_eq!(
+        paths(&search_json(root, &["quokka"])),
+        ["memory/decisions/adopt-quokka-naming.md"]
+    );
+    // Replacing a record takes it out of the default results.
+    write(
+        root,
+        "memory/decisions/adopt-quokka-naming.md",
+        "---\ntitle: Adopt quokka naming\nstatus: replaced\nreplaced_by: use-gix-for-git-reads\ndate: 2026-11-01\nsources:\n  - https://example.com/q\n---\n\nBody.\n",
+    );
+    assert!(paths(&search_json(root, &["quokka"])).is_empty());
+    assert_eq!(paths(&search_json(root, &["quokka", "--all"])).len(), 1);
+}
+
+#[test]
+fn a_damaged_index_is_rebuilt_silently() {
+    let ws = workspace("search");
+    let root = ws.path();
+    let expected = search_json(root, &["gix"]);
+    let index = root.join(".memlint/search");
+    let bytes = std::fs::read(&index).expect("index written");
+
+    std::fs::write(&index, &bytes[..bytes.len() / 2]).expect("truncate");
+    assert_eq!(search_json(root, &["gix"]), expected);
+
+    std::fs::write(&index, b"garbage, not an index at all").expect("garbage");
+    assert_eq!(search_json(root, &["gix"]), expected);
+
+    // A flipped byte in the postings is caught by their checksum.
+    let mut flipped = std::fs::read(&index).expect("rebuilt");
+    let last = flipped.len() - 1;
+    flipped[last] ^= 0x55;
+    std::fs::write(&index, flipped).expect("flip");
+    assert_eq!(search_json(root, &["gix"]), expected);
+
+    std::fs::remove_dir_all(root.join(".memlint")).expect("delete");
+    assert_eq!(search_json(root, &["gix"]), expected);
+}
+
+#[test]
+fn broken_records_are_still_found() {
+    let ws = workspace("search");
+    let root = ws.path();
+    write(
+        root,
+        "memory/decisions/broken-front-matter.md",
+        "---\ntitle: [unclosed\n---\n\nThe wombat notes survive a broken header.\n",
+    );
+    write(root, "knowledge/not-utf8.md", "");
+    std::fs::write(
+        root.join("knowledge/not-utf8.md"),
+        b"---\ntitle: \xff\xfe wombat\n---\n",
+    )
+    .expect("write");
+    let found = paths(&search_json(root, &["wombat"]));
+    assert_eq!(
+        found,
+        [
+            "knowledge/not-utf8.md",
+            "memory/decisions/broken-front-matter.md"
+        ]
+        .map(String::from),
+        "{found:?}"
+    );
+}
