@@ -139,6 +139,9 @@ pub enum ContextCommand {
         /// Blocks to keep (default: MEMORY_KEEP_N, else 5)
         #[arg(long, value_name = "N")]
         keep: Option<usize>,
+        /// Also drop older blocks that are not committed yet (they are lost)
+        #[arg(long)]
+        force: bool,
     },
 }
 
@@ -778,12 +781,12 @@ fn search(s: &Settings, args: &SearchArgs) -> Result<ExitCode, WorkspaceError> {
 fn context(s: &Settings, args: &ContextArgs) -> Result<ExitCode, WorkspaceError> {
     use crate::context as c;
     let env = |name: &str| std::env::var(name).ok();
-    if let Some(ContextCommand::Rotate { keep }) = &args.command {
+    if let Some(ContextCommand::Rotate { keep, force }) = &args.command {
         let (keep, warnings) = c::keep_n(*keep, &env);
         for w in warnings {
             eprintln!("memlint: warning: {w}");
         }
-        return match c::rotate(&s.workspace.root, keep) {
+        return match c::rotate(&s.workspace.root, keep, *force) {
             Ok(done) => {
                 if !s.quiet {
                     write_out(&done.human());

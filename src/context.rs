@@ -288,23 +288,33 @@ pub struct Rotated {
     /// Blocks before and after.
     pub before: usize,
     pub kept: usize,
+    /// Older blocks kept because `droppable` refused them.
+    pub held: usize,
 }
 
 /// Keeps the first `keep` blocks of `text` and everything that is not a
-/// block (the title and introduction, level-1 sections); the later blocks go.
-pub fn rotate_text(text: &str, keep: usize) -> Rotated {
+/// block (the title and introduction, level-1 sections); the later blocks go,
+/// except those `droppable` refuses (text that is not in git history yet).
+pub fn rotate_text(text: &str, keep: usize, droppable: &dyn Fn(&str) -> bool) -> Rotated {
     let all = blocks(text);
     let before = all.len();
-    if before <= keep {
+    let gone: Vec<&Range<usize>> = all
+        .iter()
+        .skip(keep)
+        .filter(|r| droppable(&text[(*r).clone()]))
+        .collect();
+    let held = before.saturating_sub(keep) - gone.len();
+    if gone.is_empty() {
         return Rotated {
             text: None,
             before,
             kept: before,
+            held,
         };
     }
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
-    for r in &all[keep..] {
+    for r in gone.iter().copied() {
         out.push_str(&text[at..r.start]);
         at = r.end;
     }
@@ -316,7 +326,8 @@ pub fn rotate_text(text: &str, keep: usize) -> Rotated {
     Rotated {
         text: Some(out),
         before,
-        kept: keep,
+        kept: before - gone.len(),
+        held,
     }
 }
 
@@ -668,8 +679,13 @@ pub enum RotateOutcome {
     Missing,
     /// `CONTEXT.md` has `blocks` blocks, no more than `keep`.
     Unchanged { blocks: usize, keep: usize },
-    /// Older blocks were removed.
-    Rotated { kept: usize, removed: usize },
+    /// Older blocks were removed; `held` older ones were kept because git
+    /// history does not have them yet.
+    Rotated {
+        kept: usize,
+        removed: usize,
+        held: usize,
+    },
 }
 
 impl RotateOutcome {
@@ -680,16 +696,35 @@ impl RotateOutcome {
             RotateOutcome::Unchanged { blocks, keep } => format!(
                 "{CONTEXT_FILE} has {blocks} block(s), no more than {keep}; nothing to rotate.\n"
             ),
-            RotateOutcome::Rotated { kept, removed } => format!(
-                "{CONTEXT_FILE}: kept the newest {kept} block(s), removed {removed} older block(s); \
-                 they remain in git history (`git log -p -- {CONTEXT_FILE}`).\n"
-            ),
+            RotateOutcome::Rotated {
+                kept,
+                removed,
+                held,
+            } => {
+                let mut out = if *removed > 0 {
+                    format!(
+                        "{CONTEXT_FILE}: kept {kept} block(s), removed {removed} older block(s); \
+                         they remain in git history (`git log -p -- {CONTEXT_FILE}`).\n"
+                    )
+                } else {
+                    String::new()
+                };
+                if *held > 0 {
+                    out.push_str(&format!(
+                        "{CONTEXT_FILE}: kept {held} older block(s) that are not in git history yet \
+                         (not committed); commit {CONTEXT_FILE} and rotate again, or use --force to drop them.\n"
+                    ));
+                }
+                out
+            }
         }
     }
 }
 
-/// Keeps the first `keep` blocks of `<root>/CONTEXT.md`, atomically.
-pub fn rotate(root: &Path, keep: usize) -> Result<RotateOutcome, RotateError> {
+/// Keeps the first `keep` blocks of `<root>/CONTEXT.md`, atomically. An
+/// older block is dropped only when HEAD's `CONTEXT.md` holds it (so it
+/// stays in git history), or with `force`.
+pub fn rotate(root: &Path, keep: usize, force: bool) -> Result<RotateOutcome, RotateError> {
     let path = root.join(CONTEXT_FILE);
     let meta = match std::fs::metadata(&path) {
         Ok(m) => m,
@@ -701,17 +736,41 @@ pub fn rotate(root: &Path, keep: usize) -> Result<RotateOutcome, RotateError> {
     }
     let bytes = std::fs::read(&path).map_err(RotateError::Read)?;
     let text = String::from_utf8(bytes).map_err(|_| RotateError::Encoding)?;
-    let rotated = rotate_text(&text, keep);
+    let committed = if force {
+        None
+    } else {
+        crate::git::Repo::open(root, "context rotate")
+            .ok()
+            .and_then(|repo| repo.committed(CONTEXT_FILE, u64::MAX))
+            .map(|b| String::from_utf8_lossy(&b).replace("\r\n", "\n"))
+    };
+    let droppable = |block: &str| {
+        force
+            || committed.as_deref().is_some_and(|c| {
+                c.contains(
+                    block
+                        .replace("\r\n", "\n")
+                        .trim_end_matches(['\n', ' ', '\t']),
+                )
+            })
+    };
+    let rotated = rotate_text(&text, keep, &droppable);
     match rotated.text {
-        None => Ok(RotateOutcome::Unchanged {
+        None if rotated.held == 0 => Ok(RotateOutcome::Unchanged {
             blocks: rotated.before,
             keep,
+        }),
+        None => Ok(RotateOutcome::Rotated {
+            kept: rotated.kept,
+            removed: 0,
+            held: rotated.held,
         }),
         Some(new) => {
             crate::fsutil::write_atomic(&path, new.as_bytes()).map_err(RotateError::Write)?;
             Ok(RotateOutcome::Rotated {
                 kept: rotated.kept,
                 removed: rotated.before - rotated.kept,
+                held: rotated.held,
             })
         }
     }
@@ -765,17 +824,22 @@ mod tests {
     #[test]
     fn rotate_keeps_the_preamble_and_the_first_blocks() {
         let text = "# Context\n\nintro\n\n## 1\none\n\n## 2\ntwo\n\n## 3\nthree\n";
-        let r = rotate_text(text, 2);
+        let all = |_: &str| true;
+        let r = rotate_text(text, 2, &all);
         assert_eq!(
             r.text.as_deref(),
             Some("# Context\n\nintro\n\n## 1\none\n\n## 2\ntwo\n")
         );
-        assert_eq!((r.before, r.kept), (3, 2));
-        assert_eq!(rotate_text(text, 3).text, None);
+        assert_eq!((r.before, r.kept, r.held), (3, 2, 0));
+        assert_eq!(rotate_text(text, 3, &all).text, None);
         assert_eq!(
-            rotate_text(text, 0).text.as_deref(),
+            rotate_text(text, 0, &all).text.as_deref(),
             Some("# Context\n\nintro\n")
         );
+        // Blocks that are not in git history stay.
+        let r = rotate_text(text, 0, &|b: &str| !b.contains("two"));
+        assert_eq!(r.text.as_deref(), Some("# Context\n\nintro\n\n## 2\ntwo\n"));
+        assert_eq!((r.kept, r.held), (1, 1));
     }
 
     #[test]

@@ -459,6 +459,23 @@ impl Repo {
         Ok(out)
     }
 
+    /// The bytes of the workspace file `rel` in HEAD's tree, when HEAD has
+    /// it as a blob of at most `max` bytes.
+    pub fn committed(&self, rel: &str, max: u64) -> Option<Vec<u8>> {
+        let id = self.head().ok()??;
+        let tree = self.repo.find_tree(self.tree_of(id).ok()?).ok()?;
+        let entry = tree
+            .lookup_entry_by_path(format!("{}{rel}", self.prefix))
+            .ok()??;
+        if !entry.mode().is_blob() {
+            return None;
+        }
+        match self.blob(entry.object_id(), max).ok()? {
+            Blob::Bytes(b) => Some(b),
+            Blob::TooLarge(_) => None,
+        }
+    }
+
     /// Reads a blob, without its content when it exceeds `max` bytes.
     pub fn blob(&self, id: ObjectId, max: u64) -> Result<Blob, GitError> {
         let mut blob = self.repo.find_blob(id).map_err(read_err)?;

@@ -186,7 +186,7 @@ pub fn stop(place: &Place) -> ExitCode {
     for w in warnings {
         eprintln!("memlint hook: {w}");
     }
-    match crate::context::rotate(&ws.root, keep) {
+    match crate::context::rotate(&ws.root, keep, false) {
         Ok(done @ crate::context::RotateOutcome::Rotated { .. }) => print(&done.human()),
         Ok(_) => {}
         Err(e) => eprintln!("memlint hook: {e}"),

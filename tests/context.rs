@@ -3,6 +3,8 @@
 //! Chinese records and `CONTEXT.md` blocks, replaced records of each kind,
 //! two resident knowledge records and a staging entry.
 
+mod common;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -322,6 +324,7 @@ fn eight_blocks(root: &Path) -> String {
         text.push_str(&format!("\n## 2026-11-{d:02} 作業 {d}\n\n内容 {d}。\n"));
     }
     fs::write(root.join("CONTEXT.md"), &text).expect("CONTEXT.md");
+    common::commit_all(root);
     text
 }
 
@@ -341,7 +344,7 @@ fn rotate_keeps_the_first_blocks() {
     let (code, out, err) = rotate(ws.path(), &[], &[]);
     assert_eq!((code, err.as_str()), (0, ""));
     assert!(
-        out.contains("kept the newest 5 block(s), removed 3 older block(s)"),
+        out.contains("kept 5 block(s), removed 3 older block(s)"),
         "{out}"
     );
     assert!(out.contains("git history"), "{out}");
@@ -398,4 +401,45 @@ fn rotate_without_context_md_or_with_a_directory() {
     let (code, _, err) = rotate(ws.path(), &[], &[]);
     assert_eq!(code, 2);
     assert!(err.contains("CONTEXT.md is not a regular file"), "{err}");
+}
+
+#[test]
+fn rotate_never_drops_blocks_that_are_not_committed() {
+    let ws = workspace();
+    eight_blocks(ws.path());
+    // Two new blocks on top, not committed: the two oldest committed blocks
+    // go, nothing else.
+    let text = fs::read_to_string(ws.path().join("CONTEXT.md")).expect("read");
+    let text = text.replacen(
+        "\n## 2026-11-08",
+        "\n## 2026-11-10 新しい 10\n\n未コミット 10。\n\n## 2026-11-09 新しい 9\n\n未コミット 9。\n\n## 2026-11-08",
+        1,
+    );
+    fs::write(ws.path().join("CONTEXT.md"), &text).expect("write");
+    let (code, out, _) = rotate(ws.path(), &["--keep", "1"], &[]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("removed 8 older block(s)"), "{out}");
+    assert!(
+        out.contains("kept 1 older block(s) that are not in git history yet"),
+        "{out}"
+    );
+    let after = fs::read_to_string(ws.path().join("CONTEXT.md")).expect("read");
+    assert_eq!(
+        blocks_of(&after),
+        vec!["## 2026-11-10 新しい 10", "## 2026-11-09 新しい 9"]
+    );
+    // Outside git history entirely, --force is the only way to drop them.
+    fs::remove_dir_all(ws.path().join(".git")).expect("rm .git");
+    let (code, out, _) = rotate(ws.path(), &["--keep", "1"], &[]);
+    assert_eq!(code, 0);
+    assert!(out.contains("not in git history yet"), "{out}");
+    assert_eq!(
+        fs::read_to_string(ws.path().join("CONTEXT.md")).expect("read"),
+        after
+    );
+    let (code, out, _) = rotate(ws.path(), &["--keep", "1", "--force"], &[]);
+    assert_eq!(code, 0);
+    assert!(out.contains("removed 1 older block(s)"), "{out}");
+    let after = fs::read_to_string(ws.path().join("CONTEXT.md")).expect("read");
+    assert_eq!(blocks_of(&after), vec!["## 2026-11-10 新しい 10"]);
 }

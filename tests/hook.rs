@@ -2,6 +2,8 @@
 //! binary with the runtime's JSON on standard input, on copies of
 //! `fixtures/context`.
 
+mod common;
+
 use serde_json::{json, Value};
 use std::fs;
 use std::io::Write;
@@ -254,6 +256,7 @@ fn eight_blocks(root: &Path) {
         text.push_str(&format!("\n## 2026-11-{d:02} 工作 {d}\n\n内容 {d}。\n"));
     }
     fs::write(root.join("CONTEXT.md"), text).expect("CONTEXT.md");
+    common::commit_all(root);
 }
 
 fn blocks(root: &Path) -> usize {

@@ -90,3 +90,31 @@ pub fn write(root: &Path, rel: &str, text: &str) {
     fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
     fs::write(path, text).expect("write");
 }
+
+/// Makes `root` a git repository (if it is not one) and commits everything
+/// in it; `git` is used only to set tests up.
+pub fn commit_all(root: &Path) {
+    let git = |args: &[&str]| {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .env("GIT_AUTHOR_NAME", "Test")
+            .env("GIT_AUTHOR_EMAIL", "test@example.com")
+            .env("GIT_COMMITTER_NAME", "Test")
+            .env("GIT_COMMITTER_EMAIL", "test@example.com")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .expect("run git");
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    if !root.join(".git").exists() {
+        git(&["init", "-q", "-b", "main"]);
+    }
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "--allow-empty", "-m", "snapshot"]);
+}
