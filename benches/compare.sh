@@ -117,6 +117,32 @@ bench_index() {
 }
 
 # ---------------------------------------------------------------------------
+# Recall and session-start context (issue targets: a warm search with a
+# two-word English query and with a two-character Japanese query each >= 5x
+# faster than `rg -i` for the same words; `memlint context` <= 0.15x a cold
+# check). Needs the cold-check figure of bench_index for the same size.
+
+bench_recall() {
+    local n="$1" ws
+    ws="$(workspace "$n")"
+    local rg_en rg_ja s_en s_ja ctx cold len
+    rg_en="$(timeit "rg-en-$n" "" rg -il -e config -e loader "$ws")"
+    rg_ja="$(timeit "rg-ja-$n" "" rg -il '検索' "$ws")"
+    "$BIN" search -q --root "$ws" warmup >/dev/null
+    s_en="$(timeit "search-en-$n" "" "$BIN" search --root "$ws" config loader)"
+    s_ja="$(timeit "search-ja-$n" "" "$BIN" search --root "$ws" '検索')"
+    ctx="$(timeit "context-$n" "" "$BIN" context --root "$ws")"
+    cold="$(median_of "$BENCH_DIR/cold-$n.json")"
+    len="$("$BIN" context --root "$ws" | python3 -c 'import sys; print(len(sys.stdin.read()))')"
+    echo "== recall, $n records"
+    printf '  %-44s %8ss\n' "rg -il config|loader" "$rg_en"
+    printf '  %-44s %8ss  %5sx faster (target >= 5: %s)\n' "search 'config loader' (warm)" "$s_en" "$(ratio "$rg_en" "$s_en")" "$(verdict "$(ratio "$rg_en" "$s_en")" '>=' 5)"
+    printf '  %-44s %8ss\n' "rg -il 検索" "$rg_ja"
+    printf '  %-44s %8ss  %5sx faster (target >= 5: %s)\n' "search '検索' (warm)" "$s_ja" "$(ratio "$rg_ja" "$s_ja")" "$(verdict "$(ratio "$rg_ja" "$s_ja")" '>=' 5)"
+    printf '  %-44s %8ss  %5sx cold check (target <= 0.15: %s); %s characters\n' "context (warm)" "$ctx" "$(ratio "$ctx" "$cold")" "$(verdict "$(ratio "$ctx" "$cold")" '<=' 0.15)" "$len"
+}
+
+# ---------------------------------------------------------------------------
 
 main() {
     if [ ! -f "$GEN" ]; then
@@ -134,6 +160,7 @@ main() {
     echo "memlint $("$BIN" --version | cut -d' ' -f2), $(nproc) CPUs, medians of $RUNS runs"
     for n in $SIZES; do
         bench_index "$n"
+        bench_recall "$n"
     done
 }
 
