@@ -811,19 +811,6 @@ pub fn files(ws: &Workspace) -> Vec<String> {
     files
 }
 
-fn put_seen(w: &mut Writer, s: &Seen) {
-    match s {
-        None => w.u8(0),
-        Some(s) => {
-            w.u8(1);
-            w.uint(s.size);
-            w.int(s.mtime);
-            w.int(s.ctime);
-            w.uint(s.ino);
-        }
-    }
-}
-
 fn encode_listing(key: u64, paths: &[String], seen: &[Seen], files: &[String]) -> Vec<u8> {
     let mut w = Writer {
         buf: Vec::with_capacity(64 + files.len() * 48),
@@ -834,7 +821,7 @@ fn encode_listing(key: u64, paths: &[String], seen: &[Seen], files: &[String]) -
     w.usize(paths.len());
     for (p, s) in paths.iter().zip(seen) {
         w.str(p);
-        put_seen(&mut w, s);
+        w.opt_stat(s.as_ref());
     }
     w.usize(files.len());
     for f in files {
@@ -854,16 +841,7 @@ fn decode_listing(bytes: &[u8], key: u64) -> Option<Vec<String>> {
     let mut watched: Vec<(String, Seen)> = Vec::with_capacity(n);
     for _ in 0..n {
         let p = r.str()?;
-        let s = if r.flag()? {
-            Some(Stat {
-                size: r.uint()?,
-                mtime: r.int()?,
-                ctime: r.int()?,
-                ino: r.uint()?,
-            })
-        } else {
-            None
-        };
+        let s = r.opt_stat()?;
         watched.push((p, s));
     }
     let unchanged = watched.par_iter().all(|(p, s)| seen(Path::new(p)) == *s);
@@ -1044,6 +1022,19 @@ impl Writer {
         self.buf.extend_from_slice(s.as_bytes());
     }
 
+    fn opt_stat(&mut self, s: Option<&Stat>) {
+        match s {
+            None => self.u8(0),
+            Some(s) => {
+                self.u8(1);
+                self.uint(s.size);
+                self.int(s.mtime);
+                self.int(s.ctime);
+                self.uint(s.ino);
+            }
+        }
+    }
+
     pub(crate) fn opt_str(&mut self, s: Option<&str>) {
         match s {
             None => self.u8(0),
@@ -1126,16 +1117,7 @@ impl Writer {
         let w = self;
         let r = &e.report;
         w.str(&r.path);
-        match e.stat {
-            None => w.u8(0),
-            Some(s) => {
-                w.u8(1);
-                w.uint(s.size);
-                w.int(s.mtime);
-                w.int(s.ctime);
-                w.uint(s.ino);
-            }
-        }
+        w.opt_stat(e.stat.as_ref());
         match e.hash {
             None => w.u8(0),
             Some(h) => {
@@ -1261,6 +1243,18 @@ impl<'a> Reader<'a> {
         std::str::from_utf8(self.bytes(n)?).ok()
     }
 
+    fn opt_stat(&mut self) -> Option<Option<Stat>> {
+        if !self.flag()? {
+            return Some(None);
+        }
+        Some(Some(Stat {
+            size: self.uint()?,
+            mtime: self.int()?,
+            ctime: self.int()?,
+            ino: self.uint()?,
+        }))
+    }
+
     pub(crate) fn opt_str(&mut self) -> Option<Option<String>> {
         if self.flag()? {
             self.str().map(Some)
@@ -1293,16 +1287,7 @@ impl<'a> Reader<'a> {
 
     fn entry(&mut self) -> Option<Entry> {
         let path = self.str()?;
-        let stat = if self.flag()? {
-            Some(Stat {
-                size: self.uint()?,
-                mtime: self.int()?,
-                ctime: self.int()?,
-                ino: self.uint()?,
-            })
-        } else {
-            None
-        };
+        let stat = self.opt_stat()?;
         let hash = if self.flag()? {
             Some(self.fixed64()?)
         } else {
