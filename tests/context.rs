@@ -6,7 +6,7 @@
 mod common;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
 const BIN: &str = env!("CARGO_BIN_EXE_memlint");
@@ -19,32 +19,9 @@ const ENV: [&str; 4] = [
     "MEMORY_KEEP_N",
 ];
 
-fn fixture() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/context")
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).expect("mkdir");
-    for entry in fs::read_dir(from).expect("read_dir") {
-        let entry = entry.expect("entry");
-        let name = entry.file_name();
-        if name == ".memlint" {
-            continue;
-        }
-        let (src, dst) = (entry.path(), to.join(&name));
-        if src.is_dir() {
-            copy_dir(&src, &dst);
-        } else {
-            fs::copy(&src, &dst).expect("copy");
-        }
-    }
-}
-
 /// A fresh copy of the fixture.
 fn workspace() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    copy_dir(&fixture(), dir.path());
-    dir
+    common::workspace("context")
 }
 
 fn run(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {

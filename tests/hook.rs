@@ -20,30 +20,8 @@ const ENV: [&str; 5] = [
     "MEMLINT_SESSION_START_BUDGET_MS",
 ];
 
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).expect("mkdir");
-    for entry in fs::read_dir(from).expect("read_dir") {
-        let entry = entry.expect("entry");
-        let name = entry.file_name();
-        if name == ".memlint" {
-            continue;
-        }
-        let (src, dst) = (entry.path(), to.join(&name));
-        if src.is_dir() {
-            copy_dir(&src, &dst);
-        } else {
-            fs::copy(&src, &dst).expect("copy");
-        }
-    }
-}
-
 fn workspace() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    copy_dir(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/context"),
-        dir.path(),
-    );
-    dir
+    common::workspace("context")
 }
 
 /// Runs `memlint ARGS` in `dir` with `stdin` on standard input.

@@ -4,40 +4,14 @@
 //! configuration change invalidates cached diagnostics, and `memlint index`
 //! says what it did.
 
+mod common;
+
 use memlint::index::{self, Options};
 use memlint::workspace::Workspace;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_memlint");
-
-/// What one run of the binary gave.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn memlint(root: &Path, args: &[&str]) -> Run {
-    let out = Command::new(BIN)
-        .args(args)
-        .current_dir(root)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run memlint");
-    let run = Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(
-        !run.stderr.contains("panicked") && !run.stderr.contains("internal error"),
-        "memlint {args:?} crashed:\n{}",
-        run.stderr
-    );
-    run
-}
+use common::memlint;
 
 fn decision(title: &str, status: &str, extra: &str) -> String {
     format!(

@@ -2,11 +2,11 @@
 //! `fixtures/`, asserting the exact rule, path, span, severity, message and
 //! exit code of every diagnostic.
 
+mod common;
+
+use common::Run;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-const BIN: &str = env!("CARGO_BIN_EXE_memlint");
 
 fn manifest_dir() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -16,14 +16,11 @@ fn fixture(rel: &str) -> PathBuf {
     manifest_dir().join("fixtures").join(rel)
 }
 
-/// What one run of the binary gave.
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
+trait Json {
+    fn json(&self) -> Value;
 }
 
-impl Run {
+impl Json for Run {
     fn json(&self) -> Value {
         serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
             panic!(
@@ -36,23 +33,7 @@ impl Run {
 
 /// Runs `memlint ARGS` in the crate directory.
 fn memlint(args: &[&str]) -> Run {
-    let out = Command::new(BIN)
-        .args(args)
-        .current_dir(manifest_dir())
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run memlint");
-    let run = Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(
-        !run.stderr.contains("panicked") && !run.stderr.contains("internal error"),
-        "memlint {args:?} crashed:\n{}",
-        run.stderr
-    );
-    run
+    common::memlint(manifest_dir(), args)
 }
 
 /// `memlint check --root DIR --format json EXTRA…`.
@@ -713,12 +694,11 @@ fn exit_codes() {
 #[test]
 fn workspace_root_is_found_from_the_current_directory() {
     // No --root: the nearest ancestor with .memlint.yml.
-    let out = Command::new(BIN)
-        .args(["check", "--format", "json"])
-        .current_dir(fixture("config/overrides/memory/decisions"))
-        .output()
-        .expect("run memlint");
-    let json: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let out = common::memlint(
+        &fixture("config/overrides/memory/decisions"),
+        &["check", "--format", "json"],
+    );
+    let json = out.json();
     let paths: Vec<String> = actual(&json).into_iter().map(|d| d.2).collect();
     assert_eq!(
         paths,
