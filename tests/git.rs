@@ -466,8 +466,9 @@ fn base_lints_only_what_changed() {
     assert_eq!(repo.check(&["--base", "base"]).code, 1);
 }
 
-#[test]
-fn base_removal_without_trailer_is_an_error_on_the_old_path() {
+/// The seeded repository with a branch `base` that has
+/// `memory/decisions/stale.md`, and HEAD one commit later without it.
+fn stale_removed(message: &str) -> Repo {
     let repo = seeded();
     repo.write(
         "memory/decisions/stale.md",
@@ -476,7 +477,13 @@ fn base_removal_without_trailer_is_an_error_on_the_old_path() {
     repo.commit("Add a stale decision");
     repo.git(&["branch", "base"]);
     repo.git(&["rm", "-q", "memory/decisions/stale.md"]);
-    repo.commit("Remove a decision");
+    repo.commit(message);
+    repo
+}
+
+#[test]
+fn base_removal_without_trailer_is_an_error_on_the_old_path() {
+    let repo = stale_removed("Remove a decision");
     let run = repo.check(&["--base", "base"]);
     assert_eq!(run.code, 1, "{run:?}");
     assert_eq!(
@@ -565,15 +572,7 @@ fn base_rename_is_no_removal() {
 
 #[test]
 fn malformed_trailer_is_reported() {
-    let repo = seeded();
-    repo.write(
-        "memory/decisions/stale.md",
-        &decision("Stale", "", "Old news."),
-    );
-    repo.commit("Add");
-    repo.git(&["branch", "base"]);
-    repo.git(&["rm", "-q", "memory/decisions/stale.md"]);
-    repo.commit("Drop it\n\nMemlint-GC: drop memory/decisions/stale.md stale\n");
+    let repo = stale_removed("Drop it\n\nMemlint-GC: drop memory/decisions/stale.md stale\n");
     let run = repo.check(&["--base", "base"]);
     assert_eq!(run.code, 1, "{run:?}");
     assert!(

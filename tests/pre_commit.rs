@@ -143,42 +143,35 @@ fn pre_commit_try_repo_runs_the_hooks() {
         .unwrap_or_else(|| manifest_dir().join("target"))
         .join("pre-commit");
 
-    let broken = scratch.path().join("broken");
-    user_repo(
-        &broken,
+    // `pre-commit try-repo` on a fresh repository with one staged record:
+    // whether it passed, and everything it printed.
+    let attempt = |name: &str, record: &str| {
+        let dir = scratch.path().join(name);
+        user_repo(&dir, record);
+        let out = try_repo(&memlint_repo, &dir, &target);
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        eprintln!("pre-commit try-repo, {name} record:\n{text}");
+        (out.status.success(), text)
+    };
+
+    let (passed, text) = attempt(
+        "broken",
         "---\ntitle: [unclosed\nstatus: active\n---\n\nBody.\n",
     );
-    let out = try_repo(&memlint_repo, &broken, &target);
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    eprintln!("pre-commit try-repo, broken record:\n{text}");
-    assert!(
-        !out.status.success(),
-        "a broken staged record passed:\n{text}"
-    );
+    assert!(!passed, "a broken staged record passed:\n{text}");
     assert!(text.contains("memlint check"), "{text}");
     assert!(text.contains("frontmatter/parse"), "{text}");
     assert!(text.contains("memory/decisions/use-gix.md"), "{text}");
 
-    let clean = scratch.path().join("clean");
-    user_repo(
-        &clean,
+    let (passed, text) = attempt(
+        "clean",
         "---\ntitle: Use gix\nstatus: active\ndate: 2026-11-01\nsources:\n  - https://example.com/gix\n---\n\nWe read git through gix.\n",
     );
-    let out = try_repo(&memlint_repo, &clean, &target);
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    eprintln!("pre-commit try-repo, clean record:\n{text}");
-    assert!(
-        out.status.success(),
-        "a clean staged record failed:\n{text}"
-    );
+    assert!(passed, "a clean staged record failed:\n{text}");
     assert!(
         text.contains("memlint check") && text.contains("memlint fmt"),
         "{text}"
