@@ -589,6 +589,37 @@ impl Loaded {
         None
     }
 
+    /// The postings of a query term, `Some(None)` when no record has it,
+    /// `None` when a posting list is damaged. Records hold CJK text as
+    /// bigrams, so a one-character CJK query term matches every bigram that
+    /// holds the character (with its own bigram counts summed).
+    fn matches(&self, term: &str) -> Option<Option<Postings>> {
+        let mut chars = term.chars();
+        let single_cjk = matches!((chars.next(), chars.next()), (Some(c), None) if is_cjk(c));
+        if !single_cjk {
+            return match self.term(term) {
+                Some(i) => self.postings(i).map(Some),
+                None => Some(None),
+            };
+        }
+        let c = term.chars().next().expect("one character");
+        let mut merged: FxHashMap<u32, u32> = FxHashMap::default();
+        for i in 0..self.terms.len() {
+            let t = self.term_str(i);
+            if t == term || (t.chars().count() == 2 && t.contains(c)) {
+                for (doc, tf) in self.postings(i)? {
+                    *merged.entry(doc).or_insert(0) += tf;
+                }
+            }
+        }
+        if merged.is_empty() {
+            return Some(None);
+        }
+        let mut list: Postings = merged.into_iter().collect();
+        list.sort_unstable_by_key(|(d, _)| *d);
+        Some(Some(list))
+    }
+
     /// The postings of term `i`, read from the file and checked.
     fn postings(&self, i: usize) -> Option<Postings> {
         let t = self.terms[i];
@@ -927,11 +958,10 @@ fn answer(ws: &Workspace, loaded: &Loaded, query: &Query) -> Option<Vec<Hit>> {
     let avg = avg.max(1.0);
     let mut scores: FxHashMap<u32, f64> = FxHashMap::default();
     for term in &terms {
-        let Some(t) = loaded.term(term) else {
+        let Some(postings) = loaded.matches(term)? else {
             continue;
         };
-        let postings = loaded.postings(t)?;
-        let df = f64::from(loaded.terms[t].df);
+        let df = postings.len() as f64;
         let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
         for (doc, tf) in postings {
             let d = &loaded.docs[doc as usize];

@@ -58,6 +58,19 @@ fn a_japanese_two_character_query_finds_unspaced_text() {
     assert!(results[0]["score"].as_f64().expect("score") > 0.0);
     let snippet = results[0]["snippet"].as_str().expect("snippet");
     assert!(snippet.contains("検索"), "{snippet}");
+    // One character finds the records whose text holds it.
+    let json = search_json(ws.path(), &["仕"]);
+    assert_eq!(paths(&json), ["knowledge/japanese-search.md"]);
+    let json = search_json(ws.path(), &["索"]);
+    assert_eq!(
+        paths(&json),
+        [
+            "knowledge/japanese-search.md",
+            "knowledge/chinese-tokenizer.md"
+        ]
+    );
+    let json = search_json(ws.path(), &["词"]);
+    assert_eq!(paths(&json), ["knowledge/chinese-tokenizer.md"]);
     // A longer, unspaced query finds the same record.
     let json = search_json(ws.path(), &["日本語の検索機能は"]);
     assert_eq!(paths(&json)[0], "knowledge/japanese-search.md");
