@@ -139,6 +139,7 @@ fn unix_stats(root: &Path, rels: &[&str]) -> Vec<Option<Stat>> {
     use std::os::unix::io::{AsRawFd, FromRawFd, OwnedFd};
     let slow = |rel: &str| std::fs::metadata(root.join(rel)).ok().map(|m| Stat::of(&m));
     let mut dir: Option<(&str, Option<OwnedFd>)> = None;
+    let mut name_buf: Vec<u8> = Vec::with_capacity(128);
     let mut out = Vec::with_capacity(rels.len());
     for rel in rels {
         let (parent, name) = rel.rsplit_once('/').unwrap_or(("", rel));
@@ -159,7 +160,10 @@ fn unix_stats(root: &Path, rels: &[&str]) -> Vec<Option<Stat>> {
             dir = Some((parent, fd));
         }
         let fd = dir.as_ref().and_then(|(_, fd)| fd.as_ref());
-        let (Some(fd), Ok(name)) = (fd, CString::new(name)) else {
+        name_buf.clear();
+        name_buf.extend_from_slice(name.as_bytes());
+        name_buf.push(0);
+        let (Some(fd), Ok(name)) = (fd, std::ffi::CStr::from_bytes_with_nul(&name_buf)) else {
             out.push(slow(rel));
             continue;
         };
