@@ -29,7 +29,9 @@ pub fn cross_record(ws: &Workspace, reports: &[FileReport]) -> Vec<Diagnostic> {
         &ws.config,
         &resolver,
     );
-    view.known_clusters = crate::index::slug_clusters(&ws.root, &view);
+    if workspace::enabled(&ws.config, "slug/similar") {
+        view.known_clusters = crate::index::slug_clusters(&ws.root, &view);
+    }
     let mut sink = WsSink::new(&ws.config);
     workspace::check(&view, &mut sink);
     sink.diagnostics
@@ -397,6 +399,9 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
     for rule in crate::rules::REGISTRY {
         if let crate::rules::Check::Workspace(Some(f)) = rule.check {
             if Some(rule.name) == similar {
+                if !workspace::enabled(&ws.config, rule.name) {
+                    continue;
+                }
                 let members = similar_closure(version, &view, &changed);
                 let mut near_items: Vec<(&str, &crate::lint::RecordInfo)> = Vec::new();
                 for (kind, slug) in &members {

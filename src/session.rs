@@ -103,7 +103,12 @@ impl Hidden {
         // sentence opens nothing.
         let was = self.details;
         let opens = usize::from(line.trim_start().starts_with("<details"));
-        let closes = line.matches("</details>").count();
+        // Most lines hold no tag: memchr first, the substring search after.
+        let closes = if line.contains('<') {
+            line.matches("</details>").count()
+        } else {
+            0
+        };
         self.details = (self.details + opens).saturating_sub(closes);
         was > 0 || opens > 0
     }

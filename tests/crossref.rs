@@ -309,6 +309,18 @@ fn similar_slug_cluster_of_three_warns_on_all_but_the_first() {
     );
 }
 
+/// Regression: with `slug/similar` off the clusters were still computed
+/// (seconds on a large workspace) and cached in `.memlint/slugs`.
+#[test]
+fn similar_slugs_off_computes_no_clusters() {
+    let ws = Ws::new();
+    ws.write(".memlint.yml", "rules: {slug/similar: \"off\"}\n")
+        .write(&dec("cache-parsed-records"), &active())
+        .write(&dec("cache-parsed-records-v2"), &active());
+    assert_eq!(ws.found(&[]), vec![]);
+    assert!(!ws.root().join(".memlint/slugs").exists());
+}
+
 #[test]
 fn similar_slugs_are_compared_within_a_kind_only() {
     let ws = Ws::new();

@@ -12,6 +12,11 @@ static ENGLISH: LazyLock<Regex> = LazyLock::new(|| {
     .expect("valid regex")
 });
 
+/// Every match of [`ENGLISH`] contains one of these, ignoring ASCII case: a
+/// literal search (SIMD) on the lowercased text rules most texts out.
+static ENGLISH_HINT: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new("day|tomorrow|week|month|year").expect("valid regex"));
+
 /// Japanese and Chinese relative date words.
 const CJK_WORDS: &[&str] = &[
     "一昨日",
@@ -99,6 +104,13 @@ pub fn relative(r: &Record, out: &mut Sink) {
     }
     let body = r.parts.body.clone();
     let text = &r.text[body.clone()];
+    // Prose ranges end at backticks and line breaks, where a word boundary
+    // holds in the whole body as in the range, so a match in a range is a
+    // match in the body: most bodies have none and need no splitting.
+    let english = ENGLISH_HINT.is_match(&text.to_ascii_lowercase()) && ENGLISH.is_match(text);
+    if !english && (text.is_ascii() || !CJK.is_match(text)) {
+        return;
+    }
     for prose in prose_ranges(text) {
         for m in find_relative(&text[prose.clone()]) {
             let start = body.start + prose.start + m.start;

@@ -427,7 +427,12 @@ impl<'a> Record<'a> {
     /// The body's length in characters, CRLF counted as one.
     pub fn body_chars(&self) -> usize {
         let body = self.body();
-        body.chars().count() - body.matches("\r\n").count()
+        let crlf = if body.contains('\r') {
+            body.matches("\r\n").count()
+        } else {
+            0
+        };
+        body.chars().count() - crlf
     }
 
     /// The span of the opening delimiter, where "missing key" findings point.

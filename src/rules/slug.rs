@@ -118,168 +118,392 @@ pub fn strip_suffix(slug: &str) -> Option<&str> {
         .filter(|b| !b.is_empty())
 }
 
-/// Candidate pairs (i < j) whose ratio may reach `ratio`: a PassJoin-style
-/// segment filter. If two strings have ratio ≥ r, the shorter one (length
-/// `l`) is at most τ = ⌊2(1−r)·l/r⌋ insertions and deletions away from the
-/// other. Cut it into τ+2 segments: an edit touches at most one segment, so
-/// at least two segments appear unchanged in the other string, each within τ
-/// positions of where it stands. Indexing segments makes the rule close to
-/// linear instead of comparing every pair.
-fn candidates(
-    slugs: &[Vec<char>],
-    ratio: f64,
-    keep: &(dyn Fn(usize, usize) -> bool + Sync),
-) -> Vec<(usize, usize)> {
-    use rayon::prelude::*;
-    use rustc_hash::FxHashMap as HashMap;
-    const MUST_MATCH: usize = 2;
-    // The small slack keeps float rounding from losing a boundary case.
-    let tau_of = |len: usize| (2.0 * (1.0 - ratio) * len as f64 / ratio + 1e-9).floor() as usize;
-    let segments = |len: usize| -> Option<Vec<(usize, usize)>> {
-        let parts = tau_of(len) + MUST_MATCH;
-        if parts > len || parts > 64 {
-            return None;
+/// For each byte, the ±1 walk over its bits (low bit first; a set bit steps
+/// up, a clear bit down): the sum and the lowest of its 9 prefix sums.
+const WALK: [(i8, i8); 256] = {
+    let mut table = [(0i8, 0i8); 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let (mut sum, mut low) = (0i8, 0i8);
+        let mut bit = 0;
+        while bit < 8 {
+            sum += if byte >> bit & 1 == 1 { 1 } else { -1 };
+            if sum < low {
+                low = sum;
+            }
+            bit += 1;
         }
-        let base = len / parts;
-        let longer = len % parts;
-        let mut out = Vec::with_capacity(parts);
-        let mut start = 0;
-        for p in 0..parts {
-            let l = base + usize::from(p >= parts - longer);
-            out.push((start, l));
-            start += l;
-        }
-        Some(out)
+        table[byte] = (sum, low);
+        byte += 1;
+    }
+    table
+};
+
+/// The set bits of `v` below bit `i` (0 ≤ i ≤ 64).
+#[inline]
+fn ones(v: u64, i: i32) -> i32 {
+    if i >= 64 {
+        v.count_ones() as i32
+    } else {
+        (v & ((1u64 << i) - 1)).count_ones() as i32
+    }
+}
+
+/// The least value of 2·ones(v, i) − i for i in [a, b] (0 ≤ a ≤ b ≤ 64).
+#[inline]
+fn walk_min(v: u64, a: i32, b: i32) -> i32 {
+    let start = 2 * ones(v, a) - a;
+    if a >= 64 || a == b {
+        return start;
+    }
+    let span = b - a;
+    // Bits past the span step up only, so they never lower the minimum.
+    let w = if span >= 64 {
+        v >> a
+    } else {
+        (v >> a) | (!0u64 << span)
     };
-    // (length, segment number, segment text) → ids of slugs of that length.
-    let mut index: HashMap<(usize, usize, &[char]), Vec<usize>> = HashMap::default();
-    // Slugs too short to cut: compared with every partner of a fitting length.
-    let mut short: HashMap<usize, Vec<usize>> = HashMap::default();
-    let mut cuts: HashMap<usize, Option<Vec<(usize, usize)>>> = HashMap::default();
-    for (id, s) in slugs.iter().enumerate() {
-        let segs = cuts.entry(s.len()).or_insert_with(|| segments(s.len()));
-        match segs {
-            None => short.entry(s.len()).or_default().push(id),
-            Some(segs) => {
-                for (n, &(start, l)) in segs.iter().enumerate() {
-                    index
-                        .entry((s.len(), n, &s[start..start + l]))
-                        .or_default()
-                        .push(id);
-                }
-            }
-        }
+    let (mut sum, mut low) = (0i32, 0i32);
+    let mut k = 0;
+    while k < span {
+        let (s, l) = WALK[(w >> k) as u8 as usize];
+        low = low.min(sum + l as i32);
+        sum += s as i32;
+        k += 8;
     }
-    // Probes run in parallel; each thread keeps, per slug, the bit set of
-    // its segments found in the current probe, and the slugs to reset.
-    let probe = |(hits, touched): &mut (Vec<u64>, Vec<usize>), id: usize| -> Vec<(usize, usize)> {
-        let t = &slugs[id];
-        let m = t.len();
-        let mut found = Vec::new();
-        // Partner lengths l ≤ m with 2l/(l+m) ≥ r.
-        let min_len = ((ratio * m as f64) / (2.0 - ratio) - 1e-9).ceil() as usize;
-        for l in min_len.max(1)..=m {
-            // Each unordered pair once: the shorter finds the longer, equal
-            // lengths by id.
-            let counts = |o: usize| o != id && (l < m || o < id);
-            if let Some(ids) = short.get(&l) {
-                for &o in ids.iter().filter(|&&o| counts(o)) {
-                    if keep(o.min(id), o.max(id)) {
-                        found.push((o.min(id), o.max(id)));
-                    }
-                }
-            }
-            let Some(Some(segs)) = cuts.get(&l) else {
-                continue;
-            };
-            let tau = tau_of(l);
-            for (n, &(start, seg_len)) in segs.iter().enumerate() {
-                if seg_len > m {
-                    continue;
-                }
-                let lo = start.saturating_sub(tau);
-                let hi = (start + tau).min(m - seg_len);
-                for pos in lo..=hi.max(lo) {
-                    if pos + seg_len > m {
-                        break;
-                    }
-                    if let Some(ids) = index.get(&(l, n, &t[pos..pos + seg_len])) {
-                        for &o in ids {
-                            if counts(o) {
-                                if hits[o] == 0 {
-                                    touched.push(o);
-                                }
-                                hits[o] |= 1 << n;
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        for o in touched.drain(..) {
-            if hits[o].count_ones() as usize >= MUST_MATCH && keep(o.min(id), o.max(id)) {
-                found.push((o.min(id), o.max(id)));
-            }
-            hits[o] = 0;
-        }
-        found
-    };
-    let mut out: Vec<(usize, usize)> = (0..slugs.len())
-        .into_par_iter()
-        .map_init(|| (vec![0u64; slugs.len()], Vec::new()), probe)
-        .flatten()
-        .collect();
-    out.sort_unstable();
-    out.dedup();
-    out
+    start + low
 }
 
-/// Bit masks of where each slug character occurs, for Hyyrö's bit-parallel
-/// LCS length (slugs are ASCII `[a-z0-9-]` and at most 64 characters).
-struct PositionMasks {
-    masks: [u64; 37],
-    len: usize,
+/// A lower bound on the indel distance between a query of length `m` and
+/// any string p·s with |p·s| − m in [dlo, dhi], from Hyyrö's bit vector `v`
+/// of the query against the prefix p of length `p` (bits at and above m
+/// set). LCS(q[..i], p) = i − ones(v, i), so with t = p − i,
+/// D(q, p·s) = min_i D(q[..i], p) + D(q[i..], s)
+///           ≥ min_i t + 2·ones(v, i) + |t − (|s| − m + p)|.
+#[inline]
+fn indel_lower_bound(v: u64, m: i32, p: i32, dlo: i32, dhi: i32) -> i32 {
+    let mut best = i32::MAX;
+    // t ≥ dhi: 2p − dhi − 2·zeros(i), least at the largest such i.
+    let ia = (p - dhi).min(m);
+    if ia >= 0 {
+        best = best.min(2 * p - dhi - 2 * (ia - ones(v, ia)));
+    }
+    // dlo ≤ t ≤ dhi: p + 2·ones(v, i) − i.
+    let (a, b) = ((p - dhi).max(0), (p - dlo).min(m));
+    if a <= b {
+        best = best.min(p + walk_min(v, a, b));
+    }
+    // t < dlo: dlo + 2·ones(v, i), least at the smallest such i.
+    let ic = (p - dlo + 1).max(0);
+    if ic <= m {
+        best = best.min(dlo + 2 * ones(v, ic));
+    }
+    best
 }
 
-fn slot(c: char) -> Option<usize> {
-    match c {
-        'a'..='z' => Some(c as usize - 'a' as usize),
-        '0'..='9' => Some(26 + c as usize - '0' as usize),
-        '-' => Some(36),
-        _ => None,
+const NONE: u32 = u32::MAX;
+
+/// A node of a [`Trie`]: the edge into it spells
+/// `syms[label..label + label_len]` and ends at depth `depth`.
+struct Node {
+    /// The first symbols of the label, so that scanning a node's children
+    /// reads one contiguous run of memory.
+    head: [u8; 8],
+    label: u32,
+    label_len: u8,
+    depth: u8,
+    /// Shortest and longest string in the subtree.
+    min_len: u8,
+    max_len: u8,
+    /// The id of the string ending here, or `NONE`.
+    end: u32,
+    /// The largest id in the subtree.
+    max_id: u32,
+    /// The children are `children..children + child_count`.
+    children: u32,
+    child_count: u32,
+}
+
+impl Node {
+    fn empty() -> Node {
+        Node {
+            head: [0; 8],
+            label: 0,
+            label_len: 0,
+            depth: 0,
+            min_len: 0,
+            max_len: 0,
+            end: NONE,
+            max_id: 0,
+            children: 0,
+            child_count: 0,
+        }
     }
 }
 
-impl PositionMasks {
-    fn new(s: &[char]) -> Option<PositionMasks> {
-        if s.len() > 64 {
-            return None;
-        }
-        let mut masks = [0u64; 37];
-        for (i, &c) in s.iter().enumerate() {
-            masks[slot(c)?] |= 1 << i;
-        }
-        Some(PositionMasks {
-            masks,
-            len: s.len(),
-        })
-    }
+/// A path-compressed trie over symbol strings of at most 64 symbols.
+struct Trie {
+    nodes: Vec<Node>,
+    syms: Vec<u8>,
+}
 
-    /// Length of the longest common subsequence with `other`.
-    fn lcs_len(&self, other: &[char]) -> usize {
-        let mut v: u64 = !0;
-        for &c in other {
-            let Some(k) = slot(c) else { continue };
-            let u = v & self.masks[k];
-            v = v.wrapping_add(u) | (v.wrapping_sub(u));
+impl Trie {
+    /// The trie of `strings`: sorted, distinct, each with its id.
+    fn new(strings: &[(&[u8], u32)]) -> Trie {
+        let mut syms = Vec::new();
+        let mut offsets = Vec::with_capacity(strings.len());
+        for (s, _) in strings {
+            offsets.push(syms.len() as u32);
+            syms.extend_from_slice(s);
         }
-        let mask = if self.len == 64 {
-            !0
-        } else {
-            (1u64 << self.len) - 1
+        // The root spells nothing; its one child holds every string (and
+        // the prefix they all share).
+        let mut root = Node::empty();
+        root.children = 1;
+        root.child_count = u32::from(!strings.is_empty());
+        let mut trie = Trie {
+            nodes: vec![root, Node::empty()],
+            syms,
         };
-        self.len - (v & mask).count_ones() as usize
+        if !strings.is_empty() {
+            trie.fill(1, strings, &offsets, 0..strings.len(), 0);
+        }
+        trie
     }
+
+    /// Makes node `at` hold `strings[range]`, which share their first
+    /// `from` symbols (the parent's depth).
+    fn fill(
+        &mut self,
+        at: usize,
+        strings: &[(&[u8], u32)],
+        offsets: &[u32],
+        range: std::ops::Range<usize>,
+        from: usize,
+    ) {
+        let group = &strings[range.clone()];
+        let (first, last) = (group[0].0, group[group.len() - 1].0);
+        // Sorted: the first and last strings share the least prefix.
+        let depth = first.iter().zip(last).take_while(|(a, b)| a == b).count();
+        let node = &mut self.nodes[at];
+        node.label = offsets[range.start] + from as u32;
+        node.label_len = (depth - from) as u8;
+        node.depth = depth as u8;
+        for (slot, &c) in node.head.iter_mut().zip(&first[from..depth]) {
+            *slot = c;
+        }
+        node.min_len = group.iter().map(|(s, _)| s.len()).min().unwrap_or(0) as u8;
+        node.max_len = group.iter().map(|(s, _)| s.len()).max().unwrap_or(0) as u8;
+        node.max_id = group.iter().map(|(_, id)| *id).max().unwrap_or(0);
+        let mut start = range.start;
+        if first.len() == depth {
+            node.end = group[0].1;
+            start += 1;
+        }
+        // One child per run of equal symbols at `depth`, stored together.
+        let mut runs = Vec::new();
+        while start < range.end {
+            let c = strings[start].0[depth];
+            let end = start + strings[start..range.end].partition_point(|(s, _)| s[depth] == c);
+            runs.push(start..end);
+            start = end;
+        }
+        let base = self.nodes.len();
+        self.nodes[at].children = base as u32;
+        self.nodes[at].child_count = runs.len() as u32;
+        self.nodes.extend(runs.iter().map(|_| Node::empty()));
+        for (k, run) in runs.into_iter().enumerate() {
+            self.fill(base + k, strings, offsets, run, depth);
+        }
+    }
+}
+
+/// One string searched for in a [`Trie`].
+struct Query<'a> {
+    /// Only partners with a larger id are reported.
+    id: u32,
+    m: i32,
+    /// Bit masks of where each symbol occurs in the query (in the trie's
+    /// reading direction).
+    masks: &'a [u64],
+    /// Partner lengths that can reach the ratio.
+    min_len: i32,
+    max_len: i32,
+    /// `tau[l]`: the largest indel distance to a partner of length `l`.
+    tau: &'a [i32],
+    /// While the trie path is at most `half − k1` long, it must be within
+    /// `k1` insertions and deletions of a prefix of `query[..half]`.
+    half: i32,
+    k1: i32,
+}
+
+/// Pushes onto `out` the ids of the trie strings within `q.tau` insertions
+/// and deletions of the query, among those that pass the first-half
+/// condition. A depth-first walk carrying Hyyrö's bit-parallel LCS vector,
+/// cut as soon as [`indel_lower_bound`] exceeds what the subtree allows.
+fn search(trie: &Trie, q: &Query, stack: &mut Vec<(u32, u64)>, out: &mut Vec<u32>) {
+    let m = q.m;
+    let high = if m == 64 { 0 } else { !0u64 << m };
+    let first_half = q.half - q.k1;
+    stack.clear();
+    stack.push((0, !0u64));
+    while let Some((n, v0)) = stack.pop() {
+        let parent = &trie.nodes[n as usize];
+        'children: for c in parent.children..parent.children + parent.child_count {
+            let child = &trie.nodes[c as usize];
+            let lo = (child.min_len as i32).max(q.min_len);
+            let hi = (child.max_len as i32).min(q.max_len);
+            if child.max_id <= q.id || lo > hi {
+                continue;
+            }
+            let tau = q.tau[hi as usize];
+            let mut v = v0;
+            let mut p = child.depth as i32 - child.label_len as i32;
+            for k in 0..child.label_len as usize {
+                let sym = match child.head.get(k) {
+                    Some(&s) => s,
+                    None => trie.syms[child.label as usize + k],
+                };
+                let u = v & q.masks[sym as usize];
+                v = (v.wrapping_add(u) | v.wrapping_sub(u)) | high;
+                p += 1;
+                let keep = if p <= first_half {
+                    p + walk_min(v, 0, q.half) <= q.k1
+                } else {
+                    indel_lower_bound(v, m, p, lo - m, hi - m) <= tau
+                };
+                if !keep {
+                    continue 'children;
+                }
+            }
+            if child.end != NONE && child.end > q.id && (q.min_len..=q.max_len).contains(&p) {
+                let lcs = m - (v & !high).count_ones() as i32;
+                if m + p - 2 * lcs <= q.tau[p as usize] {
+                    out.push(child.end);
+                }
+            }
+            if child.child_count > 0 {
+                stack.push((c, v));
+            }
+        }
+    }
+}
+
+/// The pairs (i < j) of `chars` whose [`sequence_ratio`], in either order,
+/// reaches `ratio`.
+///
+/// difflib's matches never exceed the longest common subsequence, so a
+/// pair at ratio r has 2·LCS ≥ r·(m + l): the strings are at most
+/// τ = ⌊(1 − r)(m + l)⌋ insertions and deletions apart. Each string is
+/// looked up in a trie of all of them, and in a trie of all of them
+/// reversed, cutting branches by a bound on that distance. Split the query
+/// in halves: an alignment within τ spends at most ⌊τ/2⌋ on the first half
+/// or else at most τ − ⌊τ/2⌋ − 1 on the second, so the forward walk may
+/// demand the one of the first half and the backward walk the other of the
+/// second, which keeps both walks near the query. Exact: the survivors are
+/// checked with difflib's ratio itself.
+fn similar_pairs(chars: &[Vec<char>], ratio: f64) -> Vec<(usize, usize)> {
+    use rayon::prelude::*;
+    // Dense symbols; past 255 distinct characters the rest share one
+    // symbol, which only weakens the cut (matches are checked exactly).
+    let mut alphabet: rustc_hash::FxHashMap<char, u8> = Default::default();
+    let syms: Vec<Vec<u8>> = chars
+        .iter()
+        .map(|s| {
+            s.iter()
+                .map(|c| {
+                    let next = alphabet.len().min(255) as u8;
+                    *alphabet.entry(*c).or_insert(next)
+                })
+                .collect()
+        })
+        .collect();
+    let fits = |s: &[u8]| s.len() <= 64;
+    let forward: Vec<(&[u8], u32)> = syms
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| fits(s))
+        .map(|(i, s)| (s.as_slice(), i as u32))
+        .collect();
+    let forward = Trie::new(&forward);
+    let reversed: Vec<Vec<u8>> = syms
+        .iter()
+        .map(|s| s.iter().rev().copied().collect())
+        .collect();
+    let mut backward: Vec<(&[u8], u32)> = reversed
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| fits(s))
+        .map(|(i, s)| (s.as_slice(), i as u32))
+        .collect();
+    backward.sort_unstable();
+    let backward = Trie::new(&backward);
+    let similar = |a: &[char], b: &[char]| sequence_ratio(a, b).max(sequence_ratio(b, a)) >= ratio;
+    type Scratch = (Vec<u64>, Vec<(u32, u64)>, Vec<u32>);
+    let probe = |(masks, stack, near): &mut Scratch, i: usize| -> Vec<(usize, usize)> {
+        let q = &syms[i];
+        let m = q.len();
+        if !fits(q) {
+            // Too long for one machine word: compared with every other
+            // string (slugs are at most 64 characters, so this is rare).
+            return (0..chars.len())
+                .filter(|&j| j != i && (fits(&syms[j]) || j > i))
+                .filter(|&j| similar(&chars[i], &chars[j]))
+                .map(|j| (i.min(j), i.max(j)))
+                .collect();
+        }
+        // Partner lengths l with 2·min(m, l)/(m + l) ≥ r; the small slack
+        // keeps float rounding from losing a boundary case.
+        let min_len = ((ratio * m as f64) / (2.0 - ratio) - 1e-9).ceil().max(0.0) as i32;
+        let max_len = ((2.0 - ratio) * m as f64 / ratio + 1e-9).floor() as i32;
+        let tau: Vec<i32> = (0..=max_len.max(0) as usize)
+            .map(|l| ((1.0 - ratio) * (m + l) as f64 + 1e-9).floor() as i32)
+            .collect();
+        let tau_max = tau[max_len.max(0) as usize];
+        near.clear();
+        for (backwards, trie) in [(false, &forward), (true, &backward)] {
+            let k1 = if backwards {
+                tau_max - tau_max / 2 - 1
+            } else {
+                tau_max / 2
+            };
+            if k1 < 0 {
+                continue;
+            }
+            for (k, &c) in q.iter().enumerate() {
+                masks[c as usize] |= 1 << if backwards { m - 1 - k } else { k };
+            }
+            let query = Query {
+                id: i as u32,
+                m: m as i32,
+                masks,
+                min_len,
+                max_len,
+                tau: &tau,
+                half: if backwards { m - m / 2 } else { m / 2 } as i32,
+                k1,
+            };
+            search(trie, &query, stack, near);
+            for &c in q {
+                masks[c as usize] = 0;
+            }
+        }
+        near.sort_unstable();
+        near.dedup();
+        near.iter()
+            .map(|&j| j as usize)
+            .filter(|&j| similar(&chars[i], &chars[j]))
+            .map(|j| (i, j))
+            .collect()
+    };
+    let mut pairs: Vec<(usize, usize)> = (0..chars.len())
+        .into_par_iter()
+        .map_init(|| (vec![0u64; 256], Vec::new(), Vec::new()), probe)
+        .flatten_iter()
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    pairs
 }
 
 /// Clusters of near-duplicate slugs (each sorted, clusters sorted).
@@ -302,19 +526,7 @@ pub fn similar_clusters(slugs: &[&str], ratio: f64) -> Vec<Vec<String>> {
             p[ra.max(rb)] = ra.min(rb);
         }
     };
-    let masks: Vec<Option<PositionMasks>> = chars.iter().map(|c| PositionMasks::new(c)).collect();
-    let similar = |i: usize, j: usize| {
-        // difflib's matches never exceed the longest common subsequence, so
-        // a bit-parallel LCS bound discards most candidates cheaply.
-        if let (Some(mi), Some(_)) = (&masks[i], &masks[j]) {
-            let lcs = mi.lcs_len(&chars[j]);
-            if (2 * lcs) as f64 / ((chars[i].len() + chars[j].len()) as f64) < ratio {
-                return false;
-            }
-        }
-        sequence_ratio(&chars[i], &chars[j]).max(sequence_ratio(&chars[j], &chars[i])) >= ratio
-    };
-    for (i, j) in candidates(&chars, ratio, &similar) {
+    for (i, j) in similar_pairs(&chars, ratio) {
         union(&mut parent, i, j);
     }
     // Equal but for a version-like suffix.
@@ -347,6 +559,10 @@ pub fn similar_clusters(slugs: &[&str], ratio: f64) -> Vec<Vec<String>> {
 /// `slug/similar`: near-duplicate slugs of one kind, reported once per
 /// cluster on each member after the first in sorted order.
 pub fn similar(view: &super::workspace::View, out: &mut super::workspace::WsSink) {
+    // The clusters are the costliest cross-record work: skipped when off.
+    if !super::workspace::enabled(view.config, "slug/similar") {
+        return;
+    }
     for kind in crate::record::Kind::ALL
         .into_iter()
         .filter(|k| k.has_slug())
@@ -400,16 +616,6 @@ mod tests {
     }
 
     #[test]
-    fn bit_parallel_lcs() {
-        let m = PositionMasks::new(&"pin-rayon-index".chars().collect::<Vec<_>>()).unwrap();
-        assert_eq!(
-            m.lcs_len(&"pin-rayon-cache".chars().collect::<Vec<_>>()),
-            11
-        );
-        assert_eq!(m.lcs_len(&"qqq".chars().collect::<Vec<_>>()), 0);
-    }
-
-    #[test]
     fn suffixes() {
         assert_eq!(strip_suffix("use-gix-v2"), Some("use-gix"));
         assert_eq!(strip_suffix("use-gix-2"), Some("use-gix"));
@@ -418,52 +624,189 @@ mod tests {
     }
 
     #[test]
-    fn blocking_finds_what_naive_finds() {
-        // Deterministic pseudo-random slugs with many near pairs.
-        let words = [
-            "pin", "rayon", "index", "cache", "walk", "lock", "use", "gix", "parse", "yaml",
-            "mmap", "reads",
-        ];
-        let mut seed = 7u64;
-        let mut next = || {
+    fn indel_bound_never_exceeds_the_distance() {
+        let mut next = numbers(11);
+        for _ in 0..2000 {
+            let q: Vec<u8> = (0..1 + next() % 64).map(|_| (next() % 3) as u8).collect();
+            let s: Vec<u8> = (0..next() % 70).map(|_| (next() % 3) as u8).collect();
+            // lcs[p][i]: LCS of s[..p] and q[..i].
+            let mut lcs = vec![vec![0i32; q.len() + 1]; s.len() + 1];
+            for p in 1..=s.len() {
+                for i in 1..=q.len() {
+                    lcs[p][i] = if s[p - 1] == q[i - 1] {
+                        lcs[p - 1][i - 1] + 1
+                    } else {
+                        lcs[p - 1][i].max(lcs[p][i - 1])
+                    };
+                }
+            }
+            let m = q.len() as i32;
+            let mut masks = [0u64; 3];
+            for (k, &c) in q.iter().enumerate() {
+                masks[c as usize] |= 1 << k;
+            }
+            let high = if m == 64 { 0 } else { !0u64 << m };
+            let distance = m + s.len() as i32 - 2 * lcs[s.len()][q.len()];
+            let delta = s.len() as i32 - m;
+            let mut v = !0u64;
+            for (p, &c) in s.iter().enumerate() {
+                let u = v & masks[c as usize];
+                v = (v.wrapping_add(u) | v.wrapping_sub(u)) | high;
+                let p = p + 1;
+                let (lo, hi) = (delta - (next() % 3) as i32, delta + (next() % 3) as i32);
+                assert!(indel_lower_bound(v, m, p as i32, lo, hi) <= distance);
+                assert_eq!(m - (v & !high).count_ones() as i32, lcs[p][q.len()]);
+                // The distance of s[..p] to the closest prefix of q[..half].
+                let half = next() % (q.len() + 1);
+                let best = (0..=half).map(|i| (i + p) as i32 - 2 * lcs[p][i]).min();
+                assert_eq!(Some(p as i32 + walk_min(v, 0, half as i32)), best);
+            }
+        }
+    }
+
+    /// Every pair of `slugs` at `ratio` or above, by comparing all pairs.
+    fn naive_pairs(slugs: &[String], ratios: &[f64]) -> Vec<Vec<(usize, usize)>> {
+        let chars: Vec<Vec<char>> = slugs.iter().map(|s| s.chars().collect()).collect();
+        let mut out = vec![Vec::new(); ratios.len()];
+        for i in 0..chars.len() {
+            for j in i + 1..chars.len() {
+                let r =
+                    sequence_ratio(&chars[i], &chars[j]).max(sequence_ratio(&chars[j], &chars[i]));
+                for (k, ratio) in ratios.iter().enumerate() {
+                    if r >= *ratio {
+                        out[k].push((i, j));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    fn same_pairs_as_naive(mut slugs: Vec<String>, min_pairs_at_09: usize) {
+        slugs.sort();
+        slugs.dedup();
+        let ratios = [0.95, 0.9, 0.85, 0.8, 0.7, 0.5, 1.0];
+        let naive = naive_pairs(&slugs, &ratios);
+        let chars: Vec<Vec<char>> = slugs.iter().map(|s| s.chars().collect()).collect();
+        let at_09 = naive[1].len();
+        for (ratio, expected) in ratios.iter().zip(naive) {
+            let found = similar_pairs(&chars, *ratio);
+            for (i, j) in &expected {
+                assert!(
+                    found.contains(&(*i, *j)),
+                    "missed {} ~ {} at {ratio}",
+                    slugs[*i],
+                    slugs[*j]
+                );
+            }
+            assert_eq!(found, expected, "extra pairs at {ratio}");
+        }
+        assert!(at_09 >= min_pairs_at_09, "too few near pairs ({at_09})");
+    }
+
+    /// A deterministic pseudo-random number source.
+    fn numbers(mut seed: u64) -> impl FnMut() -> usize {
+        move || {
             seed = seed
                 .wrapping_mul(6364136223846793005)
                 .wrapping_add(1442695040888963407);
             (seed >> 33) as usize
-        };
-        let mut slugs = Vec::new();
-        for _ in 0..700 {
-            let n = 2 + next() % 3;
-            let mut s: Vec<&str> = (0..n).map(|_| words[next() % words.len()]).collect();
-            if next() % 4 == 0 {
-                s.push(["s", "x", "v2", "2"][next() % 4]);
-            }
-            slugs.push(s.join("-"));
         }
-        slugs.sort();
-        slugs.dedup();
-        let chars: Vec<Vec<char>> = slugs.iter().map(|s| s.chars().collect()).collect();
-        for ratio in [0.9, 0.8] {
-            let cands: std::collections::HashSet<_> = candidates(&chars, ratio, &|_, _| true)
-                .into_iter()
-                .collect();
-            let mut naive = 0;
-            for i in 0..chars.len() {
-                for j in i + 1..chars.len() {
-                    let r = sequence_ratio(&chars[i], &chars[j])
-                        .max(sequence_ratio(&chars[j], &chars[i]));
-                    if r >= ratio {
-                        naive += 1;
-                        assert!(
-                            cands.contains(&(i, j)),
-                            "missed {} ~ {}",
-                            slugs[i],
-                            slugs[j]
-                        );
+    }
+
+    /// Some strings of `base`, each either new or an earlier one with a
+    /// few characters inserted, deleted or replaced.
+    fn mutated(
+        base: &mut dyn FnMut(&mut dyn FnMut() -> usize) -> String,
+        n: usize,
+        seed: u64,
+    ) -> Vec<String> {
+        let mut next = numbers(seed);
+        let alphabet: Vec<char> = "abcdefghijklmnopqrstuvwxyz0123456789-".chars().collect();
+        let mut out: Vec<String> = Vec::new();
+        while out.len() < n {
+            let mut s: Vec<char> = if !out.is_empty() && next() % 2 == 0 {
+                out[next() % out.len()].chars().collect()
+            } else {
+                base(&mut next).chars().collect()
+            };
+            for _ in 0..next() % 4 {
+                let at = next() % (s.len() + 1);
+                let c = alphabet[next() % alphabet.len()];
+                match next() % 3 {
+                    0 if at < s.len() => {
+                        s.remove(at);
                     }
+                    1 => s.insert(at, c),
+                    _ if at < s.len() => s[at] = c,
+                    _ => {}
                 }
             }
-            assert!(naive > 10, "the sample should hold near pairs ({naive})");
+            out.push(s.into_iter().collect());
         }
+        out
+    }
+
+    #[test]
+    fn similar_pairs_are_the_naive_pairs_on_word_slugs() {
+        // Words of a small vocabulary, some non-ASCII, some strings over 64
+        // characters, so every path of the search is taken.
+        let words = [
+            "pin", "rayon", "index", "cache", "walk", "lock", "use", "gix", "parse", "yaml",
+            "mmap", "reads", "a", "file", "cli", "é", "日本",
+        ];
+        for seed in 0..2 {
+            let mut base = |next: &mut dyn FnMut() -> usize| {
+                let n = 1 + next() % 7;
+                let mut s: Vec<&str> = (0..n).map(|_| words[next() % words.len()]).collect();
+                if next() % 4 == 0 {
+                    s.push(["s", "x", "v2", "2", "new"][next() % 5]);
+                }
+                let s = s.join("-");
+                if next() % 40 == 0 {
+                    s.repeat(1 + 70 / s.len())
+                } else {
+                    s
+                }
+            };
+            same_pairs_as_naive(mutated(&mut base, 200, seed), 15);
+        }
+    }
+
+    #[test]
+    fn similar_pairs_are_the_naive_pairs_on_generated_slugs() {
+        // Like the benchmark generator's: verb, object and component drawn
+        // from small vocabularies, so slugs share long prefixes and
+        // suffixes; all share one first letter too.
+        let verbs = ["adopt", "add", "avoid", "allow", "audit", "apply"];
+        let objects = [
+            "a-lock-file",
+            "a-config-file",
+            "activity-logs",
+            "alias-bombs",
+            "atomic-renames",
+            "a-watch-mode",
+            "absolute-paths",
+        ];
+        let components = [
+            "cli",
+            "cache",
+            "parser",
+            "sync-job",
+            "search",
+            "telemetry",
+            "rule-engine",
+            "ci-pipeline",
+            "lock-manager",
+        ];
+        let mut base = |next: &mut dyn FnMut() -> usize| {
+            format!(
+                "{}-{}-{}",
+                verbs[next() % verbs.len()],
+                objects[next() % objects.len()],
+                components[next() % components.len()]
+            )
+        };
+        same_pairs_as_naive(mutated(&mut base, 300, 5), 20);
     }
 }

@@ -175,6 +175,15 @@ impl<'c> WsSink<'c> {
     }
 }
 
+/// Whether `rule` reports anything under `config` (its level is not `off`),
+/// so that a rule that is off costs nothing.
+pub fn enabled(config: &Config, rule: &str) -> bool {
+    config
+        .rules
+        .get(rule)
+        .is_none_or(|level| level.severity().is_some())
+}
+
 /// Runs every cross-record rule.
 pub fn check(view: &View, out: &mut WsSink) {
     for rule in super::REGISTRY {
