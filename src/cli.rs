@@ -647,8 +647,7 @@ fn rule(name: Option<&str>) -> Result<ExitCode, WorkspaceError> {
         Some(n) => {
             let Some(r) = crate::rules::lookup(n) else {
                 let names = crate::rules::names();
-                let hint = similar::get_close_matches(n, &names, 1, 0.5)
-                    .first()
+                let hint = crate::text::closest(n, &names, 0.5)
                     .map(|m| format!(" (did you mean `{m}`?)"))
                     .unwrap_or_default();
                 return Err(WorkspaceError::Usage(format!("no rule named `{n}`{hint}")));

@@ -57,7 +57,7 @@ const SNIPPET_CHARS: usize = 160;
 // Tokens
 
 /// Whether `c` belongs to a Han, Hiragana, Katakana or Hangul run.
-pub fn is_cjk(c: char) -> bool {
+pub fn in_cjk_run(c: char) -> bool {
     matches!(c as u32,
         0x1100..=0x11FF          // Hangul Jamo
         | 0x3130..=0x318F        // Hangul Compatibility Jamo
@@ -82,10 +82,10 @@ pub fn tokenize(text: &str, mut emit: impl FnMut(Cow<'_, str>, Range<usize>)) {
     let mut start = 0;
     while start < text.len() {
         let rest = &text[start..];
-        let cjk = rest.chars().next().is_some_and(is_cjk);
+        let cjk = rest.chars().next().is_some_and(in_cjk_run);
         let len = rest
             .char_indices()
-            .find(|(_, c)| is_cjk(*c) != cjk)
+            .find(|(_, c)| in_cjk_run(*c) != cjk)
             .map_or(rest.len(), |(i, _)| i);
         let run = &rest[..len];
         if cjk {
@@ -595,7 +595,7 @@ impl Loaded {
     /// holds the character (with its own bigram counts summed).
     fn matches(&self, term: &str) -> Option<Option<Postings>> {
         let mut chars = term.chars();
-        let single_cjk = matches!((chars.next(), chars.next()), (Some(c), None) if is_cjk(c));
+        let single_cjk = matches!((chars.next(), chars.next()), (Some(c), None) if in_cjk_run(c));
         if !single_cjk {
             return match self.term(term) {
                 Some(i) => self.postings(i).map(Some),

@@ -106,3 +106,139 @@ mod tests {
         assert_eq!(parts, vec!["a ", " c\n", "d\n"]);
     }
 }
+
+/// The candidate closest to `word`, scoring `2·LCS / (|word| + |candidate|)`
+/// in characters, among those scoring `cutoff` or more; of equals the
+/// lexicographically smallest. This is what
+/// `similar::get_close_matches(word, candidates, 1, cutoff)` answers (its
+/// Myers diff matches exactly a longest common subsequence), without a diff
+/// per candidate: the LCS comes from a bit-parallel count (Allison–Dix), so a
+/// hint over tens of thousands of slugs stays cheap.
+pub fn closest<'a>(word: &str, candidates: &[&'a str], cutoff: f32) -> Option<&'a str> {
+    let w: Vec<char> = word.chars().collect();
+    let m = w.len();
+    if m > 64 {
+        return similar::get_close_matches(word, candidates, 1, cutoff)
+            .first()
+            .copied();
+    }
+    let mut masks: Vec<(char, u64)> = Vec::with_capacity(m);
+    for (i, c) in w.iter().enumerate() {
+        match masks.iter_mut().find(|(x, _)| x == c) {
+            Some((_, bits)) => *bits |= 1 << i,
+            None => masks.push((*c, 1 << i)),
+        }
+    }
+    let low = if m == 64 { u64::MAX } else { (1u64 << m) - 1 };
+    let mut best: Option<(u32, &str)> = None;
+    for &cand in candidates {
+        let n = cand.chars().count();
+        let len = m + n;
+        let score = |matches: usize| -> f32 {
+            if len == 0 {
+                1.0
+            } else {
+                2.0 * matches as f32 / len as f32
+            }
+        };
+        if score(m.min(n)) < cutoff {
+            continue;
+        }
+        let mut v = u64::MAX;
+        for c in cand.chars() {
+            let pm = masks.iter().find(|(x, _)| *x == c).map_or(0, |(_, b)| *b);
+            let u = v & pm;
+            v = v.wrapping_add(u) | (v - u);
+        }
+        let lcs = m - (v & low).count_ones() as usize;
+        let ratio = score(lcs);
+        if ratio < cutoff {
+            continue;
+        }
+        let key = (ratio * u32::MAX as f32) as u32;
+        let better = match best {
+            None => true,
+            Some((k, s)) => key > k || (key == k && cand < s),
+        };
+        if better {
+            best = Some((key, cand));
+        }
+    }
+    best.map(|(_, s)| s)
+}
+
+#[cfg(test)]
+mod closest_tests {
+    use super::*;
+
+    #[test]
+    fn closest_answers_what_get_close_matches_answers() {
+        let words = [
+            "use-gix",
+            "use-gix-v2",
+            "use-git2",
+            "adopt-cache-layer",
+            "adopt-cache",
+            "cache-layer",
+            "retry-bank-sync",
+            "retry-sync",
+            "日本語の検索",
+            "日本語検索",
+            "",
+            "x",
+            "gix-use",
+            "store-amounts-as-integer-minor-units",
+            "store-amount-as-integers",
+        ];
+        let queries = [
+            "use-gitx",
+            "use-gix",
+            "adopt-cache-layers",
+            "cache",
+            "retry-bank",
+            "日本の検索",
+            "",
+            "y",
+            "store-amounts-as-integer",
+            "gix",
+            "zzzz-qqqq",
+            "use-gix-v3",
+        ];
+        for q in queries {
+            for cutoff in [0.0f32, 0.3, 0.6, 0.8, 1.0] {
+                let expected = similar::get_close_matches(q, &words, 1, cutoff)
+                    .first()
+                    .copied();
+                assert_eq!(closest(q, &words, cutoff), expected, "{q:?} at {cutoff}");
+            }
+        }
+    }
+
+    #[test]
+    fn closest_agrees_on_random_slugs() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move |n: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % n
+        };
+        let mut word = |next: &mut dyn FnMut(u64) -> u64| -> String {
+            let len = 1 + next(14);
+            (0..len)
+                .map(|_| ['a', 'b', 'c', '-', 'd', 'é'][next(6) as usize])
+                .collect()
+        };
+        let words: Vec<String> = (0..300).map(|_| word(&mut next)).collect();
+        let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+        for _ in 0..200 {
+            let q = word(&mut next);
+            for cutoff in [0.5f32, 0.6, 0.75] {
+                let expected = similar::get_close_matches(q.as_str(), &refs, 1, cutoff)
+                    .first()
+                    .copied();
+                assert_eq!(closest(&q, &refs, cutoff), expected, "{q:?} at {cutoff}");
+            }
+        }
+    }
+}

@@ -517,8 +517,7 @@ pub fn field_problem(
         FieldType::Enum(words) => match string {
             Some(s) if words.contains(&s) => None,
             Some(s) => {
-                let hint = similar::get_close_matches(s, words, 1, 0.6)
-                    .first()
+                let hint = crate::text::closest(s, words, 0.6)
                     .map(|w| format!(" (did you mean `{w}`?)"))
                     .unwrap_or_default();
                 type_err(format!(

@@ -171,8 +171,7 @@ pub fn dangling(view: &super::workspace::View, out: &mut super::workspace::WsSin
                     let kind = Kind::from_name(prefix).unwrap_or(Kind::Decision);
                     if crate::record::is_slug(value) && !view.exists(kind, value) {
                         let slugs = view.slugs(kind);
-                        let hint = similar::get_close_matches(value, &slugs, 1, 0.6)
-                            .first()
+                        let hint = crate::text::closest(value, &slugs, 0.6)
                             .map(|m| format!(" (did you mean `{prefix}:{m}`?)"))
                             .unwrap_or_default();
                         Some(format!("`{}` names no {kind}{hint}", s.value))

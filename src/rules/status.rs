@@ -146,8 +146,7 @@ pub fn graph(view: &View, out: &mut WsSink) {
                 continue;
             }
             let slugs = view.slugs(kind);
-            let hint = similar::get_close_matches(target.value.as_str(), &slugs, 1, 0.6)
-                .first()
+            let hint = crate::text::closest(target.value.as_str(), &slugs, 0.6)
                 .map(|s| format!(" (did you mean `{s}`?)"))
                 .unwrap_or_default();
             let other = Kind::ALL
