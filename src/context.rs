@@ -649,7 +649,7 @@ pub fn gather_stale(ws: &Workspace) -> Material {
     let context_md = read_context_md(&ws.root, ws.config.max_file_bytes);
     match crate::index::read(&ws.root) {
         Some(table) => {
-            let reports: Vec<FileReport> = table.entries.into_iter().map(|e| e.report).collect();
+            let reports: Vec<FileReport> = table.entries.into_iter().map(|e| *e.report).collect();
             material(&reports, context_md)
         }
         None => Material {

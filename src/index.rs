@@ -196,8 +196,9 @@ pub struct Entry {
     pub stat: Option<Stat>,
     /// xxh3-64 of the file's bytes, when they were read.
     pub hash: Option<u64>,
-    /// The per-file lint result (its `source` is never stored).
-    pub report: FileReport,
+    /// The per-file lint result (its `source` is never stored), boxed so
+    /// that the table's many passes move a pointer, not the whole report.
+    pub report: Box<FileReport>,
 }
 
 /// The table as loaded from or written to disk.
@@ -515,7 +516,7 @@ pub fn refresh(ws: &Workspace, files: &[String], opts: &Options) -> Refreshed {
         }
         .map(|()| true)
     };
-    let reports = table.entries.drain(..).map(|e| e.report).collect();
+    let reports = table.entries.drain(..).map(|e| *e.report).collect();
     Refreshed {
         reports,
         reparsed,
@@ -663,7 +664,7 @@ fn execute(ws: &Workspace, rel: &str, plan: Plan) -> (Entry, Done) {
                 Entry {
                     stat,
                     hash: None,
-                    report,
+                    report: Box::new(report),
                 },
                 Done::Computed,
             )
@@ -687,7 +688,7 @@ fn lint_bytes(ws: &Workspace, rel: &str, stat: Option<Stat>, bytes: &[u8]) -> En
     Entry {
         stat,
         hash: Some(xxh3_64(bytes)),
-        report,
+        report: Box::new(report),
     }
 }
 
@@ -697,7 +698,7 @@ fn unreadable(ws: &Workspace, rel: &str) -> Entry {
     Entry {
         stat: None,
         hash: None,
-        report: ws.lint_one(rel),
+        report: Box::new(ws.lint_one(rel)),
     }
 }
 
@@ -1353,7 +1354,7 @@ impl<'a> Reader<'a> {
         Some(Entry {
             stat,
             hash,
-            report: FileReport {
+            report: Box::new(FileReport {
                 path,
                 diagnostics,
                 source: None,
@@ -1369,7 +1370,7 @@ impl<'a> Reader<'a> {
                     tags,
                     parsed,
                 },
-            },
+            }),
         })
     }
 }
@@ -1499,10 +1500,10 @@ mod tests {
                 Entry {
                     stat: None,
                     hash: None,
-                    report: FileReport {
+                    report: Box::new(FileReport {
                         path: "CONTEXT.md".into(),
                         ..FileReport::default()
-                    },
+                    }),
                 },
                 Entry {
                     stat: Some(Stat {
@@ -1512,7 +1513,7 @@ mod tests {
                         ino: 77,
                     }),
                     hash: Some(u64::MAX),
-                    report,
+                    report: Box::new(report),
                 },
             ],
         }

@@ -1,6 +1,11 @@
 use clap::Parser;
 use std::process::ExitCode;
 
+// The index and the linter allocate many small strings from several
+// threads; mimalloc does that markedly faster than the system allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     // A panic is a bug: report it briefly and exit 2, never with a trace.
     std::panic::set_hook(Box::new(|info| {

@@ -223,7 +223,7 @@ mod closest_tests {
             seed ^= seed << 17;
             seed % n
         };
-        let mut word = |next: &mut dyn FnMut(u64) -> u64| -> String {
+        let word = |next: &mut dyn FnMut(u64) -> u64| -> String {
             let len = 1 + next(14);
             (0..len)
                 .map(|_| ['a', 'b', 'c', '-', 'd', 'é'][next(6) as usize])

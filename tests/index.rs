@@ -395,7 +395,7 @@ fn deltas_agree_with_linting_from_scratch() {
         // What was stored reads back the same.
         let stored = index::read(&root).expect("stored");
         let stored: Vec<memlint::lint::FileReport> =
-            stored.entries.into_iter().map(|e| e.report).collect();
+            stored.entries.into_iter().map(|e| *e.report).collect();
         assert_eq!(
             essence(&stored),
             essence(&got.reports),
