@@ -7,6 +7,18 @@ use std::path::Path;
 /// Writes `bytes` to `path` atomically, keeping the permissions of an
 /// existing file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    replace(path, bytes, true)
+}
+
+/// [`write_atomic`] for the caches under `.memlint/`: still a temporary file
+/// and a rename, so readers never see half a file, but without waiting for
+/// the disk. After a power loss a cache may come back empty or damaged;
+/// every cache carries a checksum and is then rebuilt.
+pub fn write_cache(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    replace(path, bytes, false)
+}
+
+fn replace(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -21,10 +33,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         if let Ok(meta) = std::fs::metadata(path) {
             tmp.1.set_permissions(meta.permissions())?;
         }
-        tmp.1.sync_all()?;
+        if durable {
+            tmp.1.sync_all()?;
+        }
         std::fs::rename(&tmp.0, path)?;
-        if let Ok(d) = std::fs::File::open(dir) {
-            let _ = d.sync_all();
+        if durable {
+            if let Ok(d) = std::fs::File::open(dir) {
+                let _ = d.sync_all();
+            }
         }
         Ok(())
     })();

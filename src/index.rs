@@ -381,7 +381,7 @@ pub(crate) fn make_dir(root: &Path) -> std::io::Result<PathBuf> {
 /// delta), creating `.memlint/` as needed.
 pub fn save(root: &Path, table: &Table) -> std::io::Result<()> {
     let dir = make_dir(root)?;
-    crate::fsutil::write_atomic(&dir.join(FILE), &encode(table))?;
+    crate::fsutil::write_cache(&dir.join(FILE), &encode(table))?;
     match std::fs::remove_file(dir.join(DELTA)) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
         _ => Ok(()),
@@ -810,7 +810,7 @@ pub fn files(ws: &Workspace) -> Vec<String> {
             let bytes = encode_listing(key, &paths, &seen, &files);
             // A cache: when it cannot be written, the next run walks again.
             let _ = make_dir(&ws.root)
-                .and_then(|dir| crate::fsutil::write_atomic(&dir.join(LISTING), &bytes));
+                .and_then(|dir| crate::fsutil::write_cache(&dir.join(LISTING), &bytes));
         }
     }
     files
@@ -909,7 +909,7 @@ pub fn slug_clusters(root: &Path, view: &View) -> Vec<(Kind, Vec<Vec<String>>)> 
     if changed {
         // A cache: when it cannot be written, the next run computes again.
         let _ = make_dir(root)
-            .and_then(|dir| crate::fsutil::write_atomic(&dir.join(SLUGS), &encode_slugs(&out)));
+            .and_then(|dir| crate::fsutil::write_cache(&dir.join(SLUGS), &encode_slugs(&out)));
     }
     out.into_iter().map(|(k, _, c)| (k, c)).collect()
 }
@@ -1111,7 +1111,7 @@ fn save_delta(
     entries: &[&Entry],
 ) -> std::io::Result<()> {
     let dir = make_dir(root)?;
-    crate::fsutil::write_atomic(
+    crate::fsutil::write_cache(
         &dir.join(DELTA),
         &encode_delta(base, table, removed, entries),
     )

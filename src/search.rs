@@ -752,7 +752,7 @@ pub fn refresh(
 fn save(ws: &Workspace, bytes: &[u8]) {
     // A cache: when it cannot be written, the next run builds it again.
     let _ = index::make_dir(&ws.root)
-        .and_then(|dir| crate::fsutil::write_atomic(&dir.join(FILE), bytes));
+        .and_then(|dir| crate::fsutil::write_cache(&dir.join(FILE), bytes));
 }
 
 /// What to do with one record when rebuilding.
