@@ -747,7 +747,7 @@ fn index(s: &Settings) -> Result<ExitCode, WorkspaceError> {
     if !s.quiet {
         write_out(&format!(
             "Indexed {} records in {} files ({} re-parsed, {} tokenized for search) in {secs:.2} s.\n",
-            done.records(),
+            search.records,
             files.len(),
             done.reparsed,
             search.tokenized

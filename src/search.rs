@@ -727,13 +727,17 @@ fn file(ws: &Workspace) -> std::path::PathBuf {
 }
 
 /// Brings the record table and the search index up to date for `files`
-/// (every file of the workspace, sorted), reading only what changed.
+/// (every file of the workspace, sorted), reading only what changed. The
+/// table's reports are dropped before the search index is built (only its
+/// counts and save result are returned), so the two are never in memory
+/// together.
 pub fn refresh(
     ws: &Workspace,
     files: &[String],
     opts: &index::Options,
 ) -> (index::Refreshed, Refreshed) {
-    let table = index::refresh(ws, files, opts);
+    let mut table = index::refresh(ws, files, opts);
+    table.reports = Vec::new();
     let old = if opts.force { None } else { load(&file(ws)) };
     if let Some(old) = &old {
         if fresh(ws, old, &stats(ws, old), &record_files(ws, files)) {
