@@ -810,10 +810,12 @@ fn rebuild(ws: &Workspace, files: &[String], old: Option<&Loaded>) -> (Vec<u8>, 
                         return Some((s, String::new(), d.hash));
                     }
                 }
+                // Too large or unreadable (permissions): indexed without
+                // terms, so that it does not look changed on every search.
                 let bytes = if s.size > max {
                     Vec::new()
                 } else {
-                    std::fs::read(ws.root.join(p)).ok()?
+                    std::fs::read(ws.root.join(p)).unwrap_or_default()
                 };
                 let hash = xxh3_64(&bytes);
                 Some((s, String::from_utf8_lossy(&bytes).into_owned(), hash))
