@@ -73,7 +73,7 @@ pub enum Command {
     Fmt(FmtArgs),
     /// The git history of a record (following renames) or of the workspace, with Memlint-GC trailers
     Log(LogArgs),
-    /// Rebuild .memlint/index now (other commands refresh it on demand)
+    /// Rebuild .memlint/index and the search index now (other commands refresh them on demand)
     Index,
     /// Tidy-up material for the consolidation worker: diagnostics per record, replaced chains, records over max_sources, similar slugs, staging backlog
     Report(ReportArgs),
