@@ -982,14 +982,20 @@ pub fn source_text(ws: &Workspace, rel: &str) -> Option<String> {
 }
 
 fn progress_bar(show: bool, len: usize) -> indicatif::ProgressBar {
+    progress(show, len, "indexing")
+}
+
+/// A progress bar on standard error for `len` files, hidden unless `show`
+/// is set and standard error is a terminal.
+pub fn progress(show: bool, len: usize, doing: &str) -> indicatif::ProgressBar {
     use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
     if !show || !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }
     let bar = ProgressBar::with_draw_target(Some(len as u64), ProgressDrawTarget::stderr());
+    let template = format!("memlint: {doing} {{bar:30}} {{pos}}/{{len}} files, {{eta}} left");
     let style =
-        ProgressStyle::with_template("memlint: indexing {bar:30} {pos}/{len} files, {eta} left")
-            .unwrap_or_else(|_| ProgressStyle::default_bar());
+        ProgressStyle::with_template(&template).unwrap_or_else(|_| ProgressStyle::default_bar());
     bar.set_style(style);
     bar
 }

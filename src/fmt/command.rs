@@ -75,10 +75,20 @@ pub fn run(ws: &Workspace, opts: &Options) -> Result<ExitCode, WorkspaceError> {
         })
         .collect();
     let write = !(opts.check || opts.diff);
+    let bar = crate::index::progress(
+        !opts.quiet && records.len() >= 2000,
+        records.len(),
+        if write { "formatting" } else { "checking" },
+    );
     let results: Vec<(String, Done)> = records
         .par_iter()
-        .map(|(rel, kind)| (rel.clone(), format_file(ws, rel, *kind, write, opts.diff)))
+        .map(|(rel, kind)| {
+            let done = format_file(ws, rel, *kind, write, opts.diff);
+            bar.inc(1);
+            (rel.clone(), done)
+        })
         .collect();
+    bar.finish_and_clear();
 
     let mut out = String::new();
     let mut err = String::new();
