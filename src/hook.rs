@@ -109,6 +109,16 @@ fn print(text: &str) {
     let _ = out.flush();
 }
 
+/// The workspace the hook's input points at (`--root`, else the runtime's
+/// `cwd`), when it is one memlint can load.
+fn workspace_of(place: &Place, input: &serde_json::Value) -> Option<Workspace> {
+    let root = root_of(place, input)?;
+    if !is_workspace(&root) {
+        return None;
+    }
+    load(&root, place.config.as_deref())
+}
+
 /// `memlint hook session-start`: refreshes the index and prints the context
 /// (`--brief` after a compaction). Exit 0 always.
 ///
@@ -123,13 +133,7 @@ pub fn session_start(place: &Place) -> ExitCode {
     if crate::context::inject_disabled(&env) {
         return ExitCode::SUCCESS;
     }
-    let Some(root) = root_of(place, &input) else {
-        return ExitCode::SUCCESS;
-    };
-    if !is_workspace(&root) {
-        return ExitCode::SUCCESS;
-    }
-    let Some(ws) = load(&root, place.config.as_deref()) else {
+    let Some(ws) = workspace_of(place, &input) else {
         return ExitCode::SUCCESS;
     };
     let brief = input.get("source").and_then(|s| s.as_str()) == Some("compact");
@@ -173,13 +177,7 @@ pub fn session_start(place: &Place) -> ExitCode {
 pub fn stop(place: &Place) -> ExitCode {
     never_fail_on_panic();
     let input = read_input();
-    let Some(root) = root_of(place, &input) else {
-        return ExitCode::SUCCESS;
-    };
-    if !is_workspace(&root) {
-        return ExitCode::SUCCESS;
-    }
-    let Some(ws) = load(&root, place.config.as_deref()) else {
+    let Some(ws) = workspace_of(place, &input) else {
         return ExitCode::SUCCESS;
     };
     let (keep, warnings) = crate::context::keep_n(None, &env);
@@ -231,13 +229,7 @@ pub fn post_write(place: &Place) -> ExitCode {
     else {
         return ExitCode::SUCCESS;
     };
-    let Some(root) = root_of(place, &input) else {
-        return ExitCode::SUCCESS;
-    };
-    if !is_workspace(&root) {
-        return ExitCode::SUCCESS;
-    }
-    let Some(ws) = load(&root, place.config.as_deref()) else {
+    let Some(ws) = workspace_of(place, &input) else {
         return ExitCode::SUCCESS;
     };
     // A relative path is relative to the session's directory.

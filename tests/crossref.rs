@@ -4,6 +4,10 @@
 //! root, and `check PATH` resolving against the whole workspace. Every case
 //! asserts the exact rule, path and span with `--format json`.
 
+mod common;
+
+use common::git;
+
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -398,28 +402,6 @@ fn file_source_escaping_the_root_is_diagnosed_and_never_read() {
     for m in messages(&json, "sources/dangling") {
         assert!(m.contains("outside the workspace root"), "{m}");
     }
-}
-
-fn git(root: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(root)
-        .env("GIT_AUTHOR_NAME", "Test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.com")
-        .env("GIT_COMMITTER_NAME", "Test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.com")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_INDEX_FILE")
-        .output()
-        .expect("run git");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 #[test]

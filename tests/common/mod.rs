@@ -91,30 +91,37 @@ pub fn write(root: &Path, rel: &str, text: &str) {
     fs::write(path, text).expect("write");
 }
 
+/// Runs `git ARGS` in `root` with a fixed identity and no user or system
+/// configuration (tests use `git` only to set repositories up); fails the
+/// test when it fails, and returns its trimmed standard output.
+pub fn git(root: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.com")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .output()
+        .expect("run git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
 /// Makes `root` a git repository (if it is not one) and commits everything
-/// in it; `git` is used only to set tests up.
+/// in it.
 pub fn commit_all(root: &Path) {
-    let git = |args: &[&str]| {
-        let out = Command::new("git")
-            .args(args)
-            .current_dir(root)
-            .env("GIT_AUTHOR_NAME", "Test")
-            .env("GIT_AUTHOR_EMAIL", "test@example.com")
-            .env("GIT_COMMITTER_NAME", "Test")
-            .env("GIT_COMMITTER_EMAIL", "test@example.com")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .output()
-            .expect("run git");
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
     if !root.join(".git").exists() {
-        git(&["init", "-q", "-b", "main"]);
+        git(root, &["init", "-q", "-b", "main"]);
     }
-    git(&["add", "-A"]);
-    git(&["commit", "-q", "--allow-empty", "-m", "snapshot"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "--allow-empty", "-m", "snapshot"]);
 }
