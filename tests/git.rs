@@ -3,6 +3,8 @@
 //! only sets the repositories up; memlint always runs with `PATH` emptied, so
 //! any attempt of memlint to run `git` would fail these tests.
 
+mod common;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -94,27 +96,11 @@ impl Repo {
     fn git_in(&self, dir: &Path, args: &[&str]) -> String {
         let n = self.clock.get();
         let date = format!("2026-11-{:02}T10:{:02}:00+09:00", 1 + n / 50, n % 50);
-        let out = Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .env("GIT_AUTHOR_NAME", "Test")
-            .env("GIT_AUTHOR_EMAIL", "test@example.com")
-            .env("GIT_COMMITTER_NAME", "Test")
-            .env("GIT_COMMITTER_EMAIL", "test@example.com")
-            .env("GIT_AUTHOR_DATE", &date)
-            .env("GIT_COMMITTER_DATE", &date)
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env_remove("GIT_DIR")
-            .env_remove("GIT_INDEX_FILE")
-            .output()
-            .expect("run git");
-        assert!(
-            out.status.success(),
-            "git {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
+        common::git_with(
+            dir,
+            args,
+            &[("GIT_AUTHOR_DATE", &date), ("GIT_COMMITTER_DATE", &date)],
+        )
     }
 
     fn git(&self, args: &[&str]) -> String {

@@ -58,17 +58,21 @@ fn index_file(root: &Path) -> PathBuf {
     root.join(".memlint").join("index")
 }
 
+/// The paths of a table's entries, in order.
+fn paths_of(table: &index::Table) -> Vec<&str> {
+    table
+        .entries
+        .iter()
+        .map(|e| e.report.path.as_str())
+        .collect()
+}
+
 /// The index on disk decodes and lists every file of the workspace.
 fn assert_intact(root: &Path) {
     let bytes = std::fs::read(index_file(root)).expect("the index was written");
     let table = index::decode(&bytes).expect("the index decodes");
-    let paths: Vec<&str> = table
-        .entries
-        .iter()
-        .map(|e| e.report.path.as_str())
-        .collect();
     assert_eq!(
-        paths,
+        paths_of(&table),
         vec![
             "knowledge/index-pitfalls.md",
             "memory/decisions/broken-bytes.md",
@@ -202,13 +206,8 @@ fn an_edit_between_two_runs_is_seen() {
     // Few changes: written as a delta next to the index file.
     assert!(root.join(".memlint/index.delta").is_file());
     let table = index::read(&root).expect("index and delta load");
-    let paths: Vec<&str> = table
-        .entries
-        .iter()
-        .map(|e| e.report.path.as_str())
-        .collect();
     assert_eq!(
-        paths,
+        paths_of(&table),
         vec![
             "knowledge/index-pitfalls.md",
             "memory/decisions/use-git2.md",

@@ -8,6 +8,8 @@
 //! profile, so the dependencies are compiled once and each try-repo only
 //! rebuilds memlint itself.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -16,17 +18,7 @@ fn manifest_dir() -> PathBuf {
 }
 
 fn git(dir: &Path, args: &[&str]) -> Output {
-    Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "Test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.com")
-        .env("GIT_COMMITTER_NAME", "Test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.com")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_INDEX_FILE")
+    common::test_identity(Command::new("git").args(args).current_dir(dir))
         .output()
         .expect("run git")
 }
@@ -95,31 +87,24 @@ fn user_repo(dir: &Path, record: &str) {
 }
 
 fn try_repo(memlint_repo: &Path, user: &Path, target: &Path) -> Output {
-    Command::new("pre-commit")
-        .args([
-            "try-repo",
-            &memlint_repo.display().to_string(),
-            "--verbose",
-            "--color",
-            "never",
-        ])
-        .current_dir(user)
-        .env("CARGO_TARGET_DIR", target)
-        // A quick build: the hooks are tested, not the optimiser.
-        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
-        .env("CARGO_PROFILE_RELEASE_LTO", "false")
-        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "256")
-        .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
-        .env("CARGO_INCREMENTAL", "0")
-        .env("PRE_COMMIT_HOME", target.join("home"))
-        .env("GIT_AUTHOR_NAME", "Test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.com")
-        .env("GIT_COMMITTER_NAME", "Test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.com")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_INDEX_FILE")
+    let mut cmd = Command::new("pre-commit");
+    cmd.args([
+        "try-repo",
+        &memlint_repo.display().to_string(),
+        "--verbose",
+        "--color",
+        "never",
+    ])
+    .current_dir(user)
+    .env("CARGO_TARGET_DIR", target)
+    // A quick build: the hooks are tested, not the optimiser.
+    .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
+    .env("CARGO_PROFILE_RELEASE_LTO", "false")
+    .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "256")
+    .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+    .env("CARGO_INCREMENTAL", "0")
+    .env("PRE_COMMIT_HOME", target.join("home"));
+    common::test_identity(&mut cmd)
         .output()
         .expect("run pre-commit")
 }

@@ -91,14 +91,11 @@ pub fn write(root: &Path, rel: &str, text: &str) {
     fs::write(path, text).expect("write");
 }
 
-/// Runs `git ARGS` in `root` with a fixed identity and no user or system
-/// configuration (tests use `git` only to set repositories up); fails the
-/// test when it fails, and returns its trimmed standard output.
-pub fn git(root: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(root)
-        .env("GIT_AUTHOR_NAME", "Test")
+/// Gives `cmd` a fixed git identity and no user or system git
+/// configuration, so that repositories the tests set up are the same on
+/// every machine.
+pub fn test_identity(cmd: &mut Command) -> &mut Command {
+    cmd.env("GIT_AUTHOR_NAME", "Test")
         .env("GIT_AUTHOR_EMAIL", "test@example.com")
         .env("GIT_COMMITTER_NAME", "Test")
         .env("GIT_COMMITTER_EMAIL", "test@example.com")
@@ -106,14 +103,29 @@ pub fn git(root: &Path, args: &[&str]) -> String {
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .env_remove("GIT_DIR")
         .env_remove("GIT_INDEX_FILE")
-        .output()
-        .expect("run git");
+}
+
+/// Runs `git ARGS` in `root` (tests use `git` only to set repositories up)
+/// with [`test_identity`] and `env`; fails the test when git fails, and
+/// returns its standard output.
+pub fn git_with(root: &Path, args: &[&str], env: &[(&str, &str)]) -> String {
+    let mut cmd = Command::new("git");
+    test_identity(cmd.args(args).current_dir(root));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run git");
     assert!(
         out.status.success(),
         "git {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// [`git_with`] without extra variables, its output trimmed.
+pub fn git(root: &Path, args: &[&str]) -> String {
+    git_with(root, args, &[]).trim().to_string()
 }
 
 /// Makes `root` a git repository (if it is not one) and commits everything
