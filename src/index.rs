@@ -110,19 +110,13 @@ impl Stat {
     /// opened once per batch and its files are stat'ed relative to it,
     /// which spares the kernel most of the path walk.
     pub fn many(root: &Path, rels: &[&str]) -> Vec<Option<Stat>> {
-        #[cfg(unix)]
-        {
-            rels.par_chunks(512)
-                .map(|chunk| unix_stats(root, chunk))
-                .flatten_iter()
-                .collect()
-        }
-        #[cfg(not(unix))]
-        {
-            rels.par_iter()
-                .map(|rel| std::fs::metadata(root.join(rel)).ok().map(|m| Stat::of(&m)))
-                .collect()
-        }
+        rels.par_chunks(512)
+            .map(|chunk| {
+                let mut dirs = Dirs::new(root);
+                chunk.iter().map(|rel| dirs.stat(rel)).collect::<Vec<_>>()
+            })
+            .flatten_iter()
+            .collect()
     }
 
     /// Whether the file may have changed within the timestamp granularity
@@ -132,19 +126,46 @@ impl Stat {
     }
 }
 
-#[cfg(unix)]
-fn unix_stats(root: &Path, rels: &[&str]) -> Vec<Option<Stat>> {
-    use std::ffi::CString;
-    use std::os::unix::ffi::OsStrExt;
-    use std::os::unix::io::{AsRawFd, FromRawFd, OwnedFd};
-    let slow = |rel: &str| std::fs::metadata(root.join(rel)).ok().map(|m| Stat::of(&m));
-    let mut dir: Option<(&str, Option<OwnedFd>)> = None;
-    let mut name_buf: Vec<u8> = Vec::with_capacity(128);
-    let mut out = Vec::with_capacity(rels.len());
-    for rel in rels {
+/// Reaches root-relative files through their directory: on Unix the last
+/// directory stays open and its files are stat'ed and opened relative to
+/// it, which spares the kernel the walk from `/` for each file of a run in
+/// one directory. Symbolic links are followed, as `std::fs` does.
+pub(crate) struct Dirs<'r> {
+    root: &'r Path,
+    #[cfg(unix)]
+    dir: Option<(String, Option<std::os::fd::OwnedFd>)>,
+    #[cfg(unix)]
+    name: Vec<u8>,
+}
+
+/// A file read through [`Dirs::read`].
+pub(crate) enum Opened {
+    /// Its stat data (taken before reading) and its bytes.
+    Bytes(Stat, Vec<u8>),
+    /// Larger than the limit given: not read.
+    TooLarge(Stat),
+}
+
+impl<'r> Dirs<'r> {
+    pub(crate) fn new(root: &'r Path) -> Self {
+        Dirs {
+            root,
+            #[cfg(unix)]
+            dir: None,
+            #[cfg(unix)]
+            name: Vec::with_capacity(128),
+        }
+    }
+
+    /// The open directory of `rel` and its file name as a C string; `None`
+    /// when either cannot be had (the caller then goes by the whole path).
+    #[cfg(unix)]
+    fn at(&mut self, rel: &str) -> Option<(std::os::fd::RawFd, &std::ffi::CStr)> {
+        use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+        use std::os::unix::ffi::OsStrExt;
         let (parent, name) = rel.rsplit_once('/').unwrap_or(("", rel));
-        if dir.as_ref().is_none_or(|(p, _)| *p != parent) {
-            let fd = CString::new(root.join(parent).as_os_str().as_bytes())
+        if self.dir.as_ref().is_none_or(|(p, _)| p != parent) {
+            let fd = std::ffi::CString::new(self.root.join(parent).as_os_str().as_bytes())
                 .ok()
                 .and_then(|c| {
                     // SAFETY: a valid C string; the descriptor is owned below.
@@ -157,35 +178,99 @@ fn unix_stats(root: &Path, rels: &[&str]) -> Vec<Option<Stat>> {
                     // SAFETY: `fd` was just opened and is not shared.
                     (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
                 });
-            dir = Some((parent, fd));
+            self.dir = Some((parent.to_string(), fd));
         }
-        let fd = dir.as_ref().and_then(|(_, fd)| fd.as_ref());
-        name_buf.clear();
-        name_buf.extend_from_slice(name.as_bytes());
-        name_buf.push(0);
-        let (Some(fd), Ok(name)) = (fd, std::ffi::CStr::from_bytes_with_nul(&name_buf)) else {
-            out.push(slow(rel));
-            continue;
-        };
-        let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
-        // SAFETY: `fd` is an open directory, `name` a C string, `st` is
-        // written by the call before it is read.
-        let r = unsafe { libc::fstatat(fd.as_raw_fd(), name.as_ptr(), st.as_mut_ptr(), 0) };
-        if r != 0 {
-            out.push(None);
-            continue;
-        }
-        // SAFETY: fstatat succeeded, so `st` is initialised.
-        let st = unsafe { st.assume_init() };
-        let ns = |s: i64, n: i64| s.saturating_mul(1_000_000_000).saturating_add(n);
-        out.push(Some(Stat {
-            size: st.st_size as u64,
-            mtime: ns(st.st_mtime as i64, st.st_mtime_nsec as i64),
-            ctime: ns(st.st_ctime as i64, st.st_ctime_nsec as i64),
-            ino: st.st_ino as u64,
-        }));
+        let fd = self.dir.as_ref()?.1.as_ref()?.as_raw_fd();
+        self.name.clear();
+        self.name.extend_from_slice(name.as_bytes());
+        self.name.push(0);
+        let name = std::ffi::CStr::from_bytes_with_nul(&self.name).ok()?;
+        Some((fd, name))
     }
-    out
+
+    /// The stat data of `rel`, `None` when it cannot be stat'ed.
+    // `time_t` and `off_t` are not 64-bit on every Unix.
+    #[allow(clippy::unnecessary_cast)]
+    pub(crate) fn stat(&mut self, rel: &str) -> Option<Stat> {
+        #[cfg(unix)]
+        if let Some((fd, name)) = self.at(rel) {
+            let mut st = std::mem::MaybeUninit::<libc::stat>::uninit();
+            // SAFETY: `fd` is an open directory, `name` a C string, `st` is
+            // written by the call before it is read.
+            let r = unsafe { libc::fstatat(fd, name.as_ptr(), st.as_mut_ptr(), 0) };
+            if r != 0 {
+                return None;
+            }
+            // SAFETY: fstatat succeeded, so `st` is initialised.
+            let st = unsafe { st.assume_init() };
+            let ns = |s: i64, n: i64| s.saturating_mul(1_000_000_000).saturating_add(n);
+            return Some(Stat {
+                size: st.st_size as u64,
+                mtime: ns(st.st_mtime as i64, st.st_mtime_nsec as i64),
+                ctime: ns(st.st_ctime as i64, st.st_ctime_nsec as i64),
+                ino: st.st_ino as u64,
+            });
+        }
+        std::fs::metadata(self.root.join(rel))
+            .ok()
+            .map(|m| Stat::of(&m))
+    }
+
+    fn open(&mut self, rel: &str) -> std::io::Result<std::fs::File> {
+        #[cfg(unix)]
+        if let Some((fd, name)) = self.at(rel) {
+            use std::os::fd::FromRawFd;
+            // Non-blocking, so that a FIFO in place of a record fails the
+            // regular-file test below instead of waiting for a writer; reads
+            // of regular files are unaffected.
+            let flags = libc::O_RDONLY | libc::O_CLOEXEC | libc::O_NONBLOCK;
+            // SAFETY: `fd` is an open directory and `name` a C string.
+            let file = unsafe { libc::openat(fd, name.as_ptr(), flags) };
+            if file < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // SAFETY: `file` was just opened and is owned by the result.
+            return Ok(unsafe { std::fs::File::from_raw_fd(file) });
+        }
+        std::fs::File::open(self.root.join(rel))
+    }
+
+    /// Stats `rel` through its open descriptor and reads it unless it has
+    /// more than `max` bytes. The stat data come first, so a write that
+    /// races the read shows as changed stat data on the next run.
+    pub(crate) fn read(&mut self, rel: &str, max: u64) -> std::io::Result<Opened> {
+        use std::io::Read;
+        let mut file = self.open(rel)?;
+        let meta = file.metadata()?;
+        if !meta.is_file() {
+            return Err(std::io::Error::other("not a regular file"));
+        }
+        let stat = Stat::of(&meta);
+        if stat.size > max {
+            return Ok(Opened::TooLarge(stat));
+        }
+        // One byte of room past the size, so that a file read whole in one
+        // call is known to be whole without a second call.
+        let mut buf = vec![0u8; stat.size as usize + 1];
+        let mut len = 0;
+        loop {
+            let n = match file.read(&mut buf[len..]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            len += n;
+            if n == 0 || (len as u64 == stat.size && len < buf.len()) {
+                break;
+            }
+            if len == buf.len() {
+                // It grew since the stat: read on to the end.
+                buf.resize(buf.len() * 2, 0);
+            }
+        }
+        buf.truncate(len);
+        Ok(Opened::Bytes(stat, buf))
+    }
 }
 
 /// One file of the table.
@@ -405,9 +490,9 @@ enum Plan {
     /// The stored entry is still valid.
     Keep(Entry),
     /// The stat data matches but the file is racy: verify its content hash.
-    Verify(Entry, Stat),
-    /// Read and lint it.
-    Read(Option<Stat>),
+    Verify(Entry),
+    /// Read and lint it (stat'ing it as it is opened).
+    Read,
     /// Its lint result depends on its path (and size) only.
     Compute(Option<Stat>),
 }
@@ -433,16 +518,20 @@ enum Done {
 pub fn refresh(ws: &Workspace, files: &[String], opts: &Options) -> Refreshed {
     let scanned_at = now_ns();
     let key = key(&ws.config);
-    // Stat every file while the stored table loads.
+    // Stat every file while the stored table loads. Without a stored
+    // table every record is read anyway, and stat'ed then, through the
+    // open file.
+    let stored_exists = !opts.force
+        && [FILE, DELTA]
+            .iter()
+            .any(|f| ws.root.join(DIR).join(f).exists());
     let (stored, stats) = rayon::join(
         || {
-            if opts.force {
-                None
-            } else {
-                load_stored(&ws.root, Some(key))
-            }
+            stored_exists
+                .then(|| load_stored(&ws.root, Some(key)))
+                .flatten()
         },
-        || probes(ws, files),
+        || probes(ws, files, stored_exists),
     );
     let old_scanned_at = stored.as_ref().map_or(0, |s| s.table.scanned_at);
     let old_len = stored.as_ref().map_or(0, |s| s.table.entries.len());
@@ -457,7 +546,7 @@ pub fn refresh(ws: &Workspace, files: &[String], opts: &Options) -> Refreshed {
         .collect();
     let to_read = plans
         .iter()
-        .filter(|p| matches!(p, Plan::Read(_) | Plan::Verify(..)))
+        .filter(|p| matches!(p, Plan::Read | Plan::Verify(..)))
         .count();
     let bar = progress_bar(opts.progress && to_read >= PROGRESS_MIN, to_read);
 
@@ -465,14 +554,17 @@ pub fn refresh(ws: &Workspace, files: &[String], opts: &Options) -> Refreshed {
     let done: Vec<(Entry, Done)> = files
         .par_iter()
         .zip(plans.into_par_iter())
-        .map(|(rel, plan)| {
-            let reads = matches!(plan, Plan::Read(_) | Plan::Verify(..));
-            let out = execute(ws, rel, plan);
-            if reads {
-                bar.inc(1);
-            }
-            out
-        })
+        .map_init(
+            || Dirs::new(&ws.root),
+            |dirs, (rel, plan)| {
+                let reads = matches!(plan, Plan::Read | Plan::Verify(..));
+                let out = execute(ws, dirs, rel, plan);
+                if reads {
+                    bar.inc(1);
+                }
+                out
+            },
+        )
         .collect();
     bar.finish_and_clear();
 
@@ -580,14 +672,16 @@ fn align(
 enum Probe {
     /// Judged by its path alone (outside, banned, unknown).
     PathOnly,
-    /// A record or `CONTEXT.md` that could not be stat'ed.
-    Missing,
+    /// A record or `CONTEXT.md` that could not be stat'ed, or that was not
+    /// (there is no stored entry to compare with).
+    Unknown,
     /// A record or `CONTEXT.md` and its stat data.
     Stat(Stat),
 }
 
-/// Looks at every file: its path, and the stat data of the records.
-fn probes(ws: &Workspace, files: &[String]) -> Vec<Probe> {
+/// Looks at every file: its path, and the stat data of the records when
+/// `stat` (when there are stored entries to compare them with).
+fn probes(ws: &Workspace, files: &[String], stat: bool) -> Vec<Probe> {
     let by_path: Vec<bool> = files
         .par_iter()
         .map(|rel| {
@@ -603,7 +697,12 @@ fn probes(ws: &Workspace, files: &[String]) -> Vec<Probe> {
         .filter(|(_, p)| !**p)
         .map(|(f, _)| f.as_str())
         .collect();
-    let mut stats = Stat::many(&ws.root, &to_stat).into_iter();
+    let mut stats = if stat {
+        Stat::many(&ws.root, &to_stat)
+    } else {
+        Vec::new()
+    }
+    .into_iter();
     by_path
         .into_iter()
         .map(|path_only| {
@@ -612,7 +711,7 @@ fn probes(ws: &Workspace, files: &[String]) -> Vec<Probe> {
             } else {
                 match stats.next().flatten() {
                     Some(s) => Probe::Stat(s),
-                    None => Probe::Missing,
+                    None => Probe::Unknown,
                 }
             }
         })
@@ -628,7 +727,7 @@ fn plan(ws: &Workspace, probe: Probe, old: Option<Entry>, old_scanned_at: i64) -
                 None => Plan::Compute(None),
             }
         }
-        Probe::Missing => return Plan::Read(None),
+        Probe::Unknown => return Plan::Read,
         Probe::Stat(stat) => stat,
     };
     if stat.size > ws.config.max_file_bytes {
@@ -640,17 +739,17 @@ fn plan(ws: &Workspace, probe: Probe, old: Option<Entry>, old_scanned_at: i64) -
     match old {
         Some(e) if e.stat == Some(stat) && e.hash.is_some() => {
             if stat.racy(old_scanned_at) {
-                Plan::Verify(e, stat)
+                Plan::Verify(e)
             } else {
                 Plan::Keep(e)
             }
         }
-        _ => Plan::Read(Some(stat)),
+        _ => Plan::Read,
     }
 }
 
 /// Carries out a plan.
-fn execute(ws: &Workspace, rel: &str, plan: Plan) -> (Entry, Done) {
+fn execute(ws: &Workspace, dirs: &mut Dirs, rel: &str, plan: Plan) -> (Entry, Done) {
     match plan {
         Plan::Keep(e) => (e, Done::Kept),
         Plan::Compute(stat) => {
@@ -669,16 +768,40 @@ fn execute(ws: &Workspace, rel: &str, plan: Plan) -> (Entry, Done) {
                 Done::Computed,
             )
         }
-        Plan::Verify(e, stat) => match std::fs::read(ws.root.join(rel)) {
-            Ok(bytes) if Some(xxh3_64(&bytes)) == e.hash => (e, Done::Verified),
-            Ok(bytes) => (lint_bytes(ws, rel, Some(stat), &bytes), Done::Read),
-            Err(_) => (unreadable(ws, rel), Done::Read),
+        Plan::Verify(e) => match dirs.read(rel, ws.config.max_file_bytes) {
+            Ok(Opened::Bytes(_, bytes)) if Some(xxh3_64(&bytes)) == e.hash => (e, Done::Verified),
+            opened => (read_entry(ws, rel, opened), Done::Read),
         },
-        Plan::Read(Some(stat)) => match std::fs::read(ws.root.join(rel)) {
-            Ok(bytes) => (lint_bytes(ws, rel, Some(stat), &bytes), Done::Read),
-            Err(_) => (unreadable(ws, rel), Done::Read),
+        Plan::Read => (
+            read_entry(ws, rel, dirs.read(rel, ws.config.max_file_bytes)),
+            Done::Read,
+        ),
+    }
+}
+
+/// The entry of a file from what reading it gave.
+fn read_entry(ws: &Workspace, rel: &str, opened: std::io::Result<Opened>) -> Entry {
+    match opened {
+        Ok(Opened::Bytes(stat, bytes)) => lint_bytes(ws, rel, Some(stat), &bytes),
+        Ok(Opened::TooLarge(stat)) => {
+            let place = classify(rel, &ws.config.banned_dirs);
+            Entry {
+                stat: Some(stat),
+                hash: None,
+                report: Box::new(lint_file(
+                    rel,
+                    &place,
+                    Content::TooLarge(stat.size),
+                    &ws.config,
+                )),
+            }
+        }
+        // Never reused: read again next time.
+        Err(e) => Entry {
+            stat: None,
+            hash: None,
+            report: Box::new(ws.unreadable(rel, &e)),
         },
-        Plan::Read(None) => (unreadable(ws, rel), Done::Read),
     }
 }
 
@@ -689,16 +812,6 @@ fn lint_bytes(ws: &Workspace, rel: &str, stat: Option<Stat>, bytes: &[u8]) -> En
         stat,
         hash: Some(xxh3_64(bytes)),
         report: Box::new(report),
-    }
-}
-
-/// A file that could not be stat'ed or read: the workspace's own report of
-/// it, never reused.
-fn unreadable(ws: &Workspace, rel: &str) -> Entry {
-    Entry {
-        stat: None,
-        hash: None,
-        report: Box::new(ws.lint_one(rel)),
     }
 }
 
@@ -1073,16 +1186,30 @@ impl Writer {
 
 /// The bytes of the index file for `table`.
 pub fn encode(table: &Table) -> Vec<u8> {
+    // Entries are encoded in parallel, in chunks, then put in order.
+    let parts: Vec<Vec<u8>> = table
+        .entries
+        .par_chunks(1024)
+        .map(|chunk| {
+            let mut part = Writer {
+                buf: Vec::with_capacity(chunk.len() * 320),
+            };
+            for e in chunk {
+                part.entry(e);
+            }
+            part.buf
+        })
+        .collect();
     let mut w = Writer {
-        buf: Vec::with_capacity(64 + table.entries.len() * 320),
+        buf: Vec::with_capacity(64 + parts.iter().map(Vec::len).sum::<usize>()),
     };
     w.buf.extend_from_slice(MAGIC);
     w.buf.extend_from_slice(&FORMAT.to_le_bytes());
     w.buf.extend_from_slice(&table.key.to_le_bytes());
     w.buf.extend_from_slice(&table.scanned_at.to_le_bytes());
     w.usize(table.entries.len());
-    for e in &table.entries {
-        w.entry(e);
+    for part in parts {
+        w.buf.extend_from_slice(&part);
     }
     w.finish()
 }

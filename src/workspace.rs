@@ -206,23 +206,25 @@ impl Workspace {
             }
             _ => match std::fs::read(&path) {
                 Ok(bytes) => lint_file(rel, &place, Content::Bytes(&bytes), &self.config),
-                Err(e) => {
-                    let mut report = FileReport {
-                        path: rel.to_string(),
-                        ..FileReport::default()
-                    };
-                    let mut sink = crate::rules::Sink::default();
-                    sink.emit(
-                        "format/encoding",
-                        0..0,
-                        format!("the file cannot be read: {e}"),
-                    );
-                    report.diagnostics =
-                        crate::lint::to_diagnostics(rel, "", sink.findings, &self.config);
-                    report
-                }
+                Err(e) => self.unreadable(rel, &e),
             },
         }
+    }
+
+    /// The report of a file that could not be read.
+    pub fn unreadable(&self, rel: &str, e: &std::io::Error) -> FileReport {
+        let mut report = FileReport {
+            path: rel.to_string(),
+            ..FileReport::default()
+        };
+        let mut sink = crate::rules::Sink::default();
+        sink.emit(
+            "format/encoding",
+            0..0,
+            format!("the file cannot be read: {e}"),
+        );
+        report.diagnostics = crate::lint::to_diagnostics(rel, "", sink.findings, &self.config);
+        report
     }
 }
 

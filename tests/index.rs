@@ -244,6 +244,26 @@ fn a_restored_mtime_does_not_hide_an_edit() {
 }
 
 #[test]
+fn a_record_growing_past_the_size_limit_and_back_is_seen() {
+    let (_dir, root) = workspace();
+    std::fs::write(root.join(".memlint.yml"), "max_file_bytes: 400\n").expect("config");
+    let too_large = ("format/too-large", "memory/decisions/use-gix.md");
+    assert_eq!(rules(&check_json(&root)), pairs(BASELINE));
+    let path = root.join("memory/decisions/use-gix.md");
+    let text = std::fs::read_to_string(&path).expect("read");
+    let long = format!("{text}\n{}\n", "More of the reasoning. ".repeat(30));
+    std::fs::write(&path, &long).expect("grow");
+    let mut expected = BASELINE.to_vec();
+    expected.push(too_large);
+    assert_eq!(rules(&check_json(&root)), pairs(&expected));
+    // Read cold, the same.
+    std::fs::remove_dir_all(root.join(".memlint")).expect("rm index");
+    assert_eq!(rules(&check_json(&root)), pairs(&expected));
+    std::fs::write(&path, &text).expect("shrink");
+    assert_eq!(rules(&check_json(&root)), pairs(BASELINE));
+}
+
+#[test]
 fn a_configuration_change_invalidates_cached_diagnostics() {
     let (_dir, root) = workspace();
     assert_eq!(rules(&check_json(&root)), pairs(BASELINE));
