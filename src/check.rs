@@ -23,6 +23,16 @@ pub struct Outcome {
 
 /// Runs the cross-record rules over the reports of the whole workspace.
 pub fn cross_record(ws: &Workspace, reports: &[FileReport]) -> Vec<Diagnostic> {
+    cross_record_with(ws, reports, None)
+}
+
+/// [`cross_record`] with the near-duplicate slug clusters when they are
+/// already known.
+fn cross_record_with(
+    ws: &Workspace,
+    reports: &[FileReport],
+    clusters: Option<Vec<(Kind, Vec<Vec<String>>)>>,
+) -> Vec<Diagnostic> {
     let resolver = crate::git::DiskResolver::new(&ws.root);
     let mut view = View::new(
         reports.iter().map(|r| (r.path.as_str(), &r.info)),
@@ -30,7 +40,8 @@ pub fn cross_record(ws: &Workspace, reports: &[FileReport]) -> Vec<Diagnostic> {
         &resolver,
     );
     if workspace::enabled(&ws.config, "slug/similar") {
-        view.known_clusters = crate::index::slug_clusters(&ws.root, &view);
+        view.known_clusters =
+            clusters.unwrap_or_else(|| crate::index::slug_clusters(&ws.root, &view));
     }
     let mut sink = WsSink::new(&ws.config);
     workspace::check(&view, &mut sink);
@@ -56,8 +67,17 @@ pub fn run_with(
     selected: &dyn Fn(&str) -> bool,
     opts: &crate::index::Options,
 ) -> Outcome {
-    let reports = crate::index::refresh(ws, all, opts).reports;
-    let mut diags = cross_record(ws, &reports);
+    // Near-duplicate slugs depend on the file names alone: they are
+    // clustered while the files are read.
+    let (refreshed, clusters) = rayon::join(
+        || crate::index::refresh(ws, all, opts),
+        || {
+            workspace::enabled(&ws.config, "slug/similar")
+                .then(|| crate::index::file_slug_clusters(ws, all))
+        },
+    );
+    let reports = refreshed.reports;
+    let mut diags = cross_record_with(ws, &reports, clusters);
     diags.retain(|d| selected(&d.path));
     let mut out = Outcome::default();
     for r in reports {

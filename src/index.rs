@@ -909,8 +909,8 @@ pub fn files(ws: &Workspace) -> Vec<String> {
     // directory after it was recorded.
     let dir_made = make_dir(&ws.root).is_ok();
     let scanned_at = now_ns();
-    let files = ws.files();
-    if let Some(paths) = watched(ws).filter(|_| dir_made) {
+    let (files, watched) = rayon::join(|| ws.files(), || watched(ws));
+    if let Some(paths) = watched.filter(|_| dir_made) {
         let seen: Vec<Seen> = paths.iter().map(|p| seen(Path::new(p))).collect();
         // A change during the walk shows in the mtime (the ctime also
         // moves when a test or tool sets an old mtime, which is harmless:
@@ -1000,7 +1000,50 @@ fn slugs_key(ratio: f64, slugs: &[&str]) -> u64 {
 /// kind's slug set and the ratio, and recomputed only when either changed
 /// (an edit of a record's content changes neither).
 pub fn slug_clusters(root: &Path, view: &View) -> Vec<(Kind, Vec<Vec<String>>)> {
-    let ratio = view.config.similar_slug_ratio;
+    clusters_of(root, view.config.similar_slug_ratio, |kind| {
+        view.comparable_slugs(kind)
+    })
+}
+
+/// [`slug_clusters`] from the workspace's file list (every file, as
+/// [`files`] gives it) alone, so that they can be computed while the files
+/// are read: a record's slug is its file name, whether or not it can be
+/// read.
+pub fn file_slug_clusters(ws: &Workspace, files: &[String]) -> Vec<(Kind, Vec<Vec<String>>)> {
+    let mut by_kind: Vec<(Kind, Vec<&str>)> = Vec::new();
+    for f in files {
+        let Place::Record(kind) = classify(f, &ws.config.banned_dirs) else {
+            continue;
+        };
+        let slug = crate::record::stem(f);
+        if !kind.has_slug() || !crate::record::is_slug(slug) {
+            continue;
+        }
+        match by_kind.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, slugs)) => slugs.push(slug),
+            None => by_kind.push((kind, vec![slug])),
+        }
+    }
+    for (_, slugs) in &mut by_kind {
+        slugs.sort_unstable();
+        slugs.dedup();
+    }
+    clusters_of(&ws.root, ws.config.similar_slug_ratio, |kind| {
+        by_kind
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map(|(_, s)| s.clone())
+            .unwrap_or_default()
+    })
+}
+
+/// The clusters of every kind with slugs, `slugs` giving each kind's
+/// comparable slugs (sorted), through the `.memlint/slugs` cache.
+fn clusters_of<'s>(
+    root: &Path,
+    ratio: f64,
+    slugs: impl Fn(Kind) -> Vec<&'s str>,
+) -> Vec<(Kind, Vec<Vec<String>>)> {
     let stored = std::fs::read(root.join(DIR).join(SLUGS))
         .ok()
         .and_then(|b| decode_slugs(&b))
@@ -1008,7 +1051,7 @@ pub fn slug_clusters(root: &Path, view: &View) -> Vec<(Kind, Vec<Vec<String>>)> 
     let mut changed = false;
     let mut out: Vec<KindClusters> = Vec::new();
     for kind in Kind::ALL.into_iter().filter(|k| k.has_slug()) {
-        let slugs = view.comparable_slugs(kind);
+        let slugs = slugs(kind);
         let key = slugs_key(ratio, &slugs);
         match stored.iter().find(|(k, h, _)| *k == kind && *h == key) {
             Some((_, _, clusters)) => out.push((kind, key, clusters.clone())),

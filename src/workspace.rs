@@ -151,41 +151,51 @@ impl Workspace {
         if root_ignore.is_file() {
             builder.add_ignore(root_ignore);
         }
-        for entry in builder.build().flatten() {
-            let Some(ft) = entry.file_type() else {
-                continue;
-            };
-            if ft.is_dir() {
-                continue;
-            }
-            if ft.is_symlink() {
-                // Never follow a link out of the root.
-                match entry.path().canonicalize() {
-                    Ok(target) if target.starts_with(&self.root) && target.is_file() => {}
-                    _ => continue,
-                }
-            }
-            if let Ok(rel) = entry.path().strip_prefix(&self.root) {
-                // Where `/` is the separator a UTF-8 path is already in
-                // the root-relative form; 100k records make the shortcut count.
-                let rel = match rel.to_str() {
-                    Some(s) if std::path::MAIN_SEPARATOR == '/' => s.to_string(),
-                    _ => rel
-                        .components()
-                        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                        .collect::<Vec<String>>()
-                        .join("/"),
-                };
-                // `.gitkeep`, the consolidation lock and the like are not
-                // memlint's business and do not count as linted files.
-                if classify(&rel, &self.config.banned_dirs) != Place::Outside {
-                    out.push(rel);
-                }
-            }
-        }
-        out.sort();
+        // Directories are read on the rayon pool's threads, each thread
+        // keeping its own list until it is done.
+        let found = std::sync::Mutex::new(Vec::new());
+        builder
+            .threads(rayon::current_num_threads())
+            .build_parallel()
+            .visit(&mut Lister {
+                ws: self,
+                found: &found,
+            });
+        out.extend(found.into_inner().unwrap_or_else(|e| e.into_inner()));
+        out.par_sort_unstable();
         out.dedup();
         out
+    }
+
+    /// The root-relative path of a walked entry when [`Workspace::files`]
+    /// lists it: a file (or a link to a file inside the root) that memlint
+    /// looks at.
+    fn listed(&self, entry: &ignore::DirEntry) -> Option<String> {
+        let ft = entry.file_type()?;
+        if ft.is_dir() {
+            return None;
+        }
+        if ft.is_symlink() {
+            // Never follow a link out of the root.
+            match entry.path().canonicalize() {
+                Ok(target) if target.starts_with(&self.root) && target.is_file() => {}
+                _ => return None,
+            }
+        }
+        let rel = entry.path().strip_prefix(&self.root).ok()?;
+        // Where `/` is the separator a UTF-8 path is already in the
+        // root-relative form; 100k records make the shortcut count.
+        let rel = match rel.to_str() {
+            Some(s) if std::path::MAIN_SEPARATOR == '/' => s.to_string(),
+            _ => rel
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect::<Vec<String>>()
+                .join("/"),
+        };
+        // `.gitkeep`, the consolidation lock and the like are not memlint's
+        // business and do not count as linted files.
+        (classify(&rel, &self.config.banned_dirs) != Place::Outside).then_some(rel)
     }
 
     /// Reads and lints the given root-relative files in parallel.
@@ -217,6 +227,10 @@ impl Workspace {
             path: rel.to_string(),
             ..FileReport::default()
         };
+        // It exists: it counts as a record of its kind, unparsed.
+        if let Place::Record(kind) = classify(rel, &self.config.banned_dirs) {
+            report.info.kind = Some(kind);
+        }
         let mut sink = crate::rules::Sink::default();
         sink.emit(
             "format/encoding",
@@ -225,6 +239,45 @@ impl Workspace {
         );
         report.diagnostics = crate::lint::to_diagnostics(rel, "", sink.findings, &self.config);
         report
+    }
+}
+
+/// Builds the visitors of [`Workspace::files`]'s parallel walk.
+struct Lister<'w> {
+    ws: &'w Workspace,
+    found: &'w std::sync::Mutex<Vec<String>>,
+}
+
+impl<'s> ignore::ParallelVisitorBuilder<'s> for Lister<'s> {
+    fn build(&mut self) -> Box<dyn ignore::ParallelVisitor + 's> {
+        Box::new(Visitor {
+            ws: self.ws,
+            found: self.found,
+            local: Vec::new(),
+        })
+    }
+}
+
+/// One thread's share of the walk: the files it listed.
+struct Visitor<'w> {
+    ws: &'w Workspace,
+    found: &'w std::sync::Mutex<Vec<String>>,
+    local: Vec<String>,
+}
+
+impl ignore::ParallelVisitor for Visitor<'_> {
+    fn visit(&mut self, entry: Result<ignore::DirEntry, ignore::Error>) -> ignore::WalkState {
+        if let Some(rel) = entry.ok().and_then(|e| self.ws.listed(&e)) {
+            self.local.push(rel);
+        }
+        ignore::WalkState::Continue
+    }
+}
+
+impl Drop for Visitor<'_> {
+    fn drop(&mut self) {
+        let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
+        found.append(&mut self.local);
     }
 }
 
