@@ -271,6 +271,205 @@ enum FrameKind {
 /// Parses `src`, a YAML text that starts at byte `base` of the file, into a
 /// spanned tree. Only the first document is read; a second one is an error.
 pub fn parse(src: &str, base: usize) -> Result<Document, Error> {
+    match parse_simple(src, base) {
+        Some(doc) => Ok(doc),
+        None => parse_general(src, base),
+    }
+}
+
+/// Most nodes [`parse_simple`] takes on; more go to the general parser.
+const SIMPLE_MAX_NODES: usize = 2_000;
+
+/// The common shape of front matter, read without the general parser
+/// (which is most of the cost of linting a record): a block mapping of
+/// plain keys at column 0 to one-line plain scalars, to block sequences of
+/// them, or to flow sequences of them. `None` for anything else — comments,
+/// quotes, anchors, tags, blank lines, multi-line or empty items, deeper
+/// nesting, duplicate keys, unusual characters — which the general parser
+/// then reads. Where it gives a document, it is the one [`parse_general`]
+/// gives, spans included (tested against it on the corpora).
+fn parse_simple(src: &str, base: usize) -> Option<Document> {
+    let odd_byte = |b: u8| matches!(b, b'\r' | b'\t' | 0x7f) || (b < 0x20 && b != b'\n');
+    if src.bytes().any(odd_byte) {
+        return None;
+    }
+    let odd_char = |c: char| {
+        matches!(
+            c,
+            '\u{80}'..='\u{9f}' | '\u{feff}' | '\u{2028}' | '\u{2029}' | '\u{fffe}' | '\u{ffff}'
+        )
+    };
+    if !src.is_ascii() && src.chars().any(odd_char) {
+        return None;
+    }
+    // Lines with their offsets; the text ends with a line break.
+    let body = src.strip_suffix('\n')?;
+    let mut lines = Vec::new();
+    let mut at = 0;
+    for line in body.split('\n') {
+        lines.push((at, line));
+        at += line.len() + 1;
+    }
+    let scalar = |start: usize, text: &str| Node {
+        span: base + start..base + start + text.len(),
+        value: Value::Scalar(Scalar {
+            text: text.to_string(),
+            style: Style::Plain,
+            tag: None,
+        }),
+    };
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut nodes = 1;
+    let mut i = 0;
+    while i < lines.len() {
+        let (start, line) = lines[i];
+        i += 1;
+        let colon = line.find(':')?;
+        let key = &line[..colon];
+        let key_ok = key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        if key.is_empty() || !key_ok || key.starts_with('-') {
+            return None;
+        }
+        if entries
+            .iter()
+            .any(|e| e.key.as_scalar().is_some_and(|k| k.text == key))
+        {
+            return None;
+        }
+        let key_node = scalar(start, key);
+        let rest = &line[colon + 1..];
+        let value = if rest.is_empty() {
+            // Nothing, or a block sequence on the lines below.
+            let mut items = Vec::new();
+            let mut seq_start = None;
+            while let Some(&(item_start, item_line)) = lines.get(i) {
+                let indent = item_line.len() - item_line.trim_start_matches(' ').len();
+                let Some(text) = item_line[indent..].strip_prefix("- ") else {
+                    break;
+                };
+                match seq_start {
+                    None => seq_start = Some((indent, item_start + indent)),
+                    Some((first, _)) if first != indent => return None,
+                    Some(_) => {}
+                }
+                let lead = text.len() - text.trim_start_matches(' ').len();
+                let text = text.trim_matches(' ');
+                if !plain_in_block(text) {
+                    return None;
+                }
+                items.push(scalar(item_start + indent + 2 + lead, text));
+                i += 1;
+            }
+            match seq_start {
+                None => Node {
+                    span: base + start + colon..base + start + colon,
+                    value: Value::Scalar(Scalar {
+                        text: String::new(),
+                        style: Style::Plain,
+                        tag: None,
+                    }),
+                },
+                Some((indent, dash)) => {
+                    // The general parser starts a sequence at its first
+                    // dash when indented, else at its first item.
+                    let from = if indent > 0 {
+                        base + dash
+                    } else {
+                        items[0].span.start
+                    };
+                    let end = items.last().map_or(from, |n| n.span.end);
+                    nodes += items.len();
+                    Node {
+                        span: from..end,
+                        value: Value::Seq { items, flow: false },
+                    }
+                }
+            }
+        } else {
+            let text = rest.strip_prefix(' ')?;
+            let lead = colon + 2 + text.len() - text.trim_start_matches(' ').len();
+            let text = text.trim_matches(' ');
+            if let Some(inner) = text.strip_prefix('[') {
+                let inner = inner.strip_suffix(']')?;
+                if inner.trim_matches(' ').is_empty() {
+                    return None;
+                }
+                let mut items = Vec::new();
+                let mut offset = start + lead + 1;
+                for piece in inner.split(',') {
+                    let skip = piece.len() - piece.trim_start_matches(' ').len();
+                    let item = piece.trim_matches(' ');
+                    if !plain_in_flow(item) {
+                        return None;
+                    }
+                    items.push(scalar(offset + skip, item));
+                    offset += piece.len() + 1;
+                }
+                nodes += items.len();
+                Node {
+                    span: base + start + lead..base + start + lead + text.len(),
+                    value: Value::Seq { items, flow: true },
+                }
+            } else if plain_in_block(text) {
+                scalar(start + lead, text)
+            } else {
+                return None;
+            }
+        };
+        // Whatever follows must be the next key, at column 0.
+        if lines
+            .get(i)
+            .is_some_and(|(_, l)| l.starts_with(' ') || l.is_empty())
+        {
+            return None;
+        }
+        nodes += 2;
+        if nodes > SIMPLE_MAX_NODES {
+            return None;
+        }
+        entries.push(Entry {
+            key: key_node,
+            value,
+        });
+    }
+    let first = entries.first()?;
+    let end = entries
+        .last()
+        .map_or(first.key.span.end, |e| e.key.span.end.max(e.value.span.end));
+    Some(Document {
+        root: Some(Node {
+            span: first.key.span.start..end,
+            value: Value::Map {
+                entries,
+                flow: false,
+            },
+        }),
+        duplicates: Vec::new(),
+    })
+}
+
+/// Whether `text` reads as itself as a one-line plain scalar in block
+/// context: not empty, no indicator first, no `: ` or ` #` inside, no `:`
+/// at its end.
+fn plain_in_block(text: &str) -> bool {
+    const INDICATORS: &[u8] = b"-?:,[]{}#&*!|>'\"%@`";
+    !text.is_empty()
+        && !INDICATORS.contains(&text.as_bytes()[0])
+        && !text.contains(": ")
+        && !text.contains(" #")
+        && !text.ends_with(':')
+}
+
+/// [`plain_in_block`] inside a flow sequence, where `,`, brackets, braces
+/// and `:` mean something too.
+fn plain_in_flow(text: &str) -> bool {
+    plain_in_block(text) && !text.contains(|c| matches!(c, ',' | '[' | ']' | '{' | '}' | ':'))
+}
+
+/// The general parser: serde-saphyr's events, built into the tree.
+fn parse_general(src: &str, base: usize) -> Result<Document, Error> {
     let mut options = Options::default();
     options.emit_comments = false;
     options.flow_nesting_limit = MAX_DEPTH + 2;
@@ -500,6 +699,194 @@ mod tests {
 
     fn root(src: &str) -> Node {
         parse(src, 0).unwrap().root.unwrap()
+    }
+
+    /// When the simple reader takes `src` on, it gives what the general
+    /// parser gives; returns whether it took it on.
+    fn agrees(src: &str, base: usize) -> bool {
+        let Some(simple) = parse_simple(src, base) else {
+            return false;
+        };
+        assert_eq!(
+            Ok(&simple),
+            parse_general(src, base).as_ref(),
+            "the simple reader differs on:\n{src}"
+        );
+        true
+    }
+
+    #[test]
+    fn the_simple_reader_agrees_with_the_parser() {
+        let taken = [
+            "title: Use gix\nstatus: active\ndate: 2026-11-01\n",
+            "title: Adopt a config\nempty:\nsources:\n  - cmem:CMEM-1\n  - commit:cbf\nseq0:\n- a\n- b\ntags: [git, lint]\nnum: 12\n",
+            "a:   spaced   value   \nb: x\n",
+            "tags: [ a ,b,  c ]\nlast:\n",
+            "sources:\n    -   https://example.com/a?b=c#frag\n    - file:x.md\n",
+            "title: 日本語の検索機能\ndescription: 按二元组切分 — ok\n",
+            "key: a:b\nurl: http://x\n",
+            "k: ~\nn: null\nb: true\nf: 1.5\n",
+        ];
+        for src in taken {
+            assert!(agrees(src, 0), "not taken on: {src}");
+            assert!(agrees(src, 17), "not taken on: {src}");
+        }
+        let general = [
+            "",
+            "\n",
+            "title: x",
+            "# comment\ntitle: x\n",
+            "title: x # comment\n",
+            "title: 'quoted'\n",
+            "title: \"quoted\"\n",
+            "title: &a x\nother: *a\n",
+            "title: !!str 5\n",
+            "title: |\n  block\n",
+            "title: >\n  folded\n",
+            "title: two\n  lines\n",
+            "title: x\n\nstatus: y\n",
+            "title: x\ntitle: y\n",
+            "  title: x\n",
+            "title: a: b\n",
+            "title: x:\n",
+            "title:x\n",
+            "title: - x\n",
+            "tags: []\n",
+            "tags: [a, ]\n",
+            "tags: [a, [b]]\n",
+            "tags: [a: b]\n",
+            "tags: {a: b}\n",
+            "list:\n  - a\n - b\n",
+            "list:\n  -\n",
+            "list:\n  - a\n    more\n",
+            "list:\n  - a: b\n",
+            "list:\n  - - a\n",
+            "nested:\n  key: value\n",
+            "title: x\r\n",
+            "title:\tx\n",
+            "title: a\u{2028}b\n",
+            "\u{feff}title: x\n",
+            "---\ntitle: x\n",
+            "? complex\n: key\n",
+        ];
+        for src in general {
+            assert!(!agrees(src, 0), "taken on: {src:?}");
+        }
+    }
+
+    /// Random documents near the simple shape (pieces with indicators,
+    /// spaces, colons, brackets and multi-byte text): wherever the simple
+    /// reader takes one on, the parser agrees.
+    #[test]
+    fn the_simple_reader_agrees_on_random_documents() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        const KEYS: [&str; 6] = ["title", "status", "a-b", "k_1", "2024", "tags"];
+        const WORDS: [&str; 16] = [
+            "x",
+            "two words",
+            "a:b",
+            "a: b",
+            "#c",
+            "a #c",
+            "-5",
+            "- x",
+            "[a, b]",
+            "[a,b ]",
+            "[]",
+            "[a, ]",
+            "検索 ok",
+            "x:",
+            "  pad  ",
+            "~",
+        ];
+        let mut taken = 0;
+        for _ in 0..20_000 {
+            let mut doc = String::new();
+            for _ in 0..1 + next(4) {
+                doc.push_str(KEYS[next(KEYS.len())]);
+                match next(4) {
+                    0 => doc.push_str(":\n"),
+                    1 => {
+                        doc.push_str(":\n");
+                        let indent = " ".repeat(next(3));
+                        for _ in 0..1 + next(3) {
+                            let pad = " ".repeat(next(2));
+                            doc.push_str(&format!("{indent}-{pad} {}\n", WORDS[next(WORDS.len())]));
+                        }
+                    }
+                    _ => doc.push_str(&format!(": {}\n", WORDS[next(WORDS.len())])),
+                }
+            }
+            if agrees(&doc, next(5)) {
+                taken += 1;
+            }
+        }
+        assert!(taken > 1_000, "only {taken} random documents taken on");
+    }
+
+    /// Every front matter of the corpora and of a generated workspace: the
+    /// simple reader agrees with the parser wherever it reads one, and it
+    /// reads most of the generated ones.
+    #[test]
+    fn the_simple_reader_agrees_on_the_corpora_and_generated_records() {
+        let shared = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared");
+        if !shared.is_dir() {
+            eprintln!("skipping: {} is absent", shared.display());
+            return;
+        }
+        let generated = tempfile::tempdir().expect("temp dir");
+        let made = std::process::Command::new("python3")
+            .arg(shared.join("bench/gen_workspace.py"))
+            .arg("--out")
+            .arg(generated.path())
+            .args(["--records", "1000", "--violations", "0.05"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        assert!(made, "gen_workspace.py failed");
+        let count = |dir: &std::path::Path| -> (usize, usize) {
+            let (mut seen, mut taken) = (0, 0);
+            let mut stack = vec![dir.to_path_buf()];
+            while let Some(d) = stack.pop() {
+                for entry in std::fs::read_dir(&d).expect("read dir").flatten() {
+                    let path = entry.path();
+                    if path.is_dir() {
+                        stack.push(path);
+                        continue;
+                    }
+                    if path.extension().is_none_or(|e| e != "md") {
+                        continue;
+                    }
+                    let Ok(text) = std::fs::read_to_string(&path) else {
+                        continue;
+                    };
+                    if let crate::frontmatter::Split::Found(parts) =
+                        crate::frontmatter::split(&text)
+                    {
+                        seen += 1;
+                        if agrees(&text[parts.yaml.clone()], parts.yaml.start) {
+                            taken += 1;
+                        }
+                    }
+                }
+            }
+            (seen, taken)
+        };
+        let (seen, taken) = count(&shared.join("corpora"));
+        assert!(seen > 3000, "{seen} front matters in the corpora");
+        eprintln!("corpora: {taken} of {seen} read by the simple reader");
+        let (seen, taken) = count(generated.path());
+        assert!(seen >= 950, "{seen} generated front matters");
+        eprintln!("generated: {taken} of {seen} read by the simple reader");
+        assert!(
+            taken * 10 >= seen * 9,
+            "only {taken} of {seen} generated read simply"
+        );
     }
 
     #[test]
