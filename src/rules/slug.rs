@@ -419,12 +419,15 @@ fn similar_pairs(chars: &[Vec<char>], ratio: f64) -> Vec<(usize, usize)> {
         })
         .collect();
     let fits = |s: &[u8]| s.len() <= 64;
-    let forward: Vec<(&[u8], u32)> = syms
+    let mut forward: Vec<(&[u8], u32)> = syms
         .iter()
         .enumerate()
         .filter(|(_, s)| fits(s))
         .map(|(i, s)| (s.as_slice(), i as u32))
         .collect();
+    // Symbols number characters in the order they are first seen, so the
+    // strings, sorted by character, need not be sorted by symbol.
+    forward.sort_unstable();
     let forward = Trie::new(&forward);
     let reversed: Vec<Vec<u8>> = syms
         .iter()
@@ -702,6 +705,14 @@ mod tests {
             assert_eq!(found, expected, "extra pairs at {ratio}");
         }
         assert!(at_09 >= min_pairs_at_09, "too few near pairs ({at_09})");
+    }
+
+    #[test]
+    fn similar_pairs_when_symbols_are_first_seen_out_of_order() {
+        // `z` gets a smaller symbol than `c`, so `bz` sorts before `bc` by
+        // symbols though after it by characters.
+        let slugs = ["az", "b", "bc", "bz", "bzc", "bcz"];
+        same_pairs_as_naive(slugs.iter().map(|s| s.to_string()).collect(), 0);
     }
 
     /// A deterministic pseudo-random number source.
