@@ -7,7 +7,7 @@ use std::path::Path;
 /// Writes `bytes` to `path` atomically, keeping the permissions of an
 /// existing file.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    replace(path, bytes, true)
+    replace(path, &[bytes], true)
 }
 
 /// [`write_atomic`] for the caches under `.memlint/`: still a temporary file
@@ -15,10 +15,16 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// the disk. After a power loss a cache may come back empty or damaged;
 /// every cache carries a checksum and is then rebuilt.
 pub fn write_cache(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    replace(path, bytes, false)
+    replace(path, &[bytes], false)
 }
 
-fn replace(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
+/// [`write_cache`] of the concatenation of `parts`, without concatenating
+/// them in memory first.
+pub fn write_cache_parts(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
+    replace(path, parts, false)
+}
+
+fn replace(path: &Path, parts: &[&[u8]], durable: bool) -> std::io::Result<()> {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -29,7 +35,9 @@ fn replace(path: &Path, bytes: &[u8], durable: bool) -> std::io::Result<()> {
         .unwrap_or_default();
     let mut tmp = tempfile_in(dir, &name)?;
     let result = (|| {
-        tmp.1.write_all(bytes)?;
+        for bytes in parts {
+            tmp.1.write_all(bytes)?;
+        }
         if let Ok(meta) = std::fs::metadata(path) {
             tmp.1.set_permissions(meta.permissions())?;
         }

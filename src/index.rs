@@ -466,7 +466,9 @@ pub(crate) fn make_dir(root: &Path) -> std::io::Result<PathBuf> {
 /// delta), creating `.memlint/` as needed.
 pub fn save(root: &Path, table: &Table) -> std::io::Result<()> {
     let dir = make_dir(root)?;
-    crate::fsutil::write_cache(&dir.join(FILE), &encode(table))?;
+    let parts = encode_parts(table);
+    let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+    crate::fsutil::write_cache_parts(&dir.join(FILE), &parts)?;
     match std::fs::remove_file(dir.join(DELTA)) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
         _ => Ok(()),
@@ -1229,32 +1231,37 @@ impl Writer {
 
 /// The bytes of the index file for `table`.
 pub fn encode(table: &Table) -> Vec<u8> {
-    // Entries are encoded in parallel, in chunks, then put in order.
-    let parts: Vec<Vec<u8>> = table
-        .entries
-        .par_chunks(1024)
-        .map(|chunk| {
-            let mut part = Writer {
-                buf: Vec::with_capacity(chunk.len() * 320),
-            };
-            for e in chunk {
-                part.entry(e);
-            }
-            part.buf
-        })
-        .collect();
-    let mut w = Writer {
-        buf: Vec::with_capacity(64 + parts.iter().map(Vec::len).sum::<usize>()),
+    encode_parts(table).concat()
+}
+
+/// The bytes of the index file for `table` in consecutive parts: the
+/// entries are encoded in parallel, in chunks, and never copied into one
+/// buffer on their way to the file.
+fn encode_parts(table: &Table) -> Vec<Vec<u8>> {
+    let mut head = Writer {
+        buf: Vec::with_capacity(64),
     };
-    w.buf.extend_from_slice(MAGIC);
-    w.buf.extend_from_slice(&FORMAT.to_le_bytes());
-    w.buf.extend_from_slice(&table.key.to_le_bytes());
-    w.buf.extend_from_slice(&table.scanned_at.to_le_bytes());
-    w.usize(table.entries.len());
-    for part in parts {
-        w.buf.extend_from_slice(&part);
+    head.buf.extend_from_slice(MAGIC);
+    head.buf.extend_from_slice(&FORMAT.to_le_bytes());
+    head.buf.extend_from_slice(&table.key.to_le_bytes());
+    head.buf.extend_from_slice(&table.scanned_at.to_le_bytes());
+    head.usize(table.entries.len());
+    let mut parts = vec![head.buf];
+    parts.par_extend(table.entries.par_chunks(1024).map(|chunk| {
+        let mut part = Writer {
+            buf: Vec::with_capacity(chunk.len() * 400),
+        };
+        for e in chunk {
+            part.entry(e);
+        }
+        part.buf
+    }));
+    let mut sum = Xxh3::new();
+    for p in &parts {
+        sum.update(p);
     }
-    w.finish()
+    parts.push(sum.digest().to_le_bytes().to_vec());
+    parts
 }
 
 /// The bytes of a delta file.
