@@ -654,7 +654,7 @@ impl Loaded {
 /// The record files among the workspace's files.
 fn record_files<'f>(ws: &Workspace, files: &'f [String]) -> Vec<(&'f str, Kind)> {
     files
-        .iter()
+        .par_iter()
         .filter_map(|f| match classify(f, &ws.config.banned_dirs) {
             Place::Record(kind) => Some((f.as_str(), kind)),
             _ => None,
@@ -678,7 +678,7 @@ fn fresh(
 ) -> bool {
     loaded.docs.len() == records.len()
         && records
-            .iter()
+            .par_iter()
             .enumerate()
             .all(|(i, (p, k))| loaded.path(i) == *p && loaded.docs[i].kind == *k)
         && loaded
