@@ -18,8 +18,11 @@ fn main() -> ExitCode {
     // memlint is short-lived: memory freed between phases is reused, not
     // handed back to the kernel, which would zero it again on the next
     // fault (on 100k records that was a tenth of the cold check's time).
-    // SAFETY: sets a plain option; mimalloc reads options on every use.
-    unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
+    // MIMALLOC_PURGE_DELAY in the environment still wins.
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        // SAFETY: sets a plain option; mimalloc reads options on every use.
+        unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
+    }
     // A panic is a bug: report it briefly and exit 2, never with a trace.
     std::panic::set_hook(Box::new(|info| {
         let msg = info
