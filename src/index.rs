@@ -1128,7 +1128,9 @@ pub fn source_text(ws: &Workspace, rel: &str) -> Option<String> {
         return Some(String::new());
     }
     let path = ws.root.join(rel);
-    if std::fs::metadata(&path).ok()?.len() > ws.config.max_file_bytes {
+    // Only regular files are read: a FIFO would wait for a writer.
+    let meta = std::fs::metadata(&path).ok()?;
+    if !meta.is_file() || meta.len() > ws.config.max_file_bytes {
         return Some(String::new());
     }
     let bytes = std::fs::read(&path).ok()?;
