@@ -151,8 +151,9 @@ impl Workspace {
         if root_ignore.is_file() {
             builder.add_ignore(root_ignore);
         }
-        // Directories are read on the rayon pool's threads, each thread
-        // keeping its own list until it is done.
+        // Directories are read on as many threads as the rayon pool has (so
+        // `RAYON_NUM_THREADS` applies), each keeping its own list until it
+        // is done.
         let found = std::sync::Mutex::new(Vec::new());
         builder
             .threads(rayon::current_num_threads())
