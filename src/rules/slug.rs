@@ -342,6 +342,26 @@ struct Query<'a> {
 /// condition. A depth-first walk carrying Hyyrö's bit-parallel LCS vector,
 /// cut as soon as [`indel_lower_bound`] exceeds what the subtree allows.
 fn search(trie: &Trie, q: &Query, stack: &mut Vec<(u32, u64)>, out: &mut Vec<u32>) {
+    // The walk counts bits at every step; baseline x86-64 has no POPCNT
+    // instruction, so the walk is also compiled with it, for CPUs that
+    // have it (all but the oldest).
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") {
+        // SAFETY: the CPU supports POPCNT, checked just above.
+        return unsafe { search_popcnt(trie, q, stack, out) };
+    }
+    search_walk(trie, q, stack, out);
+}
+
+/// [`search_walk`] compiled with the POPCNT instruction.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+unsafe fn search_popcnt(trie: &Trie, q: &Query, stack: &mut Vec<(u32, u64)>, out: &mut Vec<u32>) {
+    search_walk(trie, q, stack, out);
+}
+
+#[inline(always)]
+fn search_walk(trie: &Trie, q: &Query, stack: &mut Vec<(u32, u64)>, out: &mut Vec<u32>) {
     let m = q.m;
     let high = if m == 64 { 0 } else { !0u64 << m };
     let first_half = q.half - q.k1;
