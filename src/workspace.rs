@@ -212,6 +212,10 @@ impl Workspace {
         }
         let path = self.root.join(rel);
         match std::fs::metadata(&path) {
+            // A FIFO or a device would block or never end.
+            Ok(m) if !m.is_file() => {
+                self.unreadable(rel, &std::io::Error::other("not a regular file"))
+            }
             Ok(m) if m.len() > self.config.max_file_bytes => {
                 lint_file(rel, &place, Content::TooLarge(m.len()), &self.config)
             }

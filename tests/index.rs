@@ -263,39 +263,67 @@ fn a_record_growing_past_the_size_limit_and_back_is_seen() {
     assert_eq!(rules(&check_json(&root)), pairs(BASELINE));
 }
 
-/// A FIFO named like a record is reported as unreadable; nothing waits for
-/// a writer (the run is killed after 30 s otherwise).
+/// A FIFO named like a record is reported as unreadable, or skipped by
+/// `fmt`; nothing waits for a writer (each run is killed after 30 s
+/// otherwise).
 #[cfg(unix)]
 #[test]
 fn a_fifo_in_place_of_a_record_is_reported_not_waited_on() {
+    use std::io::Write;
     let (_dir, root) = workspace();
     let fifo = root.join("memory/decisions/a-pipe.md");
     let c = std::ffi::CString::new(fifo.to_str().expect("utf-8 path")).expect("c string");
     // SAFETY: a valid C string.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo");
-    for format in ["json", "human"] {
+    let run = |args: &[&str], stdin: &str| -> String {
         let mut child = std::process::Command::new(common::BIN)
-            .args(["check", "--format", format])
+            .args(args)
             .current_dir(&root)
             .env("NO_COLOR", "1")
+            .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("spawn");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(stdin.as_bytes())
+            .expect("write stdin");
         let started = std::time::Instant::now();
         while child.try_wait().expect("wait").is_none() {
             if started.elapsed() > std::time::Duration::from_secs(30) {
                 let _ = child.kill();
-                panic!("`check --format {format}` waited on the FIFO");
+                panic!("`memlint {}` waited on the FIFO", args.join(" "));
             }
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         let out = child.wait_with_output().expect("output");
-        let stdout = String::from_utf8_lossy(&out.stdout);
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    for format in ["json", "human"] {
+        let out = run(&["check", "--format", format], "");
         assert!(
-            stdout.contains("a-pipe.md") && stdout.contains("cannot be read"),
-            "{stdout}"
+            out.contains("a-pipe.md") && out.contains("cannot be read"),
+            "{out}"
         );
     }
+    let out = run(&["fmt", "--check"], "");
+    assert!(
+        out.contains("a-pipe.md") && out.contains("not a regular file"),
+        "{out}"
+    );
+    let event = format!(
+        r#"{{"tool_name": "Write", "tool_input": {{"file_path": "{}"}}}}"#,
+        fifo.display()
+    );
+    let out = run(&["hook", "post-write"], &event);
+    assert!(out.contains("cannot be read"), "{out}");
 }
 
 #[test]

@@ -170,6 +170,8 @@ fn summary(write: bool, changed: usize, unchanged: usize, skipped: usize) -> Str
 fn format_file(ws: &Workspace, rel: &str, kind: Kind, write: bool, keep: bool) -> Done {
     let path = ws.root.join(rel);
     match std::fs::metadata(&path) {
+        // A FIFO or a device would block or never end.
+        Ok(m) if !m.is_file() => return Done::Skipped("it is not a regular file".into()),
         Ok(m) if m.len() > ws.config.max_file_bytes => {
             return Done::Skipped(format!(
                 "the file has {} bytes, more than `max_file_bytes` ({})",
