@@ -453,8 +453,12 @@ fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
         return Ok(report_check(s, args, outcome));
     }
     let files = crate::index::files(ws);
+    let index_opts = crate::index::Options {
+        force: false,
+        progress: !s.quiet,
+    };
     if args.fix {
-        let fixed = crate::fix::run(ws, &files, &selected);
+        let fixed = crate::fix::run(ws, &files, &selected, &index_opts);
         for (path, e) in &fixed.failed {
             eprintln!("memlint: error: {path}: cannot write the fix: {e}");
         }
@@ -462,10 +466,6 @@ fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
             eprintln!("memlint: fixed {} file(s)", fixed.fixed.len());
         }
     }
-    let index_opts = crate::index::Options {
-        force: false,
-        progress: !s.quiet,
-    };
     let outcome = crate::check::run_with(ws, &files, &selected, &index_opts);
     Ok(report_check(s, args, outcome))
 }

@@ -348,8 +348,15 @@ pub struct Report {
 
 /// Lints the workspace, applies the fixes to the selected files and writes
 /// them atomically. The caller lints again to report what remains.
-pub fn run(ws: &Workspace, all: &[String], selected: &dyn Fn(&str) -> bool) -> Report {
-    let reports = ws.lint(all);
+pub fn run(
+    ws: &Workspace,
+    all: &[String],
+    selected: &dyn Fn(&str) -> bool,
+    opts: &crate::index::Options,
+) -> Report {
+    // The findings come from the index: only files changed since it was
+    // written are read, and the check after the fixes reads just the fixed.
+    let reports = crate::index::refresh(ws, all, opts).reports;
     let cross = crate::check::cross_record(ws, &reports);
     let chains = chain_targets(ws, &reports, &cross);
     let mut by_path: HashMap<&str, Vec<&Diagnostic>> = HashMap::new();

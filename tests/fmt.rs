@@ -303,6 +303,23 @@ fn check_fix_end_to_end() {
     assert_eq!(out.status.code(), Some(1));
 }
 
+/// `check --fix` takes its findings from the index: an edit made after the
+/// index was written is fixed too.
+#[test]
+fn check_fix_sees_an_edit_made_after_the_index_was_written() {
+    let clean =
+        "---\ntitle: T\nstatus: active\ndate: 2026-11-01\nsources: [commit:abc1234]\n---\nBody\n";
+    let ws = workspace(&[("memory/decisions/use-x.md", clean)]);
+    let first = run(ws.path(), &["check", "--format", "json"]);
+    assert_eq!(rules_of(&json(&first)), vec![]);
+    assert!(ws.path().join(".memlint/index").is_file());
+    let doubled = clean.replace("[commit:abc1234]", "[commit:abc1234, commit:abc1234]");
+    std::fs::write(ws.path().join("memory/decisions/use-x.md"), &doubled).expect("edit");
+    let out = run(ws.path(), &["check", "--fix", "--format", "json"]);
+    assert_eq!(read(ws.path(), "memory/decisions/use-x.md"), clean);
+    assert_eq!(rules_of(&json(&out)), vec![]);
+}
+
 #[test]
 fn check_fix_exit_code_reflects_remaining_errors() {
     let decision =
