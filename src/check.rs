@@ -21,14 +21,10 @@ pub struct Outcome {
     pub sources: HashMap<String, String>,
 }
 
-/// Runs the cross-record rules over the reports of the whole workspace.
-pub fn cross_record(ws: &Workspace, reports: &[FileReport]) -> Vec<Diagnostic> {
-    cross_record_with(ws, reports, None)
-}
-
-/// [`cross_record`] with the near-duplicate slug clusters when they are
-/// already known.
-fn cross_record_with(
+/// Runs the cross-record rules over the reports of the whole workspace,
+/// given its near-duplicate slug clusters (`None` when `slug/similar` is
+/// off).
+fn cross_record(
     ws: &Workspace,
     reports: &[FileReport],
     clusters: Option<Vec<(Kind, Vec<Vec<String>>)>>,
@@ -39,13 +35,31 @@ fn cross_record_with(
         &ws.config,
         &resolver,
     );
-    if workspace::enabled(&ws.config, "slug/similar") {
-        view.known_clusters =
-            clusters.unwrap_or_else(|| crate::index::slug_clusters(&ws.root, &view));
-    }
+    view.known_clusters = clusters.unwrap_or_default();
     let mut sink = WsSink::new(&ws.config);
     workspace::check(&view, &mut sink);
     sink.diagnostics
+}
+
+/// The report of every file of `all` (every file of the workspace), from
+/// `.memlint/index` refreshed with `opts`, and the cross-record findings.
+pub fn findings(
+    ws: &Workspace,
+    all: &[String],
+    opts: &crate::index::Options,
+) -> (Vec<FileReport>, Vec<Diagnostic>) {
+    // Near-duplicate slugs depend on the file names alone: they are
+    // clustered while the files are read.
+    let (refreshed, clusters) = rayon::join(
+        || crate::index::refresh(ws, all, opts),
+        || {
+            workspace::enabled(&ws.config, "slug/similar")
+                .then(|| crate::index::file_slug_clusters(ws, all))
+        },
+    );
+    let reports = refreshed.reports;
+    let cross = cross_record(ws, &reports, clusters);
+    (reports, cross)
 }
 
 /// Lints `all` (every file of the workspace) and reports on those for which
@@ -67,17 +81,7 @@ pub fn run_with(
     selected: &dyn Fn(&str) -> bool,
     opts: &crate::index::Options,
 ) -> Outcome {
-    // Near-duplicate slugs depend on the file names alone: they are
-    // clustered while the files are read.
-    let (refreshed, clusters) = rayon::join(
-        || crate::index::refresh(ws, all, opts),
-        || {
-            workspace::enabled(&ws.config, "slug/similar")
-                .then(|| crate::index::file_slug_clusters(ws, all))
-        },
-    );
-    let reports = refreshed.reports;
-    let mut diags = cross_record_with(ws, &reports, clusters);
+    let (reports, mut diags) = findings(ws, all, opts);
     diags.retain(|d| selected(&d.path));
     let mut out = Outcome::default();
     for r in reports {

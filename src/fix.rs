@@ -346,18 +346,17 @@ pub struct Report {
     pub failed: Vec<(String, String)>,
 }
 
-/// Lints the workspace, applies the fixes to the selected files and writes
-/// them atomically. The caller lints again to report what remains.
+/// Applies the fixes of the fixable findings to the selected files and
+/// writes them atomically. The findings come from `.memlint/index`
+/// (refreshed with `opts`), so only files changed since it was written are
+/// read. The caller checks again to report what remains.
 pub fn run(
     ws: &Workspace,
     all: &[String],
     selected: &dyn Fn(&str) -> bool,
     opts: &crate::index::Options,
 ) -> Report {
-    // The findings come from the index: only files changed since it was
-    // written are read, and the check after the fixes reads just the fixed.
-    let reports = crate::index::refresh(ws, all, opts).reports;
-    let cross = crate::check::cross_record(ws, &reports);
+    let (reports, cross) = crate::check::findings(ws, all, opts);
     let chains = chain_targets(ws, &reports, &cross);
     let mut by_path: HashMap<&str, Vec<&Diagnostic>> = HashMap::new();
     for d in reports.iter().flat_map(|r| &r.diagnostics).chain(&cross) {

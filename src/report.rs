@@ -27,7 +27,7 @@ pub struct Report {
 }
 
 /// Cross-record questions `report` itself never asks (its diagnostics come
-/// from `check::cross_record`, which has the real resolver).
+/// from `check::findings`, which has the real resolver).
 struct NoDisk;
 
 impl Resolver for NoDisk {
@@ -47,8 +47,7 @@ pub fn build(
 ) -> Result<Report, crate::staging::StagingError> {
     let staging = crate::staging::backlog(&ws.root, &ws.config.staging)?;
     let files = crate::index::files(ws);
-    let reports = crate::index::refresh(ws, &files, opts).reports;
-    let mut diagnostics = crate::check::cross_record(ws, &reports);
+    let (reports, mut diagnostics) = crate::check::findings(ws, &files, opts);
     let view = View::new(
         reports.iter().map(|r| (r.path.as_str(), &r.info)),
         &ws.config,
