@@ -29,6 +29,8 @@ pub mod rules;
 pub mod search;
 pub mod session;
 pub mod staging;
+#[cfg(test)]
+mod testing;
 pub mod text;
 pub mod workspace;
 pub mod yaml;

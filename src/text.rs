@@ -95,18 +95,6 @@ fn inline_prose(line: &str, base: usize, out: &mut Vec<Range<usize>>) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn skips_code() {
-        let t = "a `b` c\n```\nx\n```\nd\n";
-        let parts: Vec<&str> = prose_ranges(t).into_iter().map(|r| &t[r]).collect();
-        assert_eq!(parts, vec!["a ", " c\n", "d\n"]);
-    }
-}
-
 /// The candidate closest to `word`, scoring `2·LCS / (|word| + |candidate|)`
 /// in characters, among those scoring `cutoff` or more; of equals the
 /// lexicographically smallest. This is what
@@ -168,8 +156,15 @@ pub fn closest<'a>(word: &str, candidates: &[&'a str], cutoff: f32) -> Option<&'
 }
 
 #[cfg(test)]
-mod closest_tests {
+mod tests {
     use super::*;
+
+    #[test]
+    fn skips_code() {
+        let t = "a `b` c\n```\nx\n```\nd\n";
+        let parts: Vec<&str> = prose_ranges(t).into_iter().map(|r| &t[r]).collect();
+        assert_eq!(parts, vec!["a ", " c\n", "d\n"]);
+    }
 
     #[test]
     fn closest_answers_what_get_close_matches_answers() {
@@ -216,17 +211,11 @@ mod closest_tests {
 
     #[test]
     fn closest_agrees_on_random_slugs() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move |n: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % n
-        };
-        let word = |next: &mut dyn FnMut(u64) -> u64| -> String {
+        let mut next = crate::testing::below(0x9e37_79b9_7f4a_7c15);
+        let word = |next: &mut dyn FnMut(usize) -> usize| -> String {
             let len = 1 + next(14);
             (0..len)
-                .map(|_| ['a', 'b', 'c', '-', 'd', 'é'][next(6) as usize])
+                .map(|_| ['a', 'b', 'c', '-', 'd', 'é'][next(6)])
                 .collect()
         };
         let words: Vec<String> = (0..300).map(|_| word(&mut next)).collect();
