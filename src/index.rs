@@ -263,6 +263,13 @@ impl<'r> Dirs<'r> {
             if n == 0 || (len as u64 == stat.size && len < buf.len()) {
                 break;
             }
+            if len as u64 > max {
+                // It grew past the limit since the stat: not read further.
+                return Ok(Opened::TooLarge(Stat {
+                    size: len as u64,
+                    ..stat
+                }));
+            }
             if len == buf.len() {
                 // It grew since the stat: read on to the end.
                 buf.resize(buf.len() * 2, 0);
