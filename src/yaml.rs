@@ -835,14 +835,22 @@ mod tests {
             return;
         }
         let generated = tempfile::tempdir().expect("temp dir");
-        let made = std::process::Command::new("python3")
+        let made = match std::process::Command::new("python3")
             .arg(shared.join("bench/gen_workspace.py"))
             .arg("--out")
             .arg(generated.path())
             .args(["--records", "1000", "--violations", "0.05"])
             .output()
-            .is_ok_and(|o| o.status.success());
-        assert!(made, "gen_workspace.py failed");
+        {
+            Ok(o) => {
+                assert!(o.status.success(), "gen_workspace.py failed: {o:?}");
+                true
+            }
+            Err(e) => {
+                eprintln!("skipping the generated records: cannot run python3: {e}");
+                false
+            }
+        };
         let count = |dir: &std::path::Path| -> (usize, usize) {
             let (mut seen, mut taken) = (0, 0);
             let mut stack = vec![dir.to_path_buf()];
@@ -874,6 +882,9 @@ mod tests {
         let (seen, taken) = count(&shared.join("corpora"));
         assert!(seen > 3000, "{seen} front matters in the corpora");
         eprintln!("corpora: {taken} of {seen} read by the simple reader");
+        if !made {
+            return;
+        }
         let (seen, taken) = count(generated.path());
         assert!(seen >= 950, "{seen} generated front matters");
         eprintln!("generated: {taken} of {seen} read by the simple reader");
