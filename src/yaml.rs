@@ -465,7 +465,7 @@ fn plain_in_block(text: &str) -> bool {
 /// [`plain_in_block`] inside a flow sequence, where `,`, brackets, braces
 /// and `:` mean something too.
 fn plain_in_flow(text: &str) -> bool {
-    plain_in_block(text) && !text.contains(|c| matches!(c, ',' | '[' | ']' | '{' | '}' | ':'))
+    plain_in_block(text) && !text.contains([',', '[', ']', '{', '}', ':'])
 }
 
 /// The general parser: serde-saphyr's events, built into the tree.
