@@ -24,14 +24,14 @@ pub struct Outcome {
 /// Runs the cross-record rules over the reports of the whole workspace,
 /// given its near-duplicate slug clusters (`None` when `slug/similar` is
 /// off).
-fn cross_record(
+fn cross_record<'r>(
     ws: &Workspace,
-    reports: &[FileReport],
+    reports: impl Iterator<Item = &'r FileReport>,
     clusters: Option<Vec<(Kind, Vec<Vec<String>>)>>,
 ) -> Vec<Diagnostic> {
     let resolver = crate::git::DiskResolver::new(&ws.root);
     let mut view = View::new(
-        reports.iter().map(|r| (r.path.as_str(), &r.info)),
+        reports.map(|r| (r.path.as_str(), &r.info)),
         &ws.config,
         &resolver,
     );
@@ -47,19 +47,22 @@ pub fn findings(
     ws: &Workspace,
     all: &[String],
     opts: &crate::index::Options,
-) -> (Vec<FileReport>, Vec<Diagnostic>) {
+) -> (Vec<Box<FileReport>>, Vec<Diagnostic>) {
     // Near-duplicate slugs depend on the file names alone: they are
     // clustered while the files are read.
-    let (refreshed, clusters) = rayon::join(
-        || crate::index::refresh(ws, all, opts),
+    let (scanned, clusters) = rayon::join(
+        || crate::index::scan(ws, all, opts),
         || {
             workspace::enabled(&ws.config, "slug/similar")
                 .then(|| crate::index::file_slug_clusters(ws, all))
         },
     );
-    let reports = refreshed.reports;
-    let cross = cross_record(ws, &reports, clusters);
-    (reports, cross)
+    // The index is written while the cross-record rules run.
+    let (saved, cross) = rayon::join(
+        || scanned.save(&ws.root),
+        || cross_record(ws, scanned.reports(), clusters),
+    );
+    (scanned.finish(saved).reports, cross)
 }
 
 /// Lints `all` (every file of the workspace) and reports on those for which

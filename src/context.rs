@@ -153,7 +153,7 @@ fn newest_first(a: &(Option<&str>, &str), b: &(Option<&str>, &str)) -> std::cmp:
 }
 
 /// Gathers the context material from the reports of every workspace file.
-pub fn material(reports: &[FileReport], context_md: Option<String>) -> Material {
+pub fn material(reports: &[Box<FileReport>], context_md: Option<String>) -> Material {
     let mut per_dir: Vec<Vec<(Option<&str>, &str)>> = vec![Vec::new(); TOC_DIRS.len()];
     let mut resident: Vec<(Option<&str>, &str, &str)> = Vec::new();
     let mut m = Material {
@@ -649,7 +649,8 @@ pub fn gather_stale(ws: &Workspace) -> Material {
     let context_md = read_context_md(&ws.root, ws.config.max_file_bytes);
     match crate::index::read(&ws.root) {
         Some(table) => {
-            let reports: Vec<FileReport> = table.entries.into_iter().map(|e| *e.report).collect();
+            let reports: Vec<Box<FileReport>> =
+                table.entries.into_iter().map(|e| e.report).collect();
             material(&reports, context_md)
         }
         None => Material {

@@ -314,7 +314,7 @@ fn still_parses(text: &str) -> bool {
 /// final slug, as the cross-record pass computes it.
 pub fn chain_targets(
     ws: &Workspace,
-    reports: &[FileReport],
+    reports: &[Box<FileReport>],
     diags: &[Diagnostic],
 ) -> HashMap<String, String> {
     let chained: HashSet<&str> = diags

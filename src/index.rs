@@ -320,7 +320,7 @@ pub struct Refreshed {
     /// One report per file given, in the same order. Reports of files that
     /// were re-read keep their `source` when they have diagnostics; reports
     /// from the table have none.
-    pub reports: Vec<FileReport>,
+    pub reports: Vec<Box<FileReport>>,
     /// Files read and linted in this run.
     pub reparsed: usize,
     /// `Ok(true)` when the table was written, `Ok(false)` when it was already
@@ -520,11 +520,18 @@ enum Done {
 }
 
 /// Brings the table up to date for `files` (every file of the workspace,
-/// sorted, as `Workspace::files` gives them) and returns their reports.
-/// Unchanged files are not re-read; changed ones are read and linted in
-/// parallel. When anything changed, the index is written back: as a small
-/// delta next to the main file when few entries changed, else whole.
+/// sorted, as `Workspace::files` gives them), writes it back when anything
+/// changed, and returns their reports.
 pub fn refresh(ws: &Workspace, files: &[String], opts: &Options) -> Refreshed {
+    let scanned = scan(ws, files, opts);
+    let saved = scanned.save(&ws.root);
+    scanned.finish(saved)
+}
+
+/// Brings the table up to date for `files` (every file of the workspace,
+/// sorted) without writing it. Unchanged files are not re-read; changed
+/// ones are read and linted in parallel.
+pub fn scan(ws: &Workspace, files: &[String], opts: &Options) -> Scanned {
     let scanned_at = now_ns();
     let key = key(&ws.config);
     // Stat every file while the stored table loads. Without a stored
@@ -590,38 +597,76 @@ pub fn refresh(ws: &Workspace, files: &[String], opts: &Options) -> Refreshed {
             Done::Read | Done::Computed => true,
         })
         .collect();
-    let mut table = Table {
-        key,
-        scanned_at,
-        entries: done.into_iter().map(|(e, _)| e).collect(),
-    };
-    let saved = if unchanged {
-        Ok(false)
-    } else {
-        removed.retain(|p| files.binary_search(p).is_err());
-        removed.sort_unstable();
-        removed.dedup();
-        let changes = dirty.iter().filter(|d| **d).count() + removed.len();
-        match base {
-            Some(base) if changes <= (files.len() / 8).max(256) => {
+    removed.retain(|p| files.binary_search(p).is_err());
+    removed.sort_unstable();
+    removed.dedup();
+    Scanned {
+        table: Table {
+            key,
+            scanned_at,
+            entries: done.into_iter().map(|(e, _)| e).collect(),
+        },
+        dirty,
+        removed,
+        base,
+        unchanged,
+        reparsed,
+    }
+}
+
+/// A refreshed table, not yet written back: [`Scanned::save`] can run while
+/// the caller goes on with [`Scanned::reports`].
+pub struct Scanned {
+    table: Table,
+    /// Per entry: whether the main file lacks it as it is now.
+    dirty: Vec<bool>,
+    /// Paths the main file holds that are gone.
+    removed: Vec<String>,
+    /// The main file's checksum, when it was read.
+    base: Option<u64>,
+    /// Nothing differs from the stored table.
+    unchanged: bool,
+    reparsed: usize,
+}
+
+impl Scanned {
+    /// One report per file given to [`scan`], in the same order.
+    pub fn reports(&self) -> impl Iterator<Item = &FileReport> {
+        self.table.entries.iter().map(|e| &*e.report)
+    }
+
+    /// Writes the table back when anything changed: as a small delta next
+    /// to the main file when few entries changed, else whole. `Ok(false)`
+    /// when it was already up to date.
+    pub fn save(&self, root: &Path) -> std::io::Result<bool> {
+        if self.unchanged {
+            return Ok(false);
+        }
+        let table = &self.table;
+        let changes = self.dirty.iter().filter(|d| **d).count() + self.removed.len();
+        match self.base {
+            Some(base) if changes <= (table.entries.len() / 8).max(256) => {
                 let entries: Vec<&Entry> = table
                     .entries
                     .iter()
-                    .zip(&dirty)
+                    .zip(&self.dirty)
                     .filter(|(_, d)| **d)
                     .map(|(e, _)| e)
                     .collect();
-                save_delta(&ws.root, base, &table, &removed, &entries)
+                save_delta(root, base, table, &self.removed, &entries)
             }
-            _ => save(&ws.root, &table),
+            _ => save(root, table),
         }
         .map(|()| true)
-    };
-    let reports = table.entries.drain(..).map(|e| *e.report).collect();
-    Refreshed {
-        reports,
-        reparsed,
-        saved,
+    }
+
+    /// The outcome, given what [`Scanned::save`] returned.
+    pub fn finish(self, saved: std::io::Result<bool>) -> Refreshed {
+        Refreshed {
+            reports: self.table.entries.into_iter().map(|e| e.report).collect(),
+            reparsed: self.reparsed,
+            saved,
+        }
     }
 }
 
@@ -1037,13 +1082,14 @@ pub fn file_slug_clusters(ws: &Workspace, files: &[String]) -> Vec<(Kind, Vec<Ve
         slugs.sort_unstable();
         slugs.dedup();
     }
-    clusters_of(&ws.root, ws.config.similar_slug_ratio, |kind| {
+    let r = clusters_of(&ws.root, ws.config.similar_slug_ratio, |kind| {
         by_kind
             .iter()
             .find(|(k, _)| *k == kind)
             .map(|(_, s)| s.clone())
             .unwrap_or_default()
-    })
+    });
+    r
 }
 
 /// The clusters of every kind with slugs, `slugs` giving each kind's

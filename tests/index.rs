@@ -446,8 +446,8 @@ fn now_ns() -> i64 {
 }
 
 /// (path, diagnostics, record fields) of each report, for comparisons.
-fn essence(
-    reports: &[memlint::lint::FileReport],
+fn essence<R: std::borrow::Borrow<memlint::lint::FileReport>>(
+    reports: &[R],
 ) -> Vec<(
     String,
     Vec<memlint::diagnostic::Diagnostic>,
@@ -455,7 +455,10 @@ fn essence(
 )> {
     reports
         .iter()
-        .map(|r| (r.path.clone(), r.diagnostics.clone(), r.info.clone()))
+        .map(|r| {
+            let r = r.borrow();
+            (r.path.clone(), r.diagnostics.clone(), r.info.clone())
+        })
         .collect()
 }
 
@@ -476,8 +479,8 @@ fn deltas_agree_with_linting_from_scratch() {
         );
         // What was stored reads back the same.
         let stored = index::read(&root).expect("stored");
-        let stored: Vec<memlint::lint::FileReport> =
-            stored.entries.into_iter().map(|e| *e.report).collect();
+        let stored: Vec<Box<memlint::lint::FileReport>> =
+            stored.entries.into_iter().map(|e| e.report).collect();
         assert_eq!(
             essence(&stored),
             essence(&got.reports),
