@@ -1082,14 +1082,13 @@ pub fn file_slug_clusters(ws: &Workspace, files: &[String]) -> Vec<(Kind, Vec<Ve
         slugs.sort_unstable();
         slugs.dedup();
     }
-    let r = clusters_of(&ws.root, ws.config.similar_slug_ratio, |kind| {
+    clusters_of(&ws.root, ws.config.similar_slug_ratio, |kind| {
         by_kind
             .iter()
             .find(|(k, _)| *k == kind)
             .map(|(_, s)| s.clone())
             .unwrap_or_default()
-    });
-    r
+    })
 }
 
 /// The clusters of every kind with slugs, `slugs` giving each kind's
