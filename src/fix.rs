@@ -281,6 +281,7 @@ pub fn fix_record(
                         root,
                         duplicates: &doc.duplicates,
                         config,
+                        sections: Default::default(),
                     };
                     record_edits(&record, fired)
                 }

@@ -225,6 +225,7 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
         root: &root,
         duplicates: &doc.duplicates,
         config,
+        sections: Default::default(),
     };
     for rule in REGISTRY {
         if let Check::Record(check) = rule.check {

@@ -411,6 +411,8 @@ pub struct Record<'a> {
     pub root: &'a Node,
     pub duplicates: &'a [crate::yaml::DuplicateKey],
     pub config: &'a Config,
+    /// The body's session sections, found once for the `session/*` rules.
+    pub sections: std::cell::OnceCell<Vec<crate::session::Section>>,
 }
 
 impl<'a> Record<'a> {

@@ -7,8 +7,12 @@ use crate::session::{
     content_lines, file_entry, is_none, plan_source, section, section_problems, sections,
 };
 
-fn body_sections(r: &Record) -> Option<(usize, Vec<crate::session::Section>)> {
-    (r.kind == Kind::Session).then(|| (r.parts.body.start, sections(r.body())))
+/// Where the body starts, and its sections (of a session memory).
+fn body_sections<'r>(r: &'r Record) -> Option<(usize, &'r [crate::session::Section])> {
+    (r.kind == Kind::Session).then(|| {
+        let found = r.sections.get_or_init(|| sections(r.body()));
+        (r.parts.body.start, found.as_slice())
+    })
 }
 
 /// `session/id`: `CMEM-YYYYMMDD-HHMMSS`, equal to the file stem.
@@ -42,7 +46,7 @@ pub fn sections_rule(r: &Record, out: &mut Sink) {
     let Some((base, found)) = body_sections(r) else {
         return;
     };
-    for (span, message) in section_problems(r.body(), &found) {
+    for (span, message) in section_problems(r.body(), found) {
         out.emit(
             "session/sections",
             base + span.start..base + span.end,
@@ -69,7 +73,7 @@ pub fn absolute_path(r: &Record, out: &mut Sink) {
         return;
     };
     let body = r.body();
-    if let Some(s) = section(&found, "Project Root") {
+    if let Some(s) = section(found, "Project Root") {
         let lines = content_lines(body, s.content.clone());
         if let Some((range, line)) = lines.first() {
             let path = line.trim().trim_matches('`');
@@ -83,7 +87,7 @@ pub fn absolute_path(r: &Record, out: &mut Sink) {
         }
     }
     for name in ["Working Files (Modified)", "Reference Files (Read-Only)"] {
-        let Some(s) = section(&found, name) else {
+        let Some(s) = section(found, name) else {
             continue;
         };
         let lines = content_lines(body, s.content.clone());
@@ -109,7 +113,7 @@ pub fn plan_source_rule(r: &Record, out: &mut Sink) {
     let Some((base, found)) = body_sections(r) else {
         return;
     };
-    let Some(s) = section(&found, "Execution Plan") else {
+    let Some(s) = section(found, "Execution Plan") else {
         return;
     };
     let lines = content_lines(r.body(), s.content.clone());
@@ -127,7 +131,7 @@ pub fn working_files(r: &Record, out: &mut Sink) {
     let Some((base, found)) = body_sections(r) else {
         return;
     };
-    let Some(s) = section(&found, "Working Files (Modified)") else {
+    let Some(s) = section(found, "Working Files (Modified)") else {
         return;
     };
     let lines = content_lines(r.body(), s.content.clone());
@@ -153,7 +157,7 @@ pub fn decision_reason(r: &Record, out: &mut Sink) {
     let Some((base, found)) = body_sections(r) else {
         return;
     };
-    let Some(s) = section(&found, "Decisions") else {
+    let Some(s) = section(found, "Decisions") else {
         return;
     };
     let lines = content_lines(r.body(), s.content.clone());
