@@ -23,16 +23,6 @@ fn main() -> ExitCode {
         // SAFETY: sets a plain option; mimalloc reads options on every use.
         unsafe { mi_option_set(MI_OPTION_PURGE_DELAY, -1) };
     }
-    // Nor does it gain from transparent huge pages: the kernel zeroes a
-    // whole 2 MiB page on its first touch, however little of it is used
-    // (on 100k records the cold check spent a tenth of its time there),
-    // and the run ends before fewer TLB misses could pay that back.
-    // MIMALLOC_ALLOW_THP in the environment still wins.
-    #[cfg(target_os = "linux")]
-    if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
-        // SAFETY: sets a flag of this process; no memory is touched.
-        unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) };
-    }
     // A panic is a bug: report it briefly and exit 2, never with a trace.
     std::panic::set_hook(Box::new(|info| {
         let msg = info
