@@ -87,16 +87,19 @@ pub fn run_with(
     let (reports, mut diags) = findings(ws, all, opts);
     diags.retain(|d| selected(&d.path));
     let mut out = Outcome::default();
-    for r in reports {
+    for r in &reports {
         if !selected(&r.path) {
             continue;
         }
         out.files += 1;
-        if let Some(src) = r.source {
-            out.sources.insert(r.path.clone(), src);
+        if let Some(src) = &r.source {
+            out.sources.insert(r.path.clone(), src.clone());
         }
-        diags.extend(r.diagnostics);
+        diags.extend(r.diagnostics.iter().cloned());
     }
+    // Freeing 100k reports takes a noticeable while; the answer need not
+    // wait for it.
+    rayon::spawn(move || drop(reports));
     // Findings from the index, and cross-record findings on files without
     // per-file findings, need their text too.
     let mut missing: Vec<&str> = diags

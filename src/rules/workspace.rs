@@ -60,7 +60,7 @@ impl<'a> View<'a> {
         let size = items.size_hint().1.unwrap_or(0);
         let mut records = Vec::with_capacity(size);
         // Keys are trusted paths; FxHash keeps 100k-record views cheap.
-        let mut by_slug = HashMap::default();
+        let mut by_slug = HashMap::with_capacity_and_hasher(size, Default::default());
         let mut present = HashSet::with_capacity_and_hasher(size, Default::default());
         for (path, info) in items {
             let Some(kind) = info.kind else { continue };
