@@ -696,9 +696,12 @@ fn fresh(
             })
 }
 
+/// A stored index and the current stat data of its documents.
+type Stored = (Loaded, Vec<Option<Stat>>);
+
 /// The workspace's files and the stored index with the current stat data
 /// of its documents, read side by side.
-fn open(ws: &Workspace, force: bool) -> (Vec<String>, Option<(Loaded, Vec<Option<Stat>>)>) {
+fn open(ws: &Workspace, force: bool) -> (Vec<String>, Option<Stored>) {
     rayon::join(
         || index::files(ws),
         || {
@@ -1238,7 +1241,8 @@ mod tests {
     fn snippets_are_cut_on_char_boundaries() {
         let line = "語".repeat(300) + "検索" + &"語".repeat(300);
         let at = line.find("検索").unwrap();
-        let (s, marks) = cut(&line, vec![at..at + "検索".len()]);
+        let mark = at..at + "検索".len();
+        let (s, marks) = cut(&line, vec![mark]);
         assert!(s.chars().count() <= SNIPPET_CHARS + 2);
         assert_eq!(&s[marks[0].clone()], "検索");
     }

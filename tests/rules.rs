@@ -82,9 +82,12 @@ fn warn(
     }
 }
 
+/// Start line, start column, end line, end column.
+type Span = (u64, u64, u64, u64);
+
 /// The diagnostics of a JSON report as (rule, severity, path, span), plus
 /// their messages.
-fn actual(json: &Value) -> Vec<(String, String, String, (u64, u64, u64, u64), String)> {
+fn actual(json: &Value) -> Vec<(String, String, String, Span, String)> {
     json["diagnostics"]
         .as_array()
         .expect("diagnostics array")
@@ -710,7 +713,7 @@ fn workspace_root_is_found_from_the_current_directory() {
 }
 
 /// The diagnostics of one file of a fixture, as (rule, span, message).
-fn diags_of(dir: &str, path: &str) -> Vec<(String, (u64, u64, u64, u64), String)> {
+fn diags_of(dir: &str, path: &str) -> Vec<(String, Span, String)> {
     actual(&check_json(&fixture(dir), &[]).json())
         .into_iter()
         .filter(|d| d.2 == path)

@@ -77,10 +77,10 @@ fn matched(a: &[char], b: &[char]) -> usize {
         // Longest common block, earliest in `a`, then earliest in `b`.
         let (mut bi, mut bj, mut bk) = (alo, blo, 0);
         prev[blo..=bhi].iter_mut().for_each(|x| *x = 0);
-        for i in alo..ahi {
+        for (i, ai) in a.iter().enumerate().take(ahi).skip(alo) {
             row[blo..=bhi].iter_mut().for_each(|x| *x = 0);
             for j in blo..bhi {
-                if a[i] == b[j] {
+                if *ai == b[j] {
                     // prev[j] holds the run ending at (i - 1, j - 1).
                     let k = prev[j] + 1;
                     row[j + 1] = k;
@@ -591,9 +591,9 @@ pub fn similar_clusters(slugs: &[&str], ratio: f64) -> Vec<Vec<String>> {
         }
     }
     let mut groups: std::collections::BTreeMap<usize, Vec<String>> = Default::default();
-    for i in 0..sorted.len() {
+    for (i, slug) in sorted.iter().enumerate() {
         let r = find(&mut parent, i);
-        groups.entry(r).or_default().push(sorted[i].to_string());
+        groups.entry(r).or_default().push(slug.to_string());
     }
     let mut out: Vec<Vec<String>> = groups.into_values().filter(|g| g.len() > 1).collect();
     out.iter_mut().for_each(|g| g.sort());
@@ -781,7 +781,7 @@ mod tests {
         let alphabet: Vec<char> = "abcdefghijklmnopqrstuvwxyz0123456789-".chars().collect();
         let mut out: Vec<String> = Vec::new();
         while out.len() < n {
-            let mut s: Vec<char> = if !out.is_empty() && next() % 2 == 0 {
+            let mut s: Vec<char> = if !out.is_empty() && next().is_multiple_of(2) {
                 out[next() % out.len()].chars().collect()
             } else {
                 base(&mut next).chars().collect()
@@ -815,11 +815,11 @@ mod tests {
             let mut base = |next: &mut dyn FnMut() -> usize| {
                 let n = 1 + next() % 7;
                 let mut s: Vec<&str> = (0..n).map(|_| words[next() % words.len()]).collect();
-                if next() % 4 == 0 {
+                if next().is_multiple_of(4) {
                     s.push(["s", "x", "v2", "2", "new"][next() % 5]);
                 }
                 let s = s.join("-");
-                if next() % 40 == 0 {
+                if next().is_multiple_of(40) {
                     s.repeat(1 + 70 / s.len())
                 } else {
                     s
