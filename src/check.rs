@@ -54,7 +54,7 @@ pub fn findings(
         || crate::index::scan(ws, all, opts),
         || {
             workspace::enabled(&ws.config, "slug/similar")
-                .then(|| crate::index::file_slug_clusters(ws, all))
+                .then(|| crate::index::slug_clusters(ws, all))
         },
     );
     // The index is written while the cross-record rules run.

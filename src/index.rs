@@ -28,7 +28,6 @@ use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::lint::{lint_file, Content, FileReport, Located, RecordInfo};
 use crate::record::{classify, Kind, Place};
-use crate::rules::workspace::View;
 use crate::workspace::Workspace;
 use rayon::prelude::*;
 use std::io::IsTerminal;
@@ -537,10 +536,7 @@ pub fn scan(ws: &Workspace, files: &[String], opts: &Options) -> Scanned {
     // Stat every file while the stored table loads. Without a stored
     // table every record is read anyway, and stat'ed then, through the
     // open file.
-    let stored_exists = !opts.force
-        && [FILE, DELTA]
-            .iter()
-            .any(|f| ws.root.join(DIR).join(f).exists());
+    let stored_exists = !opts.force && stored(&ws.root);
     let (stored, stats) = rayon::join(
         || {
             stored_exists
@@ -872,6 +868,13 @@ fn lint_bytes(ws: &Workspace, rel: &str, stat: Option<Stat>, bytes: &[u8]) -> En
     }
 }
 
+/// Whether `root` has a stored table (whole, or a delta), intact or not.
+fn stored(root: &Path) -> bool {
+    [FILE, DELTA]
+        .iter()
+        .any(|f| root.join(DIR).join(f).exists())
+}
+
 /// Turns transparent huge pages off for the rest of the process, on Linux
 /// (`MIMALLOC_ALLOW_THP` in the environment keeps them). Walking and
 /// linting thousands of files allocates from every thread at once, thinly
@@ -977,15 +980,12 @@ pub fn files(ws: &Workspace) -> Vec<String> {
     {
         return files;
     }
-    // `.memlint/` first, so that creating it does not change the root
-    // directory after it was recorded.
-    let indexed = [FILE, DELTA]
-        .iter()
-        .any(|f| ws.root.join(DIR).join(f).exists());
-    if !indexed {
+    if !stored(&ws.root) {
         // Every record will be read and linted.
         no_huge_pages();
     }
+    // `.memlint/` first, so that creating it does not change the root
+    // directory after it was recorded.
     let dir_made = make_dir(&ws.root).is_ok();
     let scanned_at = now_ns();
     let (files, watched) = rayon::join(|| ws.files(), || watched(ws));
@@ -1072,23 +1072,16 @@ fn slugs_key(ratio: f64, slugs: &[&str]) -> u64 {
     h.digest()
 }
 
-/// Near-duplicate slug clusters for every kind with slugs, for exactly the
-/// slugs `view` holds. `slug/similar` compares every pair of slugs of a
-/// kind that could be similar, which is the costliest cross-record rule on
-/// a large workspace, so its result is kept in `.memlint/slugs` keyed by the
-/// kind's slug set and the ratio, and recomputed only when either changed
-/// (an edit of a record's content changes neither).
-pub fn slug_clusters(root: &Path, view: &View) -> Vec<(Kind, Vec<Vec<String>>)> {
-    clusters_of(root, view.config.similar_slug_ratio, |kind| {
-        view.comparable_slugs(kind)
-    })
-}
-
-/// [`slug_clusters`] from the workspace's file list (every file, as
-/// [`files`] gives it) alone, so that they can be computed while the files
-/// are read: a record's slug is its file name, whether or not it can be
-/// read.
-pub fn file_slug_clusters(ws: &Workspace, files: &[String]) -> Vec<(Kind, Vec<Vec<String>>)> {
+/// Near-duplicate slug clusters for every kind with slugs, from the
+/// workspace's file list (every file, as [`files`] gives it) alone, so that
+/// they can be computed while the files are read: a record's slug is its
+/// file name, whether or not it can be read. `slug/similar` compares every
+/// pair of slugs of a kind that could be similar, which is the costliest
+/// cross-record rule on a large workspace, so its result is kept in
+/// `.memlint/slugs` keyed by the kind's slug set and the ratio, and
+/// recomputed only when either changed (an edit of a record's content
+/// changes neither).
+pub fn slug_clusters(ws: &Workspace, files: &[String]) -> Vec<(Kind, Vec<Vec<String>>)> {
     let mut by_kind: Vec<(Kind, Vec<&str>)> = Vec::new();
     for f in files {
         let Place::Record(kind) = classify(f, &ws.config.banned_dirs) else {
@@ -1107,22 +1100,7 @@ pub fn file_slug_clusters(ws: &Workspace, files: &[String]) -> Vec<(Kind, Vec<Ve
         slugs.sort_unstable();
         slugs.dedup();
     }
-    clusters_of(&ws.root, ws.config.similar_slug_ratio, |kind| {
-        by_kind
-            .iter()
-            .find(|(k, _)| *k == kind)
-            .map(|(_, s)| s.clone())
-            .unwrap_or_default()
-    })
-}
-
-/// The clusters of every kind with slugs, `slugs` giving each kind's
-/// comparable slugs (sorted), through the `.memlint/slugs` cache.
-fn clusters_of<'s>(
-    root: &Path,
-    ratio: f64,
-    slugs: impl Fn(Kind) -> Vec<&'s str>,
-) -> Vec<(Kind, Vec<Vec<String>>)> {
+    let (root, ratio) = (&ws.root, ws.config.similar_slug_ratio);
     let stored = std::fs::read(root.join(DIR).join(SLUGS))
         .ok()
         .and_then(|b| decode_slugs(&b))
@@ -1130,13 +1108,16 @@ fn clusters_of<'s>(
     let mut changed = false;
     let mut out: Vec<KindClusters> = Vec::new();
     for kind in Kind::ALL.into_iter().filter(|k| k.has_slug()) {
-        let slugs = slugs(kind);
-        let key = slugs_key(ratio, &slugs);
+        let slugs = by_kind
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map_or(&[][..], |(_, s)| s.as_slice());
+        let key = slugs_key(ratio, slugs);
         match stored.iter().find(|(k, h, _)| *k == kind && *h == key) {
             Some((_, _, clusters)) => out.push((kind, key, clusters.clone())),
             None => {
                 changed = true;
-                let clusters = crate::rules::slug::similar_clusters(&slugs, ratio);
+                let clusters = crate::rules::slug::similar_clusters(slugs, ratio);
                 out.push((kind, key, clusters));
             }
         }

@@ -54,7 +54,7 @@ pub fn build(
         &NoDisk,
     );
     let replaced_chains = crate::rules::status::replaced_chains(&view);
-    let mut similar_slugs: Vec<Vec<String>> = crate::index::slug_clusters(&ws.root, &view)
+    let mut similar_slugs: Vec<Vec<String>> = crate::index::slug_clusters(ws, &files)
         .into_iter()
         .flat_map(|(_, clusters)| clusters)
         .collect();
