@@ -275,7 +275,8 @@ fn a_fifo_in_place_of_a_record_is_reported_not_waited_on() {
     let c = std::ffi::CString::new(fifo.to_str().expect("utf-8 path")).expect("c string");
     // SAFETY: a valid C string.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo");
-    let run = |args: &[&str], stdin: &str| -> String {
+    // Exit code, standard output, and both outputs together.
+    let run = |args: &[&str], stdin: &str| -> (Option<i32>, String, String) {
         let mut child = std::process::Command::new(common::BIN)
             .args(args)
             .current_dir(&root)
@@ -300,20 +301,29 @@ fn a_fifo_in_place_of_a_record_is_reported_not_waited_on() {
             std::thread::sleep(std::time::Duration::from_millis(20));
         }
         let out = child.wait_with_output().expect("output");
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        )
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let both = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+        (out.status.code(), stdout, both)
     };
-    for format in ["json", "human"] {
-        let out = run(&["check", "--format", format], "");
-        assert!(
-            out.contains("a-pipe.md") && out.contains("cannot be read"),
-            "{out}"
-        );
-    }
-    let out = run(&["fmt", "--check"], "");
+    let (code, stdout, out) = run(&["check", "--format", "json"], "");
+    assert_eq!(code, Some(1), "{out}");
+    let json: Value = serde_json::from_str(&stdout).expect("JSON report");
+    let mut want = pairs(BASELINE);
+    want.push((
+        "format/encoding".to_string(),
+        "memory/decisions/a-pipe.md".to_string(),
+    ));
+    want.sort();
+    let mut got = rules(&json);
+    got.sort();
+    assert_eq!(got, want);
+    let (code, _, out) = run(&["check"], "");
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        out.contains("a-pipe.md") && out.contains("cannot be read: not a regular file"),
+        "{out}"
+    );
+    let (_, _, out) = run(&["fmt", "--check"], "");
     assert!(
         out.contains("a-pipe.md") && out.contains("not a regular file"),
         "{out}"
@@ -322,7 +332,8 @@ fn a_fifo_in_place_of_a_record_is_reported_not_waited_on() {
         r#"{{"tool_name": "Write", "tool_input": {{"file_path": "{}"}}}}"#,
         fifo.display()
     );
-    let out = run(&["hook", "post-write"], &event);
+    let (code, _, out) = run(&["hook", "post-write"], &event);
+    assert_eq!(code, Some(2), "{out}");
     assert!(out.contains("cannot be read"), "{out}");
 }
 
