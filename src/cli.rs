@@ -731,12 +731,12 @@ fn staging(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, WorkspaceErro
 fn index(s: &Settings) -> Result<ExitCode, WorkspaceError> {
     let ws = &s.workspace;
     let started = std::time::Instant::now();
-    let files = ws.files();
+    let listing = crate::index::walk(ws);
     let opts = crate::index::Options {
         force: true,
         progress: !s.quiet,
     };
-    let (done, search) = crate::search::refresh(ws, &files, &opts);
+    let (done, search) = crate::search::refresh(ws, &listing, &opts);
     let secs = started.elapsed().as_secs_f64();
     if let Err(source) = done.saved {
         return Err(WorkspaceError::Io {
@@ -748,7 +748,7 @@ fn index(s: &Settings) -> Result<ExitCode, WorkspaceError> {
         write_out(&format!(
             "Indexed {} records in {} files ({} re-parsed, {} tokenized for search) in {secs:.2} s.\n",
             search.records,
-            files.len(),
+            listing.0.len(),
             done.reparsed,
             search.tokenized
         ));

@@ -189,14 +189,14 @@ pub fn stop(place: &Place) -> ExitCode {
         Ok(_) => {}
         Err(e) => eprintln!("memlint hook: {e}"),
     }
-    let files = crate::index::files(&ws);
+    let listing = crate::index::listing(&ws);
     let opts = crate::index::Options {
         force: false,
         progress: false,
     };
     // The record table and the search index, so that the next session's
     // first search answers at once.
-    if let Err(e) = crate::search::refresh(&ws, &files, &opts).0.saved {
+    if let Err(e) = crate::search::refresh(&ws, &listing, &opts).0.saved {
         eprintln!("memlint hook: cannot write the index: {e}");
     }
     ExitCode::SUCCESS

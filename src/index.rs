@@ -972,14 +972,30 @@ fn watched(ws: &Workspace) -> Option<Vec<String>> {
 /// again. Like the index, it distrusts directories modified within
 /// [`RACY_NS`] of the walk that recorded them.
 pub fn files(ws: &Workspace) -> Vec<String> {
+    listing(ws).0
+}
+
+/// [`files`], with the identity of the stored listing that gave them (or
+/// that records them now): its checksum, `None` when none was stored.
+/// [`listing_id`] tells later whether that listing still holds.
+pub fn listing(ws: &Workspace) -> (Vec<String>, Option<u64>) {
     let key = key(&ws.config);
-    let root = ws.root.join(DIR).join(LISTING);
-    if let Some(files) = std::fs::read(&root)
+    if let Some(found) = std::fs::read(ws.root.join(DIR).join(LISTING))
         .ok()
-        .and_then(|b| decode_listing(&b, key))
+        .and_then(|b| {
+            let id = trailer(&b)?;
+            decode_listing(&b, key).map(|files| (files, Some(id)))
+        })
     {
-        return files;
+        return found;
     }
+    walk(ws)
+}
+
+/// Walks the workspace, stores the listing (when nothing changed during
+/// the walk) and gives it as [`listing`] does.
+pub fn walk(ws: &Workspace) -> (Vec<String>, Option<u64>) {
+    let key = key(&ws.config);
     if !stored(&ws.root) {
         // Every record will be read and linted.
         no_huge_pages();
@@ -1001,11 +1017,59 @@ pub fn files(ws: &Workspace) -> Vec<String> {
         if !racy {
             let bytes = encode_listing(key, &paths, &seen, &files);
             // A cache: when it cannot be written, the next run walks again.
-            let _ = make_dir(&ws.root)
+            let saved = make_dir(&ws.root)
                 .and_then(|dir| crate::fsutil::write_cache(&dir.join(LISTING), &bytes));
+            if saved.is_ok() {
+                return (files, trailer(&bytes));
+            }
         }
     }
-    files
+    (files, None)
+}
+
+/// The checksum that ends a cache file.
+fn trailer(bytes: &[u8]) -> Option<u64> {
+    let at = bytes.len().checked_sub(8)?;
+    Some(u64::from_le_bytes(bytes[at..].try_into().ok()?))
+}
+
+/// The identity (as [`listing`] gives it) of the stored listing when it is
+/// intact and still describes the workspace, without decoding its file
+/// list: a caller that recorded the identity along with what it built from
+/// the files knows then that the files are the same. The file is hashed
+/// as it is read, in small pieces, so that a search on a large workspace
+/// does not hold the whole listing in memory.
+pub fn listing_id(ws: &Workspace) -> Option<u64> {
+    use std::io::Read;
+    /// How much of the listing's start is kept to read the watched paths.
+    const HEAD_MAX: usize = 1 << 20;
+    let mut file = std::fs::File::open(ws.root.join(DIR).join(LISTING)).ok()?;
+    let body_len = file.metadata().ok()?.len().checked_sub(8)?;
+    let mut hasher = Xxh3::new();
+    let mut head: Vec<u8> = Vec::new();
+    let mut buf = vec![0u8; 1 << 16];
+    let mut left = body_len;
+    while left > 0 {
+        let n = usize::try_from(left.min(buf.len() as u64)).ok()?;
+        file.read_exact(&mut buf[..n]).ok()?;
+        hasher.update(&buf[..n]);
+        let keep = n.min(HEAD_MAX - head.len());
+        head.extend_from_slice(&buf[..keep]);
+        left -= n as u64;
+    }
+    let mut sum = [0u8; 8];
+    file.read_exact(&mut sum).ok()?;
+    let sum = u64::from_le_bytes(sum);
+    if hasher.digest() != sum || file.read(&mut buf[..1]).ok()? != 0 {
+        return None;
+    }
+    let mut r = Reader { buf: &head, pos: 0 };
+    if r.bytes(LISTING_MAGIC.len())? != LISTING_MAGIC
+        || u32::from_le_bytes(r.bytes(4)?.try_into().ok()?) != FORMAT
+    {
+        return None;
+    }
+    watched_unchanged(&mut r, key(&ws.config)).then_some(sum)
 }
 
 fn encode_listing(key: u64, paths: &[String], seen: &[Seen], files: &[String]) -> Vec<u8> {
@@ -1031,18 +1095,7 @@ fn encode_listing(key: u64, paths: &[String], seen: &[Seen], files: &[String]) -
 /// still looks as it did.
 fn decode_listing(bytes: &[u8], key: u64) -> Option<Vec<String>> {
     let mut r = checked(bytes, LISTING_MAGIC)?;
-    if r.fixed64()? != key {
-        return None;
-    }
-    let n = r.count()?;
-    let mut watched: Vec<(String, Seen)> = Vec::with_capacity(n);
-    for _ in 0..n {
-        let p = r.str()?;
-        let s = r.opt_stat()?;
-        watched.push((p, s));
-    }
-    let unchanged = watched.par_iter().all(|(p, s)| seen(Path::new(p)) == *s);
-    if !unchanged {
+    if !watched_unchanged(&mut r, key) {
         return None;
     }
     let n = r.count()?;
@@ -1051,6 +1104,25 @@ fn decode_listing(bytes: &[u8], key: u64) -> Option<Vec<String>> {
         files.push(r.str()?);
     }
     r.at_end().then_some(files)
+}
+
+/// Reads a listing's key and watched paths: whether the key is `key` and
+/// every watched path still looks as it did.
+fn watched_unchanged(r: &mut Reader, key: u64) -> bool {
+    let read = |r: &mut Reader| -> Option<Vec<(String, Seen)>> {
+        if r.fixed64()? != key {
+            return None;
+        }
+        let n = r.count()?;
+        let mut watched = Vec::with_capacity(n);
+        for _ in 0..n {
+            let p = r.str()?;
+            let s = r.opt_stat()?;
+            watched.push((p, s));
+        }
+        Some(watched)
+    };
+    read(r).is_some_and(|w| w.par_iter().all(|(p, s)| seen(Path::new(p)) == *s))
 }
 
 /// The near-duplicate slug cache's name inside [`DIR`].

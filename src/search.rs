@@ -33,7 +33,7 @@ pub const FILE: &str = "search";
 const MAGIC: &[u8; 8] = b"MLSEARCH";
 
 /// The on-disk format version; an index of another version is rebuilt.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// Term-frequency weights of the fields (BM25F-style: a title word counts
 /// three times, a description or tag word twice).
@@ -284,7 +284,8 @@ fn tokenize_record<'t>(
 // The stored index
 //
 // Layout: a fixed prefix (magic, format, head length, head checksum), the
-// head (scan time, the documents, the term dictionary), then the postings of
+// head (scan time, the listing identity, the documents, the term
+// dictionary), then the postings of
 // every term one after the other. A query reads the prefix and the head and
 // then only the postings of its own terms, each checked against the
 // checksum the dictionary holds for it. Paths and terms are front-coded
@@ -297,6 +298,8 @@ const PREFIX: usize = 8 + 4 + 8 + 8;
 /// A decoded head, with a way to read postings.
 struct Loaded {
     scanned_at: i64,
+    /// The identity of the workspace listing the documents came from.
+    listing: Option<u64>,
     docs: Vec<DocMeta>,
     /// The paths, one after the other; `DocMeta::end` marks where each ends.
     paths: String,
@@ -378,11 +381,18 @@ fn shared_prefix(a: &str, b: &str) -> usize {
     n
 }
 
-fn encode(scanned_at: i64, docs: &[Doc], terms: &[(String, Postings)]) -> Vec<u8> {
+fn encode(
+    scanned_at: i64,
+    listing: Option<u64>,
+    docs: &[Doc],
+    terms: &[(String, Postings)],
+) -> Vec<u8> {
     let mut head = Writer {
         buf: Vec::with_capacity(64 + docs.len() * 56 + terms.len() * 24),
     };
     head.buf.extend_from_slice(&scanned_at.to_le_bytes());
+    head.buf.extend_from_slice(&[0; 9]);
+    put_listing(&mut head.buf[8..17], listing);
     head.usize(docs.len());
     let mut prev = Doc {
         path: String::new(),
@@ -438,6 +448,44 @@ fn encode(scanned_at: i64, docs: &[Doc], terms: &[(String, Postings)]) -> Vec<u8
     out
 }
 
+/// Where the listing identity sits in a stored index: after the scan time,
+/// as a flag byte and eight bytes.
+const LISTING_AT: usize = PREFIX + 8;
+
+fn put_listing(at: &mut [u8], listing: Option<u64>) {
+    at[0] = u8::from(listing.is_some());
+    at[1..9].copy_from_slice(&listing.unwrap_or(0).to_le_bytes());
+}
+
+/// Rewrites the stored index with another listing identity (a listing
+/// written again after a directory changed, with the same records).
+fn relist(ws: &Workspace, listing: Option<u64>) {
+    let path = file(ws);
+    let Ok(mut bytes) = std::fs::read(&path) else {
+        return;
+    };
+    let Some(head_len) = bytes
+        .get(12..20)
+        .and_then(|b| usize::try_from(u64::from_le_bytes(b.try_into().ok()?)).ok())
+    else {
+        return;
+    };
+    let Some(end) = PREFIX.checked_add(head_len).filter(|e| *e <= bytes.len()) else {
+        return;
+    };
+    if end < LISTING_AT + 9 || xxh3_64(&bytes[PREFIX..end]) != read_u64(&bytes[20..28]) {
+        return;
+    }
+    put_listing(&mut bytes[LISTING_AT..LISTING_AT + 9], listing);
+    let sum = xxh3_64(&bytes[PREFIX..end]);
+    bytes[20..28].copy_from_slice(&sum.to_le_bytes());
+    save(ws, &bytes);
+}
+
+fn read_u64(b: &[u8]) -> u64 {
+    u64::from_le_bytes(b.try_into().unwrap_or_default())
+}
+
 /// Opens the index file at `path` and decodes its head; `None` when it is
 /// missing, of another format, or damaged.
 fn load(path: &std::path::Path) -> Option<Loaded> {
@@ -487,6 +535,11 @@ fn decode(bytes: Vec<u8>) -> Option<Loaded> {
 fn decode_head(head: &[u8], blob: Blob) -> Option<Loaded> {
     let mut r = Reader { buf: head, pos: 0 };
     let scanned_at = i64::from_le_bytes(r.bytes(8)?.try_into().ok()?);
+    let listing = match (r.u8()?, r.fixed64()?) {
+        (0, _) => None,
+        (1, id) => Some(id),
+        _ => return None,
+    };
     let n = r.count()?;
     let mut docs: Vec<DocMeta> = Vec::with_capacity(n);
     let mut paths = String::with_capacity(n * 48);
@@ -556,6 +609,7 @@ fn decode_head(head: &[u8], blob: Blob) -> Option<Loaded> {
     let blob_len = r.uint()?;
     (blob_len == offset && r.pos == r.buf.len()).then_some(Loaded {
         scanned_at,
+        listing,
         docs,
         paths,
         terms,
@@ -662,58 +716,77 @@ fn record_files<'f>(ws: &Workspace, files: &'f [String]) -> Vec<(&'f str, Kind)>
         .collect()
 }
 
-/// The current stat data of every document of `loaded`.
-fn stats(ws: &Workspace, loaded: &Loaded) -> Vec<Option<Stat>> {
-    let paths: Vec<&str> = (0..loaded.docs.len()).map(|i| loaded.path(i)).collect();
-    Stat::many(&ws.root, &paths)
+/// Whether every document of `loaded` is as it was when it was indexed:
+/// the same stat data, and for a file changed within the timestamp
+/// granularity of the scan, the same content. Stat'ed in parallel, each
+/// directory reached once per batch, with nothing kept.
+fn unchanged(ws: &Workspace, loaded: &Loaded) -> bool {
+    const BATCH: usize = 512;
+    loaded.docs.par_chunks(BATCH).enumerate().all(|(c, chunk)| {
+        let mut dirs = index::Dirs::new(&ws.root);
+        chunk.iter().enumerate().all(|(k, d)| {
+            let path = loaded.path(c * BATCH + k);
+            match dirs.stat(path) {
+                Some(s) if s == d.stat => {
+                    !s.racy(loaded.scanned_at)
+                        || std::fs::read(ws.root.join(path)).is_ok_and(|b| xxh3_64(&b) == d.hash)
+                }
+                _ => false,
+            }
+        })
+    })
 }
 
-/// Whether `loaded` describes exactly `records`, whose stat data are
-/// `stats` (in the order of `loaded`'s documents), as they are now.
-fn fresh(
-    ws: &Workspace,
-    loaded: &Loaded,
-    stats: &[Option<Stat>],
-    records: &[(&str, Kind)],
-) -> bool {
+/// Whether the documents of `loaded` are exactly `records`.
+fn same_records(loaded: &Loaded, records: &[(&str, Kind)]) -> bool {
     loaded.docs.len() == records.len()
         && records
             .par_iter()
             .enumerate()
             .all(|(i, (p, k))| loaded.path(i) == *p && loaded.docs[i].kind == *k)
-        && loaded
-            .docs
-            .par_iter()
-            .zip(stats)
-            .enumerate()
-            .all(|(i, (d, s))| match s {
-                Some(s) if *s == d.stat => {
-                    !s.racy(loaded.scanned_at)
-                        || std::fs::read(ws.root.join(loaded.path(i)))
-                            .is_ok_and(|b| xxh3_64(&b) == d.hash)
-                }
-                _ => false,
-            })
 }
 
-/// A stored index and the current stat data of its documents.
-type Stored = (Loaded, Vec<Option<Stat>>);
-
-/// The workspace's files and the stored index with the current stat data
-/// of its documents, read side by side.
-fn open(ws: &Workspace, force: bool) -> (Vec<String>, Option<Stored>) {
-    rayon::join(
-        || index::files(ws),
+/// The stored index, when it describes the workspace as it is now, and the
+/// listing it was checked against (`None` when the stored listing still
+/// holds and is the one the index was built from: the files are then the
+/// same without being listed). The index is loaded and its files stat'ed
+/// beside the listing check.
+fn fresh_stored(ws: &Workspace) -> Stored {
+    let (listing_id, stored) = rayon::join(
+        || index::listing_id(ws),
         || {
-            if force {
-                return None;
-            }
             load(&file(ws)).map(|l| {
-                let s = stats(ws, &l);
-                (l, s)
+                let unchanged = unchanged(ws, &l);
+                (l, unchanged)
             })
         },
-    )
+    );
+    match stored {
+        Some((loaded, true)) if listing_id.is_some() && loaded.listing == listing_id => {
+            Stored::Fresh(loaded, None)
+        }
+        Some((loaded, true)) => {
+            let listing = index::listing(ws);
+            if same_records(&loaded, &record_files(ws, &listing.0)) {
+                Stored::Fresh(loaded, Some(listing))
+            } else {
+                Stored::Stale(listing, Some(loaded))
+            }
+        }
+        Some((loaded, false)) => Stored::Stale(index::listing(ws), Some(loaded)),
+        None => Stored::Stale(index::listing(ws), None),
+    }
+}
+
+/// The workspace's files and the identity of the listing they came from.
+pub type Listing = (Vec<String>, Option<u64>);
+
+/// What [`fresh_stored`] found.
+enum Stored {
+    /// A fresh index, with the listing when the files had to be listed.
+    Fresh(Loaded, Option<Listing>),
+    /// The listing to rebuild from, and the stale index to reuse, if any.
+    Stale(Listing, Option<Loaded>),
 }
 
 /// What a refresh did.
@@ -729,21 +802,25 @@ fn file(ws: &Workspace) -> std::path::PathBuf {
     ws.root.join(index::DIR).join(FILE)
 }
 
-/// Brings the record table and the search index up to date for `files`
-/// (every file of the workspace, sorted), reading only what changed. The
-/// table's reports are dropped before the search index is built (only its
-/// counts and save result are returned), so the two are never in memory
-/// together.
+/// Brings the record table and the search index up to date for the listed
+/// files (every file of the workspace, sorted, as [`index::listing`] gives
+/// them), reading only what changed. The table's reports are dropped
+/// before the search index is built (only its counts and save result are
+/// returned), so the two are never in memory together.
 pub fn refresh(
     ws: &Workspace,
-    files: &[String],
+    listing: &Listing,
     opts: &index::Options,
 ) -> (index::Refreshed, Refreshed) {
+    let (files, listing_id) = listing;
     let mut table = index::refresh(ws, files, opts);
     table.reports = Vec::new();
     let old = if opts.force { None } else { load(&file(ws)) };
     if let Some(old) = &old {
-        if fresh(ws, old, &stats(ws, old), &record_files(ws, files)) {
+        if same_records(old, &record_files(ws, files)) && unchanged(ws, old) {
+            if old.listing != *listing_id {
+                relist(ws, *listing_id);
+            }
             let done = Refreshed {
                 records: old.docs.len(),
                 tokenized: 0,
@@ -751,7 +828,7 @@ pub fn refresh(
             return (table, done);
         }
     }
-    let (bytes, done) = rebuild(ws, files, old.as_ref());
+    let (bytes, done) = rebuild(ws, listing, old.as_ref());
     save(ws, &bytes);
     (table, done)
 }
@@ -774,7 +851,8 @@ enum Step<'t> {
 
 /// A new index for `files`, reusing the documents of `old` whose records did
 /// not change.
-fn rebuild(ws: &Workspace, files: &[String], old: Option<&Loaded>) -> (Vec<u8>, Refreshed) {
+fn rebuild(ws: &Workspace, listing: &Listing, old: Option<&Loaded>) -> (Vec<u8>, Refreshed) {
+    let (files, listing_id) = listing;
     let scanned_at = index::now_ns();
     let records = record_files(ws, files);
     // The old document of each record, by path (both sorted).
@@ -902,7 +980,7 @@ fn rebuild(ws: &Workspace, files: &[String], old: Option<&Loaded>) -> (Vec<u8>, 
         records: docs.len(),
         tokenized,
     };
-    (encode(scanned_at, &docs, &terms), done)
+    (encode(scanned_at, *listing_id, &docs, &terms), done)
 }
 
 // ---------------------------------------------------------------------------
@@ -937,20 +1015,21 @@ pub struct Hit {
 /// Answers `query` from a fresh index, refreshing it first when any record
 /// changed.
 pub fn search(ws: &Workspace, query: &Query, opts: &index::Options) -> Vec<Hit> {
-    let (files, stored) = open(ws, false);
-    let mut old = None;
-    if let Some((loaded, stats)) = stored {
-        if fresh(ws, &loaded, &stats, &record_files(ws, &files)) {
+    let (listing, old) = match fresh_stored(ws) {
+        Stored::Fresh(loaded, listed) => {
             if let Some(hits) = answer(ws, &loaded, query) {
+                if let Some((_, id)) = listed.filter(|(_, id)| *id != loaded.listing) {
+                    relist(ws, id);
+                }
                 return hits;
             }
             // A posting list failed its checksum: build anew.
-        } else {
-            old = Some(loaded);
+            (listed.unwrap_or_else(|| index::listing(ws)), None)
         }
-    }
-    let _ = index::refresh(ws, &files, opts);
-    let (bytes, _) = rebuild(ws, &files, old.as_ref());
+        Stored::Stale(listing, old) => (listing, old),
+    };
+    let _ = index::refresh(ws, &listing.0, opts);
+    let (bytes, _) = rebuild(ws, &listing, old.as_ref());
     save(ws, &bytes);
     let loaded = decode(bytes).expect("a freshly encoded index decodes");
     answer(ws, &loaded, query).expect("a freshly built index is intact")
@@ -983,11 +1062,19 @@ fn answer(ws: &Workspace, loaded: &Loaded, query: &Query) -> Option<Vec<Hit>> {
         }
     }
     let mut ranked: Vec<(u32, f64)> = scores.into_iter().collect();
-    ranked.sort_unstable_by(|a, b| {
+    let order = |a: &(u32, f64), b: &(u32, f64)| {
         b.1.total_cmp(&a.1)
             .then_with(|| loaded.path(a.0 as usize).cmp(loaded.path(b.0 as usize)))
-    });
-    ranked.truncate(query.limit);
+    };
+    // Only the best `limit` are put in order: a common word may score
+    // most of the records.
+    if ranked.len() > query.limit {
+        if let Some(last) = query.limit.checked_sub(1) {
+            ranked.select_nth_unstable_by(last, order);
+        }
+        ranked.truncate(query.limit);
+    }
+    ranked.sort_unstable_by(order);
     let hits = ranked
         .into_par_iter()
         .map(|(doc, score)| {
@@ -1275,9 +1362,10 @@ mod tests {
             ("検索".to_string(), vec![(1, 2)]),
             ("検証".to_string(), vec![(0, 1), (1, 1), (2, 5)]),
         ];
-        let bytes = encode(42, &docs, &terms);
+        let bytes = encode(42, Some(7), &docs, &terms);
         let loaded = decode(bytes.clone()).expect("decodes");
         assert_eq!(loaded.scanned_at, 42);
+        assert_eq!(loaded.listing, Some(7));
         for (i, d) in docs.iter().enumerate() {
             assert_eq!(loaded.path(i), d.path);
             assert_eq!(loaded.docs[i].stat, d.stat);

@@ -11,7 +11,7 @@ use memlint::workspace::Workspace;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-use common::memlint;
+use common::{age_directories, memlint};
 
 fn decision(title: &str, status: &str, extra: &str) -> String {
     format!(
@@ -577,24 +577,6 @@ fn cached_slug_clusters_follow_the_slugs_and_the_ratio() {
     std::fs::remove_file(root.join("memory/decisions/use-gix-v2.md")).expect("rm");
     std::fs::remove_file(root.join(".memlint.yml")).expect("rm");
     assert!(similar(&check_json(&root)).is_empty());
-}
-
-/// Sets the mtime of every directory under `root` (and `root`) an hour back,
-/// so the listing cache trusts them.
-fn age_directories(root: &Path) {
-    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).expect("read_dir") {
-            let entry = entry.expect("entry");
-            if entry.file_type().expect("type").is_dir() {
-                stack.push(entry.path());
-            }
-        }
-        std::fs::File::open(&dir)
-            .and_then(|f| f.set_modified(past))
-            .expect("set mtime");
-    }
 }
 
 #[test]

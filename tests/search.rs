@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{memlint, workspace, write, Run};
+use common::{age_directories, memlint, workspace, write, Run};
 use serde_json::Value;
 use std::path::Path;
 
@@ -180,6 +180,18 @@ fn human_output_shows_rank_path_title_and_a_snippet() {
     assert!(!run.stdout.contains('\u{1b}'), "{}", run.stdout);
 }
 
+/// Edits a decision in place so that it mentions a quokka; its path.
+fn mention_quokka(root: &Path) -> &'static str {
+    let path = "memory/decisions/cache-layer-for-the-index.md";
+    let text = std::fs::read_to_string(root.join(path)).expect("read");
+    write(
+        root,
+        path,
+        &text.replace("small cache", "small quokka cache"),
+    );
+    path
+}
+
 #[test]
 fn edits_between_two_searches_are_seen() {
     let ws = workspace("search");
@@ -189,13 +201,7 @@ fn edits_between_two_searches_are_seen() {
 
     // Edited within the same second as the index was written: the racy
     // check must still see it.
-    let path = "memory/decisions/cache-layer-for-the-index.md";
-    let text = std::fs::read_to_string(root.join(path)).expect("read");
-    write(
-        root,
-        path,
-        &text.replace("small cache", "small quokka cache"),
-    );
+    let path = mention_quokka(root);
     assert_eq!(paths(&search_json(root, &["quokka"])), [path]);
 
     // A new record is found, a deleted one is gone.
@@ -217,6 +223,75 @@ fn edits_between_two_searches_are_seen() {
     );
     assert!(paths(&search_json(root, &["quokka"])).is_empty());
     assert_eq!(paths(&search_json(root, &["quokka", "--all"])).len(), 1);
+}
+
+/// Whether the search index records the stored listing as the one it was
+/// built from (a flag byte and the listing's checksum after the scan time),
+/// which lets a search skip listing the files.
+fn built_from_stored_listing(root: &Path) -> bool {
+    let index = std::fs::read(root.join(".memlint/search")).expect("search index");
+    let listing = std::fs::read(root.join(".memlint/listing")).unwrap_or_default();
+    listing.len() >= 8 && index[36] == 1 && index[37..45] == listing[listing.len() - 8..]
+}
+
+#[test]
+fn a_search_that_trusts_the_stored_listing_still_sees_every_change() {
+    let ws = workspace("search");
+    let root = ws.path();
+    assert!(paths(&search_json(root, &["quokka"])).is_empty());
+    // Directories modified just now are not trusted; an hour old, they are,
+    // and the next search records the listing it checked.
+    age_directories(root);
+    assert!(paths(&search_json(root, &["quokka"])).is_empty());
+    assert!(built_from_stored_listing(root));
+
+    // An edit in place leaves its directory alone: the stat data show it.
+    let path = mention_quokka(root);
+    assert_eq!(paths(&search_json(root, &["quokka"])), [path]);
+
+    // A new record changes its directory, so the listing is walked again.
+    age_directories(root);
+    assert_eq!(paths(&search_json(root, &["quokka"])), [path]);
+    assert!(built_from_stored_listing(root));
+    let added = "memory/requests/quokka-mode.md";
+    write(
+        root,
+        added,
+        "---\ntitle: Quokka mode\nstatus: active\ndate: 2026-11-01\nsources:\n  - https://example.com/q\n---\n\nBody.\n",
+    );
+    let mut both = vec![path.to_string(), added.to_string()];
+    let mut found = paths(&search_json(root, &["quokka"]));
+    found.sort();
+    both.sort();
+    assert_eq!(found, both);
+
+    // A removal, and an ignore file that hides a record.
+    age_directories(root);
+    search_json(root, &["quokka"]);
+    assert!(built_from_stored_listing(root));
+    std::fs::remove_file(root.join(added)).expect("rm");
+    assert_eq!(paths(&search_json(root, &["quokka"])), [path]);
+    age_directories(root);
+    search_json(root, &["quokka"]);
+    std::fs::write(
+        root.join(".memlintignore"),
+        "cache-layer-for-the-index.md\n",
+    )
+    .expect("write");
+    assert!(paths(&search_json(root, &["quokka"])).is_empty());
+    // Editing the ignore file in place (the root directory unchanged). A
+    // file just written is not trusted either: age it too.
+    age_directories(root);
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .append(true)
+        .open(root.join(".memlintignore"))
+        .and_then(|f| f.set_modified(past))
+        .expect("set mtime");
+    search_json(root, &["quokka"]);
+    assert!(built_from_stored_listing(root));
+    std::fs::write(root.join(".memlintignore"), "nothing-matches.md\n").expect("write");
+    assert_eq!(paths(&search_json(root, &["quokka"])), [path]);
 }
 
 #[test]
