@@ -282,6 +282,7 @@ pub fn fix_record(
                         duplicates: &doc.duplicates,
                         config,
                         sections: Default::default(),
+                        fields: Default::default(),
                     };
                     record_edits(&record, fired)
                 }

@@ -162,7 +162,11 @@ impl<'r> Dirs<'r> {
     fn at(&mut self, rel: &str) -> Option<(std::os::fd::RawFd, &std::ffi::CStr)> {
         use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
         use std::os::unix::ffi::OsStrExt;
-        let (parent, name) = rel.rsplit_once('/').unwrap_or(("", rel));
+        // Paths are short: a plain scan beats the general searcher.
+        let (parent, name) = match rel.bytes().rposition(|b| b == b'/') {
+            Some(at) => (&rel[..at], &rel[at + 1..]),
+            None => ("", rel),
+        };
         if self.dir.as_ref().is_none_or(|(p, _)| p != parent) {
             let fd = std::ffi::CString::new(self.root.join(parent).as_os_str().as_bytes())
                 .ok()

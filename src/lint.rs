@@ -226,6 +226,7 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
         duplicates: &doc.duplicates,
         config,
         sections: Default::default(),
+        fields: Default::default(),
     };
     for rule in REGISTRY {
         if let Check::Record(check) = rule.check {

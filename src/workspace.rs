@@ -162,16 +162,18 @@ impl Workspace {
                 ws: self,
                 found: &found,
             });
-        out.extend(found.into_inner().unwrap_or_else(|e| e.into_inner()));
+        // Made root-relative and classified here, in parallel: the walk
+        // of a large directory is serial.
+        let found = found.into_inner().unwrap_or_else(|e| e.into_inner());
+        out.par_extend(found.into_par_iter().filter_map(|p| self.listed(&p)));
         out.par_sort_unstable();
         out.dedup();
         out
     }
 
-    /// The root-relative path of a walked entry when [`Workspace::files`]
-    /// lists it: a file (or a link to a file inside the root) that memlint
-    /// looks at.
-    fn listed(&self, entry: &ignore::DirEntry) -> Option<String> {
+    /// The path of a walked entry when it is a file (or a link to a file
+    /// inside the root).
+    fn walked(&self, entry: ignore::DirEntry) -> Option<PathBuf> {
         let ft = entry.file_type()?;
         if ft.is_dir() {
             return None;
@@ -183,7 +185,13 @@ impl Workspace {
                 _ => return None,
             }
         }
-        let rel = entry.path().strip_prefix(&self.root).ok()?;
+        Some(entry.into_path())
+    }
+
+    /// The root-relative path of a walked file when [`Workspace::files`]
+    /// lists it: one that memlint looks at.
+    fn listed(&self, path: &Path) -> Option<String> {
+        let rel = path.strip_prefix(&self.root).ok()?;
         // Where `/` is the separator a UTF-8 path is already in the
         // root-relative form; 100k records make the shortcut count.
         let rel = match rel.to_str() {
@@ -250,7 +258,7 @@ impl Workspace {
 /// Builds the visitors of [`Workspace::files`]'s parallel walk.
 struct Lister<'w> {
     ws: &'w Workspace,
-    found: &'w std::sync::Mutex<Vec<String>>,
+    found: &'w std::sync::Mutex<Vec<PathBuf>>,
 }
 
 impl<'s> ignore::ParallelVisitorBuilder<'s> for Lister<'s> {
@@ -263,17 +271,17 @@ impl<'s> ignore::ParallelVisitorBuilder<'s> for Lister<'s> {
     }
 }
 
-/// One thread's share of the walk: the files it listed.
+/// One thread's share of the walk: the files it found.
 struct Visitor<'w> {
     ws: &'w Workspace,
-    found: &'w std::sync::Mutex<Vec<String>>,
-    local: Vec<String>,
+    found: &'w std::sync::Mutex<Vec<PathBuf>>,
+    local: Vec<PathBuf>,
 }
 
 impl ignore::ParallelVisitor for Visitor<'_> {
     fn visit(&mut self, entry: Result<ignore::DirEntry, ignore::Error>) -> ignore::WalkState {
-        if let Some(rel) = entry.ok().and_then(|e| self.ws.listed(&e)) {
-            self.local.push(rel);
+        if let Some(path) = entry.ok().and_then(|e| self.ws.walked(e)) {
+            self.local.push(path);
         }
         ignore::WalkState::Continue
     }

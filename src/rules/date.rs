@@ -13,9 +13,10 @@ static ENGLISH: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Every match of [`ENGLISH`] contains one of these, ignoring ASCII case: a
-/// literal search (SIMD) on the lowercased text rules most texts out.
+/// literal search (SIMD, over the case variants of their first bytes) rules
+/// most texts out.
 static ENGLISH_HINT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new("day|tomorrow|week|month|year").expect("valid regex"));
+    LazyLock::new(|| Regex::new("(?i-u)day|tomorrow|week|month|year").expect("valid regex"));
 
 /// Japanese and Chinese relative date words.
 const CJK_WORDS: &[&str] = &[
@@ -50,7 +51,10 @@ static CJK: LazyLock<Regex> =
 
 /// The relative date expressions in `text`, as byte ranges.
 pub fn find_relative(text: &str) -> Vec<std::ops::Range<usize>> {
-    let mut out: Vec<_> = ENGLISH.find_iter(text).map(|m| m.range()).collect();
+    let mut out = Vec::new();
+    if ENGLISH_HINT.is_match(text) {
+        out.extend(ENGLISH.find_iter(text).map(|m| m.range()));
+    }
     if !text.is_ascii() {
         out.extend(CJK.find_iter(text).map(|m| m.range()));
     }
@@ -107,7 +111,7 @@ pub fn relative(r: &Record, out: &mut Sink) {
     // Prose ranges end at backticks and line breaks, where a word boundary
     // holds in the whole body as in the range, so a match in a range is a
     // match in the body: most bodies have none and need no splitting.
-    let english = ENGLISH_HINT.is_match(&text.to_ascii_lowercase()) && ENGLISH.is_match(text);
+    let english = ENGLISH_HINT.is_match(text) && ENGLISH.is_match(text);
     if !english && (text.is_ascii() || !CJK.is_match(text)) {
         return;
     }

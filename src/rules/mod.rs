@@ -413,6 +413,9 @@ pub struct Record<'a> {
     pub config: &'a Config,
     /// The body's session sections, found once for the `session/*` rules.
     pub sections: std::cell::OnceCell<Vec<crate::session::Section>>,
+    /// The state of every defined field present, type-checked once (many
+    /// rules ask for the same fields).
+    pub fields: std::cell::OnceCell<Vec<(&'a str, FieldState<'a>)>>,
 }
 
 impl<'a> Record<'a> {
@@ -444,19 +447,33 @@ impl<'a> Record<'a> {
 
     /// The state of field `key` (which must be defined for the kind).
     pub fn field(&self, key: &str) -> FieldState<'a> {
-        let Some(def) = self.kind.field(key) else {
-            return FieldState::Missing;
-        };
-        match self.root.get(key) {
-            None => FieldState::Missing,
-            Some(entry) => {
-                if field_problem(def.ty, key, &entry.value).is_some() {
+        let fields = self.fields.get_or_init(|| {
+            let mut fields: Vec<(&'a str, FieldState<'a>)> = Vec::new();
+            let root: &'a Node = self.root;
+            for entry in root.entries().unwrap_or_default() {
+                let Some(key) = entry.key.as_scalar().map(|k| k.text.as_str()) else {
+                    continue;
+                };
+                // The first of duplicate keys counts, as in `Node::get`.
+                if fields.iter().any(|(k, _)| *k == key) {
+                    continue;
+                }
+                let Some(def) = self.kind.field(key) else {
+                    continue;
+                };
+                let state = if field_problem(def.ty, key, &entry.value).is_some() {
                     FieldState::Invalid
                 } else {
                     FieldState::Valid(&entry.value)
-                }
+                };
+                fields.push((key, state));
             }
-        }
+            fields
+        });
+        fields
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map_or(FieldState::Missing, |(_, state)| *state)
     }
 
     /// The valid string value of `key`, with its span.

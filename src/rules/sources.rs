@@ -4,7 +4,7 @@
 use super::{field_problem, FieldState, ProblemRule, Record, Sink};
 use crate::record::{source_problem, Kind};
 use crate::yaml::Value;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Kinds that must list sources.
 fn requires_sources(kind: Kind) -> bool {
@@ -71,7 +71,7 @@ pub fn format(r: &Record, out: &mut Sink) {
 
 /// `sources/duplicate`: the same entry twice.
 pub fn duplicate(r: &Record, out: &mut Sink) {
-    let mut seen: HashMap<&str, usize> = HashMap::new();
+    let mut seen: HashMap<&str, usize> = HashMap::default();
     for (i, (s, span)) in entries(r).into_iter().enumerate() {
         if let Some(first) = seen.get(s) {
             out.emit(
