@@ -100,7 +100,10 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
         }
         Content::Bytes(b) => b,
     };
-    let text = match std::str::from_utf8(bytes) {
+    // The SIMD check answers for valid text; std finds where invalid text
+    // goes wrong.
+    let valid = simdutf8::basic::from_utf8(bytes).or_else(|_| std::str::from_utf8(bytes));
+    let text = match valid {
         Ok(t) if !t.contains('\0') => t,
         Ok(t) => {
             let at = t.find('\0').unwrap_or(0);

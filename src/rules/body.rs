@@ -9,8 +9,12 @@ pub fn too_long(r: &Record, out: &mut Sink) {
     if !matches!(r.kind, Kind::Decision | Kind::Request | Kind::Knowledge) {
         return;
     }
-    let chars = r.body_chars();
     let max = r.config.max_body_chars;
+    // A body of at most `max` bytes has at most `max` characters.
+    if r.parts.body.len() <= max {
+        return;
+    }
+    let chars = r.body_chars();
     if chars > max {
         out.emit(
             "body/too-long",

@@ -78,6 +78,10 @@ pub fn format_message(key: &str, value: &str) -> String {
 /// `date/format`: a date field is not an absolute valid `YYYY-MM-DD`.
 pub fn format(r: &Record, out: &mut Sink) {
     for field in r.kind.fields() {
+        // Only date fields have date problems.
+        if !matches!(field.ty, crate::record::FieldType::Date) {
+            continue;
+        }
         let Some(entry) = r.root.get(field.key) else {
             continue;
         };

@@ -128,6 +128,11 @@ pub fn rename_target(r: &Record, name: &str) -> Option<&'static str> {
 /// rest became a comment. Fires when ` #` is directly followed by a non-space
 /// character after an unquoted value.
 pub fn hash_in_value(r: &Record, out: &mut Sink) {
+    // A value's line ends inside the front matter: without a `#` there,
+    // there is nothing to find.
+    if !r.text[r.parts.yaml.clone()].contains('#') {
+        return;
+    }
     let mut stack = vec![r.root];
     while let Some(node) = stack.pop() {
         match &node.value {
