@@ -938,14 +938,19 @@ fn seen(path: &Path) -> Seen {
 }
 
 /// The directories and ignore files whose change could change what
-/// `Workspace::files` lists: the root and its ancestors (with their
-/// `.gitignore`, `.ignore`, `.memlintignore` and `.git/info/exclude`), and
-/// every directory under the walked roots (with their ignore files), found
-/// without honouring ignore rules, so a superset. `None` when the walked
-/// roots hold a symbolic link (its target can change under an unchanged
-/// directory) or a directory could not be read.
-fn watched(ws: &Workspace) -> Option<Vec<String>> {
+/// `Workspace::files` lists, given what a walk found: the root and its
+/// ancestors (with their `.gitignore`, `.ignore`, `.memlintignore` and
+/// `.git/info/exclude`), the parents of every walked root up to the root
+/// (so that a root created later is seen), and every directory the walk
+/// entered, with its ignore files. A directory the walk left out as ignored
+/// is not watched: nothing under it is listed whatever it holds, until an
+/// ignore file that is watched changes. `None` when the walk was not
+/// complete (a symbolic link, an unreadable entry).
+fn watched(ws: &Workspace, walked: &crate::workspace::Walked) -> Option<Vec<String>> {
     const IGNORES: [&str; 3] = [".gitignore", ".ignore", ".memlintignore"];
+    if !walked.complete {
+        return None;
+    }
     let mut out: Vec<String> = Vec::new();
     let ignore_files = |d: &Path, out: &mut Vec<String>| {
         for name in IGNORES {
@@ -958,40 +963,23 @@ fn watched(ws: &Workspace) -> Option<Vec<String>> {
     for a in ws.root.ancestors().skip(1) {
         ignore_files(a, &mut out);
     }
-    let mut dirs: Vec<PathBuf> = vec![ws.root.clone()];
-    let mut roots: Vec<String> = crate::record::RECORD_ROOTS
+    let mut dirs: Vec<&Path> = vec![&ws.root];
+    let mut parents: Vec<PathBuf> = Vec::new();
+    let roots = crate::record::RECORD_ROOTS
         .iter()
-        .map(|r| r.to_string())
-        .collect();
-    roots.extend(ws.config.banned_dirs.iter().cloned());
-    for r in &roots {
-        // The parents of a root that does not exist yet, up to the root.
+        .copied()
+        .chain(ws.config.banned_dirs.iter().map(String::as_str));
+    for r in roots {
         let mut at = ws.root.clone();
         for part in r.split('/') {
             at.push(part);
-            dirs.push(at.clone());
-        }
-        let top = ws.root.join(r);
-        let mut stack = vec![top];
-        while let Some(dir) = stack.pop() {
-            let Ok(read) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            for entry in read {
-                let entry = entry.ok()?;
-                let ft = entry.file_type().ok()?;
-                if ft.is_symlink() {
-                    return None;
-                }
-                if ft.is_dir() && entry.file_name() != ".git" && entry.file_name() != DIR {
-                    stack.push(entry.path());
-                }
-            }
-            dirs.push(dir);
+            parents.push(at.clone());
         }
     }
+    dirs.extend(parents.iter().map(PathBuf::as_path));
+    dirs.extend(walked.dirs.iter().map(PathBuf::as_path));
     for d in dirs {
-        ignore_files(&d, &mut out);
+        ignore_files(d, &mut out);
         out.push(d.to_string_lossy().into_owned());
     }
     out.sort();
@@ -1039,9 +1027,11 @@ pub fn walk(ws: &Workspace) -> (Vec<String>, Option<u64>) {
     // directory after it was recorded.
     let dir_made = make_dir(&ws.root).is_ok();
     let scanned_at = now_ns();
-    let (files, watched) = rayon::join(|| ws.files(), || watched(ws));
+    let walked = ws.walk();
+    let watched = watched(ws, &walked);
+    let files = walked.files;
     if let Some(paths) = watched.filter(|_| dir_made) {
-        let seen: Vec<Seen> = paths.iter().map(|p| seen(Path::new(p))).collect();
+        let seen: Vec<Seen> = paths.par_iter().map(|p| seen(Path::new(p))).collect();
         // A change during the walk shows in the mtime (the ctime also
         // moves when a test or tool sets an old mtime, which is harmless:
         // any later change still differs from what is recorded).

@@ -119,6 +119,12 @@ impl Workspace {
 
     /// Every file memlint looks at, root-relative, sorted.
     pub fn files(&self) -> Vec<String> {
+        self.walk().files
+    }
+
+    /// Walks the workspace: [`Workspace::files`], and the directories the
+    /// walk entered.
+    pub fn walk(&self) -> Walked {
         let mut roots: Vec<PathBuf> = RECORD_ROOTS.iter().map(|r| self.root.join(r)).collect();
         for dir in &self.config.banned_dirs {
             if !RECORD_ROOTS
@@ -134,7 +140,11 @@ impl Workspace {
             out.push("CONTEXT.md".to_string());
         }
         let Some((first, rest)) = roots.split_first() else {
-            return out;
+            return Walked {
+                files: out,
+                dirs: Vec::new(),
+                complete: true,
+            };
         };
         let mut builder = ignore::WalkBuilder::new(first);
         for r in rest {
@@ -154,7 +164,7 @@ impl Workspace {
         // Directories are read on as many threads as the rayon pool has (so
         // `RAYON_NUM_THREADS` applies), each keeping its own list until it
         // is done.
-        let found = std::sync::Mutex::new(Vec::new());
+        let found = std::sync::Mutex::new(Found::default());
         builder
             .threads(rayon::current_num_threads())
             .build_parallel()
@@ -165,10 +175,14 @@ impl Workspace {
         // Made root-relative and classified here, in parallel: the walk
         // of a large directory is serial.
         let found = found.into_inner().unwrap_or_else(|e| e.into_inner());
-        out.par_extend(found.into_par_iter().filter_map(|p| self.listed(&p)));
+        out.par_extend(found.files.into_par_iter().filter_map(|p| self.listed(&p)));
         out.par_sort_unstable();
         out.dedup();
-        out
+        Walked {
+            files: out,
+            dirs: found.dirs,
+            complete: !found.incomplete,
+        }
     }
 
     /// The path of a walked entry when it is a file (or a link to a file
@@ -255,10 +269,31 @@ impl Workspace {
     }
 }
 
-/// Builds the visitors of [`Workspace::files`]'s parallel walk.
+/// What [`Workspace::walk`] found.
+#[derive(Debug, Default)]
+pub struct Walked {
+    /// As [`Workspace::files`] gives them.
+    pub files: Vec<String>,
+    /// Every directory the walk entered (not the ignored ones), unsorted.
+    pub dirs: Vec<PathBuf>,
+    /// No symbolic link among the entries walked and no error: a change
+    /// under the walked roots that could change `files` then changes one
+    /// of `dirs` or an ignore file in one of them.
+    pub complete: bool,
+}
+
+/// What the walk's threads found, merged.
+#[derive(Default)]
+struct Found {
+    files: Vec<PathBuf>,
+    dirs: Vec<PathBuf>,
+    incomplete: bool,
+}
+
+/// Builds the visitors of [`Workspace::walk`]'s parallel walk.
 struct Lister<'w> {
     ws: &'w Workspace,
-    found: &'w std::sync::Mutex<Vec<PathBuf>>,
+    found: &'w std::sync::Mutex<Found>,
 }
 
 impl<'s> ignore::ParallelVisitorBuilder<'s> for Lister<'s> {
@@ -266,22 +301,35 @@ impl<'s> ignore::ParallelVisitorBuilder<'s> for Lister<'s> {
         Box::new(Visitor {
             ws: self.ws,
             found: self.found,
-            local: Vec::new(),
+            local: Found::default(),
         })
     }
 }
 
-/// One thread's share of the walk: the files it found.
+/// One thread's share of the walk.
 struct Visitor<'w> {
     ws: &'w Workspace,
-    found: &'w std::sync::Mutex<Vec<PathBuf>>,
-    local: Vec<PathBuf>,
+    found: &'w std::sync::Mutex<Found>,
+    local: Found,
 }
 
 impl ignore::ParallelVisitor for Visitor<'_> {
     fn visit(&mut self, entry: Result<ignore::DirEntry, ignore::Error>) -> ignore::WalkState {
-        if let Some(path) = entry.ok().and_then(|e| self.ws.walked(e)) {
-            self.local.push(path);
+        match entry {
+            Ok(e) => {
+                let ft = e.file_type();
+                if ft.is_some_and(|t| t.is_dir()) {
+                    self.local.dirs.push(e.into_path());
+                } else {
+                    // A link's target can change under an unchanged
+                    // directory.
+                    self.local.incomplete |= ft.is_some_and(|t| t.is_symlink());
+                    if let Some(path) = self.ws.walked(e) {
+                        self.local.files.push(path);
+                    }
+                }
+            }
+            Err(_) => self.local.incomplete = true,
         }
         ignore::WalkState::Continue
     }
@@ -290,7 +338,9 @@ impl ignore::ParallelVisitor for Visitor<'_> {
 impl Drop for Visitor<'_> {
     fn drop(&mut self) {
         let mut found = self.found.lock().unwrap_or_else(|e| e.into_inner());
-        found.append(&mut self.local);
+        found.files.append(&mut self.local.files);
+        found.dirs.append(&mut self.local.dirs);
+        found.incomplete |= self.local.incomplete;
     }
 }
 

@@ -628,6 +628,43 @@ fn the_stored_listing_sees_added_removed_and_ignored_files() {
     // A removal.
     std::fs::remove_file(root.join("memory/decisions/Bad_Name.md")).expect("rm");
     assert_eq!(check_json(&root)["summary"]["files"], 4);
+    // A directory left out as ignored is not watched, yet what appears in
+    // it shows once the ignore rule goes.
+    std::fs::write(root.join(".memlintignore"), "memory/workflow/\n").expect("write");
+    age_directories(&root);
+    assert_eq!(check_json(&root)["summary"]["files"], 4);
+    age_directories(&root);
+    assert_eq!(check_json(&root)["summary"]["files"], 4);
+    std::fs::write(root.join("memory/workflow/later.md"), "x\n").expect("write");
+    std::fs::create_dir_all(root.join("memory/workflow/deeper")).expect("mkdir");
+    std::fs::write(root.join("memory/workflow/deeper/plan.md"), "x\n").expect("write");
+    assert_eq!(check_json(&root)["summary"]["files"], 4);
+    std::fs::write(root.join(".memlintignore"), "nothing.md\n").expect("write");
+    let json = check_json(&root);
+    assert_eq!(json["summary"]["files"], 7);
+    for p in [
+        "memory/workflow/plan.md",
+        "memory/workflow/later.md",
+        "memory/workflow/deeper/plan.md",
+    ] {
+        assert!(paths(&json).contains(&p.to_string()), "{p}");
+    }
+    // A symbolic link under the roots keeps the listing from being stored.
+    #[cfg(unix)]
+    {
+        std::fs::remove_dir_all(root.join("memory/workflow")).expect("rm");
+        std::fs::remove_file(root.join(".memlintignore")).expect("rm");
+        std::fs::remove_file(&listing).expect("rm");
+        std::os::unix::fs::symlink(root.join("memory/decisions"), root.join("memory/linked"))
+            .expect("symlink");
+        age_directories(&root);
+        check_json(&root);
+        assert!(!listing.exists(), "no listing with a link under the roots");
+        std::fs::remove_file(root.join("memory/linked")).expect("rm");
+        age_directories(&root);
+        assert_eq!(check_json(&root)["summary"]["files"], 4);
+        assert!(listing.is_file());
+    }
     // A damaged listing is ignored.
     age_directories(&root);
     check_json(&root);
