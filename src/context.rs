@@ -10,6 +10,7 @@ use crate::config::ContextConfig;
 use crate::lint::FileReport;
 use crate::record::{stem, Kind};
 use crate::workspace::Workspace;
+use rayon::prelude::*;
 use std::ops::Range;
 use std::path::Path;
 
@@ -184,7 +185,7 @@ pub fn material(reports: &[Box<FileReport>], context_md: Option<String>) -> Mate
         .iter()
         .zip(per_dir)
         .map(|((dir, _), mut names)| {
-            names.sort_unstable_by(newest_first);
+            names.par_sort_unstable_by(newest_first);
             TocDir {
                 dir,
                 names: names.into_iter().map(|(_, n)| n.to_string()).collect(),
@@ -637,10 +638,14 @@ pub fn gather(ws: &Workspace) -> Material {
         progress: false,
     };
     let reports = crate::index::refresh(ws, &files, &opts).reports;
-    material(
+    let m = material(
         &reports,
         read_context_md(&ws.root, ws.config.max_file_bytes),
-    )
+    );
+    // Freeing 100k reports and paths takes a while; the pool does it while
+    // the context is rendered and printed.
+    rayon::spawn(move || drop((reports, files)));
+    m
 }
 
 /// The material available without refreshing the index: `CONTEXT.md`, and

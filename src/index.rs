@@ -1585,7 +1585,7 @@ impl<'a> Reader<'a> {
     /// A string borrowed from the buffer.
     pub(crate) fn str_ref(&mut self) -> Option<&'a str> {
         let n = self.usize()?;
-        std::str::from_utf8(self.bytes(n)?).ok()
+        simdutf8::basic::from_utf8(self.bytes(n)?).ok()
     }
 
     fn opt_stat(&mut self) -> Option<Option<Stat>> {
