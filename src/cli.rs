@@ -731,7 +731,7 @@ fn staging(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, WorkspaceErro
 fn index(s: &Settings) -> Result<ExitCode, WorkspaceError> {
     let ws = &s.workspace;
     let started = std::time::Instant::now();
-    let listing = crate::index::walk(ws);
+    let listing = crate::index::new_listing(ws);
     let opts = crate::index::Options {
         force: true,
         progress: !s.quiet,
@@ -748,7 +748,7 @@ fn index(s: &Settings) -> Result<ExitCode, WorkspaceError> {
         write_out(&format!(
             "Indexed {} records in {} files ({} re-parsed, {} tokenized for search) in {secs:.2} s.\n",
             search.records,
-            listing.0.len(),
+            listing.files.len(),
             done.reparsed,
             search.tokenized
         ));

@@ -995,29 +995,42 @@ fn watched(ws: &Workspace, walked: &crate::workspace::Walked) -> Option<Vec<Stri
 /// again. Like the index, it distrusts directories modified within
 /// [`RACY_NS`] of the walk that recorded them.
 pub fn files(ws: &Workspace) -> Vec<String> {
-    listing(ws).0
+    listing(ws).files
 }
 
-/// [`files`], with the identity of the stored listing that gave them (or
-/// that records them now): its checksum, `None` when none was stored.
-/// [`listing_id`] tells later whether that listing still holds.
-pub fn listing(ws: &Workspace) -> (Vec<String>, Option<u64>) {
+/// The workspace's files, and which stored listing they came from.
+#[derive(Debug, Default)]
+pub struct Listing {
+    /// As [`files`] gives them.
+    pub files: Vec<String>,
+    /// The stored listing's checksum, `None` when the files were not
+    /// stored (a walk that saw a change, a read-only `.memlint/`).
+    /// Something built from `files` can keep it, and [`listing_id`] then
+    /// tells whether the files are still the same without listing them.
+    pub id: Option<u64>,
+}
+
+/// [`files`], with the identity of the stored listing.
+pub fn listing(ws: &Workspace) -> Listing {
     let key = key(&ws.config);
     if let Some(found) = std::fs::read(ws.root.join(DIR).join(LISTING))
         .ok()
         .and_then(|b| {
             let id = trailer(&b)?;
-            decode_listing(&b, key).map(|files| (files, Some(id)))
+            decode_listing(&b, key).map(|files| Listing {
+                files,
+                id: Some(id),
+            })
         })
     {
         return found;
     }
-    walk(ws)
+    new_listing(ws)
 }
 
-/// Walks the workspace, stores the listing (when nothing changed during
-/// the walk) and gives it as [`listing`] does.
-pub fn walk(ws: &Workspace) -> (Vec<String>, Option<u64>) {
+/// Walks the workspace and stores what it found as the listing (when
+/// nothing changed during the walk), whatever listing was stored before.
+pub fn new_listing(ws: &Workspace) -> Listing {
     let key = key(&ws.config);
     if !stored(&ws.root) {
         // Every record will be read and linted.
@@ -1045,11 +1058,14 @@ pub fn walk(ws: &Workspace) -> (Vec<String>, Option<u64>) {
             let saved = make_dir(&ws.root)
                 .and_then(|dir| crate::fsutil::write_cache(&dir.join(LISTING), &bytes));
             if saved.is_ok() {
-                return (files, trailer(&bytes));
+                return Listing {
+                    files,
+                    id: trailer(&bytes),
+                };
             }
         }
     }
-    (files, None)
+    Listing { files, id: None }
 }
 
 /// The checksum that ends a cache file.
@@ -1058,7 +1074,7 @@ fn trailer(bytes: &[u8]) -> Option<u64> {
     Some(u64::from_le_bytes(bytes[at..].try_into().ok()?))
 }
 
-/// The identity (as [`listing`] gives it) of the stored listing when it is
+/// The identity ([`Listing::id`]) of the stored listing when it is
 /// intact and still describes the workspace, without decoding its file
 /// list: a caller that recorded the identity along with what it built from
 /// the files knows then that the files are the same. The file is hashed

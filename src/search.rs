@@ -17,7 +17,7 @@
 //! [`index::RACY_NS`] of the scan that indexed it is verified by content.
 //! A missing, damaged or older index is rebuilt silently.
 
-use crate::index::{self, Reader, Stat, Writer};
+use crate::index::{self, Listing, Reader, Stat, Writer};
 use crate::record::{classify, stem, Kind, Place};
 use crate::workspace::Workspace;
 use rayon::prelude::*;
@@ -459,7 +459,7 @@ fn put_listing(at: &mut [u8], listing: Option<u64>) {
 
 /// Rewrites the stored index with another listing identity (a listing
 /// written again after a directory changed, with the same records).
-fn relist(ws: &Workspace, listing: Option<u64>) {
+fn restamp(ws: &Workspace, listing: Option<u64>) {
     let path = file(ws);
     let Ok(mut bytes) = std::fs::read(&path) else {
         return;
@@ -767,7 +767,7 @@ fn fresh_stored(ws: &Workspace) -> Stored {
         }
         Some((loaded, true)) => {
             let listing = index::listing(ws);
-            if same_records(&loaded, &record_files(ws, &listing.0)) {
+            if same_records(&loaded, &record_files(ws, &listing.files)) {
                 Stored::Fresh(loaded, Some(listing))
             } else {
                 Stored::Stale(listing, Some(loaded))
@@ -777,9 +777,6 @@ fn fresh_stored(ws: &Workspace) -> Stored {
         None => Stored::Stale(index::listing(ws), None),
     }
 }
-
-/// The workspace's files and the identity of the listing they came from.
-pub type Listing = (Vec<String>, Option<u64>);
 
 /// What [`fresh_stored`] found.
 enum Stored {
@@ -812,14 +809,13 @@ pub fn refresh(
     listing: &Listing,
     opts: &index::Options,
 ) -> (index::Refreshed, Refreshed) {
-    let (files, listing_id) = listing;
-    let mut table = index::refresh(ws, files, opts);
+    let mut table = index::refresh(ws, &listing.files, opts);
     table.reports = Vec::new();
     let old = if opts.force { None } else { load(&file(ws)) };
     if let Some(old) = &old {
-        if same_records(old, &record_files(ws, files)) && unchanged(ws, old) {
-            if old.listing != *listing_id {
-                relist(ws, *listing_id);
+        if same_records(old, &record_files(ws, &listing.files)) && unchanged(ws, old) {
+            if old.listing != listing.id {
+                restamp(ws, listing.id);
             }
             let done = Refreshed {
                 records: old.docs.len(),
@@ -852,7 +848,7 @@ enum Step<'t> {
 /// A new index for `files`, reusing the documents of `old` whose records did
 /// not change.
 fn rebuild(ws: &Workspace, listing: &Listing, old: Option<&Loaded>) -> (Vec<u8>, Refreshed) {
-    let (files, listing_id) = listing;
+    let (files, listing_id) = (&listing.files, listing.id);
     let scanned_at = index::now_ns();
     let records = record_files(ws, files);
     // The old document of each record, by path (both sorted).
@@ -980,7 +976,7 @@ fn rebuild(ws: &Workspace, listing: &Listing, old: Option<&Loaded>) -> (Vec<u8>,
         records: docs.len(),
         tokenized,
     };
-    (encode(scanned_at, *listing_id, &docs, &terms), done)
+    (encode(scanned_at, listing_id, &docs, &terms), done)
 }
 
 // ---------------------------------------------------------------------------
@@ -1018,8 +1014,8 @@ pub fn search(ws: &Workspace, query: &Query, opts: &index::Options) -> Vec<Hit> 
     let (listing, old) = match fresh_stored(ws) {
         Stored::Fresh(loaded, listed) => {
             if let Some(hits) = answer(ws, &loaded, query) {
-                if let Some((_, id)) = listed.filter(|(_, id)| *id != loaded.listing) {
-                    relist(ws, id);
+                if let Some(listing) = listed.filter(|l| l.id != loaded.listing) {
+                    restamp(ws, listing.id);
                 }
                 return hits;
             }
@@ -1028,7 +1024,7 @@ pub fn search(ws: &Workspace, query: &Query, opts: &index::Options) -> Vec<Hit> 
         }
         Stored::Stale(listing, old) => (listing, old),
     };
-    let _ = index::refresh(ws, &listing.0, opts);
+    let _ = index::refresh(ws, &listing.files, opts);
     let (bytes, _) = rebuild(ws, &listing, old.as_ref());
     save(ws, &bytes);
     let loaded = decode(bytes).expect("a freshly encoded index decodes");

@@ -11,7 +11,7 @@ use memlint::workspace::Workspace;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-use common::{age_directories, memlint};
+use common::{age, age_directories, memlint};
 
 fn decision(title: &str, status: &str, extra: &str) -> String {
     format!(
@@ -631,14 +631,24 @@ fn the_stored_listing_sees_added_removed_and_ignored_files() {
     // A directory left out as ignored is not watched, yet what appears in
     // it shows once the ignore rule goes.
     std::fs::write(root.join(".memlintignore"), "memory/workflow/\n").expect("write");
+    age(&root.join(".memlintignore"));
     age_directories(&root);
+    std::fs::remove_file(&listing).expect("rm");
     assert_eq!(check_json(&root)["summary"]["files"], 4);
-    age_directories(&root);
-    assert_eq!(check_json(&root)["summary"]["files"], 4);
+    assert!(
+        listing.is_file(),
+        "stored with the ignored directory left out"
+    );
+    let stored = std::fs::read(&listing).expect("read");
     std::fs::write(root.join("memory/workflow/later.md"), "x\n").expect("write");
     std::fs::create_dir_all(root.join("memory/workflow/deeper")).expect("mkdir");
     std::fs::write(root.join("memory/workflow/deeper/plan.md"), "x\n").expect("write");
     assert_eq!(check_json(&root)["summary"]["files"], 4);
+    assert_eq!(
+        std::fs::read(&listing).expect("read"),
+        stored,
+        "the stored listing still holds: nothing listed changed"
+    );
     std::fs::write(root.join(".memlintignore"), "nothing.md\n").expect("write");
     let json = check_json(&root);
     assert_eq!(json["summary"]["files"], 7);

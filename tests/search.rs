@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{age_directories, memlint, workspace, write, Run};
+use common::{age, age_directories, memlint, workspace, write, Run};
 use serde_json::Value;
 use std::path::Path;
 
@@ -282,12 +282,7 @@ fn a_search_that_trusts_the_stored_listing_still_sees_every_change() {
     // Editing the ignore file in place (the root directory unchanged). A
     // file just written is not trusted either: age it too.
     age_directories(root);
-    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
-    std::fs::File::options()
-        .append(true)
-        .open(root.join(".memlintignore"))
-        .and_then(|f| f.set_modified(past))
-        .expect("set mtime");
+    age(&root.join(".memlintignore"));
     search_json(root, &["quokka"]);
     assert!(built_from_stored_listing(root));
     std::fs::write(root.join(".memlintignore"), "nothing-matches.md\n").expect("write");

@@ -141,7 +141,6 @@ pub fn commit_all(root: &Path) {
 /// Sets the mtime of every directory under `root` (and `root`) an hour back,
 /// so the listing cache trusts them.
 pub fn age_directories(root: &Path) {
-    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
         for entry in std::fs::read_dir(&dir).expect("read_dir") {
@@ -150,8 +149,19 @@ pub fn age_directories(root: &Path) {
                 stack.push(entry.path());
             }
         }
-        std::fs::File::open(&dir)
-            .and_then(|f| f.set_modified(past))
-            .expect("set mtime");
+        age(&dir);
     }
+}
+
+/// Sets the mtime of a file or directory an hour back, so that the listing
+/// cache trusts it (an ignore file just written is not trusted either).
+pub fn age(path: &Path) {
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    let file = if path.is_dir() {
+        fs::File::open(path)
+    } else {
+        fs::File::options().append(true).open(path)
+    };
+    file.and_then(|f| f.set_modified(past))
+        .unwrap_or_else(|e| panic!("set the mtime of {}: {e}", path.display()));
 }
