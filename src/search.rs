@@ -458,8 +458,10 @@ fn put_listing(at: &mut [u8], listing: Option<u64>) {
 }
 
 /// Rewrites the stored index with another listing identity (a listing
-/// written again after a directory changed, with the same records).
-fn restamp(ws: &Workspace, listing: Option<u64>) {
+/// stored again after a directory changed, with the same records). Not
+/// done when no listing could be stored: the old stamp then matches no
+/// listing, which costs nothing but a listing of the files.
+fn restamp(ws: &Workspace, listing: u64) {
     let path = file(ws);
     let Ok(mut bytes) = std::fs::read(&path) else {
         return;
@@ -476,7 +478,7 @@ fn restamp(ws: &Workspace, listing: Option<u64>) {
     if end < LISTING_AT + 9 || xxh3_64(&bytes[PREFIX..end]) != read_u64(&bytes[20..28]) {
         return;
     }
-    put_listing(&mut bytes[LISTING_AT..LISTING_AT + 9], listing);
+    put_listing(&mut bytes[LISTING_AT..LISTING_AT + 9], Some(listing));
     let sum = xxh3_64(&bytes[PREFIX..end]);
     bytes[20..28].copy_from_slice(&sum.to_le_bytes());
     save(ws, &bytes);
@@ -814,8 +816,8 @@ pub fn refresh(
     let old = if opts.force { None } else { load(&file(ws)) };
     if let Some(old) = &old {
         if same_records(old, &record_files(ws, &listing.files)) && unchanged(ws, old) {
-            if old.listing != listing.id {
-                restamp(ws, listing.id);
+            if let Some(id) = listing.id.filter(|id| Some(*id) != old.listing) {
+                restamp(ws, id);
             }
             let done = Refreshed {
                 records: old.docs.len(),
@@ -1014,8 +1016,13 @@ pub fn search(ws: &Workspace, query: &Query, opts: &index::Options) -> Vec<Hit> 
     let (listing, old) = match fresh_stored(ws) {
         Stored::Fresh(loaded, listed) => {
             if let Some(hits) = answer(ws, &loaded, query) {
-                if let Some(listing) = listed.filter(|l| l.id != loaded.listing) {
-                    restamp(ws, listing.id);
+                // Stamped with the listing now stored, the next search
+                // need not list the files.
+                if let Some(id) = listed
+                    .and_then(|l| l.id)
+                    .filter(|id| Some(*id) != loaded.listing)
+                {
+                    restamp(ws, id);
                 }
                 return hits;
             }
