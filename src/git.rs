@@ -978,3 +978,74 @@ pub fn work_tree_copy(
     let bytes = std::fs::read(&path).ok()?;
     (bytes.len() as u64 == meta.len()).then_some(bytes)
 }
+
+/// The git index seen as content fingerprints (SPEC §7): for a tracked file
+/// whose stat data match its index entry, the blob id git recorded for it.
+pub struct Tracked {
+    index: gix::index::File,
+    prefix: String,
+}
+
+impl Tracked {
+    /// The git index of the repository whose work tree holds `root`; `None`
+    /// outside a repository or when the index cannot be read.
+    pub fn open(root: &Path) -> Option<Tracked> {
+        let repo = Repo::open(root, "index").ok()?;
+        let index = repo.index().ok()?;
+        Some(Tracked {
+            index,
+            prefix: repo.prefix,
+        })
+    }
+
+    /// The blob id of root-relative `rel` when its index entry says the
+    /// file holds that blob as long as its stat data are `stat`, and those
+    /// data were not recorded racily (git's test for a clean file, stricter
+    /// where git compares less: nanoseconds whenever git recorded them).
+    /// `None` for a file git does not vouch for: untracked, conflicted,
+    /// intent-to-add, assumed unchanged, outside the sparse checkout, not a
+    /// regular file, changed since it was staged, or empty (git marks a
+    /// racily clean entry by recording size 0).
+    pub fn blob(&self, rel: &str, stat: &crate::index::Stat) -> Option<ObjectId> {
+        use gix::index::entry::{Flags, Mode};
+        let mut full = String::with_capacity(self.prefix.len() + rel.len());
+        full.push_str(&self.prefix);
+        full.push_str(rel);
+        let e = self.index.entry_by_path(full.as_bytes().as_bstr())?;
+        let untrusted = Flags::INTENT_TO_ADD | Flags::ASSUME_VALID | Flags::SKIP_WORKTREE;
+        if e.stage_raw() != 0
+            || e.flags.intersects(untrusted)
+            || !matches!(e.mode, Mode::FILE | Mode::FILE_EXECUTABLE)
+        {
+            return None;
+        }
+        let s = &e.stat;
+        let time = |ns: i64| (ns.div_euclid(1_000_000_000), ns.rem_euclid(1_000_000_000));
+        let same_time = |t: gix::index::entry::stat::Time, ns: i64| {
+            let (secs, nsecs) = time(ns);
+            i64::from(t.secs) == secs && (t.nsecs == 0 || i64::from(t.nsecs) == nsecs)
+        };
+        // Git keeps only the low 32 bits of sizes and inode numbers.
+        #[allow(clippy::cast_possible_truncation)]
+        let same = s.size != 0
+            && s.size == stat.size as u32
+            && (s.ino == 0 || s.ino == stat.ino as u32)
+            && same_time(s.mtime, stat.mtime)
+            && same_time(s.ctime, stat.ctime);
+        if !same {
+            return None;
+        }
+        // Racy: modified in the same instant as (or after) the index was
+        // written, so a later change may have kept the same stat data. Where
+        // git recorded no nanoseconds, the same second is racy.
+        let written = self.index.timestamp();
+        let racy = match written.unix_seconds().cmp(&i64::from(s.mtime.secs)) {
+            std::cmp::Ordering::Less => true,
+            std::cmp::Ordering::Equal => {
+                s.mtime.nsecs == 0 || written.nanoseconds() <= s.mtime.nsecs
+            }
+            std::cmp::Ordering::Greater => false,
+        };
+        (!racy).then_some(e.id)
+    }
+}

@@ -2,9 +2,10 @@
 //! workspace keyed by content.
 //!
 //! One entry per workspace file: its path, stat data (size, mtime, ctime,
-//! inode), a content fingerprint (xxh3-64 of the bytes), the record fields
-//! cross-record rules need (`RecordInfo`) and the file's per-file
-//! diagnostics, so a warm `check` re-reads only the files that changed. The
+//! inode), a content fingerprint (xxh3-64 of the bytes, and the git blob id
+//! when git vouches for one), the record fields cross-record rules need
+//! (`RecordInfo`) and the file's per-file diagnostics, so a warm `check`
+//! re-reads only the files that changed. The
 //! whole table is also keyed by the effective configuration, the memlint
 //! version and the identity of the running executable: any of them changing
 //! invalidates every cached diagnostic.
@@ -18,7 +19,11 @@
 //! commands work without it.
 //!
 //! Freshness: the stat data of every walked file is compared with its entry.
-//! A file whose stat data changed is re-read and re-linted, in parallel. A
+//! A file whose stat data changed is re-read and re-linted, in parallel,
+//! unless the git index vouches for the blob id the entry recorded: a
+//! tracked file is fingerprinted by the blob id of its git index entry when
+//! the entry's stat data match the file (SPEC §7), and git keeps that
+//! entry up to date across checkouts that rewrite files unchanged. A
 //! file modified less than [`RACY_NS`] before the scan that recorded it could
 //! have changed again within the file system's timestamp granularity, so its
 //! content is hashed and compared with the fingerprint (git's "racily clean"
@@ -26,6 +31,7 @@
 
 use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
+use crate::git::Tracked;
 use crate::lint::{lint_file, Content, FileReport, Located, RecordInfo};
 use crate::record::{classify, Kind, Place};
 use crate::workspace::Workspace;
@@ -52,7 +58,7 @@ const DELTA_MAGIC: &[u8; 8] = b"MLDELTA\0";
 const MAGIC: &[u8; 8] = b"MLINDEX\0";
 
 /// The on-disk format version; an index of another version is rebuilt.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// Files modified this close (in nanoseconds) before the scan that recorded
 /// them have their content verified on the next run.
@@ -322,6 +328,11 @@ pub struct Entry {
     pub stat: Option<Stat>,
     /// xxh3-64 of the file's bytes, when they were read.
     pub hash: Option<u64>,
+    /// The blob id the git index recorded for the file, when its stat data
+    /// matched the git index entry as the file was read: a file whose stat
+    /// data changed is still the same content while the git index vouches
+    /// for that blob.
+    pub blob: Option<gix::ObjectId>,
     /// The per-file lint result (its `source` is never stored), boxed so
     /// that the table's many passes move a pointer, not the whole report.
     pub report: Box<FileReport>,
@@ -536,6 +547,9 @@ enum Plan {
     Verify(Entry),
     /// Read and lint it (stat'ing it as it is opened).
     Read,
+    /// Its stat data changed: keep the entry with the new stat data if the
+    /// git index vouches for the same blob, else read it.
+    ByBlob(Entry, Stat),
     /// Its lint result depends on its path (and size) only.
     Compute(Option<Stat>),
 }
@@ -547,6 +561,9 @@ enum Done {
     Kept,
     /// The file was read and found unchanged.
     Verified,
+    /// Its stat data changed but the git index vouches for the same blob:
+    /// kept with the new stat data, without reading the file.
+    Restated,
     /// The file was read and linted.
     Read,
     /// The entry was made from the path and size alone.
@@ -593,30 +610,52 @@ pub fn scan(ws: &Workspace, files: &[String], opts: &Options) -> Scanned {
         .collect();
     let to_read = plans
         .iter()
-        .filter(|p| matches!(p, Plan::Read | Plan::Verify(..)))
+        .filter(|p| matches!(p, Plan::Read | Plan::Verify(..) | Plan::ByBlob(..)))
         .count();
+    let by_blob = plans.iter().any(|p| matches!(p, Plan::ByBlob(..)));
     if to_read >= PROGRESS_MIN {
         no_huge_pages();
     }
     let bar = progress_bar(opts.progress && to_read >= PROGRESS_MIN, to_read);
 
-    // Phase two: read, verify and lint what needs it.
-    let done: Vec<(Entry, Done)> = files
-        .par_iter()
-        .zip(plans.into_par_iter())
-        .map_init(
-            || Dirs::new(&ws.root),
-            |dirs, (rel, plan)| {
-                let reads = matches!(plan, Plan::Read | Plan::Verify(..));
-                let out = execute(ws, dirs, rel, plan);
-                if reads {
-                    bar.inc(1);
-                }
-                out
-            },
-        )
-        .collect();
+    // Phase two: read, verify and lint what needs it. The git index is
+    // read first when a file whose stat data changed may still be the blob
+    // it was; otherwise it is read beside the files, only to fingerprint
+    // those read.
+    let early = by_blob.then(|| Tracked::open(&ws.root)).flatten();
+    let (late, mut done) = rayon::join(
+        || {
+            (to_read > 0 && !by_blob)
+                .then(|| Tracked::open(&ws.root))
+                .flatten()
+        },
+        || {
+            files
+                .par_iter()
+                .zip(plans.into_par_iter())
+                .map_init(
+                    || Dirs::new(&ws.root),
+                    |dirs, (rel, plan)| {
+                        let reads =
+                            matches!(plan, Plan::Read | Plan::Verify(..) | Plan::ByBlob(..));
+                        let out = execute(ws, dirs, rel, plan, early.as_ref());
+                        if reads {
+                            bar.inc(1);
+                        }
+                        out
+                    },
+                )
+                .collect::<Vec<(Entry, Done)>>()
+        },
+    );
     bar.finish_and_clear();
+    if let Some(tracked) = early.as_ref().or(late.as_ref()) {
+        files
+            .par_iter()
+            .zip(done.par_iter_mut())
+            .filter(|(_, (e, d))| *d == Done::Read && e.hash.is_some())
+            .for_each(|(rel, (e, _))| e.blob = e.stat.and_then(|s| tracked.blob(rel, &s)));
+    }
 
     let reparsed = done.iter().filter(|(_, d)| *d == Done::Read).count();
     let unchanged = old_len == files.len()
@@ -628,7 +667,7 @@ pub fn scan(ws: &Workspace, files: &[String], opts: &Options) -> Scanned {
         .zip(&flags)
         .map(|((_, d), (_, was_dirty))| match d {
             Done::Kept | Done::Verified => *was_dirty,
-            Done::Read | Done::Computed => true,
+            Done::Read | Done::Computed | Done::Restated => true,
         })
         .collect();
     removed.retain(|p| files.binary_search(p).is_err());
@@ -832,14 +871,28 @@ fn plan(ws: &Workspace, probe: Probe, old: Option<Entry>, old_scanned_at: i64) -
                 Plan::Keep(e)
             }
         }
+        Some(e) if e.blob.is_some() && e.hash.is_some() => Plan::ByBlob(e, stat),
         _ => Plan::Read,
     }
 }
 
-/// Carries out a plan.
-fn execute(ws: &Workspace, dirs: &mut Dirs, rel: &str, plan: Plan) -> (Entry, Done) {
+/// Carries out a plan; `tracked` is the git index when some plan needs it.
+fn execute(
+    ws: &Workspace,
+    dirs: &mut Dirs,
+    rel: &str,
+    plan: Plan,
+    tracked: Option<&Tracked>,
+) -> (Entry, Done) {
     match plan {
         Plan::Keep(e) => (e, Done::Kept),
+        Plan::ByBlob(e, stat) if tracked.and_then(|t| t.blob(rel, &stat)) == e.blob => (
+            Entry {
+                stat: Some(stat),
+                ..e
+            },
+            Done::Restated,
+        ),
         Plan::Compute(stat) => {
             let place = classify(rel, &ws.config.banned_dirs);
             let content = match stat {
@@ -851,6 +904,7 @@ fn execute(ws: &Workspace, dirs: &mut Dirs, rel: &str, plan: Plan) -> (Entry, Do
                 Entry {
                     stat,
                     hash: None,
+                    blob: None,
                     report: Box::new(report),
                 },
                 Done::Computed,
@@ -860,7 +914,7 @@ fn execute(ws: &Workspace, dirs: &mut Dirs, rel: &str, plan: Plan) -> (Entry, Do
             Ok(Opened::Bytes(_, bytes)) if Some(xxh3_64(&bytes)) == e.hash => (e, Done::Verified),
             opened => (read_entry(ws, rel, opened), Done::Read),
         },
-        Plan::Read => (
+        Plan::Read | Plan::ByBlob(..) => (
             read_entry(ws, rel, dirs.read(rel, ws.config.max_file_bytes)),
             Done::Read,
         ),
@@ -876,6 +930,7 @@ fn read_entry(ws: &Workspace, rel: &str, opened: std::io::Result<Opened>) -> Ent
             Entry {
                 stat: Some(stat),
                 hash: None,
+                blob: None,
                 report: Box::new(lint_file(
                     rel,
                     &place,
@@ -888,6 +943,7 @@ fn read_entry(ws: &Workspace, rel: &str, opened: std::io::Result<Opened>) -> Ent
         Err(e) => Entry {
             stat: None,
             hash: None,
+            blob: None,
             report: Box::new(ws.unreadable(rel, &e)),
         },
     }
@@ -899,6 +955,7 @@ fn lint_bytes(ws: &Workspace, rel: &str, stat: Option<Stat>, bytes: &[u8]) -> En
     Entry {
         stat,
         hash: Some(xxh3_64(bytes)),
+        blob: None,
         report: Box::new(report),
     }
 }
@@ -1486,6 +1543,14 @@ impl Writer {
                 w.buf.extend_from_slice(&h.to_le_bytes());
             }
         }
+        match &e.blob {
+            None => w.u8(0),
+            Some(id) => {
+                let id = id.as_slice();
+                w.u8(id.len() as u8);
+                w.buf.extend_from_slice(id);
+            }
+        }
         let info = &r.info;
         w.u8(info
             .kind
@@ -1654,6 +1719,10 @@ impl<'a> Reader<'a> {
         } else {
             None
         };
+        let blob = match self.u8()? {
+            0 => None,
+            n => Some(gix::ObjectId::try_from(self.bytes(usize::from(n))?).ok()?),
+        };
         let kind = match self.u8()? {
             0 => None,
             k => Some(*Kind::ALL.get(usize::from(k) - 1)?),
@@ -1710,6 +1779,7 @@ impl<'a> Reader<'a> {
         Some(Entry {
             stat,
             hash,
+            blob,
             report: Box::new(FileReport {
                 path,
                 diagnostics,
@@ -1856,6 +1926,7 @@ mod tests {
                 Entry {
                     stat: None,
                     hash: None,
+                    blob: None,
                     report: Box::new(FileReport {
                         path: "CONTEXT.md".into(),
                         ..FileReport::default()
@@ -1869,6 +1940,10 @@ mod tests {
                         ino: 77,
                     }),
                     hash: Some(u64::MAX),
+                    blob: Some(
+                        gix::ObjectId::from_hex(b"0123456789abcdef0123456789abcdef01234567")
+                            .expect("hex"),
+                    ),
                     report: Box::new(report),
                 },
             ],
@@ -1885,6 +1960,8 @@ mod tests {
         let (a, b) = (&table.entries[1], &back.entries[1]);
         assert_eq!(a.stat, b.stat);
         assert_eq!(a.hash, b.hash);
+        assert_eq!(a.blob, b.blob);
+        assert_eq!(back.entries[0].blob, None);
         assert_eq!(a.report.info, b.report.info);
         assert_eq!(a.report.diagnostics, b.report.diagnostics);
         assert_eq!(b.report.source, None);

@@ -681,3 +681,137 @@ fn the_stored_listing_sees_added_removed_and_ignored_files() {
     std::fs::write(&listing, b"MLLIST\0\0 garbage").expect("garbage");
     assert_eq!(check_json(&root)["summary"]["files"], 4);
 }
+
+/// The entry of `rel` in the stored table.
+fn stored_entry(root: &Path, rel: &str) -> index::Entry {
+    let table = index::read(root).expect("stored table");
+    table
+        .entries
+        .into_iter()
+        .find(|e| e.report.path == rel)
+        .unwrap_or_else(|| panic!("{rel} is not in the table"))
+}
+
+/// Replaces `path` by a new file (a new inode, new times) with `bytes`, its
+/// mtime an hour back so that git's index does not find it racy.
+fn rewrite(path: &Path, bytes: &[u8]) {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, bytes).expect("write");
+    std::fs::rename(&tmp, path).expect("rename");
+    age(path);
+}
+
+#[test]
+fn tracked_files_are_fingerprinted_by_their_git_blob() {
+    // The workspace is a subdirectory of the repository, so git's paths
+    // carry a prefix the workspace's do not.
+    let (dir, root) = workspace();
+    let ws_root = root.join("agent");
+    std::fs::create_dir(&ws_root).expect("mkdir");
+    for top in ["memory", "knowledge"] {
+        std::fs::rename(root.join(top), ws_root.join(top)).expect("move");
+    }
+    let gix_md = "memory/decisions/use-gix.md";
+    for e in walkdir(&ws_root) {
+        age(&e);
+    }
+    common::commit_all(&root);
+    // An untracked record has no blob.
+    std::fs::write(
+        ws_root.join("memory/decisions/untracked.md"),
+        decision("Untracked", "active", ""),
+    )
+    .expect("write");
+    let ws = Workspace::load(Some(&ws_root), None).expect("workspace");
+    let files = ws.files();
+    let first = index::refresh(&ws, &files, &Options::default());
+    assert_eq!(first.reparsed, 5);
+    let head_blob = |rel: &str| common::git(&root, &["rev-parse", &format!("HEAD:agent/{rel}")]);
+    assert_eq!(
+        stored_entry(&ws_root, gix_md).blob.map(|b| b.to_string()),
+        Some(head_blob(gix_md)),
+        "a tracked file whose stat data match the git index carries its blob id"
+    );
+    assert_eq!(
+        stored_entry(&ws_root, "memory/decisions/untracked.md").blob,
+        None
+    );
+
+    // The same bytes in a new file: its stat data changed, but once git has
+    // staged it again the git index vouches for the same blob, so the file
+    // is not read again and the entry takes the new stat data.
+    let path = ws_root.join(gix_md);
+    let bytes = std::fs::read(&path).expect("read");
+    rewrite(&path, &bytes);
+    common::git(&root, &["add", "-A", "agent/memory"]);
+    let second = index::refresh(&ws, &files, &Options::default());
+    assert_eq!(second.reparsed, 0, "the git blob id says it is unchanged");
+    assert!(
+        matches!(second.saved, Ok(true)),
+        "the new stat data are stored"
+    );
+    let meta = std::fs::metadata(&path).expect("stat");
+    assert_eq!(
+        stored_entry(&ws_root, gix_md).stat,
+        Some(index::Stat::of(&meta))
+    );
+    assert_eq!(
+        stored_entry(&ws_root, gix_md).blob.map(|b| b.to_string()),
+        Some(head_blob(gix_md))
+    );
+
+    // New content, staged: the git index vouches for a blob, but not the
+    // one the entry was made from, so the file is read; its findings are
+    // new and the entry takes the new blob id.
+    let edited = decision("Use gix", "active", "").replace("2026-11-01", "yesterday");
+    rewrite(&path, edited.as_bytes());
+    common::git(&root, &["add", "-A", "agent/memory"]);
+    let third = index::refresh(&ws, &files, &Options::default());
+    assert_eq!(third.reparsed, 1, "a different blob is read");
+    let report = third
+        .reports
+        .iter()
+        .find(|r| r.path == gix_md)
+        .expect("report");
+    assert!(
+        report.diagnostics.iter().any(|d| d.rule == "date/format"),
+        "{:?}",
+        report.diagnostics
+    );
+    let staged = common::git(&root, &["rev-parse", &format!(":agent/{gix_md}")]);
+    assert_ne!(staged, head_blob(gix_md));
+    assert_eq!(
+        stored_entry(&ws_root, gix_md).blob.map(|b| b.to_string()),
+        Some(staged)
+    );
+
+    // The old bytes back, not staged: the git index no longer matches the
+    // file, so it is read, and without a blob id.
+    rewrite(&path, &bytes);
+    let fourth = index::refresh(&ws, &files, &Options::default());
+    assert_eq!(fourth.reparsed, 1);
+    assert_eq!(stored_entry(&ws_root, gix_md).blob, None);
+    let report = fourth
+        .reports
+        .iter()
+        .find(|r| r.path == gix_md)
+        .expect("report");
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+    drop(dir);
+}
+
+/// Every file and directory under `root`.
+fn walkdir(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("read_dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path.clone());
+            }
+            out.push(path);
+        }
+    }
+    out
+}
