@@ -810,7 +810,7 @@ fn context(s: &Settings, args: &ContextArgs) -> Result<ExitCode, WorkspaceError>
     for w in warnings {
         eprintln!("memlint: warning: {w}");
     }
-    let material = c::gather(&s.workspace);
+    let material = c::gather(&s.workspace, settings.max_chars);
     write_out(&c::render(&material, &settings));
     Ok(ExitCode::SUCCESS)
 }

@@ -7,7 +7,7 @@
 //! index and the files, and writing, happen in [`gather`] and [`rotate`].
 
 use crate::config::ContextConfig;
-use crate::lint::FileReport;
+use crate::index::Glance;
 use crate::record::{stem, Kind};
 use crate::workspace::Workspace;
 use rayon::prelude::*;
@@ -116,8 +116,11 @@ pub fn keep_n(flag: Option<usize>, env: &dyn Fn(&str) -> Option<String>) -> (usi
 pub struct TocDir {
     /// `memory/decisions/` and the like.
     pub dir: &'static str,
-    /// File names of its active records, newest first.
+    /// File names of its newest active records, newest first: all of them,
+    /// or as many as any budget of the characters gathered for can show.
     pub names: Vec<String>,
+    /// How many active records it has.
+    pub total: usize,
 }
 
 /// Everything the context can show, gathered from the record table.
@@ -128,6 +131,9 @@ pub struct Material {
     /// `(slug, description)` of the active knowledge records with
     /// `model_invocation: true`, newest first.
     pub resident: Vec<(String, String)>,
+    /// How many resident records there are (`resident` may hold only the
+    /// newest of them, like [`TocDir::names`]).
+    pub resident_total: usize,
     /// The directories of [`TOC_DIRS`], in that order.
     pub dirs: Vec<TocDir>,
     /// `memory/summary.md` exists.
@@ -138,8 +144,8 @@ pub struct Material {
 
 /// A record is active unless it was replaced (requests both `open` and
 /// `done`; sessions and summaries have no status).
-fn active(info: &crate::lint::RecordInfo) -> bool {
-    info.status.as_deref() != Some("replaced")
+fn active(g: &Glance) -> bool {
+    g.status != Some("replaced")
 }
 
 /// Newest first: by date (records without one last), then file name.
@@ -153,50 +159,76 @@ fn newest_first(a: &(Option<&str>, &str), b: &(Option<&str>, &str)) -> std::cmp:
     .then_with(|| a.1.cmp(b.1))
 }
 
-/// Gathers the context material from the reports of every workspace file.
-pub fn material(reports: &[Box<FileReport>], context_md: Option<String>) -> Material {
+/// How many items of a list to keep for a context of at most `max_chars`
+/// characters: an item takes at least three (`- x` and its newline), so
+/// more than this many never fit.
+pub fn keep_for(max_chars: usize) -> usize {
+    max_chars / 3 + 1
+}
+
+/// The newest `keep` of `items`, newest first.
+fn newest<T: Send>(
+    mut items: Vec<T>,
+    keep: usize,
+    order: impl Fn(&T, &T) -> std::cmp::Ordering + Sync,
+) -> Vec<T> {
+    if items.len() > keep {
+        items.select_nth_unstable_by(keep, &order);
+        items.truncate(keep);
+    }
+    items.par_sort_unstable_by(order);
+    items
+}
+
+/// Gathers the context material from what the index holds of every
+/// workspace file, keeping at most `keep` items of each list (see
+/// [`keep_for`]).
+pub fn material(files: &[Glance], context_md: Option<String>, keep: usize) -> Material {
     let mut per_dir: Vec<Vec<(Option<&str>, &str)>> = vec![Vec::new(); TOC_DIRS.len()];
     let mut resident: Vec<(Option<&str>, &str, &str)> = Vec::new();
     let mut m = Material {
         context_md,
         ..Material::default()
     };
-    for r in reports {
-        let Some(kind) = r.info.kind else { continue };
+    for g in files {
+        let Some(kind) = g.kind else { continue };
         match kind {
             Kind::Summary => m.summary = true,
             Kind::Staging => m.staging += 1,
             _ => {}
         }
-        if !active(&r.info) {
+        if !active(g) {
             continue;
         }
-        let name = r.path.rsplit('/').next().unwrap_or(&r.path);
+        let name = g.path.rsplit('/').next().unwrap_or(g.path);
         if let Some(i) = TOC_DIRS.iter().position(|(_, k)| *k == kind) {
-            per_dir[i].push((r.info.date.as_deref(), name));
+            per_dir[i].push((g.date, name));
         }
-        if kind == Kind::Knowledge && r.info.model_invocation == Some(true) {
-            if let Some(d) = r.info.description.as_deref() {
-                resident.push((r.info.date.as_deref(), stem(&r.path), d));
+        if kind == Kind::Knowledge && g.model_invocation == Some(true) {
+            if let Some(d) = g.description {
+                resident.push((g.date, stem(g.path), d));
             }
         }
     }
     m.dirs = TOC_DIRS
         .iter()
         .zip(per_dir)
-        .map(|((dir, _), mut names)| {
-            names.par_sort_unstable_by(newest_first);
-            TocDir {
-                dir,
-                names: names.into_iter().map(|(_, n)| n.to_string()).collect(),
-            }
+        .map(|((dir, _), names)| TocDir {
+            dir,
+            total: names.len(),
+            names: newest(names, keep, newest_first)
+                .into_iter()
+                .map(|(_, n)| n.to_string())
+                .collect(),
         })
         .collect();
-    resident.sort_unstable_by(|a, b| newest_first(&(a.0, a.1), &(b.0, b.1)));
-    m.resident = resident
-        .into_iter()
-        .map(|(_, slug, d)| (slug.to_string(), one_line(d)))
-        .collect();
+    m.resident_total = resident.len();
+    m.resident = newest(resident, keep, |a, b| {
+        newest_first(&(a.0, a.1), &(b.0, b.1))
+    })
+    .into_iter()
+    .map(|(_, slug, d)| (slug.to_string(), one_line(d)))
+    .collect();
     m
 }
 
@@ -367,16 +399,26 @@ impl Out {
 /// `(+N more)`.
 struct List {
     head: Vec<String>,
+    /// The first items (all of them when there are `total`).
     items: Vec<String>,
+    total: usize,
 }
 
 impl List {
+    /// Its size whole; when only its first items are at hand, more than any
+    /// budget (yet small enough to add up).
     fn full_size(&self) -> usize {
-        self.head
+        let known: usize = self
+            .head
             .iter()
             .chain(&self.items)
             .map(|l| chars(l) + 1)
-            .sum()
+            .sum();
+        if self.items.len() < self.total {
+            known.max(usize::MAX / 16)
+        } else {
+            known
+        }
     }
 
     /// Writes as much of the list as fits in `share` characters; nothing
@@ -391,7 +433,7 @@ impl List {
         }
         let head: usize = self.head.iter().map(|l| chars(l) + 1).sum();
         // The widest trailer this list can need.
-        let trailer = chars(&more(self.items.len())) + 1;
+        let trailer = chars(&more(self.total)) + 1;
         if head + trailer > share {
             return;
         }
@@ -411,7 +453,7 @@ impl List {
         for item in &self.items[..shown] {
             out.push(item);
         }
-        out.push(&more(self.items.len() - shown));
+        out.push(&more(self.total - shown));
     }
 }
 
@@ -442,7 +484,7 @@ pub fn render(m: &Material, s: &Settings) -> String {
         fixed.push("## Memory index (active records)".into());
         fixed.extend(toc_fixed(m));
         for d in &m.dirs {
-            fixed.push(format!("{} ({})", d.dir, d.names.len()));
+            fixed.push(format!("{} ({})", d.dir, d.total));
         }
         return fit_fixed(&fixed, s.max_chars);
     }
@@ -459,6 +501,7 @@ pub fn render(m: &Material, s: &Settings) -> String {
             .iter()
             .map(|(slug, d)| format!("- {slug} — {d}"))
             .collect(),
+        total: m.resident_total,
     });
     let toc_head: Vec<String> = [String::new(), TOC_TITLE.into()]
         .into_iter()
@@ -467,10 +510,11 @@ pub fn render(m: &Material, s: &Settings) -> String {
     let dirs: Vec<List> = m
         .dirs
         .iter()
-        .filter(|d| !d.names.is_empty())
+        .filter(|d| d.total > 0)
         .map(|d| List {
-            head: vec![format!("{} ({})", d.dir, d.names.len())],
+            head: vec![format!("{} ({})", d.dir, d.total)],
             items: d.names.iter().map(|n| format!("- {n}")).collect(),
+            total: d.total,
         })
         .collect();
 
@@ -630,33 +674,46 @@ pub fn read_context_md(root: &Path, max_bytes: u64) -> Option<String> {
     Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-/// Refreshes the index and gathers the material of `ws`.
-pub fn gather(ws: &Workspace) -> Material {
+/// Refreshes the index and gathers the material of `ws` for a context of
+/// at most `max_chars` characters.
+pub fn gather(ws: &Workspace, max_chars: usize) -> Material {
+    let keep = keep_for(max_chars);
     let files = crate::index::files(ws);
     let opts = crate::index::Options {
         force: false,
         progress: false,
     };
-    let reports = crate::index::refresh(ws, &files, &opts).reports;
-    let m = material(
-        &reports,
-        read_context_md(&ws.root, ws.config.max_file_bytes),
-    );
-    // Freeing 100k reports and paths takes a while; the pool does it while
-    // the context is rendered and printed.
-    rayon::spawn(move || drop((reports, files)));
+    // Without a change since the index was written, a glance at it is
+    // enough; otherwise it is refreshed.
+    let mut m =
+        crate::index::with_fresh(ws, &files, |g| material(g, None, keep)).unwrap_or_else(|| {
+            let reports = crate::index::refresh(ws, &files, &opts).reports;
+            let glances: Vec<Glance> = reports.iter().map(|r| Glance::of(r)).collect();
+            let m = material(&glances, None, keep);
+            drop(glances);
+            // Freeing 100k reports takes a while; the pool does it while the
+            // context is rendered and printed.
+            rayon::spawn(move || drop(reports));
+            m
+        });
+    m.context_md = read_context_md(&ws.root, ws.config.max_file_bytes);
+    rayon::spawn(move || drop(files));
     m
 }
 
 /// The material available without refreshing the index: `CONTEXT.md`, and
-/// the records of the stored index if there is one (possibly stale).
-pub fn gather_stale(ws: &Workspace) -> Material {
+/// the records of the stored index if there is one (possibly stale), for a
+/// context of at most `max_chars` characters.
+pub fn gather_stale(ws: &Workspace, max_chars: usize) -> Material {
     let context_md = read_context_md(&ws.root, ws.config.max_file_bytes);
     match crate::index::read(&ws.root) {
         Some(table) => {
-            let reports: Vec<Box<FileReport>> =
-                table.entries.into_iter().map(|e| e.report).collect();
-            material(&reports, context_md)
+            let glances: Vec<Glance> = table
+                .entries
+                .iter()
+                .map(|e| Glance::of(&e.report))
+                .collect();
+            material(&glances, context_md, keep_for(max_chars))
         }
         None => Material {
             context_md,
@@ -803,16 +860,83 @@ mod tests {
                     .into(),
             ),
             resident: vec![("wal-pitfalls".into(), "SQLite の WAL の落とし穴".into())],
+            resident_total: 1,
             dirs: TOC_DIRS
                 .iter()
                 .map(|(dir, _)| TocDir {
                     dir,
                     names: (0..n).map(|i| format!("记录-{i:05}.md")).collect(),
+                    total: n,
                 })
                 .collect(),
             summary: true,
             staging: 2,
         }
+    }
+
+    /// Records of the kinds their paths say, with clashing dates, some
+    /// replaced, some resident.
+    fn glances(paths: &[String]) -> Vec<Glance<'_>> {
+        let dates = ["2026-11-01", "2026-11-02", "2026-11-03"];
+        paths
+            .iter()
+            .enumerate()
+            .map(|(i, p)| Glance {
+                path: p,
+                stat: None,
+                hashed: true,
+                kind: TOC_DIRS
+                    .iter()
+                    .find(|(dir, _)| p.starts_with(dir))
+                    .map(|(_, kind)| *kind),
+                status: (i % 7 == 0).then_some("replaced"),
+                date: (i % 5 != 0).then(|| dates[i % 3]),
+                model_invocation: Some(i % 3 == 0),
+                description: Some("a  description\n over lines"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn keeping_the_newest_items_renders_as_keeping_all() {
+        // Short names in one directory: the budget goes to one long list.
+        let short: Vec<String> = (0..3000)
+            .map(|i| format!("{}{i}.md", TOC_DIRS[0].0))
+            .collect();
+        let g = glances(&short);
+        let all = material(&g, None, usize::MAX);
+        for max in [100, 1000, 4000, 40_000] {
+            let kept = material(&g, None, keep_for(max));
+            let s = settings(max);
+            assert_eq!(render(&kept, &s), render(&all, &s), "max {max}");
+        }
+        let paths: Vec<String> = (0..2000)
+            .map(|i| {
+                let name = "n".repeat(1 + i % 12);
+                format!("{}{name}{i}.md", TOC_DIRS[i % 4].0)
+            })
+            .collect();
+        let g = glances(&paths);
+        let all = material(&g, None, usize::MAX);
+        assert_eq!(all.dirs[0].names.len(), all.dirs[0].total);
+        for max in [0, 10, 60, 200, 1000, 4000, 20_000, 200_000] {
+            let kept = material(&g, None, keep_for(max));
+            for brief in [false, true] {
+                let s = Settings {
+                    brief,
+                    ..settings(max)
+                };
+                assert_eq!(
+                    render(&kept, &s),
+                    render(&all, &s),
+                    "max {max}, brief {brief}"
+                );
+            }
+        }
+        let kept = material(&g, None, keep_for(100));
+        assert_eq!(kept.dirs[0].names.len(), keep_for(100));
+        assert_eq!(kept.dirs[0].names[..], all.dirs[0].names[..keep_for(100)]);
+        assert_eq!(kept.resident[..], all.resident[..keep_for(100)]);
     }
 
     #[test]

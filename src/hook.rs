@@ -152,8 +152,9 @@ pub fn session_start(place: &Place) -> ExitCode {
     let (tx, rx) = std::sync::mpsc::channel();
     {
         let ws = ws.clone();
+        let max_chars = settings.max_chars;
         std::thread::spawn(move || {
-            let _ = tx.send(crate::context::gather(&ws));
+            let _ = tx.send(crate::context::gather(&ws, max_chars));
         });
     }
     match rx.recv_timeout(budget) {
@@ -163,7 +164,7 @@ pub fn session_start(place: &Place) -> ExitCode {
                 "memlint hook: the index refresh took longer than {} ms; the context comes from the stored index and is refreshed later",
                 budget.as_millis()
             );
-            let material = crate::context::gather_stale(&ws);
+            let material = crate::context::gather_stale(&ws, settings.max_chars);
             print(&crate::context::render(&material, &settings));
             // The refresh thread is abandoned: its writes are atomic.
             std::process::exit(0);

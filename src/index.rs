@@ -58,7 +58,7 @@ const DELTA_MAGIC: &[u8; 8] = b"MLDELTA\0";
 const MAGIC: &[u8; 8] = b"MLINDEX\0";
 
 /// The on-disk format version; an index of another version is rebuilt.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 /// Files modified this close (in nanoseconds) before the scan that recorded
 /// them have their content verified on the next run.
@@ -338,6 +338,46 @@ pub struct Entry {
     pub report: Box<FileReport>,
 }
 
+/// What `context` needs of a stored entry, borrowed from the stored bytes
+/// without decoding the rest (see [`with_fresh`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Glance<'a> {
+    pub path: &'a str,
+    pub stat: Option<Stat>,
+    /// The file's bytes were read and hashed.
+    pub hashed: bool,
+    pub kind: Option<Kind>,
+    pub status: Option<&'a str>,
+    pub date: Option<&'a str>,
+    pub model_invocation: Option<bool>,
+    pub description: Option<&'a str>,
+}
+
+impl<'a> Glance<'a> {
+    /// The same view of a report.
+    pub fn of(r: &'a FileReport) -> Glance<'a> {
+        Glance {
+            path: &r.path,
+            stat: None,
+            hashed: false,
+            kind: r.info.kind,
+            status: r.info.status.as_deref(),
+            date: r.info.date.as_deref(),
+            model_invocation: r.info.model_invocation,
+            description: r.info.description.as_deref(),
+        }
+    }
+}
+
+/// The fields an entry starts with, and the length of the rest.
+struct Head<'a> {
+    glance: Glance<'a>,
+    hash: Option<u64>,
+    blob: Option<gix::ObjectId>,
+    parsed: bool,
+    tail: usize,
+}
+
 /// The table as loaded from or written to disk.
 #[derive(Debug, Clone, Default)]
 pub struct Table {
@@ -441,18 +481,18 @@ struct Stored {
 }
 
 fn load_stored(root: &Path, key: Option<u64>) -> Option<Stored> {
-    let bytes = std::fs::read(path(root)).ok()?;
+    let (bytes, delta) = stored_bytes(root)?;
     let table = decode(&bytes)?;
     if key.is_some_and(|k| k != table.key) {
         return None;
     }
     let key = table.key;
-    let base = u64::from_le_bytes(bytes.get(bytes.len() - 8..)?.try_into().ok()?);
+    let base = checksum(&bytes)?;
     drop(bytes);
     let n = table.entries.len();
-    let delta = std::fs::read(root.join(DIR).join(DELTA))
-        .ok()
-        .and_then(|d| decode_delta(&d))
+    let delta = delta
+        .as_deref()
+        .and_then(|d| decode_delta(d, Reader::entry, entry_path))
         .filter(|d| d.base == base && d.key == key);
     let Some(delta) = delta else {
         return Some(Stored {
@@ -463,32 +503,23 @@ fn load_stored(root: &Path, key: Option<u64>) -> Option<Stored> {
             removed: Vec::new(),
         });
     };
-    // Merge: the main entries the delta neither removes nor replaces, and
-    // the delta's entries, both sorted by path.
-    let mut entries = Vec::with_capacity(n + delta.entries.len());
-    let mut in_main = Vec::with_capacity(n + delta.entries.len());
-    let mut dirty = Vec::with_capacity(n + delta.entries.len());
-    let mut main = table.entries.into_iter().peekable();
-    for d in delta.entries {
-        while let Some(m) = main.next_if(|m| m.report.path < d.report.path) {
-            if delta.removed.binary_search(&m.report.path).is_err() {
-                entries.push(m);
-                in_main.push(true);
-                dirty.push(false);
-            }
-        }
-        let replaces = main.next_if(|m| m.report.path == d.report.path).is_some();
-        entries.push(d);
-        in_main.push(replaces);
-        dirty.push(true);
-    }
-    for m in main {
-        if delta.removed.binary_search(&m.report.path).is_err() {
-            entries.push(m);
-            in_main.push(true);
-            dirty.push(false);
-        }
-    }
+    let len = n + delta.entries.len();
+    let (mut entries, mut in_main, mut dirty) = (
+        Vec::with_capacity(len),
+        Vec::with_capacity(len),
+        Vec::with_capacity(len),
+    );
+    merge(
+        table.entries,
+        &delta.removed,
+        delta.entries,
+        entry_path,
+        |e, main, from_delta| {
+            entries.push(e);
+            in_main.push(main);
+            dirty.push(from_delta);
+        },
+    );
     Some(Stored {
         table: Table {
             key,
@@ -498,8 +529,67 @@ fn load_stored(root: &Path, key: Option<u64>) -> Option<Stored> {
         base,
         in_main,
         dirty,
-        removed: delta.removed,
+        removed: delta.removed.iter().map(|p| p.to_string()).collect(),
     })
+}
+
+/// What `f` makes of a glance at every stored entry, in the order of
+/// `files` (every file of the workspace, sorted), when the stored table is
+/// fresh for them: when [`refresh`] would keep every entry without reading
+/// a file. Only the start of each entry is decoded, and `f` runs while the
+/// files are stat'ed. `None` when anything changed or nothing usable is
+/// stored; the caller then refreshes.
+pub fn with_fresh<R: Send>(
+    ws: &Workspace,
+    files: &[String],
+    f: impl FnOnce(&[Glance]) -> R + Send,
+) -> Option<R> {
+    let key = key(&ws.config);
+    let mut bytes = None;
+    let slot = &mut bytes;
+    let (seen, probes) = rayon::join(
+        move || {
+            let (main, delta) = &*slot.insert(stored_bytes(&ws.root)?);
+            let m = decode_main(main, Reader::glance, glance_path)?;
+            if m.key != key {
+                return None;
+            }
+            let base = checksum(main)?;
+            let delta = delta
+                .as_deref()
+                .and_then(|d| decode_delta(d, Reader::glance, glance_path))
+                .filter(|d| d.base == base && d.key == key);
+            let (glances, scanned_at) = match delta {
+                None => (m.items, m.scanned_at),
+                Some(d) => {
+                    let mut all = Vec::with_capacity(m.items.len() + d.entries.len());
+                    merge(m.items, &d.removed, d.entries, glance_path, |g, _, _| {
+                        all.push(g)
+                    });
+                    (all, d.scanned_at)
+                }
+            };
+            // Made before it is known to be needed, beside the stats.
+            let made = (glances.len() == files.len()).then(|| f(&glances));
+            Some((glances, scanned_at, made?))
+        },
+        || probes(ws, files, true),
+    );
+    let (glances, scanned_at, made) = seen?;
+    let max = ws.config.max_file_bytes;
+    let fresh = glances
+        .par_iter()
+        .zip(files)
+        .zip(&probes)
+        .all(|((g, f), probe)| {
+            let held = Held {
+                stat: g.stat,
+                hashed: g.hashed,
+                blob: false,
+            };
+            g.path == f.as_str() && judge(max, probe, Some(held), scanned_at) == Judged::Keep
+        });
+    fresh.then_some(made)
 }
 
 /// Creates `.memlint/` (with a `.gitignore` that keeps it out of commits)
@@ -528,15 +618,57 @@ pub fn save(root: &Path, table: &Table) -> std::io::Result<()> {
 }
 
 /// What a delta file holds: the changes to the main file whose checksum is
-/// `base`.
-struct Delta {
+/// `base`, with its entries decoded as `T` (borrowing from the bytes).
+struct Delta<'a, T> {
     base: u64,
     key: u64,
     scanned_at: i64,
     /// Paths of the main file that are gone, sorted.
-    removed: Vec<String>,
+    removed: Vec<&'a str>,
     /// New or changed entries, sorted by path.
-    entries: Vec<Entry>,
+    entries: Vec<T>,
+}
+
+/// The main file's items with a delta's applied, both sorted by path: `out`
+/// gets each item of the result in order, with whether the main file holds
+/// its path and whether it came from the delta.
+fn merge<T>(
+    main: Vec<T>,
+    removed: &[&str],
+    delta: Vec<T>,
+    path: fn(&T) -> &str,
+    mut out: impl FnMut(T, bool, bool),
+) {
+    let kept = |m: &T| removed.binary_search(&path(m)).is_err();
+    let mut main = main.into_iter().peekable();
+    for d in delta {
+        while let Some(m) = main.next_if(|m| path(m) < path(&d)) {
+            if kept(&m) {
+                out(m, true, false);
+            }
+        }
+        let replaces = main.next_if(|m| path(m) == path(&d)).is_some();
+        out(d, replaces, true);
+    }
+    for m in main {
+        if kept(&m) {
+            out(m, true, false);
+        }
+    }
+}
+
+/// The stored main file and delta of `root`, read.
+fn stored_bytes(root: &Path) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
+    let main = std::fs::read(path(root)).ok()?;
+    let delta = std::fs::read(root.join(DIR).join(DELTA)).ok();
+    Some((main, delta))
+}
+
+/// The checksum a delta names to apply to `main`.
+fn checksum(main: &[u8]) -> Option<u64> {
+    Some(u64::from_le_bytes(
+        main.get(main.len().checked_sub(8)?..)?.try_into().ok()?,
+    ))
 }
 
 /// What phase one decided for a file.
@@ -606,7 +738,7 @@ pub fn scan(ws: &Workspace, files: &[String], opts: &Options) -> Scanned {
     let plans: Vec<Plan> = stats
         .into_par_iter()
         .zip(aligned.into_par_iter())
-        .map(|(probe, old)| plan(ws, probe, old, old_scanned_at))
+        .map(|(probe, old)| plan(ws, &probe, old, old_scanned_at))
         .collect();
     let to_read = plans
         .iter()
@@ -658,15 +790,22 @@ pub fn scan(ws: &Workspace, files: &[String], opts: &Options) -> Scanned {
     }
 
     let reparsed = done.iter().filter(|(_, d)| *d == Done::Read).count();
+    // A file verified by its content because it was racy for the last scan
+    // is stored again once it is not for this one: else it would be read
+    // on every run until something else changed.
+    let settled = |e: &Entry| e.stat.is_some_and(|s| !s.racy(scanned_at));
     let unchanged = old_len == files.len()
-        && done
-            .iter()
-            .all(|(_, d)| matches!(d, Done::Kept | Done::Verified));
+        && done.iter().all(|(e, d)| match d {
+            Done::Kept => true,
+            Done::Verified => !settled(e),
+            _ => false,
+        });
     let dirty: Vec<bool> = done
         .iter()
         .zip(&flags)
-        .map(|((_, d), (_, was_dirty))| match d {
-            Done::Kept | Done::Verified => *was_dirty,
+        .map(|((e, d), (_, was_dirty))| match d {
+            Done::Kept => *was_dirty,
+            Done::Verified => *was_dirty || settled(e),
             Done::Read | Done::Computed | Done::Restated => true,
         })
         .collect();
@@ -845,33 +984,76 @@ fn probes(ws: &Workspace, files: &[String], stat: bool) -> Vec<Probe> {
         .collect()
 }
 
-fn plan(ws: &Workspace, probe: Probe, old: Option<Entry>, old_scanned_at: i64) -> Plan {
+/// What a file needs, judged from its probe and what is stored of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Judged {
+    Keep,
+    Verify,
+    Read,
+    ByBlob(Stat),
+    Compute(Option<Stat>),
+}
+
+/// What is stored of a file: its stat data, whether its bytes were hashed
+/// and whether it has a blob id.
+#[derive(Clone, Copy)]
+struct Held {
+    stat: Option<Stat>,
+    hashed: bool,
+    blob: bool,
+}
+
+impl Held {
+    fn of(e: &Entry) -> Held {
+        Held {
+            stat: e.stat,
+            hashed: e.hash.is_some(),
+            blob: e.blob.is_some(),
+        }
+    }
+}
+
+fn judge(max_file_bytes: u64, probe: &Probe, held: Option<Held>, old_scanned_at: i64) -> Judged {
     let stat = match probe {
         // The result depends on the path only.
         Probe::PathOnly => {
-            return match old {
-                Some(e) => Plan::Keep(e),
-                None => Plan::Compute(None),
+            return match held {
+                Some(_) => Judged::Keep,
+                None => Judged::Compute(None),
             }
         }
-        Probe::Unknown => return Plan::Read,
-        Probe::Stat(stat) => stat,
+        Probe::Unknown => return Judged::Read,
+        Probe::Stat(stat) => *stat,
     };
-    if stat.size > ws.config.max_file_bytes {
-        return match old {
-            Some(e) if e.stat == Some(stat) => Plan::Keep(e),
-            _ => Plan::Compute(Some(stat)),
+    if stat.size > max_file_bytes {
+        return match held {
+            Some(h) if h.stat == Some(stat) => Judged::Keep,
+            _ => Judged::Compute(Some(stat)),
         };
     }
-    match old {
-        Some(e) if e.stat == Some(stat) && e.hash.is_some() => {
+    match held {
+        Some(h) if h.stat == Some(stat) && h.hashed => {
             if stat.racy(old_scanned_at) {
-                Plan::Verify(e)
+                Judged::Verify
             } else {
-                Plan::Keep(e)
+                Judged::Keep
             }
         }
-        Some(e) if e.blob.is_some() && e.hash.is_some() => Plan::ByBlob(e, stat),
+        Some(h) if h.blob && h.hashed => Judged::ByBlob(stat),
+        _ => Judged::Read,
+    }
+}
+
+fn plan(ws: &Workspace, probe: &Probe, old: Option<Entry>, old_scanned_at: i64) -> Plan {
+    let held = old.as_ref().map(Held::of);
+    match (
+        judge(ws.config.max_file_bytes, probe, held, old_scanned_at),
+        old,
+    ) {
+        (Judged::Keep, Some(e)) => Plan::Keep(e),
+        (Judged::Verify, Some(e)) => Plan::Verify(e),
+        (Judged::ByBlob(stat), Some(e)) => Plan::ByBlob(e, stat),
+        (Judged::Compute(stat), _) => Plan::Compute(stat),
         _ => Plan::Read,
     }
 }
@@ -1531,9 +1713,13 @@ fn save_delta(
 }
 
 impl Writer {
+    /// One entry: first the fields a [`Glance`] reads (path, fingerprint,
+    /// and what `context` shows), then the rest behind its length in four
+    /// bytes, so that a glance skips it in one step.
     fn entry(&mut self, e: &Entry) {
         let w = self;
         let r = &e.report;
+        let info = &r.info;
         w.str(&r.path);
         w.opt_stat(e.stat.as_ref());
         match e.hash {
@@ -1551,15 +1737,23 @@ impl Writer {
                 w.buf.extend_from_slice(id);
             }
         }
-        let info = &r.info;
         w.u8(info
             .kind
             .and_then(|k| Kind::ALL.iter().position(|x| *x == k))
             .map_or(0, |i| i as u8 + 1));
         w.u8(u8::from(info.parsed));
-        w.opt_str(info.title.as_deref());
         w.opt_str(info.status.as_deref());
         w.opt_str(info.date.as_deref());
+        w.u8(match info.model_invocation {
+            None => 0,
+            Some(false) => 1,
+            Some(true) => 2,
+        });
+        w.opt_str(info.description.as_deref());
+
+        let at = w.buf.len();
+        w.buf.extend_from_slice(&[0; 4]);
+        w.opt_str(info.title.as_deref());
         match &info.replaced_by {
             None => w.u8(0),
             Some(l) => {
@@ -1571,12 +1765,6 @@ impl Writer {
         for s in &info.sources {
             w.located(s);
         }
-        w.opt_str(info.description.as_deref());
-        w.u8(match info.model_invocation {
-            None => 0,
-            Some(false) => 1,
-            Some(true) => 2,
-        });
         w.usize(info.tags.len());
         for t in &info.tags {
             w.str(t);
@@ -1597,6 +1785,10 @@ impl Writer {
             w.str(&d.message);
             w.u8(u8::from(d.fixable));
         }
+        // An entry's tail beyond 4 GiB cannot be stored: the file would be
+        // refused on reading as damaged and rebuilt.
+        let len = u32::try_from(w.buf.len() - at - 4).unwrap_or(u32::MAX);
+        w.buf[at..at + 4].copy_from_slice(&len.to_le_bytes());
     }
 
     /// Appends the checksum of everything written.
@@ -1681,6 +1873,14 @@ impl<'a> Reader<'a> {
         }))
     }
 
+    fn opt_str_ref(&mut self) -> Option<Option<&'a str>> {
+        if self.flag()? {
+            self.str_ref().map(Some)
+        } else {
+            Some(None)
+        }
+    }
+
     pub(crate) fn opt_str(&mut self) -> Option<Option<String>> {
         if self.flag()? {
             self.str().map(Some)
@@ -1711,8 +1911,9 @@ impl<'a> Reader<'a> {
         (n <= self.buf.len() - self.pos).then_some(n)
     }
 
-    fn entry(&mut self) -> Option<Entry> {
-        let path = self.str()?;
+    /// The fields every entry starts with.
+    fn head(&mut self) -> Option<Head<'a>> {
+        let path = self.str_ref()?;
         let stat = self.opt_stat()?;
         let hash = if self.flag()? {
             Some(self.fixed64()?)
@@ -1728,9 +1929,52 @@ impl<'a> Reader<'a> {
             k => Some(*Kind::ALL.get(usize::from(k) - 1)?),
         };
         let parsed = self.flag()?;
+        let status = self.opt_str_ref()?;
+        let date = self.opt_str_ref()?;
+        let model_invocation = match self.u8()? {
+            0 => None,
+            1 => Some(false),
+            2 => Some(true),
+            _ => return None,
+        };
+        let description = self.opt_str_ref()?;
+        let tail = u32::from_le_bytes(self.bytes(4)?.try_into().ok()?) as usize;
+        Some(Head {
+            glance: Glance {
+                path,
+                stat,
+                hashed: hash.is_some(),
+                kind,
+                status,
+                date,
+                model_invocation,
+                description,
+            },
+            hash,
+            blob,
+            parsed,
+            tail,
+        })
+    }
+
+    /// An entry's head, its tail skipped.
+    fn glance(&mut self) -> Option<Glance<'a>> {
+        let head = self.head()?;
+        self.bytes(head.tail)?;
+        Some(head.glance)
+    }
+
+    fn entry(&mut self) -> Option<Entry> {
+        let Head {
+            glance: g,
+            hash,
+            blob,
+            parsed,
+            tail,
+        } = self.head()?;
+        let end = self.pos.checked_add(tail)?;
+        let path = g.path.to_string();
         let title = self.opt_str()?;
-        let status = self.opt_str()?;
-        let date = self.opt_str()?;
         let replaced_by = if self.flag()? {
             Some(self.located()?)
         } else {
@@ -1741,13 +1985,6 @@ impl<'a> Reader<'a> {
         for _ in 0..n {
             sources.push(self.located()?);
         }
-        let description = self.opt_str()?;
-        let model_invocation = match self.u8()? {
-            0 => None,
-            1 => Some(false),
-            2 => Some(true),
-            _ => return None,
-        };
         let n = self.count()?;
         let mut tags = Vec::with_capacity(n.min(64));
         for _ in 0..n {
@@ -1776,8 +2013,11 @@ impl<'a> Reader<'a> {
                 fixable: self.flag()?,
             });
         }
+        if self.pos != end {
+            return None;
+        }
         Some(Entry {
-            stat,
+            stat: g.stat,
             hash,
             blob,
             report: Box::new(FileReport {
@@ -1785,14 +2025,14 @@ impl<'a> Reader<'a> {
                 diagnostics,
                 source: None,
                 info: RecordInfo {
-                    kind,
+                    kind: g.kind,
                     title,
-                    status,
-                    date,
+                    status: g.status.map(str::to_string),
+                    date: g.date.map(str::to_string),
                     replaced_by,
                     sources,
-                    description,
-                    model_invocation,
+                    description: g.description.map(str::to_string),
+                    model_invocation: g.model_invocation,
                     tags,
                     parsed,
                 },
@@ -1817,22 +2057,23 @@ fn checked<'a>(bytes: &'a [u8], magic: &[u8; 8]) -> Option<Reader<'a>> {
     (format == FORMAT).then_some(r)
 }
 
-impl Reader<'_> {
-    /// `n` entries in strictly increasing path order.
-    fn sorted_entries(&mut self) -> Option<Vec<Entry>> {
+impl<'a> Reader<'a> {
+    /// `n` items in strictly increasing path order.
+    fn sorted<T>(
+        &mut self,
+        item: fn(&mut Reader<'a>) -> Option<T>,
+        path: fn(&T) -> &str,
+    ) -> Option<Vec<T>> {
         let n = self.count()?;
-        let mut entries: Vec<Entry> = Vec::with_capacity(n);
+        let mut items: Vec<T> = Vec::with_capacity(n);
         for _ in 0..n {
-            let e = self.entry()?;
-            if entries
-                .last()
-                .is_some_and(|prev| prev.report.path >= e.report.path)
-            {
+            let e = item(self)?;
+            if items.last().is_some_and(|prev| path(prev) >= path(&e)) {
                 return None;
             }
-            entries.push(e);
+            items.push(e);
         }
-        Some(entries)
+        Some(items)
     }
 
     fn at_end(&self) -> bool {
@@ -1840,35 +2081,67 @@ impl Reader<'_> {
     }
 }
 
-/// The table held in `bytes`, or `None` when they are not an intact index of
-/// this format (entries out of order count as damage too).
-pub fn decode(bytes: &[u8]) -> Option<Table> {
+fn entry_path(e: &Entry) -> &str {
+    &e.report.path
+}
+
+fn glance_path<'g>(g: &'g Glance<'_>) -> &'g str {
+    g.path
+}
+
+/// A main file decoded: its key, scan time and items.
+struct Main<T> {
+    key: u64,
+    scanned_at: i64,
+    items: Vec<T>,
+}
+
+fn decode_main<'a, T>(
+    bytes: &'a [u8],
+    item: fn(&mut Reader<'a>) -> Option<T>,
+    path: fn(&T) -> &str,
+) -> Option<Main<T>> {
     let mut r = checked(bytes, MAGIC)?;
     let key = r.fixed64()?;
     let scanned_at = i64::from_le_bytes(r.bytes(8)?.try_into().ok()?);
-    let entries = r.sorted_entries()?;
-    r.at_end().then_some(Table {
+    let items = r.sorted(item, path)?;
+    r.at_end().then_some(Main {
         key,
         scanned_at,
-        entries,
+        items,
     })
 }
 
-fn decode_delta(bytes: &[u8]) -> Option<Delta> {
+/// The table held in `bytes`, or `None` when they are not an intact index of
+/// this format (entries out of order count as damage too).
+pub fn decode(bytes: &[u8]) -> Option<Table> {
+    let m = decode_main(bytes, Reader::entry, entry_path)?;
+    Some(Table {
+        key: m.key,
+        scanned_at: m.scanned_at,
+        entries: m.items,
+    })
+}
+
+fn decode_delta<'a, T>(
+    bytes: &'a [u8],
+    item: fn(&mut Reader<'a>) -> Option<T>,
+    path: fn(&T) -> &str,
+) -> Option<Delta<'a, T>> {
     let mut r = checked(bytes, DELTA_MAGIC)?;
     let base = r.fixed64()?;
     let key = r.fixed64()?;
     let scanned_at = i64::from_le_bytes(r.bytes(8)?.try_into().ok()?);
     let n = r.count()?;
-    let mut removed: Vec<String> = Vec::with_capacity(n);
+    let mut removed: Vec<&str> = Vec::with_capacity(n);
     for _ in 0..n {
-        let p = r.str()?;
+        let p = r.str_ref()?;
         if removed.last().is_some_and(|prev| *prev >= p) {
             return None;
         }
         removed.push(p);
     }
-    let entries = r.sorted_entries()?;
+    let entries = r.sorted(item, path)?;
     r.at_end().then_some(Delta {
         base,
         key,

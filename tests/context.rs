@@ -420,3 +420,44 @@ fn rotate_never_drops_blocks_that_are_not_committed() {
     let after = fs::read_to_string(ws.path().join("CONTEXT.md")).expect("read");
     assert_eq!(blocks_of(&after), vec!["## 2026-11-10 新しい 10"]);
 }
+
+#[test]
+fn a_warm_context_shows_what_a_check_wrote_to_the_index() {
+    let ws = workspace();
+    let root = ws.path();
+    assert_eq!(context(root, &[], &[]), format!("{HEADER}{FULL}"));
+    // A newer date moves the record to the top of its directory. `check`
+    // records the edit in the index (as a delta); after two seconds the
+    // edit is no longer within the timestamp granularity of that scan, so
+    // `context` answers from a glance at the index without reading records.
+    let path = root.join("memory/decisions/keep-records-as-markdown.md");
+    let text = fs::read_to_string(&path).expect("read");
+    fs::write(&path, text.replace("date: 2026-11-04", "date: 2026-11-09")).expect("write");
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let out = run(root, &["check"], &[]);
+    assert!(out.status.code().is_some(), "check ran");
+    assert!(
+        root.join(".memlint/index.delta").is_file(),
+        "the edit went to the delta"
+    );
+    let moved = FULL.replace(
+        "- rebuild-index-in-parallel.md\n- inject-newest-first.md\n- keep-records-as-markdown.md\n",
+        "- keep-records-as-markdown.md\n- rebuild-index-in-parallel.md\n- inject-newest-first.md\n",
+    );
+    assert_ne!(moved, FULL);
+    assert_eq!(context(root, &[], &[]), format!("{HEADER}{moved}"));
+    // Edited again without a check: the index is stale and refreshed.
+    let text = fs::read_to_string(&path).expect("read");
+    fs::write(
+        &path,
+        text.replace(
+            "status: active",
+            "status: replaced\nreplaced_by: inject-newest-first",
+        ),
+    )
+    .expect("write");
+    let gone = FULL
+        .replace("memory/decisions/ (3)", "memory/decisions/ (2)")
+        .replace("- keep-records-as-markdown.md\n", "");
+    assert_eq!(context(root, &[], &[]), format!("{HEADER}{gone}"));
+}

@@ -815,3 +815,109 @@ fn walkdir(root: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+/// A [`index::Glance`] that owns its strings.
+#[derive(Debug, PartialEq)]
+struct Owned {
+    path: String,
+    stat: Option<index::Stat>,
+    hashed: bool,
+    kind: Option<memlint::record::Kind>,
+    status: Option<String>,
+    date: Option<String>,
+    model_invocation: Option<bool>,
+    description: Option<String>,
+}
+
+impl Owned {
+    fn of(g: &index::Glance) -> Owned {
+        Owned {
+            path: g.path.to_string(),
+            stat: g.stat,
+            hashed: g.hashed,
+            kind: g.kind,
+            status: g.status.map(str::to_string),
+            date: g.date.map(str::to_string),
+            model_invocation: g.model_invocation,
+            description: g.description.map(str::to_string),
+        }
+    }
+}
+
+#[test]
+fn a_glance_at_a_fresh_index_sees_its_delta_and_agrees_with_it() {
+    let (_dir, root) = workspace();
+    let ws = Workspace::load(Some(&root), None).expect("workspace");
+    let files = ws.files();
+    index::refresh(&ws, &files, &Options::default());
+    let rel = "knowledge/index-pitfalls.md";
+    std::fs::write(
+        root.join(rel),
+        "---\ntitle: Index pitfalls\ndescription: Glanced at\nmodel_invocation: true\ndate: 2026-11-09\nsources:\n  - https://example.com/x\n---\n\nBody.\n",
+    )
+    .expect("write");
+    // Two seconds on, the edit is not within the timestamp granularity of
+    // the next scan, which records it in the delta.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let second = index::refresh(&ws, &files, &Options::default());
+    assert_eq!(second.reparsed, 1);
+    assert!(root.join(".memlint/index.delta").is_file());
+
+    let table = index::read(&root).expect("stored");
+    let glanced = index::with_fresh(&ws, &files, |glances| {
+        glances.iter().map(Owned::of).collect::<Vec<_>>()
+    })
+    .expect("the index is fresh");
+    let decoded: Vec<Owned> = table
+        .entries
+        .iter()
+        .map(|e| {
+            Owned::of(&index::Glance {
+                stat: e.stat,
+                hashed: e.hash.is_some(),
+                ..index::Glance::of(&e.report)
+            })
+        })
+        .collect();
+    assert_eq!(glanced, decoded, "a glance reads what a full decode reads");
+    let edited = glanced.iter().find(|g| g.path == rel).expect("glanced");
+    assert_eq!(edited.date.as_deref(), Some("2026-11-09"));
+    assert_eq!(edited.description.as_deref(), Some("Glanced at"));
+    assert_eq!(edited.model_invocation, Some(true));
+
+    // Any change makes it stale: an edit, an added file, a removed one.
+    std::fs::write(root.join(rel), "---\ntitle: Index pitfalls\n---\n").expect("write");
+    assert!(index::with_fresh(&ws, &files, |_| ()).is_none(), "edited");
+    index::refresh(&ws, &files, &Options::default());
+    std::fs::write(root.join("knowledge/new.md"), "---\ntitle: New\n---\n").expect("write");
+    assert!(
+        index::with_fresh(&ws, &ws.files(), |_| ()).is_none(),
+        "added"
+    );
+    std::fs::remove_file(root.join("knowledge/new.md")).expect("remove");
+    std::fs::remove_file(root.join(rel)).expect("remove");
+    assert!(
+        index::with_fresh(&ws, &ws.files(), |_| ()).is_none(),
+        "removed"
+    );
+}
+
+#[test]
+fn a_racy_file_found_unchanged_is_trusted_once_it_settles() {
+    let (_dir, root) = workspace();
+    let ws = Workspace::load(Some(&root), None).expect("workspace");
+    let files = ws.files();
+    // Written just before the scan: racy for it, so the next run hashes them.
+    index::refresh(&ws, &files, &Options::default());
+    assert!(index::with_fresh(&ws, &files, |_| ()).is_none(), "racy");
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let second = index::refresh(&ws, &files, &Options::default());
+    assert_eq!(second.reparsed, 0, "hashed and found unchanged");
+    assert!(
+        matches!(second.saved, Ok(true)),
+        "stored again with a scan time they are no longer racy for"
+    );
+    let third = index::refresh(&ws, &files, &Options::default());
+    assert!(matches!(third.saved, Ok(false)), "nothing left to verify");
+    assert!(index::with_fresh(&ws, &files, |_| ()).is_some());
+}
