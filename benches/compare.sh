@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks `memlint check` against `rg -c '^sources:'` on generated
-# workspaces of 10k and 100k records and prints the ratios the project
+# workspaces of 10k and 100k records (with git history, so that the git
+# index is read as in a real repository) and prints the ratios the project
 # targets: cold check <= 3x rg, warm check (index present, one file changed)
 # <= 1.0x rg, 2 threads >= 1.6x faster than 1 on the cold check, peak RSS of
 # a check on 100k records < 400 MB. Each time is the median of 5 runs.
@@ -60,7 +61,7 @@ verdict() {
 workspace() {
     local n="$1" dir="$BENCH_DIR/ws-$1"
     if [ ! -f "$dir/CONTEXT.md" ]; then
-        python3 "$GEN" --out "$dir" --records "$n" --force >/dev/null
+        python3 "$GEN" --out "$dir" --records "$n" --git --force >/dev/null
     fi
     echo "$dir"
 }

@@ -458,10 +458,15 @@ fn put_listing(at: &mut [u8], listing: Option<u64>) {
 }
 
 /// Rewrites the stored index with another listing identity (a listing
-/// stored again after a directory changed, with the same records). Not
-/// done when no listing could be stored: the old stamp then matches no
-/// listing, which costs nothing but a listing of the files.
-fn restamp(ws: &Workspace, listing: u64) {
+/// stored again after a directory changed, with the same records) and, when
+/// given, a later scan time (every document was found unchanged at that
+/// time). The listing is not restamped when no listing could be stored:
+/// the old stamp then matches no listing, which costs nothing but a
+/// listing of the files.
+fn restamp(ws: &Workspace, listing: Option<u64>, scanned_at: Option<i64>) {
+    if listing.is_none() && scanned_at.is_none() {
+        return;
+    }
     let path = file(ws);
     let Ok(mut bytes) = std::fs::read(&path) else {
         return;
@@ -478,7 +483,12 @@ fn restamp(ws: &Workspace, listing: u64) {
     if end < LISTING_AT + 9 || xxh3_64(&bytes[PREFIX..end]) != read_u64(&bytes[20..28]) {
         return;
     }
-    put_listing(&mut bytes[LISTING_AT..LISTING_AT + 9], Some(listing));
+    if let Some(t) = scanned_at {
+        bytes[PREFIX..PREFIX + 8].copy_from_slice(&t.to_le_bytes());
+    }
+    if listing.is_some() {
+        put_listing(&mut bytes[LISTING_AT..LISTING_AT + 9], listing);
+    }
     let sum = xxh3_64(&bytes[PREFIX..end]);
     bytes[20..28].copy_from_slice(&sum.to_le_bytes());
     save(ws, &bytes);
@@ -721,22 +731,32 @@ fn record_files<'f>(ws: &Workspace, files: &'f [String]) -> Vec<(&'f str, Kind)>
 /// Whether every document of `loaded` is as it was when it was indexed:
 /// the same stat data, and for a file changed within the timestamp
 /// granularity of the scan, the same content. Stat'ed in parallel, each
-/// directory reached once per batch, with nothing kept.
-fn unchanged(ws: &Workspace, loaded: &Loaded) -> bool {
+/// directory reached once per batch, with nothing kept. `Some(true)` when
+/// a document had to be verified by its content and would not have to be
+/// for a scan at `now` (taken before the stats): the index is then worth
+/// restamping with that time, or the file is read on every search.
+fn unchanged(ws: &Workspace, loaded: &Loaded, now: i64) -> Option<bool> {
     const BATCH: usize = 512;
-    loaded.docs.par_chunks(BATCH).enumerate().all(|(c, chunk)| {
+    let settled = std::sync::atomic::AtomicBool::new(false);
+    let same = loaded.docs.par_chunks(BATCH).enumerate().all(|(c, chunk)| {
         let mut dirs = index::Dirs::new(&ws.root);
         chunk.iter().enumerate().all(|(k, d)| {
             let path = loaded.path(c * BATCH + k);
             match dirs.stat(path) {
                 Some(s) if s == d.stat => {
-                    !s.racy(loaded.scanned_at)
-                        || std::fs::read(ws.root.join(path)).is_ok_and(|b| xxh3_64(&b) == d.hash)
+                    if !s.racy(loaded.scanned_at) {
+                        return true;
+                    }
+                    if !s.racy(now) {
+                        settled.store(true, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    std::fs::read(ws.root.join(path)).is_ok_and(|b| xxh3_64(&b) == d.hash)
                 }
                 _ => false,
             }
         })
-    })
+    });
+    same.then(|| settled.into_inner())
 }
 
 /// Whether the documents of `loaded` are exactly `records`.
@@ -754,36 +774,39 @@ fn same_records(loaded: &Loaded, records: &[(&str, Kind)]) -> bool {
 /// same without being listed). The index is loaded and its files stat'ed
 /// beside the listing check.
 fn fresh_stored(ws: &Workspace) -> Stored {
+    let now = index::now_ns();
     let (listing_id, stored) = rayon::join(
         || index::listing_id(ws),
         || {
             load(&file(ws)).map(|l| {
-                let unchanged = unchanged(ws, &l);
+                let unchanged = unchanged(ws, &l, now);
                 (l, unchanged)
             })
         },
     );
     match stored {
-        Some((loaded, true)) if listing_id.is_some() && loaded.listing == listing_id => {
-            Stored::Fresh(loaded, None)
-        }
-        Some((loaded, true)) => {
+        Some((loaded, Some(settled))) => {
+            let settled = settled.then_some(now);
+            if listing_id.is_some() && loaded.listing == listing_id {
+                return Stored::Fresh(loaded, None, settled);
+            }
             let listing = index::listing(ws);
             if same_records(&loaded, &record_files(ws, &listing.files)) {
-                Stored::Fresh(loaded, Some(listing))
+                Stored::Fresh(loaded, Some(listing), settled)
             } else {
                 Stored::Stale(listing, Some(loaded))
             }
         }
-        Some((loaded, false)) => Stored::Stale(index::listing(ws), Some(loaded)),
+        Some((loaded, None)) => Stored::Stale(index::listing(ws), Some(loaded)),
         None => Stored::Stale(index::listing(ws), None),
     }
 }
 
 /// What [`fresh_stored`] found.
 enum Stored {
-    /// A fresh index, with the listing when the files had to be listed.
-    Fresh(Loaded, Option<Listing>),
+    /// A fresh index, with the listing when the files had to be listed,
+    /// and the scan time to restamp it with when racy documents settled.
+    Fresh(Loaded, Option<Listing>, Option<i64>),
     /// The listing to rebuild from, and the stale index to reuse, if any.
     Stale(Listing, Option<Loaded>),
 }
@@ -811,14 +834,17 @@ pub fn refresh(
     listing: &Listing,
     opts: &index::Options,
 ) -> (index::Refreshed, Refreshed) {
+    let now = index::now_ns();
     let mut table = index::refresh(ws, &listing.files, opts);
     table.reports = Vec::new();
     let old = if opts.force { None } else { load(&file(ws)) };
     if let Some(old) = &old {
-        if same_records(old, &record_files(ws, &listing.files)) && unchanged(ws, old) {
-            if let Some(id) = listing.id.filter(|id| Some(*id) != old.listing) {
-                restamp(ws, id);
-            }
+        let unchanged = same_records(old, &record_files(ws, &listing.files))
+            .then(|| unchanged(ws, old, now))
+            .flatten();
+        if let Some(settled) = unchanged {
+            let id = listing.id.filter(|id| Some(*id) != old.listing);
+            restamp(ws, id, settled.then_some(now));
             let done = Refreshed {
                 records: old.docs.len(),
                 tokenized: 0,
@@ -1014,16 +1040,15 @@ pub struct Hit {
 /// changed.
 pub fn search(ws: &Workspace, query: &Query, opts: &index::Options) -> Vec<Hit> {
     let (listing, old) = match fresh_stored(ws) {
-        Stored::Fresh(loaded, listed) => {
+        Stored::Fresh(loaded, listed, settled) => {
             if let Some(hits) = answer(ws, &loaded, query) {
                 // Stamped with the listing now stored, the next search
                 // need not list the files.
-                if let Some(id) = listed
+                let id = listed
+                    .as_ref()
                     .and_then(|l| l.id)
-                    .filter(|id| Some(*id) != loaded.listing)
-                {
-                    restamp(ws, id);
-                }
+                    .filter(|id| Some(*id) != loaded.listing);
+                restamp(ws, id, settled);
                 return hits;
             }
             // A posting list failed its checksum: build anew.

@@ -346,3 +346,30 @@ fn broken_records_are_still_found() {
         "{found:?}"
     );
 }
+
+/// The scan time the search index records (nanoseconds since the epoch).
+fn search_scanned_at(root: &Path) -> i64 {
+    let index = std::fs::read(root.join(".memlint/search")).expect("search index");
+    i64::from_le_bytes(index[28..36].try_into().expect("eight bytes"))
+}
+
+#[test]
+fn records_verified_after_a_racy_scan_are_trusted_once_they_settle() {
+    let ws = workspace("search");
+    let root = ws.path();
+    // Built right after the records were written: racy for that scan, so
+    // the next search verifies them by content.
+    assert!(paths(&search_json(root, &["quokka"])).is_empty());
+    let first = search_scanned_at(root);
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    // Found unchanged two seconds on: the index is restamped with that
+    // search's time, so the searches after it trust their stat data.
+    assert!(paths(&search_json(root, &["quokka"])).is_empty());
+    let second = search_scanned_at(root);
+    assert!(second >= first + 2_000_000_000, "{first} -> {second}");
+    assert!(paths(&search_json(root, &["quokka"])).is_empty());
+    assert_eq!(search_scanned_at(root), second, "nothing left to settle");
+    // An edit is still seen.
+    let path = mention_quokka(root);
+    assert_eq!(paths(&search_json(root, &["quokka"])), [path]);
+}
