@@ -1,8 +1,41 @@
 //! Atomic writes: a temporary file in the same directory, fsync, rename. A
-//! crash leaves the old file or the new one, never half of either.
+//! crash leaves the old file or the new one, never half of either. And
+//! reads that never wait: only regular files are read.
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
+
+/// Opens `path` for reading when it is a regular file (following symbolic
+/// links); anything else is an error, never a wait. The open itself does
+/// not block (a FIFO opened for reading waits for a writer otherwise).
+pub fn open_file(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
+    Ok(file)
+}
+
+/// The bytes of the regular file at `path` (see [`open_file`]).
+pub fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut file = open_file(path)?;
+    let mut bytes = Vec::with_capacity(
+        file.metadata()
+            .map_or(0, |m| usize::try_from(m.len()).unwrap_or(0)),
+    );
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
 
 /// Writes `bytes` to `path` atomically, keeping the permissions of an
 /// existing file.

@@ -468,7 +468,7 @@ fn restamp(ws: &Workspace, listing: Option<u64>, scanned_at: Option<i64>) {
         return;
     }
     let path = file(ws);
-    let Ok(mut bytes) = std::fs::read(&path) else {
+    let Ok(mut bytes) = crate::fsutil::read_file(&path) else {
         return;
     };
     let Some(head_len) = bytes
@@ -502,7 +502,7 @@ fn read_u64(b: &[u8]) -> u64 {
 /// missing, of another format, or damaged.
 fn load(path: &std::path::Path) -> Option<Loaded> {
     use std::io::Read;
-    let mut file = std::fs::File::open(path).ok()?;
+    let mut file = crate::fsutil::open_file(path).ok()?;
     let size = file.metadata().ok()?.len();
     let mut prefix = [0u8; PREFIX];
     file.read_exact(&mut prefix).ok()?;
@@ -750,7 +750,8 @@ fn unchanged(ws: &Workspace, loaded: &Loaded, now: i64) -> Option<bool> {
                     if !s.racy(now) {
                         settled.store(true, std::sync::atomic::Ordering::Relaxed);
                     }
-                    std::fs::read(ws.root.join(path)).is_ok_and(|b| xxh3_64(&b) == d.hash)
+                    crate::fsutil::read_file(&ws.root.join(path))
+                        .is_ok_and(|b| xxh3_64(&b) == d.hash)
                 }
                 _ => false,
             }
@@ -920,7 +921,7 @@ fn rebuild(ws: &Workspace, listing: &Listing, old: Option<&Loaded>) -> (Vec<u8>,
                 let bytes = if s.size > max {
                     Vec::new()
                 } else {
-                    std::fs::read(ws.root.join(p)).unwrap_or_default()
+                    crate::fsutil::read_file(&ws.root.join(p)).unwrap_or_default()
                 };
                 let hash = xxh3_64(&bytes);
                 Some((s, String::from_utf8_lossy(&bytes).into_owned(), hash))
@@ -1133,7 +1134,7 @@ struct Shown {
 }
 
 fn shown(ws: &Workspace, path: &str, kind: Kind, terms: &[String]) -> Shown {
-    let bytes = std::fs::read(ws.root.join(path)).unwrap_or_default();
+    let bytes = crate::fsutil::read_file(&ws.root.join(path)).unwrap_or_default();
     let text = String::from_utf8_lossy(&bytes);
     let f = fields(&text, kind);
     let (snippet, marks) = snippet(&f, terms);

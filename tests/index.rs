@@ -267,44 +267,81 @@ fn a_record_growing_past_the_size_limit_and_back_is_seen() {
 /// `fmt`; nothing waits for a writer (each run is killed after 30 s
 /// otherwise).
 #[cfg(unix)]
-#[test]
-fn a_fifo_in_place_of_a_record_is_reported_not_waited_on() {
+/// Runs memlint in `root` with `stdin`, failing the test when it has not
+/// exited after 30 seconds (it waited on a FIFO). Exit code, standard
+/// output, and both outputs together.
+fn run_bounded(root: &Path, args: &[&str], stdin: &str) -> (Option<i32>, String, String) {
     use std::io::Write;
-    let (_dir, root) = workspace();
-    let fifo = root.join("memory/decisions/a-pipe.md");
-    let c = std::ffi::CString::new(fifo.to_str().expect("utf-8 path")).expect("c string");
+    let mut child = std::process::Command::new(common::BIN)
+        .args(args)
+        .current_dir(root)
+        .env("NO_COLOR", "1")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    let started = std::time::Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("`memlint {}` waited on a FIFO", args.join(" "));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().expect("output");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let both = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    (out.status.code(), stdout, both)
+}
+
+fn mkfifo(path: &Path) {
+    let c = std::ffi::CString::new(path.to_str().expect("utf-8 path")).expect("c string");
     // SAFETY: a valid C string.
     assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo");
-    // Exit code, standard output, and both outputs together.
-    let run = |args: &[&str], stdin: &str| -> (Option<i32>, String, String) {
-        let mut child = std::process::Command::new(common::BIN)
-            .args(args)
-            .current_dir(&root)
-            .env("NO_COLOR", "1")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("spawn");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(stdin.as_bytes())
-            .expect("write stdin");
-        let started = std::time::Instant::now();
-        while child.try_wait().expect("wait").is_none() {
-            if started.elapsed() > std::time::Duration::from_secs(30) {
-                let _ = child.kill();
-                panic!("`memlint {}` waited on the FIFO", args.join(" "));
-            }
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
-        let out = child.wait_with_output().expect("output");
-        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-        let both = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
-        (out.status.code(), stdout, both)
-    };
+}
+
+#[test]
+fn fifos_in_place_of_the_caches_are_not_waited_on() {
+    let (_dir, root) = workspace();
+    let (code, want, out) = run_bounded(&root, &["check", "--format", "json"], "");
+    assert_eq!(code, Some(1), "{out}");
+    run_bounded(&root, &["search", "gix"], "");
+    for name in ["index", "index.delta", "listing", "slugs", "search"] {
+        let cache = root.join(".memlint").join(name);
+        let _ = std::fs::remove_file(&cache);
+        mkfifo(&cache);
+        let (code, got, out) = run_bounded(&root, &["check", "--format", "json"], "");
+        assert_eq!((code, &got), (Some(1), &want), "{name}: {out}");
+        let (code, _, out) = run_bounded(&root, &["search", "gix"], "");
+        assert_eq!(code, Some(0), "{name}: {out}");
+        assert!(out.contains("use-gix.md"), "{name}: {out}");
+        let (code, _, out) = run_bounded(&root, &["context"], "");
+        assert_eq!(code, Some(0), "{name}: {out}");
+        let _ = std::fs::remove_file(&cache);
+    }
+    // The configuration too: a clear error, not a wait.
+    mkfifo(&root.join(".memlint.yml"));
+    let (code, _, out) = run_bounded(&root, &["check"], "");
+    assert_eq!(code, Some(2), "{out}");
+    assert!(
+        out.contains(".memlint.yml") && out.contains("not a regular file"),
+        "{out}"
+    );
+}
+
+#[test]
+fn a_fifo_in_place_of_a_record_is_reported_not_waited_on() {
+    let (_dir, root) = workspace();
+    let fifo = root.join("memory/decisions/a-pipe.md");
+    mkfifo(&fifo);
+    let run = |args: &[&str], stdin: &str| run_bounded(&root, args, stdin);
     let (code, stdout, out) = run(&["check", "--format", "json"], "");
     assert_eq!(code, Some(1), "{out}");
     let json: Value = serde_json::from_str(&stdout).expect("JSON report");
@@ -335,6 +372,14 @@ fn a_fifo_in_place_of_a_record_is_reported_not_waited_on() {
     let (code, _, out) = run(&["hook", "post-write"], &event);
     assert_eq!(code, Some(2), "{out}");
     assert!(out.contains("cannot be read"), "{out}");
+    // Search reads records to index them, to verify them and for snippets.
+    let (code, _, out) = run(&["search", "gix"], "");
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("use-gix.md"), "{out}");
+    let (code, _, out) = run(&["search", "gix"], "");
+    assert_eq!(code, Some(0), "{out}");
+    let (code, _, out) = run(&["context"], "");
+    assert_eq!(code, Some(0), "{out}");
 }
 
 #[test]
