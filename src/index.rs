@@ -545,6 +545,10 @@ pub fn with_fresh<R: Send>(
     files: &[String],
     f: impl FnOnce(&[Glance]) -> R + Send,
 ) -> Option<R> {
+    // Without a stored table, stat'ing every file would be wasted.
+    if !stored(&ws.root) {
+        return None;
+    }
     let key = key(&ws.config);
     let mut bytes = None;
     let slot = &mut bytes;
