@@ -8,7 +8,7 @@ use std::path::Path;
 /// Opens `path` for reading when it is a regular file (following symbolic
 /// links); anything else is an error, never a wait. The open itself does
 /// not block (a FIFO opened for reading waits for a writer otherwise).
-pub fn open_file(path: &Path) -> std::io::Result<std::fs::File> {
+pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
     let mut options = std::fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -26,9 +26,9 @@ pub fn open_file(path: &Path) -> std::io::Result<std::fs::File> {
     Ok(file)
 }
 
-/// The bytes of the regular file at `path` (see [`open_file`]).
-pub fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
-    let mut file = open_file(path)?;
+/// The bytes of the regular file at `path` (see [`open_regular`]).
+pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut file = open_regular(path)?;
     let mut bytes = Vec::with_capacity(
         file.metadata()
             .map_or(0, |m| usize::try_from(m.len()).unwrap_or(0)),

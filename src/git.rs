@@ -950,9 +950,9 @@ pub fn set_hooks_path(repo: &Repo, dir: &str, force: bool) -> Result<HooksPath, 
 }
 
 /// The content of root-relative `rel` read from the work tree, when the
-/// file certainly holds blob `id`: the index entry has that id and its stat
-/// data match the file, and not racily (git's own test for a clean file).
-/// Reading many files this way runs in parallel and skips pack decoding.
+/// file certainly holds blob `id`: the git index vouches for that blob with
+/// the file's stat data (see [`vouched`]). Reading many files this way runs
+/// in parallel and skips pack decoding.
 pub fn work_tree_copy(
     index: &gix::index::File,
     prefix: &str,
@@ -960,23 +960,62 @@ pub fn work_tree_copy(
     rel: &str,
     id: ObjectId,
 ) -> Option<Vec<u8>> {
-    let options = gix::index::entry::stat::Options::default();
-    let full = format!("{prefix}{rel}");
-    let e = index.entry_by_path(full.as_bytes().as_bstr())?;
-    if e.id != id || e.stage_raw() != 0 || e.stat.is_racy(index.timestamp(), options) {
-        return None;
-    }
     let path = root.join(rel);
-    let meta = gix::index::fs::Metadata::from_path_no_follow(&path).ok()?;
+    let meta = std::fs::symlink_metadata(&path).ok()?;
     if !meta.is_file() {
         return None;
     }
-    let stat = gix::index::entry::Stat::from_fs(&meta).ok()?;
-    if !e.stat.matches(&stat, options) {
+    let full = format!("{prefix}{rel}");
+    if vouched(index, &full, &crate::index::Stat::of(&meta)) != Some(id) {
         return None;
     }
-    let bytes = std::fs::read(&path).ok()?;
+    let bytes = crate::fsutil::read_regular(&path).ok()?;
     (bytes.len() as u64 == meta.len()).then_some(bytes)
+}
+
+/// The blob id the git index records for `full` (a path from the top of
+/// the work tree) when that entry says the file holds it as long as its
+/// stat data are `stat`, and those data were not recorded racily: git's
+/// test for a clean file, stricter where git compares less (nanoseconds
+/// whenever git recorded them). `None` for a file git does not vouch for:
+/// untracked, conflicted, intent-to-add, assumed unchanged, outside the
+/// sparse checkout, not a regular file, changed since it was staged, or
+/// empty (git marks a racily clean entry by recording size 0).
+fn vouched(index: &gix::index::File, full: &str, stat: &crate::index::Stat) -> Option<ObjectId> {
+    use gix::index::entry::{Flags, Mode};
+    let e = index.entry_by_path(full.as_bytes().as_bstr())?;
+    let untrusted = Flags::INTENT_TO_ADD | Flags::ASSUME_VALID | Flags::SKIP_WORKTREE;
+    if e.stage_raw() != 0
+        || e.flags.intersects(untrusted)
+        || !matches!(e.mode, Mode::FILE | Mode::FILE_EXECUTABLE)
+    {
+        return None;
+    }
+    let s = &e.stat;
+    let same_time = |t: gix::index::entry::stat::Time, ns: i64| {
+        let (secs, nsecs) = (ns.div_euclid(1_000_000_000), ns.rem_euclid(1_000_000_000));
+        i64::from(t.secs) == secs && (t.nsecs == 0 || i64::from(t.nsecs) == nsecs)
+    };
+    // Git keeps only the low 32 bits of sizes and inode numbers.
+    #[allow(clippy::cast_possible_truncation)]
+    let same = s.size != 0
+        && s.size == stat.size as u32
+        && (s.ino == 0 || s.ino == stat.ino as u32)
+        && same_time(s.mtime, stat.mtime)
+        && same_time(s.ctime, stat.ctime);
+    if !same {
+        return None;
+    }
+    // Racy: modified in the same instant as (or after) the index was
+    // written, so a later change may have kept the same stat data. Where
+    // git recorded no nanoseconds, the same second is racy.
+    let written = index.timestamp();
+    let racy = match written.unix_seconds().cmp(&i64::from(s.mtime.secs)) {
+        std::cmp::Ordering::Less => true,
+        std::cmp::Ordering::Equal => s.mtime.nsecs == 0 || written.nanoseconds() <= s.mtime.nsecs,
+        std::cmp::Ordering::Greater => false,
+    };
+    (!racy).then_some(e.id)
 }
 
 /// The git index seen as content fingerprints (SPEC §7): for a tracked file
@@ -998,54 +1037,12 @@ impl Tracked {
         })
     }
 
-    /// The blob id of root-relative `rel` when its index entry says the
-    /// file holds that blob as long as its stat data are `stat`, and those
-    /// data were not recorded racily (git's test for a clean file, stricter
-    /// where git compares less: nanoseconds whenever git recorded them).
-    /// `None` for a file git does not vouch for: untracked, conflicted,
-    /// intent-to-add, assumed unchanged, outside the sparse checkout, not a
-    /// regular file, changed since it was staged, or empty (git marks a
-    /// racily clean entry by recording size 0).
+    /// The blob id of root-relative `rel` the git index vouches for with
+    /// stat data `stat` (see [`vouched`]).
     pub fn blob(&self, rel: &str, stat: &crate::index::Stat) -> Option<ObjectId> {
-        use gix::index::entry::{Flags, Mode};
         let mut full = String::with_capacity(self.prefix.len() + rel.len());
         full.push_str(&self.prefix);
         full.push_str(rel);
-        let e = self.index.entry_by_path(full.as_bytes().as_bstr())?;
-        let untrusted = Flags::INTENT_TO_ADD | Flags::ASSUME_VALID | Flags::SKIP_WORKTREE;
-        if e.stage_raw() != 0
-            || e.flags.intersects(untrusted)
-            || !matches!(e.mode, Mode::FILE | Mode::FILE_EXECUTABLE)
-        {
-            return None;
-        }
-        let s = &e.stat;
-        let time = |ns: i64| (ns.div_euclid(1_000_000_000), ns.rem_euclid(1_000_000_000));
-        let same_time = |t: gix::index::entry::stat::Time, ns: i64| {
-            let (secs, nsecs) = time(ns);
-            i64::from(t.secs) == secs && (t.nsecs == 0 || i64::from(t.nsecs) == nsecs)
-        };
-        // Git keeps only the low 32 bits of sizes and inode numbers.
-        #[allow(clippy::cast_possible_truncation)]
-        let same = s.size != 0
-            && s.size == stat.size as u32
-            && (s.ino == 0 || s.ino == stat.ino as u32)
-            && same_time(s.mtime, stat.mtime)
-            && same_time(s.ctime, stat.ctime);
-        if !same {
-            return None;
-        }
-        // Racy: modified in the same instant as (or after) the index was
-        // written, so a later change may have kept the same stat data. Where
-        // git recorded no nanoseconds, the same second is racy.
-        let written = self.index.timestamp();
-        let racy = match written.unix_seconds().cmp(&i64::from(s.mtime.secs)) {
-            std::cmp::Ordering::Less => true,
-            std::cmp::Ordering::Equal => {
-                s.mtime.nsecs == 0 || written.nanoseconds() <= s.mtime.nsecs
-            }
-            std::cmp::Ordering::Greater => false,
-        };
-        (!racy).then_some(e.id)
+        vouched(&self.index, &full, stat)
     }
 }

@@ -314,7 +314,7 @@ pub fn post_write(place: &Place) -> ExitCode {
 type Counts = std::collections::BTreeMap<String, u32>;
 
 fn read_counts(path: &Path) -> Counts {
-    crate::fsutil::read_file(path)
+    crate::fsutil::read_regular(path)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default()

@@ -31,7 +31,7 @@
 
 use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::fsutil::{open_file, read_file};
+use crate::fsutil::{open_regular, read_regular};
 use crate::git::Tracked;
 use crate::lint::{lint_file, Content, FileReport, Located, RecordInfo};
 use crate::record::{classify, Kind, Place};
@@ -664,8 +664,8 @@ fn merge<T>(
 
 /// The stored main file and delta of `root`, read.
 fn stored_bytes(root: &Path) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
-    let main = read_file(&path(root)).ok()?;
-    let delta = read_file(&root.join(DIR).join(DELTA)).ok();
+    let main = read_regular(&path(root)).ok()?;
+    let delta = read_regular(&root.join(DIR).join(DELTA)).ok();
     Some((main, delta))
 }
 
@@ -1257,7 +1257,7 @@ pub struct Listing {
 /// [`files`], with the identity of the stored listing.
 pub fn listing(ws: &Workspace) -> Listing {
     let key = key(&ws.config);
-    if let Some(found) = read_file(&ws.root.join(DIR).join(LISTING))
+    if let Some(found) = read_regular(&ws.root.join(DIR).join(LISTING))
         .ok()
         .and_then(|b| {
             let id = trailer(&b)?;
@@ -1328,7 +1328,7 @@ pub fn listing_id(ws: &Workspace) -> Option<u64> {
     use std::io::Read;
     /// How much of the listing's start is kept to read the watched paths.
     const HEAD_MAX: usize = 1 << 20;
-    let mut file = open_file(&ws.root.join(DIR).join(LISTING)).ok()?;
+    let mut file = open_regular(&ws.root.join(DIR).join(LISTING)).ok()?;
     let body_len = file.metadata().ok()?.len().checked_sub(8)?;
     let mut hasher = Xxh3::new();
     let mut head: Vec<u8> = Vec::new();
@@ -1458,7 +1458,7 @@ pub fn slug_clusters(ws: &Workspace, files: &[String]) -> Vec<(Kind, Vec<Vec<Str
         slugs.dedup();
     }
     let (root, ratio) = (&ws.root, ws.config.similar_slug_ratio);
-    let stored = read_file(&root.join(DIR).join(SLUGS))
+    let stored = read_regular(&root.join(DIR).join(SLUGS))
         .ok()
         .and_then(|b| decode_slugs(&b))
         .unwrap_or_default();

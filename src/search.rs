@@ -468,7 +468,7 @@ fn restamp(ws: &Workspace, listing: Option<u64>, scanned_at: Option<i64>) {
         return;
     }
     let path = file(ws);
-    let Ok(mut bytes) = crate::fsutil::read_file(&path) else {
+    let Ok(mut bytes) = crate::fsutil::read_regular(&path) else {
         return;
     };
     let Some(head_len) = bytes
@@ -502,7 +502,7 @@ fn read_u64(b: &[u8]) -> u64 {
 /// missing, of another format, or damaged.
 fn load(path: &std::path::Path) -> Option<Loaded> {
     use std::io::Read;
-    let mut file = crate::fsutil::open_file(path).ok()?;
+    let mut file = crate::fsutil::open_regular(path).ok()?;
     let size = file.metadata().ok()?.len();
     let mut prefix = [0u8; PREFIX];
     file.read_exact(&mut prefix).ok()?;
@@ -750,14 +750,33 @@ fn unchanged(ws: &Workspace, loaded: &Loaded, now: i64) -> Option<bool> {
                     if !s.racy(now) {
                         settled.store(true, std::sync::atomic::Ordering::Relaxed);
                     }
-                    crate::fsutil::read_file(&ws.root.join(path))
-                        .is_ok_and(|b| xxh3_64(&b) == d.hash)
+                    xxh3_64(&indexed_bytes(ws, path, &s)) == d.hash
                 }
                 _ => false,
             }
         })
     });
     same.then(|| settled.into_inner())
+}
+
+/// The bytes a record with stat data `stat` is indexed from: none when it
+/// is too large or cannot be read (it is then indexed without terms, so
+/// that it does not look changed on every search), never more than
+/// `max_file_bytes`.
+fn indexed_bytes(ws: &Workspace, path: &str, stat: &Stat) -> Vec<u8> {
+    use std::io::Read;
+    let max = ws.config.max_file_bytes;
+    if stat.size > max {
+        return Vec::new();
+    }
+    let mut bytes = Vec::new();
+    match crate::fsutil::open_regular(&ws.root.join(path))
+        .and_then(|f| f.take(max.saturating_add(1)).read_to_end(&mut bytes))
+    {
+        // Grown past the limit since it was stat'ed: too large after all.
+        Ok(n) if n as u64 <= max => bytes,
+        _ => Vec::new(),
+    }
 }
 
 /// Whether the documents of `loaded` are exactly `records`.
@@ -900,7 +919,6 @@ fn rebuild(ws: &Workspace, listing: &Listing, old: Option<&Loaded>) -> (Vec<u8>,
     let mut remap: Vec<u32> = vec![u32::MAX; old.map_or(0, |o| o.docs.len())];
     let mut fresh_terms: FxHashMap<String, Postings> = FxHashMap::default();
     let mut tokenized = 0;
-    let max = ws.config.max_file_bytes;
     for (chunk, ids) in records.chunks(BATCH).zip(old_ids.chunks(BATCH)) {
         // Stat, and read what changed, in parallel.
         let paths: Vec<&str> = chunk.iter().map(|(p, _)| *p).collect();
@@ -916,13 +934,7 @@ fn rebuild(ws: &Workspace, listing: &Listing, old: Option<&Loaded>) -> (Vec<u8>,
                         return Some((s, String::new(), d.hash));
                     }
                 }
-                // Too large or unreadable (permissions): indexed without
-                // terms, so that it does not look changed on every search.
-                let bytes = if s.size > max {
-                    Vec::new()
-                } else {
-                    crate::fsutil::read_file(&ws.root.join(p)).unwrap_or_default()
-                };
+                let bytes = indexed_bytes(ws, p, &s);
                 let hash = xxh3_64(&bytes);
                 Some((s, String::from_utf8_lossy(&bytes).into_owned(), hash))
             })
@@ -1134,7 +1146,7 @@ struct Shown {
 }
 
 fn shown(ws: &Workspace, path: &str, kind: Kind, terms: &[String]) -> Shown {
-    let bytes = crate::fsutil::read_file(&ws.root.join(path)).unwrap_or_default();
+    let bytes = crate::fsutil::read_regular(&ws.root.join(path)).unwrap_or_default();
     let text = String::from_utf8_lossy(&bytes);
     let f = fields(&text, kind);
     let (snippet, marks) = snippet(&f, terms);

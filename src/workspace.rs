@@ -75,7 +75,7 @@ impl Workspace {
             Some(p) => (cwd.join(p), true),
             None => (root.join(config::FILE_NAME), false),
         };
-        let config = match crate::fsutil::read_file(&path) {
+        let config = match crate::fsutil::read_regular(&path) {
             Ok(bytes) => {
                 let shown = path.display().to_string();
                 let text = String::from_utf8(bytes).map_err(|_| WorkspaceError::Config {

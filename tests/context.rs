@@ -429,7 +429,10 @@ fn a_warm_context_shows_what_a_check_wrote_to_the_index() {
     // A newer date moves the record to the top of its directory. `check`
     // records the edit in the index (as a delta); after two seconds the
     // edit is no longer within the timestamp granularity of that scan, so
-    // `context` answers from a glance at the index without reading records.
+    // `context` takes the index as fresh and shows what the delta holds.
+    // (That the fresh path reads only the index is pinned by the index
+    // test `a_glance_at_a_fresh_index_sees_its_delta_and_agrees_with_it`;
+    // from the outside both paths print the same.)
     let path = root.join("memory/decisions/keep-records-as-markdown.md");
     let text = fs::read_to_string(&path).expect("read");
     fs::write(&path, text.replace("date: 2026-11-04", "date: 2026-11-09")).expect("write");

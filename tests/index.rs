@@ -48,6 +48,14 @@ fn workspace() -> (tempfile::TempDir, PathBuf) {
     (dir, root)
 }
 
+/// [`workspace`], loaded, with its files.
+fn loaded_workspace() -> (tempfile::TempDir, PathBuf, Workspace, Vec<String>) {
+    let (dir, root) = workspace();
+    let ws = Workspace::load(Some(&root), None).expect("workspace");
+    let files = ws.files();
+    (dir, root, ws, files)
+}
+
 fn check_json(root: &Path) -> Value {
     let run = memlint(root, &["check", "--format", "json"]);
     serde_json::from_str(&run.stdout)
@@ -451,9 +459,7 @@ fn works_without_a_writable_index() {
 
 #[test]
 fn unchanged_files_are_not_read_again() {
-    let (_dir, root) = workspace();
-    let ws = Workspace::load(Some(&root), None).expect("workspace");
-    let files = ws.files();
+    let (_dir, root, ws, files) = loaded_workspace();
     let first = index::refresh(&ws, &files, &Options::default());
     assert_eq!(first.reparsed, 4);
     assert!(matches!(first.saved, Ok(true)));
@@ -891,9 +897,7 @@ impl Owned {
 
 #[test]
 fn a_glance_at_a_fresh_index_sees_its_delta_and_agrees_with_it() {
-    let (_dir, root) = workspace();
-    let ws = Workspace::load(Some(&root), None).expect("workspace");
-    let files = ws.files();
+    let (_dir, root, ws, files) = loaded_workspace();
     index::refresh(&ws, &files, &Options::default());
     let rel = "knowledge/index-pitfalls.md";
     std::fs::write(
@@ -949,9 +953,7 @@ fn a_glance_at_a_fresh_index_sees_its_delta_and_agrees_with_it() {
 
 #[test]
 fn a_racy_file_found_unchanged_is_trusted_once_it_settles() {
-    let (_dir, root) = workspace();
-    let ws = Workspace::load(Some(&root), None).expect("workspace");
-    let files = ws.files();
+    let (_dir, _root, ws, files) = loaded_workspace();
     // Written just before the scan: racy for it, so the next run hashes them.
     index::refresh(&ws, &files, &Options::default());
     assert!(index::with_fresh(&ws, &files, |_| ()).is_none(), "racy");
