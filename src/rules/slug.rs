@@ -347,7 +347,7 @@ struct Query<'a> {
 /// condition, and possibly others. A depth-first walk carrying Hyyrö's
 /// bit-parallel LCS vector, cut once [`indel_lower_bound`] exceeds what the
 /// subtree allows.
-fn search(trie: &Trie, q: &Query, stack: &mut Vec<(u32, u64)>, out: &mut Vec<u32>) {
+fn search(trie: &Trie, q: &Query, stack: &mut Vec<(u32, u64, bool)>, out: &mut Vec<u32>) {
     // The walk counts bits at every step; baseline x86-64 has no POPCNT
     // instruction, so the walk is also compiled with it, for CPUs that
     // have it (all but the oldest).
@@ -362,18 +362,25 @@ fn search(trie: &Trie, q: &Query, stack: &mut Vec<(u32, u64)>, out: &mut Vec<u32
 /// [`search_walk`] compiled with the POPCNT instruction.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt")]
-unsafe fn search_popcnt(trie: &Trie, q: &Query, stack: &mut Vec<(u32, u64)>, out: &mut Vec<u32>) {
+unsafe fn search_popcnt(
+    trie: &Trie,
+    q: &Query,
+    stack: &mut Vec<(u32, u64, bool)>,
+    out: &mut Vec<u32>,
+) {
     search_walk(trie, q, stack, out);
 }
 
 #[inline(always)]
-fn search_walk(trie: &Trie, q: &Query, stack: &mut Vec<(u32, u64)>, out: &mut Vec<u32>) {
+fn search_walk(trie: &Trie, q: &Query, stack: &mut Vec<(u32, u64, bool)>, out: &mut Vec<u32>) {
     let m = q.m;
     let high = if m == 64 { 0 } else { !0u64 << m };
     let first_half = q.half - q.k1;
     stack.clear();
-    stack.push((0, !0u64));
-    while let Some((n, v0)) = stack.pop() {
+    // The first half is anchored once some prefix of the path is within
+    // `k1` of it; until then, no path prefix has been.
+    stack.push((0, !0u64, q.half <= q.k1));
+    while let Some((n, v0, anchored0)) = stack.pop() {
         let parent = &trie.nodes[n as usize];
         'children: for c in parent.children..parent.children + parent.child_count {
             let child = &trie.nodes[c as usize];
@@ -384,6 +391,7 @@ fn search_walk(trie: &Trie, q: &Query, stack: &mut Vec<(u32, u64)>, out: &mut Ve
             }
             let tau = q.tau[hi as usize];
             let mut v = v0;
+            let mut anchored = anchored0;
             let mut p = child.depth as i32 - child.label_len as i32;
             let label_len = child.label_len as usize;
             for k in 0..label_len {
@@ -394,6 +402,11 @@ fn search_walk(trie: &Trie, q: &Query, stack: &mut Vec<(u32, u64)>, out: &mut Ve
                 let u = v & q.masks[sym as usize];
                 v = (v.wrapping_add(u) | v.wrapping_sub(u)) | high;
                 p += 1;
+                // D(q[..half], path) = p − half + 2·ones(v, half); only a
+                // path within `k1` of the half in length can be within `k1`.
+                if !anchored && (p - q.half).abs() <= q.k1 {
+                    anchored = p - q.half + 2 * ones(v, q.half) <= q.k1;
+                }
                 // The bound costs several times the step: along a label
                 // it is checked every fourth symbol and at the label's end
                 // (the walk goes a few symbols past a dead end at most, and
@@ -401,16 +414,19 @@ fn search_walk(trie: &Trie, q: &Query, stack: &mut Vec<(u32, u64)>, out: &mut Ve
                 if (k + 1) % BOUND_EVERY != 0 && k + 1 != label_len {
                     continue;
                 }
-                let keep = if p <= first_half {
-                    p + walk_min(v, 0, q.half) <= q.k1
-                } else {
-                    indel_lower_bound(v, m, p, lo - m, hi - m) <= tau
-                };
+                // Unanchored, the path must still be able to anchor: every
+                // longer path is at least min_i D(q[..i], path) from the
+                // half, i ≤ half. Past the first half, it must also be
+                // within reach of the whole query.
+                let keep = (anchored
+                    || p <= q.k1
+                    || p + walk_min(v, (p - q.k1).min(q.half), (p + q.k1).min(q.half)) <= q.k1)
+                    && (p <= first_half || indel_lower_bound(v, m, p, lo - m, hi - m) <= tau);
                 if !keep {
                     continue 'children;
                 }
             }
-            if child.end_count > 0 && (q.min_len..=q.max_len).contains(&p) {
+            if anchored && child.end_count > 0 && (q.min_len..=q.max_len).contains(&p) {
                 let lcs = m - (v & !high).count_ones() as i32;
                 if m + p - 2 * lcs <= q.tau[p as usize] {
                     let ends = child.ends as usize..(child.ends + child.end_count) as usize;
@@ -418,7 +434,7 @@ fn search_walk(trie: &Trie, q: &Query, stack: &mut Vec<(u32, u64)>, out: &mut Ve
                 }
             }
             if child.child_count > 0 {
-                stack.push((c, v));
+                stack.push((c, v, anchored));
             }
         }
     }
@@ -484,7 +500,7 @@ fn similar_pairs(chars: &[Vec<char>], ratio: f64) -> Vec<(usize, usize)> {
         .collect();
     let backward = Trie::new(&trie_input(&reversed));
     let similar = |a: &[char], b: &[char]| sequence_ratio(a, b).max(sequence_ratio(b, a)) >= ratio;
-    type Scratch = (Vec<u64>, Vec<(u32, u64)>, Vec<u32>);
+    type Scratch = (Vec<u64>, Vec<(u32, u64, bool)>, Vec<u32>);
     let probe = |(masks, stack, near): &mut Scratch, i: usize| -> Vec<(usize, usize)> {
         let q = &syms[i];
         let m = q.len();
