@@ -33,7 +33,12 @@ pub const FILE: &str = "search";
 const MAGIC: &[u8; 8] = b"MLSEARCH";
 
 /// The on-disk format version; an index of another version is rebuilt.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
+
+/// Documents per block of the stored head: each block is front-coded on
+/// its own and stored behind its length, so that blocks are decoded, and
+/// their files stat'ed, in parallel.
+const DOC_BLOCK: usize = 1024;
 
 /// Term-frequency weights of the fields (BM25F-style: a title word counts
 /// three times, a description or tag word twice).
@@ -290,7 +295,9 @@ fn tokenize_record<'t>(
 // then only the postings of its own terms, each checked against the
 // checksum the dictionary holds for it. Paths and terms are front-coded
 // (sorted, each stored as the length shared with the previous one and the
-// rest); stat data is delta-coded from the previous document.
+// rest); stat data is delta-coded from the previous document. Documents
+// come in blocks of `DOC_BLOCK`, each coded from scratch behind its length
+// in bytes (eight bytes, little-endian).
 
 /// Bytes before the head.
 const PREFIX: usize = 8 + 4 + 8 + 8;
@@ -394,28 +401,28 @@ fn encode(
     head.buf.extend_from_slice(&[0; 9]);
     put_listing(&mut head.buf[8..17], listing);
     head.usize(docs.len());
-    let mut prev = Doc {
-        path: String::new(),
-        kind: Kind::Summary,
-        replaced: false,
-        stat: Stat::default(),
-        hash: 0,
-        len: 0,
-    };
-    for d in docs {
-        let shared = shared_prefix(&prev.path, &d.path);
-        head.usize(shared);
-        head.str(&d.path[shared..]);
-        let kind = Kind::ALL.iter().position(|k| *k == d.kind).unwrap_or(0) as u8;
-        head.u8(kind | u8::from(d.replaced) << 4);
-        head.uint(d.stat.size);
-        head.int(d.stat.mtime.wrapping_sub(prev.stat.mtime));
-        head.int(d.stat.ctime.wrapping_sub(prev.stat.ctime));
-        head.int((d.stat.ino as i64).wrapping_sub(prev.stat.ino as i64));
-        head.buf.extend_from_slice(&d.hash.to_le_bytes());
-        head.uint(u64::from(d.len));
-        prev.path.clone_from(&d.path);
-        prev.stat = d.stat;
+    let mut block = Writer { buf: Vec::new() };
+    for chunk in docs.chunks(DOC_BLOCK) {
+        block.buf.clear();
+        let (mut prev_path, mut prev) = ("", Stat::default());
+        for d in chunk {
+            let shared = shared_prefix(prev_path, &d.path);
+            block.usize(shared);
+            block.str(&d.path[shared..]);
+            let kind = Kind::ALL.iter().position(|k| *k == d.kind).unwrap_or(0) as u8;
+            block.u8(kind | u8::from(d.replaced) << 4);
+            block.uint(d.stat.size);
+            block.int(d.stat.mtime.wrapping_sub(prev.mtime));
+            block.int(d.stat.ctime.wrapping_sub(prev.ctime));
+            block.int((d.stat.ino as i64).wrapping_sub(prev.ino as i64));
+            block.buf.extend_from_slice(&d.hash.to_le_bytes());
+            block.uint(u64::from(d.len));
+            prev_path = &d.path;
+            prev = d.stat;
+        }
+        head.buf
+            .extend_from_slice(&(block.buf.len() as u64).to_le_bytes());
+        head.buf.extend_from_slice(&block.buf);
     }
     head.usize(terms.len());
     let mut blob = Writer { buf: Vec::new() };
@@ -501,6 +508,12 @@ fn read_u64(b: &[u8]) -> u64 {
 /// Opens the index file at `path` and decodes its head; `None` when it is
 /// missing, of another format, or damaged.
 fn load(path: &std::path::Path) -> Option<Loaded> {
+    load_checked(path, &no_check).map(|(loaded, _)| loaded)
+}
+
+/// [`load`], running `check` on the blocks of documents as they are
+/// decoded (see [`decode_head`]).
+fn load_checked(path: &std::path::Path, check: Check) -> Option<(Loaded, bool)> {
     use std::io::Read;
     let mut file = crate::fsutil::open_regular(path).ok()?;
     let size = file.metadata().ok()?.len();
@@ -520,9 +533,9 @@ fn load(path: &std::path::Path) -> Option<Loaded> {
         return None;
     }
     let base = PREFIX as u64 + head_len;
-    let loaded = decode_head(&head, Blob::File(file, base))?;
+    let (loaded, passed) = decode_head(&head, Blob::File(file, base), check)?;
     let blob_len = loaded.terms.last().map_or(0, |t| t.offset + t.len as u64);
-    (base.checked_add(blob_len)? == size).then_some(loaded)
+    (base.checked_add(blob_len)? == size).then_some((loaded, passed))
 }
 
 /// Decodes a whole index held in memory.
@@ -539,12 +552,38 @@ fn decode(bytes: Vec<u8>) -> Option<Loaded> {
     }
     let base = PREFIX + head_len;
     let size = bytes.len();
-    let loaded = decode_head(&head, Blob::Mem(bytes, base))?;
+    let (loaded, _) = decode_head(&head, Blob::Mem(bytes, base), &no_check)?;
     let blob_len = loaded.terms.last().map_or(0, |t| t.offset + t.len as u64);
     (base as u64 + blob_len == size as u64).then_some(loaded)
 }
 
-fn decode_head(head: &[u8], blob: Blob) -> Option<Loaded> {
+/// The documents of one stored block, their paths one after the other
+/// (`DocMeta::end` counts from the block's first path).
+struct DocBlock {
+    docs: Vec<DocMeta>,
+    paths: String,
+}
+
+impl DocBlock {
+    fn path(&self, i: usize) -> &str {
+        let start = if i == 0 { 0 } else { self.docs[i - 1].end };
+        &self.paths[start..self.docs[i].end]
+    }
+}
+
+/// A check of the files of a block of documents of an index scanned at the
+/// given time, run on each block as it is decoded; see [`decode_head`].
+type Check<'c> = &'c (dyn Fn(&DocBlock, i64) -> bool + Sync);
+
+/// Checks nothing.
+fn no_check(_: &DocBlock, _: i64) -> bool {
+    true
+}
+
+/// Decodes a head, its blocks of documents in parallel beside the term
+/// dictionary, running `check` on each block as it is decoded until one
+/// fails; also whether none failed.
+fn decode_head(head: &[u8], blob: Blob, check: Check) -> Option<(Loaded, bool)> {
     let mut r = Reader { buf: head, pos: 0 };
     let scanned_at = i64::from_le_bytes(r.bytes(8)?.try_into().ok()?);
     let listing = match (r.u8()?, r.fixed64()?) {
@@ -553,19 +592,79 @@ fn decode_head(head: &[u8], blob: Blob) -> Option<Loaded> {
         _ => return None,
     };
     let n = r.count()?;
+    let mut blocks: Vec<(Range<usize>, usize)> = Vec::with_capacity(n.div_ceil(DOC_BLOCK));
+    let mut left = n;
+    while left > 0 {
+        let len = usize::try_from(r.fixed64()?).ok()?;
+        let start = r.pos;
+        r.bytes(len)?;
+        blocks.push((start..r.pos, left.min(DOC_BLOCK)));
+        left -= left.min(DOC_BLOCK);
+    }
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let (blocks, terms) = rayon::join(
+        || {
+            blocks
+                .par_iter()
+                .map(|(range, count)| {
+                    let block = decode_block(&head[range.clone()], *count)?;
+                    use std::sync::atomic::Ordering::Relaxed;
+                    if !failed.load(Relaxed) && !check(&block, scanned_at) {
+                        failed.store(true, Relaxed);
+                    }
+                    Some(block)
+                })
+                .collect::<Option<Vec<DocBlock>>>()
+        },
+        || decode_terms(&head[r.pos..]),
+    );
+    let (blocks, (terms, term_text)) = (blocks?, terms?);
     let mut docs: Vec<DocMeta> = Vec::with_capacity(n);
-    let mut paths = String::with_capacity(n * 48);
+    let mut paths = String::with_capacity(blocks.iter().map(|b| b.paths.len()).sum());
+    for block in blocks {
+        // Sorted across blocks too.
+        let last = docs.len().checked_sub(1).map(|i| {
+            let start = if i == 0 { 0 } else { docs[i - 1].end };
+            &paths[start..]
+        });
+        if !block.docs.is_empty() && last.is_some_and(|last| last >= block.path(0)) {
+            return None;
+        }
+        let base = paths.len();
+        paths.push_str(&block.paths);
+        docs.extend(block.docs.iter().map(|d| DocMeta {
+            end: base + d.end,
+            ..*d
+        }));
+    }
+    let loaded = Loaded {
+        scanned_at,
+        listing,
+        docs,
+        paths,
+        terms,
+        term_text,
+        blob,
+    };
+    Some((loaded, !failed.into_inner()))
+}
+
+/// Decodes a block of `count` documents (front-coded from an empty path,
+/// stat data delta-coded from zero).
+fn decode_block(bytes: &[u8], count: usize) -> Option<DocBlock> {
+    let mut r = Reader { buf: bytes, pos: 0 };
+    let mut docs: Vec<DocMeta> = Vec::with_capacity(count);
+    let mut paths = String::with_capacity(bytes.len() + count * 24);
     let mut prev_start = 0;
     let mut prev = Stat::default();
-    for _ in 0..n {
+    for _ in 0..count {
         let shared = r.usize()?;
         let last = &paths[prev_start..];
         if shared > last.len() || !last.is_char_boundary(shared) {
             return None;
         }
         let start = paths.len();
-        let (keep_from, keep_to) = (prev_start, prev_start + shared);
-        paths.extend_from_within(keep_from..keep_to);
+        paths.extend_from_within(prev_start..prev_start + shared);
         paths.push_str(r.str_ref()?);
         if start > 0 && paths[prev_start..start] >= paths[start..] {
             return None;
@@ -589,6 +688,12 @@ fn decode_head(head: &[u8], blob: Blob) -> Option<Loaded> {
         });
         prev_start = start;
     }
+    (r.pos == bytes.len()).then_some(DocBlock { docs, paths })
+}
+
+/// Decodes the term dictionary and the postings length that end a head.
+fn decode_terms(bytes: &[u8]) -> Option<(Vec<TermMeta>, String)> {
+    let mut r = Reader { buf: bytes, pos: 0 };
     let n = r.count()?;
     let mut terms: Vec<TermMeta> = Vec::with_capacity(n);
     let mut term_text = String::with_capacity(n * 8);
@@ -619,15 +724,7 @@ fn decode_head(head: &[u8], blob: Blob) -> Option<Loaded> {
         prev_start = start;
     }
     let blob_len = r.uint()?;
-    (blob_len == offset && r.pos == r.buf.len()).then_some(Loaded {
-        scanned_at,
-        listing,
-        docs,
-        paths,
-        terms,
-        term_text,
-        blob,
-    })
+    (blob_len == offset && r.pos == r.buf.len()).then_some((terms, term_text))
 }
 
 impl Loaded {
@@ -728,35 +825,70 @@ fn record_files<'f>(ws: &Workspace, files: &'f [String]) -> Vec<(&'f str, Kind)>
         .collect()
 }
 
-/// Whether every document of `loaded` is as it was when it was indexed:
-/// the same stat data, and for a file changed within the timestamp
-/// granularity of the scan, the same content. Stat'ed in parallel, each
-/// directory reached once per batch, with nothing kept. `Some(true)` when
-/// a document had to be verified by its content and would not have to be
-/// for a scan at `now` (taken before the stats): the index is then worth
-/// restamping with that time, or the file is read on every search.
+/// Whether every document of `loaded` is as it was when it was indexed
+/// (see [`Unchanged`]); `Some(true)` when the index is worth restamping
+/// with `now`.
 fn unchanged(ws: &Workspace, loaded: &Loaded, now: i64) -> Option<bool> {
     const BATCH: usize = 512;
-    let settled = std::sync::atomic::AtomicBool::new(false);
+    let check = Unchanged::new(ws, now);
     let same = loaded.docs.par_chunks(BATCH).enumerate().all(|(c, chunk)| {
-        let mut dirs = index::Dirs::new(&ws.root);
-        chunk.iter().enumerate().all(|(k, d)| {
-            let path = loaded.path(c * BATCH + k);
-            match dirs.stat(path) {
-                Some(s) if s == d.stat => {
-                    if !s.racy(loaded.scanned_at) {
-                        return true;
-                    }
-                    if !s.racy(now) {
-                        settled.store(true, std::sync::atomic::Ordering::Relaxed);
-                    }
-                    xxh3_64(&indexed_bytes(ws, path, &s)) == d.hash
-                }
-                _ => false,
-            }
-        })
+        let docs = chunk.iter().enumerate();
+        check.all(
+            docs.map(|(k, d)| (loaded.path(c * BATCH + k), d)),
+            loaded.scanned_at,
+        )
     });
-    same.then(|| settled.into_inner())
+    same.then(|| check.settled())
+}
+
+/// The check that documents are as they were when they were indexed: the
+/// same stat data, and for a file changed within the timestamp granularity
+/// of the scan, the same content. Stat'ed with each directory reached once
+/// per batch, with nothing kept. It records whether a document had to be
+/// verified by its content and would not have to be for a scan at `now`
+/// (taken before the stats): the index is then worth restamping with that
+/// time, or the file is read on every search.
+struct Unchanged<'w> {
+    ws: &'w Workspace,
+    now: i64,
+    settled: std::sync::atomic::AtomicBool,
+}
+
+impl<'w> Unchanged<'w> {
+    fn new(ws: &'w Workspace, now: i64) -> Self {
+        Unchanged {
+            ws,
+            now,
+            settled: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// Whether every (path, document) of a batch, from an index scanned at
+    /// `scanned_at`, is unchanged.
+    fn all<'d>(
+        &self,
+        mut docs: impl Iterator<Item = (&'d str, &'d DocMeta)>,
+        scanned_at: i64,
+    ) -> bool {
+        let mut dirs = index::Dirs::new(&self.ws.root);
+        docs.all(|(path, d)| match dirs.stat(path) {
+            Some(s) if s == d.stat => {
+                if !s.racy(scanned_at) {
+                    return true;
+                }
+                if !s.racy(self.now) {
+                    self.settled
+                        .store(true, std::sync::atomic::Ordering::Relaxed);
+                }
+                xxh3_64(&indexed_bytes(self.ws, path, &s)) == d.hash
+            }
+            _ => false,
+        })
+    }
+
+    fn settled(self) -> bool {
+        self.settled.into_inner()
+    }
 }
 
 /// The bytes a record with stat data `stat` is indexed from: none when it
@@ -795,15 +927,19 @@ fn same_records(loaded: &Loaded, records: &[(&str, Kind)]) -> bool {
 /// beside the listing check.
 fn fresh_stored(ws: &Workspace) -> Stored {
     let now = index::now_ns();
+    let check = Unchanged::new(ws, now);
     let (listing_id, stored) = rayon::join(
         || index::listing_id(ws),
         || {
-            load(&file(ws)).map(|l| {
-                let unchanged = unchanged(ws, &l, now);
-                (l, unchanged)
-            })
+            // The files of each block are stat'ed as soon as it is decoded.
+            let all = |block: &DocBlock, scanned_at| {
+                let docs = block.docs.iter().enumerate();
+                check.all(docs.map(|(i, d)| (block.path(i), d)), scanned_at)
+            };
+            load_checked(&file(ws), &all)
         },
     );
+    let stored = stored.map(|(loaded, same)| (loaded, same.then(|| check.settled())));
     match stored {
         Some((loaded, Some(settled))) => {
             let settled = settled.then_some(now);
@@ -1384,7 +1520,7 @@ mod tests {
                 size: 10,
                 mtime,
                 ctime: mtime - 5,
-                ino: 1000 - mtime as u64,
+                ino: 1_000_000 - mtime as u64,
             },
             hash: 7,
             len: 3,
@@ -1428,5 +1564,47 @@ mod tests {
         let mut head = bytes;
         head[PREFIX + 3] ^= 0x40;
         assert!(decode(head).is_none());
+    }
+
+    #[test]
+    fn documents_span_blocks_each_checked_as_decoded() {
+        let docs: Vec<Doc> = (0..DOC_BLOCK * 2 + 100)
+            .map(|i| doc(&format!("memory/decisions/d{i:06}.md"), i as i64 + 1))
+            .collect();
+        let last = (docs.len() - 1) as u32;
+        let terms = vec![("x".to_string(), vec![(0, 1), (last, 2)])];
+        let bytes = encode(5, None, &docs, &terms);
+        let loaded = decode(bytes.clone()).expect("decodes");
+        assert_eq!(loaded.docs.len(), docs.len());
+        for (i, d) in docs.iter().enumerate() {
+            assert_eq!(loaded.path(i), d.path);
+            assert_eq!(loaded.docs[i].stat, d.stat);
+        }
+        let x = loaded.term("x").expect("term");
+        assert_eq!(loaded.postings(x), Some(terms[0].1.clone()));
+
+        // Every block is checked, with the stored scan time; one failing
+        // block fails the whole.
+        let head_len = read_u64(&bytes[12..20]) as usize;
+        let head = &bytes[PREFIX..PREFIX + head_len];
+        let seen = std::sync::atomic::AtomicUsize::new(0);
+        let count = |b: &DocBlock, scanned_at: i64| {
+            assert_eq!(scanned_at, 5);
+            seen.fetch_add(b.docs.len(), std::sync::atomic::Ordering::Relaxed);
+            true
+        };
+        let blob = || Blob::Mem(Vec::new(), 0);
+        let (_, passed) = decode_head(head, blob(), &count).expect("decodes");
+        assert!(passed);
+        assert_eq!(seen.into_inner(), docs.len());
+        let changed = format!("memory/decisions/d{:06}.md", DOC_BLOCK * 2 + 7);
+        let one_changed = |b: &DocBlock, _: i64| (0..b.docs.len()).all(|i| b.path(i) != changed);
+        let (_, passed) = decode_head(head, blob(), &one_changed).expect("decodes");
+        assert!(!passed);
+
+        // Sorted within each block but not across two: refused.
+        let mut swapped = docs.clone();
+        swapped.swap(DOC_BLOCK - 1, DOC_BLOCK);
+        assert!(decode(encode(5, None, &swapped, &terms)).is_none());
     }
 }
