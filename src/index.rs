@@ -407,11 +407,33 @@ pub struct Refreshed {
     /// were re-read keep their `source` when they have diagnostics; reports
     /// from the table have none.
     pub reports: Vec<Box<FileReport>>,
+    /// What the table knows of each file's content, in the same order.
+    pub fingerprints: Fingerprints,
     /// Files read and linted in this run.
     pub reparsed: usize,
     /// `Ok(true)` when the table was written, `Ok(false)` when it was already
     /// up to date, `Err` when it could not be written.
     pub saved: std::io::Result<bool>,
+}
+
+/// The stat data and content hash (xxh3-64 of the bytes) the table holds
+/// for each file of a refresh, when it read or verified them.
+#[derive(Debug, Default)]
+pub struct Fingerprints {
+    /// When the refresh started.
+    pub scanned_at: i64,
+    pub of: Vec<Option<(Stat, u64)>>,
+}
+
+impl Fingerprints {
+    /// The hash of the bytes of file `i` if it still has stat data `now`:
+    /// `None` when the table has none, the stat data differ, or they are
+    /// too recent for the scan to vouch that the bytes did not change
+    /// after they were read.
+    pub fn hash(&self, i: usize, now: &Stat) -> Option<u64> {
+        let (stat, hash) = (*self.of.get(i)?)?;
+        (stat == *now && !stat.racy(self.scanned_at)).then_some(hash)
+    }
 }
 
 impl Refreshed {
@@ -879,8 +901,19 @@ impl Scanned {
 
     /// The outcome, given what [`Scanned::save`] returned.
     pub fn finish(self, saved: std::io::Result<bool>) -> Refreshed {
+        let entries = self.table.entries;
+        let mut reports = Vec::with_capacity(entries.len());
+        let mut fingerprints = Vec::with_capacity(entries.len());
+        for e in entries {
+            fingerprints.push(e.stat.zip(e.hash));
+            reports.push(e.report);
+        }
         Refreshed {
-            reports: self.table.entries.into_iter().map(|e| e.report).collect(),
+            reports,
+            fingerprints: Fingerprints {
+                scanned_at: self.table.scanned_at,
+                of: fingerprints,
+            },
             reparsed: self.reparsed,
             saved,
         }

@@ -993,6 +993,7 @@ pub fn refresh(
     let now = index::now_ns();
     let mut table = index::refresh(ws, &listing.files, opts);
     table.reports = Vec::new();
+    let known = std::mem::take(&mut table.fingerprints);
     let old = if opts.force { None } else { load(&file(ws)) };
     if let Some(old) = &old {
         let unchanged = same_records(old, &record_files(ws, &listing.files))
@@ -1008,7 +1009,7 @@ pub fn refresh(
             return (table, done);
         }
     }
-    let (bytes, done) = rebuild(ws, listing, old.as_ref());
+    let (bytes, done) = rebuild(ws, listing, old.as_ref(), &known);
     save(ws, &bytes);
     (table, done)
 }
@@ -1030,8 +1031,16 @@ enum Step<'t> {
 }
 
 /// A new index for `files`, reusing the documents of `old` whose records did
-/// not change.
-fn rebuild(ws: &Workspace, listing: &Listing, old: Option<&Loaded>) -> (Vec<u8>, Refreshed) {
+/// not change: those with the same stat data, and those the record table,
+/// just refreshed for the same files, holds with their hash as they are now
+/// (it keeps a file whose stat data changed by its git blob id, as after a
+/// checkout that rewrote it unchanged), neither read again.
+fn rebuild(
+    ws: &Workspace,
+    listing: &Listing,
+    old: Option<&Loaded>,
+    known: &index::Fingerprints,
+) -> (Vec<u8>, Refreshed) {
     let (files, listing_id) = (&listing.files, listing.id);
     let scanned_at = index::now_ns();
     let records = record_files(ws, files);
@@ -1067,6 +1076,14 @@ fn rebuild(ws: &Workspace, listing: &Listing, old: Option<&Loaded>) -> (Vec<u8>,
                 let s = s?;
                 if let Some((_, d)) = old_doc(id) {
                     if d.stat == s && !s.racy(old_scanned_at) {
+                        return Some((s, String::new(), d.hash));
+                    }
+                    // Too large a record is indexed from no bytes at all.
+                    let table = (s.size <= ws.config.max_file_bytes)
+                        .then(|| files.binary_search_by(|f| f.as_str().cmp(p)).ok())
+                        .flatten()
+                        .and_then(|at| known.hash(at, &s));
+                    if table == Some(d.hash) {
                         return Some((s, String::new(), d.hash));
                     }
                 }
@@ -1205,8 +1222,8 @@ pub fn search(ws: &Workspace, query: &Query, opts: &index::Options) -> Vec<Hit> 
         }
         Stored::Stale(listing, old) => (listing, old),
     };
-    let _ = index::refresh(ws, &listing.files, opts);
-    let (bytes, _) = rebuild(ws, &listing, old.as_ref());
+    let known = index::refresh(ws, &listing.files, opts).fingerprints;
+    let (bytes, _) = rebuild(ws, &listing, old.as_ref(), &known);
     save(ws, &bytes);
     let loaded = decode(bytes).expect("a freshly encoded index decodes");
     answer(ws, &loaded, query).expect("a freshly built index is intact")
@@ -1564,6 +1581,69 @@ mod tests {
         let mut head = bytes;
         head[PREFIX + 3] ^= 0x40;
         assert!(decode(head).is_none());
+    }
+
+    #[test]
+    fn a_rebuild_trusts_the_record_table_for_files_whose_stat_changed() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("knowledge")).expect("mkdir");
+        let rel = "knowledge/wal-notes.md";
+        let write = |body: &str| {
+            let text = format!("---\ntitle: Notes\n---\n{body}\n");
+            std::fs::write(root.join(rel), text).expect("write");
+        };
+        write("the alpaca word");
+        let ws = Workspace::load(Some(root), None).expect("workspace");
+        let opts = index::Options {
+            force: false,
+            progress: false,
+        };
+        let _ = refresh(&ws, &index::listing(&ws), &opts);
+        let old = load(&file(&ws)).expect("stored");
+        let hash = old.docs[0].hash;
+        // Different bytes and stat data; the table is made to vouch for the
+        // old hash at the new stat data, so the file must not be read.
+        write("the zebra word, longer now");
+        let listing = index::listing(&ws);
+        let at = listing.files.iter().position(|f| f == rel).expect("listed");
+        let stat = Stat::many(&ws.root, &[rel])[0].expect("stat");
+        let mut of = vec![None; listing.files.len()];
+        of[at] = Some((stat, hash));
+        let terms = |known: &index::Fingerprints| {
+            let (bytes, done) = rebuild(&ws, &listing, Some(&old), known);
+            let loaded = decode(bytes).expect("decodes");
+            let has = |t: &str| loaded.term(t).is_some();
+            (
+                done.tokenized,
+                has("alpaca"),
+                has("zebra"),
+                loaded.docs[0].stat,
+            )
+        };
+        let vouched = index::Fingerprints {
+            scanned_at: i64::MAX,
+            of: of.clone(),
+        };
+        assert_eq!(terms(&vouched), (0, true, false, stat));
+        // Stat data too recent for the table's scan, another hash, or no
+        // fingerprint: read and tokenized again.
+        let recent = index::Fingerprints {
+            scanned_at: stat.mtime,
+            of,
+        };
+        assert_eq!(terms(&recent), (1, false, true, stat));
+        let mut other = vec![None; listing.files.len()];
+        other[at] = Some((stat, hash ^ 1));
+        let other = index::Fingerprints {
+            scanned_at: i64::MAX,
+            of: other,
+        };
+        assert_eq!(terms(&other), (1, false, true, stat));
+        assert_eq!(
+            terms(&index::Fingerprints::default()),
+            (1, false, true, stat)
+        );
     }
 
     #[test]
