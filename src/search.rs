@@ -1238,7 +1238,10 @@ fn answer(ws: &Workspace, loaded: &Loaded, query: &Query) -> Option<Vec<Hit>> {
     }
     let avg = loaded.docs.iter().map(|d| f64::from(d.len)).sum::<f64>() / n;
     let avg = avg.max(1.0);
-    let mut scores: FxHashMap<u32, f64> = FxHashMap::default();
+    // Scores by document, and the documents scored (every term adds a
+    // positive amount: idf > 0 and tf ≥ 1).
+    let mut scores: Vec<f64> = vec![0.0; loaded.docs.len()];
+    let mut scored: Vec<u32> = Vec::new();
     for term in &terms {
         let Some(postings) = loaded.matches(term)? else {
             continue;
@@ -1252,10 +1255,17 @@ fn answer(ws: &Workspace, loaded: &Loaded, query: &Query) -> Option<Vec<Hit>> {
             }
             let tf = f64::from(tf);
             let norm = K1 * (1.0 - B + B * f64::from(d.len) / avg);
-            *scores.entry(doc).or_insert(0.0) += idf * tf * (K1 + 1.0) / (tf + norm);
+            let score = &mut scores[doc as usize];
+            if *score == 0.0 {
+                scored.push(doc);
+            }
+            *score += idf * tf * (K1 + 1.0) / (tf + norm);
         }
     }
-    let mut ranked: Vec<(u32, f64)> = scores.into_iter().collect();
+    let mut ranked: Vec<(u32, f64)> = scored
+        .into_iter()
+        .map(|d| (d, scores[d as usize]))
+        .collect();
     let order = |a: &(u32, f64), b: &(u32, f64)| {
         b.1.total_cmp(&a.1)
             .then_with(|| loaded.path(a.0 as usize).cmp(loaded.path(b.0 as usize)))
