@@ -416,8 +416,11 @@ pub struct Refreshed {
     pub saved: std::io::Result<bool>,
 }
 
-/// The stat data and content hash (xxh3-64 of the bytes) the table holds
-/// for each file of a refresh, when it read or verified them.
+/// The stat data and content hash (xxh3-64 of the whole file) the table
+/// holds for each file of a refresh: read in this run, or kept from an
+/// earlier one because the stat data (or the git blob id) showed it
+/// unchanged. `None` for a file that could not be read or was too large
+/// to be.
 #[derive(Debug, Default)]
 pub struct Fingerprints {
     /// When the refresh started.

@@ -566,9 +566,14 @@ struct DocBlock {
 
 impl DocBlock {
     fn path(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.docs[i - 1].end };
-        &self.paths[start..self.docs[i].end]
+        nth_path(&self.paths, &self.docs, i)
     }
+}
+
+/// Path `i` of `docs`, whose paths lie one after the other in `paths`.
+fn nth_path<'p>(paths: &'p str, docs: &[DocMeta], i: usize) -> &'p str {
+    let start = if i == 0 { 0 } else { docs[i - 1].end };
+    &paths[start..docs[i].end]
 }
 
 /// A check of the files of a block of documents of an index scanned at the
@@ -623,10 +628,10 @@ fn decode_head(head: &[u8], blob: Blob, check: Check) -> Option<(Loaded, bool)> 
     let mut paths = String::with_capacity(blocks.iter().map(|b| b.paths.len()).sum());
     for block in blocks {
         // Sorted across blocks too.
-        let last = docs.len().checked_sub(1).map(|i| {
-            let start = if i == 0 { 0 } else { docs[i - 1].end };
-            &paths[start..]
-        });
+        let last = docs
+            .len()
+            .checked_sub(1)
+            .map(|i| nth_path(&paths, &docs, i));
         if !block.docs.is_empty() && last.is_some_and(|last| last >= block.path(0)) {
             return None;
         }
@@ -729,8 +734,7 @@ fn decode_terms(bytes: &[u8]) -> Option<(Vec<TermMeta>, String)> {
 
 impl Loaded {
     fn path(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.docs[i - 1].end };
-        &self.paths[start..self.docs[i].end]
+        nth_path(&self.paths, &self.docs, i)
     }
 
     fn term_str(&self, i: usize) -> &str {
@@ -1034,7 +1038,8 @@ enum Step<'t> {
 /// not change: those with the same stat data, and those the record table,
 /// just refreshed for the same files, holds with their hash as they are now
 /// (it keeps a file whose stat data changed by its git blob id, as after a
-/// checkout that rewrote it unchanged), neither read again.
+/// checkout that rewrote it unchanged), neither read again. `known` holds
+/// the table's fingerprints of `listing.files`, in order.
 fn rebuild(
     ws: &Workspace,
     listing: &Listing,
@@ -1042,6 +1047,8 @@ fn rebuild(
     known: &index::Fingerprints,
 ) -> (Vec<u8>, Refreshed) {
     let (files, listing_id) = (&listing.files, listing.id);
+    // Fingerprints of other files than the listing's say nothing here.
+    let known = (known.of.len() == files.len()).then_some(known);
     let scanned_at = index::now_ns();
     let records = record_files(ws, files);
     // The old document of each record, by path (both sorted).
@@ -1082,7 +1089,7 @@ fn rebuild(
                     let table = (s.size <= ws.config.max_file_bytes)
                         .then(|| files.binary_search_by(|f| f.as_str().cmp(p)).ok())
                         .flatten()
-                        .and_then(|at| known.hash(at, &s));
+                        .and_then(|at| known?.hash(at, &s));
                     if table == Some(d.hash) {
                         return Some((s, String::new(), d.hash));
                     }

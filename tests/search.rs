@@ -373,3 +373,21 @@ fn records_verified_after_a_racy_scan_are_trusted_once_they_settle() {
     let path = mention_quokka(root);
     assert_eq!(paths(&search_json(root, &["quokka"])), [path]);
 }
+
+#[test]
+fn an_edit_past_the_first_thousand_records_is_seen() {
+    // The stored documents come in blocks of 1024, each checked as it is
+    // decoded: an edit in the last block must still be seen.
+    let ws = workspace("search");
+    let root = ws.path();
+    let request =
+        |n: usize, body: &str| format!("---\ntitle: Note {n}\ndate: 2026-11-01\n---\n\n{body}\n");
+    for n in 0..1100 {
+        let path = format!("memory/requests/zz-note-{n:04}.md");
+        write(root, &path, &request(n, "Nothing to see."));
+    }
+    assert!(paths(&search_json(root, &["ibex"])).is_empty());
+    let last = "memory/requests/zz-note-1099.md";
+    write(root, last, &request(1099, "An ibex climbs."));
+    assert_eq!(paths(&search_json(root, &["ibex"])), [last]);
+}
