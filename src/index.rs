@@ -1272,8 +1272,9 @@ fn watched(ws: &Workspace, walked: &crate::workspace::Walked) -> Option<Vec<Stri
 /// directory the walk could have seen and of every ignore file that could
 /// apply; while none of them changed (a file added, removed or renamed
 /// changes its directory), the stored listing is used instead of walking
-/// again. Like the index, it distrusts directories modified within
-/// [`RACY_NS`] of the walk that recorded them.
+/// again. A directory modified within [`RACY_NS`] before the walk is
+/// trusted only when the file system's clock shows it older than the walk
+/// ([`FsClock`]).
 pub fn files(ws: &Workspace) -> Vec<String> {
     listing(ws).files
 }
@@ -1318,20 +1319,23 @@ pub fn new_listing(ws: &Workspace) -> Listing {
     }
     // `.memlint/` first, so that creating it does not change the root
     // directory after it was recorded.
-    let dir_made = make_dir(&ws.root).is_ok();
+    let dir = make_dir(&ws.root).ok();
+    let clock = dir.as_deref().and_then(|d| FsClock::read(d, &ws.root));
     let scanned_at = now_ns();
     let walked = ws.walk();
     let watched = watched(ws, &walked);
     let files = walked.files;
-    if let Some(paths) = watched.filter(|_| dir_made) {
+    if let Some(paths) = watched.filter(|_| dir.is_some()) {
         let seen: Vec<Seen> = paths.par_iter().map(|p| seen(Path::new(p))).collect();
         // A change during the walk shows in the mtime (the ctime also
         // moves when a test or tool sets an old mtime, which is harmless:
         // any later change still differs from what is recorded).
-        let racy = seen
-            .iter()
-            .flatten()
-            .any(|s| s.mtime >= scanned_at.saturating_sub(RACY_NS));
+        let racy = paths.iter().zip(&seen).any(|(p, s)| {
+            s.as_ref().is_some_and(|s| {
+                s.mtime >= scanned_at.saturating_sub(RACY_NS)
+                    && clock.as_ref().is_none_or(|c| !c.settled(Path::new(p), s))
+            })
+        });
         if !racy {
             let bytes = encode_listing(key, &paths, &seen, &files);
             // A cache: when it cannot be written, the next run walks again.
@@ -1346,6 +1350,78 @@ pub fn new_listing(ws: &Workspace) -> Listing {
         }
     }
     Listing { files, id: None }
+}
+
+/// The file system's clock at the start of a walk, read from the
+/// timestamp it gives `.memlint/` when touched: a directory modified before
+/// that instant shows any later change as a later mtime, so it is trusted
+/// at once instead of [`RACY_NS`] later. That spares a second walk after
+/// the run that created `.memlint/` (which modifies the root) and after a
+/// record was written just before a run, as an agent's hook does.
+struct FsClock {
+    /// The touched directory's mtime.
+    now: i64,
+    /// Its device: directories on other file systems keep the
+    /// [`RACY_NS`] margin.
+    #[cfg(unix)]
+    dev: u64,
+}
+
+impl FsClock {
+    /// Touches `dir` until its mtime passes `root`'s (which creating `dir`
+    /// just modified), for at most a few milliseconds; `None` when the
+    /// clock cannot be read this way (not Unix, no write access, or
+    /// timestamps coarser than that).
+    fn read(dir: &Path, root: &Path) -> Option<FsClock> {
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStrExt;
+            use std::os::unix::fs::MetadataExt;
+            let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
+            let root_mtime = Stat::of(&std::fs::symlink_metadata(root).ok()?).mtime;
+            // Waiting only makes sense for a root modified a moment ago.
+            let now = now_ns();
+            let recent = (now - 100_000_000..=now).contains(&root_mtime);
+            for _ in 0..if recent { 20 } else { 1 } {
+                // SAFETY: a valid C string; null times mean "now".
+                if unsafe { libc::utimensat(libc::AT_FDCWD, c.as_ptr(), std::ptr::null(), 0) } != 0
+                {
+                    return None;
+                }
+                let meta = std::fs::symlink_metadata(dir).ok()?;
+                let now = Stat::of(&meta).mtime;
+                if now > root_mtime {
+                    return Some(FsClock {
+                        now,
+                        dev: meta.dev(),
+                    });
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
+            None
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (dir, root);
+            None
+        }
+    }
+
+    /// Whether `path`, seen with stat data `seen`, was last modified before
+    /// this clock was read, on the same file system.
+    fn settled(&self, path: &Path, seen: &Stat) -> bool {
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt;
+            seen.mtime < self.now
+                && std::fs::symlink_metadata(path).is_ok_and(|m| m.dev() == self.dev)
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (path, seen);
+            false
+        }
+    }
 }
 
 /// The checksum that ends a cache file.
