@@ -4,9 +4,12 @@
 # index is read as in a real repository) and prints the ratios the project
 # targets: cold check <= 3x rg, warm check (index present, one file changed)
 # <= 1.0x rg, 2 threads >= 1.6x faster than 1 on the cold check, peak RSS of
-# a check on 100k records < 400 MB. Each time is the median of 5 runs.
+# a check on 100k records < 400 MB. Each time is the median of $RUNS (5)
+# rounds; commands whose times are compared run in alternation within each
+# round (benches/alternate.py), so that a drift of the machine's speed
+# weighs on both sides of a ratio alike.
 #
-# Needs hyperfine, rg, python3 and GNU time (/usr/bin/time). The generator
+# Needs rg, python3 and GNU time (/usr/bin/time). The generator
 # is looked up as ../shared/bench/gen_workspace.py next to the crate (or
 # $GEN); without it the script says so and exits 0.
 #
@@ -31,22 +34,17 @@ BIN="$CARGO_TARGET_DIR/release/memlint"
 
 have() { command -v "$1" >/dev/null 2>&1; }
 
-# median_of JSON: the median time, in seconds, of hyperfine's first result.
-median_of() {
-    python3 -c 'import json,sys; print("%.4f" % json.load(open(sys.argv[1]))["results"][0]["median"])' "$1"
+# alternate NAME PREPARE COMMAND... [:: NAME PREPARE COMMAND...]...: times
+# the commands in alternation (benches/alternate.py), $RUNS rounds after one
+# warm-up round, and records the median of each as "NAME SECONDS" lines in
+# $BENCH_DIR/times.
+alternate() {
+    python3 "$CRATE/benches/alternate.py" "$RUNS" "$@" >>"$BENCH_DIR/times"
 }
 
-# timeit NAME PREPARE COMMAND...: median of $RUNS runs; prints seconds.
-timeit() {
-    local name="$1" prepare="$2"
-    shift 2
-    local json="$BENCH_DIR/$name.json"
-    local args=(--runs "$RUNS" --warmup 1 --export-json "$json" --style none -N -i)
-    if [ -n "$prepare" ]; then
-        args+=(--prepare "$prepare")
-    fi
-    hyperfine "${args[@]}" "$*" >/dev/null 2>&1
-    median_of "$json"
+# median NAME: the recorded median of NAME, in seconds.
+median() {
+    awk -v n="$1" '$1 == n { t = $2 } END { print t }' "$BENCH_DIR/times"
 }
 
 # ratio A B: A / B with two decimals.
@@ -86,13 +84,22 @@ bench_index() {
     record="$(edited_record "$ws")"
     cp "$record" "$BENCH_DIR/edited.orig"
 
-    local rg cold warm t1 t2 rss_cold rss_warm
-    rg="$(timeit "rg-$n" "" rg -c '^sources:' "$ws")"
-    cold="$(timeit "cold-$n" "rm -rf $ws/.memlint" "$BIN" check -q --root "$ws")"
+    local rg rg_w cold warm t1 t2 rss_cold rss_warm
+    alternate "rg-$n" "" rg -c '^sources:' "$ws" \
+        :: "cold-$n" "rm -rf $ws/.memlint" "$BIN" check -q --root "$ws"
+    # Warm: the index built and in use, one record edited before each run.
     "$BIN" check -q --root "$ws" >/dev/null || true
-    warm="$(timeit "warm-$n" "printf 'Edited on 2026-11-01.\n' >> $record" "$BIN" check -q --root "$ws")"
-    t1="$(RAYON_NUM_THREADS=1 timeit "cold1-$n" "rm -rf $ws/.memlint" "$BIN" check -q --root "$ws")"
-    t2="$(RAYON_NUM_THREADS=2 timeit "cold2-$n" "rm -rf $ws/.memlint" "$BIN" check -q --root "$ws")"
+    "$BIN" check -q --root "$ws" >/dev/null || true
+    alternate "rg-w-$n" "" rg -c '^sources:' "$ws" \
+        :: "warm-$n" "printf 'Edited on 2026-11-01.\n' >> $record" "$BIN" check -q --root "$ws"
+    alternate "cold1-$n" "rm -rf $ws/.memlint" env RAYON_NUM_THREADS=1 "$BIN" check -q --root "$ws" \
+        :: "cold2-$n" "rm -rf $ws/.memlint" env RAYON_NUM_THREADS=2 "$BIN" check -q --root "$ws"
+    rg="$(median "rg-$n")"
+    rg_w="$(median "rg-w-$n")"
+    cold="$(median "cold-$n")"
+    warm="$(median "warm-$n")"
+    t1="$(median "cold1-$n")"
+    t2="$(median "cold2-$n")"
     rm -rf "$ws/.memlint"
     rss_cold="$( { /usr/bin/time -f %M "$BIN" check -q --root "$ws" >/dev/null; } 2>&1 | tail -n 1)"
     rss_warm="$( { /usr/bin/time -f %M "$BIN" check -q --root "$ws" >/dev/null; } 2>&1 | tail -n 1)"
@@ -100,13 +107,14 @@ bench_index() {
 
     local cold_r warm_r speedup rss_mb
     cold_r="$(ratio "$cold" "$rg")"
-    warm_r="$(ratio "$warm" "$rg")"
+    warm_r="$(ratio "$warm" "$rg_w")"
     speedup="$(ratio "$t1" "$t2")"
     rss_mb="$(python3 -c 'import sys; print("%.0f" % (max(int(sys.argv[1]), int(sys.argv[2])) / 1024))' "$rss_cold" "$rss_warm")"
 
     echo "== $n records ($ws)"
     printf '  %-44s %8ss\n' "rg -c '^sources:'" "$rg"
     printf '  %-44s %8ss  %5sx rg  (target <= 3.0: %s)\n' "cold check (no .memlint)" "$cold" "$cold_r" "$(verdict "$cold_r" '<=' 3.0)"
+    printf '  %-44s %8ss\n' "rg, in the rounds of the warm check" "$rg_w"
     printf '  %-44s %8ss  %5sx rg  (target <= 1.0: %s)\n' "warm check (index, one file changed)" "$warm" "$warm_r" "$(verdict "$warm_r" '<=' 1.0)"
     printf '  %-44s %8ss\n' "cold check, RAYON_NUM_THREADS=1" "$t1"
     printf '  %-44s %8ss  %5sx     (target >= 1.6: %s)\n' "cold check, RAYON_NUM_THREADS=2" "$t2" "$speedup" "$(verdict "$speedup" '>=' 1.6)"
@@ -127,13 +135,18 @@ bench_recall() {
     local n="$1" ws
     ws="$(workspace "$n")"
     local rg_en rg_ja s_en s_ja ctx cold len
-    rg_en="$(timeit "rg-en-$n" "" rg -il -e config -e loader "$ws")"
-    rg_ja="$(timeit "rg-ja-$n" "" rg -il '検索' "$ws")"
     "$BIN" search -q --root "$ws" warmup >/dev/null
-    s_en="$(timeit "search-en-$n" "" "$BIN" search --root "$ws" config loader)"
-    s_ja="$(timeit "search-ja-$n" "" "$BIN" search --root "$ws" '検索')"
-    ctx="$(timeit "context-$n" "" "$BIN" context --root "$ws")"
-    cold="$(median_of "$BENCH_DIR/cold-$n.json")"
+    alternate "rg-en-$n" "" rg -il -e config -e loader "$ws" \
+        :: "search-en-$n" "" "$BIN" search --root "$ws" config loader \
+        :: "rg-ja-$n" "" rg -il '検索' "$ws" \
+        :: "search-ja-$n" "" "$BIN" search --root "$ws" '検索' \
+        :: "context-$n" "" "$BIN" context --root "$ws"
+    rg_en="$(median "rg-en-$n")"
+    s_en="$(median "search-en-$n")"
+    rg_ja="$(median "rg-ja-$n")"
+    s_ja="$(median "search-ja-$n")"
+    ctx="$(median "context-$n")"
+    cold="$(median "cold-$n")"
     len="$("$BIN" context --root "$ws" | python3 -c 'import sys; print(len(sys.stdin.read()))')"
     echo "== recall, $n records"
     printf '  %-44s %8ss\n' "rg -il config|loader" "$rg_en"
@@ -150,13 +163,14 @@ main() {
         echo "compare.sh: no generator at $GEN (set GEN=...); nothing to do"
         exit 0
     fi
-    for tool in hyperfine rg python3 /usr/bin/time; do
+    for tool in rg python3 /usr/bin/time; do
         if ! have "$tool"; then
             echo "compare.sh: $tool is needed" >&2
             exit 2
         fi
     done
     mkdir -p "$BENCH_DIR"
+    : >"$BENCH_DIR/times"
     build
     echo "memlint $("$BIN" --version | cut -d' ' -f2), $(nproc) CPUs, medians of $RUNS runs"
     for n in $SIZES; do
