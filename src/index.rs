@@ -1358,6 +1358,7 @@ pub fn new_listing(ws: &Workspace) -> Listing {
 /// at once instead of [`RACY_NS`] later. That spares a second walk after
 /// the run that created `.memlint/` (which modifies the root) and after a
 /// record was written just before a run, as an agent's hook does.
+#[cfg_attr(not(unix), allow(dead_code))]
 struct FsClock {
     /// The touched directory's mtime.
     now: i64,
@@ -1388,7 +1389,8 @@ impl FsClock {
                 {
                     return None;
                 }
-                let meta = std::fs::symlink_metadata(dir).ok()?;
+                // Followed, as `utimensat` follows it.
+                let meta = std::fs::metadata(dir).ok()?;
                 let now = Stat::of(&meta).mtime;
                 if now > root_mtime {
                     return Some(FsClock {
