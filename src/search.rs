@@ -308,8 +308,9 @@ struct Loaded {
     /// The identity of the workspace listing the documents came from.
     listing: Option<u64>,
     docs: Vec<DocMeta>,
-    /// The paths, one after the other; `DocMeta::end` marks where each ends.
-    paths: String,
+    /// The paths of each block of [`DOC_BLOCK`] documents, one after the
+    /// other; `DocMeta::end` marks where each ends in its block's.
+    paths: Vec<String>,
     /// Sorted by term.
     terms: Vec<TermMeta>,
     term_text: String,
@@ -624,23 +625,19 @@ fn decode_head(head: &[u8], blob: Blob, check: Check) -> Option<(Loaded, bool)> 
         || decode_terms(&head[r.pos..]),
     );
     let (blocks, (terms, term_text)) = (blocks?, terms?);
+    // Sorted across blocks too.
+    let sorted = blocks
+        .windows(2)
+        .all(|w| w[0].path(w[0].docs.len() - 1) < w[1].path(0));
+    if !sorted {
+        return None;
+    }
+    // The paths stay where their blocks were decoded.
     let mut docs: Vec<DocMeta> = Vec::with_capacity(n);
-    let mut paths = String::with_capacity(blocks.iter().map(|b| b.paths.len()).sum());
+    let mut paths: Vec<String> = Vec::with_capacity(blocks.len());
     for block in blocks {
-        // Sorted across blocks too.
-        let last = docs
-            .len()
-            .checked_sub(1)
-            .map(|i| nth_path(&paths, &docs, i));
-        if !block.docs.is_empty() && last.is_some_and(|last| last >= block.path(0)) {
-            return None;
-        }
-        let base = paths.len();
-        paths.push_str(&block.paths);
-        docs.extend(block.docs.iter().map(|d| DocMeta {
-            end: base + d.end,
-            ..*d
-        }));
+        docs.extend_from_slice(&block.docs);
+        paths.push(block.paths);
     }
     let loaded = Loaded {
         scanned_at,
@@ -734,7 +731,9 @@ fn decode_terms(bytes: &[u8]) -> Option<(Vec<TermMeta>, String)> {
 
 impl Loaded {
     fn path(&self, i: usize) -> &str {
-        nth_path(&self.paths, &self.docs, i)
+        let first = i - i % DOC_BLOCK;
+        let block = &self.docs[first..self.docs.len().min(first + DOC_BLOCK)];
+        nth_path(&self.paths[i / DOC_BLOCK], block, i - first)
     }
 
     fn term_str(&self, i: usize) -> &str {
