@@ -1432,43 +1432,31 @@ fn trailer(bytes: &[u8]) -> Option<u64> {
     Some(u64::from_le_bytes(bytes[at..].try_into().ok()?))
 }
 
-/// The identity ([`Listing::id`]) of the stored listing when it is
-/// intact and still describes the workspace, without decoding its file
-/// list: a caller that recorded the identity along with what it built from
-/// the files knows then that the files are the same. The file is hashed
-/// as it is read, in small pieces, so that a search on a large workspace
-/// does not hold the whole listing in memory.
+/// The identity ([`Listing::id`]) of the stored listing when it still
+/// describes the workspace, without reading its file list: a caller that
+/// recorded the identity along with what it built from the files knows
+/// then that the files are the same. Only the watched paths at its start
+/// and the checksum that ends it are read: the watched paths decide
+/// whether the files could have changed, and the checksum names the
+/// listing (a damaged file list is caught where it is decoded).
 pub fn listing_id(ws: &Workspace) -> Option<u64> {
-    use std::io::Read;
-    /// How much of the listing's start is kept to read the watched paths.
-    const HEAD_MAX: usize = 1 << 20;
+    use std::io::{Read, Seek, SeekFrom};
+    /// How much of the listing's start is read for the watched paths.
+    const HEAD_MAX: u64 = 1 << 20;
     let mut file = open_regular(&ws.root.join(DIR).join(LISTING)).ok()?;
     let body_len = file.metadata().ok()?.len().checked_sub(8)?;
-    let mut hasher = Xxh3::new();
-    let mut head: Vec<u8> = Vec::new();
-    let mut buf = vec![0u8; 1 << 16];
-    let mut left = body_len;
-    while left > 0 {
-        let n = usize::try_from(left.min(buf.len() as u64)).ok()?;
-        file.read_exact(&mut buf[..n]).ok()?;
-        hasher.update(&buf[..n]);
-        let keep = n.min(HEAD_MAX - head.len());
-        head.extend_from_slice(&buf[..keep]);
-        left -= n as u64;
-    }
+    let mut head = vec![0u8; usize::try_from(body_len.min(HEAD_MAX)).ok()?];
+    file.read_exact(&mut head).ok()?;
     let mut sum = [0u8; 8];
+    file.seek(SeekFrom::Start(body_len)).ok()?;
     file.read_exact(&mut sum).ok()?;
-    let sum = u64::from_le_bytes(sum);
-    if hasher.digest() != sum || file.read(&mut buf[..1]).ok()? != 0 {
-        return None;
-    }
     let mut r = Reader { buf: &head, pos: 0 };
     if r.bytes(LISTING_MAGIC.len())? != LISTING_MAGIC
         || u32::from_le_bytes(r.bytes(4)?.try_into().ok()?) != FORMAT
     {
         return None;
     }
-    watched_unchanged(&mut r, key(&ws.config)).then_some(sum)
+    watched_unchanged(&mut r, key(&ws.config)).then_some(u64::from_le_bytes(sum))
 }
 
 fn encode_listing(key: u64, paths: &[String], seen: &[Seen], files: &[String]) -> Vec<u8> {

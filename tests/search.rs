@@ -290,6 +290,39 @@ fn a_search_that_trusts_the_stored_listing_still_sees_every_change() {
 }
 
 #[test]
+fn a_damaged_listing_never_misleads_a_search() {
+    let ws = workspace("search");
+    let root = ws.path();
+    age_directories(root);
+    let expected = search_json(root, &["gix"]);
+    search_json(root, &["gix"]);
+    assert!(built_from_stored_listing(root));
+    let listing = root.join(".memlint/listing");
+    let bytes = std::fs::read(&listing).expect("listing");
+    // The file list damaged, its checksum kept: a search reads only the
+    // watched paths, which still hold, and the stat data of the records.
+    let mut damaged = bytes.clone();
+    let at = damaged.len() - 12;
+    damaged[at] ^= 0x55;
+    std::fs::write(&listing, &damaged).expect("damage");
+    assert_eq!(search_json(root, &["gix"]), expected);
+    let path = mention_quokka(root);
+    assert_eq!(paths(&search_json(root, &["quokka"])), [path]);
+    // The watched paths damaged: the files are listed again.
+    let mut damaged = std::fs::read(&listing).expect("listing");
+    damaged[20] ^= 0x55;
+    std::fs::write(&listing, &damaged).expect("damage");
+    assert_eq!(paths(&search_json(root, &["quokka"])), [path]);
+    let added = "memory/requests/quokka-mode.md";
+    write(
+        root,
+        added,
+        "---\ntitle: Quokka mode\nstatus: active\ndate: 2026-11-01\nsources:\n  - https://example.com/q\n---\n\nBody.\n",
+    );
+    assert_eq!(paths(&search_json(root, &["quokka"])).len(), 2);
+}
+
+#[test]
 fn a_damaged_index_is_rebuilt_silently() {
     let ws = workspace("search");
     let root = ws.path();
