@@ -172,7 +172,7 @@ main() {
     mkdir -p "$BENCH_DIR"
     : >"$BENCH_DIR/times"
     build
-    echo "memlint $("$BIN" --version | cut -d' ' -f2), $(nproc) CPUs, medians of $RUNS runs"
+    echo "memlint $("$BIN" --version | cut -d' ' -f2), $(nproc) CPUs, medians of $RUNS alternated rounds"
     for n in $SIZES; do
         bench_index "$n"
         bench_recall "$n"

@@ -718,7 +718,15 @@ fn the_stored_listing_sees_added_removed_and_ignored_files() {
     std::fs::create_dir_all(root.join("memory/workflow/deeper")).expect("mkdir");
     std::fs::write(root.join("memory/workflow/deeper/plan.md"), "x\n").expect("write");
     assert_eq!(check_json(&root)["summary"]["files"], 4);
-    assert!(listing.is_file(), "the ignored files are still left out");
+    let stored = std::fs::read(&listing).expect("read");
+    let holds = |name: &[u8]| stored.windows(name.len()).any(|w| w == name);
+    assert!(
+        holds(b"memory/decisions/use-gix.md"),
+        "paths are stored whole"
+    );
+    for name in [&b"later.md"[..], b"deeper/plan.md"] {
+        assert!(!holds(name), "an ignored file got into the stored listing");
+    }
     std::fs::write(root.join(".memlintignore"), "nothing.md\n").expect("write");
     let json = check_json(&root);
     assert_eq!(json["summary"]["files"], 7);
