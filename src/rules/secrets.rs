@@ -20,11 +20,13 @@ struct Pattern {
 enum Hint {
     /// The match begins with one of [`PREFIXES`].
     Prefix,
-    /// Every match contains one of these literals, ignoring ASCII case: a
-    /// literal search over the case variants of their first bytes, far
-    /// faster than the Unicode case-insensitive pattern. Unicode case
-    /// folding also maps the Kelvin sign to `k` and the long s to `s`;
-    /// texts holding them skip the hint.
+    /// Every match holds a match of this pattern, which ignores ASCII case
+    /// only: a literal search over the case variants of the first bytes of
+    /// its words, then a short check of what follows them, far faster than
+    /// the Unicode case-insensitive pattern (and most mentions of a "key"
+    /// are not followed by `:` or `=`). Unicode case folding also maps the
+    /// Kelvin sign to `k` and the long s to `s`; texts holding them skip
+    /// the hint.
     Literals(Regex),
 }
 
@@ -66,7 +68,9 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         ),
         p("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}", None),
         Pattern {
-            hint: Hint::Literals(Regex::new("(?i-u)passw|key|token").expect("valid regex")),
+            hint: Hint::Literals(
+                Regex::new(r#"(?i-u:password|passwd|key|token)["']?\s*[:=]"#).expect("valid regex"),
+            ),
             ..p(
                 "a password or token value",
                 r#"(?i)\b(?:password|passwd|api[_-]?key|secret[_-]?key|access[_-]?token|auth[_-]?token|token)["']?\s*[:=]\s*["']?([A-Za-z0-9+/=_.~-]{16,})"#,
@@ -186,5 +190,9 @@ mod tests {
         // Unicode case folding: the Kelvin sign is a `k`, the long s an `s`.
         assert_eq!(find("api_\u{212A}ey: Xk9fQ2mLp8Rt4vWz7").len(), 1);
         assert_eq!(find("pa\u{17F}sword: Xk9fQ2mLp8Rt4vWz7").len(), 1);
+        // Unicode white space between the key and `=`.
+        assert_eq!(find("api_key\u{3000}= Xk9fQ2mLp8Rt4vWz7").len(), 1);
+        assert_eq!(find("Token\t\"= 'Xk9fQ2mLp8Rt4vWz7'").len(), 0);
+        assert_eq!(find("Token\" \t= 'Xk9fQ2mLp8Rt4vWz7'").len(), 1);
     }
 }
