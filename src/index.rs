@@ -183,6 +183,10 @@ pub(crate) struct Dirs<'r> {
     dir: Option<(String, Option<std::os::fd::OwnedFd>)>,
     #[cfg(unix)]
     name: Vec<u8>,
+    /// Open flags beyond read-only: [`crate::fsutil::NOATIME`] until the
+    /// kernel refuses it (a file of another owner).
+    #[cfg(unix)]
+    flags: libc::c_int,
 }
 
 /// A file read through [`Dirs::read`].
@@ -201,6 +205,8 @@ impl<'r> Dirs<'r> {
             dir: None,
             #[cfg(unix)]
             name: Vec::with_capacity(128),
+            #[cfg(unix)]
+            flags: crate::fsutil::NOATIME,
         }
     }
 
@@ -260,6 +266,8 @@ impl<'r> Dirs<'r> {
 
     fn open(&mut self, rel: &str) -> std::io::Result<std::fs::File> {
         #[cfg(unix)]
+        let extra = self.flags;
+        #[cfg(unix)]
         if let Some((fd, name)) = self.at(rel) {
             use std::os::fd::FromRawFd;
             // Non-blocking, so that a FIFO in place of a record fails the
@@ -267,9 +275,19 @@ impl<'r> Dirs<'r> {
             // of regular files are unaffected.
             let flags = libc::O_RDONLY | libc::O_CLOEXEC | libc::O_NONBLOCK;
             // SAFETY: `fd` is an open directory and `name` a C string.
-            let file = unsafe { libc::openat(fd, name.as_ptr(), flags) };
-            if file < 0 {
-                return Err(std::io::Error::last_os_error());
+            let mut file = unsafe { libc::openat(fd, name.as_ptr(), flags | extra) };
+            let refused =
+                file < 0 && extra != 0 && crate::fsutil::refused(&std::io::Error::last_os_error());
+            if refused {
+                // SAFETY: as above.
+                file = unsafe { libc::openat(fd, name.as_ptr(), flags) };
+            }
+            let failed = (file < 0).then(std::io::Error::last_os_error);
+            if refused {
+                self.flags = 0;
+            }
+            if let Some(e) = failed {
+                return Err(e);
             }
             // SAFETY: `file` was just opened and is owned by the result.
             return Ok(unsafe { std::fs::File::from_raw_fd(file) });

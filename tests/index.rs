@@ -995,3 +995,40 @@ fn a_racy_file_found_unchanged_is_trusted_once_it_settles() {
     assert!(matches!(third.saved, Ok(false)), "nothing left to verify");
     assert!(index::with_fresh(&ws, &files, |_| ()).is_some());
 }
+
+/// Linting and indexing are no access by a person: on Linux, records are
+/// read without updating their access time (which, on a file system
+/// mounted `relatime`, would otherwise write every record's inode on the
+/// first run of each day). The access times are set before the mtimes, so
+/// `relatime` would update them on the first read.
+#[cfg(target_os = "linux")]
+#[test]
+fn reading_records_leaves_their_access_times_alone() {
+    let (_dir, root) = workspace();
+    let month_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(30 * 86400);
+    let records = ["memory/decisions/use-gix.md", "knowledge/index-pitfalls.md"];
+    for rel in records {
+        let file = std::fs::File::options()
+            .append(true)
+            .open(root.join(rel))
+            .expect("open");
+        file.set_times(
+            std::fs::FileTimes::new()
+                .set_accessed(month_ago)
+                .set_modified(month_ago + std::time::Duration::from_secs(86400)),
+        )
+        .expect("set times");
+    }
+    let accessed = |rel: &str| {
+        std::fs::metadata(root.join(rel))
+            .expect("stat")
+            .accessed()
+            .expect("atime")
+    };
+    memlint(&root, &["check"]);
+    memlint(&root, &["search", "pitfalls"]);
+    memlint(&root, &["index"]);
+    for rel in records {
+        assert_eq!(accessed(rel), month_ago, "{rel}");
+    }
+}
