@@ -752,6 +752,12 @@ fn index(s: &Settings) -> Result<ExitCode, WorkspaceError> {
             done.reparsed,
             search.tokenized
         ));
+        if done.from_disk {
+            write_out(&format!(
+                "The files were not in the page cache: read by {} threads.\n",
+                crate::index::IO_THREADS
+            ));
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -11,7 +11,7 @@ use memlint::workspace::Workspace;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
-use common::{age, age_directories, memlint};
+use common::{age, age_directories, memlint, memlint_with};
 
 fn decision(title: &str, status: &str, extra: &str) -> String {
     format!(
@@ -1031,4 +1031,63 @@ fn reading_records_leaves_their_access_times_alone() {
     for rel in records {
         assert_eq!(accessed(rel), month_ago, "{rel}");
     }
+}
+
+/// Whether the start of `path` is in the page cache (Linux only); when it
+/// is not, the kernel starts reading it.
+#[cfg(target_os = "linux")]
+fn in_page_cache(path: &Path) -> bool {
+    use std::os::fd::AsRawFd;
+    let file = std::fs::File::open(path).expect("open");
+    let mut byte = 0u8;
+    let iov = libc::iovec {
+        iov_base: (&raw mut byte).cast(),
+        iov_len: 1,
+    };
+    // SAFETY: one valid one-byte buffer and an open descriptor.
+    unsafe { libc::preadv2(file.as_raw_fd(), &iov, 1, 0, libc::RWF_NOWAIT) >= 0 }
+}
+
+/// Records not in the page cache are read by many threads, and linted the
+/// same: `memlint index` says so; with the files cached again, it does not.
+#[cfg(target_os = "linux")]
+#[test]
+fn records_not_in_the_page_cache_are_read_by_many_threads() {
+    use std::os::fd::AsRawFd;
+    let (_dir, root) = workspace();
+    let mut paths = Vec::new();
+    for i in 0..400 {
+        let rel = format!("knowledge/note-{i:03}.md");
+        std::fs::write(
+            root.join(&rel),
+            format!("---\ntitle: Note {i}\ndescription: What we learned about part {i}\nmodel_invocation: false\ndate: 2026-11-01\nsources:\n  - https://example.com/{i}\n---\n\nPart {i} needs care.\n"),
+        )
+        .expect("write");
+        paths.push(root.join(rel));
+    }
+    let warm = check_json(&root);
+    // Written back and dropped from the page cache (no privilege needed for
+    // one's own clean pages).
+    for path in &paths {
+        let file = std::fs::File::open(path).expect("open");
+        file.sync_all().expect("sync");
+        // SAFETY: an open descriptor; advice only.
+        unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+    }
+    // Asking starts reading a file back in: only a few are asked.
+    if paths.iter().rev().take(8).filter(|p| in_page_cache(p)).count() > 4 {
+        eprintln!("skipped: this file system keeps files in the page cache (tmpfs?)");
+        return;
+    }
+    let run = memlint_with(&root, &["index"], &[("RAYON_NUM_THREADS", "")]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("not in the page cache: read by 16 threads"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(check_json(&root)["diagnostics"], warm["diagnostics"]);
+    let again = memlint(&root, &["index"]);
+    assert!(!again.stdout.contains("page cache"), "{}", again.stdout);
 }
