@@ -1075,7 +1075,14 @@ fn records_not_in_the_page_cache_are_read_by_many_threads() {
         unsafe { libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
     }
     // Asking starts reading a file back in: only a few are asked.
-    if paths.iter().rev().take(8).filter(|p| in_page_cache(p)).count() > 4 {
+    if paths
+        .iter()
+        .rev()
+        .take(8)
+        .filter(|p| in_page_cache(p))
+        .count()
+        > 4
+    {
         eprintln!("skipped: this file system keeps files in the page cache (tmpfs?)");
         return;
     }
