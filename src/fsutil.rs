@@ -10,24 +10,34 @@ use std::path::Path;
 /// file system mounted `relatime` the first read of each day would
 /// otherwise write every record's inode (on 100k records, about a fifth more
 /// kernel time in that cold check). The kernel allows it only to the
-/// file's owner; see [`refused`].
+/// file's owner; see [`open_noatime`].
 #[cfg(target_os = "linux")]
-pub const NOATIME: libc::c_int = libc::O_NOATIME;
+const NOATIME: libc::c_int = libc::O_NOATIME;
 #[cfg(all(unix, not(target_os = "linux")))]
-pub const NOATIME: libc::c_int = 0;
+const NOATIME: libc::c_int = 0;
 
-/// Whether an open failed because [`NOATIME`] is not allowed for the file
-/// (it belongs to another user): open it again without.
+/// Calls `open` with the extra open flags [`NOATIME`] while `ask` holds,
+/// and again with none when the kernel refuses them (EPERM: a file of
+/// another owner), after which `ask` is cleared so that a caller opening
+/// many files stops asking.
 #[cfg(unix)]
-pub fn refused(e: &std::io::Error) -> bool {
-    e.raw_os_error() == Some(libc::EPERM)
+pub fn open_noatime<T>(
+    ask: &mut bool,
+    open: impl Fn(libc::c_int) -> std::io::Result<T>,
+) -> std::io::Result<T> {
+    if *ask && NOATIME != 0 {
+        match open(NOATIME) {
+            Err(e) if e.raw_os_error() == Some(libc::EPERM) => *ask = false,
+            other => return other,
+        }
+    }
+    open(0)
 }
 
-/// Opens `path` for reading when it is a regular file (following symbolic
-/// links); anything else is an error, never a wait. The open itself does
-/// not block (a FIFO opened for reading waits for a writer otherwise), nor
-/// does it update the access time where the owner may ask so.
-pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+/// Opens `path` for reading without blocking (a FIFO opened for reading
+/// waits for a writer otherwise) and, where the owner may ask so, without
+/// updating its access time.
+pub fn open_read(path: &Path) -> std::io::Result<std::fs::File> {
     let open = |extra| {
         let mut options = std::fs::OpenOptions::new();
         options.read(true);
@@ -41,12 +51,15 @@ pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
         options.open(path)
     };
     #[cfg(unix)]
-    let file = match open(NOATIME) {
-        Err(e) if NOATIME != 0 && refused(&e) => open(0)?,
-        other => other?,
-    };
+    return open_noatime(&mut true, open);
     #[cfg(not(unix))]
-    let file = open(0)?;
+    open(0)
+}
+
+/// Opens `path` for reading when it is a regular file (following symbolic
+/// links); anything else is an error, never a wait (see [`open_read`]).
+pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+    let file = open_read(path)?;
     if !file.metadata()?.is_file() {
         return Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
@@ -190,4 +203,37 @@ fn tempfile_in(dir: &Path, name: &str) -> std::io::Result<(std::path::PathBuf, s
         }
     }
     Err(std::io::Error::other("could not create a temporary file"))
+}
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use super::*;
+
+    /// Root may always ask for `O_NOATIME`, so the refusal a file of
+    /// another owner meets is simulated: the open is tried again without
+    /// the flag, and the caller stops asking.
+    #[test]
+    fn a_refused_noatime_open_is_retried_without_and_not_asked_again() {
+        let tried = std::cell::RefCell::new(Vec::new());
+        let open = |extra: libc::c_int| {
+            tried.borrow_mut().push(extra);
+            if extra != 0 {
+                Err(std::io::Error::from_raw_os_error(libc::EPERM))
+            } else {
+                Ok("opened")
+            }
+        };
+        let mut ask = true;
+        assert_eq!(open_noatime(&mut ask, open).unwrap(), "opened");
+        assert!(!ask);
+        assert_eq!(open_noatime(&mut ask, open).unwrap(), "opened");
+        assert_eq!(*tried.borrow(), [libc::O_NOATIME, 0, 0]);
+        // Other errors are the open's own: not retried.
+        let mut ask = true;
+        let missing = open_noatime(&mut ask, |_| -> std::io::Result<()> {
+            Err(std::io::Error::from_raw_os_error(libc::ENOENT))
+        });
+        assert_eq!(missing.unwrap_err().raw_os_error(), Some(libc::ENOENT));
+        assert!(ask);
+    }
 }

@@ -183,10 +183,10 @@ pub(crate) struct Dirs<'r> {
     dir: Option<(String, Option<std::os::fd::OwnedFd>)>,
     #[cfg(unix)]
     name: Vec<u8>,
-    /// Open flags beyond read-only: [`crate::fsutil::NOATIME`] until the
-    /// kernel refuses it (a file of another owner).
+    /// Whether to open files without updating their access time, until the
+    /// kernel refuses it (see [`crate::fsutil::open_noatime`]).
     #[cfg(unix)]
-    flags: libc::c_int,
+    noatime: bool,
 }
 
 /// A file read through [`Dirs::read`].
@@ -206,7 +206,7 @@ impl<'r> Dirs<'r> {
             #[cfg(unix)]
             name: Vec::with_capacity(128),
             #[cfg(unix)]
-            flags: crate::fsutil::NOATIME,
+            noatime: true,
         }
     }
 
@@ -266,7 +266,7 @@ impl<'r> Dirs<'r> {
 
     fn open(&mut self, rel: &str) -> std::io::Result<std::fs::File> {
         #[cfg(unix)]
-        let extra = self.flags;
+        let mut noatime = self.noatime;
         #[cfg(unix)]
         if let Some((fd, name)) = self.at(rel) {
             use std::os::fd::FromRawFd;
@@ -274,25 +274,19 @@ impl<'r> Dirs<'r> {
             // regular-file test below instead of waiting for a writer; reads
             // of regular files are unaffected.
             let flags = libc::O_RDONLY | libc::O_CLOEXEC | libc::O_NONBLOCK;
-            // SAFETY: `fd` is an open directory and `name` a C string.
-            let mut file = unsafe { libc::openat(fd, name.as_ptr(), flags | extra) };
-            let refused =
-                file < 0 && extra != 0 && crate::fsutil::refused(&std::io::Error::last_os_error());
-            if refused {
-                // SAFETY: as above.
-                file = unsafe { libc::openat(fd, name.as_ptr(), flags) };
-            }
-            let failed = (file < 0).then(std::io::Error::last_os_error);
-            if refused {
-                self.flags = 0;
-            }
-            if let Some(e) = failed {
-                return Err(e);
-            }
-            // SAFETY: `file` was just opened and is owned by the result.
-            return Ok(unsafe { std::fs::File::from_raw_fd(file) });
+            let opened = crate::fsutil::open_noatime(&mut noatime, |extra| {
+                // SAFETY: `fd` is an open directory and `name` a C string.
+                let file = unsafe { libc::openat(fd, name.as_ptr(), flags | extra) };
+                if file < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // SAFETY: `file` was just opened and is owned by the result.
+                Ok(unsafe { std::fs::File::from_raw_fd(file) })
+            });
+            self.noatime = noatime;
+            return opened;
         }
-        std::fs::File::open(self.root.join(rel))
+        crate::fsutil::open_read(&self.root.join(rel))
     }
 
     /// Whether the start of `rel` is in the page cache, asked without
