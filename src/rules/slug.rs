@@ -501,35 +501,39 @@ fn similar_pairs(chars: &[Vec<char>], ratio: f64) -> Vec<(usize, usize)> {
     let backward = Trie::new(&trie_input(&reversed));
     let similar = |a: &[char], b: &[char]| sequence_ratio(a, b).max(sequence_ratio(b, a)) >= ratio;
     type Scratch = (Vec<u64>, Vec<(u32, u64, bool)>, Vec<u32>);
-    let probe = |(masks, stack, near): &mut Scratch, i: usize| -> Vec<(usize, usize)> {
-        let q = &syms[i];
-        let m = q.len();
-        if !fits(q) {
-            // Too long for one machine word: compared with every other
-            // string (slugs are at most 64 characters, so this is rare).
-            return (0..chars.len())
-                .filter(|&j| j != i && (fits(&syms[j]) || j > i))
-                .filter(|&j| similar(&chars[i], &chars[j]))
-                .map(|j| (i.min(j), i.max(j)))
+    let probe =
+        |(masks, stack, near): &mut Scratch, i: usize, backwards: bool| -> Vec<(usize, usize)> {
+            let q = &syms[i];
+            let m = q.len();
+            if !fits(q) {
+                if backwards {
+                    return Vec::new();
+                }
+                // Too long for one machine word: compared with every other
+                // string (slugs are at most 64 characters, so this is rare).
+                return (0..chars.len())
+                    .filter(|&j| j != i && (fits(&syms[j]) || j > i))
+                    .filter(|&j| similar(&chars[i], &chars[j]))
+                    .map(|j| (i.min(j), i.max(j)))
+                    .collect();
+            }
+            // Partner lengths l with 2·min(m, l)/(m + l) ≥ r; the small slack
+            // keeps float rounding from losing a boundary case.
+            let min_len = ((ratio * m as f64) / (2.0 - ratio) - 1e-9).ceil().max(0.0) as i32;
+            let max_len = ((2.0 - ratio) * m as f64 / ratio + 1e-9).floor() as i32;
+            let tau: Vec<i32> = (0..=max_len.max(0) as usize)
+                .map(|l| ((1.0 - ratio) * (m + l) as f64 + 1e-9).floor() as i32)
                 .collect();
-        }
-        // Partner lengths l with 2·min(m, l)/(m + l) ≥ r; the small slack
-        // keeps float rounding from losing a boundary case.
-        let min_len = ((ratio * m as f64) / (2.0 - ratio) - 1e-9).ceil().max(0.0) as i32;
-        let max_len = ((2.0 - ratio) * m as f64 / ratio + 1e-9).floor() as i32;
-        let tau: Vec<i32> = (0..=max_len.max(0) as usize)
-            .map(|l| ((1.0 - ratio) * (m + l) as f64 + 1e-9).floor() as i32)
-            .collect();
-        let tau_max = tau[max_len.max(0) as usize];
-        near.clear();
-        for (backwards, trie) in [(false, &forward), (true, &backward)] {
+            let tau_max = tau[max_len.max(0) as usize];
+            near.clear();
+            let trie = if backwards { &backward } else { &forward };
             let k1 = if backwards {
                 tau_max - tau_max / 2 - 1
             } else {
                 tau_max / 2
             };
             if k1 < 0 {
-                continue;
+                return Vec::new();
             }
             for (k, &c) in q.iter().enumerate() {
                 masks[c as usize] |= 1 << if backwards { m - 1 - k } else { k };
@@ -548,20 +552,29 @@ fn similar_pairs(chars: &[Vec<char>], ratio: f64) -> Vec<(usize, usize)> {
             for &c in q {
                 masks[c as usize] = 0;
             }
-        }
-        near.sort_unstable();
-        near.dedup();
-        near.iter()
-            .map(|&j| j as usize)
-            .filter(|&j| similar(&chars[i], &chars[j]))
-            .map(|j| (i, j))
-            .collect()
-    };
+            near.iter()
+                .map(|&j| j as usize)
+                .filter(|&j| similar(&chars[i], &chars[j]))
+                .map(|j| (i, j))
+                .collect()
+        };
+    // Forward walks in the order of the strings, backward walks in the
+    // order of the reversed strings: consecutive queries then walk nearby
+    // parts of their trie.
+    let mut by_end: Vec<usize> = (0..chars.len()).collect();
+    by_end.sort_unstable_by(|&a, &b| reversed[a].cmp(&reversed[b]));
+    let init = || (vec![0u64; 256], Vec::new(), Vec::new());
     let mut pairs: Vec<(usize, usize)> = (0..chars.len())
         .into_par_iter()
-        .map_init(|| (vec![0u64; 256], Vec::new(), Vec::new()), probe)
+        .map_init(init, |s, i| probe(s, i, false))
         .flatten_iter()
         .collect();
+    pairs.par_extend(
+        by_end
+            .par_iter()
+            .map_init(init, |s, &i| probe(s, i, true))
+            .flatten_iter(),
+    );
     pairs.sort_unstable();
     pairs.dedup();
     pairs
