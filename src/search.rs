@@ -327,6 +327,23 @@ struct DocMeta {
     len: u32,
 }
 
+impl DocMeta {
+    /// A placeholder, overwritten as its block is decoded.
+    const EMPTY: DocMeta = DocMeta {
+        end: 0,
+        kind: Kind::ALL[0],
+        replaced: false,
+        stat: Stat {
+            size: 0,
+            mtime: 0,
+            ctime: 0,
+            ino: 0,
+        },
+        hash: 0,
+        len: 0,
+    };
+}
+
 #[derive(Debug, Clone, Copy)]
 struct TermMeta {
     end: usize,
@@ -560,14 +577,14 @@ fn decode(bytes: Vec<u8>) -> Option<Loaded> {
 
 /// The documents of one stored block, their paths one after the other
 /// (`DocMeta::end` counts from the block's first path).
-struct DocBlock {
-    docs: Vec<DocMeta>,
-    paths: String,
+struct DocBlock<'d> {
+    docs: &'d [DocMeta],
+    paths: &'d str,
 }
 
-impl DocBlock {
+impl DocBlock<'_> {
     fn path(&self, i: usize) -> &str {
-        nth_path(&self.paths, &self.docs, i)
+        nth_path(self.paths, self.docs, i)
     }
 }
 
@@ -579,10 +596,10 @@ fn nth_path<'p>(paths: &'p str, docs: &[DocMeta], i: usize) -> &'p str {
 
 /// A check of the files of a block of documents of an index scanned at the
 /// given time, run on each block as it is decoded; see [`decode_head`].
-type Check<'c> = &'c (dyn Fn(&DocBlock, i64) -> bool + Sync);
+type Check<'c> = &'c (dyn Fn(&DocBlock<'_>, i64) -> bool + Sync);
 
 /// Checks nothing.
-fn no_check(_: &DocBlock, _: i64) -> bool {
+fn no_check(_: &DocBlock<'_>, _: i64) -> bool {
     true
 }
 
@@ -608,36 +625,36 @@ fn decode_head(head: &[u8], blob: Blob, check: Check) -> Option<(Loaded, bool)> 
         left -= left.min(DOC_BLOCK);
     }
     let failed = std::sync::atomic::AtomicBool::new(false);
-    let (blocks, terms) = rayon::join(
+    // Each block is decoded straight into its place in the one table of
+    // documents: no table per block to copy from (fresh memory is dear on
+    // a short run).
+    let mut docs: Vec<DocMeta> = vec![DocMeta::EMPTY; n];
+    let (paths, terms) = rayon::join(
         || {
-            blocks
-                .par_iter()
-                .map(|(range, count)| {
-                    let block = decode_block(&head[range.clone()], *count)?;
+            docs.par_chunks_mut(DOC_BLOCK)
+                .zip(blocks.par_iter())
+                .map(|(slots, (range, count))| {
+                    if slots.len() != *count {
+                        return None;
+                    }
+                    let paths = decode_block(&head[range.clone()], slots)?;
+                    let block = DocBlock {
+                        docs: slots,
+                        paths: &paths,
+                    };
                     use std::sync::atomic::Ordering::Relaxed;
                     if !failed.load(Relaxed) && !check(&block, scanned_at) {
                         failed.store(true, Relaxed);
                     }
-                    Some(block)
+                    Some(paths)
                 })
-                .collect::<Option<Vec<DocBlock>>>()
+                .collect::<Option<Vec<String>>>()
         },
         || decode_terms(&head[r.pos..]),
     );
-    let (blocks, (terms, term_text)) = (blocks?, terms?);
-    // Sorted across blocks too.
-    let sorted = blocks
-        .windows(2)
-        .all(|w| w[0].path(w[0].docs.len() - 1) < w[1].path(0));
-    if !sorted {
+    let (paths, (terms, term_text)) = (paths?, terms?);
+    if paths.len() != n.div_ceil(DOC_BLOCK) {
         return None;
-    }
-    // The paths stay where their blocks were decoded.
-    let mut docs: Vec<DocMeta> = Vec::with_capacity(n);
-    let mut paths: Vec<String> = Vec::with_capacity(blocks.len());
-    for block in blocks {
-        docs.extend_from_slice(&block.docs);
-        paths.push(block.paths);
     }
     let loaded = Loaded {
         scanned_at,
@@ -648,18 +665,24 @@ fn decode_head(head: &[u8], blob: Blob, check: Check) -> Option<(Loaded, bool)> 
         term_text,
         blob,
     };
+    // Sorted across blocks too.
+    let sorted = (DOC_BLOCK..n)
+        .step_by(DOC_BLOCK)
+        .all(|first| loaded.path(first - 1) < loaded.path(first));
+    if !sorted {
+        return None;
+    }
     Some((loaded, !failed.into_inner()))
 }
 
-/// Decodes a block of `count` documents (front-coded from an empty path,
-/// stat data delta-coded from zero).
-fn decode_block(bytes: &[u8], count: usize) -> Option<DocBlock> {
+/// Decodes a block of `docs.len()` documents (front-coded from an empty
+/// path, stat data delta-coded from zero) into `docs`; returns their paths.
+fn decode_block(bytes: &[u8], docs: &mut [DocMeta]) -> Option<String> {
     let mut r = Reader { buf: bytes, pos: 0 };
-    let mut docs: Vec<DocMeta> = Vec::with_capacity(count);
-    let mut paths = String::with_capacity(bytes.len() + count * 24);
+    let mut paths = String::with_capacity(bytes.len() + docs.len() * 24);
     let mut prev_start = 0;
     let mut prev = Stat::default();
-    for _ in 0..count {
+    for slot in docs.iter_mut() {
         let shared = r.usize()?;
         let last = &paths[prev_start..];
         if shared > last.len() || !last.is_char_boundary(shared) {
@@ -680,17 +703,17 @@ fn decode_block(bytes: &[u8], count: usize) -> Option<DocBlock> {
             ino: (prev.ino as i64).wrapping_add(r.int()?) as u64,
         };
         prev = stat;
-        docs.push(DocMeta {
+        *slot = DocMeta {
             end: paths.len(),
             kind,
             replaced: byte & 0x10 != 0,
             stat,
             hash: r.fixed64()?,
             len: u32::try_from(r.uint()?).ok()?,
-        });
+        };
         prev_start = start;
     }
-    (r.pos == bytes.len()).then_some(DocBlock { docs, paths })
+    (r.pos == bytes.len()).then_some(paths)
 }
 
 /// Decodes the term dictionary and the postings length that end a head.
