@@ -624,6 +624,12 @@ fn decode_head(head: &[u8], blob: Blob, check: Check) -> Option<(Loaded, bool)> 
         blocks.push((start..r.pos, left.min(DOC_BLOCK)));
         left -= left.min(DOC_BLOCK);
     }
+    // Each document takes at least 16 bytes (its hash alone takes 8): a
+    // crafted count cannot make the table below outgrow the file.
+    let block_bytes: usize = blocks.iter().map(|(range, _)| range.len()).sum();
+    if n > block_bytes / 16 {
+        return None;
+    }
     let failed = std::sync::atomic::AtomicBool::new(false);
     // Each block is decoded straight into its place in the one table of
     // documents: no table per block to copy from (fresh memory is dear on
