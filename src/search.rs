@@ -615,19 +615,17 @@ fn decode_head(head: &[u8], blob: Blob, check: Check) -> Option<(Loaded, bool)> 
         _ => return None,
     };
     let n = r.count()?;
-    let mut blocks: Vec<(Range<usize>, usize)> = Vec::with_capacity(n.div_ceil(DOC_BLOCK));
-    let mut left = n;
-    while left > 0 {
+    // Block k holds documents k·DOC_BLOCK.., as `docs.chunks(DOC_BLOCK)`.
+    let mut blocks: Vec<Range<usize>> = Vec::with_capacity(n.div_ceil(DOC_BLOCK));
+    for _ in 0..n.div_ceil(DOC_BLOCK) {
         let len = usize::try_from(r.fixed64()?).ok()?;
         let start = r.pos;
         r.bytes(len)?;
-        blocks.push((start..r.pos, left.min(DOC_BLOCK)));
-        left -= left.min(DOC_BLOCK);
+        blocks.push(start..r.pos);
     }
-    // Each document takes at least 16 bytes (its hash alone takes 8): a
-    // crafted count cannot make the table below outgrow the file.
-    let block_bytes: usize = blocks.iter().map(|(range, _)| range.len()).sum();
-    if n > block_bytes / 16 {
+    // A crafted count cannot make the table below outgrow the file.
+    let block_bytes: usize = blocks.iter().map(Range::len).sum();
+    if n > block_bytes / MIN_DOC_BYTES {
         return None;
     }
     let failed = std::sync::atomic::AtomicBool::new(false);
@@ -639,10 +637,7 @@ fn decode_head(head: &[u8], blob: Blob, check: Check) -> Option<(Loaded, bool)> 
         || {
             docs.par_chunks_mut(DOC_BLOCK)
                 .zip(blocks.par_iter())
-                .map(|(slots, (range, count))| {
-                    if slots.len() != *count {
-                        return None;
-                    }
+                .map(|(slots, range)| {
                     let paths = decode_block(&head[range.clone()], slots)?;
                     let block = DocBlock {
                         docs: slots,
@@ -680,6 +675,11 @@ fn decode_head(head: &[u8], blob: Blob, check: Check) -> Option<(Loaded, bool)> 
     }
     Some((loaded, !failed.into_inner()))
 }
+
+/// The fewest bytes a stored document takes: a byte each for the shared
+/// prefix length, the rest of the path (its length, at least), the kind,
+/// the size, the three stat deltas and the length, and eight for the hash.
+const MIN_DOC_BYTES: usize = 16;
 
 /// Decodes a block of `docs.len()` documents (front-coded from an empty
 /// path, stat data delta-coded from zero) into `docs`; returns their paths.
@@ -1731,5 +1731,24 @@ mod tests {
         let mut swapped = docs.clone();
         swapped.swap(DOC_BLOCK - 1, DOC_BLOCK);
         assert!(decode(encode(5, None, &swapped, &terms)).is_none());
+    }
+
+    #[test]
+    fn the_smallest_documents_pass_the_count_guard() {
+        // Paths that mostly differ from the last in their last byte, and
+        // nothing else stored: about the fewest bytes real documents take.
+        let docs: Vec<Doc> = (0..DOC_BLOCK + 5)
+            .map(|i| Doc {
+                path: format!("{i:04}"),
+                kind: Kind::Decision,
+                replaced: false,
+                stat: Stat::default(),
+                hash: 0,
+                len: 0,
+            })
+            .collect();
+        let loaded = decode(encode(0, None, &docs, &[])).expect("decodes");
+        assert_eq!(loaded.docs.len(), docs.len());
+        assert_eq!(loaded.path(DOC_BLOCK + 4), format!("{:04}", DOC_BLOCK + 4));
     }
 }
