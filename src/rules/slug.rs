@@ -371,10 +371,23 @@ struct Query<'a> {
     max_len: i32,
     /// `tau[l]`: the largest indel distance to a partner of length `l`.
     tau: &'a [i32],
-    /// While the trie path is at most `half − k1` long, it must be within
-    /// `k1` insertions and deletions of a prefix of `query[..half]`.
+    /// The length of the query's first part (in the trie's reading
+    /// direction): while the trie path is at most `half − k1` long, it must
+    /// be within `k1` insertions and deletions of a prefix of
+    /// `query[..half]`, and a string is reported only past a path within
+    /// `k1` of the whole part (the part is anchored).
     half: i32,
     k1: i32,
+}
+
+/// Where a walk starts.
+#[derive(Clone, Copy)]
+enum Start<'s> {
+    /// At the root.
+    Root,
+    /// At these nodes, where [`frontier`] found the query's first part
+    /// anchored (walks of queries with the same first part share it).
+    Seeds(&'s [u32]),
 }
 
 /// Pushes onto `out` the ids of trie strings within `q.tau` insertions and
@@ -382,96 +395,162 @@ struct Query<'a> {
 /// condition, and possibly others. A depth-first walk carrying Hyyrö's
 /// bit-parallel LCS vector, cut once [`indel_lower_bound`] exceeds what the
 /// subtree allows.
-fn search(trie: &Trie, q: &Query, stack: &mut Vec<(u32, u64, bool)>, out: &mut Vec<u32>) {
+fn search(
+    trie: &Trie,
+    q: &Query,
+    start: Start,
+    stack: &mut Vec<(u32, u64, bool)>,
+    out: &mut Vec<u32>,
+) {
     // The walk counts bits at every step; baseline x86-64 has no POPCNT
     // instruction, so the walk is also compiled with it, for CPUs that
     // have it (all but the oldest).
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("popcnt") {
         // SAFETY: the CPU supports POPCNT, checked just above.
-        return unsafe { search_popcnt(trie, q, stack, out) };
+        return unsafe { search_popcnt::<false>(trie, q, start, stack, out) };
     }
-    search_walk(trie, q, stack, out);
+    search_walk::<false>(trie, q, start, stack, out);
+}
+
+/// Pushes onto `out` the nodes where a walk for the first part of a query
+/// (`q` describes that part alone, with the smallest id and the widest
+/// length range of the queries that share it) first finds the part
+/// within `q.k1` insertions and deletions of the path: from them
+/// [`search`] goes on for each query, and every string it finds from the
+/// root passing the first-half condition lies under one of them.
+fn frontier(trie: &Trie, q: &Query, stack: &mut Vec<(u32, u64, bool)>, out: &mut Vec<u32>) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") {
+        // SAFETY: the CPU supports POPCNT, checked just above.
+        return unsafe { search_popcnt::<true>(trie, q, Start::Root, stack, out) };
+    }
+    search_walk::<true>(trie, q, Start::Root, stack, out);
 }
 
 /// [`search_walk`] compiled with the POPCNT instruction.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt")]
-unsafe fn search_popcnt(
+unsafe fn search_popcnt<const FRONTIER: bool>(
     trie: &Trie,
     q: &Query,
+    start: Start,
     stack: &mut Vec<(u32, u64, bool)>,
     out: &mut Vec<u32>,
 ) {
-    search_walk(trie, q, stack, out);
+    search_walk::<FRONTIER>(trie, q, start, stack, out);
 }
 
 #[inline(always)]
-fn search_walk(trie: &Trie, q: &Query, stack: &mut Vec<(u32, u64, bool)>, out: &mut Vec<u32>) {
+fn search_walk<const FRONTIER: bool>(
+    trie: &Trie,
+    q: &Query,
+    start: Start,
+    stack: &mut Vec<(u32, u64, bool)>,
+    out: &mut Vec<u32>,
+) {
     let m = q.m;
     let high = if m == 64 { 0 } else { !0u64 << m };
-    let first_half = q.half - q.k1;
     stack.clear();
-    // The first half is anchored once some prefix of the path is within
-    // `k1` of it; until then, no path prefix has been.
-    stack.push((0, !0u64, q.half <= q.k1));
-    while let Some((n, v0, anchored0)) = stack.pop() {
-        let parent = &trie.nodes[n as usize];
-        'children: for c in parent.children..parent.children + parent.child_count {
-            let child = &trie.nodes[c as usize];
-            let lo = (child.min_len as i32).max(q.min_len);
-            let hi = (child.max_len as i32).min(q.max_len);
-            if child.max_id <= q.id || lo > hi {
-                continue;
-            }
-            let tau = q.tau[hi as usize];
-            let mut v = v0;
-            let mut anchored = anchored0;
-            let mut p = child.depth as i32 - child.label_len as i32;
-            let label_len = child.label_len as usize;
-            for k in 0..label_len {
-                let sym = match child.head.get(k) {
-                    Some(&s) => s,
-                    None => trie.syms[child.label as usize + k],
-                };
-                let u = v & q.masks[sym as usize];
-                v = (v.wrapping_add(u) | v.wrapping_sub(u)) | high;
-                p += 1;
-                // D(q[..half], path) = p − half + 2·ones(v, half); only a
-                // path within `k1` of the half in length can be within `k1`.
-                if !anchored && (p - q.half).abs() <= q.k1 {
-                    anchored = p - q.half + 2 * ones(v, q.half) <= q.k1;
+    match start {
+        // The first half is anchored once some prefix of the path is
+        // within `k1` of it; until then, no path prefix has been.
+        Start::Root => stack.push((0, !0u64, q.half <= q.k1)),
+        Start::Seeds(seeds) => {
+            for &c in seeds {
+                let child = &trie.nodes[c as usize];
+                let from = child.depth as usize - child.label_len as usize;
+                let at = child.label as usize - from;
+                let mut v = !0u64;
+                for &sym in &trie.syms[at..at + from] {
+                    let u = v & q.masks[sym as usize];
+                    v = (v.wrapping_add(u) | v.wrapping_sub(u)) | high;
                 }
-                // The bound costs several times the step: along a label
-                // it is checked every fourth symbol and at the label's end
-                // (the walk goes a few symbols past a dead end at most, and
-                // every candidate is checked exactly anyway).
-                if (k + 1) % BOUND_EVERY != 0 && k + 1 != label_len {
-                    continue;
-                }
-                // Unanchored, the path must still be able to anchor: every
-                // longer path is at least min_i D(q[..i], path) from the
-                // half, i ≤ half. Past the first half, it must also be
-                // within reach of the whole query.
-                let keep = (anchored
-                    || p <= q.k1
-                    || p + walk_min(v, (p - q.k1).min(q.half), (p + q.k1).min(q.half)) <= q.k1)
-                    && (p <= first_half || indel_lower_bound(v, m, p, lo - m, hi - m) <= tau);
-                if !keep {
-                    continue 'children;
-                }
-            }
-            if anchored && child.end_count > 0 && (q.min_len..=q.max_len).contains(&p) {
-                let lcs = m - (v & !high).count_ones() as i32;
-                if m + p - 2 * lcs <= q.tau[p as usize] {
-                    let ends = child.ends as usize..(child.ends + child.end_count) as usize;
-                    out.extend(trie.ids[ends].iter().filter(|&&id| id > q.id));
-                }
-            }
-            if child.child_count > 0 {
-                stack.push((c, v, anchored));
+                visit::<FRONTIER>(trie, q, c, v, false, high, stack, out);
             }
         }
+    }
+    while let Some((n, v0, anchored0)) = stack.pop() {
+        let parent = &trie.nodes[n as usize];
+        for c in parent.children..parent.children + parent.child_count {
+            visit::<FRONTIER>(trie, q, c, v0, anchored0, high, stack, out);
+        }
+    }
+}
+
+/// One step of [`search_walk`]: along the label of node `c` from the
+/// vector `v0` of its parent's path.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn visit<const FRONTIER: bool>(
+    trie: &Trie,
+    q: &Query,
+    c: u32,
+    v0: u64,
+    anchored0: bool,
+    high: u64,
+    stack: &mut Vec<(u32, u64, bool)>,
+    out: &mut Vec<u32>,
+) {
+    let m = q.m;
+    let first_half = q.half - q.k1;
+    let child = &trie.nodes[c as usize];
+    let lo = (child.min_len as i32).max(q.min_len);
+    let hi = (child.max_len as i32).min(q.max_len);
+    if child.max_id <= q.id || lo > hi {
+        return;
+    }
+    let tau = if FRONTIER { 0 } else { q.tau[hi as usize] };
+    let mut v = v0;
+    let mut anchored = anchored0;
+    let mut p = child.depth as i32 - child.label_len as i32;
+    let label_len = child.label_len as usize;
+    for k in 0..label_len {
+        let sym = match child.head.get(k) {
+            Some(&s) => s,
+            None => trie.syms[child.label as usize + k],
+        };
+        let u = v & q.masks[sym as usize];
+        v = (v.wrapping_add(u) | v.wrapping_sub(u)) | high;
+        p += 1;
+
+        // D(q[..half], path) = p − half + 2·ones(v, half); only a
+        // path within `k1` of the half in length can be within `k1`.
+        if !anchored && (p - q.half).abs() <= q.k1 {
+            anchored = p - q.half + 2 * ones(v, q.half) <= q.k1;
+            if FRONTIER && anchored {
+                out.push(c);
+                return;
+            }
+        }
+        // The bound costs several times the step: along a label
+        // it is checked every fourth symbol and at the label's end
+        // (the walk goes a few symbols past a dead end at most, and
+        // every candidate is checked exactly anyway).
+        if (k + 1) % BOUND_EVERY != 0 && k + 1 != label_len {
+            continue;
+        }
+        // Unanchored, the path must still be able to anchor: every
+        // longer path is at least min_i D(q[..i], path) from the
+        // half, i ≤ half. Past the first half, it must also be
+        // within reach of the whole query.
+        let keep = (anchored
+            || p <= q.k1
+            || p + walk_min(v, (p - q.k1).min(q.half), (p + q.k1).min(q.half)) <= q.k1)
+            && (FRONTIER || p <= first_half || indel_lower_bound(v, m, p, lo - m, hi - m) <= tau);
+        if !keep {
+            return;
+        }
+    }
+    if !FRONTIER && anchored && child.end_count > 0 && (q.min_len..=q.max_len).contains(&p) {
+        let lcs = m - (v & !high).count_ones() as i32;
+        if m + p - 2 * lcs <= q.tau[p as usize] {
+            let ends = child.ends as usize..(child.ends + child.end_count) as usize;
+            out.extend(trie.ids[ends].iter().filter(|&&id| id > q.id));
+        }
+    }
+    if child.child_count > 0 {
+        stack.push((c, v, anchored));
     }
 }
 
@@ -490,6 +569,8 @@ fn fits(s: &[u8]) -> bool {
 struct Symbols {
     buf: Vec<u8>,
     at: Vec<u32>,
+    /// The symbol of `-`, when some string has one.
+    hyphen: Option<u8>,
 }
 
 impl Symbols {
@@ -538,7 +619,8 @@ impl Symbols {
             }
             at.push(buf.len() as u32);
         }
-        Symbols { buf, at }
+        let hyphen = ascii[usize::from(b'-')].then_some(rank[usize::from(b'-')]);
+        Symbols { buf, at, hyphen }
     }
 
     fn len(&self) -> usize {
@@ -558,6 +640,7 @@ impl Symbols {
         Symbols {
             buf,
             at: self.at.clone(),
+            hyphen: self.hyphen,
         }
     }
 
@@ -591,12 +674,15 @@ impl Symbols {
 /// τ = ⌊(1 − r)(m + l)⌋ insertions and deletions apart. Each string is
 /// looked up in a trie of all of them, and in a trie of all of them
 /// reversed, cutting branches by a bound on that distance. Split the query
-/// in halves: an alignment within τ spends at most ⌊τ/2⌋ on the first half
-/// or else at most τ − ⌊τ/2⌋ − 1 on the second, so the forward walk may
-/// demand the one of the first half and the backward walk the other of the
-/// second, which keeps both walks near the query. Exact: the survivors are
-/// checked with difflib's ratio itself. Sorted strings are the fast case:
-/// the forward walk then skips every subtree of smaller ids at once.
+/// in two parts: an alignment within τ spends at most ⌊τ/2⌋ on the first
+/// part or else at most τ − ⌊τ/2⌋ − 1 on the second, so the forward walk
+/// may demand the one of the first part and the backward walk the other of
+/// the second, which keeps both walks near the query. The split is at the
+/// hyphen nearest the middle: slugs made of the same words then share
+/// parts, and the walk that finds where a part anchors is shared by every
+/// query with that part. Exact: the survivors are checked with difflib's
+/// ratio itself. Sorted strings are the fast case: the forward walk then
+/// skips every subtree of smaller ids at once.
 fn similar_pairs(strings: &[&str], ratio: f64) -> Vec<(usize, usize)> {
     use rayon::prelude::*;
     let syms = Symbols::of(strings);
@@ -607,13 +693,56 @@ fn similar_pairs(strings: &[&str], ratio: f64) -> Vec<(usize, usize)> {
     let by_end = reversed.sorted_ids();
     let backward = Trie::new(&reversed.trie_input(&by_end));
     let similar = |i: usize, j: usize| str_ratio(strings[i], strings[j]) >= ratio;
+    // Partner lengths l with 2·min(m, l)/(m + l) ≥ r; the small slack
+    // keeps float rounding from losing a boundary case.
+    let lengths = |m: usize| {
+        let min_len = ((ratio * m as f64) / (2.0 - ratio) - 1e-9).ceil().max(0.0) as i32;
+        let max_len = ((2.0 - ratio) * m as f64 / ratio + 1e-9).floor() as i32;
+        (min_len, max_len)
+    };
+    let tau = move |m: usize, l: usize| ((1.0 - ratio) * (m + l) as f64 + 1e-9).floor() as i32;
+    // The split of a query into a first part the forward walk anchors and
+    // the rest, which the backward walk anchors: at the hyphen nearest the
+    // middle, so that slugs sharing words share parts (and the frontier
+    // of each part is walked once), else the middle. Any split is exact.
+    let split = |i: usize| -> usize {
+        let q = syms.get(i);
+        let m = q.len();
+        let Some(h) = syms.hyphen else { return m / 2 };
+        q.iter()
+            .enumerate()
+            .filter(|(_, c)| **c == h)
+            .map(|(k, _)| k)
+            .min_by_key(|&k| (2 * k).abs_diff(m))
+            .unwrap_or(m / 2)
+    };
+    // (half, k1) of query `i` in a direction.
+    let part = |i: usize, backwards: bool| -> (usize, i32) {
+        let m = syms.get(i).len();
+        let (_, max_len) = lengths(m);
+        let tau_max = tau(m, max_len.max(0) as usize);
+        let s = split(i);
+        if backwards {
+            (m - s, tau_max - tau_max / 2 - 1)
+        } else {
+            (s, tau_max / 2)
+        }
+    };
     struct Scratch {
         masks: Vec<u64>,
         stack: Vec<(u32, u64, bool)>,
         near: Vec<u32>,
         tau: Vec<i32>,
+        seeds: Vec<u32>,
     }
-    let probe = |s: &mut Scratch, i: usize, backwards: bool| -> Vec<(usize, usize)> {
+    // Looks up query `i` with its first part `(half, k1)`, starting where
+    // `start` says.
+    let probe = |s: &mut Scratch,
+                 i: usize,
+                 backwards: bool,
+                 (half, k1): (usize, i32),
+                 start: Start|
+     -> Vec<(usize, usize)> {
         let q = syms.get(i);
         let m = q.len();
         if !fits(q) {
@@ -628,23 +757,12 @@ fn similar_pairs(strings: &[&str], ratio: f64) -> Vec<(usize, usize)> {
                 .map(|j| (i.min(j), i.max(j)))
                 .collect();
         }
-        // Partner lengths l with 2·min(m, l)/(m + l) ≥ r; the small slack
-        // keeps float rounding from losing a boundary case.
-        let min_len = ((ratio * m as f64) / (2.0 - ratio) - 1e-9).ceil().max(0.0) as i32;
-        let max_len = ((2.0 - ratio) * m as f64 / ratio + 1e-9).floor() as i32;
+        let (min_len, max_len) = lengths(m);
         s.tau.clear();
-        s.tau.extend(
-            (0..=max_len.max(0) as usize)
-                .map(|l| ((1.0 - ratio) * (m + l) as f64 + 1e-9).floor() as i32),
-        );
-        let tau_max = s.tau[max_len.max(0) as usize];
+        s.tau
+            .extend((0..=max_len.max(0) as usize).map(|l| tau(m, l)));
         s.near.clear();
         let trie = if backwards { &backward } else { &forward };
-        let k1 = if backwards {
-            tau_max - tau_max / 2 - 1
-        } else {
-            tau_max / 2
-        };
         if k1 < 0 {
             return Vec::new();
         }
@@ -658,10 +776,10 @@ fn similar_pairs(strings: &[&str], ratio: f64) -> Vec<(usize, usize)> {
             min_len,
             max_len,
             tau: &s.tau,
-            half: if backwards { m - m / 2 } else { m / 2 } as i32,
+            half: half as i32,
             k1,
         };
-        search(trie, &query, &mut s.stack, &mut s.near);
+        search(trie, &query, start, &mut s.stack, &mut s.near);
         for &c in q {
             s.masks[usize::from(c)] = 0;
         }
@@ -677,18 +795,98 @@ fn similar_pairs(strings: &[&str], ratio: f64) -> Vec<(usize, usize)> {
         stack: Vec::new(),
         near: Vec::new(),
         tau: Vec::new(),
+        seeds: Vec::new(),
     };
-    let mut pairs: Vec<(usize, usize)> = (0..strings.len())
-        .into_par_iter()
-        .map_init(init, |s, i| probe(s, i, false))
-        .flatten_iter()
-        .collect();
-    pairs.par_extend(
-        by_end
+    // The walks of one direction. Queries with the same first part (and
+    // budget) share its frontier, walked once; groups go in the order of
+    // their strings in that direction, so that consecutive walks visit
+    // nearby parts of the trie.
+    let walks = |backwards: bool| -> Vec<(usize, usize)> {
+        let (trie, dir) = if backwards {
+            (&backward, &reversed)
+        } else {
+            (&forward, &syms)
+        };
+        let parts: Vec<(usize, i32)> = (0..strings.len()).map(|i| part(i, backwards)).collect();
+        let first = |i: u32| {
+            let (half, k1) = parts[i as usize];
+            (&dir.get(i as usize)[..half], k1)
+        };
+        let mut order: Vec<u32> = if backwards {
+            by_end.clone()
+        } else {
+            (0..strings.len() as u32).collect()
+        };
+        order.sort_by(|&a, &b| first(a).cmp(&first(b)));
+        let mut groups: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut at = 0;
+        while at < order.len() {
+            let key = first(order[at]);
+            let mut end = at + 1;
+            while end < order.len() && first(order[end]) == key {
+                end += 1;
+            }
+            groups.push(at..end);
+            at = end;
+        }
+        groups
             .par_iter()
-            .map_init(init, |s, &i| probe(s, i as usize, true))
-            .flatten_iter(),
-    );
+            .map_init(init, |s, g| {
+                let members = &order[g.clone()];
+                let i0 = members[0] as usize;
+                let (half, k1) = parts[i0];
+                // A part within its budget of the empty path anchors at
+                // the root: then there is no frontier to share.
+                let shared =
+                    members.len() > 1 && fits(syms.get(i0)) && (half as i32) > k1 && k1 >= 0;
+                if !shared {
+                    return members
+                        .iter()
+                        .flat_map(|&i| {
+                            probe(s, i as usize, backwards, parts[i as usize], Start::Root)
+                        })
+                        .collect::<Vec<_>>();
+                }
+                let p = &dir.get(i0)[..half];
+                for (k, &c) in p.iter().enumerate() {
+                    s.masks[usize::from(c)] |= 1 << k;
+                }
+                let (mut lo, mut hi) = (i32::MAX, 0);
+                for &i in members {
+                    let (a, b) = lengths(syms.get(i as usize).len());
+                    lo = lo.min(a);
+                    hi = hi.max(b);
+                }
+                let fq = Query {
+                    id: *members.iter().min().unwrap_or(&0),
+                    m: half as i32,
+                    masks: &s.masks,
+                    min_len: lo,
+                    max_len: hi,
+                    tau: &[],
+                    half: half as i32,
+                    k1,
+                };
+                let mut seeds = std::mem::take(&mut s.seeds);
+                seeds.clear();
+                frontier(trie, &fq, &mut s.stack, &mut seeds);
+                for &c in p {
+                    s.masks[usize::from(c)] = 0;
+                }
+                let out = members
+                    .iter()
+                    .flat_map(|&i| {
+                        probe(s, i as usize, backwards, (half, k1), Start::Seeds(&seeds))
+                    })
+                    .collect::<Vec<_>>();
+                s.seeds = seeds;
+                out
+            })
+            .flatten_iter()
+            .collect()
+    };
+    let mut pairs = walks(false);
+    pairs.extend(walks(true));
     pairs.sort_unstable();
     pairs.dedup();
     pairs
