@@ -289,26 +289,16 @@ const SIMPLE_MAX_NODES: usize = 2_000;
 /// then reads. Where it gives a document, it is the one [`parse_general`]
 /// gives, spans included (tested against it on the corpora).
 fn parse_simple(src: &str, base: usize) -> Option<Document> {
-    let odd_byte = |b: u8| matches!(b, b'\r' | b'\t' | 0x7f) || (b < 0x20 && b != b'\n');
-    if src.bytes().any(odd_byte) {
-        return None;
-    }
-    let odd_char = |c: char| {
-        matches!(
-            c,
-            '\u{80}'..='\u{9f}' | '\u{feff}' | '\u{2028}' | '\u{2029}' | '\u{fffe}' | '\u{ffff}'
-        )
-    };
-    if !src.is_ascii() && src.chars().any(odd_char) {
+    if has_odd_char(src) {
         return None;
     }
     // Lines with their offsets; the text ends with a line break.
     let body = src.strip_suffix('\n')?;
-    let mut lines = Vec::new();
+    let mut lines = Vec::with_capacity(16);
     let mut at = 0;
-    for line in body.split('\n') {
-        lines.push((at, line));
-        at += line.len() + 1;
+    for end in memchr::memchr_iter(b'\n', body.as_bytes()).chain([body.len()]) {
+        lines.push((at, &body[at..end]));
+        at = end + 1;
     }
     let scalar = |start: usize, text: &str| Node {
         span: base + start..base + start + text.len(),
@@ -324,7 +314,8 @@ fn parse_simple(src: &str, base: usize) -> Option<Document> {
     while i < lines.len() {
         let (start, line) = lines[i];
         i += 1;
-        let colon = line.find(':')?;
+        // Keys are short: a plain scan beats the general searcher.
+        let colon = line.bytes().position(|b| b == b':')?;
         let key = &line[..colon];
         let key_ok = key
             .bytes()
@@ -450,22 +441,84 @@ fn parse_simple(src: &str, base: usize) -> Option<Document> {
     })
 }
 
+/// Whether `src` holds a character [`parse_simple`] leaves to the general
+/// parser: a control character other than the line feed (tabs and
+/// carriage returns included), DEL, a C1 control, a byte order mark, a
+/// line or paragraph separator, or a noncharacter U+FFFE/U+FFFF. One pass
+/// over the bytes: in UTF-8 those characters begin with C2, E2 or EF.
+fn has_odd_char(src: &str) -> bool {
+    let b = src.as_bytes();
+    // A pass the compiler vectorizes rules out most chunks: only a control
+    // character, DEL or one of those lead bytes needs a closer look.
+    const CHUNK: usize = 32;
+    for (k, chunk) in b.chunks(CHUNK).enumerate() {
+        let suspect = chunk.iter().fold(false, |any, &x| {
+            any | ((x < 0x20) & (x != b'\n'))
+                | (x == 0x7f)
+                | (x == 0xc2)
+                | (x == 0xe2)
+                | (x == 0xef)
+        });
+        if suspect && odd_char_at(b, k * CHUNK..k * CHUNK + chunk.len()) {
+            return true;
+        }
+    }
+    false
+}
+
+/// [`has_odd_char`] for the characters starting in `range` of `b`.
+fn odd_char_at(b: &[u8], range: std::ops::Range<usize>) -> bool {
+    let mut i = range.start;
+    while i < range.end {
+        match b[i] {
+            b'\n' => {}
+            0..0x20 | 0x7f => return true,
+            // U+0080..U+009F.
+            0xc2 if matches!(b.get(i + 1), Some(0x80..=0x9f)) => return true,
+            // U+2028, U+2029.
+            0xe2 if b.get(i + 1) == Some(&0x80) && matches!(b.get(i + 2), Some(0xa8 | 0xa9)) => {
+                return true
+            }
+            // U+FEFF, U+FFFE, U+FFFF.
+            0xef if matches!(
+                (b.get(i + 1), b.get(i + 2)),
+                (Some(0xbb), Some(0xbf)) | (Some(0xbf), Some(0xbe | 0xbf))
+            ) =>
+            {
+                return true
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
 /// Whether `text` reads as itself as a one-line plain scalar in block
 /// context: not empty, no indicator first, no `: ` or ` #` inside, no `:`
 /// at its end.
 fn plain_in_block(text: &str) -> bool {
     const INDICATORS: &[u8] = b"-?:,[]{}#&*!|>'\"%@`";
-    !text.is_empty()
-        && !INDICATORS.contains(&text.as_bytes()[0])
-        && !text.contains(": ")
-        && !text.contains(" #")
-        && !text.ends_with(':')
+    let b = text.as_bytes();
+    let (Some(first), Some(last)) = (b.first(), b.last()) else {
+        return false;
+    };
+    // Written so that the compiler vectorizes it (no early exit).
+    let pairs = b.iter().zip(&b[1..]);
+    !INDICATORS.contains(first)
+        && *last != b':'
+        && !pairs.fold(false, |any, (&x, &y)| {
+            any | ((x == b':') & (y == b' ')) | ((x == b' ') & (y == b'#'))
+        })
 }
 
 /// [`plain_in_block`] inside a flow sequence, where `,`, brackets, braces
 /// and `:` mean something too.
 fn plain_in_flow(text: &str) -> bool {
-    plain_in_block(text) && !text.contains([',', '[', ']', '{', '}', ':'])
+    plain_in_block(text)
+        && !text.bytes().fold(false, |any, b| {
+            any | (b == b',') | (b == b'[') | (b == b']') | (b == b'{') | (b == b'}') | (b == b':')
+        })
 }
 
 /// The general parser: serde-saphyr's events, built into the tree.
@@ -777,6 +830,29 @@ mod tests {
     /// Random documents near the simple shape (pieces with indicators,
     /// spaces, colons, brackets and multi-byte text): wherever the simple
     /// reader takes one on, the parser agrees.
+    #[test]
+    fn odd_characters_are_found_by_their_bytes() {
+        let odd = |c: char| {
+            (c < ' ' && c != '\n')
+                || matches!(
+                    c,
+                    '\u{7f}'
+                        ..='\u{9f}'
+                            | '\u{feff}'
+                            | '\u{2028}'
+                            | '\u{2029}'
+                            | '\u{fffe}'
+                            | '\u{ffff}'
+                )
+        };
+        let chars = ('\0'..='\u{3100}').chain('\u{fe00}'..='\u{10000}');
+        for c in chars {
+            for text in [format!("a{c}b"), format!("{c}"), format!("\u{e9}{c}")] {
+                assert_eq!(has_odd_char(&text), odd(c), "{:?}", c);
+            }
+        }
+    }
+
     #[test]
     fn the_simple_reader_agrees_on_random_documents() {
         let mut next = crate::testing::below(0x2545_f491_4f6c_dd1d);
