@@ -2375,6 +2375,37 @@ fn decode_delta<'a, T>(
 mod tests {
     use super::*;
 
+    #[test]
+    fn files_are_read_whole_at_every_size_and_refused_past_the_limit() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sizes = [0usize, 1, 4095, 4096, 4097, 65_536, 300_001];
+        for n in sizes {
+            let bytes: Vec<u8> = (0..n).map(|i| (i * 7 % 251) as u8).collect();
+            std::fs::create_dir_all(dir.path().join("d")).expect("mkdir");
+            std::fs::write(dir.path().join(format!("d/f{n}")), &bytes).expect("write");
+        }
+        let mut dirs = Dirs::new(dir.path());
+        for n in sizes {
+            let rel = format!("d/f{n}");
+            match dirs.read(&rel, 1 << 20).expect("read") {
+                Opened::Bytes(stat, got) => {
+                    assert_eq!(stat.size, n as u64);
+                    assert_eq!(got.len(), n, "{rel}");
+                    assert!(got
+                        .iter()
+                        .enumerate()
+                        .all(|(i, b)| *b == (i * 7 % 251) as u8));
+                }
+                Opened::TooLarge(_) => panic!("{rel} refused"),
+            }
+        }
+        assert!(matches!(
+            dirs.read("d/f4097", 4096).expect("read"),
+            Opened::TooLarge(s) if s.size == 4097
+        ));
+        assert!(dirs.read("d/missing", 4096).is_err());
+    }
+
     fn sample() -> Table {
         let loc = |v: &str, line| Located {
             value: v.to_string(),
