@@ -694,13 +694,24 @@ fn similar_pairs(strings: &[&str], ratio: f64) -> Vec<(usize, usize)> {
     let backward = Trie::new(&reversed.trie_input(&by_end));
     let similar = |i: usize, j: usize| str_ratio(strings[i], strings[j]) >= ratio;
     // Partner lengths l with 2·min(m, l)/(m + l) ≥ r; the small slack
-    // keeps float rounding from losing a boundary case.
+    // keeps float rounding from losing a boundary case. The tries hold no
+    // string past 64 symbols (those are compared with every other), so
+    // neither does any walk look for one.
     let lengths = |m: usize| {
         let min_len = ((ratio * m as f64) / (2.0 - ratio) - 1e-9).ceil().max(0.0) as i32;
         let max_len = ((2.0 - ratio) * m as f64 / ratio + 1e-9).floor() as i32;
-        (min_len, max_len)
+        (min_len, max_len.min(64))
     };
     let tau = move |m: usize, l: usize| ((1.0 - ratio) * (m + l) as f64 + 1e-9).floor() as i32;
+    // What depends on a query's length alone, for every length that fits
+    // a machine word: its partner lengths, and `tau[l]` for each.
+    let by_len: Vec<(i32, i32, Vec<i32>)> = (0..=64)
+        .map(|m| {
+            let (min_len, max_len) = lengths(m);
+            let taus = (0..=max_len.max(0) as usize).map(|l| tau(m, l)).collect();
+            (min_len, max_len, taus)
+        })
+        .collect();
     // The split of a query into a first part the forward walk anchors and
     // the rest, which the backward walk anchors: at the hyphen nearest the
     // middle, so that slugs sharing words share parts (and the frontier
@@ -732,7 +743,6 @@ fn similar_pairs(strings: &[&str], ratio: f64) -> Vec<(usize, usize)> {
         masks: Vec<u64>,
         stack: Vec<(u32, u64, bool)>,
         near: Vec<u32>,
-        tau: Vec<i32>,
         seeds: Vec<u32>,
     }
     // Looks up query `i` with its first part `(half, k1)`, starting where
@@ -757,10 +767,7 @@ fn similar_pairs(strings: &[&str], ratio: f64) -> Vec<(usize, usize)> {
                 .map(|j| (i.min(j), i.max(j)))
                 .collect();
         }
-        let (min_len, max_len) = lengths(m);
-        s.tau.clear();
-        s.tau
-            .extend((0..=max_len.max(0) as usize).map(|l| tau(m, l)));
+        let (min_len, max_len, taus) = &by_len[m];
         s.near.clear();
         let trie = if backwards { &backward } else { &forward };
         if k1 < 0 {
@@ -773,9 +780,9 @@ fn similar_pairs(strings: &[&str], ratio: f64) -> Vec<(usize, usize)> {
             id: i as u32,
             m: m as i32,
             masks: &s.masks,
-            min_len,
-            max_len,
-            tau: &s.tau,
+            min_len: *min_len,
+            max_len: *max_len,
+            tau: taus,
             half: half as i32,
             k1,
         };
@@ -794,7 +801,6 @@ fn similar_pairs(strings: &[&str], ratio: f64) -> Vec<(usize, usize)> {
         masks: vec![0u64; 256],
         stack: Vec::new(),
         near: Vec::new(),
-        tau: Vec::new(),
         seeds: Vec::new(),
     };
     // The walks of one direction. Queries with the same first part (and
@@ -1004,6 +1010,14 @@ mod tests {
         assert!((ratio("use-gix", "use-gix-v2") - 0.8235294117647058).abs() < 1e-9);
         assert!((ratio("pin-rayon-index", "pin-rayon-indexes") - 0.9375).abs() < 1e-9);
         assert!((ratio("qabxcd", "abycdf") - 0.6666666666666666).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_smallest_ratio_allowed_needs_no_huge_tables() {
+        // Every partner length up to the longest string that fits is
+        // looked for, not up to what the ratio alone would allow.
+        let clusters = similar_clusters(&["a-b", "c-d", "xyz"], 1e-300);
+        assert_eq!(clusters, vec![vec!["a-b".to_string(), "c-d".to_string()]]);
     }
 
     #[test]
