@@ -372,12 +372,12 @@ struct Query<'a> {
     /// `tau[l]`: the largest indel distance to a partner of length `l`.
     tau: &'a [i32],
     /// The length of the query's first part (in the trie's reading
-    /// direction): while the trie path is at most `half − k1` long, it must
-    /// be within `k1` insertions and deletions of a prefix of
-    /// `query[..half]`, and a string is reported only past a path within
-    /// `k1` of the whole part (the part is anchored).
-    half: i32,
-    k1: i32,
+    /// direction): while the trie path is at most `part − budget` long, it
+    /// must be within `budget` insertions and deletions of a prefix of
+    /// `query[..part]`, and a string is reported only past a path within
+    /// `budget` of the whole part (the part is anchored).
+    part: i32,
+    budget: i32,
 }
 
 /// Where a walk starts.
@@ -391,7 +391,7 @@ enum Start<'s> {
 }
 
 /// Pushes onto `out` the ids of trie strings within `q.tau` insertions and
-/// deletions of the query: every such string that passes the first-half
+/// deletions of the query: every such string that passes the first-part
 /// condition, and possibly others. A depth-first walk carrying Hyyrö's
 /// bit-parallel LCS vector, cut once [`indel_lower_bound`] exceeds what the
 /// subtree allows.
@@ -416,9 +416,9 @@ fn search(
 /// Pushes onto `out` the nodes where a walk for the first part of a query
 /// (`q` describes that part alone, with the smallest id and the widest
 /// length range of the queries that share it) first finds the part
-/// within `q.k1` insertions and deletions of the path: from them
+/// within `q.budget` insertions and deletions of the path: from them
 /// [`search`] goes on for each query, and every string it finds from the
-/// root passing the first-half condition lies under one of them.
+/// root passing the first-part condition lies under one of them.
 fn frontier(trie: &Trie, q: &Query, stack: &mut Vec<(u32, u64, bool)>, out: &mut Vec<u32>) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("popcnt") {
@@ -453,9 +453,9 @@ fn search_walk<const FRONTIER: bool>(
     let high = if m == 64 { 0 } else { !0u64 << m };
     stack.clear();
     match start {
-        // The first half is anchored once some prefix of the path is
-        // within `k1` of it; until then, no path prefix has been.
-        Start::Root => stack.push((0, !0u64, q.half <= q.k1)),
+        // The first part is anchored once some prefix of the path is
+        // within `budget` of it; until then, no path prefix has been.
+        Start::Root => stack.push((0, !0u64, q.part <= q.budget)),
         Start::Seeds(seeds) => {
             for &c in seeds {
                 let child = &trie.nodes[c as usize];
@@ -493,7 +493,7 @@ fn visit<const FRONTIER: bool>(
     out: &mut Vec<u32>,
 ) {
     let m = q.m;
-    let first_half = q.half - q.k1;
+    let earliest_anchor = q.part - q.budget;
     let child = &trie.nodes[c as usize];
     let lo = (child.min_len as i32).max(q.min_len);
     let hi = (child.max_len as i32).min(q.max_len);
@@ -514,10 +514,10 @@ fn visit<const FRONTIER: bool>(
         v = (v.wrapping_add(u) | v.wrapping_sub(u)) | high;
         p += 1;
 
-        // D(q[..half], path) = p − half + 2·ones(v, half); only a
-        // path within `k1` of the half in length can be within `k1`.
-        if !anchored && (p - q.half).abs() <= q.k1 {
-            anchored = p - q.half + 2 * ones(v, q.half) <= q.k1;
+        // D(q[..part], path) = p − part + 2·ones(v, part); only a path
+        // within `budget` of the part in length can be within `budget`.
+        if !anchored && (p - q.part).abs() <= q.budget {
+            anchored = p - q.part + 2 * ones(v, q.part) <= q.budget;
             if FRONTIER && anchored {
                 out.push(c);
                 return;
@@ -532,12 +532,14 @@ fn visit<const FRONTIER: bool>(
         }
         // Unanchored, the path must still be able to anchor: every
         // longer path is at least min_i D(q[..i], path) from the
-        // half, i ≤ half. Past the first half, it must also be
-        // within reach of the whole query.
+        // part, i ≤ part. Past where the part could first be anchored,
+        // it must also be within reach of the whole query.
         let keep = (anchored
-            || p <= q.k1
-            || p + walk_min(v, (p - q.k1).min(q.half), (p + q.k1).min(q.half)) <= q.k1)
-            && (FRONTIER || p <= first_half || indel_lower_bound(v, m, p, lo - m, hi - m) <= tau);
+            || p <= q.budget
+            || p + walk_min(v, (p - q.budget).min(q.part), (p + q.budget).min(q.part)) <= q.budget)
+            && (FRONTIER
+                || p <= earliest_anchor
+                || indel_lower_bound(v, m, p, lo - m, hi - m) <= tau);
         if !keep {
             return;
         }
@@ -727,8 +729,8 @@ fn similar_pairs(strings: &[&str], ratio: f64) -> Vec<(usize, usize)> {
             .min_by_key(|&k| (2 * k).abs_diff(m))
             .unwrap_or(m / 2)
     };
-    // (half, k1) of query `i` in a direction.
-    let part = |i: usize, backwards: bool| -> (usize, i32) {
+    // The length of query `i`'s first part in a direction, and its budget.
+    let first_part = |i: usize, backwards: bool| -> (usize, i32) {
         let m = syms.get(i).len();
         let (_, max_len) = lengths(m);
         let tau_max = tau(m, max_len.max(0) as usize);
@@ -745,12 +747,12 @@ fn similar_pairs(strings: &[&str], ratio: f64) -> Vec<(usize, usize)> {
         near: Vec<u32>,
         seeds: Vec<u32>,
     }
-    // Looks up query `i` with its first part `(half, k1)`, starting where
+    // Looks up query `i` with its first part `(part, budget)`, starting where
     // `start` says.
     let probe = |s: &mut Scratch,
                  i: usize,
                  backwards: bool,
-                 (half, k1): (usize, i32),
+                 (part, budget): (usize, i32),
                  start: Start|
      -> Vec<(usize, usize)> {
         let q = syms.get(i);
@@ -770,7 +772,7 @@ fn similar_pairs(strings: &[&str], ratio: f64) -> Vec<(usize, usize)> {
         let (min_len, max_len, taus) = &by_len[m];
         s.near.clear();
         let trie = if backwards { &backward } else { &forward };
-        if k1 < 0 {
+        if budget < 0 {
             return Vec::new();
         }
         for (k, &c) in q.iter().enumerate() {
@@ -783,8 +785,8 @@ fn similar_pairs(strings: &[&str], ratio: f64) -> Vec<(usize, usize)> {
             min_len: *min_len,
             max_len: *max_len,
             tau: taus,
-            half: half as i32,
-            k1,
+            part: part as i32,
+            budget,
         };
         search(trie, &query, start, &mut s.stack, &mut s.near);
         for &c in q {
@@ -813,23 +815,27 @@ fn similar_pairs(strings: &[&str], ratio: f64) -> Vec<(usize, usize)> {
         } else {
             (&forward, &syms)
         };
-        let parts: Vec<(usize, i32)> = (0..strings.len()).map(|i| part(i, backwards)).collect();
-        let first = |i: u32| {
-            let (half, k1) = parts[i as usize];
-            (&dir.get(i as usize)[..half], k1)
+        let parts: Vec<(usize, i32)> = (0..strings.len())
+            .map(|i| first_part(i, backwards))
+            .collect();
+        // What the queries of a group share: the symbols of the first
+        // part and its budget.
+        let key = |i: u32| {
+            let (part, budget) = parts[i as usize];
+            (&dir.get(i as usize)[..part], budget)
         };
         let mut order: Vec<u32> = if backwards {
             by_end.clone()
         } else {
             (0..strings.len() as u32).collect()
         };
-        order.sort_by(|&a, &b| first(a).cmp(&first(b)));
+        order.sort_by(|&a, &b| key(a).cmp(&key(b)));
         let mut groups: Vec<std::ops::Range<usize>> = Vec::new();
         let mut at = 0;
         while at < order.len() {
-            let key = first(order[at]);
+            let group = key(order[at]);
             let mut end = at + 1;
-            while end < order.len() && first(order[end]) == key {
+            while end < order.len() && key(order[end]) == group {
                 end += 1;
             }
             groups.push(at..end);
@@ -840,11 +846,13 @@ fn similar_pairs(strings: &[&str], ratio: f64) -> Vec<(usize, usize)> {
             .map_init(init, |s, g| {
                 let members = &order[g.clone()];
                 let i0 = members[0] as usize;
-                let (half, k1) = parts[i0];
+                let (part, budget) = parts[i0];
                 // A part within its budget of the empty path anchors at
                 // the root: then there is no frontier to share.
-                let shared =
-                    members.len() > 1 && fits(syms.get(i0)) && (half as i32) > k1 && k1 >= 0;
+                let shared = members.len() > 1
+                    && fits(syms.get(i0))
+                    && (part as i32) > budget
+                    && budget >= 0;
                 if !shared {
                     return members
                         .iter()
@@ -853,8 +861,8 @@ fn similar_pairs(strings: &[&str], ratio: f64) -> Vec<(usize, usize)> {
                         })
                         .collect::<Vec<_>>();
                 }
-                let p = &dir.get(i0)[..half];
-                for (k, &c) in p.iter().enumerate() {
+                let head = &dir.get(i0)[..part];
+                for (k, &c) in head.iter().enumerate() {
                     s.masks[usize::from(c)] |= 1 << k;
                 }
                 let (mut lo, mut hi) = (i32::MAX, 0);
@@ -865,24 +873,30 @@ fn similar_pairs(strings: &[&str], ratio: f64) -> Vec<(usize, usize)> {
                 }
                 let fq = Query {
                     id: *members.iter().min().unwrap_or(&0),
-                    m: half as i32,
+                    m: part as i32,
                     masks: &s.masks,
                     min_len: lo,
                     max_len: hi,
                     tau: &[],
-                    half: half as i32,
-                    k1,
+                    part: part as i32,
+                    budget,
                 };
                 let mut seeds = std::mem::take(&mut s.seeds);
                 seeds.clear();
                 frontier(trie, &fq, &mut s.stack, &mut seeds);
-                for &c in p {
+                for &c in head {
                     s.masks[usize::from(c)] = 0;
                 }
                 let out = members
                     .iter()
                     .flat_map(|&i| {
-                        probe(s, i as usize, backwards, (half, k1), Start::Seeds(&seeds))
+                        probe(
+                            s,
+                            i as usize,
+                            backwards,
+                            (part, budget),
+                            Start::Seeds(&seeds),
+                        )
                     })
                     .collect::<Vec<_>>();
                 s.seeds = seeds;
