@@ -824,23 +824,35 @@ fn similar_pairs(strings: &[&str], ratio: f64) -> Vec<(usize, usize)> {
             let (part, budget) = parts[i as usize];
             (&dir.get(i as usize)[..part], budget)
         };
-        let mut order: Vec<u32> = if backwards {
+        let walk_order: Vec<u32> = if backwards {
             by_end.clone()
         } else {
             (0..strings.len() as u32).collect()
         };
-        order.sort_by(|&a, &b| key(a).cmp(&key(b)));
-        let mut groups: Vec<std::ops::Range<usize>> = Vec::new();
-        let mut at = 0;
-        while at < order.len() {
-            let group = key(order[at]);
-            let mut end = at + 1;
-            while end < order.len() && key(order[end]) == group {
-                end += 1;
-            }
-            groups.push(at..end);
-            at = end;
+        // Groups numbered as they first come in that order (a hash per
+        // string, not a sort of them all), then laid out by a counting
+        // sort, each group's members in that order.
+        let mut numbers: rustc_hash::FxHashMap<(&[u8], i32), u32> = Default::default();
+        numbers.reserve(walk_order.len());
+        let group_of: Vec<u32> = walk_order
+            .iter()
+            .map(|&i| {
+                let next = numbers.len() as u32;
+                *numbers.entry(key(i)).or_insert(next)
+            })
+            .collect();
+        let mut starts = vec![0usize; numbers.len() + 1];
+        group_of.iter().for_each(|&g| starts[g as usize + 1] += 1);
+        for g in 1..starts.len() {
+            starts[g] += starts[g - 1];
         }
+        let mut order = vec![0u32; walk_order.len()];
+        let mut fill = starts.clone();
+        for (&i, &g) in walk_order.iter().zip(&group_of) {
+            order[fill[g as usize]] = i;
+            fill[g as usize] += 1;
+        }
+        let groups: Vec<std::ops::Range<usize>> = starts.windows(2).map(|w| w[0]..w[1]).collect();
         groups
             .par_iter()
             .map_init(init, |s, g| {
