@@ -103,10 +103,12 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
     // The SIMD check answers for valid text; std finds where invalid text
     // goes wrong.
     let valid = simdutf8::basic::from_utf8(bytes).or_else(|_| std::str::from_utf8(bytes));
+    // memchr's SIMD search; std's `contains(char)` goes a word at a time.
+    let nul = memchr::memchr(0, bytes);
     let text = match valid {
-        Ok(t) if !t.contains('\0') => t,
+        Ok(t) if nul.is_none() => t,
         Ok(t) => {
-            let at = t.find('\0').unwrap_or(0);
+            let at = nul.unwrap_or(0);
             sink.emit(
                 "format/encoding",
                 at..at,
@@ -148,9 +150,7 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
     }
     // The first CRLF, found by memchr on `\r` (a substring search is far
     // slower, and almost every file has no `\r` at all).
-    let crlf = text
-        .match_indices('\r')
-        .map(|(i, _)| i)
+    let crlf = memchr::memchr_iter(b'\r', text.as_bytes())
         .find(|&i| text.as_bytes().get(i + 1) == Some(&b'\n'));
     if let Some(i) = crlf {
         let line_start = text[..i].rfind('\n').map_or(0, |p| p + 1);

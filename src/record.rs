@@ -254,25 +254,43 @@ pub fn classify(rel: &str, banned_dirs: &[String]) -> Place {
     if rel == "CONTEXT.md" {
         return Place::Context;
     }
-    let (top, rest) = match rel.split_once('/') {
-        Some(parts) => parts,
-        None => return Place::Outside,
+    // Every file of a workspace comes through here several times: one
+    // pass finds the first, second and last `/`.
+    let (mut first, mut second, mut last) = (None, None, 0);
+    for (i, b) in rel.bytes().enumerate() {
+        if b == b'/' {
+            if first.is_none() {
+                first = Some(i);
+            } else if second.is_none() {
+                second = Some(i);
+            }
+            last = i;
+        }
+    }
+    let Some(first) = first else {
+        return Place::Outside;
     };
+    let (top, rest) = (&rel[..first], &rel[first + 1..]);
     if !RECORD_ROOTS.contains(&top) {
         return Place::Outside;
     }
-    let name = rest.rsplit('/').next().unwrap_or(rest);
+    let name = &rel[last + 1..];
     if is_housekeeping(name) {
         return Place::Outside;
     }
     let is_md = |n: &str| n.ends_with(".md") && n.len() > 3;
-    let kind = match (top, rest.split_once('/')) {
-        ("memory", None) if rest == "summary.md" => Some(Kind::Summary),
-        ("memory", Some(("decisions", n))) if !n.contains('/') && is_md(n) => Some(Kind::Decision),
-        ("memory", Some(("requests", n))) if !n.contains('/') && is_md(n) => Some(Kind::Request),
-        ("memory", Some(("sessions", n))) if !n.contains('/') && is_md(n) => Some(Kind::Session),
-        ("knowledge", None) if is_md(rest) => Some(Kind::Knowledge),
-        ("staging", None) if is_md(rest) => Some(Kind::Staging),
+    // The directory under `top` and the name in it, when the file is
+    // exactly one level deeper.
+    let nested = second
+        .filter(|&s| s == last)
+        .map(|s| (&rel[first + 1..s], name));
+    let kind = match (top, second, nested) {
+        ("memory", None, _) if rest == "summary.md" => Some(Kind::Summary),
+        ("memory", _, Some(("decisions", n))) if is_md(n) => Some(Kind::Decision),
+        ("memory", _, Some(("requests", n))) if is_md(n) => Some(Kind::Request),
+        ("memory", _, Some(("sessions", n))) if is_md(n) => Some(Kind::Session),
+        ("knowledge", None, _) if is_md(rest) => Some(Kind::Knowledge),
+        ("staging", None, _) if is_md(rest) => Some(Kind::Staging),
         _ => None,
     };
     kind.map_or(Place::Unknown, Place::Record)
@@ -512,6 +530,26 @@ mod tests {
         );
         assert_eq!(classify("src/main.rs", &banned), Place::Outside);
         assert_eq!(classify("CONTEXT.md", &banned), Place::Context);
+        let cases = [
+            ("memory/sessions/s.md", Place::Record(Kind::Session)),
+            ("memory/requests/r.md", Place::Record(Kind::Request)),
+            ("staging/a.md", Place::Record(Kind::Staging)),
+            ("staging/x/a.md", Place::Unknown),
+            ("knowledge/sub/k.md", Place::Unknown),
+            ("memory/notes.md", Place::Unknown),
+            ("memory/decisions/.md", Place::Unknown),
+            ("memory/decisions/", Place::Unknown),
+            ("memory/decisions/x/.gitkeep", Place::Outside),
+            ("memory/decisions/x/y/a.md", Place::Unknown),
+            ("memory/sub/summary.md", Place::Unknown),
+            ("knowledge/", Place::Unknown),
+            ("memory", Place::Outside),
+            ("notes/memory/decisions/a.md", Place::Outside),
+            ("sub/CONTEXT.md", Place::Outside),
+        ];
+        for (path, place) in cases {
+            assert_eq!(classify(path, &banned), place, "{path}");
+        }
     }
 
     #[test]
