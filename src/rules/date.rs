@@ -1,6 +1,6 @@
 //! `date/*`: memory outlives the day it was written, so dates are absolute.
 
-use super::{field_problem, ProblemRule, Record, Sink};
+use super::{ProblemRule, Record, Sink};
 use crate::text::prose_ranges;
 use regex::Regex;
 use std::sync::LazyLock;
@@ -82,14 +82,9 @@ pub fn format(r: &Record, out: &mut Sink) {
         if !matches!(field.ty, crate::record::FieldType::Date) {
             continue;
         }
-        let Some(entry) = r.root.get(field.key) else {
-            continue;
-        };
-        if let Some((ProblemRule::DateFormat, span, message)) =
-            field_problem(field.ty, field.key, &entry.value)
-        {
+        if let Some((entry, span, message)) = r.problem(field.key, ProblemRule::DateFormat) {
             let span = super::frontmatter::value_span(entry, span);
-            out.emit("date/format", span, message);
+            out.emit("date/format", span, message.to_string());
         }
     }
 }

@@ -1,6 +1,6 @@
 //! `frontmatter/*`: the shape of the front matter itself.
 
-use super::{field_problem, is_required, ProblemRule, Record, Sink};
+use super::{is_required, ProblemRule, Record, Sink};
 use crate::yaml::{Entry, Style, Value};
 use std::ops::Range;
 
@@ -55,13 +55,12 @@ pub fn required(r: &Record, out: &mut Sink) {
 /// `frontmatter/type`: a value has the wrong type or is outside its enum.
 pub fn type_(r: &Record, out: &mut Sink) {
     for field in r.kind.fields() {
-        let Some(entry) = r.root.get(field.key) else {
-            continue;
-        };
-        if let Some((ProblemRule::Type, span, message)) =
-            field_problem(field.ty, field.key, &entry.value)
-        {
-            out.emit("frontmatter/type", value_span(entry, span), message);
+        if let Some((entry, span, message)) = r.problem(field.key, ProblemRule::Type) {
+            out.emit(
+                "frontmatter/type",
+                value_span(entry, span),
+                message.to_string(),
+            );
         }
     }
 }

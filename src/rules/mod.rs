@@ -413,9 +413,17 @@ pub struct Record<'a> {
     pub config: &'a Config,
     /// The body's session sections, found once for the `session/*` rules.
     pub sections: std::cell::OnceCell<Vec<crate::session::Section>>,
-    /// The state of every defined field present, type-checked once (many
-    /// rules ask for the same fields).
-    pub fields: std::cell::OnceCell<Vec<(&'a str, FieldState<'a>)>>,
+    /// Every defined field present, type-checked once (many rules ask for
+    /// the same fields).
+    pub fields: std::cell::OnceCell<Vec<Field<'a>>>,
+}
+
+/// A defined field present in a record's front matter (the first, when the
+/// key is repeated), and its problem, as [`field_problem`] finds it.
+pub struct Field<'a> {
+    key: &'a str,
+    entry: &'a crate::yaml::Entry,
+    problem: Option<(ProblemRule, Range<usize>, String)>,
 }
 
 impl<'a> Record<'a> {
@@ -445,35 +453,53 @@ impl<'a> Record<'a> {
         self.parts.opener.clone()
     }
 
-    /// The state of field `key` (which must be defined for the kind).
-    pub fn field(&self, key: &str) -> FieldState<'a> {
-        let fields = self.fields.get_or_init(|| {
-            let mut fields: Vec<(&'a str, FieldState<'a>)> = Vec::new();
+    /// The defined fields present, each type-checked.
+    fn fields(&self) -> &[Field<'a>] {
+        self.fields.get_or_init(|| {
+            let mut fields: Vec<Field<'a>> = Vec::new();
             let root: &'a Node = self.root;
             for entry in root.entries().unwrap_or_default() {
                 let Some(key) = entry.key.as_scalar().map(|k| k.text.as_str()) else {
                     continue;
                 };
                 // The first of duplicate keys counts, as in `Node::get`.
-                if fields.iter().any(|(k, _)| *k == key) {
+                if fields.iter().any(|f| f.key == key) {
                     continue;
                 }
                 let Some(def) = self.kind.field(key) else {
                     continue;
                 };
-                let state = if field_problem(def.ty, key, &entry.value).is_some() {
-                    FieldState::Invalid
-                } else {
-                    FieldState::Valid(&entry.value)
-                };
-                fields.push((key, state));
+                fields.push(Field {
+                    key,
+                    entry,
+                    problem: field_problem(def.ty, key, &entry.value),
+                });
             }
             fields
-        });
-        fields
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map_or(FieldState::Missing, |(_, state)| *state)
+        })
+    }
+
+    /// The state of field `key` (which must be defined for the kind).
+    pub fn field(&self, key: &str) -> FieldState<'a> {
+        match self.fields().iter().find(|f| f.key == key) {
+            None => FieldState::Missing,
+            Some(f) if f.problem.is_some() => FieldState::Invalid,
+            Some(f) => FieldState::Valid(&f.entry.value),
+        }
+    }
+
+    /// The entry of field `key` and its problem, when it has one of the
+    /// kind `rule` reports (the field must be defined for the kind).
+    pub fn problem(
+        &self,
+        key: &str,
+        rule: ProblemRule,
+    ) -> Option<(&'a crate::yaml::Entry, Range<usize>, &str)> {
+        let f = self.fields().iter().find(|f| f.key == key)?;
+        match &f.problem {
+            Some((r, span, message)) if *r == rule => Some((f.entry, span.clone(), message)),
+            _ => None,
+        }
     }
 
     /// The valid string value of `key`, with its span.

@@ -1,7 +1,7 @@
 //! `sources/*`: every decision, request and knowledge record says where it
 //! came from.
 
-use super::{field_problem, FieldState, ProblemRule, Record, Sink};
+use super::{FieldState, ProblemRule, Record, Sink};
 use crate::record::{source_problem, Kind};
 use crate::yaml::Value;
 use rustc_hash::FxHashMap as HashMap;
@@ -36,13 +36,11 @@ pub fn missing(r: &Record, out: &mut Sink) {
                 r.kind
             ),
         ),
-        Some(entry) => {
-            let Some(field) = r.kind.field("sources") else {
+        Some(_) => {
+            if r.kind.field("sources").is_none() {
                 return;
-            };
-            if let Some((ProblemRule::SourcesMissing, span, msg)) =
-                field_problem(field.ty, "sources", &entry.value)
-            {
+            }
+            if let Some((entry, span, msg)) = r.problem("sources", ProblemRule::SourcesMissing) {
                 if requires_sources(r.kind) {
                     out.emit(
                         "sources/missing",
