@@ -283,6 +283,7 @@ pub fn fix_record(
                         config,
                         sections: Default::default(),
                         fields: Default::default(),
+                        hint_words: Default::default(),
                     };
                     record_edits(&record, fired)
                 }

@@ -230,6 +230,7 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
         config,
         sections: Default::default(),
         fields: Default::default(),
+        hint_words: Default::default(),
     };
     for rule in REGISTRY {
         if let Check::Record(check) = rule.check {

@@ -23,6 +23,52 @@ pub fn is_cjk(c: char) -> bool {
         | 0x20000..=0x2FA1F)
 }
 
+/// The ASCII words that the literal hints of `date/relative` and
+/// `secrets/detected` look for, in any ASCII case: where they occur in a
+/// text. One search of a lowercased copy finds them all; a search per hint
+/// over the text, each through every case variant of its words, took twice
+/// as long.
+#[derive(Debug, Default)]
+pub struct HintWords {
+    /// `day`, `tomorrow`, `week`, `month`, `year`.
+    pub dates: Vec<Range<usize>>,
+    /// `password`, `passwd`, `key`, `token`.
+    pub keys: Vec<Range<usize>>,
+}
+
+static HINT_WORDS: std::sync::LazyLock<regex::bytes::Regex> = std::sync::LazyLock::new(|| {
+    regex::bytes::Regex::new("day|tomorrow|week|month|year|password|passwd|key|token")
+        .expect("valid regex")
+});
+
+impl HintWords {
+    /// Every occurrence in `text`, overlapping ones included.
+    pub fn of(text: &str) -> HintWords {
+        // ASCII letters lowercased, every other byte kept: offsets agree.
+        let lower: Vec<u8> = text
+            .bytes()
+            .map(|b| b | (u8::from(b.wrapping_sub(b'A') < 26) << 5))
+            .collect();
+        let mut out = HintWords::default();
+        let mut at = 0;
+        while let Some(m) = HINT_WORDS.find_at(&lower, at) {
+            match m.as_bytes() {
+                b"day" | b"tomorrow" | b"week" | b"month" | b"year" => out.dates.push(m.range()),
+                _ => out.keys.push(m.range()),
+            }
+            at = m.start() + 1;
+        }
+        out
+    }
+
+    /// Whether a date word lies within `range`.
+    pub fn date_in(&self, range: &Range<usize>) -> bool {
+        self.dates
+            .iter()
+            .any(|w| w.start >= range.start && w.end <= range.end)
+    }
+}
+
 /// Byte ranges of `text` that are prose: fenced code blocks and inline code
 /// spans are left out.
 pub fn prose_ranges(text: &str) -> Vec<Range<usize>> {
@@ -229,5 +275,36 @@ mod tests {
                 assert_eq!(closest(&q, &refs, cutoff), expected, "{q:?} at {cutoff}");
             }
         }
+    }
+
+    #[test]
+    fn hint_words_are_every_occurrence_in_any_ascii_case() {
+        let date_hint =
+            regex::Regex::new("(?i-u)day|tomorrow|week|month|year").expect("valid regex");
+        let pieces = [
+            "DAY", "d", "ay", "Tomorrow", "wEE", "k", "mon", "TH", "year", "日", " ",
+        ];
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    let t = format!("{a}{b}{c}");
+                    let words = HintWords::of(&t);
+                    assert_eq!(
+                        words.date_in(&(0..t.len())),
+                        date_hint.is_match(&t),
+                        "{t:?}"
+                    );
+                    // Each occurrence is found, also where another overlaps it.
+                    for w in words.dates.iter().chain(&words.keys) {
+                        assert!(t.is_char_boundary(w.start) && t.is_char_boundary(w.end));
+                    }
+                }
+            }
+        }
+        let words = HintWords::of("weeKey dayear");
+        assert_eq!(words.keys, vec![3..6]);
+        assert_eq!(words.dates, vec![0..4, 7..10, 9..13]);
+        // Only within the range asked about.
+        assert!(!HintWords::of("today: x").date_in(&(5..8)));
     }
 }

@@ -110,7 +110,7 @@ pub fn relative(r: &Record, out: &mut Sink) {
     // Prose ranges end at backticks and line breaks, where a word boundary
     // holds in the whole body as in the range, so a match in a range is a
     // match in the body: most bodies have none and need no splitting.
-    let english = ENGLISH_HINT.is_match(text) && ENGLISH.is_match(text);
+    let english = r.hint_words().date_in(&body) && ENGLISH.is_match(text);
     if !english && (text.is_ascii() || !CJK.is_match(text)) {
         return;
     }

@@ -416,6 +416,9 @@ pub struct Record<'a> {
     /// Every defined field present, type-checked once (many rules ask for
     /// the same fields).
     pub fields: std::cell::OnceCell<Vec<Field<'a>>>,
+    /// The words of the text's literal hints, found once for the rules
+    /// that need them.
+    pub hint_words: std::cell::OnceCell<crate::text::HintWords>,
 }
 
 /// A defined field present in a record's front matter (the first, when the
@@ -430,6 +433,12 @@ impl<'a> Record<'a> {
     /// The file stem.
     pub fn stem(&self) -> &'a str {
         crate::record::stem(self.path)
+    }
+
+    /// The words of the literal hints in the whole text.
+    pub fn hint_words(&self) -> &crate::text::HintWords {
+        self.hint_words
+            .get_or_init(|| crate::text::HintWords::of(self.text))
     }
 
     /// The body text.

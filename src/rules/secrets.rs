@@ -2,6 +2,7 @@
 //! never get in. The message names the kind of secret and never echoes it.
 
 use super::{Record, Sink};
+use crate::text::HintWords;
 use regex::Regex;
 use std::sync::LazyLock;
 
@@ -20,15 +21,19 @@ struct Pattern {
 enum Hint {
     /// The match begins with one of [`PREFIXES`].
     Prefix,
-    /// Every match holds a match of this pattern, which ignores ASCII case
-    /// only: a literal search over the case variants of the first bytes of
-    /// its words, then a short check of what follows them, far faster than
-    /// the Unicode case-insensitive pattern (and most mentions of a "key"
-    /// are not followed by `:` or `=`). Unicode case folding also maps the
-    /// Kelvin sign to `k` and the long s to `s`; texts holding them skip
-    /// the hint.
-    Literals(Regex),
+    /// Every match holds a match of [`KEY_HINT`], which ignores ASCII case
+    /// only: found from the key words of the text's [`HintWords`] and a
+    /// short check of what follows them, far faster than the Unicode
+    /// case-insensitive pattern (and most mentions of a "key" are not
+    /// followed by `:` or `=`). Unicode case folding also maps the Kelvin
+    /// sign to `k` and the long s to `s`; texts holding them skip the hint.
+    KeyWords,
 }
+
+/// The hint of [`Hint::KeyWords`], as a pattern (the tests hold the search
+/// to it).
+#[cfg(test)]
+const KEY_HINT: &str = r#"(?i-u:password|passwd|key|token)["']?\s*[:=]"#;
 
 /// The literal beginning of every [`Hint::Prefix`] pattern.
 static PREFIXES: LazyLock<Regex> = LazyLock::new(|| {
@@ -68,9 +73,7 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         ),
         p("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}", None),
         Pattern {
-            hint: Hint::Literals(
-                Regex::new(r#"(?i-u:password|passwd|key|token)["']?\s*[:=]"#).expect("valid regex"),
-            ),
+            hint: Hint::KeyWords,
             ..p(
                 "a password or token value",
                 r#"(?i)\b(?:password|passwd|api[_-]?key|secret[_-]?key|access[_-]?token|auth[_-]?token|token)["']?\s*[:=]\s*["']?([A-Za-z0-9+/=_.~-]{16,})"#,
@@ -100,16 +103,34 @@ fn folds_to_ascii(text: &str) -> bool {
     !text.is_ascii() && (text.contains('\u{212A}') || text.contains('\u{17F}'))
 }
 
+/// Whether a key word of `words` in `text` is followed as [`KEY_HINT`]
+/// demands: `["']?\s*[:=]`.
+fn key_assigned(text: &str, words: &HintWords) -> bool {
+    words.keys.iter().any(|w| {
+        // The words are ASCII: `w.end` is a character boundary.
+        let rest = &text[w.end..];
+        let rest = rest.strip_prefix(['"', '\'']).unwrap_or(rest);
+        // `\s` is Unicode's White_Space, as `char::is_whitespace`.
+        rest.trim_start_matches(char::is_whitespace)
+            .starts_with([':', '='])
+    })
+}
+
 /// Finds credentials in `text`: (byte range, what it looks like).
 pub fn find(text: &str) -> Vec<(std::ops::Range<usize>, &'static str)> {
+    find_with(text, &HintWords::of(text))
+}
+
+/// [`find`], given the hint words of `text`.
+fn find_with(text: &str, words: &HintWords) -> Vec<(std::ops::Range<usize>, &'static str)> {
     let mut out = Vec::new();
     let prefixed = PREFIXES.is_match(text);
     for p in PATTERNS.iter() {
         match &p.hint {
             Hint::Prefix if !prefixed => continue,
             Hint::Prefix => {}
-            Hint::Literals(hint) => {
-                if !hint.is_match(text) && !folds_to_ascii(text) {
+            Hint::KeyWords => {
+                if !key_assigned(text, words) && !folds_to_ascii(text) {
                     continue;
                 }
             }
@@ -136,12 +157,16 @@ pub fn find(text: &str) -> Vec<(std::ops::Range<usize>, &'static str)> {
 
 /// `secrets/detected` on a record.
 pub fn detected(r: &Record, out: &mut Sink) {
-    scan(r.text, out);
+    emit(find_with(r.text, r.hint_words()), out);
 }
 
 /// `secrets/detected` on any text (records and `CONTEXT.md`).
 pub fn scan(text: &str, out: &mut Sink) {
-    for (span, what) in find(text) {
+    emit(find(text), out);
+}
+
+fn emit(found: Vec<(std::ops::Range<usize>, &'static str)>, out: &mut Sink) {
+    for (span, what) in found {
         out.emit(
             "secrets/detected",
             span,
@@ -181,6 +206,31 @@ mod tests {
         for t in tokens {
             assert_eq!(find(&format!("see {t} here")).len(), 1, "{t}");
         }
+    }
+
+    #[test]
+    fn the_key_hint_is_its_pattern() {
+        // Every text of up to four of these pieces: the words in any case,
+        // overlapping (`weekey`, `passwordkey`), split, and what may follow.
+        let hint = Regex::new(KEY_HINT).expect("valid regex");
+        let pieces = [
+            "key", "KEY", "Token", "passWD", "password", "wee", "passw", "ord", "api_", "\"", "'",
+            " ", "\u{3000}", ":", "=", "日本",
+        ];
+        let mut seen = 0;
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    for d in pieces {
+                        let t = format!("{a}{b}{c}{d}");
+                        let hit = key_assigned(&t, &HintWords::of(&t));
+                        assert_eq!(hit, hint.is_match(&t), "{t:?}");
+                        seen += usize::from(hit);
+                    }
+                }
+            }
+        }
+        assert!(seen > 1000, "{seen}");
     }
 
     #[test]
