@@ -807,8 +807,8 @@ fn similar_pairs(strings: &[&str], ratio: f64) -> Vec<(usize, usize)> {
     };
     // The walks of one direction. Queries with the same first part (and
     // budget) share its frontier, walked once; groups go in the order of
-    // their strings in that direction, so that consecutive walks visit
-    // nearby parts of the trie.
+    // their first strings in that direction, so that consecutive walks
+    // visit nearby parts of the trie.
     let walks = |backwards: bool| -> Vec<(usize, usize)> {
         let (trie, dir) = if backwards {
             (&backward, &reversed)
