@@ -506,44 +506,32 @@ mod tests {
     #[test]
     fn classifies_layout() {
         let banned = vec!["memory/workflow".to_string()];
-        assert_eq!(
-            classify("memory/decisions/a.md", &banned),
-            Place::Record(Kind::Decision)
-        );
-        assert_eq!(
-            classify("memory/summary.md", &banned),
-            Place::Record(Kind::Summary)
-        );
-        assert_eq!(
-            classify("memory/workflow/x.md", &banned),
-            Place::Banned("memory/workflow".into())
-        );
-        assert_eq!(classify("memory/decisions/a.txt", &banned), Place::Unknown);
-        assert_eq!(classify("memory/decisions/x/a.md", &banned), Place::Unknown);
-        assert_eq!(
-            classify("knowledge/k.md", &banned),
-            Place::Record(Kind::Knowledge)
-        );
-        assert_eq!(
-            classify("staging/.consolidation.lock", &banned),
-            Place::Outside
-        );
-        assert_eq!(classify("src/main.rs", &banned), Place::Outside);
-        assert_eq!(classify("CONTEXT.md", &banned), Place::Context);
         let cases = [
-            ("memory/sessions/s.md", Place::Record(Kind::Session)),
+            ("memory/decisions/a.md", Place::Record(Kind::Decision)),
             ("memory/requests/r.md", Place::Record(Kind::Request)),
+            ("memory/sessions/s.md", Place::Record(Kind::Session)),
+            ("memory/summary.md", Place::Record(Kind::Summary)),
+            ("knowledge/k.md", Place::Record(Kind::Knowledge)),
             ("staging/a.md", Place::Record(Kind::Staging)),
-            ("staging/x/a.md", Place::Unknown),
-            ("knowledge/sub/k.md", Place::Unknown),
-            ("memory/notes.md", Place::Unknown),
+            ("CONTEXT.md", Place::Context),
+            (
+                "memory/workflow/x.md",
+                Place::Banned("memory/workflow".into()),
+            ),
+            ("memory/decisions/a.txt", Place::Unknown),
+            ("memory/decisions/x/a.md", Place::Unknown),
+            ("memory/decisions/x/y/a.md", Place::Unknown),
             ("memory/decisions/.md", Place::Unknown),
             ("memory/decisions/", Place::Unknown),
-            ("memory/decisions/x/.gitkeep", Place::Outside),
-            ("memory/decisions/x/y/a.md", Place::Unknown),
+            ("memory/notes.md", Place::Unknown),
             ("memory/sub/summary.md", Place::Unknown),
+            ("knowledge/sub/k.md", Place::Unknown),
             ("knowledge/", Place::Unknown),
+            ("staging/x/a.md", Place::Unknown),
+            ("staging/.consolidation.lock", Place::Outside),
+            ("memory/decisions/x/.gitkeep", Place::Outside),
             ("memory", Place::Outside),
+            ("src/main.rs", Place::Outside),
             ("notes/memory/decisions/a.md", Place::Outside),
             ("sub/CONTEXT.md", Place::Outside),
         ];

@@ -1,22 +1,19 @@
 //! `date/*`: memory outlives the day it was written, so dates are absolute.
 
 use super::{ProblemRule, Record, Sink};
-use crate::text::prose_ranges;
+use crate::text::{prose_ranges, HintWords};
 use regex::Regex;
 use std::sync::LazyLock;
 
+/// Every match holds a date word of [`HintWords`] (`day`, `tomorrow`,
+/// `week`, `month`, `year` in any ASCII case): texts without one are ruled
+/// out by that literal search.
 static ENGLISH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?i-u)\b(?:yesterday|today|tomorrow|(?:last|next|this)\s+(?:week|month|year)|\d+\s+days?\s+ago)\b",
     )
     .expect("valid regex")
 });
-
-/// Every match of [`ENGLISH`] contains one of these, ignoring ASCII case: a
-/// literal search (SIMD, over the case variants of their first bytes) rules
-/// most texts out.
-static ENGLISH_HINT: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new("(?i-u)day|tomorrow|week|month|year").expect("valid regex"));
 
 /// Japanese and Chinese relative date words.
 const CJK_WORDS: &[&str] = &[
@@ -52,7 +49,7 @@ static CJK: LazyLock<Regex> =
 /// The relative date expressions in `text`, as byte ranges.
 pub fn find_relative(text: &str) -> Vec<std::ops::Range<usize>> {
     let mut out = Vec::new();
-    if ENGLISH_HINT.is_match(text) {
+    if !HintWords::of(text).dates.is_empty() {
         out.extend(ENGLISH.find_iter(text).map(|m| m.range()));
     }
     if !text.is_ascii() {

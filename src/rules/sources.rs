@@ -37,9 +37,6 @@ pub fn missing(r: &Record, out: &mut Sink) {
             ),
         ),
         Some(_) => {
-            if r.kind.field("sources").is_none() {
-                return;
-            }
             if let Some((entry, span, msg)) = r.problem("sources", ProblemRule::SourcesMissing) {
                 if requires_sources(r.kind) {
                     out.emit(
