@@ -915,8 +915,8 @@ fn similar_pairs_with(strings: &[&str], ratio: f64, enumerate_up_to: u32) -> Vec
         near: Vec::new(),
         seeds: Vec::new(),
     };
-    // The walks of one direction. Queries with the same first part (and
-    // budget) share its frontier, walked once; groups go in the order of
+    // The walks of one direction. Queries with the same first part share
+    // its frontier, walked once; groups go in the order of
     // their first strings in that direction, so that consecutive walks
     // visit nearby parts of the trie.
     let walks = |backwards: bool| -> Vec<(usize, usize)> {
@@ -929,11 +929,11 @@ fn similar_pairs_with(strings: &[&str], ratio: f64, enumerate_up_to: u32) -> Vec
             .map(|i| first_part(i, backwards))
             .collect();
         // What the queries of a group share: the symbols of the first
-        // part and its budget.
-        let key = |i: u32| {
-            let (part, budget) = parts[i as usize];
-            (&dir.get(i as usize)[..part], budget)
-        };
+        // part. Their budgets may differ (by the queries' lengths); the
+        // group walks with the largest. A path within a smaller budget of
+        // the part is within the larger, so its strings are still found,
+        // with some more that the exact check then rules out.
+        let key = |i: u32| &dir.get(i as usize)[..parts[i as usize].0];
         let walk_order: Vec<u32> = if backwards {
             by_end.clone()
         } else {
@@ -942,7 +942,7 @@ fn similar_pairs_with(strings: &[&str], ratio: f64, enumerate_up_to: u32) -> Vec
         // Groups numbered as they first come in that order (a hash per
         // string, not a sort of them all), then laid out by a counting
         // sort, each group's members in that order.
-        let mut numbers: rustc_hash::FxHashMap<(&[u8], i32), u32> = Default::default();
+        let mut numbers: rustc_hash::FxHashMap<&[u8], u32> = Default::default();
         numbers.reserve(walk_order.len());
         let group_of: Vec<u32> = walk_order
             .iter()
@@ -968,7 +968,12 @@ fn similar_pairs_with(strings: &[&str], ratio: f64, enumerate_up_to: u32) -> Vec
             .map_init(init, |s, g| {
                 let members = &order[g.clone()];
                 let i0 = members[0] as usize;
-                let (part, budget) = parts[i0];
+                let part = parts[i0].0;
+                let budget = members
+                    .iter()
+                    .map(|&i| parts[i as usize].1)
+                    .max()
+                    .unwrap_or(-1);
                 // A part within its budget of the empty path anchors at
                 // the root: then there is no frontier. A group of one has
                 // one too: walked once all the same, its subtrees are then
