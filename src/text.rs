@@ -27,13 +27,21 @@ pub fn is_cjk(c: char) -> bool {
 /// `secrets/detected` look for, in any ASCII case: where they occur in a
 /// text. One search of a lowercased copy finds them all; a search per hint
 /// over the text, each through every case variant of its words, took twice
-/// as long.
+/// as long. Past ASCII, one more search finds the Japanese and Chinese
+/// relative dates and the two characters that Unicode case folding maps to
+/// ASCII letters.
 #[derive(Debug, Default)]
 pub struct HintWords {
     /// `day`, `tomorrow`, `week`, `month`, `year`.
     pub dates: Vec<Range<usize>>,
     /// `password`, `passwd`, `key`, `token`.
     pub keys: Vec<Range<usize>>,
+    /// The matches of `date/relative`'s Japanese and Chinese words, leftmost
+    /// first, as a search for those words alone finds them.
+    pub cjk_dates: Vec<Range<usize>>,
+    /// Whether the text holds the Kelvin sign or the long s, which Unicode
+    /// case folding maps to `k` and `s`.
+    pub folds_to_ascii: bool,
 }
 
 static HINT_WORDS: std::sync::LazyLock<regex::bytes::Regex> = std::sync::LazyLock::new(|| {
@@ -41,8 +49,17 @@ static HINT_WORDS: std::sync::LazyLock<regex::bytes::Regex> = std::sync::LazyLoc
         .expect("valid regex")
 });
 
+/// `date/relative`'s Japanese and Chinese words, then the Kelvin sign and
+/// the long s (none of which overlaps a word).
+static WIDE_WORDS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    let mut words = crate::rules::date::CJK_WORDS.to_vec();
+    words.extend(["\u{212A}", "\u{17F}"]);
+    regex::Regex::new(&words.join("|")).expect("valid regex")
+});
+
 impl HintWords {
-    /// Every occurrence in `text`, overlapping ones included.
+    /// Every occurrence in `text` of the ASCII words, overlapping ones
+    /// included, and the leftmost-first matches of the others.
     pub fn of(text: &str) -> HintWords {
         // ASCII letters lowercased, every other byte kept: offsets agree.
         let lower: Vec<u8> = text
@@ -58,12 +75,27 @@ impl HintWords {
             }
             at = m.start() + 1;
         }
+        if !text.is_ascii() {
+            for m in WIDE_WORDS.find_iter(text) {
+                match m.as_str() {
+                    "\u{212A}" | "\u{17F}" => out.folds_to_ascii = true,
+                    _ => out.cjk_dates.push(m.range()),
+                }
+            }
+        }
         out
     }
 
     /// Whether a date word lies within `range`.
     pub fn date_in(&self, range: &Range<usize>) -> bool {
         self.dates
+            .iter()
+            .any(|w| w.start >= range.start && w.end <= range.end)
+    }
+
+    /// Whether a Japanese or Chinese relative date lies within `range`.
+    pub fn cjk_date_in(&self, range: &Range<usize>) -> bool {
+        self.cjk_dates
             .iter()
             .any(|w| w.start >= range.start && w.end <= range.end)
     }
@@ -306,5 +338,33 @@ mod tests {
         assert_eq!(words.dates, vec![0..4, 7..10, 9..13]);
         // Only within the range asked about.
         assert!(!HintWords::of("today: x").date_in(&(5..8)));
+    }
+
+    #[test]
+    fn wide_hint_words_are_what_a_search_for_each_finds() {
+        let cjk = regex::Regex::new(&crate::rules::date::CJK_WORDS.join("|")).expect("valid regex");
+        let pieces = [
+            "一", "昨日", "明", "後日", "今年", "上个", "月", "\u{212A}", "\u{17F}", "k", "日本",
+        ];
+        for a in pieces {
+            for b in pieces {
+                for c in pieces {
+                    let t = format!("{a}{b}{c}");
+                    let words = HintWords::of(&t);
+                    let expected: Vec<Range<usize>> =
+                        cjk.find_iter(&t).map(|m| m.range()).collect();
+                    assert_eq!(words.cjk_dates, expected, "{t:?}");
+                    assert_eq!(
+                        words.folds_to_ascii,
+                        t.contains('\u{212A}') || t.contains('\u{17F}'),
+                        "{t:?}"
+                    );
+                    assert_eq!(words.cjk_date_in(&(0..t.len())), cjk.is_match(&t), "{t:?}");
+                }
+            }
+        }
+        // Leftmost first: `一昨日` is one match, not `昨日` within it.
+        assert_eq!(HintWords::of("x一昨日").cjk_dates, vec![1..10]);
+        assert!(!HintWords::of("昨日 x").cjk_date_in(&(6..8)));
     }
 }

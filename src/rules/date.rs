@@ -16,7 +16,7 @@ static ENGLISH: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Japanese and Chinese relative date words.
-const CJK_WORDS: &[&str] = &[
+pub(crate) const CJK_WORDS: &[&str] = &[
     "一昨日",
     "明後日",
     "昨日",
@@ -43,17 +43,12 @@ const CJK_WORDS: &[&str] = &[
     "明年",
 ];
 
-static CJK: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(&CJK_WORDS.join("|")).expect("valid regex"));
-
 /// The relative date expressions in `text`, as byte ranges.
 pub fn find_relative(text: &str) -> Vec<std::ops::Range<usize>> {
-    let mut out = Vec::new();
-    if !HintWords::of(text).dates.is_empty() {
+    let words = HintWords::of(text);
+    let mut out = words.cjk_dates;
+    if !words.dates.is_empty() {
         out.extend(ENGLISH.find_iter(text).map(|m| m.range()));
-    }
-    if !text.is_ascii() {
-        out.extend(CJK.find_iter(text).map(|m| m.range()));
     }
     out.sort_by_key(|r| r.start);
     out
@@ -92,8 +87,13 @@ pub fn relative(r: &Record, out: &mut Sink) {
         if let Some((value, span)) = r.str_field(key) {
             // Point into the value when it is written plainly on one line.
             let raw = &r.text[span.clone()];
+            let plain = raw == value;
+            // Most values hold no date word: the text's are already known.
+            if plain && value.is_ascii() && !r.hint_words().date_in(&span) {
+                continue;
+            }
             for m in find_relative(value) {
-                let at = if raw == value {
+                let at = if plain {
                     span.start + m.start..span.start + m.end
                 } else {
                     span.clone()
@@ -107,8 +107,9 @@ pub fn relative(r: &Record, out: &mut Sink) {
     // Prose ranges end at backticks and line breaks, where a word boundary
     // holds in the whole body as in the range, so a match in a range is a
     // match in the body: most bodies have none and need no splitting.
-    let english = r.hint_words().date_in(&body) && ENGLISH.is_match(text);
-    if !english && (text.is_ascii() || !CJK.is_match(text)) {
+    let words = r.hint_words();
+    let english = words.date_in(&body) && ENGLISH.is_match(text);
+    if !english && !words.cjk_date_in(&body) {
         return;
     }
     for prose in prose_ranges(text) {

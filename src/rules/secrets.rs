@@ -97,12 +97,6 @@ fn looks_opaque(v: &str) -> bool {
     digits >= 2 && letters >= 4 && distinct >= 10 && (upper > 0 || digits >= 4)
 }
 
-/// Whether `text` holds a character that Unicode case folding maps to an
-/// ASCII letter (the Kelvin sign, the long s), which a hint cannot see.
-fn folds_to_ascii(text: &str) -> bool {
-    !text.is_ascii() && (text.contains('\u{212A}') || text.contains('\u{17F}'))
-}
-
 /// Whether a key word of `words` in `text` is followed as [`KEY_HINT`]
 /// demands: `["']?\s*[:=]`.
 fn key_assigned(text: &str, words: &HintWords) -> bool {
@@ -130,7 +124,7 @@ fn find_with(text: &str, words: &HintWords) -> Vec<(std::ops::Range<usize>, &'st
             Hint::Prefix if !prefixed => continue,
             Hint::Prefix => {}
             Hint::KeyWords => {
-                if !key_assigned(text, words) && !folds_to_ascii(text) {
+                if !key_assigned(text, words) && !words.folds_to_ascii {
                     continue;
                 }
             }
