@@ -982,8 +982,16 @@ pub fn work_tree_copy(
 /// sparse checkout, not a regular file, changed since it was staged, or
 /// empty (git marks a racily clean entry by recording size 0).
 fn vouched(index: &gix::index::File, full: &str, stat: &crate::index::Stat) -> Option<ObjectId> {
+    vouched_entry(index, index.entry_by_path(full.as_bytes().as_bstr())?, stat)
+}
+
+/// [`vouched`], given the path's first entry in the index.
+fn vouched_entry(
+    index: &gix::index::File,
+    e: &gix::index::Entry,
+    stat: &crate::index::Stat,
+) -> Option<ObjectId> {
     use gix::index::entry::{Flags, Mode};
-    let e = index.entry_by_path(full.as_bytes().as_bstr())?;
     let untrusted = Flags::INTENT_TO_ADD | Flags::ASSUME_VALID | Flags::SKIP_WORKTREE;
     if e.stage_raw() != 0
         || e.flags.intersects(untrusted)
@@ -1044,5 +1052,55 @@ impl Tracked {
         full.push_str(&self.prefix);
         full.push_str(rel);
         vouched(&self.index, &full, stat)
+    }
+
+    /// [`Tracked::blob`] for paths asked in ascending order: each found by
+    /// walking on from the last one along the index (galloping), not by a
+    /// search of the whole index. Any order still gives the right answers.
+    pub fn in_order(&self) -> InOrder<'_> {
+        InOrder {
+            tracked: self,
+            at: 0,
+            full: Vec::new(),
+        }
+    }
+}
+
+/// See [`Tracked::in_order`].
+pub struct InOrder<'t> {
+    tracked: &'t Tracked,
+    /// Every entry before it is before the last path asked.
+    at: usize,
+    full: Vec<u8>,
+}
+
+impl InOrder<'_> {
+    /// The blob id of root-relative `rel` the git index vouches for with
+    /// stat data `stat`.
+    pub fn blob(&mut self, rel: &str, stat: &crate::index::Stat) -> Option<ObjectId> {
+        let index = &self.tracked.index;
+        let entries = index.entries();
+        self.full.clear();
+        self.full.extend_from_slice(self.tracked.prefix.as_bytes());
+        self.full.extend_from_slice(rel.as_bytes());
+        let full = self.full.as_bstr();
+        let before = |e: &gix::index::Entry| e.path(index) < full;
+        let mut lo = self.at.min(entries.len());
+        if lo > 0 && !before(&entries[lo - 1]) {
+            // Asked out of order: search from the start.
+            lo = entries[..lo].partition_point(before);
+        } else if lo < entries.len() && before(&entries[lo]) {
+            // The first entry not before `full` lies in (lo, lo + step].
+            let mut step = 1;
+            while lo + step < entries.len() && before(&entries[lo + step]) {
+                lo += step;
+                step *= 2;
+            }
+            let hi = (lo + step).min(entries.len());
+            lo = lo + 1 + entries[lo + 1..hi].partition_point(before);
+        }
+        self.at = lo;
+        let e = entries.get(lo).filter(|e| e.path(index) == full)?;
+        vouched_entry(index, e, stat)
     }
 }

@@ -782,6 +782,10 @@ enum Done {
     Computed,
 }
 
+/// How many files one walk along the git index looks up (see
+/// [`Tracked::in_order`]).
+const BLOB_RUN: usize = 2048;
+
 /// Brings the table up to date for `files` (every file of the workspace,
 /// sorted, as `Workspace::files` gives them), writes it back when anything
 /// changed, and returns their reports.
@@ -865,11 +869,19 @@ pub fn scan(ws: &Workspace, files: &[String], opts: &Options) -> Scanned {
     );
     bar.finish_and_clear();
     if let Some(tracked) = early.as_ref().or(late.as_ref()) {
+        // The files are sorted, as the index is: each run of them walks
+        // along it.
         files
-            .par_iter()
-            .zip(done.par_iter_mut())
-            .filter(|(_, (e, d))| *d == Done::Read && e.hash.is_some())
-            .for_each(|(rel, (e, _))| e.blob = e.stat.and_then(|s| tracked.blob(rel, &s)));
+            .par_chunks(BLOB_RUN)
+            .zip(done.par_chunks_mut(BLOB_RUN))
+            .for_each(|(files, done)| {
+                let mut index = tracked.in_order();
+                for (rel, (e, d)) in files.iter().zip(done) {
+                    if *d == Done::Read && e.hash.is_some() {
+                        e.blob = e.stat.and_then(|s| index.blob(rel, &s));
+                    }
+                }
+            });
     }
 
     let reparsed = done.iter().filter(|(_, d)| *d == Done::Read).count();

@@ -1099,3 +1099,75 @@ fn records_not_in_the_page_cache_are_read_by_many_threads() {
     let again = memlint(&root, &["index"]);
     assert!(!again.stdout.contains("page cache"), "{}", again.stdout);
 }
+
+#[test]
+fn blob_ids_looked_up_in_order_are_those_looked_up_one_by_one() {
+    // A repository around the workspace, with tracked files between and
+    // after the workspace's in git's order, an untracked record, and a
+    // record changed since it was staged.
+    let (dir, root) = workspace();
+    let ws_root = root.join("agent");
+    std::fs::create_dir(&ws_root).expect("mkdir");
+    for top in ["memory", "knowledge"] {
+        std::fs::rename(root.join(top), ws_root.join(top)).expect("move");
+    }
+    for (rel, n) in [("agent/lib", 40), ("zz", 3), ("aa", 2)] {
+        std::fs::create_dir_all(root.join(rel)).expect("mkdir");
+        for i in 0..n {
+            std::fs::write(root.join(format!("{rel}/f{i}.txt")), format!("{i}\n")).expect("write");
+        }
+    }
+    for i in 0..30 {
+        std::fs::write(
+            ws_root.join(format!("memory/decisions/many-{i:02}.md")),
+            decision(&format!("Many {i}"), "active", ""),
+        )
+        .expect("write");
+    }
+    for e in walkdir(&root) {
+        age(&e);
+    }
+    common::commit_all(&root);
+    std::fs::write(
+        ws_root.join("memory/decisions/untracked.md"),
+        decision("Untracked", "active", ""),
+    )
+    .expect("write");
+    rewrite(
+        &ws_root.join("memory/decisions/many-07.md"),
+        decision("Changed", "active", "").as_bytes(),
+    );
+    let ws = Workspace::load(Some(&ws_root), None).expect("workspace");
+    let mut files: Vec<String> = ws.files();
+    files.push("memory/decisions/no-such-file.md".to_string());
+    let tracked = memlint::git::Tracked::open(&ws_root).expect("a repository");
+    let stat = |rel: &str| {
+        std::fs::metadata(ws_root.join(rel))
+            .map(|m| memlint::index::Stat::of(&m))
+            .unwrap_or(memlint::index::Stat::of(
+                &std::fs::metadata(ws_root.join("memory/decisions/use-gix.md")).expect("stat"),
+            ))
+    };
+    let one_by_one: Vec<_> = files.iter().map(|f| tracked.blob(f, &stat(f))).collect();
+    assert!(
+        one_by_one.iter().filter(|b| b.is_some()).count() >= 30,
+        "most records are vouched for"
+    );
+    assert_eq!(one_by_one.iter().filter(|b| b.is_none()).count(), 3);
+    // Ascending (as a scan asks), descending, and interleaved.
+    let mut orders: Vec<Vec<usize>> = vec![(0..files.len()).collect()];
+    orders.push((0..files.len()).rev().collect());
+    orders.push((0..files.len()).map(|i| (i * 7) % files.len()).collect());
+    for order in orders {
+        let mut in_order = tracked.in_order();
+        for i in order {
+            assert_eq!(
+                in_order.blob(&files[i], &stat(&files[i])),
+                one_by_one[i],
+                "{}",
+                files[i]
+            );
+        }
+    }
+    drop(dir);
+}
