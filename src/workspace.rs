@@ -205,6 +205,25 @@ impl Workspace {
     /// The root-relative path of a walked file when [`Workspace::files`]
     /// lists it: one that memlint looks at.
     fn listed(&self, path: &Path) -> Option<String> {
+        #[cfg(unix)]
+        {
+            // The walk joins names onto the root: the root's bytes and a
+            // `/` begin every path, which a byte comparison sees at once
+            // (100k records make it count; `strip_prefix` parses both).
+            use std::os::unix::ffi::OsStrExt;
+            let root = self.root.as_os_str().as_bytes();
+            if let Some(rel) = path.as_os_str().as_bytes().strip_prefix(root) {
+                let rel = if root.ends_with(b"/") {
+                    Some(rel)
+                } else {
+                    rel.strip_prefix(b"/")
+                };
+                if let Some(rel) = rel.and_then(|r| std::str::from_utf8(r).ok()) {
+                    return (classify(rel, &self.config.banned_dirs) != Place::Outside)
+                        .then(|| rel.to_string());
+                }
+            }
+        }
         let rel = path.strip_prefix(&self.root).ok()?;
         // Where `/` is the separator a UTF-8 path is already in the
         // root-relative form; 100k records make the shortcut count.
