@@ -875,10 +875,10 @@ pub fn scan(ws: &Workspace, files: &[String], opts: &Options) -> Scanned {
             .par_chunks(BLOB_RUN)
             .zip(done.par_chunks_mut(BLOB_RUN))
             .for_each(|(files, done)| {
-                let mut index = tracked.in_order();
+                let mut lookup = tracked.in_order();
                 for (rel, (e, d)) in files.iter().zip(done) {
                     if *d == Done::Read && e.hash.is_some() {
-                        e.blob = e.stat.and_then(|s| index.blob(rel, &s));
+                        e.blob = e.stat.and_then(|s| lookup.blob(rel, &s));
                     }
                 }
             });
