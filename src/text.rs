@@ -233,6 +233,22 @@ pub fn closest<'a>(word: &str, candidates: &[&'a str], cutoff: f32) -> Option<&'
     best.map(|(_, s)| s)
 }
 
+/// Every text made of `n` of `pieces`, repeats allowed, in every order:
+/// what the tests of the literal hints compare them with their patterns on.
+#[cfg(test)]
+pub(crate) fn every_text_of(pieces: &[&str], n: u32) -> Vec<String> {
+    let mut texts = vec![String::new()];
+    for _ in 0..n {
+        texts = texts
+            .iter()
+            .flat_map(|t| pieces.iter().map(move |p| format!("{t}{p}")))
+            .collect();
+    }
+    // A test over no text would pass whatever the code did.
+    assert_eq!(texts.len(), pieces.len().pow(n));
+    texts
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,21 +332,16 @@ mod tests {
         let pieces = [
             "DAY", "d", "ay", "Tomorrow", "wEE", "k", "mon", "TH", "year", "日", " ",
         ];
-        for a in pieces {
-            for b in pieces {
-                for c in pieces {
-                    let t = format!("{a}{b}{c}");
-                    let words = HintWords::of(&t);
-                    assert_eq!(
-                        words.date_in(&(0..t.len())),
-                        date_hint.is_match(&t),
-                        "{t:?}"
-                    );
-                    // Each occurrence is found, also where another overlaps it.
-                    for w in words.dates.iter().chain(&words.keys) {
-                        assert!(t.is_char_boundary(w.start) && t.is_char_boundary(w.end));
-                    }
-                }
+        for t in every_text_of(&pieces, 3) {
+            let words = HintWords::of(&t);
+            assert_eq!(
+                words.date_in(&(0..t.len())),
+                date_hint.is_match(&t),
+                "{t:?}"
+            );
+            // Each occurrence is found, also where another overlaps it.
+            for w in words.dates.iter().chain(&words.keys) {
+                assert!(t.is_char_boundary(w.start) && t.is_char_boundary(w.end));
             }
         }
         let words = HintWords::of("weeKey dayear");
@@ -346,22 +357,16 @@ mod tests {
         let pieces = [
             "一", "昨日", "明", "後日", "今年", "上个", "月", "\u{212A}", "\u{17F}", "k", "日本",
         ];
-        for a in pieces {
-            for b in pieces {
-                for c in pieces {
-                    let t = format!("{a}{b}{c}");
-                    let words = HintWords::of(&t);
-                    let expected: Vec<Range<usize>> =
-                        cjk.find_iter(&t).map(|m| m.range()).collect();
-                    assert_eq!(words.cjk_dates, expected, "{t:?}");
-                    assert_eq!(
-                        words.folds_to_ascii,
-                        t.contains('\u{212A}') || t.contains('\u{17F}'),
-                        "{t:?}"
-                    );
-                    assert_eq!(words.cjk_date_in(&(0..t.len())), cjk.is_match(&t), "{t:?}");
-                }
-            }
+        for t in every_text_of(&pieces, 3) {
+            let words = HintWords::of(&t);
+            let expected: Vec<Range<usize>> = cjk.find_iter(&t).map(|m| m.range()).collect();
+            assert_eq!(words.cjk_dates, expected, "{t:?}");
+            assert_eq!(
+                words.folds_to_ascii,
+                t.contains('\u{212A}') || t.contains('\u{17F}'),
+                "{t:?}"
+            );
+            assert_eq!(words.cjk_date_in(&(0..t.len())), cjk.is_match(&t), "{t:?}");
         }
         // Leftmost first: `一昨日` is one match, not `昨日` within it.
         assert_eq!(HintWords::of("x一昨日").cjk_dates, vec![1..10]);

@@ -779,16 +779,22 @@ fn rewrite(path: &Path, bytes: &[u8]) {
     age(path);
 }
 
-#[test]
-fn tracked_files_are_fingerprinted_by_their_git_blob() {
-    // The workspace is a subdirectory of the repository, so git's paths
-    // carry a prefix the workspace's do not.
+/// [`workspace`] moved into `agent/` of its directory, which the caller
+/// makes a repository: git's paths then carry a prefix the workspace's do
+/// not. Returns the directory, the repository root and the workspace root.
+fn workspace_in_repository() -> (tempfile::TempDir, PathBuf, PathBuf) {
     let (dir, root) = workspace();
     let ws_root = root.join("agent");
     std::fs::create_dir(&ws_root).expect("mkdir");
     for top in ["memory", "knowledge"] {
         std::fs::rename(root.join(top), ws_root.join(top)).expect("move");
     }
+    (dir, root, ws_root)
+}
+
+#[test]
+fn tracked_files_are_fingerprinted_by_their_git_blob() {
+    let (dir, root, ws_root) = workspace_in_repository();
     let gix_md = "memory/decisions/use-gix.md";
     for e in walkdir(&ws_root) {
         age(&e);
@@ -1105,12 +1111,7 @@ fn blob_ids_looked_up_in_order_are_those_looked_up_one_by_one() {
     // A repository around the workspace, with tracked files between and
     // after the workspace's in git's order, an untracked record, and a
     // record changed since it was staged.
-    let (dir, root) = workspace();
-    let ws_root = root.join("agent");
-    std::fs::create_dir(&ws_root).expect("mkdir");
-    for top in ["memory", "knowledge"] {
-        std::fs::rename(root.join(top), ws_root.join(top)).expect("move");
-    }
+    let (dir, root, ws_root) = workspace_in_repository();
     for (rel, n) in [("agent/lib", 40), ("zz", 3), ("aa", 2)] {
         std::fs::create_dir_all(root.join(rel)).expect("mkdir");
         for i in 0..n {

@@ -311,6 +311,10 @@ cases! {
             "`3 days ago` in the body"),
         warn("date/relative", "memory/decisions/english-words.md", (10, 37, 10, 46),
             "`last week` in the body"),
+        // Quoted with escapes: the value is not the text, so the whole
+        // value is pointed at.
+        warn("date/relative", "memory/decisions/quoted-title.md", (2, 8, 2, 41),
+            "`Tomorrow` in the title is a relative date"),
         warn("date/relative", "memory/requests/chinese-words.md", (9, 3, 9, 5),
             "`上周` in the body"),
     ];

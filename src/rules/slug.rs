@@ -787,13 +787,11 @@ impl Symbols {
 /// survivors are checked with difflib's ratio itself. Sorted strings are
 /// the fast case: the forward walk then skips every subtree of smaller ids
 /// at once.
-fn similar_pairs(strings: &[&str], ratio: f64) -> Vec<(usize, usize)> {
-    similar_pairs_with(strings, ratio, ENUMERATE_UP_TO)
-}
-
-/// [`similar_pairs`], checking the subtrees under the seeds of at most
-/// `enumerate_up_to` strings one by one.
-fn similar_pairs_with(strings: &[&str], ratio: f64, enumerate_up_to: u32) -> Vec<(usize, usize)> {
+///
+/// Subtrees of at most `enumerate_up_to` strings under where a part
+/// anchors are checked one by one ([`ENUMERATE_UP_TO`] in use; the tests
+/// also try walking all and checking all, which must agree).
+fn similar_pairs(strings: &[&str], ratio: f64, enumerate_up_to: u32) -> Vec<(usize, usize)> {
     use rayon::prelude::*;
     let syms = Symbols::of(strings);
     let forward = Trie::new(&syms.trie_input(&syms.sorted_ids()));
@@ -1059,7 +1057,7 @@ pub fn similar_clusters(slugs: &[&str], ratio: f64) -> Vec<Vec<String>> {
             p[ra.max(rb)] = ra.min(rb);
         }
     };
-    for (i, j) in similar_pairs(&sorted, ratio) {
+    for (i, j) in similar_pairs(&sorted, ratio, ENUMERATE_UP_TO) {
         union(&mut parent, i, j);
     }
     // Equal but for a version-like suffix.
@@ -1240,7 +1238,7 @@ mod tests {
             // Walked all the way, checked one by one under every seed, and
             // the mix of both the rule uses.
             for enumerate_up_to in [0, u32::MAX, 8] {
-                let found = similar_pairs_with(&refs, *ratio, enumerate_up_to);
+                let found = similar_pairs(&refs, *ratio, enumerate_up_to);
                 for (i, j) in &expected {
                     assert!(
                         found.contains(&(*i, *j)),
