@@ -19,6 +19,10 @@ pub struct Outcome {
     pub diagnostics: Vec<Diagnostic>,
     /// Texts of the selected files that have diagnostics, for rendering.
     pub sources: HashMap<String, String>,
+    /// The report of every file of the workspace the diagnostics came
+    /// from, kept so that the caller decides when to free them: a command
+    /// about to exit need not free 100k reports one by one.
+    pub reports: Vec<Box<FileReport>>,
 }
 
 /// Runs the cross-record rules over the reports of the whole workspace,
@@ -97,9 +101,6 @@ pub fn run_with(
         }
         diags.extend(r.diagnostics.iter().cloned());
     }
-    // Freeing 100k reports takes a noticeable while; the answer need not
-    // wait for it.
-    rayon::spawn(move || drop(reports));
     // Findings from the index, and cross-record findings on files without
     // per-file findings, need their text too.
     let mut missing: Vec<&str> = diags
@@ -119,6 +120,7 @@ pub fn run_with(
     out.sources.extend(texts);
     diagnostic::sort(&mut diags);
     out.diagnostics = diags;
+    out.reports = reports;
     out
 }
 

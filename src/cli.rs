@@ -446,11 +446,11 @@ fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
     let git_error = |e: crate::git::GitError| WorkspaceError::Usage(e.to_string());
     if args.staged {
         let outcome = crate::git::check_staged(ws, &selected).map_err(git_error)?;
-        return Ok(report_check(s, args, outcome));
+        return Ok(report_check(s, args, &outcome));
     }
     if let Some(rev) = &args.base {
         let outcome = crate::history::check_base(ws, rev, &selected).map_err(git_error)?;
-        return Ok(report_check(s, args, outcome));
+        return Ok(report_check(s, args, &outcome));
     }
     let files = crate::index::files(ws);
     let index_opts = crate::index::Options {
@@ -467,25 +467,29 @@ fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
         }
     }
     let outcome = crate::check::run_with(ws, &files, &selected, &index_opts);
-    Ok(report_check(s, args, outcome))
+    let code = report_check(s, args, &outcome);
+    // The process exits next: freeing every file's report and path one by
+    // one would only delay it (tens of milliseconds on 100k records).
+    std::mem::forget((outcome, files));
+    Ok(code)
 }
 
 /// Renders a `check` outcome and returns the exit code.
-fn report_check(s: &Settings, args: &CheckArgs, outcome: crate::check::Outcome) -> ExitCode {
-    let diags = outcome.diagnostics;
-    let sources = outcome.sources;
-    let summary = Summary::of(outcome.files, &diags);
+fn report_check(s: &Settings, args: &CheckArgs, outcome: &crate::check::Outcome) -> ExitCode {
+    let diags = &outcome.diagnostics;
+    let sources = &outcome.sources;
+    let summary = Summary::of(outcome.files, diags);
     let text = match args.format {
         CheckFormat::Human => {
             if s.quiet && diags.is_empty() {
                 String::new()
             } else {
-                render::human(&diags, &sources, summary, s.color)
+                render::human(diags, sources, summary, s.color)
             }
         }
-        CheckFormat::Json => render::json(&diags, summary),
-        CheckFormat::Github => render::github(&diags, summary),
-        CheckFormat::Sarif => render::sarif(&diags),
+        CheckFormat::Json => render::json(diags, summary),
+        CheckFormat::Github => render::github(diags, summary),
+        CheckFormat::Sarif => render::sarif(diags),
     };
     write_out(&text);
     let failed = summary.errors > 0
