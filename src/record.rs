@@ -298,7 +298,11 @@ pub fn classify(rel: &str, banned_dirs: &[String]) -> Place {
 
 /// The file stem of a root-relative path.
 pub fn stem(rel: &str) -> &str {
-    let name = rel.rsplit('/').next().unwrap_or(rel);
+    // A byte scan: paths are short, and the general searcher costs more.
+    let name = match rel.bytes().rposition(|b| b == b'/') {
+        Some(at) => &rel[at + 1..],
+        None => rel,
+    };
     name.strip_suffix(".md").unwrap_or(name)
 }
 

@@ -7,7 +7,7 @@ use crate::config::Config;
 use crate::diagnostic::Diagnostic;
 use crate::lint::{Located, RecordInfo};
 use crate::record::Kind;
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashMap as HashMap;
 
 /// One record as cross-record rules see it.
 pub struct Entry<'a> {
@@ -32,12 +32,11 @@ pub type Others<'a> = dyn Fn(Kind, &str) -> bool + 'a;
 /// The whole workspace, for cross-record rules.
 pub struct View<'a> {
     pub records: Vec<Entry<'a>>,
-    /// (kind, slug) → index into `records`, for the records whose front
-    /// matter could be read. Slugs of unreadable records are still known to
-    /// exist (see `exists`).
-    by_slug: HashMap<(Kind, &'a str), usize>,
-    /// Every (kind, slug) present on disk, readable or not.
-    present: HashSet<(Kind, &'a str)>,
+    /// Every (kind, slug) present on disk → the index into `records` of
+    /// the first whose front matter could be read, if any (unreadable
+    /// records still exist: see `exists`). One map, not two: building it
+    /// is a hash insert per record.
+    by_slug: HashMap<(Kind, &'a str), Option<usize>>,
     pub config: &'a Config,
     pub resolver: &'a dyn Resolver,
     /// Near-duplicate slug clusters per kind already known for exactly this
@@ -60,21 +59,20 @@ impl<'a> View<'a> {
         let size = items.size_hint().1.unwrap_or(0);
         let mut records = Vec::with_capacity(size);
         // Keys are trusted paths; FxHash keeps 100k-record views cheap.
-        let mut by_slug = HashMap::with_capacity_and_hasher(size, Default::default());
-        let mut present = HashSet::with_capacity_and_hasher(size, Default::default());
+        let mut by_slug: HashMap<_, Option<usize>> =
+            HashMap::with_capacity_and_hasher(size, Default::default());
         for (path, info) in items {
             let Some(kind) = info.kind else { continue };
             let slug = crate::record::stem(path);
-            present.insert((kind, slug));
-            if info.parsed {
-                by_slug.entry((kind, slug)).or_insert(records.len());
+            let first = by_slug.entry((kind, slug)).or_default();
+            if info.parsed && first.is_none() {
+                *first = Some(records.len());
             }
             records.push(Entry { path, slug, info });
         }
         View {
             records,
             by_slug,
-            present,
             config,
             resolver,
             known_clusters: Vec::new(),
@@ -103,17 +101,17 @@ impl<'a> View<'a> {
 
     /// The readable record of `kind` named `slug`.
     pub fn get(&self, kind: Kind, slug: &str) -> Option<&Entry<'a>> {
-        self.by_slug.get(&(kind, slug)).map(|&i| &self.records[i])
+        self.by_index(kind, slug).map(|i| &self.records[i])
     }
 
     /// The index of the readable record of `kind` named `slug`.
     pub fn by_index(&self, kind: Kind, slug: &str) -> Option<usize> {
-        self.by_slug.get(&(kind, slug)).copied()
+        self.by_slug.get(&(kind, slug)).copied().flatten()
     }
 
     /// Whether a record of `kind` named `slug` exists (readable or not).
     pub fn exists(&self, kind: Kind, slug: &str) -> bool {
-        self.present.contains(&(kind, slug)) || self.others.is_some_and(|more| more(kind, slug))
+        self.by_slug.contains_key(&(kind, slug)) || self.others.is_some_and(|more| more(kind, slug))
     }
 
     /// Slugs of every record of `kind`.
@@ -190,5 +188,61 @@ pub fn check(view: &View, out: &mut WsSink) {
         if let super::Check::Workspace(Some(f)) = rule.check {
             f(view, out);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct NoDisk;
+
+    impl Resolver for NoDisk {
+        fn file_exists(&self, _: &str) -> bool {
+            false
+        }
+        fn commit_exists(&self, _: &str) -> Option<bool> {
+            None
+        }
+    }
+
+    fn info(kind: Kind, parsed: bool) -> RecordInfo {
+        RecordInfo {
+            kind: Some(kind),
+            parsed,
+            ..RecordInfo::default()
+        }
+    }
+
+    #[test]
+    fn unreadable_records_exist_but_are_not_found() {
+        let config = Config::default();
+        let (readable, unreadable) = (info(Kind::Decision, true), info(Kind::Decision, false));
+        let other_kind = info(Kind::Knowledge, true);
+        let items = [
+            ("memory/decisions/broken.md", &unreadable),
+            ("memory/decisions/fine.md", &readable),
+            // The same slug again, readable this time: found, as the first
+            // readable one.
+            ("memory/decisions/old/broken.md", &readable),
+            ("memory/decisions/old/fine.md", &readable),
+            ("knowledge/only-knowledge.md", &other_kind),
+            ("memory/decisions/only-broken.md", &unreadable),
+        ];
+        let view = View::new(items, &config, &NoDisk);
+        assert_eq!(view.records.len(), items.len());
+        assert!(view.exists(Kind::Decision, "only-broken"));
+        assert_eq!(view.by_index(Kind::Decision, "only-broken"), None);
+        assert!(view.get(Kind::Decision, "only-broken").is_none());
+        assert_eq!(view.by_index(Kind::Decision, "broken"), Some(2));
+        assert_eq!(view.by_index(Kind::Decision, "fine"), Some(1));
+        assert_eq!(
+            view.get(Kind::Decision, "fine").map(|e| e.path),
+            Some("memory/decisions/fine.md")
+        );
+        assert!(view.exists(Kind::Knowledge, "only-knowledge"));
+        assert!(!view.exists(Kind::Decision, "only-knowledge"));
+        assert!(!view.exists(Kind::Decision, "absent"));
+        assert_eq!(view.by_index(Kind::Decision, "absent"), None);
     }
 }
