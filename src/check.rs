@@ -328,7 +328,7 @@ fn points_at_removed(
         };
         match prefix {
             "file" => crate::rules::sources::file_target(value).is_ok_and(|rel| {
-                removed.contains(rel.as_str())
+                removed.contains(rel.as_ref())
                     || removed.iter().any(|r| r.starts_with(&format!("{rel}/")))
             }),
             "cmem" => removed_records.contains(&(Kind::Session, value)),
