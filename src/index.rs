@@ -157,12 +157,12 @@ impl Stat {
     /// opened once per batch and its files are stat'ed relative to it,
     /// which spares the kernel most of the path walk.
     pub fn many(root: &Path, rels: &[&str]) -> Vec<Option<Stat>> {
-        rels.par_chunks(512)
-            .map(|chunk| {
-                let mut dirs = Dirs::new(root);
-                chunk.iter().map(|rel| dirs.stat(rel)).collect::<Vec<_>>()
-            })
-            .flatten_iter()
+        // An indexed collect writes straight into the result: collecting
+        // per-batch vectors grew it by doubling, and fresh memory is dear
+        // on a short run (a tenth of a warm `context` on 100k records).
+        rels.par_iter()
+            .with_min_len(512)
+            .map_init(|| Dirs::new(root), |dirs, rel| dirs.stat(rel))
             .collect()
     }
 
@@ -1123,12 +1123,14 @@ fn probes(ws: &Workspace, files: &[String], stat: bool) -> Vec<Probe> {
             )
         })
         .collect();
-    let to_stat: Vec<&str> = files
-        .iter()
-        .zip(&by_path)
-        .filter(|(_, p)| !**p)
-        .map(|(f, _)| f.as_str())
-        .collect();
+    let mut to_stat: Vec<&str> = Vec::with_capacity(files.len());
+    to_stat.extend(
+        files
+            .iter()
+            .zip(&by_path)
+            .filter(|(_, p)| !**p)
+            .map(|(f, _)| f.as_str()),
+    );
     let mut stats = if stat {
         Stat::many(&ws.root, &to_stat)
     } else {
