@@ -1,6 +1,6 @@
 //! Git reads, all through gix (memlint never runs the `git` program).
 
-use rustc_hash::FxHashMap as HashMap;
+use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
 

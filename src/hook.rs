@@ -259,7 +259,10 @@ pub fn post_write(place: &Place) -> ExitCode {
         force: false,
         progress: false,
     };
-    let outcome = crate::check::run_with(&ws, &files, &|p: &str| p == rel, &opts);
+    let mut outcome = crate::check::run_with(&ws, &files, &|p: &str| p == rel, &opts);
+    // The hook exits right after: the whole workspace's reports are not
+    // freed one by one.
+    std::mem::forget(std::mem::take(&mut outcome.reports));
     let errors = outcome
         .diagnostics
         .iter()
