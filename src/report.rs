@@ -4,7 +4,7 @@
 //! Built from the index, so a warm report re-reads only changed files.
 
 use crate::diagnostic::{self, Diagnostic, Severity};
-use crate::rules::workspace::{Resolver, View};
+use crate::rules::workspace::{NoDisk, View};
 use crate::staging::Backlog;
 use crate::workspace::Workspace;
 use std::fmt::Write as _;
@@ -26,20 +26,6 @@ pub struct Report {
     pub staging: Backlog,
 }
 
-/// Cross-record questions `report` itself never asks (its diagnostics come
-/// from `check::findings`, which has the real resolver).
-struct NoDisk;
-
-impl Resolver for NoDisk {
-    fn file_exists(&self, _rel: &str) -> bool {
-        true
-    }
-
-    fn commit_exists(&self, _hex: &str) -> Option<bool> {
-        None
-    }
-}
-
 /// Builds the report for the whole workspace, refreshing the index.
 pub fn build(
     ws: &Workspace,
@@ -51,6 +37,8 @@ pub fn build(
     let view = View::new(
         reports.iter().map(|r| (r.path.as_str(), &r.info)),
         &ws.config,
+        // Its diagnostics come from `check::findings`, which has the real
+        // resolver: the view is only read for chains and clusters.
         &NoDisk,
     );
     let replaced_chains = crate::rules::status::replaced_chains(&view);

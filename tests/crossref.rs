@@ -1,8 +1,9 @@
 //! Cross-record rules end to end: `replaced_by` chains and cycles, targets of
 //! another kind, near-duplicate slug clusters, dangling sources (`file:`,
 //! `decision:`, `commit:` in a real git repository), a source escaping the
-//! root, and `check PATH` resolving against the whole workspace. Every case
-//! asserts the exact rule, path and span with `--format json`.
+//! root, an unreadable record named by others, and `check PATH` resolving
+//! against the whole workspace. Every case asserts the exact rule, path and
+//! span with `--format json`.
 
 mod common;
 
@@ -377,6 +378,49 @@ fn dangling_file_and_record_sources() {
         msgs[1]
     );
     assert!(msgs[2].contains("names no request"), "{}", msgs[2]);
+}
+
+#[test]
+fn an_unreadable_record_still_exists_for_sources_and_replaced_by() {
+    // `broken-yaml` cannot be read, yet it is on disk: naming it is not
+    // dangling, and replacing by it is no dangling target. Paths of file
+    // sources are compared once normalised, written plainly or not.
+    let ws = Ws::new();
+    ws.write("docs/present.md", "here\n")
+        .write(
+            &dec("broken-yaml"),
+            "---\ntitle: a: b\nstatus: [active\n---\n\nBody.\n",
+        )
+        .write(&dec("old-way"), &replaced("broken-yaml"))
+        .write(
+            &dec("cite-things"),
+            &record(
+                "active",
+                None,
+                &[
+                    "decision:broken-yaml",
+                    "file:docs/./present.md",
+                    "file:docs//present.md",
+                    "file:docs/../docs/missing.md",
+                ],
+            ),
+        );
+    let (code, json) = ws.check(&[]);
+    assert_eq!(code, 1, "the unreadable record is an error");
+    let cross: Vec<Found> = located(&json)
+        .into_iter()
+        .filter(|d| d.0.starts_with("sources/") || d.0.starts_with("status/"))
+        .collect();
+    assert_eq!(
+        cross,
+        vec![f("sources/dangling", &dec("cite-things"), 9, 5, 9, 33)]
+    );
+    assert!(
+        located(&json)
+            .iter()
+            .any(|d| d.0 == "frontmatter/parse" && d.1 == dec("broken-yaml")),
+        "{json}"
+    );
 }
 
 #[test]

@@ -779,6 +779,21 @@ fn rewrite(path: &Path, bytes: &[u8]) {
     age(path);
 }
 
+/// Commits every file under `root`, aged so that git's index does not
+/// find them racy, then writes `memory/decisions/untracked.md` into the
+/// workspace, which git does not know.
+fn commit_all_but_one_record(root: &Path, ws_root: &Path) {
+    for e in walkdir(root) {
+        age(&e);
+    }
+    common::commit_all(root);
+    std::fs::write(
+        ws_root.join("memory/decisions/untracked.md"),
+        decision("Untracked", "active", ""),
+    )
+    .expect("write");
+}
+
 /// [`workspace`] moved into `agent/` of its directory, which the caller
 /// makes a repository: git's paths then carry a prefix the workspace's do
 /// not. Returns the directory, the repository root and the workspace root.
@@ -796,16 +811,8 @@ fn workspace_in_repository() -> (tempfile::TempDir, PathBuf, PathBuf) {
 fn tracked_files_are_fingerprinted_by_their_git_blob() {
     let (dir, root, ws_root) = workspace_in_repository();
     let gix_md = "memory/decisions/use-gix.md";
-    for e in walkdir(&ws_root) {
-        age(&e);
-    }
-    common::commit_all(&root);
     // An untracked record has no blob.
-    std::fs::write(
-        ws_root.join("memory/decisions/untracked.md"),
-        decision("Untracked", "active", ""),
-    )
-    .expect("write");
+    commit_all_but_one_record(&root, &ws_root);
     let ws = Workspace::load(Some(&ws_root), None).expect("workspace");
     let files = ws.files();
     let first = index::refresh(&ws, &files, &Options::default());
@@ -1125,15 +1132,7 @@ fn blob_ids_looked_up_in_order_are_those_looked_up_one_by_one() {
         )
         .expect("write");
     }
-    for e in walkdir(&root) {
-        age(&e);
-    }
-    common::commit_all(&root);
-    std::fs::write(
-        ws_root.join("memory/decisions/untracked.md"),
-        decision("Untracked", "active", ""),
-    )
-    .expect("write");
+    commit_all_but_one_record(&root, &ws_root);
     rewrite(
         &ws_root.join("memory/decisions/many-07.md"),
         decision("Changed", "active", "").as_bytes(),
