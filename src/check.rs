@@ -3,11 +3,11 @@
 //! selection the user asked for.
 
 use crate::diagnostic::{self, Diagnostic};
+use crate::hashing::{Map, Set};
 use crate::lint::FileReport;
 use crate::record::{classify, Kind, Place};
 use crate::rules::workspace::{self, View, WsSink};
 use crate::workspace::Workspace;
-use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{HashMap, HashSet};
 
 /// What `check` found.
@@ -155,7 +155,7 @@ struct Ignores<'v, 'a> {
     root: &'v std::path::Path,
     version: &'v Version<'a>,
     /// Directory (root-relative, with `/`) → its matcher, if it has ignore files.
-    dirs: std::cell::RefCell<FxHashMap<String, Option<ignore::gitignore::Gitignore>>>,
+    dirs: std::cell::RefCell<Map<String, Option<ignore::gitignore::Gitignore>>>,
 }
 
 impl<'v, 'a> Ignores<'v, 'a> {
@@ -250,7 +250,7 @@ fn pointing_at_removed(
     ws: &Workspace,
     version: &Version,
     places: &[(&str, Place)],
-    changed: &FxHashSet<&str>,
+    changed: &Set<&str>,
 ) -> Vec<FileReport> {
     use rayon::prelude::*;
     let mut needles: Vec<String> = version
@@ -360,7 +360,7 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
         (place != Place::Outside).then_some((p, place))
     };
     let ignores = Ignores::new(ws, version);
-    let changed: FxHashSet<&str> = version
+    let changed: Set<&str> = version
         .changed
         .iter()
         .map(String::as_str)
@@ -369,7 +369,7 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
     let full = !version.removed.is_empty();
     let mut to_read: Vec<(&str, Place)> = changed.iter().filter_map(|p| place_of(p)).collect();
     to_read.sort_by(|a, b| a.0.cmp(b.0));
-    let mut reports: FxHashMap<String, FileReport> = lint_version(ws, version, &to_read)
+    let mut reports: Map<String, FileReport> = lint_version(ws, version, &to_read)
         .into_iter()
         .map(|r| (r.path.clone(), r))
         .collect();
@@ -486,7 +486,7 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
             .iter()
             .map(|d| d.path.as_str())
             .filter(|p| !changed.contains(p))
-            .collect::<FxHashSet<_>>()
+            .collect::<Set<_>>()
             .len(),
         ..Outcome::default()
     };
@@ -547,7 +547,7 @@ fn suffix_key(s: &str) -> &str {
 fn similar_closure<'a>(
     version: &Version<'a>,
     view: &View,
-    changed: &FxHashSet<&str>,
+    changed: &Set<&str>,
 ) -> HashSet<(Kind, &'a str)> {
     let ratio = view.config.similar_slug_ratio;
     let mut members: HashSet<(Kind, &'a str)> = HashSet::new();

@@ -17,6 +17,7 @@ pub mod fmt;
 pub mod frontmatter;
 pub mod fsutil;
 pub mod git;
+pub mod hashing;
 pub mod history;
 pub mod hook;
 pub mod index;

@@ -17,11 +17,11 @@
 //! [`index::RACY_NS`] of the scan that indexed it is verified by content.
 //! A missing, damaged or older index is rebuilt silently.
 
+use crate::hashing::Map;
 use crate::index::{self, Listing, Reader, Stat, Writer};
 use crate::record::{classify, stem, Kind, Place};
 use crate::workspace::Workspace;
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 use std::borrow::Cow;
 use std::ops::Range;
 use unicode_segmentation::UnicodeSegmentation;
@@ -239,7 +239,7 @@ fn fields(text: &str, kind: Kind) -> Fields<'_> {
 /// A record read and tokenized: its doc and weighted term frequencies.
 struct Tokenized<'t> {
     doc: Doc,
-    terms: FxHashMap<Cow<'t, str>, u32>,
+    terms: Map<Cow<'t, str>, u32>,
 }
 
 fn tokenize_record<'t>(
@@ -250,7 +250,7 @@ fn tokenize_record<'t>(
     hash: u64,
 ) -> Tokenized<'t> {
     let f = fields(text, kind);
-    let mut terms: FxHashMap<Cow<'t, str>, u32> = FxHashMap::default();
+    let mut terms: Map<Cow<'t, str>, u32> = Map::default();
     let mut len = 0u32;
     let mut count = |t: Cow<'t, str>, w: u32| {
         len = len.saturating_add(w);
@@ -798,7 +798,7 @@ impl Loaded {
             };
         }
         let c = term.chars().next().expect("one character");
-        let mut merged: FxHashMap<u32, u32> = FxHashMap::default();
+        let mut merged: Map<u32, u32> = Map::default();
         for i in 0..self.terms.len() {
             let t = self.term_str(i);
             if t == term || (t.chars().count() == 2 && t.contains(c)) {
@@ -1097,7 +1097,7 @@ fn rebuild(
 
     let mut docs: Vec<Doc> = Vec::with_capacity(records.len());
     let mut remap: Vec<u32> = vec![u32::MAX; old.map_or(0, |o| o.docs.len())];
-    let mut fresh_terms: FxHashMap<String, Postings> = FxHashMap::default();
+    let mut fresh_terms: Map<String, Postings> = Map::default();
     let mut tokenized = 0;
     for (chunk, ids) in records.chunks(BATCH).zip(old_ids.chunks(BATCH)) {
         // Stat, and read what changed, in parallel.

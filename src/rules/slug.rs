@@ -940,7 +940,7 @@ fn similar_pairs(strings: &[&str], ratio: f64, enumerate_up_to: u32) -> Vec<(usi
         // Groups numbered as they first come in that order (a hash per
         // string, not a sort of them all), then laid out by a counting
         // sort, each group's members in that order.
-        let mut numbers: rustc_hash::FxHashMap<&[u8], u32> = Default::default();
+        let mut numbers: crate::hashing::Map<&[u8], u32> = Default::default();
         numbers.reserve(walk_order.len());
         let group_of: Vec<u32> = walk_order
             .iter()
@@ -1061,7 +1061,7 @@ pub fn similar_clusters(slugs: &[&str], ratio: f64) -> Vec<Vec<String>> {
         union(&mut parent, i, j);
     }
     // Equal but for a version-like suffix.
-    let mut by_base: rustc_hash::FxHashMap<&str, usize> = Default::default();
+    let mut by_base: crate::hashing::Map<&str, usize> = Default::default();
     by_base.reserve(sorted.len());
     for (i, s) in sorted.iter().enumerate() {
         by_base.entry(s).or_insert(i);

@@ -2,9 +2,9 @@
 //! came from.
 
 use super::{FieldState, ProblemRule, Record, Sink};
+use crate::hashing::Map as HashMap;
 use crate::record::{source_problem, Kind};
 use crate::yaml::Value;
-use rustc_hash::FxHashMap as HashMap;
 
 /// Kinds that must list sources.
 fn requires_sources(kind: Kind) -> bool {

@@ -5,9 +5,9 @@
 
 use crate::config::Config;
 use crate::diagnostic::Diagnostic;
+use crate::hashing::Map as HashMap;
 use crate::lint::{Located, RecordInfo};
 use crate::record::Kind;
-use rustc_hash::FxHashMap as HashMap;
 
 /// One record as cross-record rules see it.
 pub struct Entry<'a> {
@@ -72,7 +72,6 @@ impl<'a> View<'a> {
         let items = items.into_iter();
         let size = items.size_hint().1.unwrap_or(0);
         let mut records = Vec::with_capacity(size);
-        // Keys are trusted paths; FxHash keeps 100k-record views cheap.
         let mut by_slug: HashMap<_, Option<usize>> =
             HashMap::with_capacity_and_hasher(size, Default::default());
         for (path, info) in items {
