@@ -5,7 +5,9 @@
 
 Each round runs every command once, in the order given, after its PREPARE
 shell command (untimed; may be empty); one warm-up round comes first and is
-not counted. Prints one line per command: NAME MEDIAN_SECONDS.
+not counted. Prints one line per command: NAME MEDIAN_SECONDS, then the
+seconds of each round in order (so that callers can pair the runs of one
+round).
 
 Compared commands are timed in alternation, not one series after the other:
 on a shared machine whose speed drifts over seconds, a ratio of two medians
@@ -57,7 +59,8 @@ def main():
             if round_ > 0:
                 times[name].append(t)
     for name, _, _ in groups:
-        print(name, "%.4f" % statistics.median(times[name]))
+        rounds = " ".join("%.4f" % t for t in times[name])
+        print(name, "%.4f" % statistics.median(times[name]), rounds)
 
 
 if __name__ == "__main__":
