@@ -252,9 +252,11 @@ fn tokenize_record<'t>(
     let f = fields(text, kind);
     // Records hold one distinct term per six to ten bytes: sized near
     // that up front rather than grown through every power of two
-    // (rehashing was about 4% of a cold index build).
+    // (rehashing was about 4% of a cold index build). Capped, so that a
+    // large record of few words does not reserve a table for words it
+    // does not have (a batch holds thousands of these maps at once).
     let mut terms: Map<Cow<'t, str>, u32> =
-        Map::with_capacity_and_hasher(text.len() / 10, Default::default());
+        Map::with_capacity_and_hasher((text.len() / 10).min(1024), Default::default());
     let mut len = 0u32;
     let mut count = |t: Cow<'t, str>, w: u32| {
         len = len.saturating_add(w);
