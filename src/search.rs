@@ -118,24 +118,126 @@ fn bigrams(run: &str, base: usize, emit: &mut impl FnMut(Cow<'_, str>, Range<usi
 }
 
 fn words(run: &str, base: usize, emit: &mut impl FnMut(Cow<'_, str>, Range<usize>)) {
-    for (at, word) in run.unicode_word_indices() {
-        let start = base + at;
-        emit(lower(word), start..start + word.len());
-        // A word joined by punctuation (`replaced_by`, `Cargo.toml`,
-        // `don't`) also yields its alphanumeric parts.
-        if word.chars().any(|c| !c.is_alphanumeric()) {
-            let mut from = 0;
-            for (i, c) in word
-                .char_indices()
-                .chain(std::iter::once((word.len(), ' ')))
-            {
-                if !c.is_alphanumeric() || i == word.len() {
-                    if i > from {
-                        let part = &word[from..i];
-                        emit(lower(part), start + from..start + i);
-                    }
-                    from = i + c.len_utf8();
+    word_indices(run, |at, word| word_and_parts(word, base + at, emit));
+}
+
+/// The words of `text` and their offsets, as `unicode_word_indices` finds
+/// them. The text is cut at each lone ASCII white space between ASCII
+/// characters (or an end): the word rules always break on both sides of
+/// it there, and none looks across it. Pieces in ASCII then take
+/// [`AsciiWords`]; the others, the general segmenter.
+fn word_indices<'t>(text: &'t str, mut f: impl FnMut(usize, &'t str)) {
+    let b = text.as_bytes();
+    let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C);
+    // Only a lone white space between ASCII characters that are not white
+    // space: a mark after a run of spaces joins the run (an alphabetic
+    // mark makes a word of it).
+    let solid = |c: Option<&u8>| c.is_none_or(|c| c.is_ascii() && !space(*c));
+    let cut =
+        |i: usize| space(b[i]) && solid(i.checked_sub(1).map(|j| &b[j])) && solid(b.get(i + 1));
+    let mut from = 0;
+    while from < b.len() {
+        let mut to = from;
+        while to < b.len() && !cut(to) {
+            to += 1;
+        }
+        let piece = &text[from..to];
+        if piece.is_ascii() {
+            AsciiWords::new(piece).for_each(|(at, w)| f(from + at, w));
+        } else {
+            piece
+                .unicode_word_indices()
+                .for_each(|(at, w)| f(from + at, w));
+        }
+        from = to + 1;
+    }
+}
+
+/// The words of ASCII text exactly as `unicode_word_indices` finds them
+/// (Unicode's word boundary rules, UAX #29, restricted to ASCII), without
+/// looking up every character's class in a large table, which was nearly
+/// half of a cold index build. In ASCII: letters, digits and
+/// `_` join into one word; `:`, `.` and `'` join letters on both sides
+/// (`e.g`, `don't`); `.`, `'`, `,` and `;` join digits on both sides
+/// (`3.14`, `1,000`). A segment without a letter or digit is no word.
+struct AsciiWords<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> AsciiWords<'a> {
+    fn new(text: &'a str) -> Self {
+        debug_assert!(text.is_ascii());
+        AsciiWords { text, at: 0 }
+    }
+}
+
+impl<'a> Iterator for AsciiWords<'a> {
+    type Item = (usize, &'a str);
+
+    fn next(&mut self) -> Option<(usize, &'a str)> {
+        let b = self.text.as_bytes();
+        let letter = |i: usize| b.get(i).is_some_and(u8::is_ascii_alphabetic);
+        let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+        let joined = |i: usize| {
+            b.get(i)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        };
+        loop {
+            // Skip to a letter, digit or `_`: anything else is a segment of
+            // its own, or part of a run of spaces, and holds no word.
+            while self.at < b.len() && !joined(self.at) {
+                self.at += 1;
+            }
+            if self.at >= b.len() {
+                return None;
+            }
+            let start = self.at;
+            let mut i = start;
+            loop {
+                while joined(i) {
+                    i += 1;
                 }
+                // `i` is past the run; a middle character joins it to the
+                // next when letters or digits stand on both sides.
+                let mid = b.get(i).copied();
+                let joins_letters =
+                    matches!(mid, Some(b':' | b'.' | b'\'')) && letter(i - 1) && letter(i + 1);
+                let joins_digits =
+                    matches!(mid, Some(b'.' | b'\'' | b',' | b';')) && digit(i - 1) && digit(i + 1);
+                if joins_letters || joins_digits {
+                    i += 1;
+                } else {
+                    break;
+                }
+            }
+            self.at = i;
+            let word = &self.text[start..i];
+            if word.bytes().any(|c| c.is_ascii_alphanumeric()) {
+                return Some((start, word));
+            }
+        }
+    }
+}
+
+/// Emits a word, and the alphanumeric parts of a word joined by
+/// punctuation.
+fn word_and_parts(word: &str, start: usize, emit: &mut impl FnMut(Cow<'_, str>, Range<usize>)) {
+    emit(lower(word), start..start + word.len());
+    // A word joined by punctuation (`replaced_by`, `Cargo.toml`,
+    // `don't`) also yields its alphanumeric parts.
+    if word.chars().any(|c| !c.is_alphanumeric()) {
+        let mut from = 0;
+        for (i, c) in word
+            .char_indices()
+            .chain(std::iter::once((word.len(), ' ')))
+        {
+            if !c.is_alphanumeric() || i == word.len() {
+                if i > from {
+                    let part = &word[from..i];
+                    emit(lower(part), start + from..start + i);
+                }
+                from = i + c.len_utf8();
             }
         }
     }
@@ -1517,6 +1619,73 @@ pub fn human(hits: &[Hit], color: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The words the general segmenter finds in `text`.
+    fn unicode_words(text: &str) -> Vec<(usize, &str)> {
+        text.unicode_word_indices().collect()
+    }
+
+    #[test]
+    fn ascii_words_are_the_unicode_words() {
+        // Every class of character the word rules tell apart in ASCII, and
+        // the characters around them, four at a time.
+        let pieces = [
+            "a", "Z", "1", "_", ".", ":", "'", ",", ";", " ", "\n", "\r", "-", "\"", "\t",
+        ];
+        for t in crate::text::every_text_of(&pieces, 4) {
+            let fast: Vec<(usize, &str)> = AsciiWords::new(&t).collect();
+            assert_eq!(fast, unicode_words(&t), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn words_of_mixed_texts_are_the_unicode_words() {
+        // Cuts at white space before and after letters that join across
+        // it in no way, and before marks that join the space before them
+        // (a combining accent, a zero-width joiner, and a mark that is
+        // alphabetic, which makes a word of the space it joins): those
+        // must not cut.
+        let pieces = [
+            "a", "1", ".", "'", " ", "\n", "\t", "é", "\u{301}", "\u{345}", "\u{200D}", "。", "日",
+            "_", ":",
+        ];
+        for t in crate::text::every_text_of(&pieces, 4) {
+            let mut got = Vec::new();
+            word_indices(&t, |at, w| got.push((at, w)));
+            assert_eq!(got, unicode_words(&t), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn ascii_words_of_longer_texts_are_the_unicode_words() {
+        // Longer runs: words joined several times over, numbers with
+        // separators, identifiers, prose.
+        let texts = [
+            "Use e.g. the v1.2.3 loader; don't re-read 1,000,000 rows: a:b:c 3.14.15",
+            "replaced_by: __init__ foo_bar-baz Cargo.toml x.y.z. ..a.. 1.a a.1 1:2 a;b",
+            "'quoted' \"dq\" it's 'tis rock'n'roll 12'34 12''34 a''b _1_ 1_a_2",
+        ];
+        for t in texts {
+            let fast: Vec<(usize, &str)> = AsciiWords::new(t).collect();
+            assert_eq!(fast, unicode_words(t), "{t:?}");
+        }
+        let mut n = 0u64;
+        let mut next = || {
+            n = n
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (n >> 33) as usize
+        };
+        let alphabet = b"aaabZ0019_.:',; \n-\"";
+        for _ in 0..2000 {
+            let len = next() % 40;
+            let t: String = (0..len)
+                .map(|_| char::from(alphabet[next() % alphabet.len()]))
+                .collect();
+            let fast: Vec<(usize, &str)> = AsciiWords::new(&t).collect();
+            assert_eq!(fast, unicode_words(&t), "{t:?}");
+        }
+    }
 
     fn toks(s: &str) -> Vec<String> {
         let mut out = Vec::new();
