@@ -5,6 +5,11 @@
 //! collide and turn every lookup into a scan of the whole table. foldhash
 //! is about as fast on the short keys here, is seeded anew for every map,
 //! and is already built as a dependency of gix.
+//!
+//! The standard library's maps are safe too (SipHash with random keys),
+//! only slower: they stay where a map is small or public API
+//! (`check::Outcome::sources`); a map built per record or per file of a
+//! large workspace uses these.
 
 /// A hash map with a seed of its own.
 pub type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;

@@ -130,8 +130,11 @@ fn word_indices<'t>(text: &'t str, mut f: impl FnMut(usize, &'t str)) {
     let b = text.as_bytes();
     let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C);
     // Only a lone white space between ASCII characters that are not white
-    // space: a mark after a run of spaces joins the run (an alphabetic
-    // mark makes a word of it).
+    // space. A mark after spaces joins them into one segment (an
+    // alphabetic mark makes a word of it), so a space followed by a space
+    // or by anything past ASCII is never cut. Before the space, UAX #29
+    // also joins a space to spaces and marks before it; unicode-
+    // segmentation does not, but a cut there would differ from the rules.
     let solid = |c: Option<&u8>| c.is_none_or(|c| c.is_ascii() && !space(*c));
     let cut =
         |i: usize| space(b[i]) && solid(i.checked_sub(1).map(|j| &b[j])) && solid(b.get(i + 1));
@@ -1627,10 +1630,12 @@ mod tests {
 
     #[test]
     fn ascii_words_are_the_unicode_words() {
-        // Every class of character the word rules tell apart in ASCII, and
-        // the characters around them, four at a time.
+        // Every class of character the word rules tell apart in ASCII
+        // (letters, digits, `_`, the middle characters of letters, of
+        // numbers and of both, `'`, `"`, space, line feed, carriage
+        // return, form feed, and others), four at a time.
         let pieces = [
-            "a", "Z", "1", "_", ".", ":", "'", ",", ";", " ", "\n", "\r", "-", "\"", "\t",
+            "a", "Z", "1", "_", ".", ":", "'", ",", ";", " ", "\n", "\r", "\u{c}", "-", "\"", "\t",
         ];
         for t in crate::text::every_text_of(&pieces, 4) {
             let fast: Vec<(usize, &str)> = AsciiWords::new(&t).collect();
@@ -1640,11 +1645,10 @@ mod tests {
 
     #[test]
     fn words_of_mixed_texts_are_the_unicode_words() {
-        // Cuts at white space before and after letters that join across
-        // it in no way, and before marks that join the space before them
-        // (a combining accent, a zero-width joiner, and a mark that is
-        // alphabetic, which makes a word of the space it joins): those
-        // must not cut.
+        // Where a space may be cut, and where not: between ASCII, and
+        // before marks that join the spaces before them (a combining
+        // accent, a zero-width joiner, and an alphabetic mark, which makes
+        // a word of those spaces: `a  \u{345}` is `a` and `  \u{345}`).
         let pieces = [
             "a", "1", ".", "'", " ", "\n", "\t", "é", "\u{301}", "\u{345}", "\u{200D}", "。", "日",
             "_", ":",

@@ -424,3 +424,27 @@ fn an_edit_past_the_first_thousand_records_is_seen() {
     write(root, last, &request(1099, "An ibex climbs."));
     assert_eq!(paths(&search_json(root, &["ibex"])), [last]);
 }
+
+#[test]
+fn english_words_between_japanese_punctuation_are_found() {
+    // Latin text inside Japanese sentences, after `。` and before `、`,
+    // with words joined by dots: each is a word, and so are its parts.
+    let ws = workspace("search");
+    let root = ws.path();
+    write(
+        root,
+        "knowledge/mixed-notes.md",
+        "---\ntitle: 混在メモ\ndescription: 設定の読み込み\nmodel_invocation: false\n\
+         date: 2026-10-11\nsources:\n  - session:7f3c2a10-0009\n---\n\n\
+         設定の読み込み。Loader numbats config.toml、e.g. v1.2 では速い。\n",
+    );
+    for query in ["loader", "numbats", "config.toml", "toml", "e.g", "v1.2"] {
+        let json = search_json(root, &[query]);
+        assert_eq!(paths(&json), ["knowledge/mixed-notes.md"], "{query}");
+        let snippet = json["results"][0]["snippet"].as_str().expect("snippet");
+        assert!(
+            snippet.contains("Loader numbats config.toml"),
+            "{query}: {snippet}"
+        );
+    }
+}

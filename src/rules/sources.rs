@@ -2,7 +2,7 @@
 //! came from.
 
 use super::{FieldState, ProblemRule, Record, Sink};
-use crate::hashing::Map as HashMap;
+use crate::hashing::Map;
 use crate::record::{source_problem, Kind};
 use crate::yaml::Value;
 
@@ -66,7 +66,7 @@ pub fn format(r: &Record, out: &mut Sink) {
 
 /// `sources/duplicate`: the same entry twice.
 pub fn duplicate(r: &Record, out: &mut Sink) {
-    let mut seen: HashMap<&str, usize> = HashMap::default();
+    let mut seen: Map<&str, usize> = Map::default();
     for (i, (s, span)) in entries(r).into_iter().enumerate() {
         if let Some(first) = seen.get(s) {
             out.emit(

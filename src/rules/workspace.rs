@@ -5,7 +5,7 @@
 
 use crate::config::Config;
 use crate::diagnostic::Diagnostic;
-use crate::hashing::Map as HashMap;
+use crate::hashing::Map;
 use crate::lint::{Located, RecordInfo};
 use crate::record::Kind;
 
@@ -50,7 +50,7 @@ pub struct View<'a> {
     /// the first whose front matter could be read, if any (unreadable
     /// records still exist: see `exists`). One map, not two: building it
     /// is a hash insert per record.
-    by_slug: HashMap<(Kind, &'a str), Option<usize>>,
+    by_slug: Map<(Kind, &'a str), Option<usize>>,
     pub config: &'a Config,
     pub resolver: &'a dyn Resolver,
     /// Near-duplicate slug clusters per kind already known for exactly this
@@ -72,8 +72,8 @@ impl<'a> View<'a> {
         let items = items.into_iter();
         let size = items.size_hint().1.unwrap_or(0);
         let mut records = Vec::with_capacity(size);
-        let mut by_slug: HashMap<_, Option<usize>> =
-            HashMap::with_capacity_and_hasher(size, Default::default());
+        let mut by_slug: Map<_, Option<usize>> =
+            Map::with_capacity_and_hasher(size, Default::default());
         for (path, info) in items {
             let Some(kind) = info.kind else { continue };
             let slug = crate::record::stem(path);
