@@ -208,6 +208,21 @@ pub fn github(diags: &[Diagnostic], summary: Summary) -> String {
     out
 }
 
+/// A root-relative path as a URI reference (RFC 3986): every byte but
+/// the unreserved characters and `/` percent-encoded, so that a space, a
+/// `%` or a non-ASCII letter in a file name gives a valid SARIF `uri`.
+fn uri_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
+}
+
 /// One SARIF 2.1.0 log.
 pub fn sarif(diags: &[Diagnostic]) -> String {
     let rules: Vec<_> = REGISTRY
@@ -233,7 +248,7 @@ pub fn sarif(diags: &[Diagnostic]) -> String {
                 "message": {"text": d.message},
                 "locations": [{
                     "physicalLocation": {
-                        "artifactLocation": {"uri": d.path, "uriBaseId": "%SRCROOT%"},
+                        "artifactLocation": {"uri": uri_path(&d.path), "uriBaseId": "%SRCROOT%"},
                         "region": {
                             "startLine": d.line,
                             "startColumn": d.column,

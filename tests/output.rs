@@ -179,7 +179,13 @@ fn sarif_validator() -> Option<jsonschema::Validator> {
         }
     };
     let schema: Value = serde_json::from_str(&text).expect("SARIF schema is JSON");
-    Some(jsonschema::validator_for(&schema).expect("SARIF schema compiles"))
+    // Formats checked too: a `uri` must be a valid URI reference.
+    Some(
+        jsonschema::options()
+            .should_validate_formats(true)
+            .build(&schema)
+            .expect("SARIF schema compiles"),
+    )
 }
 
 #[test]
@@ -234,6 +240,41 @@ fn sarif_is_valid_sarif_2_1_0() {
         }
         assert_eq!(run["columnKind"], "unicodeCodePoints");
         assert_eq!(run["tool"]["driver"]["name"], "memlint");
+    }
+}
+
+#[test]
+fn sarif_uris_are_percent_encoded() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join(".memlint.yml"), "").expect("write");
+    std::fs::create_dir_all(dir.path().join("knowledge")).expect("mkdir");
+    std::fs::write(
+        dir.path().join("knowledge/50% off é.md"),
+        "no front matter\n",
+    )
+    .expect("write");
+    let (code, out) = check(dir.path(), &["--format", "sarif"]);
+    assert_eq!(code, 1);
+    let log: Value = serde_json::from_str(&out).expect("SARIF is JSON");
+    let uris: Vec<&str> = log["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| {
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+                .as_str()
+                .expect("uri")
+        })
+        .collect();
+    assert!(!uris.is_empty());
+    assert!(
+        uris.iter()
+            .all(|u| *u == "knowledge/50%25%20off%20%C3%A9.md"),
+        "{uris:?}"
+    );
+    if let Some(validator) = sarif_validator() {
+        let errors: Vec<String> = validator.iter_errors(&log).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "invalid SARIF: {errors:?}");
     }
 }
 
