@@ -164,33 +164,14 @@ pub fn encoding_edits(text: &str, fired: &Fired) -> Vec<Edit> {
 pub fn record_edits(r: &Record, fired: &Fired) -> Vec<Edit> {
     let mut edits = Vec::new();
     if fired.unknown_key {
-        let known: Vec<&str> = r.kind.fields().iter().map(|f| f.key).collect();
-        let mut taken: HashSet<&str> = HashSet::new();
-        let mut renames: Vec<(&yaml::Entry, &'static str)> = Vec::new();
-        for entry in r.root.entries().unwrap_or(&[]) {
-            let Some(name) = entry.key.as_scalar().map(|s| s.text.as_str()) else {
-                continue;
-            };
-            if known.contains(&name) {
-                continue;
-            }
-            if let Some(target) = rules::frontmatter::rename_target(r, name) {
-                renames.push((entry, target));
-            }
-        }
-        // Two keys that would become the same key are both left alone.
-        let mut count: HashMap<&str, usize> = HashMap::new();
-        for (_, t) in &renames {
-            *count.entry(t).or_default() += 1;
-        }
-        for (entry, target) in renames {
-            if count.get(target) == Some(&1) && taken.insert(target) {
-                edits.push(Edit {
+        edits.extend(
+            rules::frontmatter::safe_renames(r)
+                .into_iter()
+                .map(|(entry, target)| Edit {
                     span: entry.key.span.clone(),
                     text: target.to_string(),
-                });
-            }
-        }
+                }),
+        );
     }
     if fired.duplicate_source {
         edits.extend(duplicate_source_edits(r));
@@ -208,7 +189,7 @@ pub fn record_edits(r: &Record, fired: &Fired) -> Vec<Edit> {
 /// Deletes every repeated `sources` entry: the whole line of a block-list
 /// item (when the line holds nothing else), or the item and its comma in a
 /// flow list.
-fn duplicate_source_edits(r: &Record) -> Vec<Edit> {
+pub fn duplicate_source_edits(r: &Record) -> Vec<Edit> {
     let Some(entry) = r.root.get("sources") else {
         return Vec::new();
     };

@@ -422,6 +422,7 @@ pub fn check_base(
             rule: "history/unexplained-removal",
             span: 0..0,
             message,
+            fixable: false,
         };
         let found = crate::lint::to_diagnostics(&c.path, &text, vec![finding], &ws.config);
         if !found.is_empty() && !text.is_empty() {
@@ -503,6 +504,7 @@ pub fn check_base(
                 "the active decision `{slug}` was rewritten in place ({what} changed since {}); write the new decision to a new file and set `status: replaced` with `replaced_by: <new-slug>` here, or name the edit in a `{TRAILER}:` trailer",
                 short(&base)
             ),
+            fixable: false,
         };
         let found = crate::lint::to_diagnostics(&c.path, new_text, vec![finding], &ws.config);
         if !found.is_empty() {

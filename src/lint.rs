@@ -140,29 +140,9 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
         rules::secrets::scan(text, &mut sink);
         return finish(report, text, sink, config);
     };
-    let bom = frontmatter::bom_len(text);
-    if bom > 0 {
-        sink.emit(
-            "format/bom",
-            0..bom,
-            "the file starts with a byte order mark; save it as UTF-8 without BOM",
-        );
-    }
-    // The first CRLF, found by memchr on `\r` (a substring search is far
-    // slower, and almost every file has no `\r` at all).
-    let crlf = memchr::memchr_iter(b'\r', text.as_bytes())
-        .find(|&i| text.as_bytes().get(i + 1) == Some(&b'\n'));
-    if let Some(i) = crlf {
-        let line_start = text[..i].rfind('\n').map_or(0, |p| p + 1);
-        sink.emit(
-            "format/crlf",
-            line_start.max(bom)..i,
-            "the file has CRLF line endings; use LF",
-        );
-    }
     let parts = match frontmatter::split(text) {
         Split::None(absence) => {
-            let first = first_line(text, bom);
+            let first = first_line(text, frontmatter::bom_len(text));
             sink.emit("frontmatter/missing", first, absence.message());
             return finish(report, text, sink, config);
         }
@@ -232,6 +212,28 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
         fields: Default::default(),
         hint_words: Default::default(),
     };
+    // A BOM and CRLF line endings are reported (and fixed) only on a file
+    // whose front matter could be read: SPEC §3's precedence.
+    let bom = frontmatter::bom_len(text);
+    if bom > 0 {
+        sink.emit(
+            "format/bom",
+            0..bom,
+            "the file starts with a byte order mark; save it as UTF-8 without BOM",
+        );
+    }
+    // The first CRLF, found by memchr on `\r` (a substring search is far
+    // slower, and almost every file has no `\r` at all).
+    let crlf = memchr::memchr_iter(b'\r', text.as_bytes())
+        .find(|&i| text.as_bytes().get(i + 1) == Some(&b'\n'));
+    if let Some(i) = crlf {
+        let line_start = text[..i].rfind('\n').map_or(0, |p| p + 1);
+        sink.emit(
+            "format/crlf",
+            line_start.max(bom)..i,
+            "the file has CRLF line endings; use LF",
+        );
+    }
     for rule in REGISTRY {
         if let Check::Record(check) = rule.check {
             check(&record, &mut sink);
@@ -424,7 +426,7 @@ pub fn to_diagnostics(
             end_line: end.line,
             end_column: end.column,
             message: f.message,
-            fixable: rule.fixable,
+            fixable: rule.fixable && f.fixable,
             span: f.span,
         });
     }

@@ -785,3 +785,107 @@ fn regression_housekeeping_files_are_not_counted() {
     assert_eq!(json["summary"]["files"], 0);
     assert_eq!(json["diagnostics"], Value::Array(vec![]));
 }
+
+/// A temporary workspace holding `memory/decisions/<name>` with `bytes`.
+fn one_decision(name: &str, bytes: &[u8]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join(".memlint.yml"), "").expect("config");
+    std::fs::create_dir_all(dir.path().join("memory/decisions")).expect("mkdir");
+    std::fs::write(dir.path().join("memory/decisions").join(name), bytes).expect("write");
+    dir
+}
+
+/// (rule, fixable) of every diagnostic of a fixable rule.
+fn fixables(json: &Value) -> Vec<(String, bool)> {
+    json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["rule"] != "frontmatter/required")
+        .map(|d| {
+            let rule = d["rule"].as_str().expect("rule").to_string();
+            (rule, d["fixable"].as_bool().expect("fixable"))
+        })
+        .collect()
+}
+
+#[test]
+fn fixable_is_true_only_where_fix_repairs() {
+    // `statsu` would become `status`, which is present; `bogus` has no
+    // close match; `dat` becomes `date`, absent here: only that key is
+    // fixable. Of the two duplicates, the one sharing its line with a
+    // comment is left for a person.
+    let ws = one_decision(
+        "a.md",
+        b"---\ntitle: T\nstatus: active\nsources:\n  - file:.memlint.yml\n  - file:.memlint.yml  # again\n  - https://example.com/x\n  - https://example.com/x\nbogus: 1\nstatsu: x\ndat: 2026-11-01\n---\nB\n",
+    );
+    let run = check_json(ws.path(), &[]);
+    let mut got = fixables(&run.json());
+    got.sort();
+    let want: Vec<(String, bool)> = [
+        ("frontmatter/unknown-key", false),
+        ("frontmatter/unknown-key", false),
+        ("frontmatter/unknown-key", true),
+        ("sources/duplicate", false),
+        ("sources/duplicate", true),
+    ]
+    .iter()
+    .map(|(r, f)| (r.to_string(), *f))
+    .collect();
+    assert_eq!(got, want, "{}", run.stdout);
+    // `--fix` repairs exactly the fixable ones; the others remain, not
+    // fixable, and a second `--fix` changes nothing.
+    let fixed = common::memlint(ws.path(), &["check", "--fix", "--format", "json"]);
+    let mut left = fixables(&fixed.json());
+    left.sort();
+    assert_eq!(
+        left,
+        vec![
+            ("frontmatter/unknown-key".to_string(), false),
+            ("frontmatter/unknown-key".to_string(), false),
+            ("sources/duplicate".to_string(), false),
+        ],
+        "{}",
+        fixed.stdout
+    );
+    let path = ws.path().join("memory/decisions/a.md");
+    let text = std::fs::read_to_string(&path).expect("read");
+    assert!(text.contains("\ndate: 2026-11-01\n"), "{text}");
+    assert_eq!(text.matches("https://example.com/x").count(), 1, "{text}");
+    assert_eq!(text.matches("file:.memlint.yml").count(), 2, "{text}");
+    common::memlint(ws.path(), &["check", "--fix"]);
+    assert_eq!(std::fs::read_to_string(&path).expect("read"), text);
+}
+
+#[test]
+fn a_file_whose_front_matter_cannot_be_read_gets_one_diagnostic_and_is_never_fixed() {
+    // SPEC §3 precedence: no `format/bom` or `format/crlf` beside
+    // `frontmatter/parse` (or `unclosed`, `missing`), and `--fix` leaves
+    // the bytes alone.
+    for (name, bytes, rule) in [
+        (
+            "parse.md",
+            &b"\xef\xbb\xbf---\r\ntitle: a: b\r\n---\r\nB\r\n"[..],
+            "frontmatter/parse",
+        ),
+        (
+            "unclosed.md",
+            &b"\xef\xbb\xbf---\r\ntitle: a\r\n"[..],
+            "frontmatter/unclosed",
+        ),
+        (
+            "missing.md",
+            &b"\xef\xbb\xbfno front matter\r\n"[..],
+            "frontmatter/missing",
+        ),
+    ] {
+        let ws = one_decision(name, bytes);
+        let run = check_json(ws.path(), &[]);
+        let got: Vec<String> = fixables(&run.json()).into_iter().map(|(r, _)| r).collect();
+        assert_eq!(got, vec![rule.to_string()], "{name}: {}", run.stdout);
+        let fixed = common::memlint(ws.path(), &["check", "--fix"]);
+        assert_eq!(fixed.code, 1, "{name}");
+        let after = std::fs::read(ws.path().join("memory/decisions").join(name)).expect("read");
+        assert_eq!(after, bytes, "{name}: the bytes changed");
+    }
+}

@@ -76,9 +76,10 @@ pub fn value_span(entry: &Entry, span: Range<usize>) -> Range<usize> {
 }
 
 /// `frontmatter/unknown-key`: a key the kind does not define, with the closest
-/// known key suggested.
+/// known key suggested; fixable when `--fix` renames it ([`safe_renames`]).
 pub fn unknown_key(r: &Record, out: &mut Sink) {
     let known: Vec<&str> = r.kind.fields().iter().map(|f| f.key).collect();
+    let mut renames: Option<Vec<(&crate::yaml::Entry, &'static str)>> = None;
     for entry in r.root.entries().unwrap_or(&[]) {
         let name = match entry.key.as_scalar() {
             Some(s) => s.text.as_str(),
@@ -101,8 +102,39 @@ pub fn unknown_key(r: &Record, out: &mut Sink) {
                 ),
             },
         };
-        out.emit("frontmatter/unknown-key", entry.key.span.clone(), message);
+        let renamed = renames
+            .get_or_insert_with(|| safe_renames(r))
+            .iter()
+            .any(|(e, _)| std::ptr::eq(*e, entry));
+        out.emit_fixable(
+            "frontmatter/unknown-key",
+            entry.key.span.clone(),
+            message,
+            renamed,
+        );
     }
+}
+
+/// The unknown keys `--fix` renames, with their new names: those with a
+/// [`rename_target`] that no other unknown key would also be renamed to.
+pub fn safe_renames<'r>(r: &Record<'r>) -> Vec<(&'r crate::yaml::Entry, &'static str)> {
+    let known: Vec<&str> = r.kind.fields().iter().map(|f| f.key).collect();
+    let mut renames: Vec<(&crate::yaml::Entry, &'static str)> = Vec::new();
+    for entry in r.root.entries().unwrap_or(&[]) {
+        let Some(name) = entry.key.as_scalar().map(|s| s.text.as_str()) else {
+            continue;
+        };
+        if known.contains(&name) {
+            continue;
+        }
+        if let Some(target) = rename_target(r, name) {
+            renames.push((entry, target));
+        }
+    }
+    // Two keys that would become the same key are both left alone.
+    let targets: Vec<&str> = renames.iter().map(|(_, t)| *t).collect();
+    renames.retain(|(_, t)| targets.iter().filter(|o| *o == t).count() == 1);
+    renames
 }
 
 fn closest<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {

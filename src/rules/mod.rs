@@ -370,6 +370,8 @@ pub struct Finding {
     pub rule: &'static str,
     pub span: Range<usize>,
     pub message: String,
+    /// `--fix` can repair this finding (only ever true for a fixable rule).
+    pub fixable: bool,
 }
 
 /// Where rules put their findings.
@@ -380,11 +382,24 @@ pub struct Sink {
 
 impl Sink {
     pub fn emit(&mut self, rule: &'static str, span: Range<usize>, message: impl Into<String>) {
+        self.emit_fixable(rule, span, message, true);
+    }
+
+    /// [`Sink::emit`] for a finding of a fixable rule that `--fix` may not
+    /// be able to repair: `fixable` says whether it can.
+    pub fn emit_fixable(
+        &mut self,
+        rule: &'static str,
+        span: Range<usize>,
+        message: impl Into<String>,
+        fixable: bool,
+    ) {
         debug_assert!(lookup(rule).is_some(), "unregistered rule {rule}");
         self.findings.push(Finding {
             rule,
             span,
             message: message.into(),
+            fixable,
         });
     }
 }

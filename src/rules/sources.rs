@@ -67,15 +67,23 @@ pub fn format(r: &Record, out: &mut Sink) {
 /// `sources/duplicate`: the same entry twice.
 pub fn duplicate(r: &Record, out: &mut Sink) {
     let mut seen: Map<&str, usize> = Map::default();
+    // What `--fix` deletes, computed at the first duplicate: an entry
+    // sharing its line with a comment, say, is left for a person.
+    let mut removals: Option<Vec<crate::fix::Edit>> = None;
     for (i, (s, span)) in entries(r).into_iter().enumerate() {
         if let Some(first) = seen.get(s) {
-            out.emit(
+            let removed = removals
+                .get_or_insert_with(|| crate::fix::duplicate_source_edits(r))
+                .iter()
+                .any(|e| e.span.start <= span.start && span.end <= e.span.end);
+            out.emit_fixable(
                 "sources/duplicate",
                 span,
                 format!(
                     "`{s}` is listed twice (first as entry {}); delete this one",
                     first + 1
                 ),
+                removed,
             );
         } else {
             seen.insert(s, i);
