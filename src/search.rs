@@ -1575,8 +1575,8 @@ pub fn json(query: &str, hits: &[Hit]) -> String {
     out
 }
 
-/// Human output: rank, path, title, and the snippet with its matches
-/// highlighted when `color` is set.
+/// Human output: rank, path, title, score (as in the JSON, two decimals),
+/// and the snippet with its matches highlighted when `color` is set.
 pub fn human(hits: &[Hit], color: bool) -> String {
     use std::fmt::Write;
     if hits.is_empty() {
@@ -1594,12 +1594,19 @@ pub fn human(hits: &[Hit], color: bool) -> String {
         if color {
             let _ = writeln!(
                 out,
-                "{:>width$}. \x1b[1;36m{}\x1b[0m  {title}{replaced}",
+                "{:>width$}. \x1b[1;36m{}\x1b[0m  {title}{replaced}  \x1b[2m(score {:.2})\x1b[0m",
                 i + 1,
-                h.path
+                h.path,
+                h.score
             );
         } else {
-            let _ = writeln!(out, "{:>width$}. {}  {title}{replaced}", i + 1, h.path);
+            let _ = writeln!(
+                out,
+                "{:>width$}. {}  {title}{replaced}  (score {:.2})",
+                i + 1,
+                h.path,
+                h.score
+            );
         }
         let mut snippet = String::new();
         let mut at = 0;

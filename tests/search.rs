@@ -161,12 +161,18 @@ fn an_empty_result_is_exit_0_with_an_empty_list() {
 #[test]
 fn human_output_shows_rank_path_title_and_a_snippet() {
     let ws = workspace("search");
+    let run = search(ws.path(), &["gix", "--limit", "1", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let score = json["results"][0]["score"].as_f64().expect("a score");
+    assert!(score > 0.0);
     let run = search(ws.path(), &["gix", "--limit", "1"]);
     assert_eq!(run.code, 0);
     assert_eq!(
         run.stdout,
-        "1. memory/decisions/use-gix-for-git-reads.md  Use gix for git reads\n   \
-         Every read of the object database goes through the library, never through a\n"
+        format!(
+            "1. memory/decisions/use-gix-for-git-reads.md  Use gix for git reads  (score {score:.2})\n   \
+             Every read of the object database goes through the library, never through a\n"
+        )
     );
     let run = search(ws.path(), &["binary", "--all", "--color", "always"]);
     assert!(
