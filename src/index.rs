@@ -1345,9 +1345,9 @@ fn seen(path: &Path) -> Seen {
 }
 
 /// The directories and ignore files whose change could change what
-/// `Workspace::files` lists, given what a walk found: the root and its
-/// ancestors (with their `.gitignore`, `.ignore`, `.memlintignore` and
-/// `.git/info/exclude`), the parents of every walked root up to the root
+/// `Workspace::files` lists, given what a walk found: the root (with its
+/// `.gitignore`, `.ignore`, `.memlintignore` and `.git/info/exclude`; no
+/// ignore file above the root applies), the parents of every walked root up to the root
 /// (so that a root created later is seen), and every directory the walk
 /// entered, with its ignore files. A directory the walk left out as ignored
 /// is not watched: nothing under it is listed whatever it holds, until an
@@ -1365,11 +1365,6 @@ fn watched(ws: &Workspace, walked: &crate::workspace::Walked) -> Option<Vec<Stri
         }
         out.push(d.join(".git/info/exclude").to_string_lossy().into_owned());
     };
-    // Above the root only ignore files matter: the directories themselves
-    // (`/tmp`, a home directory) change all the time.
-    for a in ws.root.ancestors().skip(1) {
-        ignore_files(a, &mut out);
-    }
     let mut dirs: Vec<&Path> = vec![&ws.root];
     let mut parents: Vec<PathBuf> = Vec::new();
     let roots = crate::record::RECORD_ROOTS

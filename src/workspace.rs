@@ -125,42 +125,63 @@ impl Workspace {
     /// Walks the workspace: [`Workspace::files`], and the directories the
     /// walk entered.
     pub fn walk(&self) -> Walked {
-        let mut roots: Vec<PathBuf> = RECORD_ROOTS.iter().map(|r| self.root.join(r)).collect();
+        // The walk starts at the root itself, never above it, so that only
+        // ignore files inside the root apply (SPEC §10: nothing outside the
+        // root is read) with git's precedence, and a record directory that
+        // is a link is seen as a link (never followed out of the root).
+        // Below the root it enters only the record roots and the banned
+        // directories, and the directories leading to them.
+        let mut tops: Vec<String> = RECORD_ROOTS.iter().map(|r| r.to_string()).collect();
         for dir in &self.config.banned_dirs {
             if !RECORD_ROOTS
                 .iter()
                 .any(|r| dir.starts_with(&format!("{r}/")))
             {
-                roots.push(self.root.join(dir));
+                tops.push(dir.trim_matches('/').to_string());
             }
         }
-        let roots: Vec<PathBuf> = roots.into_iter().filter(|r| r.is_dir()).collect();
         let mut out = Vec::new();
-        if self.root.join("CONTEXT.md").is_file() {
+        let context = self.root.join("CONTEXT.md");
+        if context.is_file() && crate::fsutil::stays_inside(&self.root, &context) {
             out.push("CONTEXT.md".to_string());
         }
-        let Some((first, rest)) = roots.split_first() else {
+        if !tops.iter().any(|t| self.root.join(t).is_dir()) {
             return Walked {
                 files: out,
                 dirs: Vec::new(),
                 complete: true,
             };
-        };
-        let mut builder = ignore::WalkBuilder::new(first);
-        for r in rest {
-            builder.add(r);
         }
+        let mut builder = ignore::WalkBuilder::new(&self.root);
+        let root = self.root.clone();
+        // Below this depth every entry lies inside a top: its ancestor at
+        // this depth was let through.
+        let deepest = tops.iter().map(|t| t.split('/').count()).max().unwrap_or(1);
         builder
             .hidden(false)
+            .parents(false)
             .require_git(false)
             .git_global(false)
             .follow_links(false)
             .add_custom_ignore_filename(".memlintignore")
-            .filter_entry(|e| e.file_name() != ".git" && e.file_name() != ".memlint");
-        let root_ignore = self.root.join(".memlintignore");
-        if root_ignore.is_file() {
-            builder.add_ignore(root_ignore);
-        }
+            .filter_entry(move |e| {
+                if e.file_name() == ".git" || e.file_name() == ".memlint" {
+                    return false;
+                }
+                if e.depth() == 0 || e.depth() > deepest {
+                    return true;
+                }
+                let rel = e.path().strip_prefix(&root).ok().and_then(Path::to_str);
+                // Inside a top, or on the way to one.
+                rel.is_some_and(|rel| {
+                    tops.iter().any(|t| {
+                        rel.strip_prefix(t.as_str())
+                            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+                            || t.strip_prefix(rel)
+                                .is_some_and(|rest| rest.starts_with('/'))
+                    })
+                })
+            });
         // Directories are read on as many threads as the rayon pool has (so
         // `RAYON_NUM_THREADS` applies), each keeping its own list until it
         // is done.

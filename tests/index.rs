@@ -1171,3 +1171,63 @@ fn blob_ids_looked_up_in_order_are_those_looked_up_one_by_one() {
     }
     drop(dir);
 }
+
+/// How many files `memlint check` lints in `root`.
+fn files_checked(root: &Path) -> u64 {
+    let run = memlint(root, &["check", "--format", "json"]);
+    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    json["summary"]["files"].as_u64().expect("files")
+}
+
+#[test]
+fn ignore_files_above_the_root_do_not_apply() {
+    // git would not ignore the records (the workspace is its own
+    // repository), and nothing outside the root is read: a `.gitignore`,
+    // `.ignore` or `.memlintignore` in the parent directory changes nothing.
+    let outer = tempfile::tempdir().expect("temp dir");
+    let root = outer.path().join("ws");
+    common::copy_dir(&common::fixture("example"), &root);
+    let all = files_checked(&root);
+    assert!(all > 5, "{all}");
+    for name in [".gitignore", ".ignore", ".memlintignore"] {
+        std::fs::write(outer.path().join(name), "*.md\n").expect("write");
+        assert_eq!(files_checked(&root), all, "{name} above the root");
+        let run = memlint(&root, &["search", "CSV", "--format", "json"]);
+        assert!(
+            run.stdout.contains("export-monthly-csv"),
+            "{name}: {}",
+            run.stdout
+        );
+        std::fs::remove_file(outer.path().join(name)).expect("remove");
+    }
+    // One inside the root applies, anchored at the root.
+    std::fs::write(root.join(".memlintignore"), "/knowledge\n").expect("write");
+    let fewer = files_checked(&root);
+    assert!(fewer < all, "{fewer} < {all}");
+    let run = memlint(&root, &["search", "bank", "--format", "json"]);
+    assert!(!run.stdout.contains("knowledge/"), "{}", run.stdout);
+    // Also when memlint runs from a subdirectory.
+    let run = memlint(&root.join("memory"), &["check", "--format", "json"]);
+    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(json["summary"]["files"].as_u64(), Some(fewer));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_record_directory_linking_out_of_the_root_is_not_followed() {
+    let outer = tempfile::tempdir().expect("temp dir");
+    let root = outer.path().join("ws");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    std::fs::write(root.join(".memlint.yml"), "").expect("write");
+    common::copy_dir(
+        &common::fixture("example").join("knowledge"),
+        &outer.path().join("outside"),
+    );
+    std::os::unix::fs::symlink(outer.path().join("outside"), root.join("knowledge"))
+        .expect("symlink");
+    assert_eq!(files_checked(&root), 0);
+    let run = memlint(&root, &["search", "bank", "--format", "json"]);
+    assert!(!run.stdout.contains("knowledge/"), "{}", run.stdout);
+    let run = memlint(&root, &["context"]);
+    assert!(!run.stdout.contains("knowledge/"), "{}", run.stdout);
+}
