@@ -421,6 +421,13 @@ impl List {
         }
     }
 
+    /// Its title and the widest `(+N more)` line it can need: the least it
+    /// takes when shown at all.
+    fn least_size(&self) -> usize {
+        let head: usize = self.head.iter().map(|l| chars(l) + 1).sum();
+        (head + chars(&more(self.total)) + 1).min(self.full_size())
+    }
+
     /// Writes as much of the list as fits in `share` characters; nothing
     /// when not even its title and the `(+N more)` line fit.
     fn write(&self, out: &mut Out, share: usize) {
@@ -557,29 +564,33 @@ pub fn render(m: &Material, s: &Settings) -> String {
         used: 0,
         limit,
     };
-    for l in &fixed {
-        if !out.push(l) {
-            break;
+    // The parts keep their order: once a fixed line does not fit, nothing
+    // after it is shown.
+    let whole = fixed.iter().all(|l| out.push(l));
+    let toc_head_size: usize = toc_head.iter().map(|l| chars(l) + 1).sum();
+    // Each directory's title and `(+N more)` line, which a directory shown
+    // at all needs.
+    let least: Vec<usize> = dirs.iter().map(List::least_size).collect();
+    if whole {
+        // Resident knowledge takes at most half of what is left when a
+        // table of contents follows, and leaves room for every directory's
+        // title when it can.
+        if let Some(r) = &resident {
+            let share = if dirs.is_empty() {
+                out.room()
+            } else {
+                let toc_least = toc_head_size + least.iter().sum::<usize>();
+                (out.room() / 2).min(out.room().saturating_sub(toc_least).max(out.room() / 4))
+            };
+            r.write(&mut out, share);
         }
-    }
-    // Resident knowledge takes at most half of what is left when a table of
-    // contents follows.
-    if let Some(r) = &resident {
-        let share = if dirs.is_empty() {
-            out.room()
-        } else {
-            out.room() / 2
-        };
-        r.write(&mut out, share);
-    }
-    let head_fits = toc_head.iter().map(|l| chars(l) + 1).sum::<usize>() <= out.room();
-    if head_fits {
-        for l in &toc_head {
-            out.push(l);
-        }
-        let sizes: Vec<usize> = dirs.iter().map(List::full_size).collect();
-        for (d, share) in dirs.iter().zip(fair_shares(&sizes, out.room())) {
-            d.write(&mut out, share);
+        if toc_head_size <= out.room() {
+            for l in &toc_head {
+                out.push(l);
+            }
+            for (d, share) in dirs.iter().zip(dir_shares(&dirs, &least, out.room())) {
+                d.write(&mut out, share);
+            }
         }
     }
     let mut text = out.text;
@@ -630,6 +641,35 @@ fn fit_fixed(lines: &[String], max_chars: usize) -> String {
     text
 }
 
+/// The shares of the directories in `room` characters: when every
+/// directory's title and `(+N more)` line (`least`) fit, each gets that
+/// and a fair share of the rest; otherwise the first directories that fit
+/// get their least, and the rest nothing.
+fn dir_shares(dirs: &[List], least: &[usize], room: usize) -> Vec<usize> {
+    let floor: usize = least.iter().sum();
+    if floor > room {
+        let mut left = room;
+        return least
+            .iter()
+            .map(|&l| {
+                let share = if l <= left { l } else { 0 };
+                left -= share;
+                share
+            })
+            .collect();
+    }
+    let extra: Vec<usize> = dirs
+        .iter()
+        .zip(least)
+        .map(|(d, l)| d.full_size().saturating_sub(*l))
+        .collect();
+    fair_shares(&extra, room - floor)
+        .into_iter()
+        .zip(least)
+        .map(|(e, l)| e + l)
+        .collect()
+}
+
 /// Splits `budget` fairly among parts needing `sizes`: parts that need less
 /// than an equal share get what they need, the rest share what remains
 /// equally (max-min fairness).
@@ -662,7 +702,7 @@ pub fn fair_shares(sizes: &[usize], budget: usize) -> Vec<usize> {
 pub fn read_context_md(root: &Path, max_bytes: u64) -> Option<String> {
     use std::io::Read;
     let path = root.join(CONTEXT_FILE);
-    if !path.is_file() {
+    if !path.is_file() || !crate::fsutil::stays_inside(root, &path) {
         return None;
     }
     let mut bytes = Vec::new();
@@ -725,6 +765,8 @@ pub fn gather_stale(ws: &Workspace, max_chars: usize) -> Material {
 /// Why `context rotate` could not rotate.
 #[derive(Debug, thiserror::Error)]
 pub enum RotateError {
+    #[error("{CONTEXT_FILE} is a symbolic link that leads out of the workspace root; it was left unchanged")]
+    OutsideRoot,
     #[error("{CONTEXT_FILE} is not a regular file")]
     NotAFile,
     #[error("cannot read {CONTEXT_FILE}: {0}")]
@@ -796,6 +838,9 @@ pub fn rotate(root: &Path, keep: usize, force: bool) -> Result<RotateOutcome, Ro
     };
     if !meta.is_file() {
         return Err(RotateError::NotAFile);
+    }
+    if !crate::fsutil::stays_inside(root, &path) {
+        return Err(RotateError::OutsideRoot);
     }
     let bytes = std::fs::read(&path).map_err(RotateError::Read)?;
     let text = String::from_utf8(bytes).map_err(|_| RotateError::Encoding)?;

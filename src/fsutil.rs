@@ -69,6 +69,21 @@ pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
     Ok(file)
 }
 
+/// Whether `path` (a file directly under `root`, or anywhere below it)
+/// stays inside `root`: true unless it is a symbolic link whose target lies
+/// outside (or cannot be resolved). Links are never followed out of the
+/// root (SPEC §1).
+pub fn stays_inside(root: &Path, path: &Path) -> bool {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.file_type().is_symlink() => {
+            let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+            path.canonicalize()
+                .is_ok_and(|target| target.starts_with(root))
+        }
+        _ => true,
+    }
+}
+
 /// The bytes of the regular file at `path` (see [`open_regular`]).
 pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
     let mut file = open_regular(path)?;

@@ -180,11 +180,51 @@ fn the_character_cap_cuts_at_line_boundaries() {
         let mut lines: Vec<&str> = text.lines().collect();
         let last = lines.pop().expect("a last line");
         assert!(last.contains("memlint search"), "{max}: {last}");
-        for l in lines {
+        for l in &lines {
             assert!(
-                full_lines.contains(&l) || (l.starts_with("(+") && l.ends_with(" more)")),
+                full_lines.contains(l) || (l.starts_with("(+") && l.ends_with(" more)")),
                 "{max}: {l:?} is not a whole line of the full text"
             );
+        }
+        // The parts keep their order: nothing is shown after a missing
+        // header line or block line.
+        if lines
+            .iter()
+            .any(|l| l.starts_with("## Resident") || l.starts_with("## Memory index"))
+        {
+            let fixed: Vec<&str> = full_lines
+                .iter()
+                .take_while(|l| !l.starts_with("## Resident"))
+                .copied()
+                .collect();
+            assert_eq!(
+                &lines[..fixed.len()],
+                &fixed[..],
+                "{max}: a part was skipped"
+            );
+        }
+        // Once the table of contents is shown, every directory is, with its
+        // count (and `(+N more)` when cut), as long as their titles fit.
+        let dirs = [
+            "memory/decisions/ (3)",
+            "memory/requests/ (1)",
+            "memory/sessions/ (1)",
+            "knowledge/ (3)",
+        ];
+        let shown = dirs.iter().filter(|d| lines.contains(d)).count();
+        let toc_at = lines.iter().position(|l| l.starts_with("## Memory index"));
+        if let Some(at) = toc_at {
+            let least: usize = dirs
+                .iter()
+                .map(|d| chars(d) + 1 + "(+3 more)\n".len())
+                .sum();
+            let room = max - chars(&text[..])
+                + lines[at + 1..].iter().map(|l| chars(l) + 1).sum::<usize>();
+            if room >= least + 120 {
+                assert_eq!(shown, dirs.len(), "{max}: a directory vanished\n{text}");
+            }
+        } else {
+            assert_eq!(shown, 0);
         }
     }
     assert!(saw_bytes_over, "the cap must count characters, not bytes");
@@ -288,6 +328,28 @@ fn context_md_missing_or_a_directory() {
     let out = run(ws.path(), &["context"], &[]);
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stdout).contains("## Memory index"));
+}
+
+#[cfg(unix)]
+#[test]
+fn a_context_md_linking_out_of_the_root_is_never_read_or_replaced() {
+    let ws = workspace();
+    let outside = tempfile::NamedTempFile::new().expect("temp file");
+    let secret = "# C\n\n## 2026-11-09 OUTSIDE-THE-ROOT\nx\n\n## 2026-11-08 B\nb\n";
+    fs::write(outside.path(), secret).expect("write");
+    fs::remove_file(ws.path().join("CONTEXT.md")).expect("rm");
+    std::os::unix::fs::symlink(outside.path(), ws.path().join("CONTEXT.md")).expect("symlink");
+    let text = context(ws.path(), &[], &[]);
+    assert!(!text.contains("OUTSIDE-THE-ROOT"), "{text}");
+    assert!(text.contains("## Memory index"), "{text}");
+    let (code, _, err) = rotate(ws.path(), &["--keep", "1", "--force"], &[]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("leads out of the workspace root"), "{err}");
+    assert!(fs::symlink_metadata(ws.path().join("CONTEXT.md"))
+        .expect("still there")
+        .file_type()
+        .is_symlink());
+    assert_eq!(fs::read_to_string(outside.path()).expect("read"), secret);
 }
 
 fn blocks_of(text: &str) -> Vec<&str> {
