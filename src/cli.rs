@@ -444,12 +444,32 @@ fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
                 .any(|w| w.is_empty() || f == w || f.starts_with(&format!("{w}/")))
     };
     let git_error = |e: crate::git::GitError| WorkspaceError::Usage(e.to_string());
+    // In the git modes a path may be gone from the work tree yet be in the
+    // version linted; one that matches nothing anywhere is a usage error.
+    let matched = |outcome: &crate::check::Outcome| {
+        let missing: Vec<String> = args
+            .paths
+            .iter()
+            .zip(&wanted)
+            .filter(|(_, rel)| !ws.root.join(rel).exists())
+            .map(|(p, _)| p.display().to_string())
+            .collect();
+        if outcome.files == 0 && !missing.is_empty() {
+            return Err(WorkspaceError::Usage(format!(
+                "{}: no such file or directory, in the work tree or in the version checked",
+                missing.join(", ")
+            )));
+        }
+        Ok(())
+    };
     if args.staged {
         let outcome = crate::git::check_staged(ws, &selected).map_err(git_error)?;
+        matched(&outcome)?;
         return Ok(report_check(s, args, &outcome));
     }
     if let Some(rev) = &args.base {
         let outcome = crate::history::check_base(ws, rev, &selected).map_err(git_error)?;
+        matched(&outcome)?;
         return Ok(report_check(s, args, &outcome));
     }
     let files = crate::index::files(ws);

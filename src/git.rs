@@ -105,6 +105,9 @@ pub enum GitError {
     /// Anything else git could not read.
     #[error("cannot read the git repository: {0}")]
     Read(String),
+    /// A request that names nothing in the repository (an unknown record).
+    #[error("{0}")]
+    Unknown(String),
 }
 
 fn read_err(e: impl std::fmt::Display) -> GitError {

@@ -671,6 +671,9 @@ pub fn log(ws: &Workspace, req: &LogRequest) -> Result<Log, GitError> {
         });
     };
     let mut range_spec = req.range.clone();
+    // A slug that names no record at HEAD: with no commit either, it names
+    // nothing, which is an error (as `git log` refuses an unknown path).
+    let mut unknown_slug = None;
     let mut target = match &req.record {
         None => Target::Workspace,
         Some(word) => match record_target(&repo, ws, word, head)? {
@@ -681,7 +684,10 @@ pub fn log(ws: &Workspace, req: &LogRequest) -> Result<Log, GitError> {
                 range_spec = Some(word.clone());
                 Target::Workspace
             }
-            (target, false) => target,
+            (target, false) => {
+                unknown_slug = Some(word.clone());
+                target
+            }
         },
     };
     let (tips, hidden) = match range_spec.as_deref() {
@@ -742,6 +748,18 @@ pub fn log(ws: &Workspace, req: &LogRequest) -> Result<Log, GitError> {
             malformed,
         });
     }
+    if let (true, Target::Paths(paths), Some(word)) = (out.is_empty(), &target, &req.record) {
+        if paths.iter().all(|p| !ws.root.join(p).exists()) {
+            return Err(GitError::Unknown(format!(
+                "`{word}` names no record: no such file, and no commit of the history touched it"
+            )));
+        }
+    }
+    if let Some(word) = unknown_slug.filter(|_| out.is_empty()) {
+        return Err(GitError::Unknown(format!(
+            "`{word}` names no record: no file of the workspace at HEAD has that slug, and no commit of the history touched one"
+        )));
+    }
     Ok(Log { commits: out })
 }
 
@@ -799,7 +817,7 @@ fn record_target(
         if repo.resolve(word).is_ok() {
             return Ok((Target::Workspace, false));
         }
-        return Err(GitError::Read(format!(
+        return Err(GitError::Unknown(format!(
             "`{word}` is neither a record (a path inside the workspace or a slug) nor a revision"
         )));
     }
@@ -814,7 +832,7 @@ fn record_target(
         })
         .collect();
     if matches.len() > 1 {
-        return Err(GitError::Read(format!(
+        return Err(GitError::Unknown(format!(
             "`{slug}` names several records ({}); give the path",
             matches.join(", ")
         )));

@@ -1117,3 +1117,45 @@ fn staged_similar_slugs_are_reported_on_the_cluster() {
     let all = repo.check(&[]);
     assert_eq!(all.found(), run.found(), "{all:?}");
 }
+
+#[test]
+fn a_path_matching_nothing_is_a_usage_error_in_the_git_modes() {
+    let repo = seeded();
+    let run = repo.check(&["--staged", "memory/decisions/no-such-record.md"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("memory/decisions/no-such-record.md: no such file"),
+        "{run:?}"
+    );
+    // A record deleted and staged is gone from the work tree, but the staged
+    // version says so: not an error.
+    repo.git(&["rm", "-q", "memory/decisions/old-way.md"]);
+    let run = repo.check(&["--staged", "memory/decisions"]);
+    assert_ne!(run.code, 2, "{run:?}");
+}
+
+#[test]
+fn log_of_a_record_that_never_existed_exits_2() {
+    let repo = seeded();
+    for word in ["no-such-slug", "memory/decisions/no-such-slug.md"] {
+        let run = memlint(&repo.root, &["log", word]);
+        assert_eq!(run.code, 2, "{word}: {run:?}");
+        assert!(
+            run.stderr.contains(&format!("`{word}` names no record")),
+            "{run:?}"
+        );
+        assert!(
+            !run.stderr.contains("cannot read the git repository"),
+            "{run:?}"
+        );
+    }
+    // A deleted record still has its history.
+    repo.git(&["rm", "-q", "memory/decisions/old-way.md"]);
+    repo.commit("Drop old-way\n\nMemlint-GC: drop memory/decisions/old-way superseded\n");
+    for word in ["old-way", "memory/decisions/old-way.md"] {
+        let run = memlint(&repo.root, &["log", word]);
+        assert_eq!(run.code, 0, "{word}: {run:?}");
+        assert!(run.stdout.contains("Drop old-way"), "{run:?}");
+    }
+}
