@@ -99,6 +99,41 @@ impl miette::Diagnostic for Report<'_> {
     }
 }
 
+/// `text` with its control characters (but line feeds and tabs, and a
+/// carriage return before a line feed) replaced by visible symbols (␛ for
+/// ESC, U+2400 + c for the others of C0, ␡ for DEL, U+FFFD for C1), and the
+/// map of a byte offset of `text` to the same place in the result.
+fn inert(text: &str) -> (String, impl Fn(usize) -> usize) {
+    let mut out = String::with_capacity(text.len());
+    // (offset in `text` after a replaced character, total growth so far)
+    let mut growth: Vec<(usize, usize)> = Vec::new();
+    let mut grown = 0;
+    let bytes = text.as_bytes();
+    for (i, c) in text.char_indices() {
+        let shown = match c {
+            '\n' | '\t' => None,
+            '\r' if bytes.get(i + 1) == Some(&b'\n') => None,
+            '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + c as u32),
+            '\u{7f}' => Some('\u{2421}'),
+            '\u{80}'..='\u{9f}' => Some('\u{fffd}'),
+            _ => None,
+        };
+        match shown {
+            Some(r) => {
+                out.push(r);
+                grown += r.len_utf8() - c.len_utf8();
+                growth.push((i + c.len_utf8(), grown));
+            }
+            None => out.push(c),
+        }
+    }
+    let shift = move |o: usize| {
+        let before = growth.partition_point(|&(end, _)| end <= o);
+        o + before.checked_sub(1).map_or(0, |k| growth[k].1)
+    };
+    (out, shift)
+}
+
 /// Human output: one graphical report per diagnostic, then the count line.
 /// `sources` maps a path to its text (files with diagnostics only).
 pub fn human(
@@ -120,10 +155,20 @@ pub fn human(
         .without_primary_span_start();
     let mut out = String::new();
     for d in diags {
-        let text = sources.get(&d.path).cloned().unwrap_or_default();
+        let text = sources.get(&d.path).map_or("", String::as_str);
         let span_ok = d.span.end <= text.len()
             && text.is_char_boundary(d.span.start)
             && text.is_char_boundary(d.span.end);
+        // Control characters of the file (an escape sequence in a title, a
+        // bell) are shown as symbols, never sent to the terminal.
+        let (text, shift) = inert(text);
+        let shown = Diagnostic {
+            path: inert(&d.path).0,
+            message: inert(&d.message).0,
+            span: shift(d.span.start)..shift(d.span.end),
+            ..d.clone()
+        };
+        let d = &shown;
         let report = Report {
             d,
             source: NamedSource::new(

@@ -397,3 +397,40 @@ fn json_snapshot() {
     let json: Value = serde_json::from_str(&out).expect("JSON");
     insta::assert_json_snapshot!("json_frontmatter_unknown_key", json);
 }
+
+#[test]
+fn human_output_never_sends_control_characters_of_a_file() {
+    // A body line with a bell and an escape sequence: shown as symbols,
+    // with the marker still under the word it points at.
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join(".memlint.yml"), "").expect("write");
+    std::fs::create_dir_all(dir.path().join("memory/decisions")).expect("mkdir");
+    std::fs::write(
+        dir.path().join("memory/decisions/c.md"),
+        "---\ntitle: T\nstatus: active\ndate: 2026-11-01\nsources:\n  - file:.memlint.yml\n---\nB\u{7}\u{1b}[31m decided yesterday.\n",
+    )
+    .expect("write");
+    let (code, out) = check(dir.path(), &["--color", "never"]);
+    assert_eq!(code, 0, "a warning only");
+    assert!(!out.chars().any(|c| c.is_control() && c != '\n'), "{out:?}");
+    assert!(
+        out.contains("B\u{2407}\u{241b}[31m decided yesterday."),
+        "{out}"
+    );
+    // The marker of `date/relative` sits under `yesterday`.
+    let lines: Vec<&str> = out.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("decided yesterday"))
+        .expect("the body line");
+    let col = lines[at][..lines[at].find("yesterday").expect("yesterday")]
+        .chars()
+        .count();
+    let marker: Vec<char> = lines[at + 1].chars().collect();
+    assert!(
+        matches!(marker.get(col), Some('─' | '┬' | '^')) && marker[col - 1] == ' ',
+        "the marker starts under `yesterday`:\n{}\n{}",
+        lines[at],
+        lines[at + 1]
+    );
+}
