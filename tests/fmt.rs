@@ -534,3 +534,31 @@ fn killed_fmt_leaves_every_record_old_or_new() {
         assert_eq!(&fs::read_to_string(p).expect("read"), formatted);
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn fmt_and_fix_write_through_a_link_inside_the_root() {
+    let ws = workspace(&[("notes/real.md", MESSY)]);
+    fs::create_dir_all(ws.path().join("memory/decisions")).expect("dirs");
+    std::os::unix::fs::symlink(
+        "../../notes/real.md",
+        ws.path().join("memory/decisions/link.md"),
+    )
+    .expect("symlink");
+    let out = run(ws.path(), &["fmt"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let link = ws.path().join("memory/decisions/link.md");
+    assert!(fs::symlink_metadata(&link)
+        .expect("link")
+        .file_type()
+        .is_symlink());
+    assert_eq!(read(ws.path(), "notes/real.md"), MESSY_FORMATTED);
+    // `check --fix` too: a BOM removed through the link.
+    fs::write(ws.path().join("notes/real.md"), format!("\u{feff}{CLEAN}")).expect("write");
+    run(ws.path(), &["check", "--fix"]);
+    assert!(fs::symlink_metadata(&link)
+        .expect("link")
+        .file_type()
+        .is_symlink());
+    assert_eq!(read(ws.path(), "notes/real.md"), CLEAN);
+}
