@@ -706,7 +706,15 @@ fn staging(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, WorkspaceErro
     let now = crate::clock::now_secs();
     let outcome = match cmd {
         StagingCommand::Status { format } => st::status(root, cfg).map(|status| match format {
-            StagingFormat::Json => json(&status),
+            StagingFormat::Json => {
+                if let Some(reason) = &status.unreadable_lock {
+                    eprintln!(
+                        "memlint: warning: {} cannot be read ({reason}); claims fail until it is removed or replaced with `staging claim --force`",
+                        st::LOCK_PATH
+                    );
+                }
+                json(&status)
+            }
             StagingFormat::Human => {
                 let live = status
                     .lock

@@ -144,6 +144,10 @@ pub struct Status {
     pub due: bool,
     /// The current lock, if any.
     pub lock: Option<Lock>,
+    /// Why the lock file that exists cannot be read (`lock` is then
+    /// `None`: nobody can be named as its holder).
+    #[serde(skip)]
+    pub unreadable_lock: Option<String>,
 }
 
 /// What `staging claim` reports (SPEC §4).
@@ -187,6 +191,10 @@ impl Status {
             }
         );
         match (&self.lock, live) {
+            (None, _) if self.unreadable_lock.is_some() => out.push_str(&format!(
+                "lock: {LOCK_PATH} cannot be read ({}); claims fail until it is removed or replaced with `staging claim --force`\n",
+                self.unreadable_lock.as_deref().unwrap_or_default()
+            )),
             (None, _) => out.push_str("lock: none\n"),
             (Some(lock), Some(false)) => out.push_str(&format!(
                 "lock: stale, left by {} (the next claim takes it over)\n",
@@ -322,18 +330,21 @@ pub fn backlog(root: &Path, cfg: &StagingConfig) -> Result<Backlog, StagingError
 pub fn status(root: &Path, cfg: &StagingConfig) -> Result<Status, StagingError> {
     let dir = staging_dir(root)?;
     let b = list(&dir)?.backlog(cfg);
-    let lock = match read_lock(&dir.join(LOCK_FILE))? {
-        Seen::Absent => None,
-        Seen::Bytes(bytes) => {
-            Some(parse_lock(&bytes).map_err(|reason| StagingError::Unreadable { reason })?)
-        }
-        Seen::Odd(reason) => return Err(StagingError::Unreadable { reason }),
+    // An unreadable lock does not hide the backlog: it is reported beside.
+    let (lock, unreadable_lock) = match read_lock(&dir.join(LOCK_FILE))? {
+        Seen::Absent => (None, None),
+        Seen::Bytes(bytes) => match parse_lock(&bytes) {
+            Ok(lock) => (Some(lock), None),
+            Err(reason) => (None, Some(reason)),
+        },
+        Seen::Odd(reason) => (None, Some(reason)),
     };
     Ok(Status {
         files: b.files,
         bytes: b.bytes,
         due: b.due,
         lock,
+        unreadable_lock,
     })
 }
 
@@ -389,14 +400,28 @@ pub fn claim(
             drop(guard);
             continue;
         }
-        match fs::rename(&tmp.path, &lock_path) {
+        // A lock that is an empty directory (never one with files in it)
+        // gives way to the forced claim.
+        let replaced = fs::rename(&tmp.path, &lock_path).or_else(|e| {
+            let odd = matches!(seen, Seen::Odd(_)) && lock_path.is_dir();
+            if !odd {
+                return Err(io_err(LOCK_PATH)(e));
+            }
+            fs::remove_dir(&lock_path).map_err(|_| StagingError::Unreadable {
+                reason: "a directory that is not empty; remove it by hand".into(),
+            })?;
+            fs::rename(&tmp.path, &lock_path).map_err(io_err(LOCK_PATH))
+        });
+        match replaced {
             Ok(()) => {
                 tmp.keep();
                 sync_dir(&dir);
                 return Ok(claimed(lock, took_over, unreadable));
             }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(io_err(LOCK_PATH)(e)),
+            Err(StagingError::Io { source, .. }) if source.kind() == io::ErrorKind::NotFound => {
+                continue
+            }
+            Err(e) => return Err(e),
         }
     }
     Err(StagingError::Io {

@@ -337,9 +337,23 @@ fn malformed_lock_is_not_taken_over_without_force() {
     add(root, &id(1), 5);
     let garbage = b"{\"pod\": \"half-writ";
     fs::write(root.join(LOCK), garbage).expect("lock");
+    // `status` still reports the backlog, the lock's trouble beside it.
+    let out = run(root, &["staging", "status", "--format", "json"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert_eq!(
+        stdout_json(&out),
+        json!({"files": 1, "bytes": 5, "due": false, "lock": null})
+    );
+    assert!(stderr(&out).contains(LOCK), "{}", stderr(&out));
+    let out = run(root, &["staging", "status"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(&format!("lock: {LOCK} cannot be read")),
+        "{text}"
+    );
     for args in [
         &["staging", "claim", "--pod", "w"][..],
-        &["staging", "status"][..],
         &["staging", "release", "--pod", "w"][..],
     ] {
         let out = run(root, args);
@@ -365,6 +379,22 @@ fn malformed_lock_is_not_taken_over_without_force() {
         json!({"pod": "w", "consumed": [id(1)], "took_over": null})
     );
     assert!(stderr(&out).contains("unreadable"), "{}", stderr(&out));
+    assert_eq!(lock(root).expect("lock")["pod"], "w");
+}
+
+#[test]
+fn a_lock_that_is_a_directory_gives_way_to_force_only_when_empty() {
+    let ws = workspace();
+    let root = ws.path();
+    add(root, &id(1), 5);
+    fs::create_dir_all(root.join(LOCK).join("inside")).expect("mkdir");
+    let out = run(root, &["staging", "claim", "--pod", "w", "--force"]);
+    assert_eq!(code(&out), 3, "{}", stderr(&out));
+    assert!(root.join(LOCK).join("inside").is_dir(), "never removed");
+    fs::remove_dir(root.join(LOCK).join("inside")).expect("rmdir");
+    assert_eq!(code(&run(root, &["staging", "claim", "--pod", "w"])), 3);
+    let out = run(root, &["staging", "claim", "--pod", "w", "--force"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
     assert_eq!(lock(root).expect("lock")["pod"], "w");
 }
 
