@@ -374,11 +374,19 @@ pub fn validate(request: &ImportRequest, config: &Config, id: &str, created: &st
                 _ => Location::Record,
             }
         };
+        // An encoding message counts bytes of the whole record: count them
+        // in what the user gave instead.
+        let message = match d.span.start.checked_sub(body_start) {
+            Some(at) if d.rule == "format/encoding" => d
+                .message
+                .replace(&format!("(byte {} ", d.span.start), &format!("(byte {at} ")),
+            _ => d.message,
+        };
         problems.push(Problem {
             rule: d.rule,
             severity: d.severity,
             at,
-            message: d.message,
+            message,
         });
     }
     // An empty `Project Root` passes the body rule (`(none)` is how empty

@@ -777,3 +777,20 @@ fn import_json_on_refusal_keeps_stdout_empty() {
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
 }
+
+#[test]
+fn invalid_utf8_is_located_in_the_text_given() {
+    let ws = workspace();
+    let out = memlint(ws.path())
+        .args(["compact", "import"])
+        .write_stdin(&b"bad\xff\n"[..])
+        .output()
+        .expect("memlint runs");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("<stdin>:1:4: error[format/encoding]") && err.contains("(byte 3 is 0xff)"),
+        "{err}"
+    );
+    assert!(stored(ws.path()).is_empty());
+}
