@@ -144,8 +144,10 @@ pub struct Material {
 
 /// A record is active unless it was replaced (requests both `open` and
 /// `done`; sessions and summaries have no status).
+/// Active: not replaced, and with front matter that could be read (a
+/// broken record's status is unknown).
 fn active(g: &Glance) -> bool {
-    g.status != Some("replaced")
+    g.parsed && g.status != Some("replaced")
 }
 
 /// Newest first: by date (records without one last), then file name.
@@ -930,6 +932,7 @@ mod tests {
                 path: p,
                 stat: None,
                 hashed: true,
+                parsed: true,
                 kind: TOC_DIRS
                     .iter()
                     .find(|(dir, _)| p.starts_with(dir))

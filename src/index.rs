@@ -387,6 +387,8 @@ pub struct Glance<'a> {
     pub stat: Option<Stat>,
     /// The file's bytes were read and hashed.
     pub hashed: bool,
+    /// The whole front matter could be read.
+    pub parsed: bool,
     pub kind: Option<Kind>,
     pub status: Option<&'a str>,
     pub date: Option<&'a str>,
@@ -401,6 +403,7 @@ impl<'a> Glance<'a> {
             path: &r.path,
             stat: None,
             hashed: false,
+            parsed: r.info.parsed,
             kind: r.info.kind,
             status: r.info.status.as_deref(),
             date: r.info.date.as_deref(),
@@ -2173,6 +2176,7 @@ impl<'a> Reader<'a> {
                 path,
                 stat,
                 hashed: hash.is_some(),
+                parsed,
                 kind,
                 status,
                 date,

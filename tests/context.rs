@@ -526,3 +526,16 @@ fn a_warm_context_shows_what_a_check_wrote_to_the_index() {
         .replace("- keep-records-as-markdown.md\n", "");
     assert_eq!(context(root, &[], &[]), format!("{HEADER}{gone}"));
 }
+
+#[test]
+fn a_record_that_cannot_be_read_is_not_listed_as_active() {
+    let ws = workspace();
+    fs::write(
+        ws.path().join("memory/decisions/broken-front-matter.md"),
+        "---\ntitle: [x\n---\nbody\n",
+    )
+    .expect("write");
+    let text = context(ws.path(), &[], &[]);
+    assert!(!text.contains("broken-front-matter"), "{text}");
+    assert!(text.contains("memory/decisions/ (3)"), "{text}");
+}
