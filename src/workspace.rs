@@ -299,14 +299,27 @@ impl Workspace {
             report.info.kind = Some(kind);
         }
         let mut sink = crate::rules::Sink::default();
-        sink.emit(
-            "format/encoding",
-            0..0,
-            format!("the file cannot be read: {e}"),
-        );
+        let message = if lossy_name(rel, e) {
+            NON_UTF8_NAME.to_string()
+        } else {
+            format!("the file cannot be read: {e}")
+        };
+        sink.emit("format/encoding", 0..0, message);
         report.diagnostics = crate::lint::to_diagnostics(rel, "", sink.findings, &self.config);
         report
     }
+}
+
+/// Why a file listed under a name that is not valid UTF-8 cannot be read:
+/// paths are kept as text, so such a name is listed with U+FFFD in place
+/// of its bad bytes and cannot be opened by it.
+pub const NON_UTF8_NAME: &str =
+    "the file name is not valid UTF-8, so memlint cannot open the file by it; rename it";
+
+/// Whether `rel` failed to open because it is the lossy form of a name that
+/// is not valid UTF-8.
+pub fn lossy_name(rel: &str, e: &std::io::Error) -> bool {
+    rel.contains('\u{fffd}') && e.kind() == std::io::ErrorKind::NotFound
 }
 
 /// What [`Workspace::walk`] found.

@@ -889,3 +889,35 @@ fn a_file_whose_front_matter_cannot_be_read_gets_one_diagnostic_and_is_never_fix
         assert_eq!(after, bytes, "{name}: the bytes changed");
     }
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_file_name_that_is_not_utf8_gets_a_clear_diagnostic() {
+    use std::os::unix::ffi::OsStrExt;
+    let ws = one_decision("ok.md", b"---\ntitle: T\nstatus: active\ndate: 2026-11-01\nsources:\n  - file:.memlint.yml\n---\nB\n");
+    let name = std::ffi::OsStr::from_bytes(b"bad\xff.md");
+    std::fs::write(ws.path().join("memory/decisions").join(name), b"x").expect("write");
+    let run = check_json(ws.path(), &[]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json = run.json();
+    let diags = json["diagnostics"].as_array().expect("diagnostics");
+    assert_eq!(diags.len(), 1, "{}", run.stdout);
+    assert_eq!(diags[0]["rule"], "format/encoding");
+    assert_eq!(diags[0]["path"], "memory/decisions/bad\u{fffd}.md");
+    assert!(
+        diags[0]["message"]
+            .as_str()
+            .expect("message")
+            .contains("file name is not valid UTF-8"),
+        "{}",
+        run.stdout
+    );
+    // `fmt` leaves it with a note and formats the rest.
+    let fmt = common::memlint(ws.path(), &["fmt", "--check"]);
+    assert_eq!(fmt.code, 0, "{}", fmt.stderr);
+    assert!(
+        fmt.stderr.contains("file name is not valid UTF-8"),
+        "{}",
+        fmt.stderr
+    );
+}

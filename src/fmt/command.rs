@@ -180,6 +180,9 @@ fn format_file(ws: &Workspace, rel: &str, kind: Kind, write: bool, keep: bool) -
             ))
         }
         Ok(_) => {}
+        Err(e) if crate::workspace::lossy_name(rel, &e) => {
+            return Done::Skipped(crate::workspace::NON_UTF8_NAME.into())
+        }
         Err(e) => return Done::Failed(format!("cannot read: {e}")),
     }
     let bytes = match std::fs::read(&path) {
