@@ -357,7 +357,7 @@ pub fn rotate_text(text: &str, keep: usize, droppable: &dyn Fn(&str) -> bool) ->
     // One final newline, however the removed blocks ended.
     let trimmed = out.trim_end_matches(['\n', '\r', ' ', '\t']).len();
     out.truncate(trimmed);
-    out.push('\n');
+    out.push_str(if text.contains("\r\n") { "\r\n" } else { "\n" });
     Rotated {
         text: Some(out),
         before,
@@ -791,6 +791,9 @@ pub enum RotateOutcome {
     Rotated {
         kept: usize,
         removed: usize,
+        /// Of the removed blocks, those git history does not hold
+        /// (dropped by `--force`).
+        lost: usize,
         held: usize,
     },
 }
@@ -806,16 +809,31 @@ impl RotateOutcome {
             RotateOutcome::Rotated {
                 kept,
                 removed,
+                lost,
                 held,
             } => {
-                let mut out = if *removed > 0 {
+                let mut out = if *removed > *lost {
+                    let those = if *lost > 0 {
+                        format!("{} of them", removed - lost)
+                    } else {
+                        "they".to_string()
+                    };
                     format!(
                         "{CONTEXT_FILE}: kept {kept} block(s), removed {removed} older block(s); \
-                         they remain in git history (`git log -p -- {CONTEXT_FILE}`).\n"
+                         {those} remain in git history (`git log -p -- {CONTEXT_FILE}`).\n"
+                    )
+                } else if *removed > 0 {
+                    format!(
+                        "{CONTEXT_FILE}: kept {kept} block(s), removed {removed} older block(s).\n"
                     )
                 } else {
                     String::new()
                 };
+                if *lost > 0 {
+                    out.push_str(&format!(
+                        "{CONTEXT_FILE}: {lost} removed block(s) were never committed and are gone (--force).\n"
+                    ));
+                }
                 if *held > 0 {
                     out.push_str(&format!(
                         "{CONTEXT_FILE}: kept {held} older block(s) that are not in git history yet \
@@ -846,23 +864,24 @@ pub fn rotate(root: &Path, keep: usize, force: bool) -> Result<RotateOutcome, Ro
     }
     let bytes = std::fs::read(&path).map_err(RotateError::Read)?;
     let text = String::from_utf8(bytes).map_err(|_| RotateError::Encoding)?;
-    let committed = if force {
-        None
-    } else {
-        crate::git::Repo::open(root, "context rotate")
-            .ok()
-            .and_then(|repo| repo.committed(CONTEXT_FILE, u64::MAX))
-            .map(|b| String::from_utf8_lossy(&b).replace("\r\n", "\n"))
-    };
+    let committed = crate::git::Repo::open(root, "context rotate")
+        .ok()
+        .and_then(|repo| repo.committed(CONTEXT_FILE, u64::MAX))
+        .map(|b| String::from_utf8_lossy(&b).replace("\r\n", "\n"));
+    // Blocks dropped by `force` that git history does not hold.
+    let lost = std::cell::Cell::new(0);
     let droppable = |block: &str| {
-        force
-            || committed.as_deref().is_some_and(|c| {
-                c.contains(
-                    block
-                        .replace("\r\n", "\n")
-                        .trim_end_matches(['\n', ' ', '\t']),
-                )
-            })
+        let kept_by_git = committed.as_deref().is_some_and(|c| {
+            c.contains(
+                block
+                    .replace("\r\n", "\n")
+                    .trim_end_matches(['\n', ' ', '\t']),
+            )
+        });
+        if force && !kept_by_git {
+            lost.set(lost.get() + 1);
+        }
+        force || kept_by_git
     };
     let rotated = rotate_text(&text, keep, &droppable);
     match rotated.text {
@@ -873,6 +892,7 @@ pub fn rotate(root: &Path, keep: usize, force: bool) -> Result<RotateOutcome, Ro
         None => Ok(RotateOutcome::Rotated {
             kept: rotated.kept,
             removed: 0,
+            lost: 0,
             held: rotated.held,
         }),
         Some(new) => {
@@ -880,6 +900,7 @@ pub fn rotate(root: &Path, keep: usize, force: bool) -> Result<RotateOutcome, Ro
             Ok(RotateOutcome::Rotated {
                 kept: rotated.kept,
                 removed: rotated.before - rotated.kept,
+                lost: lost.get(),
                 held: rotated.held,
             })
         }

@@ -479,8 +479,29 @@ fn rotate_never_drops_blocks_that_are_not_committed() {
     let (code, out, _) = rotate(ws.path(), &["--keep", "1", "--force"], &[]);
     assert_eq!(code, 0);
     assert!(out.contains("removed 1 older block(s)"), "{out}");
+    // It was never committed: the output does not claim git keeps it.
+    assert!(!out.contains("remain in git history"), "{out}");
+    assert!(
+        out.contains("1 removed block(s) were never committed and are gone"),
+        "{out}"
+    );
     let after = fs::read_to_string(ws.path().join("CONTEXT.md")).expect("read");
     assert_eq!(blocks_of(&after), vec!["## 2026-11-10 新しい 10"]);
+}
+
+#[test]
+fn rotate_keeps_crlf_line_endings() {
+    let ws = workspace();
+    let text = "# C\r\n\r\n## 2026-11-03 A\r\na\r\n\r\n## 2026-11-02 B\r\nb\r\n";
+    fs::write(ws.path().join("CONTEXT.md"), text).expect("write");
+    common::commit_all(ws.path());
+    let (code, out, err) = rotate(ws.path(), &["--keep", "1"], &[]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("removed 1 older block(s)"), "{out}");
+    assert_eq!(
+        fs::read_to_string(ws.path().join("CONTEXT.md")).expect("read"),
+        "# C\r\n\r\n## 2026-11-03 A\r\na\r\n"
+    );
 }
 
 #[test]
