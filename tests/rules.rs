@@ -266,7 +266,7 @@ cases! {
     ];
     sources_thin: "rules/sources-thin" => exit 0, [
         warn("sources/thin", "memory/decisions/single-source.md", (6, 5, 6, 35),
-            "the body has 1929 characters but a single source backs it"),
+            "the body has 1926 characters but a single source backs it"),
     ];
     status_missing_target: "rules/status-missing-target" => exit 1, [
         err("status/missing-target", "memory/decisions/old-cache.md", (3, 9, 3, 17),
@@ -333,12 +333,15 @@ cases! {
             "records are `.md` files"),
     ];
     body_too_long: "rules/body-too-long" => exit 0, [
-        warn("body/too-long", "memory/decisions/wordy-decision.md", (7, 1, 7, 4),
-            "the body has 111 characters, more than the 100 allowed"),
+        // The blank line after `---` and the final newline are not text.
+        warn("body/too-long", "memory/decisions/wordy-decision.md", (9, 1, 9, 110),
+            "the body has 109 characters, more than the 100 allowed"),
     ];
     summary_too_long: "rules/summary-too-long" => exit 0, [
-        // 68 CJK characters count one token each; the three newlines, one.
-        warn("summary/too-long", "memory/summary.md", (4, 1, 4, 4),
+        // 68 CJK characters count one token each; the newline between the
+        // two lines, one (the blank line above and the final newline are
+        // not text).
+        warn("summary/too-long", "memory/summary.md", (6, 1, 6, 35),
             "about 69 tokens, more than the 50 allowed"),
     ];
     secrets_detected: "rules/secrets-detected" => exit 1, [
@@ -920,4 +923,27 @@ fn a_file_name_that_is_not_utf8_gets_a_clear_diagnostic() {
         "{}",
         fmt.stderr
     );
+}
+
+#[test]
+fn body_limits_count_the_text_not_the_final_newline() {
+    let body = "x".repeat(100);
+    let ws = one_decision(
+        "a.md",
+        format!("---\ntitle: T\nstatus: active\ndate: 2026-11-01\nsources:\n  - file:.memlint.yml\n---\n\n{body}\n").as_bytes(),
+    );
+    std::fs::write(ws.path().join(".memlint.yml"), "max_body_chars: 100\n").expect("config");
+    let run = check_json(ws.path(), &[]);
+    assert_eq!(
+        run.json()["diagnostics"],
+        serde_json::json!([]),
+        "{}",
+        run.stdout
+    );
+    std::fs::write(ws.path().join(".memlint.yml"), "max_body_chars: 99\n").expect("config");
+    let run = check_json(ws.path(), &[]);
+    let got = actual(&run.json());
+    assert_eq!(got.len(), 1, "{}", run.stdout);
+    assert_eq!(got[0].0, "body/too-long");
+    assert_eq!(got[0].3, (9, 1, 9, 101));
 }

@@ -18,7 +18,7 @@ pub fn too_long(r: &Record, out: &mut Sink) {
     if chars > max {
         out.emit(
             "body/too-long",
-            r.parts.closer.clone(),
+            r.body_span(),
             format!("the body has {chars} characters, more than the {max} allowed; split it or move details to knowledge"),
         );
     }

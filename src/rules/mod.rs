@@ -461,9 +461,29 @@ impl<'a> Record<'a> {
         &self.text[self.parts.body.clone()]
     }
 
-    /// The body's length in characters, CRLF counted as one.
+    /// The body text: the body without the blank lines around it and the
+    /// final line break, which are layout, not text.
+    pub fn body_text(&self) -> &'a str {
+        self.body().trim_matches(['\n', '\r'])
+    }
+
+    /// The span of the body text's first line, where findings about the
+    /// body point (the closing delimiter when the body is empty).
+    pub fn body_span(&self) -> Range<usize> {
+        let text = self.body_text();
+        if text.is_empty() {
+            return self.parts.closer.clone();
+        }
+        // `text` is a slice of the body: its offset is the leading breaks.
+        let lead = self.body().len() - self.body().trim_start_matches(['\n', '\r']).len();
+        let start = self.parts.body.start + lead;
+        let line = text.find(['\n', '\r']).unwrap_or(text.len());
+        start..start + line
+    }
+
+    /// The body text's length in characters, CRLF counted as one.
     pub fn body_chars(&self) -> usize {
-        let body = self.body();
+        let body = self.body_text();
         let crlf = if body.contains('\r') {
             body.matches("\r\n").count()
         } else {

@@ -23,12 +23,12 @@ pub fn too_long(r: &Record, out: &mut Sink) {
     if r.kind != Kind::Summary {
         return;
     }
-    let tokens = estimate_tokens(r.body());
+    let tokens = estimate_tokens(&r.body_text().replace("\r\n", "\n"));
     let max = r.config.summary_max_tokens;
     if tokens > max {
         out.emit(
             "summary/too-long",
-            r.parts.closer.clone(),
+            r.body_span(),
             format!(
                 "the summary is about {tokens} tokens, more than the {max} allowed; condense it"
             ),
