@@ -99,6 +99,20 @@ impl miette::Diagnostic for Report<'_> {
     }
 }
 
+/// `text` with the characters of `spans` replaced by `*`, one per byte, so
+/// that every offset stays where it was.
+fn mask(text: &str, spans: &[std::ops::Range<usize>]) -> String {
+    let mut bytes = text.as_bytes().to_vec();
+    for span in spans {
+        let (start, end) = (span.start.min(bytes.len()), span.end.min(bytes.len()));
+        if text.is_char_boundary(start) && text.is_char_boundary(end) {
+            bytes[start..end].fill(b'*');
+        }
+    }
+    // Whole characters were replaced by ASCII: still UTF-8.
+    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
 /// `text` with its control characters (but line feeds and tabs, and a
 /// carriage return before a line feed) replaced by visible symbols (␛ for
 /// ESC, U+2400 + c for the others of C0, ␡ for DEL, U+FFFD for C1), and the
@@ -153,9 +167,23 @@ pub fn human(
         .with_width(100)
         .with_context_lines(1)
         .without_primary_span_start();
+    // Secrets are masked in every excerpt of their file: a report of
+    // another rule on a nearby line shows them as context otherwise.
+    let mut secrets: HashMap<&str, Vec<std::ops::Range<usize>>> = HashMap::new();
+    for d in diags.iter().filter(|d| d.rule == "secrets/detected") {
+        secrets.entry(&d.path).or_default().push(d.span.clone());
+    }
     let mut out = String::new();
     for d in diags {
         let text = sources.get(&d.path).map_or("", String::as_str);
+        let masked;
+        let text = match secrets.get(d.path.as_str()) {
+            Some(spans) => {
+                masked = mask(text, spans);
+                masked.as_str()
+            }
+            None => text,
+        };
         let span_ok = d.span.end <= text.len()
             && text.is_char_boundary(d.span.start)
             && text.is_char_boundary(d.span.end);

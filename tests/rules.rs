@@ -508,6 +508,21 @@ fn secrets_are_never_echoed() {
     ]);
     assert_eq!(human.code, 1);
     assert!(human.stdout.contains("secrets/detected"));
+    // The excerpt masks it too, keeping the marker under it.
+    for secret in ["AKIAIOSFODNN7EXAMPLE", "Xk9fQ2mLp8Rt4vWz7"] {
+        assert!(
+            !human.stdout.contains(secret),
+            "{secret} echoed:\n{}",
+            human.stdout
+        );
+    }
+    assert!(
+        human
+            .stdout
+            .contains("the key ******************** for the bucket"),
+        "{}",
+        human.stdout
+    );
 }
 
 #[test]
