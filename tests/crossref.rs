@@ -181,6 +181,33 @@ fn chain_of_four_names_the_final_record_on_each_link() {
 }
 
 #[test]
+fn a_chain_ending_at_a_dangling_target_is_not_fixable() {
+    // `b` is replaced by a record that does not exist: there is no final
+    // record to point `a` at, so `status/chain` says so and is not fixable.
+    let ws = Ws::new();
+    ws.write(&dec("alpha-one"), &replaced("beta-two"))
+        .write(&dec("beta-two"), &replaced("no-such-record"));
+    let (_, json) = ws.check(&[]);
+    let chain: Vec<&Value> = json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["rule"] == "status/chain")
+        .collect();
+    assert_eq!(chain.len(), 1, "{json}");
+    assert_eq!(chain[0]["fixable"], false, "{json}");
+    let msg = chain[0]["message"].as_str().expect("message");
+    assert!(msg.contains("the chain ends at `beta-two`"), "{msg}");
+    assert!(!msg.contains("final record"), "{msg}");
+    let before = std::fs::read(ws.root().join(dec("alpha-one"))).expect("read");
+    ws.check(&["--fix"]);
+    assert_eq!(
+        std::fs::read(ws.root().join(dec("alpha-one"))).expect("read"),
+        before
+    );
+}
+
+#[test]
 fn cycle_of_two_reports_both_and_no_chain() {
     let ws = Ws::new();
     ws.write(&dec("use-gix"), &replaced("use-git2"))

@@ -172,7 +172,7 @@ pub fn graph(view: &View, out: &mut WsSink) {
         };
         if next[t].is_some() || view.records[t].info.status.as_deref() == Some("replaced") {
             match walk(&next, &on_cycle, i) {
-                Walk::Final(f) => out.emit(
+                Walk::Final(f) if fixable_chain(view, &next, &on_cycle, i) => out.emit(
                     "status/chain",
                     e.path,
                     Some(target),
@@ -180,6 +180,18 @@ pub fn graph(view: &View, out: &mut WsSink) {
                         "replaced_by points to `{}`, which is itself replaced; point it at the final record `{}`",
                         target.value, view.records[f].slug
                     ),
+                ),
+                // The chain ends at a replaced record whose own target is
+                // missing or names nothing: no final record to point at.
+                Walk::Final(f) => out.emit_fixable(
+                    "status/chain",
+                    e.path,
+                    Some(target),
+                    format!(
+                        "replaced_by points to `{}`, which is itself replaced; the chain ends at `{}`, which is replaced by no record: mend that one first",
+                        target.value, view.records[f].slug
+                    ),
+                    false,
                 ),
                 // Not on the cycle itself, but following it never ends: the
                 // walk returns to a record already visited.
@@ -234,8 +246,7 @@ pub fn chain_fixes(view: &View) -> Vec<(String, String)> {
     let on_cycle = cycle_members(&next);
     let mut out = Vec::new();
     for (i, e) in view.records.iter().enumerate() {
-        let Some(t) = next[i] else { continue };
-        if on_cycle[i] || next[t].is_none() {
+        if on_cycle[i] || !fixable_chain(view, &next, &on_cycle, i) {
             continue;
         }
         if let Walk::Final(f) = walk(&next, &on_cycle, i) {
@@ -243,6 +254,20 @@ pub fn chain_fixes(view: &View) -> Vec<(String, String)> {
         }
     }
     out
+}
+
+/// Whether record `i` starts a chain `--fix` can shorten: it points at a
+/// record that points on, and the chain ends at a record that is not
+/// replaced (a final record to point at).
+fn fixable_chain(view: &View, next: &[Option<usize>], on_cycle: &[bool], i: usize) -> bool {
+    let Some(t) = next[i] else { return false };
+    if next[t].is_none() {
+        return false;
+    }
+    match walk(next, on_cycle, i) {
+        Walk::Final(f) => view.records[f].info.status.as_deref() != Some("replaced"),
+        Walk::Cycle => false,
+    }
 }
 
 /// Every maximal chain of replaced records, as slugs from the first record

@@ -157,6 +157,19 @@ impl<'c> WsSink<'c> {
 
     /// Emits `rule` on `path` at `at` (or line 1, column 1).
     pub fn emit(&mut self, rule: &'static str, path: &str, at: Option<&Located>, message: String) {
+        self.emit_fixable(rule, path, at, message, true);
+    }
+
+    /// [`WsSink::emit`] for a finding of a fixable rule that `--fix` may
+    /// not be able to repair: `fixable` says whether it can.
+    pub fn emit_fixable(
+        &mut self,
+        rule: &'static str,
+        path: &str,
+        at: Option<&Located>,
+        message: String,
+        fixable: bool,
+    ) {
         let Some(def) = super::lookup(rule) else {
             return;
         };
@@ -180,7 +193,7 @@ impl<'c> WsSink<'c> {
             end_line,
             end_column,
             message,
-            fixable: def.fixable,
+            fixable: def.fixable && fixable,
             span,
         });
     }
