@@ -156,12 +156,15 @@ impl Reader<'_> {
             .filter(|s| s.resolve() == Resolved::Int)
             .and_then(|s| s.text.parse::<u64>().ok())
             .ok_or_else(|| {
+                // An integer that is negative (or too large) is named by its
+                // value, anything else by its type.
+                let what = match node.as_scalar() {
+                    Some(s) if s.resolve() == Resolved::Int => format!("`{}`", s.text),
+                    _ => node.type_name().to_string(),
+                };
                 self.err(
                     node.span.start,
-                    format!(
-                        "`{key}` must be a non-negative whole number, not {}",
-                        node.type_name()
-                    ),
+                    format!("`{key}` must be a non-negative whole number, not {what}"),
                 )
             })
     }

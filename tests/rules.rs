@@ -582,6 +582,13 @@ fn check_with_config(config: &str) -> Run {
 fn config_errors_exit_2_naming_key_and_line() {
     let cases: &[(&str, &[&str])] = &[
         (
+            "max_sources: -1\n",
+            &[
+                ".memlint.yml:1:14:",
+                "`max_sources` must be a non-negative whole number, not `-1`",
+            ],
+        ),
+        (
             "max_sources: 3\nmax_source: 4\n",
             &[
                 ".memlint.yml:2:1:",
@@ -961,4 +968,26 @@ fn body_limits_count_the_text_not_the_final_newline() {
     assert_eq!(got.len(), 1, "{}", run.stdout);
     assert_eq!(got[0].0, "body/too-long");
     assert_eq!(got[0].3, (9, 1, 9, 101));
+}
+
+#[test]
+fn an_ambiguous_unknown_key_names_both_guesses_and_is_not_fixable() {
+    let ws = one_decision(
+        "b.md",
+        b"---\ntitle: A\nstate: active\ndate: 2026-11-01\nsources:\n  - https://e.com\n---\nb\n",
+    );
+    let run = check_json(ws.path(), &[]);
+    let json = run.json();
+    let d = json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .find(|d| d["rule"] == "frontmatter/unknown-key")
+        .expect("unknown-key")
+        .clone();
+    assert_eq!(d["fixable"], false);
+    assert_eq!(
+        d["message"],
+        "`state` is not a decision key; did you mean `status` or `date`?"
+    );
 }

@@ -91,9 +91,19 @@ pub fn unknown_key(r: &Record, out: &mut Sink) {
         let message = match rename_target(r, name) {
             Some(target) => format!("`{name}` is not a {} key; did you mean `{target}`?", r.kind),
             None => match closest(name, &known) {
-                Some(k) => format!(
+                Some(k) if r.root.get(k).is_some() => format!(
                     "`{name}` is not a {} key (did you mean `{k}`? it is already present)",
                     r.kind
+                ),
+                // Two keys are as close: no guess is safe.
+                Some(_) => format!(
+                    "`{name}` is not a {} key; did you mean {}?",
+                    r.kind,
+                    similar::get_close_matches(name, &known, 2, 0.6)
+                        .iter()
+                        .map(|k| format!("`{k}`"))
+                        .collect::<Vec<_>>()
+                        .join(" or ")
                 ),
                 None => format!(
                     "`{name}` is not a {} key; known keys: {}",
