@@ -374,15 +374,23 @@ pub fn run(
 }
 
 fn fix_file(ws: &Workspace, rel: &str, fired: &Fired) -> Result<bool, String> {
-    let Place::Record(kind) = crate::record::classify(rel, &ws.config.banned_dirs) else {
+    let place = crate::record::classify(rel, &ws.config.banned_dirs);
+    if !matches!(place, Place::Record(_) | Place::Context) {
         return Ok(false);
-    };
+    }
     let path = ws.root.join(rel);
     let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
     let Ok(text) = std::str::from_utf8(&bytes) else {
         return Ok(false);
     };
-    match fix_record(text, rel, kind, &ws.config, fired) {
+    let fixed = match place {
+        Place::Record(kind) => fix_record(text, rel, kind, &ws.config, fired),
+        // `CONTEXT.md`: its BOM and line endings.
+        _ => apply(text, encoding_edits(text, fired))
+            .ok()
+            .filter(|t| t != text),
+    };
+    match fixed {
         Some(fixed) => crate::fsutil::write_atomic(&path, fixed.as_bytes())
             .map(|()| true)
             .map_err(|e| e.to_string()),

@@ -138,6 +138,7 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
             }
         }
         rules::secrets::scan(text, &mut sink);
+        line_endings(text, &mut sink);
         return finish(report, text, sink, config);
     };
     let parts = match frontmatter::split(text) {
@@ -212,8 +213,19 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
         fields: Default::default(),
         hint_words: Default::default(),
     };
-    // A BOM and CRLF line endings are reported (and fixed) only on a file
-    // whose front matter could be read: SPEC §3's precedence.
+    line_endings(text, &mut sink);
+    for rule in REGISTRY {
+        if let Check::Record(check) = rule.check {
+            check(&record, &mut sink);
+        }
+    }
+    report.info = record_info(&record);
+    finish(report, text, sink, config)
+}
+
+/// `format/bom` and `format/crlf`. On a record they are reported (and
+/// fixed) only when its front matter could be read: SPEC §3's precedence.
+fn line_endings(text: &str, sink: &mut Sink) {
     let bom = frontmatter::bom_len(text);
     if bom > 0 {
         sink.emit(
@@ -234,13 +246,6 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
             "the file has CRLF line endings; use LF",
         );
     }
-    for rule in REGISTRY {
-        if let Check::Record(check) = rule.check {
-            check(&record, &mut sink);
-        }
-    }
-    report.info = record_info(&record);
-    finish(report, text, sink, config)
 }
 
 /// The text shown under an encoding diagnostic: NUL bytes become `␀`, so a

@@ -991,3 +991,27 @@ fn an_ambiguous_unknown_key_names_both_guesses_and_is_not_fixable() {
         "`state` is not a decision key; did you mean `status` or `date`?"
     );
 }
+
+#[test]
+fn context_md_gets_and_loses_its_bom_and_crlf() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join(".memlint.yml"), "").expect("config");
+    let path = dir.path().join("CONTEXT.md");
+    std::fs::write(&path, "\u{feff}# C\r\n\r\n## 2026-11-01 a\r\nx\r\n").expect("write");
+    let run = check_json(dir.path(), &[]);
+    assert_eq!(
+        fixables(&run.json()),
+        vec![
+            ("format/bom".to_string(), true),
+            ("format/crlf".to_string(), true)
+        ],
+        "{}",
+        run.stdout
+    );
+    let fixed = common::memlint(dir.path(), &["check", "--fix", "--format", "json"]);
+    assert_eq!(fixed.code, 0, "{}", fixed.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&path).expect("read"),
+        "# C\n\n## 2026-11-01 a\nx\n"
+    );
+}
