@@ -293,7 +293,7 @@ pub fn post_write(place: &Place) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     counts.insert(rel.clone(), failures);
-    write_counts(&ws.root, &counts_path, &counts);
+    let counted = write_counts(&ws.root, &counts_path, &counts);
     let mut text = String::new();
     for d in &outcome.diagnostics {
         text.push_str(&format!(
@@ -310,6 +310,12 @@ pub fn post_write(place: &Place) -> ExitCode {
         "memlint: {rel} has {errors} error(s) (attempt {failures} of {max}); fix them now. \
          `memlint check {rel}` shows them in context.\n"
     ));
+    if !counted {
+        text.push_str(&format!(
+            "memlint: warning: attempts cannot be counted ({}/ cannot be written), so memlint will not stop you; stop after {max} attempts yourself.\n",
+            crate::index::DIR
+        ));
+    }
     eprint!("{text}");
     ExitCode::from(2)
 }
@@ -323,13 +329,10 @@ fn read_counts(path: &Path) -> Counts {
         .unwrap_or_default()
 }
 
-/// Writes the counts atomically; when `.memlint/` cannot be written, the
-/// count simply does not grow.
-fn write_counts(root: &Path, path: &Path, counts: &Counts) {
-    if crate::index::make_dir(root).is_err() {
-        return;
-    }
-    if let Ok(text) = serde_json::to_string_pretty(counts) {
-        let _ = crate::fsutil::write_atomic(path, text.as_bytes());
-    }
+/// Writes the counts atomically; false when `.memlint/` cannot be written
+/// (the count then does not grow).
+fn write_counts(root: &Path, path: &Path, counts: &Counts) -> bool {
+    crate::index::make_dir(root).is_ok()
+        && serde_json::to_string_pretty(counts)
+            .is_ok_and(|text| crate::fsutil::write_atomic(path, text.as_bytes()).is_ok())
 }

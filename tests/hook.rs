@@ -367,6 +367,20 @@ fn a_clean_lint_resets_the_count() {
 }
 
 #[test]
+fn post_write_says_so_when_it_cannot_count_attempts() {
+    let ws = workspace();
+    let path = decision(ws.path());
+    fs::write(&path, BROKEN).expect("write");
+    let _ = fs::remove_dir_all(ws.path().join(".memlint"));
+    fs::write(ws.path().join(".memlint"), "a file, not a directory").expect("write");
+    let o = post_write(ws.path(), "Edit", &path);
+    assert_eq!(code(&o), 2);
+    let e = err(&o);
+    assert!(e.contains("attempt 1 of 3"), "{e}");
+    assert!(e.contains("attempts cannot be counted"), "{e}");
+}
+
+#[test]
 fn post_write_uses_max_failures_from_the_configuration() {
     let ws = workspace();
     fs::write(
