@@ -293,8 +293,9 @@ fn parse_message(text: &str, parts: &Parts, err: &yaml::Error) -> (Range<usize>,
     if err.kind == yaml::ErrorKind::Budget {
         return (at, format!("front matter refused: {}", err.message));
     }
-    // Look at the offending line and the one before it for a known slip.
-    let candidates = [pos.line, pos.line.saturating_sub(1)];
+    // Look at the offending line, the one before it and the one after it
+    // (a tab is found only once the line before it ended) for a known slip.
+    let candidates = [pos.line, pos.line.saturating_sub(1), pos.line + 1];
     for line_no in candidates {
         if line_no == 0 {
             continue;
@@ -308,6 +309,29 @@ fn parse_message(text: &str, parts: &Parts, err: &yaml::Error) -> (Range<usize>,
             return (
                 range,
                 format!("YAML does not allow a tab for indentation (line {line_no}); indent with spaces"),
+            );
+        }
+        // A list item, in a block list or a flow list, that starts with `*`
+        // or `&` (a glob such as `*.md`).
+        let block_item = line.trim_start().strip_prefix("- ").map(str::trim);
+        let flow_items = line
+            .split_once(": ")
+            .and_then(|(_, v)| v.trim_start().strip_prefix('['))
+            .map(|rest| rest.split([',', ']']).map(str::trim).collect::<Vec<_>>())
+            .unwrap_or_default();
+        let starred = block_item
+            .into_iter()
+            .chain(flow_items)
+            .find(|v| v.starts_with('*') || v.starts_with('&'));
+        if let Some(v) = starred {
+            return (
+                range,
+                format!(
+                    "the list item `{v}` starts with `{}`, which YAML reads as an {}; quote it: '{}'",
+                    &v[..1],
+                    if v.starts_with('*') { "alias" } else { "anchor" },
+                    v.replace('\'', "''")
+                ),
             );
         }
         if let Some((key, value)) = line.split_once(": ") {

@@ -1015,3 +1015,38 @@ fn context_md_gets_and_loses_its_bom_and_crlf() {
         "# C\n\n## 2026-11-01 a\nx\n"
     );
 }
+
+#[test]
+fn parse_errors_of_list_items_and_deeper_tabs_say_how_to_mend_them() {
+    let cases: [(&[u8], (u64, &str)); 4] = [
+        (
+            b"---\ntitle: A\nsources:\n- *.md\n---\nb\n",
+            (4, "the list item `*.md` starts with `*`, which YAML reads as an alias; quote it: '*.md'"),
+        ),
+        (
+            b"---\ntitle: A\ntags: [a, *b]\n---\nb\n",
+            (3, "the list item `*b` starts with `*`, which YAML reads as an alias; quote it: '*b'"),
+        ),
+        (
+            b"---\ntitle: A\nsources:\n- &\n---\nb\n",
+            (4, "the list item `&` starts with `&`, which YAML reads as an anchor; quote it: '&'"),
+        ),
+        (
+            b"---\ntitle: A\nstatus: active\ndate: 2026-11-01\nsources:\n  - https://e.com\n\t- https://f.com\n---\nb\n",
+            (7, "YAML does not allow a tab for indentation (line 7); indent with spaces"),
+        ),
+    ];
+    for (bytes, (line, message)) in cases {
+        let ws = one_decision("a.md", bytes);
+        let run = check_json(ws.path(), &[]);
+        let got = actual(&run.json());
+        assert_eq!(got.len(), 1, "{}", run.stdout);
+        assert_eq!(got[0].0, "frontmatter/parse");
+        assert_eq!(
+            (got[0].3 .0, got[0].4.as_str()),
+            (line, message),
+            "{}",
+            run.stdout
+        );
+    }
+}
