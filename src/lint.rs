@@ -323,6 +323,23 @@ fn parse_message(text: &str, parts: &Parts, err: &yaml::Error) -> (Range<usize>,
             .into_iter()
             .chain(flow_items)
             .find(|v| v.starts_with('*') || v.starts_with('&'));
+        // ` #` inside a flow list starts a comment that eats the `]`.
+        if let Some(item) = line
+            .split_once(": ")
+            .and_then(|(_, v)| v.trim_start().strip_prefix('['))
+            // Before the first `]`: a comment after a closed list is fine.
+            .and_then(|rest| rest.split(']').next())
+            .and_then(|inner| inner.split(',').find(|i| i.contains(" #")))
+        {
+            let item = item.trim();
+            return (
+                range,
+                format!(
+                    "` #` starts a comment in YAML, which cuts the list short at `{item}`; quote the item: '{}'",
+                    item.replace('\'', "''")
+                ),
+            );
+        }
         if let Some(v) = starred {
             return (
                 range,

@@ -1018,7 +1018,11 @@ fn context_md_gets_and_loses_its_bom_and_crlf() {
 
 #[test]
 fn parse_errors_of_list_items_and_deeper_tabs_say_how_to_mend_them() {
-    let cases: [(&[u8], (u64, &str)); 4] = [
+    let cases: [(&[u8], (u64, &str)); 5] = [
+        (
+            b"---\ntitle: A\nstatus: active\ndate: 2026-11-01\nsources:\n  - https://e.com\ntags: [a, b #c]\n---\nb\n",
+            (7, "` #` starts a comment in YAML, which cuts the list short at `b #c`; quote the item: 'b #c'"),
+        ),
         (
             b"---\ntitle: A\nsources:\n- *.md\n---\nb\n",
             (4, "the list item `*.md` starts with `*`, which YAML reads as an alias; quote it: '*.md'"),
