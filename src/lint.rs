@@ -311,23 +311,23 @@ fn parse_message(text: &str, parts: &Parts, err: &yaml::Error) -> (Range<usize>,
                 format!("YAML does not allow a tab for indentation (line {line_no}); indent with spaces"),
             );
         }
+        // What follows the `[` of a flow list that is a key's value.
+        let flow = line
+            .split_once(": ")
+            .and_then(|(_, v)| v.trim_start().strip_prefix('['));
         // A list item, in a block list or a flow list, that starts with `*`
         // or `&` (a glob such as `*.md`).
         let block_item = line.trim_start().strip_prefix("- ").map(str::trim);
-        let flow_items = line
-            .split_once(": ")
-            .and_then(|(_, v)| v.trim_start().strip_prefix('['))
-            .map(|rest| rest.split([',', ']']).map(str::trim).collect::<Vec<_>>())
-            .unwrap_or_default();
+        let flow_items = flow
+            .into_iter()
+            .flat_map(|rest| rest.split([',', ']']).map(str::trim));
         let starred = block_item
             .into_iter()
             .chain(flow_items)
             .find(|v| v.starts_with('*') || v.starts_with('&'));
-        // ` #` inside a flow list starts a comment that eats the `]`.
-        if let Some(item) = line
-            .split_once(": ")
-            .and_then(|(_, v)| v.trim_start().strip_prefix('['))
-            // Before the first `]`: a comment after a closed list is fine.
+        // ` #` inside a flow list starts a comment that eats the `]`; after
+        // the first `]`, a comment is fine.
+        if let Some(item) = flow
             .and_then(|rest| rest.split(']').next())
             .and_then(|inner| inner.split(',').find(|i| i.contains(" #")))
         {
