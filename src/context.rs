@@ -143,9 +143,8 @@ pub struct Material {
 }
 
 /// A record is active unless it was replaced (requests both `open` and
-/// `done`; sessions and summaries have no status).
-/// Active: not replaced, and with front matter that could be read (a
-/// broken record's status is unknown).
+/// `done`; sessions and summaries have no status) or its front matter could
+/// not be read (its status is unknown).
 fn active(g: &Glance) -> bool {
     g.parsed && g.status != Some("replaced")
 }
