@@ -117,10 +117,9 @@ fn mask(text: &str, spans: &[std::ops::Range<usize>]) -> String {
 /// carriage return before a line feed) replaced by visible symbols (␛ for
 /// ESC, U+2400 + c for the others of C0, ␡ for DEL, U+FFFD for C1), and the
 /// map of a byte offset of `text` to the same place in the result.
-fn inert(text: &str) -> (String, impl Fn(usize) -> usize) {
+fn inert(text: &str) -> (String, Shift) {
     let mut out = String::with_capacity(text.len());
-    // (offset in `text` after a replaced character, total growth so far)
-    let mut growth: Vec<(usize, usize)> = Vec::new();
+    let mut growth = Vec::new();
     let mut grown = 0;
     let bytes = text.as_bytes();
     for (i, c) in text.char_indices() {
@@ -141,11 +140,20 @@ fn inert(text: &str) -> (String, impl Fn(usize) -> usize) {
             None => out.push(c),
         }
     }
-    let shift = move |o: usize| {
-        let before = growth.partition_point(|&(end, _)| end <= o);
-        o + before.checked_sub(1).map_or(0, |k| growth[k].1)
-    };
-    (out, shift)
+    (out, Shift { growth })
+}
+
+/// Where the offsets of a text land in its [`inert`] form.
+struct Shift {
+    /// (offset after a replaced character, total growth up to there).
+    growth: Vec<(usize, usize)>,
+}
+
+impl Shift {
+    fn at(&self, o: usize) -> usize {
+        let before = self.growth.partition_point(|&(end, _)| end <= o);
+        o + before.checked_sub(1).map_or(0, |k| self.growth[k].1)
+    }
 }
 
 /// Human output: one graphical report per diagnostic, then the count line.
@@ -174,26 +182,33 @@ pub fn human(
         secrets.entry(&d.path).or_default().push(d.span.clone());
     }
     let mut out = String::new();
+    // The shown text of the file of the last diagnostic: diagnostics come
+    // sorted by path, so each file is prepared once.
+    let mut prepared: Option<(&str, String, Shift)> = None;
     for d in diags {
         let text = sources.get(&d.path).map_or("", String::as_str);
-        let masked;
-        let text = match secrets.get(d.path.as_str()) {
-            Some(spans) => {
-                masked = mask(text, spans);
-                masked.as_str()
-            }
-            None => text,
-        };
         let span_ok = d.span.end <= text.len()
             && text.is_char_boundary(d.span.start)
             && text.is_char_boundary(d.span.end);
-        // Control characters of the file (an escape sequence in a title, a
-        // bell) are shown as symbols, never sent to the terminal.
-        let (text, shift) = inert(text);
+        if prepared.as_ref().is_none_or(|p| p.0 != d.path) {
+            let masked = match secrets.get(d.path.as_str()) {
+                Some(spans) => std::borrow::Cow::Owned(mask(text, spans)),
+                None => std::borrow::Cow::Borrowed(text),
+            };
+            // Control characters of the file (an escape sequence in a
+            // title, a bell) are shown as symbols, never sent to the
+            // terminal.
+            let (shown, shift) = inert(&masked);
+            prepared = Some((d.path.as_str(), shown, shift));
+        }
+        let Some((_, text, shift)) = prepared.as_ref() else {
+            continue;
+        };
+        let text = text.clone();
         let shown = Diagnostic {
             path: inert(&d.path).0,
             message: inert(&d.message).0,
-            span: shift(d.span.start)..shift(d.span.end),
+            span: shift.at(d.span.start)..shift.at(d.span.end),
             ..d.clone()
         };
         let d = &shown;
