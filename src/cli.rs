@@ -707,11 +707,8 @@ fn staging(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, WorkspaceErro
     let outcome = match cmd {
         StagingCommand::Status { format } => st::status(root, cfg).map(|status| match format {
             StagingFormat::Json => {
-                if let Some(reason) = &status.unreadable_lock {
-                    eprintln!(
-                        "memlint: warning: {} cannot be read ({reason}); claims fail until it is removed or replaced with `staging claim --force`",
-                        st::LOCK_PATH
-                    );
+                if let Some(problem) = status.lock_problem() {
+                    eprintln!("memlint: warning: {problem}");
                 }
                 json(&status)
             }

@@ -176,6 +176,15 @@ pub struct Released {
 }
 
 impl Status {
+    /// What is wrong with a lock file that cannot be read, in one sentence.
+    pub fn lock_problem(&self) -> Option<String> {
+        self.unreadable_lock.as_deref().map(|reason| {
+            format!(
+                "{LOCK_PATH} cannot be read ({reason}); claims fail until it is removed or replaced with `staging claim --force`"
+            )
+        })
+    }
+
     /// Short lines for a terminal; `live` says whether the lock's holder is
     /// alive (from [`is_live`]).
     pub fn human(&self, live: Option<bool>) -> String {
@@ -191,11 +200,10 @@ impl Status {
             }
         );
         match (&self.lock, live) {
-            (None, _) if self.unreadable_lock.is_some() => out.push_str(&format!(
-                "lock: {LOCK_PATH} cannot be read ({}); claims fail until it is removed or replaced with `staging claim --force`\n",
-                self.unreadable_lock.as_deref().unwrap_or_default()
-            )),
-            (None, _) => out.push_str("lock: none\n"),
+            (None, _) => match self.lock_problem() {
+                Some(problem) => out.push_str(&format!("lock: {problem}\n")),
+                None => out.push_str("lock: none\n"),
+            },
             (Some(lock), Some(false)) => out.push_str(&format!(
                 "lock: stale, left by {} (the next claim takes it over)\n",
                 lock.holder()
