@@ -233,6 +233,88 @@ pub fn material(files: &[Glance], context_md: Option<String>, keep: usize) -> Ma
     m
 }
 
+/// How many items of each list the material stored beside the search index
+/// keeps (see [`encode_material`]): as many as a context of the configured
+/// size can show, or of the size `MEMORY_INJECT_MAX_CHARS` asks for.
+pub fn stored_keep(config: &ContextConfig) -> usize {
+    let env = |k: &str| std::env::var(k).ok();
+    let (settings, _) = Settings::resolve(config, &Flags::default(), &env);
+    keep_for(settings.max_chars)
+}
+
+/// The material (without `CONTEXT.md`) as stored beside the search index:
+/// the key of the index it was gathered for (configuration and executable),
+/// how many items each list kept, then the lists.
+pub fn encode_material(m: &Material, keep: usize, key: u64) -> Vec<u8> {
+    let mut w = crate::index::Writer {
+        buf: Vec::with_capacity(64 + keep * 48),
+    };
+    w.buf.extend_from_slice(&key.to_le_bytes());
+    w.usize(keep);
+    w.u8(u8::from(m.summary));
+    w.usize(m.staging);
+    w.usize(m.resident_total);
+    w.usize(m.resident.len());
+    for (slug, description) in &m.resident {
+        w.str(slug);
+        w.str(description);
+    }
+    w.usize(m.dirs.len());
+    for d in &m.dirs {
+        w.usize(d.total);
+        w.usize(d.names.len());
+        for name in &d.names {
+            w.str(name);
+        }
+    }
+    w.buf
+}
+
+/// The stored material, with at most `keep` items per list, when it was
+/// gathered for `key` with at least that many; `None` otherwise (or when
+/// damaged), and the caller gathers it from the record table.
+pub fn decode_material(bytes: &[u8], keep: usize, key: u64) -> Option<Material> {
+    let mut r = crate::index::Reader { buf: bytes, pos: 0 };
+    if r.fixed64()? != key || r.usize()? < keep {
+        return None;
+    }
+    let summary = r.flag()?;
+    let staging = r.usize()?;
+    let resident_total = r.usize()?;
+    let n = r.count()?;
+    let mut resident = Vec::with_capacity(n.min(keep));
+    for i in 0..n {
+        let item = (r.str_ref()?, r.str_ref()?);
+        if i < keep {
+            resident.push((item.0.to_string(), item.1.to_string()));
+        }
+    }
+    if r.usize()? != TOC_DIRS.len() {
+        return None;
+    }
+    let mut dirs = Vec::with_capacity(TOC_DIRS.len());
+    for (dir, _) in TOC_DIRS {
+        let total = r.usize()?;
+        let n = r.count()?;
+        let mut names = Vec::with_capacity(n.min(keep));
+        for i in 0..n {
+            let name = r.str_ref()?;
+            if i < keep {
+                names.push(name.to_string());
+            }
+        }
+        dirs.push(TocDir { dir, names, total });
+    }
+    (r.pos == bytes.len()).then_some(Material {
+        context_md: None,
+        resident,
+        resident_total,
+        dirs,
+        summary,
+        staging,
+    })
+}
+
 /// A description on one line (it should be one already).
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
@@ -717,16 +799,42 @@ pub fn read_context_md(root: &Path, max_bytes: u64) -> Option<String> {
 
 /// Refreshes the index and gathers the material of `ws` for a context of
 /// at most `max_chars` characters.
+///
+/// The search index stores the material of its records: when it is fresh
+/// and holds enough items, that is all that is read. When it is stale it is
+/// brought up to date (only changed records are read), and the material
+/// comes with it. Without a search index the record table alone is
+/// refreshed: building the search index from nothing would cost a context
+/// several times what it needs.
 pub fn gather(ws: &Workspace, max_chars: usize) -> Material {
     let keep = keep_for(max_chars);
-    let files = crate::index::files(ws);
+    let key = crate::index::key(&ws.config);
+    let with_md = |mut m: Material| {
+        m.context_md = read_context_md(&ws.root, ws.config.max_file_bytes);
+        m
+    };
+    let (listing, stored) = match crate::search::stored_context(ws) {
+        crate::search::StoredContext::Fresh(block) => match decode_material(&block, keep, key) {
+            Some(m) => return with_md(m),
+            None => (crate::index::listing(ws), true),
+        },
+        crate::search::StoredContext::Stale(listing, stored) => (listing, stored),
+    };
     let opts = crate::index::Options {
         force: false,
         progress: false,
     };
+    if stored {
+        let (_, _, block) = crate::search::refresh_keeping(ws, &listing, &opts, keep);
+        if let Some(m) = decode_material(&block, keep, key) {
+            rayon::spawn(move || drop(listing));
+            return with_md(m);
+        }
+    }
+    let files = listing.files;
     // Without a change since the index was written, a glance at it is
     // enough; otherwise it is refreshed.
-    let mut m =
+    let m =
         crate::index::with_fresh(ws, &files, |g| material(g, None, keep)).unwrap_or_else(|| {
             let reports = crate::index::refresh(ws, &files, &opts).reports;
             let glances: Vec<Glance> = reports.iter().map(|r| Glance::of(r)).collect();
@@ -737,9 +845,8 @@ pub fn gather(ws: &Workspace, max_chars: usize) -> Material {
             rayon::spawn(move || drop(reports));
             m
         });
-    m.context_md = read_context_md(&ws.root, ws.config.max_file_bytes);
     rayon::spawn(move || drop(files));
-    m
+    with_md(m)
 }
 
 /// The material available without refreshing the index: `CONTEXT.md`, and
@@ -939,6 +1046,34 @@ mod tests {
             summary: true,
             staging: 2,
         }
+    }
+
+    #[test]
+    fn the_stored_material_round_trips_and_keeps_what_is_asked_for() {
+        let mut m = material_with(7);
+        m.context_md = None;
+        m.resident.push(("b".into(), "第二".into()));
+        m.resident_total = 2;
+        let bytes = encode_material(&m, 7, 42);
+        assert_eq!(decode_material(&bytes, 7, 42), Some(m.clone()));
+        // Fewer items asked for: the newest of each list.
+        let short = decode_material(&bytes, 3, 42).expect("decodes");
+        assert_eq!(short.dirs[2].names, m.dirs[2].names[..3]);
+        assert_eq!(short.dirs[2].total, 7);
+        assert_eq!(short.resident.len(), 2);
+        assert_eq!(
+            decode_material(&bytes, 1, 42).expect("decodes").resident,
+            m.resident[..1]
+        );
+        // More than was kept, another key, damage: not usable.
+        assert_eq!(decode_material(&bytes, 8, 42), None);
+        assert_eq!(decode_material(&bytes, 7, 43), None);
+        assert_eq!(decode_material(&bytes[..bytes.len() - 1], 7, 42), None);
+        assert_eq!(
+            decode_material(&[bytes.as_slice(), b"x"].concat(), 7, 42),
+            None
+        );
+        assert_eq!(decode_material(&[], 0, 42), None);
     }
 
     /// Records of the kinds their paths say, with clashing dates, some

@@ -33,7 +33,7 @@ pub const FILE: &str = "search";
 const MAGIC: &[u8; 8] = b"MLSEARCH";
 
 /// The on-disk format version; an index of another version is rebuilt.
-const FORMAT: u32 = 3;
+const FORMAT: u32 = 4;
 
 /// Documents per block of the stored head: each block is front-coded on
 /// its own and stored behind its length, so that blocks are decoded, and
@@ -400,8 +400,9 @@ fn tokenize_record<'t>(
 // The stored index
 //
 // Layout: a fixed prefix (magic, format, head length, head checksum), the
-// head (scan time, the listing identity, the documents, the term
-// dictionary), then the postings of
+// head (scan time, the listing identity, the documents, the material of
+// `memlint context` gathered from the same records, the term dictionary),
+// then the postings of
 // every term one after the other. A query reads the prefix and the head and
 // then only the postings of its own terms, each checked against the
 // checksum the dictionary holds for it. Paths and terms are front-coded
@@ -426,6 +427,9 @@ struct Loaded {
     terms: Vec<TermMeta>,
     term_text: String,
     blob: Blob,
+    /// The context material of the records (see
+    /// [`crate::context::encode_material`]).
+    context: Vec<u8>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -522,6 +526,7 @@ fn encode(
     listing: Option<u64>,
     docs: &[Doc],
     terms: &[(String, Postings)],
+    context: &[u8],
 ) -> Vec<u8> {
     let mut head = Writer {
         buf: Vec::with_capacity(64 + docs.len() * 56 + terms.len() * 24),
@@ -553,6 +558,9 @@ fn encode(
             .extend_from_slice(&(block.buf.len() as u64).to_le_bytes());
         head.buf.extend_from_slice(&block.buf);
     }
+    head.buf
+        .extend_from_slice(&(context.len() as u64).to_le_bytes());
+    head.buf.extend_from_slice(context);
     head.usize(terms.len());
     let mut blob = Writer { buf: Vec::new() };
     let mut prev_term = "";
@@ -637,12 +645,21 @@ fn read_u64(b: &[u8]) -> u64 {
 /// Opens the index file at `path` and decodes its head; `None` when it is
 /// missing, of another format, or damaged.
 fn load(path: &std::path::Path) -> Option<Loaded> {
-    load_checked(path, &no_check).map(|(loaded, _)| loaded)
+    load_checked(path, &no_check, Want::Terms).map(|(loaded, _)| loaded)
+}
+
+/// Whether a load decodes the term dictionary, which a query needs and
+/// `context` does not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Want {
+    Terms,
+    Documents,
 }
 
 /// [`load`], running `check` on the blocks of documents as they are
-/// decoded (see [`decode_head`]).
-fn load_checked(path: &std::path::Path, check: Check) -> Option<(Loaded, bool)> {
+/// decoded (see [`decode_head`]); without the term dictionary when `want`
+/// is [`Want::Documents`].
+fn load_checked(path: &std::path::Path, check: Check, want: Want) -> Option<(Loaded, bool)> {
     use std::io::Read;
     let mut file = crate::fsutil::open_regular(path).ok()?;
     let size = file.metadata().ok()?.len();
@@ -662,9 +679,9 @@ fn load_checked(path: &std::path::Path, check: Check) -> Option<(Loaded, bool)> 
         return None;
     }
     let base = PREFIX as u64 + head_len;
-    let (loaded, passed) = decode_head(&head, Blob::File(file, base), check)?;
+    let (loaded, passed) = decode_head(&head, Blob::File(file, base), check, want)?;
     let blob_len = loaded.terms.last().map_or(0, |t| t.offset + t.len as u64);
-    (base.checked_add(blob_len)? == size).then_some((loaded, passed))
+    (want == Want::Documents || base.checked_add(blob_len)? == size).then_some((loaded, passed))
 }
 
 /// Decodes a whole index held in memory.
@@ -681,7 +698,7 @@ fn decode(bytes: Vec<u8>) -> Option<Loaded> {
     }
     let base = PREFIX + head_len;
     let size = bytes.len();
-    let (loaded, _) = decode_head(&head, Blob::Mem(bytes, base), &no_check)?;
+    let (loaded, _) = decode_head(&head, Blob::Mem(bytes, base), &no_check, Want::Terms)?;
     let blob_len = loaded.terms.last().map_or(0, |t| t.offset + t.len as u64);
     (base as u64 + blob_len == size as u64).then_some(loaded)
 }
@@ -717,7 +734,7 @@ fn no_check(_: &DocBlock<'_>, _: i64) -> bool {
 /// Decodes a head, its blocks of documents in parallel beside the term
 /// dictionary, running `check` on each block as it is decoded until one
 /// fails; also whether none failed.
-fn decode_head(head: &[u8], blob: Blob, check: Check) -> Option<(Loaded, bool)> {
+fn decode_head(head: &[u8], blob: Blob, check: Check, want: Want) -> Option<(Loaded, bool)> {
     let mut r = Reader { buf: head, pos: 0 };
     let scanned_at = i64::from_le_bytes(r.bytes(8)?.try_into().ok()?);
     let listing = match (r.u8()?, r.fixed64()?) {
@@ -734,6 +751,8 @@ fn decode_head(head: &[u8], blob: Blob, check: Check) -> Option<(Loaded, bool)> 
         r.bytes(len)?;
         blocks.push(start..r.pos);
     }
+    let context_len = usize::try_from(r.fixed64()?).ok()?;
+    let context = r.bytes(context_len)?.to_vec();
     // A crafted count cannot make the table below outgrow the file.
     let block_bytes: usize = blocks.iter().map(Range::len).sum();
     if n > block_bytes / MIN_DOC_BYTES {
@@ -762,7 +781,10 @@ fn decode_head(head: &[u8], blob: Blob, check: Check) -> Option<(Loaded, bool)> 
                 })
                 .collect::<Option<Vec<String>>>()
         },
-        || decode_terms(&head[r.pos..]),
+        || match want {
+            Want::Terms => decode_terms(&head[r.pos..]),
+            Want::Documents => Some((Vec::new(), String::new())),
+        },
     );
     let (paths, (terms, term_text)) = (paths?, terms?);
     if paths.len() != n.div_ceil(DOC_BLOCK) {
@@ -776,6 +798,7 @@ fn decode_head(head: &[u8], blob: Blob, check: Check) -> Option<(Loaded, bool)> 
         terms,
         term_text,
         blob,
+        context,
     };
     // Sorted across blocks too.
     let sorted = (DOC_BLOCK..n)
@@ -1067,8 +1090,8 @@ fn same_records(loaded: &Loaded, records: &[(&str, Kind)]) -> bool {
 /// listing it was checked against (`None` when the stored listing still
 /// holds and is the one the index was built from: the files are then the
 /// same without being listed). The index is loaded and its files stat'ed
-/// beside the listing check.
-fn fresh_stored(ws: &Workspace) -> Stored {
+/// beside the listing check; its term dictionary only when `want` says so.
+fn fresh_stored(ws: &Workspace, want: Want) -> Stored {
     let now = index::now_ns();
     let check = Unchanged::new(ws, now);
     let (listing_id, stored) = rayon::join(
@@ -1079,7 +1102,7 @@ fn fresh_stored(ws: &Workspace) -> Stored {
                 let docs = block.docs.iter().enumerate();
                 check.all(docs.map(|(i, d)| (block.path(i), d)), scanned_at)
             };
-            load_checked(&file(ws), &all)
+            load_checked(&file(ws), &all, want)
         },
     );
     let stored = stored.map(|(loaded, same)| (loaded, same.then(|| check.settled())));
@@ -1133,15 +1156,35 @@ pub fn refresh(
     listing: &Listing,
     opts: &index::Options,
 ) -> (index::Refreshed, Refreshed) {
+    let (table, done, _) = refresh_keeping(ws, listing, opts, 0);
+    (table, done)
+}
+
+/// [`refresh`], with a context material stored for lists of at least
+/// `keep` items (see [`crate::context::keep_for`]); also returns that
+/// material, encoded.
+pub fn refresh_keeping(
+    ws: &Workspace,
+    listing: &Listing,
+    opts: &index::Options,
+    keep: usize,
+) -> (index::Refreshed, Refreshed, Vec<u8>) {
     let now = index::now_ns();
     let mut table = index::refresh(ws, &listing.files, opts);
+    let keep = keep.max(crate::context::stored_keep(&ws.config.context));
+    let context = context_block(ws, &table.reports, keep);
     table.reports = Vec::new();
     let known = std::mem::take(&mut table.fingerprints);
     let old = if opts.force { None } else { load(&file(ws)) };
     if let Some(old) = &old {
+        // The stored material still holds when the records are unchanged,
+        // unless it was gathered by another executable or configuration, or
+        // keeps fewer items than asked for.
+        let key = index::key(&ws.config);
         let unchanged = same_records(old, &record_files(ws, &listing.files))
             .then(|| unchanged(ws, old, now))
-            .flatten();
+            .flatten()
+            .filter(|_| crate::context::decode_material(&old.context, keep, key).is_some());
         if let Some(settled) = unchanged {
             let id = listing.id.filter(|id| Some(*id) != old.listing);
             restamp(ws, id, settled.then_some(now));
@@ -1149,12 +1192,46 @@ pub fn refresh(
                 records: old.docs.len(),
                 tokenized: 0,
             };
-            return (table, done);
+            return (table, done, context);
         }
     }
-    let (bytes, done) = rebuild(ws, listing, old.as_ref(), &known);
+    let (bytes, done) = rebuild(ws, listing, old.as_ref(), &known, &context);
     save(ws, &bytes);
-    (table, done)
+    (table, done, context)
+}
+
+/// The context material of the records of a refreshed table, encoded for
+/// the search index, with lists of `keep` items.
+fn context_block(ws: &Workspace, reports: &[Box<crate::lint::FileReport>], keep: usize) -> Vec<u8> {
+    let glances: Vec<index::Glance> = reports.iter().map(|r| index::Glance::of(r)).collect();
+    let material = crate::context::material(&glances, None, keep);
+    crate::context::encode_material(&material, keep, index::key(&ws.config))
+}
+
+/// What `memlint context` finds in the stored search index.
+pub enum StoredContext {
+    /// The index describes the workspace as it is: its context material,
+    /// encoded (see [`crate::context::decode_material`]).
+    Fresh(Vec<u8>),
+    /// The index is stale (`true`) or there is none to update (`false`):
+    /// the workspace's listing.
+    Stale(Listing, bool),
+}
+
+/// The context material stored in the search index, when the index is
+/// fresh: checked like a search's, without its term dictionary.
+pub fn stored_context(ws: &Workspace) -> StoredContext {
+    match fresh_stored(ws, Want::Documents) {
+        Stored::Fresh(loaded, listed, settled) => {
+            let id = listed
+                .as_ref()
+                .and_then(|l| l.id)
+                .filter(|id| Some(*id) != loaded.listing);
+            restamp(ws, id, settled);
+            StoredContext::Fresh(loaded.context)
+        }
+        Stored::Stale(listing, old) => StoredContext::Stale(listing, old.is_some()),
+    }
 }
 
 fn save(ws: &Workspace, bytes: &[u8]) {
@@ -1184,6 +1261,7 @@ fn rebuild(
     listing: &Listing,
     old: Option<&Loaded>,
     known: &index::Fingerprints,
+    context: &[u8],
 ) -> (Vec<u8>, Refreshed) {
     let (files, listing_id) = (&listing.files, listing.id);
     // Fingerprints of other files than the listing's say nothing here.
@@ -1316,7 +1394,7 @@ fn rebuild(
         records: docs.len(),
         tokenized,
     };
-    (encode(scanned_at, listing_id, &docs, &terms), done)
+    (encode(scanned_at, listing_id, &docs, &terms, context), done)
 }
 
 // ---------------------------------------------------------------------------
@@ -1351,7 +1429,7 @@ pub struct Hit {
 /// Answers `query` from a fresh index, refreshing it first when any record
 /// changed.
 pub fn search(ws: &Workspace, query: &Query, opts: &index::Options) -> Vec<Hit> {
-    let (listing, old) = match fresh_stored(ws) {
+    let (listing, old) = match fresh_stored(ws, Want::Terms) {
         Stored::Fresh(loaded, listed, settled) => {
             if let Some(hits) = answer(ws, &loaded, query) {
                 // Stamped with the listing now stored, the next search
@@ -1368,8 +1446,12 @@ pub fn search(ws: &Workspace, query: &Query, opts: &index::Options) -> Vec<Hit> 
         }
         Stored::Stale(listing, old) => (listing, old),
     };
-    let known = index::refresh(ws, &listing.files, opts).fingerprints;
-    let (bytes, _) = rebuild(ws, &listing, old.as_ref(), &known);
+    let table = index::refresh(ws, &listing.files, opts);
+    let keep = crate::context::stored_keep(&ws.config.context);
+    let context = context_block(ws, &table.reports, keep);
+    let known = table.fingerprints;
+    drop(table.reports);
+    let (bytes, _) = rebuild(ws, &listing, old.as_ref(), &known, &context);
     save(ws, &bytes);
     let loaded = decode(bytes).expect("a freshly encoded index decodes");
     answer(ws, &loaded, query).expect("a freshly built index is intact")
@@ -1787,10 +1869,11 @@ mod tests {
             ("検索".to_string(), vec![(1, 2)]),
             ("検証".to_string(), vec![(0, 1), (1, 1), (2, 5)]),
         ];
-        let bytes = encode(42, Some(7), &docs, &terms);
+        let bytes = encode(42, Some(7), &docs, &terms, b"material");
         let loaded = decode(bytes.clone()).expect("decodes");
         assert_eq!(loaded.scanned_at, 42);
         assert_eq!(loaded.listing, Some(7));
+        assert_eq!(loaded.context, b"material");
         for (i, d) in docs.iter().enumerate() {
             assert_eq!(loaded.path(i), d.path);
             assert_eq!(loaded.docs[i].stat, d.stat);
@@ -1842,7 +1925,7 @@ mod tests {
         let mut of = vec![None; listing.files.len()];
         of[at] = Some((stat, hash));
         let terms = |known: &index::Fingerprints| {
-            let (bytes, done) = rebuild(&ws, &listing, Some(&old), known);
+            let (bytes, done) = rebuild(&ws, &listing, Some(&old), known, &[]);
             let loaded = decode(bytes).expect("decodes");
             let has = |t: &str| loaded.term(t).is_some();
             (
@@ -1884,7 +1967,7 @@ mod tests {
             .collect();
         let last = (docs.len() - 1) as u32;
         let terms = vec![("x".to_string(), vec![(0, 1), (last, 2)])];
-        let bytes = encode(5, None, &docs, &terms);
+        let bytes = encode(5, None, &docs, &terms, &[]);
         let loaded = decode(bytes.clone()).expect("decodes");
         assert_eq!(loaded.docs.len(), docs.len());
         for (i, d) in docs.iter().enumerate() {
@@ -1905,18 +1988,19 @@ mod tests {
             true
         };
         let blob = || Blob::Mem(Vec::new(), 0);
-        let (_, passed) = decode_head(head, blob(), &count).expect("decodes");
+        let (_, passed) = decode_head(head, blob(), &count, Want::Terms).expect("decodes");
         assert!(passed);
         assert_eq!(seen.into_inner(), docs.len());
         let changed = format!("memory/decisions/d{:06}.md", DOC_BLOCK * 2 + 7);
         let one_changed = |b: &DocBlock, _: i64| (0..b.docs.len()).all(|i| b.path(i) != changed);
-        let (_, passed) = decode_head(head, blob(), &one_changed).expect("decodes");
+        let (_, passed) =
+            decode_head(head, blob(), &one_changed, Want::Documents).expect("decodes");
         assert!(!passed);
 
         // Sorted within each block but not across two: refused.
         let mut swapped = docs.clone();
         swapped.swap(DOC_BLOCK - 1, DOC_BLOCK);
-        assert!(decode(encode(5, None, &swapped, &terms)).is_none());
+        assert!(decode(encode(5, None, &swapped, &terms, &[])).is_none());
     }
 
     #[test]
@@ -1933,7 +2017,7 @@ mod tests {
                 len: 0,
             })
             .collect();
-        let loaded = decode(encode(0, None, &docs, &[])).expect("decodes");
+        let loaded = decode(encode(0, None, &docs, &[], &[])).expect("decodes");
         assert_eq!(loaded.docs.len(), docs.len());
         assert_eq!(loaded.path(DOC_BLOCK + 4), format!("{:04}", DOC_BLOCK + 4));
     }

@@ -560,3 +560,53 @@ fn a_record_that_cannot_be_read_is_not_listed_as_active() {
     assert!(!text.contains("broken-front-matter"), "{text}");
     assert!(text.contains("memory/decisions/ (3)"), "{text}");
 }
+
+#[test]
+fn a_fresh_search_index_serves_the_context_without_the_record_table() {
+    let ws = workspace();
+    let root = ws.path();
+    let table = root.join(".memlint/index");
+    let search = |root: &Path| {
+        let out = run(root, &["search", "索引"], &[]);
+        assert_eq!(out.status.code(), Some(0), "{out:?}");
+    };
+    search(root);
+    // The search index stores what the context shows of its records: with
+    // the record table gone, a context reads only the search index (and
+    // does not write the table again).
+    fs::remove_file(&table).expect("remove the record table");
+    assert_eq!(context(root, &[], &[]), format!("{HEADER}{FULL}"));
+    assert!(!table.exists(), "the fresh path read only the search index");
+
+    // An edit makes the search index stale: the context refreshes it and
+    // shows the edit, and the next one reads it from there.
+    let path = root.join("memory/decisions/keep-records-as-markdown.md");
+    let text = fs::read_to_string(&path).expect("read");
+    fs::write(&path, text.replace("date: 2026-11-04", "date: 2026-11-09")).expect("write");
+    let moved = FULL.replace(
+        "- rebuild-index-in-parallel.md\n- inject-newest-first.md\n- keep-records-as-markdown.md\n",
+        "- keep-records-as-markdown.md\n- rebuild-index-in-parallel.md\n- inject-newest-first.md\n",
+    );
+    assert_ne!(moved, FULL);
+    assert_eq!(context(root, &[], &[]), format!("{HEADER}{moved}"));
+    fs::remove_file(&table).expect("remove the record table");
+    assert_eq!(context(root, &[], &[]), format!("{HEADER}{moved}"));
+    assert!(!table.exists(), "the refreshed search index holds the edit");
+
+    // A larger budget than the stored lists were kept for is gathered from
+    // the records, and stored for the next time.
+    let big = context(root, &["--max-chars", "100000"], &[]);
+    assert_eq!(big, format!("{HEADER}{moved}"));
+    fs::remove_file(&table).expect("remove the record table");
+    assert_eq!(context(root, &["--max-chars", "100000"], &[]), big);
+    assert!(!table.exists(), "the larger lists were stored");
+}
+
+#[test]
+fn without_a_search_index_the_context_does_not_build_one() {
+    let ws = workspace();
+    let root = ws.path();
+    assert_eq!(context(root, &[], &[]), format!("{HEADER}{FULL}"));
+    assert!(root.join(".memlint/index").is_file());
+    assert!(!root.join(".memlint/search").exists());
+}
