@@ -36,15 +36,23 @@ pub enum Outcome {
 
 /// Formats the text of a record of `kind` (SPEC §5).
 pub fn format_record(text: &str, kind: Kind) -> Outcome {
+    format_record_noted(text, kind).0
+}
+
+/// [`format_record`], with notes on what was left in a non-canonical form
+/// because it cannot take that form without loss (a `tags` list holding a
+/// comment stays a block list), the rest being formatted.
+pub fn format_record_noted(text: &str, kind: Kind) -> (Outcome, Vec<String>) {
     match format_text(text, kind) {
-        Ok(None) => Outcome::Unchanged,
-        Ok(Some(out)) => Outcome::Formatted(out),
-        Err(reason) => Outcome::Skipped { reason },
+        Ok((None, notes)) => (Outcome::Unchanged, notes),
+        Ok((Some(out), notes)) => (Outcome::Formatted(out), notes),
+        Err(reason) => (Outcome::Skipped { reason }, Vec::new()),
     }
 }
 
-/// `Ok(None)` when `text` is already canonical.
-fn format_text(text: &str, kind: Kind) -> Result<Option<String>, String> {
+/// `Ok(None)` when `text` is already canonical, with the notes of
+/// [`format_record_noted`].
+fn format_text(text: &str, kind: Kind) -> Result<(Option<String>, Vec<String>), String> {
     if let Some(at) = text.find('\0') {
         return Err(format!("the file contains a NUL byte (byte {at})"));
     }
@@ -60,12 +68,12 @@ fn format_text(text: &str, kind: Kind) -> Result<Option<String>, String> {
             );
         }
     }
-    let (out, quoted) = layout(&norm, &parsed, kind)?;
+    let (out, quoted, notes) = layout(&norm, &parsed, kind)?;
     if out == text {
-        return Ok(None);
+        return Ok((None, notes));
     }
     verify(&norm, &parsed, &out, &quoted)?;
-    Ok(Some(out))
+    Ok((Some(out), notes))
 }
 
 /// CRLF to LF. A run of carriage returns before a line feed goes whole, so
@@ -202,9 +210,13 @@ fn slice(text: &str, r: Range<usize>) -> Result<&str, String> {
         .ok_or_else(|| "a span of the front matter is out of range".to_string())
 }
 
-/// Builds the canonical text. Returns it with the spans of the plain scalars
-/// that gained quotes (they read as strings afterwards, by design).
-fn layout(text: &str, parsed: &Parsed, kind: Kind) -> Result<(String, Vec<Range<usize>>), String> {
+/// The canonical text, the spans of the plain scalars that gained quotes
+/// (they read as strings afterwards, by design), and notes on lists left in
+/// their layout.
+type Laid = (String, Vec<Range<usize>>, Vec<String>);
+
+/// Builds the canonical text.
+fn layout(text: &str, parsed: &Parsed, kind: Kind) -> Result<Laid, String> {
     let region = parsed.parts.yaml.clone();
     let lines = Lines::new(text, region.clone());
     let entries: &[yaml::Entry] = parsed
@@ -315,8 +327,9 @@ fn layout(text: &str, parsed: &Parsed, kind: Kind) -> Result<(String, Vec<Range<
     // Edits: quotes and list layouts first, then whitespace where they leave room.
     let mut edits: Vec<Edit> = Vec::new();
     let mut quoted: Vec<Range<usize>> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
     for b in &blocks {
-        value_edits(text, kind, b.entry, &mut edits, &mut quoted)?;
+        value_edits(text, kind, b.entry, &mut edits, &mut quoted, &mut notes)?;
     }
     edits.sort_by_key(|e| e.span.start);
     let protected = protected_spans(text, parsed.root.as_ref());
@@ -419,7 +432,7 @@ fn layout(text: &str, parsed: &Parsed, kind: Kind) -> Result<(String, Vec<Range<
         out.push_str(body);
         out.push('\n');
     }
-    Ok((out, quoted))
+    Ok((out, quoted, notes))
 }
 
 fn line_no(text: &str, at: usize) -> usize {
@@ -493,6 +506,7 @@ fn value_edits(
     entry: &yaml::Entry,
     edits: &mut Vec<Edit>,
     quoted: &mut Vec<Range<usize>>,
+    notes: &mut Vec<String>,
 ) -> Result<(), String> {
     let Some(name) = entry.key.as_scalar().map(|s| s.text.as_str()) else {
         return Ok(());
@@ -516,7 +530,7 @@ fn value_edits(
         FieldType::Slugs | FieldType::Strings => true,
         _ => return Ok(()),
     };
-    let Value::Seq { items, .. } = &value.value else {
+    let Value::Seq { items, flow } = &value.value else {
         return Ok(());
     };
     // Each item's text as it will be written (quoted where it must be).
@@ -562,8 +576,58 @@ fn value_edits(
         }
         return Ok(());
     }
+    if !items.is_empty() && *flow != flow_layout {
+        let (now, canonical) = if flow_layout {
+            ("a block list", "a flow list (`[a, b]`)")
+        } else {
+            ("a flow list", "a block list (`- a`)")
+        };
+        notes.push(format!(
+            "`{name}` stays {now} instead of {canonical}: {}",
+            kept_because(text, &entry.key, value, items)
+        ));
+    }
     edits.extend(item_edits);
     Ok(())
+}
+
+/// Why a list's layout is kept (see [`simple_list`]), in words.
+fn kept_because(text: &str, key: &Node, value: &Node, items: &[Node]) -> &'static str {
+    let region = text.get(key.span.end..value.span.end).unwrap_or("");
+    let mut rest = region.to_string();
+    // Blank out the items, so that a `#` left is a comment.
+    for item in items.iter().rev() {
+        let (Some(a), Some(b)) = (
+            item.span.start.checked_sub(key.span.end),
+            item.span.end.checked_sub(key.span.end),
+        ) else {
+            continue;
+        };
+        if let Some(r) = rest.get(a..b) {
+            let blank = " ".repeat(r.len());
+            rest.replace_range(a..b, &blank);
+        }
+    }
+    let nested = items.iter().any(|i| !matches!(i.value, Value::Scalar(_)));
+    let decorated = items.iter().any(|i| {
+        let src = text.get(i.span.clone()).unwrap_or("");
+        matches!(&i.value, Value::Scalar(s) if s.tag.is_some()) || src.starts_with(['*', '&', '!'])
+    });
+    let multiline = items.iter().any(|i| {
+        text.get(i.span.clone()).is_some_and(|t| t.contains('\n'))
+            || matches!(&i.value, Value::Scalar(s) if matches!(s.style, Style::Literal | Style::Folded))
+    });
+    if rest.contains('#') {
+        "it holds a comment, which would be lost"
+    } else if nested {
+        "it holds an item that is not a single value"
+    } else if decorated {
+        "it holds an anchor, alias or tag"
+    } else if multiline {
+        "it holds an item written on several lines"
+    } else {
+        "an item holds `,`, `[`, `]`, `{`, `}`, `:` or `#`, which would read otherwise there"
+    }
 }
 
 /// A list whose layout can be rewritten: every item a one-line scalar written

@@ -104,6 +104,40 @@ fn fmt_rewrites_records_and_only_records() {
 }
 
 #[test]
+fn fmt_notes_a_list_it_cannot_lay_out_and_formats_the_rest() {
+    let commented = "---\ntags:  # topics\n  - a\n  - b\ntitle: T\nstatus: active\ndate: 2026-11-01\nsources:\n  - file:x.md\n---\nBody\n";
+    let ws = workspace(&[("memory/decisions/t.md", commented)]);
+    let root = ws.path();
+    let note = "memlint: note: memory/decisions/t.md: `tags` stays a block list instead of a flow list (`[a, b]`): it holds a comment, which would be lost\n";
+
+    let out = run(root, &["fmt", "--check"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(stderr(&out), note);
+    assert_eq!(read(root, "memory/decisions/t.md"), commented);
+
+    let out = run(root, &["fmt"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stderr(&out), note);
+    assert_eq!(stdout(&out), "1 file reformatted, 0 unchanged.\n");
+    assert_eq!(
+        read(root, "memory/decisions/t.md"),
+        "---\ntitle: T\nstatus: active\ndate: 2026-11-01\nsources:\n  - file:x.md\ntags:  # topics\n  - a\n  - b\n---\nBody\n"
+    );
+
+    // Formatted as far as it can be: --check passes, with the note.
+    let out = run(root, &["fmt", "--check"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stderr(&out), note);
+    assert_eq!(
+        stdout(&out),
+        "0 files would be reformatted, 1 already formatted.\n"
+    );
+    let out = run(root, &["fmt", "--check", "-q"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(stderr(&out), "");
+}
+
+#[test]
 fn fmt_paths_select_files() {
     let ws = workspace(&[("memory/decisions/a.md", MESSY), ("knowledge/b.md", MESSY)]);
     let out = run(

@@ -2,7 +2,7 @@
 //! formats them in parallel, writes atomically (or lists, or diffs), and the
 //! editor mode that reads standard input.
 
-use super::{format_record, Outcome};
+use super::{format_record_noted, Outcome};
 use crate::record::{classify, Kind, Place};
 use crate::workspace::{find_root, Workspace, WorkspaceError};
 use rayon::prelude::*;
@@ -80,12 +80,13 @@ pub fn run(ws: &Workspace, opts: &Options) -> Result<ExitCode, WorkspaceError> {
         records.len(),
         if write { "formatting" } else { "checking" },
     );
-    let results: Vec<(String, Done)> = records
+    let results: Vec<(String, Done, Vec<String>)> = records
         .par_iter()
         .map(|(rel, kind)| {
-            let done = format_file(ws, rel, *kind, write, opts.diff);
+            let mut notes = Vec::new();
+            let done = format_file(ws, rel, *kind, write, opts.diff, &mut notes);
             bar.inc(1);
-            (rel.clone(), done)
+            (rel.clone(), done, notes)
         })
         .collect();
     bar.finish_and_clear();
@@ -93,7 +94,12 @@ pub fn run(ws: &Workspace, opts: &Options) -> Result<ExitCode, WorkspaceError> {
     let mut out = String::new();
     let mut err = String::new();
     let (mut changed, mut unchanged, mut skipped, mut failed) = (0, 0, 0, 0);
-    for (rel, done) in &results {
+    for (rel, done, notes) in &results {
+        if !opts.quiet {
+            for note in notes {
+                err.push_str(&format!("memlint: note: {rel}: {note}\n"));
+            }
+        }
         match done {
             Done::Unchanged => unchanged += 1,
             Done::Changed(texts) => {
@@ -167,7 +173,15 @@ fn summary(write: bool, changed: usize, unchanged: usize, skipped: usize) -> Str
     s
 }
 
-fn format_file(ws: &Workspace, rel: &str, kind: Kind, write: bool, keep: bool) -> Done {
+/// Formats one file; notes on what stays non-canonical go to `notes`.
+fn format_file(
+    ws: &Workspace,
+    rel: &str,
+    kind: Kind,
+    write: bool,
+    keep: bool,
+    notes: &mut Vec<String>,
+) -> Done {
     let path = ws.root.join(rel);
     match std::fs::metadata(&path) {
         // A FIFO or a device would block or never end.
@@ -192,7 +206,9 @@ fn format_file(ws: &Workspace, rel: &str, kind: Kind, write: bool, keep: bool) -
     let Ok(text) = String::from_utf8(bytes) else {
         return Done::Skipped("the file is not valid UTF-8".into());
     };
-    match format_record(&text, kind) {
+    let (outcome, mut noted) = format_record_noted(&text, kind);
+    notes.append(&mut noted);
+    match outcome {
         Outcome::Unchanged => Done::Unchanged,
         Outcome::Skipped { reason } => Done::Skipped(reason),
         Outcome::Formatted(new) => {
@@ -282,7 +298,11 @@ pub fn stdin(
     let Ok(text) = std::str::from_utf8(&input) else {
         return refuse("the text is not valid UTF-8".into());
     };
-    match format_record(text, kind) {
+    let (outcome, notes) = format_record_noted(text, kind);
+    for note in notes {
+        eprintln!("memlint: note: {}: {note}", path.display());
+    }
+    match outcome {
         Outcome::Unchanged => emit(&mut stdout, text),
         Outcome::Formatted(new) => emit(&mut stdout, &new),
         Outcome::Skipped { reason } => return refuse(reason),

@@ -382,3 +382,54 @@ fn regression_empty_block_scalar_moved_from_the_end() {
         }
     }
 }
+
+/// The notes of formatting `text`, and whether it was otherwise formatted.
+fn notes(text: &str, kind: Kind) -> (Outcome, Vec<String>) {
+    format_record_noted(text, kind)
+}
+
+#[test]
+fn a_list_that_cannot_take_its_layout_is_kept_with_a_note() {
+    let head = "---\ntitle: T\nstatus: active\ndate: 2026-11-01\nsources:\n  - file:x.md\n";
+    // A comment in a `tags` block list: the rest is formatted, the list
+    // stays, and a note says why.
+    let t = "---\ntags:  # topics\n  - a\n  - b\ntitle: T\nstatus: active\ndate: 2026-11-01\nsources:\n  - file:x.md\n---\nBody\n";
+    let (outcome, n) = notes(t, Kind::Decision);
+    assert_eq!(
+        outcome,
+        Outcome::Formatted(format!("{head}tags:  # topics\n  - a\n  - b\n---\nBody\n"))
+    );
+    assert_eq!(
+        n,
+        ["`tags` stays a block list instead of a flow list (`[a, b]`): it holds a comment, which would be lost"]
+    );
+    // Once formatted, the note stays and nothing changes.
+    let (again, n2) = notes(&fmt(t, Kind::Decision), Kind::Decision);
+    assert_eq!((again, n2), (Outcome::Unchanged, n));
+
+    // `sources` written as a flow list with a comment.
+    let t = "---\ntitle: T\nstatus: active\ndate: 2026-11-01\nsources: [file:x.md,  # why\n  file:y.md]\n---\n";
+    let (outcome, n) = notes(t, Kind::Decision);
+    assert_eq!(outcome, Outcome::Unchanged);
+    assert_eq!(
+        n,
+        ["`sources` stays a flow list instead of a block list (`- a`): it holds a comment, which would be lost"]
+    );
+
+    // A plain item that would read otherwise in a flow list.
+    let t = format!("{head}tags:\n  - a,b\n  - c\n---\n");
+    let (outcome, n) = notes(&t, Kind::Decision);
+    assert_eq!(outcome, Outcome::Unchanged);
+    assert_eq!(
+        n,
+        ["`tags` stays a block list instead of a flow list (`[a, b]`): an item holds `,`, `[`, `]`, `{`, `}`, `:` or `#`, which would read otherwise there"]
+    );
+
+    // Canonical lists, and a comment beside a block list of `sources`
+    // (already its layout): no note.
+    let t = format!("{head}tags: [a, b]\n---\n");
+    assert_eq!(notes(&t, Kind::Decision), (Outcome::Unchanged, Vec::new()));
+    let t =
+        "---\ntitle: T\nstatus: active\ndate: 2026-11-01\nsources:\n  - file:x.md  # why\n---\n";
+    assert_eq!(notes(t, Kind::Decision), (Outcome::Unchanged, Vec::new()));
+}
