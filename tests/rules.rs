@@ -206,6 +206,13 @@ cases! {
             "`model_invocation` must be `true` or `false`, not a string `yes`"),
         err("frontmatter/type", "memory/decisions/mapping-title.md", (3, 3, 4, 17),
             "`title` must be a string, not a mapping"),
+        // One entry of the wrong type hides nothing about the others.
+        err("frontmatter/type", "memory/decisions/mixed-sources.md", (5, 11, 5, 13),
+            "each entry of `sources` must be a string, not an integer"),
+        err("sources/format", "memory/decisions/mixed-sources.md", (5, 15, 5, 24),
+            "`ftp://bad` is not a source string: `ftp:` is not a source prefix"),
+        warn("sources/dangling", "memory/decisions/mixed-sources.md", (5, 26, 5, 39),
+            "`decision:nope` names no decision"),
         err("frontmatter/type", "memory/decisions/pending-status.md", (3, 9, 3, 16),
             "`status` is `pending`, which is not one of `active`, `replaced`"),
     ];

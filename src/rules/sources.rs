@@ -11,17 +11,29 @@ fn requires_sources(kind: Kind) -> bool {
     matches!(kind, Kind::Decision | Kind::Request | Kind::Knowledge)
 }
 
-/// The valid entries of `sources`, with their spans.
+/// The string entries of `sources`, with their spans: every entry of a
+/// valid list, and the string entries of a list whose other entries have
+/// the wrong type (reported by `frontmatter/type`), so that one bad entry
+/// does not hide the others' problems.
 pub fn entries<'a>(r: &Record<'a>) -> Vec<(&'a str, std::ops::Range<usize>)> {
-    let FieldState::Valid(node) = r.field("sources") else {
-        return Vec::new();
+    let node = match r.field("sources") {
+        FieldState::Valid(node) => node,
+        FieldState::Invalid => match r.root.get("sources") {
+            Some(entry) => &entry.value,
+            None => return Vec::new(),
+        },
+        FieldState::Missing => return Vec::new(),
     };
     let Value::Seq { items, .. } = &node.value else {
         return Vec::new();
     };
     items
         .iter()
-        .filter_map(|i| i.as_scalar().map(|s| (s.text.as_str(), i.span.clone())))
+        .filter_map(|i| {
+            i.as_scalar()
+                .and_then(|s| s.as_str())
+                .map(|t| (t, i.span.clone()))
+        })
         .collect()
 }
 
@@ -115,7 +127,8 @@ pub fn too_many(r: &Record, out: &mut Sink) {
 
 /// `sources/thin`: a long body backed by a single source.
 pub fn thin(r: &Record, out: &mut Sink) {
-    if !requires_sources(r.kind) {
+    // A list with a wrongly typed entry holds more than its strings.
+    if !requires_sources(r.kind) || !matches!(r.field("sources"), FieldState::Valid(_)) {
         return;
     }
     let list = entries(r);
