@@ -854,6 +854,13 @@ pub fn gather(ws: &Workspace, max_chars: usize) -> Material {
 /// context of at most `max_chars` characters.
 pub fn gather_stale(ws: &Workspace, max_chars: usize) -> Material {
     let context_md = read_context_md(&ws.root, ws.config.max_file_bytes);
+    let keep = keep_for(max_chars);
+    // The search index's material is a fraction of the record table to read.
+    let stored = crate::search::stored_context_unchecked(ws)
+        .and_then(|b| decode_material(&b, keep, crate::index::key(&ws.config)));
+    if let Some(m) = stored {
+        return Material { context_md, ..m };
+    }
     match crate::index::read(&ws.root) {
         Some(table) => {
             let glances: Vec<Glance> = table

@@ -1218,6 +1218,12 @@ pub enum StoredContext {
     Stale(Listing, bool),
 }
 
+/// The context material stored in the search index, fresh or not (nothing
+/// is stat'ed); `None` without a readable index.
+pub fn stored_context_unchecked(ws: &Workspace) -> Option<Vec<u8>> {
+    load_checked(&file(ws), &no_check, Want::Documents).map(|(loaded, _)| loaded.context)
+}
+
 /// The context material stored in the search index, when the index is
 /// fresh: checked like a search's, without its term dictionary.
 pub fn stored_context(ws: &Workspace) -> StoredContext {

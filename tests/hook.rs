@@ -226,6 +226,38 @@ fn session_start_over_its_time_budget_prints_what_is_at_hand() {
     );
 }
 
+#[test]
+fn session_start_over_budget_shows_the_records_the_search_index_holds() {
+    let ws = workspace();
+    let root = ws.path();
+    let o = Command::new(BIN)
+        .args(["search", "索引"])
+        .current_dir(root)
+        .output()
+        .expect("search");
+    assert_eq!(o.status.code(), Some(0));
+    // Without the record table, the stored search index still has the
+    // table of contents to show.
+    fs::remove_file(root.join(".memlint/index")).expect("remove the record table");
+    let o = hook(
+        root,
+        &["hook", "session-start"],
+        r#"{"source":"startup"}"#,
+        &[("MEMLINT_SESSION_START_BUDGET_MS", "0")],
+    );
+    assert_eq!(code(&o), 0);
+    assert!(err(&o).contains("refreshed later"), "{}", err(&o));
+    let text = out(&o);
+    assert!(
+        text.contains("memory/decisions/ (3)\n- rebuild-index-in-parallel.md\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("## Resident knowledge\n- index-rebuild-timing"),
+        "{text}"
+    );
+}
+
 // ------------------------------------------------------------ stop
 
 fn eight_blocks(root: &Path) {
