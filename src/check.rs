@@ -242,15 +242,17 @@ fn lint_version(ws: &Workspace, version: &Version, paths: &[(&str, Place)]) -> V
     out
 }
 
-/// The unchanged records that may point at a removed path, linted: those
-/// whose text mentions a removed file name or record stem. Their text comes
-/// from the work tree where it matches the version (in parallel), else from
-/// git.
-fn pointing_at_removed(
+/// The unchanged records that may point at a removed path or at a changed
+/// record that is now replaced, linted: those whose text mentions a removed
+/// file name or record stem, or the stem of such a replaced record
+/// (`replaced_stems`). Their text comes from the work tree where it matches
+/// the version (in parallel), else from git.
+fn pointing_at(
     ws: &Workspace,
     version: &Version,
     places: &[(&str, Place)],
     changed: &Set<&str>,
+    replaced_stems: impl Iterator<Item = String>,
 ) -> Vec<FileReport> {
     use rayon::prelude::*;
     let mut needles: Vec<String> = version
@@ -263,6 +265,7 @@ fn pointing_at_removed(
                 _ => name.to_string(),
             }
         })
+        .chain(replaced_stems)
         .filter(|n| !n.is_empty())
         .collect();
     needles.sort();
@@ -366,13 +369,20 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
         .map(String::as_str)
         .filter(|p| place_of(p).is_some() && selected(p) && !ignores.ignored(p))
         .collect();
-    let full = !version.removed.is_empty();
     let mut to_read: Vec<(&str, Place)> = changed.iter().filter_map(|p| place_of(p)).collect();
     to_read.sort_by(|a, b| a.0.cmp(b.0));
     let mut reports: Map<String, FileReport> = lint_version(ws, version, &to_read)
         .into_iter()
         .map(|r| (r.path.clone(), r))
         .collect();
+    // Changed records that are now replaced: a record whose `replaced_by`
+    // leads to one of them is now on a chain.
+    let replaced_changed: HashSet<(Kind, String)> = reports
+        .values()
+        .filter(|r| r.info.status.as_deref() == Some("replaced"))
+        .filter_map(|r| Some((r.info.kind?, crate::record::stem(&r.path).to_string())))
+        .collect();
+    let full = !version.removed.is_empty() || !replaced_changed.is_empty();
     if full {
         use rayon::prelude::*;
         let places: Vec<(&str, Place)> = version
@@ -381,7 +391,8 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
             .map(|p| (*p, classify(p, banned)))
             .filter(|(_, place)| *place != Place::Outside)
             .collect();
-        for r in pointing_at_removed(ws, version, &places, &changed) {
+        let stems = replaced_changed.iter().map(|(_, stem)| stem.clone());
+        for r in pointing_at(ws, version, &places, &changed, stems) {
             reports.insert(r.path.clone(), r);
         }
     }
@@ -466,20 +477,28 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
             _ => None,
         })
         .collect();
+    let leads_to_replaced = |info: &crate::lint::RecordInfo| match (info.kind, &info.replaced_by) {
+        (Some(kind), Some(target)) => replaced_changed.contains(&(kind, target.value.clone())),
+        _ => false,
+    };
     let affected = |p: &str| {
         full && selected(p)
             && !ignores.ignored(p)
-            && reports
-                .get(p)
-                .is_some_and(|r| points_at_removed(&r.info, &removed, &removed_records))
+            && reports.get(p).is_some_and(|r| {
+                points_at_removed(&r.info, &removed, &removed_records) || leads_to_replaced(&r.info)
+            })
     };
     let mut diags = sink.diagnostics;
     // A cluster of similar slugs that holds a changed record is reported on
-    // its members after the first, changed or not.
+    // its members after the first, changed or not; a cycle through a
+    // changed record on each of its members (the records read are the
+    // changed ones and those their `replaced_by` leads to).
     diags.retain(|d| {
         changed.contains(d.path.as_str())
             || affected(&d.path)
-            || (d.rule == "slug/similar" && selected(&d.path))
+            || (matches!(d.rule, "slug/similar" | "status/cycle")
+                && selected(&d.path)
+                && !ignores.ignored(&d.path))
     });
     let mut out = Outcome {
         files: diags

@@ -1159,3 +1159,65 @@ fn log_of_a_record_that_never_existed_exits_2() {
         assert!(run.stdout.contains("Drop old-way"), "{run:?}");
     }
 }
+
+#[test]
+fn a_change_that_puts_unchanged_records_on_a_chain_or_cycle_reports_them() {
+    // `old-way` (unchanged) is replaced by `use-gix`; staging `use-gix` as
+    // replaced puts `old-way` on a chain, which a full check reports there.
+    let repo = seeded();
+    repo.write(
+        "memory/decisions/use-git2.md",
+        &decision("Use git2", "", "Bindings to libgit2."),
+    );
+    repo.commit("Add use-git2");
+    repo.write(
+        "memory/decisions/use-gix.md",
+        &replaced("Use gix", "use-git2"),
+    );
+    repo.git(&["add", "-A"]);
+    let chain = vec![(
+        "status/chain".to_string(),
+        "memory/decisions/old-way.md".to_string(),
+        7,
+    )];
+    assert_eq!(repo.check(&[]).found(), chain);
+    // A warning: exit 0.
+    let run = repo.check(&["--staged"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.found(), chain);
+    let base = repo.git(&["rev-parse", "HEAD"]).trim().to_string();
+    repo.commit("Replace use-gix");
+    let run = repo.check(&["--base", &base]);
+    assert_eq!(run.code, 0, "{run:?}");
+    // (Rewriting the body of a decision in place is reported too.)
+    let mut with_rewrite = chain.clone();
+    with_rewrite.push((
+        "history/decision-rewritten".to_string(),
+        "memory/decisions/use-gix.md".to_string(),
+        9,
+    ));
+    assert_eq!(run.found(), with_rewrite);
+
+    // Pointing `use-gix` back at `old-way` closes a cycle: both members.
+    repo.write(
+        "memory/decisions/use-gix.md",
+        &replaced("Use gix", "old-way"),
+    );
+    repo.git(&["add", "-A"]);
+    let cycle = vec![
+        (
+            "status/cycle".to_string(),
+            "memory/decisions/old-way.md".to_string(),
+            7,
+        ),
+        (
+            "status/cycle".to_string(),
+            "memory/decisions/use-gix.md".to_string(),
+            7,
+        ),
+    ];
+    assert_eq!(repo.check(&[]).found(), cycle);
+    let run = repo.check(&["--staged"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(run.found(), cycle);
+}
