@@ -39,6 +39,13 @@ impl GcOp {
         self.record == bare || self.into.as_deref() == Some(bare)
     }
 
+    /// Whether the operation is on the record at `path` as its subject: the
+    /// record that goes away or changes (`merge a into b` explains the
+    /// removal of `a`, not of `b`, which survives).
+    pub fn is_on(&self, path: &str) -> bool {
+        self.record == path.strip_suffix(".md").unwrap_or(path)
+    }
+
     /// The trailer's text after `Memlint-GC: `.
     pub fn value(&self) -> String {
         let into = self
@@ -186,24 +193,26 @@ fn record_problem(record: &str) -> Result<(), String> {
             "`{record}` is not `<kind-dir>/<slug>` (e.g. `memory/decisions/use-gix`)"
         ));
     };
-    let Some(kind) = Kind::ALL
-        .into_iter()
-        .find(|k| *k != Kind::Summary && k.dir() == dir)
-    else {
-        return Err(format!(
-            "`{dir}` is not a record directory (expected memory/decisions, memory/requests, memory/sessions, knowledge or staging)"
-        ));
-    };
-    let ok = match kind {
-        Kind::Session => crate::record::is_session_id(name),
-        Kind::Staging => crate::record::is_staging_id(name),
-        _ => crate::record::is_slug(name),
-    };
-    if ok {
-        Ok(())
-    } else {
-        Err(format!("`{name}` is not a valid {kind} name"))
+    // The rolling summary is `memory/summary`.
+    if record == "memory/summary" {
+        return Ok(());
     }
+    if !Kind::ALL
+        .into_iter()
+        .any(|k| k != Kind::Summary && k.dir() == dir)
+    {
+        return Err(format!(
+            "`{dir}` is not a record directory (expected memory/decisions, memory/requests, memory/sessions, knowledge or staging, or the record `memory/summary`)"
+        ));
+    }
+    // Any file name: a record whose name breaks `slug/format` may be
+    // dropped too (the trailer must match the removed file to explain it).
+    if name.is_empty() {
+        return Err(format!(
+            "`{record}` names no record (the file name is missing)"
+        ));
+    }
+    Ok(())
 }
 
 /// A trailer found in a commit, with the commit it came from.
@@ -382,6 +391,7 @@ pub fn check_base(
     let mut outcome = check::run_version(ws, &version, selected);
     let renamed = renames(&repo, &changes, ws);
     let named = |path: &str| ops.iter().any(|f| f.item.names(path));
+    let dropped = |path: &str| ops.iter().any(|f| f.item.is_on(path));
     let mut diags: Vec<Diagnostic> = Vec::new();
     // history/unexplained-removal
     for c in changes.iter().filter(|c| c.new.is_none()) {
@@ -392,7 +402,7 @@ pub fn check_base(
         if kind == Kind::Staging
             || !selected(&c.path)
             || renamed.contains_key(&c.path)
-            || named(&c.path)
+            || dropped(&c.path)
         {
             continue;
         }
@@ -910,6 +920,21 @@ mod tests {
         assert_eq!(op.into.as_deref(), Some("memory/decisions/use-gix"));
         assert_eq!(op.categories, vec!["superseded"]);
         assert!(op.names("memory/decisions/use-gix-v2.md"));
+        assert!(op.is_on("memory/decisions/use-gix-v2.md"));
+        // The record merged into survives: its removal is not explained.
+        assert!(!op.is_on("memory/decisions/use-gix.md"));
+    }
+
+    #[test]
+    fn any_removed_record_can_be_named() {
+        for value in [
+            "drop memory/summary outdated",
+            "drop memory/decisions/Bad_Name noisy",
+            "drop staging/whatever unused",
+        ] {
+            let op = parse_trailer(value).unwrap_or_else(|e| panic!("{value}: {e}"));
+            assert!(op.is_on(&format!("{}.md", op.record)));
+        }
     }
 
     #[test]
@@ -928,10 +953,7 @@ mod tests {
             ("drop memory/decisions/x", "no reason category"),
             ("drop memory/decisions/x.md outdated", "without `.md`"),
             ("drop memory/notes/x outdated", "not a record directory"),
-            (
-                "drop memory/decisions/Bad_Slug outdated",
-                "not a valid decision name",
-            ),
+            ("drop memory/decisions/ outdated", "names no record"),
             ("merge memory/decisions/x superseded", "needs the record"),
             ("drop memory/decisions/x stale", "unknown reason category"),
             (

@@ -1221,3 +1221,54 @@ fn a_change_that_puts_unchanged_records_on_a_chain_or_cycle_reports_them() {
     assert_eq!(run.code, 1, "{run:?}");
     assert_eq!(run.found(), cycle);
 }
+
+#[test]
+fn every_removal_can_be_explained_and_only_by_naming_what_went() {
+    let repo = seeded();
+    repo.write(
+        "memory/summary.md",
+        "---\nupdated: 2026-11-01\n---\n\nThe rolling summary.\n",
+    );
+    repo.write(
+        "memory/decisions/Bad_Name.md",
+        &decision("Bad name", "", "Misnamed."),
+    );
+    repo.commit("Add a summary and a misnamed decision");
+    repo.git(&["branch", "base"]);
+    repo.git(&[
+        "rm",
+        "-q",
+        "memory/summary.md",
+        "memory/decisions/Bad_Name.md",
+        "memory/decisions/use-gix.md",
+    ]);
+    repo.write(
+        "memory/decisions/old-way.md",
+        &replaced("Run the git program", "use-git2"),
+    );
+    repo.write(
+        "memory/decisions/use-git2.md",
+        &decision("Use git2", "", "Bindings."),
+    );
+    // `use-gix` is named only as what something was merged into: that
+    // does not explain its removal.
+    repo.commit(
+        "Tidy up\n\nMemlint-GC: drop memory/summary outdated\nMemlint-GC: drop memory/decisions/Bad_Name noisy\nMemlint-GC: merge memory/decisions/old-way into memory/decisions/use-gix superseded\n",
+    );
+    let run = repo.check(&["--base", "base"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(run.stderr.is_empty(), "{run:?}");
+    let removals: Vec<_> = run
+        .found()
+        .into_iter()
+        .filter(|(rule, ..)| rule == "history/unexplained-removal")
+        .collect();
+    assert_eq!(
+        removals,
+        vec![(
+            "history/unexplained-removal".into(),
+            "memory/decisions/use-gix.md".into(),
+            1
+        )]
+    );
+}
