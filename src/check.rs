@@ -148,9 +148,12 @@ pub struct Version<'a> {
     pub resolver: &'a dyn workspace::Resolver,
 }
 
-/// The `.gitignore` and `.memlintignore` files of a version, read from it,
-/// so that a version's paths are excluded as `Workspace::files` excludes the
-/// work tree's. Only the paths to report are asked about.
+/// The `.memlintignore` files of a version, read from it, so that a
+/// version's paths are excluded as `Workspace::files` excludes the work
+/// tree's. `.gitignore` files are not read: every path of a version is
+/// tracked, and git ignores only untracked files (a record added with
+/// `git add -f` is in the commit and is linted). Only the paths to report
+/// are asked about.
 struct Ignores<'v, 'a> {
     root: &'v std::path::Path,
     version: &'v Version<'a>,
@@ -173,14 +176,12 @@ impl<'v, 'a> Ignores<'v, 'a> {
         }
         let mut builder = ignore::gitignore::GitignoreBuilder::new(self.root.join(dir));
         let mut any = false;
-        for name in [".gitignore", ".memlintignore"] {
-            if let Some(crate::git::Blob::Bytes(bytes)) =
-                (self.version.read)(&format!("{dir}{name}"))
-            {
-                any = true;
-                for line in String::from_utf8_lossy(&bytes).lines() {
-                    let _ = builder.add_line(None, line);
-                }
+        if let Some(crate::git::Blob::Bytes(bytes)) =
+            (self.version.read)(&format!("{dir}.memlintignore"))
+        {
+            any = true;
+            for line in String::from_utf8_lossy(&bytes).lines() {
+                let _ = builder.add_line(None, line);
             }
         }
         let matcher = if any { builder.build().ok() } else { None };

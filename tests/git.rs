@@ -955,6 +955,27 @@ fn staged_honours_memlintignore_from_the_index() {
 }
 
 #[test]
+fn staged_lints_a_record_added_over_gitignore() {
+    // `.gitignore` keeps untracked files out of a commit; a record added
+    // with `git add -f` is in it, and is linted.
+    let repo = seeded();
+    repo.write(".gitignore", "memory/decisions/secret*.md\n");
+    repo.commit("Ignore secrets");
+    repo.write("memory/decisions/secret-x.md", BROKEN);
+    repo.git(&["add", "-f", "memory/decisions/secret-x.md"]);
+    let run = repo.check(&["--staged"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(
+        run.found(),
+        vec![(
+            "frontmatter/parse".into(),
+            "memory/decisions/secret-x.md".into(),
+            3
+        )]
+    );
+}
+
+#[test]
 fn workspace_in_a_subdirectory_of_the_repository() {
     let repo = Repo::new();
     repo.write("README.md", "# A project\n");
