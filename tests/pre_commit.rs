@@ -162,4 +162,29 @@ fn pre_commit_try_repo_runs_the_hooks() {
         "{text}"
     );
     assert!(!text.contains("(no files to check)Skipped"), "{text}");
+
+    // A commit that only deletes a record still runs the check: here the
+    // deleted record is the target of another one.
+    let dir = scratch.path().join("deletion");
+    user_repo(
+        &dir,
+        "---\ntitle: Use gix\nstatus: active\ndate: 2026-11-01\nsources:\n  - https://example.com/gix\n---\n\nWe read git through gix.\n",
+    );
+    std::fs::write(
+        dir.join("memory/decisions/old-way.md"),
+        "---\ntitle: Old way\nstatus: replaced\nreplaced_by: use-gix\ndate: 2026-10-01\nsources:\n  - https://example.com/old\n---\n\nSuperseded.\n",
+    )
+    .expect("write");
+    git_ok(&dir, &["add", "-A"]);
+    git_ok(&dir, &["commit", "-q", "--no-verify", "-m", "records"]);
+    git_ok(&dir, &["rm", "-q", "memory/decisions/use-gix.md"]);
+    let out = try_repo(&memlint_repo, &dir, &target);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!("pre-commit try-repo, deletion only:\n{text}");
+    assert!(!out.status.success(), "a dangling target passed:\n{text}");
+    assert!(text.contains("status/dangling-target"), "{text}");
 }
