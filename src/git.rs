@@ -257,14 +257,22 @@ impl Repo {
 
     /// The best common ancestor of `a` and `b`.
     pub fn merge_base(&self, a: ObjectId, b: ObjectId, a_name: &str) -> Result<ObjectId, GitError> {
+        // In a shallow clone the ancestor may lie beyond the history
+        // fetched: say so rather than send people hunting for unrelated
+        // histories.
+        let shallow = || self.repo.is_shallow().unwrap_or(false);
+        const SHALLOW: &str = "the repository is a shallow clone and the common ancestor may lie beyond its history: fetch more (e.g. `fetch-depth: 0` in actions/checkout)";
         match self.repo.merge_base(a, b) {
             Ok(Some(id)) => Ok(id.detach()),
+            Ok(None) if shallow() => Err(GitError::NoMergeBase(format!(
+                "`{a_name}` and HEAD have no common ancestor in this clone: {SHALLOW}"
+            ))),
             Ok(None) => Err(GitError::NoMergeBase(format!(
                 "`{a_name}` and HEAD have no common ancestor"
             ))),
             Err(e) => {
-                let why = if self.repo.is_shallow().unwrap_or(false) {
-                    "the repository is a shallow clone: fetch more history (e.g. `fetch-depth: 0` in actions/checkout)".to_string()
+                let why = if shallow() {
+                    SHALLOW.to_string()
                 } else {
                     e.to_string()
                 };

@@ -1293,3 +1293,39 @@ fn every_removal_can_be_explained_and_only_by_naming_what_went() {
         )]
     );
 }
+
+#[test]
+fn base_beyond_a_shallow_clone_says_the_clone_is_shallow() {
+    let repo = seeded();
+    repo.git(&["checkout", "-q", "-b", "feat"]);
+    repo.write(
+        "memory/decisions/second.md",
+        &decision("Second", "", "Two."),
+    );
+    repo.commit("Second");
+    repo.write(
+        "memory/decisions/third.md",
+        &decision("Third", "", "Three."),
+    );
+    repo.commit("Third");
+    let clones = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", repo.root.display());
+    repo.git_in(
+        clones.path(),
+        &[
+            "clone",
+            "-q",
+            "--depth",
+            "1",
+            "--no-single-branch",
+            &url,
+            "shallow",
+        ],
+    );
+    let shallow = clones.path().join("shallow");
+    repo.git_in(&shallow, &["checkout", "-q", "feat"]);
+    let run = memlint(&shallow, &["check", "--base", "origin/main"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("shallow clone"), "{run:?}");
+    assert!(run.stderr.contains("fetch-depth: 0"), "{run:?}");
+}
