@@ -934,6 +934,17 @@ pub enum HooksPath {
     Set,
 }
 
+/// The repository's own `core.hooksPath`, if set.
+pub fn hooks_path(repo: &Repo) -> Result<Option<String>, GitError> {
+    let path = repo.repo.common_dir().join("config");
+    let file = gix::config::File::from_path_no_includes(path, gix::config::Source::Local)
+        .map_err(read_err)?;
+    Ok(file
+        .raw_value("core.hooksPath")
+        .ok()
+        .map(|v| v.to_str_lossy().into_owned()))
+}
+
 /// Sets `core.hooksPath` to `dir` in the repository's own configuration
 /// file, through gix. A different value is kept unless `force`.
 pub fn set_hooks_path(repo: &Repo, dir: &str, force: bool) -> Result<HooksPath, GitError> {

@@ -396,6 +396,24 @@ pub fn hooks(root: &Path, force: bool) -> Result<ExitCode, WorkspaceError> {
     };
     let hook = top.join(HOOKS_DIR).join("pre-commit");
     let shown = format!("{HOOKS_DIR}/pre-commit");
+    // Everything that would stop the installation is checked before
+    // anything is written.
+    let current = crate::git::hooks_path(&repo).map_err(|e| usage(e.to_string()))?;
+    let git_hook = repo.repo.git_dir().join("hooks/pre-commit");
+    match current.as_deref() {
+        Some(HOOKS_DIR) => {}
+        Some(other) if !force => {
+            return Err(usage(format!(
+                "core.hooksPath is already `{other}`, and git runs the hooks there; rerun with --force to point it at {HOOKS_DIR} (the hooks in `{other}` then stop running)"
+            )))
+        }
+        None if git_hook.is_file() && !force => {
+            return Err(usage(format!(
+                ".git/hooks/pre-commit exists, and git would stop running it once core.hooksPath points at {HOOKS_DIR}; move what it does into {shown} after installing, or rerun with --force"
+            )))
+        }
+        _ => {}
+    }
     match std::fs::read(&hook) {
         Ok(existing) if existing == script.as_bytes() => println!("{shown} is up to date"),
         Ok(_) if !force => {

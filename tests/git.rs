@@ -844,11 +844,48 @@ fn init_hooks_writes_the_hook_and_sets_hooks_path() {
         std::fs::read_to_string(&hook).expect("hook"),
         memlint::init::PRE_COMMIT
     );
-    // Another core.hooksPath is kept without --force.
+    // Another core.hooksPath is kept without --force, and nothing is
+    // written.
     repo.git(&["config", "core.hooksPath", ".husky"]);
+    std::fs::remove_file(&hook).expect("remove the hook");
     let refused = memlint(&repo.root, &["init", "--hooks"]);
     assert_eq!(refused.code, 2, "{refused:?}");
+    assert!(
+        refused
+            .stderr
+            .contains("core.hooksPath is already `.husky`"),
+        "{refused:?}"
+    );
+    assert!(!refused.stderr.contains("cannot read"), "{refused:?}");
+    assert!(!refused.stdout.contains("wrote"), "{refused:?}");
+    assert!(!hook.exists(), "nothing written");
     assert_eq!(repo.git(&["config", "core.hooksPath"]).trim(), ".husky");
+}
+
+#[test]
+fn init_hooks_keeps_a_hook_git_would_stop_running() {
+    let repo = Repo::new();
+    let old = repo.root.join(".git/hooks/pre-commit");
+    std::fs::write(&old, "#!/bin/sh\necho mine\n").expect("write");
+    let refused = memlint(&repo.root, &["init", "--hooks"]);
+    assert_eq!(refused.code, 2, "{refused:?}");
+    assert!(
+        refused.stderr.contains(".git/hooks/pre-commit exists"),
+        "{refused:?}"
+    );
+    assert!(!repo.root.join(".githooks/pre-commit").exists());
+    let config = std::fs::read_to_string(repo.root.join(".git/config")).expect("config");
+    assert!(!config.contains("hooksPath"), "{config}");
+    // --force installs, and says what stops running.
+    let forced = memlint(&repo.root, &["init", "--hooks", "--force"]);
+    assert_eq!(forced.code, 0, "{forced:?}");
+    assert!(
+        forced
+            .stdout
+            .contains("note: git now runs the hooks in .githooks/"),
+        "{forced:?}"
+    );
+    assert_eq!(repo.git(&["config", "core.hooksPath"]).trim(), ".githooks");
 }
 
 #[test]
