@@ -910,7 +910,11 @@ pub fn check_staged(
         repo.blob(object.id, max).ok()
     };
     let resolver = VersionResolver::Index(&staged, &repo.repo);
+    let convert = may_convert(&repo.repo, &ws.root, staged.index());
     let fast = |rel: &str| -> Option<Vec<u8>> {
+        if convert {
+            return None;
+        }
         let object = staged.lookup(rel).filter(Object::is_file)?;
         work_tree_copy(staged.index(), staged.prefix(), &ws.root, rel, object.id)
     };
@@ -1048,6 +1052,52 @@ fn vouched_entry(
     (!racy).then_some(e.id)
 }
 
+/// Whether git may convert content between the work tree and its blobs
+/// (line endings, filters) for the records under `root`: a `.gitattributes`
+/// file in the index, or in the work tree from its top down to the record
+/// directories, `info/attributes`, `core.attributesFile` or
+/// `core.autocrlf`. The work tree's bytes of a file then need not be its
+/// blob's, even where the git index vouches for the file's stat data, so no
+/// blob id stands for them.
+pub fn may_convert(repo: &gix::Repository, root: &Path, index: &gix::index::File) -> bool {
+    let attributes_in = |dir: &Path| dir.join(".gitattributes").exists();
+    let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
+    let top = repo.workdir().map(canonical);
+    let mut dirs: Vec<std::path::PathBuf> = vec![root.to_path_buf()];
+    if let Some(top) = &top {
+        dirs.extend(
+            canonical(root)
+                .ancestors()
+                .take_while(|d| d.starts_with(top))
+                .map(Path::to_path_buf),
+        );
+    }
+    for kind in crate::record::Kind::ALL {
+        let mut dir = root.to_path_buf();
+        for part in kind.dir().split('/') {
+            dir.push(part);
+            dirs.push(dir.clone());
+        }
+    }
+    if dirs.iter().any(|d| attributes_in(d)) {
+        return true;
+    }
+    let config = repo.config_snapshot();
+    let autocrlf = config.string("core.autocrlf").is_some_and(|v| {
+        !matches!(
+            v.to_str_lossy().to_ascii_lowercase().as_str(),
+            "false" | "no" | "off" | "0"
+        )
+    });
+    autocrlf
+        || config.string("core.attributesFile").is_some()
+        || repo.common_dir().join("info/attributes").is_file()
+        || index.entries().iter().any(|e| {
+            let p = e.path(index);
+            p == ".gitattributes" || p.ends_with(b"/.gitattributes")
+        })
+}
+
 /// The git index seen as content fingerprints (SPEC §7): for a tracked file
 /// whose stat data match its index entry, the blob id git recorded for it.
 pub struct Tracked {
@@ -1061,6 +1111,9 @@ impl Tracked {
     pub fn open(root: &Path) -> Option<Tracked> {
         let repo = Repo::open(root, "index").ok()?;
         let index = repo.index().ok()?;
+        if may_convert(&repo.repo, root, &index) {
+            return None;
+        }
         Some(Tracked {
             index,
             prefix: repo.prefix,

@@ -360,7 +360,7 @@ pub fn check_base(
     // Only needed when something was removed: then every record that may
     // point at it is read, from the work tree where it matches HEAD.
     let index = if changes.iter().any(|c| c.new.is_none()) {
-        Some(repo.index()?)
+        Some(repo.index()?).filter(|i| !crate::git::may_convert(&repo.repo, &ws.root, i))
     } else {
         None
     };

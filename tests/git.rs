@@ -1366,3 +1366,29 @@ fn base_beyond_a_shallow_clone_says_the_clone_is_shallow() {
     assert!(run.stderr.contains("shallow clone"), "{run:?}");
     assert!(run.stderr.contains("fetch-depth: 0"), "{run:?}");
 }
+
+#[test]
+fn a_blob_id_never_stands_for_a_file_git_converts() {
+    // With `.gitattributes` asking for CRLF, a checkout writes CRLF while
+    // the git index vouches for the LF blob: the record table must not
+    // take the file for the content it linted before.
+    let repo = seeded();
+    let rel = "memory/decisions/use-gix.md";
+    // Past git's racy window, so that the git index vouches for the file.
+    std::thread::sleep(std::time::Duration::from_millis(2500));
+    assert_eq!(repo.check(&[]).code, 0);
+    repo.write(".gitattributes", "*.md text eol=crlf\n");
+    std::fs::remove_file(repo.root.join(rel)).expect("remove");
+    repo.git(&["checkout", "--", rel]);
+    // `git status` writes the index again, after the checkout: its entry
+    // for the file is no longer racy, and vouches for the LF blob.
+    repo.git(&["status", "--short"]);
+    let text = std::fs::read_to_string(repo.root.join(rel)).expect("read");
+    assert!(text.contains("\r\n"), "git wrote CRLF");
+    let run = repo.check(&[]);
+    assert_eq!(
+        run.found(),
+        vec![("format/crlf".to_string(), rel.to_string(), 1)],
+        "{run:?}"
+    );
+}
