@@ -556,6 +556,24 @@ fn cut_notice(max_chars: usize) -> String {
     format!("[cut to {max_chars} characters: run `memlint search QUERY` to recall the rest]")
 }
 
+/// The last line of a cut context when [`cut_notice`] would crowd out the
+/// header.
+const SHORT_CUT_NOTICE: &str = "[cut: `memlint search` recalls more]";
+
+/// The notice a cut context of at most `max_chars` characters ends with,
+/// with the room left before it: the long one when the header fits beside
+/// it, else the short one; `None` when not even that fits.
+fn notice_for(max_chars: usize, header_size: usize) -> Option<(String, usize)> {
+    let long = cut_notice(max_chars);
+    let long_size = chars(&long) + 1;
+    if header_size + long_size <= max_chars {
+        return Some((long, max_chars - long_size));
+    }
+    let short_size = chars(SHORT_CUT_NOTICE) + 1;
+    let limit = max_chars.checked_sub(short_size)?;
+    Some((SHORT_CUT_NOTICE.to_string(), limit))
+}
+
 const RESIDENT_TITLE: &str = "## Resident knowledge";
 const TOC_TITLE: &str = "## Memory index (active records, newest first)";
 
@@ -564,11 +582,12 @@ const TOC_TITLE: &str = "## Memory index (active records, newest first)";
 /// `max_chars` characters, cut at line boundaries and then ending with a
 /// line pointing to `memlint search`.
 pub fn render(m: &Material, s: &Settings) -> String {
-    // Fixed lines: cut by keeping a prefix of them.
+    // The header: cut by keeping a prefix of its lines.
     let mut fixed: Vec<String> = s.header.lines().map(str::to_string).collect();
     while fixed.last().is_some_and(|l| l.trim().is_empty()) {
         fixed.pop();
     }
+    let header_len = fixed.len();
     if s.brief {
         fixed.push(String::new());
         fixed.push("## Memory index (active records)".into());
@@ -576,7 +595,7 @@ pub fn render(m: &Material, s: &Settings) -> String {
         for d in &m.dirs {
             fixed.push(format!("{} ({})", d.dir, d.total));
         }
-        return fit_fixed(&fixed, s.max_chars);
+        return fit_fixed(&fixed, header_len, s.max_chars);
     }
     if let Some(text) = &m.context_md {
         for b in first_blocks(text, s.blocks) {
@@ -638,8 +657,9 @@ pub fn render(m: &Material, s: &Settings) -> String {
     }
 
     // Cut: reserve the notice, then fill part by part.
-    let notice = cut_notice(s.max_chars);
-    let Some(limit) = s.max_chars.checked_sub(chars(&notice) + 1) else {
+    let (header, blocks) = fixed.split_at(header_len);
+    let header_size: usize = header.iter().map(|l| chars(l) + 1).sum();
+    let Some((notice, limit)) = notice_for(s.max_chars, header_size) else {
         return String::new();
     };
     let mut out = Out {
@@ -647,14 +667,29 @@ pub fn render(m: &Material, s: &Settings) -> String {
         used: 0,
         limit,
     };
-    // The parts keep their order: once a fixed line does not fit, nothing
+    // The parts keep their order: once a header line does not fit, nothing
     // after it is shown.
-    let whole = fixed.iter().all(|l| out.push(l));
+    let whole = header.iter().all(|l| out.push(l));
     let toc_head_size: usize = toc_head.iter().map(|l| chars(l) + 1).sum();
     // Each directory's title and `(+N more)` line, which a directory shown
     // at all needs.
     let least: Vec<usize> = dirs.iter().map(List::least_size).collect();
     if whole {
+        // The blocks of `CONTEXT.md`, as many of their lines as fit while
+        // leaving the parts after them their titles and counts (or half of
+        // the room, when those need more).
+        let later = toc_head_size
+            + least.iter().sum::<usize>()
+            + resident.as_ref().map_or(0, List::least_size);
+        let mut block_room = out.room() - later.min(out.room() / 2);
+        for l in blocks {
+            let n = chars(l) + 1;
+            if n > block_room {
+                break;
+            }
+            out.push(l);
+            block_room -= n;
+        }
         // Resident knowledge takes at most half of what is left when a
         // table of contents follows, and leaves room for every directory's
         // title when it can.
@@ -671,12 +706,19 @@ pub fn render(m: &Material, s: &Settings) -> String {
             for l in &toc_head {
                 out.push(l);
             }
-            for (d, share) in dirs.iter().zip(dir_shares(&dirs, &least, out.room())) {
-                d.write(&mut out, share);
+            // Shared again after each directory, so that what one leaves
+            // of its share (a part of a line) goes to the next.
+            for i in 0..dirs.len() {
+                let share = dir_shares(&dirs[i..], &least[i..], out.room())[0];
+                dirs[i].write(&mut out, share);
             }
         }
     }
     let mut text = out.text;
+    // No blank line before the notice (a part whose title did not fit).
+    while text.ends_with("\n\n") {
+        text.pop();
+    }
     text.push_str(&notice);
     text.push('\n');
     text
@@ -694,15 +736,16 @@ fn toc_fixed(m: &Material) -> Vec<String> {
     out
 }
 
-/// Fixed lines within `max_chars`: all of them, or a prefix and the notice.
-fn fit_fixed(lines: &[String], max_chars: usize) -> String {
+/// Fixed lines (the first `header_len` of them the header) within
+/// `max_chars`: all of them, or a prefix and the notice.
+fn fit_fixed(lines: &[String], header_len: usize, max_chars: usize) -> String {
     let full: usize = lines.iter().map(|l| chars(l) + 1).sum();
-    let notice = cut_notice(max_chars);
-    let limit = if full <= max_chars {
-        usize::MAX
+    let header_size: usize = lines[..header_len].iter().map(|l| chars(l) + 1).sum();
+    let (notice, limit) = if full <= max_chars {
+        (String::new(), usize::MAX)
     } else {
-        match max_chars.checked_sub(chars(&notice) + 1) {
-            Some(l) => l,
+        match notice_for(max_chars, header_size) {
+            Some(n) => n,
             None => return String::new(),
         }
     };
@@ -1208,7 +1251,15 @@ mod tests {
             assert!(chars(&text) <= max, "{max}: {} chars", chars(&text));
             assert!(text.is_empty() || text.ends_with('\n'));
             if !text.is_empty() {
-                assert!(text.ends_with("to recall the rest]\n"), "{text}");
+                let last = text.lines().last().expect("a line");
+                assert!(
+                    last == SHORT_CUT_NOTICE || last == cut_notice(max),
+                    "{max}: {text}"
+                );
+                // The header is kept when it fits beside the notice.
+                if max >= "Header line.\n".len() + SHORT_CUT_NOTICE.len() + 1 {
+                    assert!(text.starts_with("Header line.\n"), "{max}: {text}");
+                }
             }
         }
         let text = render(&m, &settings(4000));
@@ -1216,6 +1267,24 @@ mod tests {
             assert!(text.contains(&format!("{} (500)", d.0)), "{text}");
         }
         assert!(text.contains(" more)\n"));
+    }
+
+    #[test]
+    fn what_a_directory_leaves_of_its_share_goes_to_the_next() {
+        let m = Material {
+            resident: Vec::new(),
+            resident_total: 0,
+            ..material_with(500)
+        };
+        let item = chars("- 记录-00000.md\n");
+        for max in (900..3000).step_by(7) {
+            let text = render(&m, &settings(max));
+            let unused = max - chars(&text);
+            assert!(
+                unused < 2 * item,
+                "{max}: {unused} characters unused\n{text}"
+            );
+        }
     }
 
     #[test]

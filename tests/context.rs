@@ -186,21 +186,24 @@ fn the_character_cap_cuts_at_line_boundaries() {
                 "{max}: {l:?} is not a whole line of the full text"
             );
         }
-        // The parts keep their order: nothing is shown after a missing
-        // header line or block line.
-        if lines
+        // The parts keep their order: the resident knowledge and the
+        // table of contents come after the whole header and a prefix of
+        // the blocks' lines (a long block is cut to leave them room).
+        if let Some(at) = lines
             .iter()
-            .any(|l| l.starts_with("## Resident") || l.starts_with("## Memory index"))
+            .position(|l| l.starts_with("## Resident") || l.starts_with("## Memory index"))
         {
             let fixed: Vec<&str> = full_lines
                 .iter()
                 .take_while(|l| !l.starts_with("## Resident"))
                 .copied()
                 .collect();
-            assert_eq!(
-                &lines[..fixed.len()],
-                &fixed[..],
-                "{max}: a part was skipped"
+            let before: Vec<&str> = lines[..at - 1].to_vec();
+            assert!(before.len() <= fixed.len(), "{max}: {text}");
+            assert_eq!(before, &fixed[..before.len()], "{max}: a part was skipped");
+            assert!(
+                before.contains(&HEADER.trim_end()),
+                "{max}: no header\n{text}"
             );
         }
         // Once the table of contents is shown, every directory is, with its
@@ -609,4 +612,52 @@ fn without_a_search_index_the_context_does_not_build_one() {
     assert_eq!(context(root, &[], &[]), format!("{HEADER}{FULL}"));
     assert!(root.join(".memlint/index").is_file());
     assert!(!root.join(".memlint/search").exists());
+}
+
+#[test]
+fn a_long_block_is_cut_and_leaves_the_later_parts_their_room() {
+    let ws = workspace();
+    let root = ws.path();
+    let long = format!(
+        "# Context\n\n## 2026-12-01 long\n\nshort first line\n{}\nafter\n",
+        "z".repeat(5000)
+    );
+    fs::write(root.join("CONTEXT.md"), long).expect("write");
+    let text = context(root, &[], &[]);
+    assert!(chars(&text) <= 4000);
+    assert!(
+        text.starts_with(&format!(
+            "{HEADER}\n## 2026-12-01 long\n\nshort first line\n"
+        )),
+        "{text}"
+    );
+    assert!(!text.contains("zzz"), "{text}");
+    // Everything after the block is shown whole (it fits), then the notice.
+    let rest = FULL
+        .split_once("\n## Resident knowledge")
+        .expect("resident part")
+        .1;
+    assert!(
+        text.ends_with(&format!(
+            "\n## Resident knowledge{rest}[cut to 4000 characters: run `memlint search QUERY` to recall the rest]\n"
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_small_budget_keeps_the_header_with_a_short_notice() {
+    let ws = workspace();
+    let text = context(ws.path(), &["--max-chars", "300"], &[]);
+    assert_eq!(
+        text,
+        format!("{HEADER}[cut: `memlint search` recalls more]\n")
+    );
+    fs::write(
+        ws.path().join(".memlint.yml"),
+        "context: {header: \"HDR\"}\n",
+    )
+    .expect("config");
+    let text = context(ws.path(), &["--max-chars", "50"], &[]);
+    assert_eq!(text, "HDR\n[cut: `memlint search` recalls more]\n");
 }
