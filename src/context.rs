@@ -1257,7 +1257,7 @@ mod tests {
                     "{max}: {text}"
                 );
                 // The header is kept when it fits beside the notice.
-                if max >= "Header line.\n".len() + SHORT_CUT_NOTICE.len() + 1 {
+                if max > "Header line.\n".len() + SHORT_CUT_NOTICE.len() {
                     assert!(text.starts_with("Header line.\n"), "{max}: {text}");
                 }
             }
