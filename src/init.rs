@@ -260,11 +260,16 @@ impl Json {
         }
     }
 
-    /// Whether this value or anything in it is a hook running `command`.
+    /// Whether this value or anything in it is a hook running `command`
+    /// (`memlint hook …`), whatever path it gives the program.
     fn runs(&self, command: &str) -> bool {
         match self {
             Json::Object(entries) => entries.iter().any(|(k, v)| {
-                (k == "command" && *v == Json::String(command.to_string())) || v.runs(command)
+                let same = match v {
+                    Json::String(c) => k == "command" && same_command(c, command),
+                    _ => false,
+                };
+                same || v.runs(command)
             }),
             Json::Array(items) => items.iter().any(|i| i.runs(command)),
             _ => false,
@@ -282,11 +287,11 @@ pub fn merge_agent_settings(existing: Option<&str>) -> Result<(String, Vec<Strin
     let mut settings = match existing.filter(|t| !t.trim().is_empty()) {
         None => Json::Object(Vec::new()),
         Some(text) => {
-            serde_json::from_str::<Json>(text).map_err(|e| format!("not valid JSON ({e})"))?
+            serde_json::from_str::<Json>(text).map_err(|e| format!("is not valid JSON ({e})"))?
         }
     };
     if !matches!(settings, Json::Object(_)) {
-        return Err("not a JSON object".into());
+        return Err("is not a JSON object".into());
     }
     if settings.get_mut("hooks").is_none() {
         if let Json::Object(entries) = &mut settings {
@@ -294,7 +299,7 @@ pub fn merge_agent_settings(existing: Option<&str>) -> Result<(String, Vec<Strin
         }
     }
     let Some(hooks @ Json::Object(_)) = settings.get_mut("hooks") else {
-        return Err("`hooks` is not a JSON object".into());
+        return Err("has a `hooks` that is not a JSON object".into());
     };
     let our_events = match ours {
         Json::Object(mut top) => match top.pop() {
@@ -318,7 +323,7 @@ pub fn merge_agent_settings(existing: Option<&str>) -> Result<(String, Vec<Strin
                 }
                 added.push(event);
             }
-            Some(_) => return Err(format!("`hooks.{event}` is not a JSON array")),
+            Some(_) => return Err(format!("has a `hooks.{event}` that is not a JSON array")),
             None => {
                 if let Json::Object(entries) = hooks {
                     entries.push((event.clone(), groups));
@@ -330,6 +335,19 @@ pub fn merge_agent_settings(existing: Option<&str>) -> Result<(String, Vec<Strin
     let mut text = serde_json::to_string_pretty(&settings).map_err(|e| e.to_string())?;
     text.push('\n');
     Ok((text, added))
+}
+
+/// Whether two hook commands run the same program (by file name, so that
+/// `/usr/local/bin/memlint` is `memlint`) with the same arguments.
+fn same_command(a: &str, b: &str) -> bool {
+    let split = |c: &str| -> Option<(String, Vec<String>)> {
+        let mut words = c.split_whitespace();
+        let program = words.next()?;
+        let name = program.rsplit(['/', '\\']).next().unwrap_or(program);
+        let name = name.strip_suffix(".exe").unwrap_or(name).to_string();
+        Some((name, words.map(str::to_string).collect()))
+    };
+    split(a).is_some_and(|x| Some(x) == split(b))
 }
 
 fn first_command(v: &Json) -> Option<String> {
@@ -355,7 +373,7 @@ pub fn agent_settings(root: &Path, file: &Path) -> Result<ExitCode, WorkspaceErr
         Err(e) => return Err(io(&path)(e)),
     };
     let (text, added) = merge_agent_settings(existing.as_deref()).map_err(|why| {
-        WorkspaceError::Usage(format!("{shown} is {why}; fix it or add the hooks by hand"))
+        WorkspaceError::Usage(format!("{shown} {why}; fix it or add the hooks by hand"))
     })?;
     if added.is_empty() {
         println!("{shown} already registers memlint's hooks");

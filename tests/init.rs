@@ -313,3 +313,39 @@ fn init_hooks_prints_the_agent_settings() {
     assert_eq!(json["hooks"]["SessionStart"][0]["hooks"][0]["timeout"], 20);
     assert!(!root.join(".claude").exists());
 }
+
+#[test]
+fn agent_settings_know_memlint_by_any_path_and_say_what_is_wrong() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path();
+    std::fs::create_dir_all(root.join(".claude")).expect("mkdir");
+    let settings = root.join(".claude/settings.json");
+    std::fs::write(
+        &settings,
+        r#"{"hooks":{"PostToolUse":[{"matcher":"Write|Edit|MultiEdit","hooks":[{"type":"command","command":"/usr/local/bin/memlint hook post-write"}]}]}}"#,
+    )
+    .expect("write");
+    let (code, out) = memlint(root, &["init", "--agent-settings"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("SessionStart, Stop hook(s)"), "{out}");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).expect("read")).expect("JSON");
+    assert_eq!(
+        json["hooks"]["PostToolUse"].as_array().expect("list").len(),
+        1,
+        "post-write is registered once: {json}"
+    );
+
+    std::fs::write(&settings, r#"{"hooks": []}"#).expect("write");
+    let out = Command::new(BIN)
+        .args(["init", "--agent-settings"])
+        .current_dir(root)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(".claude/settings.json has a `hooks` that is not a JSON object"),
+        "{err}"
+    );
+}
