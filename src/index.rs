@@ -59,7 +59,7 @@ const DELTA_MAGIC: &[u8; 8] = b"MLDELTA\0";
 const MAGIC: &[u8; 8] = b"MLINDEX\0";
 
 /// The on-disk format version; an index of another version is rebuilt.
-const FORMAT: u32 = 4;
+const FORMAT: u32 = 5;
 
 /// Files modified this close (in nanoseconds) before the scan that recorded
 /// them have their content verified on the next run.
@@ -1423,7 +1423,7 @@ pub fn listing(ws: &Workspace) -> Listing {
         .ok()
         .and_then(|b| {
             let id = trailer(&b)?;
-            decode_listing(&b, key).map(|files| Listing {
+            decode_listing(&b, &ws.root, key).map(|files| Listing {
                 files,
                 id: Some(id),
             })
@@ -1462,7 +1462,7 @@ pub fn new_listing(ws: &Workspace) -> Listing {
             })
         });
         if !racy {
-            let bytes = encode_listing(key, &paths, &seen, &files);
+            let bytes = encode_listing(&ws.root, key, &paths, &seen, &files);
             // A cache: when it cannot be written, the next run walks again.
             let saved = make_dir(&ws.root)
                 .and_then(|dir| crate::fsutil::write_cache(&dir.join(LISTING), &bytes));
@@ -1581,16 +1581,25 @@ pub fn listing_id(ws: &Workspace) -> Option<u64> {
     {
         return None;
     }
-    watched_unchanged(&mut r, key(&ws.config)).then_some(u64::from_le_bytes(sum))
+    watched_unchanged(&mut r, &ws.root, key(&ws.config)).then_some(u64::from_le_bytes(sum))
 }
 
-fn encode_listing(key: u64, paths: &[String], seen: &[Seen], files: &[String]) -> Vec<u8> {
+fn encode_listing(
+    root: &Path,
+    key: u64,
+    paths: &[String],
+    seen: &[Seen],
+    files: &[String],
+) -> Vec<u8> {
     let mut w = Writer {
         buf: Vec::with_capacity(64 + files.len() * 48),
     };
     w.buf.extend_from_slice(LISTING_MAGIC);
     w.buf.extend_from_slice(&FORMAT.to_le_bytes());
     w.buf.extend_from_slice(&key.to_le_bytes());
+    // The watched paths are absolute: a copy of the workspace (with its
+    // `.memlint/`) must not watch the original's directories.
+    w.str(&root.to_string_lossy());
     w.usize(paths.len());
     for (p, s) in paths.iter().zip(seen) {
         w.str(p);
@@ -1605,9 +1614,9 @@ fn encode_listing(key: u64, paths: &[String], seen: &[Seen], files: &[String]) -
 
 /// The stored listing, when it is intact, for `key`, and every watched path
 /// still looks as it did.
-fn decode_listing(bytes: &[u8], key: u64) -> Option<Vec<String>> {
+fn decode_listing(bytes: &[u8], root: &Path, key: u64) -> Option<Vec<String>> {
     let mut r = checked(bytes, LISTING_MAGIC)?;
-    if !watched_unchanged(&mut r, key) {
+    if !watched_unchanged(&mut r, root, key) {
         return None;
     }
     let n = r.count()?;
@@ -1620,9 +1629,9 @@ fn decode_listing(bytes: &[u8], key: u64) -> Option<Vec<String>> {
 
 /// Reads a listing's key and watched paths: whether the key is `key` and
 /// every watched path still looks as it did.
-fn watched_unchanged(r: &mut Reader, key: u64) -> bool {
+fn watched_unchanged(r: &mut Reader, root: &Path, key: u64) -> bool {
     let read = |r: &mut Reader| -> Option<Vec<(String, Seen)>> {
-        if r.fixed64()? != key {
+        if r.fixed64()? != key || r.str_ref()? != root.to_string_lossy() {
             return None;
         }
         let n = r.count()?;

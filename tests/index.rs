@@ -1231,3 +1231,41 @@ fn a_record_directory_linking_out_of_the_root_is_not_followed() {
     let run = memlint(&root, &["context"]);
     assert!(!run.stdout.contains("knowledge/"), "{}", run.stdout);
 }
+
+#[cfg(unix)]
+#[test]
+fn a_copy_of_the_workspace_with_its_caches_lists_its_own_files() {
+    let (_dir, root) = workspace();
+    age_directories(&root);
+    let before = rules(&check_json(&root));
+    assert!(
+        root.join(".memlint/listing").is_file(),
+        "the listing was stored"
+    );
+    // Copied with `.memlint/` (as `cp -r` does), then changed.
+    let copies = tempfile::tempdir().expect("temp dir");
+    let copy = copies.path().join("copy");
+    let cp = std::process::Command::new("cp")
+        .arg("-r")
+        .arg(&root)
+        .arg(&copy)
+        .status()
+        .expect("cp");
+    assert!(cp.success());
+    assert!(copy.join(".memlint/listing").is_file());
+    std::fs::remove_file(copy.join("knowledge/index-pitfalls.md")).expect("remove");
+    std::fs::write(copy.join("knowledge/new.md"), "junk\n").expect("write");
+    let after = rules(&check_json(&copy));
+    assert!(
+        after.contains(&("frontmatter/missing".into(), "knowledge/new.md".into())),
+        "{after:?}"
+    );
+    assert!(
+        !after
+            .iter()
+            .any(|(_, p)| p == "knowledge/index-pitfalls.md"),
+        "{after:?}"
+    );
+    // The original is untouched.
+    assert_eq!(rules(&check_json(&root)), before);
+}
