@@ -1000,6 +1000,38 @@ fn an_ambiguous_unknown_key_names_both_guesses_and_is_not_fixable() {
 }
 
 #[test]
+fn a_clearly_closest_key_is_guessed_alone_and_fixed() {
+    // `staus`: `status` (0.91) is far closer than `tags` (0.67).
+    let ws = one_decision(
+        "b.md",
+        b"---\ntitle: A\nstaus: active\ndate: 2026-11-01\nsources:\n  - https://e.com\n---\nb\n",
+    );
+    let run = check_json(ws.path(), &[]);
+    let json = run.json();
+    let d = json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .find(|d| d["rule"] == "frontmatter/unknown-key")
+        .expect("unknown-key")
+        .clone();
+    assert_eq!(d["fixable"], true);
+    assert_eq!(
+        d["message"],
+        "`staus` is not a decision key; did you mean `status`?"
+    );
+    let fixed = check_json(ws.path(), &["--fix"]);
+    assert_eq!(
+        fixed.json()["diagnostics"],
+        serde_json::json!([]),
+        "{}",
+        fixed.stdout
+    );
+    let text = std::fs::read_to_string(ws.path().join("memory/decisions/b.md")).expect("read");
+    assert!(text.contains("\nstatus: active\n"), "{text}");
+}
+
+#[test]
 fn context_md_gets_and_loses_its_bom_and_crlf() {
     let dir = tempfile::tempdir().expect("temp dir");
     std::fs::write(dir.path().join(".memlint.yml"), "").expect("config");

@@ -153,16 +153,24 @@ fn closest<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
         .next()
 }
 
-/// The key an unknown key can safely be renamed to: exactly one close match,
-/// and that key absent from the record.
+/// How much closer the best match must be than the next for a guess to be
+/// safe (`staus` is `status` at 0.91, `tags` at 0.67; `state` is `status`
+/// at 0.73 and `date` at 0.67: no guess).
+const CLEAR_LEAD: f32 = 0.1;
+
+/// The key an unknown key can safely be renamed to: one close match, or one
+/// clearly closer than the next, and that key absent from the record.
 pub fn rename_target(r: &Record, name: &str) -> Option<&'static str> {
     let known: Vec<&'static str> = r.kind.fields().iter().map(|f| f.key).collect();
     let matches = similar::get_close_matches(name, &known, 2, 0.6);
-    let [only] = matches.as_slice() else {
-        return None;
+    let ratio = |k: &str| similar::TextDiff::from_chars(name, k).ratio();
+    let best = match matches.as_slice() {
+        [only] => *only,
+        [first, second] if ratio(first) - ratio(second) >= CLEAR_LEAD => *first,
+        _ => return None,
     };
-    let only: &'static str = known.iter().copied().find(|k| k == only)?;
-    r.root.get(only).is_none().then_some(only)
+    let best: &'static str = known.iter().copied().find(|k| *k == best)?;
+    r.root.get(best).is_none().then_some(best)
 }
 
 /// `frontmatter/hash-in-value`: `title: Fix #2 for CJK` reads as `Fix`; the
