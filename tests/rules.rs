@@ -1093,3 +1093,46 @@ fn parse_errors_of_list_items_and_deeper_tabs_say_how_to_mend_them() {
         );
     }
 }
+
+#[test]
+fn a_bom_hides_no_context_heading_and_no_record_is_its_own_replacement() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    std::fs::write(root.join(".memlint.yml"), "").expect("config");
+    std::fs::write(root.join("CONTEXT.md"), "\u{feff}## x\n").expect("write");
+    for d in ["memory/decisions", "memory/requests"] {
+        std::fs::create_dir_all(root.join(d)).expect("mkdir");
+    }
+    std::fs::write(
+        root.join("memory/decisions/toreq.md"),
+        "---\ntitle: ok\nstatus: replaced\ndate: 2026-01-01\nsources: [https://a.b]\nreplaced_by: creq\n---\n",
+    )
+    .expect("write");
+    std::fs::write(
+        root.join("memory/requests/creq.md"),
+        "---\ntitle: ok\nstatus: done\ndate: 2026-01-01\nsources: [https://a.b]\n---\n",
+    )
+    .expect("write");
+    let run = check_json(root, &[]);
+    let got = actual(&run.json());
+    let keys: Vec<_> = got
+        .iter()
+        .map(|(r, _, p, span, _)| (r.as_str(), p.as_str(), *span))
+        .collect();
+    assert_eq!(
+        keys,
+        vec![
+            ("format/bom", "CONTEXT.md", (1, 1, 1, 2)),
+            ("context/block-date", "CONTEXT.md", (1, 2, 1, 6)),
+            (
+                "status/dangling-target",
+                "memory/decisions/toreq.md",
+                (6, 14, 6, 18)
+            ),
+        ],
+        "{}",
+        run.stdout
+    );
+    // `toreq` itself is the only decision near `creq`: no guess.
+    assert!(!got[2].4.contains("did you mean"), "{}", got[2].4);
+}

@@ -11,7 +11,15 @@ pub fn level2_headings(text: &str) -> Vec<(usize, &str)> {
     let mut fence: Option<&str> = None;
     let mut offset = 0;
     for line in text.split_inclusive('\n') {
-        let content = line.trim_end_matches(['\n', '\r']);
+        let mut content = line.trim_end_matches(['\n', '\r']);
+        // A byte order mark (reported by `format/bom`) hides no heading.
+        let mut at = offset;
+        if offset == 0 {
+            if let Some(rest) = content.strip_prefix('\u{feff}') {
+                content = rest;
+                at += '\u{feff}'.len_utf8();
+            }
+        }
         let trimmed = content.trim_start();
         if let Some(f) = fence {
             if trimmed.starts_with(f) {
@@ -22,7 +30,7 @@ pub fn level2_headings(text: &str) -> Vec<(usize, &str)> {
         } else if trimmed.starts_with("~~~") {
             fence = Some("~~~");
         } else if let Some(h) = content.strip_prefix("## ") {
-            out.push((offset, h.trim()));
+            out.push((at, h.trim()));
         }
         offset += line.len();
     }

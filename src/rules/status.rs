@@ -145,7 +145,9 @@ pub fn graph(view: &View, out: &mut WsSink) {
             if view.exists(kind, &target.value) {
                 continue;
             }
-            let slugs = view.slugs(kind);
+            // Never the record itself: that would be a cycle.
+            let mut slugs = view.slugs(kind);
+            slugs.retain(|s| *s != e.slug);
             let hint = crate::text::closest(target.value.as_str(), &slugs, 0.6)
                 .map(|s| format!(" (did you mean `{s}`?)"))
                 .unwrap_or_default();
