@@ -609,20 +609,27 @@ fn kept_because(text: &str, key: &Node, value: &Node, items: &[Node]) -> &'stati
         }
     }
     let nested = items.iter().any(|i| !matches!(i.value, Value::Scalar(_)));
-    let decorated = items.iter().any(|i| {
-        let src = text.get(i.span.clone()).unwrap_or("");
-        matches!(&i.value, Value::Scalar(s) if s.tag.is_some()) || src.starts_with(['*', '&', '!'])
-    });
+    // An anchor or tag on the list itself (`sources: &s [...]`).
+    let on_list = rest
+        .split('#')
+        .next()
+        .is_some_and(|t| t.contains(['&', '!']));
+    let decorated = on_list
+        || items.iter().any(|i| {
+            let src = text.get(i.span.clone()).unwrap_or("");
+            matches!(&i.value, Value::Scalar(s) if s.tag.is_some())
+                || src.starts_with(['*', '&', '!'])
+        });
     let multiline = items.iter().any(|i| {
         text.get(i.span.clone()).is_some_and(|t| t.contains('\n'))
             || matches!(&i.value, Value::Scalar(s) if matches!(s.style, Style::Literal | Style::Folded))
     });
-    if rest.contains('#') {
+    if decorated {
+        "it holds an anchor, alias or tag"
+    } else if rest.contains('#') {
         "it holds a comment, which would be lost"
     } else if nested {
         "it holds an item that is not a single value"
-    } else if decorated {
-        "it holds an anchor, alias or tag"
     } else if multiline {
         "it holds an item written on several lines"
     } else {

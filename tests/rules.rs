@@ -1136,3 +1136,24 @@ fn a_bom_hides_no_context_heading_and_no_record_is_its_own_replacement() {
     // `toreq` itself is the only decision near `creq`: no guess.
     assert!(!got[2].4.contains("did you mean"), "{}", got[2].4);
 }
+
+#[test]
+fn regression_an_empty_file_source_is_only_malformed() {
+    // `file:` got `sources/format` and `sources/dangling` on the same span.
+    let ws = one_decision(
+        "b.md",
+        b"---\ntitle: A\nstatus: active\ndate: 2026-11-01\nsources: [\"file:\"]\n---\nb\n",
+    );
+    let run = check_json(ws.path(), &[]);
+    let got = actual(&run.json());
+    let keys: Vec<_> = got
+        .iter()
+        .map(|(r, _, _, span, _)| (r.as_str(), *span))
+        .collect();
+    assert_eq!(
+        keys,
+        vec![("sources/format", (5, 11, 5, 18))],
+        "{}",
+        run.stdout
+    );
+}

@@ -425,6 +425,14 @@ fn a_list_that_cannot_take_its_layout_is_kept_with_a_note() {
         ["`tags` stays a block list instead of a flow list (`[a, b]`): an item holds `,`, `[`, `]`, `{`, `}`, `:` or `#`, which would read otherwise there"]
     );
 
+    // An anchor on the list itself.
+    let t = "---\ntitle: T\nstatus: active\ndate: 2026-11-01\nsources: &s [https://a.b]\nextra: *s\n---\n";
+    let (_, n) = notes(t, Kind::Decision);
+    assert_eq!(
+        n,
+        ["`sources` stays a flow list instead of a block list (`- a`): it holds an anchor, alias or tag"]
+    );
+
     // Canonical lists, and a comment beside a block list of `sources`
     // (already its layout): no note.
     let t = format!("{head}tags: [a, b]\n---\n");

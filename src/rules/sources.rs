@@ -184,6 +184,9 @@ pub fn dangling(view: &super::workspace::View, out: &mut super::workspace::WsSin
                 continue;
             };
             let problem = match prefix {
+                // A malformed source is `sources/format`'s, not also a
+                // dangling one (`file:` with no path).
+                "file" if source_problem(&s.value).is_some() => None,
                 "file" => match file_target(value) {
                     Err(why) => Some(format!("`{}` {why}", s.value)),
                     Ok(rel) if rel.is_empty() || !view.resolver.file_exists(&rel) => {
