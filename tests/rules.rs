@@ -977,21 +977,25 @@ fn body_limits_count_the_text_not_the_final_newline() {
     assert_eq!(got[0].3, (9, 1, 9, 101));
 }
 
+/// The first diagnostic of `rule` in a JSON check of `root`.
+fn first_of(root: &Path, rule: &str) -> Value {
+    let run = check_json(root, &[]);
+    run.json()["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .find(|d| d["rule"] == rule)
+        .unwrap_or_else(|| panic!("no {rule} in {}", run.stdout))
+        .clone()
+}
+
 #[test]
 fn an_ambiguous_unknown_key_names_both_guesses_and_is_not_fixable() {
     let ws = one_decision(
         "b.md",
         b"---\ntitle: A\nstate: active\ndate: 2026-11-01\nsources:\n  - https://e.com\n---\nb\n",
     );
-    let run = check_json(ws.path(), &[]);
-    let json = run.json();
-    let d = json["diagnostics"]
-        .as_array()
-        .expect("diagnostics")
-        .iter()
-        .find(|d| d["rule"] == "frontmatter/unknown-key")
-        .expect("unknown-key")
-        .clone();
+    let d = first_of(ws.path(), "frontmatter/unknown-key");
     assert_eq!(d["fixable"], false);
     assert_eq!(
         d["message"],
@@ -1006,15 +1010,7 @@ fn a_clearly_closest_key_is_guessed_alone_and_fixed() {
         "b.md",
         b"---\ntitle: A\nstaus: active\ndate: 2026-11-01\nsources:\n  - https://e.com\n---\nb\n",
     );
-    let run = check_json(ws.path(), &[]);
-    let json = run.json();
-    let d = json["diagnostics"]
-        .as_array()
-        .expect("diagnostics")
-        .iter()
-        .find(|d| d["rule"] == "frontmatter/unknown-key")
-        .expect("unknown-key")
-        .clone();
+    let d = first_of(ws.path(), "frontmatter/unknown-key");
     assert_eq!(d["fixable"], true);
     assert_eq!(
         d["message"],
