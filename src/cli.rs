@@ -84,6 +84,22 @@ pub enum Command {
     Hook(HookCommand),
     /// Recall: records ranked by BM25 for a query (Japanese and Chinese too)
     Search(SearchArgs),
+    /// A background watcher (Linux) that spares search and context the stat of every record
+    #[command(subcommand)]
+    Watch(WatchCommand),
+}
+
+/// `memlint watch …`: see `crate::watch`.
+#[derive(Subcommand, Debug)]
+pub enum WatchCommand {
+    /// Start a watcher in the background for this workspace (nothing happens when one runs)
+    Start,
+    /// Stop the workspace's watcher
+    Stop,
+    /// Whether a watcher runs, and whether it vouches for the tree; exit 1 when none runs
+    Status,
+    /// Watch in the foreground until stopped
+    Run,
 }
 
 #[derive(Args, Debug)]
@@ -384,6 +400,9 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Context(args) => Settings::resolve(&cli.global).and_then(|s| context(&s, args)),
         Command::Hook(cmd) => Ok(hook(&cli.global, cmd)),
         Command::Search(args) => Settings::resolve(&cli.global).and_then(|s| search(&s, args)),
+        Command::Watch(cmd) => {
+            Settings::resolve(&cli.global).and_then(|s| watch(&s, &cli.global, cmd))
+        }
     };
     match result {
         Ok(code) => code,
@@ -760,12 +779,14 @@ fn staging(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, WorkspaceErro
 fn index(s: &Settings) -> Result<ExitCode, WorkspaceError> {
     let ws = &s.workspace;
     let started = std::time::Instant::now();
+    // Before the files are listed, so that any later change shows.
+    let watch = crate::watch::stamp(ws);
     let listing = crate::index::new_listing(ws);
     let opts = crate::index::Options {
         force: true,
         progress: !s.quiet,
     };
-    let (done, search) = crate::search::refresh(ws, &listing, &opts);
+    let (done, search) = crate::search::refresh(ws, &listing, &opts, watch);
     let secs = started.elapsed().as_secs_f64();
     if let Err(source) = done.saved {
         return Err(WorkspaceError::Io {
@@ -809,6 +830,70 @@ fn search(s: &Settings, args: &SearchArgs) -> Result<ExitCode, WorkspaceError> {
         ReportFormat::Json => crate::search::json(&query.text, &hits),
     });
     Ok(ExitCode::SUCCESS)
+}
+
+/// `memlint watch …`.
+fn watch(
+    s: &Settings,
+    global: &GlobalArgs,
+    cmd: &WatchCommand,
+) -> Result<ExitCode, WorkspaceError> {
+    use crate::watch as w;
+    let root = &s.workspace.root;
+    let not_running = || {
+        eprintln!("memlint: no watcher runs for {}", root.display());
+        Ok(ExitCode::from(1))
+    };
+    match cmd {
+        WatchCommand::Run => {
+            let quiet = s.quiet;
+            w::run(&s.workspace, |status| {
+                if !quiet {
+                    write_out(&status.human(root));
+                }
+            })
+            .map_err(|e| WorkspaceError::Usage(e.to_string()))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        WatchCommand::Start => {
+            if let Some(status) = w::status(root) {
+                if !s.quiet {
+                    write_out(&format!("already {}", status.human(root)));
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            let config = global.config.as_ref().map(|c| {
+                std::env::current_dir()
+                    .map(|d| d.join(c))
+                    .unwrap_or(c.clone())
+            });
+            let status = w::start(root, config.as_deref())
+                .map_err(|e| WorkspaceError::Usage(e.to_string()))?;
+            if !s.quiet {
+                write_out(&status.human(root));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        WatchCommand::Stop => match w::stop(root) {
+            Some(pid) => {
+                if !s.quiet {
+                    write_out(&format!(
+                        "stopped the watcher of {} (pid {pid})\n",
+                        root.display()
+                    ));
+                }
+                Ok(ExitCode::SUCCESS)
+            }
+            None => not_running(),
+        },
+        WatchCommand::Status => match w::status(root) {
+            Some(status) => {
+                write_out(&status.human(root));
+                Ok(ExitCode::SUCCESS)
+            }
+            None => not_running(),
+        },
+    }
 }
 
 /// `memlint context [rotate]` (SPEC §6).

@@ -856,19 +856,22 @@ pub fn gather(ws: &Workspace, max_chars: usize) -> Material {
         m.context_md = read_context_md(&ws.root, ws.config.max_file_bytes);
         m
     };
-    let (listing, stored) = match crate::search::stored_context(ws) {
+    let (listing, stored, watch) = match crate::search::stored_context(ws) {
         crate::search::StoredContext::Fresh(block) => match decode_material(&block, keep, key) {
             Some(m) => return with_md(m),
-            None => (crate::index::listing(ws), true),
+            None => {
+                let watch = crate::watch::stamp(ws);
+                (crate::index::listing(ws), true, watch)
+            }
         },
-        crate::search::StoredContext::Stale(listing, stored) => (listing, stored),
+        crate::search::StoredContext::Stale(listing, stored, watch) => (listing, stored, watch),
     };
     let opts = crate::index::Options {
         force: false,
         progress: false,
     };
     if stored {
-        let (_, _, block) = crate::search::refresh_keeping(ws, &listing, &opts, keep);
+        let (_, _, block) = crate::search::refresh_keeping(ws, &listing, &opts, keep, watch);
         if let Some(m) = decode_material(&block, keep, key) {
             rayon::spawn(move || drop(listing));
             return with_md(m);

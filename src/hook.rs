@@ -190,6 +190,8 @@ pub fn stop(place: &Place) -> ExitCode {
         Ok(_) => {}
         Err(e) => eprintln!("memlint hook: {e}"),
     }
+    // Before the files are listed, so that any later change shows.
+    let watch = crate::watch::stamp(&ws);
     let listing = crate::index::listing(&ws);
     let opts = crate::index::Options {
         force: false,
@@ -197,7 +199,7 @@ pub fn stop(place: &Place) -> ExitCode {
     };
     // The record table and the search index, so that the next session's
     // first search answers at once.
-    if let Err(e) = crate::search::refresh(&ws, &listing, &opts).0.saved {
+    if let Err(e) = crate::search::refresh(&ws, &listing, &opts, watch).0.saved {
         eprintln!("memlint hook: cannot write the index: {e}");
     }
     ExitCode::SUCCESS

@@ -33,5 +33,6 @@ pub mod staging;
 #[cfg(test)]
 mod testing;
 pub mod text;
+pub mod watch;
 pub mod workspace;
 pub mod yaml;

@@ -33,7 +33,7 @@ pub const FILE: &str = "search";
 const MAGIC: &[u8; 8] = b"MLSEARCH";
 
 /// The on-disk format version; an index of another version is rebuilt.
-const FORMAT: u32 = 4;
+const FORMAT: u32 = 5;
 
 /// Documents per block of the stored head: each block is front-coded on
 /// its own and stored behind its length, so that blocks are decoded, and
@@ -419,6 +419,12 @@ struct Loaded {
     scanned_at: i64,
     /// The identity of the workspace listing the documents came from.
     listing: Option<u64>,
+    /// The stamp of the watcher token the index was last found fresh
+    /// under (see [`crate::watch`]).
+    watch: Option<u64>,
+    /// The checksum of the head as loaded, so that a restamp leaves alone
+    /// an index another run has replaced since.
+    sum: u64,
     docs: Vec<DocMeta>,
     /// The paths of each block of [`DOC_BLOCK`] documents, one after the
     /// other; `DocMeta::end` marks where each ends in its block's.
@@ -524,6 +530,7 @@ fn shared_prefix(a: &str, b: &str) -> usize {
 fn encode(
     scanned_at: i64,
     listing: Option<u64>,
+    watch: Option<u64>,
     docs: &[Doc],
     terms: &[(String, Postings)],
     context: &[u8],
@@ -532,8 +539,9 @@ fn encode(
         buf: Vec::with_capacity(64 + docs.len() * 56 + terms.len() * 24),
     };
     head.buf.extend_from_slice(&scanned_at.to_le_bytes());
-    head.buf.extend_from_slice(&[0; 9]);
+    head.buf.extend_from_slice(&[0; 18]);
     put_listing(&mut head.buf[8..17], listing);
+    put_listing(&mut head.buf[17..26], watch);
     head.usize(docs.len());
     let mut block = Writer { buf: Vec::new() };
     for chunk in docs.chunks(DOC_BLOCK) {
@@ -596,19 +604,54 @@ fn encode(
 /// as a flag byte and eight bytes.
 const LISTING_AT: usize = PREFIX + 8;
 
+/// Where the watcher stamp sits: after the listing identity, the same way.
+const WATCH_AT: usize = LISTING_AT + 9;
+
 fn put_listing(at: &mut [u8], listing: Option<u64>) {
     at[0] = u8::from(listing.is_some());
     at[1..9].copy_from_slice(&listing.unwrap_or(0).to_le_bytes());
 }
 
-/// Rewrites the stored index with another listing identity (a listing
-/// stored again after a directory changed, with the same records) and, when
-/// given, a later scan time (every document was found unchanged at that
-/// time). The listing is not restamped when no listing could be stored:
-/// the old stamp then matches no listing, which costs nothing but a
-/// listing of the files.
-fn restamp(ws: &Workspace, listing: Option<u64>, scanned_at: Option<i64>) {
-    if listing.is_none() && scanned_at.is_none() {
+/// What [`restamp`] changes in a stored index found fresh.
+#[derive(Debug, Default, Clone, Copy)]
+struct Stamps {
+    /// Another listing identity (a listing stored again after a directory
+    /// changed, with the same records). Not restamped when no listing
+    /// could be stored: the old stamp then matches no listing, which costs
+    /// nothing but a listing of the files.
+    listing: Option<u64>,
+    /// A later scan time (every document was found unchanged at that time).
+    scanned_at: Option<i64>,
+    /// The stamp of the watcher token taken before the index was checked.
+    watch: Option<u64>,
+}
+
+/// The stamps to give an index found fresh: the listing it was checked
+/// against and the watcher stamp, where they differ from its own.
+fn stamps(
+    loaded: &Loaded,
+    listed: Option<&Listing>,
+    settled: Option<i64>,
+    watch: Option<u64>,
+) -> Stamps {
+    Stamps {
+        listing: listed
+            .and_then(|l| l.id)
+            .filter(|id| Some(*id) != loaded.listing),
+        scanned_at: settled,
+        watch: watch.filter(|w| Some(*w) != loaded.watch),
+    }
+}
+
+/// Rewrites the stored index, when it is still the one loaded with head
+/// checksum `loaded_sum`, with `stamps`.
+fn restamp(ws: &Workspace, loaded_sum: u64, stamps: Stamps) {
+    let Stamps {
+        listing,
+        scanned_at,
+        watch,
+    } = stamps;
+    if listing.is_none() && scanned_at.is_none() && watch.is_none() {
         return;
     }
     let path = file(ws);
@@ -624,7 +667,8 @@ fn restamp(ws: &Workspace, listing: Option<u64>, scanned_at: Option<i64>) {
     let Some(end) = PREFIX.checked_add(head_len).filter(|e| *e <= bytes.len()) else {
         return;
     };
-    if end < LISTING_AT + 9 || xxh3_64(&bytes[PREFIX..end]) != read_u64(&bytes[20..28]) {
+    let sum = read_u64(&bytes[20..28]);
+    if end < WATCH_AT + 9 || sum != loaded_sum || xxh3_64(&bytes[PREFIX..end]) != sum {
         return;
     }
     if let Some(t) = scanned_at {
@@ -632,6 +676,9 @@ fn restamp(ws: &Workspace, listing: Option<u64>, scanned_at: Option<i64>) {
     }
     if listing.is_some() {
         put_listing(&mut bytes[LISTING_AT..LISTING_AT + 9], listing);
+    }
+    if watch.is_some() {
+        put_listing(&mut bytes[WATCH_AT..WATCH_AT + 9], watch);
     }
     let sum = xxh3_64(&bytes[PREFIX..end]);
     bytes[20..28].copy_from_slice(&sum.to_le_bytes());
@@ -645,7 +692,7 @@ fn read_u64(b: &[u8]) -> u64 {
 /// Opens the index file at `path` and decodes its head; `None` when it is
 /// missing, of another format, or damaged.
 fn load(path: &std::path::Path) -> Option<Loaded> {
-    load_checked(path, &no_check, Want::Terms).map(|(loaded, _)| loaded)
+    load_checked(path, &no_check, Want::Terms, None).map(|(loaded, _)| loaded)
 }
 
 /// Whether a load decodes the term dictionary, which a query needs and
@@ -657,9 +704,15 @@ enum Want {
 }
 
 /// [`load`], running `check` on the blocks of documents as they are
-/// decoded (see [`decode_head`]); without the term dictionary when `want`
-/// is [`Want::Documents`].
-fn load_checked(path: &std::path::Path, check: Check, want: Want) -> Option<(Loaded, bool)> {
+/// decoded (see [`decode_head`]) unless the index holds the watcher stamp
+/// `trusted`; without the term dictionary when `want` is
+/// [`Want::Documents`].
+fn load_checked(
+    path: &std::path::Path,
+    check: Check,
+    want: Want,
+    trusted: Option<u64>,
+) -> Option<(Loaded, bool)> {
     use std::io::Read;
     let mut file = crate::fsutil::open_regular(path).ok()?;
     let size = file.metadata().ok()?.len();
@@ -679,7 +732,7 @@ fn load_checked(path: &std::path::Path, check: Check, want: Want) -> Option<(Loa
         return None;
     }
     let base = PREFIX as u64 + head_len;
-    let (loaded, passed) = decode_head(&head, Blob::File(file, base), check, want)?;
+    let (loaded, passed) = decode_head(&head, sum, Blob::File(file, base), check, want, trusted)?;
     let blob_len = loaded.terms.last().map_or(0, |t| t.offset + t.len as u64);
     (want == Want::Documents || base.checked_add(blob_len)? == size).then_some((loaded, passed))
 }
@@ -698,7 +751,14 @@ fn decode(bytes: Vec<u8>) -> Option<Loaded> {
     }
     let base = PREFIX + head_len;
     let size = bytes.len();
-    let (loaded, _) = decode_head(&head, Blob::Mem(bytes, base), &no_check, Want::Terms)?;
+    let (loaded, _) = decode_head(
+        &head,
+        sum,
+        Blob::Mem(bytes, base),
+        &no_check,
+        Want::Terms,
+        None,
+    )?;
     let blob_len = loaded.terms.last().map_or(0, |t| t.offset + t.len as u64);
     (base as u64 + blob_len == size as u64).then_some(loaded)
 }
@@ -734,13 +794,29 @@ fn no_check(_: &DocBlock<'_>, _: i64) -> bool {
 /// Decodes a head, its blocks of documents in parallel beside the term
 /// dictionary, running `check` on each block as it is decoded until one
 /// fails; also whether none failed.
-fn decode_head(head: &[u8], blob: Blob, check: Check, want: Want) -> Option<(Loaded, bool)> {
+fn decode_head(
+    head: &[u8],
+    sum: u64,
+    blob: Blob,
+    check: Check,
+    want: Want,
+    trusted: Option<u64>,
+) -> Option<(Loaded, bool)> {
     let mut r = Reader { buf: head, pos: 0 };
     let scanned_at = i64::from_le_bytes(r.bytes(8)?.try_into().ok()?);
-    let listing = match (r.u8()?, r.fixed64()?) {
-        (0, _) => None,
-        (1, id) => Some(id),
-        _ => return None,
+    let mut flagged = || match (r.u8()?, r.fixed64()?) {
+        (0, _) => Some(None),
+        (1, id) => Some(Some(id)),
+        _ => None,
+    };
+    let listing = flagged()?;
+    let watch = flagged()?;
+    // The watcher vouches that nothing changed since the index was found
+    // fresh under this stamp.
+    let check = if trusted.is_some() && watch == trusted {
+        &no_check
+    } else {
+        check
     };
     let n = r.count()?;
     // Block k holds documents k·DOC_BLOCK.., as `docs.chunks(DOC_BLOCK)`.
@@ -793,6 +869,8 @@ fn decode_head(head: &[u8], blob: Blob, check: Check, want: Want) -> Option<(Loa
     let loaded = Loaded {
         scanned_at,
         listing,
+        watch,
+        sum,
         docs,
         paths,
         terms,
@@ -1091,20 +1169,32 @@ fn same_records(loaded: &Loaded, records: &[(&str, Kind)]) -> bool {
 /// holds and is the one the index was built from: the files are then the
 /// same without being listed). The index is loaded and its files stat'ed
 /// beside the listing check; its term dictionary only when `want` says so.
-fn fresh_stored(ws: &Workspace, want: Want) -> Stored {
+///
+/// With a watcher stamp (`watch`, taken before anything was read) that the
+/// index holds, nothing is stat'ed or listed: the watcher vouches that
+/// nothing changed since the index was found fresh under it.
+fn fresh_stored(ws: &Workspace, want: Want, watch: Option<u64>) -> Stored {
     let now = index::now_ns();
     let check = Unchanged::new(ws, now);
-    let (listing_id, stored) = rayon::join(
-        || index::listing_id(ws),
-        || {
-            // The files of each block are stat'ed as soon as it is decoded.
-            let all = |block: &DocBlock, scanned_at| {
-                let docs = block.docs.iter().enumerate();
-                check.all(docs.map(|(i, d)| (block.path(i), d)), scanned_at)
-            };
-            load_checked(&file(ws), &all, want)
-        },
-    );
+    // The files of each block are stat'ed as soon as it is decoded.
+    let all = |block: &DocBlock, scanned_at| {
+        let docs = block.docs.iter().enumerate();
+        check.all(docs.map(|(i, d)| (block.path(i), d)), scanned_at)
+    };
+    let (listing_id, stored) = if watch.is_some() {
+        let stored = load_checked(&file(ws), &all, want, watch);
+        if let Some((loaded, _)) = stored.as_ref().filter(|(l, _)| l.watch == watch) {
+            debug_assert!(loaded.watch.is_some());
+            let (loaded, _) = stored.expect("just matched");
+            return Stored::Fresh(loaded, None, None);
+        }
+        (index::listing_id(ws), stored)
+    } else {
+        rayon::join(
+            || index::listing_id(ws),
+            || load_checked(&file(ws), &all, want, None),
+        )
+    };
     let stored = stored.map(|(loaded, same)| (loaded, same.then(|| check.settled())));
     match stored {
         Some((loaded, Some(settled))) => {
@@ -1150,13 +1240,16 @@ fn file(ws: &Workspace) -> std::path::PathBuf {
 /// files (every file of the workspace, sorted, as [`index::listing`] gives
 /// them), reading only what changed. The table's reports are dropped
 /// before the search index is built (only its counts and save result are
-/// returned), so the two are never in memory together.
+/// returned), so the two are never in memory together. `watch` is the
+/// watcher stamp taken before the files were listed
+/// ([`crate::watch::stamp`]), which the index keeps.
 pub fn refresh(
     ws: &Workspace,
     listing: &Listing,
     opts: &index::Options,
+    watch: Option<u64>,
 ) -> (index::Refreshed, Refreshed) {
-    let (table, done, _) = refresh_keeping(ws, listing, opts, 0);
+    let (table, done, _) = refresh_keeping(ws, listing, opts, 0, watch);
     (table, done)
 }
 
@@ -1168,6 +1261,7 @@ pub fn refresh_keeping(
     listing: &Listing,
     opts: &index::Options,
     keep: usize,
+    watch: Option<u64>,
 ) -> (index::Refreshed, Refreshed, Vec<u8>) {
     let now = index::now_ns();
     let mut table = index::refresh(ws, &listing.files, opts);
@@ -1186,8 +1280,11 @@ pub fn refresh_keeping(
             .flatten()
             .filter(|_| crate::context::decode_material(&old.context, keep, key).is_some());
         if let Some(settled) = unchanged {
-            let id = listing.id.filter(|id| Some(*id) != old.listing);
-            restamp(ws, id, settled.then_some(now));
+            restamp(
+                ws,
+                old.sum,
+                stamps(old, Some(listing), settled.then_some(now), watch),
+            );
             let done = Refreshed {
                 records: old.docs.len(),
                 tokenized: 0,
@@ -1195,7 +1292,7 @@ pub fn refresh_keeping(
             return (table, done, context);
         }
     }
-    let (bytes, done) = rebuild(ws, listing, old.as_ref(), &known, &context);
+    let (bytes, done) = rebuild(ws, listing, old.as_ref(), &known, &context, watch);
     save(ws, &bytes);
     (table, done, context)
 }
@@ -1214,29 +1311,30 @@ pub enum StoredContext {
     /// encoded (see [`crate::context::decode_material`]).
     Fresh(Vec<u8>),
     /// The index is stale (`true`) or there is none to update (`false`):
-    /// the workspace's listing.
-    Stale(Listing, bool),
+    /// the workspace's listing, and the watcher stamp taken before it.
+    Stale(Listing, bool, Option<u64>),
 }
 
 /// The context material stored in the search index, fresh or not (nothing
 /// is stat'ed); `None` without a readable index.
 pub fn stored_context_unchecked(ws: &Workspace) -> Option<Vec<u8>> {
-    load_checked(&file(ws), &no_check, Want::Documents).map(|(loaded, _)| loaded.context)
+    load_checked(&file(ws), &no_check, Want::Documents, None).map(|(loaded, _)| loaded.context)
 }
 
 /// The context material stored in the search index, when the index is
 /// fresh: checked like a search's, without its term dictionary.
 pub fn stored_context(ws: &Workspace) -> StoredContext {
-    match fresh_stored(ws, Want::Documents) {
+    let watch = crate::watch::stamp(ws);
+    match fresh_stored(ws, Want::Documents, watch) {
         Stored::Fresh(loaded, listed, settled) => {
-            let id = listed
-                .as_ref()
-                .and_then(|l| l.id)
-                .filter(|id| Some(*id) != loaded.listing);
-            restamp(ws, id, settled);
+            restamp(
+                ws,
+                loaded.sum,
+                stamps(&loaded, listed.as_ref(), settled, watch),
+            );
             StoredContext::Fresh(loaded.context)
         }
-        Stored::Stale(listing, old) => StoredContext::Stale(listing, old.is_some()),
+        Stored::Stale(listing, old) => StoredContext::Stale(listing, old.is_some(), watch),
     }
 }
 
@@ -1268,6 +1366,7 @@ fn rebuild(
     old: Option<&Loaded>,
     known: &index::Fingerprints,
     context: &[u8],
+    watch: Option<u64>,
 ) -> (Vec<u8>, Refreshed) {
     let (files, listing_id) = (&listing.files, listing.id);
     // Fingerprints of other files than the listing's say nothing here.
@@ -1400,7 +1499,10 @@ fn rebuild(
         records: docs.len(),
         tokenized,
     };
-    (encode(scanned_at, listing_id, &docs, &terms, context), done)
+    (
+        encode(scanned_at, listing_id, watch, &docs, &terms, context),
+        done,
+    )
 }
 
 // ---------------------------------------------------------------------------
@@ -1435,16 +1537,18 @@ pub struct Hit {
 /// Answers `query` from a fresh index, refreshing it first when any record
 /// changed.
 pub fn search(ws: &Workspace, query: &Query, opts: &index::Options) -> Vec<Hit> {
-    let (listing, old) = match fresh_stored(ws, Want::Terms) {
+    // Before anything is read, so that any later change shows.
+    let watch = crate::watch::stamp(ws);
+    let (listing, old) = match fresh_stored(ws, Want::Terms, watch) {
         Stored::Fresh(loaded, listed, settled) => {
             if let Some(hits) = answer(ws, &loaded, query) {
-                // Stamped with the listing now stored, the next search
-                // need not list the files.
-                let id = listed
-                    .as_ref()
-                    .and_then(|l| l.id)
-                    .filter(|id| Some(*id) != loaded.listing);
-                restamp(ws, id, settled);
+                // Stamped with the listing now stored (and the watcher's
+                // token), the next search need not list or stat the files.
+                restamp(
+                    ws,
+                    loaded.sum,
+                    stamps(&loaded, listed.as_ref(), settled, watch),
+                );
                 return hits;
             }
             // A posting list failed its checksum: build anew.
@@ -1457,7 +1561,7 @@ pub fn search(ws: &Workspace, query: &Query, opts: &index::Options) -> Vec<Hit> 
     let context = context_block(ws, &table.reports, keep);
     let known = table.fingerprints;
     drop(table.reports);
-    let (bytes, _) = rebuild(ws, &listing, old.as_ref(), &known, &context);
+    let (bytes, _) = rebuild(ws, &listing, old.as_ref(), &known, &context, watch);
     save(ws, &bytes);
     let loaded = decode(bytes).expect("a freshly encoded index decodes");
     answer(ws, &loaded, query).expect("a freshly built index is intact")
@@ -1875,7 +1979,7 @@ mod tests {
             ("検索".to_string(), vec![(1, 2)]),
             ("検証".to_string(), vec![(0, 1), (1, 1), (2, 5)]),
         ];
-        let bytes = encode(42, Some(7), &docs, &terms, b"material");
+        let bytes = encode(42, Some(7), Some(9), &docs, &terms, b"material");
         let loaded = decode(bytes.clone()).expect("decodes");
         assert_eq!(loaded.scanned_at, 42);
         assert_eq!(loaded.listing, Some(7));
@@ -1919,7 +2023,7 @@ mod tests {
             force: false,
             progress: false,
         };
-        let _ = refresh(&ws, &index::listing(&ws), &opts);
+        let _ = refresh(&ws, &index::listing(&ws), &opts, None);
         let old = load(&file(&ws)).expect("stored");
         let hash = old.docs[0].hash;
         // Different bytes and stat data; the table is made to vouch for the
@@ -1931,7 +2035,7 @@ mod tests {
         let mut of = vec![None; listing.files.len()];
         of[at] = Some((stat, hash));
         let terms = |known: &index::Fingerprints| {
-            let (bytes, done) = rebuild(&ws, &listing, Some(&old), known, &[]);
+            let (bytes, done) = rebuild(&ws, &listing, Some(&old), known, &[], None);
             let loaded = decode(bytes).expect("decodes");
             let has = |t: &str| loaded.term(t).is_some();
             (
@@ -1973,7 +2077,7 @@ mod tests {
             .collect();
         let last = (docs.len() - 1) as u32;
         let terms = vec![("x".to_string(), vec![(0, 1), (last, 2)])];
-        let bytes = encode(5, None, &docs, &terms, &[]);
+        let bytes = encode(5, None, None, &docs, &terms, &[]);
         let loaded = decode(bytes.clone()).expect("decodes");
         assert_eq!(loaded.docs.len(), docs.len());
         for (i, d) in docs.iter().enumerate() {
@@ -1994,19 +2098,19 @@ mod tests {
             true
         };
         let blob = || Blob::Mem(Vec::new(), 0);
-        let (_, passed) = decode_head(head, blob(), &count, Want::Terms).expect("decodes");
+        let (_, passed) = decode_head(head, 0, blob(), &count, Want::Terms, None).expect("decodes");
         assert!(passed);
         assert_eq!(seen.into_inner(), docs.len());
         let changed = format!("memory/decisions/d{:06}.md", DOC_BLOCK * 2 + 7);
         let one_changed = |b: &DocBlock, _: i64| (0..b.docs.len()).all(|i| b.path(i) != changed);
         let (_, passed) =
-            decode_head(head, blob(), &one_changed, Want::Documents).expect("decodes");
+            decode_head(head, 0, blob(), &one_changed, Want::Documents, None).expect("decodes");
         assert!(!passed);
 
         // Sorted within each block but not across two: refused.
         let mut swapped = docs.clone();
         swapped.swap(DOC_BLOCK - 1, DOC_BLOCK);
-        assert!(decode(encode(5, None, &swapped, &terms, &[])).is_none());
+        assert!(decode(encode(5, None, None, &swapped, &terms, &[])).is_none());
     }
 
     #[test]
@@ -2023,7 +2127,7 @@ mod tests {
                 len: 0,
             })
             .collect();
-        let loaded = decode(encode(0, None, &docs, &[], &[])).expect("decodes");
+        let loaded = decode(encode(0, None, None, &docs, &[], &[])).expect("decodes");
         assert_eq!(loaded.docs.len(), docs.len());
         assert_eq!(loaded.path(DOC_BLOCK + 4), format!("{:04}", DOC_BLOCK + 4));
     }
