@@ -71,6 +71,10 @@ pub struct Config {
     pub context: ContextConfig,
     pub staging: StagingConfig,
     pub post_write: PostWriteConfig,
+    /// Start `memlint watch` in the background from the commands that
+    /// search the index (`search`, `context`, the session-start hook)
+    /// when none runs (Linux).
+    pub watch: bool,
 }
 
 impl Default for Config {
@@ -94,6 +98,7 @@ impl Default for Config {
                 stale_after_secs: 7200,
             },
             post_write: PostWriteConfig { max_failures: 3 },
+            watch: false,
         }
     }
 }
@@ -125,6 +130,7 @@ const TOP_KEYS: &[&str] = &[
     "context",
     "staging",
     "post_write",
+    "watch",
 ];
 
 struct Reader<'a> {
@@ -268,6 +274,17 @@ pub fn parse(text: &str, known_rules: &[&str]) -> Result<Config, ConfigError> {
             "max_body_chars" => config.max_body_chars = r.positive(key, v)? as usize,
             "summary_max_tokens" => config.summary_max_tokens = r.positive(key, v)? as usize,
             "max_file_bytes" => config.max_file_bytes = r.positive(key, v)?,
+            "watch" => {
+                config.watch = match v.as_scalar().map(|s| s.resolve()) {
+                    Some(Resolved::Bool(b)) => b,
+                    _ => {
+                        return Err(r.err(
+                            v.span.start,
+                            format!("`watch` must be true or false, not {}", v.type_name()),
+                        ))
+                    }
+                }
+            }
             "similar_slug_ratio" => {
                 let ratio = v
                     .as_scalar()

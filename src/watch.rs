@@ -71,14 +71,27 @@ impl Token {
 
 /// The stamp of the watcher's current token for `ws`, when a watcher runs
 /// and vouches for the tree; `None` otherwise (the caller then checks
-/// every file). Costs one failed `connect` when no watcher runs.
+/// every file). Costs one failed `connect` when no watcher runs; with
+/// `watch: true` in the configuration, one is then started in the
+/// background for the next command.
 pub fn stamp(ws: &Workspace) -> Option<u64> {
-    sync(&ws.root).map(|t| t.stamp(ws))
+    match ask(&ws.root, "sync") {
+        Ok(line) => parse_token(&line).map(|t| t.stamp(ws)),
+        Err(_) => {
+            if ws.config.watch {
+                let _ = spawn(&ws.root, None);
+            }
+            None
+        }
+    }
 }
 
 /// The token of the watcher of the workspace at `root`; see [`stamp`].
 pub fn sync(root: &Path) -> Option<Token> {
-    let line = ask(root, "sync").ok()?;
+    parse_token(&ask(root, "sync").ok()?)
+}
+
+fn parse_token(line: &str) -> Option<Token> {
     let mut words = line.split_whitespace();
     match (words.next(), words.next(), words.next()) {
         (Some("ok"), Some(i), Some(s)) => Some(Token {
@@ -273,6 +286,38 @@ pub fn run(_ws: &Workspace, _started: impl FnOnce(&Status)) -> Result<(), Error>
 /// to `.memlint/watch.log`) and waits until it answers.
 #[cfg(target_os = "linux")]
 pub fn start(root: &Path, config: Option<&Path>) -> Result<Status, Error> {
+    let (mut child, log_path) = spawn(root, config)?;
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        if let Some(status) = status(root) {
+            // Reaped by nobody: it outlives this process, in its own session.
+            std::mem::forget(child);
+            return Ok(status);
+        }
+        if let Ok(Some(exit)) = child.try_wait() {
+            let said = std::fs::read_to_string(&log_path).unwrap_or_default();
+            let last = said.lines().last().unwrap_or("").to_string();
+            return Err(Error::Unsupported(format!(
+                "the watcher exited at once ({exit}): {last}"
+            )));
+        }
+        if std::time::Instant::now() > deadline {
+            return Err(Error::Unsupported(format!(
+                "the watcher did not answer within 30 s; see {}",
+                log_path.display()
+            )));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
+/// Starts `memlint watch run` for `root` in a session of its own; the
+/// child and the log it writes to.
+#[cfg(target_os = "linux")]
+fn spawn(
+    root: &Path,
+    config: Option<&Path>,
+) -> Result<(std::process::Child, std::path::PathBuf), Error> {
     use std::os::unix::process::CommandExt;
     let io = |what: &Path| {
         let shown = what.display().to_string();
@@ -304,34 +349,18 @@ pub fn start(root: &Path, config: Option<&Path>) -> Result<Status, Error> {
             Ok(())
         });
     }
-    let mut child = cmd.spawn().map_err(io(root))?;
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    loop {
-        if let Some(status) = status(root) {
-            // Reaped by nobody: it outlives this process, in its own session.
-            std::mem::forget(child);
-            return Ok(status);
-        }
-        if let Ok(Some(exit)) = child.try_wait() {
-            let said = std::fs::read_to_string(&log_path).unwrap_or_default();
-            let last = said.lines().last().unwrap_or("").to_string();
-            return Err(Error::Unsupported(format!(
-                "the watcher exited at once ({exit}): {last}"
-            )));
-        }
-        if std::time::Instant::now() > deadline {
-            return Err(Error::Unsupported(format!(
-                "the watcher did not answer within 30 s; see {}",
-                log_path.display()
-            )));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
+    let child = cmd.spawn().map_err(io(root))?;
+    Ok((child, log_path))
 }
 
 /// Watching needs inotify.
 #[cfg(not(target_os = "linux"))]
 pub fn start(_root: &Path, _config: Option<&Path>) -> Result<Status, Error> {
+    run_unsupported()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn spawn(_root: &Path, _config: Option<&Path>) -> Result<(), Error> {
     run_unsupported()
 }
 
