@@ -381,9 +381,14 @@ pub fn run(cli: Cli) -> ExitCode {
     let result = match &cli.command {
         Command::Rule { name } => rule(name.as_deref()),
         Command::Init(args) => Settings::resolve_for_init(&cli.global).and_then(|root| {
+            // `--hooks` is checked first, so that a refusal creates nothing.
+            let hooks = match args.hooks {
+                true => Some(crate::init::Hooks::plan(&root, args.force)?),
+                false => None,
+            };
             let mut code = crate::init::run(&root)?;
-            if args.hooks {
-                code = crate::init::hooks(&root, args.force)?;
+            if let Some(hooks) = hooks {
+                code = hooks.install()?;
             }
             if let Some(file) = &args.agent_settings {
                 code = crate::init::agent_settings(&root, file)?;

@@ -390,35 +390,49 @@ pub fn agent_settings(root: &Path, file: &Path) -> Result<ExitCode, WorkspaceErr
 /// Where `init --hooks` puts the hook, relative to the top of the work tree.
 pub const HOOKS_DIR: &str = ".githooks";
 
-/// `memlint init --hooks`: writes `.githooks/pre-commit` at the top of the
-/// work tree, sets `core.hooksPath` through gix, and prints the agent-runtime
-/// hook settings. An existing, different hook or `core.hooksPath` is kept
-/// unless `force`.
-pub fn hooks(root: &Path, force: bool) -> Result<ExitCode, WorkspaceError> {
-    let usage = WorkspaceError::Usage;
-    let repo = crate::git::Repo::open(root, "`init --hooks`").map_err(|e| usage(e.to_string()))?;
-    let top = repo
-        .repo
-        .workdir()
-        .map(Path::to_path_buf)
-        .ok_or_else(|| usage("the repository has no work tree".into()))?;
-    let rel_root = repo.prefix.trim_end_matches('/');
-    let script = if rel_root.is_empty() {
-        PRE_COMMIT.to_string()
-    } else {
-        PRE_COMMIT.replacen(
-            "\nroot=.\n",
-            &format!("\nroot='{}'\n", rel_root.replace('\'', r"'\''")),
-            1,
-        )
-    };
-    let hook = top.join(HOOKS_DIR).join("pre-commit");
-    let shown = format!("{HOOKS_DIR}/pre-commit");
-    // Everything that would stop the installation is checked before
-    // anything is written.
-    let current = crate::git::hooks_path(&repo).map_err(|e| usage(e.to_string()))?;
-    let git_hook = repo.repo.git_dir().join("hooks/pre-commit");
-    match current.as_deref() {
+/// `memlint init --hooks`, checked: everything that would stop the
+/// installation (no repository, someone else's hook or `core.hooksPath`) is
+/// found by [`Hooks::plan`] before `init` creates anything, and
+/// [`Hooks::install`] then writes.
+pub struct Hooks {
+    repo: crate::git::Repo,
+    top: std::path::PathBuf,
+    script: String,
+    force: bool,
+    /// Whether the hook file already holds `script`.
+    up_to_date: bool,
+}
+
+impl Hooks {
+    /// Checks that `init --hooks` can install its hook for `root`. An
+    /// existing, different hook or `core.hooksPath` is an error unless
+    /// `force`.
+    pub fn plan(root: &Path, force: bool) -> Result<Self, WorkspaceError> {
+        let usage = WorkspaceError::Usage;
+        let repo =
+            crate::git::Repo::open(root, "`init --hooks`").map_err(|e| usage(e.to_string()))?;
+        let top = repo
+            .repo
+            .workdir()
+            .map(Path::to_path_buf)
+            .ok_or_else(|| usage("the repository has no work tree".into()))?;
+        let rel_root = repo.prefix.trim_end_matches('/');
+        let script = if rel_root.is_empty() {
+            PRE_COMMIT.to_string()
+        } else {
+            PRE_COMMIT.replacen(
+                "\nroot=.\n",
+                &format!("\nroot='{}'\n", rel_root.replace('\'', r"'\''")),
+                1,
+            )
+        };
+        let hook = top.join(HOOKS_DIR).join("pre-commit");
+        let shown = format!("{HOOKS_DIR}/pre-commit");
+        // Everything that would stop the installation is checked before
+        // anything is written.
+        let current = crate::git::hooks_path(&repo).map_err(|e| usage(e.to_string()))?;
+        let git_hook = repo.repo.git_dir().join("hooks/pre-commit");
+        match current.as_deref() {
         Some(HOOKS_DIR) => {}
         Some(other) if !force => {
             return Err(usage(format!(
@@ -432,34 +446,64 @@ pub fn hooks(root: &Path, force: bool) -> Result<ExitCode, WorkspaceError> {
         }
         _ => {}
     }
-    match std::fs::read(&hook) {
-        Ok(existing) if existing == script.as_bytes() => println!("{shown} is up to date"),
-        Ok(_) if !force => {
-            return Err(usage(format!(
-                "{shown} exists and is not memlint's hook; rerun with --force to replace it"
-            )))
-        }
-        Ok(_) | Err(_) => {
-            std::fs::create_dir_all(top.join(HOOKS_DIR)).map_err(io(&top))?;
-            crate::fsutil::write_atomic(&hook, script.as_bytes()).map_err(io(&hook))?;
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755))
-                    .map_err(io(&hook))?;
+        let up_to_date = match std::fs::read(&hook) {
+            Ok(existing) if existing == script.as_bytes() => true,
+            Ok(_) if !force => {
+                return Err(usage(format!(
+                    "{shown} exists and is not memlint's hook; rerun with --force to replace it"
+                )))
             }
-            println!("wrote {shown}");
+            Ok(_) | Err(_) => false,
+        };
+        Ok(Hooks {
+            repo,
+            top,
+            script,
+            force,
+            up_to_date,
+        })
+    }
+
+    /// Writes `.githooks/pre-commit` at the top of the work tree, sets
+    /// `core.hooksPath` through gix, and prints the agent-runtime hook
+    /// settings.
+    pub fn install(self) -> Result<ExitCode, WorkspaceError> {
+        let usage = WorkspaceError::Usage;
+        let Hooks {
+            repo,
+            top,
+            script,
+            force,
+            up_to_date,
+        } = self;
+        let hook = top.join(HOOKS_DIR).join("pre-commit");
+        let shown = format!("{HOOKS_DIR}/pre-commit");
+        match up_to_date {
+            true => println!("{shown} is up to date"),
+            false => {
+                std::fs::create_dir_all(top.join(HOOKS_DIR)).map_err(io(&top))?;
+                crate::fsutil::write_atomic(&hook, script.as_bytes()).map_err(io(&hook))?;
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::PermissionsExt;
+                    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755))
+                        .map_err(io(&hook))?;
+                }
+                println!("wrote {shown}");
+            }
         }
-    }
-    match crate::git::set_hooks_path(&repo, HOOKS_DIR, force).map_err(|e| usage(e.to_string()))? {
-        crate::git::HooksPath::Unchanged => println!("core.hooksPath is already {HOOKS_DIR}"),
-        crate::git::HooksPath::Set => println!("set core.hooksPath to {HOOKS_DIR}"),
-    }
-    if repo.repo.git_dir().join("hooks/pre-commit").is_file() {
-        println!(
+        match crate::git::set_hooks_path(&repo, HOOKS_DIR, force)
+            .map_err(|e| usage(e.to_string()))?
+        {
+            crate::git::HooksPath::Unchanged => println!("core.hooksPath is already {HOOKS_DIR}"),
+            crate::git::HooksPath::Set => println!("set core.hooksPath to {HOOKS_DIR}"),
+        }
+        if repo.repo.git_dir().join("hooks/pre-commit").is_file() {
+            println!(
             "note: git now runs the hooks in {HOOKS_DIR}/, not .git/hooks/pre-commit; move what that hook does into {shown} if you still need it"
         );
+        }
+        println!("\nAgent-runtime hooks (SPEC section 6): add to your runtime settings, e.g. .claude/settings.json:\n{AGENT_HOOKS}");
+        Ok(ExitCode::SUCCESS)
     }
-    println!("\nAgent-runtime hooks (SPEC section 6): add to your runtime settings, e.g. .claude/settings.json:\n{AGENT_HOOKS}");
-    Ok(ExitCode::SUCCESS)
 }

@@ -410,6 +410,19 @@ fn outside_a_repository_the_git_modes_exit_2() {
 }
 
 #[test]
+fn init_hooks_outside_a_repository_creates_nothing() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let run = memlint(tmp.path(), &["init", "--hooks"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(run.stderr.contains("not in a git repository"), "{run:?}");
+    let left: Vec<_> = std::fs::read_dir(tmp.path())
+        .expect("read_dir")
+        .map(|e| e.expect("entry").file_name())
+        .collect();
+    assert!(left.is_empty(), "a refused init --hooks created {left:?}");
+}
+
+#[test]
 fn unknown_revision_exits_2() {
     let repo = seeded();
     let run = repo.check(&["--base", "no-such-branch"]);
@@ -874,6 +887,9 @@ fn init_hooks_keeps_a_hook_git_would_stop_running() {
         "{refused:?}"
     );
     assert!(!repo.root.join(".githooks/pre-commit").exists());
+    // A refusal creates nothing, not even the layout.
+    assert!(!repo.root.join(".memlint.yml").exists(), "{refused:?}");
+    assert!(!repo.root.join("memory").exists(), "{refused:?}");
     let config = std::fs::read_to_string(repo.root.join(".git/config")).expect("config");
     assert!(!config.contains("hooksPath"), "{config}");
     // --force installs, and says what stops running.
