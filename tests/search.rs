@@ -24,12 +24,7 @@ fn search_json(root: &Path, args: &[&str]) -> Value {
 }
 
 fn paths(json: &Value) -> Vec<String> {
-    json["results"]
-        .as_array()
-        .expect("results")
-        .iter()
-        .map(|r| r["path"].as_str().expect("path").to_string())
-        .collect()
+    common::result_paths(json)
 }
 
 #[test]

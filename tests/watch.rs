@@ -62,12 +62,20 @@ fn search_paths(root: &Path, query: &[&str]) -> Vec<String> {
     let run = memlint(root, &args);
     assert_eq!(run.code, 0, "{run:?}");
     let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
-    json["results"]
-        .as_array()
-        .expect("results")
-        .iter()
-        .map(|r| r["path"].as_str().expect("path").to_string())
-        .collect()
+    common::result_paths(&json)
+}
+
+/// The record `linked_from_outside` links to.
+const LINKED: &str = "memory/decisions/cache-layer-for-the-index.md";
+
+/// A copy of `fixtures/search`, a directory outside it, and a hard link
+/// there to the record `LINKED`.
+fn linked_from_outside() -> (tempfile::TempDir, tempfile::TempDir, PathBuf) {
+    let ws = workspace("search");
+    let outside = tempfile::tempdir().expect("tempdir");
+    let link = outside.path().join("link.md");
+    std::fs::hard_link(ws.path().join(LINKED), &link).expect("hard link");
+    (ws, outside, link)
 }
 
 fn status(root: &Path) -> Run {
@@ -161,12 +169,8 @@ fn a_watched_search_sees_every_change() {
 /// watcher, the same search stats the file and sees the change.
 #[test]
 fn a_watched_search_trusts_the_watcher_instead_of_stating_records() {
-    let ws = workspace("search");
+    let (ws, _outside, link) = linked_from_outside();
     let root = ws.path();
-    let outside = tempfile::tempdir().expect("tempdir");
-    let record = "memory/decisions/cache-layer-for-the-index.md";
-    let link = outside.path().join("link.md");
-    std::fs::hard_link(root.join(record), &link).expect("hard link");
 
     let watched = Watched::start(root);
     assert!(search_paths(root, &["wombat"]).is_empty());
@@ -186,7 +190,7 @@ fn a_watched_search_trusts_the_watcher_instead_of_stating_records() {
 
     drop(watched);
     assert_eq!(status(root).code, 1);
-    assert_eq!(search_paths(root, &["wombat"]), [record]);
+    assert_eq!(search_paths(root, &["wombat"]), [LINKED]);
 }
 
 #[test]
@@ -240,12 +244,8 @@ fn start_stop_and_status_say_what_runs() {
 
 #[test]
 fn a_symbolic_link_under_a_record_root_makes_the_watcher_step_aside() {
-    let ws = workspace("search");
+    let (ws, outside, link) = linked_from_outside();
     let root = ws.path();
-    let outside = tempfile::tempdir().expect("tempdir");
-    let record = "memory/decisions/cache-layer-for-the-index.md";
-    let link = outside.path().join("link.md");
-    std::fs::hard_link(root.join(record), &link).expect("hard link");
     let _watched = Watched::start(root);
     assert!(search_paths(root, &["wombat"]).is_empty());
 
@@ -260,7 +260,7 @@ fn a_symbolic_link_under_a_record_root_makes_the_watcher_step_aside() {
     // Every file is checked again: even the change the watcher cannot see.
     let text = std::fs::read_to_string(&link).expect("read");
     std::fs::write(&link, text.replace("small cache", "small wombat cache")).expect("write");
-    assert_eq!(search_paths(root, &["wombat"]), [record]);
+    assert_eq!(search_paths(root, &["wombat"]), [LINKED]);
 }
 
 #[test]

@@ -165,3 +165,13 @@ pub fn age(path: &Path) {
     file.and_then(|f| f.set_modified(past))
         .unwrap_or_else(|e| panic!("set the mtime of {}: {e}", path.display()));
 }
+
+/// The `path` of every result of `memlint search --format json`, in order.
+pub fn result_paths(json: &serde_json::Value) -> Vec<String> {
+    json["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|r| r["path"].as_str().expect("path").to_string())
+        .collect()
+}
