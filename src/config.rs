@@ -401,6 +401,9 @@ context: {max_chars: 4000, blocks: 1}
 staging: {max_files: 50, max_bytes: 1048576, stale_after_secs: 7200}
 # Consecutive failed lints of one file before the post-write hook stops the agent.
 post_write: {max_failures: 3}
+# true: the first search or context that finds no `memlint watch` running starts
+# one (Linux), so that they need not stat every record.
+watch: false
 ";
 
 #[cfg(test)]
