@@ -206,9 +206,9 @@ pub fn material(files: &[Glance], context_md: Option<String>, keep: usize) -> Ma
             per_dir[i].push((g.date, name));
         }
         if kind == Kind::Knowledge && g.model_invocation == Some(true) {
-            if let Some(d) = g.description {
-                resident.push((g.date, stem(g.path), d));
-            }
+            // One whose description is missing or invalid (`check` reports
+            // it) is still listed, by its slug alone.
+            resident.push((g.date, stem(g.path), g.description.unwrap_or("")));
         }
     }
     m.dirs = TOC_DIRS
@@ -608,7 +608,10 @@ pub fn render(m: &Material, s: &Settings) -> String {
         items: m
             .resident
             .iter()
-            .map(|(slug, d)| format!("- {slug} — {d}"))
+            .map(|(slug, d)| match d.as_str() {
+                "" => format!("- {slug}"),
+                d => format!("- {slug} — {d}"),
+            })
             .collect(),
         total: m.resident_total,
     });

@@ -316,13 +316,49 @@ pub fn merge_agent_settings(existing: Option<&str>) -> Result<(String, Vec<Strin
         }
         .unwrap_or_default();
         match hooks.get_mut(&event) {
-            Some(existing) if existing.runs(&command) => {}
             Some(Json::Array(list)) => {
-                if let Json::Array(g) = groups {
-                    list.extend(g);
+                let Json::Array(mut ours) = groups else {
+                    continue;
+                };
+                // The tools our group is for that no group running our
+                // command covers yet; without a matcher, all or nothing.
+                let wanted: Option<Vec<String>> = ours
+                    .first()
+                    .and_then(matcher)
+                    .map(|m| tool_names(m).into_iter().map(String::from).collect());
+                let runs_for = |tool: &str| {
+                    list.iter()
+                        .any(|g| g.runs(&command) && matches_tool(g, tool))
+                };
+                match &wanted {
+                    None if list.iter().any(|g| g.runs(&command)) => continue,
+                    None => {}
+                    Some(tools) => {
+                        let missing: Vec<&str> = tools
+                            .iter()
+                            .map(String::as_str)
+                            .filter(|t| !runs_for(t))
+                            .collect();
+                        if missing.is_empty() {
+                            continue;
+                        }
+                        if missing.len() < tools.len() {
+                            // Only the tools left over, so that no tool runs
+                            // the hook twice (post-write would count its
+                            // failures double).
+                            if let Some(Json::Object(entries)) = ours.first_mut() {
+                                if let Some(slot) = entries.iter_mut().find(|(k, _)| k == "matcher")
+                                {
+                                    slot.1 = Json::String(missing.join("|"));
+                                }
+                            }
+                        }
+                    }
                 }
+                list.extend(ours);
                 added.push(event);
             }
+            Some(existing) if existing.runs(&command) => {}
             Some(_) => return Err(format!("has a `hooks.{event}` that is not a JSON array")),
             None => {
                 if let Json::Object(entries) = hooks {
@@ -335,6 +371,46 @@ pub fn merge_agent_settings(existing: Option<&str>) -> Result<(String, Vec<Strin
     let mut text = serde_json::to_string_pretty(&settings).map_err(|e| e.to_string())?;
     text.push('\n');
     Ok((text, added))
+}
+
+/// A hook group's `matcher`: `None` when it has none (it then matches every
+/// tool).
+fn matcher(group: &Json) -> Option<&str> {
+    match group {
+        Json::Object(entries) => entries.iter().find_map(|(k, v)| match (k.as_str(), v) {
+            ("matcher", Json::String(m)) => Some(m.as_str()),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
+/// The tool names of a plain matcher such as `Write|Edit|MultiEdit`.
+fn tool_names(matcher: &str) -> Vec<&str> {
+    matcher
+        .split('|')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+/// Whether a hook group runs for `tool`, as the runtime reads a matcher: none,
+/// an empty one or `*` matches every tool; letters, digits and `|` name tools
+/// exactly; anything else is a regular expression. One that does not compile
+/// counts as matching, so that nothing is registered twice.
+fn matches_tool(group: &Json, tool: &str) -> bool {
+    let Some(m) = matcher(group).map(str::trim) else {
+        return true;
+    };
+    if m.is_empty() || m == "*" {
+        return true;
+    }
+    if m.chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '|' || c == ' ')
+    {
+        return tool_names(m).contains(&tool);
+    }
+    regex::Regex::new(m).map_or(true, |re| re.is_match(tool))
 }
 
 /// Whether two hook commands run the same program (by file name, so that

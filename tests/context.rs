@@ -661,3 +661,21 @@ fn a_small_budget_keeps_the_header_with_a_short_notice() {
     let text = context(ws.path(), &["--max-chars", "50"], &[]);
     assert_eq!(text, "HDR\n[cut: `memlint search` recalls more]\n");
 }
+
+#[test]
+fn a_resident_record_with_an_invalid_description_is_listed_by_its_slug() {
+    let ws = workspace();
+    let path = ws.path().join("knowledge/index-rebuild-timing.md");
+    let text = fs::read_to_string(&path).expect("read");
+    let broken = text.replace(
+        "description: 十万件の索引を冷えた状態から作ると約七秒、温まっていれば一秒未満。",
+        "description: |\n  十万件の索引を冷えた状態から作ると約七秒。\n  温まっていれば一秒未満。",
+    );
+    assert_ne!(broken, text);
+    fs::write(&path, broken).expect("write");
+    let out = context(ws.path(), &[], &[]);
+    assert!(
+        out.contains("## Resident knowledge\n- index-rebuild-timing\n- context-budget-rules — "),
+        "{out}"
+    );
+}

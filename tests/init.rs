@@ -349,3 +349,55 @@ fn agent_settings_know_memlint_by_any_path_and_say_what_is_wrong() {
         "{err}"
     );
 }
+
+#[test]
+fn agent_settings_add_post_write_only_for_the_tools_not_yet_covered() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path();
+    std::fs::create_dir_all(root.join(".claude")).expect("mkdir");
+    let settings = root.join(".claude/settings.json");
+    let post_write = |matcher: &str| {
+        format!(
+            r#"{{"hooks":{{"PostToolUse":[{{"matcher":"{matcher}","hooks":[{{"type":"command","command":"memlint hook post-write"}}]}}]}}}}"#
+        )
+    };
+    let matchers = |settings: &Path| -> Vec<String> {
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(settings).expect("read")).expect("JSON");
+        json["hooks"]["PostToolUse"]
+            .as_array()
+            .expect("list")
+            .iter()
+            .map(|g| g["matcher"].as_str().unwrap_or("(none)").to_string())
+            .collect()
+    };
+    // Registered for Write only: Edit and MultiEdit are added, Write is not
+    // registered a second time.
+    std::fs::write(&settings, post_write("Write")).expect("write");
+    let (code, out) = memlint(root, &["init", "--agent-settings"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("SessionStart, PostToolUse, Stop hook(s)"),
+        "{out}"
+    );
+    assert_eq!(matchers(&settings), ["Write", "Edit|MultiEdit"]);
+    let (_, out) = memlint(root, &["init", "--agent-settings"]);
+    assert!(out.contains("already registers memlint's hooks"), "{out}");
+
+    // Every tool, as `*`, as a regular expression, or in another order.
+    for covering in [
+        "*",
+        "Write|Edit|MultiEdit",
+        "MultiEdit|Edit|Write",
+        ".*Edit|Write",
+    ] {
+        std::fs::write(&settings, post_write(covering)).expect("write");
+        let (code, out) = memlint(root, &["init", "--agent-settings"]);
+        assert_eq!(code, 0, "{out}");
+        assert!(
+            out.contains("SessionStart, Stop hook(s)"),
+            "{covering}: {out}"
+        );
+        assert_eq!(matchers(&settings), [covering], "{covering}");
+    }
+}
