@@ -535,11 +535,31 @@ impl Repo {
         };
         walk.dir(head_tree, cache, range.clone(), &self.prefix)?;
         changes.sort_by(|a, b| a.path.cmp(&b.path));
+        // A sparse index holds a directory outside the sparse checkout as
+        // one entry pointing at its tree: the commit holds its files all
+        // the same.
+        let mut sparse = Vec::new();
+        let backing = index.path_backing();
+        for e in &index.entries()[range.clone()] {
+            if e.mode.is_sparse() {
+                let path = e.path_in(backing);
+                let Some(rel) = path.get(self.prefix.len()..).and_then(|r| r.to_str().ok()) else {
+                    continue;
+                };
+                let mut dir = rel.to_string();
+                if !dir.ends_with('/') {
+                    dir.push('/');
+                }
+                self.flatten_into(e.id, &mut dir, &mut sparse)?;
+            }
+        }
+        sparse.sort_by(|a: &(String, Object), b| a.0.cmp(&b.0));
         Ok(Staged {
             index,
             range,
             prefix: self.prefix.clone(),
             changes,
+            sparse,
         })
     }
 }
@@ -552,15 +572,18 @@ pub struct Staged {
     prefix: String,
     /// Paths whose staged version differs from HEAD, sorted.
     pub changes: Vec<Change>,
+    /// The files of the index's sparse directory entries, root-relative,
+    /// sorted.
+    sparse: Vec<(String, Object)>,
 }
 
 impl Staged {
     /// Every path the next commit holds under the root, root-relative,
     /// sorted, with its object.
-    pub fn paths(&self) -> impl Iterator<Item = (&str, Object)> + '_ {
+    pub fn paths(&self) -> Vec<(&str, Object)> {
         let backing = self.index.path_backing();
         let plen = self.prefix.len();
-        self.index.entries()[self.range.clone()]
+        let mut out: Vec<(&str, Object)> = self.index.entries()[self.range.clone()]
             .iter()
             .filter(|e| {
                 !e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD) && e.stage_raw() == 0
@@ -569,6 +592,12 @@ impl Staged {
                 let path = e.path_in(backing).get(plen..)?.to_str().ok()?;
                 Some((path, index_object(e)?))
             })
+            .collect();
+        if !self.sparse.is_empty() {
+            out.extend(self.sparse.iter().map(|(p, o)| (p.as_str(), *o)));
+            out.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        }
+        out
     }
 
     /// The git index this view was read from.
@@ -584,7 +613,9 @@ impl Staged {
     /// The staged object at root-relative `rel`.
     pub fn lookup(&self, rel: &str) -> Option<Object> {
         let full = format!("{}{rel}", self.prefix);
-        let e = self.index.entry_by_path(full.as_bytes().as_bstr())?;
+        let Some(e) = self.index.entry_by_path(full.as_bytes().as_bstr()) else {
+            return tree_lookup(&self.sparse, rel);
+        };
         if e.flags.contains(gix::index::entry::Flags::INTENT_TO_ADD) {
             return None;
         }
@@ -594,7 +625,9 @@ impl Staged {
     /// Whether root-relative `rel` is a file or a directory of the index.
     pub fn exists(&self, rel: &str) -> bool {
         let full = format!("{}{rel}", self.prefix);
-        self.lookup(rel).is_some() || self.index.path_is_directory(full.as_bytes().as_bstr())
+        self.lookup(rel).is_some()
+            || self.index.path_is_directory(full.as_bytes().as_bstr())
+            || tree_has(&self.sparse, rel)
     }
 }
 
@@ -715,6 +748,12 @@ impl IndexWalk<'_> {
                     if is_dir {
                         let mut i = ii;
                         while i < end {
+                            if self.index.entries()[i].mode.is_sparse() {
+                                let sub = self.path(i).to_str_lossy().into_owned();
+                                self.sparse_dir(None, self.index.entries()[i].id, &sub)?;
+                                i += 1;
+                                continue;
+                            }
                             let mut j = i + 1;
                             while j < end && self.path(j) == self.path(i) {
                                 j += 1;
@@ -731,9 +770,20 @@ impl IndexWalk<'_> {
                     }
                     ii = end;
                 }
-                (std::cmp::Ordering::Equal, Some((_, is_dir, end))) => {
+                (std::cmp::Ordering::Equal, Some((k, is_dir, end))) => {
                     let item = &items[ti];
-                    if is_dir {
+                    // The directory is one sparse entry (`dir/name/`).
+                    let sparse = is_dir
+                        && end == ii + 1
+                        && self.index.entries()[ii].mode.is_sparse()
+                        && self.path(ii).len() == plen + k + 1;
+                    if sparse {
+                        let id = self.index.entries()[ii].id;
+                        if id != item.oid {
+                            let sub = format!("{dir}{}/", item.filename.to_str_lossy());
+                            self.sparse_dir(Some(item.oid.to_owned()), id, &sub)?;
+                        }
+                    } else if is_dir {
                         let name: &[u8] = item.filename;
                         let child = cache
                             .and_then(|c| c.children.iter().find(|t| t.name.as_slice() == name));
@@ -753,6 +803,50 @@ impl IndexWalk<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The changes in a sparse directory entry of the index (`dir`, with
+    /// its `/`), whose tree `new` replaces `old`.
+    fn sparse_dir(
+        &mut self,
+        old: Option<ObjectId>,
+        new: ObjectId,
+        dir: &str,
+    ) -> Result<(), GitError> {
+        let flat = |id: Option<ObjectId>| -> Result<Vec<(String, Object)>, GitError> {
+            let mut out = Vec::new();
+            if let Some(id) = id {
+                self.repo.flatten_into(id, &mut dir.to_string(), &mut out)?;
+            }
+            Ok(out)
+        };
+        let (old, new) = (flat(old)?, flat(Some(new))?);
+        let (mut a, mut b) = (old.into_iter().peekable(), new.into_iter().peekable());
+        loop {
+            let order = match (a.peek(), b.peek()) {
+                (None, None) => return Ok(()),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                (None, Some(_)) => std::cmp::Ordering::Greater,
+                (Some(x), Some(y)) => x.0.cmp(&y.0),
+            };
+            match order {
+                std::cmp::Ordering::Less => {
+                    let (path, o) = a.next().expect("peeked");
+                    self.push(&path, Some(o), None)?;
+                }
+                std::cmp::Ordering::Greater => {
+                    let (path, n) = b.next().expect("peeked");
+                    self.push(&path, None, Some(n))?;
+                }
+                std::cmp::Ordering::Equal => {
+                    let ((path, o), (_, n)) =
+                        (a.next().expect("peeked"), b.next().expect("peeked"));
+                    if o.id != n.id || o.kind != n.kind {
+                        self.push(&path, Some(o), Some(n))?;
+                    }
+                }
+            }
+        }
     }
 
     fn items(&self, tree: ObjectId) -> Result<Vec<TreeItem>, GitError> {
@@ -889,6 +983,7 @@ pub fn check_staged(
     let staged = repo.staged()?;
     let paths: Vec<&str> = staged
         .paths()
+        .into_iter()
         .filter(|(_, o)| o.is_file())
         .map(|(p, _)| p)
         .collect();

@@ -1408,3 +1408,87 @@ fn a_blob_id_never_stands_for_a_file_git_converts() {
         "{run:?}"
     );
 }
+
+/// The example workspace, committed, then checked out sparsely with a sparse
+/// index: only `memory/requests/` (and the files at the top of each parent)
+/// in the work tree, `memory/decisions/` and `knowledge/` one index entry
+/// each. `None` when this git has no sparse index.
+fn sparse_example(before_sparse: impl Fn(&Repo)) -> Option<Repo> {
+    let repo = Repo::new();
+    common::copy_dir(&common::fixture("example"), &repo.root);
+    repo.commit("Seed the memory");
+    before_sparse(&repo);
+    let set = Command::new("git")
+        .args([
+            "sparse-checkout",
+            "set",
+            "--cone",
+            "--sparse-index",
+            "memory/requests",
+        ])
+        .current_dir(&repo.root)
+        .output()
+        .expect("git");
+    if !set.status.success() {
+        eprintln!("skipped: git has no sparse index");
+        return None;
+    }
+    let listed = repo.git(&["ls-files", "--sparse"]);
+    assert!(listed.lines().any(|l| l == "memory/decisions/"), "{listed}");
+    assert!(!repo.root.join("memory/decisions").exists());
+    Some(repo)
+}
+
+#[test]
+fn staged_reads_the_records_of_a_sparse_index_directory() {
+    let Some(repo) = sparse_example(|_| {}) else {
+        return;
+    };
+    // A request that cites a decision outside the sparse checkout, and one
+    // that does not exist.
+    let path = "memory/requests/export-monthly-csv.md";
+    let text = std::fs::read_to_string(repo.root.join(path)).expect("read");
+    let edited = text.replace(
+        "  - decision:store-amounts-as-integer-minor-units\n",
+        "  - decision:store-amounts-as-integer-minor-units\n  - decision:no-such-decision\n",
+    );
+    assert_ne!(edited, text);
+    repo.write(path, &edited);
+    repo.git(&["add", path]);
+    let run = repo.check(&["--staged"]);
+    assert_eq!(run.code, 0, "a warning: {run:?}");
+    assert_eq!(
+        run.found(),
+        vec![("sources/dangling".into(), path.into(), 8)],
+        "{run:?}"
+    );
+}
+
+#[test]
+fn staged_sees_changes_inside_a_sparse_index_directory() {
+    // The last commit changed a decision; with the index kept and HEAD moved
+    // back, the change sits inside a collapsed directory entry.
+    let Some(repo) = sparse_example(|repo| {
+        let path = "memory/decisions/use-float-amounts.md";
+        let text = std::fs::read_to_string(repo.root.join(path)).expect("read");
+        repo.write(
+            path,
+            &text.replace("  - file:docs/architecture.md\n", "  - file:docs/gone.md\n"),
+        );
+        repo.commit("Cite a missing document");
+    }) else {
+        return;
+    };
+    repo.git(&["reset", "-q", "--soft", "HEAD~1"]);
+    let run = repo.check(&["--staged"]);
+    assert_eq!(run.code, 0, "a warning: {run:?}");
+    assert_eq!(
+        run.found(),
+        vec![(
+            "sources/dangling".into(),
+            "memory/decisions/use-float-amounts.md".into(),
+            6
+        )],
+        "{run:?}"
+    );
+}
