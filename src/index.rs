@@ -1344,7 +1344,13 @@ const LISTING_MAGIC: &[u8; 8] = b"MLLIST\0\0";
 type Seen = Option<Stat>;
 
 fn seen(path: &Path) -> Seen {
-    std::fs::symlink_metadata(path).ok().map(|m| Stat::of(&m))
+    // An ignore file may be a link: what the walk reads is its target.
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    match meta.file_type().is_symlink() {
+        true => std::fs::metadata(path).ok().or(Some(meta)),
+        false => Some(meta),
+    }
+    .map(|m| Stat::of(&m))
 }
 
 /// The directories and ignore files whose change could change what
@@ -1366,7 +1372,8 @@ fn watched(ws: &Workspace, walked: &crate::workspace::Walked) -> Option<Vec<Stri
         for name in IGNORES {
             out.push(d.join(name).to_string_lossy().into_owned());
         }
-        out.push(d.join(".git/info/exclude").to_string_lossy().into_owned());
+        let exclude = crate::workspace::git_common_dir(d).join("info/exclude");
+        out.push(exclude.to_string_lossy().into_owned());
     };
     let mut dirs: Vec<&Path> = vec![&ws.root];
     let mut parents: Vec<PathBuf> = Vec::new();

@@ -23,9 +23,12 @@
 //! file-system monitor): do not watch such a workspace.
 //!
 //! Protocol, one line each way over `.memlint/watch.sock` (peers of
-//! another user are refused on both sides): `sync` → `ok INSTANCE SEQ` or
-//! `untrusted REASON`; `status` → `pid PID dirs N events N answered N
-//! REASON`; `stop` → `stopping`.
+//! another user are refused on both sides; every question ends with the
+//! device and inode of the asker's root, and a watcher of another root,
+//! reached through a hard-linked copy, answers nothing else): `sync` →
+//! `ok INSTANCE SEQ` or `untrusted REASON`; `status` → `pid PID dirs N
+//! events N answered N REASON`; `stop` → `stopping`. A watcher that does
+//! not accept at once is treated as none.
 
 use crate::workspace::Workspace;
 use std::path::Path;
@@ -173,12 +176,16 @@ pub fn stop(root: &Path) -> Option<u32> {
 #[cfg(unix)]
 fn ask(root: &Path, question: &str) -> std::io::Result<String> {
     use std::io::{BufRead, Read, Write};
+    use std::os::unix::fs::MetadataExt;
     let dir = root.join(crate::index::DIR);
+    // The watcher answers only for the root it watches: a socket reached
+    // through a hard-linked copy of `.memlint/` leads to another's.
+    let me = std::fs::metadata(root)?;
     let stream = unix::connect(&dir)?;
     stream.set_read_timeout(Some(ANSWER_WITHIN))?;
     stream.set_write_timeout(Some(ANSWER_WITHIN))?;
     unix::same_user(&stream)?;
-    (&stream).write_all(format!("{question}\n").as_bytes())?;
+    (&stream).write_all(format!("{question} {} {}\n", me.dev(), me.ino()).as_bytes())?;
     let mut line = String::new();
     std::io::BufReader::new((&stream).take(4096)).read_line(&mut line)?;
     Ok(line)
@@ -221,6 +228,54 @@ mod unix {
         }
     }
 
+    /// Connects without waiting: a watcher that does not accept (stopped,
+    /// or its backlog full) is no watcher.
+    #[cfg(target_os = "linux")]
+    pub(super) fn connect(dir: &Path) -> std::io::Result<UnixStream> {
+        use std::os::fd::FromRawFd;
+        use std::os::unix::ffi::OsStrExt;
+        with_short_path(dir, |p| {
+            let bytes = p.as_os_str().as_bytes();
+            // SAFETY: a plain value type, all zeroes is valid.
+            let mut addr: libc::sockaddr_un = unsafe { std::mem::zeroed() };
+            if bytes.len() >= addr.sun_path.len() {
+                return Err(std::io::ErrorKind::InvalidInput.into());
+            }
+            addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
+            for (to, from) in addr.sun_path.iter_mut().zip(bytes) {
+                *to = *from as libc::c_char;
+            }
+            // SAFETY: no pointers; the result is checked.
+            let fd = unsafe {
+                libc::socket(
+                    libc::AF_UNIX,
+                    libc::SOCK_STREAM | libc::SOCK_NONBLOCK | libc::SOCK_CLOEXEC,
+                    0,
+                )
+            };
+            if fd < 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // SAFETY: `fd` was just opened and is owned here alone.
+            let stream = unsafe { UnixStream::from_raw_fd(fd) };
+            let len = std::mem::size_of::<libc::sa_family_t>() + bytes.len() + 1;
+            // SAFETY: `addr` is a valid address of at least `len` bytes.
+            let r = unsafe {
+                libc::connect(
+                    fd,
+                    (&addr as *const libc::sockaddr_un).cast(),
+                    len as libc::socklen_t,
+                )
+            };
+            if r != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            stream.set_nonblocking(false)?;
+            Ok(stream)
+        })
+    }
+
+    #[cfg(not(target_os = "linux"))]
     pub(super) fn connect(dir: &Path) -> std::io::Result<UnixStream> {
         with_short_path(dir, |p| UnixStream::connect(p))
     }
@@ -468,6 +523,32 @@ mod daemon {
         0x5346_414F,           // AFS
     ];
 
+    /// The ignore files the walk reads in each directory.
+    const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".memlintignore"];
+
+    /// Whether `dir` lies on a file system inotify hears every change of.
+    fn local(dir: &Path) -> Result<(), String> {
+        use std::os::unix::ffi::OsStrExt;
+        let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+            return Ok(());
+        };
+        let mut fs = std::mem::MaybeUninit::<libc::statfs>::uninit();
+        // SAFETY: `c` is a valid C string; `fs` is written before it is read.
+        if unsafe { libc::statfs(c.as_ptr(), fs.as_mut_ptr()) } != 0 {
+            return Ok(());
+        }
+        // SAFETY: statfs succeeded.
+        #[allow(clippy::unnecessary_cast)] // `f_type` is not i64 everywhere.
+        let kind = unsafe { fs.assume_init() }.f_type as i64;
+        if REMOTE.contains(&kind) {
+            return Err(format!(
+                "is on a network or user-space file system (type {kind:#x}): \
+                 changes made elsewhere are never reported"
+            ));
+        }
+        Ok(())
+    }
+
     struct Watcher {
         root: PathBuf,
         own: PathBuf,
@@ -480,6 +561,9 @@ mod daemon {
         /// what is listed) coming and going.
         git_wd: i32,
         tops: Vec<String>,
+        /// The root's device and inode: a question from another root (a
+        /// hard-linked copy of `.memlint/`) is not answered.
+        root_id: (u64, u64),
         instance: u64,
         seq: u64,
         answered: u64,
@@ -533,7 +617,9 @@ mod daemon {
                 .concat(),
             )
         };
+        let root_meta = std::fs::metadata(&ws.root).map_err(io(&ws.root))?;
         let mut w = Watcher {
+            root_id: (root_meta.dev(), root_meta.ino()),
             root: ws.root.clone(),
             own: own.clone(),
             // SAFETY: `fd` was just opened and is owned here alone.
@@ -565,6 +651,9 @@ mod daemon {
             super::unix::with_short_path(&own, |p| UnixListener::bind(p)).map_err(io(&socket))?;
         listener.set_nonblocking(true).map_err(io(&socket))?;
         let bound = std::fs::symlink_metadata(&socket).map(|m| m.ino()).ok();
+        // A mount inside the workspace shows a tree no watch is on: the
+        // mount table, when it can be polled, says when to look again.
+        let mounts = std::fs::File::open("/proc/self/mounts").ok();
         started(&w.status());
         while !w.quit {
             let mut fds = [
@@ -578,9 +667,14 @@ mod daemon {
                     events: libc::POLLIN,
                     revents: 0,
                 },
+                libc::pollfd {
+                    fd: mounts.as_ref().map_or(-1, |f| f.as_raw_fd()),
+                    events: libc::POLLPRI,
+                    revents: 0,
+                },
             ];
             // SAFETY: `fds` is valid for its length.
-            let r = unsafe { libc::poll(fds.as_mut_ptr(), 2, -1) };
+            let r = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, -1) };
             if r < 0 {
                 let e = std::io::Error::last_os_error();
                 if e.kind() == std::io::ErrorKind::Interrupted {
@@ -590,6 +684,10 @@ mod daemon {
             }
             if fds[0].revents != 0 {
                 w.read_events();
+            }
+            if fds[2].revents & (libc::POLLPRI | libc::POLLERR) != 0 {
+                w.seq += 1;
+                w.watch_everything();
             }
             if fds[1].revents != 0 {
                 while let Ok((stream, _)) = listener.accept() {
@@ -612,26 +710,9 @@ mod daemon {
 
     /// Refuses a root on a file system changed from elsewhere.
     fn remote_refused(root: &Path) -> Result<(), Error> {
-        use std::os::unix::ffi::OsStrExt;
-        let Ok(c) = std::ffi::CString::new(root.as_os_str().as_bytes()) else {
-            return Ok(());
-        };
-        let mut fs = std::mem::MaybeUninit::<libc::statfs>::uninit();
-        // SAFETY: `c` is a valid C string; `fs` is written before it is read.
-        if unsafe { libc::statfs(c.as_ptr(), fs.as_mut_ptr()) } != 0 {
-            return Ok(());
-        }
-        // SAFETY: statfs succeeded.
-        #[allow(clippy::unnecessary_cast)] // `f_type` is not i64 everywhere.
-        let kind = unsafe { fs.assume_init() }.f_type as i64;
-        if REMOTE.contains(&kind) {
-            return Err(Error::Unsupported(format!(
-                "{} is on a network or user-space file system (type {kind:#x}): \
-                 changes made elsewhere are never reported, so it is not watched",
-                root.display()
-            )));
-        }
-        Ok(())
+        local(root).map_err(|why| {
+            Error::Unsupported(format!("{} {why}, so it is not watched", root.display()))
+        })
     }
 
     impl Watcher {
@@ -683,7 +764,12 @@ mod daemon {
                 }
                 // Gone already, or not a directory (a link is not followed):
                 // its parent's event said so.
-                Err(_) => {
+                Err(e)
+                    if matches!(
+                        e.raw_os_error(),
+                        Some(libc::ENOENT | libc::ENOTDIR | libc::ELOOP)
+                    ) =>
+                {
                     if reach == Reach::Inside
                         && std::fs::symlink_metadata(dir).is_ok_and(|m| m.file_type().is_symlink())
                     {
@@ -691,7 +777,17 @@ mod daemon {
                     }
                     return;
                 }
+                // Unreadable (permissions): what it will hold is never seen.
+                Err(e) => {
+                    self.distrust(format!("{rel} cannot be watched ({e})"));
+                    return;
+                }
             }
+            if let Err(why) = local(dir) {
+                self.distrust(format!("{rel} {why}"));
+                return;
+            }
+            self.links_among_ignore_files(dir, &rel);
             let Ok(entries) = std::fs::read_dir(dir) else {
                 return;
             };
@@ -711,16 +807,25 @@ mod daemon {
         /// Watches every directory that matters, as at the start (again
         /// after the kernel dropped events).
         fn watch_everything(&mut self) {
-            let git = self.root.join(".git");
-            if git.is_dir() && !git.is_symlink() {
-                if let Ok(wd) = self.add(&git, DIR_EVENTS) {
-                    self.git_wd = wd;
+            // The git directory whose `info/exclude` applies: `.git`, what a
+            // `.git` link points at, or a worktree's common directory.
+            let git = crate::workspace::git_common_dir(&self.root);
+            let git = std::fs::canonicalize(&git).unwrap_or(git);
+            if git.is_dir() {
+                match self.add(&git, DIR_EVENTS) {
+                    Ok(wd) => self.git_wd = wd,
+                    Err(e) => self.add_failed(&git, e),
+                }
+                let info = git.join("info");
+                if info.is_dir() {
+                    if let Err(e) = self.add(&info, DIR_EVENTS) {
+                        self.add_failed(&info, e);
+                    }
+                } else if info.is_symlink() {
+                    self.distrust(format!("{} is a symbolic link", info.display()));
                 }
             }
-            let info = git.join("info");
-            if info.is_dir() && !info.is_symlink() {
-                let _ = self.add(&info, DIR_EVENTS);
-            }
+            self.links_among_ignore_files(&self.root.clone(), "");
             let mut leads: Vec<PathBuf> = Vec::new();
             for top in self.tops.clone() {
                 let mut at = self.root.clone();
@@ -737,7 +842,42 @@ mod daemon {
                 if self.rel(&dir).is_some_and(|r| self.tops.contains(&r)) {
                     self.watch_tree(&dir);
                 } else if dir.is_dir() && !dir.is_symlink() {
-                    let _ = self.add(&dir, DIR_EVENTS);
+                    match self.add(&dir, DIR_EVENTS) {
+                        Ok(_) => {
+                            let rel = self.rel(&dir).unwrap_or_default();
+                            self.links_among_ignore_files(&dir, &rel);
+                        }
+                        Err(e) => self.add_failed(&dir, e),
+                    }
+                }
+            }
+        }
+
+        /// A watch on a directory that exists could not be added: on a
+        /// full watch table or without permission, changes there go unseen.
+        fn add_failed(&mut self, dir: &Path, e: std::io::Error) {
+            match e.raw_os_error() {
+                Some(libc::ENOENT | libc::ENOTDIR) => {}
+                Some(libc::ENOSPC) => self.distrust(
+                    "the inotify watch limit is reached (raise fs.inotify.max_user_watches)".into(),
+                ),
+                _ => self.distrust(format!("{} cannot be watched ({e})", dir.display())),
+            }
+        }
+
+        /// An ignore file that is a link changes with its target, which
+        /// may lie anywhere: not followed.
+        fn links_among_ignore_files(&mut self, dir: &Path, rel: &str) {
+            for name in IGNORE_FILES {
+                if std::fs::symlink_metadata(dir.join(name))
+                    .is_ok_and(|m| m.file_type().is_symlink())
+                {
+                    let shown = if rel.is_empty() {
+                        name.to_string()
+                    } else {
+                        format!("{rel}/{name}")
+                    };
+                    self.distrust(format!("{shown} is a symbolic link"));
                 }
             }
         }
@@ -810,6 +950,12 @@ mod daemon {
                 if name == crate::index::DIR {
                     return;
                 }
+                if name == ".git" {
+                    // Made, removed, or pointed elsewhere (a worktree's file).
+                    self.seq += 1;
+                    self.watch_everything();
+                    return;
+                }
             }
             if wd == self.git_wd && wd != -1 {
                 if name == "info" {
@@ -838,8 +984,9 @@ mod daemon {
                 return;
             }
             let path = dir.join(name);
-            if path == self.root.join(".git") {
-                self.watch_everything();
+            if IGNORE_FILES.contains(&name) {
+                let rel = self.rel(&dir).unwrap_or_default();
+                self.links_among_ignore_files(&dir, &rel);
             } else if mask & libc::IN_ISDIR != 0 {
                 self.watch_tree(&path);
             } else if self
@@ -912,7 +1059,17 @@ mod daemon {
                 return;
             }
             self.answered += 1;
-            let answer = match line.trim() {
+            let mut words = line.split_whitespace();
+            let question = words.next().unwrap_or_default();
+            let asker = (
+                words.next().and_then(|w| w.parse::<u64>().ok()),
+                words.next().and_then(|w| w.parse::<u64>().ok()),
+            );
+            let question = match asker {
+                (Some(dev), Some(ino)) if (dev, ino) == self.root_id => question,
+                _ => "elsewhere",
+            };
+            let answer = match question {
                 "sync" => match (self.catch_up(), &self.untrusted) {
                     (_, Some(why)) => format!("untrusted {why}"),
                     (true, None) => {
@@ -939,6 +1096,7 @@ mod daemon {
                     self.quit = true;
                     "stopping".to_string()
                 }
+                "elsewhere" => "not the watcher of the asking root".to_string(),
                 _ => "unknown question".to_string(),
             };
             let _ = (&stream).write_all(format!("{answer}\n").as_bytes());

@@ -318,6 +318,30 @@ pub const NON_UTF8_NAME: &str =
 
 /// Whether `rel` failed to open because it is the lossy form of a name that
 /// is not valid UTF-8.
+/// The git directory whose `info/exclude` the walk applies below `dir`, as
+/// the `ignore` crate finds it: `dir/.git`, or, when `.git` is a file (a
+/// linked worktree), the common directory of the repository it names.
+pub fn git_common_dir(dir: &Path) -> PathBuf {
+    let dot_git = dir.join(".git");
+    let first_line = |path: &Path| -> Option<String> {
+        let text = std::fs::read_to_string(path).ok()?;
+        Some(text.lines().next()?.to_string())
+    };
+    if !std::fs::metadata(&dot_git).is_ok_and(|m| m.is_file()) {
+        return dot_git;
+    }
+    let Some(real) =
+        first_line(&dot_git).and_then(|l| l.strip_prefix("gitdir: ").map(PathBuf::from))
+    else {
+        return dot_git;
+    };
+    match first_line(&real.join("commondir")) {
+        Some(common) if common.starts_with('.') => real.join(common),
+        Some(common) => PathBuf::from(common),
+        None => dot_git,
+    }
+}
+
 pub fn lossy_name(rel: &str, e: &std::io::Error) -> bool {
     rel.contains('\u{fffd}') && e.kind() == std::io::ErrorKind::NotFound
 }

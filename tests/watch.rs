@@ -353,3 +353,185 @@ fn watch_true_in_the_configuration_starts_a_watcher_from_a_search() {
         "{bad:?}"
     );
 }
+
+#[test]
+fn a_hard_linked_copy_is_not_answered_by_the_originals_watcher() {
+    let ws = workspace("search");
+    let root = ws.path();
+    let watched = Watched::start(root);
+    assert!(search_paths(root, &["quokka"]).is_empty());
+    // `cp -al`: the copy's `.memlint/` holds the original's socket and index.
+    let copy = tempfile::tempdir().expect("tempdir");
+    copy_dir(root, copy.path());
+    std::fs::create_dir(copy.path().join(".memlint")).expect("mkdir");
+    for entry in std::fs::read_dir(root.join(".memlint")).expect("read_dir") {
+        let entry = entry.expect("entry");
+        std::fs::hard_link(
+            entry.path(),
+            copy.path().join(".memlint").join(entry.file_name()),
+        )
+        .expect("hard link");
+    }
+    let none = status(copy.path());
+    assert_eq!(none.code, 1, "{none:?}");
+    assert!(none.stderr.contains("no watcher runs for"), "{none:?}");
+    write(
+        copy.path(),
+        "memory/decisions/adopt-quokka-naming.md",
+        QUOKKA,
+    );
+    assert_eq!(
+        search_paths(copy.path(), &["quokka"]),
+        ["memory/decisions/adopt-quokka-naming.md"]
+    );
+    // Stopping in the copy stops nothing.
+    assert_eq!(memlint(copy.path(), &["watch", "stop"]).code, 1);
+    assert!(alive(watched.pid));
+    assert!(search_paths(root, &["quokka"]).is_empty());
+}
+
+#[test]
+fn a_worktrees_exclude_file_is_followed_with_and_without_a_watcher() {
+    let main = tempfile::tempdir().expect("tempdir");
+    common::git(main.path(), &["init", "-q", "-b", "main"]);
+    common::git(
+        main.path(),
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@e",
+            "commit",
+            "-q",
+            "--allow-empty",
+            "-m",
+            "i",
+        ],
+    );
+    let parent = tempfile::tempdir().expect("tempdir");
+    let tree = parent.path().join("wt");
+    common::git(
+        main.path(),
+        &["worktree", "add", "-q", tree.to_str().expect("UTF-8")],
+    );
+    copy_dir(&fixture("search"), &tree);
+    write(&tree, "memory/decisions/adopt-quokka-naming.md", QUOKKA);
+    let exclude = main.path().join(".git/info/exclude");
+    let quokka = ["memory/decisions/adopt-quokka-naming.md"];
+    for watcher in [false, true] {
+        std::fs::write(&exclude, "").expect("write");
+        let _watched = watcher.then(|| Watched::start(&tree));
+        assert_eq!(
+            search_paths(&tree, &["quokka"]),
+            quokka,
+            "watcher: {watcher}"
+        );
+        assert_eq!(
+            search_paths(&tree, &["quokka"]),
+            quokka,
+            "watcher: {watcher}"
+        );
+        std::fs::write(&exclude, "/memory/decisions/adopt-quokka-naming.md\n").expect("write");
+        assert!(
+            search_paths(&tree, &["quokka"]).is_empty(),
+            "an excluded record is found (watcher: {watcher})"
+        );
+        let check = memlint(&tree, &["check", "--format", "json"]);
+        assert!(!check.stdout.contains("adopt-quokka-naming"), "{check:?}");
+    }
+}
+
+#[test]
+fn an_ignore_file_that_is_a_link_is_followed_or_distrusted() {
+    let ws = workspace("search");
+    let root = ws.path();
+    write(root, "memory/decisions/adopt-quokka-naming.md", QUOKKA);
+    write(root, "conf/memlintignore", "");
+    std::os::unix::fs::symlink("conf/memlintignore", root.join(".memlintignore")).expect("symlink");
+    let quokka = ["memory/decisions/adopt-quokka-naming.md"];
+    assert_eq!(search_paths(root, &["quokka"]), quokka);
+    // Without a watcher, the listing follows the link's target.
+    write(root, "conf/memlintignore", "adopt-quokka-naming.md\n");
+    assert!(search_paths(root, &["quokka"]).is_empty());
+    write(root, "conf/memlintignore", "");
+    assert_eq!(search_paths(root, &["quokka"]), quokka);
+    // The watcher cannot follow it: it says so, and every file is checked.
+    let _watched = Watched::start(root);
+    let shown = status(root);
+    assert!(
+        shown.stdout.contains(
+            "not trusted, every command checks every file: .memlintignore is a symbolic link"
+        ),
+        "{shown:?}"
+    );
+    assert_eq!(search_paths(root, &["quokka"]), quokka);
+    write(root, "conf/memlintignore", "adopt-quokka-naming.md\n");
+    assert!(search_paths(root, &["quokka"]).is_empty());
+}
+
+#[test]
+fn a_watcher_that_does_not_answer_never_holds_a_command_up() {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    let ws = workspace("search");
+    let root = ws.path();
+    let watched = Watched::start(root);
+    assert!(search_paths(root, &["quokka"]).is_empty());
+    // Stopped, and its backlog filled with connections it never accepts.
+    // SAFETY: a signal to the watcher this test started.
+    assert_eq!(unsafe { libc::kill(watched.pid as i32, libc::SIGSTOP) }, 0);
+    let socket = root.join(".memlint/watch.sock");
+    let mut held = Vec::new();
+    for _ in 0..100_000 {
+        // SAFETY: plain socket calls on descriptors owned by `held`.
+        unsafe {
+            let fd = libc::socket(libc::AF_UNIX, libc::SOCK_STREAM | libc::SOCK_NONBLOCK, 0);
+            assert!(fd >= 0);
+            let owned = std::os::fd::OwnedFd::from_raw_fd(fd);
+            let mut addr: libc::sockaddr_un = std::mem::zeroed();
+            addr.sun_family = libc::AF_UNIX as libc::sa_family_t;
+            let path = socket.to_str().expect("UTF-8").as_bytes();
+            for (to, from) in addr.sun_path.iter_mut().zip(path) {
+                *to = *from as libc::c_char;
+            }
+            let len = std::mem::size_of::<libc::sa_family_t>() + path.len() + 1;
+            let r = libc::connect(
+                owned.as_raw_fd(),
+                (&addr as *const libc::sockaddr_un).cast(),
+                len as u32,
+            );
+            if r != 0 {
+                break;
+            }
+            held.push(owned);
+        }
+    }
+    write(root, "memory/decisions/adopt-quokka-naming.md", QUOKKA);
+    // A hang, not a speed, is what this looks for: the search gets a minute.
+    let mut search = std::process::Command::new(env!("CARGO_BIN_EXE_memlint"))
+        .args(["search", "quokka", "--format", "json"])
+        .current_dir(root)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("run memlint");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let finished = loop {
+        match search.try_wait().expect("wait") {
+            Some(status) => break Some(status),
+            None if Instant::now() > deadline => break None,
+            None => std::thread::sleep(Duration::from_millis(50)),
+        }
+    };
+    if finished.is_none() {
+        let _ = search.kill();
+    }
+    // SAFETY: as above.
+    unsafe { libc::kill(watched.pid as i32, libc::SIGCONT) };
+    drop(held);
+    assert!(finished.is_some_and(|s| s.success()), "the search hung");
+    let out = search.wait_with_output().expect("output");
+    let json: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        common::result_paths(&json),
+        ["memory/decisions/adopt-quokka-naming.md"]
+    );
+}
