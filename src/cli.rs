@@ -793,11 +793,11 @@ fn index(s: &Settings) -> Result<ExitCode, WorkspaceError> {
     };
     let (done, search) = crate::search::refresh(ws, &listing, &opts, watch);
     let secs = started.elapsed().as_secs_f64();
-    if let Err(source) = done.saved {
-        return Err(WorkspaceError::Io {
-            path: crate::index::path(&ws.root).display().to_string(),
-            source,
-        });
+    if let Err(e) = done.saved {
+        return Err(WorkspaceError::Usage(format!(
+            "cannot write {}: {e}",
+            crate::index::path(&ws.root).display()
+        )));
     }
     if !s.quiet {
         write_out(&format!(

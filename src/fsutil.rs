@@ -84,6 +84,19 @@ pub fn stays_inside(root: &Path, path: &Path) -> bool {
     }
 }
 
+/// Whether `path`, below `root`, and every directory on the way to it stay
+/// inside `root` (see [`stays_inside`]).
+pub fn path_stays_inside(root: &Path, path: &Path) -> bool {
+    let Ok(rel) = path.strip_prefix(root) else {
+        return true;
+    };
+    let mut at = root.to_path_buf();
+    rel.components().all(|c| {
+        at.push(c);
+        stays_inside(root, &at)
+    })
+}
+
 /// The bytes of the regular file at `path` (see [`open_regular`]).
 pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
     let mut file = open_regular(path)?;

@@ -562,8 +562,9 @@ pub struct LogCommit {
     pub paths: Vec<String>,
     /// The well-formed `Memlint-GC:` trailers.
     pub gc: Vec<GcOp>,
-    /// The malformed ones (reported on standard error and in human output).
-    #[serde(skip)]
+    /// The malformed ones (also reported on standard error), each with
+    /// its line and what is wrong with it.
+    #[serde(rename = "malformed_gc")]
     pub malformed: Vec<Malformed>,
     /// One letter per path: A added, M modified, D deleted.
     #[serde(skip)]

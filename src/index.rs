@@ -670,12 +670,31 @@ pub fn with_fresh<R: Send>(
 
 /// Creates `.memlint/` (with a `.gitignore` that keeps it out of commits)
 /// when it is missing.
+/// A `.memlint` that is a symbolic link is never written through: it
+/// could lead out of the root, or to `.git` (whose `index` the cache's
+/// would replace). Commands then run without their cache.
 pub(crate) fn make_dir(root: &Path) -> std::io::Result<PathBuf> {
     let dir = root.join(DIR);
-    if !dir.is_dir() {
-        std::fs::create_dir_all(&dir)?;
-        // Best effort: the directory is a cache even where `init` never ran.
-        let _ = std::fs::write(dir.join(".gitignore"), "*\n");
+    match std::fs::symlink_metadata(&dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(m) => {
+            static SAID: std::sync::Once = std::sync::Once::new();
+            let what = match m.file_type().is_symlink() {
+                true => "a symbolic link",
+                false => "not a directory",
+            };
+            SAID.call_once(|| {
+                eprintln!(
+                    "memlint: warning: {DIR} is {what}; memlint keeps no cache there (every run checks every file)"
+                );
+            });
+            return Err(std::io::Error::other(format!("{DIR} is {what}")));
+        }
+        Err(_) => {
+            std::fs::create_dir_all(&dir)?;
+            // Best effort: the directory is a cache even where `init` never ran.
+            let _ = std::fs::write(dir.join(".gitignore"), "*\n");
+        }
     }
     Ok(dir)
 }

@@ -23,9 +23,32 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> WorkspaceError + '_ {
     }
 }
 
+/// Refuses to write `path` through a symbolic link that leads out of
+/// `root` (SPEC §1): a cloned repository could point `.gitignore` or
+/// `.githooks` anywhere.
+fn inside(root: &Path, path: &Path) -> Result<(), WorkspaceError> {
+    match crate::fsutil::path_stays_inside(root, path) {
+        true => Ok(()),
+        false => Err(WorkspaceError::Usage(format!(
+            "{} leads out of {} through a symbolic link; memlint never writes there",
+            path.strip_prefix(root).unwrap_or(path).display(),
+            root.display()
+        ))),
+    }
+}
+
 /// Creates what is missing under `root` and prints what it did.
 pub fn run(root: &Path) -> Result<ExitCode, WorkspaceError> {
     let mut done: Vec<String> = Vec::new();
+    let gi = root.join(".gitignore");
+    for path in DIRS
+        .iter()
+        .map(|d| root.join(d).join(".gitkeep"))
+        .chain([crate::config::FILE_NAME, "memory/summary.md", "CONTEXT.md"].map(|f| root.join(f)))
+        .chain([gi.clone()])
+    {
+        inside(root, &path)?;
+    }
     for dir in DIRS {
         let path = root.join(dir);
         if !path.is_dir() {
@@ -53,7 +76,6 @@ pub fn run(root: &Path) -> Result<ExitCode, WorkspaceError> {
             done.push(format!("created {name}"));
         }
     }
-    let gi = root.join(".gitignore");
     let existing = match std::fs::read_to_string(&gi) {
         Ok(s) => s,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
@@ -443,6 +465,7 @@ fn first_command(v: &Json) -> Option<String> {
 pub fn agent_settings(root: &Path, file: &Path) -> Result<ExitCode, WorkspaceError> {
     let path = root.join(file);
     let shown = file.display().to_string();
+    inside(root, &path)?;
     let existing = match std::fs::read_to_string(&path) {
         Ok(t) => Some(t),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -506,6 +529,7 @@ impl Hooks {
         let shown = format!("{HOOKS_DIR}/pre-commit");
         // Everything that would stop the installation is checked before
         // anything is written.
+        inside(&top, &hook)?;
         let current = crate::git::hooks_path(&repo).map_err(|e| usage(e.to_string()))?;
         let git_hook = repo.repo.git_dir().join("hooks/pre-commit");
         match current.as_deref() {

@@ -104,7 +104,7 @@ impl Report {
                 if last.is_some() {
                     out.push('\n');
                 }
-                let _ = writeln!(out, "{}", d.path);
+                let _ = writeln!(out, "{}", shown(&d.path));
                 last = Some(&d.path);
             }
             let _ = writeln!(
@@ -114,23 +114,23 @@ impl Report {
                 d.column,
                 d.severity.as_str(),
                 d.rule,
-                d.message
+                shown(&d.message)
             );
         }
         if last.is_some() {
             out.push('\n');
         }
         section(&mut out, "Replaced chains", &self.replaced_chains, |c| {
-            c.join(" → ")
+            shown(&c.join(" → "))
         });
         section(
             &mut out,
             "Records over max_sources",
             &self.too_many_sources,
-            |p| p.clone(),
+            |p| shown(p),
         );
         section(&mut out, "Similar slugs", &self.similar_slugs, |c| {
-            c.join(", ")
+            shown(&c.join(", "))
         });
         let _ = writeln!(
             out,
@@ -161,6 +161,20 @@ impl Report {
         );
         out
     }
+}
+
+/// A name or message with its control characters (line feeds included)
+/// shown as visible symbols: a file name never reaches the terminal as an
+/// escape sequence or breaks a line.
+fn shown(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}'),
+            '\u{7f}' => '\u{2421}',
+            '\u{80}'..='\u{9f}' => '\u{fffd}',
+            c => c,
+        })
+        .collect()
 }
 
 fn section<T>(out: &mut String, title: &str, items: &[T], line: impl Fn(&T) -> String) {

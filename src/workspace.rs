@@ -75,6 +75,15 @@ impl Workspace {
             Some(p) => (cwd.join(p), true),
             None => (root.join(config::FILE_NAME), false),
         };
+        // A workspace's own configuration is never read from outside it
+        // (SPEC §1); `--config` names a file on purpose.
+        if !required && !crate::fsutil::stays_inside(&root, &path) {
+            return Err(WorkspaceError::Usage(format!(
+                "{} leads out of {} through a symbolic link; memlint never reads there (name it with --config to use it)",
+                config::FILE_NAME,
+                root.display()
+            )));
+        }
         let config = match crate::fsutil::read_regular(&path) {
             Ok(bytes) => {
                 let shown = path.display().to_string();

@@ -595,6 +595,20 @@ fn malformed_trailer_is_reported() {
     );
     assert!(log.stdout.contains("without `.md`"), "{log:?}");
     assert!(log.stderr.contains("malformed"), "{log:?}");
+    // And a JSON reader sees it, beside the well-formed ones.
+    let json = memlint(&repo.root, &["log", "--gc", "--format", "json"]).json();
+    let commit = &json["commits"][0];
+    assert_eq!(commit["gc"], serde_json::json!([]));
+    assert_eq!(
+        commit["malformed_gc"][0]["line"],
+        "Memlint-GC: drop memory/decisions/stale.md stale"
+    );
+    assert!(
+        commit["malformed_gc"][0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("without `.md`")),
+        "{json}"
+    );
 }
 
 #[test]
@@ -1490,5 +1504,71 @@ fn staged_sees_changes_inside_a_sparse_index_directory() {
             6
         )],
         "{run:?}"
+    );
+}
+
+#[test]
+fn a_memlint_link_to_the_git_directory_is_never_written_through() {
+    let repo = seeded();
+    repo.write("notes.txt", "staged\n");
+    repo.git(&["add", "notes.txt"]);
+    std::os::unix::fs::symlink(".git", repo.root.join(".memlint")).expect("symlink");
+    let index = std::fs::read(repo.root.join(".git/index")).expect("read");
+    let listing = |dir: &Path| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .expect("read_dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+    let before = listing(&repo.root.join(".git"));
+    let index_run = memlint(&repo.root, &["index"]);
+    assert_eq!(index_run.code, 2, "{index_run:?}");
+    assert!(
+        index_run.stderr.contains("cannot write")
+            && index_run.stderr.contains(".memlint is a symbolic link"),
+        "{index_run:?}"
+    );
+    for args in [&["check"][..], &["search", "gix"], &["context"]] {
+        let run = memlint(&repo.root, args);
+        assert_eq!(run.code, 0, "{args:?}: {run:?}");
+        assert!(
+            run.stderr
+                .contains("warning: .memlint is a symbolic link; memlint keeps no cache there"),
+            "{args:?}: {run:?}"
+        );
+    }
+    // The git modes keep no cache.
+    let staged = memlint(&repo.root, &["check", "--staged"]);
+    assert_eq!(staged.code, 0, "{staged:?}");
+    let found = memlint(&repo.root, &["search", "gix", "--format", "json"]);
+    assert_eq!(
+        common::result_paths(&found.json()),
+        ["memory/decisions/use-gix.md"]
+    );
+    assert_eq!(
+        std::fs::read(repo.root.join(".git/index")).expect("read"),
+        index
+    );
+    assert_eq!(listing(&repo.root.join(".git")), before);
+    assert!(repo.git(&["status", "--short"]).contains("A  notes.txt"));
+}
+
+#[test]
+fn init_hooks_never_writes_through_a_githooks_link_out_of_the_repository() {
+    let repo = Repo::new();
+    let outside = tempfile::tempdir().expect("tempdir");
+    std::os::unix::fs::symlink(outside.path(), repo.root.join(".githooks")).expect("symlink");
+    let run = memlint(&repo.root, &["init", "--hooks"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr.contains(".githooks/pre-commit leads out of"),
+        "{run:?}"
+    );
+    assert_eq!(std::fs::read_dir(outside.path()).expect("read").count(), 0);
+    assert!(
+        !repo.root.join(".memlint.yml").exists(),
+        "nothing is created"
     );
 }

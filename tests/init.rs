@@ -401,3 +401,48 @@ fn agent_settings_add_post_write_only_for_the_tools_not_yet_covered() {
         assert_eq!(matchers(&settings), [covering], "{covering}");
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn init_never_writes_through_a_link_out_of_the_workspace() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().join("ws");
+    let outside = tmp.path().join("outside");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    std::fs::create_dir_all(outside.join("claude")).expect("mkdir");
+    std::fs::write(outside.join("gitignore"), "target/\n").expect("write");
+    std::os::unix::fs::symlink(outside.join("gitignore"), root.join(".gitignore"))
+        .expect("symlink");
+    let out = Command::new(BIN)
+        .arg("init")
+        .current_dir(&root)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(".gitignore leads out of") && err.contains("memlint never writes there"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(outside.join("gitignore")).expect("read"),
+        "target/\n"
+    );
+    assert!(!root.join("memory").exists(), "nothing is created");
+
+    std::fs::remove_file(root.join(".gitignore")).expect("rm");
+    std::os::unix::fs::symlink(outside.join("claude"), root.join(".claude")).expect("symlink");
+    let out = Command::new(BIN)
+        .args(["init", "--agent-settings"])
+        .current_dir(&root)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains(".claude/settings.json leads out of"));
+    assert_eq!(
+        std::fs::read_dir(outside.join("claude"))
+            .expect("read")
+            .count(),
+        0
+    );
+}

@@ -230,3 +230,18 @@ fn chains_skip_cycles_and_join_at_shared_targets() {
     );
     assert_eq!(json["records"], 7);
 }
+
+#[cfg(unix)]
+#[test]
+fn control_characters_in_file_names_never_reach_the_terminal() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let dir = tmp.path().join("memory/decisions");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(dir.join("e\u{1b}[31mred\nx.md"), "---\ntitle: x\n---\n").expect("write");
+    let (_, out) = report(tmp.path(), &[]);
+    assert!(!out.contains('\u{1b}'), "{out:?}");
+    assert!(
+        out.contains("memory/decisions/e\u{241b}[31mred\u{240a}x.md\n"),
+        "{out}"
+    );
+}

@@ -1153,3 +1153,29 @@ fn regression_an_empty_file_source_is_only_malformed() {
         run.stdout
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_configuration_linked_from_outside_the_workspace_is_not_read() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().join("ws");
+    std::fs::create_dir_all(root.join("memory")).expect("mkdir");
+    let outside = tmp.path().join("elsewhere.yml");
+    std::fs::write(&outside, "max_sources: 1\n").expect("write");
+    std::os::unix::fs::symlink(&outside, root.join(".memlint.yml")).expect("symlink");
+    let run = check_json(&root, &[]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr.contains(".memlint.yml leads out of")
+            && run.stderr.contains("memlint never reads there"),
+        "{run:?}"
+    );
+    // Named on purpose, it is read.
+    let run = check_json(&root, &["--config", outside.to_str().expect("UTF-8")]);
+    assert_eq!(run.code, 0, "{run:?}");
+    // A link inside the workspace is fine.
+    std::fs::remove_file(root.join(".memlint.yml")).expect("rm");
+    std::fs::write(root.join("shared.yml"), "max_sources: 1\n").expect("write");
+    std::os::unix::fs::symlink("shared.yml", root.join(".memlint.yml")).expect("symlink");
+    assert_eq!(check_json(&root, &[]).code, 0);
+}
