@@ -459,6 +459,14 @@ fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
                 p.display()
             )));
         }
+        let link =
+            std::fs::symlink_metadata(ws.root.join(&rel)).is_ok_and(|m| m.file_type().is_symlink());
+        if !git_mode && link {
+            eprintln!(
+                "memlint: warning: {} is a symbolic link, which memlint never follows; nothing under it is checked",
+                p.display()
+            );
+        }
         wanted.push(rel);
     }
     let selected = |f: &str| {

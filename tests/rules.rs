@@ -322,6 +322,11 @@ cases! {
         // value is pointed at.
         warn("date/relative", "memory/decisions/quoted-title.md", (2, 8, 2, 41),
             "`Tomorrow` in the title is a relative date"),
+        // Quoted without escapes: the word itself, in characters.
+        warn("date/relative", "memory/decisions/quoted-words.md", (2, 16, 2, 18),
+            "`昨日` in the title is a relative date"),
+        warn("date/relative", "memory/decisions/quoted-words.md", (2, 19, 2, 28),
+            "`yesterday` in the title is a relative date"),
         warn("date/relative", "memory/requests/chinese-words.md", (9, 3, 9, 5),
             "`上周` in the body"),
     ];
@@ -1178,4 +1183,23 @@ fn a_configuration_linked_from_outside_the_workspace_is_not_read() {
     std::fs::write(root.join("shared.yml"), "max_sources: 1\n").expect("write");
     std::os::unix::fs::symlink("shared.yml", root.join(".memlint.yml")).expect("symlink");
     assert_eq!(check_json(&root, &[]).code, 0);
+}
+
+#[cfg(unix)]
+#[test]
+fn a_path_given_that_is_a_link_is_named_not_skipped_silently() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().join("ws");
+    std::fs::create_dir_all(root.join("memory/decisions")).expect("mkdir");
+    let outside = tmp.path().join("e.md");
+    std::fs::write(&outside, "---\ntitle: x\n---\n").expect("write");
+    std::os::unix::fs::symlink(&outside, root.join("memory/decisions/l.md")).expect("symlink");
+    let path = root.join("memory/decisions/l.md");
+    let run = check_json(&root, &[path.to_str().expect("UTF-8")]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stderr
+            .contains("l.md is a symbolic link, which memlint never follows"),
+        "{run:?}"
+    );
 }

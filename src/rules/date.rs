@@ -85,18 +85,26 @@ pub fn format(r: &Record, out: &mut Sink) {
 pub fn relative(r: &Record, out: &mut Sink) {
     for key in ["title", "description"] {
         if let Some((value, span)) = r.str_field(key) {
-            // Point into the value when it is written plainly on one line.
+            // Point into the value when it is written as it reads on one
+            // line: plain, or quoted without escapes.
             let raw = &r.text[span.clone()];
-            let plain = raw == value;
+            let quoted = raw.len() == value.len() + 2
+                && (raw.starts_with('"') && raw.ends_with('"')
+                    || raw.starts_with('\'') && raw.ends_with('\''))
+                && &raw[1..raw.len() - 1] == value;
+            let inner = match (raw == value, quoted) {
+                (true, _) => Some(span.start),
+                (false, true) => Some(span.start + 1),
+                (false, false) => None,
+            };
             // Most values hold no date word: the text's are already known.
-            if plain && value.is_ascii() && !r.hint_words().date_in(&span) {
+            if inner.is_some() && value.is_ascii() && !r.hint_words().date_in(&span) {
                 continue;
             }
             for m in find_relative(value) {
-                let at = if plain {
-                    span.start + m.start..span.start + m.end
-                } else {
-                    span.clone()
+                let at = match inner {
+                    Some(at) => at + m.start..at + m.end,
+                    None => span.clone(),
                 };
                 emit(out, at, &value[m.clone()], key);
             }
