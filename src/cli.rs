@@ -619,6 +619,8 @@ fn compact(global: &GlobalArgs, command: &CompactCommand) -> Result<ExitCode, Wo
                         eprintln!("memlint: warning: stored despite {forced} problem(s) (--force)");
                     }
                     write_out(&match args.format {
+                        // Quiet: the id alone, for scripts.
+                        CompactFormat::Human if s.quiet => format!("{}\n", done.id),
                         CompactFormat::Human => c::render_imported(done),
                         CompactFormat::Json => c::render_imported_json(done),
                     });

@@ -235,6 +235,18 @@ fn import_from_stdin_prints_the_recovery_box() {
     assert!(widths.windows(2).all(|w| w[0] == w[1]), "{stdout}");
     assert_eq!(export(dir.path(), &id), VALID.as_bytes());
     assert_lints_clean(dir.path());
+    // Quiet: the id alone, for a script to keep.
+    let quiet = import(dir.path(), VALID, &["-q"]);
+    assert!(quiet.status.success());
+    let second = String::from_utf8(quiet.stdout).expect("UTF-8");
+    assert!(
+        second.starts_with("CMEM-") && second.ends_with('\n') && second.lines().count() == 1,
+        "{second:?}"
+    );
+    assert!(dir
+        .path()
+        .join(format!("memory/sessions/{}.md", second.trim()))
+        .is_file());
 }
 
 #[test]
