@@ -221,8 +221,11 @@ pub fn parse(text: &str, known_rules: &[&str]) -> Result<Config, ConfigError> {
     let r = Reader {
         index: LineIndex::new(text),
     };
-    let doc =
-        yaml::parse(text, 0).map_err(|e| r.err(e.at, format!("invalid YAML: {}", e.message)))?;
+    // The YAML layer's limits speak of front matter, its usual input.
+    let doc = yaml::parse(text, 0).map_err(|e| {
+        let message = e.message.replacen("front matter", "the configuration", 1);
+        r.err(e.at, format!("invalid YAML: {message}"))
+    })?;
     if let Some(d) = doc.duplicates.first() {
         return Err(r.err(
             d.repeat.start,

@@ -640,6 +640,13 @@ fn config_errors_exit_2_naming_key_and_line() {
             &[".memlint.yml:2:1:", "`max_sources` appears twice"],
         ),
         ("banned_dirs: [a\n", &[".memlint.yml:", "invalid YAML"]),
+        (
+            "max_sources: 1\n---\nmax_sources: 2\n",
+            &[
+                ".memlint.yml:",
+                "invalid YAML: the configuration holds more than one YAML document",
+            ],
+        ),
     ];
     for (config, needles) in cases {
         let run = check_with_config(config);
