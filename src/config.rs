@@ -160,7 +160,15 @@ impl Reader<'_> {
     fn uint(&self, key: &str, node: &Node) -> Result<u64, ConfigError> {
         node.as_scalar()
             .filter(|s| s.resolve() == Resolved::Int)
-            .and_then(|s| s.text.parse::<u64>().ok())
+            .and_then(|s| {
+                // YAML 1.2 core integers: decimal, `0o17`, `0x1F`.
+                let t = s.text.strip_prefix('+').unwrap_or(&s.text);
+                match t.get(..2) {
+                    Some("0x") => u64::from_str_radix(&t[2..], 16).ok(),
+                    Some("0o") => u64::from_str_radix(&t[2..], 8).ok(),
+                    _ => t.parse::<u64>().ok(),
+                }
+            })
             .ok_or_else(|| {
                 // An integer that is negative (or too large) is named by its
                 // value, anything else by its type.

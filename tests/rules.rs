@@ -1210,3 +1210,28 @@ fn a_path_given_that_is_a_link_is_named_not_skipped_silently() {
         "{run:?}"
     );
 }
+
+#[test]
+fn config_integers_may_be_written_in_hex_or_octal_as_in_yaml() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    std::fs::write(
+        tmp.path().join(".memlint.yml"),
+        "max_sources: 0x1\nmax_body_chars: 0o7000\n",
+    )
+    .expect("write");
+    std::fs::create_dir_all(tmp.path().join("memory/decisions")).expect("mkdir");
+    std::fs::write(
+        tmp.path().join("memory/decisions/two-sources.md"),
+        "---\ntitle: Two sources\nstatus: active\ndate: 2026-11-01\nsources:\n  - https://example.com/a\n  - https://example.com/b\n---\n\nBody.\n",
+    )
+    .expect("write");
+    let run = check_json(tmp.path(), &[]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let rules: Vec<String> = run.json()["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| d["rule"].as_str().expect("rule").to_string())
+        .collect();
+    assert_eq!(rules, ["sources/too-many"], "{run:?}");
+}
