@@ -670,6 +670,7 @@ pub fn with_fresh<R: Send>(
 
 /// Creates `.memlint/` (with a `.gitignore` that keeps it out of commits)
 /// when it is missing.
+///
 /// A `.memlint` that is a symbolic link is never written through: it
 /// could lead out of the root, or to `.git` (whose `index` the cache's
 /// would replace). Commands then run without their cache.
@@ -1354,6 +1355,10 @@ fn no_huge_pages() {
     }
 }
 
+/// The ignore files the walk reads in every directory (besides
+/// `info/exclude` of the git directory).
+pub const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".memlintignore"];
+
 /// The listing cache's name inside [`DIR`].
 pub const LISTING: &str = "listing";
 
@@ -1382,13 +1387,12 @@ fn seen(path: &Path) -> Seen {
 /// ignore file that is watched changes. `None` when the walk was not
 /// complete (a symbolic link, an unreadable entry).
 fn watched(ws: &Workspace, walked: &crate::workspace::Walked) -> Option<Vec<String>> {
-    const IGNORES: [&str; 3] = [".gitignore", ".ignore", ".memlintignore"];
     if !walked.complete {
         return None;
     }
     let mut out: Vec<String> = Vec::new();
     let ignore_files = |d: &Path, out: &mut Vec<String>| {
-        for name in IGNORES {
+        for name in IGNORE_FILES {
             out.push(d.join(name).to_string_lossy().into_owned());
         }
         let exclude = crate::workspace::git_common_dir(d).join("info/exclude");

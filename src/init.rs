@@ -40,23 +40,6 @@ fn inside(root: &Path, path: &Path) -> Result<(), WorkspaceError> {
 /// Creates what is missing under `root` and prints what it did.
 pub fn run(root: &Path) -> Result<ExitCode, WorkspaceError> {
     let mut done: Vec<String> = Vec::new();
-    let gi = root.join(".gitignore");
-    for path in DIRS
-        .iter()
-        .map(|d| root.join(d).join(".gitkeep"))
-        .chain([crate::config::FILE_NAME, "memory/summary.md", "CONTEXT.md"].map(|f| root.join(f)))
-        .chain([gi.clone()])
-    {
-        inside(root, &path)?;
-    }
-    for dir in DIRS {
-        let path = root.join(dir);
-        if !path.is_dir() {
-            std::fs::create_dir_all(&path).map_err(io(&path))?;
-            crate::fsutil::write_atomic(&path.join(".gitkeep"), b"").map_err(io(&path))?;
-            done.push(format!("created {dir}/"));
-        }
-    }
     let today = crate::clock::date(crate::clock::now_secs());
     let files: [(&str, String); 3] = [
         (crate::config::FILE_NAME, crate::config::TEMPLATE.to_string()),
@@ -69,6 +52,21 @@ pub fn run(root: &Path) -> Result<ExitCode, WorkspaceError> {
             "# Context\n\nWorking context for the next session, newest block first. Start each block with `## YYYY-MM-DD <topic>`.\n".to_string(),
         ),
     ];
+    let gi = root.join(".gitignore");
+    // Every path init may write is checked before anything is created.
+    let writes = DIRS.iter().map(|d| root.join(d).join(".gitkeep"));
+    let writes = writes.chain(files.iter().map(|(name, _)| root.join(name)));
+    for path in writes.chain([gi.clone()]) {
+        inside(root, &path)?;
+    }
+    for dir in DIRS {
+        let path = root.join(dir);
+        if !path.is_dir() {
+            std::fs::create_dir_all(&path).map_err(io(&path))?;
+            crate::fsutil::write_atomic(&path.join(".gitkeep"), b"").map_err(io(&path))?;
+            done.push(format!("created {dir}/"));
+        }
+    }
     for (name, content) in files {
         let path = root.join(name);
         if !path.exists() {

@@ -479,6 +479,7 @@ fn reach(tops: &[String], rel: &str) -> Reach {
 #[cfg(target_os = "linux")]
 mod daemon {
     use super::{reach, tops, Error, Reach, Status, Token, COOKIE, LOCK, SOCKET};
+    use crate::index::IGNORE_FILES;
     use crate::workspace::Workspace;
     use std::collections::HashMap;
     use std::io::{BufRead, Read, Write};
@@ -522,9 +523,6 @@ mod daemon {
         0x00C3_6400,           // Ceph
         0x5346_414F,           // AFS
     ];
-
-    /// The ignore files the walk reads in each directory.
-    const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".memlintignore"];
 
     /// Whether `dir` lies on a file system inotify hears every change of.
     fn local(dir: &Path) -> Result<(), String> {
@@ -787,7 +785,7 @@ mod daemon {
                 self.distrust(format!("{rel} {why}"));
                 return;
             }
-            self.links_among_ignore_files(dir, &rel);
+            self.distrust_linked_ignore_files(dir, &rel);
             let Ok(entries) = std::fs::read_dir(dir) else {
                 return;
             };
@@ -825,7 +823,7 @@ mod daemon {
                     self.distrust(format!("{} is a symbolic link", info.display()));
                 }
             }
-            self.links_among_ignore_files(&self.root.clone(), "");
+            self.distrust_linked_ignore_files(&self.root.clone(), "");
             let mut leads: Vec<PathBuf> = Vec::new();
             for top in self.tops.clone() {
                 let mut at = self.root.clone();
@@ -845,7 +843,7 @@ mod daemon {
                     match self.add(&dir, DIR_EVENTS) {
                         Ok(_) => {
                             let rel = self.rel(&dir).unwrap_or_default();
-                            self.links_among_ignore_files(&dir, &rel);
+                            self.distrust_linked_ignore_files(&dir, &rel);
                         }
                         Err(e) => self.add_failed(&dir, e),
                     }
@@ -867,7 +865,7 @@ mod daemon {
 
         /// An ignore file that is a link changes with its target, which
         /// may lie anywhere: not followed.
-        fn links_among_ignore_files(&mut self, dir: &Path, rel: &str) {
+        fn distrust_linked_ignore_files(&mut self, dir: &Path, rel: &str) {
             for name in IGNORE_FILES {
                 if std::fs::symlink_metadata(dir.join(name))
                     .is_ok_and(|m| m.file_type().is_symlink())
@@ -986,7 +984,7 @@ mod daemon {
             let path = dir.join(name);
             if IGNORE_FILES.contains(&name) {
                 let rel = self.rel(&dir).unwrap_or_default();
-                self.links_among_ignore_files(&dir, &rel);
+                self.distrust_linked_ignore_files(&dir, &rel);
             } else if mask & libc::IN_ISDIR != 0 {
                 self.watch_tree(&path);
             } else if self

@@ -325,15 +325,21 @@ impl Workspace {
 pub const NON_UTF8_NAME: &str =
     "the file name is not valid UTF-8, so memlint cannot open the file by it; rename it";
 
-/// Whether `rel` failed to open because it is the lossy form of a name that
-/// is not valid UTF-8.
 /// The git directory whose `info/exclude` the walk applies below `dir`, as
 /// the `ignore` crate finds it: `dir/.git`, or, when `.git` is a file (a
 /// linked worktree), the common directory of the repository it names.
 pub fn git_common_dir(dir: &Path) -> PathBuf {
     let dot_git = dir.join(".git");
+    // These files hold one short line; a larger one is not git's.
     let first_line = |path: &Path| -> Option<String> {
-        let text = std::fs::read_to_string(path).ok()?;
+        use std::io::Read;
+        let mut head = Vec::new();
+        std::fs::File::open(path)
+            .ok()?
+            .take(4096)
+            .read_to_end(&mut head)
+            .ok()?;
+        let text = std::str::from_utf8(&head).ok()?;
         Some(text.lines().next()?.to_string())
     };
     if !std::fs::metadata(&dot_git).is_ok_and(|m| m.is_file()) {
@@ -351,6 +357,8 @@ pub fn git_common_dir(dir: &Path) -> PathBuf {
     }
 }
 
+/// Whether `rel` failed to open because it is the lossy form of a name that
+/// is not valid UTF-8.
 pub fn lossy_name(rel: &str, e: &std::io::Error) -> bool {
     rel.contains('\u{fffd}') && e.kind() == std::io::ErrorKind::NotFound
 }
