@@ -431,6 +431,41 @@ cases! {
         err("layout/banned-dir", "memory/workflow/Plan_Old.md", (1, 1, 1, 1),
             "`memory/workflow/` is banned"),
     ];
+    // The cross-record rules: each needs several records.
+    slug_similar: "rules/slug-similar" => exit 0, [
+        warn("slug/similar", "memory/decisions/cache-statements-v2.md", (1, 1, 1, 1),
+            "decision `cache-statements-v2` looks like a near-duplicate of `cache-statement`, `cache-statements`; merge them or replace one with the other"),
+        warn("slug/similar", "memory/decisions/cache-statements.md", (1, 1, 1, 1),
+            "decision `cache-statements` looks like a near-duplicate of `cache-statement`, `cache-statements-v2`"),
+    ];
+    sources_dangling: "rules/sources-dangling" => exit 0, [
+        warn("sources/dangling", "memory/decisions/use-sqlite.md", (7, 5, 7, 29),
+            "`file:docs/adr/missing.md` names no file in the workspace"),
+        warn("sources/dangling", "memory/decisions/use-sqlite.md", (8, 5, 8, 26),
+            "`decision:use-postgres` names no decision (did you mean `decision:use-sqlite`?)"),
+        warn("sources/dangling", "memory/decisions/use-sqlite.md", (10, 5, 10, 29),
+            "`knowledge:sqlite-pragmas` names no knowledge"),
+        warn("sources/dangling", "memory/decisions/use-sqlite.md", (11, 5, 11, 30),
+            "`cmem:CMEM-20261101-093000` names no session memory in memory/sessions/"),
+    ];
+    status_dangling_target: "rules/status-dangling-target" => exit 1, [
+        err("status/dangling-target", "memory/decisions/use-sqlite.md", (7, 14, 7, 27),
+            "replaced_by points to `use-sqlite-v2`, which is not a decision (did you mean `use-sqlite-wal`?)"),
+        err("status/dangling-target", "memory/requests/keep-sqlite.md", (7, 14, 7, 28),
+            "`use-sqlite-wal` is a decision, and a request can only be replaced by a request"),
+    ];
+    status_cycle: "rules/status-cycle" => exit 1, [
+        err("status/cycle", "memory/decisions/use-postgres.md", (7, 14, 7, 24),
+            "following `replaced_by` from `use-postgres` comes back to it: use-postgres → use-sqlite → use-postgres"),
+        err("status/cycle", "memory/decisions/use-redis.md", (7, 14, 7, 23),
+            "comes back to it: use-redis → use-redis"),
+        err("status/cycle", "memory/decisions/use-sqlite.md", (7, 14, 7, 26),
+            "use-sqlite → use-postgres → use-sqlite"),
+    ];
+    status_chain: "rules/status-chain" => exit 0, [
+        warn("status/chain", "memory/decisions/use-sqlite.md", (7, 14, 7, 26),
+            "replaced_by points to `use-postgres`, which is itself replaced; point it at the final record `use-redis`"),
+    ];
     // `rules:` in .memlint.yml: warning → error, error → warning, off.
     severity_overrides: "config/overrides" => exit 1, [
         warn("sources/missing", "memory/decisions/fix-cjk-width.md", (1, 1, 1, 4),
