@@ -523,7 +523,25 @@ fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
     // The process exits next: freeing every file's report and path one by
     // one would only delay it (tens of milliseconds on 100k records).
     std::mem::forget((outcome, files));
-    Ok(code)
+    Ok(walk_outcome(ws, code))
+}
+
+/// Reports on standard error what the walks of `ws` left out: an ignore
+/// file that was not read (a warning), a directory that could not be read
+/// (an error). Returns `code`, or exit 2 after such an error: the answer
+/// printed is incomplete.
+fn walk_outcome(ws: &Workspace, code: ExitCode) -> ExitCode {
+    let mut failed = false;
+    for p in ws.take_problems() {
+        let level = if p.is_error() { "error" } else { "warning" };
+        failed |= p.is_error();
+        eprintln!("memlint: {level}: {p}");
+    }
+    if failed {
+        ExitCode::from(2)
+    } else {
+        code
+    }
 }
 
 /// Renders a `check` outcome and returns the exit code.
@@ -589,7 +607,7 @@ fn fmt(global: &GlobalArgs, args: &FmtArgs) -> Result<ExitCode, WorkspaceError> 
         diff: args.diff,
         quiet: s.quiet,
     };
-    command::run(&s.workspace, &options)
+    command::run(&s.workspace, &options).map(|code| walk_outcome(&s.workspace, code))
 }
 
 fn compact(global: &GlobalArgs, command: &CompactCommand) -> Result<ExitCode, WorkspaceError> {
@@ -670,9 +688,15 @@ fn compact(global: &GlobalArgs, command: &CompactCommand) -> Result<ExitCode, Wo
 /// or standard input when it is absent or `-`.
 fn read_import_input(file: Option<&std::path::Path>) -> Result<(String, Vec<u8>), WorkspaceError> {
     if let Some(f) = file.filter(|f| f.as_os_str() != "-") {
-        let text = std::fs::read(f).map_err(|source| WorkspaceError::Io {
-            path: f.display().to_string(),
-            source,
+        // A FIFO is read from standard input (`--file -`) instead: named
+        // here it would be opened blind, and could wait for ever.
+        let text = crate::fsutil::read_regular(f).map_err(|source| {
+            let hint = if source.kind() == std::io::ErrorKind::InvalidInput {
+                "; pipe it to standard input instead (`--file -`)"
+            } else {
+                ""
+            };
+            WorkspaceError::Usage(format!("cannot read {}: {source}{hint}", f.display()))
         })?;
         return Ok((f.display().to_string(), text));
     }
@@ -824,7 +848,7 @@ fn index(s: &Settings) -> Result<ExitCode, WorkspaceError> {
             ));
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(walk_outcome(ws, ExitCode::SUCCESS))
 }
 
 /// `memlint search`: ranked records for a query.
@@ -844,7 +868,7 @@ fn search(s: &Settings, args: &SearchArgs) -> Result<ExitCode, WorkspaceError> {
         ReportFormat::Human => crate::search::human(&hits, s.color),
         ReportFormat::Json => crate::search::json(&query.text, &hits),
     });
-    Ok(ExitCode::SUCCESS)
+    Ok(walk_outcome(&s.workspace, ExitCode::SUCCESS))
 }
 
 /// `memlint watch …`.
@@ -947,7 +971,7 @@ fn context(s: &Settings, args: &ContextArgs) -> Result<ExitCode, WorkspaceError>
     }
     let material = c::gather(&s.workspace, settings.max_chars);
     write_out(&c::render(&material, &settings));
-    Ok(ExitCode::SUCCESS)
+    Ok(walk_outcome(&s.workspace, ExitCode::SUCCESS))
 }
 
 /// `memlint hook …`: the hooks resolve their own workspace, since a broken
@@ -976,5 +1000,5 @@ fn report(s: &Settings, args: &ReportArgs) -> Result<ExitCode, WorkspaceError> {
         ReportFormat::Human => built.human(),
         ReportFormat::Json => built.json(),
     });
-    Ok(ExitCode::SUCCESS)
+    Ok(walk_outcome(&s.workspace, ExitCode::SUCCESS))
 }

@@ -556,7 +556,7 @@ pub fn export(root: &Path, id: &str) -> Result<Vec<u8>, CompactError> {
         }
         Ok(_) => {}
     }
-    let bytes = std::fs::read(&path).map_err(io_err("read", &path))?;
+    let bytes = crate::fsutil::read_regular(&path).map_err(io_err("read", &path))?;
     let unreadable = |message: &str| CompactError::Unreadable {
         path: rel.clone(),
         message: message.to_string(),
@@ -607,7 +607,10 @@ pub fn list(root: &Path) -> Result<Listing, CompactError> {
     for entry in entries {
         let entry = entry.map_err(io_err("read", &dir))?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+        // A FIFO or a socket is named among the skipped, not read.
+        let is_file = entry
+            .file_type()
+            .is_ok_and(|t| !t.is_dir() && !t.is_symlink());
         if !is_file || !name.ends_with(".md") || name.starts_with('.') {
             continue;
         }
@@ -631,7 +634,7 @@ pub fn list(root: &Path) -> Result<Listing, CompactError> {
 }
 
 fn read_listed(path: &Path, rel: &str) -> Result<Listed, String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let bytes = crate::fsutil::read_regular(path).map_err(|e| e.to_string())?;
     let text = std::str::from_utf8(&bytes).map_err(|_| "not valid UTF-8".to_string())?;
     let Split::Found(parts) = frontmatter::split(text) else {
         return Err("no front matter".to_string());

@@ -23,6 +23,17 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> WorkspaceError + '_ {
     }
 }
 
+/// Reads the file `init` merges into (`.gitignore`, the agent settings):
+/// `None` when it is absent; an error when it is anything but a regular
+/// file, which would hold `init` up (a FIFO) or cannot be merged into.
+fn read_existing(path: &Path) -> Result<Option<Vec<u8>>, WorkspaceError> {
+    match crate::fsutil::read_regular(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io(path)(e)),
+    }
+}
+
 /// Refuses to write `path` through a symbolic link that leads out of
 /// `root` (SPEC §1): a cloned repository could point `.gitignore` or
 /// `.githooks` anywhere.
@@ -59,6 +70,15 @@ pub fn run(root: &Path) -> Result<ExitCode, WorkspaceError> {
     for path in writes.chain([gi.clone()]) {
         inside(root, &path)?;
     }
+    // Read before anything is created: one that cannot be merged into stops
+    // `init` with nothing changed.
+    let existing = read_existing(&gi)?.unwrap_or_default();
+    let existing = String::from_utf8(existing).map_err(|_| {
+        WorkspaceError::Usage(format!(
+            "{} is not valid UTF-8; memlint init cannot add its lines to it",
+            gi.display()
+        ))
+    })?;
     for dir in DIRS {
         let path = root.join(dir);
         if !path.is_dir() {
@@ -74,11 +94,6 @@ pub fn run(root: &Path) -> Result<ExitCode, WorkspaceError> {
             done.push(format!("created {name}"));
         }
     }
-    let existing = match std::fs::read_to_string(&gi) {
-        Ok(s) => s,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(io(&gi)(e)),
-    };
     let missing: Vec<&str> = GITIGNORE_LINES
         .iter()
         .copied()
@@ -464,11 +479,14 @@ pub fn agent_settings(root: &Path, file: &Path) -> Result<ExitCode, WorkspaceErr
     let path = root.join(file);
     let shown = file.display().to_string();
     inside(root, &path)?;
-    let existing = match std::fs::read_to_string(&path) {
-        Ok(t) => Some(t),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(io(&path)(e)),
-    };
+    let existing = read_existing(&path)?
+        .map(String::from_utf8)
+        .transpose()
+        .map_err(|_| {
+            WorkspaceError::Usage(format!(
+                "{shown} is not valid UTF-8; fix it or add the hooks by hand"
+            ))
+        })?;
     let (text, added) = merge_agent_settings(existing.as_deref()).map_err(|why| {
         WorkspaceError::Usage(format!("{shown} {why}; fix it or add the hooks by hand"))
     })?;
@@ -544,14 +562,17 @@ impl Hooks {
         }
         _ => {}
     }
-        let up_to_date = match std::fs::read(&hook) {
+        let up_to_date = match crate::fsutil::read_regular(&hook) {
             Ok(existing) if existing == script.as_bytes() => true,
-            Ok(_) if !force => {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            // Anything there (a FIFO too) is someone's, never read or
+            // replaced without --force.
+            _ if !force => {
                 return Err(usage(format!(
                     "{shown} exists and is not memlint's hook; rerun with --force to replace it"
                 )))
             }
-            Ok(_) | Err(_) => false,
+            _ => false,
         };
         Ok(Hooks {
             repo,
