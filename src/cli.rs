@@ -445,29 +445,23 @@ fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
     // The git modes read the index or commits, never the work tree.
     let git_mode = args.staged || args.base.is_some();
     let mut wanted = Vec::new();
+    let mut present = Vec::new();
+    let mut warned = Vec::new();
     for p in &args.paths {
-        let rel = ws.relative(p).ok_or_else(|| {
-            WorkspaceError::Usage(format!(
-                "{} is outside the workspace root {}",
-                p.display(),
-                ws.root.display()
-            ))
-        })?;
-        if !git_mode && !ws.root.join(&rel).exists() {
-            return Err(WorkspaceError::Usage(format!(
-                "{}: no such file or directory",
-                p.display()
-            )));
+        let given = ws.given(p)?;
+        warned.push(given.skipped.is_some());
+        if !git_mode {
+            if let Some(why) = &given.skipped {
+                eprintln!("memlint: warning: {why}");
+            } else if !given.exists {
+                return Err(WorkspaceError::Usage(format!(
+                    "{}: no such file or directory",
+                    p.display()
+                )));
+            }
         }
-        let link =
-            std::fs::symlink_metadata(ws.root.join(&rel)).is_ok_and(|m| m.file_type().is_symlink());
-        if !git_mode && link {
-            eprintln!(
-                "memlint: warning: {} is a symbolic link, which memlint never follows; nothing under it is checked",
-                p.display()
-            );
-        }
-        wanted.push(rel);
+        present.push(given.exists);
+        wanted.push(given.rel);
     }
     let selected = |f: &str| {
         wanted.is_empty()
@@ -482,8 +476,8 @@ fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
         let missing: Vec<String> = args
             .paths
             .iter()
-            .zip(&wanted)
-            .filter(|(_, rel)| !ws.root.join(rel).exists())
+            .zip(&present)
+            .filter(|(_, exists)| !**exists)
             .map(|(p, _)| p.display().to_string())
             .collect();
         if outcome.files == 0 && !missing.is_empty() {

@@ -432,22 +432,23 @@ fn strip_bom(text: &[u8]) -> &[u8] {
 /// `memory/sessions` under `root`, created when `create` is set. Refuses a
 /// directory that leads outside the root through a symbolic link.
 fn sessions_dir(root: &Path, create: bool) -> Result<Option<PathBuf>, CompactError> {
+    use crate::fsutil::{resolve_inside, Resolved};
     let dir = root.join(Kind::Session.dir());
-    if create {
-        std::fs::create_dir_all(&dir).map_err(io_err("create", &dir))?;
-    } else if !dir.is_dir() {
-        return Ok(None);
-    }
-    let real_root = root.canonicalize().map_err(io_err("read", root))?;
-    let real_dir = dir.canonicalize().map_err(io_err("read", &dir))?;
-    if !real_dir.starts_with(&real_root) {
-        return Err(CompactError::Unreadable {
-            path: Kind::Session.dir().to_string(),
-            message: format!(
-                "leads outside the workspace root (to {}); memlint does not follow links out of the root",
-                real_dir.display()
-            ),
-        });
+    // Resolved one component at a time and never beyond a link out of the
+    // root: the answer is the same whatever lies out there.
+    match resolve_inside(root, Path::new(Kind::Session.dir())) {
+        Resolved::Escapes(link) => {
+            return Err(CompactError::Unreadable {
+                path: Kind::Session.dir().to_string(),
+                message: format!(
+                    "leads out of the workspace root through the symbolic link {link}; memlint does not follow links out of the root"
+                ),
+            })
+        }
+        Resolved::Inside(real) if real.is_dir() => {}
+        Resolved::Unreadable(e) => return Err(io_err("read", &dir)(e)),
+        _ if create => std::fs::create_dir_all(&dir).map_err(io_err("create", &dir))?,
+        _ => return Ok(None),
     }
     Ok(Some(dir))
 }

@@ -114,7 +114,7 @@ pub fn object_exists(repo: &gix::Repository, hex: &str) -> bool {
 pub struct DiskResolver<'a> {
     root: &'a Path,
     repo: Option<Mutex<gix::Repository>>,
-    files: Mutex<HashMap<String, bool>>,
+    files: Mutex<HashMap<String, Result<(), Option<String>>>>,
     commits: Mutex<HashMap<String, bool>>,
 }
 
@@ -126,6 +126,24 @@ impl<'a> DiskResolver<'a> {
             files: Mutex::default(),
             commits: Mutex::default(),
         }
+    }
+
+    /// Whether root-relative `rel` (normalised) exists inside the root,
+    /// each component resolved in turn (see [`crate::fsutil::resolve_below`]):
+    /// `Err` with the link that leads out of the root, if one does.
+    fn answer(&self, rel: &str) -> Result<(), Option<String>> {
+        use crate::fsutil::Resolved;
+        let mut cache = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(known) = cache.get(rel) {
+            return known.clone();
+        }
+        let answer = match crate::fsutil::resolve_below(self.root, Path::new(rel)) {
+            Resolved::Inside(_) => Ok(()),
+            Resolved::Escapes(link) => Err(Some(link)),
+            Resolved::Missing | Resolved::Unreadable(_) => Err(None),
+        };
+        cache.insert(rel.to_string(), answer.clone());
+        answer
     }
 
     /// [`DiskResolver::new`] for `ws`, noting among its problems a
@@ -141,22 +159,11 @@ impl<'a> DiskResolver<'a> {
 
 impl crate::rules::workspace::Resolver for DiskResolver<'_> {
     fn file_exists(&self, rel: &str) -> bool {
-        let mut cache = self.files.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(&known) = cache.get(rel) {
-            return known;
-        }
-        // `rel` is normalised and inside the root; a link pointing out of the
-        // root does not count.
-        let path = self.root.join(rel);
-        let exists = match std::fs::symlink_metadata(&path) {
-            Ok(m) if m.file_type().is_symlink() => {
-                path.canonicalize().is_ok_and(|t| t.starts_with(self.root))
-            }
-            Ok(_) => true,
-            Err(_) => false,
-        };
-        cache.insert(rel.to_string(), exists);
-        exists
+        self.answer(rel).is_ok()
+    }
+
+    fn leads_out(&self, rel: &str) -> Option<String> {
+        self.answer(rel).err().flatten()
     }
 
     fn commit_exists(&self, hex: &str) -> Option<bool> {

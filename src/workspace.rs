@@ -160,6 +160,45 @@ impl Workspace {
         Some(parts.join("/"))
     }
 
+    /// A path named on the command line (`check PATH`, `fmt PATH`), each
+    /// of its components resolved without leaving the root: a path outside
+    /// the root is a usage error; one through a link out of the root is
+    /// never looked at beyond the link, and gets the same answer whatever
+    /// exists out there.
+    pub fn given(&self, path: &Path) -> Result<Given, WorkspaceError> {
+        use crate::fsutil::{resolve_below, Resolved};
+        let rel = self.relative(path).ok_or_else(|| {
+            WorkspaceError::Usage(format!(
+                "{} is outside the workspace root {}",
+                path.display(),
+                self.root.display()
+            ))
+        })?;
+        let shown = path.display();
+        let resolved = resolve_below(&self.root, Path::new(&rel));
+        let link = std::fs::symlink_metadata(self.root.join(&rel))
+            .is_ok_and(|m| m.file_type().is_symlink());
+        let skipped = match &resolved {
+            Resolved::Escapes(through) if *through == rel => Some(format!(
+                "{shown} is a symbolic link, which memlint never follows out of the workspace root; nothing under it is looked at"
+            )),
+            Resolved::Escapes(through) => Some(format!(
+                "{shown} leads out of the workspace root through the symbolic link {through}, which memlint never follows; nothing under it is looked at"
+            )),
+            // The walk lists a link to a file inside the root, but never
+            // enters a link to a directory.
+            Resolved::Inside(target) if link && target.is_dir() => Some(format!(
+                "{shown} is a symbolic link, which memlint never follows; nothing under it is looked at"
+            )),
+            _ => None,
+        };
+        Ok(Given {
+            exists: matches!(resolved, Resolved::Inside(_)),
+            rel,
+            skipped,
+        })
+    }
+
     /// Every file memlint looks at, root-relative, sorted.
     pub fn files(&self) -> Vec<String> {
         self.walk().files
@@ -430,6 +469,19 @@ pub fn git_common_dir(dir: &Path) -> PathBuf {
 /// is not valid UTF-8.
 pub fn lossy_name(rel: &str, e: &std::io::Error) -> bool {
     rel.contains('\u{fffd}') && e.kind() == std::io::ErrorKind::NotFound
+}
+
+/// A path named on the command line (see [`Workspace::given`]).
+#[derive(Debug)]
+pub struct Given {
+    /// Root-relative, `/`-separated (empty for the root itself).
+    pub rel: String,
+    /// Whether it exists inside the root (a path through a link out of the
+    /// root does not).
+    pub exists: bool,
+    /// Why nothing under it is looked at, to say as a warning: it is a
+    /// link out of the root, leads through one, or links to a directory.
+    pub skipped: Option<String>,
 }
 
 /// What [`Workspace::walk`] found.

@@ -676,3 +676,122 @@ fn an_unreadable_record_directory_is_an_error_not_skipped_in_silence() {
         );
     }
 }
+
+// ----------------------------------------------------------------------
+// Paths that lead out of the root (nothing outside is read or revealed).
+
+/// A workspace at `<tmp>/ws` whose `docs` links to `<tmp>/outside`, which
+/// holds `shadow` (and no `nope`).
+fn linked_out() -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("ws");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    assert_eq!(memlint(&root, &["init"]).code, 0);
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(outside.join("sessions")).expect("mkdir");
+    std::fs::write(outside.join("shadow"), "secret\n").expect("write");
+    std::os::unix::fs::symlink(&outside, root.join("docs")).expect("symlink");
+    (dir, root)
+}
+
+#[test]
+fn a_file_source_through_a_directory_link_out_of_the_root_gets_one_answer() {
+    let (_dir, root) = linked_out();
+    write(
+        &root,
+        "memory/decisions/cite-docs.md",
+        "---\ntitle: Cite docs\nstatus: active\ndate: 2026-11-01\nsources:\n  - file:docs/shadow\n  - file:docs/nope\n---\n\nBody.\n",
+    );
+    let run = bounded(&root, &["check", "--format", "json"], "");
+    assert_eq!(run.code, 0, "{run:?}");
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let found: Vec<(String, u64, String)> = json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| {
+            (
+                d["rule"].as_str().expect("rule").to_string(),
+                d["line"].as_u64().expect("line"),
+                d["message"].as_str().expect("message").to_string(),
+            )
+        })
+        .collect();
+    let said = |source: &str| {
+        format!("`{source}` leads out of the workspace root through the symbolic link `docs`; memlint never looks there")
+    };
+    assert_eq!(
+        found,
+        [
+            ("sources/dangling".to_string(), 6, said("file:docs/shadow")),
+            ("sources/dangling".to_string(), 7, said("file:docs/nope")),
+        ]
+    );
+}
+
+#[test]
+fn check_and_fmt_on_a_path_through_a_link_out_of_the_root_say_the_same_whatever_is_there() {
+    let (_dir, root) = linked_out();
+    for cmd in ["check", "fmt"] {
+        let runs: Vec<Run> = ["docs/shadow", "docs/nope"]
+            .iter()
+            .map(|p| bounded(&root, &[cmd, p], ""))
+            .collect();
+        for (run, p) in runs.iter().zip(["docs/shadow", "docs/nope"]) {
+            assert_eq!(run.code, 0, "{cmd} {p}: {run:?}");
+            assert_eq!(
+                run.stderr,
+                format!("memlint: warning: {p} leads out of the workspace root through the symbolic link docs, which memlint never follows; nothing under it is looked at\n"),
+                "{cmd} {p}"
+            );
+        }
+        assert_eq!(runs[0].stdout, runs[1].stdout, "{cmd}");
+    }
+}
+
+#[test]
+fn fmt_on_a_link_out_of_the_root_says_so() {
+    let (dir, root) = linked_out();
+    std::fs::write(dir.path().join("outside/r.md"), DECISION).expect("write");
+    std::os::unix::fs::symlink(
+        dir.path().join("outside/r.md"),
+        root.join("memory/decisions/r.md"),
+    )
+    .expect("symlink");
+    let run = bounded(&root, &["fmt", "memory/decisions/r.md"], "");
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.stdout, "0 files reformatted, 0 unchanged.\n");
+    assert_eq!(
+        run.stderr,
+        "memlint: warning: memory/decisions/r.md is a symbolic link, which memlint never follows out of the workspace root; nothing under it is looked at\n"
+    );
+}
+
+#[test]
+fn compact_through_a_sessions_link_out_of_the_root_says_the_same_whatever_is_there() {
+    let (dir, root) = linked_out();
+    std::fs::remove_dir_all(root.join("memory/sessions")).expect("rm");
+    std::fs::write(
+        dir.path().join("outside/sessions/CMEM-20261101-101500.md"),
+        "---\nid: CMEM-20261101-101500\n---\nsecret\n",
+    )
+    .expect("write");
+    let expected = "memlint: error: memory/sessions: leads out of the workspace root through the symbolic link memory/sessions; memlint does not follow links out of the root\n";
+    for target in ["outside/sessions", "outside/none"] {
+        let link = root.join("memory/sessions");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(dir.path().join(target), &link).expect("symlink");
+        for id in ["CMEM-20261101-101500", "CMEM-20261101-101501"] {
+            let run = bounded(&root, &["compact", "export", "--id", id], "");
+            assert_eq!(run.code, 2, "{target} {id}: {run:?}");
+            assert_eq!(run.stderr, expected, "{target} {id}");
+        }
+        let run = bounded(&root, &["compact", "import", "--force"], "x\n");
+        assert_eq!(run.code, 2, "{target}: {run:?}");
+        assert_eq!(run.stderr, expected, "{target}");
+    }
+    assert!(
+        !dir.path().join("outside/none").exists(),
+        "nothing created out there"
+    );
+}

@@ -42,20 +42,16 @@ pub fn select(ws: &Workspace, paths: &[PathBuf]) -> Result<Vec<String>, Workspac
     }
     let mut wanted = Vec::new();
     for p in paths {
-        let rel = ws.relative(p).ok_or_else(|| {
-            WorkspaceError::Usage(format!(
-                "{} is outside the workspace root {}",
-                p.display(),
-                ws.root.display()
-            ))
-        })?;
-        if !ws.root.join(&rel).exists() {
+        let given = ws.given(p)?;
+        if let Some(why) = &given.skipped {
+            eprintln!("memlint: warning: {why}");
+        } else if !given.exists {
             return Err(WorkspaceError::Usage(format!(
                 "{}: no such file or directory",
                 p.display()
             )));
         }
-        wanted.push(rel);
+        wanted.push(given.rel);
     }
     files.retain(|f| {
         wanted
