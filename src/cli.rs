@@ -386,12 +386,17 @@ pub fn run(cli: Cli) -> ExitCode {
                 true => Some(crate::init::Hooks::plan(&root, args.force)?),
                 false => None,
             };
+            let settings = args
+                .agent_settings
+                .as_deref()
+                .map(|file| crate::init::AgentSettings::plan(&root, file))
+                .transpose()?;
             let mut code = crate::init::run(&root)?;
             if let Some(hooks) = hooks {
                 code = hooks.install()?;
             }
-            if let Some(file) = &args.agent_settings {
-                code = crate::init::agent_settings(&root, file)?;
+            if let Some(settings) = settings {
+                code = settings.write()?;
             }
             Ok(code)
         }),

@@ -22,6 +22,15 @@ pub enum WorkspaceError {
         #[source]
         source: std::io::Error,
     },
+    /// A file or directory that could not be written or created.
+    #[error("cannot {action} {path}: {source}")]
+    Write {
+        /// What was tried: "write", "create the directory".
+        action: &'static str,
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("{0}")]
     Usage(String),
 }

@@ -795,3 +795,119 @@ fn compact_through_a_sessions_link_out_of_the_root_says_the_same_whatever_is_the
         "nothing created out there"
     );
 }
+
+// ----------------------------------------------------------------------
+// `init`: the agent settings only inside the root, read only when they are
+// a regular file, and write failures named as such.
+
+#[test]
+fn init_agent_settings_outside_the_root_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("ws");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    let outside = dir.path().join("outside");
+    std::fs::create_dir_all(&outside).expect("mkdir");
+    std::os::unix::fs::symlink(&outside, root.join("elsewhere")).expect("symlink");
+    let absolute = dir.path().join("x.json");
+    let absolute = absolute.to_str().expect("UTF-8");
+    for file in ["../x.json", absolute, "nope/../../x.json"] {
+        let run = bounded(&root, &["init", "--agent-settings", file], "");
+        assert_eq!(run.code, 2, "{file}: {run:?}");
+        assert_eq!(
+            run.stderr,
+            format!(
+                "memlint: error: --agent-settings {file}: the file is outside the workspace root {}; memlint writes only inside it\n",
+                root.display()
+            )
+        );
+    }
+    let run = bounded(&root, &["init", "--agent-settings", "elsewhere/x.json"], "");
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(
+        run.stderr,
+        format!(
+            "memlint: error: elsewhere/x.json leads out of {} through a symbolic link; memlint never writes there\n",
+            root.display()
+        )
+    );
+    assert_eq!(
+        std::fs::read_dir(dir.path()).expect("ls").count(),
+        2,
+        "only ws and outside"
+    );
+    assert_eq!(std::fs::read_dir(&outside).expect("ls").count(), 0);
+    assert!(!root.join("memory").exists(), "nothing is created");
+    // Inside the root, absolute or not, it is written.
+    let inside = root.join("conf/agent.json");
+    let run = bounded(
+        &root,
+        &["init", "--agent-settings", inside.to_str().expect("UTF-8")],
+        "",
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(inside.is_file());
+}
+
+#[test]
+fn init_refuses_a_fifo_agent_settings_file_before_creating_anything() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    make(root, ".claude/settings.json", Special::Fifo);
+    let run = bounded(root, &["init", "--agent-settings"], "");
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(
+        run.stderr,
+        format!(
+            "memlint: error: cannot read {}: not a regular file (a FIFO)\n",
+            root.join(".claude/settings.json").display()
+        )
+    );
+    assert!(!root.join("memory").exists(), "nothing is created");
+}
+
+#[test]
+fn init_names_a_write_failure_as_a_write() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path().join("ws");
+    std::fs::create_dir_all(&root).expect("mkdir");
+    open_to_all(dir.path());
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+    let Some(mut cmd) = unprivileged(&root, &["init"]) else {
+        return;
+    };
+    let run = bounded_cmd(&mut cmd, &["init"], "");
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(
+        run.stderr,
+        format!(
+            "memlint: error: cannot create the directory {}: Permission denied (os error 13)\n",
+            root.join("memory/decisions").display()
+        )
+    );
+    // A file that cannot be written is named as one.
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o777)).expect("chmod");
+    for d in [
+        "memory/decisions",
+        "memory/requests",
+        "memory/sessions",
+        "knowledge",
+        "staging",
+    ] {
+        std::fs::create_dir_all(root.join(d)).expect("mkdir");
+    }
+    open_to_all(&root);
+    std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o555)).expect("chmod");
+    let Some(mut cmd) = unprivileged(&root, &["init"]) else {
+        return;
+    };
+    let run = bounded_cmd(&mut cmd, &["init"], "");
+    assert_eq!(run.code, 2, "{run:?}");
+    assert!(
+        run.stderr.starts_with(&format!(
+            "memlint: error: cannot write {}: Permission denied",
+            root.join(".memlint.yml").display()
+        )),
+        "{run:?}"
+    );
+}
