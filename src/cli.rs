@@ -417,24 +417,47 @@ pub fn run(cli: Cli) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("memlint: error: {e}");
+            // Several problems of a configuration: one line each.
+            for line in e.to_string().lines() {
+                eprintln!("memlint: error: {line}");
+            }
             ExitCode::from(2)
         }
     }
 }
 
 impl Settings {
-    /// `init` works on the given root or the current directory, without
-    /// needing a valid configuration.
+    /// `init` works on the given root, else on the root every other command
+    /// would find from here (so that they find what it creates): the
+    /// nearest directory above with `.memlint.yml`, else the top of the
+    /// git work tree, else the current directory. It needs no valid
+    /// configuration. Another directory than the current one is named on
+    /// standard error, with how to choose the current one instead.
     fn resolve_for_init(global: &GlobalArgs) -> Result<PathBuf, WorkspaceError> {
         let cwd = std::env::current_dir().map_err(|source| WorkspaceError::Io {
             path: ".".into(),
             source,
         })?;
-        Ok(match &global.root {
-            Some(r) => cwd.join(r),
-            None => cwd,
-        })
+        if let Some(r) = &global.root {
+            return Ok(crate::workspace::normalize(&cwd.join(r)));
+        }
+        let root = crate::workspace::find_root(&cwd);
+        if root != cwd {
+            let why = if root.join(crate::config::FILE_NAME).is_file() {
+                format!(
+                    "the nearest directory above with {}",
+                    crate::config::FILE_NAME
+                )
+            } else {
+                "the top of the git work tree".to_string()
+            };
+            eprintln!(
+                "memlint: note: the workspace root is {} ({why}), where every memlint command run here looks; `memlint --root . init` makes {} a workspace of its own instead",
+                root.display(),
+                cwd.display()
+            );
+        }
+        Ok(root)
     }
 }
 
@@ -519,6 +542,21 @@ fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
     }
     let outcome = crate::check::run_with(ws, &files, &selected, &index_opts);
     let code = report_check(s, args, &outcome);
+    // "No problems in 0 files." alone would not say why.
+    let named = wanted.iter().zip(&args.paths).zip(&warned);
+    let nothing_to_check = args.paths.is_empty() && outcome.files == 0;
+    let asked: Vec<(String, String)> = match nothing_to_check {
+        true => vec![(String::new(), ".".into())],
+        false => named
+            .filter(|(_, warned)| !**warned)
+            .map(|((rel, p), _)| (rel.clone(), p.display().to_string()))
+            .collect(),
+    };
+    for (rel, shown) in asked {
+        if let Some(why) = ws.selects_nothing(&rel, &shown, &files) {
+            eprintln!("memlint: warning: {why}");
+        }
+    }
     // The process exits next: freeing every file's report and path one by
     // one would only delay it (tens of milliseconds on 100k records).
     std::mem::forget((outcome, files));

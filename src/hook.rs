@@ -87,8 +87,11 @@ fn is_workspace(root: &Path) -> bool {
 fn load(root: &Path, config: Option<&Path>) -> Option<Workspace> {
     match Workspace::load(Some(root), config) {
         Ok(ws) => Some(ws),
-        Err(crate::workspace::WorkspaceError::Config { path, error }) => {
-            eprintln!("memlint hook: {path}:{error}; using the default configuration");
+        Err(e @ crate::workspace::WorkspaceError::Config { .. }) => {
+            for line in e.to_string().lines() {
+                eprintln!("memlint hook: {line}");
+            }
+            eprintln!("memlint hook: using the default configuration");
             let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
             Some(Workspace::new(root, crate::config::Config::default()))
         }

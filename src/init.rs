@@ -137,6 +137,7 @@ pub fn run(root: &Path) -> Result<ExitCode, WorkspaceError> {
             root.display()
         );
     } else {
+        println!("memlint: initialised {}", root.display());
         for d in done {
             println!("{d}");
         }

@@ -14,8 +14,13 @@ use std::sync::Arc;
 /// Errors that make a workspace unusable (exit 2).
 #[derive(Debug, thiserror::Error)]
 pub enum WorkspaceError {
-    #[error("{path}:{}:{}: {}", .error.line, .error.column, .error.message)]
-    Config { path: String, error: ConfigError },
+    /// Every problem of the configuration, one per line
+    /// (`path:line:column: message`), in order.
+    #[error("{}", config_lines(.path, .errors))]
+    Config {
+        path: String,
+        errors: Vec<ConfigError>,
+    },
     #[error("cannot read {path}: {source}")]
     Io {
         path: String,
@@ -33,6 +38,15 @@ pub enum WorkspaceError {
     },
     #[error("{0}")]
     Usage(String),
+}
+
+/// The lines of [`WorkspaceError::Config`].
+fn config_lines(path: &str, errors: &[ConfigError]) -> String {
+    let lines: Vec<String> = errors
+        .iter()
+        .map(|e| format!("{path}:{}:{}: {}", e.line, e.column, e.message))
+        .collect();
+    lines.join("\n")
 }
 
 /// A loaded workspace.
@@ -104,14 +118,18 @@ impl Workspace {
                 let shown = path.display().to_string();
                 let text = String::from_utf8(bytes).map_err(|_| WorkspaceError::Config {
                     path: shown.clone(),
-                    error: ConfigError {
+                    errors: vec![ConfigError {
                         line: 1,
                         column: 1,
                         message: "the configuration is not valid UTF-8".into(),
-                    },
+                    }],
                 })?;
-                config::parse(&text, &crate::rules::names())
-                    .map_err(|error| WorkspaceError::Config { path: shown, error })?
+                config::parse_all(&text, &crate::rules::names()).map_err(|errors| {
+                    WorkspaceError::Config {
+                        path: shown,
+                        errors,
+                    }
+                })?
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => Config::default(),
             Err(source) => {
@@ -206,6 +224,47 @@ impl Workspace {
             rel,
             skipped,
         })
+    }
+
+    /// Why a path named on the command line (`rel`, root-relative, shown
+    /// as `shown`) selects none of `files` (the workspace's, sorted), to
+    /// say as a warning; `None` when it selects some. Only `check` and `fmt`
+    /// ask, so nothing is looked at unless the answer is empty.
+    pub fn selects_nothing(&self, rel: &str, shown: &str, files: &[String]) -> Option<String> {
+        let from = files.partition_point(|f| f.as_str() < rel);
+        let selects = |f: &String| {
+            rel.is_empty() || f == rel || f.strip_prefix(rel).is_some_and(|r| r.starts_with('/'))
+        };
+        if files[from..]
+            .iter()
+            .take_while(|f| f.starts_with(rel))
+            .any(selects)
+        {
+            return None;
+        }
+        let records =
+            "memlint checks the .md files under memory/, knowledge/ and staging/, and CONTEXT.md";
+        let place = classify(rel, &self.config.banned_dirs);
+        Some(if rel.is_empty() && !self.has_layout() {
+            format!(
+                "{} holds no memlint workspace: none of memory/, knowledge/, staging/ or CONTEXT.md is there (`memlint init` creates them)",
+                self.root.display()
+            )
+        } else if place == Place::Outside && !self.root.join(rel).is_dir() {
+            format!("{shown} is not a record: {records}")
+        } else if crate::ignores::excludes(&self.root, rel) {
+            format!("{shown} is excluded by an ignore file (.gitignore, .ignore, .memlintignore or .git/info/exclude)")
+        } else {
+            format!("{shown} holds no record: {records}")
+        })
+    }
+
+    /// Whether any of the record directories or `CONTEXT.md` is there.
+    pub fn has_layout(&self) -> bool {
+        RECORD_ROOTS
+            .iter()
+            .chain(&["CONTEXT.md"])
+            .any(|n| std::fs::symlink_metadata(self.root.join(n)).is_ok())
     }
 
     /// Every file memlint looks at, root-relative, sorted.

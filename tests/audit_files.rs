@@ -911,3 +911,145 @@ fn init_names_a_write_failure_as_a_write() {
         "{run:?}"
     );
 }
+
+// ----------------------------------------------------------------------
+// What `check`, `init` and the configuration say when something is off.
+
+#[test]
+fn check_in_a_repository_without_a_workspace_says_so() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    let run = bounded(root, &["check"], "");
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(run.stdout, "No problems in 0 files.\n");
+    assert_eq!(
+        run.stderr,
+        format!(
+            "memlint: warning: {} holds no memlint workspace: none of memory/, knowledge/, staging/ or CONTEXT.md is there (`memlint init` creates them)\n",
+            root.canonicalize().expect("canonical").display()
+        )
+    );
+}
+
+#[test]
+fn check_on_a_path_that_is_no_record_says_why() {
+    let ws = repo();
+    let root = ws.path();
+    write(root, "README.md", "# Readme\n");
+    write(root, "memory/decisions/.memlintignore", "drafts/\n");
+    write(root, "memory/decisions/drafts/idea.md", DECISION);
+    for (path, why) in [
+        (
+            "README.md",
+            "README.md is not a record: memlint checks the .md files under memory/, knowledge/ and staging/, and CONTEXT.md",
+        ),
+        (
+            "memory/decisions/drafts/idea.md",
+            "memory/decisions/drafts/idea.md is excluded by an ignore file (.gitignore, .ignore, .memlintignore or .git/info/exclude)",
+        ),
+        (
+            "memory/requests",
+            "memory/requests holds no record: memlint checks the .md files under memory/, knowledge/ and staging/, and CONTEXT.md",
+        ),
+    ] {
+        let run = bounded(root, &["check", path], "");
+        assert_eq!(run.code, 0, "{path}: {run:?}");
+        assert_eq!(run.stdout, "No problems in 0 files.\n", "{path}");
+        assert_eq!(run.stderr, format!("memlint: warning: {why}\n"), "{path}");
+        let run = bounded(root, &["fmt", path], "");
+        assert_eq!(run.code, 0, "{path}: {run:?}");
+        assert_eq!(run.stderr, format!("memlint: warning: {why}\n"), "{path}");
+    }
+    // A path that selects records says nothing more.
+    let run = bounded(root, &["check", "memory"], "");
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+}
+
+#[test]
+fn init_from_a_subdirectory_of_a_work_tree_uses_its_top_and_says_so() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let top = dir.path().canonicalize().expect("canonical");
+    git(&top, &["init", "-q", "-b", "main"]);
+    let sub = top.join("src/deep");
+    std::fs::create_dir_all(&sub).expect("mkdir");
+    let run = bounded(&sub, &["init"], "");
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout
+            .starts_with(&format!("memlint: initialised {}\n", top.display())),
+        "{run:?}"
+    );
+    assert_eq!(
+        run.stderr,
+        format!(
+            "memlint: note: the workspace root is {} (the top of the git work tree), where every memlint command run here looks; `memlint --root . init` makes {} a workspace of its own instead\n",
+            top.display(),
+            sub.display()
+        )
+    );
+    assert!(top.join(".memlint.yml").is_file());
+    assert!(!sub.join(".memlint.yml").exists());
+    // Every command run there finds it.
+    let run = bounded(&sub, &["check"], "");
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+    // `--root .` makes the subdirectory a workspace, and says where.
+    let run = bounded(&sub, &["--root", ".", "init"], "");
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(
+        run.stdout
+            .starts_with(&format!("memlint: initialised {}\n", sub.display())),
+        "{run:?}"
+    );
+    assert!(sub.join(".memlint.yml").is_file());
+}
+
+#[test]
+fn a_configuration_with_several_errors_shows_them_all() {
+    let ws = repo();
+    let root = ws.path();
+    write(
+        root,
+        ".memlint.yml",
+        "max_sources: many\nrules:\n  date/relative: warn\n  nope/rule: off\ncontext: {blocks: -1, colour: red}\nmax_source: 3\n",
+    );
+    let run = bounded(root, &["check"], "");
+    assert_eq!(run.code, 2, "{run:?}");
+    let path = root.canonicalize().expect("canonical").join(".memlint.yml");
+    let path = path.display();
+    let expected = [
+        format!("{path}:1:14: `max_sources` must be a non-negative whole number, not a string"),
+        format!("{path}:3:18: severity of `date/relative` must be `off`, `warning` or `error` (did you mean `warning`?)"),
+        format!("{path}:4:3: unknown rule `nope/rule` under `rules`"),
+        format!("{path}:5:19: `context.blocks` must be a non-negative whole number, not `-1`"),
+        format!("{path}:5:23: unknown configuration key `context.colour`"),
+        format!("{path}:6:1: unknown configuration key `max_source` (did you mean `max_sources`?)"),
+    ];
+    let lines: Vec<&str> = run.stderr.lines().collect();
+    let expected: Vec<String> = expected
+        .iter()
+        .map(|l| format!("memlint: error: {l}"))
+        .collect();
+    assert_eq!(lines, expected);
+}
+
+#[test]
+fn a_misspelt_severity_gets_a_did_you_mean() {
+    let ws = repo();
+    let root = ws.path();
+    for (written, meant) in [("warn", "warning"), ("Error", "error"), ("of", "off")] {
+        write(
+            root,
+            ".memlint.yml",
+            &format!("rules: {{date/relative: {written}}}\n"),
+        );
+        let run = bounded(root, &["check"], "");
+        assert_eq!(run.code, 2, "{run:?}");
+        assert!(
+            run.stderr.ends_with(&format!(
+                ":1:24: severity of `date/relative` must be `off`, `warning` or `error` (did you mean `{meant}`?)\n"
+            )),
+            "{written}: {run:?}"
+        );
+    }
+}

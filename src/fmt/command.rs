@@ -38,6 +38,11 @@ enum Done {
 pub fn select(ws: &Workspace, paths: &[PathBuf]) -> Result<Vec<String>, WorkspaceError> {
     let mut files = ws.files();
     if paths.is_empty() {
+        if files.is_empty() {
+            if let Some(why) = ws.selects_nothing("", ".", &files) {
+                eprintln!("memlint: warning: {why}");
+            }
+        }
         return Ok(files);
     }
     let mut wanted = Vec::new();
@@ -50,6 +55,9 @@ pub fn select(ws: &Workspace, paths: &[PathBuf]) -> Result<Vec<String>, Workspac
                 "{}: no such file or directory",
                 p.display()
             )));
+        } else if let Some(why) = ws.selects_nothing(&given.rel, &p.display().to_string(), &files) {
+            // "0 files reformatted" alone would not say why.
+            eprintln!("memlint: warning: {why}");
         }
         wanted.push(given.rel);
     }
