@@ -33,7 +33,7 @@ fn cross_record<'r>(
     reports: impl Iterator<Item = &'r FileReport>,
     clusters: Option<Vec<(Kind, Vec<Vec<String>>)>>,
 ) -> Vec<Diagnostic> {
-    let resolver = crate::git::DiskResolver::new(&ws.root);
+    let resolver = crate::git::DiskResolver::of(ws);
     let mut view = View::new(
         reports.map(|r| (r.path.as_str(), &r.info)),
         &ws.config,

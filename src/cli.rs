@@ -386,12 +386,17 @@ pub fn run(cli: Cli) -> ExitCode {
                 true => Some(crate::init::Hooks::plan(&root, args.force)?),
                 false => None,
             };
+            let settings = args
+                .agent_settings
+                .as_deref()
+                .map(|file| crate::init::AgentSettings::plan(&root, file))
+                .transpose()?;
             let mut code = crate::init::run(&root)?;
             if let Some(hooks) = hooks {
                 code = hooks.install()?;
             }
-            if let Some(file) = &args.agent_settings {
-                code = crate::init::agent_settings(&root, file)?;
+            if let Some(settings) = settings {
+                code = settings.write()?;
             }
             Ok(code)
         }),
@@ -412,24 +417,47 @@ pub fn run(cli: Cli) -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("memlint: error: {e}");
+            // Several problems of a configuration: one line each.
+            for line in e.to_string().lines() {
+                eprintln!("memlint: error: {line}");
+            }
             ExitCode::from(2)
         }
     }
 }
 
 impl Settings {
-    /// `init` works on the given root or the current directory, without
-    /// needing a valid configuration.
+    /// `init` works on the given root, else on the root every other command
+    /// would find from here (so that they find what it creates): the
+    /// nearest directory above with `.memlint.yml`, else the top of the
+    /// git work tree, else the current directory. It needs no valid
+    /// configuration. Another directory than the current one is named on
+    /// standard error, with how to choose the current one instead.
     fn resolve_for_init(global: &GlobalArgs) -> Result<PathBuf, WorkspaceError> {
         let cwd = std::env::current_dir().map_err(|source| WorkspaceError::Io {
             path: ".".into(),
             source,
         })?;
-        Ok(match &global.root {
-            Some(r) => cwd.join(r),
-            None => cwd,
-        })
+        if let Some(r) = &global.root {
+            return Ok(crate::workspace::normalize(&cwd.join(r)));
+        }
+        let root = crate::workspace::find_root(&cwd);
+        if root != cwd {
+            let why = if root.join(crate::config::FILE_NAME).is_file() {
+                format!(
+                    "the nearest directory above with {}",
+                    crate::config::FILE_NAME
+                )
+            } else {
+                "the top of the git work tree".to_string()
+            };
+            eprintln!(
+                "memlint: note: the workspace root is {} ({why}), where every memlint command run here looks; `memlint --root . init` makes {} a workspace of its own instead",
+                root.display(),
+                cwd.display()
+            );
+        }
+        Ok(root)
     }
 }
 
@@ -445,29 +473,23 @@ fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
     // The git modes read the index or commits, never the work tree.
     let git_mode = args.staged || args.base.is_some();
     let mut wanted = Vec::new();
+    let mut present = Vec::new();
+    let mut warned = Vec::new();
     for p in &args.paths {
-        let rel = ws.relative(p).ok_or_else(|| {
-            WorkspaceError::Usage(format!(
-                "{} is outside the workspace root {}",
-                p.display(),
-                ws.root.display()
-            ))
-        })?;
-        if !git_mode && !ws.root.join(&rel).exists() {
-            return Err(WorkspaceError::Usage(format!(
-                "{}: no such file or directory",
-                p.display()
-            )));
+        let given = ws.given(p)?;
+        warned.push(given.skipped.is_some());
+        if !git_mode {
+            if let Some(why) = &given.skipped {
+                eprintln!("memlint: warning: {why}");
+            } else if !given.exists {
+                return Err(WorkspaceError::Usage(format!(
+                    "{}: no such file or directory",
+                    p.display()
+                )));
+            }
         }
-        let link =
-            std::fs::symlink_metadata(ws.root.join(&rel)).is_ok_and(|m| m.file_type().is_symlink());
-        if !git_mode && link {
-            eprintln!(
-                "memlint: warning: {} is a symbolic link, which memlint never follows; nothing under it is checked",
-                p.display()
-            );
-        }
-        wanted.push(rel);
+        present.push(given.exists);
+        wanted.push(given.rel);
     }
     let selected = |f: &str| {
         wanted.is_empty()
@@ -482,8 +504,8 @@ fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
         let missing: Vec<String> = args
             .paths
             .iter()
-            .zip(&wanted)
-            .filter(|(_, rel)| !ws.root.join(rel).exists())
+            .zip(&present)
+            .filter(|(_, exists)| !**exists)
             .map(|(p, _)| p.display().to_string())
             .collect();
         if outcome.files == 0 && !missing.is_empty() {
@@ -520,10 +542,43 @@ fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
     }
     let outcome = crate::check::run_with(ws, &files, &selected, &index_opts);
     let code = report_check(s, args, &outcome);
+    // "No problems in 0 files." alone would not say why.
+    let named = wanted.iter().zip(&args.paths).zip(&warned);
+    let nothing_to_check = args.paths.is_empty() && outcome.files == 0;
+    let asked: Vec<(String, String)> = match nothing_to_check {
+        true => vec![(String::new(), ".".into())],
+        false => named
+            .filter(|(_, warned)| !**warned)
+            .map(|((rel, p), _)| (rel.clone(), p.display().to_string()))
+            .collect(),
+    };
+    for (rel, shown) in asked {
+        if let Some(why) = ws.selects_nothing(&rel, &shown, &files) {
+            eprintln!("memlint: warning: {why}");
+        }
+    }
     // The process exits next: freeing every file's report and path one by
     // one would only delay it (tens of milliseconds on 100k records).
     std::mem::forget((outcome, files));
-    Ok(code)
+    Ok(walk_outcome(ws, code))
+}
+
+/// Reports on standard error what the walks of `ws` left out: an ignore
+/// file that was not read (a warning), a directory that could not be read
+/// (an error). Returns `code`, or exit 2 after such an error: the answer
+/// printed is incomplete.
+fn walk_outcome(ws: &Workspace, code: ExitCode) -> ExitCode {
+    let mut failed = false;
+    for p in ws.take_problems() {
+        let level = if p.is_error() { "error" } else { "warning" };
+        failed |= p.is_error();
+        eprintln!("memlint: {level}: {p}");
+    }
+    if failed {
+        ExitCode::from(2)
+    } else {
+        code
+    }
 }
 
 /// Renders a `check` outcome and returns the exit code.
@@ -589,7 +644,7 @@ fn fmt(global: &GlobalArgs, args: &FmtArgs) -> Result<ExitCode, WorkspaceError> 
         diff: args.diff,
         quiet: s.quiet,
     };
-    command::run(&s.workspace, &options)
+    command::run(&s.workspace, &options).map(|code| walk_outcome(&s.workspace, code))
 }
 
 fn compact(global: &GlobalArgs, command: &CompactCommand) -> Result<ExitCode, WorkspaceError> {
@@ -670,9 +725,15 @@ fn compact(global: &GlobalArgs, command: &CompactCommand) -> Result<ExitCode, Wo
 /// or standard input when it is absent or `-`.
 fn read_import_input(file: Option<&std::path::Path>) -> Result<(String, Vec<u8>), WorkspaceError> {
     if let Some(f) = file.filter(|f| f.as_os_str() != "-") {
-        let text = std::fs::read(f).map_err(|source| WorkspaceError::Io {
-            path: f.display().to_string(),
-            source,
+        // A FIFO is read from standard input (`--file -`) instead: named
+        // here it would be opened blind, and could wait for ever.
+        let text = crate::fsutil::read_regular(f).map_err(|source| {
+            let hint = if source.kind() == std::io::ErrorKind::InvalidInput {
+                "; pipe it to standard input instead (`--file -`)"
+            } else {
+                ""
+            };
+            WorkspaceError::Usage(format!("cannot read {}: {source}{hint}", f.display()))
         })?;
         return Ok((f.display().to_string(), text));
     }
@@ -824,7 +885,7 @@ fn index(s: &Settings) -> Result<ExitCode, WorkspaceError> {
             ));
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(walk_outcome(ws, ExitCode::SUCCESS))
 }
 
 /// `memlint search`: ranked records for a query.
@@ -844,7 +905,7 @@ fn search(s: &Settings, args: &SearchArgs) -> Result<ExitCode, WorkspaceError> {
         ReportFormat::Human => crate::search::human(&hits, s.color),
         ReportFormat::Json => crate::search::json(&query.text, &hits),
     });
-    Ok(ExitCode::SUCCESS)
+    Ok(walk_outcome(&s.workspace, ExitCode::SUCCESS))
 }
 
 /// `memlint watch …`.
@@ -947,7 +1008,7 @@ fn context(s: &Settings, args: &ContextArgs) -> Result<ExitCode, WorkspaceError>
     }
     let material = c::gather(&s.workspace, settings.max_chars);
     write_out(&c::render(&material, &settings));
-    Ok(ExitCode::SUCCESS)
+    Ok(walk_outcome(&s.workspace, ExitCode::SUCCESS))
 }
 
 /// `memlint hook …`: the hooks resolve their own workspace, since a broken
@@ -976,5 +1037,5 @@ fn report(s: &Settings, args: &ReportArgs) -> Result<ExitCode, WorkspaceError> {
         ReportFormat::Human => built.human(),
         ReportFormat::Json => built.json(),
     });
-    Ok(ExitCode::SUCCESS)
+    Ok(walk_outcome(&s.workspace, ExitCode::SUCCESS))
 }

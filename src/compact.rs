@@ -432,22 +432,23 @@ fn strip_bom(text: &[u8]) -> &[u8] {
 /// `memory/sessions` under `root`, created when `create` is set. Refuses a
 /// directory that leads outside the root through a symbolic link.
 fn sessions_dir(root: &Path, create: bool) -> Result<Option<PathBuf>, CompactError> {
+    use crate::fsutil::{resolve_inside, Resolved};
     let dir = root.join(Kind::Session.dir());
-    if create {
-        std::fs::create_dir_all(&dir).map_err(io_err("create", &dir))?;
-    } else if !dir.is_dir() {
-        return Ok(None);
-    }
-    let real_root = root.canonicalize().map_err(io_err("read", root))?;
-    let real_dir = dir.canonicalize().map_err(io_err("read", &dir))?;
-    if !real_dir.starts_with(&real_root) {
-        return Err(CompactError::Unreadable {
-            path: Kind::Session.dir().to_string(),
-            message: format!(
-                "leads outside the workspace root (to {}); memlint does not follow links out of the root",
-                real_dir.display()
-            ),
-        });
+    // Resolved one component at a time and never beyond a link out of the
+    // root: the answer is the same whatever lies out there.
+    match resolve_inside(root, Path::new(Kind::Session.dir())) {
+        Resolved::Escapes(link) => {
+            return Err(CompactError::Unreadable {
+                path: Kind::Session.dir().to_string(),
+                message: format!(
+                    "leads out of the workspace root through the symbolic link {link}; memlint does not follow links out of the root"
+                ),
+            })
+        }
+        Resolved::Inside(real) if real.is_dir() => {}
+        Resolved::Unreadable(e) => return Err(io_err("read", &dir)(e)),
+        _ if create => std::fs::create_dir_all(&dir).map_err(io_err("create", &dir))?,
+        _ => return Ok(None),
     }
     Ok(Some(dir))
 }
@@ -556,7 +557,7 @@ pub fn export(root: &Path, id: &str) -> Result<Vec<u8>, CompactError> {
         }
         Ok(_) => {}
     }
-    let bytes = std::fs::read(&path).map_err(io_err("read", &path))?;
+    let bytes = crate::fsutil::read_regular(&path).map_err(io_err("read", &path))?;
     let unreadable = |message: &str| CompactError::Unreadable {
         path: rel.clone(),
         message: message.to_string(),
@@ -607,7 +608,10 @@ pub fn list(root: &Path) -> Result<Listing, CompactError> {
     for entry in entries {
         let entry = entry.map_err(io_err("read", &dir))?;
         let name = entry.file_name().to_string_lossy().into_owned();
-        let is_file = entry.file_type().is_ok_and(|t| t.is_file());
+        // A FIFO or a socket is named among the skipped, not read.
+        let is_file = entry
+            .file_type()
+            .is_ok_and(|t| !t.is_dir() && !t.is_symlink());
         if !is_file || !name.ends_with(".md") || name.starts_with('.') {
             continue;
         }
@@ -631,7 +635,7 @@ pub fn list(root: &Path) -> Result<Listing, CompactError> {
 }
 
 fn read_listed(path: &Path, rel: &str) -> Result<Listed, String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let bytes = crate::fsutil::read_regular(path).map_err(|e| e.to_string())?;
     let text = std::str::from_utf8(&bytes).map_err(|_| "not valid UTF-8".to_string())?;
     let Split::Found(parts) = frontmatter::split(text) else {
         return Err("no front matter".to_string());

@@ -224,46 +224,65 @@ fn key_name(entry: &yaml::Entry) -> &str {
 }
 
 /// Parses the text of a configuration file. `known_rules` lists the rule
-/// names that `rules:` may mention.
+/// names that `rules:` may mention. The error is the first problem; see
+/// [`parse_all`] for every one.
 pub fn parse(text: &str, known_rules: &[&str]) -> Result<Config, ConfigError> {
+    parse_all(text, known_rules).map_err(|mut errors| errors.swap_remove(0))
+}
+
+/// Keeps `result`'s value, or adds its error to `errors`.
+fn noted<T>(errors: &mut Vec<ConfigError>, result: Result<T, ConfigError>) -> Option<T> {
+    result.map_err(|e| errors.push(e)).ok()
+}
+
+/// [`parse`], with every problem of the file at once (sorted by position),
+/// so that one run shows all there is to fix. Only YAML that does not
+/// parse stops the reading at its first error.
+pub fn parse_all(text: &str, known_rules: &[&str]) -> Result<Config, Vec<ConfigError>> {
     let r = Reader {
         index: LineIndex::new(text),
     };
     // The YAML layer's limits speak of front matter, its usual input.
     let doc = yaml::parse(text, 0).map_err(|e| {
         let message = e.message.replacen("front matter", "the configuration", 1);
-        r.err(e.at, format!("invalid YAML: {message}"))
+        vec![r.err(e.at, format!("invalid YAML: {message}"))]
     })?;
-    if let Some(d) = doc.duplicates.first() {
-        return Err(r.err(
-            d.repeat.start,
-            format!("configuration key `{}` appears twice", d.key),
-        ));
-    }
+    let mut errors: Vec<ConfigError> = doc
+        .duplicates
+        .iter()
+        .map(|d| {
+            r.err(
+                d.repeat.start,
+                format!("configuration key `{}` appears twice", d.key),
+            )
+        })
+        .collect();
     let mut config = Config::default();
-    let Some(root) = doc.root else {
-        return Ok(config);
+    let root = doc.root.filter(|root| !root.is_null());
+    let entries: &[yaml::Entry] = match &root {
+        Some(root) => noted(&mut errors, r.mapping("the configuration", root)).unwrap_or_default(),
+        None => &[],
     };
-    if root.is_null() {
-        return Ok(config);
-    }
-    let entries = r.mapping("the configuration", &root)?;
+    let errs = &mut errors;
     for entry in entries {
         let key = key_name(entry);
         let v = &entry.value;
         match key {
             "banned_dirs" => {
                 let Value::Seq { items, .. } = &v.value else {
-                    return Err(r.err(
+                    errs.push(r.err(
                         v.span.start,
                         format!(
                             "`banned_dirs` must be a list of directories, not {}",
                             v.type_name()
                         ),
                     ));
+                    continue;
                 };
                 for item in items {
-                    let dir = r.string("banned_dirs", item)?;
+                    let Some(dir) = noted(errs, r.string("banned_dirs", item)) else {
+                        continue;
+                    };
                     let dir = dir.trim_end_matches('/').to_string();
                     if dir.is_empty()
                         || dir.starts_with('/')
@@ -271,65 +290,88 @@ pub fn parse(text: &str, known_rules: &[&str]) -> Result<Config, ConfigError> {
                             .split('/')
                             .any(|c| c == ".." || c == "." || c.is_empty())
                     {
-                        return Err(r.err(
+                        errs.push(r.err(
                             item.span.start,
                             format!("`banned_dirs` entry `{dir}` must be a directory relative to the root"),
                         ));
+                        continue;
                     }
                     if !config.banned_dirs.contains(&dir) {
                         config.banned_dirs.push(dir);
                     }
                 }
             }
-            "max_sources" => config.max_sources = r.positive(key, v)? as usize,
-            "max_body_chars" => config.max_body_chars = r.positive(key, v)? as usize,
-            "summary_max_tokens" => config.summary_max_tokens = r.positive(key, v)? as usize,
-            "max_file_bytes" => config.max_file_bytes = r.positive(key, v)?,
-            "watch" => {
-                config.watch = match v.as_scalar().map(|s| s.resolve()) {
-                    Some(Resolved::Bool(b)) => b,
-                    _ => {
-                        return Err(r.err(
-                            v.span.start,
-                            format!("`watch` must be true or false, not {}", v.type_name()),
-                        ))
-                    }
+            "max_sources" => {
+                if let Some(n) = noted(errs, r.positive(key, v)) {
+                    config.max_sources = n as usize;
                 }
             }
+            "max_body_chars" => {
+                if let Some(n) = noted(errs, r.positive(key, v)) {
+                    config.max_body_chars = n as usize;
+                }
+            }
+            "summary_max_tokens" => {
+                if let Some(n) = noted(errs, r.positive(key, v)) {
+                    config.summary_max_tokens = n as usize;
+                }
+            }
+            "max_file_bytes" => {
+                if let Some(n) = noted(errs, r.positive(key, v)) {
+                    config.max_file_bytes = n;
+                }
+            }
+            "watch" => match v.as_scalar().map(|s| s.resolve()) {
+                Some(Resolved::Bool(b)) => config.watch = b,
+                _ => errs.push(r.err(
+                    v.span.start,
+                    format!("`watch` must be true or false, not {}", v.type_name()),
+                )),
+            },
             "similar_slug_ratio" => {
                 let ratio = v
                     .as_scalar()
                     .filter(|s| matches!(s.resolve(), Resolved::Float | Resolved::Int))
                     .and_then(|s| s.text.parse::<f64>().ok())
                     .filter(|x| (0.0..=1.0).contains(x) && *x > 0.0);
-                config.similar_slug_ratio = ratio.ok_or_else(|| {
-                    r.err(
+                match ratio {
+                    Some(ratio) => config.similar_slug_ratio = ratio,
+                    None => errs.push(r.err(
                         v.span.start,
                         "`similar_slug_ratio` must be a number above 0 and at most 1".into(),
-                    )
-                })?;
+                    )),
+                }
             }
             "rules" => {
-                for rule in r.mapping(key, v)? {
+                for rule in noted(errs, r.mapping(key, v)).unwrap_or_default() {
                     let name = key_name(rule);
                     if !known_rules.contains(&name) {
                         let hint = closest(name, known_rules)
                             .map(|k| format!(" (did you mean `{k}`?)"))
                             .unwrap_or_default();
-                        return Err(r.err(
+                        errs.push(r.err(
                             rule.key.span.start,
                             format!("unknown rule `{name}` under `rules`{hint}"),
                         ));
+                        continue;
                     }
                     let level = match rule.value.as_scalar().map(|s| s.text.as_str()) {
                         Some("off") => Level::Off,
                         Some("warning") => Level::Warning,
                         Some("error") => Level::Error,
-                        _ => {
-                            return Err(r.err(
+                        written => {
+                            const LEVELS: &[&str] = &["off", "warning", "error"];
+                            let hint = written
+                                .and_then(|w| closest(&w.to_lowercase(), LEVELS))
+                                .map(|k| format!(" (did you mean `{k}`?)"))
+                                .unwrap_or_default();
+                            errs.push(r.err(
                                 rule.value.span.start,
-                                format!("severity of `{name}` must be `off`, `warning` or `error`"),
-                            ))
+                                format!(
+                                    "severity of `{name}` must be `off`, `warning` or `error`{hint}"
+                                ),
+                            ));
+                            continue;
                         }
                     };
                     config.rules.insert(name.to_string(), level);
@@ -337,56 +379,78 @@ pub fn parse(text: &str, known_rules: &[&str]) -> Result<Config, ConfigError> {
             }
             "context" => {
                 const KEYS: &[&str] = &["max_chars", "blocks", "header"];
-                for e in r.mapping(key, v)? {
+                for e in noted(errs, r.mapping(key, v)).unwrap_or_default() {
                     match key_name(e) {
                         "max_chars" => {
-                            config.context.max_chars =
-                                r.positive("context.max_chars", &e.value)? as usize
+                            if let Some(n) = noted(errs, r.positive("context.max_chars", &e.value))
+                            {
+                                config.context.max_chars = n as usize;
+                            }
                         }
                         "blocks" => {
-                            config.context.blocks = r.uint("context.blocks", &e.value)? as usize
+                            if let Some(n) = noted(errs, r.uint("context.blocks", &e.value)) {
+                                config.context.blocks = n as usize;
+                            }
                         }
-                        "header" => config.context.header = r.string("context.header", &e.value)?,
-                        other => return Err(r.unknown(&e.key, other, KEYS, "context.")),
+                        "header" => {
+                            if let Some(h) = noted(errs, r.string("context.header", &e.value)) {
+                                config.context.header = h;
+                            }
+                        }
+                        other => errs.push(r.unknown(&e.key, other, KEYS, "context.")),
                     }
                 }
             }
             "staging" => {
                 const KEYS: &[&str] = &["max_files", "max_bytes", "stale_after_secs"];
-                for e in r.mapping(key, v)? {
+                for e in noted(errs, r.mapping(key, v)).unwrap_or_default() {
                     match key_name(e) {
                         "max_files" => {
-                            config.staging.max_files =
-                                r.positive("staging.max_files", &e.value)? as usize
+                            if let Some(n) = noted(errs, r.positive("staging.max_files", &e.value))
+                            {
+                                config.staging.max_files = n as usize;
+                            }
                         }
                         "max_bytes" => {
-                            config.staging.max_bytes = r.positive("staging.max_bytes", &e.value)?
+                            if let Some(n) = noted(errs, r.positive("staging.max_bytes", &e.value))
+                            {
+                                config.staging.max_bytes = n;
+                            }
                         }
                         "stale_after_secs" => {
-                            config.staging.stale_after_secs =
-                                r.positive("staging.stale_after_secs", &e.value)?
+                            if let Some(n) =
+                                noted(errs, r.positive("staging.stale_after_secs", &e.value))
+                            {
+                                config.staging.stale_after_secs = n;
+                            }
                         }
-                        other => return Err(r.unknown(&e.key, other, KEYS, "staging.")),
+                        other => errs.push(r.unknown(&e.key, other, KEYS, "staging.")),
                     }
                 }
             }
             "post_write" => {
                 const KEYS: &[&str] = &["max_failures"];
-                for e in r.mapping(key, v)? {
+                for e in noted(errs, r.mapping(key, v)).unwrap_or_default() {
                     match key_name(e) {
                         "max_failures" => {
-                            config.post_write.max_failures =
-                                r.positive("post_write.max_failures", &e.value)?
-                                    .min(u32::MAX as u64) as u32
+                            if let Some(n) =
+                                noted(errs, r.positive("post_write.max_failures", &e.value))
+                            {
+                                config.post_write.max_failures = n.min(u32::MAX as u64) as u32;
+                            }
                         }
-                        other => return Err(r.unknown(&e.key, other, KEYS, "post_write.")),
+                        other => errs.push(r.unknown(&e.key, other, KEYS, "post_write.")),
                     }
                 }
             }
-            other => return Err(r.unknown(&entry.key, other, TOP_KEYS, "")),
+            other => errs.push(r.unknown(&entry.key, other, TOP_KEYS, "")),
         }
     }
-    Ok(config)
+    if errors.is_empty() {
+        return Ok(config);
+    }
+    errors.sort_by_key(|e| (e.line, e.column));
+    Err(errors)
 }
 
 /// The commented configuration `memlint init` writes.
@@ -454,6 +518,38 @@ mod tests {
             "{}",
             e.message
         );
+    }
+
+    #[test]
+    fn every_problem_is_reported_in_order_of_position() {
+        let text = "rules: {date/relative: warn, nope/x: off}\nmax_sources: 0\nmax_sources: 2\n\
+            staging: {max_files: x, later: 1}\n";
+        let errors = parse_all(text, RULES).unwrap_err();
+        let found: Vec<(usize, usize, &str)> = errors
+            .iter()
+            .map(|e| (e.line, e.column, e.message.as_str()))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (
+                    1,
+                    24,
+                    "severity of `date/relative` must be `off`, `warning` or `error` (did you mean `warning`?)"
+                ),
+                (1, 30, "unknown rule `nope/x` under `rules`"),
+                (2, 14, "`max_sources` must be at least 1"),
+                (3, 1, "configuration key `max_sources` appears twice"),
+                (
+                    4,
+                    22,
+                    "`staging.max_files` must be a non-negative whole number, not a string"
+                ),
+                (4, 25, "unknown configuration key `staging.later`"),
+            ]
+        );
+        // `parse` gives the first.
+        assert_eq!(parse(text, RULES).unwrap_err(), errors[0]);
     }
 
     #[test]

@@ -835,7 +835,7 @@ pub fn read_context_md(root: &Path, max_bytes: u64) -> Option<String> {
         return None;
     }
     let mut bytes = Vec::new();
-    std::fs::File::open(&path)
+    crate::fsutil::open_regular(&path)
         .ok()?
         .take(max_bytes)
         .read_to_end(&mut bytes)
@@ -1024,7 +1024,7 @@ pub fn rotate(root: &Path, keep: usize, force: bool) -> Result<RotateOutcome, Ro
     if !crate::fsutil::stays_inside(root, &path) {
         return Err(RotateError::OutsideRoot);
     }
-    let bytes = std::fs::read(&path).map_err(RotateError::Read)?;
+    let bytes = crate::fsutil::read_regular(&path).map_err(RotateError::Read)?;
     let text = String::from_utf8(bytes).map_err(|_| RotateError::Encoding)?;
     let committed = crate::git::Repo::open(root, "context rotate")
         .ok()

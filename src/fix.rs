@@ -309,7 +309,7 @@ pub fn chain_targets(
     if chained.is_empty() {
         return HashMap::new();
     }
-    let resolver = crate::git::DiskResolver::new(&ws.root);
+    let resolver = crate::git::DiskResolver::of(ws);
     let view = crate::rules::workspace::View::new(
         reports.iter().map(|r| (r.path.as_str(), &r.info)),
         &ws.config,
@@ -379,7 +379,7 @@ fn fix_file(ws: &Workspace, rel: &str, fired: &Fired) -> Result<bool, String> {
         return Ok(false);
     }
     let path = ws.root.join(rel);
-    let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+    let bytes = crate::fsutil::read_regular(&path).map_err(|e| e.to_string())?;
     let Ok(text) = std::str::from_utf8(&bytes) else {
         return Ok(false);
     };

@@ -3,7 +3,7 @@
 //! reads that never wait: only regular files are read.
 
 use std::io::{Read, Write};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The open flag that reads a file without updating its access time, on
 /// Linux: a lint or an index refresh is no access by a person, and on a
@@ -59,12 +59,86 @@ pub fn open_read(path: &Path) -> std::io::Result<std::fs::File> {
 /// Opens `path` for reading when it is a regular file (following symbolic
 /// links); anything else is an error, never a wait (see [`open_read`]).
 pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
-    let file = open_read(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(std::io::Error::new(
+    open_regular_named(path)
+}
+
+/// What kind of file `meta` describes, for messages about a file that is
+/// not a regular one ("a FIFO", "a directory").
+pub fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+    let t = meta.file_type();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else if t.is_symlink() {
+        "a symbolic link"
+    } else if t.is_file() {
+        "a regular file"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// [`open_regular`], whose error for anything but a regular file names
+/// what it is ("not a regular file (a FIFO)").
+pub fn open_regular_named(path: &Path) -> std::io::Result<std::fs::File> {
+    open_regular_with(path, || open_read(path))
+}
+
+/// Opens `path` for writing (or reading and writing) as `options` say,
+/// when it is a regular file or does not exist yet: never waiting for a
+/// FIFO's reader, and refusing anything but a regular file.
+pub fn open_regular_options(
+    path: &Path,
+    options: &mut std::fs::OpenOptions,
+) -> std::io::Result<std::fs::File> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    open_regular_with(path, || options.open(path))
+}
+
+/// The file `open` opens, when it is a regular file; an error naming what
+/// it is otherwise.
+fn open_regular_with(
+    path: &Path,
+    open: impl FnOnce() -> std::io::Result<std::fs::File>,
+) -> std::io::Result<std::fs::File> {
+    let not_regular = |meta: &std::fs::Metadata| {
+        std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
-            "not a regular file",
-        ));
+            format!("not a regular file ({})", kind_of(meta)),
+        )
+    };
+    let file = match open() {
+        Ok(file) => file,
+        // A socket cannot be opened at all (ENXIO): say what it is.
+        Err(e) => {
+            return Err(match std::fs::metadata(path) {
+                Ok(m) if !m.is_file() && !m.is_dir() => not_regular(&m),
+                _ => e,
+            })
+        }
+    };
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(not_regular(&meta));
     }
     Ok(file)
 }
@@ -84,17 +158,148 @@ pub fn stays_inside(root: &Path, path: &Path) -> bool {
     }
 }
 
-/// Whether `path`, below `root`, and every directory on the way to it stay
-/// inside `root` (see [`stays_inside`]).
+/// Whether `path` lies below `root` once every component is resolved
+/// (`..` and symbolic links included; see [`resolve_inside`]): a path that
+/// does not exist yet counts as inside when what exists of it does.
 pub fn path_stays_inside(root: &Path, path: &Path) -> bool {
-    let Ok(rel) = path.strip_prefix(root) else {
-        return true;
+    let rel = match path.strip_prefix(root) {
+        Ok(rel) => rel,
+        Err(_) if path.is_relative() => path,
+        Err(_) => return false,
     };
-    let mut at = root.to_path_buf();
-    rel.components().all(|c| {
-        at.push(c);
-        stays_inside(root, &at)
-    })
+    !matches!(resolve_inside(root, rel), Resolved::Escapes(_))
+}
+
+/// Where a root-relative path leads, resolved one component at a time
+/// (see [`resolve_inside`]).
+#[derive(Debug)]
+pub enum Resolved {
+    /// It exists; the path, inside the root, with every link resolved.
+    Inside(PathBuf),
+    /// A component does not exist (inside the root); nothing beyond it was
+    /// looked at.
+    Missing,
+    /// The component named (root-relative, `/`-separated) leads out of the
+    /// root: a symbolic link whose target lies outside, or a `..` above
+    /// the root. Nothing beyond it was looked at.
+    Escapes(String),
+    /// A component could not be looked at (permissions, a loop of links).
+    Unreadable(std::io::Error),
+}
+
+/// How many symbolic links [`resolve_inside`] follows before it gives up,
+/// as the kernel does (`ELOOP`).
+const MAX_LINKS: usize = 40;
+
+/// Resolves `rel` below `root` component by component, following symbolic
+/// links only while they stay inside the root. A link's target is judged
+/// by its text, never by looking outside: whatever exists out there, a path
+/// through such a link gets the one answer [`Resolved::Escapes`] (SPEC §10:
+/// nothing outside the root is read or revealed).
+pub fn resolve_inside(root: &Path, rel: &Path) -> Resolved {
+    resolve_below(
+        &root.canonicalize().unwrap_or_else(|_| root.to_path_buf()),
+        rel,
+    )
+}
+
+/// [`resolve_inside`] below a root that is already canonical (as a
+/// workspace's is), sparing the resolution of the root on every call.
+pub fn resolve_below(root: &Path, rel: &Path) -> Resolved {
+    use std::path::Component;
+    let root = root.to_path_buf();
+    // Components still to resolve, and for each the root-relative name
+    // reported when it leads out: its own, or the link it came from.
+    let mut todo: std::collections::VecDeque<(std::ffi::OsString, Option<String>)> =
+        std::collections::VecDeque::new();
+    for c in rel.components() {
+        match c {
+            Component::Normal(n) => todo.push_back((n.to_os_string(), None)),
+            Component::ParentDir => todo.push_back(("..".into(), None)),
+            Component::CurDir => {}
+            Component::RootDir | Component::Prefix(_) => {
+                return Resolved::Escapes(rel.to_string_lossy().into_owned())
+            }
+        }
+    }
+    let shown = |at: &Path| -> String {
+        at.strip_prefix(&root)
+            .map(|r| {
+                r.components()
+                    .map(|c| c.as_os_str().to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join("/")
+            })
+            .unwrap_or_default()
+    };
+    let mut at = root.clone();
+    let mut links = 0;
+    while let Some((name, via)) = todo.pop_front() {
+        if name == ".." {
+            if at == root {
+                return Resolved::Escapes(
+                    via.unwrap_or_else(|| rel.to_string_lossy().into_owned()),
+                );
+            }
+            at.pop();
+            continue;
+        }
+        let next = at.join(&name);
+        let meta = match std::fs::symlink_metadata(&next) {
+            Ok(m) => m,
+            Err(e) if is_missing(&e) => return Resolved::Missing,
+            Err(e) => return Resolved::Unreadable(e),
+        };
+        if !meta.file_type().is_symlink() {
+            at = next;
+            continue;
+        }
+        links += 1;
+        if links > MAX_LINKS {
+            return Resolved::Unreadable(std::io::Error::other(
+                "too many levels of symbolic links",
+            ));
+        }
+        let target = match std::fs::read_link(&next) {
+            Ok(t) => t,
+            Err(e) => return Resolved::Unreadable(e),
+        };
+        let link = via.unwrap_or_else(|| shown(&next));
+        let mut parts = Vec::new();
+        let target_rel = if target.is_absolute() {
+            // Judged by its text: an absolute target must name the root.
+            match target.strip_prefix(&root) {
+                Ok(r) => {
+                    at = root.clone();
+                    r.to_path_buf()
+                }
+                Err(_) => return Resolved::Escapes(link),
+            }
+        } else {
+            target
+        };
+        for c in target_rel.components() {
+            match c {
+                Component::Normal(n) => parts.push((n.to_os_string(), Some(link.clone()))),
+                Component::ParentDir => parts.push(("..".into(), Some(link.clone()))),
+                Component::CurDir => {}
+                Component::RootDir | Component::Prefix(_) => return Resolved::Escapes(link),
+            }
+        }
+        for p in parts.into_iter().rev() {
+            todo.push_front(p);
+        }
+    }
+    Resolved::Inside(at)
+}
+
+/// Whether an error of `symlink_metadata` means the path is not there (a
+/// component missing, or one that is not a directory).
+fn is_missing(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+    )
 }
 
 /// The bytes of the regular file at `path` (see [`open_regular`]).
@@ -241,6 +446,43 @@ fn tempfile_in(dir: &Path, name: &str) -> std::io::Result<(std::path::PathBuf, s
 #[cfg(all(test, target_os = "linux"))]
 mod tests {
     use super::*;
+
+    /// Every component is resolved, links included, and a link out of the
+    /// root gives one answer whatever exists out there.
+    #[test]
+    fn resolving_inside_the_root_never_looks_past_a_link_out() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path().join("ws");
+        let outside = dir.path().join("outside");
+        std::fs::create_dir_all(root.join("real")).expect("mkdir");
+        std::fs::create_dir_all(&outside).expect("mkdir");
+        std::fs::write(outside.join("shadow"), "x").expect("write");
+        std::fs::write(root.join("real/file"), "x").expect("write");
+        std::os::unix::fs::symlink(&outside, root.join("docs")).expect("symlink");
+        std::os::unix::fs::symlink("real", root.join("alias")).expect("symlink");
+        std::os::unix::fs::symlink("../outside/shadow", root.join("up")).expect("symlink");
+        std::os::unix::fs::symlink("real/../..", root.join("climb")).expect("symlink");
+        let at = |rel: &str| resolve_inside(&root, Path::new(rel));
+        for rel in ["docs/shadow", "docs/nope", "docs"] {
+            assert!(
+                matches!(at(rel), Resolved::Escapes(ref l) if l == "docs"),
+                "{rel}: {:?}",
+                at(rel)
+            );
+        }
+        assert!(matches!(at("up"), Resolved::Escapes(ref l) if l == "up"));
+        assert!(matches!(at("climb/x"), Resolved::Escapes(ref l) if l == "climb"));
+        assert!(matches!(at("../ws/real"), Resolved::Escapes(_)));
+        assert!(matches!(at("/etc"), Resolved::Escapes(_)));
+        let real = root.canonicalize().expect("canonical").join("real/file");
+        assert!(matches!(at("alias/file"), Resolved::Inside(ref p) if *p == real));
+        assert!(matches!(at("real/../real/file"), Resolved::Inside(ref p) if *p == real));
+        assert!(matches!(at("alias/nope"), Resolved::Missing));
+        assert!(matches!(at("real/file/below"), Resolved::Missing));
+        assert!(path_stays_inside(&root, &root.join("new/dir/file")));
+        assert!(!path_stays_inside(&root, &root.join("docs/new")));
+        assert!(!path_stays_inside(&root, &root.join("../x")));
+    }
 
     /// Root may always ask for `O_NOATIME`, so the refusal a file of
     /// another owner meets is simulated: the open is tried again without

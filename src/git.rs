@@ -4,11 +4,97 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Mutex;
 
-/// The repository whose work tree holds `root`, if any.
+/// The repository whose work tree holds `root`, if any (and none when one
+/// of its files would hold the reader up; see [`special_file`]).
 pub fn open(root: &Path) -> Option<gix::Repository> {
+    if special_file(root).is_some() {
+        return None;
+    }
     let repo = gix::discover(root).ok()?;
     repo.workdir()?;
     Some(repo)
+}
+
+/// The first file of the repository holding `root` that gix would open and
+/// that is not a regular file (a FIFO would hold gix's blocking open up
+/// for ever), as the path to show and what it is. The files looked at are
+/// those every read opens: `.git` itself when it is a file, and in the git
+/// directory and the common directory `HEAD`, the branch it names,
+/// `config`, `config.worktree`, `index`, `packed-refs`, `shallow`,
+/// `commondir` and `objects/info/alternates`. Loose objects and packs are
+/// not looked at: git writes them, people do not.
+pub fn special_file(root: &Path) -> Option<(String, String)> {
+    let top = root
+        .ancestors()
+        .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())?;
+    let shown = |p: &Path| match p.strip_prefix(root) {
+        Ok(rel) => rel.display().to_string(),
+        Err(_) => p.display().to_string(),
+    };
+    // Absent, a directory (gix then fails) or a regular file: fine.
+    let odd = |p: &Path| -> Option<(String, String)> {
+        let m = std::fs::metadata(p).ok()?;
+        (!m.is_file() && !m.is_dir()).then(|| {
+            (
+                shown(p),
+                format!("is not a regular file ({})", crate::fsutil::kind_of(&m)),
+            )
+        })
+    };
+    let first_line = |p: &Path| -> Option<String> {
+        use std::io::Read;
+        let mut head = Vec::new();
+        crate::fsutil::open_regular(p)
+            .ok()?
+            .take(4096)
+            .read_to_end(&mut head)
+            .ok()?;
+        Some(
+            String::from_utf8_lossy(&head)
+                .lines()
+                .next()?
+                .trim()
+                .to_string(),
+        )
+    };
+    let dot_git = top.join(".git");
+    if let Some(found) = odd(&dot_git) {
+        return Some(found);
+    }
+    let git_dir = match first_line(&dot_git)
+        .and_then(|l| l.strip_prefix("gitdir:").map(|d| top.join(d.trim())))
+    {
+        Some(dir) => dir,
+        None => dot_git,
+    };
+    let names = [
+        "HEAD",
+        "config",
+        "config.worktree",
+        "index",
+        "packed-refs",
+        "shallow",
+        "commondir",
+        "objects/info/alternates",
+    ];
+    if let Some(found) = names.iter().find_map(|n| odd(&git_dir.join(n))) {
+        return Some(found);
+    }
+    let common = first_line(&git_dir.join("commondir")).map(|c| git_dir.join(c));
+    if let Some(found) = common
+        .iter()
+        .flat_map(|c| names.iter().map(move |n| c.join(n)))
+        .find_map(|p| odd(&p))
+    {
+        return Some(found);
+    }
+    // The branch HEAD names, a loose ref in either directory.
+    let branch = first_line(&git_dir.join("HEAD"))
+        .and_then(|l| l.strip_prefix("ref:").map(|r| r.trim().to_string()))
+        .filter(|r| r.starts_with("refs/") && !r.split('/').any(|c| c == ".." || c.is_empty()))?;
+    std::iter::once(&git_dir)
+        .chain(common.iter())
+        .find_map(|d| odd(&d.join(&branch)))
 }
 
 /// Whether `hex` (7–40 hex digits) names an object in `repo` (an ambiguous
@@ -28,7 +114,7 @@ pub fn object_exists(repo: &gix::Repository, hex: &str) -> bool {
 pub struct DiskResolver<'a> {
     root: &'a Path,
     repo: Option<Mutex<gix::Repository>>,
-    files: Mutex<HashMap<String, bool>>,
+    files: Mutex<HashMap<String, Result<(), Option<String>>>>,
     commits: Mutex<HashMap<String, bool>>,
 }
 
@@ -41,26 +127,43 @@ impl<'a> DiskResolver<'a> {
             commits: Mutex::default(),
         }
     }
+
+    /// Whether root-relative `rel` (normalised) exists inside the root,
+    /// each component resolved in turn (see [`crate::fsutil::resolve_below`]):
+    /// `Err` with the link that leads out of the root, if one does.
+    fn answer(&self, rel: &str) -> Result<(), Option<String>> {
+        use crate::fsutil::Resolved;
+        let mut cache = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(known) = cache.get(rel) {
+            return known.clone();
+        }
+        let answer = match crate::fsutil::resolve_below(self.root, Path::new(rel)) {
+            Resolved::Inside(_) => Ok(()),
+            Resolved::Escapes(link) => Err(Some(link)),
+            Resolved::Missing | Resolved::Unreadable(_) => Err(None),
+        };
+        cache.insert(rel.to_string(), answer.clone());
+        answer
+    }
+
+    /// [`DiskResolver::new`] for `ws`, noting among its problems a
+    /// repository left unread because one of its files is not a regular
+    /// file (its `commit:` sources are then not checked).
+    pub fn of(ws: &'a crate::workspace::Workspace) -> Self {
+        if let Some((path, reason)) = special_file(&ws.root) {
+            ws.note(crate::ignores::Problem::GitFile { path, reason });
+        }
+        DiskResolver::new(&ws.root)
+    }
 }
 
 impl crate::rules::workspace::Resolver for DiskResolver<'_> {
     fn file_exists(&self, rel: &str) -> bool {
-        let mut cache = self.files.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(&known) = cache.get(rel) {
-            return known;
-        }
-        // `rel` is normalised and inside the root; a link pointing out of the
-        // root does not count.
-        let path = self.root.join(rel);
-        let exists = match std::fs::symlink_metadata(&path) {
-            Ok(m) if m.file_type().is_symlink() => {
-                path.canonicalize().is_ok_and(|t| t.starts_with(self.root))
-            }
-            Ok(_) => true,
-            Err(_) => false,
-        };
-        cache.insert(rel.to_string(), exists);
-        exists
+        self.answer(rel).is_ok()
+    }
+
+    fn leads_out(&self, rel: &str) -> Option<String> {
+        self.answer(rel).err().flatten()
     }
 
     fn commit_exists(&self, hex: &str) -> Option<bool> {
@@ -213,6 +316,9 @@ impl Repo {
             root: root.display().to_string(),
             what,
         };
+        if let Some((path, what)) = special_file(root) {
+            return Err(GitError::Read(format!("{path} {what}")));
+        }
         let repo = gix::discover(root).map_err(|_| not_a_repo())?;
         let workdir = repo.workdir().ok_or_else(not_a_repo)?;
         let workdir = workdir

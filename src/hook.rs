@@ -87,18 +87,28 @@ fn is_workspace(root: &Path) -> bool {
 fn load(root: &Path, config: Option<&Path>) -> Option<Workspace> {
     match Workspace::load(Some(root), config) {
         Ok(ws) => Some(ws),
-        Err(crate::workspace::WorkspaceError::Config { path, error }) => {
-            eprintln!("memlint hook: {path}:{error}; using the default configuration");
+        Err(e @ crate::workspace::WorkspaceError::Config { .. }) => {
+            for line in e.to_string().lines() {
+                eprintln!("memlint hook: {line}");
+            }
+            eprintln!("memlint hook: using the default configuration");
             let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-            Some(Workspace {
-                root,
-                config: crate::config::Config::default(),
-            })
+            Some(Workspace::new(root, crate::config::Config::default()))
         }
         Err(e) => {
             eprintln!("memlint hook: {e}");
             None
         }
+    }
+}
+
+/// Says on standard error what the walks of `ws` left out (an unreadable
+/// directory, an ignore file not read); the hook's exit code stays what it
+/// is: a broken memory never blocks the agent.
+fn tell_problems(ws: &Workspace) {
+    for p in ws.take_problems() {
+        let level = if p.is_error() { "error" } else { "warning" };
+        eprintln!("memlint hook: {level}: {p}");
     }
 }
 
@@ -158,7 +168,10 @@ pub fn session_start(place: &Place) -> ExitCode {
         });
     }
     match rx.recv_timeout(budget) {
-        Ok(material) => print(&crate::context::render(&material, &settings)),
+        Ok(material) => {
+            print(&crate::context::render(&material, &settings));
+            tell_problems(&ws);
+        }
         Err(_) => {
             eprintln!(
                 "memlint hook: the index refresh took longer than {} ms; the context comes from the stored index and is refreshed later",
@@ -202,6 +215,7 @@ pub fn stop(place: &Place) -> ExitCode {
     if let Err(e) = crate::search::refresh(&ws, &listing, &opts, watch).0.saved {
         eprintln!("memlint hook: cannot write the index: {e}");
     }
+    tell_problems(&ws);
     ExitCode::SUCCESS
 }
 
@@ -253,6 +267,7 @@ pub fn post_write(place: &Place) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     let files = crate::index::files(&ws);
+    tell_problems(&ws);
     // Ignored (`.gitignore`, `.memlintignore`) or gone: not memlint's business.
     if files.binary_search(&rel).is_err() {
         return ExitCode::SUCCESS;

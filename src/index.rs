@@ -325,7 +325,12 @@ impl<'r> Dirs<'r> {
         let mut file = self.open(rel)?;
         let (stat, regular) = Stat::of_file(&file)?;
         if !regular {
-            return Err(std::io::Error::other("not a regular file"));
+            let kind = file
+                .metadata()
+                .map_or("not a regular file", |m| crate::fsutil::kind_of(&m));
+            return Err(std::io::Error::other(format!(
+                "not a regular file ({kind})"
+            )));
         }
         if stat.size > max {
             return Ok(Opened::TooLarge(stat));
@@ -1357,7 +1362,7 @@ fn no_huge_pages() {
 
 /// The ignore files the walk reads in every directory (besides
 /// `info/exclude` of the git directory).
-pub const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".memlintignore"];
+pub const IGNORE_FILES: [&str; 3] = crate::ignores::NAMES;
 
 /// The listing cache's name inside [`DIR`].
 pub const LISTING: &str = "listing";
@@ -1814,7 +1819,7 @@ pub fn source_text(ws: &Workspace, rel: &str) -> Option<String> {
     if !meta.is_file() || meta.len() > ws.config.max_file_bytes {
         return Some(String::new());
     }
-    let bytes = std::fs::read(&path).ok()?;
+    let bytes = read_regular(&path).ok()?;
     Some(match String::from_utf8(bytes) {
         Ok(text) if !text.contains('\0') => text,
         Ok(text) => text.replace('\0', "\u{2400}"),

@@ -23,6 +23,29 @@ fn io(path: &Path) -> impl Fn(std::io::Error) -> WorkspaceError + '_ {
     }
 }
 
+/// The error of a failed write (`action`: "write", "create the directory").
+fn write_err<'a>(
+    action: &'static str,
+    path: &'a Path,
+) -> impl Fn(std::io::Error) -> WorkspaceError + 'a {
+    move |source| WorkspaceError::Write {
+        action,
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// Reads the file `init` merges into (`.gitignore`, the agent settings):
+/// `None` when it is absent; an error when it is anything but a regular
+/// file, which would hold `init` up (a FIFO) or cannot be merged into.
+fn read_existing(path: &Path) -> Result<Option<Vec<u8>>, WorkspaceError> {
+    match crate::fsutil::read_regular(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io(path)(e)),
+    }
+}
+
 /// Refuses to write `path` through a symbolic link that leads out of
 /// `root` (SPEC §1): a cloned repository could point `.gitignore` or
 /// `.githooks` anywhere.
@@ -59,26 +82,33 @@ pub fn run(root: &Path) -> Result<ExitCode, WorkspaceError> {
     for path in writes.chain([gi.clone()]) {
         inside(root, &path)?;
     }
+    // Read before anything is created: one that cannot be merged into stops
+    // `init` with nothing changed.
+    let existing = read_existing(&gi)?.unwrap_or_default();
+    let existing = String::from_utf8(existing).map_err(|_| {
+        WorkspaceError::Usage(format!(
+            "{} is not valid UTF-8; memlint init cannot add its lines to it",
+            gi.display()
+        ))
+    })?;
     for dir in DIRS {
         let path = root.join(dir);
         if !path.is_dir() {
-            std::fs::create_dir_all(&path).map_err(io(&path))?;
-            crate::fsutil::write_atomic(&path.join(".gitkeep"), b"").map_err(io(&path))?;
+            std::fs::create_dir_all(&path).map_err(write_err("create the directory", &path))?;
+            let keep = path.join(".gitkeep");
+            crate::fsutil::write_atomic(&keep, b"").map_err(write_err("write", &keep))?;
             done.push(format!("created {dir}/"));
         }
     }
     for (name, content) in files {
         let path = root.join(name);
-        if !path.exists() {
-            crate::fsutil::write_atomic(&path, content.as_bytes()).map_err(io(&path))?;
+        // A dangling link is something there too: never written through.
+        if std::fs::symlink_metadata(&path).is_err() {
+            crate::fsutil::write_new(&path, content.as_bytes())
+                .map_err(write_err("write", &path))?;
             done.push(format!("created {name}"));
         }
     }
-    let existing = match std::fs::read_to_string(&gi) {
-        Ok(s) => s,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(io(&gi)(e)),
-    };
     let missing: Vec<&str> = GITIGNORE_LINES
         .iter()
         .copied()
@@ -98,7 +128,7 @@ pub fn run(root: &Path) -> Result<ExitCode, WorkspaceError> {
             text.push_str(l);
             text.push('\n');
         }
-        crate::fsutil::write_atomic(&gi, text.as_bytes()).map_err(io(&gi))?;
+        crate::fsutil::write_atomic(&gi, text.as_bytes()).map_err(write_err("write", &gi))?;
         done.push(format!("added {} to .gitignore", missing.join(" and ")));
     }
     if done.is_empty() {
@@ -107,6 +137,7 @@ pub fn run(root: &Path) -> Result<ExitCode, WorkspaceError> {
             root.display()
         );
     } else {
+        println!("memlint: initialised {}", root.display());
         for d in done {
             println!("{d}");
         }
@@ -457,31 +488,100 @@ fn first_command(v: &Json) -> Option<String> {
     }
 }
 
-/// `memlint init --agent-settings [FILE]`: merges the hook settings into
-/// FILE (default `.claude/settings.json` under the root), atomically; a file
-/// that is not a JSON object is left alone (exit 2).
-pub fn agent_settings(root: &Path, file: &Path) -> Result<ExitCode, WorkspaceError> {
-    let path = root.join(file);
-    let shown = file.display().to_string();
-    inside(root, &path)?;
-    let existing = match std::fs::read_to_string(&path) {
-        Ok(t) => Some(t),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(io(&path)(e)),
-    };
-    let (text, added) = merge_agent_settings(existing.as_deref()).map_err(|why| {
-        WorkspaceError::Usage(format!("{shown} {why}; fix it or add the hooks by hand"))
-    })?;
-    if added.is_empty() {
-        println!("{shown} already registers memlint's hooks");
-        return Ok(ExitCode::SUCCESS);
+/// `memlint init --agent-settings [FILE]`, checked: the path, the
+/// existing file and the merge are settled by [`AgentSettings::plan`]
+/// before `init` creates anything, and [`AgentSettings::write`] then
+/// writes.
+pub struct AgentSettings {
+    path: std::path::PathBuf,
+    shown: String,
+    /// The merged text and the events added (none: nothing to write).
+    merged: (String, Vec<String>),
+}
+
+impl AgentSettings {
+    /// Merges the hook settings into FILE (default `.claude/settings.json`;
+    /// relative to the root, or absolute), in memory. FILE must lie inside
+    /// the root once `..` and every link on the way are resolved; a file
+    /// there that is not a regular file or not a JSON object is left alone
+    /// (exit 2).
+    pub fn plan(root: &Path, file: &Path) -> Result<AgentSettings, WorkspaceError> {
+        let shown = file.display().to_string();
+        let outside = || {
+            WorkspaceError::Usage(format!(
+                "--agent-settings {shown}: the file is outside the workspace root {}; memlint writes only inside it",
+                root.display()
+            ))
+        };
+        let rel = if file.is_absolute() {
+            let file = crate::workspace::normalize(file);
+            let real = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+            file.strip_prefix(root)
+                .or_else(|_| file.strip_prefix(&real))
+                .map(Path::to_path_buf)
+                .map_err(|_| outside())?
+        } else {
+            lexically_inside(file).ok_or_else(outside)?
+        };
+        if rel.as_os_str().is_empty() {
+            return Err(outside());
+        }
+        let path = root.join(&rel);
+        inside(root, &path)?;
+        let existing = read_existing(&path)?;
+        let existing = existing.map(String::from_utf8).transpose().map_err(|_| {
+            WorkspaceError::Usage(format!(
+                "{shown} is not valid UTF-8; fix it or add the hooks by hand"
+            ))
+        })?;
+        let merged = merge_agent_settings(existing.as_deref()).map_err(|why| {
+            WorkspaceError::Usage(format!("{shown} {why}; fix it or add the hooks by hand"))
+        })?;
+        Ok(AgentSettings {
+            path,
+            shown,
+            merged,
+        })
     }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io(dir))?;
+
+    /// Writes the merged settings atomically (creating their directory).
+    pub fn write(self) -> Result<ExitCode, WorkspaceError> {
+        let AgentSettings {
+            path,
+            shown,
+            merged: (text, added),
+        } = self;
+        if added.is_empty() {
+            println!("{shown} already registers memlint's hooks");
+            return Ok(ExitCode::SUCCESS);
+        }
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(write_err("create the directory", dir))?;
+        }
+        crate::fsutil::write_atomic(&path, text.as_bytes()).map_err(write_err("write", &path))?;
+        println!("added memlint's {} hook(s) to {shown}", added.join(", "));
+        Ok(ExitCode::SUCCESS)
     }
-    crate::fsutil::write_atomic(&path, text.as_bytes()).map_err(io(&path))?;
-    println!("added memlint's {} hook(s) to {shown}", added.join(", "));
-    Ok(ExitCode::SUCCESS)
+}
+
+/// `rel` with its `.` and `..` resolved by their text, when it never climbs
+/// above where it starts.
+fn lexically_inside(rel: &Path) -> Option<std::path::PathBuf> {
+    use std::path::Component;
+    let mut out = std::path::PathBuf::new();
+    for c in rel.components() {
+        match c {
+            Component::Normal(n) => out.push(n),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(out)
 }
 
 /// Where `init --hooks` puts the hook, relative to the top of the work tree.
@@ -544,14 +644,17 @@ impl Hooks {
         }
         _ => {}
     }
-        let up_to_date = match std::fs::read(&hook) {
+        let up_to_date = match crate::fsutil::read_regular(&hook) {
             Ok(existing) if existing == script.as_bytes() => true,
-            Ok(_) if !force => {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
+            // Anything there (a FIFO too) is someone's, never read or
+            // replaced without --force.
+            _ if !force => {
                 return Err(usage(format!(
                     "{shown} exists and is not memlint's hook; rerun with --force to replace it"
                 )))
             }
-            Ok(_) | Err(_) => false,
+            _ => false,
         };
         Ok(Hooks {
             repo,
@@ -579,13 +682,15 @@ impl Hooks {
         match up_to_date {
             true => println!("{shown} is up to date"),
             false => {
-                std::fs::create_dir_all(top.join(HOOKS_DIR)).map_err(io(&top))?;
-                crate::fsutil::write_atomic(&hook, script.as_bytes()).map_err(io(&hook))?;
+                let dir = top.join(HOOKS_DIR);
+                std::fs::create_dir_all(&dir).map_err(write_err("create the directory", &dir))?;
+                crate::fsutil::write_atomic(&hook, script.as_bytes())
+                    .map_err(write_err("write", &hook))?;
                 #[cfg(unix)]
                 {
                     use std::os::unix::fs::PermissionsExt;
                     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755))
-                        .map_err(io(&hook))?;
+                        .map_err(write_err("make executable", &hook))?;
                 }
                 println!("wrote {shown}");
             }

@@ -20,6 +20,7 @@ pub mod git;
 pub mod hashing;
 pub mod history;
 pub mod hook;
+pub mod ignores;
 pub mod index;
 pub mod init;
 pub mod lint;

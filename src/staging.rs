@@ -773,7 +773,7 @@ fn read_lock(path: &Path) -> Result<Seen, StagingError> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Seen::Absent),
         Err(e) => Err(io_err(LOCK_PATH)(e)),
         Ok(meta) if !meta.is_file() => Ok(Seen::Odd("it is not a regular file".to_string())),
-        Ok(_) => match fs::read(path) {
+        Ok(_) => match crate::fsutil::read_regular(path) {
             Ok(bytes) => Ok(Seen::Bytes(bytes)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Seen::Absent),
             Err(e) => Ok(Seen::Odd(e.to_string())),

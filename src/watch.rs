@@ -350,7 +350,8 @@ pub fn start(root: &Path, config: Option<&Path>) -> Result<Status, Error> {
             return Ok(status);
         }
         if let Ok(Some(exit)) = child.try_wait() {
-            let said = std::fs::read_to_string(&log_path).unwrap_or_default();
+            let said = crate::fsutil::read_regular(&log_path).unwrap_or_default();
+            let said = String::from_utf8_lossy(&said);
             let last = said.lines().last().unwrap_or("").to_string();
             return Err(Error::Unsupported(format!(
                 "the watcher exited at once ({exit}): {last}"
@@ -380,11 +381,12 @@ fn spawn(
     };
     let own = crate::index::make_dir(root).map_err(io(root))?;
     let log_path = own.join(LOG);
-    let log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&log_path)
-        .map_err(io(&log_path))?;
+    // Never waiting for a reader: a FIFO there is refused.
+    let log = crate::fsutil::open_regular_options(
+        &log_path,
+        std::fs::OpenOptions::new().create(true).append(true),
+    )
+    .map_err(io(&log_path))?;
     let exe = std::env::current_exe().map_err(io(Path::new("memlint")))?;
     let mut cmd = std::process::Command::new(exe);
     cmd.arg("--root").arg(root);
@@ -428,9 +430,9 @@ fn run_unsupported<T>() -> Result<T, Error> {
 
 /// The process id recorded in the lock file of the watcher of `root`.
 fn recorded_pid(dir: &Path) -> String {
-    std::fs::read_to_string(dir.join(LOCK))
+    crate::fsutil::read_regular(&dir.join(LOCK))
         .ok()
-        .map(|s| s.trim().to_string())
+        .map(|s| String::from_utf8_lossy(&s).trim().to_string())
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "unknown".into())
 }
@@ -583,13 +585,15 @@ mod daemon {
         remote_refused(&ws.root)?;
         let own = crate::index::make_dir(&ws.root).map_err(io(&ws.root))?;
         let lock_path = own.join(LOCK);
-        let mut lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(&lock_path)
-            .map_err(io(&lock_path))?;
+        let mut lock = crate::fsutil::open_regular_options(
+            &lock_path,
+            std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .read(true)
+                .write(true),
+        )
+        .map_err(io(&lock_path))?;
         // SAFETY: a valid open descriptor; flock has no memory effects.
         if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
             return Err(Error::Running(
@@ -815,6 +819,12 @@ mod daemon {
                     Err(e) => self.add_failed(&git, e),
                 }
                 let info = git.join("info");
+                if std::fs::metadata(info.join("exclude")).is_ok_and(|m| !m.is_file()) {
+                    self.distrust(format!(
+                        "{} is not a regular file",
+                        info.join("exclude").display()
+                    ));
+                }
                 if info.is_dir() {
                     if let Err(e) = self.add(&info, DIR_EVENTS) {
                         self.add_failed(&info, e);
@@ -864,18 +874,22 @@ mod daemon {
         }
 
         /// An ignore file that is a link changes with its target, which
-        /// may lie anywhere: not followed.
+        /// may lie anywhere: not followed. One that is not a regular file
+        /// is not read, and every walk says so: no walk is spared.
         fn distrust_linked_ignore_files(&mut self, dir: &Path, rel: &str) {
             for name in IGNORE_FILES {
-                if std::fs::symlink_metadata(dir.join(name))
-                    .is_ok_and(|m| m.file_type().is_symlink())
-                {
-                    let shown = if rel.is_empty() {
-                        name.to_string()
-                    } else {
-                        format!("{rel}/{name}")
-                    };
+                let Ok(meta) = std::fs::symlink_metadata(dir.join(name)) else {
+                    continue;
+                };
+                let shown = if rel.is_empty() {
+                    name.to_string()
+                } else {
+                    format!("{rel}/{name}")
+                };
+                if meta.file_type().is_symlink() {
                     self.distrust(format!("{shown} is a symbolic link"));
+                } else if !meta.is_file() {
+                    self.distrust(format!("{shown} is not a regular file"));
                 }
             }
         }

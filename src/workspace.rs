@@ -1,20 +1,37 @@
 //! The workspace: where its root is, its configuration, and which files it
-//! holds. Walking uses the `ignore` crate (honouring `.gitignore` and
-//! `.memlintignore`); reading and linting run in parallel with rayon.
+//! holds. Walking uses the `ignore` crate, with the ignore rules
+//! (`.gitignore`, `.ignore`, `.memlintignore`, `info/exclude`) read by
+//! `crate::ignores`; reading and linting run in parallel with rayon.
 
 use crate::config::{self, Config, ConfigError};
+use crate::ignores::{Problem, Rules};
 use crate::lint::{lint_file, Content, FileReport};
 use crate::record::{classify, Place, RECORD_ROOTS};
 use rayon::prelude::*;
 use std::path::{Component, Path, PathBuf};
+use std::sync::Arc;
 
 /// Errors that make a workspace unusable (exit 2).
 #[derive(Debug, thiserror::Error)]
 pub enum WorkspaceError {
-    #[error("{path}:{}:{}: {}", .error.line, .error.column, .error.message)]
-    Config { path: String, error: ConfigError },
+    /// Every problem of the configuration, one per line
+    /// (`path:line:column: message`), in order.
+    #[error("{}", config_lines(.path, .errors))]
+    Config {
+        path: String,
+        errors: Vec<ConfigError>,
+    },
     #[error("cannot read {path}: {source}")]
     Io {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A file or directory that could not be written or created.
+    #[error("cannot {action} {path}: {source}")]
+    Write {
+        /// What was tried: "write", "create the directory".
+        action: &'static str,
         path: String,
         #[source]
         source: std::io::Error,
@@ -23,11 +40,23 @@ pub enum WorkspaceError {
     Usage(String),
 }
 
+/// The lines of [`WorkspaceError::Config`].
+fn config_lines(path: &str, errors: &[ConfigError]) -> String {
+    let lines: Vec<String> = errors
+        .iter()
+        .map(|e| format!("{path}:{}:{}: {}", e.line, e.column, e.message))
+        .collect();
+    lines.join("\n")
+}
+
 /// A loaded workspace.
 #[derive(Debug, Clone)]
 pub struct Workspace {
     pub root: PathBuf,
     pub config: Config,
+    /// What walks met that the user must hear about (see
+    /// [`Workspace::take_problems`]); shared by the clones of a workspace.
+    problems: Arc<std::sync::Mutex<Vec<Problem>>>,
 }
 
 /// The nearest ancestor of `start` holding `.memlint.yml`, else the root of
@@ -89,14 +118,18 @@ impl Workspace {
                 let shown = path.display().to_string();
                 let text = String::from_utf8(bytes).map_err(|_| WorkspaceError::Config {
                     path: shown.clone(),
-                    error: ConfigError {
+                    errors: vec![ConfigError {
                         line: 1,
                         column: 1,
                         message: "the configuration is not valid UTF-8".into(),
-                    },
+                    }],
                 })?;
-                config::parse(&text, &crate::rules::names())
-                    .map_err(|error| WorkspaceError::Config { path: shown, error })?
+                config::parse_all(&text, &crate::rules::names()).map_err(|errors| {
+                    WorkspaceError::Config {
+                        path: shown,
+                        errors,
+                    }
+                })?
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => Config::default(),
             Err(source) => {
@@ -106,7 +139,35 @@ impl Workspace {
                 })
             }
         };
-        Ok(Workspace { root, config })
+        Ok(Workspace::new(root, config))
+    }
+
+    /// The workspace at `root` (already resolved) with `config`.
+    pub fn new(root: PathBuf, config: Config) -> Workspace {
+        Workspace {
+            root,
+            config,
+            problems: Default::default(),
+        }
+    }
+
+    /// Adds `problem` to those [`Workspace::take_problems`] gives.
+    pub fn note(&self, problem: Problem) {
+        self.problems
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(problem);
+    }
+
+    /// What the walks so far met and left out (unreadable directories,
+    /// ignore files that are not read), each once, sorted; the list is
+    /// emptied. Commands report them at their end.
+    pub fn take_problems(&self) -> Vec<Problem> {
+        let mut problems =
+            std::mem::take(&mut *self.problems.lock().unwrap_or_else(|e| e.into_inner()));
+        problems.sort();
+        problems.dedup();
+        problems
     }
 
     /// Root-relative path with `/` separators, or `None` when `path` is not
@@ -124,6 +185,86 @@ impl Workspace {
             .map(|c| c.as_os_str().to_string_lossy().into_owned())
             .collect();
         Some(parts.join("/"))
+    }
+
+    /// A path named on the command line (`check PATH`, `fmt PATH`), each
+    /// of its components resolved without leaving the root: a path outside
+    /// the root is a usage error; one through a link out of the root is
+    /// never looked at beyond the link, and gets the same answer whatever
+    /// exists out there.
+    pub fn given(&self, path: &Path) -> Result<Given, WorkspaceError> {
+        use crate::fsutil::{resolve_below, Resolved};
+        let rel = self.relative(path).ok_or_else(|| {
+            WorkspaceError::Usage(format!(
+                "{} is outside the workspace root {}",
+                path.display(),
+                self.root.display()
+            ))
+        })?;
+        let shown = path.display();
+        let resolved = resolve_below(&self.root, Path::new(&rel));
+        let link = std::fs::symlink_metadata(self.root.join(&rel))
+            .is_ok_and(|m| m.file_type().is_symlink());
+        let skipped = match &resolved {
+            Resolved::Escapes(through) if *through == rel => Some(format!(
+                "{shown} is a symbolic link, which memlint never follows out of the workspace root; nothing under it is looked at"
+            )),
+            Resolved::Escapes(through) => Some(format!(
+                "{shown} leads out of the workspace root through the symbolic link {through}, which memlint never follows; nothing under it is looked at"
+            )),
+            // The walk lists a link to a file inside the root, but never
+            // enters a link to a directory.
+            Resolved::Inside(target) if link && target.is_dir() => Some(format!(
+                "{shown} is a symbolic link, which memlint never follows; nothing under it is looked at"
+            )),
+            _ => None,
+        };
+        Ok(Given {
+            exists: matches!(resolved, Resolved::Inside(_)),
+            rel,
+            skipped,
+        })
+    }
+
+    /// Why a path named on the command line (`rel`, root-relative, shown
+    /// as `shown`) selects none of `files` (the workspace's, sorted), to
+    /// say as a warning; `None` when it selects some. Only `check` and `fmt`
+    /// ask, so nothing is looked at unless the answer is empty.
+    pub fn selects_nothing(&self, rel: &str, shown: &str, files: &[String]) -> Option<String> {
+        let from = files.partition_point(|f| f.as_str() < rel);
+        let selects = |f: &String| {
+            rel.is_empty() || f == rel || f.strip_prefix(rel).is_some_and(|r| r.starts_with('/'))
+        };
+        if files[from..]
+            .iter()
+            .take_while(|f| f.starts_with(rel))
+            .any(selects)
+        {
+            return None;
+        }
+        let records =
+            "memlint checks the .md files under memory/, knowledge/ and staging/, and CONTEXT.md";
+        let place = classify(rel, &self.config.banned_dirs);
+        Some(if rel.is_empty() && !self.has_layout() {
+            format!(
+                "{} holds no memlint workspace: none of memory/, knowledge/, staging/ or CONTEXT.md is there (`memlint init` creates them)",
+                self.root.display()
+            )
+        } else if place == Place::Outside && !self.root.join(rel).is_dir() {
+            format!("{shown} is not a record: {records}")
+        } else if crate::ignores::excludes(&self.root, rel) {
+            format!("{shown} is excluded by an ignore file (.gitignore, .ignore, .memlintignore or .git/info/exclude)")
+        } else {
+            format!("{shown} holds no record: {records}")
+        })
+    }
+
+    /// Whether any of the record directories or `CONTEXT.md` is there.
+    pub fn has_layout(&self) -> bool {
+        RECORD_ROOTS
+            .iter()
+            .chain(&["CONTEXT.md"])
+            .any(|n| std::fs::symlink_metadata(self.root.join(n)).is_ok())
     }
 
     /// Every file memlint looks at, root-relative, sorted.
@@ -151,7 +292,16 @@ impl Workspace {
         }
         let mut out = Vec::new();
         let context = self.root.join("CONTEXT.md");
-        if context.is_file() && crate::fsutil::stays_inside(&self.root, &context) {
+        // Listed whatever it is but a directory (a FIFO is then reported as
+        // unreadable), and as a link only to a file inside the root.
+        let listed = match std::fs::symlink_metadata(&context) {
+            Ok(m) if m.file_type().is_symlink() => {
+                context.is_file() && crate::fsutil::stays_inside(&self.root, &context)
+            }
+            Ok(m) => !m.is_dir(),
+            Err(_) => false,
+        };
+        if listed {
             out.push("CONTEXT.md".to_string());
         }
         if !tops.iter().any(|t| self.root.join(t).is_dir()) {
@@ -161,36 +311,26 @@ impl Workspace {
                 complete: true,
             };
         }
+        // The ignore files are read here, not by the walker, which would
+        // open them whatever they are (see `crate::ignores`).
+        let mut problems = Vec::new();
+        let root_rules = Rules::of_dir(&self.root, &self.root, None, &mut problems);
+        let filter = Arc::new(Filter {
+            root: self.root.clone(),
+            // Below this depth every entry lies inside a top: its ancestor
+            // at this depth was let through.
+            deepest: tops.iter().map(|t| t.split('/').count()).max().unwrap_or(1),
+            tops,
+            root_rules,
+            rules: Default::default(),
+            problems: std::sync::Mutex::new(problems),
+        });
         let mut builder = ignore::WalkBuilder::new(&self.root);
-        let root = self.root.clone();
-        // Below this depth every entry lies inside a top: its ancestor at
-        // this depth was let through.
-        let deepest = tops.iter().map(|t| t.split('/').count()).max().unwrap_or(1);
+        let keep = filter.clone();
         builder
-            .hidden(false)
-            .parents(false)
-            .require_git(false)
-            .git_global(false)
+            .standard_filters(false)
             .follow_links(false)
-            .add_custom_ignore_filename(".memlintignore")
-            .filter_entry(move |e| {
-                if e.file_name() == ".git" || e.file_name() == ".memlint" {
-                    return false;
-                }
-                if e.depth() == 0 || e.depth() > deepest {
-                    return true;
-                }
-                let rel = e.path().strip_prefix(&root).ok().and_then(Path::to_str);
-                // Inside a top, or on the way to one.
-                rel.is_some_and(|rel| {
-                    tops.iter().any(|t| {
-                        rel.strip_prefix(t.as_str())
-                            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-                            || t.strip_prefix(rel)
-                                .is_some_and(|rest| rest.starts_with('/'))
-                    })
-                })
-            });
+            .filter_entry(move |e| keep.keep(e));
         // Directories are read on as many threads as the rayon pool has (so
         // `RAYON_NUM_THREADS` applies), each keeping its own list until it
         // is done.
@@ -208,11 +348,41 @@ impl Workspace {
         out.par_extend(found.files.into_par_iter().filter_map(|p| self.listed(&p)));
         out.par_sort_unstable();
         out.dedup();
+        let mut problems =
+            std::mem::take(&mut *filter.problems.lock().unwrap_or_else(|e| e.into_inner()));
+        problems.extend(found.errors.iter().map(|e| self.unreadable_dir(e)));
+        // A walk that left something out is not stored as the listing, so
+        // that every later command says so again.
+        let complete = !found.incomplete && problems.is_empty();
+        self.problems
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(problems);
         Walked {
             files: out,
             dirs: found.dirs,
-            complete: !found.incomplete,
+            complete,
         }
+    }
+
+    /// The problem a walker error stands for: the entry it names could not
+    /// be read.
+    fn unreadable_dir(&self, e: &ignore::Error) -> Problem {
+        fn parts(e: &ignore::Error) -> (Option<&Path>, String) {
+            match e {
+                ignore::Error::WithPath { path, err } => (Some(path), parts(err).1),
+                ignore::Error::WithDepth { err, .. }
+                | ignore::Error::WithLineNumber { err, .. } => parts(err),
+                ignore::Error::Io(io) => (None, io.to_string()),
+                other => (None, other.to_string()),
+            }
+        }
+        let (path, reason) = parts(e);
+        let path = path
+            .and_then(|p| self.relative(p))
+            .filter(|p| !p.is_empty())
+            .unwrap_or_else(|| ".".into());
+        Problem::Unreadable { path, reason }
     }
 
     /// The path of a walked entry when it is a file (or a link to a file
@@ -284,13 +454,19 @@ impl Workspace {
         let path = self.root.join(rel);
         match std::fs::metadata(&path) {
             // A FIFO or a device would block or never end.
-            Ok(m) if !m.is_file() => {
-                self.unreadable(rel, &std::io::Error::other("not a regular file"))
-            }
+            Ok(m) if !m.is_file() => self.unreadable(
+                rel,
+                &std::io::Error::other(format!(
+                    "not a regular file ({})",
+                    crate::fsutil::kind_of(&m)
+                )),
+            ),
             Ok(m) if m.len() > self.config.max_file_bytes => {
                 lint_file(rel, &place, Content::TooLarge(m.len()), &self.config)
             }
-            _ => match std::fs::read(&path) {
+            // Read only as a regular file: swapped for a FIFO meanwhile,
+            // it would wait for a writer.
+            _ => match crate::fsutil::read_regular(&path) {
                 Ok(bytes) => lint_file(rel, &place, Content::Bytes(&bytes), &self.config),
                 Err(e) => self.unreadable(rel, &e),
             },
@@ -334,7 +510,7 @@ pub fn git_common_dir(dir: &Path) -> PathBuf {
     let first_line = |path: &Path| -> Option<String> {
         use std::io::Read;
         let mut head = Vec::new();
-        std::fs::File::open(path)
+        crate::fsutil::open_regular(path)
             .ok()?
             .take(4096)
             .read_to_end(&mut head)
@@ -363,6 +539,19 @@ pub fn lossy_name(rel: &str, e: &std::io::Error) -> bool {
     rel.contains('\u{fffd}') && e.kind() == std::io::ErrorKind::NotFound
 }
 
+/// A path named on the command line (see [`Workspace::given`]).
+#[derive(Debug)]
+pub struct Given {
+    /// Root-relative, `/`-separated (empty for the root itself).
+    pub rel: String,
+    /// Whether it exists inside the root (a path through a link out of the
+    /// root does not).
+    pub exists: bool,
+    /// Why nothing under it is looked at, to say as a warning: it is a
+    /// link out of the root, leads through one, or links to a directory.
+    pub skipped: Option<String>,
+}
+
 /// What [`Workspace::walk`] found.
 #[derive(Debug, Default)]
 pub struct Walked {
@@ -370,9 +559,9 @@ pub struct Walked {
     pub files: Vec<String>,
     /// Every directory the walk entered (not the ignored ones), unsorted.
     pub dirs: Vec<PathBuf>,
-    /// No symbolic link among the entries walked and no error: a change
-    /// under the walked roots that could change `files` then changes one
-    /// of `dirs` or an ignore file in one of them.
+    /// No symbolic link among the entries walked, no error and no ignore
+    /// file left out: a change under the walked roots that could change
+    /// `files` then changes one of `dirs` or an ignore file in one of them.
     pub complete: bool,
 }
 
@@ -382,6 +571,84 @@ struct Found {
     files: Vec<PathBuf>,
     dirs: Vec<PathBuf>,
     incomplete: bool,
+    /// What could not be read.
+    errors: Vec<ignore::Error>,
+}
+
+/// The walk's filter: which entries it enters and lists, with the ignore
+/// rules of every directory it let through (built before the walker reads
+/// the directory, and kept for its entries).
+struct Filter {
+    root: PathBuf,
+    tops: Vec<String>,
+    deepest: usize,
+    root_rules: Arc<Rules>,
+    /// Keyed by the directory's path as bytes: hashing a `Path` parses
+    /// its components, which every listed file would pay.
+    rules: std::sync::RwLock<crate::hashing::Map<std::ffi::OsString, Arc<Rules>>>,
+    problems: std::sync::Mutex<Vec<Problem>>,
+}
+
+impl Filter {
+    fn keep(&self, e: &ignore::DirEntry) -> bool {
+        if e.file_name() == ".git" || e.file_name() == ".memlint" {
+            return false;
+        }
+        if e.depth() != 0 && e.depth() <= self.deepest {
+            let rel = e
+                .path()
+                .strip_prefix(&self.root)
+                .ok()
+                .and_then(Path::to_str);
+            // Inside a top, or on the way to one.
+            let wanted = rel.is_some_and(|rel| {
+                self.tops.iter().any(|t| {
+                    rel.strip_prefix(t.as_str())
+                        .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+                        || t.strip_prefix(rel)
+                            .is_some_and(|rest| rest.starts_with('/'))
+                })
+            });
+            if !wanted {
+                return false;
+            }
+        }
+        let Some(parent) = e.path().parent().and_then(|d| self.rules_of(d)) else {
+            return true;
+        };
+        let is_dir = e.file_type().is_some_and(|t| t.is_dir());
+        if parent.ignored(e.path(), is_dir) {
+            return false;
+        }
+        if is_dir {
+            let mut met = Vec::new();
+            let own = Rules::of_dir(&self.root, e.path(), Some(parent), &mut met);
+            if !met.is_empty() {
+                self.problems
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .append(&mut met);
+            }
+            self.rules
+                .write()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(e.path().as_os_str().to_os_string(), own);
+        }
+        true
+    }
+
+    /// The rules of a directory the filter let through (or the root).
+    fn rules_of(&self, dir: &Path) -> Option<Arc<Rules>> {
+        // Compared as bytes: `Path`'s equality parses components.
+        if dir.as_os_str() == self.root.as_os_str() {
+            return Some(self.root_rules.clone());
+        }
+        self.rules
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(dir.as_os_str())
+            .cloned()
+    }
 }
 
 /// Builds the visitors of [`Workspace::walk`]'s parallel walk.
@@ -423,7 +690,10 @@ impl ignore::ParallelVisitor for Visitor<'_> {
                     }
                 }
             }
-            Err(_) => self.local.incomplete = true,
+            Err(e) => {
+                self.local.incomplete = true;
+                self.local.errors.push(e);
+            }
         }
         ignore::WalkState::Continue
     }
@@ -435,6 +705,7 @@ impl Drop for Visitor<'_> {
         found.files.append(&mut self.local.files);
         found.dirs.append(&mut self.local.dirs);
         found.incomplete |= self.local.incomplete;
+        found.errors.append(&mut self.local.errors);
     }
 }
 

@@ -38,24 +38,28 @@ enum Done {
 pub fn select(ws: &Workspace, paths: &[PathBuf]) -> Result<Vec<String>, WorkspaceError> {
     let mut files = ws.files();
     if paths.is_empty() {
+        if files.is_empty() {
+            if let Some(why) = ws.selects_nothing("", ".", &files) {
+                eprintln!("memlint: warning: {why}");
+            }
+        }
         return Ok(files);
     }
     let mut wanted = Vec::new();
     for p in paths {
-        let rel = ws.relative(p).ok_or_else(|| {
-            WorkspaceError::Usage(format!(
-                "{} is outside the workspace root {}",
-                p.display(),
-                ws.root.display()
-            ))
-        })?;
-        if !ws.root.join(&rel).exists() {
+        let given = ws.given(p)?;
+        if let Some(why) = &given.skipped {
+            eprintln!("memlint: warning: {why}");
+        } else if !given.exists {
             return Err(WorkspaceError::Usage(format!(
                 "{}: no such file or directory",
                 p.display()
             )));
+        } else if let Some(why) = ws.selects_nothing(&given.rel, &p.display().to_string(), &files) {
+            // "0 files reformatted" alone would not say why.
+            eprintln!("memlint: warning: {why}");
         }
-        wanted.push(rel);
+        wanted.push(given.rel);
     }
     files.retain(|f| {
         wanted
@@ -185,7 +189,12 @@ fn format_file(
     let path = ws.root.join(rel);
     match std::fs::metadata(&path) {
         // A FIFO or a device would block or never end.
-        Ok(m) if !m.is_file() => return Done::Skipped("it is not a regular file".into()),
+        Ok(m) if !m.is_file() => {
+            return Done::Skipped(format!(
+                "it is not a regular file ({})",
+                crate::fsutil::kind_of(&m)
+            ))
+        }
         Ok(m) if m.len() > ws.config.max_file_bytes => {
             return Done::Skipped(format!(
                 "the file has {} bytes, more than `max_file_bytes` ({})",
@@ -199,7 +208,7 @@ fn format_file(
         }
         Err(e) => return Done::Failed(format!("cannot read: {e}")),
     }
-    let bytes = match std::fs::read(&path) {
+    let bytes = match crate::fsutil::read_regular(&path) {
         Ok(b) => b,
         Err(e) => return Done::Failed(format!("cannot read: {e}")),
     };
@@ -310,44 +319,8 @@ pub fn stdin(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Whether `.gitignore`, `.memlintignore` or `.git/info/exclude` files from
-/// the root down to the file's directory exclude `rel` (the rules `files()`
-/// walks with; the deepest file that matches decides).
+/// Whether the ignore files from the root down to the file's directory
+/// exclude `rel`, as the walk that lists the workspace's files decides.
 pub fn ignored(root: &Path, rel: &str) -> bool {
-    use ignore::gitignore::GitignoreBuilder;
-    use ignore::Match;
-    let parts: Vec<&str> = rel.split('/').collect();
-    let full = root.join(rel);
-    let mut dir = root.to_path_buf();
-    let mut matchers = Vec::new();
-    for (i, part) in parts.iter().enumerate() {
-        let mut b = GitignoreBuilder::new(&dir);
-        let mut any = false;
-        let mut files = vec![dir.join(".gitignore"), dir.join(".memlintignore")];
-        if i == 0 {
-            files.insert(0, dir.join(".git/info/exclude"));
-        }
-        for f in files {
-            if f.is_file() {
-                any = true;
-                let _ = b.add(f);
-            }
-        }
-        if any {
-            if let Ok(gi) = b.build() {
-                matchers.push(gi);
-            }
-        }
-        if i + 1 < parts.len() {
-            dir.push(part);
-        }
-    }
-    for gi in matchers.iter().rev() {
-        match gi.matched_path_or_any_parents(&full, false) {
-            Match::Ignore(_) => return true,
-            Match::Whitelist(_) => return false,
-            Match::None => {}
-        }
-    }
-    false
+    crate::ignores::excludes(root, rel)
 }

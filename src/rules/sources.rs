@@ -190,7 +190,13 @@ pub fn dangling(view: &super::workspace::View, out: &mut super::workspace::WsSin
                 "file" => match file_target(value) {
                     Err(why) => Some(format!("`{}` {why}", s.value)),
                     Ok(rel) if rel.is_empty() || !view.resolver.file_exists(&rel) => {
-                        Some(format!("`{}` names no file in the workspace", s.value))
+                        Some(match view.resolver.leads_out(&rel) {
+                            Some(link) => format!(
+                                "`{}` leads out of the workspace root through the symbolic link `{link}`; memlint never looks there",
+                                s.value
+                            ),
+                            None => format!("`{}` names no file in the workspace", s.value),
+                        })
                     }
                     Ok(_) => None,
                 },

@@ -20,6 +20,13 @@ pub struct Entry<'a> {
 pub trait Resolver {
     /// Whether a root-relative, normalised path exists inside the root.
     fn file_exists(&self, rel: &str) -> bool;
+    /// For a path [`Resolver::file_exists`] denies: the root-relative name
+    /// of the symbolic link on its way that leads out of the root, after
+    /// which nothing was looked at (so the answer is the same whatever
+    /// exists out there).
+    fn leads_out(&self, _rel: &str) -> Option<String> {
+        None
+    }
     /// Whether `hex` (7–40 hex digits) names an object; `None` when there is
     /// no git repository to ask.
     fn commit_exists(&self, hex: &str) -> Option<bool>;
