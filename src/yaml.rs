@@ -13,6 +13,11 @@ use std::ops::Range;
 pub const MAX_DEPTH: usize = 64;
 /// Most nodes (after alias expansion) accepted in one document.
 pub const MAX_NODES: usize = 20_000;
+/// Least text (bytes of scalars) aliases may repeat in one document. A
+/// document may repeat as much text as it holds, or this much when it holds
+/// less, so the tree stays linear in the size of the input: counting nodes
+/// alone let one long string aliased thousands of times take gigabytes.
+pub const MIN_ALIAS_BYTES: usize = 64 * 1024;
 
 /// How a scalar was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -203,16 +208,16 @@ impl Node {
         }
     }
 
-    fn count(&self) -> usize {
+    /// The number of nodes in the tree and the bytes of its scalars' text.
+    fn size(&self) -> (usize, usize) {
+        let add = |(n, b): (usize, usize), (m, c): (usize, usize)| (n + m, b + c);
         match &self.value {
-            Value::Scalar(_) => 1,
-            Value::Seq { items, .. } => 1 + items.iter().map(Node::count).sum::<usize>(),
-            Value::Map { entries, .. } => {
-                1 + entries
-                    .iter()
-                    .map(|e| e.key.count() + e.value.count())
-                    .sum::<usize>()
-            }
+            Value::Scalar(s) => (1, s.text.len()),
+            Value::Seq { items, .. } => items.iter().map(Node::size).fold((1, 0), add),
+            Value::Map { entries, .. } => entries
+                .iter()
+                .map(|e| add(e.key.size(), e.value.size()))
+                .fold((1, 0), add),
         }
     }
 }
@@ -529,8 +534,11 @@ fn parse_general(src: &str, base: usize) -> Result<Document, Error> {
     options.block_nesting_limit = MAX_DEPTH + 2;
     let mut parser = Parser::new_from_str_with_options(src, options);
     let mut stack: Vec<Frame> = Vec::new();
-    let mut anchors: HashMap<usize, Node> = HashMap::new();
+    // Each anchored node with its size, measured once when it is defined.
+    let mut anchors: HashMap<usize, (Node, (usize, usize))> = HashMap::new();
     let mut nodes = 0usize;
+    let mut alias_bytes = 0usize;
+    let max_alias_bytes = src.len().max(MIN_ALIAS_BYTES);
     let mut root: Option<Node> = None;
     let mut duplicates = Vec::new();
     let mut documents = 0;
@@ -600,7 +608,7 @@ fn parse_general(src: &str, base: usize) -> Result<Document, Error> {
                 };
                 nodes += 1;
                 if anchor != 0 {
-                    anchors.insert(anchor, node.clone());
+                    anchors.insert(anchor, (node.clone(), node.size()));
                 }
                 node
             }
@@ -659,24 +667,35 @@ fn parse_general(src: &str, base: usize) -> Result<Document, Error> {
                 };
                 let node = Node { span, value };
                 if frame.anchor != 0 {
-                    anchors.insert(frame.anchor, node.clone());
+                    anchors.insert(frame.anchor, (node.clone(), node.size()));
                 }
                 node
             }
             Event::Alias(id) => {
-                let Some(target) = anchors.get(&id) else {
+                let Some((target, (count, bytes))) = anchors.get(&id) else {
                     return Err(Error {
                         at: range.start,
                         message: "alias refers to an unknown anchor".into(),
                         kind: ErrorKind::Syntax,
                     });
                 };
-                nodes += target.count();
+                // Both budgets are checked before the copy is made.
+                nodes += count;
                 if nodes > MAX_NODES {
                     return Err(Error {
                         at: range.start,
                         message: format!(
                             "aliases expand to more than {MAX_NODES} nodes (an alias bomb?)"
+                        ),
+                        kind: ErrorKind::Budget,
+                    });
+                }
+                alias_bytes += bytes;
+                if alias_bytes > max_alias_bytes {
+                    return Err(Error {
+                        at: range.start,
+                        message: format!(
+                            "aliases repeat more than {max_alias_bytes} bytes of text (an alias bomb?); write the values out instead"
                         ),
                         kind: ErrorKind::Budget,
                     });

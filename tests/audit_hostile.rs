@@ -1,0 +1,278 @@
+//! Hostile input through every command: alias bombs, huge clusters of
+//! similar slugs, files with a great many diagnostics, tabs used as
+//! indentation, CR line endings and complex keys. Each test is named after
+//! the defect it guards against and runs the real binary; the heavy ones
+//! run it under a 1 GiB address-space limit and a 60 s timeout, so that a
+//! blow-up shows as a failed test, not as a machine out of memory.
+
+mod common;
+
+use common::{git, memlint, write, Run, BIN};
+use serde_json::Value;
+use std::io::{Read, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The address space a bounded run may take: far above what memlint needs
+/// on these inputs, far below what a blow-up takes.
+const MEMORY_LIMIT: u64 = 1 << 30;
+/// How long a bounded run may take before it counts as a hang.
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Runs `memlint ARGS` in `dir` with `stdin`, under [`MEMORY_LIMIT`] of
+/// address space, killed after [`TIMEOUT`]. An abort (out of memory) gives
+/// code -1, a timeout fails the test.
+fn bounded(dir: &Path, args: &[&str], stdin: &str) -> Run {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("MEMORY_INJECT")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: setrlimit is async-signal-safe; nothing else runs between
+        // fork and exec.
+        unsafe {
+            cmd.pre_exec(|| {
+                let limit = libc::rlimit {
+                    rlim_cur: MEMORY_LIMIT as libc::rlim_t,
+                    rlim_max: MEMORY_LIMIT as libc::rlim_t,
+                };
+                if libc::setrlimit(libc::RLIMIT_AS, &limit) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    }
+    let mut child = cmd.spawn().expect("run memlint");
+    let mut input = child.stdin.take().expect("stdin");
+    let text = stdin.to_string();
+    let feeder = std::thread::spawn(move || {
+        let _ = input.write_all(text.as_bytes());
+    });
+    let (mut out, mut err) = (
+        child.stdout.take().expect("stdout"),
+        child.stderr.take().expect("stderr"),
+    );
+    let reader = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = out.read_to_end(&mut s);
+        s
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut s = Vec::new();
+        let _ = err.read_to_end(&mut s);
+        s
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        if start.elapsed() > TIMEOUT {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("memlint {args:?} did not finish in {TIMEOUT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let _ = feeder.join();
+    let stdout = reader.join().expect("stdout reader");
+    let stderr = err_reader.join().expect("stderr reader");
+    Run {
+        code: status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&stderr).into_owned(),
+    }
+}
+
+/// `check --format json` of `dir`, parsed.
+fn check_json(dir: &Path, extra: &[&str]) -> (i32, Value) {
+    let mut args = vec!["check", "--format", "json"];
+    args.extend_from_slice(extra);
+    let run = memlint(dir, &args);
+    let json = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", run.stdout, run.stderr));
+    (run.code, json)
+}
+
+/// The diagnostics of `json` as (rule, path, line, column, message).
+fn located(json: &Value) -> Vec<(String, String, u64, u64, String)> {
+    json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| {
+            (
+                d["rule"].as_str().unwrap_or("").to_string(),
+                d["path"].as_str().unwrap_or("").to_string(),
+                d["line"].as_u64().unwrap_or(0),
+                d["column"].as_u64().unwrap_or(0),
+                d["message"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// A valid decision record whose front matter ends with `extra`.
+fn decision(extra: &str) -> String {
+    format!(
+        "---\ntitle: A decision\nstatus: active\ndate: 2026-01-01\nsources:\n  - https://example.com/a\n{extra}---\nBody.\n"
+    )
+}
+
+/// A workspace (a git repository) with one valid decision beside what the
+/// test adds.
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    git(dir.path(), &["init", "-q", "-b", "main"]);
+    write(dir.path(), "memory/decisions/plain.md", &decision(""));
+    dir
+}
+
+// ---------------------------------------------------------------- item 3
+
+/// The audit's record: a 500,000-character string anchored once and
+/// aliased 19,000 times (576 KB on disk, gigabytes expanded). The first
+/// alias is within the budget (the document's own size); the second is not.
+fn string_alias_bomb() -> String {
+    let mut extra = format!("big: &a \"{}\"\nlist:\n", "x".repeat(500_000));
+    extra.push_str(&"  - *a\n".repeat(19_000));
+    decision(&extra)
+}
+
+#[test]
+fn string_alias_bomb_is_refused_by_every_command_in_bounded_memory() {
+    let ws = workspace();
+    let root = ws.path();
+    let rel = "memory/decisions/bomb.md";
+    write(root, rel, &string_alias_bomb());
+    let before = std::fs::read(root.join(rel)).expect("read");
+    let refused = |message: &str| {
+        message.starts_with("front matter refused: aliases repeat more than")
+            && message.contains("(an alias bomb?)")
+    };
+
+    let run = bounded(root, &["check", "--format", "json"], "");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let found = located(&json);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let (rule, path, line, column, message) = &found[0];
+    // Line 10 holds the second `- *a`, column 5 its `*`.
+    assert_eq!(
+        (rule.as_str(), path.as_str(), *line, *column),
+        ("frontmatter/parse", rel, 10, 5)
+    );
+    assert!(refused(message), "{message}");
+
+    let run = bounded(root, &["check"], "");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stdout.contains("frontmatter/parse"), "{}", run.stdout);
+
+    let run = bounded(root, &["fmt"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!("{rel}: left as it is")),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(std::fs::read(root.join(rel)).expect("read"), before);
+
+    let run = bounded(
+        root,
+        &["fmt", "--stdin-filepath", rel],
+        &string_alias_bomb(),
+    );
+    assert_ne!(run.code, -1, "{}", run.stderr);
+
+    for args in [
+        &["index"][..],
+        &["search", "decision"],
+        &["search", "--format", "json", "xxxx"],
+        &["context"],
+    ] {
+        let run = bounded(root, args, "");
+        assert_eq!(run.code, 0, "{args:?}: {}", run.stderr);
+    }
+
+    let run = bounded(root, &["report", "--format", "json"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let found = located(&json);
+    assert_eq!(
+        found
+            .iter()
+            .map(|(r, p, l, c, _)| (r.as_str(), p.as_str(), *l, *c))
+            .collect::<Vec<_>>(),
+        vec![("frontmatter/parse", rel, 10, 5)]
+    );
+
+    let run = bounded(root, &["hook", "stop"], r#"{"hook_event_name":"Stop"}"#);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = bounded(
+        root,
+        &["hook", "session-start"],
+        r#"{"hook_event_name":"SessionStart","source":"startup"}"#,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let post = format!(
+        r#"{{"tool_name":"Write","tool_input":{{"file_path":"{}"}}}}"#,
+        root.join(rel).display()
+    );
+    let run = bounded(root, &["hook", "post-write"], &post);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("frontmatter/parse"), "{}", run.stderr);
+
+    git(root, &["add", "-A"]);
+    let run = bounded(root, &["check", "--staged", "--format", "json"], "");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stdout.contains("(an alias bomb?)"), "{}", run.stdout);
+}
+
+#[test]
+fn string_alias_bomb_in_the_configuration_is_refused_with_its_location() {
+    let ws = workspace();
+    let root = ws.path();
+    let mut config = format!(
+        "context: {{header: &h \"{}\"}}\nbanned_dirs:\n",
+        "x".repeat(500_000)
+    );
+    config.push_str(&"  - *h\n".repeat(19_000));
+    write(root, ".memlint.yml", &config);
+    for args in [&["check"][..], &["search", "x"], &["context"], &["report"]] {
+        let run = bounded(root, args, "");
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr
+                .contains(".memlint.yml:4:5: invalid YAML: aliases repeat more than"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn aliases_repeating_a_little_text_are_still_read() {
+    // The budget is the document's own size, and at least 64 KiB: a few
+    // aliases of a sentence are ordinary YAML.
+    let ws = workspace();
+    let root = ws.path();
+    let sentence = "a sentence worth repeating ".repeat(40);
+    let mut extra = format!("note: &n \"{sentence}\"\nagain:\n");
+    extra.push_str(&"  - *n\n".repeat(50));
+    write(root, "memory/decisions/aliases.md", &decision(&extra));
+    let (code, json) = check_json(root, &[]);
+    assert_eq!(code, 0);
+    let rules: Vec<String> = located(&json).into_iter().map(|d| d.0).collect();
+    assert_eq!(
+        rules,
+        vec!["frontmatter/unknown-key", "frontmatter/unknown-key"]
+    );
+}
