@@ -129,8 +129,14 @@ impl Report {
             &self.too_many_sources,
             |p| shown(p),
         );
+        // The JSON lists every member; a terminal line names the first few.
         section(&mut out, "Similar slugs", &self.similar_slugs, |c| {
-            shown(&c.join(", "))
+            let names = c.iter().take(SIMILAR_SHOWN).map(String::as_str);
+            let mut line = shown(&names.collect::<Vec<_>>().join(", "));
+            if c.len() > SIMILAR_SHOWN {
+                let _ = write!(line, " and {} more", c.len() - SIMILAR_SHOWN);
+            }
+            line
         });
         let _ = writeln!(
             out,
@@ -162,6 +168,9 @@ impl Report {
         out
     }
 }
+
+/// Most members of a similar-slug cluster the human report names.
+const SIMILAR_SHOWN: usize = 10;
 
 /// A name or message with its control characters (line feeds included)
 /// shown as visible symbols: a file name never reaches the terminal as an

@@ -276,3 +276,81 @@ fn aliases_repeating_a_little_text_are_still_read() {
         vec!["frontmatter/unknown-key", "frontmatter/unknown-key"]
     );
 }
+
+// ---------------------------------------------------------------- item 4
+
+/// Writes decisions `note-0` … `note-{n-1}`.
+fn notes(root: &Path, n: usize) {
+    for i in 0..n {
+        write(
+            root,
+            &format!("memory/decisions/note-{i}.md"),
+            &decision(""),
+        );
+    }
+}
+
+#[test]
+fn similar_slug_messages_name_a_few_members_and_count_the_rest() {
+    let ws = workspace();
+    let root = ws.path();
+    notes(root, 30);
+    let (code, json) = check_json(root, &[]);
+    assert_eq!(code, 0);
+    let similar: Vec<_> = located(&json)
+        .into_iter()
+        .filter(|d| d.0 == "slug/similar")
+        .collect();
+    // Once per member after the first (`note-0`) in sorted order.
+    assert_eq!(similar.len(), 29);
+    let note1 = similar
+        .iter()
+        .find(|d| d.1 == "memory/decisions/note-1.md")
+        .expect("note-1");
+    assert_eq!(
+        note1.4,
+        "decision `note-1` looks like a near-duplicate of `note-0`, `note-10`, `note-11`, \
+         `note-12`, `note-13` and 24 more; merge them or replace one with the other"
+    );
+    // report: the JSON lists every member, the terminal the first ten.
+    let run = memlint(root, &["report", "--format", "json"]);
+    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let clusters = json["similar_slugs"].as_array().expect("clusters");
+    assert_eq!(clusters.len(), 1);
+    assert_eq!(clusters[0].as_array().expect("cluster").len(), 30);
+    let run = memlint(root, &["report"]);
+    assert!(
+        run.stdout.contains(
+            "Similar slugs (1):\n  note-0, note-1, note-10, note-11, note-12, note-13, \
+             note-14, note-15, note-16, note-17 and 20 more\n"
+        ),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn similar_slug_clusters_of_thousands_stay_linear_in_output_and_time() {
+    // 3,000 records: the messages naming every other member made 100 MB
+    // of JSON, and `check --staged` compared every member with every slug.
+    let ws = workspace();
+    let root = ws.path();
+    notes(root, 3_000);
+    let run = bounded(root, &["check", "--format", "json"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.len() < 3 << 20,
+        "{} bytes of JSON",
+        run.stdout.len()
+    );
+    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(json["summary"]["warnings"], 2_999);
+    let run = bounded(root, &["report", "--format", "json"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.len() < 4 << 20, "{} bytes", run.stdout.len());
+    git(root, &["add", "-A"]);
+    let run = bounded(root, &["check", "--staged", "--format", "json"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(json["summary"]["warnings"], 2_999);
+}
