@@ -154,12 +154,18 @@ impl Report {
                 "not due"
             }
         );
-        let errors = self
+        let errors: usize = self
             .diagnostics
             .iter()
             .filter(|d| d.severity == Severity::Error)
-            .count();
-        let warnings = self.diagnostics.len() - errors;
+            .map(Diagnostic::count)
+            .sum();
+        let warnings = self
+            .diagnostics
+            .iter()
+            .map(Diagnostic::count)
+            .sum::<usize>()
+            - errors;
         let _ = writeln!(
             out,
             "{} records, {} errors, {} warnings.",

@@ -29,6 +29,7 @@ fn bounded(dir: &Path, args: &[&str], stdin: &str) -> Run {
         .current_dir(dir)
         .env("NO_COLOR", "1")
         .env_remove("MEMORY_INJECT")
+        .env_remove("COLUMNS")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
@@ -353,4 +354,149 @@ fn similar_slug_clusters_of_thousands_stay_linear_in_output_and_time() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
     assert_eq!(json["summary"]["warnings"], 2_999);
+}
+
+// ---------------------------------------------------------------- item 5
+
+/// A decision whose body holds `n` times `today`, ten to a line (with
+/// `lines` false: all on one line).
+fn dates(n: usize, lines: bool) -> String {
+    let words = vec!["today"; n];
+    let body = if lines {
+        words
+            .chunks(10)
+            .map(|c| c.join(" "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    } else {
+        words.join(" ")
+    };
+    format!("{}\n", decision("").replace("Body.\n", &body))
+}
+
+#[test]
+fn many_findings_of_one_rule_render_in_linear_time_capped_in_every_format() {
+    // The audit's megabyte of relative dates: 170,000 `date/relative`. The
+    // human renderer copied the whole file for each of them (340 s).
+    let ws = workspace();
+    let root = ws.path();
+    let rel = "memory/decisions/dates.md";
+    write(root, rel, &dates(170_000, true));
+    let closing = "… and 169900 more `date/relative` in this file (at most 100 of a rule are listed per file)";
+
+    let run = bounded(root, &["check"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // 100 reports with their excerpt, then one line for the rest; the
+    // totals count every finding (and `body/too-long`, `sources/thin`).
+    assert_eq!(run.stdout.matches("╰── date/relative").count(), 100);
+    assert!(
+        run.stdout
+            .contains(&format!("\nwarning[date/relative] {rel}:18:1: {closing}\n")),
+        "{}",
+        &run.stdout[run.stdout.len().saturating_sub(2000)..]
+    );
+    assert!(
+        run.stdout
+            .ends_with("\nFound 0 errors and 170002 warnings in 2 files.\n"),
+        "{}",
+        &run.stdout[run.stdout.len().saturating_sub(300)..]
+    );
+
+    let run = bounded(root, &["check", "--format", "json"], "");
+    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let dates: Vec<&Value> = json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["rule"] == "date/relative")
+        .collect();
+    assert_eq!(dates.len(), 101);
+    assert!(dates[..100].iter().all(|d| d.get("omitted").is_none()));
+    assert_eq!(dates[99]["line"], 17);
+    assert_eq!(dates[99]["column"], 55);
+    assert_eq!(dates[100]["omitted"], 169_900);
+    assert_eq!(dates[100]["line"], 18);
+    assert_eq!(dates[100]["column"], 1);
+    assert_eq!(dates[100]["message"], closing);
+    assert_eq!(json["summary"]["warnings"], 170_002);
+
+    let run = bounded(root, &["check", "--format", "github"], "");
+    assert_eq!(
+        run.stdout
+            .lines()
+            .filter(|l| l.contains("title=date/relative::"))
+            .count(),
+        101
+    );
+    assert!(run.stdout.contains(&format!(
+        "::warning file={rel},line=18,col=1,endLine=18,endColumn=6,title=date/relative::{closing}\n"
+    )));
+    assert!(run
+        .stdout
+        .ends_with("memlint: Found 0 errors and 170002 warnings in 2 files.\n"));
+
+    let run = bounded(root, &["check", "--format", "sarif"], "");
+    let sarif: Value = serde_json::from_str(&run.stdout).expect("SARIF");
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    let dates: Vec<&Value> = results
+        .iter()
+        .filter(|r| r["ruleId"] == "date/relative")
+        .collect();
+    assert_eq!(dates.len(), 101);
+    assert_eq!(dates[100]["properties"]["omitted"], 169_900);
+
+    // report: the same list and totals.
+    let run = bounded(root, &["report"], "");
+    assert!(run
+        .stdout
+        .contains(&format!("  18:1 warning date/relative: {closing}\n")));
+    assert!(
+        run.stdout
+            .ends_with("2 records, 0 errors, 170002 warnings.\n"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn many_findings_on_one_long_line_show_a_cut_excerpt() {
+    let ws = workspace();
+    let root = ws.path();
+    write(root, "memory/decisions/dates.md", &dates(170_000, false));
+    let run = bounded(root, &["check"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.matches("╰── date/relative").count(), 100);
+    // Each excerpt shows a part of the megabyte line, marked as cut.
+    let longest = run.stdout.lines().map(|l| l.chars().count()).max();
+    assert!(longest < Some(200), "a line of {longest:?} characters");
+    assert!(
+        run.stdout.contains(" 8 │ today today"),
+        "{}",
+        &run.stdout[..2000]
+    );
+    assert!(
+        run.stdout.contains("today toda…\n"),
+        "{}",
+        &run.stdout[..2000]
+    );
+}
+
+#[test]
+fn many_files_with_many_findings_stay_in_bounded_memory() {
+    // Six such files took 2.5 GB even in JSON. (Their names make a
+    // `slug/similar` cluster: 5 warnings more.)
+    let ws = workspace();
+    let root = ws.path();
+    let text = dates(170_000, true);
+    for i in 0..6 {
+        write(root, &format!("memory/decisions/dates-{i}.md"), &text);
+    }
+    let run = bounded(root, &["check", "--format", "json"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert_eq!(json["summary"]["warnings"], 6 * 170_002 + 5);
+    assert_eq!(
+        json["diagnostics"].as_array().map(Vec::len),
+        Some(6 * 103 + 5)
+    );
 }
