@@ -159,6 +159,66 @@ impl Shift {
     }
 }
 
+/// The width human output wraps messages at: `COLUMNS` when set, else the
+/// terminal's width when standard output is one, else 100.
+pub fn width() -> usize {
+    if let Some(n) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|&n| n > 0)
+    {
+        return n;
+    }
+    terminal_width().unwrap_or(100)
+}
+
+#[cfg(unix)]
+fn terminal_width() -> Option<usize> {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() {
+        return None;
+    }
+    // SAFETY: TIOCGWINSZ fills the winsize it is given, nothing else.
+    let mut size: libc::winsize = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::ioctl(libc::STDOUT_FILENO, libc::TIOCGWINSZ, &mut size) } == 0;
+    (ok && size.ws_col > 0).then_some(usize::from(size.ws_col))
+}
+
+#[cfg(not(unix))]
+fn terminal_width() -> Option<usize> {
+    None
+}
+
+/// Where textwrap may break a message: at spaces outside code spans only.
+/// A file name, a slug or a suggested command in backticks is copied whole
+/// from the terminal; with this (and no hyphenation, no broken words) it
+/// is never cut at a hyphen or a space inside it.
+fn message_words(line: &str) -> Box<dyn Iterator<Item = textwrap::core::Word<'_>> + '_> {
+    let bytes = line.as_bytes();
+    let mut words = Vec::new();
+    let (mut start, mut in_code) = (0, false);
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'`' => in_code = !in_code,
+            b' ' if !in_code => {
+                // The word keeps its run of spaces as its whitespace.
+                while bytes.get(i + 1) == Some(&b' ') {
+                    i += 1;
+                }
+                words.push(textwrap::core::Word::from(&line[start..=i]));
+                start = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    if start < line.len() {
+        words.push(textwrap::core::Word::from(&line[start..]));
+    }
+    Box::new(words.into_iter())
+}
+
 /// Lines longer than this (in bytes) are cut around the spot shown.
 const LONG_LINE: usize = 200;
 /// How much of a long line is shown before the spot, in bytes.
@@ -287,12 +347,14 @@ fn floor_boundary(text: &str, mut o: usize) -> usize {
 }
 
 /// Human output: one graphical report per diagnostic, then the count line.
-/// `sources` maps a path to its text (files with diagnostics only).
+/// `sources` maps a path to its text (files with diagnostics only);
+/// messages wrap at `width` columns.
 pub fn human(
     diags: &[Diagnostic],
     sources: &HashMap<String, String>,
     summary: Summary,
     color: bool,
+    width: usize,
 ) -> String {
     let theme = if color {
         GraphicalTheme::unicode()
@@ -302,7 +364,10 @@ pub fn human(
     // The source is named `path:line:column` with the column in characters;
     // miette would append its own byte-based line and column after it.
     let handler = GraphicalReportHandler::new_themed(theme)
-        .with_width(100)
+        .with_width(width)
+        .with_break_words(false)
+        .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
+        .with_word_separator(textwrap::WordSeparator::Custom(message_words))
         .with_context_lines(1)
         .without_primary_span_start();
     // Secrets are masked in every excerpt of their file: a report of

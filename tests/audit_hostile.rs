@@ -500,3 +500,56 @@ fn many_files_with_many_findings_stay_in_bounded_memory() {
         Some(6 * 103 + 5)
     );
 }
+
+// ---------------------------------------------------------------- item 15
+
+/// The lines of the first report's message in human output.
+fn message_lines(out: &str) -> Vec<&str> {
+    out.lines()
+        .skip(2)
+        .take_while(|l| !l.trim_start().starts_with('╭'))
+        .collect()
+}
+
+#[test]
+fn human_messages_never_break_inside_a_code_span_and_follow_columns() {
+    let ws = workspace();
+    let root = ws.path();
+    // The audit's name: its suggestion `use-redis-cache.md` was cut at a
+    // hyphen by the wrap at 100 columns.
+    write(root, "memory/decisions/Use  Redis Cache.md", &decision(""));
+    let run = memlint(root, &["check", "memory/decisions"]);
+    let lines = message_lines(&run.stdout);
+    assert!(
+        lines.iter().any(|l| l.contains("`use-redis-cache.md`")),
+        "{}",
+        run.stdout
+    );
+    for width in [30, 40, 50, 60, 72, 80, 100, 140] {
+        let columns = width.to_string();
+        let run = common::memlint_with(
+            root,
+            &["check", "memory/decisions"],
+            &[("COLUMNS", columns.as_str())],
+        );
+        let lines = message_lines(&run.stdout);
+        let text: String = lines
+            .iter()
+            .map(|l| l.trim_start_matches([' ', '×', '│']).trim_end())
+            .collect::<Vec<_>>()
+            .join(" ");
+        assert_eq!(
+            text,
+            "file name `Use  Redis Cache` is not a slug: it has uppercase letters; rename it to `use-redis-cache.md`",
+            "at {width}:\n{}",
+            run.stdout
+        );
+        for line in &lines {
+            assert_eq!(line.matches('`').count() % 2, 0, "at {width}: {line:?}");
+            // Longer only when a code span alone is longer.
+            let shown = line.chars().count();
+            let span = line.split('`').nth(1).map_or(0, |s| s.chars().count() + 6);
+            assert!(shown <= width.max(span), "at {width}: {line:?}");
+        }
+    }
+}
