@@ -258,14 +258,20 @@ mod tests {
     fn cap_keeps_the_first_of_a_rule_per_file_and_counts_the_rest() {
         let mut diags: Vec<Diagnostic> = (1..=MAX_PER_RULE + 5)
             .map(|l| at("a.md", "date/relative", l))
-            .chain([at("a.md", "slug/similar", 1), at("b.md", "date/relative", 1)])
+            .chain([
+                at("a.md", "slug/similar", 1),
+                at("b.md", "date/relative", 1),
+            ])
             .collect();
         sort(&mut diags);
         assert_eq!(diags.len(), MAX_PER_RULE + 3);
         let closing = &diags[MAX_PER_RULE + 1];
         assert_eq!((closing.line, closing.omitted), (MAX_PER_RULE + 1, 5));
         assert_eq!(closing.message, omitted_message("date/relative", 5));
-        assert_eq!(diags.iter().map(Diagnostic::count).sum::<usize>(), MAX_PER_RULE + 7);
+        assert_eq!(
+            diags.iter().map(Diagnostic::count).sum::<usize>(),
+            MAX_PER_RULE + 7
+        );
         // A closing entry already there takes in what is left out later.
         let mut more = diags.clone();
         more.push(at("a.md", "date/relative", 1000));
@@ -274,7 +280,10 @@ mod tests {
         let closing: Vec<&Diagnostic> = more.iter().filter(|d| d.omitted > 0).collect();
         assert_eq!(closing.len(), 1);
         assert_eq!((closing[0].line, closing[0].omitted), (MAX_PER_RULE, 7));
-        assert_eq!(more.iter().map(Diagnostic::count).sum::<usize>(), MAX_PER_RULE + 9);
+        assert_eq!(
+            more.iter().map(Diagnostic::count).sum::<usize>(),
+            MAX_PER_RULE + 9
+        );
     }
 
     #[test]
