@@ -623,6 +623,17 @@ fn parse_general(src: &str, base: usize) -> Result<Document, Error> {
                     });
                 }
                 let is_seq = matches!(event, Event::SequenceStart(..));
+                if style == StructureStyle::Block {
+                    if let Some(tab) = tab_indent(src, range.start - base, is_seq) {
+                        return Err(Error {
+                            at: base + tab,
+                            message:
+                                "a tab is used as indentation here; YAML indents with spaces only"
+                                    .into(),
+                            kind: ErrorKind::Syntax,
+                        });
+                    }
+                }
                 stack.push(Frame {
                     start: range.start,
                     anchor,
@@ -747,6 +758,33 @@ fn parse_general(src: &str, base: usize) -> Result<Document, Error> {
         }
     }
     Ok(Document { root, duplicates })
+}
+
+/// The offset of a tab that indents the block collection starting at `at`
+/// in `src` (a tab between the start of its line and its first token),
+/// which YAML forbids but the parser lets pass before the first key of a
+/// document (`\tmax_sources: 2`, yaml-test-suite DK95). Only block
+/// collections are looked at: a tab inside a block scalar, a quoted
+/// scalar or a flow collection, or after a key's colon, stays legal.
+fn tab_indent(src: &str, at: usize, is_seq: bool) -> Option<usize> {
+    let b = src.as_bytes();
+    // A block sequence starts at its first `-`; the parser's event may
+    // stand at the first item, after the dash and its spaces.
+    let mut token = at.min(b.len());
+    if is_seq && b.get(token) != Some(&b'-') {
+        let mut k = token;
+        while k > 0 && matches!(b[k - 1], b' ' | b'\t') {
+            k -= 1;
+        }
+        if k > 0 && b[k - 1] == b'-' {
+            token = k - 1;
+        }
+    }
+    let line = b[..token]
+        .iter()
+        .rposition(|&c| c == b'\n' || c == b'\r')
+        .map_or(0, |i| i + 1);
+    memchr::memchr(b'\t', &b[line..token]).map(|i| line + i)
 }
 
 /// A canonical text for a key, used to detect duplicates.
@@ -1078,6 +1116,59 @@ mod tests {
         }
         let err = parse(&src, 0).unwrap_err();
         assert_eq!(err.kind, ErrorKind::Budget);
+    }
+
+    /// Tabs as the indentation of a block collection are refused, every
+    /// other tab (separation, block and quoted scalars, flow collections,
+    /// blank lines) is read. Cases from the yaml-test-suite (DK95, Q5MG,
+    /// 6CA3, 6BCT, A2M4, Y79Y, DC7X) and their neighbours; the quoted
+    /// continuation of DK95-01 stays accepted, as the parser does.
+    #[test]
+    fn tabs_as_indentation_are_refused_exactly() {
+        let cases: &[(&str, bool)] = &[
+            ("\tmax_sources: 2\n", false),
+            ("# c\n\tfoo: 1\n", false),
+            ("\n\tfoo: 1\n", false),
+            (" \tfoo: 1\n", false),
+            ("\t&x foo: 1\n", false),
+            ("\t'foo': 1\n", false),
+            ("\t[a]: 1\n", false),
+            ("\t- a\n", false),
+            ("- \tfoo: 1\n", false),
+            ("-\tfoo: 1\n", false),
+            ("a:\n  - \tfoo: 1\n", false),
+            ("&x\n\tfoo: 1\n", false),
+            ("!!map\n\tfoo: 1\n", false),
+            ("a:\r\tb: 1\r", false),
+            ("foo:\n\tbar\n", false),
+            ("foo:\n  a: 1\n  \tb: 2\n", false),
+            ("a:\n\t- x\n", false),
+            ("foo: \"bar\n\tbaz\"\n", true),
+            ("foo: \"bar\n \t \t baz \t \t \"\n", true),
+            (" \t\nfoo: 1\n", true),
+            ("foo: 1\n\t\nbar: 2\n", true),
+            ("\t{}\n", true),
+            ("\t[\n\t]\n", true),
+            ("\tfoo\n", true),
+            ("\t!!map\nfoo: 1\n", true),
+            ("\t# comment\nfoo: 1\n", true),
+            ("foo: bar\n \tbaz\n", true),
+            ("a: [x,\n\ty]\n", true),
+            ("a: {x: 1,\n\ty: 2}\n", true),
+            ("a: |\n  x\n  \ty\n", true),
+            ("a:\t1\n", true),
+            ("-\t-1\n", true),
+            ("a:\n- \tb\n", true),
+            ("a:\n  ? \tb\n", true),
+            ("- foo:\t bar\n- - baz\n  -\tbaz\n", true),
+            ("? a\n: -\tb\n  -  -\tc\n     - d\n", true),
+            ("a: b\t\nseq:\t\n - a\t\nc: d\t#X\n", true),
+        ];
+        for (src, valid) in cases {
+            assert_eq!(parse(src, 0).is_ok(), *valid, "{src:?}");
+        }
+        let err = parse("title: x\ntags:\n- \ta: b\n", 7).unwrap_err();
+        assert_eq!((err.at, err.kind), (7 + 17, ErrorKind::Syntax));
     }
 
     #[test]

@@ -553,3 +553,99 @@ fn human_messages_never_break_inside_a_code_span_and_follow_columns() {
         }
     }
 }
+
+// ---------------------------------------------------------------- item 17
+
+#[test]
+fn tab_before_the_first_key_is_a_parse_error_with_the_tab_hint() {
+    let ws = workspace();
+    let root = ws.path();
+    let first = "memory/decisions/first.md";
+    write(
+        root,
+        first,
+        &decision("").replace("---\ntitle:", "---\n\ttitle:"),
+    );
+    let comment = "memory/decisions/comment.md";
+    write(
+        root,
+        comment,
+        &decision("").replace("---\ntitle:", "---\n# note\n \ttitle:"),
+    );
+    let item = "memory/decisions/item.md";
+    write(root, item, &decision("tags:\n- \ta: b\n"));
+    let (code, json) = check_json(root, &[]);
+    assert_eq!(code, 1);
+    let hint = |line: u64| {
+        format!("YAML does not allow a tab for indentation (line {line}); indent with spaces")
+    };
+    assert_eq!(
+        located(&json),
+        vec![
+            (
+                "frontmatter/parse".to_string(),
+                comment.to_string(),
+                3,
+                1,
+                hint(3)
+            ),
+            ("frontmatter/parse".into(), first.into(), 2, 1, hint(2)),
+            (
+                "frontmatter/parse".into(),
+                item.into(),
+                8,
+                3,
+                "the front matter is not valid YAML: a tab is used as indentation here; \
+                 YAML indents with spaces only"
+                    .into()
+            ),
+        ]
+    );
+    // A record that does not parse is never rewritten.
+    let before = std::fs::read(root.join(first)).expect("read");
+    let run = memlint(root, &["fmt"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(std::fs::read(root.join(first)).expect("read"), before);
+}
+
+#[test]
+fn tabs_stay_legal_in_block_scalars_quoted_scalars_flow_lists_and_after_a_colon() {
+    let ws = workspace();
+    let root = ws.path();
+    write(
+        root,
+        "memory/decisions/tabs.md",
+        "---\ntitle:\t\"A title\n\tcontinued\"\nstatus: active\ndate: 2026-01-01\n\
+         sources: [https://example.com/a,\n\thttps://example.com/b]\n\
+         tags:\n-\tone\n- two\t\nnote: |\n  \tindented\n  text\n---\nBody.\n",
+    );
+    let (code, json) = check_json(root, &[]);
+    assert_eq!(code, 0, "{json}");
+    let rules: Vec<String> = located(&json).into_iter().map(|d| d.0).collect();
+    assert_eq!(rules, vec!["frontmatter/unknown-key"]);
+}
+
+#[test]
+fn tab_before_the_first_key_of_the_configuration_is_an_error() {
+    let ws = workspace();
+    let root = ws.path();
+    write(root, ".memlint.yml", "\tmax_sources: 2\n");
+    let run = memlint(root, &["check"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr.ends_with(
+            ".memlint.yml:1:1: invalid YAML: a tab is used as indentation here; \
+             YAML indents with spaces only\n"
+        ),
+        "{}",
+        run.stderr
+    );
+    // Tabs where YAML allows them are read.
+    write(
+        root,
+        ".memlint.yml",
+        "max_sources:\t2\ncontext: {blocks: 1,\n\tmax_chars: 300}\n",
+    );
+    let run = memlint(root, &["check"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+}
