@@ -148,11 +148,17 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
             return finish(report, text, sink, config);
         }
         Split::Unclosed { opener } => {
-            sink.emit(
-                "frontmatter/unclosed",
-                opener,
-                "the front matter has no closing `---` line; add one after the last key",
-            );
+            // A closing `---` after a bare CR is not on a line of its own.
+            let bare_cr = memchr::memchr_iter(b'\r', text.as_bytes())
+                .any(|i| text.as_bytes().get(i + 1) != Some(&b'\n'));
+            let message = if bare_cr {
+                "the front matter has no closing `---` line: lines here end with a bare CR \
+                 (classic Mac OS line endings), which is no line break for memlint; save the \
+                 file with LF line endings"
+            } else {
+                "the front matter has no closing `---` line; add one after the last key"
+            };
+            sink.emit("frontmatter/unclosed", opener, message);
             return finish(report, text, sink, config);
         }
         Split::Found(parts) => parts,

@@ -649,3 +649,55 @@ fn tab_before_the_first_key_of_the_configuration_is_an_error() {
     let run = memlint(root, &["check"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
 }
+
+// ---------------------------------------------------------------- item 18a
+
+#[test]
+fn cr_only_line_endings_are_named_as_such() {
+    let ws = workspace();
+    let root = ws.path();
+    let cr = "memory/decisions/cr.md";
+    write(root, cr, &decision("").replace('\n', "\r"));
+    let mixed = "memory/decisions/mixed.md";
+    let mixed_text = "---\ntitle: A decision\rstatus: active\r---\rBody.\r";
+    write(root, mixed, mixed_text);
+    let (code, json) = check_json(root, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        located(&json),
+        vec![
+            (
+                "frontmatter/missing".to_string(),
+                cr.to_string(),
+                1,
+                1,
+                "the file ends its lines with a bare CR (classic Mac OS line endings), so it \
+                 reads as one line; save it with LF line endings"
+                    .to_string()
+            ),
+            (
+                "frontmatter/unclosed".into(),
+                mixed.into(),
+                1,
+                1,
+                "the front matter has no closing `---` line: lines here end with a bare CR \
+                 (classic Mac OS line endings), which is no line break for memlint; save the \
+                 file with LF line endings"
+                    .into()
+            ),
+        ]
+    );
+    let run = memlint(root, &["fmt"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(&format!(
+            "{cr}: left as it is: the file ends its lines with a bare CR"
+        )),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        std::fs::read_to_string(root.join(mixed)).expect("read"),
+        mixed_text
+    );
+}
