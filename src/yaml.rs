@@ -208,6 +208,42 @@ impl Node {
         }
     }
 
+    /// The node as one line of flow-style YAML (`[a, b]`, `{a: 1}`), for
+    /// messages about keys that are collections and to compare them.
+    pub fn flow_text(&self) -> String {
+        let mut out = String::new();
+        self.write_flow(&mut out);
+        out
+    }
+
+    fn write_flow(&self, out: &mut String) {
+        match &self.value {
+            Value::Scalar(s) => out.push_str(&s.text),
+            Value::Seq { items, .. } => {
+                out.push('[');
+                for (k, item) in items.iter().enumerate() {
+                    if k > 0 {
+                        out.push_str(", ");
+                    }
+                    item.write_flow(out);
+                }
+                out.push(']');
+            }
+            Value::Map { entries, .. } => {
+                out.push('{');
+                for (k, e) in entries.iter().enumerate() {
+                    if k > 0 {
+                        out.push_str(", ");
+                    }
+                    e.key.write_flow(out);
+                    out.push_str(": ");
+                    e.value.write_flow(out);
+                }
+                out.push('}');
+            }
+        }
+    }
+
     /// The number of nodes in the tree and the bytes of its scalars' text.
     fn size(&self) -> (usize, usize) {
         let add = |(n, b): (usize, usize), (m, c): (usize, usize)| (n + m, b + c);
@@ -787,12 +823,10 @@ fn tab_indent(src: &str, at: usize, is_seq: bool) -> Option<usize> {
     memchr::memchr(b'\t', &b[line..token]).map(|i| line + i)
 }
 
-/// A canonical text for a key, used to detect duplicates.
+/// A canonical text for a key, used to detect duplicates (and to name
+/// them in messages).
 fn key_text(key: &Node) -> String {
-    match &key.value {
-        Value::Scalar(s) => s.text.clone(),
-        other => format!("{other:?}"),
-    }
+    key.flow_text()
 }
 
 /// Converts a character index into `src` to a byte offset.

@@ -701,3 +701,100 @@ fn cr_only_line_endings_are_named_as_such() {
         mixed_text
     );
 }
+
+#[test]
+fn complex_keys_get_a_clear_diagnostic_at_their_location() {
+    let ws = workspace();
+    let root = ws.path();
+    let rel = "memory/decisions/complex.md";
+    write(
+        root,
+        rel,
+        &decision("? [a, b]\n: x\n{a: 1}: y\n\"\": z\n? - p\n  - q\n: w\n"),
+    );
+    let dup = "memory/decisions/dup.md";
+    write(root, dup, &decision("[a, b]: 1\n[a,b]: 2\n"));
+    let (code, json) = check_json(root, &[]);
+    assert_eq!(code, 1);
+    let known = "title, status, date, sources, replaced_by, tags, slug";
+    let named =
+        |what: &str| format!("this key is {what}, not a name; a decision has named keys: {known}");
+    let got: Vec<(String, String, u64, u64, String)> = located(&json);
+    let want = vec![
+        (
+            "frontmatter/unknown-key",
+            rel,
+            7,
+            3,
+            named("a list (`[a, b]`)"),
+        ),
+        (
+            "frontmatter/unknown-key",
+            rel,
+            9,
+            1,
+            named("a mapping (`{a: 1}`)"),
+        ),
+        (
+            "frontmatter/unknown-key",
+            rel,
+            10,
+            1,
+            format!("an empty key is not a decision key; known keys: {known}"),
+        ),
+        (
+            "frontmatter/unknown-key",
+            rel,
+            11,
+            3,
+            named("a list (`[p, q]`)"),
+        ),
+        (
+            "frontmatter/unknown-key",
+            dup,
+            7,
+            1,
+            named("a list (`[a, b]`)"),
+        ),
+        (
+            "frontmatter/duplicate-key",
+            dup,
+            8,
+            1,
+            "key `[a, b]` appears twice (first on line 7); delete one of them".to_string(),
+        ),
+        (
+            "frontmatter/unknown-key",
+            dup,
+            8,
+            1,
+            named("a list (`[a, b]`)"),
+        ),
+    ];
+    let want: Vec<(String, String, u64, u64, String)> = want
+        .into_iter()
+        .map(|(r, p, l, c, m)| (r.to_string(), p.to_string(), l, c, m))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn complex_keys_in_the_configuration_are_named_as_such() {
+    let ws = workspace();
+    let root = ws.path();
+    for (text, error) in [
+        (
+            "? [a]\n: 1\n",
+            ".memlint.yml:1:3: a configuration key is a name, not a list (`[a]`)",
+        ),
+        (
+            "rules:\n  {a: 1}: off\n",
+            ".memlint.yml:2:3: a configuration key is a name, not a mapping (`{a: 1}`)",
+        ),
+    ] {
+        write(root, ".memlint.yml", text);
+        let run = memlint(root, &["check"]);
+        assert_eq!(run.code, 2);
+        assert!(run.stderr.trim_end().ends_with(error), "{}", run.stderr);
+    }
+}
