@@ -361,7 +361,8 @@ fn parse_simple(src: &str, base: usize) -> Option<Document> {
         let key_ok = key
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-        if key.is_empty() || !key_ok || key.starts_with('-') {
+        // Past 1024 characters a key is an error for the parser.
+        if key.is_empty() || !key_ok || key.starts_with('-') || key.len() > 1024 {
             return None;
         }
         if entries
@@ -593,7 +594,10 @@ fn parse_general(src: &str, base: usize) -> Result<Document, Error> {
             }
             Error {
                 at,
-                message: e.info().to_string(),
+                message: match e.info().as_str() {
+                    "simple key expected ':'" => simple_key_message(&src[at - base..]),
+                    info => info.to_string(),
+                },
                 kind: ErrorKind::Syntax,
             }
         })?;
@@ -796,6 +800,24 @@ fn parse_general(src: &str, base: usize) -> Result<Document, Error> {
     Ok(Document { root, duplicates })
 }
 
+/// What the parser's "simple key expected ':'" means for the key starting
+/// `rest`: a key past YAML's 1,024 characters, or a line without the colon
+/// of `key: value` (rather than the parser's own words).
+fn simple_key_message(rest: &str) -> String {
+    let line = rest.split(['\n', '\r']).next().unwrap_or("");
+    let colon = line
+        .char_indices()
+        .find(|&(i, c)| c == ':' && matches!(line[i + 1..].chars().next(), None | Some(' ' | '\t')))
+        .map(|(i, _)| line[..i].chars().count());
+    match colon {
+        Some(n) if n > 1024 => {
+            format!("this key is {n} characters long; YAML reads a key of at most 1024 characters")
+        }
+        Some(_) => "a key is expected here, followed by `:`".to_string(),
+        None => "this line has no `:` after its key; write `key: value`".to_string(),
+    }
+}
+
 /// The offset of a tab that indents the block collection starting at `at`
 /// in `src` (a tab between the start of its line and its first token),
 /// which YAML forbids but the parser lets pass before the first key of a
@@ -913,7 +935,8 @@ mod tests {
             "---\ntitle: x\n",
             "? complex\n: key\n",
         ];
-        for src in general {
+        let long_key = format!("{}: v\n", "k".repeat(1025));
+        for src in general.iter().copied().chain([long_key.as_str()]) {
             assert!(!agrees(src, 0), "taken on: {src:?}");
         }
     }

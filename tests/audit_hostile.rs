@@ -798,3 +798,117 @@ fn complex_keys_in_the_configuration_are_named_as_such() {
         assert!(run.stderr.trim_end().ends_with(error), "{}", run.stderr);
     }
 }
+
+// ------------------------------------------------- the class: hostile YAML
+
+#[test]
+fn a_line_without_colon_and_an_overlong_key_are_explained() {
+    let ws = workspace();
+    let root = ws.path();
+    let colon = "memory/decisions/colon.md";
+    write(
+        root,
+        colon,
+        &decision("").replace("status: active", "status active"),
+    );
+    // 2,000 characters: the fast reader took it, the parser refuses it.
+    let long = "memory/decisions/long.md";
+    write(
+        root,
+        long,
+        &format!("---\ntitle: t\n{}: v\n---\nBody.\n", "k".repeat(2000)),
+    );
+    let (code, json) = check_json(root, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        located(&json),
+        vec![
+            (
+                "frontmatter/parse".to_string(),
+                colon.to_string(),
+                3,
+                1,
+                "the front matter is not valid YAML: this line has no `:` after its key; \
+                 write `key: value`"
+                    .to_string()
+            ),
+            (
+                "frontmatter/parse".into(),
+                long.into(),
+                3,
+                1,
+                "the front matter is not valid YAML: this key is 2000 characters long; \
+                 YAML reads a key of at most 1024 characters"
+                    .into()
+            ),
+        ]
+    );
+}
+
+#[test]
+fn hostile_front_matter_gives_one_located_diagnostic_in_every_command() {
+    // Deep nesting (flow and block), a billion laughs, many keys, a huge
+    // scalar and many aliases: each refused or read, never a crash, and
+    // within the memory bound.
+    let ws = workspace();
+    let root = ws.path();
+    let mut laughs = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..12 {
+        let refs = vec![format!("*a{}", i - 1); 9].join(", ");
+        laughs.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+    }
+    let cases = [
+        (
+            "deep-flow",
+            format!("a: {}{}\n", "[".repeat(100_000), "]".repeat(100_000)),
+            "front matter refused: front matter is nested more than 64 levels deep",
+        ),
+        (
+            "deep-block",
+            (0..1000)
+                .map(|i| format!("{}k:\n", " ".repeat(i)))
+                .collect(),
+            "front matter refused: front matter is nested more than 64 levels deep",
+        ),
+        (
+            "laughs",
+            laughs,
+            "front matter refused: aliases expand to more than 20000 nodes (an alias bomb?)",
+        ),
+        (
+            "many-keys",
+            (0..60_000).map(|i| format!("k{i}: v\n")).collect(),
+            "front matter refused: front matter has more than 20000 values",
+        ),
+    ];
+    for (name, extra, _) in &cases {
+        write(
+            root,
+            &format!("memory/decisions/{name}.md"),
+            &decision(extra),
+        );
+    }
+    let run = bounded(root, &["check", "--format", "json"], "");
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let found = located(&json);
+    for (name, _, message) in &cases {
+        let path = format!("memory/decisions/{name}.md");
+        let mine: Vec<_> = found.iter().filter(|d| d.1 == path).collect();
+        assert_eq!(mine.len(), 1, "{name}: {mine:?}");
+        assert_eq!(mine[0].0, "frontmatter/parse", "{name}");
+        assert_eq!(mine[0].4, *message, "{name}");
+    }
+    for args in [
+        &["check"][..],
+        &["fmt", "--check"],
+        &["fmt"],
+        &["index"],
+        &["search", "decision"],
+        &["context"],
+        &["report"],
+    ] {
+        let run = bounded(root, args, "");
+        assert!(matches!(run.code, 0 | 1), "{args:?}: {}", run.stderr);
+    }
+}

@@ -100,6 +100,9 @@ pub fn unknown_key(r: &Record, out: &mut Sink) {
         if known.contains(&name) {
             continue;
         }
+        // A key of thousands of characters is named by its start.
+        let shown = shortened(name);
+        let name = shown.as_str();
         if name.is_empty() {
             out.emit_fixable(
                 "frontmatter/unknown-key",
