@@ -811,8 +811,51 @@ impl Symbols {
     }
 }
 
-/// The pairs (i < j) of `strings` whose [`sequence_ratio`], in either
-/// order, reaches `ratio`.
+/// The pairs (i < j) of `strings` of different `groups` whose
+/// [`sequence_ratio`], in either order, reaches `ratio`: [`search_pairs`]
+/// with every candidate checked, which the tests compare with all pairs.
+#[cfg(test)]
+fn similar_pairs(
+    strings: &[&str],
+    ratio: f64,
+    enumerate_up_to: u32,
+    groups: &[u32],
+) -> Vec<(usize, usize)> {
+    let mut all: Vec<(usize, usize)> = Vec::new();
+    let verify = |_: &Vec<(usize, usize)>, i: usize, near: &[u32]| -> Vec<(usize, usize)> {
+        near.iter()
+            .map(|&j| j as usize)
+            .filter(|&j| str_ratio(strings[i], strings[j]) >= ratio)
+            .map(|j| (i.min(j), i.max(j)))
+            .collect()
+    };
+    search_pairs(
+        strings,
+        ratio,
+        enumerate_up_to,
+        groups,
+        &mut all,
+        &verify,
+        &mut |all, found| all.extend(found),
+    );
+    all.sort_unstable();
+    all.dedup();
+    all
+}
+
+/// The exact check of [`search_pairs`]: the pairs it accepts of a query
+/// and its candidates.
+type Verify<'a, S> = dyn Fn(&S, usize, &[u32]) -> Vec<(usize, usize)> + Sync + 'a;
+/// How [`search_pairs`] folds a round's accepted pairs into its state.
+type Merge<'a, S> = dyn FnMut(&mut S, Vec<(usize, usize)>) + 'a;
+
+/// Looks for the pairs of `strings` whose [`sequence_ratio`], in either
+/// order, reaches `ratio`, and leaves the exact check to `verify`: it gets
+/// `state`, a query and the candidates found for it (strings of another
+/// group that the bounds below did not rule out; a pair may come twice),
+/// and gives the pairs it accepts, which `merge` then folds into `state`.
+/// The queries go in rounds of growing size, so that `verify` can skip
+/// what earlier rounds settled.
 ///
 /// difflib's matches never exceed the longest common subsequence, so a
 /// pair at ratio r has 2·LCS ≥ r·(m + l): the strings are at most
@@ -827,8 +870,8 @@ impl Symbols {
 /// parts, and the walk that finds where a part anchors is shared by every
 /// query with that part. Below where it anchors, a small subtree is not
 /// walked: its strings are checked one by one, most ruled out by how often
-/// each symbol occurs (a lower bound on the distance). Exact: the
-/// survivors are checked with difflib's ratio itself. Sorted strings are
+/// each symbol occurs (a lower bound on the distance). Exact: `verify`
+/// checks the survivors with difflib's ratio itself. Sorted strings are
 /// the fast case: the forward walk then skips every subtree of smaller ids
 /// at once.
 ///
@@ -840,12 +883,15 @@ impl Symbols {
 /// share a cluster: they are neither checked nor reported, so that slugs
 /// equal but for a numeric suffix (`note-1` … `note-99999`, each within
 /// reach of dozens of others) cost no exact comparison and no memory.
-fn similar_pairs(
+fn search_pairs<S: Sync>(
     strings: &[&str],
     ratio: f64,
     enumerate_up_to: u32,
     groups: &[u32],
-) -> Vec<(usize, usize)> {
+    state: &mut S,
+    verify: &Verify<'_, S>,
+    merge: &mut Merge<'_, S>,
+) {
     use rayon::prelude::*;
     let syms = Symbols::of(strings);
     let forward = Trie::new(&syms.trie_input(&syms.sorted_ids()), groups);
@@ -854,8 +900,6 @@ fn similar_pairs(
     // consecutive queries walk nearby parts of their trie.
     let by_end = reversed.sorted_ids();
     let backward = Trie::new(&reversed.trie_input(&by_end), groups);
-    let similar =
-        |i: usize, j: usize| groups[i] != groups[j] && str_ratio(strings[i], strings[j]) >= ratio;
     // Partner lengths l with 2·min(m, l)/(m + l) ≥ r; the small slack
     // keeps float rounding from losing a boundary case. The tries hold no
     // string past 64 symbols (those are compared with every other), so
@@ -911,6 +955,7 @@ fn similar_pairs(
     // Looks up query `i` with its first part `(part, budget)`, starting where
     // `start` says.
     let probe = |s: &mut Scratch,
+                 state: &S,
                  i: usize,
                  backwards: bool,
                  (part, budget): (usize, i32),
@@ -924,11 +969,12 @@ fn similar_pairs(
             }
             // Too long for one machine word: compared with every other
             // string (slugs are at most 64 characters, so this is rare).
-            return (0..strings.len())
+            let all: Vec<u32> = (0..strings.len())
                 .filter(|&j| j != i && (fits(syms.get(j)) || j > i))
-                .filter(|&j| similar(i, j))
-                .map(|j| (i.min(j), i.max(j)))
+                .filter(|&j| groups[i] != groups[j])
+                .map(|j| j as u32)
                 .collect();
+            return verify(state, i, &all);
         }
         let (min_len, max_len, taus) = &by_len[m];
         s.near.clear();
@@ -957,12 +1003,8 @@ fn similar_pairs(
         for &c in q {
             s.masks[usize::from(c)] = 0;
         }
-        s.near
-            .iter()
-            .map(|&j| j as usize)
-            .filter(|&j| similar(i, j))
-            .map(|j| (i, j))
-            .collect()
+        s.near.retain(|&j| groups[j as usize] != groups[i]);
+        verify(state, i, &s.near)
     };
     let init = || Scratch {
         masks: vec![0u64; 256],
@@ -974,7 +1016,7 @@ fn similar_pairs(
     // its frontier, walked once; groups go in the order of
     // their first strings in that direction, so that consecutive walks
     // visit nearby parts of the trie.
-    let walks = |backwards: bool| -> Vec<(usize, usize)> {
+    let walks = |backwards: bool, state: &mut S, merge: &mut Merge<'_, S>| {
         let (trie, dir) = if backwards {
             (&backward, &reversed)
         } else {
@@ -1017,85 +1059,112 @@ fn similar_pairs(
             order[fill[g as usize]] = i;
             fill[g as usize] += 1;
         }
-        let ranges: Vec<std::ops::Range<usize>> = starts.windows(2).map(|w| w[0]..w[1]).collect();
-        ranges
-            .par_iter()
-            .map_init(init, |s, g| {
-                let members = &order[g.clone()];
-                let i0 = members[0] as usize;
-                let part = parts[i0].0;
-                let budget = members
-                    .iter()
-                    .map(|&i| parts[i as usize].1)
-                    .max()
-                    .unwrap_or(-1);
-                // A part within its budget of the empty path anchors at
-                // the root: then there is no frontier. A group of one has
-                // one too: walked once all the same, its subtrees are then
-                // checked string by string.
-                let seeded = fits(syms.get(i0)) && (part as i32) > budget && budget >= 0;
-                if !seeded {
-                    return members
+        // Rounds of 256 queries, then twice as many each time: a large
+        // cluster is settled in the first rounds, and the rest of its
+        // pairs are then skipped by `verify`. A round is walked in tasks of
+        // one group's queries each, at most TASK of them (a group of
+        // thousands would be one round and one thread).
+        const TASK: usize = 512;
+        let (mut group, mut at, mut round) = (0, 0, 256);
+        while group + 1 < starts.len() {
+            let mut tasks: Vec<std::ops::Range<usize>> = Vec::new();
+            let mut left = round;
+            while left > 0 && group + 1 < starts.len() {
+                let end = starts[group + 1];
+                let take = (end - at).min(left).min(TASK);
+                tasks.push(at..at + take);
+                (at, left) = (at + take, left - take);
+                if at == end {
+                    group += 1;
+                }
+            }
+            let seen: &S = state;
+            let found: Vec<(usize, usize)> = tasks
+                .par_iter()
+                .map_init(init, |s, g| {
+                    let members = &order[g.clone()];
+                    let i0 = members[0] as usize;
+                    let part = parts[i0].0;
+                    let budget = members
+                        .iter()
+                        .map(|&i| parts[i as usize].1)
+                        .max()
+                        .unwrap_or(-1);
+                    // A part within its budget of the empty path anchors at
+                    // the root: then there is no frontier. A group of one has
+                    // one too: walked once all the same, its subtrees are then
+                    // checked string by string.
+                    let seeded = fits(syms.get(i0)) && (part as i32) > budget && budget >= 0;
+                    if !seeded {
+                        return members
+                            .iter()
+                            .flat_map(|&i| {
+                                probe(
+                                    s,
+                                    seen,
+                                    i as usize,
+                                    backwards,
+                                    parts[i as usize],
+                                    Start::Root,
+                                )
+                            })
+                            .collect::<Vec<_>>();
+                    }
+                    let head = &dir.get(i0)[..part];
+                    for (k, &c) in head.iter().enumerate() {
+                        s.masks[usize::from(c)] |= 1 << k;
+                    }
+                    let (mut lo, mut hi) = (i32::MAX, 0);
+                    for &i in members {
+                        let (a, b) = lengths(syms.get(i as usize).len());
+                        lo = lo.min(a);
+                        hi = hi.max(b);
+                    }
+                    let fq = Query {
+                        id: *members.iter().min().unwrap_or(&0),
+                        m: part as i32,
+                        masks: &s.masks,
+                        min_len: lo,
+                        max_len: hi,
+                        tau: &[],
+                        part: part as i32,
+                        budget,
+                        histogram: Histogram([0; 32]),
+                        enumerate_up_to,
+                        // The members' groups may differ: nothing is skipped.
+                        group: NO_GROUP,
+                        groups,
+                    };
+                    let mut seeds = std::mem::take(&mut s.seeds);
+                    seeds.clear();
+                    frontier(trie, &fq, &mut s.stack, &mut seeds);
+                    for &c in head {
+                        s.masks[usize::from(c)] = 0;
+                    }
+                    let out = members
                         .iter()
                         .flat_map(|&i| {
-                            probe(s, i as usize, backwards, parts[i as usize], Start::Root)
+                            probe(
+                                s,
+                                seen,
+                                i as usize,
+                                backwards,
+                                (part, budget),
+                                Start::Seeds(&seeds),
+                            )
                         })
                         .collect::<Vec<_>>();
-                }
-                let head = &dir.get(i0)[..part];
-                for (k, &c) in head.iter().enumerate() {
-                    s.masks[usize::from(c)] |= 1 << k;
-                }
-                let (mut lo, mut hi) = (i32::MAX, 0);
-                for &i in members {
-                    let (a, b) = lengths(syms.get(i as usize).len());
-                    lo = lo.min(a);
-                    hi = hi.max(b);
-                }
-                let fq = Query {
-                    id: *members.iter().min().unwrap_or(&0),
-                    m: part as i32,
-                    masks: &s.masks,
-                    min_len: lo,
-                    max_len: hi,
-                    tau: &[],
-                    part: part as i32,
-                    budget,
-                    histogram: Histogram([0; 32]),
-                    enumerate_up_to,
-                    // The members' groups may differ: nothing is skipped.
-                    group: NO_GROUP,
-                    groups,
-                };
-                let mut seeds = std::mem::take(&mut s.seeds);
-                seeds.clear();
-                frontier(trie, &fq, &mut s.stack, &mut seeds);
-                for &c in head {
-                    s.masks[usize::from(c)] = 0;
-                }
-                let out = members
-                    .iter()
-                    .flat_map(|&i| {
-                        probe(
-                            s,
-                            i as usize,
-                            backwards,
-                            (part, budget),
-                            Start::Seeds(&seeds),
-                        )
-                    })
-                    .collect::<Vec<_>>();
-                s.seeds = seeds;
-                out
-            })
-            .flatten_iter()
-            .collect()
+                    s.seeds = seeds;
+                    out
+                })
+                .flatten_iter()
+                .collect();
+            merge(state, found);
+            round *= 2;
+        }
     };
-    let mut pairs = walks(false);
-    pairs.extend(walks(true));
-    pairs.sort_unstable();
-    pairs.dedup();
-    pairs
+    walks(false, state, merge);
+    walks(true, state, merge);
 }
 
 /// Clusters of near-duplicate slugs (each sorted, clusters sorted).
@@ -1136,13 +1205,55 @@ pub fn similar_clusters(slugs: &[&str], ratio: f64) -> Vec<Vec<String>> {
             }
         }
     }
-    // The pair search skips what these joined.
+    // The pair search skips what these joined, and each round of it what
+    // the rounds before joined: once a large cluster is one, its pairs
+    // need no exact check (20,000 slugs of one cluster: 44 s to check them
+    // all).
     let groups: Vec<u32> = (0..sorted.len())
         .map(|i| find(&mut parent, i) as u32)
         .collect();
-    for (i, j) in similar_pairs(&sorted, ratio, ENUMERATE_UP_TO, &groups) {
-        union(&mut parent, i, j);
+    struct Joined {
+        parent: Vec<usize>,
+        /// Each string's cluster as the round began.
+        roots: Vec<u32>,
     }
+    let mut joined = Joined {
+        parent,
+        roots: groups.clone(),
+    };
+    let verify = |c: &Joined, i: usize, near: &[u32]| -> Vec<(usize, usize)> {
+        // The clusters `i` has joined this round: one pair into each is enough.
+        let mut into: Vec<u32> = vec![c.roots[i]];
+        let mut out = Vec::new();
+        for &j in near {
+            let root = c.roots[j as usize];
+            if !into.contains(&root) && str_ratio(sorted[i], sorted[j as usize]) >= ratio {
+                into.push(root);
+                out.push((i, j as usize));
+            }
+        }
+        out
+    };
+    search_pairs(
+        &sorted,
+        ratio,
+        ENUMERATE_UP_TO,
+        &groups,
+        &mut joined,
+        &verify,
+        &mut |c, found| {
+            if found.is_empty() {
+                return;
+            }
+            for (i, j) in found {
+                union(&mut c.parent, i, j);
+            }
+            for k in 0..c.roots.len() {
+                c.roots[k] = find(&mut c.parent, k) as u32;
+            }
+        },
+    );
+    let mut parent = joined.parent;
     // Most slugs are alone: only the members of clusters are copied.
     let roots: Vec<usize> = (0..sorted.len()).map(|i| find(&mut parent, i)).collect();
     let mut size = vec![0u32; sorted.len()];
@@ -1399,6 +1510,72 @@ mod tests {
             clusters,
             vec![vec!["a-2".to_string(), "a-2-3-4".to_string()]]
         );
+    }
+
+    /// The clusters by definition: every pair compared, suffixes joined
+    /// to the slug their key names or else to each other.
+    fn naive_clusters(slugs: &[&str], ratio: f64) -> Vec<Vec<String>> {
+        let mut sorted: Vec<&str> = slugs.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let n = sorted.len();
+        let mut parent: Vec<usize> = (0..n).collect();
+        fn find(p: &mut [usize], x: usize) -> usize {
+            if p[x] != x {
+                p[x] = find(p, p[x]);
+            }
+            p[x]
+        }
+        for i in 0..n {
+            for j in i + 1..n {
+                let (a, b) = (sorted[i], sorted[j]);
+                let (ka, kb) = (suffix_key(a), suffix_key(b));
+                let suffixed = ka != a && kb != b && ka == kb;
+                if suffixed || ka == b || kb == a || str_ratio(a, b) >= ratio {
+                    let (ri, rj) = (find(&mut parent, i), find(&mut parent, j));
+                    parent[ri.max(rj)] = ri.min(rj);
+                }
+            }
+        }
+        let mut groups: std::collections::BTreeMap<usize, Vec<String>> = Default::default();
+        for (i, s) in sorted.iter().enumerate() {
+            let r = find(&mut parent, i);
+            groups.entry(r).or_default().push(s.to_string());
+        }
+        let mut out: Vec<Vec<String>> = groups.into_values().filter(|g| g.len() > 1).collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn clusters_are_the_naive_clusters() {
+        // Big clusters (numbered slugs with and without a suffix rule,
+        // settled in the first rounds), small ones and lone slugs.
+        let mut slugs: Vec<String> = (0..250)
+            .map(|i| format!("use-the-cache-layer-{i:05}x"))
+            .collect();
+        slugs.extend((0..150).map(|i| format!("note-{i}")));
+        slugs.extend((0..150).map(|i| format!("notes-{i}")));
+        slugs.extend(["a-2", "a-2-3-4", "a-new", "b-v2", "b"].map(String::from));
+        let words = [
+            "pin", "rayon", "index", "cache", "walk", "lock", "use", "gix", "parse",
+        ];
+        let mut base = |next: &mut dyn FnMut() -> usize| {
+            let n = 1 + next() % 4;
+            (0..n)
+                .map(|_| words[next() % words.len()])
+                .collect::<Vec<_>>()
+                .join("-")
+        };
+        slugs.extend(mutated(&mut base, 400, 3));
+        let refs: Vec<&str> = slugs.iter().map(String::as_str).collect();
+        for ratio in [0.9, 0.8] {
+            assert_eq!(
+                similar_clusters(&refs, ratio),
+                naive_clusters(&refs, ratio),
+                "at {ratio}"
+            );
+        }
     }
 
     #[test]
