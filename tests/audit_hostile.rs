@@ -235,6 +235,22 @@ fn string_alias_bomb_is_refused_by_every_command_in_bounded_memory() {
     let run = bounded(root, &["check", "--staged", "--format", "json"], "");
     assert_eq!(run.code, 1, "{}", run.stderr);
     assert!(run.stdout.contains("(an alias bomb?)"), "{}", run.stdout);
+
+    // compact reads the front matter of stored sessions itself.
+    let session = string_alias_bomb().replace(
+        "title: A decision\nstatus: active\ndate: 2026-01-01\n",
+        "id: CMEM-20260101-000000\ncreated: 2026-01-01T00:00:00Z\nproject_root: /x\n",
+    );
+    write(root, "memory/sessions/CMEM-20260101-000000.md", &session);
+    let run = bounded(root, &["compact", "list"], "");
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "CMEM-20260101-000000.md: skipped: the front matter does not parse: aliases repeat more than"
+        ),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
