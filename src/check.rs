@@ -548,22 +548,16 @@ fn letter_counts(s: &str) -> [u8; 38] {
     counts
 }
 
-/// The key under which `slug/similar` joins slugs that are equal but for a
-/// version-like suffix.
-fn suffix_key(s: &str) -> &str {
-    use crate::rules::slug::strip_suffix;
-    match strip_suffix(s) {
-        Some(base) => strip_suffix(base).unwrap_or(base),
-        None => s,
-    }
-}
-
 /// The (kind, slug) pairs that may share a `slug/similar` cluster with a
 /// changed record (of `view`, among the names of `version`): the changed
 /// slugs, then, transitively, every slug whose
 /// ratio with a member can reach `similar_slug_ratio` (bounded from above by
 /// length and by common letters, as difflib's `quick_ratio` does) or that
-/// shares its suffix key. The rule itself then runs on these few.
+/// shares its suffix key. The rule itself then runs on these few. Each
+/// member looked at costs a pass over the kind's slugs, so past
+/// [`CLOSURE_SCANS`] members, or once the candidates clustered reach half
+/// the kind's slugs (a large cluster: `note-1` … `note-20000`), the kind's
+/// clusters are computed whole instead, which is near-linear.
 fn similar_closure<'a>(
     version: &Version<'a>,
     view: &View,
@@ -581,20 +575,38 @@ fn similar_closure<'a>(
             .filter_map(|p| p[dir.len()..].strip_suffix(".md"))
             .filter(|s| !s.contains('/') && crate::record::is_slug(s))
             .collect();
+        let by_name: Set<&'a str> = slugs.iter().copied().collect();
         let mut frontier: Vec<&'a str> = view
             .records
             .iter()
             .filter(|e| e.info.kind == Some(kind) && changed.contains(e.path))
-            .filter_map(|e| slugs.iter().find(|s| **s == e.slug).copied())
+            .filter_map(|e| by_name.get(e.slug).copied())
             .collect();
         if frontier.is_empty() {
             continue;
         }
-        let mut seen: HashSet<&'a str> = frontier.iter().copied().collect();
+        let mut seen: Set<&'a str> = frontier.iter().copied().collect();
+        // Every cluster that holds a slug reached so far, from the kind's
+        // clusters computed whole.
+        let whole = |seen: &Set<&'a str>, members: &mut HashSet<(Kind, &'a str)>| {
+            for cluster in crate::rules::slug::similar_clusters(&slugs, ratio) {
+                if cluster.iter().any(|s| seen.contains(s.as_str())) {
+                    let found = cluster.iter().filter_map(|s| by_name.get(s.as_str()));
+                    members.extend(found.map(|b| (kind, *b)));
+                }
+            }
+            members.extend(seen.iter().map(|b| (kind, *b)));
+        };
+        let (mut scans, mut clustered) = (0, 0);
         while let Some(a) = frontier.pop() {
+            scans += 1;
+            if scans > CLOSURE_SCANS {
+                whole(&seen, &mut members);
+                break;
+            }
             members.insert((kind, a));
             let ca = letter_counts(a);
-            let key = suffix_key(a);
+            let key = crate::rules::slug::suffix_key(a);
             let mut near: Vec<&'a str> = vec![a];
             for b in &slugs {
                 if *b == a {
@@ -607,12 +619,17 @@ fn similar_closure<'a>(
                         ca.iter().zip(&cb).map(|(x, y)| (*x).min(*y) as usize).sum();
                     2.0 * common as f64 / total >= ratio - 1e-9
                 };
-                if close || suffix_key(b) == key {
+                if close || crate::rules::slug::suffix_key(b) == key {
                     near.push(b);
                 }
             }
             if near.len() == 1 {
                 continue;
+            }
+            clustered += near.len();
+            if clustered > slugs.len() / 2 {
+                whole(&seen, &mut members);
+                break;
             }
             // The rule's own clustering decides which candidates are similar.
             for cluster in crate::rules::slug::similar_clusters(&near, ratio) {
@@ -620,7 +637,7 @@ fn similar_closure<'a>(
                     continue;
                 }
                 for s in cluster {
-                    if let Some(b) = near.iter().find(|b| **b == s) {
+                    if let Some(b) = by_name.get(s.as_str()) {
                         if seen.insert(b) {
                             frontier.push(b);
                         }
@@ -631,3 +648,7 @@ fn similar_closure<'a>(
     }
     members
 }
+
+/// Members of `slug/similar` clusters [`similar_closure`] looks at one by
+/// one before it clusters the whole kind instead.
+const CLOSURE_SCANS: usize = 64;

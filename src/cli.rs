@@ -591,7 +591,7 @@ fn report_check(s: &Settings, args: &CheckArgs, outcome: &crate::check::Outcome)
             if s.quiet && diags.is_empty() {
                 String::new()
             } else {
-                render::human(diags, sources, summary, s.color)
+                render::human(diags, sources, summary, s.color, render::width())
             }
         }
         CheckFormat::Json => render::json(diags, summary),

@@ -148,6 +148,16 @@ impl Reader<'_> {
     }
 
     fn unknown(&self, key: &Node, name: &str, known: &[&str], within: &str) -> ConfigError {
+        if key.as_scalar().is_none() {
+            return self.err(
+                key.span.start,
+                format!(
+                    "a configuration key is a name, not {} (`{}`)",
+                    key.type_name(),
+                    key.flow_text()
+                ),
+            );
+        }
         let hint = closest(name, known)
             .map(|k| format!(" (did you mean `{k}`?)"))
             .unwrap_or_default();
@@ -345,6 +355,9 @@ pub fn parse_all(text: &str, known_rules: &[&str]) -> Result<Config, Vec<ConfigE
             "rules" => {
                 for rule in noted(errs, r.mapping(key, v)).unwrap_or_default() {
                     let name = key_name(rule);
+                    if rule.key.as_scalar().is_none() {
+                        return Err(r.unknown(&rule.key, name, known_rules, "rules."));
+                    }
                     if !known_rules.contains(&name) {
                         let hint = closest(name, known_rules)
                             .map(|k| format!(" (did you mean `{k}`?)"))

@@ -43,6 +43,32 @@ pub struct Diagnostic {
     /// Byte span in the file, for rendering the source snippet.
     #[serde(skip)]
     pub span: Range<usize>,
+    /// For the entry that closes a capped list ([`MAX_PER_RULE`]): how many
+    /// findings of its rule in its file are not listed, this one included.
+    /// 0 for an ordinary diagnostic (and then absent from the JSON).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub omitted: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Most diagnostics of one rule listed for one file. A file can hold a
+/// great many findings of one rule (a megabyte of `today`: 170,000
+/// `date/relative`), which no reader goes through and which made output
+/// and memory grow without bound. Like golangci-lint's
+/// `max-issues-per-linter`, the rest are counted, not listed: in one
+/// closing entry that says how many more there are. No real record comes
+/// near the cap.
+pub const MAX_PER_RULE: usize = 100;
+
+/// The message of the entry that stands for `omitted` findings of `rule`
+/// left out of a file's list.
+pub fn omitted_message(rule: &str, omitted: usize) -> String {
+    format!(
+        "… and {omitted} more `{rule}` in this file (at most {MAX_PER_RULE} of a rule are listed per file)"
+    )
 }
 
 impl Diagnostic {
@@ -50,9 +76,17 @@ impl Diagnostic {
     pub fn sort_key(&self) -> (&str, usize, usize, &str) {
         (&self.path, self.line, self.column, self.rule)
     }
+
+    /// How many findings this entry stands for: 1, or the count of a
+    /// capped list's closing entry. Totals add these, so that they count
+    /// every finding, listed or not.
+    pub fn count(&self) -> usize {
+        self.omitted.max(1)
+    }
 }
 
-/// Sorts diagnostics by path, line, column, rule, and drops exact repeats.
+/// Sorts diagnostics by path, line, column, rule, drops exact repeats, and
+/// keeps at most [`MAX_PER_RULE`] of a rule per file (see [`cap`]).
 pub fn sort(diags: &mut Vec<Diagnostic>) {
     diags.sort_by(|a, b| {
         a.sort_key()
@@ -60,6 +94,88 @@ pub fn sort(diags: &mut Vec<Diagnostic>) {
             .then_with(|| a.message.cmp(&b.message))
     });
     diags.dedup();
+    cap(diags);
+}
+
+/// In a list sorted by path: keeps the first [`MAX_PER_RULE`] diagnostics
+/// of each rule of each file and folds the rest (and any closing entries
+/// already there) into one closing entry at the first of them.
+pub fn cap(diags: &mut Vec<Diagnostic>) {
+    let mut out: Option<Vec<Diagnostic>> = None;
+    let mut start = 0;
+    while start < diags.len() {
+        let path = &diags[start].path;
+        let len = diags[start..]
+            .iter()
+            .position(|d| &d.path != path)
+            .unwrap_or(diags.len() - start);
+        let file = start..start + len;
+        // Per rule: ordinary entries and closing entries.
+        let mut counts: Vec<(&str, usize, usize)> = Vec::new();
+        for d in &diags[file.clone()] {
+            let i = match counts.iter().position(|c| c.0 == d.rule) {
+                Some(i) => i,
+                None => {
+                    counts.push((d.rule, 0, 0));
+                    counts.len() - 1
+                }
+            };
+            if d.omitted > 0 {
+                counts[i].2 += 1;
+            } else {
+                counts[i].1 += 1;
+            }
+        }
+        let over = counts
+            .iter()
+            .any(|&(_, ordinary, closing)| ordinary > MAX_PER_RULE || closing > 1);
+        if over || out.is_some() {
+            let out = out.get_or_insert_with(|| diags[..start].to_vec());
+            out.extend(capped_file(&diags[file.clone()]));
+        }
+        start = file.end;
+    }
+    if let Some(out) = out {
+        *diags = out;
+    }
+}
+
+/// The diagnostics of one file, sorted, capped per rule.
+fn capped_file(file: &[Diagnostic]) -> Vec<Diagnostic> {
+    let mut kept: Vec<Diagnostic> = Vec::new();
+    // Per rule: ordinary entries kept, and the index in `kept` of its
+    // closing entry.
+    let mut rules: Vec<(&str, usize, Option<usize>)> = Vec::new();
+    for d in file {
+        let i = match rules.iter().position(|r| r.0 == d.rule) {
+            Some(i) => i,
+            None => {
+                rules.push((d.rule, 0, None));
+                rules.len() - 1
+            }
+        };
+        if d.omitted == 0 && rules[i].1 < MAX_PER_RULE {
+            rules[i].1 += 1;
+            kept.push(d.clone());
+            continue;
+        }
+        match rules[i].2 {
+            Some(at) => kept[at].omitted += d.count(),
+            None => {
+                rules[i].2 = Some(kept.len());
+                kept.push(Diagnostic {
+                    omitted: d.count(),
+                    ..d.clone()
+                });
+            }
+        }
+    }
+    for (_, _, closing) in rules {
+        if let Some(at) = closing {
+            kept[at].message = omitted_message(kept[at].rule, kept[at].omitted);
+        }
+    }
+    kept
 }
 
 /// Maps byte offsets of one text to lines and columns.
@@ -121,6 +237,54 @@ impl<'a> LineIndex<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn at(path: &str, rule: &'static str, line: usize) -> Diagnostic {
+        Diagnostic {
+            rule,
+            severity: Severity::Warning,
+            path: path.into(),
+            line,
+            column: 1,
+            end_line: line,
+            end_column: 2,
+            message: format!("at {line}"),
+            fixable: false,
+            span: 0..0,
+            omitted: 0,
+        }
+    }
+
+    #[test]
+    fn cap_keeps_the_first_of_a_rule_per_file_and_counts_the_rest() {
+        let mut diags: Vec<Diagnostic> = (1..=MAX_PER_RULE + 5)
+            .map(|l| at("a.md", "date/relative", l))
+            .chain([
+                at("a.md", "slug/similar", 1),
+                at("b.md", "date/relative", 1),
+            ])
+            .collect();
+        sort(&mut diags);
+        assert_eq!(diags.len(), MAX_PER_RULE + 3);
+        let closing = &diags[MAX_PER_RULE + 1];
+        assert_eq!((closing.line, closing.omitted), (MAX_PER_RULE + 1, 5));
+        assert_eq!(closing.message, omitted_message("date/relative", 5));
+        assert_eq!(
+            diags.iter().map(Diagnostic::count).sum::<usize>(),
+            MAX_PER_RULE + 7
+        );
+        // A closing entry already there takes in what is left out later.
+        let mut more = diags.clone();
+        more.push(at("a.md", "date/relative", 1000));
+        more.push(at("a.md", "date/relative", 0));
+        sort(&mut more);
+        let closing: Vec<&Diagnostic> = more.iter().filter(|d| d.omitted > 0).collect();
+        assert_eq!(closing.len(), 1);
+        assert_eq!((closing[0].line, closing[0].omitted), (MAX_PER_RULE, 7));
+        assert_eq!(
+            more.iter().map(Diagnostic::count).sum::<usize>(),
+            MAX_PER_RULE + 9
+        );
+    }
 
     #[test]
     fn positions_count_characters() {

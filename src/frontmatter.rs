@@ -17,6 +17,9 @@ pub enum Absence {
     Indented,
     /// The first line starts with `---` followed by other text (`---glt`).
     JunkAfterOpener,
+    /// The lines end with a bare CR (classic Mac OS), so the file reads as
+    /// one line that starts with `---`.
+    CrLineEndings,
     /// The file is empty.
     Empty,
 }
@@ -131,6 +134,10 @@ fn classify_absence(text: &str, start: usize) -> Absence {
             if content.starts_with("+++") {
                 return Absence::Toml;
             }
+            // `---` then a bare CR: a line break to everyone but us.
+            if content.starts_with("---\r") {
+                return Absence::CrLineEndings;
+            }
             if content.starts_with("---") {
                 return Absence::JunkAfterOpener;
             }
@@ -173,6 +180,11 @@ impl Absence {
             Absence::JunkAfterOpener => {
                 "the first line starts with `---` but has other text after it; the opening \
                  delimiter must be `---` alone on its line"
+                    .to_string()
+            }
+            Absence::CrLineEndings => {
+                "the file ends its lines with a bare CR (classic Mac OS line endings), so it \
+                 reads as one line; save it with LF line endings"
                     .to_string()
             }
             Absence::Empty => "the file is empty: a record needs front matter".to_string(),
@@ -232,6 +244,14 @@ mod tests {
             Split::None(Absence::JunkAfterOpener)
         );
         assert_eq!(split("# Title\n"), Split::None(Absence::Plain));
+        assert_eq!(
+            split("---\ra: 1\r---\rbody\r"),
+            Split::None(Absence::CrLineEndings)
+        );
+        assert_eq!(
+            split("\u{feff}---\ra: 1\r---\r"),
+            Split::None(Absence::CrLineEndings)
+        );
         assert_eq!(split(""), Split::None(Absence::Empty));
     }
 

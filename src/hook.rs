@@ -284,7 +284,8 @@ pub fn post_write(place: &Place) -> ExitCode {
         .diagnostics
         .iter()
         .filter(|d| d.severity == crate::diagnostic::Severity::Error)
-        .count();
+        .map(crate::diagnostic::Diagnostic::count)
+        .sum::<usize>();
     let counts_path = ws.root.join(crate::index::DIR).join(FAILURES_FILE);
     let mut counts = read_counts(&counts_path);
     if errors == 0 {

@@ -59,7 +59,7 @@ const DELTA_MAGIC: &[u8; 8] = b"MLDELTA\0";
 const MAGIC: &[u8; 8] = b"MLINDEX\0";
 
 /// The on-disk format version; an index of another version is rebuilt.
-const FORMAT: u32 = 5;
+const FORMAT: u32 = 6;
 
 /// Files modified this close (in nanoseconds) before the scan that recorded
 /// them have their content verified on the next run.
@@ -2060,6 +2060,7 @@ impl Writer {
             w.span(&d.span);
             w.str(&d.message);
             w.u8(u8::from(d.fixable));
+            w.usize(d.omitted);
         }
         // An entry's tail beyond 4 GiB cannot be stored: the file would be
         // refused on reading as damaged and rebuilt.
@@ -2288,6 +2289,7 @@ impl<'a> Reader<'a> {
                 span: self.span()?,
                 message: self.str()?,
                 fixable: self.flag()?,
+                omitted: self.usize()?,
             });
         }
         if self.pos != end {
@@ -2485,6 +2487,7 @@ mod tests {
                 message: "replaced_by … 日本".into(),
                 fixable: true,
                 span: 40..46,
+                omitted: 3,
             }],
             source: Some("not stored".into()),
             info: RecordInfo {

@@ -3,7 +3,7 @@
 //! so one defect gives one diagnostic.
 
 use crate::config::Config;
-use crate::diagnostic::{Diagnostic, LineIndex};
+use crate::diagnostic::{Diagnostic, LineIndex, MAX_PER_RULE};
 use crate::frontmatter::{self, Parts, Split};
 use crate::record::{Kind, Place};
 use crate::rules::{self, layout, Check, FieldState, Finding, Record, Sink, REGISTRY};
@@ -148,11 +148,17 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
             return finish(report, text, sink, config);
         }
         Split::Unclosed { opener } => {
-            sink.emit(
-                "frontmatter/unclosed",
-                opener,
-                "the front matter has no closing `---` line; add one after the last key",
-            );
+            // A closing `---` after a bare CR is not on a line of its own.
+            let bare_cr = memchr::memchr_iter(b'\r', text.as_bytes())
+                .any(|i| text.as_bytes().get(i + 1) != Some(&b'\n'));
+            let message = if bare_cr {
+                "the front matter has no closing `---` line: lines here end with a bare CR \
+                 (classic Mac OS line endings), which is no line break for memlint; save the \
+                 file with LF line endings"
+            } else {
+                "the front matter has no closing `---` line; add one after the last key"
+            };
+            sink.emit("frontmatter/unclosed", opener, message);
             return finish(report, text, sink, config);
         }
         Split::Found(parts) => parts,
@@ -448,9 +454,10 @@ pub fn to_diagnostics(
     if findings.is_empty() {
         return Vec::new();
     }
+    let findings = capped(findings);
     let index = LineIndex::new(text);
     let mut out = Vec::with_capacity(findings.len());
-    for f in findings {
+    for (f, omitted) in findings {
         let Some(rule) = rules::lookup(f.rule) else {
             continue;
         };
@@ -471,10 +478,52 @@ pub fn to_diagnostics(
             column: start.column,
             end_line: end.line,
             end_column: end.column,
-            message: f.message,
+            message: match omitted {
+                0 => f.message,
+                n => crate::diagnostic::omitted_message(rule.name, n),
+            },
             fixable: rule.fixable && f.fixable,
             span: f.span,
+            omitted,
         });
+    }
+    out
+}
+
+/// The first [`MAX_PER_RULE`] findings of each rule by position, and for a
+/// rule with more, its next finding standing for all the rest (with their
+/// count): what is listed never grows with the file, and locating each
+/// finding (a scan of its line) stays cheap.
+fn capped(findings: Vec<Finding>) -> Vec<(Finding, usize)> {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for f in &findings {
+        match counts.iter_mut().find(|c| c.0 == f.rule) {
+            Some(c) => c.1 += 1,
+            None => counts.push((f.rule, 1)),
+        }
+    }
+    if counts.iter().all(|c| c.1 <= MAX_PER_RULE) {
+        return findings.into_iter().map(|f| (f, 0)).collect();
+    }
+    let mut findings = findings;
+    findings.sort_by(|a, b| {
+        (a.rule, a.span.start, a.span.end).cmp(&(b.rule, b.span.start, b.span.end))
+    });
+    let mut out: Vec<(Finding, usize)> = Vec::new();
+    let mut listed = 0;
+    for f in findings {
+        let same = out.last().is_some_and(|(last, _)| last.rule == f.rule);
+        if !same {
+            listed = 0;
+        }
+        match out.last_mut() {
+            Some((_, omitted)) if same && *omitted > 0 => *omitted += 1,
+            _ if listed < MAX_PER_RULE => {
+                listed += 1;
+                out.push((f, 0));
+            }
+            _ => out.push((f, 1)),
+        }
     }
     out
 }

@@ -129,8 +129,14 @@ impl Report {
             &self.too_many_sources,
             |p| shown(p),
         );
+        // The JSON lists every member; a terminal line names the first few.
         section(&mut out, "Similar slugs", &self.similar_slugs, |c| {
-            shown(&c.join(", "))
+            let names = c.iter().take(SIMILAR_SHOWN).map(String::as_str);
+            let mut line = shown(&names.collect::<Vec<_>>().join(", "));
+            if c.len() > SIMILAR_SHOWN {
+                let _ = write!(line, " and {} more", c.len() - SIMILAR_SHOWN);
+            }
+            line
         });
         let _ = writeln!(
             out,
@@ -148,12 +154,18 @@ impl Report {
                 "not due"
             }
         );
-        let errors = self
+        let errors: usize = self
             .diagnostics
             .iter()
             .filter(|d| d.severity == Severity::Error)
-            .count();
-        let warnings = self.diagnostics.len() - errors;
+            .map(Diagnostic::count)
+            .sum();
+        let warnings = self
+            .diagnostics
+            .iter()
+            .map(Diagnostic::count)
+            .sum::<usize>()
+            - errors;
         let _ = writeln!(
             out,
             "{} records, {} errors, {} warnings.",
@@ -162,6 +174,9 @@ impl Report {
         out
     }
 }
+
+/// Most members of a similar-slug cluster the human report names.
+const SIMILAR_SHOWN: usize = 10;
 
 /// A name or message with its control characters (line feeds included)
 /// shown as visible symbols: a file name never reaches the terminal as an

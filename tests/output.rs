@@ -27,6 +27,8 @@ fn check(root: &Path, args: &[&str]) -> (i32, String) {
         .arg(root)
         .args(args)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
+        // The snapshots are wrapped at the default width.
+        .env_remove("COLUMNS")
         .output()
         .expect("run memlint");
     let stderr = String::from_utf8_lossy(&out.stderr);

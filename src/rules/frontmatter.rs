@@ -81,11 +81,39 @@ pub fn unknown_key(r: &Record, out: &mut Sink) {
     let known: Vec<&str> = r.kind.fields().iter().map(|f| f.key).collect();
     let mut renames: Option<Vec<(&crate::yaml::Entry, &'static str)>> = None;
     for entry in r.root.entries().unwrap_or(&[]) {
-        let name = match entry.key.as_scalar() {
-            Some(s) => s.text.as_str(),
-            None => "",
+        let Some(name) = entry.key.as_scalar().map(|s| s.text.as_str()) else {
+            // A complex key (`? [a, b]`, `{a: 1}: x`): no name to match.
+            out.emit_fixable(
+                "frontmatter/unknown-key",
+                entry.key.span.clone(),
+                format!(
+                    "this key is {} (`{}`), not a name; a {} has named keys: {}",
+                    entry.key.type_name(),
+                    shortened(&entry.key.flow_text()),
+                    r.kind,
+                    known.join(", ")
+                ),
+                false,
+            );
+            continue;
         };
         if known.contains(&name) {
+            continue;
+        }
+        // A key of thousands of characters is named by its start.
+        let shown = shortened(name);
+        let name = shown.as_str();
+        if name.is_empty() {
+            out.emit_fixable(
+                "frontmatter/unknown-key",
+                entry.key.span.clone(),
+                format!(
+                    "an empty key is not a {} key; known keys: {}",
+                    r.kind,
+                    known.join(", ")
+                ),
+                false,
+            );
             continue;
         }
         let message = match rename_target(r, name) {
@@ -122,6 +150,14 @@ pub fn unknown_key(r: &Record, out: &mut Sink) {
             message,
             renamed,
         );
+    }
+}
+
+/// `text` cut to 60 characters, with `…` when cut.
+fn shortened(text: &str) -> String {
+    match text.char_indices().nth(60) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text.to_string(),
     }
 }
 

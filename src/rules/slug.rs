@@ -129,6 +129,16 @@ pub fn strip_suffix(slug: &str) -> Option<&str> {
         .filter(|b| !b.is_empty())
 }
 
+/// The key under which `slug/similar` joins slugs that are equal but for a
+/// version-like suffix (up to two: `use-gix-v2-new` → `use-gix`); a slug
+/// without one is its own key.
+pub fn suffix_key(slug: &str) -> &str {
+    match strip_suffix(slug) {
+        Some(base) => strip_suffix(base).unwrap_or(base),
+        None => slug,
+    }
+}
+
 /// For each byte, the ±1 walk over its bits (low bit first; a set bit steps
 /// up, a clear bit down): the sum and the lowest of its 9 prefix sums.
 const WALK: [(i8, i8); 256] = {
@@ -232,6 +242,9 @@ struct Node {
     last: u32,
     /// The largest id in the subtree.
     max_id: u32,
+    /// The group shared by every string of the subtree, or [`MIXED`]: a
+    /// walk skips a subtree of its query's own group at once.
+    group: u32,
     /// The children are `children..children + child_count`.
     children: u32,
     child_count: u32,
@@ -250,11 +263,17 @@ impl Node {
             end_count: 0,
             last: 0,
             max_id: 0,
+            group: MIXED,
             children: 0,
             child_count: 0,
         }
     }
 }
+
+/// The group of a trie subtree whose strings are of several groups.
+const MIXED: u32 = u32::MAX;
+/// The group of a query that skips no subtree (no subtree is of it).
+const NO_GROUP: u32 = u32::MAX - 1;
 
 /// A path-compressed trie over symbol strings of at most 64 symbols.
 struct Trie {
@@ -295,8 +314,9 @@ impl Histogram {
 }
 
 impl Trie {
-    /// The trie of `strings`: sorted (equal ones allowed), each with its id.
-    fn new(strings: &[(&[u8], u32)]) -> Trie {
+    /// The trie of `strings`: sorted (equal ones allowed), each with its id;
+    /// string `id` is of group `groups[id]`.
+    fn new(strings: &[(&[u8], u32)], groups: &[u32]) -> Trie {
         let total = strings.iter().map(|(s, _)| s.len()).sum();
         let mut syms = Vec::with_capacity(total);
         let mut offsets = Vec::with_capacity(strings.len() + 1);
@@ -321,7 +341,7 @@ impl Trie {
             histograms: strings.iter().map(|(s, _)| Histogram::of(s)).collect(),
         };
         if !strings.is_empty() {
-            trie.fill(1, strings, &offsets, 0..strings.len(), 0);
+            trie.fill(1, strings, &offsets, 0..strings.len(), 0, groups);
         }
         trie.offsets = offsets;
         trie
@@ -336,6 +356,7 @@ impl Trie {
         offsets: &[u32],
         range: std::ops::Range<usize>,
         from: usize,
+        groups: &[u32],
     ) {
         let group = &strings[range.clone()];
         let (first, last) = (group[0].0, group[group.len() - 1].0);
@@ -369,7 +390,7 @@ impl Trie {
         start = range.start + ending;
         for k in 0..count {
             let end = run_end(start);
-            self.fill(base + k, strings, offsets, start..end, depth);
+            self.fill(base + k, strings, offsets, start..end, depth, groups);
             start = end;
         }
         // The subtree's lengths and largest id, from the strings ending
@@ -378,13 +399,23 @@ impl Trie {
             0 => (u8::MAX, 0, 0),
             _ => (depth as u8, depth as u8, 0),
         };
+        let mut shared: Option<u32> = None;
+        let mut join = |g: u32| {
+            shared = match shared {
+                None => Some(g),
+                Some(h) if h == g => Some(h),
+                Some(_) => Some(MIXED),
+            }
+        };
         for (_, id) in &group[..ending] {
             max_id = max_id.max(*id);
+            join(groups[*id as usize]);
         }
         for child in &self.nodes[base..base + count] {
             min_len = min_len.min(child.min_len);
             max_len = max_len.max(child.max_len);
             max_id = max_id.max(child.max_id);
+            join(child.group);
         }
         let node = &mut self.nodes[at];
         node.last = self.ids.len() as u32;
@@ -393,6 +424,7 @@ impl Trie {
         node.min_len = min_len;
         node.max_len = max_len;
         node.max_id = max_id;
+        node.group = shared.unwrap_or(MIXED);
     }
 }
 
@@ -421,6 +453,11 @@ struct Query<'a> {
     /// Subtrees under the seeds with at most this many strings are not
     /// walked but checked string by string ([`check_subtree`]).
     enumerate_up_to: u32,
+    /// The query's group ([`NO_GROUP`] for none): partners of the same
+    /// group are not looked for.
+    group: u32,
+    /// The group of each string, by id.
+    groups: &'a [u32],
 }
 
 /// Where a walk starts.
@@ -502,6 +539,9 @@ fn search_walk<const FRONTIER: bool>(
         Start::Seeds(seeds) => {
             for &c in seeds {
                 let child = &trie.nodes[c as usize];
+                if !FRONTIER && child.group == q.group {
+                    continue;
+                }
                 if !FRONTIER && child.last - child.ends <= q.enumerate_up_to {
                     check_subtree(trie, q, child, high, out);
                     continue;
@@ -551,7 +591,11 @@ fn check_subtree(trie: &Trie, q: &Query, node: &Node, high: u64, out: &mut Vec<u
         let mut n = 0;
         for j in k..upto {
             let l = (trie.offsets[j + 1] - trie.offsets[j]) as i32;
-            let ok = (trie.ids[j] > q.id) & (l >= q.min_len) & (l <= q.max_len);
+            let id = trie.ids[j];
+            let ok = (id > q.id)
+                & (l >= q.min_len)
+                & (l <= q.max_len)
+                & (q.groups[id as usize] != q.group);
             picked[n] = j as u32;
             n += usize::from(ok);
         }
@@ -596,7 +640,7 @@ fn visit<const FRONTIER: bool>(
     let child = &trie.nodes[c as usize];
     let lo = (child.min_len as i32).max(q.min_len);
     let hi = (child.max_len as i32).min(q.max_len);
-    if child.max_id <= q.id || lo > hi {
+    if child.max_id <= q.id || lo > hi || child.group == q.group {
         return;
     }
     let tau = if FRONTIER { 0 } else { q.tau[hi as usize] };
@@ -767,8 +811,51 @@ impl Symbols {
     }
 }
 
-/// The pairs (i < j) of `strings` whose [`sequence_ratio`], in either
-/// order, reaches `ratio`.
+/// The pairs (i < j) of `strings` of different `groups` whose
+/// [`sequence_ratio`], in either order, reaches `ratio`: [`search_pairs`]
+/// with every candidate checked, which the tests compare with all pairs.
+#[cfg(test)]
+fn similar_pairs(
+    strings: &[&str],
+    ratio: f64,
+    enumerate_up_to: u32,
+    groups: &[u32],
+) -> Vec<(usize, usize)> {
+    let mut all: Vec<(usize, usize)> = Vec::new();
+    let verify = |_: &Vec<(usize, usize)>, i: usize, near: &[u32]| -> Vec<(usize, usize)> {
+        near.iter()
+            .map(|&j| j as usize)
+            .filter(|&j| str_ratio(strings[i], strings[j]) >= ratio)
+            .map(|j| (i.min(j), i.max(j)))
+            .collect()
+    };
+    search_pairs(
+        strings,
+        ratio,
+        enumerate_up_to,
+        groups,
+        &mut all,
+        &verify,
+        &mut |all, found| all.extend(found),
+    );
+    all.sort_unstable();
+    all.dedup();
+    all
+}
+
+/// The exact check of [`search_pairs`]: the pairs it accepts of a query
+/// and its candidates.
+type Verify<'a, S> = dyn Fn(&S, usize, &[u32]) -> Vec<(usize, usize)> + Sync + 'a;
+/// How [`search_pairs`] folds a round's accepted pairs into its state.
+type Merge<'a, S> = dyn FnMut(&mut S, Vec<(usize, usize)>) + 'a;
+
+/// Looks for the pairs of `strings` whose [`sequence_ratio`], in either
+/// order, reaches `ratio`, and leaves the exact check to `verify`: it gets
+/// `state`, a query and the candidates found for it (strings of another
+/// group that the bounds below did not rule out; a pair may come twice),
+/// and gives the pairs it accepts, which `merge` then folds into `state`.
+/// The queries go in rounds of growing size, so that `verify` can skip
+/// what earlier rounds settled.
 ///
 /// difflib's matches never exceed the longest common subsequence, so a
 /// pair at ratio r has 2·LCS ≥ r·(m + l): the strings are at most
@@ -783,24 +870,36 @@ impl Symbols {
 /// parts, and the walk that finds where a part anchors is shared by every
 /// query with that part. Below where it anchors, a small subtree is not
 /// walked: its strings are checked one by one, most ruled out by how often
-/// each symbol occurs (a lower bound on the distance). Exact: the
-/// survivors are checked with difflib's ratio itself. Sorted strings are
+/// each symbol occurs (a lower bound on the distance). Exact: `verify`
+/// checks the survivors with difflib's ratio itself. Sorted strings are
 /// the fast case: the forward walk then skips every subtree of smaller ids
 /// at once.
 ///
 /// Subtrees of at most `enumerate_up_to` strings under where a part
 /// anchors are checked one by one ([`ENUMERATE_UP_TO`] in use; the tests
 /// also try walking all and checking all, which must agree).
-fn similar_pairs(strings: &[&str], ratio: f64, enumerate_up_to: u32) -> Vec<(usize, usize)> {
+///
+/// Pairs of the same `groups` entry (one per string) are already known to
+/// share a cluster: they are neither checked nor reported, so that slugs
+/// equal but for a numeric suffix (`note-1` … `note-99999`, each within
+/// reach of dozens of others) cost no exact comparison and no memory.
+fn search_pairs<S: Sync>(
+    strings: &[&str],
+    ratio: f64,
+    enumerate_up_to: u32,
+    groups: &[u32],
+    state: &mut S,
+    verify: &Verify<'_, S>,
+    merge: &mut Merge<'_, S>,
+) {
     use rayon::prelude::*;
     let syms = Symbols::of(strings);
-    let forward = Trie::new(&syms.trie_input(&syms.sorted_ids()));
+    let forward = Trie::new(&syms.trie_input(&syms.sorted_ids()), groups);
     let reversed = syms.reversed();
     // The backward walks go in the order of the reversed strings, so that
     // consecutive queries walk nearby parts of their trie.
     let by_end = reversed.sorted_ids();
-    let backward = Trie::new(&reversed.trie_input(&by_end));
-    let similar = |i: usize, j: usize| str_ratio(strings[i], strings[j]) >= ratio;
+    let backward = Trie::new(&reversed.trie_input(&by_end), groups);
     // Partner lengths l with 2·min(m, l)/(m + l) ≥ r; the small slack
     // keeps float rounding from losing a boundary case. The tries hold no
     // string past 64 symbols (those are compared with every other), so
@@ -856,6 +955,7 @@ fn similar_pairs(strings: &[&str], ratio: f64, enumerate_up_to: u32) -> Vec<(usi
     // Looks up query `i` with its first part `(part, budget)`, starting where
     // `start` says.
     let probe = |s: &mut Scratch,
+                 state: &S,
                  i: usize,
                  backwards: bool,
                  (part, budget): (usize, i32),
@@ -869,11 +969,12 @@ fn similar_pairs(strings: &[&str], ratio: f64, enumerate_up_to: u32) -> Vec<(usi
             }
             // Too long for one machine word: compared with every other
             // string (slugs are at most 64 characters, so this is rare).
-            return (0..strings.len())
+            let all: Vec<u32> = (0..strings.len())
                 .filter(|&j| j != i && (fits(syms.get(j)) || j > i))
-                .filter(|&j| similar(i, j))
-                .map(|j| (i.min(j), i.max(j)))
+                .filter(|&j| groups[i] != groups[j])
+                .map(|j| j as u32)
                 .collect();
+            return verify(state, i, &all);
         }
         let (min_len, max_len, taus) = &by_len[m];
         s.near.clear();
@@ -895,17 +996,15 @@ fn similar_pairs(strings: &[&str], ratio: f64, enumerate_up_to: u32) -> Vec<(usi
             budget,
             histogram: Histogram::of(q),
             enumerate_up_to,
+            group: groups[i],
+            groups,
         };
         search(trie, &query, start, &mut s.stack, &mut s.near);
         for &c in q {
             s.masks[usize::from(c)] = 0;
         }
-        s.near
-            .iter()
-            .map(|&j| j as usize)
-            .filter(|&j| similar(i, j))
-            .map(|j| (i, j))
-            .collect()
+        s.near.retain(|&j| groups[j as usize] != groups[i]);
+        verify(state, i, &s.near)
     };
     let init = || Scratch {
         masks: vec![0u64; 256],
@@ -917,7 +1016,7 @@ fn similar_pairs(strings: &[&str], ratio: f64, enumerate_up_to: u32) -> Vec<(usi
     // its frontier, walked once; groups go in the order of
     // their first strings in that direction, so that consecutive walks
     // visit nearby parts of the trie.
-    let walks = |backwards: bool| -> Vec<(usize, usize)> {
+    let walks = |backwards: bool, state: &mut S, merge: &mut Merge<'_, S>| {
         let (trie, dir) = if backwards {
             (&backward, &reversed)
         } else {
@@ -960,82 +1059,112 @@ fn similar_pairs(strings: &[&str], ratio: f64, enumerate_up_to: u32) -> Vec<(usi
             order[fill[g as usize]] = i;
             fill[g as usize] += 1;
         }
-        let groups: Vec<std::ops::Range<usize>> = starts.windows(2).map(|w| w[0]..w[1]).collect();
-        groups
-            .par_iter()
-            .map_init(init, |s, g| {
-                let members = &order[g.clone()];
-                let i0 = members[0] as usize;
-                let part = parts[i0].0;
-                let budget = members
-                    .iter()
-                    .map(|&i| parts[i as usize].1)
-                    .max()
-                    .unwrap_or(-1);
-                // A part within its budget of the empty path anchors at
-                // the root: then there is no frontier. A group of one has
-                // one too: walked once all the same, its subtrees are then
-                // checked string by string.
-                let seeded = fits(syms.get(i0)) && (part as i32) > budget && budget >= 0;
-                if !seeded {
-                    return members
+        // Rounds of 256 queries, then twice as many each time: a large
+        // cluster is settled in the first rounds, and the rest of its
+        // pairs are then skipped by `verify`. A round is walked in tasks of
+        // one group's queries each, at most TASK of them (a group of
+        // thousands would be one round and one thread).
+        const TASK: usize = 512;
+        let (mut group, mut at, mut round) = (0, 0, 256);
+        while group + 1 < starts.len() {
+            let mut tasks: Vec<std::ops::Range<usize>> = Vec::new();
+            let mut left = round;
+            while left > 0 && group + 1 < starts.len() {
+                let end = starts[group + 1];
+                let take = (end - at).min(left).min(TASK);
+                tasks.push(at..at + take);
+                (at, left) = (at + take, left - take);
+                if at == end {
+                    group += 1;
+                }
+            }
+            let seen: &S = state;
+            let found: Vec<(usize, usize)> = tasks
+                .par_iter()
+                .map_init(init, |s, g| {
+                    let members = &order[g.clone()];
+                    let i0 = members[0] as usize;
+                    let part = parts[i0].0;
+                    let budget = members
+                        .iter()
+                        .map(|&i| parts[i as usize].1)
+                        .max()
+                        .unwrap_or(-1);
+                    // A part within its budget of the empty path anchors at
+                    // the root: then there is no frontier. A group of one has
+                    // one too: walked once all the same, its subtrees are then
+                    // checked string by string.
+                    let seeded = fits(syms.get(i0)) && (part as i32) > budget && budget >= 0;
+                    if !seeded {
+                        return members
+                            .iter()
+                            .flat_map(|&i| {
+                                probe(
+                                    s,
+                                    seen,
+                                    i as usize,
+                                    backwards,
+                                    parts[i as usize],
+                                    Start::Root,
+                                )
+                            })
+                            .collect::<Vec<_>>();
+                    }
+                    let head = &dir.get(i0)[..part];
+                    for (k, &c) in head.iter().enumerate() {
+                        s.masks[usize::from(c)] |= 1 << k;
+                    }
+                    let (mut lo, mut hi) = (i32::MAX, 0);
+                    for &i in members {
+                        let (a, b) = lengths(syms.get(i as usize).len());
+                        lo = lo.min(a);
+                        hi = hi.max(b);
+                    }
+                    let fq = Query {
+                        id: *members.iter().min().unwrap_or(&0),
+                        m: part as i32,
+                        masks: &s.masks,
+                        min_len: lo,
+                        max_len: hi,
+                        tau: &[],
+                        part: part as i32,
+                        budget,
+                        histogram: Histogram([0; 32]),
+                        enumerate_up_to,
+                        // The members' groups may differ: nothing is skipped.
+                        group: NO_GROUP,
+                        groups,
+                    };
+                    let mut seeds = std::mem::take(&mut s.seeds);
+                    seeds.clear();
+                    frontier(trie, &fq, &mut s.stack, &mut seeds);
+                    for &c in head {
+                        s.masks[usize::from(c)] = 0;
+                    }
+                    let out = members
                         .iter()
                         .flat_map(|&i| {
-                            probe(s, i as usize, backwards, parts[i as usize], Start::Root)
+                            probe(
+                                s,
+                                seen,
+                                i as usize,
+                                backwards,
+                                (part, budget),
+                                Start::Seeds(&seeds),
+                            )
                         })
                         .collect::<Vec<_>>();
-                }
-                let head = &dir.get(i0)[..part];
-                for (k, &c) in head.iter().enumerate() {
-                    s.masks[usize::from(c)] |= 1 << k;
-                }
-                let (mut lo, mut hi) = (i32::MAX, 0);
-                for &i in members {
-                    let (a, b) = lengths(syms.get(i as usize).len());
-                    lo = lo.min(a);
-                    hi = hi.max(b);
-                }
-                let fq = Query {
-                    id: *members.iter().min().unwrap_or(&0),
-                    m: part as i32,
-                    masks: &s.masks,
-                    min_len: lo,
-                    max_len: hi,
-                    tau: &[],
-                    part: part as i32,
-                    budget,
-                    histogram: Histogram([0; 32]),
-                    enumerate_up_to,
-                };
-                let mut seeds = std::mem::take(&mut s.seeds);
-                seeds.clear();
-                frontier(trie, &fq, &mut s.stack, &mut seeds);
-                for &c in head {
-                    s.masks[usize::from(c)] = 0;
-                }
-                let out = members
-                    .iter()
-                    .flat_map(|&i| {
-                        probe(
-                            s,
-                            i as usize,
-                            backwards,
-                            (part, budget),
-                            Start::Seeds(&seeds),
-                        )
-                    })
-                    .collect::<Vec<_>>();
-                s.seeds = seeds;
-                out
-            })
-            .flatten_iter()
-            .collect()
+                    s.seeds = seeds;
+                    out
+                })
+                .flatten_iter()
+                .collect();
+            merge(state, found);
+            round *= 2;
+        }
     };
-    let mut pairs = walks(false);
-    pairs.extend(walks(true));
-    pairs.sort_unstable();
-    pairs.dedup();
-    pairs
+    walks(false, state, merge);
+    walks(true, state, merge);
 }
 
 /// Clusters of near-duplicate slugs (each sorted, clusters sorted).
@@ -1057,26 +1186,74 @@ pub fn similar_clusters(slugs: &[&str], ratio: f64) -> Vec<Vec<String>> {
             p[ra.max(rb)] = ra.min(rb);
         }
     };
-    for (i, j) in similar_pairs(&sorted, ratio, ENUMERATE_UP_TO) {
-        union(&mut parent, i, j);
-    }
-    // Equal but for a version-like suffix.
+    // Equal but for a version-like suffix: joined to the slug named by the
+    // key, else to the first slug with that key.
     let mut by_base: crate::hashing::Map<&str, usize> = Default::default();
     by_base.reserve(sorted.len());
     for (i, s) in sorted.iter().enumerate() {
         by_base.entry(s).or_insert(i);
     }
     for (i, s) in sorted.iter().enumerate() {
-        if let Some(base) = strip_suffix(s) {
-            let key = strip_suffix(base).unwrap_or(base);
-            match by_base.get(key).copied() {
-                Some(j) if j != i => union(&mut parent, i, j),
-                _ => {
-                    by_base.insert(key, i);
-                }
+        let key = suffix_key(s);
+        if key == *s {
+            continue;
+        }
+        match by_base.get(key).copied() {
+            Some(j) if j != i => union(&mut parent, i, j),
+            _ => {
+                by_base.insert(key, i);
             }
         }
     }
+    // The pair search skips what these joined, and each round of it what
+    // the rounds before joined: once a large cluster is one, its pairs
+    // need no exact check (20,000 slugs of one cluster: 44 s to check them
+    // all).
+    let groups: Vec<u32> = (0..sorted.len())
+        .map(|i| find(&mut parent, i) as u32)
+        .collect();
+    struct Joined {
+        parent: Vec<usize>,
+        /// Each string's cluster as the round began.
+        roots: Vec<u32>,
+    }
+    let mut joined = Joined {
+        parent,
+        roots: groups.clone(),
+    };
+    let verify = |c: &Joined, i: usize, near: &[u32]| -> Vec<(usize, usize)> {
+        // The clusters `i` has joined this round: one pair into each is enough.
+        let mut into: Vec<u32> = vec![c.roots[i]];
+        let mut out = Vec::new();
+        for &j in near {
+            let root = c.roots[j as usize];
+            if !into.contains(&root) && str_ratio(sorted[i], sorted[j as usize]) >= ratio {
+                into.push(root);
+                out.push((i, j as usize));
+            }
+        }
+        out
+    };
+    search_pairs(
+        &sorted,
+        ratio,
+        ENUMERATE_UP_TO,
+        &groups,
+        &mut joined,
+        &verify,
+        &mut |c, found| {
+            if found.is_empty() {
+                return;
+            }
+            for (i, j) in found {
+                union(&mut c.parent, i, j);
+            }
+            for k in 0..c.roots.len() {
+                c.roots[k] = find(&mut c.parent, k) as u32;
+            }
+        },
+    );
+    let mut parent = joined.parent;
     // Most slugs are alone: only the members of clusters are copied.
     let roots: Vec<usize> = (0..sorted.len()).map(|i| find(&mut parent, i)).collect();
     let mut size = vec![0u32; sorted.len()];
@@ -1093,8 +1270,14 @@ pub fn similar_clusters(slugs: &[&str], ratio: f64) -> Vec<Vec<String>> {
     out
 }
 
+/// Most other members a `slug/similar` message names; the rest are
+/// counted. Naming them all made a cluster of n slugs n² bytes of output
+/// (20,000 `note-N` records: gigabytes).
+pub const SIMILAR_NAMED: usize = 5;
+
 /// `slug/similar`: near-duplicate slugs of one kind, reported once per
-/// cluster on each member after the first in sorted order.
+/// cluster on each member after the first in sorted order, naming the first
+/// [`SIMILAR_NAMED`] others and counting the rest.
 pub fn similar(view: &super::workspace::View, out: &mut super::workspace::WsSink) {
     // The clusters are the costliest cross-record work: skipped when off.
     if !super::workspace::enabled(view.config, "slug/similar") {
@@ -1104,32 +1287,49 @@ pub fn similar(view: &super::workspace::View, out: &mut super::workspace::WsSink
         .into_iter()
         .filter(|k| k.has_slug())
     {
-        for cluster in view.similar_clusters(kind) {
+        let clusters = view.similar_clusters(kind);
+        if clusters.is_empty() {
+            continue;
+        }
+        // The first record of each slug, found once (not a scan per member).
+        let mut paths: crate::hashing::Map<&str, &str> = Default::default();
+        for e in view.records.iter().filter(|e| e.info.kind == Some(kind)) {
+            paths.entry(e.slug).or_insert(e.path);
+        }
+        for cluster in &clusters {
             for (n, member) in cluster.iter().enumerate().skip(1) {
-                let others: Vec<String> = cluster
+                let Some(path) = paths.get(member.as_str()) else {
+                    continue;
+                };
+                let others = cluster
                     .iter()
                     .enumerate()
                     .filter(|(k, _)| *k != n)
-                    .map(|(_, s)| format!("`{s}`"))
-                    .collect();
-                let Some(entry) = view
-                    .records
-                    .iter()
-                    .find(|e| e.info.kind == Some(kind) && e.slug == member)
-                else {
-                    continue;
-                };
+                    .map(|(_, s)| s.as_str());
                 out.emit(
                     "slug/similar",
-                    entry.path,
+                    path,
                     None,
                     format!(
                         "{kind} `{member}` looks like a near-duplicate of {}; merge them or replace one with the other",
-                        others.join(", ")
+                        named_list(others, cluster.len() - 1, SIMILAR_NAMED)
                     ),
                 );
             }
         }
+    }
+}
+
+/// `a`, `b` and `c`, or `a`, `b`, `c` and 17 more when `count` (the length
+/// of `names`) exceeds `most`.
+pub fn named_list<'s>(names: impl Iterator<Item = &'s str>, count: usize, most: usize) -> String {
+    let shown: Vec<String> = names.take(most).map(|s| format!("`{s}`")).collect();
+    let rest = count - shown.len();
+    match shown.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, init)) if rest == 0 => format!("{} and {last}", init.join(", ")),
+        Some(_) => format!("{} and {rest} more", shown.join(", ")),
     }
 }
 
@@ -1233,12 +1433,13 @@ mod tests {
         let ratios = [0.95, 0.9, 0.85, 0.8, 0.7, 0.5, 1.0];
         let naive = naive_pairs(&slugs, &ratios);
         let refs: Vec<&str> = slugs.iter().map(String::as_str).collect();
+        let distinct: Vec<u32> = (0..refs.len() as u32).collect();
         let at_09 = naive[1].len();
         for (ratio, expected) in ratios.iter().zip(naive) {
             // Walked all the way, checked one by one under every seed, and
             // the mix of both the rule uses.
             for enumerate_up_to in [0, u32::MAX, 8] {
-                let found = similar_pairs(&refs, *ratio, enumerate_up_to);
+                let found = similar_pairs(&refs, *ratio, enumerate_up_to, &distinct);
                 for (i, j) in &expected {
                     assert!(
                         found.contains(&(*i, *j)),
@@ -1254,6 +1455,127 @@ mod tests {
             }
         }
         assert!(at_09 >= min_pairs_at_09, "too few near pairs ({at_09})");
+        // Grouped by their first three characters (so that whole subtrees
+        // of the forward trie are of one group, and some of the backward):
+        // the pairs across groups, no fewer, no more.
+        let groups: Vec<u32> = refs
+            .iter()
+            .map(|s| {
+                let head: String = s.chars().take(3).collect();
+                refs.iter().position(|t| t.starts_with(&head)).unwrap_or(0) as u32
+            })
+            .collect();
+        let across = naive_pairs(&slugs, &[0.9, 0.7]);
+        for (ratio, expected) in [0.9, 0.7].iter().zip(across) {
+            let expected: Vec<(usize, usize)> = expected
+                .into_iter()
+                .filter(|&(i, j)| groups[i] != groups[j])
+                .collect();
+            for enumerate_up_to in [0, u32::MAX, 8] {
+                let found = similar_pairs(&refs, *ratio, enumerate_up_to, &groups);
+                assert_eq!(
+                    found, expected,
+                    "grouped at {ratio} (up to {enumerate_up_to})"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn similar_pairs_skip_pairs_of_one_group() {
+        let slugs = ["note-1", "note-2", "note-3", "notes-1", "other"];
+        let distinct = [0, 1, 2, 3, 4];
+        let all = similar_pairs(&slugs, 0.8, ENUMERATE_UP_TO, &distinct);
+        assert!(all.contains(&(0, 1)) && all.contains(&(0, 3)), "{all:?}");
+        // The first three joined already: only pairs across groups remain.
+        let grouped = similar_pairs(&slugs, 0.8, ENUMERATE_UP_TO, &[0, 0, 0, 3, 4]);
+        let expected: Vec<(usize, usize)> = all
+            .iter()
+            .copied()
+            .filter(|&(i, j)| !(i < 3 && j < 3))
+            .collect();
+        assert_eq!(grouped, expected);
+    }
+
+    #[test]
+    fn numeric_suffixes_form_one_cluster_whatever_their_number() {
+        let slugs: Vec<String> = (0..3000).map(|i| format!("note-{i}")).collect();
+        let refs: Vec<&str> = slugs.iter().map(String::as_str).collect();
+        let clusters = similar_clusters(&refs, 0.9);
+        assert_eq!(clusters.len(), 1);
+        assert_eq!(clusters[0].len(), 3000);
+        // Suffixes on suffixes join through the slug their key names.
+        let clusters = similar_clusters(&["a-2", "a-2-3-4", "b"], 0.99);
+        assert_eq!(
+            clusters,
+            vec![vec!["a-2".to_string(), "a-2-3-4".to_string()]]
+        );
+    }
+
+    /// The clusters by definition: every pair compared, suffixes joined
+    /// to the slug their key names or else to each other.
+    fn naive_clusters(slugs: &[&str], ratio: f64) -> Vec<Vec<String>> {
+        let mut sorted: Vec<&str> = slugs.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let n = sorted.len();
+        let mut parent: Vec<usize> = (0..n).collect();
+        fn find(p: &mut [usize], x: usize) -> usize {
+            if p[x] != x {
+                p[x] = find(p, p[x]);
+            }
+            p[x]
+        }
+        for i in 0..n {
+            for j in i + 1..n {
+                let (a, b) = (sorted[i], sorted[j]);
+                let (ka, kb) = (suffix_key(a), suffix_key(b));
+                let suffixed = ka != a && kb != b && ka == kb;
+                if suffixed || ka == b || kb == a || str_ratio(a, b) >= ratio {
+                    let (ri, rj) = (find(&mut parent, i), find(&mut parent, j));
+                    parent[ri.max(rj)] = ri.min(rj);
+                }
+            }
+        }
+        let mut groups: std::collections::BTreeMap<usize, Vec<String>> = Default::default();
+        for (i, s) in sorted.iter().enumerate() {
+            let r = find(&mut parent, i);
+            groups.entry(r).or_default().push(s.to_string());
+        }
+        let mut out: Vec<Vec<String>> = groups.into_values().filter(|g| g.len() > 1).collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn clusters_are_the_naive_clusters() {
+        // Big clusters (numbered slugs with and without a suffix rule,
+        // settled in the first rounds), small ones and lone slugs.
+        let mut slugs: Vec<String> = (0..250)
+            .map(|i| format!("use-the-cache-layer-{i:05}x"))
+            .collect();
+        slugs.extend((0..150).map(|i| format!("note-{i}")));
+        slugs.extend((0..150).map(|i| format!("notes-{i}")));
+        slugs.extend(["a-2", "a-2-3-4", "a-new", "b-v2", "b"].map(String::from));
+        let words = [
+            "pin", "rayon", "index", "cache", "walk", "lock", "use", "gix", "parse",
+        ];
+        let mut base = |next: &mut dyn FnMut() -> usize| {
+            let n = 1 + next() % 4;
+            (0..n)
+                .map(|_| words[next() % words.len()])
+                .collect::<Vec<_>>()
+                .join("-")
+        };
+        slugs.extend(mutated(&mut base, 400, 3));
+        let refs: Vec<&str> = slugs.iter().map(String::as_str).collect();
+        for ratio in [0.9, 0.8] {
+            assert_eq!(
+                similar_clusters(&refs, ratio),
+                naive_clusters(&refs, ratio),
+                "at {ratio}"
+            );
+        }
     }
 
     #[test]

@@ -202,6 +202,7 @@ impl<'c> WsSink<'c> {
             message,
             fixable: def.fixable && fixable,
             span,
+            omitted: 0,
         });
     }
 }

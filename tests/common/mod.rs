@@ -18,7 +18,7 @@ pub struct Run {
 }
 
 /// Runs `memlint ARGS` in `dir` with colours off and the context variables
-/// cleared, and fails the test on a panic or an internal error.
+/// and `COLUMNS` cleared, and fails the test on a panic or an internal error.
 pub fn memlint(dir: &Path, args: &[&str]) -> Run {
     memlint_with(dir, args, &[])
 }
@@ -32,6 +32,8 @@ pub fn memlint_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
         "MEMORY_INJECT_MAX_CHARS",
         "MEMORY_INJECT_BLOCKS",
         "MEMORY_KEEP_N",
+        // Human output wraps at the default width.
+        "COLUMNS",
     ] {
         cmd.env_remove(var);
     }
