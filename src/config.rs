@@ -356,7 +356,8 @@ pub fn parse_all(text: &str, known_rules: &[&str]) -> Result<Config, Vec<ConfigE
                 for rule in noted(errs, r.mapping(key, v)).unwrap_or_default() {
                     let name = key_name(rule);
                     if rule.key.as_scalar().is_none() {
-                        return Err(r.unknown(&rule.key, name, known_rules, "rules."));
+                        errs.push(r.unknown(&rule.key, name, known_rules, "rules."));
+                        continue;
                     }
                     if !known_rules.contains(&name) {
                         let hint = closest(name, known_rules)

@@ -434,9 +434,9 @@ cases! {
     // The cross-record rules: each needs several records.
     slug_similar: "rules/slug-similar" => exit 0, [
         warn("slug/similar", "memory/decisions/cache-statements-v2.md", (1, 1, 1, 1),
-            "decision `cache-statements-v2` looks like a near-duplicate of `cache-statement`, `cache-statements`; merge them or replace one with the other"),
+            "decision `cache-statements-v2` looks like a near-duplicate of `cache-statement` and `cache-statements`; merge them or replace one with the other"),
         warn("slug/similar", "memory/decisions/cache-statements.md", (1, 1, 1, 1),
-            "decision `cache-statements` looks like a near-duplicate of `cache-statement`, `cache-statements-v2`"),
+            "decision `cache-statements` looks like a near-duplicate of `cache-statement` and `cache-statements-v2`"),
     ];
     sources_dangling: "rules/sources-dangling" => exit 0, [
         warn("sources/dangling", "memory/decisions/use-sqlite.md", (7, 5, 7, 29),
