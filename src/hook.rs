@@ -187,6 +187,9 @@ pub fn stop(place: &Place) -> ExitCode {
     }
     match crate::context::rotate(&ws.root, keep, false) {
         Ok(done @ crate::context::RotateOutcome::Rotated { .. }) => print(&done.human()),
+        Ok(done @ crate::context::RotateOutcome::Raced) => {
+            eprint!("memlint hook: {}", done.human())
+        }
         Ok(_) => {}
         Err(e) => eprintln!("memlint hook: {e}"),
     }

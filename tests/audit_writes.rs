@@ -1,0 +1,419 @@
+//! Regression tests of the writes audit: read-modify-write paths that must
+//! not overwrite a concurrent edit, failed writes that must fail the
+//! command, the staging lock under racing claims and releases, temporary
+//! files of live runs, and the post-write failure counter.
+
+mod common;
+
+use common::{memlint, write, BIN};
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A decision whose keys are out of canonical order: `fmt` rewrites it.
+const UNFORMATTED: &str = "---\nstatus: active\ntitle: Keep the ledger in SQLite\ndate: 2026-11-01\nsources:\n  - https://sqlite.org/wal.html\n---\n\nBody.\n";
+
+/// The same decision as an editor saved it meanwhile.
+const EDITED: &str = "---\nstatus: active\ntitle: Keep the ledger in SQLite (edited)\ndate: 2026-11-01\nsources:\n  - https://sqlite.org/wal.html\n---\n\nBody written by the editor while memlint ran.\n";
+
+const RECORD: &str = "memory/decisions/keep-ledger.md";
+
+/// Waits up to a minute for `path` to exist, failing the test early when
+/// `child` exits first (it never reached the point the test waits for).
+fn wait_for(path: &Path, child: &mut std::process::Child) {
+    let start = Instant::now();
+    while !path.exists() {
+        if let Ok(Some(status)) = child.try_wait() {
+            let mut err = String::new();
+            if let Some(e) = child.stderr.as_mut() {
+                let _ = std::io::Read::read_to_string(e, &mut err);
+            }
+            panic!(
+                "memlint exited ({status}) before {} appeared:\n{err}",
+                path.display()
+            );
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(60),
+            "{} never appeared",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Runs `memlint ARGS` in `dir` with the debug build's hold before the
+/// replace of the file named `name`; `edit` runs while it holds.
+fn run_held(dir: &Path, args: &[&str], name: &str, edit: impl FnOnce()) -> common::Run {
+    let hold = tempfile::tempdir().expect("tempdir");
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env("MEMLINT_TEST_HOLD_REPLACE", hold.path())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn memlint");
+    wait_for(&hold.path().join(format!("{name}.held")), &mut child);
+    edit();
+    fs::write(hold.path().join(format!("{name}.go")), b"").expect("go");
+    let out = child.wait_with_output().expect("wait");
+    common::Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Names of the hidden files memlint left in `dir`.
+fn leftovers(dir: &Path) -> Vec<String> {
+    fs::read_dir(dir)
+        .expect("read_dir")
+        .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(".memlint-"))
+        .collect()
+}
+
+#[test]
+fn fmt_keeps_an_edit_saved_while_it_formats() {
+    let ws = common::workspace("example");
+    let root = ws.path();
+    write(root, RECORD, UNFORMATTED);
+    let run = run_held(root, &["fmt"], "keep-ledger.md", || {
+        fs::write(root.join(RECORD), EDITED).expect("edit");
+    });
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "memlint: note: {RECORD}: changed while memlint was formatting it; left as it is\n"
+        )
+    );
+    assert_eq!(
+        run.stdout,
+        "0 files reformatted, 13 unchanged, 1 left as they are.\n"
+    );
+    assert_eq!(fs::read_to_string(root.join(RECORD)).expect("read"), EDITED);
+    assert!(leftovers(&root.join("memory/decisions")).is_empty());
+    // Nothing changes it any more: the next run formats the edit.
+    let again = memlint(root, &["fmt"]);
+    assert_eq!(again.code, 0);
+    assert_eq!(again.stdout, "1 file reformatted, 13 unchanged.\n");
+    assert!(fs::read_to_string(root.join(RECORD))
+        .expect("read")
+        .starts_with("---\ntitle: Keep the ledger in SQLite (edited)\nstatus: active\n"));
+}
+
+#[test]
+fn fmt_keeps_an_edit_saved_by_rename_while_it_formats() {
+    let ws = common::workspace("example");
+    let root = ws.path();
+    write(root, RECORD, UNFORMATTED);
+    let run = run_held(root, &["fmt", RECORD], "keep-ledger.md", || {
+        // An editor's atomic save: a new file renamed over the record.
+        let tmp = root.join("memory/decisions/.keep-ledger.md.swp");
+        fs::write(&tmp, EDITED).expect("edit");
+        fs::rename(&tmp, root.join(RECORD)).expect("rename");
+    });
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run
+        .stderr
+        .contains("changed while memlint was formatting it; left as it is"));
+    assert_eq!(fs::read_to_string(root.join(RECORD)).expect("read"), EDITED);
+}
+
+#[test]
+fn check_fix_keeps_an_edit_saved_while_it_fixes() {
+    let ws = common::workspace("example");
+    let root = ws.path();
+    let crlf = UNFORMATTED.replace('\n', "\r\n");
+    write(root, RECORD, &crlf);
+    let edited = EDITED.replace('\n', "\r\n");
+    let run = run_held(
+        root,
+        &["check", "--fix", "--format", "json"],
+        "keep-ledger.md",
+        || {
+            fs::write(root.join(RECORD), &edited).expect("edit");
+        },
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!("memlint: note: {RECORD}: changed while memlint was fixing it; left as it is\n")
+    );
+    assert_eq!(fs::read_to_string(root.join(RECORD)).expect("read"), edited);
+    // What remains is reported: the edit still has CRLF line endings.
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("json");
+    let rules: Vec<(&str, &str)> = json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| (d["rule"].as_str().unwrap(), d["path"].as_str().unwrap()))
+        .collect();
+    assert_eq!(rules, [("format/crlf", RECORD)]);
+    assert!(leftovers(&root.join("memory/decisions")).is_empty());
+}
+
+#[test]
+fn context_rotate_keeps_an_edit_saved_while_it_rotates() {
+    let ws = common::workspace("example");
+    let root = ws.path();
+    let blocks =
+        "# Context\n\n## 2026-11-03 c\n\nc\n\n## 2026-11-02 b\n\nb\n\n## 2026-11-01 a\n\na\n";
+    write(root, "CONTEXT.md", blocks);
+    let edited = format!("{blocks}\n## 2026-10-31 added by the agent meanwhile\n\nz\n");
+    let run = run_held(
+        root,
+        &["context", "rotate", "--keep", "1", "--force"],
+        "CONTEXT.md",
+        || fs::write(root.join("CONTEXT.md"), &edited).expect("edit"),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "memlint: note: CONTEXT.md changed while memlint was rotating it; left as it is.\n"
+    );
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        fs::read_to_string(root.join("CONTEXT.md")).expect("read"),
+        edited
+    );
+}
+
+/// An editor saves the record every few milliseconds (by rename, then in
+/// place, truncating) while `fmt` runs in a loop. Before each save it
+/// checks that the record still holds its previous save's counter: memlint
+/// must never put back an older text. After the last save and one more
+/// `fmt`, the record holds the last counter, formatted.
+#[test]
+fn fmt_in_a_loop_never_reverts_a_concurrent_save() {
+    let ws = common::workspace("example");
+    let root = ws.path().to_path_buf();
+    let record = |n: usize| {
+        format!(
+            "---\nstatus: active\ntitle: Save {n}\ndate: 2026-11-01\nsources:\n  - https://sqlite.org/wal.html\n---\n\nsave {n}\n"
+        )
+    };
+    write(&root, RECORD, &record(0));
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let formatter = {
+        let (root, stop) = (root.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut runs = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let run = memlint(&root, &["fmt", "-q", RECORD]);
+                assert_eq!(run.code, 0, "{}", run.stderr);
+                runs += 1;
+            }
+            runs
+        })
+    };
+    let path = root.join(RECORD);
+    let saves = 400;
+    let holds = |n: usize| {
+        fs::read_to_string(&path)
+            .expect("read")
+            .ends_with(&format!("\nsave {n}\n"))
+    };
+    for n in 1..=saves {
+        // When a save lands in the microseconds between memlint's last
+        // comparison and its exchange, a reader may see memlint's bytes
+        // until it swaps the save back: that takes no wait of its own, so
+        // a reverted save is one still missing seconds later.
+        let start = Instant::now();
+        while !holds(n - 1) {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "save {} was reverted: the record holds\n{}",
+                n - 1,
+                fs::read_to_string(&path).expect("read")
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        if n % 2 == 0 {
+            let tmp = root.join("memory/decisions/.editor-save");
+            fs::write(&tmp, record(n)).expect("save");
+            fs::rename(&tmp, &path).expect("rename");
+        } else {
+            fs::write(&path, record(n)).expect("save");
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let runs = formatter.join().expect("formatter");
+    assert!(runs > 0);
+    assert_eq!(memlint(&root, &["fmt", "-q"]).code, 0);
+    let last = fs::read_to_string(&path).expect("read");
+    assert!(last.ends_with(&format!("\nsave {saves}\n")), "{last}");
+    assert!(last.starts_with(&format!("---\ntitle: Save {saves}\nstatus: active\n")));
+}
+
+// --- Failed writes ------------------------------------------------------
+
+/// Runs `memlint ARGS` in `dir` as an unprivileged user (root ignores
+/// permission bits), or as the current user when that is not root. `None`
+/// when the tests run as root and cannot switch users.
+fn memlint_unprivileged(dir: &Path, args: &[&str]) -> Option<common::Run> {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args).current_dir(dir).env("NO_COLOR", "1");
+    #[cfg(unix)]
+    {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } == 0 {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: only async-signal-safe calls between fork and exec.
+            unsafe {
+                cmd.pre_exec(|| {
+                    if libc::setgroups(0, std::ptr::null()) != 0
+                        || libc::setgid(65534) != 0
+                        || libc::setuid(65534) != 0
+                    {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+    }
+    let out = match cmd.output() {
+        Ok(out) => out,
+        Err(e) => {
+            eprintln!("skipped: cannot run memlint as an unprivileged user: {e}");
+            return None;
+        }
+    };
+    let run = common::Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    };
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    Some(run)
+}
+
+/// A workspace every user may write, for [`memlint_unprivileged`].
+fn open_workspace() -> tempfile::TempDir {
+    let ws = common::workspace("example");
+    set_mode_all(ws.path(), 0o777, 0o666);
+    ws
+}
+
+#[cfg(unix)]
+fn set_mode_all(dir: &Path, dirs: u32, files: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(dir, fs::Permissions::from_mode(dirs)).expect("chmod");
+    for entry in fs::read_dir(dir).expect("read_dir") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            set_mode_all(&path, dirs, files);
+        } else {
+            fs::set_permissions(&path, fs::Permissions::from_mode(files)).expect("chmod");
+        }
+    }
+}
+
+#[cfg(unix)]
+fn read_only(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o555)).expect("chmod");
+}
+
+#[cfg(unix)]
+#[test]
+fn check_fix_exits_2_when_its_writes_fail() {
+    let ws = open_workspace();
+    let root = ws.path();
+    // Warnings only: the lint alone would exit 0.
+    let crlf = "---\r\ntitle: T\r\nstatus: active\r\ndate: 2026-01-01\r\nsources:\r\n  - https://x.example\r\n---\r\nbody\r\n";
+    let rel = "memory/decisions/crlf.md";
+    write(root, rel, crlf);
+    set_mode_all(root, 0o777, 0o666);
+    read_only(&root.join("memory/decisions"));
+    let Some(run) = memlint_unprivileged(root, &["check", "--fix", "--format", "json"]) else {
+        return;
+    };
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!("memlint: error: {rel}: cannot write the fix: Permission denied (os error 13)\n")
+    );
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("json");
+    assert_eq!(json["summary"]["errors"], 0);
+    assert_eq!(fs::read_to_string(root.join(rel)).expect("read"), crlf);
+}
+
+/// Every command that writes a file the user sees fails with exit 2,
+/// naming the file and the system's error, when the write fails.
+#[cfg(unix)]
+#[test]
+fn every_command_exits_2_naming_the_file_when_a_write_fails() {
+    let cases: [(&[&str], &str, &str); 6] = [
+        (&["fmt"], "memory/decisions", "memlint: error: memory/decisions/keep-ledger.md: cannot write: Permission denied (os error 13)\n"),
+        (&["context", "rotate", "--keep", "1", "--force"], ".", "memlint: error: cannot write CONTEXT.md: Permission denied (os error 13)\n"),
+        (&["staging", "claim", "--pod", "p"], "staging", "memlint: error: staging/.consolidation.lock: Permission denied (os error 13)\n"),
+        (&["init"], ".", "/.memlint.yml: Permission denied (os error 13)\n"),
+        (&["init", "--agent-settings"], ".claude", "/.claude/settings.json: Permission denied (os error 13)\n"),
+        (&["index"], ".memlint", "/.memlint/index: Permission denied (os error 13)\n"),
+    ];
+    for (args, dir, expected) in cases {
+        let ws = open_workspace();
+        let root = ws.path();
+        write(root, RECORD, UNFORMATTED);
+        write(
+            root,
+            "CONTEXT.md",
+            "# Context\n\n## 2026-11-02 b\n\nb\n\n## 2026-11-01 a\n\na\n",
+        );
+        fs::remove_file(root.join(".memlint.yml")).expect("rm");
+        fs::create_dir_all(root.join(".memlint")).expect("mkdir");
+        fs::create_dir_all(root.join(".claude")).expect("mkdir");
+        set_mode_all(root, 0o777, 0o666);
+        read_only(&root.join(dir));
+        let Some(run) = memlint_unprivileged(root, args) else {
+            return;
+        };
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(
+            run.stderr.starts_with("memlint: error: ") && run.stderr.ends_with(expected),
+            "{args:?}:\n{}",
+            run.stderr
+        );
+        if !expected.starts_with("memlint") {
+            let path = root.join(expected.split(':').next().unwrap().trim_start_matches('/'));
+            assert_eq!(
+                run.stderr,
+                format!(
+                    "memlint: error: cannot write {}{}",
+                    path.display(),
+                    &expected[expected.find(':').unwrap()..]
+                )
+            );
+        }
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn compact_import_exits_2_naming_the_file_when_its_write_fails() {
+    let ws = open_workspace();
+    let root = ws.path();
+    read_only(&root.join("memory/sessions"));
+    let session = fs::read_to_string(common::fixture("compact").join("valid.md")).expect("fixture");
+    let file = root.join("session.txt");
+    fs::write(&file, session).expect("write");
+    let Some(run) = memlint_unprivileged(root, &["compact", "import", "--file", "session.txt"])
+    else {
+        return;
+    };
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("cannot write ")
+            && run.stderr.contains("memory/sessions/CMEM-")
+            && run.stderr.contains("Permission denied (os error 13)"),
+        "{}",
+        run.stderr
+    );
+}
