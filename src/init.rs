@@ -16,10 +16,20 @@ const DIRS: [&str; 5] = [
     "staging",
 ];
 
-fn io(path: &Path) -> impl Fn(std::io::Error) -> WorkspaceError + '_ {
-    move |source| WorkspaceError::Io {
+fn write_err(path: &Path) -> impl Fn(std::io::Error) -> WorkspaceError + '_ {
+    move |source| WorkspaceError::Write {
         path: path.display().to_string(),
         source,
+    }
+}
+
+/// Creates `path` holding `bytes` unless something is there already (also
+/// when it appeared since it was looked at): false then.
+fn create(path: &Path, bytes: &[u8]) -> Result<bool, WorkspaceError> {
+    match crate::fsutil::write_new(path, bytes) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(write_err(path)(e)),
     }
 }
 
@@ -62,43 +72,56 @@ pub fn run(root: &Path) -> Result<ExitCode, WorkspaceError> {
     for dir in DIRS {
         let path = root.join(dir);
         if !path.is_dir() {
-            std::fs::create_dir_all(&path).map_err(io(&path))?;
-            crate::fsutil::write_atomic(&path.join(".gitkeep"), b"").map_err(io(&path))?;
+            std::fs::create_dir_all(&path).map_err(write_err(&path))?;
+            create(&path.join(".gitkeep"), b"")?;
             done.push(format!("created {dir}/"));
         }
     }
     for (name, content) in files {
         let path = root.join(name);
-        if !path.exists() {
-            crate::fsutil::write_atomic(&path, content.as_bytes()).map_err(io(&path))?;
+        // Never over a file that exists, even one created meanwhile.
+        if !path.exists() && create(&path, content.as_bytes())? {
             done.push(format!("created {name}"));
         }
     }
-    let existing = match std::fs::read_to_string(&gi) {
-        Ok(s) => s,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(io(&gi)(e)),
-    };
-    let missing: Vec<&str> = GITIGNORE_LINES
-        .iter()
-        .copied()
-        .filter(|l| {
-            !existing
-                .lines()
-                .any(|x| x.trim() == *l || x.trim() == l.trim_end_matches('/'))
-        })
-        .collect();
+    // The lines are added to what the file holds when it is written: an
+    // edit saved meanwhile is read again, never overwritten.
+    let mut missing: Vec<&str> = Vec::new();
+    crate::fsutil::update(
+        &gi,
+        |existing| {
+            // Bytes that are not text would not survive a round trip.
+            let existing = std::str::from_utf8(existing.unwrap_or_default()).map_err(|_| {
+                WorkspaceError::Usage(
+                    ".gitignore is not valid UTF-8; add `.memlint/` and `staging/.consolidation.lock` to it by hand".into(),
+                )
+            })?;
+            missing = GITIGNORE_LINES
+                .iter()
+                .copied()
+                .filter(|l| {
+                    !existing
+                        .lines()
+                        .any(|x| x.trim() == *l || x.trim() == l.trim_end_matches('/'))
+                })
+                .collect();
+            if missing.is_empty() {
+                return Ok(None);
+            }
+            let mut text = existing.to_string();
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str("# memlint: index and consolidation lock (never committed)\n");
+            for l in &missing {
+                text.push_str(l);
+                text.push('\n');
+            }
+            Ok(Some(text.into_bytes()))
+        },
+        write_err(&gi),
+    )?;
     if !missing.is_empty() {
-        let mut text = existing.clone();
-        if !text.is_empty() && !text.ends_with('\n') {
-            text.push('\n');
-        }
-        text.push_str("# memlint: index and consolidation lock (never committed)\n");
-        for l in &missing {
-            text.push_str(l);
-            text.push('\n');
-        }
-        crate::fsutil::write_atomic(&gi, text.as_bytes()).map_err(io(&gi))?;
         done.push(format!("added {} to .gitignore", missing.join(" and ")));
     }
     if done.is_empty() {
@@ -464,22 +487,35 @@ pub fn agent_settings(root: &Path, file: &Path) -> Result<ExitCode, WorkspaceErr
     let path = root.join(file);
     let shown = file.display().to_string();
     inside(root, &path)?;
-    let existing = match std::fs::read_to_string(&path) {
-        Ok(t) => Some(t),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(io(&path)(e)),
-    };
-    let (text, added) = merge_agent_settings(existing.as_deref()).map_err(|why| {
-        WorkspaceError::Usage(format!("{shown} {why}; fix it or add the hooks by hand"))
-    })?;
+    if let Some(dir) = path.parent().filter(|d| !d.exists()) {
+        std::fs::create_dir_all(dir).map_err(write_err(dir))?;
+    }
+    let mut added = Vec::new();
+    // Merged into what the file holds when it is written: an edit saved
+    // meanwhile is read again, never overwritten.
+    crate::fsutil::update(
+        &path,
+        |existing| {
+            let existing = existing
+                .map(|b| {
+                    String::from_utf8(b.to_vec()).map_err(|_| {
+                        format!("{shown} is not valid UTF-8; fix it or add the hooks by hand")
+                    })
+                })
+                .transpose()
+                .map_err(WorkspaceError::Usage)?;
+            let (text, new) = merge_agent_settings(existing.as_deref()).map_err(|why| {
+                WorkspaceError::Usage(format!("{shown} {why}; fix it or add the hooks by hand"))
+            })?;
+            added = new;
+            Ok((!added.is_empty()).then(|| text.into_bytes()))
+        },
+        write_err(&path),
+    )?;
     if added.is_empty() {
         println!("{shown} already registers memlint's hooks");
         return Ok(ExitCode::SUCCESS);
     }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(io(dir))?;
-    }
-    crate::fsutil::write_atomic(&path, text.as_bytes()).map_err(io(&path))?;
     println!("added memlint's {} hook(s) to {shown}", added.join(", "));
     Ok(ExitCode::SUCCESS)
 }
@@ -498,6 +534,9 @@ pub struct Hooks {
     force: bool,
     /// Whether the hook file already holds `script`.
     up_to_date: bool,
+    /// The hook file as the plan read it: it is replaced only while it
+    /// still is that, and created only where none is.
+    existing: Option<crate::fsutil::Snapshot>,
 }
 
 impl Hooks {
@@ -544,14 +583,15 @@ impl Hooks {
         }
         _ => {}
     }
-        let up_to_date = match std::fs::read(&hook) {
-            Ok(existing) if existing == script.as_bytes() => true,
-            Ok(_) if !force => {
+        let existing = crate::fsutil::Snapshot::read(&hook).ok();
+        let up_to_date = match &existing {
+            Some(e) if e.bytes == script.as_bytes() => true,
+            Some(_) if !force => {
                 return Err(usage(format!(
                     "{shown} exists and is not memlint's hook; rerun with --force to replace it"
                 )))
             }
-            Ok(_) | Err(_) => false,
+            _ => false,
         };
         Ok(Hooks {
             repo,
@@ -559,6 +599,7 @@ impl Hooks {
             script,
             force,
             up_to_date,
+            existing,
         })
     }
 
@@ -573,19 +614,39 @@ impl Hooks {
             script,
             force,
             up_to_date,
+            existing,
         } = self;
         let hook = top.join(HOOKS_DIR).join("pre-commit");
         let shown = format!("{HOOKS_DIR}/pre-commit");
         match up_to_date {
             true => println!("{shown} is up to date"),
             false => {
-                std::fs::create_dir_all(top.join(HOOKS_DIR)).map_err(io(&top))?;
-                crate::fsutil::write_atomic(&hook, script.as_bytes()).map_err(io(&hook))?;
+                std::fs::create_dir_all(top.join(HOOKS_DIR)).map_err(write_err(&top))?;
+                let changed = || {
+                    usage(format!(
+                        "{shown} changed while memlint was installing its hook; it was left as it is: look at it and rerun"
+                    ))
+                };
+                match &existing {
+                    Some(seen) => {
+                        let done =
+                            crate::fsutil::replace_if_unchanged(&hook, seen, script.as_bytes())
+                                .map_err(write_err(&hook))?;
+                        if done == crate::fsutil::Replaced::Changed {
+                            return Err(changed());
+                        }
+                    }
+                    None => {
+                        if !create(&hook, script.as_bytes())? {
+                            return Err(changed());
+                        }
+                    }
+                }
                 #[cfg(unix)]
                 {
                     use std::os::unix::fs::PermissionsExt;
                     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755))
-                        .map_err(io(&hook))?;
+                        .map_err(write_err(&hook))?;
                 }
                 println!("wrote {shown}");
             }

@@ -383,7 +383,7 @@ pub fn claim(
             started: clock::rfc3339(now),
             consumed: listing.entries.into_iter().map(|(id, _)| id).collect(),
         };
-        let tmp = Temp::write(&dir, &lock_bytes(&lock)).map_err(io_err(DIR))?;
+        let tmp = Temp::write(&dir, &lock_bytes(&lock)).map_err(io_err(LOCK_PATH))?;
         match fs::hard_link(&tmp.path, &lock_path) {
             Ok(()) => {
                 sync_dir(&dir);

@@ -19,6 +19,13 @@ pub enum WorkspaceError {
         #[source]
         source: std::io::Error,
     },
+    /// A file the command writes could not be written.
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("{0}")]
     Usage(String),
 }
