@@ -417,3 +417,67 @@ fn compact_import_exits_2_naming_the_file_when_its_write_fails() {
         run.stderr
     );
 }
+
+// --- The post-write failure counter -----------------------------------
+
+/// 64 `hook post-write` runs at once on a record with an error count 64
+/// failures: every increment is made under the counter's lock.
+#[test]
+fn post_write_counts_every_failure_of_parallel_hooks() {
+    let ws = common::workspace("example");
+    let root = ws.path().to_path_buf();
+    fs::write(
+        root.join(".memlint.yml"),
+        "post_write: {max_failures: 1000}\n",
+    )
+    .expect("config");
+    // `sources/format` is an error.
+    let broken =
+        "---\ntitle: T\nstatus: active\ndate: 2026-11-01\nsources: [nowhere]\n---\n\nBody.\n";
+    write(&root, RECORD, broken);
+    // The index exists before the hooks start, as after any earlier run.
+    assert_eq!(memlint(&root, &["check", "-q"]).code, 1);
+    let input = serde_json::json!({
+        "hook_event_name": "PostToolUse",
+        "tool_name": "Edit",
+        "tool_input": {"file_path": root.join(RECORD)},
+        "cwd": root,
+    })
+    .to_string();
+    let runs = 64;
+    let children: Vec<_> = (0..runs)
+        .map(|_| {
+            let mut child = Command::new(BIN)
+                .args(["hook", "post-write"])
+                .current_dir(&root)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn");
+            std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), input.as_bytes())
+                .expect("input");
+            child
+        })
+        .collect();
+    let mut attempts = Vec::new();
+    for child in children {
+        let out = child.wait_with_output().expect("wait");
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        let n = err
+            .split("(attempt ")
+            .nth(1)
+            .and_then(|r| r.split(' ').next())
+            .and_then(|n| n.parse::<u32>().ok())
+            .unwrap_or_else(|| panic!("no attempt count in:\n{err}"));
+        attempts.push(n);
+    }
+    attempts.sort_unstable();
+    assert_eq!(attempts, (1..=runs).collect::<Vec<u32>>());
+    let counts: serde_json::Value = serde_json::from_slice(
+        &fs::read(root.join(".memlint/post-write-failures.json")).expect("counts"),
+    )
+    .expect("json");
+    assert_eq!(counts, serde_json::json!({ RECORD: runs }));
+}
