@@ -481,3 +481,114 @@ fn post_write_counts_every_failure_of_parallel_hooks() {
     .expect("json");
     assert_eq!(counts, serde_json::json!({ RECORD: runs }));
 }
+
+// --- Staging: claims racing releases -----------------------------------
+
+/// Four pods claim and release in a loop while activity logs keep
+/// arriving. Every id a claim consumes has its file while the claim holds
+/// the lock, every release deletes exactly what its claim consumed, and
+/// every log is released exactly once.
+#[test]
+fn staging_claims_racing_releases_consume_only_files_that_exist() {
+    use std::collections::BTreeSet;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    let ws = common::workspace("example");
+    let root = ws.path().to_path_buf();
+    let staging = root.join("staging");
+    let mut created: BTreeSet<String> = fs::read_dir(&staging)
+        .expect("read_dir")
+        .filter_map(|e| {
+            let name = e.expect("entry").file_name().to_string_lossy().into_owned();
+            name.strip_suffix(".md").map(str::to_string)
+        })
+        .collect();
+    // Directories named like logs are no logs, but every claim looks at
+    // each: the time between a claim's snapshot and its lock grows to what
+    // a large staging directory on a slow disk takes.
+    for n in 0..3000 {
+        fs::create_dir(staging.join(format!("not-a-log-{n}.md"))).expect("mkdir");
+    }
+    let done_adding = Arc::new(AtomicBool::new(false));
+    let released = Arc::new(Mutex::new(Vec::<String>::new()));
+    let pods: Vec<_> = (0..4)
+        .map(|p| {
+            let (root, staging) = (root.clone(), staging.clone());
+            let (done_adding, released) = (done_adding.clone(), released.clone());
+            std::thread::spawn(move || {
+                let pod = format!("pod-{p}");
+                let mut claims = 0;
+                loop {
+                    let finishing = done_adding.load(Ordering::SeqCst);
+                    let claim = memlint(
+                        &root,
+                        &["staging", "claim", "--pod", &pod, "--format", "json"],
+                    );
+                    if claim.code == 3 {
+                        if finishing {
+                            break;
+                        }
+                        continue;
+                    }
+                    assert_eq!(claim.code, 0, "{}", claim.stderr);
+                    claims += 1;
+                    let json: serde_json::Value =
+                        serde_json::from_str(&claim.stdout).expect("json");
+                    let consumed: Vec<String> = json["consumed"]
+                        .as_array()
+                        .expect("consumed")
+                        .iter()
+                        .map(|v| v.as_str().expect("id").to_string())
+                        .collect();
+                    for id in &consumed {
+                        assert!(
+                            staging.join(format!("{id}.md")).is_file(),
+                            "{pod} consumed {id}, whose file is gone"
+                        );
+                    }
+                    let release = memlint(
+                        &root,
+                        &["staging", "release", "--pod", &pod, "--format", "json"],
+                    );
+                    assert_eq!(release.code, 0, "{}", release.stderr);
+                    let json: serde_json::Value =
+                        serde_json::from_str(&release.stdout).expect("json");
+                    assert_eq!(json["released"], serde_json::json!(consumed));
+                    released.lock().expect("lock").extend(consumed);
+                    if finishing && json["remaining"] == 0 {
+                        break;
+                    }
+                }
+                claims
+            })
+        })
+        .collect();
+    for n in 0..200u32 {
+        // Written under a hidden name, then renamed: a log appears whole.
+        let id = format!(
+            "20261105-{:02}{:02}{:02}-{:04x}",
+            n / 3600,
+            n / 60 % 60,
+            n % 60,
+            n
+        );
+        let tmp = staging.join(format!(".incoming-{n}"));
+        fs::write(
+            &tmp,
+            format!("---\nid: {id}\nsource: test\ncreated: 2026-11-05T00:00:00Z\n---\nlog {n}\n"),
+        )
+        .expect("write");
+        fs::rename(&tmp, staging.join(format!("{id}.md"))).expect("rename");
+        created.insert(id);
+        std::thread::sleep(Duration::from_millis(3));
+    }
+    done_adding.store(true, Ordering::SeqCst);
+    let claims: usize = pods.into_iter().map(|p| p.join().expect("pod")).sum();
+    assert!(claims > 4, "{claims} claims");
+    let mut released = released.lock().expect("lock").clone();
+    released.sort();
+    let unique: BTreeSet<String> = released.iter().cloned().collect();
+    assert_eq!(unique.len(), released.len(), "an id was released twice");
+    assert_eq!(unique, created);
+    assert!(!staging.join(".consolidation.lock").exists());
+}
