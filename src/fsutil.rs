@@ -617,6 +617,57 @@ fn create_exclusive(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
+/// Whether `name` is a temporary file of a memlint process that runs on
+/// this host now: one of [`tempfile_in`]'s (`.<name>.memlint-<pid>-…tmp`)
+/// or a staging claim's (`.consolidation.lock.tmp.<pid>.…`). Such a file is
+/// another run's write in progress, not a file of the workspace. A file
+/// whose writer is gone (killed mid-write) is not live; nor is one written
+/// on another host or in another pid namespace, which cannot be told apart.
+pub fn live_temporary(name: &std::ffi::OsStr) -> bool {
+    let bytes = name.as_encoded_bytes();
+    if bytes.first() != Some(&b'.') {
+        return false;
+    }
+    let Some(name) = name.to_str() else {
+        return false;
+    };
+    let pid = if let Some(rest) = name.strip_prefix(".consolidation.lock.tmp.") {
+        rest.split('.').next()
+    } else if let Some(inner) = name.strip_suffix(".tmp") {
+        inner
+            .rsplit_once(".memlint-")
+            .and_then(|(_, rest)| rest.split('-').next())
+    } else {
+        None
+    };
+    pid.and_then(|p| p.parse::<u32>().ok())
+        .is_some_and(|pid| pid_alive(pid) == Some(true))
+}
+
+/// Whether process `pid` exists on this host; `None` where that cannot be
+/// told.
+pub fn pid_alive(pid: u32) -> Option<bool> {
+    #[cfg(unix)]
+    {
+        let Ok(pid) = libc::pid_t::try_from(pid) else {
+            return Some(false);
+        };
+        if pid <= 0 {
+            return Some(false);
+        }
+        // SAFETY: signal 0 sends nothing; kill only checks that the process
+        // exists and may be signalled.
+        let r = unsafe { libc::kill(pid, 0) };
+        // EPERM: it exists but belongs to another user.
+        Some(r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        None
+    }
+}
+
 /// Creates a new, uniquely named hidden file in `dir`.
 fn tempfile_in(dir: &Path, name: &str) -> std::io::Result<(std::path::PathBuf, std::fs::File)> {
     let pid = std::process::id();
@@ -676,6 +727,21 @@ mod replace_tests {
                 ..Probes::default()
             },
         ]
+    }
+
+    #[test]
+    fn only_temporaries_of_live_processes_are_live() {
+        let me = std::process::id();
+        let live = |n: String| live_temporary(std::ffi::OsStr::new(&n));
+        assert!(live(format!(".use-gix.md.memlint-{me}-3f2a-0.tmp")));
+        assert!(live(format!(".a.md.memlint-x.md.memlint-{me}-3f2a-0.tmp")));
+        assert!(live(format!(".consolidation.lock.tmp.{me}.3f2a.0")));
+        let gone = i32::MAX as u32;
+        assert!(!live(format!(".use-gix.md.memlint-{gone}-3f2a-0.tmp")));
+        assert!(!live(format!(".consolidation.lock.tmp.{gone}.3f2a.0")));
+        assert!(!live(format!("use-gix.md.memlint-{me}-3f2a-0.tmp")));
+        assert!(!live(format!(".use-gix.md.memlint-{me}-3f2a-0.md")));
+        assert!(!live(".memlint-x.tmp".into()));
     }
 
     #[test]

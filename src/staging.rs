@@ -631,25 +631,7 @@ fn parent_pid() -> u32 {
 /// Whether process `pid` exists on this host; `None` where that cannot be
 /// told, and the age rule applies instead.
 fn pid_alive(pid: u32) -> Option<bool> {
-    #[cfg(unix)]
-    {
-        let Ok(pid) = libc::pid_t::try_from(pid) else {
-            return Some(false);
-        };
-        if pid <= 0 {
-            return Some(false);
-        }
-        // SAFETY: signal 0 sends nothing; kill only checks that the process
-        // exists and may be signalled.
-        let r = unsafe { libc::kill(pid, 0) };
-        // EPERM: it exists but belongs to another user.
-        Some(r == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = pid;
-        None
-    }
+    crate::fsutil::pid_alive(pid)
 }
 
 fn check_pod(pod: &str) -> Result<(), StagingError> {

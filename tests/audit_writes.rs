@@ -592,3 +592,129 @@ fn staging_claims_racing_releases_consume_only_files_that_exist() {
     assert_eq!(unique, created);
     assert!(!staging.join(".consolidation.lock").exists());
 }
+
+// --- Temporary files of concurrent runs --------------------------------
+
+/// The `layout/unknown-file` findings of `check --format json` in `root`.
+fn unknown_files(run: &common::Run) -> Vec<String> {
+    let json: serde_json::Value = serde_json::from_str(&run.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}\n{}", run.stdout, run.stderr));
+    json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["rule"] == "layout/unknown-file")
+        .map(|d| d["path"].as_str().expect("path").to_string())
+        .collect()
+}
+
+/// A temporary file named for a running process is another run's write in
+/// progress, not a finding; once that process is gone, the file is
+/// reported as what an interrupted write left, even though its directory
+/// did not change since (the stored listing does not hide it).
+#[test]
+fn a_live_runs_temporary_file_is_no_finding_until_its_writer_is_gone() {
+    let ws = common::workspace("example");
+    let root = ws.path();
+    let mut writer = Command::new("sleep").arg("60").spawn().expect("sleep");
+    let pid = writer.id();
+    let tmp = format!("memory/decisions/.use-float-amounts.md.memlint-{pid}-1f-0.tmp");
+    let claim_tmp = format!("staging/.consolidation.lock.tmp.{pid}.1f.0");
+    write(root, &tmp, "half a record");
+    write(root, &claim_tmp, "{");
+    common::age_directories(root);
+    let run = memlint(root, &["check", "--format", "json"]);
+    let _ = writer.kill();
+    let _ = writer.wait();
+    assert_eq!(unknown_files(&run), Vec::<String>::new(), "{}", run.stdout);
+    let run = memlint(root, &["check", "--format", "json"]);
+    let mut expected = vec![claim_tmp.clone(), tmp.clone()];
+    expected.sort();
+    assert_eq!(unknown_files(&run), expected);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("json");
+    let message = json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .find(|d| d["path"] == tmp.as_str())
+        .expect("finding")["message"]
+        .clone();
+    assert_eq!(
+        message,
+        format!("`{tmp}` is a temporary file left by an interrupted memlint write; `use-float-amounts.md` was not changed by it, so delete this file")
+    );
+}
+
+/// Eight runs of `check --fix` and `fmt` at once on records that an
+/// editor keeps saving unformatted: no run reports another's temporary
+/// file.
+#[test]
+fn parallel_fix_and_fmt_runs_never_flag_each_others_temporary_files() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let ws = common::workspace("example");
+    let root = ws.path().to_path_buf();
+    let names: Vec<String> = (0..20)
+        .map(|n| format!("memory/decisions/record-{n}.md"))
+        .collect();
+    let unfixed = |n: usize| {
+        format!("---\r\nstatus: active\r\ntitle: Record {n}\r\ndate: 2026-11-01\r\nsources:\r\n  - https://x.example\r\n---\r\n\r\nBody {n}.\r\n")
+    };
+    for (n, rel) in names.iter().enumerate() {
+        write(&root, rel, &unfixed(n));
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let editor = {
+        let (root, stop, names) = (root.clone(), stop.clone(), names.clone());
+        std::thread::spawn(move || {
+            let mut n = 0;
+            while !stop.load(Ordering::Relaxed) {
+                // Atomic saves from outside the record directories, so that
+                // every run reads whole records and the editor's own
+                // temporary file is never listed.
+                let rel = &names[n % names.len()];
+                let tmp = root.join(".editor-save");
+                fs::write(&tmp, unfixed(n % names.len())).expect("save");
+                fs::rename(&tmp, root.join(rel)).expect("rename");
+                n += 1;
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        })
+    };
+    let runners: Vec<_> = (0..8)
+        .map(|r| {
+            let root = root.clone();
+            // Problems are collected, not asserted here, so that the
+            // workspace outlives every run.
+            std::thread::spawn(move || {
+                let mut problems = Vec::new();
+                for _ in 0..12 {
+                    let runs = if r % 2 == 0 {
+                        vec![memlint(&root, &["check", "--fix", "--format", "json"])]
+                    } else {
+                        vec![
+                            memlint(&root, &["fmt", "-q"]),
+                            memlint(&root, &["check", "--format", "json"]),
+                        ]
+                    };
+                    for run in runs {
+                        if run.code != 0 {
+                            problems.push(format!("exit {}: {}", run.code, run.stderr));
+                        }
+                        if run.stdout.starts_with('{') {
+                            problems.extend(unknown_files(&run));
+                        }
+                    }
+                }
+                problems
+            })
+        })
+        .collect();
+    let problems: Vec<Vec<String>> = runners
+        .into_iter()
+        .map(|r| r.join().unwrap_or_default())
+        .collect();
+    stop.store(true, Ordering::Relaxed);
+    editor.join().expect("editor");
+    assert_eq!(problems.concat(), Vec::<String>::new());
+}
