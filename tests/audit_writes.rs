@@ -718,3 +718,26 @@ fn parallel_fix_and_fmt_runs_never_flag_each_others_temporary_files() {
     editor.join().expect("editor");
     assert_eq!(problems.concat(), Vec::<String>::new());
 }
+
+/// `init` adds its lines to what `.gitignore` holds when it writes: an
+/// edit saved while it ran is read again and kept.
+#[test]
+fn init_keeps_a_gitignore_edit_saved_while_it_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    fs::write(root.join(".gitignore"), "target/\n").expect("write");
+    let run = run_held(root, &["init"], ".gitignore", || {
+        fs::write(root.join(".gitignore"), "target/\nnode_modules/\n").expect("edit");
+    });
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout
+            .contains("added .memlint/ and staging/.consolidation.lock to .gitignore"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        fs::read_to_string(root.join(".gitignore")).expect("read"),
+        "target/\nnode_modules/\n# memlint: index and consolidation lock (never committed)\n.memlint/\nstaging/.consolidation.lock\n"
+    );
+}
