@@ -135,14 +135,7 @@ pub fn write_cache_parts(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
 }
 
 fn replace(path: &Path, parts: &[&[u8]], durable: bool) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let (dir, name) = dir_and_name(path);
     let mut tmp = tempfile_in(dir, &name)?;
     let result = (|| {
         for bytes in parts {
@@ -156,9 +149,7 @@ fn replace(path: &Path, parts: &[&[u8]], durable: bool) -> std::io::Result<()> {
         }
         std::fs::rename(&tmp.0, path)?;
         if durable {
-            if let Ok(d) = std::fs::File::open(dir) {
-                let _ = d.sync_all();
-            }
+            sync_dir(dir);
         }
         Ok(())
     })();
@@ -280,8 +271,8 @@ const MAX_EXCHANGES: usize = 64;
 /// [`Replaced::Changed`]. A symbolic link is written through, as
 /// [`write_atomic`] does.
 ///
-/// The new bytes go to a synced temporary file in the same directory. On
-/// The file is then compared with `seen` (a change found there leaves it
+/// The new bytes go to a synced temporary file in the same directory, and
+/// the file is then compared with `seen` (a change found there leaves it
 /// untouched). On Linux the temporary file is then exchanged with `path`
 /// in one step (`renameat2(RENAME_EXCHANGE)`) and what was swapped out is
 /// compared with `seen` again; when a save landed in the microseconds
@@ -316,17 +307,18 @@ const UPDATE_ATTEMPTS: usize = 8;
 /// ([`replace_if_unchanged`]), and created only where nothing is
 /// ([`write_new`]); when another program changed it in between, it is read
 /// and changed again. True when the file was written. I/O errors go
-/// through `io_err`.
+/// through `io_err` with what failed (`"read"` or `"write"`).
 pub fn update<E>(
     path: &Path,
     mut change: impl FnMut(Option<&[u8]>) -> Result<Option<Vec<u8>>, E>,
-    io_err: impl Fn(std::io::Error) -> E,
+    io_err: impl Fn(&'static str, std::io::Error) -> E,
 ) -> Result<bool, E> {
+    let write_err = |e| io_err("write", e);
     for _ in 0..UPDATE_ATTEMPTS {
         let seen = match Snapshot::read(path) {
             Ok(s) => Some(s),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(io_err(e)),
+            Err(e) => return Err(io_err("read", e)),
         };
         let Some(new) = change(seen.as_ref().map(|s| s.bytes.as_slice()))? else {
             return Ok(false);
@@ -335,16 +327,16 @@ pub fn update<E>(
             Some(seen) => match replace_if_unchanged(path, seen, &new) {
                 Ok(Replaced::Written) => return Ok(true),
                 Ok(Replaced::Changed) => continue,
-                Err(e) => return Err(io_err(e)),
+                Err(e) => return Err(write_err(e)),
             },
             None => match write_new(path, &new) {
                 Ok(()) => return Ok(true),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(io_err(e)),
+                Err(e) => return Err(write_err(e)),
             },
         }
     }
-    Err(io_err(std::io::Error::other(
+    Err(write_err(std::io::Error::other(
         "another program kept changing the file while memlint updated it",
     )))
 }
@@ -574,14 +566,7 @@ fn sync_dir(dir: &Path) {
 /// with [`std::io::ErrorKind::AlreadyExists`] when `path` exists. Where hard
 /// links are unsupported, falls back to an exclusive create and write.
 pub fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let (dir, name) = dir_and_name(path);
     let (tmp, mut file) = tempfile_in(dir, &name)?;
     let written = file.write_all(bytes).and_then(|()| file.sync_all());
     drop(file);
@@ -597,9 +582,7 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         Err(_) if !path.exists() => create_exclusive(path, bytes)?,
         Err(e) => return Err(e),
     }
-    if let Ok(d) = std::fs::File::open(dir) {
-        let _ = d.sync_all();
-    }
+    sync_dir(dir);
     Ok(())
 }
 

@@ -1076,7 +1076,7 @@ pub fn set_hooks_path(repo: &Repo, dir: &str, force: bool) -> Result<HooksPath, 
             file.write_to(&mut out).map_err(read_err)?;
             Ok(Some(out))
         },
-        |e| GitError::Read(format!("cannot write {}: {e}", path.display())),
+        |action, e| GitError::Read(format!("cannot {action} {}: {e}", path.display())),
     )?;
     Ok(match written {
         true => HooksPath::Set,

@@ -23,6 +23,17 @@ fn write_err(path: &Path) -> impl Fn(std::io::Error) -> WorkspaceError + '_ {
     }
 }
 
+/// The error of [`crate::fsutil::update`] on `path`.
+fn update_err(path: &Path) -> impl Fn(&'static str, std::io::Error) -> WorkspaceError + '_ {
+    move |action, source| {
+        let path = path.display().to_string();
+        match action {
+            "read" => WorkspaceError::Io { path, source },
+            _ => WorkspaceError::Write { path, source },
+        }
+    }
+}
+
 /// Creates `path` holding `bytes` unless something is there already (also
 /// when it appeared since it was looked at): false then.
 fn create(path: &Path, bytes: &[u8]) -> Result<bool, WorkspaceError> {
@@ -119,7 +130,7 @@ pub fn run(root: &Path) -> Result<ExitCode, WorkspaceError> {
             }
             Ok(Some(text.into_bytes()))
         },
-        write_err(&gi),
+        update_err(&gi),
     )?;
     if !missing.is_empty() {
         done.push(format!("added {} to .gitignore", missing.join(" and ")));
@@ -510,7 +521,7 @@ pub fn agent_settings(root: &Path, file: &Path) -> Result<ExitCode, WorkspaceErr
             added = new;
             Ok((!added.is_empty()).then(|| text.into_bytes()))
         },
-        write_err(&path),
+        update_err(&path),
     )?;
     if added.is_empty() {
         println!("{shown} already registers memlint's hooks");
