@@ -201,10 +201,17 @@ fn context_rotate_keeps_an_edit_saved_while_it_rotates() {
 /// checks that the record still holds its previous save's counter: memlint
 /// must never put back an older text. After the last save and one more
 /// `fmt`, the record holds the last counter, formatted.
+#[cfg(target_os = "linux")]
 #[test]
 fn fmt_in_a_loop_never_reverts_a_concurrent_save() {
     let ws = common::workspace("example");
     let root = ws.path().to_path_buf();
+    if !exchange_works(&root) {
+        // Without it memlint compares, then renames: a save between the
+        // two is lost (the documented window), so no test can promise.
+        eprintln!("skipped: this file system cannot exchange two names");
+        return;
+    }
     let record = |n: usize| {
         format!(
             "---\nstatus: active\ntitle: Save {n}\ndate: 2026-11-01\nsources:\n  - https://sqlite.org/wal.html\n---\n\nsave {n}\n"
@@ -262,6 +269,32 @@ fn fmt_in_a_loop_never_reverts_a_concurrent_save() {
     let last = fs::read_to_string(&path).expect("read");
     assert!(last.ends_with(&format!("\nsave {saves}\n")), "{last}");
     assert!(last.starts_with(&format!("---\ntitle: Save {saves}\nstatus: active\n")));
+}
+
+/// Whether the file system under `dir` exchanges two names in one step
+/// (`renameat2(RENAME_EXCHANGE)`), as memlint's replace does where it can.
+#[cfg(target_os = "linux")]
+fn exchange_works(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let (a, b) = (dir.join(".exchange-a"), dir.join(".exchange-b"));
+    fs::write(&a, "a").expect("write");
+    fs::write(&b, "b").expect("write");
+    let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes()).expect("path");
+    let (ca, cb) = (c(&a), c(&b));
+    // SAFETY: both paths are NUL-terminated strings that outlive the call.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_renameat2,
+            libc::AT_FDCWD,
+            ca.as_ptr(),
+            libc::AT_FDCWD,
+            cb.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    let _ = fs::remove_file(&a);
+    let _ = fs::remove_file(&b);
+    r == 0
 }
 
 // --- Failed writes ------------------------------------------------------
