@@ -608,13 +608,28 @@ fn create_exclusive(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// whose writer is gone (killed mid-write) is not live; nor is one written
 /// on another host or in another pid namespace, which cannot be told apart.
 pub fn live_temporary(name: &std::ffi::OsStr) -> bool {
-    let bytes = name.as_encoded_bytes();
-    if bytes.first() != Some(&b'.') {
-        return false;
-    }
-    let Some(name) = name.to_str() else {
+    temporary_writer(name).is_some_and(|pid| pid_alive(pid) == Some(true))
+}
+
+/// Whether the file a directory listing showed at `path` is a memlint
+/// temporary file that is still being written or is already gone: its
+/// writer runs ([`live_temporary`]), or it finished and removed the file
+/// after the directory was read (the file is looked at again after the
+/// writer, so that one finishing in between is not taken for one killed).
+pub fn temporary_in_progress(path: &Path) -> bool {
+    let Some(name) = path.file_name() else {
         return false;
     };
+    temporary_writer(name)
+        .is_some_and(|pid| pid_alive(pid) == Some(true) || std::fs::symlink_metadata(path).is_err())
+}
+
+/// The pid in the name of a memlint temporary file.
+fn temporary_writer(name: &std::ffi::OsStr) -> Option<u32> {
+    if name.as_encoded_bytes().first() != Some(&b'.') {
+        return None;
+    }
+    let name = name.to_str()?;
     let pid = if let Some(rest) = name.strip_prefix(".consolidation.lock.tmp.") {
         rest.split('.').next()
     } else if let Some(inner) = name.strip_suffix(".tmp") {
@@ -625,7 +640,6 @@ pub fn live_temporary(name: &std::ffi::OsStr) -> bool {
         None
     };
     pid.and_then(|p| p.parse::<u32>().ok())
-        .is_some_and(|pid| pid_alive(pid) == Some(true))
 }
 
 /// Whether process `pid` exists on this host; `None` where that cannot be
@@ -726,6 +740,14 @@ mod replace_tests {
         assert!(!live(format!("use-gix.md.memlint-{me}-3f2a-0.tmp")));
         assert!(!live(format!(".use-gix.md.memlint-{me}-3f2a-0.md")));
         assert!(!live(".memlint-x.tmp".into()));
+        // A dead writer's file is a leftover while it is there; one that
+        // is gone was removed by its writer after the listing.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join(format!(".r.md.memlint-{gone}-3f2a-0.tmp"));
+        assert!(temporary_in_progress(&path));
+        std::fs::write(&path, "x").expect("write");
+        assert!(!temporary_in_progress(&path));
+        assert!(!temporary_in_progress(&dir.path().join("r.md")));
     }
 
     #[test]

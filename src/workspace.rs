@@ -422,10 +422,10 @@ impl ignore::ParallelVisitor for Visitor<'_> {
                 let ft = e.file_type();
                 if ft.is_some_and(|t| t.is_dir()) {
                     self.local.dirs.push(e.into_path());
-                } else if crate::fsutil::live_temporary(e.file_name()) {
-                    // Another run's write in progress. The listing is not
-                    // stored, so that a file its writer left (killed) is
-                    // listed, and reported, by the next walk.
+                } else if crate::fsutil::temporary_in_progress(e.path()) {
+                    // Another run's write in progress (or just done). The
+                    // listing is not stored, so that a file its writer left
+                    // (killed) is listed, and reported, by the next walk.
                     self.local.incomplete = true;
                 } else {
                     // A link's target can change under an unchanged
