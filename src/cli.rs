@@ -531,17 +531,31 @@ fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
         force: false,
         progress: !s.quiet,
     };
+    let mut write_failed = false;
     if args.fix {
         let fixed = crate::fix::run(ws, &files, &selected, &index_opts);
         for (path, e) in &fixed.failed {
-            eprintln!("memlint: error: {path}: cannot write the fix: {e}");
+            eprintln!("memlint: error: {path}: {e}");
         }
-        if !s.quiet && !fixed.fixed.is_empty() {
-            eprintln!("memlint: fixed {} file(s)", fixed.fixed.len());
+        write_failed = !fixed.failed.is_empty();
+        if !s.quiet {
+            for path in &fixed.raced {
+                eprintln!(
+                    "memlint: note: {path}: changed while memlint was fixing it; left as it is"
+                );
+            }
+            if !fixed.fixed.is_empty() {
+                eprintln!("memlint: fixed {} file(s)", fixed.fixed.len());
+            }
         }
     }
     let outcome = crate::check::run_with(ws, &files, &selected, &index_opts);
-    let code = report_check(s, args, &outcome);
+    let mut code = report_check(s, args, &outcome);
+    // A fix that could not be written is a failure of the command, not a
+    // finding: exit 2, as `fmt` does, whatever the lint found.
+    if write_failed {
+        code = ExitCode::from(2);
+    }
     // "No problems in 0 files." alone would not say why.
     let named = wanted.iter().zip(&args.paths).zip(&warned);
     let nothing_to_check = args.paths.is_empty() && outcome.files == 0;
@@ -982,6 +996,12 @@ fn context(s: &Settings, args: &ContextArgs) -> Result<ExitCode, WorkspaceError>
             eprintln!("memlint: warning: {w}");
         }
         return match c::rotate(&s.workspace.root, keep, *force) {
+            Ok(done @ c::RotateOutcome::Raced) => {
+                if !s.quiet {
+                    eprint!("memlint: note: {}", done.human());
+                }
+                Ok(ExitCode::SUCCESS)
+            }
             Ok(done) => {
                 if !s.quiet {
                     write_out(&done.human());

@@ -958,6 +958,9 @@ pub enum RotateOutcome {
         lost: usize,
         held: usize,
     },
+    /// Another program changed `CONTEXT.md` while it was being rotated: it
+    /// was left as that program made it.
+    Raced,
 }
 
 impl RotateOutcome {
@@ -965,6 +968,9 @@ impl RotateOutcome {
     pub fn human(&self) -> String {
         match self {
             RotateOutcome::Missing => format!("No {CONTEXT_FILE}; nothing to rotate.\n"),
+            RotateOutcome::Raced => {
+                format!("{CONTEXT_FILE} changed while memlint was rotating it; left as it is.\n")
+            }
             RotateOutcome::Unchanged { blocks, keep } => format!(
                 "{CONTEXT_FILE} has {blocks} block(s), no more than {keep}; nothing to rotate.\n"
             ),
@@ -1024,8 +1030,8 @@ pub fn rotate(root: &Path, keep: usize, force: bool) -> Result<RotateOutcome, Ro
     if !crate::fsutil::stays_inside(root, &path) {
         return Err(RotateError::OutsideRoot);
     }
-    let bytes = crate::fsutil::read_regular(&path).map_err(RotateError::Read)?;
-    let text = String::from_utf8(bytes).map_err(|_| RotateError::Encoding)?;
+    let seen = crate::fsutil::Snapshot::read(&path).map_err(RotateError::Read)?;
+    let text = std::str::from_utf8(&seen.bytes).map_err(|_| RotateError::Encoding)?;
     let committed = crate::git::Repo::open(root, "context rotate")
         .ok()
         .and_then(|repo| repo.committed(CONTEXT_FILE, u64::MAX))
@@ -1045,7 +1051,7 @@ pub fn rotate(root: &Path, keep: usize, force: bool) -> Result<RotateOutcome, Ro
         }
         force || kept_by_git
     };
-    let rotated = rotate_text(&text, keep, &droppable);
+    let rotated = rotate_text(text, keep, &droppable);
     match rotated.text {
         None if rotated.held == 0 => Ok(RotateOutcome::Unchanged {
             blocks: rotated.before,
@@ -1058,7 +1064,12 @@ pub fn rotate(root: &Path, keep: usize, force: bool) -> Result<RotateOutcome, Ro
             held: rotated.held,
         }),
         Some(new) => {
-            crate::fsutil::write_atomic(&path, new.as_bytes()).map_err(RotateError::Write)?;
+            // Only over what was read: an agent's edit meanwhile stays.
+            let done = crate::fsutil::replace_if_unchanged(&path, &seen, new.as_bytes())
+                .map_err(RotateError::Write)?;
+            if done == crate::fsutil::Replaced::Changed {
+                return Ok(RotateOutcome::Raced);
+            }
             Ok(RotateOutcome::Rotated {
                 kept: rotated.kept,
                 removed: rotated.before - rotated.kept,

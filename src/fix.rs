@@ -326,8 +326,18 @@ pub fn chain_targets(
 pub struct Report {
     /// Files rewritten, root-relative, sorted.
     pub fixed: Vec<String>,
+    /// Files another program changed while they were being fixed: left as
+    /// that program made them.
+    pub raced: Vec<String>,
     /// Files that could not be written, with the error.
     pub failed: Vec<(String, String)>,
+}
+
+/// What became of one file.
+enum Fixed {
+    Written,
+    Nothing,
+    Raced,
 }
 
 /// Applies the fixes of the fixable findings to the selected files and
@@ -358,30 +368,31 @@ pub fn run(
         .filter(|(_, f)| f.any())
         .collect();
     jobs.sort_by(|a, b| a.0.cmp(b.0));
-    let results: Vec<(String, Result<bool, String>)> = jobs
+    let results: Vec<(String, Result<Fixed, String>)> = jobs
         .par_iter()
         .map(|(rel, fired)| (rel.to_string(), fix_file(ws, rel, fired)))
         .collect();
     let mut report = Report::default();
     for (rel, r) in results {
         match r {
-            Ok(true) => report.fixed.push(rel),
-            Ok(false) => {}
+            Ok(Fixed::Written) => report.fixed.push(rel),
+            Ok(Fixed::Nothing) => {}
+            Ok(Fixed::Raced) => report.raced.push(rel),
             Err(e) => report.failed.push((rel, e)),
         }
     }
     report
 }
 
-fn fix_file(ws: &Workspace, rel: &str, fired: &Fired) -> Result<bool, String> {
+fn fix_file(ws: &Workspace, rel: &str, fired: &Fired) -> Result<Fixed, String> {
     let place = crate::record::classify(rel, &ws.config.banned_dirs);
     if !matches!(place, Place::Record(_) | Place::Context) {
-        return Ok(false);
+        return Ok(Fixed::Nothing);
     }
     let path = ws.root.join(rel);
-    let bytes = crate::fsutil::read_regular(&path).map_err(|e| e.to_string())?;
-    let Ok(text) = std::str::from_utf8(&bytes) else {
-        return Ok(false);
+    let seen = crate::fsutil::Snapshot::read(&path).map_err(|e| format!("cannot read it: {e}"))?;
+    let Ok(text) = std::str::from_utf8(&seen.bytes) else {
+        return Ok(Fixed::Nothing);
     };
     let fixed = match place {
         Place::Record(kind) => fix_record(text, rel, kind, &ws.config, fired),
@@ -390,11 +401,14 @@ fn fix_file(ws: &Workspace, rel: &str, fired: &Fired) -> Result<bool, String> {
             .ok()
             .filter(|t| t != text),
     };
-    match fixed {
-        Some(fixed) => crate::fsutil::write_atomic(&path, fixed.as_bytes())
-            .map(|()| true)
-            .map_err(|e| e.to_string()),
-        None => Ok(false),
+    let Some(fixed) = fixed else {
+        return Ok(Fixed::Nothing);
+    };
+    // Only over what was read: an editor's save meanwhile stays.
+    match crate::fsutil::replace_if_unchanged(&path, &seen, fixed.as_bytes()) {
+        Ok(crate::fsutil::Replaced::Written) => Ok(Fixed::Written),
+        Ok(crate::fsutil::Replaced::Changed) => Ok(Fixed::Raced),
+        Err(e) => Err(format!("cannot write the fix: {e}")),
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The open flag that reads a file without updating its access time, on
 /// Linux: a lint or an index refresh is no access by a person, and on a
@@ -314,7 +315,8 @@ pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
 }
 
 /// Writes `bytes` to `path` atomically, keeping the permissions of an
-/// existing file. A symbolic link is written through: its target is
+/// existing file, whatever that file holds now: a file whose content was
+/// read and worked on is replaced with [`replace_if_unchanged`] instead. A symbolic link is written through: its target is
 /// replaced and the link stays a link (callers never hand over a link that
 /// leads out of the root; see [`stays_inside`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
@@ -339,14 +341,7 @@ pub fn write_cache_parts(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
 }
 
 fn replace(path: &Path, parts: &[&[u8]], durable: bool) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let (dir, name) = dir_and_name(path);
     let mut tmp = tempfile_in(dir, &name)?;
     let result = (|| {
         for bytes in parts {
@@ -360,9 +355,7 @@ fn replace(path: &Path, parts: &[&[u8]], durable: bool) -> std::io::Result<()> {
         }
         std::fs::rename(&tmp.0, path)?;
         if durable {
-            if let Ok(d) = std::fs::File::open(dir) {
-                let _ = d.sync_all();
-            }
+            sync_dir(dir);
         }
         Ok(())
     })();
@@ -372,12 +365,389 @@ fn replace(path: &Path, parts: &[&[u8]], durable: bool) -> std::io::Result<()> {
     result
 }
 
-/// Creates `path` holding `bytes`, never replacing an existing file: the
-/// bytes go to a temporary file in the same directory, which is then
-/// hard-linked to `path`, so the file appears complete or not at all. Fails
-/// with [`std::io::ErrorKind::AlreadyExists`] when `path` exists. Where hard
-/// links are unsupported, falls back to an exclusive create and write.
-pub fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+/// What a read-modify-write read: the file's bytes and its identity
+/// (device, inode, size, modification time), so that the file is replaced
+/// only while it still is what was read ([`replace_if_unchanged`]).
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    /// The bytes read.
+    pub bytes: Vec<u8>,
+    identity: Identity,
+    /// False when the path held no regular file (a directory, a link):
+    /// then `bytes` is empty and only the identity tells it apart.
+    regular: bool,
+    permissions: Option<std::fs::Permissions>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Identity {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime: Option<std::time::SystemTime>,
+}
+
+impl Identity {
+    fn of(meta: &std::fs::Metadata) -> Identity {
+        #[cfg(unix)]
+        let (dev, ino) = {
+            use std::os::unix::fs::MetadataExt;
+            (meta.dev(), meta.ino())
+        };
+        #[cfg(not(unix))]
+        let (dev, ino) = (0, 0);
+        Identity {
+            dev,
+            ino,
+            len: meta.len(),
+            mtime: meta.modified().ok(),
+        }
+    }
+}
+
+impl Snapshot {
+    /// Reads the regular file at `path` (see [`open_regular`]). The
+    /// identity is taken after the bytes, so that a write during the read
+    /// shows as a change later.
+    pub fn read(path: &Path) -> std::io::Result<Snapshot> {
+        let mut file = open_regular(path)?;
+        let mut bytes = Vec::with_capacity(
+            file.metadata()
+                .map_or(0, |m| usize::try_from(m.len()).unwrap_or(0)),
+        );
+        file.read_to_end(&mut bytes)?;
+        let meta = file.metadata()?;
+        Ok(Snapshot {
+            bytes,
+            identity: Identity::of(&meta),
+            regular: true,
+            permissions: Some(meta.permissions()),
+        })
+    }
+
+    /// What is at `path` now, without following a final symbolic link;
+    /// `None` when nothing is.
+    fn look(path: &Path) -> std::io::Result<Option<Snapshot>> {
+        let meta = match std::fs::symlink_metadata(path) {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        if !meta.is_file() {
+            return Ok(Some(Snapshot {
+                bytes: Vec::new(),
+                identity: Identity::of(&meta),
+                regular: false,
+                permissions: None,
+            }));
+        }
+        match Snapshot::read(path) {
+            Ok(s) => Ok(Some(s)),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Whether `other` is the same file with the same bytes.
+    fn same(&self, other: &Snapshot) -> bool {
+        self.regular == other.regular
+            && self.identity == other.identity
+            && self.bytes == other.bytes
+    }
+}
+
+/// What [`replace_if_unchanged`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replaced {
+    /// The file still held what was read; it now holds the new bytes.
+    Written,
+    /// The file changed after it was read (another program wrote, replaced,
+    /// moved or deleted it): it was left as that program made it.
+    Changed,
+}
+
+/// How often [`replace_if_unchanged`] swaps back and forth while other
+/// programs keep saving the file before it gives up (each swap back means
+/// another save landed within microseconds).
+const MAX_EXCHANGES: usize = 64;
+
+/// Replaces the file at `path` with `bytes`, atomically, only if it still
+/// is what `seen` read: the same file (device, inode, size, modification
+/// time) with the same bytes. Otherwise it is left alone and the answer is
+/// [`Replaced::Changed`]. A symbolic link is written through, as
+/// [`write_atomic`] does.
+///
+/// The new bytes go to a synced temporary file in the same directory, and
+/// the file is then compared with `seen` (a change found there leaves it
+/// untouched). On Linux the temporary file is then exchanged with `path`
+/// in one step (`renameat2(RENAME_EXCHANGE)`) and what was swapped out is
+/// compared with `seen` again; when a save landed in the microseconds
+/// between the two comparisons, it is swapped back (again, until what comes
+/// out is what was put in), so a save that completed before the exchange,
+/// or that replaces or truncates the file after it, is never undone; a
+/// reader may see memlint's bytes for those microseconds. What remains
+/// unguarded is a program that opened the file before the exchange without
+/// truncating it and writes into it after the comparison: those writes go
+/// to the old, now deleted, file. Where the exchange is not available
+/// (other systems, some file systems), the file is renamed over right
+/// after the comparison: a save between the two (microseconds) is lost.
+pub fn replace_if_unchanged(
+    path: &Path,
+    seen: &Snapshot,
+    bytes: &[u8],
+) -> std::io::Result<Replaced> {
+    let path = if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
+        path.canonicalize()?
+    } else {
+        path.to_path_buf()
+    };
+    replace_checked(&path, seen, bytes, &Probes::default())
+}
+
+/// How often [`update`] reads again when the file keeps changing.
+const UPDATE_ATTEMPTS: usize = 8;
+
+/// Read-modify-write of `path`: `change` gets the file's bytes (`None`
+/// when it is absent) and returns its new bytes, or `None` to leave it as
+/// it is. The file is replaced only while it still is what was read
+/// ([`replace_if_unchanged`]), and created only where nothing is
+/// ([`write_new`]); when another program changed it in between, it is read
+/// and changed again. True when the file was written. I/O errors go
+/// through `io_err` with what failed (`"read"` or `"write"`).
+pub fn update<E>(
+    path: &Path,
+    mut change: impl FnMut(Option<&[u8]>) -> Result<Option<Vec<u8>>, E>,
+    io_err: impl Fn(&'static str, std::io::Error) -> E,
+) -> Result<bool, E> {
+    let write_err = |e| io_err("write", e);
+    for _ in 0..UPDATE_ATTEMPTS {
+        let seen = match Snapshot::read(path) {
+            Ok(s) => Some(s),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(io_err("read", e)),
+        };
+        let Some(new) = change(seen.as_ref().map(|s| s.bytes.as_slice()))? else {
+            return Ok(false);
+        };
+        match &seen {
+            Some(seen) => match replace_if_unchanged(path, seen, &new) {
+                Ok(Replaced::Written) => return Ok(true),
+                Ok(Replaced::Changed) => continue,
+                Err(e) => return Err(write_err(e)),
+            },
+            None => match write_new(path, &new) {
+                Ok(()) => return Ok(true),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(write_err(e)),
+            },
+        }
+    }
+    Err(write_err(std::io::Error::other(
+        "another program kept changing the file while memlint updated it",
+    )))
+}
+
+/// Test probes of [`replace_checked`]: called before the file is compared,
+/// after it was found unchanged, and after each exchange (with its number).
+#[derive(Default)]
+struct Probes<'a> {
+    before: Option<&'a dyn Fn()>,
+    checked: Option<&'a dyn Fn()>,
+    swapped: Option<&'a dyn Fn(usize)>,
+    no_exchange: bool,
+}
+
+fn replace_checked(
+    path: &Path,
+    seen: &Snapshot,
+    bytes: &[u8],
+    probes: &Probes,
+) -> std::io::Result<Replaced> {
+    let (dir, name) = dir_and_name(path);
+    let (tmp, mut file) = tempfile_in(dir, &name)?;
+    let written = (|| {
+        file.write_all(bytes)?;
+        if let Some(p) = &seen.permissions {
+            file.set_permissions(p.clone())?;
+        }
+        file.sync_all()?;
+        file.metadata()
+    })();
+    drop(file);
+    let ours = match written {
+        Ok(meta) => Snapshot {
+            bytes: bytes.to_vec(),
+            identity: Identity::of(&meta),
+            regular: true,
+            permissions: None,
+        },
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(e);
+        }
+    };
+    #[cfg(debug_assertions)]
+    hold_for_tests(path);
+    if let Some(before) = probes.before {
+        before();
+    }
+    // Compared first, so that a change found here (nearly every one) is
+    // never swapped in and out where readers could see it.
+    match Snapshot::look(path) {
+        Ok(Some(now)) if now.same(seen) => {}
+        other => {
+            let _ = std::fs::remove_file(&tmp);
+            return other.map(|_| Replaced::Changed);
+        }
+    }
+    if let Some(checked) = probes.checked {
+        checked();
+    }
+    let result = if probes.no_exchange || !EXCHANGE_WORKS.load(Ordering::Relaxed) {
+        None
+    } else {
+        match exchange(&tmp, path) {
+            Ok(()) => return settle(path, &tmp, seen, ours, probes),
+            Err(e) if exchange_unsupported(&e) => {
+                EXCHANGE_WORKS.store(false, Ordering::Relaxed);
+                None
+            }
+            // The file is gone: deleted or moved away after it was read.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && tmp.exists() => {
+                Some(Ok(Replaced::Changed))
+            }
+            Err(e) => Some(Err(e)),
+        }
+    };
+    let result = result.unwrap_or_else(|| std::fs::rename(&tmp, path).map(|()| Replaced::Written));
+    if result.as_ref().is_ok_and(|r| *r == Replaced::Written) {
+        sync_dir(dir);
+    } else {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// After `ours` (at `tmp`) was exchanged with `path`: keeps it there when
+/// what came out is what `seen` read, and otherwise swaps back until what
+/// comes out is what was put in last, so that the newest save of another
+/// program ends at `path`.
+fn settle(
+    path: &Path,
+    tmp: &Path,
+    seen: &Snapshot,
+    ours: Snapshot,
+    probes: &Probes,
+) -> std::io::Result<Replaced> {
+    let (dir, _) = dir_and_name(path);
+    let mut expected = std::borrow::Cow::Borrowed(seen);
+    let mut holding = ours;
+    for round in 0..MAX_EXCHANGES {
+        if round > 0 {
+            exchange(tmp, path).map_err(|e| kept(tmp, e))?;
+        }
+        if let Some(swapped) = probes.swapped {
+            swapped(round);
+        }
+        let out = Snapshot::look(tmp)
+            .map_err(|e| kept(tmp, e))?
+            .ok_or_else(|| kept(tmp, std::io::ErrorKind::NotFound.into()))?;
+        if out.same(&expected) {
+            sync_dir(dir);
+            let removed = match out.regular {
+                true => std::fs::remove_file(tmp),
+                false => std::fs::remove_dir(tmp).or_else(|_| std::fs::remove_file(tmp)),
+            };
+            removed.map_err(|e| kept(tmp, e))?;
+            return Ok(match round {
+                0 => Replaced::Written,
+                _ => Replaced::Changed,
+            });
+        }
+        // What came out is newer than what went in: put it back.
+        expected = std::borrow::Cow::Owned(std::mem::replace(&mut holding, out));
+    }
+    Err(kept(
+        tmp,
+        std::io::Error::other("the file kept changing while memlint replaced it"),
+    ))
+}
+
+/// The error of a replace that had to leave its temporary file, which may
+/// hold another program's save.
+fn kept(tmp: &Path, e: std::io::Error) -> std::io::Error {
+    std::io::Error::new(
+        e.kind(),
+        format!(
+            "{e}; the file's other version was left in {}",
+            tmp.display()
+        ),
+    )
+}
+
+/// False once the exchange failed as unsupported: the process stops trying.
+static EXCHANGE_WORKS: AtomicBool = AtomicBool::new(true);
+
+/// Swaps the names `a` and `b` in one step.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let a = std::ffi::CString::new(a.as_os_str().as_bytes())?;
+    let b = std::ffi::CString::new(b.as_os_str().as_bytes())?;
+    // SAFETY: both paths are NUL-terminated strings that outlive the call.
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_renameat2,
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    match r {
+        0 => Ok(()),
+        _ => Err(std::io::Error::last_os_error()),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_: &Path, _: &Path) -> std::io::Result<()> {
+    Err(std::io::ErrorKind::Unsupported.into())
+}
+
+/// Whether the exchange failed because the system or file system lacks it.
+fn exchange_unsupported(e: &std::io::Error) -> bool {
+    #[cfg(target_os = "linux")]
+    if let Some(code) = e.raw_os_error() {
+        return [libc::EINVAL, libc::ENOSYS, libc::EOPNOTSUPP, libc::EPERM].contains(&code);
+    }
+    e.kind() == std::io::ErrorKind::Unsupported
+}
+
+/// Debug builds only, for tests: when `MEMLINT_TEST_HOLD_REPLACE` names a
+/// directory, a replace of a file `NAME` creates `NAME.held` there and
+/// waits (a minute at most) for `NAME.go` before it compares, so that a
+/// test can change the file between the read and the replace.
+#[cfg(debug_assertions)]
+fn hold_for_tests(path: &Path) {
+    let Some(dir) = std::env::var_os("MEMLINT_TEST_HOLD_REPLACE") else {
+        return;
+    };
+    let dir = Path::new(&dir);
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let _ = std::fs::write(dir.join(format!("{name}.held")), b"");
+    let go = dir.join(format!("{name}.go"));
+    let start = std::time::Instant::now();
+    while !go.exists() && start.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
+fn dir_and_name(path: &Path) -> (&Path, String) {
     let dir = path
         .parent()
         .filter(|p| !p.as_os_str().is_empty())
@@ -386,6 +756,23 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
+    (dir, name)
+}
+
+fn sync_dir(dir: &Path) {
+    // Best effort: some file systems refuse to sync a directory.
+    if let Ok(d) = std::fs::File::open(dir) {
+        let _ = d.sync_all();
+    }
+}
+
+/// Creates `path` holding `bytes`, never replacing an existing file: the
+/// bytes go to a temporary file in the same directory, which is then
+/// hard-linked to `path`, so the file appears complete or not at all. Fails
+/// with [`std::io::ErrorKind::AlreadyExists`] when `path` exists. Where hard
+/// links are unsupported, falls back to an exclusive create and write.
+pub fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let (dir, name) = dir_and_name(path);
     let (tmp, mut file) = tempfile_in(dir, &name)?;
     let written = file.write_all(bytes).and_then(|()| file.sync_all());
     drop(file);
@@ -401,9 +788,7 @@ pub fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         Err(_) if !path.exists() => create_exclusive(path, bytes)?,
         Err(e) => return Err(e),
     }
-    if let Ok(d) = std::fs::File::open(dir) {
-        let _ = d.sync_all();
-    }
+    sync_dir(dir);
     Ok(())
 }
 
@@ -419,6 +804,71 @@ fn create_exclusive(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         let _ = std::fs::remove_file(path);
     }
     result
+}
+
+/// Whether `name` is a temporary file of a memlint process that runs on
+/// this host now: one of [`tempfile_in`]'s (`.<name>.memlint-<pid>-…tmp`)
+/// or a staging claim's (`.consolidation.lock.tmp.<pid>.…`). Such a file is
+/// another run's write in progress, not a file of the workspace. A file
+/// whose writer is gone (killed mid-write) is not live; nor is one written
+/// on another host or in another pid namespace, which cannot be told apart.
+pub fn live_temporary(name: &std::ffi::OsStr) -> bool {
+    temporary_writer(name).is_some_and(|pid| pid_alive(pid) == Some(true))
+}
+
+/// Whether the file a directory listing showed at `path` is a memlint
+/// temporary file that is still being written or is already gone: its
+/// writer runs ([`live_temporary`]), or it finished and removed the file
+/// after the directory was read (the file is looked at again after the
+/// writer, so that one finishing in between is not taken for one killed).
+pub fn temporary_in_progress(path: &Path) -> bool {
+    let Some(name) = path.file_name() else {
+        return false;
+    };
+    temporary_writer(name)
+        .is_some_and(|pid| pid_alive(pid) == Some(true) || std::fs::symlink_metadata(path).is_err())
+}
+
+/// The pid in the name of a memlint temporary file.
+fn temporary_writer(name: &std::ffi::OsStr) -> Option<u32> {
+    if name.as_encoded_bytes().first() != Some(&b'.') {
+        return None;
+    }
+    let name = name.to_str()?;
+    let pid = if let Some(rest) = name.strip_prefix(".consolidation.lock.tmp.") {
+        rest.split('.').next()
+    } else if let Some(inner) = name.strip_suffix(".tmp") {
+        inner
+            .rsplit_once(".memlint-")
+            .and_then(|(_, rest)| rest.split('-').next())
+    } else {
+        None
+    };
+    pid.and_then(|p| p.parse::<u32>().ok())
+}
+
+/// Whether process `pid` exists on this host; `None` where that cannot be
+/// told.
+pub fn pid_alive(pid: u32) -> Option<bool> {
+    #[cfg(unix)]
+    {
+        let Ok(pid) = libc::pid_t::try_from(pid) else {
+            return Some(false);
+        };
+        if pid <= 0 {
+            return Some(false);
+        }
+        // SAFETY: signal 0 sends nothing; kill only checks that the process
+        // exists and may be signalled.
+        let r = unsafe { libc::kill(pid, 0) };
+        // EPERM: it exists but belongs to another user.
+        Some(r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = pid;
+        None
+    }
 }
 
 /// Creates a new, uniquely named hidden file in `dir`.
@@ -441,6 +891,188 @@ fn tempfile_in(dir: &Path, name: &str) -> std::io::Result<(std::path::PathBuf, s
         }
     }
     Err(std::io::Error::other("could not create a temporary file"))
+}
+
+#[cfg(test)]
+mod replace_tests {
+    use super::*;
+
+    fn setup(text: &str) -> (tempfile::TempDir, std::path::PathBuf, Snapshot) {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("r.md");
+        std::fs::write(&path, text).expect("write");
+        let seen = Snapshot::read(&path).expect("read");
+        (dir, path, seen)
+    }
+
+    /// Writes `text` to `path` as an editor saving atomically does: a new
+    /// file renamed over it.
+    fn save_by_rename(path: &Path, text: &str) {
+        let tmp = path.with_extension("editor");
+        std::fs::write(&tmp, text).expect("write");
+        std::fs::rename(&tmp, path).expect("rename");
+    }
+
+    fn left(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .expect("read_dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    fn modes() -> [Probes<'static>; 2] {
+        [
+            Probes::default(),
+            Probes {
+                no_exchange: true,
+                ..Probes::default()
+            },
+        ]
+    }
+
+    #[test]
+    fn only_temporaries_of_live_processes_are_live() {
+        let me = std::process::id();
+        let live = |n: String| live_temporary(std::ffi::OsStr::new(&n));
+        assert!(live(format!(".use-gix.md.memlint-{me}-3f2a-0.tmp")));
+        assert!(live(format!(".a.md.memlint-x.md.memlint-{me}-3f2a-0.tmp")));
+        assert!(live(format!(".consolidation.lock.tmp.{me}.3f2a.0")));
+        let gone = i32::MAX as u32;
+        assert!(!live(format!(".use-gix.md.memlint-{gone}-3f2a-0.tmp")));
+        assert!(!live(format!(".consolidation.lock.tmp.{gone}.3f2a.0")));
+        assert!(!live(format!("use-gix.md.memlint-{me}-3f2a-0.tmp")));
+        assert!(!live(format!(".use-gix.md.memlint-{me}-3f2a-0.md")));
+        assert!(!live(".memlint-x.tmp".into()));
+        // A dead writer's file is a leftover while it is there; one that
+        // is gone was removed by its writer after the listing.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join(format!(".r.md.memlint-{gone}-3f2a-0.tmp"));
+        assert!(temporary_in_progress(&path));
+        std::fs::write(&path, "x").expect("write");
+        assert!(!temporary_in_progress(&path));
+        assert!(!temporary_in_progress(&dir.path().join("r.md")));
+    }
+
+    #[test]
+    fn an_unchanged_file_is_replaced() {
+        for probes in modes() {
+            let (dir, path, seen) = setup("old\n");
+            let done = replace_checked(&path, &seen, b"new\n", &probes).expect("replace");
+            assert_eq!(done, Replaced::Written);
+            assert_eq!(std::fs::read_to_string(&path).expect("read"), "new\n");
+            assert_eq!(left(dir.path()), ["r.md"]);
+        }
+    }
+
+    #[test]
+    fn a_save_between_the_read_and_the_replace_is_kept() {
+        for no_exchange in [false, true] {
+            for in_place in [false, true] {
+                let (dir, path, seen) = setup("old\n");
+                let save = || match in_place {
+                    true => std::fs::write(&path, "user\n").expect("write"),
+                    false => save_by_rename(&path, "user\n"),
+                };
+                let probes = Probes {
+                    before: Some(&save),
+                    no_exchange,
+                    ..Probes::default()
+                };
+                let done = replace_checked(&path, &seen, b"new\n", &probes).expect("replace");
+                assert_eq!(done, Replaced::Changed, "{no_exchange} {in_place}");
+                assert_eq!(std::fs::read_to_string(&path).expect("read"), "user\n");
+                assert_eq!(left(dir.path()), ["r.md"]);
+            }
+        }
+    }
+
+    #[test]
+    fn a_deleted_file_stays_deleted() {
+        for no_exchange in [false, true] {
+            let (dir, path, seen) = setup("old\n");
+            let delete = || std::fs::remove_file(&path).expect("rm");
+            let probes = Probes {
+                before: Some(&delete),
+                no_exchange,
+                ..Probes::default()
+            };
+            let done = replace_checked(&path, &seen, b"new\n", &probes).expect("replace");
+            assert_eq!(done, Replaced::Changed);
+            assert!(left(dir.path()).is_empty());
+        }
+    }
+
+    /// With the exchange, a save that lands right after it replaces (or
+    /// writes into) memlint's new file, and stays.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_save_right_after_the_exchange_is_kept() {
+        for in_place in [false, true] {
+            let (dir, path, seen) = setup("old\n");
+            let save = |round: usize| {
+                if round == 0 {
+                    match in_place {
+                        true => std::fs::write(&path, "user\n").expect("write"),
+                        false => save_by_rename(&path, "user\n"),
+                    }
+                }
+            };
+            let probes = Probes {
+                swapped: Some(&save),
+                ..Probes::default()
+            };
+            let done = replace_checked(&path, &seen, b"new\n", &probes).expect("replace");
+            assert_eq!(done, Replaced::Written);
+            assert_eq!(std::fs::read_to_string(&path).expect("read"), "user\n");
+            assert_eq!(left(dir.path()), ["r.md"]);
+        }
+    }
+
+    /// A save between the comparison and the exchange is swapped back.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_save_right_before_the_exchange_is_swapped_back() {
+        for in_place in [false, true] {
+            let (dir, path, seen) = setup("old\n");
+            let save = || match in_place {
+                true => std::fs::write(&path, "user\n").expect("write"),
+                false => save_by_rename(&path, "user\n"),
+            };
+            let probes = Probes {
+                checked: Some(&save),
+                ..Probes::default()
+            };
+            let done = replace_checked(&path, &seen, b"new\n", &probes).expect("replace");
+            assert_eq!(done, Replaced::Changed);
+            assert_eq!(std::fs::read_to_string(&path).expect("read"), "user\n");
+            assert_eq!(left(dir.path()), ["r.md"]);
+        }
+    }
+
+    /// A save before the exchange is swapped back; one more save landing
+    /// while memlint's bytes stand there is the newest and wins.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn saves_on_both_sides_of_the_exchange_end_with_the_newest() {
+        let (dir, path, seen) = setup("old\n");
+        let first = || std::fs::write(&path, "user 1\n").expect("write");
+        let second = |round: usize| {
+            if round == 0 {
+                save_by_rename(&path, "user 2\n");
+            }
+        };
+        let probes = Probes {
+            checked: Some(&first),
+            swapped: Some(&second),
+            ..Probes::default()
+        };
+        let done = replace_checked(&path, &seen, b"new\n", &probes).expect("replace");
+        assert_eq!(done, Replaced::Changed);
+        assert_eq!(std::fs::read_to_string(&path).expect("read"), "user 2\n");
+        assert_eq!(left(dir.path()), ["r.md"]);
+    }
 }
 
 #[cfg(all(test, target_os = "linux"))]

@@ -1152,28 +1152,42 @@ pub fn hooks_path(repo: &Repo) -> Result<Option<String>, GitError> {
 
 /// Sets `core.hooksPath` to `dir` in the repository's own configuration
 /// file, through gix. A different value is kept unless `force`.
+/// The configuration file is rewritten only while it still holds what was
+/// read (a `git config` run meanwhile is read again, never overwritten).
 pub fn set_hooks_path(repo: &Repo, dir: &str, force: bool) -> Result<HooksPath, GitError> {
     let path = repo.repo.common_dir().join("config");
-    let mut file =
-        gix::config::File::from_path_no_includes(path.clone(), gix::config::Source::Local)
-            .map_err(read_err)?;
-    if let Ok(current) = file.raw_value("core.hooksPath") {
-        if current.as_bytes() == dir.as_bytes() {
-            return Ok(HooksPath::Unchanged);
-        }
-        if !force {
-            return Err(GitError::Read(format!(
-                "core.hooksPath is already `{}`; rerun with --force to point it at {dir}",
-                current.to_str_lossy()
-            )));
-        }
-    }
-    file.set_raw_value("core.hooksPath", dir)
-        .map_err(read_err)?;
-    let mut bytes = Vec::new();
-    file.write_to(&mut bytes).map_err(read_err)?;
-    crate::fsutil::write_atomic(&path, &bytes).map_err(read_err)?;
-    Ok(HooksPath::Set)
+    let written = crate::fsutil::update(
+        &path,
+        |bytes| {
+            let bytes =
+                bytes.ok_or_else(|| GitError::Read(format!("{}: no such file", path.display())))?;
+            let meta = gix::config::file::Metadata::from(gix::config::Source::Local).at(&path);
+            let mut file =
+                gix::config::File::from_bytes_no_includes(bytes, meta, Default::default())
+                    .map_err(read_err)?;
+            if let Ok(current) = file.raw_value("core.hooksPath") {
+                if current.as_bytes() == dir.as_bytes() {
+                    return Ok(None);
+                }
+                if !force {
+                    return Err(GitError::Read(format!(
+                        "core.hooksPath is already `{}`; rerun with --force to point it at {dir}",
+                        current.to_str_lossy()
+                    )));
+                }
+            }
+            file.set_raw_value("core.hooksPath", dir)
+                .map_err(read_err)?;
+            let mut out = Vec::new();
+            file.write_to(&mut out).map_err(read_err)?;
+            Ok(Some(out))
+        },
+        |action, e| GitError::Read(format!("cannot {action} {}: {e}", path.display())),
+    )?;
+    Ok(match written {
+        true => HooksPath::Set,
+        false => HooksPath::Unchanged,
+    })
 }
 
 /// The content of root-relative `rel` read from the work tree, when the

@@ -200,6 +200,9 @@ pub fn stop(place: &Place) -> ExitCode {
     }
     match crate::context::rotate(&ws.root, keep, false) {
         Ok(done @ crate::context::RotateOutcome::Rotated { .. }) => print(&done.human()),
+        Ok(done @ crate::context::RotateOutcome::Raced) => {
+            eprint!("memlint hook: {}", done.human())
+        }
         Ok(_) => {}
         Err(e) => eprintln!("memlint hook: {e}"),
     }
@@ -286,20 +289,15 @@ pub fn post_write(place: &Place) -> ExitCode {
         .filter(|d| d.severity == crate::diagnostic::Severity::Error)
         .map(crate::diagnostic::Diagnostic::count)
         .sum::<usize>();
-    let counts_path = ws.root.join(crate::index::DIR).join(FAILURES_FILE);
-    let mut counts = read_counts(&counts_path);
     if errors == 0 {
-        if counts.remove(&rel).is_some() {
-            write_counts(&ws.root, &counts_path, &counts);
-        }
+        failures::reset(&ws.root, &rel);
         return ExitCode::SUCCESS;
     }
-    let failures = counts.get(&rel).copied().unwrap_or(0).saturating_add(1);
     let max = ws.config.post_write.max_failures;
+    // Stop the agent at the limit; the next session starts counting afresh.
+    let counted = failures::bump(&ws.root, &rel, max);
+    let failures = counted.unwrap_or(1);
     if failures >= max {
-        // Stop the agent; the next session starts counting afresh.
-        counts.remove(&rel);
-        write_counts(&ws.root, &counts_path, &counts);
         let reason = format!(
             "memlint: {rel} still has {errors} lint error(s) after {failures} attempts to fix it; \
              stopping so a person can look (`memlint check {rel}`)"
@@ -310,8 +308,7 @@ pub fn post_write(place: &Place) -> ExitCode {
         ));
         return ExitCode::SUCCESS;
     }
-    counts.insert(rel.clone(), failures);
-    let counted = write_counts(&ws.root, &counts_path, &counts);
+    let counted = counted.is_some();
     let mut text = String::new();
     for d in &outcome.diagnostics {
         text.push_str(&format!(
@@ -338,19 +335,67 @@ pub fn post_write(place: &Place) -> ExitCode {
     ExitCode::from(2)
 }
 
-type Counts = std::collections::BTreeMap<String, u32>;
+/// The consecutive post-write failures of each file (SPEC §6), in
+/// `.memlint/post-write-failures.json` (`{"<root-relative path>": count}`).
+/// Every change is a read-modify-write under an exclusive `flock` on
+/// `.memlint/post-write-failures.lock`, so parallel hooks never lose one.
+mod failures {
+    use std::path::Path;
 
-fn read_counts(path: &Path) -> Counts {
-    crate::fsutil::read_regular(path)
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or_default()
-}
+    type Counts = std::collections::BTreeMap<String, u32>;
 
-/// Writes the counts atomically; false when `.memlint/` cannot be written
-/// (the count then does not grow).
-fn write_counts(root: &Path, path: &Path, counts: &Counts) -> bool {
-    crate::index::make_dir(root).is_ok()
-        && serde_json::to_string_pretty(counts)
-            .is_ok_and(|text| crate::fsutil::write_atomic(path, text.as_bytes()).is_ok())
+    /// The lock file beside [`super::FAILURES_FILE`].
+    const LOCK_FILE: &str = "post-write-failures.lock";
+
+    /// Counts one more failure of `rel` and returns the count, forgetting
+    /// it at `max`. `None` when `.memlint/` cannot be written (nothing is
+    /// counted then).
+    pub fn bump(root: &Path, rel: &str, max: u32) -> Option<u32> {
+        update(root, |counts| {
+            let n = counts.get(rel).copied().unwrap_or(0).saturating_add(1);
+            if n >= max {
+                counts.remove(rel);
+            } else {
+                counts.insert(rel.to_string(), n);
+            }
+            Some(n)
+        })
+        .flatten()
+    }
+
+    /// Forgets the failures of `rel` (a clean lint).
+    pub fn reset(root: &Path, rel: &str) {
+        // Without a count there is nothing to lock for.
+        if read(&root.join(crate::index::DIR).join(super::FAILURES_FILE)).contains_key(rel) {
+            update(root, |counts| counts.remove(rel).map(|_| ()));
+        }
+    }
+
+    /// Runs `change` on the counts under the lock and writes them when it
+    /// returns `Some`. `None` when the lock or the file cannot be written.
+    fn update<R>(root: &Path, change: impl FnOnce(&mut Counts) -> Option<R>) -> Option<Option<R>> {
+        let dir = crate::index::make_dir(root).ok()?;
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join(LOCK_FILE))
+            .ok()?;
+        lock.lock().ok()?;
+        let path = dir.join(super::FAILURES_FILE);
+        let mut counts = read(&path);
+        let Some(out) = change(&mut counts) else {
+            return Some(None);
+        };
+        let text = serde_json::to_string_pretty(&counts).ok()?;
+        crate::fsutil::write_cache(&path, text.as_bytes()).ok()?;
+        Some(Some(out))
+    }
+
+    fn read(path: &Path) -> Counts {
+        crate::fsutil::read_regular(path)
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default()
+    }
 }

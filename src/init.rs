@@ -46,6 +46,31 @@ fn read_existing(path: &Path) -> Result<Option<Vec<u8>>, WorkspaceError> {
     }
 }
 
+/// The error of [`crate::fsutil::update`] on `path`.
+fn update_err(path: &Path) -> impl Fn(&'static str, std::io::Error) -> WorkspaceError + '_ {
+    move |action, source| {
+        let path = path.display().to_string();
+        match action {
+            "read" => WorkspaceError::Io { path, source },
+            _ => WorkspaceError::Write {
+                action: "write",
+                path,
+                source,
+            },
+        }
+    }
+}
+
+/// Creates `path` holding `bytes` unless something is there already (also
+/// when it appeared since it was looked at): false then.
+fn create(path: &Path, bytes: &[u8]) -> Result<bool, WorkspaceError> {
+    match crate::fsutil::write_new(path, bytes) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(write_err("write", path)(e)),
+    }
+}
+
 /// Refuses to write `path` through a symbolic link that leads out of
 /// `root` (SPEC §1): a cloned repository could point `.gitignore` or
 /// `.githooks` anywhere.
@@ -85,7 +110,7 @@ pub fn run(root: &Path) -> Result<ExitCode, WorkspaceError> {
     // Read before anything is created: one that cannot be merged into stops
     // `init` with nothing changed.
     let existing = read_existing(&gi)?.unwrap_or_default();
-    let existing = String::from_utf8(existing).map_err(|_| {
+    String::from_utf8(existing).map_err(|_| {
         WorkspaceError::Usage(format!(
             "{} is not valid UTF-8; memlint init cannot add its lines to it",
             gi.display()
@@ -95,40 +120,56 @@ pub fn run(root: &Path) -> Result<ExitCode, WorkspaceError> {
         let path = root.join(dir);
         if !path.is_dir() {
             std::fs::create_dir_all(&path).map_err(write_err("create the directory", &path))?;
-            let keep = path.join(".gitkeep");
-            crate::fsutil::write_atomic(&keep, b"").map_err(write_err("write", &keep))?;
+            create(&path.join(".gitkeep"), b"")?;
             done.push(format!("created {dir}/"));
         }
     }
     for (name, content) in files {
         let path = root.join(name);
-        // A dangling link is something there too: never written through.
-        if std::fs::symlink_metadata(&path).is_err() {
-            crate::fsutil::write_new(&path, content.as_bytes())
-                .map_err(write_err("write", &path))?;
+        // A dangling link is something there too: never written through;
+        // nor a file created meanwhile.
+        if std::fs::symlink_metadata(&path).is_err() && create(&path, content.as_bytes())? {
             done.push(format!("created {name}"));
         }
     }
-    let missing: Vec<&str> = GITIGNORE_LINES
-        .iter()
-        .copied()
-        .filter(|l| {
-            !existing
-                .lines()
-                .any(|x| x.trim() == *l || x.trim() == l.trim_end_matches('/'))
-        })
-        .collect();
+    // The lines are added to what the file holds when it is written: an
+    // edit saved meanwhile is read again, never overwritten.
+    let mut missing: Vec<&str> = Vec::new();
+    crate::fsutil::update(
+        &gi,
+        |existing| {
+            // Bytes that are not text would not survive a round trip.
+            let existing = std::str::from_utf8(existing.unwrap_or_default()).map_err(|_| {
+                WorkspaceError::Usage(
+                    ".gitignore is not valid UTF-8; add `.memlint/` and `staging/.consolidation.lock` to it by hand".into(),
+                )
+            })?;
+            missing = GITIGNORE_LINES
+                .iter()
+                .copied()
+                .filter(|l| {
+                    !existing
+                        .lines()
+                        .any(|x| x.trim() == *l || x.trim() == l.trim_end_matches('/'))
+                })
+                .collect();
+            if missing.is_empty() {
+                return Ok(None);
+            }
+            let mut text = existing.to_string();
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str("# memlint: index and consolidation lock (never committed)\n");
+            for l in &missing {
+                text.push_str(l);
+                text.push('\n');
+            }
+            Ok(Some(text.into_bytes()))
+        },
+        update_err(&gi),
+    )?;
     if !missing.is_empty() {
-        let mut text = existing.clone();
-        if !text.is_empty() && !text.ends_with('\n') {
-            text.push('\n');
-        }
-        text.push_str("# memlint: index and consolidation lock (never committed)\n");
-        for l in &missing {
-            text.push_str(l);
-            text.push('\n');
-        }
-        crate::fsutil::write_atomic(&gi, text.as_bytes()).map_err(write_err("write", &gi))?;
         done.push(format!("added {} to .gitignore", missing.join(" and ")));
     }
     if done.is_empty() {
@@ -544,22 +585,48 @@ impl AgentSettings {
         })
     }
 
-    /// Writes the merged settings atomically (creating their directory).
+    /// Writes the merged settings (creating their directory). They are
+    /// merged again into what the file holds when it is written: an edit
+    /// saved since [`AgentSettings::plan`] read it is kept, never
+    /// overwritten.
     pub fn write(self) -> Result<ExitCode, WorkspaceError> {
         let AgentSettings {
             path,
             shown,
-            merged: (text, added),
+            merged: (_, planned),
         } = self;
-        if added.is_empty() {
+        if planned.is_empty() {
             println!("{shown} already registers memlint's hooks");
             return Ok(ExitCode::SUCCESS);
         }
-        if let Some(dir) = path.parent() {
+        if let Some(dir) = path.parent().filter(|d| !d.exists()) {
             std::fs::create_dir_all(dir).map_err(write_err("create the directory", dir))?;
         }
-        crate::fsutil::write_atomic(&path, text.as_bytes()).map_err(write_err("write", &path))?;
-        println!("added memlint's {} hook(s) to {shown}", added.join(", "));
+        let mut added = Vec::new();
+        crate::fsutil::update(
+            &path,
+            |existing| {
+                let existing = existing
+                    .map(|b| {
+                        String::from_utf8(b.to_vec()).map_err(|_| {
+                            format!("{shown} is not valid UTF-8; fix it or add the hooks by hand")
+                        })
+                    })
+                    .transpose()
+                    .map_err(WorkspaceError::Usage)?;
+                let (text, new) = merge_agent_settings(existing.as_deref()).map_err(|why| {
+                    WorkspaceError::Usage(format!("{shown} {why}; fix it or add the hooks by hand"))
+                })?;
+                added = new;
+                Ok((!added.is_empty()).then(|| text.into_bytes()))
+            },
+            update_err(&path),
+        )?;
+        if added.is_empty() {
+            println!("{shown} already registers memlint's hooks");
+        } else {
+            println!("added memlint's {} hook(s) to {shown}", added.join(", "));
+        }
         Ok(ExitCode::SUCCESS)
     }
 }
@@ -598,6 +665,17 @@ pub struct Hooks {
     force: bool,
     /// Whether the hook file already holds `script`.
     up_to_date: bool,
+    /// The hook file as the plan read it: it is replaced only while it
+    /// still is that, and created only where none is.
+    existing: Existing,
+}
+
+/// What the plan of `init --hooks` found where the hook goes.
+enum Existing {
+    Nothing,
+    File(crate::fsutil::Snapshot),
+    /// Not a regular file (a FIFO, a directory): replaced only with --force.
+    Other,
 }
 
 impl Hooks {
@@ -644,12 +722,21 @@ impl Hooks {
         }
         _ => {}
     }
-        let up_to_date = match crate::fsutil::read_regular(&hook) {
-            Ok(existing) if existing == script.as_bytes() => true,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,
-            // Anything there (a FIFO too) is someone's, never read or
+        let existing = match crate::fsutil::Snapshot::read(&hook) {
+            Ok(seen) => Existing::File(seen),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Existing::Nothing,
+            // Anything else there (a FIFO too) is someone's, never read or
             // replaced without --force.
-            _ if !force => {
+            Err(_) if !force => {
+                return Err(usage(format!(
+                    "{shown} exists and is not memlint's hook; rerun with --force to replace it"
+                )))
+            }
+            Err(_) => Existing::Other,
+        };
+        let up_to_date = match &existing {
+            Existing::File(e) if e.bytes == script.as_bytes() => true,
+            Existing::File(_) if !force => {
                 return Err(usage(format!(
                     "{shown} exists and is not memlint's hook; rerun with --force to replace it"
                 )))
@@ -662,6 +749,7 @@ impl Hooks {
             script,
             force,
             up_to_date,
+            existing,
         })
     }
 
@@ -676,6 +764,7 @@ impl Hooks {
             script,
             force,
             up_to_date,
+            existing,
         } = self;
         let hook = top.join(HOOKS_DIR).join("pre-commit");
         let shown = format!("{HOOKS_DIR}/pre-commit");
@@ -684,8 +773,29 @@ impl Hooks {
             false => {
                 let dir = top.join(HOOKS_DIR);
                 std::fs::create_dir_all(&dir).map_err(write_err("create the directory", &dir))?;
-                crate::fsutil::write_atomic(&hook, script.as_bytes())
-                    .map_err(write_err("write", &hook))?;
+                let changed = || {
+                    usage(format!(
+                        "{shown} changed while memlint was installing its hook; it was left as it is: look at it and rerun"
+                    ))
+                };
+                match &existing {
+                    Existing::File(seen) => {
+                        let done =
+                            crate::fsutil::replace_if_unchanged(&hook, seen, script.as_bytes())
+                                .map_err(write_err("write", &hook))?;
+                        if done == crate::fsutil::Replaced::Changed {
+                            return Err(changed());
+                        }
+                    }
+                    Existing::Nothing => {
+                        if !create(&hook, script.as_bytes())? {
+                            return Err(changed());
+                        }
+                    }
+                    // Not a regular file, replaced on purpose (--force).
+                    Existing::Other => crate::fsutil::write_atomic(&hook, script.as_bytes())
+                        .map_err(write_err("write", &hook))?,
+                }
                 #[cfg(unix)]
                 {
                     use std::os::unix::fs::PermissionsExt;

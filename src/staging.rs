@@ -11,11 +11,13 @@
 //! - A lock comes into being only by hard-linking a complete, synced temporary
 //!   file into place. `link` never replaces an existing name, so among racing
 //!   creators exactly one wins, and a reader sees a whole lock or none.
-//! - An existing lock is replaced (stale takeover) or removed (release) only
-//!   while holding an exclusive `flock` on the staging directory, and only
-//!   after re-reading it under that guard and finding the very bytes that were
-//!   judged. Creators cannot touch an existing lock, so under the guard it
-//!   stays what was read. The kernel drops the guard when its holder dies.
+//! - A claim snapshots the staging ids and makes its lock, and a release
+//!   deletes the consumed files and removes its lock, only while holding an
+//!   exclusive `flock` on the staging directory, so a claim never lists a
+//!   file a racing release is deleting. An existing lock is replaced (stale
+//!   takeover) only after re-reading it under that guard and finding the
+//!   very bytes that were judged. The kernel drops the guard when its holder
+//!   dies.
 //! - Release deletes the consumed files first and the lock last: a release cut
 //!   short leaves the lock in place, and running it again finishes the job.
 
@@ -371,9 +373,15 @@ pub fn claim(
     fs::create_dir_all(&dir).map_err(io_err(DIR))?;
     let lock_path = dir.join(LOCK_FILE);
     for _ in 0..MAX_ATTEMPTS {
-        // A shortcut that spares losers a synced write; the lock itself is
-        // still created only by the exclusive link below.
+        // A shortcut that spares losers the wait for the guard; what counts
+        // is judged again under it.
         judge(&read_lock(&lock_path)?, who, now, cfg, force)?;
+        // The snapshot and the lock are made under the guard a release
+        // deletes under: a claim and a release that race cannot interleave,
+        // so every id snapshotted still has its file when the lock appears.
+        let guard = Guard::acquire(root, &dir)?;
+        let seen = read_lock(&lock_path)?;
+        let takeover = judge(&seen, who, now, cfg, force)?;
         let listing = list(&dir)?;
         sweep(&dir, &listing.temporaries);
         let lock = Lock {
@@ -383,27 +391,29 @@ pub fn claim(
             started: clock::rfc3339(now),
             consumed: listing.entries.into_iter().map(|(id, _)| id).collect(),
         };
-        let tmp = Temp::write(&dir, &lock_bytes(&lock)).map_err(io_err(DIR))?;
-        match fs::hard_link(&tmp.path, &lock_path) {
-            Ok(()) => {
-                sync_dir(&dir);
-                return Ok(claimed(lock, None, None));
-            }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-            // Our temporary was swept as debris: write it again.
-            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(io_err(LOCK_PATH)(e)),
-        }
-        let seen = read_lock(&lock_path)?;
+        let tmp = Temp::write(&dir, &lock_bytes(&lock)).map_err(io_err(LOCK_PATH))?;
         let Some(Takeover {
             holder: took_over,
             unreadable,
-        }) = judge(&seen, who, now, cfg, force)?
+        }) = takeover
         else {
+            // `link` never replaces a lock, even one made by a claim that
+            // did not take the guard (an older memlint).
+            match fs::hard_link(&tmp.path, &lock_path) {
+                Ok(()) => {
+                    sync_dir(&dir);
+                    return Ok(claimed(lock, None, None));
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                // Our temporary was swept as debris: write it again.
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(io_err(LOCK_PATH)(e)),
+            }
+            drop(guard);
             continue;
         };
-        // Replace the lock we judged, and only that one.
-        let guard = Guard::acquire(root, &dir)?;
+        // Replace the lock we judged, and only that one: under the guard
+        // only a claim without it could have changed it since.
         if read_lock(&lock_path)? != seen {
             drop(guard);
             continue;
@@ -621,25 +631,7 @@ fn parent_pid() -> u32 {
 /// Whether process `pid` exists on this host; `None` where that cannot be
 /// told, and the age rule applies instead.
 fn pid_alive(pid: u32) -> Option<bool> {
-    #[cfg(unix)]
-    {
-        let Ok(pid) = libc::pid_t::try_from(pid) else {
-            return Some(false);
-        };
-        if pid <= 0 {
-            return Some(false);
-        }
-        // SAFETY: signal 0 sends nothing; kill only checks that the process
-        // exists and may be signalled.
-        let r = unsafe { libc::kill(pid, 0) };
-        // EPERM: it exists but belongs to another user.
-        Some(r == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = pid;
-        None
-    }
+    crate::fsutil::pid_alive(pid)
 }
 
 fn check_pod(pod: &str) -> Result<(), StagingError> {

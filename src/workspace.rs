@@ -559,9 +559,10 @@ pub struct Walked {
     pub files: Vec<String>,
     /// Every directory the walk entered (not the ignored ones), unsorted.
     pub dirs: Vec<PathBuf>,
-    /// No symbolic link among the entries walked, no error and no ignore
-    /// file left out: a change under the walked roots that could change
-    /// `files` then changes one of `dirs` or an ignore file in one of them.
+    /// No symbolic link among the entries walked, no temporary file of a
+    /// live memlint run left out, no error and no ignore file left out: a
+    /// change under the walked roots that could change `files` then changes
+    /// one of `dirs` or an ignore file in one of them.
     pub complete: bool,
 }
 
@@ -681,6 +682,11 @@ impl ignore::ParallelVisitor for Visitor<'_> {
                 let ft = e.file_type();
                 if ft.is_some_and(|t| t.is_dir()) {
                     self.local.dirs.push(e.into_path());
+                } else if crate::fsutil::temporary_in_progress(e.path()) {
+                    // Another run's write in progress (or just done). The
+                    // listing is not stored, so that a file its writer left
+                    // (killed) is listed, and reported, by the next walk.
+                    self.local.incomplete = true;
                 } else {
                     // A link's target can change under an unchanged
                     // directory.

@@ -30,8 +30,14 @@ enum Done {
     /// Reformatted (or would be); the texts are kept for `--diff` only.
     Changed(Option<(String, String)>),
     Skipped(String),
+    /// Changed by another program while it was being formatted: left as
+    /// that program made it.
+    Raced,
     Failed(String),
 }
+
+/// The note on a file another program changed while memlint rewrote it.
+pub const RACED: &str = "changed while memlint was formatting it; left as it is";
 
 /// The root-relative files selected by `paths` (all when empty), as `check`
 /// selects them.
@@ -118,6 +124,12 @@ pub fn run(ws: &Workspace, opts: &Options) -> Result<ExitCode, WorkspaceError> {
                 skipped += 1;
                 if !opts.quiet {
                     err.push_str(&format!("memlint: note: {rel}: left as it is: {reason}\n"));
+                }
+            }
+            Done::Raced => {
+                skipped += 1;
+                if !opts.quiet {
+                    err.push_str(&format!("memlint: note: {rel}: {RACED}\n"));
                 }
             }
             Done::Failed(e) => {
@@ -208,25 +220,28 @@ fn format_file(
         }
         Err(e) => return Done::Failed(format!("cannot read: {e}")),
     }
-    let bytes = match crate::fsutil::read_regular(&path) {
-        Ok(b) => b,
+    let seen = match crate::fsutil::Snapshot::read(&path) {
+        Ok(s) => s,
         Err(e) => return Done::Failed(format!("cannot read: {e}")),
     };
-    let Ok(text) = String::from_utf8(bytes) else {
+    let Ok(text) = std::str::from_utf8(&seen.bytes) else {
         return Done::Skipped("the file is not valid UTF-8".into());
     };
-    let (outcome, mut noted) = format_record_noted(&text, kind);
+    let (outcome, mut noted) = format_record_noted(text, kind);
     notes.append(&mut noted);
     match outcome {
         Outcome::Unchanged => Done::Unchanged,
         Outcome::Skipped { reason } => Done::Skipped(reason),
         Outcome::Formatted(new) => {
             if write {
-                if let Err(e) = crate::fsutil::write_atomic(&path, new.as_bytes()) {
-                    return Done::Failed(format!("cannot write: {e}"));
+                // Only over what was read: an editor's save meanwhile stays.
+                match crate::fsutil::replace_if_unchanged(&path, &seen, new.as_bytes()) {
+                    Ok(crate::fsutil::Replaced::Written) => {}
+                    Ok(crate::fsutil::Replaced::Changed) => return Done::Raced,
+                    Err(e) => return Done::Failed(format!("cannot write: {e}")),
                 }
             }
-            Done::Changed(keep.then_some((text, new)))
+            Done::Changed(keep.then(|| (text.to_string(), new)))
         }
     }
 }
