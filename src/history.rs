@@ -347,8 +347,8 @@ pub fn check_base(
         eprintln!(
             "memlint: warning: commit {}: malformed `{TRAILER}:` trailer `{}`: {}",
             short(&m.commit),
-            m.item.line,
-            m.item.reason
+            crate::sanitize::line(&m.item.line),
+            crate::sanitize::line(&m.item.reason)
         );
     }
     let max = ws.config.max_file_bytes;
@@ -889,37 +889,38 @@ fn commit_changes(repo: &Repo, c: &CommitInfo) -> Result<Vec<Change>, GitError> 
     Ok(changes)
 }
 
-/// Human output of `memlint log`.
+/// Human output of `memlint log`: commit messages and file names with
+/// secrets masked and control characters shown as symbols.
 pub fn render_human(log: &Log) -> String {
+    use crate::sanitize::line;
     let mut out = String::new();
     for c in &log.commits {
         out.push_str(&format!(
             "{} {} {}\n",
             &c.id[..7.min(c.id.len())],
             c.time,
-            c.summary
+            line(&c.summary)
         ));
         for (p, s) in c.paths.iter().zip(&c.status) {
-            out.push_str(&format!("    {s} {p}\n"));
+            out.push_str(&format!("    {s} {}\n", line(p)));
         }
         for op in &c.gc {
-            out.push_str(&format!("    {TRAILER}: {}\n", op.value()));
+            out.push_str(&format!("    {TRAILER}: {}\n", line(&op.value())));
         }
         for m in &c.malformed {
             out.push_str(&format!(
                 "    malformed {TRAILER} trailer: `{}`: {}\n",
-                m.line, m.reason
+                line(&m.line),
+                line(&m.reason)
             ));
         }
     }
     out
 }
 
-/// JSON output of `memlint log` (SPEC §4).
+/// JSON output of `memlint log` (SPEC §4), secrets masked.
 pub fn render_json(log: &Log) -> String {
-    let mut s = serde_json::to_string_pretty(log).unwrap_or_default();
-    s.push('\n');
-    s
+    crate::sanitize::json(log)
 }
 
 #[cfg(test)]

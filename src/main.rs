@@ -35,7 +35,9 @@ fn main() -> ExitCode {
             .location()
             .map(|l| format!(" at {}:{}", l.file(), l.line()))
             .unwrap_or_default();
-        eprintln!("memlint: internal error: {msg}{at}; please report this bug");
+        memlint::sanitize::write_err(&format!(
+            "memlint: internal error: {msg}{at}; please report this bug\n"
+        ));
         std::process::exit(2);
     }));
     let cli = memlint::cli::Cli::parse();
