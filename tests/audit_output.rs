@@ -289,10 +289,17 @@ fn no_secret_and_no_control_character_reaches_any_output() {
         claimed.stdout
     );
     run(&["staging", "status"], None, false);
+    // A usage error quotes the argument.
+    let usage = run(
+        &["search", "--limit", &format!("{BEL}{GH}"), "x"],
+        None,
+        false,
+    );
+    assert_eq!(usage.code, 2);
     let import = format!("# Session {ESC}[2J {GH}\n");
     write(root, "import.txt", &import);
     run(&["compact", "import", "--file", "import.txt"], None, false);
-    assert_eq!(seen, 35);
+    assert_eq!(seen, 36);
 }
 
 /// Item 7: `status: ghp_…` was echoed by `frontmatter/type`, a date by
