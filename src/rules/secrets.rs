@@ -120,7 +120,9 @@ pub fn find(text: &str) -> Vec<(std::ops::Range<usize>, &'static str)> {
 /// or the `password: ` of a pair) and never the rest.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hidden {
+    /// The credential's bytes in the text.
     pub range: std::ops::Range<usize>,
+    /// How many of its first bytes only say what kind it is.
     pub keep: usize,
 }
 
