@@ -5,7 +5,7 @@ use crate::diagnostic::Severity;
 use crate::render::{self, Summary};
 use crate::workspace::{Workspace, WorkspaceError};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -310,7 +310,7 @@ pub struct CompactArgs {
 pub enum CompactCommand {
     /// Validate a structured session text and store it as memory/sessions/CMEM-YYYYMMDD-HHMMSS.md
     Import(CompactImportArgs),
-    /// Print a stored session text exactly as it was imported
+    /// Print a stored session text as it was imported (secrets masked, control characters as symbols)
     Export {
         /// Session id, e.g. CMEM-20261101-101500
         #[arg(long)]
@@ -461,11 +461,9 @@ impl Settings {
     }
 }
 
+/// Everything the commands print goes through the sanitizer's edge.
 fn write_out(text: &str) {
-    let mut out = std::io::stdout().lock();
-    // A closed pipe (`memlint check | head`) is not an error worth reporting.
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
+    crate::sanitize::write_out(text);
 }
 
 fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
@@ -612,7 +610,7 @@ fn report_check(s: &Settings, args: &CheckArgs, outcome: &crate::check::Outcome)
         CheckFormat::Github => render::github(diags, summary),
         CheckFormat::Sarif => render::sarif(diags),
     };
-    write_out(&text);
+    crate::sanitize::write_out_colored(&text, s.color && args.format == CheckFormat::Human);
     let failed = summary.errors > 0
         || (args.deny_warnings && diags.iter().any(|d| d.severity == Severity::Warning));
     if failed {
@@ -634,8 +632,8 @@ fn log(s: &Settings, args: &LogArgs) -> Result<ExitCode, WorkspaceError> {
                 "memlint: warning: commit {}: malformed `{}:` trailer `{}`: {}",
                 &c.id[..7.min(c.id.len())],
                 crate::history::TRAILER,
-                m.line,
-                m.reason
+                crate::sanitize::line(&m.line),
+                crate::sanitize::line(&m.reason)
             );
         }
     }
@@ -706,17 +704,20 @@ fn compact(global: &GlobalArgs, command: &CompactCommand) -> Result<ExitCode, Wo
         }
         CompactCommand::Export { id } => {
             let s = Settings::resolve(global)?;
-            c::export(&s.workspace.root, id).map(|bytes| {
-                let mut out = std::io::stdout().lock();
-                let _ = out.write_all(&bytes);
-                let _ = out.flush();
-            })
+            // The stored text is printed as it was imported, but for
+            // masked secrets and control characters shown as symbols: it
+            // goes to a terminal or into an agent's prompt.
+            c::export(&s.workspace.root, id)
+                .map(|bytes| write_out(&String::from_utf8_lossy(&bytes)))
         }
         CompactCommand::List { format } => {
             let s = Settings::resolve(global)?;
             c::list(&s.workspace.root).map(|listing| {
                 for (path, why) in &listing.skipped {
-                    eprintln!("memlint: warning: {path}: skipped: {why}");
+                    eprintln!(
+                        "memlint: warning: {}: skipped: {why}",
+                        crate::sanitize::line(path)
+                    );
                 }
                 match format {
                     CompactFormat::Json => write_out(&c::render_list_json(&listing.sessions)),
@@ -806,9 +807,7 @@ fn rule(name: Option<&str>) -> Result<ExitCode, WorkspaceError> {
 fn staging(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, WorkspaceError> {
     use crate::staging as st;
     fn json<T: serde::Serialize>(value: &T) -> String {
-        let mut text = serde_json::to_string_pretty(value).expect("staging reports serialize");
-        text.push('\n');
-        text
+        crate::sanitize::json(value)
     }
     let root = &s.workspace.root;
     let cfg = &s.workspace.config.staging;
@@ -915,10 +914,12 @@ fn search(s: &Settings, args: &SearchArgs) -> Result<ExitCode, WorkspaceError> {
         progress: !s.quiet,
     };
     let hits = crate::search::search(&s.workspace, &query, &opts);
-    write_out(&match args.format {
-        ReportFormat::Human => crate::search::human(&hits, s.color),
-        ReportFormat::Json => crate::search::json(&query.text, &hits),
-    });
+    match args.format {
+        ReportFormat::Human => {
+            crate::sanitize::write_out_colored(&crate::search::human(&hits, s.color), s.color)
+        }
+        ReportFormat::Json => write_out(&crate::search::json(&query.text, &hits)),
+    }
     Ok(walk_outcome(&s.workspace, ExitCode::SUCCESS))
 }
 

@@ -526,7 +526,8 @@ pub fn import(
     Err(CompactError::NoFreeId { first, last })
 }
 
-/// The session text stored under `id`, exactly as it was imported.
+/// The session text stored under `id`, exactly as it was imported (`compact
+/// export` prints it through the sanitizer).
 pub fn export(root: &Path, id: &str) -> Result<Vec<u8>, CompactError> {
     if !is_session_id(id) {
         return Err(CompactError::BadId(id.to_string()));
@@ -680,10 +681,11 @@ pub fn render_problems(problems: &[Problem], input: &str, record: &str) -> Strin
         };
         let _ = writeln!(
             out,
-            "{place}: {}[{}] {}",
+            "{}: {}[{}] {}",
+            crate::sanitize::line(&place),
             p.severity.as_str(),
             p.rule,
-            p.message
+            crate::sanitize::line(&p.message)
         );
     }
     out
@@ -729,9 +731,7 @@ pub fn render_imported_json(imported: &Imported) -> String {
         message: format!("Created memory: {}", imported.id),
         path: &imported.path,
     };
-    let mut s = serde_json::to_string_pretty(&value).unwrap_or_default();
-    s.push('\n');
-    s
+    crate::sanitize::json(&value)
 }
 
 /// One line per session, newest first: id, created, description, tags.
@@ -753,7 +753,9 @@ pub fn render_list(sessions: &[Listed]) -> String {
         if !s.tags.is_empty() {
             let _ = write!(line, "  [{}]", s.tags.join(", "));
         }
-        let _ = writeln!(out, "{}", line.trim_end());
+        // Read from files anyone may have written: one line each, secrets
+        // masked, control characters as symbols.
+        let _ = writeln!(out, "{}", crate::sanitize::line(line.trim_end()));
     }
     out
 }
@@ -766,9 +768,7 @@ struct ListJson<'a> {
 /// The JSON listing (SPEC §4): `{"sessions": [{"id", "created",
 /// "description", "path"}]}`, newest first.
 pub fn render_list_json(sessions: &[Listed]) -> String {
-    let mut s = serde_json::to_string_pretty(&ListJson { sessions }).unwrap_or_default();
-    s.push('\n');
-    s
+    crate::sanitize::json(&ListJson { sessions })
 }
 
 #[cfg(test)]

@@ -582,8 +582,13 @@ const TOC_TITLE: &str = "## Memory index (active records, newest first)";
 /// `max_chars` characters, cut at line boundaries and then ending with a
 /// line pointing to `memlint search`.
 pub fn render(m: &Material, s: &Settings) -> String {
+    // Every line is sanitized before it is counted, so that the budget
+    // holds for what is printed: secrets masked (never longer), control
+    // characters shown as one symbol each (a line feed in a file name
+    // too, which would split its line).
+    let shown = |l: &str| crate::sanitize::line(l).into_owned();
     // The header: cut by keeping a prefix of its lines.
-    let mut fixed: Vec<String> = s.header.lines().map(str::to_string).collect();
+    let mut fixed: Vec<String> = s.header.lines().map(shown).collect();
     while fixed.last().is_some_and(|l| l.trim().is_empty()) {
         fixed.pop();
     }
@@ -600,7 +605,10 @@ pub fn render(m: &Material, s: &Settings) -> String {
     if let Some(text) = &m.context_md {
         for b in first_blocks(text, s.blocks) {
             fixed.push(String::new());
-            fixed.extend(b.lines().map(str::to_string));
+            // Masked as a whole: a private key's material is in the
+            // lines after its `BEGIN` line.
+            let b = crate::sanitize::secrets(&b);
+            fixed.extend(b.lines().map(shown));
         }
     }
     let resident = (s.resident && !m.resident.is_empty()).then(|| List {
@@ -609,8 +617,8 @@ pub fn render(m: &Material, s: &Settings) -> String {
             .resident
             .iter()
             .map(|(slug, d)| match d.as_str() {
-                "" => format!("- {slug}"),
-                d => format!("- {slug} — {d}"),
+                "" => shown(&format!("- {slug}")),
+                d => shown(&format!("- {slug} — {d}")),
             })
             .collect(),
         total: m.resident_total,
@@ -625,7 +633,7 @@ pub fn render(m: &Material, s: &Settings) -> String {
         .filter(|d| d.total > 0)
         .map(|d| List {
             head: vec![format!("{} ({})", d.dir, d.total)],
-            items: d.names.iter().map(|n| format!("- {n}")).collect(),
+            items: d.names.iter().map(|n| shown(&format!("- {n}"))).collect(),
             total: d.total,
         })
         .collect();

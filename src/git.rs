@@ -340,25 +340,174 @@ impl Repo {
         Ok(head.id().map(|id| id.detach()))
     }
 
-    /// Resolves `rev` to a commit.
+    /// Resolves `rev` to a commit. When it does not resolve, the error says
+    /// why in a user's words (an unknown name, an ambiguous id, a `~N` past
+    /// the first commit), never in gix's.
     pub fn resolve(&self, rev: &str) -> Result<ObjectId, GitError> {
         let unknown = |hint: String| GitError::UnknownRevision {
             rev: rev.to_string(),
             hint,
         };
-        let id = self.repo.rev_parse_single(rev).map_err(|e| {
+        let id = self.repo.rev_parse_single(rev).map_err(|_| {
             let shallow = if self.repo.is_shallow().unwrap_or(false) {
                 " (the repository is a shallow clone: fetch more history, e.g. `fetch-depth: 0` in actions/checkout)"
             } else {
                 ""
             };
-            unknown(format!(": {e}{shallow}"))
+            unknown(format!(": {}{shallow}", self.why_unresolved(rev)))
         })?;
         let object = id.object().map_err(read_err)?;
         let commit = object
             .peel_to_commit()
             .map_err(|_| unknown(" (it does not name a commit)".into()))?;
         Ok(commit.id)
+    }
+
+    /// Why `rev` does not resolve, found by resolving its parts one by
+    /// one: the name before any `~`, `^`, `:` or `@{`, then each `~N` and
+    /// `^N` step after it.
+    fn why_unresolved(&self, rev: &str) -> String {
+        const CANNOT: &str = "it does not name a commit of this repository (memlint reads branch and tag names, commit ids of 4 to 40 hex digits, HEAD, and `~N` or `^N` after them)";
+        if rev.is_empty() {
+            return "a revision cannot be empty".into();
+        }
+        if rev.contains("..") {
+            return "a range is not a revision here: give one commit".into();
+        }
+        let cut = rev
+            .char_indices()
+            .find(|&(i, c)| matches!(c, '~' | '^' | ':') || rev[i..].starts_with("@{"))
+            .map_or(rev.len(), |(i, _)| i);
+        let (name, steps) = rev.split_at(cut);
+        // `@` alone, and nothing before `@{`, mean HEAD.
+        let name = if name == "@" || (name.is_empty() && steps.starts_with("@{")) {
+            "HEAD"
+        } else {
+            name
+        };
+        if name.is_empty() {
+            return CANNOT.into();
+        }
+        let Ok(base) = self.repo.rev_parse_single(name) else {
+            return self.why_no_name(name);
+        };
+        let Some(mut commit) = base.object().ok().and_then(|o| o.peel_to_commit().ok()) else {
+            return format!("`{name}` does not name a commit");
+        };
+        // The `~N` and `^N` steps, then what follows them (which memlint
+        // does not walk itself).
+        let mut parsed: Vec<(char, usize, &str)> = Vec::new();
+        let mut rest = steps;
+        while let Some(op) = rest.chars().next().filter(|c| matches!(c, '~' | '^')) {
+            if rest[1..].starts_with('{') {
+                break;
+            }
+            let digits = rest[1..].bytes().take_while(u8::is_ascii_digit).count();
+            let n = match digits {
+                0 => 1,
+                _ => match rest[1..1 + digits].parse::<usize>() {
+                    Ok(n) => n,
+                    Err(_) => return format!("`{}` is too large a number", &rest[1..1 + digits]),
+                },
+            };
+            parsed.push((op, n, &rest[..1 + digits]));
+            rest = &rest[1 + digits..];
+        }
+        if !rest.is_empty() {
+            if rest.starts_with("@{u") || rest.starts_with("@{push") {
+                return format!("`{name}` has no upstream branch that memlint can find");
+            }
+            return CANNOT.into();
+        }
+        let mut walked = name.to_string();
+        for (op, n, text) in parsed {
+            let parents: Vec<ObjectId> = commit.parent_ids().map(|p| p.detach()).collect();
+            let next = match op {
+                '^' if n == 0 => commit.id,
+                '^' => match parents.get(n - 1) {
+                    Some(p) => *p,
+                    None if parents.is_empty() => {
+                        return format!(
+                            "`{walked}` has no parent (it is the first commit of its history)"
+                        )
+                    }
+                    None => {
+                        return format!(
+                            "`{walked}` has only {} parent{}",
+                            parents.len(),
+                            if parents.len() == 1 { "" } else { "s" }
+                        )
+                    }
+                },
+                _ => {
+                    // `~N`: N first parents back.
+                    let mut at = commit.id;
+                    for k in 0..n {
+                        let Some(first) = self.first_parent(at) else {
+                            return match k {
+                                0 => format!("`{walked}` has no ancestors (it is the first commit of its history)"),
+                                1 => format!("`{walked}` has only 1 ancestor"),
+                                k => format!("`{walked}` has only {k} ancestors"),
+                            };
+                        };
+                        at = first;
+                    }
+                    at
+                }
+            };
+            let Ok(found) = self.repo.find_commit(next) else {
+                return CANNOT.into();
+            };
+            commit = found;
+            walked.push_str(text);
+        }
+        CANNOT.into()
+    }
+
+    /// The first parent of commit `id`, if it has one that can be read.
+    fn first_parent(&self, id: ObjectId) -> Option<ObjectId> {
+        let c = self.repo.find_commit(id).ok()?;
+        let first = c.parent_ids().next().map(|p| p.detach());
+        first
+    }
+
+    /// Why `name` (a revision without `~`, `^`, `:` or `@{`) names
+    /// nothing: an ambiguous or unknown commit id, no commit yet, or no
+    /// branch or tag of that name (with the closest one, if any).
+    fn why_no_name(&self, name: &str) -> String {
+        if name == "HEAD" && self.head().ok().flatten().is_none() {
+            return "the repository has no commits yet".into();
+        }
+        let hex = name.bytes().all(|b| b.is_ascii_hexdigit());
+        if hex && (4..=40).contains(&name.len()) {
+            if let Ok(prefix) = gix::hash::Prefix::from_hex(name) {
+                let mut all = std::collections::HashSet::new();
+                if let Ok(Some(_)) = self.repo.objects.lookup_prefix(prefix, Some(&mut all)) {
+                    if all.len() > 1 {
+                        return format!(
+                            "`{name}` is ambiguous: {} objects have ids starting with it; give more digits",
+                            all.len()
+                        );
+                    }
+                }
+            }
+        }
+        let mut names: Vec<String> = Vec::new();
+        if let Ok(refs) = self.repo.references() {
+            if let Ok(all) = refs.all() {
+                names.extend(all.flatten().map(|r| r.name().shorten().to_string()));
+            }
+        }
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let hint = crate::text::closest(name, &refs, 0.6)
+            .map(|m| format!(" (did you mean `{m}`?)"))
+            .unwrap_or_default();
+        let short = if hex && name.len() < 4 {
+            "; a commit id needs at least 4 hex digits"
+        } else {
+            ""
+        };
+        format!("no branch, tag or commit is named `{name}`{hint}{short}")
     }
 
     /// The best common ancestor of `a` and `b`.

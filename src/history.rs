@@ -347,8 +347,8 @@ pub fn check_base(
         eprintln!(
             "memlint: warning: commit {}: malformed `{TRAILER}:` trailer `{}`: {}",
             short(&m.commit),
-            m.item.line,
-            m.item.reason
+            crate::sanitize::line(&m.item.line),
+            crate::sanitize::line(&m.item.reason)
         );
     }
     let max = ws.config.max_file_bytes;
@@ -767,8 +767,16 @@ pub fn log(ws: &Workspace, req: &LogRequest) -> Result<Log, GitError> {
         }
     }
     if let Some(word) = unknown_slug.filter(|_| out.is_empty()) {
+        // A slug of hex digits may have been meant as a commit id.
+        let hex = word.len() >= 4 && word.bytes().all(|b| b.is_ascii_hexdigit());
+        let revision = match repo.resolve(&word) {
+            Err(GitError::UnknownRevision { hint, .. }) if hex => {
+                format!("; nor is it a revision{hint}")
+            }
+            _ => String::new(),
+        };
         return Err(GitError::Unknown(format!(
-            "`{word}` names no record: no file of the workspace at HEAD has that slug, and no commit of the history touched one"
+            "`{word}` names no record: no file of the workspace at HEAD has that slug, and no commit of the history touched one{revision}"
         )));
     }
     Ok(Log { commits: out })
@@ -787,15 +795,22 @@ fn range(
             repo.resolve(s)
         }
     };
-    if let Some((a, b)) = spec.split_once("...") {
+    let (a, b, three) = match (spec.split_once("..."), spec.split_once("..")) {
+        (Some((a, b)), _) => (a, b, true),
+        (None, Some((a, b))) => (a, b, false),
+        (None, None) => return Ok((vec![repo.resolve(spec)?], vec![])),
+    };
+    if a.contains("..") || b.contains("..") {
+        return Err(GitError::Unknown(format!(
+            "`{spec}` is not a range: write `A..B` (the commits of B not in A) or `A...B` (of either, not both)"
+        )));
+    }
+    if three {
         let (a, b) = (side(a)?, side(b)?);
         let base = repo.merge_base(a, b, spec)?;
         return Ok((vec![a, b], vec![base]));
     }
-    if let Some((a, b)) = spec.split_once("..") {
-        return Ok((vec![side(b)?], vec![side(a)?]));
-    }
-    Ok((vec![repo.resolve(spec)?], vec![]))
+    Ok((vec![side(b)?], vec![side(a)?]))
 }
 
 /// The record `word` names: a path relative to the current directory (or
@@ -825,12 +840,13 @@ fn record_target(
         || crate::record::is_session_id(slug)
         || crate::record::is_staging_id(slug);
     if !valid {
-        if repo.resolve(word).is_ok() {
-            return Ok((Target::Workspace, false));
-        }
-        return Err(GitError::Unknown(format!(
-            "`{word}` is neither a record (a path inside the workspace or a slug) nor a revision"
-        )));
+        return match repo.resolve(word) {
+            Ok(_) => Ok((Target::Workspace, false)),
+            Err(GitError::UnknownRevision { hint, .. }) => Err(GitError::Unknown(format!(
+                "`{word}` is neither a record (a path inside the workspace or a slug) nor a revision{hint}"
+            ))),
+            Err(e) => Err(e),
+        };
     }
     // A slug shared by records of several kinds at HEAD is ambiguous.
     let head_paths = repo.flatten(repo.tree_of(head)?)?;
@@ -873,37 +889,38 @@ fn commit_changes(repo: &Repo, c: &CommitInfo) -> Result<Vec<Change>, GitError> 
     Ok(changes)
 }
 
-/// Human output of `memlint log`.
+/// Human output of `memlint log`: commit messages and file names with
+/// secrets masked and control characters shown as symbols.
 pub fn render_human(log: &Log) -> String {
+    use crate::sanitize::line;
     let mut out = String::new();
     for c in &log.commits {
         out.push_str(&format!(
             "{} {} {}\n",
             &c.id[..7.min(c.id.len())],
             c.time,
-            c.summary
+            line(&c.summary)
         ));
         for (p, s) in c.paths.iter().zip(&c.status) {
-            out.push_str(&format!("    {s} {p}\n"));
+            out.push_str(&format!("    {s} {}\n", line(p)));
         }
         for op in &c.gc {
-            out.push_str(&format!("    {TRAILER}: {}\n", op.value()));
+            out.push_str(&format!("    {TRAILER}: {}\n", line(&op.value())));
         }
         for m in &c.malformed {
             out.push_str(&format!(
                 "    malformed {TRAILER} trailer: `{}`: {}\n",
-                m.line, m.reason
+                line(&m.line),
+                line(&m.reason)
             ));
         }
     }
     out
 }
 
-/// JSON output of `memlint log` (SPEC §4).
+/// JSON output of `memlint log` (SPEC §4), secrets masked.
 pub fn render_json(log: &Log) -> String {
-    let mut s = serde_json::to_string_pretty(log).unwrap_or_default();
-    s.push('\n');
-    s
+    crate::sanitize::json(log)
 }
 
 #[cfg(test)]

@@ -113,10 +113,7 @@ fn tell_problems(ws: &Workspace) {
 }
 
 fn print(text: &str) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes());
-    let _ = out.flush();
+    crate::sanitize::write_out(text);
 }
 
 /// The workspace the hook's input points at (`--root`, else the runtime's
@@ -302,25 +299,26 @@ pub fn post_write(place: &Place) -> ExitCode {
             "memlint: {rel} still has {errors} lint error(s) after {failures} attempts to fix it; \
              stopping so a person can look (`memlint check {rel}`)"
         );
-        print(&format!(
-            "{}\n",
-            serde_json::json!({"continue": false, "stopReason": reason})
-        ));
+        let stop = serde_json::json!({"continue": false, "stopReason": reason}).to_string();
+        print(&format!("{}\n", crate::sanitize::json_text(&stop)));
         return ExitCode::SUCCESS;
     }
     let counted = counted.is_some();
     let mut text = String::new();
+    // One line per diagnostic, whatever a file name or message holds.
+    let line = crate::sanitize::line;
     for d in &outcome.diagnostics {
         text.push_str(&format!(
             "{}:{}:{}: {}[{}] {}\n",
-            d.path,
+            line(&d.path),
             d.line,
             d.column,
             d.severity.as_str(),
             d.rule,
-            d.message
+            line(&d.message)
         ));
     }
+    let rel = line(&rel);
     text.push_str(&format!(
         "memlint: {rel} has {errors} error(s) (attempt {failures} of {max}); fix them now. \
          `memlint check {rel}` shows them in context.\n"

@@ -5,6 +5,46 @@
 //! paths and configuration and returns diagnostics; walking, git and rendering
 //! live at the edges (`workspace`, `render`, `cli`).
 
+// memlint's own print macros, defined before the modules so that they
+// shadow std's in every one of them: whatever a call site prints goes
+// through `sanitize::terminal` (credentials masked, control characters
+// shown as symbols), and none can forget to.
+
+/// `eprintln!`, through [`sanitize::write_err`].
+macro_rules! eprintln {
+    () => {
+        $crate::sanitize::write_err("\n")
+    };
+    ($($arg:tt)*) => {
+        $crate::sanitize::write_err(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `eprint!`, through [`sanitize::write_err`].
+macro_rules! eprint {
+    ($($arg:tt)*) => {
+        $crate::sanitize::write_err(&format!($($arg)*))
+    };
+}
+
+/// `println!`, through [`sanitize::write_out`].
+macro_rules! println {
+    () => {
+        $crate::sanitize::write_out("\n")
+    };
+    ($($arg:tt)*) => {
+        $crate::sanitize::write_out(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `print!`, through [`sanitize::write_out`].
+#[allow(unused_macros)]
+macro_rules! print {
+    ($($arg:tt)*) => {
+        $crate::sanitize::write_out(&format!($($arg)*))
+    };
+}
+
 pub mod check;
 pub mod cli;
 pub mod clock;
@@ -28,6 +68,7 @@ pub mod record;
 pub mod render;
 pub mod report;
 pub mod rules;
+pub mod sanitize;
 pub mod search;
 pub mod session;
 pub mod staging;

@@ -35,9 +35,21 @@ fn main() -> ExitCode {
             .location()
             .map(|l| format!(" at {}:{}", l.file(), l.line()))
             .unwrap_or_default();
-        eprintln!("memlint: internal error: {msg}{at}; please report this bug");
+        memlint::sanitize::write_err(&format!(
+            "memlint: internal error: {msg}{at}; please report this bug\n"
+        ));
         std::process::exit(2);
     }));
-    let cli = memlint::cli::Cli::parse();
+    let cli = match memlint::cli::Cli::try_parse() {
+        Ok(cli) => cli,
+        // A usage error quotes the arguments: through the sanitizer, as
+        // everything memlint prints (help and version go to stdout as
+        // clap writes them).
+        Err(e) if e.use_stderr() => {
+            memlint::sanitize::write_err(&e.render().to_string());
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+        Err(e) => e.exit(),
+    };
     memlint::cli::run(cli)
 }

@@ -3,6 +3,7 @@
 
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::rules::REGISTRY;
+use crate::sanitize;
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource};
 use serde_json::json;
 use std::collections::HashMap;
@@ -99,63 +100,6 @@ impl miette::Diagnostic for Report<'_> {
             self.d.span.start,
             len,
         ))))
-    }
-}
-
-/// `text` with the characters of `spans` replaced by `*`, one per byte, so
-/// that every offset stays where it was.
-fn mask(text: &str, spans: &[std::ops::Range<usize>]) -> String {
-    let mut bytes = text.as_bytes().to_vec();
-    for span in spans {
-        let (start, end) = (span.start.min(bytes.len()), span.end.min(bytes.len()));
-        if text.is_char_boundary(start) && text.is_char_boundary(end) {
-            bytes[start..end].fill(b'*');
-        }
-    }
-    // Whole characters were replaced by ASCII: still UTF-8.
-    String::from_utf8(bytes).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
-}
-
-/// `text` with its control characters (but line feeds and tabs, and a
-/// carriage return before a line feed) replaced by visible symbols (␛ for
-/// ESC, U+2400 + c for the others of C0, ␡ for DEL, U+FFFD for C1), and the
-/// map of a byte offset of `text` to the same place in the result.
-fn inert(text: &str) -> (String, Shift) {
-    let mut out = String::with_capacity(text.len());
-    let mut growth = Vec::new();
-    let mut grown = 0;
-    let bytes = text.as_bytes();
-    for (i, c) in text.char_indices() {
-        let shown = match c {
-            '\n' | '\t' => None,
-            '\r' if bytes.get(i + 1) == Some(&b'\n') => None,
-            '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + c as u32),
-            '\u{7f}' => Some('\u{2421}'),
-            '\u{80}'..='\u{9f}' => Some('\u{fffd}'),
-            _ => None,
-        };
-        match shown {
-            Some(r) => {
-                out.push(r);
-                grown += r.len_utf8() - c.len_utf8();
-                growth.push((i + c.len_utf8(), grown));
-            }
-            None => out.push(c),
-        }
-    }
-    (out, Shift { growth })
-}
-
-/// Where the offsets of a text land in its [`inert`] form.
-struct Shift {
-    /// (offset after a replaced character, total growth up to there).
-    growth: Vec<(usize, usize)>,
-}
-
-impl Shift {
-    fn at(&self, o: usize) -> usize {
-        let before = self.growth.partition_point(|&(end, _)| end <= o);
-        o + before.checked_sub(1).map_or(0, |k| self.growth[k].1)
     }
 }
 
@@ -370,38 +314,35 @@ pub fn human(
         .with_word_separator(textwrap::WordSeparator::Custom(message_words))
         .with_context_lines(1)
         .without_primary_span_start();
-    // Secrets are masked in every excerpt of their file: a report of
-    // another rule on a nearby line shows them as context otherwise.
-    let mut secrets: HashMap<&str, Vec<std::ops::Range<usize>>> = HashMap::new();
-    for d in diags.iter().filter(|d| d.rule == "secrets/detected") {
-        secrets.entry(&d.path).or_default().push(d.span.clone());
-    }
     let mut out = String::new();
     // The shown text of the file of the last diagnostic and its line
     // starts: diagnostics come sorted by path, so each file is prepared
     // once.
-    let mut prepared: Option<(&str, String, Shift, Vec<usize>)> = None;
+    let mut prepared: Option<(&str, String, sanitize::Shift, Vec<usize>)> = None;
     for d in diags {
         let text = sources.get(&d.path).map_or("", String::as_str);
         let span_ok = d.span.end <= text.len()
             && text.is_char_boundary(d.span.start)
             && text.is_char_boundary(d.span.end);
         if prepared.as_ref().is_none_or(|p| p.0 != d.path) {
-            let masked = match secrets.get(d.path.as_str()) {
-                Some(spans) => std::borrow::Cow::Owned(mask(text, spans)),
-                None => std::borrow::Cow::Borrowed(text),
-            };
-            // Control characters of the file (an escape sequence in a
-            // title, a bell) are shown as symbols, never sent to the
-            // terminal.
-            let (shown, shift) = inert(&masked);
+            // Secrets are masked in every excerpt of their file (a report
+            // of another rule on a nearby line shows them as context), in
+            // place so that the spans still point where they did; control
+            // characters (an escape sequence in a title, a bell) are shown
+            // as symbols, never sent to the terminal.
+            let masked = sanitize::secrets_in_place(text);
+            let (shown, shift) = sanitize::controls_shifted(&masked, sanitize::Mode::Text);
+            let shown = shown.into_owned();
             let starts = line_starts(&shown);
             prepared = Some((d.path.as_str(), shown, shift, starts));
         }
         let Some((_, text, shift, starts)) = prepared.as_ref() else {
             continue;
         };
-        let (path, message) = (inert(&d.path).0, inert(&d.message).0);
+        let (path, message) = (
+            sanitize::line(&d.path).into_owned(),
+            sanitize::line(&d.message).into_owned(),
+        );
         // The closing entry of a capped list, and a finding without a
         // place to show, are one line each.
         if !span_ok || text.is_empty() || d.omitted > 0 {
@@ -450,25 +391,14 @@ pub fn human(
 }
 
 /// The JSON shape of SPEC §4.
+/// Secrets in messages and paths are masked.
 pub fn json(diags: &[Diagnostic], summary: Summary) -> String {
     let value = json!({
         "version": 1,
         "diagnostics": diags,
         "summary": {"files": summary.files, "errors": summary.errors, "warnings": summary.warnings},
     });
-    let mut s = serde_json::to_string_pretty(&value).unwrap_or_default();
-    s.push('\n');
-    s
-}
-
-fn escape_data(s: &str) -> String {
-    s.replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A")
-}
-
-fn escape_property(s: &str) -> String {
-    escape_data(s).replace(':', "%3A").replace(',', "%2C")
+    sanitize::json(&value)
 }
 
 /// GitHub Actions workflow commands, ending with a one-line summary (GitHub
@@ -483,13 +413,13 @@ pub fn github(diags: &[Diagnostic], summary: Summary) -> String {
         let _ = writeln!(
             out,
             "::{level} file={},line={},col={},endLine={},endColumn={},title={}::{}",
-            escape_property(&d.path),
+            sanitize::github_property(&d.path),
             d.line,
             d.column,
             d.end_line,
             d.end_column,
-            escape_property(d.rule),
-            escape_data(&d.message)
+            sanitize::github_property(d.rule),
+            sanitize::github_data(&d.message)
         );
     }
     let _ = writeln!(out, "memlint: {}", summary.line());
@@ -511,7 +441,7 @@ fn uri_path(path: &str) -> String {
     out
 }
 
-/// One SARIF 2.1.0 log.
+/// One SARIF 2.1.0 log; secrets in messages and paths are masked.
 pub fn sarif(diags: &[Diagnostic]) -> String {
     let rules: Vec<_> = REGISTRY
         .iter()
@@ -536,7 +466,7 @@ pub fn sarif(diags: &[Diagnostic]) -> String {
                 "message": {"text": d.message},
                 "locations": [{
                     "physicalLocation": {
-                        "artifactLocation": {"uri": uri_path(&d.path), "uriBaseId": "%SRCROOT%"},
+                        "artifactLocation": {"uri": uri_path(&sanitize::secrets(&d.path)), "uriBaseId": "%SRCROOT%"},
                         "region": {
                             "startLine": d.line,
                             "startColumn": d.column,
@@ -566,7 +496,5 @@ pub fn sarif(diags: &[Diagnostic]) -> String {
             "results": results,
         }],
     });
-    let mut s = serde_json::to_string_pretty(&log).unwrap_or_default();
-    s.push('\n');
-    s
+    sanitize::json(&log)
 }

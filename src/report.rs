@@ -89,9 +89,7 @@ impl Report {
             similar_slugs: &self.similar_slugs,
             staging: &self.staging,
         };
-        let mut s = serde_json::to_string_pretty(&shape).unwrap_or_default();
-        s.push('\n');
-        s
+        crate::sanitize::json(&shape)
     }
 
     /// Plain text for a terminal: diagnostics grouped per record, then one
@@ -178,18 +176,11 @@ impl Report {
 /// Most members of a similar-slug cluster the human report names.
 const SIMILAR_SHOWN: usize = 10;
 
-/// A name or message with its control characters (line feeds included)
-/// shown as visible symbols: a file name never reaches the terminal as an
-/// escape sequence or breaks a line.
+/// A name or message as a terminal shows it: secrets masked, control
+/// characters (line feeds included) as visible symbols, so a file name
+/// never reaches the terminal as an escape sequence or breaks a line.
 fn shown(text: &str) -> String {
-    text.chars()
-        .map(|c| match c {
-            '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}'),
-            '\u{7f}' => '\u{2421}',
-            '\u{80}'..='\u{9f}' => '\u{fffd}',
-            c => c,
-        })
-        .collect()
+    crate::sanitize::line(text).into_owned()
 }
 
 fn section<T>(out: &mut String, title: &str, items: &[T], line: impl Fn(&T) -> String) {

@@ -1650,6 +1650,18 @@ fn shown(ws: &Workspace, path: &str, kind: Kind, terms: &[String]) -> Shown {
     let bytes = crate::fsutil::read_regular(&ws.root.join(path)).unwrap_or_default();
     let text = String::from_utf8_lossy(&bytes);
     let f = fields(&text, kind);
+    // Secrets are masked before a line is chosen and cut, so that no
+    // part of one is shown (a private key's lines between its `BEGIN` and
+    // `END` lines hold the key material).
+    let mask =
+        |v: Option<Cow<str>>| v.map(|v| Cow::Owned(crate::sanitize::secrets(&v).into_owned()));
+    let body = crate::sanitize::secrets(f.body);
+    let f = Fields {
+        title: mask(f.title),
+        description: mask(f.description),
+        body: &body,
+        ..f
+    };
     let (snippet, marks) = snippet(&f, terms);
     Shown {
         title: f.title.map(Cow::into_owned),
@@ -1758,13 +1770,10 @@ pub fn json(query: &str, hits: &[Hit]) -> String {
             })
         })
         .collect();
-    let mut out = serde_json::to_string_pretty(&serde_json::json!({
+    crate::sanitize::json(&serde_json::json!({
         "query": query,
         "results": results,
     }))
-    .expect("JSON of plain values");
-    out.push('\n');
-    out
 }
 
 /// Human output: rank, path, title, score (as in the JSON, two decimals),
@@ -1777,7 +1786,10 @@ pub fn human(hits: &[Hit], color: bool) -> String {
     let width = hits.len().to_string().len();
     let mut out = String::new();
     for (i, h) in hits.iter().enumerate() {
-        let title = h.title.as_deref().unwrap_or("(no title)");
+        // Control characters of a title, a file name or a snippet are
+        // shown as symbols, never sent to the terminal.
+        let title = crate::sanitize::line(h.title.as_deref().unwrap_or("(no title)"));
+        let path = crate::sanitize::line(&h.path);
         let replaced = if h.status.as_deref() == Some("replaced") {
             " [replaced]"
         } else {
@@ -1788,7 +1800,7 @@ pub fn human(hits: &[Hit], color: bool) -> String {
                 out,
                 "{:>width$}. \x1b[1;36m{}\x1b[0m  {title}{replaced}  \x1b[2m(score {:.2})\x1b[0m",
                 i + 1,
-                h.path,
+                path,
                 h.score
             );
         } else {
@@ -1796,23 +1808,26 @@ pub fn human(hits: &[Hit], color: bool) -> String {
                 out,
                 "{:>width$}. {}  {title}{replaced}  (score {:.2})",
                 i + 1,
-                h.path,
+                path,
                 h.score
             );
         }
+        let (shown, shift) =
+            crate::sanitize::controls_shifted(&h.snippet, crate::sanitize::Mode::Line);
         let mut snippet = String::new();
         let mut at = 0;
         for m in &h.marks {
+            let m = shift.at(m.start)..shift.at(m.end);
             if m.start < at || !color {
                 continue;
             }
-            snippet.push_str(&h.snippet[at..m.start]);
+            snippet.push_str(&shown[at..m.start]);
             snippet.push_str("\x1b[1;33m");
-            snippet.push_str(&h.snippet[m.clone()]);
+            snippet.push_str(&shown[m.clone()]);
             snippet.push_str("\x1b[0m");
             at = m.end;
         }
-        snippet.push_str(&h.snippet[at..]);
+        snippet.push_str(&shown[at..]);
         let _ = writeln!(out, "{:width$}  {snippet}", "");
     }
     out

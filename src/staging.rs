@@ -95,7 +95,11 @@ impl fmt::Display for Holder {
         write!(
             f,
             "pod `{}` (pid {} on {}, since {})",
-            self.pod, self.pid, self.host, self.started
+            // Read from a lock file anyone may have written.
+            crate::sanitize::line(&self.pod),
+            self.pid,
+            crate::sanitize::line(&self.host),
+            crate::sanitize::line(&self.started)
         )
     }
 }
@@ -227,7 +231,7 @@ impl Claimed {
             "claimed {} staging {} for pod `{}`\n",
             self.consumed.len(),
             plural(self.consumed.len(), "entry", "entries"),
-            self.pod
+            crate::sanitize::line(&self.pod)
         );
         if let Some(old) = &self.took_over {
             out.push_str(&format!("took over the stale lock of {old}\n"));

@@ -105,6 +105,9 @@ pub fn run(ws: &Workspace, opts: &Options) -> Result<ExitCode, WorkspaceError> {
     let mut err = String::new();
     let (mut changed, mut unchanged, mut skipped, mut failed) = (0, 0, 0, 0);
     for (rel, done, notes) in &results {
+        // File names are shown on one line, secrets masked, control
+        // characters as symbols.
+        let rel = &crate::sanitize::line(rel);
         if !opts.quiet {
             for note in notes {
                 err.push_str(&format!("memlint: note: {rel}: {note}\n"));
@@ -115,7 +118,10 @@ pub fn run(ws: &Workspace, opts: &Options) -> Result<ExitCode, WorkspaceError> {
             Done::Changed(texts) => {
                 changed += 1;
                 if let Some((old, new)) = texts {
-                    out.push_str(&unified_diff(rel, old, new));
+                    // Both sides masked alike: the diff never shows a
+                    // secret, nor part of one (a private key's lines).
+                    let (old, new) = (crate::sanitize::secrets(old), crate::sanitize::secrets(new));
+                    out.push_str(&unified_diff(rel, &old, &new));
                 } else if opts.check {
                     out.push_str(&format!("Would reformat: {rel}\n"));
                 }
@@ -143,8 +149,8 @@ pub fn run(ws: &Workspace, opts: &Options) -> Result<ExitCode, WorkspaceError> {
         let target = if opts.diff { &mut err } else { &mut out };
         target.push_str(&summary(write, changed, unchanged, skipped));
     }
-    emit(&mut std::io::stderr().lock(), &err);
-    emit(&mut std::io::stdout().lock(), &out);
+    crate::sanitize::write_err(&err);
+    crate::sanitize::write_out(&out);
     Ok(if failed > 0 {
         ExitCode::from(2)
     } else if !write && changed > 0 {
@@ -154,8 +160,10 @@ pub fn run(ws: &Workspace, opts: &Options) -> Result<ExitCode, WorkspaceError> {
     })
 }
 
+/// Writes the formatted text for an editor: byte for byte, since it
+/// replaces the editor's buffer (nothing is masked or shown as a symbol).
 fn emit(w: &mut dyn Write, text: &str) {
-    // A closed pipe (`memlint fmt --diff | head`) is not worth an error.
+    // A closed pipe is not worth an error.
     let _ = w.write_all(text.as_bytes());
     let _ = w.flush();
 }

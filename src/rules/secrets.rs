@@ -50,7 +50,7 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
     };
     vec![
         p(
-            "a private key block",
+            PRIVATE_KEY,
             r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
             None,
         ),
@@ -115,8 +115,70 @@ pub fn find(text: &str) -> Vec<(std::ops::Range<usize>, &'static str)> {
     find_with(text, &HintWords::of(text))
 }
 
+/// A credential as output may show it: of `range`, the first `keep` bytes
+/// (the kind's prefix, `ghp_`, `AKIA`, a private key's `-----BEGIN … KEY`,
+/// or the `password: ` of a pair) and never the rest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hidden {
+    /// The credential's bytes in the text.
+    pub range: std::ops::Range<usize>,
+    /// How many of its first bytes only say what kind it is.
+    pub keep: usize,
+}
+
+/// The end of a private key block.
+static KEY_END: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----").expect("valid regex")
+});
+
+/// What of `text` output must hide: every credential [`find`] finds (so
+/// what `secrets/detected` flags is what is masked), a private key from
+/// its `BEGIN` line through its `END` line (to the end of the text when
+/// there is none), since the key material is in the lines between.
+/// Sorted, not overlapping.
+pub fn hidden(text: &str) -> Vec<Hidden> {
+    // Most printed strings hold neither a prefix nor a key word: one
+    // search each rules them out before the hint words are collected.
+    if !PREFIXES.is_match(text) && !KEY_WORD.is_match(text) {
+        return Vec::new();
+    }
+    let mut out: Vec<Hidden> = Vec::new();
+    for (range, what, keep) in found(text, &HintWords::of(text)) {
+        if out.last().is_some_and(|h| range.start < h.range.end) {
+            continue;
+        }
+        let range = if what == PRIVATE_KEY {
+            let end = KEY_END
+                .find_at(text, range.end)
+                .map_or(text.len(), |m| m.end());
+            range.start..end
+        } else {
+            range
+        };
+        out.push(Hidden { range, keep });
+    }
+    out
+}
+
+/// Whether `text` may hold a key word of [`Hint::KeyWords`] in any case
+/// (Unicode case folding included): texts without one need no hint words.
+static KEY_WORD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)password|passwd|key|token").expect("valid regex"));
+
+/// What [`PATTERNS`] calls a private key block.
+const PRIVATE_KEY: &str = "a private key block";
+
 /// [`find`], given the hint words of `text`.
 fn find_with(text: &str, words: &HintWords) -> Vec<(std::ops::Range<usize>, &'static str)> {
+    found(text, words)
+        .into_iter()
+        .map(|(range, what, _)| (range, what))
+        .collect()
+}
+
+/// Every credential in `text`: its range, what it looks like, and how many
+/// of its first bytes say only what kind it is (see [`Hidden::keep`]).
+fn found(text: &str, words: &HintWords) -> Vec<(std::ops::Range<usize>, &'static str, usize)> {
     let mut out = Vec::new();
     let prefixed = PREFIXES.is_match(text);
     for p in PATTERNS.iter() {
@@ -131,21 +193,32 @@ fn find_with(text: &str, words: &HintWords) -> Vec<(std::ops::Range<usize>, &'st
         }
         for caps in p.re.captures_iter(text) {
             let Some(whole) = caps.get(0) else { continue };
-            if let Some(g) = p.opaque_group {
-                match caps.get(g) {
-                    Some(v) if looks_opaque(v.as_str()) => {}
+            let keep = match p.opaque_group {
+                Some(g) => match caps.get(g) {
+                    Some(v) if looks_opaque(v.as_str()) => v.start() - whole.start(),
                     _ => continue,
-                }
-            }
-            if out.iter().any(|(r, _): &(std::ops::Range<usize>, _)| {
-                r.start < whole.end() && whole.start() < r.end
-            }) {
+                },
+                // Without its closing dashes, so that what is shown is
+                // never found again (which would hide the rest of a text
+                // that holds no `END` line).
+                None if p.what == PRIVATE_KEY => whole.len() - "-----".len(),
+                None => PREFIXES
+                    .find_at(text, whole.start())
+                    .filter(|m| m.start() == whole.start())
+                    .map_or(0, |m| m.len()),
+            };
+            if out
+                .iter()
+                .any(|(r, _, _): &(std::ops::Range<usize>, _, _)| {
+                    r.start < whole.end() && whole.start() < r.end
+                })
+            {
                 continue;
             }
-            out.push((whole.range(), p.what));
+            out.push((whole.range(), p.what, keep));
         }
     }
-    out.sort_by_key(|(r, _)| r.start);
+    out.sort_by_key(|(r, _, _)| r.start);
     out
 }
 

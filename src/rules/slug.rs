@@ -35,7 +35,10 @@ pub fn stem_problem(stem: &str) -> Option<String> {
         "a slug is lowercase letters and digits joined by single `-`".to_string()
     };
     let suggestion = suggest(stem);
-    let hint = if crate::record::is_slug(&suggestion) && suggestion != stem {
+    // A name holding a credential gets no suggestion: lowercased, the
+    // credential would no longer be recognised, and masked.
+    let secret = !crate::rules::secrets::find(stem).is_empty();
+    let hint = if crate::record::is_slug(&suggestion) && suggestion != stem && !secret {
         format!("; rename it to `{suggestion}.md`")
     } else {
         String::new()
