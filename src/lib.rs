@@ -13,27 +13,27 @@
 /// `eprintln!`, through [`sanitize::write_err`].
 macro_rules! eprintln {
     () => {
-        $crate::sanitize::write_err("\n")
+        $crate::syntax::sanitize::write_err("\n")
     };
     ($($arg:tt)*) => {
-        $crate::sanitize::write_err(&format!("{}\n", format_args!($($arg)*)))
+        $crate::syntax::sanitize::write_err(&format!("{}\n", format_args!($($arg)*)))
     };
 }
 
 /// `eprint!`, through [`sanitize::write_err`].
 macro_rules! eprint {
     ($($arg:tt)*) => {
-        $crate::sanitize::write_err(&format!($($arg)*))
+        $crate::syntax::sanitize::write_err(&format!($($arg)*))
     };
 }
 
 /// `println!`, through [`sanitize::write_out`].
 macro_rules! println {
     () => {
-        $crate::sanitize::write_out("\n")
+        $crate::syntax::sanitize::write_out("\n")
     };
     ($($arg:tt)*) => {
-        $crate::sanitize::write_out(&format!("{}\n", format_args!($($arg)*)))
+        $crate::syntax::sanitize::write_out(&format!("{}\n", format_args!($($arg)*)))
     };
 }
 
@@ -41,40 +41,17 @@ macro_rules! println {
 #[allow(unused_macros)]
 macro_rules! print {
     ($($arg:tt)*) => {
-        $crate::sanitize::write_out(&format!($($arg)*))
+        $crate::syntax::sanitize::write_out(&format!($($arg)*))
     };
 }
 
-pub mod check;
 pub mod cli;
-pub mod clock;
-pub mod compact;
-pub mod config;
-pub mod context;
-pub mod diagnostic;
-pub mod fix;
+pub mod engine;
 pub mod fmt;
-pub mod frontmatter;
-pub mod fsutil;
-pub mod git;
-pub mod hashing;
-pub mod history;
-pub mod hook;
-pub mod ignores;
-pub mod index;
-pub mod init;
+pub mod io;
 pub mod lint;
-pub mod record;
-pub mod render;
-pub mod report;
-pub mod rules;
-pub mod sanitize;
-pub mod search;
-pub mod session;
-pub mod staging;
+pub mod model;
+pub mod store;
+pub mod syntax;
 #[cfg(test)]
 mod testing;
-pub mod text;
-pub mod watch;
-pub mod workspace;
-pub mod yaml;

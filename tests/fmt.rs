@@ -498,10 +498,9 @@ fn killed_fmt_leaves_every_record_old_or_new() {
                     .expect("inside")
                     .to_string_lossy()
                     .replace('\\', "/");
-                let Some(memlint::record::Place::Record(kind)) = Some(memlint::record::classify(
-                    &rel,
-                    &["memory/workflow".to_string()],
-                )) else {
+                let Some(memlint::model::kind::Place::Record(kind)) = Some(
+                    memlint::model::kind::classify(&rel, &["memory/workflow".to_string()]),
+                ) else {
                     continue;
                 };
                 let original = unformat(&text).unwrap_or(text);

@@ -8,9 +8,9 @@
 //! message when the corpora are absent.
 
 use memlint::fmt::{comments, format_record, record_meaning, Outcome};
-use memlint::frontmatter::{self, Split};
-use memlint::record::Kind;
-use memlint::yaml::{self, Node};
+use memlint::model::kind::Kind;
+use memlint::syntax::frontmatter::{self, Split};
+use memlint::syntax::yaml::{self, Node};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

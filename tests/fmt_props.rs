@@ -7,9 +7,9 @@
 //! keys in the kind's order).
 
 use memlint::fmt::{comments, crlf_to_lf, format_record, record_meaning, Outcome};
-use memlint::frontmatter::{self, Split};
-use memlint::record::Kind;
-use memlint::yaml::{self, Node};
+use memlint::model::kind::Kind;
+use memlint::syntax::frontmatter::{self, Split};
+use memlint::syntax::yaml::{self, Node};
 use proptest::prelude::*;
 
 const KEYS: &[&str] = &[

@@ -6,8 +6,8 @@
 
 mod common;
 
-use memlint::index::{self, Options};
-use memlint::workspace::Workspace;
+use memlint::engine::workspace::Workspace;
+use memlint::store::index::{self, Options};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -512,7 +512,7 @@ fn essence<R: std::borrow::Borrow<memlint::lint::FileReport>>(
     reports: &[R],
 ) -> Vec<(
     String,
-    Vec<memlint::diagnostic::Diagnostic>,
+    Vec<memlint::model::diagnostic::Diagnostic>,
     memlint::lint::RecordInfo,
 )> {
     reports
@@ -913,7 +913,7 @@ struct Owned {
     path: String,
     stat: Option<index::Stat>,
     hashed: bool,
-    kind: Option<memlint::record::Kind>,
+    kind: Option<memlint::model::kind::Kind>,
     status: Option<String>,
     date: Option<String>,
     model_invocation: Option<bool>,
@@ -1140,11 +1140,11 @@ fn blob_ids_looked_up_in_order_are_those_looked_up_one_by_one() {
     let ws = Workspace::load(Some(&ws_root), None).expect("workspace");
     let mut files: Vec<String> = ws.files();
     files.push("memory/decisions/no-such-file.md".to_string());
-    let tracked = memlint::git::Tracked::open(&ws_root).expect("a repository");
+    let tracked = memlint::io::git::Tracked::open(&ws_root).expect("a repository");
     let stat = |rel: &str| {
         std::fs::metadata(ws_root.join(rel))
-            .map(|m| memlint::index::Stat::of(&m))
-            .unwrap_or(memlint::index::Stat::of(
+            .map(|m| memlint::store::index::Stat::of(&m))
+            .unwrap_or(memlint::store::index::Stat::of(
                 &std::fs::metadata(ws_root.join("memory/decisions/use-gix.md")).expect("stat"),
             ))
     };

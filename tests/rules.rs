@@ -478,7 +478,7 @@ cases! {
 /// The rules a single file is enough for: everything but the workspace and
 /// history rules.
 fn per_file_rules() -> Vec<&'static str> {
-    use memlint::rules::{Check, REGISTRY};
+    use memlint::lint::rules::{Check, REGISTRY};
     REGISTRY
         .iter()
         .filter(|r| {

@@ -118,11 +118,11 @@ fn dead_pid() -> u32 {
 }
 
 fn now() -> i64 {
-    memlint::clock::now_secs()
+    memlint::model::clock::now_secs()
 }
 
 fn ago(secs: i64) -> String {
-    memlint::clock::rfc3339(now() - secs)
+    memlint::model::clock::rfc3339(now() - secs)
 }
 
 /// A small deterministic generator for kill delays.
@@ -217,9 +217,9 @@ fn claim_snapshots_sorted_ids_and_writes_a_complete_lock() {
     assert_eq!(l["consumed"], json!(expected));
     // The worker that ran memlint (this test) holds the lock, not memlint.
     assert_eq!(l["pid"], std::process::id());
-    assert_eq!(l["host"], memlint::staging::host_name());
+    assert_eq!(l["host"], memlint::engine::staging::host_name());
     let started = l["started"].as_str().expect("started");
-    let at = memlint::clock::parse_rfc3339(started).expect("RFC 3339");
+    let at = memlint::model::clock::parse_rfc3339(started).expect("RFC 3339");
     assert!((now() - at).abs() < 60);
     // Only the lock was added: no temporaries left behind.
     let mut want: Vec<String> = expected.iter().map(|i| format!("{i}.md")).collect();
@@ -461,7 +461,7 @@ fn lock_of_a_dead_pid_on_this_host_is_taken_over() {
     let ws = workspace();
     let root = ws.path();
     add(root, &id(1), 5);
-    let host = memlint::staging::host_name();
+    let host = memlint::engine::staging::host_name();
     let pid = dead_pid();
     // Fresh by age: only the dead pid makes it stale.
     write_lock(root, "crashed", pid, &host, &ago(0), &[id(1)]);
@@ -486,7 +486,7 @@ fn lock_of_a_dead_pid_on_this_host_is_taken_over() {
 fn lock_of_a_live_pid_on_this_host_is_held_however_old() {
     let ws = workspace();
     let root = ws.path();
-    let host = memlint::staging::host_name();
+    let host = memlint::engine::staging::host_name();
     write_lock(root, "slow", std::process::id(), &host, &ago(100_000), &[]);
     let out = run(root, &["staging", "claim", "--pod", "w"]);
     assert_eq!(code(&out), 3);
@@ -574,7 +574,7 @@ fn a_crowd_of_256_simultaneous_claims_has_one_winner() {
     check_race(root, &results);
     // And the same crowd racing for the takeover of a stale lock.
     fs::remove_file(root.join(LOCK)).expect("remove lock");
-    let host = memlint::staging::host_name();
+    let host = memlint::engine::staging::host_name();
     write_lock(root, "crashed", dead_pid(), &host, &ago(0), &[]);
     let results = claim_race(root, 256);
     let report = check_race(root, &results);
@@ -587,7 +587,7 @@ fn a_crowd_of_256_simultaneous_claims_has_one_winner() {
 fn claim_races_in_a_loop_each_have_one_winner() {
     let ws = workspace();
     let root = ws.path();
-    let host = memlint::staging::host_name();
+    let host = memlint::engine::staging::host_name();
     let dead = dead_pid();
     let rounds: usize = std::env::var("MEMLINT_RACE_ROUNDS")
         .ok()

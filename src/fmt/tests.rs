@@ -294,7 +294,7 @@ fn bare_cr_in_body_is_kept() {
 #[test]
 fn comments_are_found_outside_scalars() {
     let t = "a: 'x # no' # yes\nb: |\n  # not a comment\n# whole line\nc: d#e\n";
-    let doc = crate::yaml::parse(t, 0).unwrap();
+    let doc = crate::syntax::yaml::parse(t, 0).unwrap();
     let c = comments(t, 0..t.len(), doc.root.as_ref());
     assert_eq!(c, vec!["# whole line", "# yes"]);
 }

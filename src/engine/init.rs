@@ -1,0 +1,824 @@
+//! `memlint init`: creates the layout, `.memlint.yml` and the `.gitignore`
+//! lines, never clobbering what exists.
+
+use crate::engine::workspace::WorkspaceError;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// Lines `init` makes sure `.gitignore` holds.
+pub const GITIGNORE_LINES: [&str; 2] = [".memlint/", "staging/.consolidation.lock"];
+
+const DIRS: [&str; 5] = [
+    "memory/decisions",
+    "memory/requests",
+    "memory/sessions",
+    "knowledge",
+    "staging",
+];
+
+fn io(path: &Path) -> impl Fn(std::io::Error) -> WorkspaceError + '_ {
+    move |source| WorkspaceError::Io {
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// The error of a failed write (`action`: "write", "create the directory").
+fn write_err<'a>(
+    action: &'static str,
+    path: &'a Path,
+) -> impl Fn(std::io::Error) -> WorkspaceError + 'a {
+    move |source| WorkspaceError::Write {
+        action,
+        path: path.display().to_string(),
+        source,
+    }
+}
+
+/// Reads the file `init` merges into (`.gitignore`, the agent settings):
+/// `None` when it is absent; an error when it is anything but a regular
+/// file, which would hold `init` up (a FIFO) or cannot be merged into.
+fn read_existing(path: &Path) -> Result<Option<Vec<u8>>, WorkspaceError> {
+    match crate::io::fs::read_regular(path) {
+        Ok(bytes) => Ok(Some(bytes)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(io(path)(e)),
+    }
+}
+
+/// The error of [`crate::io::fs::update`] on `path`.
+fn update_err(path: &Path) -> impl Fn(&'static str, std::io::Error) -> WorkspaceError + '_ {
+    move |action, source| {
+        let path = path.display().to_string();
+        match action {
+            "read" => WorkspaceError::Io { path, source },
+            _ => WorkspaceError::Write {
+                action: "write",
+                path,
+                source,
+            },
+        }
+    }
+}
+
+/// Creates `path` holding `bytes` unless something is there already (also
+/// when it appeared since it was looked at): false then.
+fn create(path: &Path, bytes: &[u8]) -> Result<bool, WorkspaceError> {
+    match crate::io::fs::write_new(path, bytes) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(write_err("write", path)(e)),
+    }
+}
+
+/// Refuses to write `path` through a symbolic link that leads out of
+/// `root` (SPEC §1): a cloned repository could point `.gitignore` or
+/// `.githooks` anywhere.
+fn inside(root: &Path, path: &Path) -> Result<(), WorkspaceError> {
+    match crate::io::fs::path_stays_inside(root, path) {
+        true => Ok(()),
+        false => Err(WorkspaceError::Usage(format!(
+            "{} leads out of {} through a symbolic link; memlint never writes there",
+            path.strip_prefix(root).unwrap_or(path).display(),
+            root.display()
+        ))),
+    }
+}
+
+/// Creates what is missing under `root` and prints what it did.
+pub fn run(root: &Path) -> Result<ExitCode, WorkspaceError> {
+    let mut done: Vec<String> = Vec::new();
+    let today = crate::model::clock::date(crate::model::clock::now_secs());
+    let files: [(&str, String); 3] = [
+        (crate::model::config::FILE_NAME, crate::model::config::TEMPLATE.to_string()),
+        (
+            "memory/summary.md",
+            format!("---\ntitle: Summary\nupdated: {today}\n---\n\nNothing is summarised yet.\n"),
+        ),
+        (
+            "CONTEXT.md",
+            "# Context\n\nWorking context for the next session, newest block first. Start each block with `## YYYY-MM-DD <topic>`.\n".to_string(),
+        ),
+    ];
+    let gi = root.join(".gitignore");
+    // Every path init may write is checked before anything is created.
+    let writes = DIRS.iter().map(|d| root.join(d).join(".gitkeep"));
+    let writes = writes.chain(files.iter().map(|(name, _)| root.join(name)));
+    for path in writes.chain([gi.clone()]) {
+        inside(root, &path)?;
+    }
+    // Read before anything is created: one that cannot be merged into stops
+    // `init` with nothing changed.
+    let existing = read_existing(&gi)?.unwrap_or_default();
+    String::from_utf8(existing).map_err(|_| {
+        WorkspaceError::Usage(format!(
+            "{} is not valid UTF-8; memlint init cannot add its lines to it",
+            gi.display()
+        ))
+    })?;
+    for dir in DIRS {
+        let path = root.join(dir);
+        if !path.is_dir() {
+            std::fs::create_dir_all(&path).map_err(write_err("create the directory", &path))?;
+            create(&path.join(".gitkeep"), b"")?;
+            done.push(format!("created {dir}/"));
+        }
+    }
+    for (name, content) in files {
+        let path = root.join(name);
+        // A dangling link is something there too: never written through;
+        // nor a file created meanwhile.
+        if std::fs::symlink_metadata(&path).is_err() && create(&path, content.as_bytes())? {
+            done.push(format!("created {name}"));
+        }
+    }
+    // The lines are added to what the file holds when it is written: an
+    // edit saved meanwhile is read again, never overwritten.
+    let mut missing: Vec<&str> = Vec::new();
+    crate::io::fs::update(
+        &gi,
+        |existing| {
+            // Bytes that are not text would not survive a round trip.
+            let existing = std::str::from_utf8(existing.unwrap_or_default()).map_err(|_| {
+                WorkspaceError::Usage(
+                    ".gitignore is not valid UTF-8; add `.memlint/` and `staging/.consolidation.lock` to it by hand".into(),
+                )
+            })?;
+            missing = GITIGNORE_LINES
+                .iter()
+                .copied()
+                .filter(|l| {
+                    !existing
+                        .lines()
+                        .any(|x| x.trim() == *l || x.trim() == l.trim_end_matches('/'))
+                })
+                .collect();
+            if missing.is_empty() {
+                return Ok(None);
+            }
+            let mut text = existing.to_string();
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str("# memlint: index and consolidation lock (never committed)\n");
+            for l in &missing {
+                text.push_str(l);
+                text.push('\n');
+            }
+            Ok(Some(text.into_bytes()))
+        },
+        update_err(&gi),
+    )?;
+    if !missing.is_empty() {
+        done.push(format!("added {} to .gitignore", missing.join(" and ")));
+    }
+    if done.is_empty() {
+        println!(
+            "memlint: {} is already initialised; nothing changed",
+            root.display()
+        );
+    } else {
+        println!("memlint: initialised {}", root.display());
+        for d in done {
+            println!("{d}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The git pre-commit hook `init --hooks` writes to `.githooks/pre-commit`
+/// (this project's own `.githooks/pre-commit` is the same text). The line
+/// `root=.` is the workspace root relative to the top of the work tree.
+pub const PRE_COMMIT: &str = r#"#!/bin/sh
+# memlint pre-commit hook, written by `memlint init --hooks`.
+#
+# Lints the memory records this commit will contain: the staged contents
+# (`memlint check --staged`), not the work tree, and checks that they are
+# formatted (`memlint fmt --check` on the staged contents).
+# To fix: edit the records, `memlint fmt FILE...`, then `git add` them again.
+# To commit anyway, once: git commit --no-verify
+
+# The workspace root, relative to the top of the work tree.
+root=.
+
+if ! command -v memlint >/dev/null 2>&1; then
+    echo "memlint pre-commit: memlint is not on PATH; install it (cargo install memlint)," >&2
+    echo "or commit without this hook once: git commit --no-verify" >&2
+    exit 1
+fi
+
+status=0
+memlint --root "$root" check --staged || status=1
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/memlint-hook.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+git -c core.quotePath=false diff --cached --name-only --diff-filter=ACMR -- "$root" >"$tmp/staged" || exit 1
+unformatted=""
+while IFS= read -r file; do
+    case "$file" in
+    *.md) ;;
+    *) continue ;;
+    esac
+    git show ":$file" >"$tmp/blob" || continue
+    # A record fmt cannot read is `check --staged`'s to report.
+    memlint --root "$root" fmt --stdin-filepath "$file" <"$tmp/blob" >"$tmp/formatted" 2>/dev/null || continue
+    cmp -s "$tmp/blob" "$tmp/formatted" || unformatted="$unformatted  $file
+"
+done <"$tmp/staged"
+if [ -n "$unformatted" ]; then
+    printf 'memlint: these staged records are not formatted:\n%s' "$unformatted" >&2
+    echo "run \`memlint fmt\` on them and \`git add\` them again" >&2
+    status=1
+fi
+
+if [ "$status" -ne 0 ]; then
+    echo "memlint pre-commit: commit stopped. Fix the records above and \`git add\` them," >&2
+    echo "or commit without this hook once: git commit --no-verify" >&2
+fi
+exit "$status"
+"#;
+
+/// The agent-runtime hook settings (SPEC §6) `init --hooks` prints, in the
+/// settings format of Claude Code style runtimes.
+pub const AGENT_HOOKS: &str = r#"{
+  "hooks": {
+    "SessionStart": [{"hooks": [{"type": "command", "command": "memlint hook session-start", "timeout": 20}]}],
+    "PostToolUse": [{"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command", "command": "memlint hook post-write"}]}],
+    "Stop": [{"hooks": [{"type": "command", "command": "memlint hook stop"}]}]
+  }
+}
+"#;
+
+/// Where `init --agent-settings` writes by default, relative to the root.
+pub const AGENT_SETTINGS: &str = ".claude/settings.json";
+
+/// A JSON value that keeps the order of object keys, so that merging into a
+/// user's settings file changes nothing but what is added.
+#[derive(Debug, Clone, PartialEq)]
+enum Json {
+    Null,
+    Bool(bool),
+    Number(serde_json::Number),
+    String(String),
+    Array(Vec<Json>),
+    Object(Vec<(String, Json)>),
+}
+
+impl<'de> serde::Deserialize<'de> for Json {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Json, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Json;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_unit<E>(self) -> Result<Json, E> {
+                Ok(Json::Null)
+            }
+            fn visit_bool<E>(self, b: bool) -> Result<Json, E> {
+                Ok(Json::Bool(b))
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<Json, E> {
+                Ok(Json::Number(n.into()))
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Json, E> {
+                Ok(Json::Number(n.into()))
+            }
+            fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<Json, E> {
+                serde_json::Number::from_f64(n)
+                    .map(Json::Number)
+                    .ok_or_else(|| E::custom("not a finite number"))
+            }
+            fn visit_str<E>(self, s: &str) -> Result<Json, E> {
+                Ok(Json::String(s.to_string()))
+            }
+            fn visit_string<E>(self, s: String) -> Result<Json, E> {
+                Ok(Json::String(s))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Json, A::Error> {
+                let mut out = Vec::new();
+                while let Some(v) = a.next_element()? {
+                    out.push(v);
+                }
+                Ok(Json::Array(out))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Json, A::Error> {
+                let mut out: Vec<(String, Json)> = Vec::new();
+                while let Some((k, v)) = a.next_entry::<String, Json>()? {
+                    // A repeated key: the last one wins, as with most readers.
+                    match out.iter_mut().find(|(x, _)| *x == k) {
+                        Some(slot) => slot.1 = v,
+                        None => out.push((k, v)),
+                    }
+                }
+                Ok(Json::Object(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl serde::Serialize for Json {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self {
+            Json::Null => s.serialize_unit(),
+            Json::Bool(b) => s.serialize_bool(*b),
+            Json::Number(n) => n.serialize(s),
+            Json::String(x) => s.serialize_str(x),
+            Json::Array(items) => {
+                let mut seq = s.serialize_seq(Some(items.len()))?;
+                for i in items {
+                    seq.serialize_element(i)?;
+                }
+                seq.end()
+            }
+            Json::Object(entries) => {
+                let mut map = s.serialize_map(Some(entries.len()))?;
+                for (k, v) in entries {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+impl Json {
+    fn get_mut(&mut self, key: &str) -> Option<&mut Json> {
+        match self {
+            Json::Object(entries) => entries.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+
+    /// Whether this value or anything in it is a hook running `command`
+    /// (`memlint hook …`), whatever path it gives the program.
+    fn runs(&self, command: &str) -> bool {
+        match self {
+            Json::Object(entries) => entries.iter().any(|(k, v)| {
+                let same = match v {
+                    Json::String(c) => k == "command" && same_command(c, command),
+                    _ => false,
+                };
+                same || v.runs(command)
+            }),
+            Json::Array(items) => items.iter().any(|i| i.runs(command)),
+            _ => false,
+        }
+    }
+}
+
+/// Merges memlint's hooks (as in [`AGENT_HOOKS`]) into a settings text:
+/// the user's other settings and hooks stay as they are, in their order, and
+/// an event that already runs memlint's command gets nothing added. Returns
+/// the new text and the events added to (empty when nothing changes).
+pub fn merge_agent_settings(existing: Option<&str>) -> Result<(String, Vec<String>), String> {
+    // `{"hooks": {event: [group]}}`
+    let ours: Json = serde_json::from_str(AGENT_HOOKS).expect("AGENT_HOOKS is valid JSON");
+    let mut settings = match existing.filter(|t| !t.trim().is_empty()) {
+        None => Json::Object(Vec::new()),
+        Some(text) => {
+            serde_json::from_str::<Json>(text).map_err(|e| format!("is not valid JSON ({e})"))?
+        }
+    };
+    if !matches!(settings, Json::Object(_)) {
+        return Err("is not a JSON object".into());
+    }
+    if settings.get_mut("hooks").is_none() {
+        if let Json::Object(entries) = &mut settings {
+            entries.push(("hooks".into(), Json::Object(Vec::new())));
+        }
+    }
+    let Some(hooks @ Json::Object(_)) = settings.get_mut("hooks") else {
+        return Err("has a `hooks` that is not a JSON object".into());
+    };
+    let our_events = match ours {
+        Json::Object(mut top) => match top.pop() {
+            Some((_, Json::Object(events))) => events,
+            _ => Vec::new(),
+        },
+        _ => Vec::new(),
+    };
+    let mut added = Vec::new();
+    for (event, groups) in our_events {
+        let command = match &groups {
+            Json::Array(g) => g.iter().find_map(first_command),
+            _ => None,
+        }
+        .unwrap_or_default();
+        match hooks.get_mut(&event) {
+            Some(Json::Array(list)) => {
+                let Json::Array(mut ours) = groups else {
+                    continue;
+                };
+                // The tools our group is for that no group running our
+                // command covers yet; without a matcher, all or nothing.
+                let wanted: Option<Vec<String>> = ours
+                    .first()
+                    .and_then(matcher)
+                    .map(|m| tool_names(m).into_iter().map(String::from).collect());
+                let runs_for = |tool: &str| {
+                    list.iter()
+                        .any(|g| g.runs(&command) && matches_tool(g, tool))
+                };
+                match &wanted {
+                    None if list.iter().any(|g| g.runs(&command)) => continue,
+                    None => {}
+                    Some(tools) => {
+                        let missing: Vec<&str> = tools
+                            .iter()
+                            .map(String::as_str)
+                            .filter(|t| !runs_for(t))
+                            .collect();
+                        if missing.is_empty() {
+                            continue;
+                        }
+                        if missing.len() < tools.len() {
+                            // Only the tools left over, so that no tool runs
+                            // the hook twice (post-write would count its
+                            // failures double).
+                            if let Some(Json::Object(entries)) = ours.first_mut() {
+                                if let Some(slot) = entries.iter_mut().find(|(k, _)| k == "matcher")
+                                {
+                                    slot.1 = Json::String(missing.join("|"));
+                                }
+                            }
+                        }
+                    }
+                }
+                list.extend(ours);
+                added.push(event);
+            }
+            Some(existing) if existing.runs(&command) => {}
+            Some(_) => return Err(format!("has a `hooks.{event}` that is not a JSON array")),
+            None => {
+                if let Json::Object(entries) = hooks {
+                    entries.push((event.clone(), groups));
+                }
+                added.push(event);
+            }
+        }
+    }
+    let mut text = serde_json::to_string_pretty(&settings).map_err(|e| e.to_string())?;
+    text.push('\n');
+    Ok((text, added))
+}
+
+/// A hook group's `matcher`: `None` when it has none (it then matches every
+/// tool).
+fn matcher(group: &Json) -> Option<&str> {
+    match group {
+        Json::Object(entries) => entries.iter().find_map(|(k, v)| match (k.as_str(), v) {
+            ("matcher", Json::String(m)) => Some(m.as_str()),
+            _ => None,
+        }),
+        _ => None,
+    }
+}
+
+/// The tool names of a plain matcher such as `Write|Edit|MultiEdit`.
+fn tool_names(matcher: &str) -> Vec<&str> {
+    matcher
+        .split('|')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .collect()
+}
+
+/// Whether a hook group runs for `tool`, as the runtime reads a matcher: none,
+/// an empty one or `*` matches every tool; letters, digits and `|` name tools
+/// exactly; anything else is a regular expression. One that does not compile
+/// counts as matching, so that nothing is registered twice.
+fn matches_tool(group: &Json, tool: &str) -> bool {
+    let Some(m) = matcher(group).map(str::trim) else {
+        return true;
+    };
+    if m.is_empty() || m == "*" {
+        return true;
+    }
+    if m.chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '|' || c == ' ')
+    {
+        return tool_names(m).contains(&tool);
+    }
+    regex::Regex::new(m).map_or(true, |re| re.is_match(tool))
+}
+
+/// Whether two hook commands run the same program (by file name, so that
+/// `/usr/local/bin/memlint` is `memlint`) with the same arguments.
+fn same_command(a: &str, b: &str) -> bool {
+    let split = |c: &str| -> Option<(String, Vec<String>)> {
+        let mut words = c.split_whitespace();
+        let program = words.next()?;
+        let name = program.rsplit(['/', '\\']).next().unwrap_or(program);
+        let name = name.strip_suffix(".exe").unwrap_or(name).to_string();
+        Some((name, words.map(str::to_string).collect()))
+    };
+    split(a).is_some_and(|x| Some(x) == split(b))
+}
+
+fn first_command(v: &Json) -> Option<String> {
+    match v {
+        Json::Object(entries) => entries.iter().find_map(|(k, v)| match (k.as_str(), v) {
+            ("command", Json::String(c)) => Some(c.clone()),
+            _ => first_command(v),
+        }),
+        Json::Array(items) => items.iter().find_map(first_command),
+        _ => None,
+    }
+}
+
+/// `memlint init --agent-settings [FILE]`, checked: the path, the
+/// existing file and the merge are settled by [`AgentSettings::plan`]
+/// before `init` creates anything, and [`AgentSettings::write`] then
+/// writes.
+pub struct AgentSettings {
+    path: std::path::PathBuf,
+    shown: String,
+    /// The merged text and the events added (none: nothing to write).
+    merged: (String, Vec<String>),
+}
+
+impl AgentSettings {
+    /// Merges the hook settings into FILE (default `.claude/settings.json`;
+    /// relative to the root, or absolute), in memory. FILE must lie inside
+    /// the root once `..` and every link on the way are resolved; a file
+    /// there that is not a regular file or not a JSON object is left alone
+    /// (exit 2).
+    pub fn plan(root: &Path, file: &Path) -> Result<AgentSettings, WorkspaceError> {
+        let shown = file.display().to_string();
+        let outside = || {
+            WorkspaceError::Usage(format!(
+                "--agent-settings {shown}: the file is outside the workspace root {}; memlint writes only inside it",
+                root.display()
+            ))
+        };
+        let rel = if file.is_absolute() {
+            let file = crate::engine::workspace::normalize(file);
+            let real = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+            file.strip_prefix(root)
+                .or_else(|_| file.strip_prefix(&real))
+                .map(Path::to_path_buf)
+                .map_err(|_| outside())?
+        } else {
+            lexically_inside(file).ok_or_else(outside)?
+        };
+        if rel.as_os_str().is_empty() {
+            return Err(outside());
+        }
+        let path = root.join(&rel);
+        inside(root, &path)?;
+        let existing = read_existing(&path)?;
+        let existing = existing.map(String::from_utf8).transpose().map_err(|_| {
+            WorkspaceError::Usage(format!(
+                "{shown} is not valid UTF-8; fix it or add the hooks by hand"
+            ))
+        })?;
+        let merged = merge_agent_settings(existing.as_deref()).map_err(|why| {
+            WorkspaceError::Usage(format!("{shown} {why}; fix it or add the hooks by hand"))
+        })?;
+        Ok(AgentSettings {
+            path,
+            shown,
+            merged,
+        })
+    }
+
+    /// Writes the merged settings (creating their directory). They are
+    /// merged again into what the file holds when it is written: an edit
+    /// saved since [`AgentSettings::plan`] read it is kept, never
+    /// overwritten.
+    pub fn write(self) -> Result<ExitCode, WorkspaceError> {
+        let AgentSettings {
+            path,
+            shown,
+            merged: (_, planned),
+        } = self;
+        if planned.is_empty() {
+            println!("{shown} already registers memlint's hooks");
+            return Ok(ExitCode::SUCCESS);
+        }
+        if let Some(dir) = path.parent().filter(|d| !d.exists()) {
+            std::fs::create_dir_all(dir).map_err(write_err("create the directory", dir))?;
+        }
+        let mut added = Vec::new();
+        crate::io::fs::update(
+            &path,
+            |existing| {
+                let existing = existing
+                    .map(|b| {
+                        String::from_utf8(b.to_vec()).map_err(|_| {
+                            format!("{shown} is not valid UTF-8; fix it or add the hooks by hand")
+                        })
+                    })
+                    .transpose()
+                    .map_err(WorkspaceError::Usage)?;
+                let (text, new) = merge_agent_settings(existing.as_deref()).map_err(|why| {
+                    WorkspaceError::Usage(format!("{shown} {why}; fix it or add the hooks by hand"))
+                })?;
+                added = new;
+                Ok((!added.is_empty()).then(|| text.into_bytes()))
+            },
+            update_err(&path),
+        )?;
+        if added.is_empty() {
+            println!("{shown} already registers memlint's hooks");
+        } else {
+            println!("added memlint's {} hook(s) to {shown}", added.join(", "));
+        }
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// `rel` with its `.` and `..` resolved by their text, when it never climbs
+/// above where it starts.
+fn lexically_inside(rel: &Path) -> Option<std::path::PathBuf> {
+    use std::path::Component;
+    let mut out = std::path::PathBuf::new();
+    for c in rel.components() {
+        match c {
+            Component::Normal(n) => out.push(n),
+            Component::CurDir => {}
+            Component::ParentDir => {
+                if !out.pop() {
+                    return None;
+                }
+            }
+            Component::RootDir | Component::Prefix(_) => return None,
+        }
+    }
+    Some(out)
+}
+
+/// Where `init --hooks` puts the hook, relative to the top of the work tree.
+pub const HOOKS_DIR: &str = ".githooks";
+
+/// `memlint init --hooks`, checked: everything that would stop the
+/// installation (no repository, someone else's hook or `core.hooksPath`) is
+/// found by [`Hooks::plan`] before `init` creates anything, and
+/// [`Hooks::install`] then writes.
+pub struct Hooks {
+    repo: crate::io::git::Repo,
+    top: std::path::PathBuf,
+    script: String,
+    force: bool,
+    /// Whether the hook file already holds `script`.
+    up_to_date: bool,
+    /// The hook file as the plan read it: it is replaced only while it
+    /// still is that, and created only where none is.
+    existing: Existing,
+}
+
+/// What the plan of `init --hooks` found where the hook goes.
+enum Existing {
+    Nothing,
+    File(crate::io::fs::Snapshot),
+    /// Not a regular file (a FIFO, a directory): replaced only with --force.
+    Other,
+}
+
+impl Hooks {
+    /// Checks that `init --hooks` can install its hook for `root`. An
+    /// existing, different hook or `core.hooksPath` is an error unless
+    /// `force`.
+    pub fn plan(root: &Path, force: bool) -> Result<Self, WorkspaceError> {
+        let usage = WorkspaceError::Usage;
+        let repo =
+            crate::io::git::Repo::open(root, "`init --hooks`").map_err(|e| usage(e.to_string()))?;
+        let top = repo
+            .repo
+            .workdir()
+            .map(Path::to_path_buf)
+            .ok_or_else(|| usage("the repository has no work tree".into()))?;
+        let rel_root = repo.prefix.trim_end_matches('/');
+        let script = if rel_root.is_empty() {
+            PRE_COMMIT.to_string()
+        } else {
+            PRE_COMMIT.replacen(
+                "\nroot=.\n",
+                &format!("\nroot='{}'\n", rel_root.replace('\'', r"'\''")),
+                1,
+            )
+        };
+        let hook = top.join(HOOKS_DIR).join("pre-commit");
+        let shown = format!("{HOOKS_DIR}/pre-commit");
+        // Everything that would stop the installation is checked before
+        // anything is written.
+        inside(&top, &hook)?;
+        let current = crate::io::git::hooks_path(&repo).map_err(|e| usage(e.to_string()))?;
+        let git_hook = repo.repo.git_dir().join("hooks/pre-commit");
+        match current.as_deref() {
+        Some(HOOKS_DIR) => {}
+        Some(other) if !force => {
+            return Err(usage(format!(
+                "core.hooksPath is already `{other}`, and git runs the hooks there; rerun with --force to point it at {HOOKS_DIR} (the hooks in `{other}` then stop running)"
+            )))
+        }
+        None if git_hook.is_file() && !force => {
+            return Err(usage(format!(
+                ".git/hooks/pre-commit exists, and git would stop running it once core.hooksPath points at {HOOKS_DIR}; move what it does into {shown} after installing, or rerun with --force"
+            )))
+        }
+        _ => {}
+    }
+        let existing = match crate::io::fs::Snapshot::read(&hook) {
+            Ok(seen) => Existing::File(seen),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Existing::Nothing,
+            // Anything else there (a FIFO too) is someone's, never read or
+            // replaced without --force.
+            Err(_) if !force => {
+                return Err(usage(format!(
+                    "{shown} exists and is not memlint's hook; rerun with --force to replace it"
+                )))
+            }
+            Err(_) => Existing::Other,
+        };
+        let up_to_date = match &existing {
+            Existing::File(e) if e.bytes == script.as_bytes() => true,
+            Existing::File(_) if !force => {
+                return Err(usage(format!(
+                    "{shown} exists and is not memlint's hook; rerun with --force to replace it"
+                )))
+            }
+            _ => false,
+        };
+        Ok(Hooks {
+            repo,
+            top,
+            script,
+            force,
+            up_to_date,
+            existing,
+        })
+    }
+
+    /// Writes `.githooks/pre-commit` at the top of the work tree, sets
+    /// `core.hooksPath` through gix, and prints the agent-runtime hook
+    /// settings.
+    pub fn install(self) -> Result<ExitCode, WorkspaceError> {
+        let usage = WorkspaceError::Usage;
+        let Hooks {
+            repo,
+            top,
+            script,
+            force,
+            up_to_date,
+            existing,
+        } = self;
+        let hook = top.join(HOOKS_DIR).join("pre-commit");
+        let shown = format!("{HOOKS_DIR}/pre-commit");
+        match up_to_date {
+            true => println!("{shown} is up to date"),
+            false => {
+                let dir = top.join(HOOKS_DIR);
+                std::fs::create_dir_all(&dir).map_err(write_err("create the directory", &dir))?;
+                let changed = || {
+                    usage(format!(
+                        "{shown} changed while memlint was installing its hook; it was left as it is: look at it and rerun"
+                    ))
+                };
+                match &existing {
+                    Existing::File(seen) => {
+                        let done =
+                            crate::io::fs::replace_if_unchanged(&hook, seen, script.as_bytes())
+                                .map_err(write_err("write", &hook))?;
+                        if done == crate::io::fs::Replaced::Changed {
+                            return Err(changed());
+                        }
+                    }
+                    Existing::Nothing => {
+                        if !create(&hook, script.as_bytes())? {
+                            return Err(changed());
+                        }
+                    }
+                    // Not a regular file, replaced on purpose (--force).
+                    Existing::Other => crate::io::fs::write_atomic(&hook, script.as_bytes())
+                        .map_err(write_err("write", &hook))?,
+                }
+                #[cfg(unix)]
+                {
+                    use std::os::unix::fs::PermissionsExt;
+                    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755))
+                        .map_err(write_err("make executable", &hook))?;
+                }
+                println!("wrote {shown}");
+            }
+        }
+        match crate::io::git::set_hooks_path(&repo, HOOKS_DIR, force)
+            .map_err(|e| usage(e.to_string()))?
+        {
+            crate::io::git::HooksPath::Unchanged => {
+                println!("core.hooksPath is already {HOOKS_DIR}")
+            }
+            crate::io::git::HooksPath::Set => println!("set core.hooksPath to {HOOKS_DIR}"),
+        }
+        if repo.repo.git_dir().join("hooks/pre-commit").is_file() {
+            println!(
+            "note: git now runs the hooks in {HOOKS_DIR}/, not .git/hooks/pre-commit; move what that hook does into {shown} if you still need it"
+        );
+        }
+        println!("\nAgent-runtime hooks (SPEC section 6): add to your runtime settings, e.g. .claude/settings.json:\n{AGENT_HOOKS}");
+        Ok(ExitCode::SUCCESS)
+    }
+}

@@ -1,0 +1,17 @@
+//! The use cases: check (work tree, staged, base), fix, fmt, report, log,
+//! compact, staging, init, search, context, hooks and record writing. Typed
+//! values and typed errors in and out: no flags, no standard output, no exit
+//! codes. Every front end (the CLI, and the servers to come) calls these.
+
+pub mod check;
+pub mod compact;
+pub mod context;
+pub mod fix;
+pub mod fmt;
+pub mod history;
+pub mod hook;
+pub mod init;
+pub mod report;
+pub mod search;
+pub mod staging;
+pub mod workspace;

@@ -1,0 +1,195 @@
+//! `memlint report` (SPEC §4): the tidy-up material the consolidation worker
+//! reads — every diagnostic per record, the `replaced_by` chains, records
+//! over `max_sources`, near-duplicate slug clusters and the staging backlog.
+//! Built from the index, so a warm report re-reads only changed files.
+
+use crate::engine::staging::Backlog;
+use crate::engine::workspace::Workspace;
+use crate::lint::rules::workspace::{NoDisk, View};
+use crate::model::diagnostic::{self, Diagnostic, Severity};
+use std::fmt::Write as _;
+
+/// What `report` found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// Number of records (files of a record kind) in the workspace.
+    pub records: usize,
+    /// Every diagnostic of the workspace, sorted as `check` sorts them.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Maximal `replaced_by` chains, first record to final one, as slugs.
+    pub replaced_chains: Vec<Vec<String>>,
+    /// Paths of records listing more than `max_sources` sources.
+    pub too_many_sources: Vec<String>,
+    /// Clusters of near-duplicate slugs of one kind.
+    pub similar_slugs: Vec<Vec<String>>,
+    /// The staging backlog.
+    pub staging: Backlog,
+}
+
+/// Builds the report for the whole workspace, refreshing the index.
+pub fn build(
+    ws: &Workspace,
+    opts: &crate::store::index::Options,
+) -> Result<Report, crate::engine::staging::StagingError> {
+    let staging = crate::engine::staging::backlog(&ws.root, &ws.config.staging)?;
+    let files = crate::store::index::files(ws);
+    let (reports, mut diagnostics) = crate::engine::check::findings(ws, &files, opts);
+    let view = View::new(
+        reports.iter().map(|r| (r.path.as_str(), &r.info)),
+        &ws.config,
+        // Its diagnostics come from `check::findings`, which has the real
+        // resolver: the view is only read for chains and clusters.
+        &NoDisk,
+    );
+    let replaced_chains = crate::lint::rules::status::replaced_chains(&view);
+    let mut similar_slugs: Vec<Vec<String>> = crate::store::index::slug_clusters(ws, &files)
+        .into_iter()
+        .flat_map(|(_, clusters)| clusters)
+        .collect();
+    similar_slugs.sort();
+    let too_many_sources = reports
+        .iter()
+        .filter(|r| r.info.kind.is_some() && r.info.sources.len() > ws.config.max_sources)
+        .map(|r| r.path.clone())
+        .collect();
+    let records = reports.iter().filter(|r| r.info.kind.is_some()).count();
+    drop(view);
+    for r in reports {
+        diagnostics.extend(r.diagnostics);
+    }
+    diagnostic::sort(&mut diagnostics);
+    Ok(Report {
+        records,
+        diagnostics,
+        replaced_chains,
+        too_many_sources,
+        similar_slugs,
+        staging,
+    })
+}
+
+impl Report {
+    /// The JSON shape of SPEC §4, keys in the order the specification
+    /// lists them.
+    pub fn json(&self) -> String {
+        #[derive(serde::Serialize)]
+        struct Shape<'a> {
+            records: usize,
+            diagnostics: &'a [Diagnostic],
+            replaced_chains: &'a [Vec<String>],
+            too_many_sources: &'a [String],
+            similar_slugs: &'a [Vec<String>],
+            staging: &'a Backlog,
+        }
+        let shape = Shape {
+            records: self.records,
+            diagnostics: &self.diagnostics,
+            replaced_chains: &self.replaced_chains,
+            too_many_sources: &self.too_many_sources,
+            similar_slugs: &self.similar_slugs,
+            staging: &self.staging,
+        };
+        crate::syntax::sanitize::json(&shape)
+    }
+
+    /// Plain text for a terminal: diagnostics grouped per record, then one
+    /// section per kind of tidy-up material.
+    pub fn human(&self) -> String {
+        let mut out = String::new();
+        let mut last: Option<&str> = None;
+        for d in &self.diagnostics {
+            if last != Some(d.path.as_str()) {
+                if last.is_some() {
+                    out.push('\n');
+                }
+                let _ = writeln!(out, "{}", shown(&d.path));
+                last = Some(&d.path);
+            }
+            let _ = writeln!(
+                out,
+                "  {}:{} {} {}: {}",
+                d.line,
+                d.column,
+                d.severity.as_str(),
+                d.rule,
+                shown(&d.message)
+            );
+        }
+        if last.is_some() {
+            out.push('\n');
+        }
+        section(&mut out, "Replaced chains", &self.replaced_chains, |c| {
+            shown(&c.join(" → "))
+        });
+        section(
+            &mut out,
+            "Records over max_sources",
+            &self.too_many_sources,
+            |p| shown(p),
+        );
+        // The JSON lists every member; a terminal line names the first few.
+        section(&mut out, "Similar slugs", &self.similar_slugs, |c| {
+            let names = c.iter().take(SIMILAR_SHOWN).map(String::as_str);
+            let mut line = shown(&names.collect::<Vec<_>>().join(", "));
+            if c.len() > SIMILAR_SHOWN {
+                let _ = write!(line, " and {} more", c.len() - SIMILAR_SHOWN);
+            }
+            line
+        });
+        let _ = writeln!(
+            out,
+            "Staging: {} {}, {} bytes, {}",
+            self.staging.files,
+            if self.staging.files == 1 {
+                "file"
+            } else {
+                "files"
+            },
+            self.staging.bytes,
+            if self.staging.due {
+                "due for consolidation"
+            } else {
+                "not due"
+            }
+        );
+        let errors: usize = self
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .map(Diagnostic::count)
+            .sum();
+        let warnings = self
+            .diagnostics
+            .iter()
+            .map(Diagnostic::count)
+            .sum::<usize>()
+            - errors;
+        let _ = writeln!(
+            out,
+            "{} records, {} errors, {} warnings.",
+            self.records, errors, warnings
+        );
+        out
+    }
+}
+
+/// Most members of a similar-slug cluster the human report names.
+const SIMILAR_SHOWN: usize = 10;
+
+/// A name or message as a terminal shows it: secrets masked, control
+/// characters (line feeds included) as visible symbols, so a file name
+/// never reaches the terminal as an escape sequence or breaks a line.
+fn shown(text: &str) -> String {
+    crate::syntax::sanitize::line(text).into_owned()
+}
+
+fn section<T>(out: &mut String, title: &str, items: &[T], line: impl Fn(&T) -> String) {
+    if items.is_empty() {
+        let _ = writeln!(out, "{title}: none");
+        return;
+    }
+    let _ = writeln!(out, "{title} ({}):", items.len());
+    for item in items {
+        let _ = writeln!(out, "  {}", line(item));
+    }
+}

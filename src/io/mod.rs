@@ -1,0 +1,8 @@
+//! The outside world: the file system (regular files only, atomic and
+//! no-clobber writes), walking the workspace, git through gix, and the
+//! watcher. Imports `model`, `syntax`, `lint` and `fmt`; never prints.
+
+pub mod fs;
+pub mod git;
+pub mod ignores;
+pub mod watch;

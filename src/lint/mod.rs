@@ -1,0 +1,539 @@
+//! Linting one file: text, path and configuration in, diagnostics out. No
+//! disk, no terminal. The order of the steps implements SPEC §3's precedence,
+//! so one defect gives one diagnostic.
+
+pub mod rules;
+
+use crate::model::config::Config;
+use crate::model::diagnostic::{Diagnostic, LineIndex, MAX_PER_RULE};
+use crate::model::kind::{Kind, Place};
+use crate::syntax::frontmatter::{self, Parts, Split};
+use crate::syntax::yaml::{self, Resolved, Value};
+use rules::{layout, Check, FieldState, Finding, Record, Sink, REGISTRY};
+use std::ops::Range;
+
+/// What was read of a file.
+pub enum Content<'a> {
+    /// The file is larger than `max_file_bytes` and was not read.
+    TooLarge(u64),
+    Bytes(&'a [u8]),
+}
+
+/// The parts of a record that cross-record rules and the index need.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RecordInfo {
+    pub kind: Option<Kind>,
+    pub title: Option<String>,
+    pub status: Option<String>,
+    pub date: Option<String>,
+    pub replaced_by: Option<Located>,
+    pub sources: Vec<Located>,
+    /// `description` (knowledge, session), when valid.
+    pub description: Option<String>,
+    /// `model_invocation` (knowledge), when valid.
+    pub model_invocation: Option<bool>,
+    /// The valid string items of `tags`.
+    pub tags: Vec<String>,
+    /// The whole front matter could be read.
+    pub parsed: bool,
+}
+
+/// A value with its place in the file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Located {
+    pub value: String,
+    pub span: Range<usize>,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+}
+
+/// The result of linting one file.
+#[derive(Debug, Clone, Default)]
+pub struct FileReport {
+    pub path: String,
+    pub diagnostics: Vec<Diagnostic>,
+    /// The file's text, kept when there are diagnostics to render.
+    pub source: Option<String>,
+    pub info: RecordInfo,
+}
+
+/// Lints one file of the workspace. `rel` is root-relative with `/`.
+pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) -> FileReport {
+    let mut sink = Sink::default();
+    let mut report = FileReport {
+        path: rel.to_string(),
+        ..FileReport::default()
+    };
+    let kind = match place {
+        Place::Outside => return report,
+        Place::Banned(dir) => {
+            sink.emit("layout/banned-dir", 0..0, layout::banned_message(dir));
+            return finish(report, "", sink, config);
+        }
+        Place::Unknown => {
+            sink.emit("layout/unknown-file", 0..0, layout::unknown_message(rel));
+            return finish(report, "", sink, config);
+        }
+        Place::Context => None,
+        Place::Record(kind) => Some(*kind),
+    };
+    report.info.kind = kind;
+    let slug_check = |sink: &mut Sink| {
+        if kind.is_some_and(Kind::has_slug) {
+            if let Some(msg) = rules::slug::stem_problem(crate::model::kind::stem(rel)) {
+                sink.emit("slug/format", 0..0, msg);
+            }
+        }
+    };
+    slug_check(&mut sink);
+    let bytes = match content {
+        Content::TooLarge(size) => {
+            sink.emit(
+                "format/too-large",
+                0..0,
+                format!(
+                    "the file has {size} bytes, more than `max_file_bytes` ({}); it was not read",
+                    config.max_file_bytes
+                ),
+            );
+            return finish(report, "", sink, config);
+        }
+        Content::Bytes(b) => b,
+    };
+    // The SIMD check answers for valid text; std finds where invalid text
+    // goes wrong.
+    let valid = simdutf8::basic::from_utf8(bytes).or_else(|_| std::str::from_utf8(bytes));
+    // memchr's SIMD search; std's `contains(char)` goes a word at a time.
+    let nul = memchr::memchr(0, bytes);
+    let text = match valid {
+        Ok(t) if nul.is_none() => t,
+        Ok(t) => {
+            let at = nul.unwrap_or(0);
+            sink.emit(
+                "format/encoding",
+                at..at,
+                "the file contains a NUL byte; records are text",
+            );
+            return finish(report, &printable(t), sink, config);
+        }
+        Err(e) => {
+            let at = e.valid_up_to();
+            sink.emit(
+                "format/encoding",
+                at..at,
+                format!(
+                    "the file is not valid UTF-8 (byte {at} is 0x{:02x}); save it as UTF-8",
+                    bytes[at]
+                ),
+            );
+            let shown = printable(&String::from_utf8_lossy(bytes));
+            return finish(report, &shown, sink, config);
+        }
+    };
+    let Some(kind) = kind else {
+        // CONTEXT.md
+        for rule in REGISTRY {
+            if let Check::Context(check) = rule.check {
+                check(text, &mut sink);
+            }
+        }
+        rules::secrets::scan(text, &mut sink);
+        line_endings(text, &mut sink);
+        return finish(report, text, sink, config);
+    };
+    let parts = match frontmatter::split(text) {
+        Split::None(absence) => {
+            let first = first_line(text, frontmatter::bom_len(text));
+            sink.emit("frontmatter/missing", first, absence.message());
+            return finish(report, text, sink, config);
+        }
+        Split::Unclosed { opener } => {
+            // A closing `---` after a bare CR is not on a line of its own.
+            let bare_cr = memchr::memchr_iter(b'\r', text.as_bytes())
+                .any(|i| text.as_bytes().get(i + 1) != Some(&b'\n'));
+            let message = if bare_cr {
+                "the front matter has no closing `---` line: lines here end with a bare CR \
+                 (classic Mac OS line endings), which is no line break for memlint; save the \
+                 file with LF line endings"
+            } else {
+                "the front matter has no closing `---` line; add one after the last key"
+            };
+            sink.emit("frontmatter/unclosed", opener, message);
+            return finish(report, text, sink, config);
+        }
+        Split::Found(parts) => parts,
+    };
+    let doc = match yaml::parse(&text[parts.yaml.clone()], parts.yaml.start) {
+        Ok(doc) => doc,
+        Err(err) => {
+            if let Some(line) = runs_into_body(text, &parts, err.at) {
+                sink.emit(
+                    "frontmatter/unclosed",
+                    parts.opener.clone(),
+                    format!(
+                        "the front matter has no closing `---` line: it runs into the markdown at line {line}; add `---` after the last key"
+                    ),
+                );
+            } else {
+                let (span, message) = parse_message(text, &parts, &err);
+                sink.emit("frontmatter/parse", span, message);
+            }
+            return finish(report, text, sink, config);
+        }
+    };
+    let root = match doc.root {
+        Some(root) if root.entries().is_some() => root,
+        other => {
+            let (span, message) = match other {
+                None => (
+                    parts.opener.clone(),
+                    "the front matter is empty; a record needs its keys between the `---` lines"
+                        .to_string(),
+                ),
+                Some(node) if node.is_null() => (
+                    parts.opener.clone(),
+                    "the front matter is empty; a record needs its keys between the `---` lines"
+                        .to_string(),
+                ),
+                Some(node) => (
+                    node.span.clone(),
+                    format!(
+                        "the front matter must be a mapping of keys to values, not {}",
+                        node.type_name()
+                    ),
+                ),
+            };
+            sink.emit("frontmatter/parse", span, message);
+            return finish(report, text, sink, config);
+        }
+    };
+    let record = Record {
+        path: rel,
+        kind,
+        text,
+        parts: &parts,
+        root: &root,
+        duplicates: &doc.duplicates,
+        config,
+        sections: Default::default(),
+        fields: Default::default(),
+        hint_words: Default::default(),
+    };
+    line_endings(text, &mut sink);
+    for rule in REGISTRY {
+        if let Check::Record(check) = rule.check {
+            check(&record, &mut sink);
+        }
+    }
+    report.info = record_info(&record);
+    finish(report, text, sink, config)
+}
+
+/// `format/bom` and `format/crlf`. On a record they are reported (and
+/// fixed) only when its front matter could be read: SPEC §3's precedence.
+fn line_endings(text: &str, sink: &mut Sink) {
+    let bom = frontmatter::bom_len(text);
+    if bom > 0 {
+        sink.emit(
+            "format/bom",
+            0..bom,
+            "the file starts with a byte order mark; save it as UTF-8 without BOM",
+        );
+    }
+    // The first CRLF, found by memchr on `\r` (a substring search is far
+    // slower, and almost every file has no `\r` at all).
+    let crlf = memchr::memchr_iter(b'\r', text.as_bytes())
+        .find(|&i| text.as_bytes().get(i + 1) == Some(&b'\n'));
+    if let Some(i) = crlf {
+        let line_start = text[..i].rfind('\n').map_or(0, |p| p + 1);
+        sink.emit(
+            "format/crlf",
+            line_start.max(bom)..i,
+            "the file has CRLF line endings; use LF",
+        );
+    }
+}
+
+/// The text shown under an encoding diagnostic: NUL bytes become `␀`, so a
+/// terminal (or a snapshot) never receives one. Offsets up to the first NUL
+/// or invalid byte, where the diagnostic points, are unchanged.
+fn printable(text: &str) -> String {
+    text.replace('\0', "\u{2400}")
+}
+
+fn first_line(text: &str, from: usize) -> Range<usize> {
+    let end = text[from..]
+        .find(['\n', '\r'])
+        .map_or(text.len(), |i| from + i);
+    from..end
+}
+
+/// When YAML fails after a blank line followed by a markdown heading, the
+/// closing `---` was most likely forgotten and the `---` found belongs to the
+/// body. Returns the heading's line number.
+fn runs_into_body(text: &str, parts: &Parts, err_at: usize) -> Option<usize> {
+    let yaml = &text[parts.yaml.clone()];
+    let mut offset = parts.yaml.start;
+    let mut prev_blank = false;
+    for line in yaml.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let content = line.trim_end_matches(['\n', '\r']);
+        let hashes = content.bytes().take_while(|b| *b == b'#').count();
+        let is_heading = (1..=6).contains(&hashes)
+            && content[hashes..].starts_with(' ')
+            && !content[hashes..].trim().is_empty();
+        if prev_blank && is_heading && start <= err_at {
+            return Some(LineIndex::new(text).position(start).line);
+        }
+        prev_blank = content.trim().is_empty();
+    }
+    None
+}
+
+/// A `frontmatter/parse` message with a hint for the common slips.
+fn parse_message(text: &str, parts: &Parts, err: &yaml::Error) -> (Range<usize>, String) {
+    let index = LineIndex::new(text);
+    let pos = index.position(err.at);
+    let at = err.at..err.at;
+    if err.kind == yaml::ErrorKind::Budget {
+        return (at, format!("front matter refused: {}", err.message));
+    }
+    // Look at the offending line, the one before it and the one after it
+    // (a tab is found only once the line before it ended) for a known slip.
+    let candidates = [pos.line, pos.line.saturating_sub(1), pos.line + 1];
+    for line_no in candidates {
+        if line_no == 0 {
+            continue;
+        }
+        let range = index.line_range(line_no);
+        if range.start < parts.yaml.start || range.end > parts.yaml.end {
+            continue;
+        }
+        let line = &text[range.clone()];
+        if line.starts_with('\t') || line.trim_start_matches(' ').starts_with('\t') {
+            return (
+                range,
+                format!("YAML does not allow a tab for indentation (line {line_no}); indent with spaces"),
+            );
+        }
+        // What follows the `[` of a flow list that is a key's value.
+        let flow = line
+            .split_once(": ")
+            .and_then(|(_, v)| v.trim_start().strip_prefix('['));
+        // A list item, in a block list or a flow list, that starts with `*`
+        // or `&` (a glob such as `*.md`).
+        let block_item = line.trim_start().strip_prefix("- ").map(str::trim);
+        let flow_items = flow
+            .into_iter()
+            .flat_map(|rest| rest.split([',', ']']).map(str::trim));
+        let starred = block_item
+            .into_iter()
+            .chain(flow_items)
+            .find(|v| v.starts_with('*') || v.starts_with('&'));
+        // ` #` inside a flow list starts a comment that eats the `]`; after
+        // the first `]`, a comment is fine.
+        if let Some(item) = flow
+            .and_then(|rest| rest.split(']').next())
+            .and_then(|inner| inner.split(',').find(|i| i.contains(" #")))
+        {
+            let item = item.trim();
+            return (
+                range,
+                format!(
+                    "` #` starts a comment in YAML, which cuts the list short at `{item}`; quote the item: '{}'",
+                    item.replace('\'', "''")
+                ),
+            );
+        }
+        if let Some(v) = starred {
+            return (
+                range,
+                format!(
+                    "the list item `{v}` starts with `{}`, which YAML reads as an {}; quote it: '{}'",
+                    &v[..1],
+                    if v.starts_with('*') { "alias" } else { "anchor" },
+                    v.replace('\'', "''")
+                ),
+            );
+        }
+        if let Some((key, value)) = line.split_once(": ") {
+            let v = value.trim_start();
+            let plain = !v.starts_with(['"', '\'', '[', '{', '|', '>']);
+            if plain && (v.starts_with('*') || v.starts_with('&')) {
+                return (
+                    range,
+                    format!(
+                        "`{}` starts with `{}`, which YAML reads as an {}; quote the value: {}: '{}'",
+                        v,
+                        &v[..1],
+                        if v.starts_with('*') { "alias" } else { "anchor" },
+                        key.trim(),
+                        v.replace('\'', "''")
+                    ),
+                );
+            }
+            if plain && (v.contains(": ") || v.ends_with(':')) {
+                return (
+                    range,
+                    format!(
+                        "the value of `{}` contains `: `, which YAML reads as a nested key; quote the value: {}: '{}'",
+                        key.trim(),
+                        key.trim(),
+                        v.replace('\'', "''")
+                    ),
+                );
+            }
+        }
+    }
+    (
+        at,
+        format!("the front matter is not valid YAML: {}", err.message),
+    )
+}
+
+fn record_info(r: &Record) -> RecordInfo {
+    // Every located value is in the front matter: index only that part.
+    let index = LineIndex::new(&r.text[..r.parts.yaml.end]);
+    let locate = |value: &str, span: Range<usize>| {
+        let s = index.position(span.start);
+        let e = index.position(span.end);
+        Located {
+            value: value.to_string(),
+            span,
+            line: s.line,
+            column: s.column,
+            end_line: e.line,
+            end_column: e.column,
+        }
+    };
+    RecordInfo {
+        kind: Some(r.kind),
+        title: r.str_field("title").map(|(t, _)| t.to_string()),
+        status: r.status().map(str::to_string),
+        date: r
+            .str_field("date")
+            .or_else(|| r.str_field("updated"))
+            .or_else(|| r.str_field("created"))
+            .map(|(d, _)| d.to_string()),
+        replaced_by: r.str_field("replaced_by").map(|(v, s)| locate(v, s)),
+        sources: rules::sources::entries(r)
+            .into_iter()
+            .map(|(v, s)| locate(v, s))
+            .collect(),
+        description: r.str_field("description").map(|(d, _)| d.to_string()),
+        model_invocation: match r.field("model_invocation") {
+            FieldState::Valid(node) => match node.as_scalar().map(|s| s.resolve()) {
+                Some(Resolved::Bool(b)) => Some(b),
+                _ => None,
+            },
+            _ => None,
+        },
+        tags: match r.field("tags") {
+            FieldState::Valid(node) => match &node.value {
+                Value::Seq { items, .. } => items
+                    .iter()
+                    .filter_map(|n| n.as_scalar().and_then(|s| s.as_str()))
+                    .map(str::to_string)
+                    .collect(),
+                _ => Vec::new(),
+            },
+            _ => Vec::new(),
+        },
+        parsed: true,
+    }
+}
+
+/// Turns findings into located diagnostics with their configured severity.
+pub fn to_diagnostics(
+    path: &str,
+    text: &str,
+    findings: Vec<Finding>,
+    config: &Config,
+) -> Vec<Diagnostic> {
+    if findings.is_empty() {
+        return Vec::new();
+    }
+    let findings = capped(findings);
+    let index = LineIndex::new(text);
+    let mut out = Vec::with_capacity(findings.len());
+    for (f, omitted) in findings {
+        let Some(rule) = rules::lookup(f.rule) else {
+            continue;
+        };
+        let severity = match config.rules.get(f.rule) {
+            Some(level) => match level.severity() {
+                Some(s) => s,
+                None => continue,
+            },
+            None => rule.default,
+        };
+        let start = index.position(f.span.start);
+        let end = index.position(f.span.end.max(f.span.start));
+        out.push(Diagnostic {
+            rule: rule.name,
+            severity,
+            path: path.to_string(),
+            line: start.line,
+            column: start.column,
+            end_line: end.line,
+            end_column: end.column,
+            message: match omitted {
+                0 => f.message,
+                n => crate::model::diagnostic::omitted_message(rule.name, n),
+            },
+            fixable: rule.fixable && f.fixable,
+            span: f.span,
+            omitted,
+        });
+    }
+    out
+}
+
+/// The first [`MAX_PER_RULE`] findings of each rule by position, and for a
+/// rule with more, its next finding standing for all the rest (with their
+/// count): what is listed never grows with the file, and locating each
+/// finding (a scan of its line) stays cheap.
+fn capped(findings: Vec<Finding>) -> Vec<(Finding, usize)> {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for f in &findings {
+        match counts.iter_mut().find(|c| c.0 == f.rule) {
+            Some(c) => c.1 += 1,
+            None => counts.push((f.rule, 1)),
+        }
+    }
+    if counts.iter().all(|c| c.1 <= MAX_PER_RULE) {
+        return findings.into_iter().map(|f| (f, 0)).collect();
+    }
+    let mut findings = findings;
+    findings.sort_by(|a, b| {
+        (a.rule, a.span.start, a.span.end).cmp(&(b.rule, b.span.start, b.span.end))
+    });
+    let mut out: Vec<(Finding, usize)> = Vec::new();
+    let mut listed = 0;
+    for f in findings {
+        let same = out.last().is_some_and(|(last, _)| last.rule == f.rule);
+        if !same {
+            listed = 0;
+        }
+        match out.last_mut() {
+            Some((_, omitted)) if same && *omitted > 0 => *omitted += 1,
+            _ if listed < MAX_PER_RULE => {
+                listed += 1;
+                out.push((f, 0));
+            }
+            _ => out.push((f, 1)),
+        }
+    }
+    out
+}
+
+fn finish(mut report: FileReport, text: &str, sink: Sink, config: &Config) -> FileReport {
+    report.diagnostics = to_diagnostics(&report.path, text, sink.findings, config);
+    if !report.diagnostics.is_empty() {
+        report.source = Some(text.to_string());
+    }
+    report
+}

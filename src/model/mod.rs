@@ -1,0 +1,10 @@
+//! The model: what memlint's files are, as plain data. Kinds of record,
+//! their fields and places, the configuration, diagnostics, rule names and
+//! the calendar. Imports nothing of memlint's other layers; no file system,
+//! environment, git or terminal.
+
+pub mod clock;
+pub mod config;
+pub mod diagnostic;
+pub mod hashing;
+pub mod kind;

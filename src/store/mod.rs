@@ -1,0 +1,5 @@
+//! Everything under `.memlint/`: the record table, the listing, the
+//! slug-cluster cache, the search index and the counters, in one binary
+//! codec. A shadow of the files, always safe to delete. Never prints.
+
+pub mod index;

@@ -1,0 +1,450 @@
+//! What memlint prints. Records, file names, commit messages and lock files
+//! are written by agents and other people: whatever memlint prints of them
+//! passes through here, so that a credential `secrets/detected` would flag
+//! is never echoed (by any rule, command or format) and no control
+//! character reaches a terminal, a CI log or an agent's prompt.
+//!
+//! - Secrets: [`secrets`] keeps a credential's kind (`ghp_…[masked]`) and
+//!   hides the rest; it is the detector of `secrets/detected`, so what is
+//!   flagged is what is masked. JSON gets this alone ([`json`]); its
+//!   escaping already shows control characters as `\u001b`.
+//! - Control characters: [`line`] and [`text`] show them as symbols (`␛`
+//!   for ESC, `␇` for BEL, U+2400 + c for the rest of C0, `␡` for DEL,
+//!   U+FFFD for C1): one character for one, so a character budget counted
+//!   on the result is exact. [`line`] is for a value printed on one line (a
+//!   file name, a title), where a line feed would split the output; [`text`]
+//!   keeps the line feeds and tabs of a text of several lines.
+//! - [`terminal`] is the last edge: everything written to standard output
+//!   or standard error goes through it, whatever a call site forgot.
+
+use crate::lint::rules::secrets;
+use std::borrow::Cow;
+
+/// What replaces the hidden part of a credential.
+pub const MASK: &str = "…[masked]";
+
+/// `text` with every credential masked: its kind's prefix kept, the rest
+/// replaced by [`MASK`] (a private key from its `BEGIN` line through its
+/// `END` line). Never longer than `text`, counted in characters.
+pub fn secrets(text: &str) -> Cow<'_, str> {
+    let hidden = secrets::hidden(text);
+    if hidden.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    for h in &hidden {
+        let cut = h.range.start + h.keep;
+        out.push_str(&text[at..cut]);
+        let secret = &text[cut..h.range.end];
+        let n = secret.chars().count();
+        // Short hidden parts (a key block cut right after its first line)
+        // become as many `*`, so that masking never lengthens a text.
+        if n > MASK.chars().count() {
+            out.push_str(MASK);
+        } else {
+            out.extend(std::iter::repeat_n('*', n));
+        }
+        at = h.range.end;
+    }
+    out.push_str(&text[at..]);
+    Cow::Owned(out)
+}
+
+/// `text` with every byte of its credentials' hidden parts replaced by
+/// `*` (line breaks kept): every byte offset and line stays where it was,
+/// for output that points into the text (the source excerpts of `check`).
+pub fn secrets_in_place(text: &str) -> Cow<'_, str> {
+    let hidden = secrets::hidden(text);
+    if hidden.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut bytes = text.as_bytes().to_vec();
+    for h in &hidden {
+        for b in &mut bytes[h.range.start + h.keep..h.range.end] {
+            if *b != b'\n' && *b != b'\r' {
+                *b = b'*';
+            }
+        }
+    }
+    // Whole characters were replaced by ASCII (the hidden parts start and
+    // end on character boundaries): still UTF-8.
+    Cow::Owned(
+        String::from_utf8(bytes)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()),
+    )
+}
+
+/// The visible symbol of control character `c`, or `None` for a character
+/// printed as it is. In `Mode::Text`, line feeds, tabs and the carriage
+/// return of a CRLF (`crlf`) are printed as they are.
+fn symbol(c: char, mode: Mode, crlf: bool) -> Option<char> {
+    match c {
+        '\t' => None,
+        '\n' if mode == Mode::Text => None,
+        '\r' if mode == Mode::Text && crlf => None,
+        '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + c as u32),
+        '\u{7f}' => Some('\u{2421}'),
+        '\u{80}'..='\u{9f}' => Some('\u{fffd}'),
+        _ => None,
+    }
+}
+
+/// How [`controls`] treats line breaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// A value shown on one line: line feeds and carriage returns too are
+    /// shown as symbols.
+    Line,
+    /// A text of several lines: its line feeds (and CRLFs) and tabs stay.
+    Text,
+}
+
+/// Whether `text` holds a byte that may begin a character [`symbol`]
+/// shows in `mode` (C0 but tab, and but line feed in `Mode::Text`; DEL;
+/// the lead byte of C1): most texts hold none and are returned as they
+/// are after this one pass.
+fn may_hold_controls(text: &str, mode: Mode) -> bool {
+    let lf = mode == Mode::Text;
+    text.bytes()
+        .any(|b| (b < 0x20 && b != b'\t' && !(lf && b == b'\n')) || b == 0x7f || b == 0xc2)
+}
+
+/// `text` with its control characters shown as symbols (see [`Mode`]),
+/// one character for one; credentials are not looked at.
+pub fn controls(text: &str, mode: Mode) -> Cow<'_, str> {
+    if !may_hold_controls(text, mode) {
+        return Cow::Borrowed(text);
+    }
+    controls_shifted(text, mode).0
+}
+
+/// [`controls`], and where each byte offset of `text` lands in the result
+/// (for marks and spans into it).
+pub fn controls_shifted(text: &str, mode: Mode) -> (Cow<'_, str>, Shift) {
+    if !may_hold_controls(text, mode) {
+        return (Cow::Borrowed(text), Shift::default());
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut growth = Vec::new();
+    let mut grown = 0;
+    let bytes = text.as_bytes();
+    for (i, c) in text.char_indices() {
+        let crlf = bytes.get(i + 1) == Some(&b'\n');
+        match symbol(c, mode, crlf) {
+            Some(r) => {
+                out.push(r);
+                grown += r.len_utf8() - c.len_utf8();
+                growth.push((i + c.len_utf8(), grown));
+            }
+            None => out.push(c),
+        }
+    }
+    (Cow::Owned(out), Shift { growth })
+}
+
+/// Where the byte offsets of a text land in its [`controls_shifted`] form.
+#[derive(Debug, Clone, Default)]
+pub struct Shift {
+    /// (offset after a replaced character, total growth up to there).
+    growth: Vec<(usize, usize)>,
+}
+
+impl Shift {
+    /// The offset in the shown text of byte `o` of the original.
+    pub fn at(&self, o: usize) -> usize {
+        let before = self.growth.partition_point(|&(end, _)| end <= o);
+        o + before.checked_sub(1).map_or(0, |k| self.growth[k].1)
+    }
+}
+
+/// A value printed on one line (a file name, a title, a pod id): its
+/// credentials masked and its control characters, line breaks included,
+/// shown as symbols.
+pub fn line(text: &str) -> Cow<'_, str> {
+    shown(text, Mode::Line)
+}
+
+/// A text of several lines (a `CONTEXT.md` block, a diff): its credentials
+/// masked and its control characters but line feeds and tabs shown as
+/// symbols.
+pub fn text(text: &str) -> Cow<'_, str> {
+    shown(text, Mode::Text)
+}
+
+fn shown(text: &str, mode: Mode) -> Cow<'_, str> {
+    match secrets(text) {
+        Cow::Borrowed(t) => controls(t, mode),
+        Cow::Owned(t) => Cow::Owned(controls(&t, mode).into_owned()),
+    }
+}
+
+/// The last edge before standard output or standard error: [`text`], but
+/// with `sgr` the colour sequences memlint itself writes (`ESC [ … m`) are
+/// let through. Every writer of the binary calls this.
+pub fn terminal(out: &str, sgr: bool) -> Cow<'_, str> {
+    if !sgr {
+        return text(out);
+    }
+    let masked = secrets(out);
+    if !may_hold_controls(&masked, Mode::Text) {
+        return masked;
+    }
+    let mut shown = String::with_capacity(masked.len());
+    let mut rest: &str = &masked;
+    while let Some(i) = rest.find('\u{1b}') {
+        shown.push_str(&controls(&rest[..i], Mode::Text));
+        let after = &rest[i + 1..];
+        let sgr_len = after
+            .strip_prefix('[')
+            .and_then(|a| {
+                let params = a.bytes().take_while(|b| b.is_ascii_digit() || *b == b';');
+                let n = params.count();
+                (a.as_bytes().get(n) == Some(&b'm')).then_some(n + 2)
+            })
+            .unwrap_or(0);
+        if sgr_len > 0 {
+            shown.push('\u{1b}');
+            shown.push_str(&after[..sgr_len]);
+        } else {
+            shown.push('\u{241b}');
+        }
+        rest = &after[sgr_len..];
+    }
+    shown.push_str(&controls(rest, Mode::Text));
+    Cow::Owned(shown)
+}
+
+/// Writes `text` to standard output through [`terminal`] (no colour).
+/// A closed pipe (`memlint check | head`) is not an error worth reporting.
+pub fn write_out(text: &str) {
+    write_to(&mut std::io::stdout().lock(), text, false);
+}
+
+/// [`write_out`] for output memlint coloured itself: its colour sequences
+/// are let through, nothing else.
+pub fn write_out_colored(text: &str, color: bool) {
+    write_to(&mut std::io::stdout().lock(), text, color);
+}
+
+/// Writes `text` to standard error through [`terminal`]; what memlint's
+/// `eprintln!` and `eprint!` call.
+pub fn write_err(text: &str) {
+    write_to(&mut std::io::stderr().lock(), text, false);
+}
+
+fn write_to(w: &mut dyn std::io::Write, text: &str, sgr: bool) {
+    let _ = w.write_all(terminal(text, sgr).as_bytes());
+    let _ = w.flush();
+}
+
+/// `value` as pretty JSON ending with a line feed, with the credentials
+/// in its strings masked (see [`json_text`]).
+pub fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
+    let mut s = serde_json::to_string_pretty(value).unwrap_or_default();
+    s.push('\n');
+    json_text(&s).into_owned()
+}
+
+/// A JSON text with the credentials of every string (object keys
+/// included) masked as [`secrets`] masks them; nothing else changes, so
+/// the keys keep their order and control characters keep their escapes
+/// (`\u001b`). Each string is looked at decoded, so that an escape
+/// (`password: \"…`) hides no credential.
+pub fn json_text(json: &str) -> Cow<'_, str> {
+    let bytes = json.as_bytes();
+    let mut out: Option<String> = None;
+    let mut done = 0;
+    let mut i = 0;
+    while let Some(open) = memchr::memchr(b'"', &bytes[i..]).map(|k| i + k) {
+        // The closing quote: the next one not escaped.
+        let mut j = open + 1;
+        let mut escaped = false;
+        while j < bytes.len() {
+            match bytes[j] {
+                b'\\' => escaped = !escaped,
+                b'"' if !escaped => break,
+                _ => escaped = false,
+            }
+            j += 1;
+        }
+        let literal = &json[open..(j + 1).min(json.len())];
+        i = j + 1;
+        let masked = if literal.contains('\\') {
+            serde_json::from_str::<String>(literal)
+                .ok()
+                .and_then(|s| match secrets(&s) {
+                    Cow::Owned(m) => serde_json::to_string(&m).ok(),
+                    Cow::Borrowed(_) => None,
+                })
+        } else {
+            // No escape: the literal is the string between its quotes, and
+            // its masked form needs none either.
+            let inner = &literal[1..literal.len().saturating_sub(1).max(1)];
+            match secrets(inner) {
+                Cow::Owned(m) => Some(format!("\"{m}\"")),
+                Cow::Borrowed(_) => None,
+            }
+        };
+        if let Some(m) = masked {
+            let o = out.get_or_insert_with(|| String::with_capacity(json.len()));
+            o.push_str(&json[done..open]);
+            o.push_str(&m);
+            done = i.min(json.len());
+        }
+        if i >= json.len() {
+            break;
+        }
+    }
+    match out {
+        Some(mut o) => {
+            o.push_str(&json[done..]);
+            Cow::Owned(o)
+        }
+        None => Cow::Borrowed(json),
+    }
+}
+
+/// The data of a GitHub Actions workflow command (the message): masked,
+/// `%`, CR and LF escaped as the runner decodes them, and any other control
+/// character shown as a symbol.
+pub fn github_data(s: &str) -> String {
+    let escaped = secrets(s)
+        .replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A");
+    controls(&escaped, Mode::Line).into_owned()
+}
+
+/// A property of a workflow command (`file=`, `title=`): as
+/// [`github_data`], and `:` and `,` escaped too.
+pub fn github_property(s: &str) -> String {
+    github_data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GH: &str = "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+
+    #[test]
+    fn secrets_keep_their_kind_and_nothing_else() {
+        assert_eq!(
+            secrets(&format!("`status` is `{GH}`")),
+            "`status` is `ghp_…[masked]`"
+        );
+        assert_eq!(secrets("AKIAIOSFODNN7EXAMPLE"), "AKIA…[masked]");
+        assert_eq!(secrets("xoxb-1234567890-abcdefghij"), "xoxb-…[masked]");
+        assert_eq!(secrets("sk-proj-abcdefghij0123456789"), "sk-…[masked]");
+        assert_eq!(
+            secrets("password: Xk9fQ2mLp8Rt4vWz7 rest"),
+            "password: …[masked] rest"
+        );
+        assert_eq!(secrets("nothing here"), "nothing here");
+        assert!(matches!(secrets("plain words"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn a_private_key_is_hidden_through_its_end_line() {
+        let t = "a\n-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA\n-----END RSA PRIVATE KEY-----\nz\n";
+        assert_eq!(secrets(t), "a\n-----BEGIN RSA PRIVATE KEY…[masked]\nz\n");
+        let in_place = secrets_in_place(t);
+        assert_eq!(in_place.len(), t.len());
+        assert!(!in_place.contains("MIIE") && !in_place.contains("END"));
+        assert_eq!(in_place.lines().count(), t.lines().count());
+        // Without an end line, to the end of the text.
+        assert_eq!(
+            secrets("-----BEGIN PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1234"),
+            "-----BEGIN PRIVATE KEY…[masked]"
+        );
+        assert_eq!(
+            secrets("-----BEGIN PRIVATE KEY-----\nab"),
+            "-----BEGIN PRIVATE KEY********"
+        );
+        // What is shown is not found again: masking the output of masking
+        // changes nothing, also where no `END` line follows.
+        let once = secrets("x -----BEGIN PRIVATE KEY----- and the rest");
+        assert_eq!(once, "x -----BEGIN PRIVATE KEY…[masked]");
+        assert_eq!(
+            secrets(&format!("{once}\nmore text")),
+            format!("{once}\nmore text")
+        );
+        assert_eq!(
+            secrets_in_place("-----BEGIN PRIVATE KEY-----\nab\n"),
+            "-----BEGIN PRIVATE KEY*****\n**\n"
+        );
+    }
+
+    #[test]
+    fn masking_never_lengthens_and_is_idempotent() {
+        let samples = [
+            format!("x {GH} y"),
+            "AKIAIOSFODNN7EXAMPLE".to_string(),
+            "xoxb-1234567890".to_string(),
+            "token=Xk9fQ2mLp8Rt4vWz".to_string(),
+            "-----BEGIN EC PRIVATE KEY-----".to_string(),
+            "-----BEGIN EC PRIVATE KEY-----\n".to_string(),
+            "-----BEGIN EC PRIVATE KEY-----\nabcdefghijk".to_string(),
+        ];
+        for s in samples {
+            let once = secrets(&s).into_owned();
+            assert!(once.chars().count() <= s.chars().count(), "{s:?}");
+            assert_eq!(secrets(&once), once, "{s:?}");
+        }
+    }
+
+    #[test]
+    fn control_characters_become_one_symbol_each() {
+        assert_eq!(line("a\u{1b}[31mb\u{7}c\nd\re\tf"), "a␛[31mb␇c␊d␍e\tf");
+        assert_eq!(text("a\u{1b}b\r\nc\rd\n"), "a␛b\r\nc␍d\n");
+        assert_eq!(line("\u{9b}x\u{7f}"), "\u{fffd}x␡");
+        let s = "a\u{1b}b\u{7}c";
+        assert_eq!(line(s).chars().count(), s.chars().count());
+        let (shown, shift) = controls_shifted("a\u{1b}bc", Mode::Line);
+        assert_eq!(&shown[shift.at(2)..shift.at(4)], "bc");
+    }
+
+    #[test]
+    fn the_terminal_edge_lets_only_colour_through() {
+        let colored = "\u{1b}[1;36mpath\u{1b}[0m \u{1b}]0;title\u{7} \u{1b}[2J";
+        assert_eq!(
+            terminal(colored, true),
+            "\u{1b}[1;36mpath\u{1b}[0m ␛]0;title␇ ␛[2J"
+        );
+        assert_eq!(terminal(colored, false), "␛[1;36mpath␛[0m ␛]0;title␇ ␛[2J");
+        assert_eq!(terminal(&format!("{GH}\n"), true), "ghp_…[masked]\n");
+    }
+
+    #[test]
+    fn json_masks_values_and_keys_and_keeps_controls_exact() {
+        let v = serde_json::json!({"a": [format!("x {GH}")], GH: "\u{1b}"});
+        let out = json(&v);
+        assert!(!out.contains(GH), "{out}");
+        assert!(
+            out.contains("ghp_…[masked]") && out.contains("\\u001b"),
+            "{out}"
+        );
+        // Escapes are read: a quote inside the string hides nothing.
+        let v = serde_json::json!({"t": "password: \"Xk9fQ2mLp8Rt4vWz7\" \u{7}"});
+        let out = json(&v);
+        assert!(!out.contains("Xk9f"), "{out}");
+        let back: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+        assert_eq!(back["t"], "password: \"…[masked]\" \u{7}");
+        // Key order is kept.
+        #[derive(serde::Serialize)]
+        struct S {
+            z: &'static str,
+            a: &'static str,
+        }
+        let out = json(&S { z: GH, a: "" });
+        assert!(out.find("\"z\"") < out.find("\"a\""), "{out}");
+        assert_eq!(json_text("[\"\", \"x\\\\\"]"), "[\"\", \"x\\\\\"]");
+    }
+
+    #[test]
+    fn workflow_commands_are_escaped() {
+        assert_eq!(github_data("50%\r\nx\u{1b}"), "50%25%0D%0Ax␛");
+        assert_eq!(github_property("a:b,c\n"), "a%3Ab%2Cc%0A");
+    }
+}
