@@ -111,9 +111,10 @@ pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
 
 /// Writes `bytes` to `path` atomically, keeping the permissions of an
 /// existing file, whatever that file holds now: a file whose content was
-/// read and worked on is replaced with [`replace_if_unchanged`] instead. A symbolic link is written through: its target is
-/// replaced and the link stays a link (callers never hand over a link that
-/// leads out of the root; see [`stays_inside`]).
+/// read and worked on is replaced with [`replace_if_unchanged`] instead. A
+/// symbolic link is written through: its target is replaced and the link
+/// stays a link (callers never hand over a link that leads out of the
+/// root; see [`stays_inside`]).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
         return replace(&path.canonicalize()?, &[bytes], true);
