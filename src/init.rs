@@ -594,7 +594,12 @@ impl Hooks {
         }
         _ => {}
     }
-        let existing = crate::fsutil::Snapshot::read(&hook).ok();
+        // A hook that cannot be read is not taken for a missing one.
+        let existing = match crate::fsutil::Snapshot::read(&hook) {
+            Ok(seen) => Some(seen),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(update_err(&hook)("read", e)),
+        };
         let up_to_date = match &existing {
             Some(e) if e.bytes == script.as_bytes() => true,
             Some(_) if !force => {

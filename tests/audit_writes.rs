@@ -820,3 +820,38 @@ fn init_hooks_exits_2_naming_the_file_when_a_write_fails() {
         );
     }
 }
+
+/// A hook `init --hooks` cannot read is not taken for a missing one (it
+/// was overwritten, or refused as "changed while memlint installed"): the
+/// command fails naming it and leaves it alone.
+#[cfg(unix)]
+#[test]
+fn init_hooks_leaves_a_hook_it_cannot_read_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    common::git(root, &["init", "-q"]);
+    write(
+        root,
+        ".githooks/pre-commit",
+        "#!/bin/sh\nexec my-own-checks\n",
+    );
+    set_mode_all(root, 0o777, 0o666);
+    let hook = root.join(".githooks/pre-commit");
+    fs::set_permissions(&hook, fs::Permissions::from_mode(0o000)).expect("chmod");
+    let Some(run) = memlint_unprivileged(root, &["init", "--hooks", "--force"]) else {
+        return;
+    };
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "memlint: error: cannot read {}: Permission denied (os error 13)\n",
+            hook.display()
+        )
+    );
+    assert_eq!(
+        fs::read_to_string(&hook).expect("read"),
+        "#!/bin/sh\nexec my-own-checks\n"
+    );
+}
