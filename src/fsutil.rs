@@ -286,7 +286,10 @@ const MAX_EXCHANGES: usize = 64;
 /// truncating it and writes into it after the comparison: those writes go
 /// to the old, now deleted, file. Where the exchange is not available
 /// (other systems, some file systems), the file is renamed over right
-/// after the comparison: a save between the two (microseconds) is lost.
+/// after the comparison: a save between the two is lost (a window of
+/// microseconds, longer when the process is descheduled there; a looping
+/// `fmt` against an editor saving every 2 ms lost 12 of 1500 saves so, none
+/// with the exchange, 196 before either).
 pub fn replace_if_unchanged(
     path: &Path,
     seen: &Snapshot,
