@@ -789,3 +789,69 @@ fn init_keeps_a_gitignore_edit_saved_while_it_runs() {
         "target/\nnode_modules/\n# memlint: index and consolidation lock (never committed)\n.memlint/\nstaging/.consolidation.lock\n"
     );
 }
+
+/// `init --hooks` fails with exit 2 naming the file it could not write:
+/// the hook, or the repository's configuration (whose error read "cannot
+/// read the git repository" before).
+#[cfg(unix)]
+#[test]
+fn init_hooks_exits_2_naming_the_file_when_a_write_fails() {
+    for read_only_dir in [".githooks", ".git"] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        common::git(root, &["init", "-q"]);
+        fs::create_dir(root.join(".githooks")).expect("mkdir");
+        set_mode_all(root, 0o777, 0o666);
+        read_only(&root.join(read_only_dir));
+        let Some(run) = memlint_unprivileged(root, &["init", "--hooks"]) else {
+            return;
+        };
+        let file = match read_only_dir {
+            ".git" => root.join(".git/config"),
+            _ => root.join(".githooks/pre-commit"),
+        };
+        assert_eq!(run.code, 2, "{read_only_dir}: {}", run.stderr);
+        assert_eq!(
+            run.stderr,
+            format!(
+                "memlint: error: cannot write {}: Permission denied (os error 13)\n",
+                file.display()
+            )
+        );
+    }
+}
+
+/// A hook `init --hooks` cannot read is not taken for a missing one (it
+/// was overwritten, or refused as "changed while memlint installed"): the
+/// command fails naming it and leaves it alone.
+#[cfg(unix)]
+#[test]
+fn init_hooks_leaves_a_hook_it_cannot_read_alone() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    common::git(root, &["init", "-q"]);
+    write(
+        root,
+        ".githooks/pre-commit",
+        "#!/bin/sh\nexec my-own-checks\n",
+    );
+    set_mode_all(root, 0o777, 0o666);
+    let hook = root.join(".githooks/pre-commit");
+    fs::set_permissions(&hook, fs::Permissions::from_mode(0o000)).expect("chmod");
+    let Some(run) = memlint_unprivileged(root, &["init", "--hooks", "--force"]) else {
+        return;
+    };
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "memlint: error: cannot read {}: Permission denied (os error 13)\n",
+            hook.display()
+        )
+    );
+    assert_eq!(
+        fs::read_to_string(&hook).expect("read"),
+        "#!/bin/sh\nexec my-own-checks\n"
+    );
+}

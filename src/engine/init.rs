@@ -725,14 +725,16 @@ impl Hooks {
         let existing = match crate::io::fs::Snapshot::read(&hook) {
             Ok(seen) => Existing::File(seen),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Existing::Nothing,
-            // Anything else there (a FIFO too) is someone's, never read or
-            // replaced without --force.
-            Err(_) if !force => {
+            // Anything but a regular file there (a FIFO too) is someone's,
+            // never read or replaced without --force.
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidInput && !force => {
                 return Err(usage(format!(
                     "{shown} exists and is not memlint's hook; rerun with --force to replace it"
                 )))
             }
-            Err(_) => Existing::Other,
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => Existing::Other,
+            // A hook that cannot be read is not taken for a missing one.
+            Err(e) => return Err(update_err(&hook)("read", e)),
         };
         let up_to_date = match &existing {
             Existing::File(e) if e.bytes == script.as_bytes() => true,

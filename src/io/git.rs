@@ -208,6 +208,10 @@ pub enum GitError {
     /// Anything else git could not read.
     #[error("cannot read the git repository: {0}")]
     Read(String),
+    /// A file of the repository memlint changes (its configuration) could
+    /// not be written; the message names it and the system's error.
+    #[error("{0}")]
+    Write(String),
     /// A request that names nothing in the repository (an unknown record).
     #[error("{0}")]
     Unknown(String),
@@ -1331,7 +1335,13 @@ pub fn set_hooks_path(repo: &Repo, dir: &str, force: bool) -> Result<HooksPath, 
             file.write_to(&mut out).map_err(read_err)?;
             Ok(Some(out))
         },
-        |action, e| GitError::Read(format!("cannot {action} {}: {e}", path.display())),
+        |action, e| {
+            let message = format!("cannot {action} {}: {e}", path.display());
+            match action {
+                "write" => GitError::Write(message),
+                _ => GitError::Read(message),
+            }
+        },
     )?;
     Ok(match written {
         true => HooksPath::Set,
