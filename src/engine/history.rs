@@ -359,13 +359,14 @@ pub fn check_base(
         repo.blob(object.id, max).ok()
     };
     let resolver = VersionResolver::Tree(&head_paths, &repo.repo);
-    // Only needed when something was removed: then every record that may
-    // point at it is read, from the work tree where it matches HEAD.
-    let index = if changes.iter().any(|c| c.new.is_none()) {
-        Some(repo.index()?).filter(|i| !crate::io::git::may_convert(&repo.repo, &ws.root, i))
-    } else {
-        None
-    };
+    // Needed when something was removed, or a changed record is now
+    // replaced: then every record that may point at it is read, from the
+    // work tree where it matches HEAD (reading 100k blobs out of a pack
+    // instead took 18 s). Reading the git index costs a few milliseconds.
+    let index = repo
+        .index()
+        .ok()
+        .filter(|i| !crate::io::git::may_convert(&repo.repo, &ws.root, i));
     let fast = |rel: &str| -> Option<Vec<u8>> {
         let object = crate::io::git::tree_lookup(&head_paths, rel).filter(Object::is_file)?;
         crate::io::git::work_tree_copy(index.as_ref()?, &repo.prefix, &ws.root, rel, object.id)
