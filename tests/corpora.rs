@@ -169,7 +169,7 @@ fn per_file_rules() -> BTreeSet<&'static str> {
                 Check::Reader | Check::Record(_) | Check::Context(_)
             )
         })
-        .map(|r| r.name)
+        .map(|r| r.name())
         .collect()
 }
 

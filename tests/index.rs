@@ -865,7 +865,10 @@ fn tracked_files_are_fingerprinted_by_their_git_blob() {
         .find(|r| r.path == gix_md)
         .expect("report");
     assert!(
-        report.diagnostics.iter().any(|d| d.rule == "date/format"),
+        report
+            .diagnostics
+            .iter()
+            .any(|d| d.rule.as_str() == "date/format"),
         "{:?}",
         report.diagnostics
     );

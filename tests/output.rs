@@ -353,7 +353,7 @@ fn json_shape() {
             );
             let rule = d["rule"].as_str().expect("rule");
             let registered = memlint::lint::rules::lookup(rule).expect("a registered rule");
-            assert_eq!(d["fixable"], registered.fixable, "{dir}: {rule}");
+            assert_eq!(d["fixable"], registered.rule.fixable(), "{dir}: {rule}");
             let path = d["path"].as_str().expect("path");
             assert!(
                 !path.contains('\\') && !path.starts_with('/'),

@@ -487,7 +487,7 @@ fn per_file_rules() -> Vec<&'static str> {
                 Check::Reader | Check::Record(_) | Check::Context(_)
             )
         })
-        .map(|r| r.name)
+        .map(|r| r.name())
         .collect()
 }
 

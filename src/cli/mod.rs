@@ -780,10 +780,10 @@ fn rule(name: Option<&str>) -> Result<ExitCode, WorkspaceError> {
             for r in crate::lint::rules::REGISTRY {
                 out.push_str(&format!(
                     "{:<32} {:<8} {:<4} {}\n",
-                    r.name,
-                    r.default.as_str(),
-                    if r.fixable { "fix" } else { "" },
-                    r.summary
+                    r.rule.as_str(),
+                    r.rule.default_severity().as_str(),
+                    if r.rule.fixable() { "fix" } else { "" },
+                    r.rule.summary()
                 ));
             }
         }
@@ -797,14 +797,14 @@ fn rule(name: Option<&str>) -> Result<ExitCode, WorkspaceError> {
             };
             out.push_str(&format!(
                 "{}\n  default severity: {}\n  fixable: {}\n\n{}\n",
-                r.name,
-                r.default.as_str(),
-                if r.fixable {
+                r.rule.as_str(),
+                r.rule.default_severity().as_str(),
+                if r.rule.fixable() {
                     "yes (memlint check --fix)"
                 } else {
                     "no"
                 },
-                r.summary
+                r.rule.summary()
             ));
         }
     }

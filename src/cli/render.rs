@@ -418,7 +418,7 @@ pub fn github(diags: &[Diagnostic], summary: Summary) -> String {
             d.column,
             d.end_line,
             d.end_column,
-            sanitize::github_property(d.rule),
+            sanitize::github_property(d.rule.as_str()),
             sanitize::github_data(&d.message)
         );
     }
@@ -447,18 +447,18 @@ pub fn sarif(diags: &[Diagnostic]) -> String {
         .iter()
         .map(|r| {
             json!({
-                "id": r.name,
-                "name": r.name,
-                "shortDescription": {"text": r.summary},
-                "defaultConfiguration": {"level": r.default.as_str()},
-                "properties": {"fixable": r.fixable},
+                "id": r.rule.as_str(),
+                "name": r.rule.as_str(),
+                "shortDescription": {"text": r.rule.summary()},
+                "defaultConfiguration": {"level": r.rule.default_severity().as_str()},
+                "properties": {"fixable": r.rule.fixable()},
             })
         })
         .collect();
     let results: Vec<_> = diags
         .iter()
         .map(|d| {
-            let index = REGISTRY.iter().position(|r| r.name == d.rule).unwrap_or(0);
+            let index = REGISTRY.iter().position(|r| r.rule == d.rule).unwrap_or(0);
             let mut result = json!({
                 "ruleId": d.rule,
                 "ruleIndex": index,

@@ -8,6 +8,7 @@ use crate::lint::FileReport;
 use crate::model::diagnostic::{self, Diagnostic};
 use crate::model::hashing::{Map, Set};
 use crate::model::kind::{classify, Kind, Place};
+use crate::model::rule::Rule;
 use std::collections::{HashMap, HashSet};
 
 /// What `check` found.
@@ -57,7 +58,7 @@ pub fn findings(
     let (scanned, clusters) = rayon::join(
         || crate::store::index::scan(ws, all, opts),
         || {
-            workspace::enabled(&ws.config, "slug/similar")
+            workspace::enabled(&ws.config, Rule::SlugSimilar)
                 .then(|| crate::store::index::slug_clusters(ws, all))
         },
     );
@@ -441,11 +442,10 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
     let mut sink = WsSink::new(&ws.config);
     // `slug/similar` runs on the clusters the changed records can belong
     // to, drawn from every name of their kinds.
-    let similar = crate::lint::rules::lookup("slug/similar").map(|r| r.name);
     for rule in crate::lint::rules::REGISTRY {
         if let crate::lint::rules::Check::Workspace(Some(f)) = rule.check {
-            if Some(rule.name) == similar {
-                if !workspace::enabled(&ws.config, rule.name) {
+            if rule.rule == Rule::SlugSimilar {
+                if !workspace::enabled(&ws.config, rule.rule) {
                     continue;
                 }
                 let members = similar_closure(version, &view, &changed);
@@ -499,7 +499,7 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
     diags.retain(|d| {
         changed.contains(d.path.as_str())
             || affected(&d.path)
-            || (matches!(d.rule, "slug/similar" | "status/cycle")
+            || (matches!(d.rule, Rule::SlugSimilar | Rule::StatusCycle)
                 && selected(&d.path)
                 && !ignores.ignored(&d.path))
     });

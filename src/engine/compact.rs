@@ -12,6 +12,7 @@ use crate::lint::{lint_file, Content};
 use crate::model::config::Config;
 use crate::model::diagnostic::Severity;
 use crate::model::kind::{classify, is_session_id, Kind};
+use crate::model::rule::Rule;
 use crate::syntax::frontmatter::{self, Split};
 use crate::syntax::session::{content_lines, section, sections};
 use crate::syntax::yaml::{self, Value};
@@ -24,11 +25,11 @@ const MAX_ID_ATTEMPTS: i64 = 3600;
 
 /// Rules whose findings `--force` cannot override: the stored record would be
 /// unreadable, unsafe to commit, or out of place.
-const UNFORCEABLE: [&str; 4] = [
-    "format/encoding",
-    "format/too-large",
-    "secrets/detected",
-    "layout/banned-dir",
+const UNFORCEABLE: [Rule; 4] = [
+    Rule::FormatEncoding,
+    Rule::FormatTooLarge,
+    Rule::SecretsDetected,
+    Rule::LayoutBannedDir,
 ];
 
 /// Errors of the `compact` commands.
@@ -144,7 +145,7 @@ pub enum Location {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
     /// The lint rule, e.g. `session/sections`.
-    pub rule: &'static str,
+    pub rule: Rule,
     /// Its configured severity.
     pub severity: Severity,
     /// Where it is.
@@ -158,7 +159,7 @@ impl Problem {
     /// error, and every `session/*` finding, because the issue asks import
     /// to enforce 3–8 working files and reasons on decisions.
     pub fn blocks(&self) -> bool {
-        self.severity == Severity::Error || self.rule.starts_with("session/")
+        self.severity == Severity::Error || self.rule.family() == "session"
     }
 
     /// True when `--force` may store the text despite this problem.
@@ -368,7 +369,7 @@ pub fn validate(request: &ImportRequest, config: &Config, id: &str, created: &st
                 // `project_root` comes from the `Project Root` section, where
                 // the body rules already point.
                 Some("project_root") => continue,
-                _ if d.rule == "frontmatter/required" && d.message.contains("project_root") => {
+                _ if d.rule == Rule::FrontmatterRequired && d.message.contains("project_root") => {
                     continue
                 }
                 _ => Location::Record,
@@ -377,7 +378,7 @@ pub fn validate(request: &ImportRequest, config: &Config, id: &str, created: &st
         // An encoding message counts bytes of the whole record: count them
         // in what the user gave instead.
         let message = match d.span.start.checked_sub(body_start) {
-            Some(at) if d.rule == "format/encoding" => d
+            Some(at) if d.rule == Rule::FormatEncoding => d
                 .message
                 .replace(&format!("(byte {} ", d.span.start), &format!("(byte {at} ")),
             _ => d.message,
@@ -397,7 +398,7 @@ pub fn validate(request: &ImportRequest, config: &Config, id: &str, created: &st
         if let Some(s) = section(&found, "Project Root") {
             let pos = crate::model::diagnostic::LineIndex::new(text).position(s.heading.start);
             problems.push(Problem {
-                rule: "session/absolute-path",
+                rule: Rule::SessionAbsolutePath,
                 severity: Severity::Error,
                 at: Location::Text {
                     line: pos.line,
@@ -415,10 +416,10 @@ pub fn validate(request: &ImportRequest, config: &Config, id: &str, created: &st
 
 fn problem_key(p: &Problem) -> (u8, usize, usize, &'static str) {
     match p.at {
-        Location::Record => (0, 0, 0, p.rule),
-        Location::Description => (1, 0, 0, p.rule),
-        Location::Tags => (2, 0, 0, p.rule),
-        Location::Text { line, column } => (3, line, column, p.rule),
+        Location::Record => (0, 0, 0, p.rule.as_str()),
+        Location::Description => (1, 0, 0, p.rule.as_str()),
+        Location::Tags => (2, 0, 0, p.rule.as_str()),
+        Location::Text { line, column } => (3, line, column, p.rule.as_str()),
     }
 }
 

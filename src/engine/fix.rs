@@ -13,6 +13,7 @@ use crate::lint::FileReport;
 use crate::model::config::Config;
 use crate::model::diagnostic::Diagnostic;
 use crate::model::kind::{Kind, Place};
+use crate::model::rule::Rule;
 use crate::syntax::frontmatter::{self, Split};
 use crate::syntax::yaml::{self, Value};
 use rayon::prelude::*;
@@ -116,10 +117,10 @@ impl Fired {
         let mut f = Fired::default();
         for d in diags {
             match d.rule {
-                "format/bom" => f.bom = true,
-                "format/crlf" => f.crlf = true,
-                "frontmatter/unknown-key" => f.unknown_key = true,
-                "sources/duplicate" => f.duplicate_source = true,
+                Rule::FormatBom => f.bom = true,
+                Rule::FormatCrlf => f.crlf = true,
+                Rule::FrontmatterUnknownKey => f.unknown_key = true,
+                Rule::SourcesDuplicate => f.duplicate_source = true,
                 _ => {}
             }
         }
@@ -303,7 +304,7 @@ pub fn chain_targets(
 ) -> HashMap<String, String> {
     let chained: HashSet<&str> = diags
         .iter()
-        .filter(|d| d.rule == "status/chain")
+        .filter(|d| d.rule == Rule::StatusChain)
         .map(|d| d.path.as_str())
         .collect();
     if chained.is_empty() {

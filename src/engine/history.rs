@@ -7,6 +7,7 @@ use crate::io::git::{Blob, Change, CommitInfo, GitError, Object, Repo, VersionRe
 use crate::lint::rules::Finding;
 use crate::model::diagnostic::{self, Diagnostic};
 use crate::model::kind::{classify, Kind, Place};
+use crate::model::rule::Rule;
 use gix::ObjectId;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -432,7 +433,7 @@ pub fn check_base(
             })
             .unwrap_or_default();
         let finding = Finding {
-            rule: "history/unexplained-removal",
+            rule: Rule::HistoryUnexplainedRemoval,
             span: 0..0,
             message,
             fixable: false,
@@ -511,7 +512,7 @@ pub fn check_base(
         };
         let slug = crate::model::kind::stem(&c.path);
         let finding = Finding {
-            rule: "history/decision-rewritten",
+            rule: Rule::HistoryDecisionRewritten,
             span,
             message: format!(
                 "the active decision `{slug}` was rewritten in place ({what} changed since {}); write the new decision to a new file and set `status: replaced` with `replaced_by: <new-slug>` here, or name the edit in a `{TRAILER}:` trailer",
@@ -531,7 +532,7 @@ pub fn check_base(
     // A removed record is a file the report is about.
     outcome.files += diags
         .iter()
-        .filter(|d| d.rule == "history/unexplained-removal")
+        .filter(|d| d.rule == Rule::HistoryUnexplainedRemoval)
         .count();
     outcome.diagnostics.extend(diags);
     diagnostic::sort(&mut outcome.diagnostics);

@@ -7,6 +7,7 @@ use crate::io::ignores::{Problem, Rules};
 use crate::lint::{lint_file, Content, FileReport};
 use crate::model::config::{self, Config, ConfigError};
 use crate::model::kind::{classify, Place, RECORD_ROOTS};
+use crate::model::rule::Rule;
 use rayon::prelude::*;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
@@ -489,7 +490,7 @@ impl Workspace {
         } else {
             format!("the file cannot be read: {e}")
         };
-        sink.emit("format/encoding", 0..0, message);
+        sink.emit(Rule::FormatEncoding, 0..0, message);
         report.diagnostics = crate::lint::to_diagnostics(rel, "", sink.findings, &self.config);
         report
     }

@@ -7,6 +7,7 @@ pub mod rules;
 use crate::model::config::Config;
 use crate::model::diagnostic::{Diagnostic, LineIndex, MAX_PER_RULE};
 use crate::model::kind::{Kind, Place};
+use crate::model::rule::Rule;
 use crate::syntax::frontmatter::{self, Parts, Split};
 use crate::syntax::yaml::{self, Resolved, Value};
 use rules::{layout, Check, FieldState, Finding, Record, Sink, REGISTRY};
@@ -69,11 +70,11 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
     let kind = match place {
         Place::Outside => return report,
         Place::Banned(dir) => {
-            sink.emit("layout/banned-dir", 0..0, layout::banned_message(dir));
+            sink.emit(Rule::LayoutBannedDir, 0..0, layout::banned_message(dir));
             return finish(report, "", sink, config);
         }
         Place::Unknown => {
-            sink.emit("layout/unknown-file", 0..0, layout::unknown_message(rel));
+            sink.emit(Rule::LayoutUnknownFile, 0..0, layout::unknown_message(rel));
             return finish(report, "", sink, config);
         }
         Place::Context => None,
@@ -83,7 +84,7 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
     let slug_check = |sink: &mut Sink| {
         if kind.is_some_and(Kind::has_slug) {
             if let Some(msg) = rules::slug::stem_problem(crate::model::kind::stem(rel)) {
-                sink.emit("slug/format", 0..0, msg);
+                sink.emit(Rule::SlugFormat, 0..0, msg);
             }
         }
     };
@@ -91,7 +92,7 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
     let bytes = match content {
         Content::TooLarge(size) => {
             sink.emit(
-                "format/too-large",
+                Rule::FormatTooLarge,
                 0..0,
                 format!(
                     "the file has {size} bytes, more than `max_file_bytes` ({}); it was not read",
@@ -112,7 +113,7 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
         Ok(t) => {
             let at = nul.unwrap_or(0);
             sink.emit(
-                "format/encoding",
+                Rule::FormatEncoding,
                 at..at,
                 "the file contains a NUL byte; records are text",
             );
@@ -121,7 +122,7 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
         Err(e) => {
             let at = e.valid_up_to();
             sink.emit(
-                "format/encoding",
+                Rule::FormatEncoding,
                 at..at,
                 format!(
                     "the file is not valid UTF-8 (byte {at} is 0x{:02x}); save it as UTF-8",
@@ -146,7 +147,7 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
     let parts = match frontmatter::split(text) {
         Split::None(absence) => {
             let first = first_line(text, frontmatter::bom_len(text));
-            sink.emit("frontmatter/missing", first, absence.message());
+            sink.emit(Rule::FrontmatterMissing, first, absence.message());
             return finish(report, text, sink, config);
         }
         Split::Unclosed { opener } => {
@@ -160,7 +161,7 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
             } else {
                 "the front matter has no closing `---` line; add one after the last key"
             };
-            sink.emit("frontmatter/unclosed", opener, message);
+            sink.emit(Rule::FrontmatterUnclosed, opener, message);
             return finish(report, text, sink, config);
         }
         Split::Found(parts) => parts,
@@ -170,7 +171,7 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
         Err(err) => {
             if let Some(line) = runs_into_body(text, &parts, err.at) {
                 sink.emit(
-                    "frontmatter/unclosed",
+                    Rule::FrontmatterUnclosed,
                     parts.opener.clone(),
                     format!(
                         "the front matter has no closing `---` line: it runs into the markdown at line {line}; add `---` after the last key"
@@ -178,7 +179,7 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
                 );
             } else {
                 let (span, message) = parse_message(text, &parts, &err);
-                sink.emit("frontmatter/parse", span, message);
+                sink.emit(Rule::FrontmatterParse, span, message);
             }
             return finish(report, text, sink, config);
         }
@@ -205,7 +206,7 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
                     ),
                 ),
             };
-            sink.emit("frontmatter/parse", span, message);
+            sink.emit(Rule::FrontmatterParse, span, message);
             return finish(report, text, sink, config);
         }
     };
@@ -237,7 +238,7 @@ fn line_endings(text: &str, sink: &mut Sink) {
     let bom = frontmatter::bom_len(text);
     if bom > 0 {
         sink.emit(
-            "format/bom",
+            Rule::FormatBom,
             0..bom,
             "the file starts with a byte order mark; save it as UTF-8 without BOM",
         );
@@ -249,7 +250,7 @@ fn line_endings(text: &str, sink: &mut Sink) {
     if let Some(i) = crlf {
         let line_start = text[..i].rfind('\n').map_or(0, |p| p + 1);
         sink.emit(
-            "format/crlf",
+            Rule::FormatCrlf,
             line_start.max(bom)..i,
             "the file has CRLF line endings; use LF",
         );
@@ -460,20 +461,14 @@ pub fn to_diagnostics(
     let index = LineIndex::new(text);
     let mut out = Vec::with_capacity(findings.len());
     for (f, omitted) in findings {
-        let Some(rule) = rules::lookup(f.rule) else {
+        let rule = f.rule;
+        let Some(severity) = config.severity(rule) else {
             continue;
-        };
-        let severity = match config.rules.get(f.rule) {
-            Some(level) => match level.severity() {
-                Some(s) => s,
-                None => continue,
-            },
-            None => rule.default,
         };
         let start = index.position(f.span.start);
         let end = index.position(f.span.end.max(f.span.start));
         out.push(Diagnostic {
-            rule: rule.name,
+            rule,
             severity,
             path: path.to_string(),
             line: start.line,
@@ -482,9 +477,9 @@ pub fn to_diagnostics(
             end_column: end.column,
             message: match omitted {
                 0 => f.message,
-                n => crate::model::diagnostic::omitted_message(rule.name, n),
+                n => crate::model::diagnostic::omitted_message(rule, n),
             },
-            fixable: rule.fixable && f.fixable,
+            fixable: rule.fixable() && f.fixable,
             span: f.span,
             omitted,
         });
@@ -497,7 +492,7 @@ pub fn to_diagnostics(
 /// count): what is listed never grows with the file, and locating each
 /// finding (a scan of its line) stays cheap.
 fn capped(findings: Vec<Finding>) -> Vec<(Finding, usize)> {
-    let mut counts: Vec<(&str, usize)> = Vec::new();
+    let mut counts: Vec<(Rule, usize)> = Vec::new();
     for f in &findings {
         match counts.iter_mut().find(|c| c.0 == f.rule) {
             Some(c) => c.1 += 1,

@@ -77,6 +77,26 @@ pub struct Config {
     pub watch: bool,
 }
 
+impl Config {
+    /// The severity `rule` reports with: the configured level, else the
+    /// rule's default; `None` when it is off. The one place severity is
+    /// resolved.
+    pub fn severity(
+        &self,
+        rule: crate::model::rule::Rule,
+    ) -> Option<crate::model::diagnostic::Severity> {
+        match self.rules.get(rule.as_str()) {
+            Some(level) => level.severity(),
+            None => Some(rule.default_severity()),
+        }
+    }
+
+    /// Whether `rule` runs at all (it is not `off`).
+    pub fn enabled(&self, rule: crate::model::rule::Rule) -> bool {
+        self.severity(rule).is_some()
+    }
+}
+
 impl Default for Config {
     fn default() -> Self {
         Config {

@@ -1,5 +1,6 @@
 //! Diagnostics: what a rule found, where, and how bad it is.
 
+use crate::model::rule::Rule;
 use serde::Serialize;
 use std::ops::Range;
 
@@ -30,7 +31,7 @@ pub struct Position {
 /// One finding, located in a file of the workspace.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
-    pub rule: &'static str,
+    pub rule: Rule,
     pub severity: Severity,
     /// Relative to the workspace root, with `/` separators.
     pub path: String,
@@ -65,7 +66,7 @@ pub const MAX_PER_RULE: usize = 100;
 
 /// The message of the entry that stands for `omitted` findings of `rule`
 /// left out of a file's list.
-pub fn omitted_message(rule: &str, omitted: usize) -> String {
+pub fn omitted_message(rule: Rule, omitted: usize) -> String {
     format!(
         "… and {omitted} more `{rule}` in this file (at most {MAX_PER_RULE} of a rule are listed per file)"
     )
@@ -74,7 +75,7 @@ pub fn omitted_message(rule: &str, omitted: usize) -> String {
 impl Diagnostic {
     /// The order SPEC §4 asks for: path, line, column, rule.
     pub fn sort_key(&self) -> (&str, usize, usize, &str) {
-        (&self.path, self.line, self.column, self.rule)
+        (&self.path, self.line, self.column, self.rule.as_str())
     }
 
     /// How many findings this entry stands for: 1, or the count of a
@@ -111,7 +112,7 @@ pub fn cap(diags: &mut Vec<Diagnostic>) {
             .unwrap_or(diags.len() - start);
         let file = start..start + len;
         // Per rule: ordinary entries and closing entries.
-        let mut counts: Vec<(&str, usize, usize)> = Vec::new();
+        let mut counts: Vec<(Rule, usize, usize)> = Vec::new();
         for d in &diags[file.clone()] {
             let i = match counts.iter().position(|c| c.0 == d.rule) {
                 Some(i) => i,
@@ -145,7 +146,7 @@ fn capped_file(file: &[Diagnostic]) -> Vec<Diagnostic> {
     let mut kept: Vec<Diagnostic> = Vec::new();
     // Per rule: ordinary entries kept, and the index in `kept` of its
     // closing entry.
-    let mut rules: Vec<(&str, usize, Option<usize>)> = Vec::new();
+    let mut rules: Vec<(Rule, usize, Option<usize>)> = Vec::new();
     for d in file {
         let i = match rules.iter().position(|r| r.0 == d.rule) {
             Some(i) => i,
@@ -238,7 +239,7 @@ impl<'a> LineIndex<'a> {
 mod tests {
     use super::*;
 
-    fn at(path: &str, rule: &'static str, line: usize) -> Diagnostic {
+    fn at(path: &str, rule: Rule, line: usize) -> Diagnostic {
         Diagnostic {
             rule,
             severity: Severity::Warning,
@@ -257,25 +258,25 @@ mod tests {
     #[test]
     fn cap_keeps_the_first_of_a_rule_per_file_and_counts_the_rest() {
         let mut diags: Vec<Diagnostic> = (1..=MAX_PER_RULE + 5)
-            .map(|l| at("a.md", "date/relative", l))
+            .map(|l| at("a.md", Rule::DateRelative, l))
             .chain([
-                at("a.md", "slug/similar", 1),
-                at("b.md", "date/relative", 1),
+                at("a.md", Rule::SlugSimilar, 1),
+                at("b.md", Rule::DateRelative, 1),
             ])
             .collect();
         sort(&mut diags);
         assert_eq!(diags.len(), MAX_PER_RULE + 3);
         let closing = &diags[MAX_PER_RULE + 1];
         assert_eq!((closing.line, closing.omitted), (MAX_PER_RULE + 1, 5));
-        assert_eq!(closing.message, omitted_message("date/relative", 5));
+        assert_eq!(closing.message, omitted_message(Rule::DateRelative, 5));
         assert_eq!(
             diags.iter().map(Diagnostic::count).sum::<usize>(),
             MAX_PER_RULE + 7
         );
         // A closing entry already there takes in what is left out later.
         let mut more = diags.clone();
-        more.push(at("a.md", "date/relative", 1000));
-        more.push(at("a.md", "date/relative", 0));
+        more.push(at("a.md", Rule::DateRelative, 1000));
+        more.push(at("a.md", Rule::DateRelative, 0));
         sort(&mut more);
         let closing: Vec<&Diagnostic> = more.iter().filter(|d| d.omitted > 0).collect();
         assert_eq!(closing.len(), 1);

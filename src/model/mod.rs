@@ -8,3 +8,4 @@ pub mod config;
 pub mod diagnostic;
 pub mod hashing;
 pub mod kind;
+pub mod rule;

@@ -36,6 +36,7 @@ use crate::lint::{lint_file, Content, FileReport, Located, RecordInfo};
 use crate::model::config::Config;
 use crate::model::diagnostic::{Diagnostic, Severity};
 use crate::model::kind::{classify, Kind, Place};
+use crate::model::rule::Rule;
 use rayon::prelude::*;
 use std::io::IsTerminal;
 use std::ops::Range;
@@ -2047,7 +2048,7 @@ impl Writer {
         }
         w.usize(r.diagnostics.len());
         for d in &r.diagnostics {
-            w.str(d.rule);
+            w.str(d.rule.as_str());
             w.u8(match d.severity {
                 Severity::Warning => 0,
                 Severity::Error => 1,
@@ -2271,7 +2272,7 @@ impl<'a> Reader<'a> {
         let n = self.count()?;
         let mut diagnostics = Vec::with_capacity(n);
         for _ in 0..n {
-            let rule = crate::lint::rules::lookup(&self.str()?)?.name;
+            let rule = Rule::from_name(&self.str()?)?;
             let severity = match self.u8()? {
                 0 => Severity::Warning,
                 1 => Severity::Error,
@@ -2477,7 +2478,7 @@ mod tests {
         let report = FileReport {
             path: "memory/decisions/use-gix.md".into(),
             diagnostics: vec![Diagnostic {
-                rule: "status/chain",
+                rule: Rule::StatusChain,
                 severity: Severity::Warning,
                 path: "memory/decisions/use-gix.md".into(),
                 line: 4,

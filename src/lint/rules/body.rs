@@ -2,6 +2,7 @@
 
 use super::{Record, Sink};
 use crate::model::kind::Kind;
+use crate::model::rule::Rule;
 
 /// `body/too-long`: a decision, request or knowledge body longer than
 /// `max_body_chars`; long records crowd the context and mix topics.
@@ -17,7 +18,7 @@ pub fn too_long(r: &Record, out: &mut Sink) {
     let chars = r.body_chars();
     if chars > max {
         out.emit(
-            "body/too-long",
+            Rule::BodyTooLong,
             r.body_span(),
             format!("the body has {chars} characters, more than the {max} allowed; split it or move details to knowledge"),
         );

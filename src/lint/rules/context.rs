@@ -3,6 +3,7 @@
 
 use super::Sink;
 use crate::model::kind::is_date;
+use crate::model::rule::Rule;
 
 /// Level-2 headings of a markdown text outside fenced code: (byte offset of
 /// the line, heading text).
@@ -56,7 +57,7 @@ pub fn block_date(text: &str, out: &mut Sink) {
     for (offset, heading) in level2_headings(text) {
         if !starts_with_date(heading) {
             out.emit(
-                "context/block-date",
+                Rule::ContextBlockDate,
                 offset..offset + 3 + heading.len(),
                 format!("block heading `## {heading}` must start with an absolute date (`## YYYY-MM-DD …`)"),
             );

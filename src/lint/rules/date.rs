@@ -1,6 +1,7 @@
 //! `date/*`: memory outlives the day it was written, so dates are absolute.
 
 use super::{ProblemRule, Record, Sink};
+use crate::model::rule::Rule;
 use crate::syntax::text::{prose_ranges, HintWords};
 use regex::Regex;
 use std::sync::LazyLock;
@@ -76,7 +77,7 @@ pub fn format(r: &Record, out: &mut Sink) {
         }
         if let Some((entry, span, message)) = r.problem(field.key, ProblemRule::DateFormat) {
             let span = super::frontmatter::value_span(entry, span);
-            out.emit("date/format", span, message.to_string());
+            out.emit(Rule::DateFormat, span, message.to_string());
         }
     }
 }
@@ -131,7 +132,7 @@ pub fn relative(r: &Record, out: &mut Sink) {
 
 fn emit(out: &mut Sink, span: std::ops::Range<usize>, word: &str, place: &str) {
     out.emit(
-        "date/relative",
+        Rule::DateRelative,
         span,
         format!("`{word}` in the {place} is a relative date; write the absolute date (YYYY-MM-DD), since memory is read long after"),
     );

@@ -1,6 +1,7 @@
 //! `frontmatter/*`: the shape of the front matter itself.
 
 use super::{is_required, ProblemRule, Record, Sink};
+use crate::model::rule::Rule;
 use crate::syntax::yaml::{Entry, Style, Value};
 use std::ops::Range;
 
@@ -14,7 +15,7 @@ pub fn duplicate_key(r: &Record, out: &mut Sink) {
     for d in r.duplicates {
         let first = index.position(d.first.start);
         out.emit(
-            "frontmatter/duplicate-key",
+            Rule::FrontmatterDuplicateKey,
             d.repeat.clone(),
             format!(
                 "key `{}` appears twice (first on line {}); delete one of them",
@@ -44,7 +45,7 @@ pub fn required(r: &Record, out: &mut Sink) {
                 .map(|k| format!(" (`{k}` looks like a misspelling of it)"))
                 .unwrap_or_default();
             out.emit(
-                "frontmatter/required",
+                Rule::FrontmatterRequired,
                 r.opener(),
                 format!("a {} needs `{}`, which is missing{hint}", r.kind, field.key),
             );
@@ -57,7 +58,7 @@ pub fn type_(r: &Record, out: &mut Sink) {
     for field in r.kind.fields() {
         if let Some((entry, span, message)) = r.problem(field.key, ProblemRule::Type) {
             out.emit(
-                "frontmatter/type",
+                Rule::FrontmatterType,
                 value_span(entry, span),
                 message.to_string(),
             );
@@ -84,7 +85,7 @@ pub fn unknown_key(r: &Record, out: &mut Sink) {
         let Some(name) = entry.key.as_scalar().map(|s| s.text.as_str()) else {
             // A complex key (`? [a, b]`, `{a: 1}: x`): no name to match.
             out.emit_fixable(
-                "frontmatter/unknown-key",
+                Rule::FrontmatterUnknownKey,
                 entry.key.span.clone(),
                 format!(
                     "this key is {} (`{}`), not a name; a {} has named keys: {}",
@@ -105,7 +106,7 @@ pub fn unknown_key(r: &Record, out: &mut Sink) {
         let name = shown.as_str();
         if name.is_empty() {
             out.emit_fixable(
-                "frontmatter/unknown-key",
+                Rule::FrontmatterUnknownKey,
                 entry.key.span.clone(),
                 format!(
                     "an empty key is not a {} key; known keys: {}",
@@ -145,7 +146,7 @@ pub fn unknown_key(r: &Record, out: &mut Sink) {
             .iter()
             .any(|(e, _)| std::ptr::eq(*e, entry));
         out.emit_fixable(
-            "frontmatter/unknown-key",
+            Rule::FrontmatterUnknownKey,
             entry.key.span.clone(),
             message,
             renamed,
@@ -237,7 +238,7 @@ pub fn hash_in_value(r: &Record, out: &mut Sink) {
                     let start = node.span.end + (line_rest.len() - trimmed.len());
                     let end = node.span.end + line_rest.len();
                     out.emit(
-                        "frontmatter/hash-in-value",
+                        Rule::FrontmatterHashInValue,
                         start..end,
                         format!(
                             "this value reads as `{}`: YAML takes ` {}` as a comment; quote the whole value",

@@ -21,8 +21,8 @@ pub mod summary;
 pub mod workspace;
 
 use crate::model::config::Config;
-use crate::model::diagnostic::Severity;
 use crate::model::kind::{FieldType, Kind, Presence};
+use crate::model::rule::Rule;
 use crate::syntax::frontmatter::Parts;
 use crate::syntax::yaml::{Node, Resolved, Value};
 use std::ops::Range;
@@ -43,331 +43,122 @@ pub enum Check {
     History,
 }
 
-/// A rule of the registry.
-pub struct Rule {
-    pub name: &'static str,
-    pub default: Severity,
-    pub fixable: bool,
-    pub summary: &'static str,
+/// A rule of the registry: what it is ([`Rule`]) and how it runs.
+pub struct RuleDef {
+    pub rule: Rule,
     pub check: Check,
 }
 
-const E: Severity = Severity::Error;
-const W: Severity = Severity::Warning;
-
-const fn rule(
-    name: &'static str,
-    default: Severity,
-    fixable: bool,
-    summary: &'static str,
-    check: Check,
-) -> Rule {
-    Rule {
-        name,
-        default,
-        fixable,
-        summary,
-        check,
+impl RuleDef {
+    /// The rule's stable name.
+    pub fn name(&self) -> &'static str {
+        self.rule.as_str()
     }
+}
+
+const fn def(rule: Rule, check: Check) -> RuleDef {
+    RuleDef { rule, check }
 }
 
 use Check::{History, Reader};
 
-/// Every rule, in the order of SPEC §3.
-pub static REGISTRY: &[Rule] = &[
-    rule(
-        "frontmatter/missing",
-        E,
-        false,
-        "a record has no front matter",
-        Reader,
-    ),
-    rule("frontmatter/unclosed", E, false, "no closing `---`", Reader),
-    rule(
-        "frontmatter/parse",
-        E,
-        false,
-        "the YAML does not parse, or is not a mapping",
-        Reader,
-    ),
-    rule(
-        "frontmatter/duplicate-key",
-        E,
-        false,
-        "a key appears twice",
+/// Every rule, in the order of SPEC §3 (and of [`Rule::ALL`]).
+pub static REGISTRY: &[RuleDef] = &[
+    def(Rule::FrontmatterMissing, Reader),
+    def(Rule::FrontmatterUnclosed, Reader),
+    def(Rule::FrontmatterParse, Reader),
+    def(
+        Rule::FrontmatterDuplicateKey,
         Check::Record(frontmatter::duplicate_key),
     ),
-    rule(
-        "frontmatter/hash-in-value",
-        W,
-        false,
-        "an unquoted value is cut short by ` #`",
+    def(
+        Rule::FrontmatterHashInValue,
         Check::Record(frontmatter::hash_in_value),
     ),
-    rule(
-        "frontmatter/required",
-        E,
-        false,
-        "a required key is missing",
+    def(
+        Rule::FrontmatterRequired,
         Check::Record(frontmatter::required),
     ),
-    rule(
-        "frontmatter/type",
-        E,
-        false,
-        "a value has the wrong type or is outside its enum",
-        Check::Record(frontmatter::type_),
-    ),
-    rule(
-        "frontmatter/unknown-key",
-        W,
-        true,
-        "a key the kind does not define",
+    def(Rule::FrontmatterType, Check::Record(frontmatter::type_)),
+    def(
+        Rule::FrontmatterUnknownKey,
         Check::Record(frontmatter::unknown_key),
     ),
-    rule("format/bom", W, true, "the file starts with a BOM", Reader),
-    rule("format/crlf", W, true, "CRLF line endings", Reader),
-    rule(
-        "format/encoding",
-        E,
-        false,
-        "the file is not valid UTF-8 or contains NUL",
-        Reader,
-    ),
-    rule(
-        "format/too-large",
-        E,
-        false,
-        "the file exceeds `max_file_bytes`",
-        Reader,
-    ),
-    rule("slug/format", E, false, "a file stem is not a slug", Reader),
-    rule(
-        "slug/mismatch",
-        E,
-        false,
-        "a `slug` key differs from the file stem",
-        Check::Record(slug::mismatch),
-    ),
-    rule(
-        "slug/similar",
-        W,
-        false,
-        "slugs of the same kind look like near-duplicates",
-        Check::Workspace(Some(slug::similar)),
-    ),
-    rule(
-        "sources/missing",
-        E,
-        false,
-        "a kind that requires sources has none",
-        Check::Record(sources::missing),
-    ),
-    rule(
-        "sources/format",
-        E,
-        false,
-        "an entry is not a source string",
-        Check::Record(sources::format),
-    ),
-    rule(
-        "sources/duplicate",
-        W,
-        true,
-        "the same source entry twice",
-        Check::Record(sources::duplicate),
-    ),
-    rule(
-        "sources/too-many",
-        W,
-        false,
-        "more than `max_sources` entries",
-        Check::Record(sources::too_many),
-    ),
-    rule(
-        "sources/thin",
-        W,
-        false,
-        "a long body backed by a single source",
-        Check::Record(sources::thin),
-    ),
-    rule(
-        "sources/dangling",
-        W,
-        false,
-        "a source points at nothing",
+    def(Rule::FormatBom, Reader),
+    def(Rule::FormatCrlf, Reader),
+    def(Rule::FormatEncoding, Reader),
+    def(Rule::FormatTooLarge, Reader),
+    def(Rule::SlugFormat, Reader),
+    def(Rule::SlugMismatch, Check::Record(slug::mismatch)),
+    def(Rule::SlugSimilar, Check::Workspace(Some(slug::similar))),
+    def(Rule::SourcesMissing, Check::Record(sources::missing)),
+    def(Rule::SourcesFormat, Check::Record(sources::format)),
+    def(Rule::SourcesDuplicate, Check::Record(sources::duplicate)),
+    def(Rule::SourcesTooMany, Check::Record(sources::too_many)),
+    def(Rule::SourcesThin, Check::Record(sources::thin)),
+    def(
+        Rule::SourcesDangling,
         Check::Workspace(Some(sources::dangling)),
     ),
-    rule(
-        "status/missing-target",
-        E,
-        false,
-        "`status: replaced` without `replaced_by`",
+    def(
+        Rule::StatusMissingTarget,
         Check::Record(status::missing_target),
     ),
-    rule(
-        "status/target-without-replaced",
-        E,
-        false,
-        "`replaced_by` while status is not `replaced`",
+    def(
+        Rule::StatusTargetWithoutReplaced,
         Check::Record(status::target_without_replaced),
     ),
-    rule(
-        "status/dangling-target",
-        E,
-        false,
-        "`replaced_by` names no record of the same kind",
+    def(
+        Rule::StatusDanglingTarget,
         Check::Workspace(Some(status::graph)),
     ),
-    rule(
-        "status/cycle",
-        E,
-        false,
-        "`replaced_by` leads back to a record already visited",
-        Check::Workspace(None),
-    ),
-    rule(
-        "status/chain",
-        W,
-        true,
-        "`replaced_by` points at a record that is itself replaced",
-        Check::Workspace(None),
-    ),
-    rule(
-        "date/format",
-        E,
-        false,
-        "a date is not an absolute `YYYY-MM-DD`",
-        Check::Record(date::format),
-    ),
-    rule(
-        "date/relative",
-        W,
-        false,
-        "a relative date expression in a title, description or body",
-        Check::Record(date::relative),
-    ),
-    rule(
-        "layout/banned-dir",
-        E,
-        false,
-        "a file under a banned directory",
-        Reader,
-    ),
-    rule(
-        "layout/unknown-file",
-        W,
-        false,
-        "a file in a memory directory that is no record",
-        Reader,
-    ),
-    rule(
-        "body/too-long",
-        W,
-        false,
-        "a body longer than `max_body_chars`",
-        Check::Record(body::too_long),
-    ),
-    rule(
-        "secrets/detected",
-        E,
-        false,
-        "something that looks like a credential",
-        Check::Record(secrets::detected),
-    ),
-    rule(
-        "summary/too-long",
-        W,
-        false,
-        "the summary exceeds `summary_max_tokens`",
-        Check::Record(summary::too_long),
-    ),
-    rule(
-        "staging/id",
-        E,
-        false,
-        "a staging id that does not match its format or file stem",
-        Check::Record(staging::id),
-    ),
-    rule(
-        "session/id",
-        E,
-        false,
-        "a session id that does not match its format or file stem",
-        Check::Record(session::id),
-    ),
-    rule(
-        "session/sections",
-        E,
-        false,
-        "a section is missing, repeated or out of order",
-        Check::Record(session::sections_rule),
-    ),
-    rule(
-        "session/absolute-path",
-        E,
-        false,
-        "a project root or file-list entry is not absolute",
+    def(Rule::StatusCycle, Check::Workspace(None)),
+    def(Rule::StatusChain, Check::Workspace(None)),
+    def(Rule::DateFormat, Check::Record(date::format)),
+    def(Rule::DateRelative, Check::Record(date::relative)),
+    def(Rule::LayoutBannedDir, Reader),
+    def(Rule::LayoutUnknownFile, Reader),
+    def(Rule::BodyTooLong, Check::Record(body::too_long)),
+    def(Rule::SecretsDetected, Check::Record(secrets::detected)),
+    def(Rule::SummaryTooLong, Check::Record(summary::too_long)),
+    def(Rule::StagingId, Check::Record(staging::id)),
+    def(Rule::SessionId, Check::Record(session::id)),
+    def(Rule::SessionSections, Check::Record(session::sections_rule)),
+    def(
+        Rule::SessionAbsolutePath,
         Check::Record(session::absolute_path),
     ),
-    rule(
-        "session/plan-source",
-        E,
-        false,
-        "`Execution Plan` lacks a valid `### Source:` line",
+    def(
+        Rule::SessionPlanSource,
         Check::Record(session::plan_source_rule),
     ),
-    rule(
-        "session/working-files",
-        W,
-        false,
-        "fewer than 3 or more than 8 working files",
+    def(
+        Rule::SessionWorkingFiles,
         Check::Record(session::working_files),
     ),
-    rule(
-        "session/decision-reason",
-        W,
-        false,
-        "a `Decisions` entry without `: <reasoning>`",
+    def(
+        Rule::SessionDecisionReason,
         Check::Record(session::decision_reason),
     ),
-    rule(
-        "context/block-date",
-        W,
-        false,
-        "a `CONTEXT.md` block heading without an absolute date",
-        Check::Context(context::block_date),
-    ),
-    rule(
-        "history/unexplained-removal",
-        E,
-        false,
-        "a record removed without a `Memlint-GC:` trailer",
-        History,
-    ),
-    rule(
-        "history/decision-rewritten",
-        W,
-        false,
-        "an active decision changed in place",
-        History,
-    ),
+    def(Rule::ContextBlockDate, Check::Context(context::block_date)),
+    def(Rule::HistoryUnexplainedRemoval, History),
+    def(Rule::HistoryDecisionRewritten, History),
 ];
 
 /// The rule named `name`.
-pub fn lookup(name: &str) -> Option<&'static Rule> {
-    REGISTRY.iter().find(|r| r.name == name)
+pub fn lookup(name: &str) -> Option<&'static RuleDef> {
+    REGISTRY.iter().find(|r| r.name() == name)
 }
 
 /// Every rule name.
 pub fn names() -> Vec<&'static str> {
-    REGISTRY.iter().map(|r| r.name).collect()
+    Rule::names()
 }
 
 /// A finding before it is located and given its configured severity.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Finding {
-    pub rule: &'static str,
+    pub rule: Rule,
     pub span: Range<usize>,
     pub message: String,
     /// `--fix` can repair this finding (only ever true for a fixable rule).
@@ -381,7 +172,7 @@ pub struct Sink {
 }
 
 impl Sink {
-    pub fn emit(&mut self, rule: &'static str, span: Range<usize>, message: impl Into<String>) {
+    pub fn emit(&mut self, rule: Rule, span: Range<usize>, message: impl Into<String>) {
         self.emit_fixable(rule, span, message, true);
     }
 
@@ -389,12 +180,11 @@ impl Sink {
     /// be able to repair: `fixable` says whether it can.
     pub fn emit_fixable(
         &mut self,
-        rule: &'static str,
+        rule: Rule,
         span: Range<usize>,
         message: impl Into<String>,
         fixable: bool,
     ) {
-        debug_assert!(lookup(rule).is_some(), "unregistered rule {rule}");
         self.findings.push(Finding {
             rule,
             span,

@@ -2,6 +2,7 @@
 //! never get in. The message names the kind of secret and never echoes it.
 
 use super::{Record, Sink};
+use crate::model::rule::Rule;
 use crate::syntax::text::HintWords;
 use regex::Regex;
 use std::sync::LazyLock;
@@ -235,7 +236,7 @@ pub fn scan(text: &str, out: &mut Sink) {
 fn emit(found: Vec<(std::ops::Range<usize>, &'static str)>, out: &mut Sink) {
     for (span, what) in found {
         out.emit(
-            "secrets/detected",
+            Rule::SecretsDetected,
             span,
             format!("this looks like {what}; remove it and rotate the credential, since memory is committed and pushed"),
         );

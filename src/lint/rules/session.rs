@@ -3,6 +3,7 @@
 
 use super::{Record, Sink};
 use crate::model::kind::{is_absolute_path, is_session_id, Kind};
+use crate::model::rule::Rule;
 use crate::syntax::session::{
     content_lines, file_entry, is_none, plan_source, section, section_problems, sections,
 };
@@ -25,13 +26,13 @@ pub fn id(r: &Record, out: &mut Sink) {
     };
     if !is_session_id(id) {
         out.emit(
-            "session/id",
+            Rule::SessionId,
             span,
             format!("session id `{id}` is not of the form CMEM-YYYYMMDD-HHMMSS"),
         );
     } else if id != r.stem() {
         out.emit(
-            "session/id",
+            Rule::SessionId,
             span,
             format!(
                 "session id `{id}` differs from the file name `{}.md`",
@@ -48,7 +49,7 @@ pub fn sections_rule(r: &Record, out: &mut Sink) {
     };
     for (span, message) in section_problems(r.body(), found) {
         out.emit(
-            "session/sections",
+            Rule::SessionSections,
             base + span.start..base + span.end,
             message,
         );
@@ -63,7 +64,7 @@ pub fn absolute_path(r: &Record, out: &mut Sink) {
     if let Some((root, span)) = r.str_field("project_root") {
         if !is_absolute_path(root) {
             out.emit(
-                "session/absolute-path",
+                Rule::SessionAbsolutePath,
                 span,
                 format!("`project_root` `{root}` is not an absolute path"),
             );
@@ -79,7 +80,7 @@ pub fn absolute_path(r: &Record, out: &mut Sink) {
             let path = line.trim().trim_matches('`');
             if path != "(none)" && !is_absolute_path(path) {
                 out.emit(
-                    "session/absolute-path",
+                    Rule::SessionAbsolutePath,
                     base + range.start..base + range.end,
                     format!("`Project Root` `{path}` is not an absolute path"),
                 );
@@ -98,7 +99,7 @@ pub fn absolute_path(r: &Record, out: &mut Sink) {
             if let Some((path, span)) = file_entry(line, range.start) {
                 if !is_absolute_path(path) {
                     out.emit(
-                        "session/absolute-path",
+                        Rule::SessionAbsolutePath,
                         base + span.start..base + span.end,
                         format!("`{path}` in `{name}` is not an absolute path"),
                     );
@@ -122,7 +123,7 @@ pub fn plan_source_rule(r: &Record, out: &mut Sink) {
         None => (base + s.heading.start..base + s.heading.end, ""),
     };
     if let Err(message) = plan_source(line) {
-        out.emit("session/plan-source", span, message);
+        out.emit(Rule::SessionPlanSource, span, message);
     }
 }
 
@@ -145,7 +146,7 @@ pub fn working_files(r: &Record, out: &mut Sink) {
     };
     if !(3..=8).contains(&n) {
         out.emit(
-            "session/working-files",
+            Rule::SessionWorkingFiles,
             base + s.heading.start..base + s.heading.end,
             format!("{n} working files; a useful session memory names 3 to 8"),
         );
@@ -174,7 +175,7 @@ pub fn decision_reason(r: &Record, out: &mut Sink) {
             .is_some_and(|(_, reason)| !reason.trim().is_empty());
         if !has_reason {
             out.emit(
-                "session/decision-reason",
+                Rule::SessionDecisionReason,
                 base + range.start..base + range.end,
                 "decision without reasoning; write `- <decision>: <reasoning>`",
             );

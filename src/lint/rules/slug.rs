@@ -1,6 +1,7 @@
 //! `slug/*` rules on one record.
 
 use super::{Record, Sink};
+use crate::model::rule::Rule;
 
 /// `slug/mismatch`: a `slug` key differs from the file stem.
 pub fn mismatch(r: &Record, out: &mut Sink) {
@@ -10,7 +11,7 @@ pub fn mismatch(r: &Record, out: &mut Sink) {
     let stem = r.stem();
     if slug != stem {
         out.emit(
-            "slug/mismatch",
+            Rule::SlugMismatch,
             span,
             format!("`slug` is `{slug}` but the file is named `{stem}.md`; make them equal (or delete `slug`)"),
         );
@@ -1283,7 +1284,7 @@ pub const SIMILAR_NAMED: usize = 5;
 /// [`SIMILAR_NAMED`] others and counting the rest.
 pub fn similar(view: &super::workspace::View, out: &mut super::workspace::WsSink) {
     // The clusters are the costliest cross-record work: skipped when off.
-    if !super::workspace::enabled(view.config, "slug/similar") {
+    if !super::workspace::enabled(view.config, Rule::SlugSimilar) {
         return;
     }
     for kind in crate::model::kind::Kind::ALL
@@ -1310,7 +1311,7 @@ pub fn similar(view: &super::workspace::View, out: &mut super::workspace::WsSink
                     .filter(|(k, _)| *k != n)
                     .map(|(_, s)| s.as_str());
                 out.emit(
-                    "slug/similar",
+                    Rule::SlugSimilar,
                     path,
                     None,
                     format!(

@@ -4,6 +4,7 @@
 use super::{FieldState, ProblemRule, Record, Sink};
 use crate::model::hashing::Map;
 use crate::model::kind::{source_problem, Kind};
+use crate::model::rule::Rule;
 use crate::syntax::yaml::Value;
 
 /// Kinds that must list sources.
@@ -41,7 +42,7 @@ pub fn entries<'a>(r: &Record<'a>) -> Vec<(&'a str, std::ops::Range<usize>)> {
 pub fn missing(r: &Record, out: &mut Sink) {
     match r.root.get("sources") {
         None if requires_sources(r.kind) => out.emit(
-            "sources/missing",
+            Rule::SourcesMissing,
             r.opener(),
             format!(
                 "a {} must list its `sources` (e.g. `staging:<id>`, `commit:<hex>`, `file:<path>`)",
@@ -52,7 +53,7 @@ pub fn missing(r: &Record, out: &mut Sink) {
             if let Some((entry, span, msg)) = r.problem("sources", ProblemRule::SourcesMissing) {
                 if requires_sources(r.kind) {
                     out.emit(
-                        "sources/missing",
+                        Rule::SourcesMissing,
                         super::frontmatter::value_span(entry, span),
                         format!("{msg}: a {} needs at least one source", r.kind),
                     );
@@ -68,7 +69,7 @@ pub fn format(r: &Record, out: &mut Sink) {
     for (s, span) in entries(r) {
         if let Some(why) = source_problem(s) {
             out.emit(
-                "sources/format",
+                Rule::SourcesFormat,
                 span,
                 format!("`{s}` is not a source string: {why}"),
             );
@@ -89,7 +90,7 @@ pub fn duplicate(r: &Record, out: &mut Sink) {
                 .iter()
                 .any(|e| e.span.start <= span.start && span.end <= e.span.end);
             out.emit_fixable(
-                "sources/duplicate",
+                Rule::SourcesDuplicate,
                 span,
                 format!(
                     "`{s}` is listed twice (first as entry {}); delete this one",
@@ -118,7 +119,7 @@ pub fn too_many(r: &Record, out: &mut Sink) {
             .map(|e| e.key.span.clone())
             .unwrap_or(node.span.clone());
         out.emit(
-            "sources/too-many",
+            Rule::SourcesTooMany,
             key,
             format!("{n} sources, more than the {max} allowed; split the record or keep the sources that matter"),
         );
@@ -138,7 +139,7 @@ pub fn thin(r: &Record, out: &mut Sink) {
     let chars = r.body_chars();
     if chars > 1500 {
         out.emit(
-            "sources/thin",
+            Rule::SourcesThin,
             list[0].1.clone(),
             format!("the body has {chars} characters but a single source backs it; add the other sources it draws on"),
         );
@@ -224,7 +225,7 @@ pub fn dangling(view: &super::workspace::View, out: &mut super::workspace::WsSin
                 _ => None,
             };
             if let Some(message) = problem {
-                out.emit("sources/dangling", e.path, Some(s), message);
+                out.emit(Rule::SourcesDangling, e.path, Some(s), message);
             }
         }
     }

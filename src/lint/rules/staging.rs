@@ -2,6 +2,7 @@
 
 use super::{Record, Sink};
 use crate::model::kind::{is_staging_id, Kind};
+use crate::model::rule::Rule;
 
 /// `staging/id`: the id must be `YYYYMMDD-HHMMSS-xxxx` and equal the file stem.
 pub fn id(r: &Record, out: &mut Sink) {
@@ -12,10 +13,10 @@ pub fn id(r: &Record, out: &mut Sink) {
         return;
     };
     if !is_staging_id(id) {
-        out.emit("staging/id", span, format!("staging id `{id}` is not of the form YYYYMMDD-HHMMSS-xxxx (4 lowercase hex digits)"));
+        out.emit(Rule::StagingId, span, format!("staging id `{id}` is not of the form YYYYMMDD-HHMMSS-xxxx (4 lowercase hex digits)"));
     } else if id != r.stem() {
         out.emit(
-            "staging/id",
+            Rule::StagingId,
             span,
             format!(
                 "staging id `{id}` differs from the file name `{}.md`",

@@ -3,6 +3,7 @@
 use super::workspace::{View, WsSink};
 use super::{FieldState, Record, Sink};
 use crate::model::kind::Kind;
+use crate::model::rule::Rule;
 
 /// `status/missing-target`: `status: replaced` without `replaced_by`.
 pub fn missing_target(r: &Record, out: &mut Sink) {
@@ -15,7 +16,7 @@ pub fn missing_target(r: &Record, out: &mut Sink) {
         .map(|e| e.value.span.clone())
         .unwrap_or(r.opener());
     out.emit(
-        "status/missing-target",
+        Rule::StatusMissingTarget,
         span,
         format!(
             "a replaced {} must say what replaced it in `replaced_by: <slug>`",
@@ -35,7 +36,7 @@ pub fn target_without_replaced(r: &Record, out: &mut Sink) {
             return;
         }
         out.emit(
-            "status/target-without-replaced",
+            Rule::StatusTargetWithoutReplaced,
             entry.key.span.clone(),
             format!("`replaced_by` is set but status is `{status}`; set `status: replaced` or delete `replaced_by`"),
         );
@@ -130,7 +131,7 @@ pub fn graph(view: &View, out: &mut WsSink) {
         }
         if on_cycle[i] {
             out.emit(
-                "status/cycle",
+                Rule::StatusCycle,
                 e.path,
                 Some(target),
                 format!(
@@ -162,7 +163,7 @@ pub fn graph(view: &View, out: &mut WsSink) {
                 })
                 .unwrap_or_default();
             out.emit(
-                "status/dangling-target",
+                Rule::StatusDanglingTarget,
                 e.path,
                 Some(target),
                 format!(
@@ -175,7 +176,7 @@ pub fn graph(view: &View, out: &mut WsSink) {
         if next[t].is_some() || view.records[t].info.status.as_deref() == Some("replaced") {
             match walk(&next, &on_cycle, i) {
                 Walk::Final(f) if fixable_chain(view, &next, &on_cycle, i) => out.emit(
-                    "status/chain",
+                    Rule::StatusChain,
                     e.path,
                     Some(target),
                     format!(
@@ -186,7 +187,7 @@ pub fn graph(view: &View, out: &mut WsSink) {
                 // The chain ends at a replaced record whose own target is
                 // missing or names nothing: no final record to point at.
                 Walk::Final(f) => out.emit_fixable(
-                    "status/chain",
+                    Rule::StatusChain,
                     e.path,
                     Some(target),
                     format!(
@@ -198,7 +199,7 @@ pub fn graph(view: &View, out: &mut WsSink) {
                 // Not on the cycle itself, but following it never ends: the
                 // walk returns to a record already visited.
                 Walk::Cycle => out.emit(
-                    "status/cycle",
+                    Rule::StatusCycle,
                     e.path,
                     Some(target),
                     format!(

@@ -2,6 +2,7 @@
 
 use super::{Record, Sink};
 use crate::model::kind::Kind;
+use crate::model::rule::Rule;
 
 /// Estimated tokens: a CJK character counts one; other characters one per 4,
 /// rounded up.
@@ -27,7 +28,7 @@ pub fn too_long(r: &Record, out: &mut Sink) {
     let max = r.config.summary_max_tokens;
     if tokens > max {
         out.emit(
-            "summary/too-long",
+            Rule::SummaryTooLong,
             r.body_span(),
             format!(
                 "the summary is about {tokens} tokens, more than the {max} allowed; condense it"

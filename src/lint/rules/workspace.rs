@@ -8,6 +8,7 @@ use crate::model::config::Config;
 use crate::model::diagnostic::Diagnostic;
 use crate::model::hashing::Map;
 use crate::model::kind::Kind;
+use crate::model::rule::Rule;
 
 /// One record as cross-record rules see it.
 pub struct Entry<'a> {
@@ -163,7 +164,7 @@ impl<'c> WsSink<'c> {
     }
 
     /// Emits `rule` on `path` at `at` (or line 1, column 1).
-    pub fn emit(&mut self, rule: &'static str, path: &str, at: Option<&Located>, message: String) {
+    pub fn emit(&mut self, rule: Rule, path: &str, at: Option<&Located>, message: String) {
         self.emit_fixable(rule, path, at, message, true);
     }
 
@@ -171,28 +172,21 @@ impl<'c> WsSink<'c> {
     /// not be able to repair: `fixable` says whether it can.
     pub fn emit_fixable(
         &mut self,
-        rule: &'static str,
+        rule: Rule,
         path: &str,
         at: Option<&Located>,
         message: String,
         fixable: bool,
     ) {
-        let Some(def) = super::lookup(rule) else {
+        let Some(severity) = self.config.severity(rule) else {
             return;
-        };
-        let severity = match self.config.rules.get(rule) {
-            Some(level) => match level.severity() {
-                Some(s) => s,
-                None => return,
-            },
-            None => def.default,
         };
         let (line, column, end_line, end_column, span) = match at {
             Some(l) => (l.line, l.column, l.end_line, l.end_column, l.span.clone()),
             None => (1, 1, 1, 1, 0..0),
         };
         self.diagnostics.push(Diagnostic {
-            rule: def.name,
+            rule,
             severity,
             path: path.to_string(),
             line,
@@ -200,7 +194,7 @@ impl<'c> WsSink<'c> {
             end_line,
             end_column,
             message,
-            fixable: def.fixable && fixable,
+            fixable: rule.fixable() && fixable,
             span,
             omitted: 0,
         });
@@ -209,11 +203,8 @@ impl<'c> WsSink<'c> {
 
 /// Whether `rule` reports anything under `config` (its level is not `off`),
 /// so that a rule that is off costs nothing.
-pub fn enabled(config: &Config, rule: &str) -> bool {
-    config
-        .rules
-        .get(rule)
-        .is_none_or(|level| level.severity().is_some())
+pub fn enabled(config: &Config, rule: Rule) -> bool {
+    config.enabled(rule)
 }
 
 /// Runs every cross-record rule.
