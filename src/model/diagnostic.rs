@@ -1,25 +1,9 @@
 //! Diagnostics: what a rule found, where, and how bad it is.
 
 use crate::model::rule::Rule;
+pub use crate::model::severity::Severity;
 use serde::Serialize;
 use std::ops::Range;
-
-/// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    Warning,
-    Error,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Warning => "warning",
-            Severity::Error => "error",
-        }
-    }
-}
 
 /// A line and column, both 1-based; the column counts Unicode scalar values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]

@@ -9,3 +9,4 @@ pub mod diagnostic;
 pub mod hashing;
 pub mod kind;
 pub mod rule;
+pub mod severity;

@@ -3,7 +3,7 @@
 //! here; what it checks, how `--fix` repairs it and its documentation live
 //! together in its file under `lint/rules/`.
 
-use crate::model::diagnostic::Severity;
+use crate::model::severity::Severity;
 use std::fmt;
 
 /// One lint rule. [`Rule::as_str`] gives its stable name (`status/chain`).
@@ -117,6 +117,276 @@ const fn meta(name: &'static str, default: Severity, fixable: bool, summary: &'s
     }
 }
 
+/// Every rule's data, in the order the variants are declared.
+const META: [Meta; 43] = [
+    // Rule::FrontmatterMissing
+    meta(
+        "frontmatter/missing",
+        E,
+        false,
+        "a record has no front matter",
+    ),
+    // Rule::FrontmatterUnclosed
+    meta("frontmatter/unclosed", E, false, "no closing `---`"),
+    // Rule::FrontmatterParse
+    meta(
+        "frontmatter/parse",
+        E,
+        false,
+        "the YAML does not parse, or is not a mapping",
+    ),
+    // Rule::FrontmatterDuplicateKey
+    meta("frontmatter/duplicate-key", E, false, "a key appears twice"),
+    // Rule::FrontmatterHashInValue
+    meta(
+        "frontmatter/hash-in-value",
+        W,
+        false,
+        "an unquoted value is cut short by ` #`",
+    ),
+    // Rule::FrontmatterRequired
+    meta(
+        "frontmatter/required",
+        E,
+        false,
+        "a required key is missing",
+    ),
+    // Rule::FrontmatterType
+    meta(
+        "frontmatter/type",
+        E,
+        false,
+        "a value has the wrong type or is outside its enum",
+    ),
+    // Rule::FrontmatterUnknownKey
+    meta(
+        "frontmatter/unknown-key",
+        W,
+        true,
+        "a key the kind does not define",
+    ),
+    // Rule::FormatBom
+    meta("format/bom", W, true, "the file starts with a BOM"),
+    // Rule::FormatCrlf
+    meta("format/crlf", W, true, "CRLF line endings"),
+    // Rule::FormatEncoding
+    meta(
+        "format/encoding",
+        E,
+        false,
+        "the file is not valid UTF-8 or contains NUL",
+    ),
+    // Rule::FormatTooLarge
+    meta(
+        "format/too-large",
+        E,
+        false,
+        "the file exceeds `max_file_bytes`",
+    ),
+    // Rule::SlugFormat
+    meta("slug/format", E, false, "a file stem is not a slug"),
+    // Rule::SlugMismatch
+    meta(
+        "slug/mismatch",
+        E,
+        false,
+        "a `slug` key differs from the file stem",
+    ),
+    // Rule::SlugSimilar
+    meta(
+        "slug/similar",
+        W,
+        false,
+        "slugs of the same kind look like near-duplicates",
+    ),
+    // Rule::SourcesMissing
+    meta(
+        "sources/missing",
+        E,
+        false,
+        "a kind that requires sources has none",
+    ),
+    // Rule::SourcesFormat
+    meta(
+        "sources/format",
+        E,
+        false,
+        "an entry is not a source string",
+    ),
+    // Rule::SourcesDuplicate
+    meta("sources/duplicate", W, true, "the same source entry twice"),
+    // Rule::SourcesTooMany
+    meta(
+        "sources/too-many",
+        W,
+        false,
+        "more than `max_sources` entries",
+    ),
+    // Rule::SourcesThin
+    meta(
+        "sources/thin",
+        W,
+        false,
+        "a long body backed by a single source",
+    ),
+    // Rule::SourcesDangling
+    meta("sources/dangling", W, false, "a source points at nothing"),
+    // Rule::StatusMissingTarget
+    meta(
+        "status/missing-target",
+        E,
+        false,
+        "`status: replaced` without `replaced_by`",
+    ),
+    // Rule::StatusTargetWithoutReplaced
+    meta(
+        "status/target-without-replaced",
+        E,
+        false,
+        "`replaced_by` while status is not `replaced`",
+    ),
+    // Rule::StatusDanglingTarget
+    meta(
+        "status/dangling-target",
+        E,
+        false,
+        "`replaced_by` names no record of the same kind",
+    ),
+    // Rule::StatusCycle
+    meta(
+        "status/cycle",
+        E,
+        false,
+        "`replaced_by` leads back to a record already visited",
+    ),
+    // Rule::StatusChain
+    meta(
+        "status/chain",
+        W,
+        true,
+        "`replaced_by` points at a record that is itself replaced",
+    ),
+    // Rule::DateFormat
+    meta(
+        "date/format",
+        E,
+        false,
+        "a date is not an absolute `YYYY-MM-DD`",
+    ),
+    // Rule::DateRelative
+    meta(
+        "date/relative",
+        W,
+        false,
+        "a relative date expression in a title, description or body",
+    ),
+    // Rule::LayoutBannedDir
+    meta(
+        "layout/banned-dir",
+        E,
+        false,
+        "a file under a banned directory",
+    ),
+    // Rule::LayoutUnknownFile
+    meta(
+        "layout/unknown-file",
+        W,
+        false,
+        "a file in a memory directory that is no record",
+    ),
+    // Rule::BodyTooLong
+    meta(
+        "body/too-long",
+        W,
+        false,
+        "a body longer than `max_body_chars`",
+    ),
+    // Rule::SecretsDetected
+    meta(
+        "secrets/detected",
+        E,
+        false,
+        "something that looks like a credential",
+    ),
+    // Rule::SummaryTooLong
+    meta(
+        "summary/too-long",
+        W,
+        false,
+        "the summary exceeds `summary_max_tokens`",
+    ),
+    // Rule::StagingId
+    meta(
+        "staging/id",
+        E,
+        false,
+        "a staging id that does not match its format or file stem",
+    ),
+    // Rule::SessionId
+    meta(
+        "session/id",
+        E,
+        false,
+        "a session id that does not match its format or file stem",
+    ),
+    // Rule::SessionSections
+    meta(
+        "session/sections",
+        E,
+        false,
+        "a section is missing, repeated or out of order",
+    ),
+    // Rule::SessionAbsolutePath
+    meta(
+        "session/absolute-path",
+        E,
+        false,
+        "a project root or file-list entry is not absolute",
+    ),
+    // Rule::SessionPlanSource
+    meta(
+        "session/plan-source",
+        E,
+        false,
+        "`Execution Plan` lacks a valid `### Source:` line",
+    ),
+    // Rule::SessionWorkingFiles
+    meta(
+        "session/working-files",
+        W,
+        false,
+        "fewer than 3 or more than 8 working files",
+    ),
+    // Rule::SessionDecisionReason
+    meta(
+        "session/decision-reason",
+        W,
+        false,
+        "a `Decisions` entry without `: <reasoning>`",
+    ),
+    // Rule::ContextBlockDate
+    meta(
+        "context/block-date",
+        W,
+        false,
+        "a `CONTEXT.md` block heading without an absolute date",
+    ),
+    // Rule::HistoryUnexplainedRemoval
+    meta(
+        "history/unexplained-removal",
+        E,
+        false,
+        "a record removed without a `Memlint-GC:` trailer",
+    ),
+    // Rule::HistoryDecisionRewritten
+    meta(
+        "history/decision-rewritten",
+        W,
+        false,
+        "an active decision changed in place",
+    ),
+];
+
 impl Rule {
     /// Every rule, in the order of SPEC §3.
     pub const ALL: [Rule; 43] = [
@@ -165,238 +435,9 @@ impl Rule {
         Rule::HistoryDecisionRewritten,
     ];
 
-    const fn meta(self) -> Meta {
-        match self {
-            Rule::FrontmatterMissing => meta(
-                "frontmatter/missing",
-                E,
-                false,
-                "a record has no front matter",
-            ),
-            Rule::FrontmatterUnclosed => meta("frontmatter/unclosed", E, false, "no closing `---`"),
-            Rule::FrontmatterParse => meta(
-                "frontmatter/parse",
-                E,
-                false,
-                "the YAML does not parse, or is not a mapping",
-            ),
-            Rule::FrontmatterDuplicateKey => {
-                meta("frontmatter/duplicate-key", E, false, "a key appears twice")
-            }
-            Rule::FrontmatterHashInValue => meta(
-                "frontmatter/hash-in-value",
-                W,
-                false,
-                "an unquoted value is cut short by ` #`",
-            ),
-            Rule::FrontmatterRequired => meta(
-                "frontmatter/required",
-                E,
-                false,
-                "a required key is missing",
-            ),
-            Rule::FrontmatterType => meta(
-                "frontmatter/type",
-                E,
-                false,
-                "a value has the wrong type or is outside its enum",
-            ),
-            Rule::FrontmatterUnknownKey => meta(
-                "frontmatter/unknown-key",
-                W,
-                true,
-                "a key the kind does not define",
-            ),
-            Rule::FormatBom => meta("format/bom", W, true, "the file starts with a BOM"),
-            Rule::FormatCrlf => meta("format/crlf", W, true, "CRLF line endings"),
-            Rule::FormatEncoding => meta(
-                "format/encoding",
-                E,
-                false,
-                "the file is not valid UTF-8 or contains NUL",
-            ),
-            Rule::FormatTooLarge => meta(
-                "format/too-large",
-                E,
-                false,
-                "the file exceeds `max_file_bytes`",
-            ),
-            Rule::SlugFormat => meta("slug/format", E, false, "a file stem is not a slug"),
-            Rule::SlugMismatch => meta(
-                "slug/mismatch",
-                E,
-                false,
-                "a `slug` key differs from the file stem",
-            ),
-            Rule::SlugSimilar => meta(
-                "slug/similar",
-                W,
-                false,
-                "slugs of the same kind look like near-duplicates",
-            ),
-            Rule::SourcesMissing => meta(
-                "sources/missing",
-                E,
-                false,
-                "a kind that requires sources has none",
-            ),
-            Rule::SourcesFormat => meta(
-                "sources/format",
-                E,
-                false,
-                "an entry is not a source string",
-            ),
-            Rule::SourcesDuplicate => {
-                meta("sources/duplicate", W, true, "the same source entry twice")
-            }
-            Rule::SourcesTooMany => meta(
-                "sources/too-many",
-                W,
-                false,
-                "more than `max_sources` entries",
-            ),
-            Rule::SourcesThin => meta(
-                "sources/thin",
-                W,
-                false,
-                "a long body backed by a single source",
-            ),
-            Rule::SourcesDangling => {
-                meta("sources/dangling", W, false, "a source points at nothing")
-            }
-            Rule::StatusMissingTarget => meta(
-                "status/missing-target",
-                E,
-                false,
-                "`status: replaced` without `replaced_by`",
-            ),
-            Rule::StatusTargetWithoutReplaced => meta(
-                "status/target-without-replaced",
-                E,
-                false,
-                "`replaced_by` while status is not `replaced`",
-            ),
-            Rule::StatusDanglingTarget => meta(
-                "status/dangling-target",
-                E,
-                false,
-                "`replaced_by` names no record of the same kind",
-            ),
-            Rule::StatusCycle => meta(
-                "status/cycle",
-                E,
-                false,
-                "`replaced_by` leads back to a record already visited",
-            ),
-            Rule::StatusChain => meta(
-                "status/chain",
-                W,
-                true,
-                "`replaced_by` points at a record that is itself replaced",
-            ),
-            Rule::DateFormat => meta(
-                "date/format",
-                E,
-                false,
-                "a date is not an absolute `YYYY-MM-DD`",
-            ),
-            Rule::DateRelative => meta(
-                "date/relative",
-                W,
-                false,
-                "a relative date expression in a title, description or body",
-            ),
-            Rule::LayoutBannedDir => meta(
-                "layout/banned-dir",
-                E,
-                false,
-                "a file under a banned directory",
-            ),
-            Rule::LayoutUnknownFile => meta(
-                "layout/unknown-file",
-                W,
-                false,
-                "a file in a memory directory that is no record",
-            ),
-            Rule::BodyTooLong => meta(
-                "body/too-long",
-                W,
-                false,
-                "a body longer than `max_body_chars`",
-            ),
-            Rule::SecretsDetected => meta(
-                "secrets/detected",
-                E,
-                false,
-                "something that looks like a credential",
-            ),
-            Rule::SummaryTooLong => meta(
-                "summary/too-long",
-                W,
-                false,
-                "the summary exceeds `summary_max_tokens`",
-            ),
-            Rule::StagingId => meta(
-                "staging/id",
-                E,
-                false,
-                "a staging id that does not match its format or file stem",
-            ),
-            Rule::SessionId => meta(
-                "session/id",
-                E,
-                false,
-                "a session id that does not match its format or file stem",
-            ),
-            Rule::SessionSections => meta(
-                "session/sections",
-                E,
-                false,
-                "a section is missing, repeated or out of order",
-            ),
-            Rule::SessionAbsolutePath => meta(
-                "session/absolute-path",
-                E,
-                false,
-                "a project root or file-list entry is not absolute",
-            ),
-            Rule::SessionPlanSource => meta(
-                "session/plan-source",
-                E,
-                false,
-                "`Execution Plan` lacks a valid `### Source:` line",
-            ),
-            Rule::SessionWorkingFiles => meta(
-                "session/working-files",
-                W,
-                false,
-                "fewer than 3 or more than 8 working files",
-            ),
-            Rule::SessionDecisionReason => meta(
-                "session/decision-reason",
-                W,
-                false,
-                "a `Decisions` entry without `: <reasoning>`",
-            ),
-            Rule::ContextBlockDate => meta(
-                "context/block-date",
-                W,
-                false,
-                "a `CONTEXT.md` block heading without an absolute date",
-            ),
-            Rule::HistoryUnexplainedRemoval => meta(
-                "history/unexplained-removal",
-                E,
-                false,
-                "a record removed without a `Memlint-GC:` trailer",
-            ),
-            Rule::HistoryDecisionRewritten => meta(
-                "history/decision-rewritten",
-                W,
-                false,
-                "an active decision changed in place",
-            ),
-        }
+    const fn meta(self) -> &'static Meta {
+        // The variants are numbered in declaration order, as META is.
+        &META[self as usize]
     }
 
     /// The stable name, `family/name`.
@@ -450,6 +491,20 @@ impl serde::Serialize for Rule {
 #[cfg(test)]
 mod tests {
     use super::Rule;
+
+    #[test]
+    fn the_table_is_in_declaration_order() {
+        for (i, r) in Rule::ALL.iter().enumerate() {
+            assert_eq!(*r as usize, i, "{r}");
+            // The variant is the name in CamelCase: META's row is its own.
+            let camel: String = r
+                .as_str()
+                .split(['/', '-'])
+                .map(|w| w[..1].to_uppercase() + &w[1..])
+                .collect();
+            assert_eq!(format!("{r:?}"), camel);
+        }
+    }
 
     #[test]
     fn names_are_unique_and_round_trip() {

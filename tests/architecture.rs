@@ -1,0 +1,547 @@
+//! The shape of the source, enforced: layers import one way only, no module
+//! imports itself back through others (no import circles), the pure layers
+//! touch neither the disk, the environment, git nor the terminal, the
+//! engine neither parses flags nor prints nor picks exit codes, and no
+//! source file or function grows past the size a reader takes in at once.
+//!
+//! The layers, lowest first (a layer imports only layers below it; the
+//! two at one level do not import each other):
+//!
+//! | layer | what lives there |
+//! |---|---|
+//! | `model` | kinds, fields, places, configuration, diagnostics, rule names, the calendar |
+//! | `syntax` | front matter, YAML, session text, words and CJK, edits, similarity, tokens, trailers, sanitizer |
+//! | `lint`, `fmt` | the rules (text + configuration in, findings out); the formatter (text in, text out) |
+//! | `io` | file system, walking, git through gix, the watcher |
+//! | `store` | everything under `.memlint/`, one codec |
+//! | `engine` | the use cases, typed values in and out |
+//! | `cli` | flags, environment, standard streams, rendering, exit codes |
+//!
+//! Violations known when this test was written are listed in
+//! `tests/architecture_baseline.txt`; the list may only shrink: a violation
+//! not on it fails the test, and so does an entry that no longer occurs.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+const LAYERS: &[(&str, u8)] = &[
+    ("model", 0),
+    ("syntax", 1),
+    ("lint", 2),
+    ("fmt", 2),
+    ("io", 3),
+    ("store", 4),
+    ("engine", 5),
+    ("cli", 6),
+];
+
+/// Longest source file, in lines, not counting unit-test modules.
+const MAX_FILE_LINES: usize = 1000;
+/// Longest function, in lines.
+const MAX_FN_LINES: usize = 120;
+
+/// What the pure layers must not use.
+const IMPURE: &[&str] = &[
+    "std::fs",
+    "std::env",
+    "std::process",
+    "std::io::stdout",
+    "std::io::stderr",
+    "std::io::stdin",
+    "gix::",
+    "print!(",
+    "println!(",
+    "eprint!(",
+    "eprintln!(",
+];
+
+/// What the engine must not use: flags, standard streams, exit codes.
+const NOT_IN_ENGINE: &[&str] = &[
+    "clap::",
+    "ExitCode",
+    "std::process::exit",
+    "std::io::stdout",
+    "std::io::stderr",
+    "std::io::stdin",
+    "print!(",
+    "println!(",
+    "eprint!(",
+    "eprintln!(",
+    "IsTerminal",
+];
+
+fn src() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
+}
+
+/// Every `.rs` file under `dir`, sorted.
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .expect("read src")
+        .map(|e| e.expect("entry").path())
+        .collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The module path of a source file: `src/lint/rules/mod.rs` → `lint::rules`.
+fn module_of(path: &Path) -> String {
+    let rel = path.strip_prefix(src()).expect("under src");
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let last = parts.pop().expect("file name");
+    let stem = last.trim_end_matches(".rs");
+    if stem != "mod" && stem != "lib" && stem != "main" {
+        parts.push(stem.to_string());
+    }
+    if parts.is_empty() {
+        return if stem == "main" {
+            "main".into()
+        } else {
+            String::new()
+        };
+    }
+    parts.join("::")
+}
+
+/// The text with comments, string and character literals blanked out
+/// (line breaks kept), so that only code is searched.
+fn code_only(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let blank = |s: &str, out: &mut String| {
+        for c in s.chars() {
+            out.push(if c == '\n' { '\n' } else { ' ' });
+        }
+    };
+    while i < b.len() {
+        let rest = &text[i..];
+        if rest.starts_with("//") {
+            let end = rest.find('\n').map_or(text.len(), |n| i + n);
+            blank(&text[i..end], &mut out);
+            i = end;
+        } else if rest.starts_with("/*") {
+            let end = rest.find("*/").map_or(text.len(), |n| i + n + 2);
+            blank(&text[i..end], &mut out);
+            i = end;
+        } else if let Some(hashes) = raw_string_start(rest, i, b) {
+            let close = format!("\"{}", "#".repeat(hashes));
+            let body = 2 + hashes;
+            let end = rest[body..]
+                .find(&close)
+                .map_or(text.len(), |n| i + body + n + close.len());
+            blank(&text[i..end], &mut out);
+            i = end;
+        } else if b[i] == b'"' {
+            let mut j = i + 1;
+            while j < b.len() && b[j] != b'"' {
+                j += if b[j] == b'\\' { 2 } else { 1 };
+            }
+            let end = (j + 1).min(b.len());
+            blank(&text[i..end], &mut out);
+            i = end;
+        } else if b[i] == b'\'' {
+            // A character literal (not a lifetime): 'x', '\n', '\u{..}'.
+            let lit = char_literal_len(rest);
+            match lit {
+                Some(n) => {
+                    blank(&text[i..i + n], &mut out);
+                    i += n;
+                }
+                None => {
+                    out.push('\'');
+                    i += 1;
+                }
+            }
+        } else {
+            let c = rest.chars().next().expect("char");
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    out
+}
+
+fn raw_string_start(rest: &str, i: usize, b: &[u8]) -> Option<usize> {
+    let rest_b = rest.as_bytes();
+    if rest_b.first() != Some(&b'r')
+        || (i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_'))
+    {
+        return None;
+    }
+    let hashes = rest_b[1..].iter().take_while(|&&c| c == b'#').count();
+    (rest_b.get(1 + hashes) == Some(&b'"')).then_some(hashes)
+}
+
+fn char_literal_len(rest: &str) -> Option<usize> {
+    let b = rest.as_bytes();
+    if b.get(1) == Some(&b'\\') {
+        let close = rest[2..].find('\'')?;
+        return (close <= 10).then_some(close + 3);
+    }
+    let c = rest[1..].chars().next()?;
+    let n = 1 + c.len_utf8();
+    (b.get(n) == Some(&b'\'')).then_some(n + 1)
+}
+
+/// Byte ranges of `#[cfg(test)]` items (unit-test modules).
+fn test_items(code: &str) -> Vec<std::ops::Range<usize>> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(at) = code[from..].find("#[cfg(test)]") {
+        let start = from + at;
+        let Some(open) = code[start..].find(['{', ';']).map(|n| start + n) else {
+            break;
+        };
+        if code.as_bytes()[open] == b';' {
+            from = open + 1;
+            continue;
+        }
+        let end = matching_brace(code, open);
+        out.push(start..end);
+        from = end;
+    }
+    out
+}
+
+fn matching_brace(code: &str, open: usize) -> usize {
+    let mut depth = 0;
+    for (i, c) in code[open..].char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return open + i + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    code.len()
+}
+
+fn line_of(code: &str, at: usize) -> usize {
+    code[..at].matches('\n').count() + 1
+}
+
+/// The modules a file refers to: `crate::a::b…` and `super::…` paths,
+/// `use crate::{a, b::c}` groups, resolved to the longest module that
+/// exists.
+fn imports(module: &str, code: &str, known: &BTreeSet<String>) -> BTreeSet<String> {
+    let mut paths: Vec<String> = Vec::new();
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut push_path = |start: &str, tail: &str| expand(start, tail, &mut paths);
+    for (at, _) in code.match_indices("crate::") {
+        if at > 0 && (word(code[..at].chars().last().unwrap_or(' ')) || code[..at].ends_with('$')) {
+            continue;
+        }
+        push_path("", &code[at + "crate::".len()..]);
+    }
+    let parent = match module.rsplit_once("::") {
+        Some((p, _)) => p.to_string(),
+        None => String::new(),
+    };
+    let mut from = 0;
+    while let Some(at) = code[from..].find("super::") {
+        let at = from + at;
+        from = at + 1;
+        if at > 0 && word(code[..at].chars().last().unwrap_or(' ')) {
+            continue;
+        }
+        // `super::super::` is not used here.
+        let prefix = if parent.is_empty() {
+            String::new()
+        } else {
+            format!("{parent}::")
+        };
+        push_path(&prefix, &code[at + "super::".len()..]);
+    }
+    let mut out = BTreeSet::new();
+    for p in paths {
+        let parts: Vec<&str> = p.split("::").filter(|s| !s.is_empty()).collect();
+        for n in (1..=parts.len()).rev() {
+            let candidate = parts[..n].join("::");
+            if known.contains(&candidate) {
+                if candidate != module {
+                    out.insert(candidate);
+                }
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Adds the paths of the use tree at the start of `tail` (what follows
+/// `crate::` or `super::`), each prefixed with `start`, to `out`:
+/// `{a, b::{c, d}}` gives `a`, `b::c` and `b::d`.
+fn expand(start: &str, tail: &str, out: &mut Vec<String>) {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let head: String = tail.chars().take_while(|&c| word(c) || c == ':').collect();
+    let rest = &tail[head.len()..];
+    let prefix = format!("{start}{head}");
+    let Some(group) = rest.strip_prefix('{') else {
+        out.push(prefix.trim_end_matches(':').to_string());
+        return;
+    };
+    // The items of the group, split at top-level commas.
+    let mut depth = 0;
+    let mut item_start = 0;
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                expand(&prefix, group[item_start..i].trim_start(), out);
+                return;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                expand(&prefix, group[item_start..i].trim_start(), out);
+                item_start = i + 1;
+            }
+            _ => {}
+        }
+    }
+}
+
+fn layer(module: &str) -> Option<(&'static str, u8)> {
+    let top = module.split("::").next().unwrap_or("");
+    if top == "main" {
+        return Some(("cli", 6));
+    }
+    LAYERS.iter().copied().find(|(name, _)| *name == top)
+}
+
+struct Source {
+    module: String,
+    rel: String,
+    code: String,
+    /// The code without unit-test modules.
+    non_test: String,
+}
+
+fn sources() -> Vec<Source> {
+    let mut paths = Vec::new();
+    files(&src(), &mut paths);
+    paths
+        .into_iter()
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).expect("read source");
+            let code = code_only(&text);
+            let mut non_test = code.clone();
+            for r in test_items(&code).into_iter().rev() {
+                let blanked: String = code[r.clone()]
+                    .chars()
+                    .map(|c| if c == '\n' { '\n' } else { ' ' })
+                    .collect();
+                non_test.replace_range(r, &blanked);
+            }
+            Source {
+                module: module_of(&p),
+                rel: p
+                    .strip_prefix(Path::new(env!("CARGO_MANIFEST_DIR")))
+                    .expect("rel")
+                    .to_string_lossy()
+                    .replace('\\', "/"),
+                code,
+                non_test,
+            }
+        })
+        .collect()
+}
+
+/// Every violation, one line each, sorted.
+fn violations() -> Vec<String> {
+    let sources = sources();
+    let known: BTreeSet<String> = sources.iter().map(|s| s.module.clone()).collect();
+    let mut out = Vec::new();
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for s in &sources {
+        // lib.rs declares the layers; testing.rs is a unit-test helper.
+        if s.module.is_empty() || s.module == "testing" {
+            continue;
+        }
+        let deps = imports(&s.module, &s.non_test, &known);
+        let Some((name, rank)) = layer(&s.module) else {
+            out.push(format!("layer: {} is in no layer", s.rel));
+            continue;
+        };
+        for d in &deps {
+            if d == "testing" || d.is_empty() {
+                continue;
+            }
+            let Some((dname, drank)) = layer(d) else {
+                continue;
+            };
+            if dname != name && drank >= rank {
+                out.push(format!("layer: {} ({name}) imports {d} ({dname})", s.rel));
+            }
+        }
+        graph.insert(s.module.clone(), deps);
+        let lines_of = |needles: &[&str], what: &str, out: &mut Vec<String>| {
+            for needle in needles {
+                if let Some(at) = s.non_test.find(needle) {
+                    out.push(format!(
+                        "{what}: {} uses `{needle}` (line {})",
+                        s.rel,
+                        line_of(&s.non_test, at)
+                    ));
+                }
+            }
+        };
+        match name {
+            "model" | "syntax" | "lint" | "fmt" => lines_of(IMPURE, "pure", &mut out),
+            "engine" => lines_of(NOT_IN_ENGINE, "engine", &mut out),
+            _ => {}
+        }
+        let test_lines: usize = test_items(&s.code)
+            .into_iter()
+            .map(|r| s.code[r].matches('\n').count() + 1)
+            .sum();
+        let lines = s.code.lines().count().saturating_sub(test_lines);
+        if lines > MAX_FILE_LINES {
+            out.push(format!(
+                "size: {} has {lines} lines besides its unit tests (at most {MAX_FILE_LINES})",
+                s.rel
+            ));
+        }
+        for (name, len) in long_functions(&s.non_test) {
+            out.push(format!(
+                "size: {} fn {name} has {len} lines (at most {MAX_FN_LINES})",
+                s.rel
+            ));
+        }
+    }
+    // Circles: every module that can reach itself.
+    for m in graph.keys() {
+        let mut seen = BTreeSet::new();
+        let mut stack: Vec<&String> = graph[m].iter().collect();
+        while let Some(n) = stack.pop() {
+            if n == m {
+                out.push(format!("circle: {m} imports itself back"));
+                break;
+            }
+            if seen.insert(n.clone()) {
+                if let Some(next) = graph.get(n) {
+                    stack.extend(next.iter());
+                }
+            }
+        }
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+/// Functions longer than [`MAX_FN_LINES`]: (name, lines).
+fn long_functions(code: &str) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    for (at, _) in code.match_indices("fn ") {
+        if at > 0 && word(code[..at].chars().last().unwrap_or(' ')) {
+            continue;
+        }
+        let name: String = code[at + 3..].chars().take_while(|&c| word(c)).collect();
+        if name.is_empty() {
+            continue;
+        }
+        // The body: the first `{` before any `;` at the top level.
+        let rest = &code[at..];
+        let Some(open) = rest.find(['{', ';']) else {
+            continue;
+        };
+        if rest.as_bytes()[open] == b';' {
+            continue;
+        }
+        let end = matching_brace(code, at + open);
+        let len = line_of(code, end) - line_of(code, at) + 1;
+        if len > MAX_FN_LINES {
+            out.push((name, len));
+        }
+    }
+    out
+}
+
+#[test]
+fn the_source_keeps_its_shape() {
+    let found = violations();
+    let baseline_path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/architecture_baseline.txt");
+    let baseline: BTreeSet<String> = std::fs::read_to_string(&baseline_path)
+        .unwrap_or_default()
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| l.to_string())
+        .collect();
+    let found_set: BTreeSet<String> = found.iter().cloned().collect();
+    let new: Vec<&String> = found_set.difference(&baseline).collect();
+    let gone: Vec<&String> = baseline.difference(&found_set).collect();
+    if std::env::var_os("MEMLINT_ARCHITECTURE_BASELINE").is_some() {
+        let mut text = String::from(
+            "# Known violations of tests/architecture.rs; this list may only shrink.\n",
+        );
+        for v in &found {
+            text.push_str(v);
+            text.push('\n');
+        }
+        std::fs::write(&baseline_path, text).expect("write baseline");
+        return;
+    }
+    assert!(
+        new.is_empty() && gone.is_empty(),
+        "new violations (fix them):\n  {}\nfixed but still listed in tests/architecture_baseline.txt (delete these lines):\n  {}",
+        new.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n  "),
+        gone.iter().map(|s| s.as_str()).collect::<Vec<_>>().join("\n  ")
+    );
+}
+
+/// The checker itself: a known shape gives the known answers.
+#[test]
+fn the_checker_finds_imports_long_functions_and_test_modules() {
+    let code = code_only(
+        "use crate::{model::kind::Kind, syntax::{yaml, text}};\n\
+         use super::sink;\n\
+         // crate::engine::check in a comment\n\
+         fn a() { let s = \"crate::cli\"; }\n\
+         #[cfg(test)]\nmod tests { use crate::engine::x; }\n",
+    );
+    let known: BTreeSet<String> = [
+        "model::kind",
+        "syntax::yaml",
+        "syntax::text",
+        "lint::sink",
+        "engine",
+        "cli",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let all = imports("lint::rules", &code, &known);
+    assert!(
+        all.contains("model::kind") && all.contains("syntax::yaml") && all.contains("syntax::text")
+    );
+    assert!(all.contains("lint::sink"), "{all:?}");
+    assert!(
+        all.contains("engine"),
+        "the test module's import is seen in the whole code"
+    );
+    assert!(!all.contains("cli"), "string literals are not code");
+    let tests = test_items(&code);
+    assert_eq!(tests.len(), 1);
+    let long = format!("fn big() {{\n{}}}\n", "    x();\n".repeat(MAX_FN_LINES));
+    assert_eq!(
+        long_functions(&code_only(&long)),
+        vec![("big".to_string(), MAX_FN_LINES + 2)]
+    );
+}
