@@ -1,6 +1,7 @@
 //! The command line: clap types hold what was typed; `Settings` holds what it
 //! means. Nothing below `run` looks at clap types.
 
+pub mod author;
 pub mod render;
 
 use crate::engine::workspace::{Workspace, WorkspaceError};
@@ -89,6 +90,12 @@ pub enum Command {
     /// A background watcher (Linux) that spares search and context the stat of every record
     #[command(subcommand)]
     Watch(WatchCommand),
+    /// Write a new decision, request or knowledge record, checked by every rule first
+    New(author::NewArgs),
+    /// Mark a record replaced by another of its kind, and point its replaced records at the new one
+    Replace(author::ReplaceArgs),
+    /// A record's fields and body, and the records that point at it
+    Show(author::ShowArgs),
 }
 
 /// `memlint watch …`: see `crate::io::watch`.
@@ -271,6 +278,8 @@ pub enum StagingCommand {
     Claim(StagingClaimArgs),
     /// Delete the entries consumed by the claim and drop the lock (holder only)
     Release(StagingReleaseArgs),
+    /// Write a new staging entry (activity log) under a fresh id
+    Add(author::StagingAddArgs),
 }
 
 #[derive(Args, Debug)]
@@ -415,6 +424,11 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Context(args) => Settings::resolve(&cli.global).and_then(|s| context(&s, args)),
         Command::Hook(cmd) => Ok(hook(&cli.global, cmd)),
         Command::Search(args) => Settings::resolve(&cli.global).and_then(|s| search(&s, args)),
+        Command::New(args) => Settings::resolve(&cli.global).and_then(|s| author::new(&s, args)),
+        Command::Replace(args) => {
+            Settings::resolve(&cli.global).and_then(|s| author::replace(&s, args))
+        }
+        Command::Show(args) => Settings::resolve(&cli.global).and_then(|s| author::show(&s, args)),
         Command::Watch(cmd) => {
             Settings::resolve(&cli.global).and_then(|s| watch(&s, &cli.global, cmd))
         }
@@ -853,6 +867,7 @@ fn staging(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, WorkspaceErro
                 }
             })
         }
+        StagingCommand::Add(args) => return author::staging_add(s, args),
         StagingCommand::Release(args) => {
             st::release(root, &args.pod).map(|released| match args.format {
                 StagingFormat::Json => json(&released),

@@ -6,5 +6,6 @@
 pub mod frontmatter;
 pub mod sanitize;
 pub mod session;
+pub mod slugify;
 pub mod text;
 pub mod yaml;
