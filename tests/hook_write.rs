@@ -98,17 +98,33 @@ fn warnings_reach_the_agent_as_additional_context() {
     let ws = common::workspace("context");
     fs::write(ws.path().join(DECISION), WARNED).expect("write");
     for tool in ["Write", "Edit", "MultiEdit"] {
-        let o = hook(ws.path(), "post-write", &write_input(tool, DECISION, ws.path(), "s1"));
+        let o = hook(
+            ws.path(),
+            "post-write",
+            &write_input(tool, DECISION, ws.path(), "s1"),
+        );
         assert_eq!(code(&o), 0, "{tool}: {}", err(&o));
         assert_eq!(err(&o), "", "{tool}");
         let context = context_of(&o);
         let lines: Vec<&str> = context.lines().collect();
         assert_eq!(lines.len(), 4, "{context}");
-        assert!(lines[0].starts_with(&format!("memlint: {DECISION} has 3 warning(s)")), "{context}");
-        assert!(lines[1].starts_with(&format!("{DECISION}:6:5: warning[sources/dangling]")), "{context}");
-        assert!(lines[2].starts_with(&format!("{DECISION}:7:1: warning[frontmatter/unknown-key]")), "{context}");
+        assert!(
+            lines[0].starts_with(&format!("memlint: {DECISION} has 3 warning(s)")),
+            "{context}"
+        );
+        assert!(
+            lines[1].starts_with(&format!("{DECISION}:6:5: warning[sources/dangling]")),
+            "{context}"
+        );
+        assert!(
+            lines[2].starts_with(&format!("{DECISION}:7:1: warning[frontmatter/unknown-key]")),
+            "{context}"
+        );
         assert!(lines[2].contains("fix: `memlint check --fix"), "{context}");
-        assert!(lines[3].starts_with(&format!("{DECISION}:10:9: warning[date/relative]")), "{context}");
+        assert!(
+            lines[3].starts_with(&format!("{DECISION}:10:9: warning[date/relative]")),
+            "{context}"
+        );
     }
 }
 
@@ -116,25 +132,41 @@ fn warnings_reach_the_agent_as_additional_context() {
 fn an_unformatted_record_is_named_with_the_command_that_formats_it() {
     let ws = common::workspace("context");
     fs::write(ws.path().join(DECISION), UNFORMATTED).expect("write");
-    let o = hook(ws.path(), "post-write", &write_input("Write", DECISION, ws.path(), "s1"));
+    let o = hook(
+        ws.path(),
+        "post-write",
+        &write_input("Write", DECISION, ws.path(), "s1"),
+    );
     assert_eq!((code(&o), err(&o).as_str()), (0, ""));
     let context = context_of(&o);
     assert!(
-        context.contains(&format!("{DECISION} is not in canonical form; run `memlint fmt {DECISION}`")),
+        context.contains(&format!(
+            "{DECISION} is not in canonical form; run `memlint fmt {DECISION}`"
+        )),
         "{context}"
     );
     // Nothing was changed behind the agent's back.
-    assert_eq!(fs::read_to_string(ws.path().join(DECISION)).expect("read"), UNFORMATTED);
+    assert_eq!(
+        fs::read_to_string(ws.path().join(DECISION)).expect("read"),
+        UNFORMATTED
+    );
 
     // With post_write.format the hook formats it and says so.
     let config = ws.path().join(".memlint.yml");
     let mut text = fs::read_to_string(&config).unwrap_or_default();
     text.push_str("post_write:\n  format: true\n");
     fs::write(&config, text).expect("config");
-    let o = hook(ws.path(), "post-write", &write_input("Write", DECISION, ws.path(), "s1"));
+    let o = hook(
+        ws.path(),
+        "post-write",
+        &write_input("Write", DECISION, ws.path(), "s1"),
+    );
     assert_eq!((code(&o), err(&o).as_str()), (0, ""));
     let context = context_of(&o);
-    assert!(context.contains(&format!("memlint formatted {DECISION}")), "{context}");
+    assert!(
+        context.contains(&format!("memlint formatted {DECISION}")),
+        "{context}"
+    );
     let formatted = fs::read_to_string(ws.path().join(DECISION)).expect("read");
     assert!(formatted.starts_with("---\ntitle: Rebuild the index in parallel\nstatus: active\ndate: 2026-11-20\nsources:\n  - file:CONTEXT.md\n---\n"), "{formatted}");
 }
@@ -142,7 +174,11 @@ fn an_unformatted_record_is_named_with_the_command_that_formats_it() {
 #[test]
 fn a_clean_formatted_record_and_other_tools_stay_silent() {
     let ws = common::workspace("context");
-    let o = hook(ws.path(), "post-write", &write_input("Edit", DECISION, ws.path(), "s1"));
+    let o = hook(
+        ws.path(),
+        "post-write",
+        &write_input("Edit", DECISION, ws.path(), "s1"),
+    );
     assert_eq!((code(&o), out(&o).as_str(), err(&o).as_str()), (0, "", ""));
     let bash = json!({
         "session_id": "s1", "cwd": ws.path(), "hook_event_name": "PostToolUse",
@@ -166,21 +202,36 @@ fn errors_still_block_with_exit_2_on_standard_error() {
     );
     assert_eq!(code(&o), 2, "{}", err(&o));
     assert_eq!(out(&o), "");
-    assert!(err(&o).contains(&format!("{DECISION}:4:7: error[date/format]")), "{}", err(&o));
+    assert!(
+        err(&o).contains(&format!("{DECISION}:4:7: error[date/format]")),
+        "{}",
+        err(&o)
+    );
     assert!(err(&o).contains("attempt 1 of 3"), "{}", err(&o));
 }
 
 fn attempt_of(o: &Output) -> u32 {
     let e = err(o);
     let at = e.find("(attempt ").unwrap_or_else(|| panic!("{e}")) + 9;
-    e[at..].split(' ').next().expect("n").parse().expect("number")
+    e[at..]
+        .split(' ')
+        .next()
+        .expect("n")
+        .parse()
+        .expect("number")
 }
 
 #[test]
 fn the_count_is_per_session_and_reset_at_session_start() {
     let ws = common::workspace("context");
     fs::write(ws.path().join(DECISION), BROKEN).expect("write");
-    let fail = |session: &str| hook(ws.path(), "post-write", &write_input("Edit", DECISION, ws.path(), session));
+    let fail = |session: &str| {
+        hook(
+            ws.path(),
+            "post-write",
+            &write_input("Edit", DECISION, ws.path(), session),
+        )
+    };
     assert_eq!(attempt_of(&fail("old")), 1);
     assert_eq!(attempt_of(&fail("old")), 2);
     // A new session's first bad write is its first attempt.
@@ -204,14 +255,23 @@ fn the_count_is_per_session_and_reset_at_session_start() {
 fn a_file_that_is_gone_leaves_no_count_behind() {
     let ws = common::workspace("context");
     fs::write(ws.path().join(DECISION), BROKEN).expect("write");
-    let o = hook(ws.path(), "post-write", &write_input("Edit", DECISION, ws.path(), "s1"));
+    let o = hook(
+        ws.path(),
+        "post-write",
+        &write_input("Edit", DECISION, ws.path(), "s1"),
+    );
     assert_eq!(code(&o), 2);
     fs::remove_file(ws.path().join(DECISION)).expect("rm");
     let other = "memory/decisions/other.md";
     fs::write(ws.path().join(other), BROKEN).expect("write");
-    let o = hook(ws.path(), "post-write", &write_input("Edit", other, ws.path(), "s1"));
+    let o = hook(
+        ws.path(),
+        "post-write",
+        &write_input("Edit", other, ws.path(), "s1"),
+    );
     assert_eq!(code(&o), 2);
-    let counts = fs::read_to_string(ws.path().join(".memlint/post-write-failures.json")).expect("counts");
+    let counts =
+        fs::read_to_string(ws.path().join(".memlint/post-write-failures.json")).expect("counts");
     assert!(!counts.contains("rebuild-index-in-parallel"), "{counts}");
     assert!(counts.contains("other.md"), "{counts}");
 }

@@ -247,7 +247,9 @@ fn warn(s: &Settings, diags: &[Diagnostic], texts: &[(String, String)]) {
 fn closing_less(text: &str) -> String {
     let trimmed = text.trim_end_matches('\n');
     match trimmed.rfind('\n') {
-        Some(at) if trimmed[at + 1..].contains("checked") => format!("{}\n", &trimmed[..at]),
+        Some(at) if trimmed[at + 1..].starts_with("Found ") => {
+            format!("{}\n", trimmed[..at].trim_end_matches('\n'))
+        }
         _ => text.to_string(),
     }
 }
@@ -299,7 +301,11 @@ fn refused(s: &Settings, e: &AuthorError, format: AuthorFormat) -> ExitCode {
 fn human_shown(shown: &author::Shown) -> String {
     let mut t = format!("{} ({} {})\n", shown.path, shown.kind.name(), shown.slug);
     if let Some(fields) = shown.fields.as_object() {
-        for (key, value) in fields {
+        // In the file's order.
+        for key in &shown.keys {
+            let Some(value) = fields.get(key) else {
+                continue;
+            };
             let value = match value {
                 serde_json::Value::String(s) => s.clone(),
                 other => other.to_string(),

@@ -19,6 +19,10 @@ pub struct Shown {
     pub slug: String,
     /// The front matter, as JSON values (`null` when it cannot be read).
     pub fields: serde_json::Value,
+    /// The front matter's keys in the file's order (JSON objects are
+    /// sorted).
+    #[serde(skip)]
+    pub keys: Vec<String>,
     /// The markdown body (the whole text when there is no front matter).
     pub body: String,
     /// Records of the same kind whose `replaced_by` names this one.
@@ -45,7 +49,7 @@ pub fn show(ws: &Workspace, target: &str) -> Result<Shown, AuthorError> {
         })
     })?;
     let text = String::from_utf8_lossy(&bytes);
-    let (fields, body) = split_fields(&text);
+    let (fields, keys, body) = split_fields(&text);
     let slug = stem(&path).to_string();
     let citation = match kind {
         Kind::Session => format!("cmem:{slug}"),
@@ -69,6 +73,7 @@ pub fn show(ws: &Workspace, target: &str) -> Result<Shown, AuthorError> {
         kind,
         slug,
         fields,
+        keys,
         body,
         replaced_by_this,
         cited_by,
@@ -116,17 +121,27 @@ fn find<'c>(
     }
 }
 
-/// The front matter as JSON and the body.
-fn split_fields(text: &str) -> (serde_json::Value, String) {
+/// The front matter as JSON, its keys in order, and the body.
+fn split_fields(text: &str) -> (serde_json::Value, Vec<String>, String) {
     let Split::Found(parts) = frontmatter::split(text) else {
-        return (serde_json::Value::Null, text.to_string());
+        return (serde_json::Value::Null, Vec::new(), text.to_string());
     };
     let body = text[parts.body.clone()].to_string();
-    let fields = crate::syntax::yaml::parse(&text[parts.yaml.clone()], parts.yaml.start)
+    let root = crate::syntax::yaml::parse(&text[parts.yaml.clone()], parts.yaml.start)
         .ok()
-        .and_then(|d| d.root)
-        .map_or(serde_json::Value::Null, |n| to_json(&n));
-    (fields, body)
+        .and_then(|d| d.root);
+    let keys = root
+        .as_ref()
+        .and_then(Node::entries)
+        .map(|entries| {
+            entries
+                .iter()
+                .filter_map(|e| Some(e.key.as_scalar()?.text.clone()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let fields = root.as_ref().map_or(serde_json::Value::Null, to_json);
+    (fields, keys, body)
 }
 
 /// A YAML node as JSON, scalars resolved as the YAML 1.2 core schema reads
