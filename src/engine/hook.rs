@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 /// The failure counts of `post-write`, under `.memlint/`.
-pub const FAILURES_FILE: &str = "post-write-failures.json";
+pub const FAILURES_FILE: &str = crate::store::failures::FILE;
 
 /// How long `session-start` may take before it prints what it has (the
 /// runtime's timeout is 20 s). `MEMLINT_SESSION_START_BUDGET_MS` overrides.
@@ -66,7 +66,18 @@ fn root_of(place: &Place, input: &serde_json::Value) -> Option<PathBuf> {
         .map(|c| cwd.join(c))
         .filter(|c| c.is_dir())
         .unwrap_or(cwd);
-    Some(find_root(&start))
+    let root = find_root(&start);
+    if is_workspace(&root) {
+        return Some(root);
+    }
+    // Without `.memlint.yml` or git to mark the root, a session that runs
+    // in a subdirectory of the workspace finds it by its files.
+    Some(
+        start
+            .ancestors()
+            .find(|dir| is_workspace(dir))
+            .map_or(root, Path::to_path_buf),
+    )
 }
 
 /// Whether `root` looks like a memlint workspace at all: without any of its
@@ -146,6 +157,13 @@ pub fn session_start(place: &Place) -> ExitCode {
     let Some(ws) = workspace_of(place, &input) else {
         return ExitCode::SUCCESS;
     };
+    // The session's post-write attempts start afresh, also on a resume
+    // or after a compaction.
+    crate::store::failures::start_session(
+        &ws.root,
+        session_of(&input),
+        crate::model::clock::now_secs(),
+    );
     let brief = input.get("source").and_then(|s| s.as_str()) == Some("compact");
     let flags = crate::engine::context::Flags {
         brief,
@@ -226,6 +244,15 @@ pub fn stop(place: &Place) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// The runtime's session id (`""` when it sends none: hooks without one
+/// share their counts).
+fn session_of(input: &serde_json::Value) -> &str {
+    input
+        .get("session_id")
+        .and_then(|s| s.as_str())
+        .unwrap_or("")
+}
+
 /// The tools whose writes `post-write` lints.
 const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
 
@@ -295,13 +322,30 @@ pub fn post_write(place: &Place) -> ExitCode {
         .filter(|d| d.severity == crate::model::diagnostic::Severity::Error)
         .map(crate::model::diagnostic::Diagnostic::count)
         .sum::<usize>();
+    let session = session_of(&input);
+    let now = crate::model::clock::now_secs();
     if errors == 0 {
-        failures::reset(&ws.root, &rel);
+        crate::store::failures::reset(&ws.root, session, &rel, now);
+        let formatted = crate::engine::feedback::format_record(&ws, &rel);
+        if let Some(context) =
+            crate::engine::feedback::post_write(&rel, &outcome.diagnostics, &formatted)
+        {
+            let out = serde_json::json!({
+                "hookSpecificOutput": {
+                    "hookEventName": "PostToolUse",
+                    "additionalContext": context,
+                }
+            });
+            print(&format!(
+                "{}\n",
+                crate::syntax::sanitize::json_text(&out.to_string())
+            ));
+        }
         return ExitCode::SUCCESS;
     }
     let max = ws.config.post_write.max_failures;
     // Stop the agent at the limit; the next session starts counting afresh.
-    let counted = failures::bump(&ws.root, &rel, max);
+    let counted = crate::store::failures::bump(&ws.root, session, &rel, max, now);
     let failures = counted.unwrap_or(1);
     if failures >= max {
         let reason = format!(
@@ -340,75 +384,4 @@ pub fn post_write(place: &Place) -> ExitCode {
     }
     eprint!("{text}");
     ExitCode::from(2)
-}
-
-/// The consecutive post-write failures of each file (SPEC §6), in
-/// `.memlint/post-write-failures.json` (`{"<root-relative path>": count}`).
-/// Every change is a read-modify-write under an exclusive `flock` on
-/// `.memlint/post-write-failures.lock`, so parallel hooks never lose one.
-mod failures {
-    use std::path::Path;
-
-    type Counts = std::collections::BTreeMap<String, u32>;
-
-    /// The lock file beside [`super::FAILURES_FILE`].
-    const LOCK_FILE: &str = "post-write-failures.lock";
-
-    /// Counts one more failure of `rel` and returns the count, forgetting
-    /// it at `max`. `None` when `.memlint/` cannot be written (nothing is
-    /// counted then).
-    pub fn bump(root: &Path, rel: &str, max: u32) -> Option<u32> {
-        update(root, |counts| {
-            let n = counts.get(rel).copied().unwrap_or(0).saturating_add(1);
-            if n >= max {
-                counts.remove(rel);
-            } else {
-                counts.insert(rel.to_string(), n);
-            }
-            Some(n)
-        })
-        .flatten()
-    }
-
-    /// Forgets the failures of `rel` (a clean lint).
-    pub fn reset(root: &Path, rel: &str) {
-        // Without a count there is nothing to lock for.
-        if read(
-            &root
-                .join(crate::store::index::DIR)
-                .join(super::FAILURES_FILE),
-        )
-        .contains_key(rel)
-        {
-            update(root, |counts| counts.remove(rel).map(|_| ()));
-        }
-    }
-
-    /// Runs `change` on the counts under the lock and writes them when it
-    /// returns `Some`. `None` when the lock or the file cannot be written.
-    fn update<R>(root: &Path, change: impl FnOnce(&mut Counts) -> Option<R>) -> Option<Option<R>> {
-        let dir = crate::store::index::make_dir(root).ok()?;
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(dir.join(LOCK_FILE))
-            .ok()?;
-        lock.lock().ok()?;
-        let path = dir.join(super::FAILURES_FILE);
-        let mut counts = read(&path);
-        let Some(out) = change(&mut counts) else {
-            return Some(None);
-        };
-        let text = serde_json::to_string_pretty(&counts).ok()?;
-        crate::io::fs::write_cache(&path, text.as_bytes()).ok()?;
-        Some(Some(out))
-    }
-
-    fn read(path: &Path) -> Counts {
-        crate::io::fs::read_regular(path)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or_default()
-    }
 }

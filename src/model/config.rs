@@ -55,6 +55,11 @@ pub struct StagingConfig {
 #[derive(Debug, Clone, PartialEq)]
 pub struct PostWriteConfig {
     pub max_failures: u32,
+    /// `hook post-write` formats a valid record itself (and says so)
+    /// instead of telling the agent to run `memlint fmt`. Off by default:
+    /// a file changed behind the agent's back no longer matches what it
+    /// read, and its next edit of it fails.
+    pub format: bool,
 }
 
 /// The resolved configuration.
@@ -117,7 +122,10 @@ impl Default for Config {
                 max_bytes: 1_048_576,
                 stale_after_secs: 7200,
             },
-            post_write: PostWriteConfig { max_failures: 3 },
+            post_write: PostWriteConfig {
+                max_failures: 3,
+                format: false,
+            },
             watch: false,
         }
     }
@@ -219,6 +227,16 @@ impl Reader<'_> {
             return Err(self.err(node.span.start, format!("`{key}` must be at least 1")));
         }
         Ok(n)
+    }
+
+    fn boolean(&self, key: &str, node: &Node) -> Result<bool, ConfigError> {
+        match node.as_scalar().map(|s| s.resolve()) {
+            Some(Resolved::Bool(b)) => Ok(b),
+            _ => Err(self.err(
+                node.span.start,
+                format!("`{key}` must be true or false, not {}", node.type_name()),
+            )),
+        }
     }
 
     fn string(&self, key: &str, node: &Node) -> Result<String, ConfigError> {
@@ -463,9 +481,14 @@ pub fn parse_all(text: &str, known_rules: &[&str]) -> Result<Config, Vec<ConfigE
                 }
             }
             "post_write" => {
-                const KEYS: &[&str] = &["max_failures"];
+                const KEYS: &[&str] = &["max_failures", "format"];
                 for e in noted(errs, r.mapping(key, v)).unwrap_or_default() {
                     match key_name(e) {
+                        "format" => {
+                            if let Some(b) = noted(errs, r.boolean("post_write.format", &e.value)) {
+                                config.post_write.format = b;
+                            }
+                        }
                         "max_failures" => {
                             if let Some(n) =
                                 noted(errs, r.positive("post_write.max_failures", &e.value))
@@ -508,8 +531,10 @@ rules: {}
 context: {max_chars: 4000, blocks: 1}
 # When staging is due for consolidation, and when a lock counts as stale.
 staging: {max_files: 50, max_bytes: 1048576, stale_after_secs: 7200}
-# Consecutive failed lints of one file before the post-write hook stops the agent.
-post_write: {max_failures: 3}
+# Consecutive failed lints of one file before the post-write hook stops the agent;
+# format: true lets the hook format a valid record itself (the agent must then
+# re-read it before editing it again).
+post_write: {max_failures: 3, format: false}
 # true: the first search or context that finds no `memlint watch` running starts
 # one (Linux), so that they need not stat every record.
 watch: false
