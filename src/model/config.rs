@@ -15,7 +15,10 @@ pub const ALWAYS_BANNED: &str = "memory/workflow";
 /// The default session-start header (SPEC §6).
 pub const DEFAULT_HEADER: &str = "Search memory (`memlint search QUERY`) before starting work and \
 whenever past context is needed. Save decisions, user preferences and lasting facts as soon as \
-they appear, not later. Always write absolute dates (YYYY-MM-DD), never relative ones.";
+they appear, not later. Always write absolute dates (YYYY-MM-DD), never relative ones.
+Save with `memlint new decision|request|knowledge \"Title\" --source SRC` (memory/decisions/, \
+memory/requests/, knowledge/; knowledge also takes --description and --resident); a record that \
+changes an earlier decision takes `--replaces OLD-SLUG`. `memlint show SLUG` reads one.";
 
 /// A per-rule severity override.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -127,7 +127,7 @@ impl Draft {
             }
         }
         if !self.tags.is_empty() {
-            let tags: Vec<String> = self.tags.iter().map(|s| scalar(s)).collect();
+            let tags: Vec<String> = self.tags.iter().map(|s| flow_scalar(s)).collect();
             t += &format!("tags: [{}]\n", tags.join(", "));
         }
         t += "---\n";
@@ -185,14 +185,56 @@ fn example_slug(kind: Kind) -> &'static str {
     }
 }
 
-/// A YAML scalar as the formatter writes it: plain when that reads back as
-/// the same string, single-quoted otherwise.
+/// A YAML scalar for a block value (`key: value`, `- item`): plain when it
+/// reads back as the same string, single-quoted otherwise.
 pub fn scalar(s: &str) -> String {
-    if crate::fmt::needs_quotes(s) {
-        format!("'{}'", s.replace('\'', "''"))
-    } else {
+    quoted_unless_plain(s, false)
+}
+
+/// [`scalar`] for an item of a flow list (`[a, b]`), where `,`, `[` and
+/// `]` end a plain item.
+pub fn flow_scalar(s: &str) -> String {
+    quoted_unless_plain(s, true)
+}
+
+/// Plain when YAML readers (1.2 and 1.1) read the plain text back as that
+/// very string: tried on the parser itself, so `a: b`, ` #`, a leading
+/// `*`, `&`, `!`, `%`, `@` or `` ` `` get quotes without a list of rules
+/// to keep in step with it.
+fn quoted_unless_plain(s: &str, flow: bool) -> String {
+    let plain =
+        !s.is_empty() && s.trim() == s && !crate::fmt::needs_quotes(s) && reads_back(s, flow);
+    if plain {
         s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "''"))
     }
+}
+
+fn reads_back(s: &str, flow: bool) -> bool {
+    use crate::syntax::yaml::{Style, Value};
+    let doc = match flow {
+        true => format!("k: [{s}]\n"),
+        false => format!("k: {s}\n"),
+    };
+    let Ok(parsed) = crate::syntax::yaml::parse(&doc, 0) else {
+        return false;
+    };
+    let Some(value) = parsed
+        .root
+        .as_ref()
+        .and_then(|r| r.get("k"))
+        .map(|e| &e.value)
+    else {
+        return false;
+    };
+    let node = match &value.value {
+        Value::Seq { items, .. } if flow && items.len() == 1 => &items[0],
+        _ if flow => return false,
+        _ => value,
+    };
+    node.as_scalar()
+        .is_some_and(|sc| sc.style == Style::Plain && sc.tag.is_none() && sc.text == s)
 }
 
 #[cfg(test)]
@@ -223,6 +265,33 @@ mod tests {
             crate::fmt::format_record(&laid.text, Kind::Decision),
             crate::fmt::Outcome::Unchanged
         );
+    }
+
+    #[test]
+    fn values_are_quoted_when_plain_would_read_otherwise() {
+        for (s, block, flow) in [
+            ("plain words", "plain words", "plain words"),
+            ("a: b", "'a: b'", "'a: b'"),
+            ("fix #2", "'fix #2'", "'fix #2'"),
+            ("#2", "'#2'", "'#2'"),
+            ("a, b", "a, b", "'a, b'"),
+            ("[x]", "'[x]'", "'[x]'"),
+            ("*glob", "'*glob'", "'*glob'"),
+            ("it's", "it's", "it's"),
+            ("'q'", "'''q'''", "'''q'''"),
+            ("yes", "'yes'", "'yes'"),
+            ("2026-01-01", "'2026-01-01'", "'2026-01-01'"),
+            (" pad", "' pad'", "' pad'"),
+            ("", "''", "''"),
+            (
+                "https://x.io/a?b=c#d",
+                "https://x.io/a?b=c#d",
+                "https://x.io/a?b=c#d",
+            ),
+        ] {
+            assert_eq!(scalar(s), block, "{s:?}");
+            assert_eq!(flow_scalar(s), flow, "{s:?}");
+        }
     }
 
     #[test]
