@@ -730,6 +730,13 @@ fn new_replaces_does_both_in_one_step_and_a_replaced_near_duplicate_is_fine() {
         old.contains("\nreplaced_by: use-sqlite-statement-cache-v2\n"),
         "{old}"
     );
+    // One replaces the other, as slug/similar advises: no warning, in check
+    // or in the report.
+    let check = memlint(ws.path(), &["check", "--format", "json"]);
+    assert_eq!(check.code, 0, "{}", check.stdout);
+    assert!(!check.stdout.contains("slug/similar"), "{}", check.stdout);
+    let report = json(&memlint(ws.path(), &["report", "--format", "json"]));
+    assert_eq!(report["similar_slugs"], serde_json::json!([]));
     let shown = json(&memlint(
         ws.path(),
         &["show", "use-sqlite-statement-cache-v2", "--format", "json"],
@@ -737,6 +744,29 @@ fn new_replaces_does_both_in_one_step_and_a_replaced_near_duplicate_is_fine() {
     assert_eq!(
         shown["replaced_by_this"],
         serde_json::json!(["memory/decisions/use-sqlite-statement-cache.md"])
+    );
+    // Two active near-duplicates still are one.
+    let forced = memlint(
+        ws.path(),
+        &[
+            "new",
+            "decision",
+            "Use SQLite statement cache v3",
+            "--source",
+            "file:docs/bank-api.md",
+            "--force",
+        ],
+    );
+    assert_eq!(forced.code, 0, "{}", forced.stderr);
+    let check = memlint(ws.path(), &["check", "--format", "json"]);
+    assert!(check.stdout.contains("slug/similar"), "{}", check.stdout);
+    let report = json(&memlint(ws.path(), &["report", "--format", "json"]));
+    assert_eq!(
+        report["similar_slugs"],
+        serde_json::json!([[
+            "use-sqlite-statement-cache-v2",
+            "use-sqlite-statement-cache-v3"
+        ]])
     );
 }
 
@@ -852,4 +882,36 @@ fn staging_add_writes_valid_entries_under_fresh_ids_in_parallel() {
     assert_eq!(check.code, 0, "{}", check.stdout);
     let empty = memlint(ws.path(), &["staging", "add", "--source", " "]);
     assert_eq!(empty.code, 2);
+}
+
+#[test]
+fn a_replacement_is_no_near_duplicate_in_the_git_modes_either() {
+    let ws = workspace("example");
+    common::commit_all(ws.path());
+    let run = memlint(
+        ws.path(),
+        &[
+            "new",
+            "decision",
+            "Use SQLite statement cache v2",
+            "--source",
+            "decision:use-sqlite-statement-cache",
+            "--replaces",
+            "use-sqlite-statement-cache",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    common::git(ws.path(), &["add", "-A"]);
+    let staged = memlint(ws.path(), &["check", "--staged", "--format", "json"]);
+    assert_eq!(staged.code, 0, "{}", staged.stdout);
+    assert!(!staged.stdout.contains("slug/similar"), "{}", staged.stdout);
+    common::git(
+        ws.path(),
+        &["commit", "-q", "-m", "Replace the statement cache decision"],
+    );
+    let base = memlint(
+        ws.path(),
+        &["check", "--base", "HEAD~1", "--format", "json"],
+    );
+    assert!(!base.stdout.contains("slug/similar"), "{}", base.stdout);
 }

@@ -1297,10 +1297,15 @@ pub fn similar(view: &super::workspace::View, out: &mut super::workspace::WsSink
         }
         // The first record of each slug, found once (not a scan per member).
         let mut paths: crate::model::hashing::Map<&str, &str> = Default::default();
+        let mut replaced: crate::model::hashing::Set<&str> = Default::default();
         for e in view.records.iter().filter(|e| e.info.kind == Some(kind)) {
             paths.entry(e.slug).or_insert(e.path);
+            if e.info.status.as_deref() == Some("replaced") {
+                replaced.insert(e.slug);
+            }
         }
         for cluster in &clusters {
+            let cluster = active_members(cluster, |s| replaced.contains(s));
             for (n, member) in cluster.iter().enumerate().skip(1) {
                 let Some(path) = paths.get(member.as_str()) else {
                     continue;
@@ -1322,6 +1327,17 @@ pub fn similar(view: &super::workspace::View, out: &mut super::workspace::WsSink
             }
         }
     }
+}
+
+/// The members of a near-duplicate cluster that still count: a replaced
+/// record was dealt with as the rule advises (one replaces the other), so
+/// it is left out, and a cluster of fewer than two left is none.
+pub fn active_members(cluster: &[String], replaced: impl Fn(&str) -> bool) -> Vec<String> {
+    let active: Vec<String> = cluster.iter().filter(|s| !replaced(s)).cloned().collect();
+    if active.len() < 2 {
+        return Vec::new();
+    }
+    active
 }
 
 /// `a`, `b` and `c`, or `a`, `b`, `c` and 17 more when `count` (the length
