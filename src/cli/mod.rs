@@ -2,6 +2,7 @@
 //! means. Nothing below `run` looks at clap types.
 
 pub mod author;
+pub mod mcp;
 pub mod render;
 
 use crate::engine::workspace::{Workspace, WorkspaceError};
@@ -96,6 +97,8 @@ pub enum Command {
     Replace(author::ReplaceArgs),
     /// A record's fields and body, and the records that point at it
     Show(author::ShowArgs),
+    /// Serve the memory as Model Context Protocol tools on standard input/output
+    Mcp,
 }
 
 /// `memlint watch …`: see `crate::io::watch`.
@@ -429,6 +432,10 @@ pub fn run(cli: Cli) -> ExitCode {
             Settings::resolve(&cli.global).and_then(|s| author::replace(&s, args))
         }
         Command::Show(args) => Settings::resolve(&cli.global).and_then(|s| author::show(&s, args)),
+        Command::Mcp => Ok(mcp::run(mcp::Place {
+            root: cli.global.root.clone(),
+            config: cli.global.config.clone(),
+        })),
         Command::Watch(cmd) => {
             Settings::resolve(&cli.global).and_then(|s| watch(&s, &cli.global, cmd))
         }

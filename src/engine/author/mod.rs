@@ -12,16 +12,20 @@
 mod commit;
 pub mod draft;
 pub mod new;
+pub mod recent;
 pub mod replace;
 pub mod show;
 pub mod staging;
+pub mod update;
 mod verify;
 
 pub use draft::Draft;
 pub use new::{new, Created, NewOptions};
+pub use recent::{recent, Recent};
 pub use replace::{replace, Replaced};
 pub use show::{show, Shown};
 pub use staging::{add_staging, StagingAdded};
+pub use update::{update, Changes, Updated};
 
 use crate::engine::workspace::WorkspaceError;
 use crate::model::diagnostic::Diagnostic;
@@ -58,6 +62,10 @@ pub enum AuthorError {
         /// (slug, path) of each similar active record.
         similar: Vec<(String, String)>,
     },
+    /// The change would rewrite an active decision in place (exit 1): the
+    /// message says to write a new decision that replaces it.
+    #[error("{0}")]
+    Rewrite(String),
     /// The change would close a `replaced_by` loop (exit 1).
     #[error("{0}")]
     Cycle(String),

@@ -81,7 +81,7 @@ pub fn show(ws: &Workspace, target: &str) -> Result<Shown, AuthorError> {
 }
 
 /// The report `target` names.
-fn find<'c>(
+pub(super) fn find<'c>(
     current: &'c Current,
     ws: &Workspace,
     target: &str,

@@ -47,7 +47,11 @@ pub fn add_staging(
         let path = format!("{}/{id}.md", Kind::Staging.dir());
         let text = text(&id, source, &created, body);
         let place = classify(&path, &ws.config.banned_dirs);
-        let report = lint_file(&path, &place, Content::Bytes(text.as_bytes()), &ws.config);
+        let content = match text.len() as u64 {
+            n if n > ws.config.max_file_bytes => Content::TooLarge(n),
+            _ => Content::Bytes(text.as_bytes()),
+        };
+        let report = lint_file(&path, &place, content, &ws.config);
         if super::verify::has_errors(&report.diagnostics) {
             return Err(AuthorError::Refused {
                 path,

@@ -61,7 +61,12 @@ pub fn diagnostics(
         .iter()
         .map(|(path, text)| {
             let place = classify(path, &ws.config.banned_dirs);
-            lint_file(path, &place, Content::Bytes(text.as_bytes()), &ws.config)
+            // As `check` would read it: a file over the limit is not parsed.
+            let content = match text.len() as u64 {
+                n if n > ws.config.max_file_bytes => Content::TooLarge(n),
+                _ => Content::Bytes(text.as_bytes()),
+            };
+            lint_file(path, &place, content, &ws.config)
         })
         .collect();
     let is_changed = |p: &str| changes.iter().any(|(c, _)| c == p);
