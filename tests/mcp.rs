@@ -240,3 +240,84 @@ fn clients_racing_to_write_one_title_make_one_record() {
         );
     }
 }
+
+/// Runs `memlint mcp` with `input` on standard input (then EOF): its exit
+/// code and the JSON-RPC messages it wrote, one per line.
+fn raw(root: &Path, input: &[u8]) -> (i32, Vec<Value>, String) {
+    use std::io::Write;
+    let mut child = Command::new(common::BIN)
+        .arg("--root")
+        .arg(root)
+        .arg("mcp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(input).expect("write");
+    drop(stdin);
+    let out = child.wait_with_output().expect("wait");
+    let stdout = String::from_utf8(out.stdout).expect("stdout is UTF-8");
+    let messages = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {l}")))
+        .collect();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (out.status.code().unwrap_or(-1), messages, stderr)
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+"#;
+
+#[test]
+fn the_protocol_survives_bad_input_and_stdout_holds_only_messages() {
+    let ws = workspace();
+    // Malformed JSON and a lone surrogate in a path, then a good call: the
+    // server keeps serving and answers it.
+    let input = format!(
+        "{INIT}garbage{{\n{}\n{}\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_read","arguments":{"target":"memory/decisions/\udc80.md"}}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"memory_recent","arguments":{"limit":1}}}"#
+    );
+    let (code, messages, _) = raw(ws.path(), input.as_bytes());
+    assert_eq!(code, 0);
+    let by_id = |id: i64| messages.iter().find(|m| m["id"] == id).cloned();
+    assert_eq!(
+        by_id(1).expect("initialized")["result"]["serverInfo"]["name"],
+        "memlint"
+    );
+    // The garbage and the message with a lone surrogate (not JSON) each
+    // get the JSON-RPC parse error.
+    let parse_errors = messages
+        .iter()
+        .filter(|m| m["id"].is_null() && m["error"]["code"] == -32700)
+        .count();
+    assert_eq!(parse_errors, 2, "{messages:?}");
+    assert!(by_id(2).is_none());
+    assert_eq!(by_id(3).expect("still serving")["result"]["isError"], false);
+
+    // A request before initialize gets an error; EOF ends the server with 0.
+    let (code, messages, _) = raw(
+        ws.path(),
+        br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}
+"#,
+    );
+    assert_eq!(code, 0);
+    assert!(
+        messages.iter().all(|m| m.get("result").is_none()),
+        "{messages:?}"
+    );
+
+    // EOF in the middle of a message: exit 0, no partial write anywhere.
+    let before = common::git(ws.path(), &["status", "--porcelain"]);
+    let cut = format!(
+        "{INIT}{}",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_write","arguments":{"kind":"decision","title":"Cut"#
+    );
+    let (code, _, _) = raw(ws.path(), cut.as_bytes());
+    assert_eq!(code, 0);
+    assert_eq!(common::git(ws.path(), &["status", "--porcelain"]), before);
+}
