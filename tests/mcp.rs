@@ -321,3 +321,27 @@ fn the_protocol_survives_bad_input_and_stdout_holds_only_messages() {
     assert_eq!(code, 0);
     assert_eq!(common::git(ws.path(), &["status", "--porcelain"]), before);
 }
+
+#[test]
+fn no_tool_ever_shows_a_secret() {
+    let ws = workspace();
+    let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    common::write(
+        ws.path(),
+        "knowledge/deploy-with-a-token.md",
+        &format!("---\ntitle: Deploy with a token {token}\ndescription: The deploy token is {token}\nmodel_invocation: true\ndate: 2026-12-01\nsources:\n  - file:docs/bank-api.md\n---\n\nDeploy token: {token}\n"),
+    );
+    let Some(out) = scenario(ws.path(), "secret") else {
+        return;
+    };
+    let text = out.to_string();
+    assert!(!text.contains(token), "{text}");
+    assert_eq!(
+        out["search"]["structured"]["results"][0]["path"],
+        "knowledge/deploy-with-a-token.md"
+    );
+    assert!(out["read"]["structured"]["body"]
+        .as_str()
+        .expect("body")
+        .contains("Deploy token: "));
+}

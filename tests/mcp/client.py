@@ -109,6 +109,14 @@ async def refused(session, init):
     return out
 
 
+async def secret(session, init):
+    return {
+        "search": result(await session.call_tool("memory_search", {"query": "deploy token"})),
+        "read": result(await session.call_tool("memory_read", {"target": "deploy-with-a-token"})),
+        "context": result(await session.call_tool("memory_context", {})),
+    }
+
+
 async def race():
     async def one(_):
         async def steps(session, init):
@@ -123,7 +131,7 @@ async def main():
     if SCENARIO == "race":
         out = await race()
     else:
-        out = await session_do({"tools": tools, "happy": happy, "refused": refused}[SCENARIO])
+        out = await session_do({"tools": tools, "happy": happy, "refused": refused, "secret": secret}[SCENARIO])
     print(json.dumps(out))
 
 
