@@ -73,9 +73,7 @@ fn prose_lines(text: &str) -> Vec<Option<&str>> {
                 fence = Some((c, run));
                 out.push(None);
             }
-            (Some((c, n)), Some(m))
-                if m == c && run >= n && trimmed[run..].trim().is_empty() =>
-            {
+            (Some((c, n)), Some(m)) if m == c && run >= n && trimmed[run..].trim().is_empty() => {
                 fence = None;
                 out.push(None);
             }
@@ -177,8 +175,12 @@ fn github_slug(heading: &str) -> String {
     let mut rest = heading;
     // A link in a heading renders as its text.
     while let Some(open) = rest.find('[') {
-        let Some(mid) = rest[open..].find("](") else { break };
-        let Some(close) = rest[open + mid..].find(')') else { break };
+        let Some(mid) = rest[open..].find("](") else {
+            break;
+        };
+        let Some(close) = rest[open + mid..].find(')') else {
+            break;
+        };
         text.push_str(&rest[..open]);
         text.push_str(&rest[open + 1..open + mid]);
         rest = &rest[open + mid + close + 1..];
@@ -291,7 +293,9 @@ fn check_link(page: &str, dest: &str) -> Result<Option<String>, String> {
         return Ok(None);
     };
     if full.is_dir() || !target_str.ends_with(".md") {
-        return Err(format!("{dest}: #{anchor} into {target_str}, not a markdown file"));
+        return Err(format!(
+            "{dest}: #{anchor} into {target_str}, not a markdown file"
+        ));
     }
     let known = anchors(&read(&target_str));
     if known.contains(anchor) {
@@ -318,7 +322,10 @@ fn every_relative_link_resolves() {
             }
         }
     }
-    assert!(checked > 20, "only {checked} links found: is the parser broken?");
+    assert!(
+        checked > 20,
+        "only {checked} links found: is the parser broken?"
+    );
     assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
 }
 
@@ -326,7 +333,11 @@ fn every_relative_link_resolves() {
 fn readme_opens_with_the_two_commands() {
     let readme = read("README.md");
     let mut lines = readme.lines().peekable();
-    assert_eq!(lines.next(), Some("# memlint"), "README.md starts with its title");
+    assert_eq!(
+        lines.next(),
+        Some("# memlint"),
+        "README.md starts with its title"
+    );
     // The title paragraph: what memlint is.
     while lines.peek().is_some_and(|l| l.trim().is_empty()) {
         lines.next();
@@ -366,7 +377,10 @@ fn docs_index_lists_every_page() {
         .filter_map(|p| p.strip_prefix("docs/").map(str::to_string))
         .filter(|p| p != "README.md" && !linked.contains(p))
         .collect();
-    assert!(missing.is_empty(), "docs/README.md does not link {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "docs/README.md does not link {missing:?}"
+    );
     let readme_links: Vec<String> = links(&read("README.md")).into_iter().map(|l| l.1).collect();
     assert!(
         readme_links.iter().any(|l| l == "docs/README.md"),
@@ -389,8 +403,14 @@ fn github_anchor_rules() {
     assert_eq!(github_slug("`memlint check`"), "memlint-check");
     assert_eq!(github_slug("Git and CI"), "git-and-ci");
     assert_eq!(github_slug("`status/chain`"), "statuschain");
-    assert_eq!(github_slug("Why: `replaced_by` & co."), "why-replaced_by--co");
-    assert_eq!(github_slug("[Recall](recall.md) — search"), "recall--search");
+    assert_eq!(
+        github_slug("Why: `replaced_by` & co."),
+        "why-replaced_by--co"
+    );
+    assert_eq!(
+        github_slug("[Recall](recall.md) — search"),
+        "recall--search"
+    );
     assert_eq!(github_slug("検索 (search)"), "検索-search");
     let text = "# A\n## Notes\n```\n# not a heading\n```\n## Notes\n### Notes ##\n";
     let got: Vec<String> = anchors(text).into_iter().collect();
