@@ -140,7 +140,7 @@ fn report_check(
         CheckFormat::Github => render::github(diags, summary),
         CheckFormat::Sarif => render::sarif(diags),
     };
-    crate::syntax::sanitize::write_out_colored(&text, s.color && args.format == CheckFormat::Human);
+    super::output::out_colored(&text, s.color && args.format == CheckFormat::Human);
     let failed = summary.errors > 0
         || (args.deny_warnings && diags.iter().any(|d| d.severity == Severity::Warning));
     if failed {

@@ -21,3 +21,15 @@ pub(super) fn walk_outcome(ws: &Workspace, code: ExitCode) -> ExitCode {
         code
     }
 }
+
+/// A hook's verdict as the runtime reads it: blocking is exit 2 (standard
+/// error goes to the agent); proceeding and stopping (a JSON answer on
+/// standard output) are exit 0.
+pub(super) fn hook(verdict: crate::engine::hook::Verdict) -> ExitCode {
+    match verdict {
+        crate::engine::hook::Verdict::Block => ExitCode::from(2),
+        crate::engine::hook::Verdict::Proceed | crate::engine::hook::Verdict::Stop => {
+            ExitCode::SUCCESS
+        }
+    }
+}

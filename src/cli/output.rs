@@ -1,6 +1,35 @@
-//! The one writer of standard output and standard error.
+//! The one writer of standard output and standard error. Everything memlint
+//! prints passes through `sanitize::terminal` here: credentials masked,
+//! control characters shown as symbols, whatever a call site forgot.
 
-/// Everything the commands print goes through the sanitizer's edge.
+use crate::syntax::sanitize;
+
+/// Writes `text` to standard output (no colour). A closed pipe
+/// (`memlint check | head`) is not an error worth reporting.
+pub fn out(text: &str) {
+    write_to(&mut std::io::stdout().lock(), text, false);
+}
+
+/// [`out`] for output memlint coloured itself: its colour sequences are
+/// let through, nothing else.
+pub fn out_colored(text: &str, color: bool) {
+    write_to(&mut std::io::stdout().lock(), text, color);
+}
+
+/// Writes `text` to standard error.
+pub fn err(text: &str) {
+    write_to(&mut std::io::stderr().lock(), text, false);
+}
+
+fn write_to(w: &mut dyn std::io::Write, text: &str, sgr: bool) {
+    if text.is_empty() {
+        return;
+    }
+    let _ = w.write_all(sanitize::terminal(text, sgr).as_bytes());
+    let _ = w.flush();
+}
+
+/// `out`, under the name the command handlers use.
 pub(super) fn write_out(text: &str) {
-    crate::syntax::sanitize::write_out(text);
+    out(text);
 }

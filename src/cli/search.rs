@@ -21,10 +21,9 @@ pub(super) fn run(s: &Settings, args: &SearchArgs) -> Result<ExitCode, Workspace
     };
     let hits = crate::engine::search::search(&s.workspace, &query, &opts);
     match args.format {
-        ReportFormat::Human => crate::syntax::sanitize::write_out_colored(
-            &crate::engine::search::human(&hits, s.color),
-            s.color,
-        ),
+        ReportFormat::Human => {
+            super::output::out_colored(&crate::engine::search::human(&hits, s.color), s.color)
+        }
         ReportFormat::Json => write_out(&crate::engine::search::json(&query.text, &hits)),
     }
     Ok(walk_outcome(&s.workspace, ExitCode::SUCCESS))
