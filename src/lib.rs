@@ -28,6 +28,7 @@ macro_rules! eprint {
 }
 
 /// `println!`, through [`sanitize::write_out`].
+#[allow(unused_macros)]
 macro_rules! println {
     () => {
         $crate::syntax::sanitize::write_out("\n")
