@@ -33,3 +33,33 @@ pub(super) fn hook(verdict: crate::engine::hook::Verdict) -> ExitCode {
         }
     }
 }
+
+/// `fmt`: 2 when a file could not be read or written, 1 when `--check` or
+/// `--diff` found a file to change, else 0.
+pub(super) fn fmt(report: &crate::engine::fmt::Report) -> ExitCode {
+    use crate::engine::fmt::Done;
+    let failed = report
+        .files
+        .iter()
+        .any(|f| matches!(f.done, Done::Failed(_)));
+    let changed = report
+        .files
+        .iter()
+        .any(|f| matches!(f.done, Done::Changed(_)));
+    if failed {
+        ExitCode::from(2)
+    } else if !report.write && changed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// `fmt --stdin-filepath`: 1 when the text could not be formatted (the
+/// editor keeps its buffer), else 0.
+pub(super) fn fmt_text(formatted: &crate::engine::fmt::Formatted) -> ExitCode {
+    match formatted {
+        crate::engine::fmt::Formatted::Refused { .. } => ExitCode::from(1),
+        _ => ExitCode::SUCCESS,
+    }
+}

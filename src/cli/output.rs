@@ -33,3 +33,12 @@ fn write_to(w: &mut dyn std::io::Write, text: &str, sgr: bool) {
 pub(super) fn write_out(text: &str) {
     out(text);
 }
+
+/// Writes `bytes` to standard output as they are: the editor mode of `fmt`
+/// hands back a buffer, which must come back byte for byte.
+pub fn raw(bytes: &[u8]) {
+    use std::io::Write;
+    let mut w = std::io::stdout().lock();
+    let _ = w.write_all(bytes);
+    let _ = w.flush();
+}
