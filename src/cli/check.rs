@@ -22,7 +22,7 @@ pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceE
         warned.push(given.skipped.is_some());
         if !git_mode {
             if let Some(why) = &given.skipped {
-                eprintln!("memlint: warning: {why}");
+                errln!("memlint: warning: {why}");
             } else if !given.exists {
                 return Err(WorkspaceError::Usage(format!(
                     "{}: no such file or directory",
@@ -77,17 +77,15 @@ pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceE
     if args.fix {
         let fixed = crate::engine::fix::run(ws, &files, &selected, &index_opts);
         for (path, e) in &fixed.failed {
-            eprintln!("memlint: error: {path}: {e}");
+            errln!("memlint: error: {path}: {e}");
         }
         write_failed = !fixed.failed.is_empty();
         if !s.quiet {
             for path in &fixed.raced {
-                eprintln!(
-                    "memlint: note: {path}: changed while memlint was fixing it; left as it is"
-                );
+                errln!("memlint: note: {path}: changed while memlint was fixing it; left as it is");
             }
             if !fixed.fixed.is_empty() {
-                eprintln!("memlint: fixed {} file(s)", fixed.fixed.len());
+                errln!("memlint: fixed {} file(s)", fixed.fixed.len());
             }
         }
     }
@@ -110,7 +108,7 @@ pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceE
     };
     for (rel, shown) in asked {
         if let Some(why) = ws.selects_nothing(&rel, &shown, &files) {
-            eprintln!("memlint: warning: {why}");
+            errln!("memlint: warning: {why}");
         }
     }
     // The process exits next: freeing every file's report and path one by

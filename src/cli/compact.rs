@@ -32,10 +32,10 @@ pub(super) fn run(
             let imported = c::import(&s.workspace.root, &s.workspace.config, &request, now);
             match &imported {
                 Ok(done) => {
-                    eprint!("{}", c::render_problems(&done.problems, &input, &done.path));
+                    err!("{}", c::render_problems(&done.problems, &input, &done.path));
                     let forced = done.problems.iter().filter(|p| p.blocks()).count();
                     if forced > 0 {
-                        eprintln!("memlint: warning: stored despite {forced} problem(s) (--force)");
+                        errln!("memlint: warning: stored despite {forced} problem(s) (--force)");
                     }
                     write_out(&match args.format {
                         // Quiet: the id alone, for scripts.
@@ -45,7 +45,7 @@ pub(super) fn run(
                     });
                 }
                 Err(c::CompactError::Refused { problems, .. }) => {
-                    eprint!(
+                    err!(
                         "{}",
                         c::render_problems(problems, &input, "memory/sessions")
                     );
@@ -66,7 +66,7 @@ pub(super) fn run(
             let s = Settings::resolve(global)?;
             c::list(&s.workspace.root).map(|listing| {
                 for (path, why) in &listing.skipped {
-                    eprintln!(
+                    errln!(
                         "memlint: warning: {}: skipped: {why}",
                         crate::syntax::sanitize::line(path)
                     );
@@ -82,7 +82,7 @@ pub(super) fn run(
     match result {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e) => {
-            eprintln!("memlint: error: {e}");
+            errln!("memlint: error: {e}");
             Ok(ExitCode::from(e.exit_code()))
         }
     }
@@ -106,7 +106,7 @@ fn read_import_input(file: Option<&std::path::Path>) -> Result<(String, Vec<u8>)
     }
     let mut stdin = std::io::stdin().lock();
     if stdin.is_terminal() {
-        eprintln!("memlint: reading the session text from standard input (end with Ctrl-D)");
+        errln!("memlint: reading the session text from standard input (end with Ctrl-D)");
     }
     let mut text = Vec::new();
     std::io::Read::read_to_end(&mut stdin, &mut text).map_err(|source| WorkspaceError::Io {

@@ -14,12 +14,12 @@ pub(super) fn run(s: &Settings, args: &ContextArgs) -> Result<ExitCode, Workspac
     if let Some(ContextCommand::Rotate { keep, force }) = &args.command {
         let (keep, warnings) = c::keep_n(*keep, &env);
         for w in warnings {
-            eprintln!("memlint: warning: {w}");
+            errln!("memlint: warning: {w}");
         }
         return match c::rotate(&s.workspace.root, keep, *force) {
             Ok(done @ c::RotateOutcome::Raced) => {
                 if !s.quiet {
-                    eprint!("memlint: note: {}", done.human());
+                    err!("memlint: note: {}", done.human());
                 }
                 Ok(ExitCode::SUCCESS)
             }
@@ -45,7 +45,7 @@ pub(super) fn run(s: &Settings, args: &ContextArgs) -> Result<ExitCode, Workspac
     };
     let (settings, warnings) = c::Settings::resolve(&s.workspace.config.context, &flags, &env);
     for w in warnings {
-        eprintln!("memlint: warning: {w}");
+        errln!("memlint: warning: {w}");
     }
     let material = c::gather(&s.workspace, settings.max_chars);
     write_out(&c::render(&material, &settings));

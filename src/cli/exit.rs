@@ -13,7 +13,7 @@ pub(super) fn walk_outcome(ws: &Workspace, code: ExitCode) -> ExitCode {
     for p in ws.take_problems() {
         let level = if p.is_error() { "error" } else { "warning" };
         failed |= p.is_error();
-        eprintln!("memlint: {level}: {p}");
+        errln!("memlint: {level}: {p}");
     }
     if failed {
         ExitCode::from(2)

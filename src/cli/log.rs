@@ -15,7 +15,7 @@ pub(super) fn run(s: &Settings, args: &LogArgs) -> Result<ExitCode, WorkspaceErr
         .map_err(|e| WorkspaceError::Usage(e.to_string()))?;
     for c in &log.commits {
         for m in &c.malformed {
-            eprintln!(
+            errln!(
                 "memlint: warning: commit {}: malformed `{}:` trailer `{}`: {}",
                 &c.id[..7.min(c.id.len())],
                 crate::engine::history::TRAILER,

@@ -3,6 +3,10 @@
 //! per subcommand: each resolves its settings, calls the engine, renders
 //! and picks the exit code.
 
+// First: its macros (`errln!`, `err!`) serve the modules below.
+#[macro_use]
+pub mod output;
+
 mod args;
 mod check;
 mod compact;
@@ -13,7 +17,6 @@ mod hook;
 mod index;
 mod init;
 mod log;
-mod output;
 pub mod render;
 mod report;
 mod rule;
@@ -53,7 +56,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Err(e) => {
             // Several problems of a configuration: one line each.
             for line in e.to_string().lines() {
-                eprintln!("memlint: error: {line}");
+                errln!("memlint: error: {line}");
             }
             ExitCode::from(2)
         }

@@ -4,6 +4,21 @@
 
 use crate::syntax::sanitize;
 
+/// `eprintln!` for the command handlers: a line to standard error, through
+/// [`err`].
+macro_rules! errln {
+    ($($arg:tt)*) => {
+        $crate::cli::output::err(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `eprint!` for the command handlers, through [`err`].
+macro_rules! err {
+    ($($arg:tt)*) => {
+        $crate::cli::output::err(&format!($($arg)*))
+    };
+}
+
 /// Writes `text` to standard output (no colour). A closed pipe
 /// (`memlint check | head`) is not an error worth reporting.
 pub fn out(text: &str) {

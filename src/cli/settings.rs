@@ -57,7 +57,7 @@ impl Settings {
             } else {
                 "the top of the git work tree".to_string()
             };
-            eprintln!(
+            errln!(
                 "memlint: note: the workspace root is {} ({why}), where every memlint command run here looks; `memlint --root . init` makes {} a workspace of its own instead",
                 root.display(),
                 cwd.display()

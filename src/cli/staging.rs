@@ -19,7 +19,7 @@ pub(super) fn run(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, Worksp
         StagingCommand::Status { format } => st::status(root, cfg).map(|status| match format {
             StagingFormat::Json => {
                 if let Some(problem) = status.lock_problem() {
-                    eprintln!("memlint: warning: {problem}");
+                    errln!("memlint: warning: {problem}");
                 }
                 json(&status)
             }
@@ -35,7 +35,7 @@ pub(super) fn run(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, Worksp
             let who = st::Claimant::here(&args.pod, args.pid);
             st::claim(root, cfg, &who, now, args.force).map(|claimed| {
                 if let Some(reason) = &claimed.replaced_unreadable {
-                    eprintln!(
+                    errln!(
                         "memlint: warning: replaced the unreadable {} ({reason})",
                         st::LOCK_PATH
                     );
@@ -61,7 +61,7 @@ pub(super) fn run(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, Worksp
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("memlint: error: {e}");
+            errln!("memlint: error: {e}");
             Ok(ExitCode::from(if e.is_conflict() { 3 } else { 2 }))
         }
     }

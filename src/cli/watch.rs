@@ -15,7 +15,7 @@ pub(super) fn run(
     use crate::io::watch as w;
     let root = &s.workspace.root;
     let not_running = || {
-        eprintln!("memlint: no watcher runs for {}", root.display());
+        errln!("memlint: no watcher runs for {}", root.display());
         Ok(ExitCode::from(1))
     };
     match cmd {
