@@ -63,3 +63,24 @@ pub(super) fn fmt_text(formatted: &crate::engine::fmt::Formatted) -> ExitCode {
         _ => ExitCode::SUCCESS,
     }
 }
+
+/// `compact`'s failures (SPEC §4): 1 for a refused import or a missing
+/// record, 2 for a usage error or an unusable workspace.
+pub(super) fn compact(e: &crate::engine::compact::CompactError) -> ExitCode {
+    use crate::engine::compact::CompactError;
+    match e {
+        CompactError::Empty | CompactError::Refused { .. } | CompactError::NotFound { .. } => {
+            ExitCode::from(1)
+        }
+        CompactError::BadId(_)
+        | CompactError::Unreadable { .. }
+        | CompactError::NoFreeId { .. }
+        | CompactError::Io { .. } => ExitCode::from(2),
+    }
+}
+
+/// `staging`'s failures (SPEC §4): 3 when the consolidation lock is held
+/// by someone else, else 2.
+pub(super) fn staging(e: &crate::engine::staging::StagingError) -> ExitCode {
+    ExitCode::from(if e.is_conflict() { 3 } else { 2 })
+}

@@ -28,7 +28,7 @@ pub(super) fn run(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, Worksp
                     .lock
                     .as_ref()
                     .map(|lock| st::is_live(lock, &st::host_name(), now, cfg));
-                status.human(live)
+                human::status(&status, live)
             }
         }),
         StagingCommand::Claim(args) => {
@@ -43,7 +43,7 @@ pub(super) fn run(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, Worksp
                 match args.format {
                     StagingFormat::Json => json(&claimed),
                     StagingFormat::Human if s.quiet => String::new(),
-                    StagingFormat::Human => claimed.human(),
+                    StagingFormat::Human => human::claimed(&claimed),
                 }
             })
         }
@@ -51,7 +51,7 @@ pub(super) fn run(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, Worksp
             st::release(root, &args.pod).map(|released| match args.format {
                 StagingFormat::Json => json(&released),
                 StagingFormat::Human if s.quiet => String::new(),
-                StagingFormat::Human => released.human(),
+                StagingFormat::Human => human::released(&released),
             })
         }
     };
@@ -62,7 +62,84 @@ pub(super) fn run(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, Worksp
         }
         Err(e) => {
             errln!("memlint: error: {e}");
-            Ok(ExitCode::from(if e.is_conflict() { 3 } else { 2 }))
+            Ok(super::exit::staging(&e))
+        }
+    }
+}
+
+/// The human forms of `staging`'s results: short lines for a terminal.
+mod human {
+    use crate::engine::staging::{Claimed, Released, Status};
+
+    /// Short lines for a terminal; `live` says whether the lock's holder is
+    /// alive (from [`crate::engine::staging::is_live`]).
+    pub(super) fn status(status: &Status, live: Option<bool>) -> String {
+        let mut out = format!(
+            "staging: {} {}, {} bytes, {}\n",
+            status.files,
+            plural(status.files, "file", "files"),
+            status.bytes,
+            if status.due {
+                "due for consolidation"
+            } else {
+                "not due"
+            }
+        );
+        match (&status.lock, live) {
+            (None, _) => match status.lock_problem() {
+                Some(problem) => out.push_str(&format!("lock: {problem}\n")),
+                None => out.push_str("lock: none\n"),
+            },
+            (Some(lock), Some(false)) => out.push_str(&format!(
+                "lock: stale, left by {} (the next claim takes it over)\n",
+                lock.holder()
+            )),
+            (Some(lock), _) => out.push_str(&format!(
+                "lock: held by {}, {} consumed\n",
+                lock.holder(),
+                lock.consumed.len()
+            )),
+        }
+        out
+    }
+
+    /// Short lines for a terminal.
+    pub(super) fn claimed(claimed: &Claimed) -> String {
+        let mut out = format!(
+            "claimed {} staging {} for pod `{}`\n",
+            claimed.consumed.len(),
+            plural(claimed.consumed.len(), "entry", "entries"),
+            crate::syntax::sanitize::line(&claimed.pod)
+        );
+        if let Some(old) = &claimed.took_over {
+            out.push_str(&format!("took over the stale lock of {old}\n"));
+        }
+        out
+    }
+
+    /// Short lines for a terminal.
+    pub(super) fn released(released: &Released) -> String {
+        let done = format!(
+            "released {} staging {}",
+            released.released.len(),
+            plural(released.released.len(), "entry", "entries")
+        );
+        if released.coalesce {
+            format!(
+                "{done}; {} {} arrived meanwhile: run the next round\n",
+                released.remaining,
+                plural(released.remaining, "entry", "entries")
+            )
+        } else {
+            format!("{done}; none remain\n")
+        }
+    }
+
+    fn plural<'a>(n: usize, one: &'a str, many: &'a str) -> &'a str {
+        if n == 1 {
+            one
+        } else {
+            many
         }
     }
 }
