@@ -168,7 +168,7 @@ struct Loaded {
     term_text: String,
     blob: Blob,
     /// The context material of the records (see
-    /// [`crate::engine::context::encode_material`]).
+    /// [`crate::store::material::encode_material`]).
     context: Vec<u8>,
 }
 
@@ -988,7 +988,7 @@ pub fn refresh(
 }
 
 /// [`refresh`], with a context material stored for lists of at least
-/// `keep` items (see [`crate::engine::context::keep_for`]); also returns that
+/// `keep` items (see [`crate::store::material::keep_for`]); also returns that
 /// material, encoded.
 pub fn refresh_keeping(
     ws: &Workspace,
@@ -999,7 +999,9 @@ pub fn refresh_keeping(
 ) -> (index::Refreshed, Refreshed, Vec<u8>) {
     let now = index::now_ns();
     let mut table = index::refresh(ws, &listing.files, opts);
-    let keep = keep.max(crate::engine::context::stored_keep(&ws.config.context));
+    let keep = keep.max(crate::engine::context::settings::stored_keep(
+        &ws.config.context,
+    ));
     let context = context_block(ws, &table.reports, keep);
     table.reports = Vec::new();
     let known = std::mem::take(&mut table.fingerprints);
@@ -1012,7 +1014,7 @@ pub fn refresh_keeping(
         let unchanged = same_records(old, &record_files(ws, &listing.files))
             .then(|| unchanged(ws, old, now))
             .flatten()
-            .filter(|_| crate::engine::context::decode_material(&old.context, keep, key).is_some());
+            .filter(|_| crate::store::material::decode_material(&old.context, keep, key).is_some());
         if let Some(settled) = unchanged {
             restamp(
                 ws,
@@ -1035,14 +1037,14 @@ pub fn refresh_keeping(
 /// the search index, with lists of `keep` items.
 fn context_block(ws: &Workspace, reports: &[Box<crate::lint::FileReport>], keep: usize) -> Vec<u8> {
     let glances: Vec<index::Glance> = reports.iter().map(|r| index::Glance::of(r)).collect();
-    let material = crate::engine::context::material(&glances, None, keep);
-    crate::engine::context::encode_material(&material, keep, index::key(&ws.config))
+    let material = crate::store::material::material(&glances, None, keep);
+    crate::store::material::encode_material(&material, keep, index::key(&ws.config))
 }
 
 /// What `memlint context` finds in the stored search index.
 pub enum StoredContext {
     /// The index describes the workspace as it is: its context material,
-    /// encoded (see [`crate::engine::context::decode_material`]).
+    /// encoded (see [`crate::store::material::decode_material`]).
     Fresh(Vec<u8>),
     /// The index is stale (`true`) or there is none to update (`false`):
     /// the workspace's listing, and the watcher stamp taken before it.
@@ -1291,7 +1293,7 @@ pub fn search(ws: &Workspace, query: &Query, opts: &index::Options) -> Vec<Hit> 
         Stored::Stale(listing, old) => (listing, old),
     };
     let table = index::refresh(ws, &listing.files, opts);
-    let keep = crate::engine::context::stored_keep(&ws.config.context);
+    let keep = crate::engine::context::settings::stored_keep(&ws.config.context);
     let context = context_block(ws, &table.reports, keep);
     let known = table.fingerprints;
     drop(table.reports);
