@@ -4,3 +4,4 @@
 
 pub mod index;
 pub mod material;
+pub mod search;
