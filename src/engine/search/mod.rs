@@ -417,6 +417,101 @@ enum Step<'t> {
     Gone,
 }
 
+/// The old document of each record, by path (both sorted).
+fn old_ids(records: &[(&str, Kind)], old: Option<&Loaded>) -> Vec<Option<u32>> {
+    let mut old_ids: Vec<Option<u32>> = Vec::with_capacity(records.len());
+    if let Some(old) = old {
+        let mut j = 0;
+        for (p, _) in records {
+            while j < old.docs.len() && old.path(j) < *p {
+                j += 1;
+            }
+            old_ids.push((j < old.docs.len() && old.path(j) == *p).then_some(j as u32));
+        }
+    } else {
+        old_ids.resize(records.len(), None);
+    }
+    old_ids
+}
+
+/// A batch of records stat'ed, and those that changed read, in parallel:
+/// their stat data, text (empty when the old document stands) and hash;
+/// `None` for a record that could not be stat'ed.
+fn read_changed(
+    ws: &Workspace,
+    files: &[String],
+    known: Option<&index::Fingerprints>,
+    old: Option<&Loaded>,
+    chunk: &[(&str, Kind)],
+    ids: &[Option<u32>],
+) -> Vec<Option<(Stat, String, u64)>> {
+    let old_doc = |id: &Option<u32>| id.and_then(|i| old.map(|o| o.docs[i as usize]));
+    let old_scanned_at = old.map_or(0, |o| o.scanned_at);
+    let paths: Vec<&str> = chunk.iter().map(|(p, _)| *p).collect();
+    let stats = Stat::many(&ws.root, &paths);
+    chunk
+        .par_iter()
+        .zip(ids)
+        .zip(stats)
+        .map(|(((p, _), id), s)| {
+            let s = s?;
+            if let Some(d) = old_doc(id) {
+                if d.stat == s && !s.racy(old_scanned_at) {
+                    return Some((s, String::new(), d.hash));
+                }
+                // Too large a record is indexed from no bytes at all.
+                let table = (s.size <= ws.config.max_file_bytes)
+                    .then(|| files.binary_search_by(|f| f.as_str().cmp(p)).ok())
+                    .flatten()
+                    .and_then(|at| known?.hash(at, &s));
+                if table == Some(d.hash) {
+                    return Some((s, String::new(), d.hash));
+                }
+            }
+            let bytes = indexed_bytes(ws, p, &s);
+            let hash = xxh3_64(&bytes);
+            Some((s, String::from_utf8_lossy(&bytes).into_owned(), hash))
+        })
+        .collect()
+}
+
+/// The kept documents' postings (renumbered by `remap`) merged with the
+/// new ones, sorted by term.
+fn merge_terms(
+    old: Option<&Loaded>,
+    remap: &[u32],
+    mut fresh_terms: Map<String, Postings>,
+) -> Vec<(String, Postings)> {
+    let mut terms: Vec<(String, Postings)> = Vec::new();
+    if let Some(old) = old {
+        let lists: Vec<Option<Postings>> = (0..old.terms.len())
+            .into_par_iter()
+            .map(|i| old.postings(i))
+            .collect();
+        for (i, postings) in lists.into_iter().enumerate() {
+            let term = old.term_str(i);
+            let mut list: Postings = postings
+                .unwrap_or_default()
+                .into_iter()
+                .filter_map(|(d, tf)| {
+                    let to = remap[d as usize];
+                    (to != u32::MAX).then_some((to, tf))
+                })
+                .collect();
+            if let Some(extra) = fresh_terms.remove(term) {
+                list.extend(extra);
+                list.sort_unstable_by_key(|(d, _)| *d);
+            }
+            if !list.is_empty() {
+                terms.push((term.to_string(), list));
+            }
+        }
+    }
+    terms.extend(fresh_terms);
+    terms.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    terms
+}
+
 /// A new index for `files`, reusing the documents of `old` whose records did
 /// not change: those with the same stat data, and those the record table,
 /// just refreshed for the same files, holds with their hash as they are now
@@ -436,54 +531,15 @@ fn rebuild(
     let known = (known.of.len() == files.len()).then_some(known);
     let scanned_at = index::now_ns();
     let records = record_files(ws, files);
-    // The old document of each record, by path (both sorted).
-    let mut old_ids: Vec<Option<u32>> = Vec::with_capacity(records.len());
-    if let Some(old) = old {
-        let mut j = 0;
-        for (p, _) in &records {
-            while j < old.docs.len() && old.path(j) < *p {
-                j += 1;
-            }
-            old_ids.push((j < old.docs.len() && old.path(j) == *p).then_some(j as u32));
-        }
-    } else {
-        old_ids.resize(records.len(), None);
-    }
+    let old_ids = old_ids(&records, old);
     let old_doc = |id: &Option<u32>| id.and_then(|i| old.map(|o| (i, o.docs[i as usize])));
-    let old_scanned_at = old.map_or(0, |o| o.scanned_at);
 
     let mut docs: Vec<Doc> = Vec::with_capacity(records.len());
     let mut remap: Vec<u32> = vec![u32::MAX; old.map_or(0, |o| o.docs.len())];
     let mut fresh_terms: Map<String, Postings> = Map::default();
     let mut tokenized = 0;
     for (chunk, ids) in records.chunks(BATCH).zip(old_ids.chunks(BATCH)) {
-        // Stat, and read what changed, in parallel.
-        let paths: Vec<&str> = chunk.iter().map(|(p, _)| *p).collect();
-        let stats = Stat::many(&ws.root, &paths);
-        let texts: Vec<Option<(Stat, String, u64)>> = chunk
-            .par_iter()
-            .zip(ids)
-            .zip(stats)
-            .map(|(((p, _), id), s)| {
-                let s = s?;
-                if let Some((_, d)) = old_doc(id) {
-                    if d.stat == s && !s.racy(old_scanned_at) {
-                        return Some((s, String::new(), d.hash));
-                    }
-                    // Too large a record is indexed from no bytes at all.
-                    let table = (s.size <= ws.config.max_file_bytes)
-                        .then(|| files.binary_search_by(|f| f.as_str().cmp(p)).ok())
-                        .flatten()
-                        .and_then(|at| known?.hash(at, &s));
-                    if table == Some(d.hash) {
-                        return Some((s, String::new(), d.hash));
-                    }
-                }
-                let bytes = indexed_bytes(ws, p, &s);
-                let hash = xxh3_64(&bytes);
-                Some((s, String::from_utf8_lossy(&bytes).into_owned(), hash))
-            })
-            .collect();
+        let texts = read_changed(ws, files, known, old, chunk, ids);
         let steps: Vec<Step> = chunk
             .par_iter()
             .zip(ids)
@@ -530,34 +586,7 @@ fn rebuild(
         }
     }
 
-    // Merge the kept documents' postings (renumbered) with the new ones.
-    let mut terms: Vec<(String, Postings)> = Vec::new();
-    if let Some(old) = old {
-        let lists: Vec<Option<Postings>> = (0..old.terms.len())
-            .into_par_iter()
-            .map(|i| old.postings(i))
-            .collect();
-        for (i, postings) in lists.into_iter().enumerate() {
-            let term = old.term_str(i);
-            let mut list: Postings = postings
-                .unwrap_or_default()
-                .into_iter()
-                .filter_map(|(d, tf)| {
-                    let to = remap[d as usize];
-                    (to != u32::MAX).then_some((to, tf))
-                })
-                .collect();
-            if let Some(extra) = fresh_terms.remove(term) {
-                list.extend(extra);
-                list.sort_unstable_by_key(|(d, _)| *d);
-            }
-            if !list.is_empty() {
-                terms.push((term.to_string(), list));
-            }
-        }
-    }
-    terms.extend(fresh_terms);
-    terms.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let terms = merge_terms(old, &remap, fresh_terms);
     let done = Refreshed {
         records: docs.len(),
         tokenized,
