@@ -94,7 +94,7 @@ pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceE
     // A fix that could not be written is a failure of the command, not a
     // finding: exit 2, as `fmt` does, whatever the lint found.
     if write_failed {
-        code = ExitCode::from(2);
+        code = super::exit::Outcome::Failed.into();
     }
     // "No problems in 0 files." alone would not say why.
     let named = wanted.iter().zip(&args.paths).zip(&warned);
@@ -139,11 +139,6 @@ fn report_check(
         CheckFormat::Sarif => render::sarif(diags),
     };
     super::output::out_colored(&text, s.color && args.format == CheckFormat::Human);
-    let failed = summary.errors > 0
-        || (args.deny_warnings && diags.iter().any(|d| d.severity == Severity::Warning));
-    if failed {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    }
+    let denied = args.deny_warnings && diags.iter().any(|d| d.severity == Severity::Warning);
+    super::exit::check(summary.errors, denied)
 }

@@ -4,6 +4,42 @@
 use crate::engine::workspace::Workspace;
 use std::process::ExitCode;
 
+/// What a command's run came to, as SPEC §4 counts it. Every exit code
+/// memlint picks is one of these (clap's own usage errors aside, which
+/// are 2 as well).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// 0: nothing to report.
+    Clean,
+    /// 1: findings, files `fmt --check` would change, a refused import, a
+    /// missing record, no watcher running.
+    Findings,
+    /// 2: a usage error, something unreadable or unwritable, an internal
+    /// error; a hook blocking the agent.
+    Failed,
+    /// 3: the staging lock is held by someone else.
+    LockHeld,
+}
+
+impl From<Outcome> for ExitCode {
+    fn from(outcome: Outcome) -> ExitCode {
+        ExitCode::from(match outcome {
+            Outcome::Clean => 0,
+            Outcome::Findings => 1,
+            Outcome::Failed => 2,
+            Outcome::LockHeld => 3,
+        })
+    }
+}
+
+/// `check`: findings are errors, or warnings too with `--deny-warnings`.
+pub(super) fn check(errors: usize, denied_warnings: bool) -> ExitCode {
+    match errors > 0 || denied_warnings {
+        true => Outcome::Findings.into(),
+        false => Outcome::Clean.into(),
+    }
+}
+
 /// Reports on standard error what the walks of `ws` left out: an ignore
 /// file that was not read (a warning), a directory that could not be read
 /// (an error). Returns `code`, or exit 2 after such an error: the answer
@@ -16,7 +52,7 @@ pub(super) fn walk_outcome(ws: &Workspace, code: ExitCode) -> ExitCode {
         errln!("memlint: {level}: {p}");
     }
     if failed {
-        ExitCode::from(2)
+        Outcome::Failed.into()
     } else {
         code
     }
@@ -27,9 +63,9 @@ pub(super) fn walk_outcome(ws: &Workspace, code: ExitCode) -> ExitCode {
 /// standard output) are exit 0.
 pub(super) fn hook(verdict: crate::engine::hook::Verdict) -> ExitCode {
     match verdict {
-        crate::engine::hook::Verdict::Block => ExitCode::from(2),
+        crate::engine::hook::Verdict::Block => Outcome::Failed.into(),
         crate::engine::hook::Verdict::Proceed | crate::engine::hook::Verdict::Stop => {
-            ExitCode::SUCCESS
+            Outcome::Clean.into()
         }
     }
 }
@@ -47,11 +83,11 @@ pub(super) fn fmt(report: &crate::engine::fmt::Report) -> ExitCode {
         .iter()
         .any(|f| matches!(f.done, Done::Changed(_)));
     if failed {
-        ExitCode::from(2)
+        Outcome::Failed.into()
     } else if !report.write && changed {
-        ExitCode::from(1)
+        Outcome::Findings.into()
     } else {
-        ExitCode::SUCCESS
+        Outcome::Clean.into()
     }
 }
 
@@ -59,8 +95,8 @@ pub(super) fn fmt(report: &crate::engine::fmt::Report) -> ExitCode {
 /// editor keeps its buffer), else 0.
 pub(super) fn fmt_text(formatted: &crate::engine::fmt::Formatted) -> ExitCode {
     match formatted {
-        crate::engine::fmt::Formatted::Refused { .. } => ExitCode::from(1),
-        _ => ExitCode::SUCCESS,
+        crate::engine::fmt::Formatted::Refused { .. } => Outcome::Findings.into(),
+        _ => Outcome::Clean.into(),
     }
 }
 
@@ -70,17 +106,20 @@ pub(super) fn compact(e: &crate::engine::compact::CompactError) -> ExitCode {
     use crate::engine::compact::CompactError;
     match e {
         CompactError::Empty | CompactError::Refused { .. } | CompactError::NotFound { .. } => {
-            ExitCode::from(1)
+            Outcome::Findings.into()
         }
         CompactError::BadId(_)
         | CompactError::Unreadable { .. }
         | CompactError::NoFreeId { .. }
-        | CompactError::Io { .. } => ExitCode::from(2),
+        | CompactError::Io { .. } => Outcome::Failed.into(),
     }
 }
 
 /// `staging`'s failures (SPEC §4): 3 when the consolidation lock is held
 /// by someone else, else 2.
 pub(super) fn staging(e: &crate::engine::staging::StagingError) -> ExitCode {
-    ExitCode::from(if e.is_conflict() { 3 } else { 2 })
+    match e.is_conflict() {
+        true => Outcome::LockHeld.into(),
+        false => Outcome::Failed.into(),
+    }
 }

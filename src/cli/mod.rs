@@ -58,7 +58,7 @@ pub fn run(cli: Cli) -> ExitCode {
             for line in e.to_string().lines() {
                 errln!("memlint: error: {line}");
             }
-            ExitCode::from(2)
+            exit::Outcome::Failed.into()
         }
     }
 }

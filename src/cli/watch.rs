@@ -16,7 +16,7 @@ pub(super) fn run(
     let root = &s.workspace.root;
     let not_running = || {
         errln!("memlint: no watcher runs for {}", root.display());
-        Ok(ExitCode::from(1))
+        Ok(super::exit::Outcome::Findings.into())
     };
     match cmd {
         WatchCommand::Run => {
