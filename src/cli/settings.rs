@@ -8,8 +8,11 @@ use std::path::PathBuf;
 
 /// Resolved global settings.
 pub struct Settings {
+    /// Whether to colour human output (`--color`, `NO_COLOR`, a terminal).
     pub color: bool,
+    /// `--quiet`.
     pub quiet: bool,
+    /// The workspace found and its configuration loaded.
     pub workspace: Workspace,
 }
 

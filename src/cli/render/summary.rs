@@ -5,8 +5,11 @@ use crate::model::diagnostic::{Diagnostic, Severity};
 /// Totals for the closing line and the JSON summary.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Summary {
+    /// Files linted.
     pub files: usize,
+    /// Errors, capped lists counted whole.
     pub errors: usize,
+    /// Warnings, capped lists counted whole.
     pub warnings: usize,
 }
 

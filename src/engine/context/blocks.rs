@@ -87,6 +87,7 @@ pub struct Rotated {
     pub text: Option<String>,
     /// Blocks before and after.
     pub before: usize,
+    /// Blocks kept.
     pub kept: usize,
     /// Older blocks kept because `droppable` refused them.
     pub held: usize,

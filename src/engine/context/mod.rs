@@ -134,14 +134,19 @@ pub fn gather_stale(ws: &Workspace, max_chars: usize) -> Material {
 #[derive(Debug, thiserror::Error)]
 pub enum RotateError {
     #[error("{CONTEXT_FILE} is a symbolic link that leads out of the workspace root; it was left unchanged")]
+    /// `CONTEXT.md` leads out of the root.
     OutsideRoot,
     #[error("{CONTEXT_FILE} is not a regular file")]
+    /// `CONTEXT.md` is a FIFO, a directory or the like.
     NotAFile,
     #[error("cannot read {CONTEXT_FILE}: {0}")]
+    /// `CONTEXT.md` could not be read.
     Read(std::io::Error),
     #[error("{CONTEXT_FILE} is not valid UTF-8; it was left unchanged")]
+    /// `CONTEXT.md` is not UTF-8.
     Encoding,
     #[error("cannot write {CONTEXT_FILE}: {0}")]
+    /// The rotated text could not be written.
     Write(std::io::Error),
 }
 
@@ -151,15 +156,23 @@ pub enum RotateOutcome {
     /// There is no `CONTEXT.md`.
     Missing,
     /// `CONTEXT.md` has `blocks` blocks, no more than `keep`.
-    Unchanged { blocks: usize, keep: usize },
+    Unchanged {
+        /// Blocks in the file.
+        blocks: usize,
+        /// Blocks to keep.
+        keep: usize,
+    },
     /// Older blocks were removed; `held` older ones were kept because git
     /// history does not have them yet.
     Rotated {
+        /// Blocks kept.
         kept: usize,
+        /// Blocks removed.
         removed: usize,
         /// Of the removed blocks, those git history does not hold
         /// (dropped by `--force`).
         lost: usize,
+        /// Older blocks kept because git history does not hold them yet.
         held: usize,
     },
     /// Another program changed `CONTEXT.md` while it was being rotated: it

@@ -11,19 +11,28 @@ pub const DEFAULT_KEEP: usize = 5;
 /// over configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
+    /// At most this many characters.
     pub max_chars: usize,
+    /// How many `CONTEXT.md` blocks to show.
     pub blocks: usize,
+    /// The header lines (`context.header`).
     pub header: String,
+    /// Only the header and the counts per directory.
     pub brief: bool,
+    /// Show the resident knowledge.
     pub resident: bool,
 }
 
 /// The command-line overrides of `memlint context`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Flags {
+    /// `--brief`.
     pub brief: bool,
+    /// `--no-resident`.
     pub no_resident: bool,
+    /// `--max-chars`.
     pub max_chars: Option<usize>,
+    /// `--blocks`.
     pub blocks: Option<usize>,
 }
 

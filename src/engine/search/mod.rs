@@ -46,8 +46,11 @@ const SNIPPET_CHARS: usize = 160;
 /// A search request.
 #[derive(Debug, Clone)]
 pub struct Query {
+    /// The query as typed.
     pub text: String,
+    /// Only records of this kind.
     pub kind: Option<Kind>,
+    /// At most this many hits.
     pub limit: usize,
     /// Include replaced records.
     pub all: bool,
@@ -56,12 +59,17 @@ pub struct Query {
 /// One result.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
+    /// Root-relative path.
     pub path: String,
+    /// Its kind.
     pub kind: Kind,
     /// The file stem for kinds named by a slug.
     pub slug: Option<String>,
+    /// `title`, when it has one.
     pub title: Option<String>,
+    /// `status`, when it has one.
     pub status: Option<String>,
+    /// BM25 score.
     pub score: f64,
     /// One line of the record with a match (or its first line of text).
     pub snippet: String,
