@@ -3,3 +3,5 @@
 //! codec. A shadow of the files, always safe to delete. Never prints.
 
 pub mod index;
+pub mod material;
+pub mod search;
