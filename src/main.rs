@@ -35,7 +35,7 @@ fn main() -> ExitCode {
             .location()
             .map(|l| format!(" at {}:{}", l.file(), l.line()))
             .unwrap_or_default();
-        memlint::syntax::sanitize::write_err(&format!(
+        memlint::cli::output::err(&format!(
             "memlint: internal error: {msg}{at}; please report this bug\n"
         ));
         std::process::exit(2);
@@ -46,7 +46,7 @@ fn main() -> ExitCode {
         // everything memlint prints (help and version go to stdout as
         // clap writes them).
         Err(e) if e.use_stderr() => {
-            memlint::syntax::sanitize::write_err(&e.render().to_string());
+            memlint::cli::output::err(&e.render().to_string());
             return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
         }
         Err(e) => e.exit(),

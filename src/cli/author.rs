@@ -3,116 +3,18 @@
 //! path on standard output, or JSON), refusals rendered as `check` renders
 //! findings.
 
-use super::{render, write_out, Settings};
+use super::args::{AuthorFormat, NewArgs, NewKind, ReplaceArgs, ShowArgs, StagingAddArgs};
+use super::output::write_out;
+use super::render;
+use super::settings::Settings;
 use crate::engine::author::{self, AuthorError, Draft, NewOptions};
 use crate::engine::workspace::WorkspaceError;
 use crate::model::diagnostic::Diagnostic;
-use crate::model::kind::Kind;
-use clap::{Args, ValueEnum};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
-/// The kinds `memlint new` writes.
-#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NewKind {
-    Decision,
-    Request,
-    Knowledge,
-}
-
-impl NewKind {
-    fn kind(self) -> Kind {
-        match self {
-            NewKind::Decision => Kind::Decision,
-            NewKind::Request => Kind::Request,
-            NewKind::Knowledge => Kind::Knowledge,
-        }
-    }
-}
-
-#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AuthorFormat {
-    Human,
-    Json,
-}
-
-#[derive(Args, Debug)]
-pub struct NewArgs {
-    /// The kind of record
-    #[arg(value_enum)]
-    pub kind: NewKind,
-    /// The title (one line, at most 120 characters); the slug is made from its ASCII words
-    pub title: String,
-    /// The slug (file name), when the title has no ASCII words or another is wanted
-    #[arg(long, value_name = "SLUG")]
-    pub slug: Option<String>,
-    /// A source (repeatable): decision:<slug>, file:<path>, commit:<hex>, https://…, session:<id>, …
-    #[arg(long = "source", value_name = "SOURCE")]
-    pub sources: Vec<String>,
-    /// A tag (repeatable)
-    #[arg(long = "tag", value_name = "TAG")]
-    pub tags: Vec<String>,
-    /// One line describing a knowledge record (required for knowledge)
-    #[arg(long, value_name = "TEXT")]
-    pub description: Option<String>,
-    /// Knowledge: inject the description at every session start (model_invocation: true)
-    #[arg(long)]
-    pub resident: bool,
-    /// The body, from FILE, or from standard input with `-`
-    #[arg(long, value_name = "FILE")]
-    pub body_file: Option<PathBuf>,
-    /// The date (YYYY-MM-DD; default: today, UTC)
-    #[arg(long, value_name = "YYYY-MM-DD")]
-    pub date: Option<String>,
-    /// The slug of a record of the same kind this one replaces
-    #[arg(long, value_name = "SLUG")]
-    pub replaces: Option<String>,
-    /// Write it even when its slug looks like a near-duplicate of an active record
-    #[arg(long)]
-    pub force: bool,
-    /// Output format
-    #[arg(long, value_enum, default_value_t = AuthorFormat::Human)]
-    pub format: AuthorFormat,
-}
-
-#[derive(Args, Debug)]
-pub struct ReplaceArgs {
-    /// The slug of the record to mark replaced
-    pub old: String,
-    /// The slug of the record that replaces it (same kind)
-    pub new: String,
-    /// The kind, when the slug names records of several kinds
-    #[arg(long, value_enum)]
-    pub kind: Option<NewKind>,
-    /// Output format
-    #[arg(long, value_enum, default_value_t = AuthorFormat::Human)]
-    pub format: AuthorFormat,
-}
-
-#[derive(Args, Debug)]
-pub struct ShowArgs {
-    /// A slug, kind:slug (decision:use-gix, cmem:CMEM-…), or a path relative to the root
-    pub target: String,
-    /// Output format
-    #[arg(long, value_enum, default_value_t = AuthorFormat::Human)]
-    pub format: AuthorFormat,
-}
-
-#[derive(Args, Debug)]
-pub struct StagingAddArgs {
-    /// Where the activity log comes from (session:<id>, a tool name, …)
-    #[arg(long, value_name = "SOURCE")]
-    pub source: String,
-    /// The body, from FILE, or from standard input with `-`
-    #[arg(long, value_name = "FILE")]
-    pub body_file: Option<PathBuf>,
-    /// Output format
-    #[arg(long, value_enum, default_value_t = AuthorFormat::Human)]
-    pub format: AuthorFormat,
-}
-
 /// `memlint new`.
-pub fn new(s: &Settings, args: &NewArgs) -> Result<ExitCode, WorkspaceError> {
+pub(super) fn new(s: &Settings, args: &NewArgs) -> Result<ExitCode, WorkspaceError> {
     let body = match &args.body_file {
         Some(f) => read_body(f)?,
         None => String::new(),
@@ -142,7 +44,7 @@ pub fn new(s: &Settings, args: &NewArgs) -> Result<ExitCode, WorkspaceError> {
             );
             if let Some(old) = &created.replaced {
                 if !s.quiet && args.format == AuthorFormat::Human {
-                    eprintln!("memlint: {old} is now replaced by {}", created.slug);
+                    errln!("memlint: {old} is now replaced by {}", created.slug);
                 }
             }
             write_out(&match args.format {
@@ -156,7 +58,7 @@ pub fn new(s: &Settings, args: &NewArgs) -> Result<ExitCode, WorkspaceError> {
 }
 
 /// `memlint replace OLD NEW`.
-pub fn replace(s: &Settings, args: &ReplaceArgs) -> Result<ExitCode, WorkspaceError> {
+pub(super) fn replace(s: &Settings, args: &ReplaceArgs) -> Result<ExitCode, WorkspaceError> {
     let kind = args.kind.map(NewKind::kind);
     Ok(
         match author::replace(&s.workspace, kind, &args.old, &args.new) {
@@ -183,7 +85,7 @@ pub fn replace(s: &Settings, args: &ReplaceArgs) -> Result<ExitCode, WorkspaceEr
 }
 
 /// `memlint show`.
-pub fn show(s: &Settings, args: &ShowArgs) -> Result<ExitCode, WorkspaceError> {
+pub(super) fn show(s: &Settings, args: &ShowArgs) -> Result<ExitCode, WorkspaceError> {
     Ok(match author::show(&s.workspace, &args.target) {
         Ok(shown) => {
             write_out(&match args.format {
@@ -197,7 +99,7 @@ pub fn show(s: &Settings, args: &ShowArgs) -> Result<ExitCode, WorkspaceError> {
 }
 
 /// `memlint staging add`.
-pub fn staging_add(s: &Settings, args: &StagingAddArgs) -> Result<ExitCode, WorkspaceError> {
+pub(super) fn staging_add(s: &Settings, args: &StagingAddArgs) -> Result<ExitCode, WorkspaceError> {
     let body = match &args.body_file {
         Some(f) => read_body(f)?,
         None => String::new(),
@@ -239,7 +141,7 @@ fn warn(s: &Settings, diags: &[Diagnostic], texts: &[(String, String)]) {
     let sources = texts.iter().cloned().collect();
     let summary = render::Summary::of(0, diags);
     let text = render::human(diags, &sources, summary, false, render::width());
-    eprint!("{}", closing_less(&text));
+    err!("{}", closing_less(&text));
 }
 
 /// A rendering without `check`'s closing count line, which speaks of
@@ -289,11 +191,11 @@ fn refused(s: &Settings, e: &AuthorError, format: AuthorFormat) -> ExitCode {
                 let sources = texts.iter().cloned().collect();
                 let summary = render::Summary::of(0, diagnostics);
                 let text = render::human(diagnostics, &sources, summary, s.color, render::width());
-                eprint!("{}", closing_less(&text));
+                err!("{}", closing_less(&text));
             }
         }
     }
-    eprintln!("memlint: error: {e}");
+    errln!("memlint: error: {e}");
     code
 }
 

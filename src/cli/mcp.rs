@@ -30,7 +30,7 @@ pub fn run(place: Place) -> ExitCode {
     // The workspace must load once before serving: a broken configuration
     // is a clear error at start, not on the first call.
     if let Err(e) = Workspace::load(place.root.as_deref(), place.config.as_deref()) {
-        eprintln!("memlint mcp: error: {e}");
+        errln!("memlint mcp: error: {e}");
         return ExitCode::from(2);
     }
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -39,7 +39,7 @@ pub fn run(place: Place) -> ExitCode {
     {
         Ok(rt) => rt,
         Err(e) => {
-            eprintln!("memlint mcp: error: cannot start the runtime: {e}");
+            errln!("memlint mcp: error: cannot start the runtime: {e}");
             return ExitCode::from(2);
         }
     };
@@ -66,7 +66,7 @@ pub fn run(place: Place) -> ExitCode {
         // The client went away before or while initializing: nothing to
         // serve, nothing lost.
         Err(e) => {
-            eprintln!("memlint mcp: {e}");
+            errln!("memlint mcp: {e}");
             ExitCode::SUCCESS
         }
     }
@@ -277,7 +277,7 @@ impl Memory {
                 progress: false,
             };
             let hits = crate::engine::search::search(&ws, &query, &opts);
-            let text = crate::engine::search::json(&a.query, &hits);
+            let text = super::search::json(&a.query, &hits);
             serde_json::from_str(&text).map_err(|e| usage(&e.to_string()))
         })
     }

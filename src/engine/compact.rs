@@ -86,20 +86,7 @@ pub enum CompactError {
     },
 }
 
-impl CompactError {
-    /// The process exit code SPEC §4 gives this failure: 1 for a refused
-    /// import or a missing record, 2 for a usage error or an unusable
-    /// workspace.
-    pub fn exit_code(&self) -> u8 {
-        match self {
-            CompactError::Empty | CompactError::Refused { .. } | CompactError::NotFound { .. } => 1,
-            CompactError::BadId(_)
-            | CompactError::Unreadable { .. }
-            | CompactError::NoFreeId { .. }
-            | CompactError::Io { .. } => 2,
-        }
-    }
-}
+impl CompactError {}
 
 fn refused_message(problems: &[Problem], forceable: bool) -> String {
     let errors = problems.iter().filter(|p| p.blocks()).count();
@@ -667,109 +654,6 @@ fn read_listed(path: &Path, rel: &str) -> Result<Listed, String> {
         path: rel.to_string(),
         tags,
     })
-}
-
-/// Problems as `<where>: <severity>[<rule>] <message>` lines; `input` names
-/// the imported text (a file name or `<stdin>`).
-pub fn render_problems(problems: &[Problem], input: &str, record: &str) -> String {
-    let mut out = String::new();
-    for p in problems {
-        let place = match &p.at {
-            Location::Text { line, column } => format!("{input}:{line}:{column}"),
-            Location::Description => "--description".to_string(),
-            Location::Tags => "--tags".to_string(),
-            Location::Record => record.to_string(),
-        };
-        let _ = writeln!(
-            out,
-            "{}: {}[{}] {}",
-            crate::syntax::sanitize::line(&place),
-            p.severity.as_str(),
-            p.rule,
-            crate::syntax::sanitize::line(&p.message)
-        );
-    }
-    out
-}
-
-/// The human report of a stored import: a box with the recovery id and the
-/// command that restores it.
-pub fn render_imported(imported: &Imported) -> String {
-    let restore = format!("memlint compact export --id {}", imported.id);
-    let lines = [
-        "Session memory saved".to_string(),
-        String::new(),
-        format!("Recovery ID: {}", imported.id),
-        format!("Path:        {}", imported.path),
-        String::new(),
-        "Restore it with:".to_string(),
-        format!("  {restore}"),
-    ];
-    let width = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
-    let mut out = String::new();
-    let _ = writeln!(out, "╭{}╮", "─".repeat(width + 2));
-    for l in &lines {
-        let pad = width - l.chars().count();
-        let _ = writeln!(out, "│ {l}{} │", " ".repeat(pad));
-    }
-    let _ = writeln!(out, "╰{}╯", "─".repeat(width + 2));
-    out
-}
-
-#[derive(Serialize)]
-struct ImportJson<'a> {
-    operation: &'static str,
-    id: &'a str,
-    message: String,
-    path: &'a str,
-}
-
-/// The JSON report of a stored import (SPEC §4).
-pub fn render_imported_json(imported: &Imported) -> String {
-    let value = ImportJson {
-        operation: "import",
-        id: &imported.id,
-        message: format!("Created memory: {}", imported.id),
-        path: &imported.path,
-    };
-    crate::syntax::sanitize::json(&value)
-}
-
-/// One line per session, newest first: id, created, description, tags.
-pub fn render_list(sessions: &[Listed]) -> String {
-    if sessions.is_empty() {
-        return format!("no session memories in {}\n", Kind::Session.dir());
-    }
-    let mut out = String::new();
-    for s in sessions {
-        let mut line = format!("{}  {}", s.id, s.created);
-        let description: String = s
-            .description
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ");
-        if !description.is_empty() {
-            let _ = write!(line, "  {description}");
-        }
-        if !s.tags.is_empty() {
-            let _ = write!(line, "  [{}]", s.tags.join(", "));
-        }
-        // Read from files anyone may have written: one line each, secrets
-        // masked, control characters as symbols.
-        let _ = writeln!(out, "{}", crate::syntax::sanitize::line(line.trim_end()));
-    }
-    out
-}
-
-#[derive(Serialize)]
-struct ListJson<'a> {
-    sessions: &'a [Listed],
-}
-
-/// The JSON listing (SPEC §4): `{"sessions": [{"id", "created",
-/// "description", "path"}]}`, newest first.
-pub fn render_list_json(sessions: &[Listed]) -> String {
-    crate::syntax::sanitize::json(&ListJson { sessions })
 }
 
 #[cfg(test)]

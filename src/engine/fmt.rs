@@ -1,14 +1,14 @@
-//! `memlint fmt`: the edge around the pure formatter. Finds the records,
-//! formats them in parallel, writes atomically (or lists, or diffs), and the
-//! editor mode that reads standard input.
+//! `memlint fmt`: the use case around the pure formatter. Finds the
+//! records, formats them in parallel, writes atomically (or keeps the texts
+//! for a diff), and the editor mode that formats a given text as a given
+//! path. It returns what happened ([`Report`], [`Formatted`]); the front
+//! end renders it and picks the exit code.
 
 use crate::engine::workspace::{find_root, Workspace, WorkspaceError};
 use crate::fmt::{format_record_noted, Outcome};
 use crate::model::kind::{classify, Kind, Place};
 use rayon::prelude::*;
-use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
 /// What `fmt` was asked to do (resolved from the command line).
 #[derive(Debug, Clone, Default)]
@@ -17,23 +17,49 @@ pub struct Options {
     pub paths: Vec<PathBuf>,
     /// Write nothing; list the files that would change.
     pub check: bool,
-    /// Write nothing; print a unified diff of what would change.
+    /// Write nothing; keep the texts for a unified diff of what would change.
     pub diff: bool,
-    /// No summary line and no notes.
+    /// No progress bar.
     pub quiet: bool,
 }
 
 /// What happened to one file.
 #[derive(Debug)]
-enum Done {
+pub enum Done {
+    /// Already in canonical form.
     Unchanged,
     /// Reformatted (or would be); the texts are kept for `--diff` only.
     Changed(Option<(String, String)>),
+    /// Left as it is, and why.
     Skipped(String),
     /// Changed by another program while it was being formatted: left as
     /// that program made it.
     Raced,
+    /// Could not be read or written.
     Failed(String),
+}
+
+/// One file `fmt` looked at.
+#[derive(Debug)]
+pub struct FileReport {
+    /// Root-relative path.
+    pub rel: String,
+    /// What happened to it.
+    pub done: Done,
+    /// The formatter's notes on it.
+    pub notes: Vec<String>,
+}
+
+/// What `fmt` did: the warnings of the selection, then every record, in
+/// path order.
+#[derive(Debug, Default)]
+pub struct Report {
+    /// Why a path given selects nothing, or was skipped.
+    pub warnings: Vec<String>,
+    /// Every record looked at.
+    pub files: Vec<FileReport>,
+    /// Whether files were written (not `--check`, not `--diff`).
+    pub write: bool,
 }
 
 /// The note on a file another program changed while memlint rewrote it.
@@ -41,12 +67,17 @@ pub const RACED: &str = "changed while memlint was formatting it; left as it is"
 
 /// The root-relative files selected by `paths` (all when empty), as `check`
 /// selects them.
-pub fn select(ws: &Workspace, paths: &[PathBuf]) -> Result<Vec<String>, WorkspaceError> {
+/// Why a path selects nothing is added to `warnings`.
+pub fn select(
+    ws: &Workspace,
+    paths: &[PathBuf],
+    warnings: &mut Vec<String>,
+) -> Result<Vec<String>, WorkspaceError> {
     let mut files = ws.files();
     if paths.is_empty() {
         if files.is_empty() {
             if let Some(why) = ws.selects_nothing("", ".", &files) {
-                eprintln!("memlint: warning: {why}");
+                warnings.push(why);
             }
         }
         return Ok(files);
@@ -55,7 +86,7 @@ pub fn select(ws: &Workspace, paths: &[PathBuf]) -> Result<Vec<String>, Workspac
     for p in paths {
         let given = ws.given(p)?;
         if let Some(why) = &given.skipped {
-            eprintln!("memlint: warning: {why}");
+            warnings.push(why.to_string());
         } else if !given.exists {
             return Err(WorkspaceError::Usage(format!(
                 "{}: no such file or directory",
@@ -63,7 +94,7 @@ pub fn select(ws: &Workspace, paths: &[PathBuf]) -> Result<Vec<String>, Workspac
             )));
         } else if let Some(why) = ws.selects_nothing(&given.rel, &p.display().to_string(), &files) {
             // "0 files reformatted" alone would not say why.
-            eprintln!("memlint: warning: {why}");
+            warnings.push(why);
         }
         wanted.push(given.rel);
     }
@@ -76,8 +107,9 @@ pub fn select(ws: &Workspace, paths: &[PathBuf]) -> Result<Vec<String>, Workspac
 }
 
 /// Formats the workspace's records (or those under `opts.paths`).
-pub fn run(ws: &Workspace, opts: &Options) -> Result<ExitCode, WorkspaceError> {
-    let records: Vec<(String, Kind)> = select(ws, &opts.paths)?
+pub fn run(ws: &Workspace, opts: &Options) -> Result<Report, WorkspaceError> {
+    let mut warnings = Vec::new();
+    let records: Vec<(String, Kind)> = select(ws, &opts.paths, &mut warnings)?
         .into_iter()
         .filter_map(|rel| match classify(&rel, &ws.config.banned_dirs) {
             Place::Record(kind) => Some((rel, kind)),
@@ -90,114 +122,25 @@ pub fn run(ws: &Workspace, opts: &Options) -> Result<ExitCode, WorkspaceError> {
         records.len(),
         if write { "formatting" } else { "checking" },
     );
-    let results: Vec<(String, Done, Vec<String>)> = records
+    let files: Vec<FileReport> = records
         .par_iter()
         .map(|(rel, kind)| {
             let mut notes = Vec::new();
             let done = format_file(ws, rel, *kind, write, opts.diff, &mut notes);
             bar.inc(1);
-            (rel.clone(), done, notes)
+            FileReport {
+                rel: rel.clone(),
+                done,
+                notes,
+            }
         })
         .collect();
     bar.finish_and_clear();
-
-    let mut out = String::new();
-    let mut err = String::new();
-    let (mut changed, mut unchanged, mut skipped, mut failed) = (0, 0, 0, 0);
-    for (rel, done, notes) in &results {
-        // File names are shown on one line, secrets masked, control
-        // characters as symbols.
-        let rel = &crate::syntax::sanitize::line(rel);
-        if !opts.quiet {
-            for note in notes {
-                err.push_str(&format!("memlint: note: {rel}: {note}\n"));
-            }
-        }
-        match done {
-            Done::Unchanged => unchanged += 1,
-            Done::Changed(texts) => {
-                changed += 1;
-                if let Some((old, new)) = texts {
-                    // Both sides masked alike: the diff never shows a
-                    // secret, nor part of one (a private key's lines).
-                    let (old, new) = (
-                        crate::syntax::sanitize::secrets(old),
-                        crate::syntax::sanitize::secrets(new),
-                    );
-                    out.push_str(&unified_diff(rel, &old, &new));
-                } else if opts.check {
-                    out.push_str(&format!("Would reformat: {rel}\n"));
-                }
-            }
-            Done::Skipped(reason) => {
-                skipped += 1;
-                if !opts.quiet {
-                    err.push_str(&format!("memlint: note: {rel}: left as it is: {reason}\n"));
-                }
-            }
-            Done::Raced => {
-                skipped += 1;
-                if !opts.quiet {
-                    err.push_str(&format!("memlint: note: {rel}: {RACED}\n"));
-                }
-            }
-            Done::Failed(e) => {
-                failed += 1;
-                err.push_str(&format!("memlint: error: {rel}: {e}\n"));
-            }
-        }
-    }
-    if !opts.quiet {
-        // A diff on standard output stays a clean patch.
-        let target = if opts.diff { &mut err } else { &mut out };
-        target.push_str(&summary(write, changed, unchanged, skipped));
-    }
-    crate::syntax::sanitize::write_err(&err);
-    crate::syntax::sanitize::write_out(&out);
-    Ok(if failed > 0 {
-        ExitCode::from(2)
-    } else if !write && changed > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
+    Ok(Report {
+        warnings,
+        files,
+        write,
     })
-}
-
-/// Writes the formatted text for an editor: byte for byte, since it
-/// replaces the editor's buffer (nothing is masked or shown as a symbol).
-fn emit(w: &mut dyn Write, text: &str) {
-    // A closed pipe is not worth an error.
-    let _ = w.write_all(text.as_bytes());
-    let _ = w.flush();
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    if n == 1 {
-        format!("1 {one}")
-    } else {
-        format!("{n} {many}")
-    }
-}
-
-fn summary(write: bool, changed: usize, unchanged: usize, skipped: usize) -> String {
-    let mut s = if write {
-        format!(
-            "{} reformatted, {} unchanged",
-            plural(changed, "file", "files"),
-            unchanged
-        )
-    } else {
-        format!(
-            "{} would be reformatted, {} already formatted",
-            plural(changed, "file", "files"),
-            unchanged
-        )
-    };
-    if skipped > 0 {
-        s.push_str(&format!(", {skipped} left as they are"));
-    }
-    s.push_str(".\n");
-    s
 }
 
 /// Formats one file; notes on what stays non-canonical go to `notes`.
@@ -267,82 +210,96 @@ pub fn unified_diff(rel: &str, old: &str, new: &str) -> String {
         .to_string()
 }
 
-/// Editor mode: formats standard input as if it were the file `path` and
-/// prints the result. Input that is no record of the workspace (outside it,
-/// excluded by `.gitignore`/`.memlintignore`, not in a record directory)
-/// comes back unchanged. Input that cannot be formatted prints nothing on
-/// standard output and the reason on standard error, with exit code 1, so an
-/// editor keeps its buffer.
-pub fn stdin(
-    root: Option<&Path>,
-    config: Option<&Path>,
-    path: &Path,
-) -> Result<ExitCode, WorkspaceError> {
-    let mut input = Vec::new();
-    std::io::stdin()
-        .lock()
-        .read_to_end(&mut input)
-        .map_err(|source| WorkspaceError::Io {
-            path: "<stdin>".into(),
-            source,
-        })?;
-    let cwd = std::env::current_dir().map_err(|source| WorkspaceError::Io {
-        path: ".".into(),
-        source,
-    })?;
-    let abs = crate::engine::workspace::normalize(&cwd.join(path));
-    // The root and configuration are discovered from the file's place, as
-    // they would be for that file, not from the current directory.
+/// What the editor mode made of a text.
+#[derive(Debug)]
+pub enum Formatted {
+    /// Not a record of the workspace (outside it, excluded by
+    /// `.gitignore`/`.memlintignore`, not in a record directory): the text
+    /// comes back unchanged.
+    NotARecord,
+    /// The formatted text (the text itself when it was canonical).
+    Text {
+        /// The text to hand back, byte for byte.
+        text: String,
+        /// The formatter's notes.
+        notes: Vec<String>,
+    },
+    /// The text cannot be formatted: the editor keeps its buffer.
+    Refused {
+        /// Why.
+        why: String,
+        /// The formatter's notes before it gave up.
+        notes: Vec<String>,
+    },
+}
+
+/// Where the editor mode's text comes from: the file it stands for, and
+/// `--root`/`--config` as given.
+pub struct EditorPlace<'a> {
+    /// `--root`.
+    pub root: Option<&'a Path>,
+    /// `--config`.
+    pub config: Option<&'a Path>,
+    /// The current directory, that `path` is relative to.
+    pub cwd: &'a Path,
+    /// The file the text stands for (`--stdin-filepath`).
+    pub path: &'a Path,
+}
+
+/// Editor mode: formats `input` as if it were the file `place.path`. The
+/// root and configuration are discovered from the file's place, as they
+/// would be for that file.
+pub fn text(place: &EditorPlace, input: &[u8]) -> Result<Formatted, WorkspaceError> {
+    let cwd = place.cwd;
+    let abs = crate::engine::workspace::normalize(&cwd.join(place.path));
     let discovered;
-    let root = match root {
+    let root = match place.root {
         Some(r) => Some(r),
         None => {
-            let start = abs.ancestors().skip(1).find(|d| d.is_dir()).unwrap_or(&cwd);
+            let start = abs.ancestors().skip(1).find(|d| d.is_dir()).unwrap_or(cwd);
             let found = find_root(start);
             let marked = found.join(crate::model::config::FILE_NAME).is_file()
                 || found.join(".git").exists();
             // Nothing marks a root above the file: fall back to the usual discovery.
-            discovered = if marked { found } else { find_root(&cwd) };
+            discovered = if marked { found } else { find_root(cwd) };
             Some(discovered.as_path())
         }
     };
-    let ws = Workspace::load(root, config)?;
+    let ws = Workspace::load(root, place.config)?;
     let kind = ws
         .relative(&abs)
         .and_then(|rel| match classify(&rel, &ws.config.banned_dirs) {
             Place::Record(kind) if !ignored(&ws.root, &rel) => Some(kind),
             _ => None,
         });
-    let mut stdout = std::io::stdout().lock();
     let Some(kind) = kind else {
-        let _ = stdout.write_all(&input);
-        let _ = stdout.flush();
-        return Ok(ExitCode::SUCCESS);
-    };
-    let refuse = |why: String| {
-        eprintln!("memlint: {}: not formatted: {why}", path.display());
-        Ok(ExitCode::from(1))
+        return Ok(Formatted::NotARecord);
     };
     if input.len() as u64 > ws.config.max_file_bytes {
-        return refuse(format!(
-            "the text has {} bytes, more than `max_file_bytes` ({})",
-            input.len(),
-            ws.config.max_file_bytes
-        ));
+        return Ok(Formatted::Refused {
+            why: format!(
+                "the text has {} bytes, more than `max_file_bytes` ({})",
+                input.len(),
+                ws.config.max_file_bytes
+            ),
+            notes: Vec::new(),
+        });
     }
-    let Ok(text) = std::str::from_utf8(&input) else {
-        return refuse("the text is not valid UTF-8".into());
+    let Ok(text) = std::str::from_utf8(input) else {
+        return Ok(Formatted::Refused {
+            why: "the text is not valid UTF-8".into(),
+            notes: Vec::new(),
+        });
     };
     let (outcome, notes) = format_record_noted(text, kind);
-    for note in notes {
-        eprintln!("memlint: note: {}: {note}", path.display());
-    }
-    match outcome {
-        Outcome::Unchanged => emit(&mut stdout, text),
-        Outcome::Formatted(new) => emit(&mut stdout, &new),
-        Outcome::Skipped { reason } => return refuse(reason),
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(match outcome {
+        Outcome::Unchanged => Formatted::Text {
+            text: text.to_string(),
+            notes,
+        },
+        Outcome::Formatted(text) => Formatted::Text { text, notes },
+        Outcome::Skipped { reason } => Formatted::Refused { why: reason, notes },
+    })
 }
 
 /// Whether the ignore files from the root down to the file's directory

@@ -1,13 +1,15 @@
 //! `memlint hook session-start|post-write|stop` (SPEC §6): adapters for the
-//! hooks of Claude Code style agent runtimes. They read the runtime's JSON on
-//! standard input and never block a session because memory is broken:
-//! `session-start` and `stop` exit 0 whatever happens; `post-write` exits 2
-//! only to hand lint errors back to the agent.
+//! hooks of Claude Code style agent runtimes. They never block a session
+//! because memory is broken: `session-start` and `stop` always proceed;
+//! `post-write` blocks only to hand lint errors back to the agent.
+//!
+//! The front end reads the runtime's JSON and the environment and passes
+//! them in ([`Request`]); each hook returns what to print and what the
+//! runtime should do ([`Reply`]).
 
 use crate::engine::workspace::{find_root, Workspace};
-use std::io::Read;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 use std::time::Duration;
 
 /// The failure counts of `post-write`, under `.memlint/`.
@@ -17,50 +19,72 @@ pub const FAILURES_FILE: &str = crate::store::failures::FILE;
 /// runtime's timeout is 20 s). `MEMLINT_SESSION_START_BUDGET_MS` overrides.
 pub const SESSION_START_BUDGET: Duration = Duration::from_secs(15);
 
-/// Where the hook was asked to run: `--root`, `--config`.
-#[derive(Debug, Clone, Default)]
-pub struct Place {
+/// What a hook is given: where it was asked to run (`--root`,
+/// `--config`), the process's current directory, the runtime's JSON and
+/// the environment.
+pub struct Request<'a> {
+    /// `--root`, relative to `cwd`.
     pub root: Option<PathBuf>,
+    /// `--config`.
     pub config: Option<PathBuf>,
+    /// The current directory (`None` when it cannot be read: the hook then
+    /// does nothing).
+    pub cwd: Option<PathBuf>,
+    /// The runtime's JSON from standard input (`Null` when there was none
+    /// or it was not JSON).
+    pub input: serde_json::Value,
+    /// Reads an environment variable.
+    pub env: &'a dyn Fn(&str) -> Option<String>,
 }
 
-fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok()
+/// What the runtime should do after the hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Go on (exit 0).
+    Proceed,
+    /// Hand standard error back to the agent to act on (exit 2).
+    Block,
+    /// Stop the agent: standard output holds `{"continue": false, …}`
+    /// (exit 0, as the runtime expects for a JSON answer).
+    Stop,
 }
 
-/// A panic inside a hook is reported on standard error and ends the process
-/// with exit 0: a bug in memlint must not block the agent either.
-fn never_fail_on_panic() {
-    std::panic::set_hook(Box::new(|info| {
-        let at = info
-            .location()
-            .map(|l| format!(" at {}:{}", l.file(), l.line()))
-            .unwrap_or_default();
-        eprintln!("memlint hook: internal error{at}; please report this bug");
-        std::process::exit(0);
-    }));
+/// What a hook prints and what the runtime should do.
+#[derive(Debug, Clone)]
+pub struct Reply {
+    /// For standard output (the context; the stop request).
+    pub stdout: String,
+    /// For standard error: notes and warnings, each line starting with
+    /// `memlint hook:`, or the lint errors for the agent.
+    pub stderr: String,
+    /// What the runtime should do.
+    pub verdict: Verdict,
 }
 
-/// Standard input as JSON (`Null` when it is a terminal, empty or invalid).
-fn read_input() -> serde_json::Value {
-    use std::io::IsTerminal;
-    let stdin = std::io::stdin();
-    if stdin.is_terminal() {
-        return serde_json::Value::Null;
+impl Reply {
+    fn new() -> Reply {
+        Reply {
+            stdout: String::new(),
+            stderr: String::new(),
+            verdict: Verdict::Proceed,
+        }
     }
-    let mut bytes = Vec::new();
-    let _ = stdin.lock().take(16 << 20).read_to_end(&mut bytes);
-    serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null)
+
+    /// Adds one line to standard error.
+    fn note(&mut self, line: impl std::fmt::Display) {
+        let _ = writeln!(self.stderr, "memlint hook: {line}");
+    }
 }
 
 /// The workspace root: `--root`, else discovered from the runtime's `cwd`
 /// (when it names a directory), else from the current directory.
-fn root_of(place: &Place, input: &serde_json::Value) -> Option<PathBuf> {
-    let cwd = std::env::current_dir().ok()?;
-    if let Some(r) = &place.root {
+fn root_of(request: &Request) -> Option<PathBuf> {
+    let cwd = request.cwd.clone()?;
+    if let Some(r) = &request.root {
         return Some(cwd.join(r));
     }
-    let start = input
+    let start = request
+        .input
         .get("cwd")
         .and_then(|c| c.as_str())
         .map(|c| cwd.join(c))
@@ -95,14 +119,14 @@ fn is_workspace(root: &Path) -> bool {
 
 /// Loads the workspace at `root`; a broken configuration falls back to the
 /// defaults with a note (the hooks must keep working).
-fn load(root: &Path, config: Option<&Path>) -> Option<Workspace> {
+fn load(root: &Path, config: Option<&Path>, reply: &mut Reply) -> Option<Workspace> {
     match Workspace::load(Some(root), config) {
         Ok(ws) => Some(ws),
         Err(e @ crate::engine::workspace::WorkspaceError::Config { .. }) => {
             for line in e.to_string().lines() {
-                eprintln!("memlint hook: {line}");
+                reply.note(line);
             }
-            eprintln!("memlint hook: using the default configuration");
+            reply.note("using the default configuration");
             let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
             Some(Workspace::new(
                 root,
@@ -110,120 +134,120 @@ fn load(root: &Path, config: Option<&Path>) -> Option<Workspace> {
             ))
         }
         Err(e) => {
-            eprintln!("memlint hook: {e}");
+            reply.note(e);
             None
         }
     }
 }
 
 /// Says on standard error what the walks of `ws` left out (an unreadable
-/// directory, an ignore file not read); the hook's exit code stays what it
+/// directory, an ignore file not read); the hook's verdict stays what it
 /// is: a broken memory never blocks the agent.
-fn tell_problems(ws: &Workspace) {
+fn tell_problems(ws: &Workspace, reply: &mut Reply) {
     for p in ws.take_problems() {
         let level = if p.is_error() { "error" } else { "warning" };
-        eprintln!("memlint hook: {level}: {p}");
+        reply.note(format_args!("{level}: {p}"));
     }
-}
-
-fn print(text: &str) {
-    crate::syntax::sanitize::write_out(text);
 }
 
 /// The workspace the hook's input points at (`--root`, else the runtime's
 /// `cwd`), when it is one memlint can load.
-fn workspace_of(place: &Place, input: &serde_json::Value) -> Option<Workspace> {
-    let root = root_of(place, input)?;
+fn workspace_of(request: &Request, reply: &mut Reply) -> Option<Workspace> {
+    let root = root_of(request)?;
     if !is_workspace(&root) {
         return None;
     }
-    load(&root, place.config.as_deref())
+    load(&root, request.config.as_deref(), reply)
 }
 
-/// `memlint hook session-start`: refreshes the index and prints the context
-/// (`--brief` after a compaction). Exit 0 always.
+/// `memlint hook session-start`: refreshes the index and returns the
+/// context (`--brief` after a compaction). Always proceeds.
 ///
 /// When the refresh would overrun the time budget (a cold index on a very
-/// large workspace on a slow disk), the context is printed from what is at
+/// large workspace on a slow disk), the context comes from what is at
 /// hand without waiting — `CONTEXT.md` and the records of the stored index,
-/// if any — and the process ends; the index is brought up to date by the
-/// next command that needs it (the `stop` hook at the end of the turn).
-pub fn session_start(place: &Place) -> ExitCode {
-    never_fail_on_panic();
-    let input = read_input();
-    if crate::engine::context::inject_disabled(&env) {
-        return ExitCode::SUCCESS;
+/// if any — and the refresh is left running: the front end prints the
+/// reply and ends the process (the refresh's writes are atomic); the index
+/// is brought up to date by the next command that needs it (the `stop`
+/// hook at the end of the turn).
+pub fn session_start(request: &Request) -> Reply {
+    let mut reply = Reply::new();
+    let env = request.env;
+    if crate::engine::context::inject_disabled(env) {
+        return reply;
     }
-    let Some(ws) = workspace_of(place, &input) else {
-        return ExitCode::SUCCESS;
+    let Some(ws) = workspace_of(request, &mut reply) else {
+        return reply;
     };
     // The session's post-write attempts start afresh, also on a resume
     // or after a compaction.
     crate::store::failures::start_session(
         &ws.root,
-        session_of(&input),
+        session_of(&request.input),
         crate::model::clock::now_secs(),
     );
-    let brief = input.get("source").and_then(|s| s.as_str()) == Some("compact");
+    let brief = request.input.get("source").and_then(|s| s.as_str()) == Some("compact");
     let flags = crate::engine::context::Flags {
         brief,
         ..Default::default()
     };
     let (settings, warnings) =
-        crate::engine::context::Settings::resolve(&ws.config.context, &flags, &env);
+        crate::engine::context::Settings::resolve(&ws.config.context, &flags, env);
     for w in warnings {
-        eprintln!("memlint hook: {w}");
+        reply.note(w);
     }
     let budget = env("MEMLINT_SESSION_START_BUDGET_MS")
         .and_then(|v| v.trim().parse::<u64>().ok())
         .map_or(SESSION_START_BUDGET, Duration::from_millis);
 
-    let (tx, rx) = std::sync::mpsc::channel();
-    {
+    // A budget of zero takes the stale path at once: a refresh that won
+    // the race against the timer would otherwise be waited for.
+    let fresh = (!budget.is_zero()).then(|| {
+        let (tx, rx) = std::sync::mpsc::channel();
         let ws = ws.clone();
         let max_chars = settings.max_chars;
         std::thread::spawn(move || {
             let _ = tx.send(crate::engine::context::gather(&ws, max_chars));
         });
-    }
-    match rx.recv_timeout(budget) {
-        Ok(material) => {
-            print(&crate::engine::context::render(&material, &settings));
-            tell_problems(&ws);
+        rx.recv_timeout(budget).ok()
+    });
+    match fresh.flatten() {
+        Some(material) => {
+            reply.stdout = crate::engine::context::render(&material, &settings);
+            tell_problems(&ws, &mut reply);
         }
-        Err(_) => {
-            eprintln!(
-                "memlint hook: the index refresh took longer than {} ms; the context comes from the stored index and is refreshed later",
+        None => {
+            reply.note(format_args!(
+                "the index refresh took longer than {} ms; the context comes from the stored index and is refreshed later",
                 budget.as_millis()
-            );
+            ));
             let material = crate::engine::context::gather_stale(&ws, settings.max_chars);
-            print(&crate::engine::context::render(&material, &settings));
-            // The refresh thread is abandoned: its writes are atomic.
-            std::process::exit(0);
+            reply.stdout = crate::engine::context::render(&material, &settings);
         }
     }
-    ExitCode::SUCCESS
+    reply
 }
 
 /// `memlint hook stop`: rotates `CONTEXT.md` (`MEMORY_KEEP_N` blocks, default
-/// 5) and refreshes the index. Exit 0 always.
-pub fn stop(place: &Place) -> ExitCode {
-    never_fail_on_panic();
-    let input = read_input();
-    let Some(ws) = workspace_of(place, &input) else {
-        return ExitCode::SUCCESS;
+/// 5) and refreshes the index. Always proceeds.
+pub fn stop(request: &Request) -> Reply {
+    let mut reply = Reply::new();
+    let Some(ws) = workspace_of(request, &mut reply) else {
+        return reply;
     };
-    let (keep, warnings) = crate::engine::context::keep_n(None, &env);
+    let (keep, warnings) = crate::engine::context::keep_n(None, request.env);
     for w in warnings {
-        eprintln!("memlint hook: {w}");
+        reply.note(w);
     }
     match crate::engine::context::rotate(&ws.root, keep, false) {
-        Ok(done @ crate::engine::context::RotateOutcome::Rotated { .. }) => print(&done.human()),
+        Ok(done @ crate::engine::context::RotateOutcome::Rotated { .. }) => {
+            reply.stdout.push_str(&done.human())
+        }
         Ok(done @ crate::engine::context::RotateOutcome::Raced) => {
-            eprint!("memlint hook: {}", done.human())
+            let _ = write!(reply.stderr, "memlint hook: {}", done.human());
         }
         Ok(_) => {}
-        Err(e) => eprintln!("memlint hook: {e}"),
+        Err(e) => reply.note(e),
     }
     // Before the files are listed, so that any later change shows.
     let watch = crate::io::watch::stamp(&ws);
@@ -238,10 +262,10 @@ pub fn stop(place: &Place) -> ExitCode {
         .0
         .saved
     {
-        eprintln!("memlint hook: cannot write the index: {e}");
+        reply.note(format_args!("cannot write the index: {e}"));
     }
-    tell_problems(&ws);
-    ExitCode::SUCCESS
+    tell_problems(&ws, &mut reply);
+    reply
 }
 
 /// The runtime's session id (`""` when it sends none: hooks without one
@@ -257,56 +281,22 @@ fn session_of(input: &serde_json::Value) -> &str {
 const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
 
 /// `memlint hook post-write`: lints the record a Write/Edit/MultiEdit just
-/// changed, with the cross-record rules. Errors go to standard error with
-/// exit 2, so the runtime hands them to the agent; after
+/// changed, with the cross-record rules. Errors go to standard error and
+/// block, so the runtime hands them to the agent; after
 /// `post_write.max_failures` consecutive failures for the same file it
-/// prints `{"continue": false, "stopReason": …}` instead and exits 0. A
-/// clean lint resets the count. Anything that is not a record of this
-/// workspace exits 0 silently.
-pub fn post_write(place: &Place) -> ExitCode {
-    never_fail_on_panic();
-    let input = read_input();
-    let tool = input
-        .get("tool_name")
-        .and_then(|t| t.as_str())
-        .unwrap_or("");
-    if !WRITE_TOOLS.contains(&tool) {
-        return ExitCode::SUCCESS;
-    }
-    let Some(file) = input
-        .pointer("/tool_input/file_path")
-        .and_then(|f| f.as_str())
-        .filter(|f| !f.is_empty())
-    else {
-        return ExitCode::SUCCESS;
+/// answers `{"continue": false, "stopReason": …}` instead
+/// ([`Verdict::Stop`]). A clean lint resets the count. Anything that is not
+/// a record of this workspace proceeds silently.
+pub fn post_write(request: &Request) -> Reply {
+    let mut reply = Reply::new();
+    let Some((ws, rel)) = written_record(request, &mut reply) else {
+        return reply;
     };
-    let Some(ws) = workspace_of(place, &input) else {
-        return ExitCode::SUCCESS;
-    };
-    // A relative path is relative to the session's directory.
-    let base = input
-        .get("cwd")
-        .and_then(|c| c.as_str())
-        .map(PathBuf::from)
-        .or_else(|| std::env::current_dir().ok())
-        .unwrap_or_default();
-    let mut path = base.join(file);
-    if let Ok(canonical) = path.canonicalize() {
-        path = canonical;
-    }
-    let Some(rel) = ws.relative(&path).filter(|r| !r.is_empty()) else {
-        return ExitCode::SUCCESS;
-    };
-    if crate::model::kind::classify(&rel, &ws.config.banned_dirs)
-        == crate::model::kind::Place::Outside
-    {
-        return ExitCode::SUCCESS;
-    }
     let files = crate::store::index::files(&ws);
-    tell_problems(&ws);
+    tell_problems(&ws, &mut reply);
     // Ignored (`.gitignore`, `.memlintignore`) or gone: not memlint's business.
     if files.binary_search(&rel).is_err() {
-        return ExitCode::SUCCESS;
+        return reply;
     }
     let opts = crate::store::index::Options {
         force: false,
@@ -322,7 +312,7 @@ pub fn post_write(place: &Place) -> ExitCode {
         .filter(|d| d.severity == crate::model::diagnostic::Severity::Error)
         .map(crate::model::diagnostic::Diagnostic::count)
         .sum::<usize>();
-    let session = session_of(&input);
+    let session = session_of(&request.input);
     let now = crate::model::clock::now_secs();
     if errors == 0 {
         crate::store::failures::reset(&ws.root, session, &rel, now);
@@ -336,12 +326,9 @@ pub fn post_write(place: &Place) -> ExitCode {
                     "additionalContext": context,
                 }
             });
-            print(&format!(
-                "{}\n",
-                crate::syntax::sanitize::json_text(&out.to_string())
-            ));
+            reply.stdout = format!("{}\n", crate::syntax::sanitize::json_text(&out.to_string()));
         }
-        return ExitCode::SUCCESS;
+        return reply;
     }
     let max = ws.config.post_write.max_failures;
     // Stop the agent at the limit; the next session starts counting afresh.
@@ -353,35 +340,105 @@ pub fn post_write(place: &Place) -> ExitCode {
              stopping so a person can look (`memlint check {rel}`)"
         );
         let stop = serde_json::json!({"continue": false, "stopReason": reason}).to_string();
-        print(&format!("{}\n", crate::syntax::sanitize::json_text(&stop)));
-        return ExitCode::SUCCESS;
+        reply.stdout = format!("{}\n", crate::syntax::sanitize::json_text(&stop));
+        reply.verdict = Verdict::Stop;
+        return reply;
     }
-    let counted = counted.is_some();
-    let mut text = String::new();
-    // One line per diagnostic, whatever a file name or message holds.
-    let line = crate::syntax::sanitize::line;
-    for d in &outcome.diagnostics {
-        text.push_str(&format!(
-            "{}:{}:{}: {}[{}] {}\n",
-            line(&d.path),
-            d.line,
-            d.column,
-            d.severity.as_str(),
-            d.rule,
-            line(&d.message)
-        ));
+    let attempt = Attempt {
+        rel: &rel,
+        errors,
+        failures,
+        max,
+        counted: counted.is_some(),
+    };
+    reply.stderr.push_str(&attempt.text(&outcome.diagnostics));
+    reply.verdict = Verdict::Block;
+    reply
+}
+
+/// The workspace and the root-relative path of the record the runtime's
+/// input says was written, when it is a write of a place memlint lints.
+fn written_record(request: &Request, reply: &mut Reply) -> Option<(Workspace, String)> {
+    let input = &request.input;
+    let tool = input
+        .get("tool_name")
+        .and_then(|t| t.as_str())
+        .unwrap_or("");
+    if !WRITE_TOOLS.contains(&tool) {
+        return None;
     }
-    let rel = line(&rel);
-    text.push_str(&format!(
-        "memlint: {rel} has {errors} error(s) (attempt {failures} of {max}); fix them now. \
-         `memlint check {rel}` shows them in context.\n"
-    ));
-    if !counted {
-        text.push_str(&format!(
-            "memlint: warning: attempts cannot be counted ({}/ cannot be written), so memlint will not stop you; stop after {max} attempts yourself.\n",
-            crate::store::index::DIR
-        ));
+    let file = input
+        .pointer("/tool_input/file_path")
+        .and_then(|f| f.as_str())
+        .filter(|f| !f.is_empty())?;
+    let ws = workspace_of(request, reply)?;
+    // A relative path is relative to the session's directory.
+    let base = input
+        .get("cwd")
+        .and_then(|c| c.as_str())
+        .map(PathBuf::from)
+        .or_else(|| request.cwd.clone())
+        .unwrap_or_default();
+    let mut path = base.join(file);
+    if let Ok(canonical) = path.canonicalize() {
+        path = canonical;
     }
-    eprint!("{text}");
-    ExitCode::from(2)
+    let rel = ws.relative(&path).filter(|r| !r.is_empty())?;
+    if crate::model::kind::classify(&rel, &ws.config.banned_dirs)
+        == crate::model::kind::Place::Outside
+    {
+        return None;
+    }
+    Some((ws, rel))
+}
+
+/// A failed attempt of the agent at a clean record, as `post-write` tells it.
+struct Attempt<'a> {
+    rel: &'a str,
+    errors: usize,
+    failures: u32,
+    max: u32,
+    /// Whether the failure could be counted (`.memlint/` is writable).
+    counted: bool,
+}
+
+impl Attempt<'_> {
+    /// One line per diagnostic, whatever a file name or message holds,
+    /// then what to do.
+    fn text(&self, diagnostics: &[crate::model::diagnostic::Diagnostic]) -> String {
+        let Attempt {
+            errors,
+            failures,
+            max,
+            ..
+        } = *self;
+        let mut text = String::new();
+        let line = crate::syntax::sanitize::line;
+        for d in diagnostics {
+            let _ = writeln!(
+                text,
+                "{}:{}:{}: {}[{}] {}",
+                line(&d.path),
+                d.line,
+                d.column,
+                d.severity.as_str(),
+                d.rule,
+                line(&d.message)
+            );
+        }
+        let rel = line(self.rel);
+        let _ = writeln!(
+            text,
+            "memlint: {rel} has {errors} error(s) (attempt {failures} of {max}); fix them now. \
+             `memlint check {rel}` shows them in context."
+        );
+        if !self.counted {
+            let _ = writeln!(
+                text,
+                "memlint: warning: attempts cannot be counted ({}/ cannot be written), so memlint will not stop you; stop after {max} attempts yourself.",
+                crate::store::index::DIR
+            );
+        }
+        text
+    }
 }

@@ -3,7 +3,6 @@
 
 use crate::engine::workspace::WorkspaceError;
 use std::path::Path;
-use std::process::ExitCode;
 
 /// Lines `init` makes sure `.gitignore` holds.
 pub const GITIGNORE_LINES: [&str; 2] = [".memlint/", "staging/.consolidation.lock"];
@@ -85,8 +84,23 @@ fn inside(root: &Path, path: &Path) -> Result<(), WorkspaceError> {
     }
 }
 
-/// Creates what is missing under `root` and prints what it did.
-pub fn run(root: &Path) -> Result<ExitCode, WorkspaceError> {
+/// What `init` did, line by line, for the front end to print on standard
+/// output. The steps add to it as they go, so that what was done before a
+/// step failed is still told.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Report {
+    /// One line each (without the line feed).
+    pub lines: Vec<String>,
+}
+
+impl Report {
+    fn say(&mut self, line: String) {
+        self.lines.push(line);
+    }
+}
+
+/// Creates what is missing under `root` and tells in `report` what it did.
+pub fn run(root: &Path, report: &mut Report) -> Result<(), WorkspaceError> {
     let mut done: Vec<String> = Vec::new();
     let today = crate::model::clock::date(crate::model::clock::now_secs());
     let files: [(&str, String); 3] = [
@@ -173,17 +187,15 @@ pub fn run(root: &Path) -> Result<ExitCode, WorkspaceError> {
         done.push(format!("added {} to .gitignore", missing.join(" and ")));
     }
     if done.is_empty() {
-        println!(
+        report.say(format!(
             "memlint: {} is already initialised; nothing changed",
             root.display()
-        );
+        ));
     } else {
-        println!("memlint: initialised {}", root.display());
-        for d in done {
-            println!("{d}");
-        }
+        report.say(format!("memlint: initialised {}", root.display()));
+        report.lines.extend(done);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
 }
 
 /// The git pre-commit hook `init --hooks` writes to `.githooks/pre-commit`
@@ -658,15 +670,15 @@ impl AgentSettings {
     /// merged again into what the file holds when it is written: an edit
     /// saved since [`AgentSettings::plan`] read it is kept, never
     /// overwritten.
-    pub fn write(self) -> Result<ExitCode, WorkspaceError> {
+    pub fn write(self, report: &mut Report) -> Result<(), WorkspaceError> {
         let AgentSettings {
             path,
             shown,
             merged: (_, planned),
         } = self;
         if planned.is_empty() {
-            println!("{shown} already registers memlint's hooks");
-            return Ok(ExitCode::SUCCESS);
+            report.say(format!("{shown} already registers memlint's hooks"));
+            return Ok(());
         }
         if let Some(dir) = path.parent().filter(|d| !d.exists()) {
             std::fs::create_dir_all(dir).map_err(write_err("create the directory", dir))?;
@@ -692,11 +704,11 @@ impl AgentSettings {
             update_err(&path),
         )?;
         if added.is_empty() {
-            println!("{shown} already registers memlint's hooks");
+            report.say(format!("{shown} already registers memlint's hooks"));
         } else {
-            println!("added {} to {shown}", added_words(&added));
+            report.say(format!("added {} to {shown}", added_words(&added)));
         }
-        Ok(ExitCode::SUCCESS)
+        Ok(())
     }
 }
 
@@ -827,7 +839,7 @@ impl Hooks {
     /// Writes `.githooks/pre-commit` at the top of the work tree, sets
     /// `core.hooksPath` through gix, and prints the agent-runtime hook
     /// settings.
-    pub fn install(self) -> Result<ExitCode, WorkspaceError> {
+    pub fn install(self, report: &mut Report) -> Result<(), WorkspaceError> {
         let usage = WorkspaceError::Usage;
         let Hooks {
             repo,
@@ -840,7 +852,7 @@ impl Hooks {
         let hook = top.join(HOOKS_DIR).join("pre-commit");
         let shown = format!("{HOOKS_DIR}/pre-commit");
         match up_to_date {
-            true => println!("{shown} is up to date"),
+            true => report.say(format!("{shown} is up to date")),
             false => {
                 let dir = top.join(HOOKS_DIR);
                 std::fs::create_dir_all(&dir).map_err(write_err("create the directory", &dir))?;
@@ -873,23 +885,25 @@ impl Hooks {
                     std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755))
                         .map_err(write_err("make executable", &hook))?;
                 }
-                println!("wrote {shown}");
+                report.say(format!("wrote {shown}"));
             }
         }
         match crate::io::git::set_hooks_path(&repo, HOOKS_DIR, force)
             .map_err(|e| usage(e.to_string()))?
         {
             crate::io::git::HooksPath::Unchanged => {
-                println!("core.hooksPath is already {HOOKS_DIR}")
+                report.say(format!("core.hooksPath is already {HOOKS_DIR}"))
             }
-            crate::io::git::HooksPath::Set => println!("set core.hooksPath to {HOOKS_DIR}"),
+            crate::io::git::HooksPath::Set => {
+                report.say(format!("set core.hooksPath to {HOOKS_DIR}"))
+            }
         }
         if repo.repo.git_dir().join("hooks/pre-commit").is_file() {
-            println!(
+            report.say(format!(
             "note: git now runs the hooks in {HOOKS_DIR}/, not .git/hooks/pre-commit; move what that hook does into {shown} if you still need it"
-        );
+        ));
         }
-        println!("\nAgent-runtime hooks (SPEC section 6): add to your runtime settings, e.g. .claude/settings.json:\n{AGENT_HOOKS}");
-        Ok(ExitCode::SUCCESS)
+        report.say(format!("\nAgent-runtime hooks (SPEC section 6): add to your runtime settings, e.g. .claude/settings.json:\n{AGENT_HOOKS}"));
+        Ok(())
     }
 }

@@ -4,3 +4,5 @@
 
 pub mod failures;
 pub mod index;
+pub mod material;
+pub mod search;

@@ -3,9 +3,11 @@
 //! trailers and the sanitizer of printed text. Imports only `model`; no file
 //! system, environment, git or terminal.
 
+pub mod fields;
 pub mod frontmatter;
 pub mod sanitize;
 pub mod session;
 pub mod slugify;
 pub mod text;
+pub mod tokens;
 pub mod yaml;

@@ -14,8 +14,9 @@
 //!   on the result is exact. [`line`] is for a value printed on one line (a
 //!   file name, a title), where a line feed would split the output; [`text`]
 //!   keeps the line feeds and tabs of a text of several lines.
-//! - [`terminal`] is the last edge: everything written to standard output
-//!   or standard error goes through it, whatever a call site forgot.
+//! - [`terminal`] is the last edge: the CLI's output module passes
+//!   everything written to standard output or standard error through it,
+//!   whatever a call site forgot.
 
 use crate::lint::rules::secrets;
 use std::borrow::Cow;
@@ -213,29 +214,6 @@ pub fn terminal(out: &str, sgr: bool) -> Cow<'_, str> {
     }
     shown.push_str(&controls(rest, Mode::Text));
     Cow::Owned(shown)
-}
-
-/// Writes `text` to standard output through [`terminal`] (no colour).
-/// A closed pipe (`memlint check | head`) is not an error worth reporting.
-pub fn write_out(text: &str) {
-    write_to(&mut std::io::stdout().lock(), text, false);
-}
-
-/// [`write_out`] for output memlint coloured itself: its colour sequences
-/// are let through, nothing else.
-pub fn write_out_colored(text: &str, color: bool) {
-    write_to(&mut std::io::stdout().lock(), text, color);
-}
-
-/// Writes `text` to standard error through [`terminal`]; what memlint's
-/// `eprintln!` and `eprint!` call.
-pub fn write_err(text: &str) {
-    write_to(&mut std::io::stderr().lock(), text, false);
-}
-
-fn write_to(w: &mut dyn std::io::Write, text: &str, sgr: bool) {
-    let _ = w.write_all(terminal(text, sgr).as_bytes());
-    let _ = w.flush();
 }
 
 /// `value` as pretty JSON ending with a line feed, with the credentials

@@ -1,61 +1,12 @@
-//! Rendering `check` results: human (miette reports), JSON, GitHub workflow
-//! commands and SARIF 2.1.0.
+//! Human `check` output: one graphical miette report per diagnostic, with
+//! the excerpt masked and its control characters shown, then the count line.
 
-use crate::lint::rules::REGISTRY;
+use super::summary::Summary;
 use crate::model::diagnostic::{Diagnostic, Severity};
 use crate::syntax::sanitize;
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource};
-use serde_json::json;
 use std::collections::HashMap;
 use std::fmt::Write as _;
-
-/// Totals for the closing line and the JSON summary.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Summary {
-    pub files: usize,
-    pub errors: usize,
-    pub warnings: usize,
-}
-
-impl Summary {
-    /// The totals of `diags`: every finding, those a capped list leaves
-    /// out included ([`Diagnostic::count`]).
-    pub fn of(files: usize, diags: &[Diagnostic]) -> Summary {
-        let total = |severity: Severity| {
-            diags
-                .iter()
-                .filter(|d| d.severity == severity)
-                .map(Diagnostic::count)
-                .sum()
-        };
-        Summary {
-            files,
-            errors: total(Severity::Error),
-            warnings: total(Severity::Warning),
-        }
-    }
-
-    /// `Found 2 errors and 1 warning in 14 files.` / `No problems in 14 files.`
-    pub fn line(&self) -> String {
-        let files = plural(self.files, "file");
-        if self.errors == 0 && self.warnings == 0 {
-            return format!("No problems in {files}.");
-        }
-        format!(
-            "Found {} and {} in {files}.",
-            plural(self.errors, "error"),
-            plural(self.warnings, "warning")
-        )
-    }
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{n} {word}s")
-    }
-}
 
 #[derive(Debug)]
 struct Report<'a> {
@@ -388,113 +339,4 @@ pub fn human(
     out.push_str(&summary.line());
     out.push('\n');
     out
-}
-
-/// The JSON shape of SPEC §4.
-/// Secrets in messages and paths are masked.
-pub fn json(diags: &[Diagnostic], summary: Summary) -> String {
-    let value = json!({
-        "version": 1,
-        "diagnostics": diags,
-        "summary": {"files": summary.files, "errors": summary.errors, "warnings": summary.warnings},
-    });
-    sanitize::json(&value)
-}
-
-/// GitHub Actions workflow commands, ending with a one-line summary (GitHub
-/// shows only a few annotations per step).
-pub fn github(diags: &[Diagnostic], summary: Summary) -> String {
-    let mut out = String::new();
-    for d in diags {
-        let level = match d.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
-        let _ = writeln!(
-            out,
-            "::{level} file={},line={},col={},endLine={},endColumn={},title={}::{}",
-            sanitize::github_property(&d.path),
-            d.line,
-            d.column,
-            d.end_line,
-            d.end_column,
-            sanitize::github_property(d.rule.as_str()),
-            sanitize::github_data(&d.message)
-        );
-    }
-    let _ = writeln!(out, "memlint: {}", summary.line());
-    out
-}
-
-/// A root-relative path as a URI reference (RFC 3986): every byte but
-/// the unreserved characters and `/` percent-encoded, so that a space, a
-/// `%` or a non-ASCII letter in a file name gives a valid SARIF `uri`.
-fn uri_path(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for b in path.bytes() {
-        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
-            out.push(char::from(b));
-        } else {
-            let _ = write!(out, "%{b:02X}");
-        }
-    }
-    out
-}
-
-/// One SARIF 2.1.0 log; secrets in messages and paths are masked.
-pub fn sarif(diags: &[Diagnostic]) -> String {
-    let rules: Vec<_> = REGISTRY
-        .iter()
-        .map(|r| {
-            json!({
-                "id": r.rule.as_str(),
-                "name": r.rule.as_str(),
-                "shortDescription": {"text": r.rule.summary()},
-                "defaultConfiguration": {"level": r.rule.default_severity().as_str()},
-                "properties": {"fixable": r.rule.fixable()},
-            })
-        })
-        .collect();
-    let results: Vec<_> = diags
-        .iter()
-        .map(|d| {
-            let index = REGISTRY.iter().position(|r| r.rule == d.rule).unwrap_or(0);
-            let mut result = json!({
-                "ruleId": d.rule,
-                "ruleIndex": index,
-                "level": d.severity.as_str(),
-                "message": {"text": d.message},
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": uri_path(&sanitize::secrets(&d.path)), "uriBaseId": "%SRCROOT%"},
-                        "region": {
-                            "startLine": d.line,
-                            "startColumn": d.column,
-                            "endLine": d.end_line,
-                            "endColumn": d.end_column,
-                        }
-                    }
-                }],
-            });
-            // The closing entry of a capped list says how many it stands for.
-            if d.omitted > 0 {
-                result["properties"] = json!({"omitted": d.omitted});
-            }
-            result
-        })
-        .collect();
-    let log = json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "memlint",
-                "version": env!("CARGO_PKG_VERSION"),
-                "rules": rules,
-            }},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
-    });
-    sanitize::json(&log)
 }

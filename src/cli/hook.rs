@@ -1,0 +1,59 @@
+//! `memlint hook session-start|post-write|stop`: the CLI side of the
+//! agent-runtime hooks. It reads the runtime's JSON on standard input,
+//! runs the hook, prints its reply and turns its verdict into the exit
+//! code the runtime understands.
+
+use super::args::{GlobalArgs, HookCommand};
+use super::exit;
+use super::output;
+use crate::engine::hook::{self, Request};
+use std::io::{IsTerminal, Read};
+use std::process::ExitCode;
+
+/// `memlint hook …`: the hooks resolve their own workspace, since a broken
+/// one must not make them fail.
+pub(super) fn run(global: &GlobalArgs, cmd: &HookCommand) -> ExitCode {
+    never_fail_on_panic();
+    let env = |name: &str| std::env::var(name).ok();
+    let request = Request {
+        root: global.root.clone(),
+        config: global.config.clone(),
+        cwd: std::env::current_dir().ok(),
+        input: read_input(),
+        env: &env,
+    };
+    let reply = match cmd {
+        HookCommand::SessionStart => hook::session_start(&request),
+        HookCommand::PostWrite => hook::post_write(&request),
+        HookCommand::Stop => hook::stop(&request),
+    };
+    output::err(&reply.stderr);
+    output::out(&reply.stdout);
+    exit::hook(reply.verdict)
+}
+
+/// A panic inside a hook is reported on standard error and ends the process
+/// with exit 0: a bug in memlint must not block the agent either.
+fn never_fail_on_panic() {
+    std::panic::set_hook(Box::new(|info| {
+        let at = info
+            .location()
+            .map(|l| format!(" at {}:{}", l.file(), l.line()))
+            .unwrap_or_default();
+        output::err(&format!(
+            "memlint hook: internal error{at}; please report this bug\n"
+        ));
+        std::process::exit(0);
+    }));
+}
+
+/// Standard input as JSON (`Null` when it is a terminal, empty or invalid).
+fn read_input() -> serde_json::Value {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return serde_json::Value::Null;
+    }
+    let mut bytes = Vec::new();
+    let _ = stdin.lock().take(16 << 20).read_to_end(&mut bytes);
+    serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null)
+}

@@ -1,0 +1,59 @@
+//! The one writer of standard output and standard error. Everything memlint
+//! prints passes through `sanitize::terminal` here: credentials masked,
+//! control characters shown as symbols, whatever a call site forgot.
+
+use crate::syntax::sanitize;
+
+/// `eprintln!` for the command handlers: a line to standard error, through
+/// [`err`].
+macro_rules! errln {
+    ($($arg:tt)*) => {
+        $crate::cli::output::err(&format!("{}\n", format_args!($($arg)*)))
+    };
+}
+
+/// `eprint!` for the command handlers, through [`err`].
+macro_rules! err {
+    ($($arg:tt)*) => {
+        $crate::cli::output::err(&format!($($arg)*))
+    };
+}
+
+/// Writes `text` to standard output (no colour). A closed pipe
+/// (`memlint check | head`) is not an error worth reporting.
+pub fn out(text: &str) {
+    write_to(&mut std::io::stdout().lock(), text, false);
+}
+
+/// [`out`] for output memlint coloured itself: its colour sequences are
+/// let through, nothing else.
+pub fn out_colored(text: &str, color: bool) {
+    write_to(&mut std::io::stdout().lock(), text, color);
+}
+
+/// Writes `text` to standard error.
+pub fn err(text: &str) {
+    write_to(&mut std::io::stderr().lock(), text, false);
+}
+
+fn write_to(w: &mut dyn std::io::Write, text: &str, sgr: bool) {
+    if text.is_empty() {
+        return;
+    }
+    let _ = w.write_all(sanitize::terminal(text, sgr).as_bytes());
+    let _ = w.flush();
+}
+
+/// `out`, under the name the command handlers use.
+pub(super) fn write_out(text: &str) {
+    out(text);
+}
+
+/// Writes `bytes` to standard output as they are: the editor mode of `fmt`
+/// hands back a buffer, which must come back byte for byte.
+pub fn raw(bytes: &[u8]) {
+    use std::io::Write;
+    let mut w = std::io::stdout().lock();
+    let _ = w.write_all(bytes);
+    let _ = w.flush();
+}

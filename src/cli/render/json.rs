@@ -1,0 +1,17 @@
+//! `check --format json`.
+
+use super::summary::Summary;
+use crate::model::diagnostic::Diagnostic;
+use crate::syntax::sanitize;
+use serde_json::json;
+
+/// The JSON shape of SPEC §4.
+/// Secrets in messages and paths are masked.
+pub fn json(diags: &[Diagnostic], summary: Summary) -> String {
+    let value = json!({
+        "version": 1,
+        "diagnostics": diags,
+        "summary": {"files": summary.files, "errors": summary.errors, "warnings": summary.warnings},
+    });
+    sanitize::json(&value)
+}

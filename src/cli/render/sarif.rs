@@ -1,0 +1,80 @@
+//! `check --format sarif`: one SARIF 2.1.0 log.
+
+use crate::lint::rules::REGISTRY;
+use crate::model::diagnostic::Diagnostic;
+use crate::syntax::sanitize;
+use serde_json::json;
+use std::fmt::Write as _;
+
+/// A root-relative path as a URI reference (RFC 3986): every byte but
+/// the unreserved characters and `/` percent-encoded, so that a space, a
+/// `%` or a non-ASCII letter in a file name gives a valid SARIF `uri`.
+fn uri_path(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~/".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
+}
+
+/// One SARIF 2.1.0 log; secrets in messages and paths are masked.
+pub fn sarif(diags: &[Diagnostic]) -> String {
+    let rules: Vec<_> = REGISTRY
+        .iter()
+        .map(|r| {
+            json!({
+                "id": r.rule.as_str(),
+                "name": r.rule.as_str(),
+                "shortDescription": {"text": r.rule.summary()},
+                "defaultConfiguration": {"level": r.rule.default_severity().as_str()},
+                "properties": {"fixable": r.rule.fixable()},
+            })
+        })
+        .collect();
+    let results: Vec<_> = diags
+        .iter()
+        .map(|d| {
+            let index = REGISTRY.iter().position(|r| r.rule == d.rule).unwrap_or(0);
+            let mut result = json!({
+                "ruleId": d.rule,
+                "ruleIndex": index,
+                "level": d.severity.as_str(),
+                "message": {"text": d.message},
+                "locations": [{
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": uri_path(&sanitize::secrets(&d.path)), "uriBaseId": "%SRCROOT%"},
+                        "region": {
+                            "startLine": d.line,
+                            "startColumn": d.column,
+                            "endLine": d.end_line,
+                            "endColumn": d.end_column,
+                        }
+                    }
+                }],
+            });
+            // The closing entry of a capped list says how many it stands for.
+            if d.omitted > 0 {
+                result["properties"] = json!({"omitted": d.omitted});
+            }
+            result
+        })
+        .collect();
+    let log = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "memlint",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": rules,
+            }},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    });
+    sanitize::json(&log)
+}

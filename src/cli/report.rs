@@ -1,0 +1,23 @@
+//! `memlint report`: the consolidation worker's tidy-up material.
+
+use super::args::*;
+use super::exit::walk_outcome;
+use super::output::write_out;
+use super::settings::Settings;
+use crate::engine::workspace::WorkspaceError;
+use std::process::ExitCode;
+
+/// `memlint report`: the consolidation worker's tidy-up material.
+pub(super) fn run(s: &Settings, args: &ReportArgs) -> Result<ExitCode, WorkspaceError> {
+    let opts = crate::store::index::Options {
+        force: false,
+        progress: !s.quiet,
+    };
+    let built = crate::engine::report::build(&s.workspace, &opts)
+        .map_err(|e| WorkspaceError::Usage(e.to_string()))?;
+    write_out(&match args.format {
+        ReportFormat::Human => built.human(),
+        ReportFormat::Json => built.json(),
+    });
+    Ok(walk_outcome(&s.workspace, ExitCode::SUCCESS))
+}

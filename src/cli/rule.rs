@@ -1,0 +1,45 @@
+//! `memlint rule [NAME]`: describe a rule, or list every rule.
+
+use super::output::write_out;
+use crate::engine::workspace::WorkspaceError;
+use std::process::ExitCode;
+
+/// `memlint rule [NAME]`: the table of every rule, or one rule's document.
+pub(super) fn run(name: Option<&str>) -> Result<ExitCode, WorkspaceError> {
+    let mut out = String::new();
+    match name {
+        None => {
+            for r in crate::lint::rules::REGISTRY {
+                out.push_str(&format!(
+                    "{:<32} {:<8} {:<4} {}\n",
+                    r.rule.as_str(),
+                    r.rule.default_severity().as_str(),
+                    if r.rule.fixable() { "fix" } else { "" },
+                    r.rule.summary()
+                ));
+            }
+        }
+        Some(n) => {
+            let Some(r) = crate::lint::rules::lookup(n) else {
+                let names = crate::lint::rules::names();
+                let hint = crate::syntax::text::closest(n, &names, 0.5)
+                    .map(|m| format!(" (did you mean `{m}`?)"))
+                    .unwrap_or_default();
+                return Err(WorkspaceError::Usage(format!("no rule named `{n}`{hint}")));
+            };
+            out.push_str(&format!(
+                "{}\n  default severity: {}\n  fixable: {}\n\n{}\n",
+                r.rule.as_str(),
+                r.rule.default_severity().as_str(),
+                if r.rule.fixable() {
+                    "yes (memlint check --fix)"
+                } else {
+                    "no"
+                },
+                r.rule.summary()
+            ));
+        }
+    }
+    write_out(&out);
+    Ok(ExitCode::SUCCESS)
+}

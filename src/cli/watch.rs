@@ -1,0 +1,71 @@
+//! `memlint watch start|stop|status|run`.
+
+use super::args::*;
+use super::output::write_out;
+use super::settings::Settings;
+use crate::engine::workspace::WorkspaceError;
+use std::process::ExitCode;
+
+/// `memlint watch …`.
+pub(super) fn run(
+    s: &Settings,
+    global: &GlobalArgs,
+    cmd: &WatchCommand,
+) -> Result<ExitCode, WorkspaceError> {
+    use crate::io::watch as w;
+    let root = &s.workspace.root;
+    let not_running = || {
+        errln!("memlint: no watcher runs for {}", root.display());
+        Ok(super::exit::Outcome::Findings.into())
+    };
+    match cmd {
+        WatchCommand::Run => {
+            let quiet = s.quiet;
+            w::run(&s.workspace, |status| {
+                if !quiet {
+                    write_out(&status.human(root));
+                }
+            })
+            .map_err(|e| WorkspaceError::Usage(e.to_string()))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        WatchCommand::Start => {
+            if let Some(status) = w::status(root) {
+                if !s.quiet {
+                    write_out(&format!("already {}", status.human(root)));
+                }
+                return Ok(ExitCode::SUCCESS);
+            }
+            let config = global.config.as_ref().map(|c| {
+                std::env::current_dir()
+                    .map(|d| d.join(c))
+                    .unwrap_or(c.clone())
+            });
+            let status = w::start(root, config.as_deref())
+                .map_err(|e| WorkspaceError::Usage(e.to_string()))?;
+            if !s.quiet {
+                write_out(&status.human(root));
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        WatchCommand::Stop => match w::stop(root) {
+            Some(pid) => {
+                if !s.quiet {
+                    write_out(&format!(
+                        "stopped the watcher of {} (pid {pid})\n",
+                        root.display()
+                    ));
+                }
+                Ok(ExitCode::SUCCESS)
+            }
+            None => not_running(),
+        },
+        WatchCommand::Status => match w::status(root) {
+            Some(status) => {
+                write_out(&status.human(root));
+                Ok(ExitCode::SUCCESS)
+            }
+            None => not_running(),
+        },
+    }
+}

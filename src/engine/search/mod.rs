@@ -1,0 +1,495 @@
+//! `memlint search` (SPEC §7): recall with BM25 over title (weighted up),
+//! description, tags and body, served from an inverted index kept in
+//! `.memlint/search` beside the record table.
+//!
+//! Tokens ([`tokenize`]): text outside CJK runs is split into Unicode words
+//! (UAX #29), lowercased, and a word joined by punctuation (`replaced_by`,
+//! `Cargo.toml`) also yields its parts; runs of Han, Hiragana, Katakana and
+//! Hangul become overlapping character bigrams (a one-character run is
+//! itself), so Japanese and Chinese text, spaced or not, is found without a
+//! dictionary.
+//!
+//! Freshness: the index stores every record's path, stat data and content
+//! hash. A query stats every record (in parallel) and answers from the stored
+//! postings only when all of them match; otherwise the record table and the
+//! search index are refreshed together and only the records that changed are
+//! read and tokenized again. Like the record table, a record modified within
+//! [`index::RACY_NS`] of the scan that indexed it is verified by content.
+//! A missing, damaged or older index is rebuilt silently.
+
+mod refresh;
+
+use crate::engine::workspace::Workspace;
+use crate::model::kind::{stem, Kind};
+use crate::store::index;
+use crate::store::search::*;
+use crate::syntax::fields::{fields, Fields};
+use crate::syntax::tokens::{query_terms, tokenize};
+use rayon::prelude::*;
+use refresh::*;
+pub use refresh::{
+    refresh, refresh_keeping, stored_context, stored_context_unchecked, Refreshed, StoredContext,
+};
+use std::borrow::Cow;
+use std::ops::Range;
+
+/// BM25 parameters.
+const K1: f64 = 1.2;
+const B: f64 = 0.75;
+
+/// Longest snippet, in characters.
+const SNIPPET_CHARS: usize = 160;
+
+// ---------------------------------------------------------------------------
+// Queries
+
+/// A search request.
+#[derive(Debug, Clone)]
+pub struct Query {
+    /// The query as typed.
+    pub text: String,
+    /// Only records of this kind.
+    pub kind: Option<Kind>,
+    /// At most this many hits.
+    pub limit: usize,
+    /// Include replaced records.
+    pub all: bool,
+}
+
+/// One result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    /// Root-relative path.
+    pub path: String,
+    /// Its kind.
+    pub kind: Kind,
+    /// The file stem for kinds named by a slug.
+    pub slug: Option<String>,
+    /// `title`, when it has one.
+    pub title: Option<String>,
+    /// `status`, when it has one.
+    pub status: Option<String>,
+    /// BM25 score.
+    pub score: f64,
+    /// One line of the record with a match (or its first line of text).
+    pub snippet: String,
+    /// Byte ranges of the matched tokens in `snippet`.
+    pub marks: Vec<Range<usize>>,
+}
+
+/// Answers `query` from a fresh index, refreshing it first when any record
+/// changed.
+pub fn search(ws: &Workspace, query: &Query, opts: &index::Options) -> Vec<Hit> {
+    // Before anything is read, so that any later change shows.
+    let watch = crate::io::watch::stamp(ws);
+    let (listing, old) = match fresh_stored(ws, Want::Terms, watch) {
+        Stored::Fresh(loaded, listed, settled) => {
+            if let Some(hits) = answer(ws, &loaded, query) {
+                // Stamped with the listing now stored (and the watcher's
+                // token), the next search need not list or stat the files.
+                restamp(
+                    ws,
+                    loaded.sum,
+                    stamps(&loaded, listed.as_ref(), settled, watch),
+                );
+                return hits;
+            }
+            // A posting list failed its checksum: build anew.
+            (listed.unwrap_or_else(|| index::listing(ws)), None)
+        }
+        Stored::Stale(listing, old) => (listing, old),
+    };
+    let table = index::refresh(ws, &listing.files, opts);
+    let keep = crate::engine::context::settings::stored_keep(&ws.config.context);
+    let context = context_block(ws, &table.reports, keep);
+    let known = table.fingerprints;
+    drop(table.reports);
+    let (bytes, _) = rebuild(ws, &listing, old.as_ref(), &known, &context, watch);
+    save(ws, &bytes);
+    let loaded = decode(bytes).expect("a freshly encoded index decodes");
+    answer(ws, &loaded, query).expect("a freshly built index is intact")
+}
+
+/// The ranked hits, or `None` when a posting list read is damaged.
+fn answer(ws: &Workspace, loaded: &Loaded, query: &Query) -> Option<Vec<Hit>> {
+    let terms = query_terms(&query.text);
+    let n = loaded.docs.len() as f64;
+    if terms.is_empty() || loaded.docs.is_empty() {
+        return Some(Vec::new());
+    }
+    let avg = loaded.docs.iter().map(|d| f64::from(d.len)).sum::<f64>() / n;
+    let avg = avg.max(1.0);
+    // Scores by document, and the documents scored (every term adds a
+    // positive amount: idf > 0 and tf ≥ 1).
+    let mut scores: Vec<f64> = vec![0.0; loaded.docs.len()];
+    let mut scored: Vec<u32> = Vec::new();
+    for term in &terms {
+        let Some(postings) = loaded.matches(term)? else {
+            continue;
+        };
+        let df = postings.len() as f64;
+        let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
+        for (doc, tf) in postings {
+            let d = &loaded.docs[doc as usize];
+            if query.kind.is_some_and(|k| k != d.kind) || (!query.all && d.replaced) {
+                continue;
+            }
+            let tf = f64::from(tf);
+            let norm = K1 * (1.0 - B + B * f64::from(d.len) / avg);
+            let score = &mut scores[doc as usize];
+            if *score == 0.0 {
+                scored.push(doc);
+            }
+            *score += idf * tf * (K1 + 1.0) / (tf + norm);
+        }
+    }
+    let mut ranked: Vec<(u32, f64)> = scored
+        .into_iter()
+        .map(|d| (d, scores[d as usize]))
+        .collect();
+    let order = |a: &(u32, f64), b: &(u32, f64)| {
+        b.1.total_cmp(&a.1)
+            .then_with(|| loaded.path(a.0 as usize).cmp(loaded.path(b.0 as usize)))
+    };
+    // Only the best `limit` are put in order: a common word may score
+    // most of the records.
+    if ranked.len() > query.limit {
+        if let Some(last) = query.limit.checked_sub(1) {
+            ranked.select_nth_unstable_by(last, order);
+        }
+        ranked.truncate(query.limit);
+    }
+    ranked.sort_unstable_by(order);
+    let hits = ranked
+        .into_par_iter()
+        .map(|(doc, score)| {
+            let path = loaded.path(doc as usize);
+            let kind = loaded.docs[doc as usize].kind;
+            let shown = shown(ws, path, kind, &terms);
+            Hit {
+                path: path.to_string(),
+                kind,
+                slug: kind.has_slug().then(|| stem(path).to_string()),
+                title: shown.title,
+                status: shown.status,
+                score: (score * 10_000.0).round() / 10_000.0,
+                snippet: shown.snippet,
+                marks: shown.marks,
+            }
+        })
+        .collect();
+    Some(hits)
+}
+
+/// What a result shows of its record, read from the file.
+struct Shown {
+    title: Option<String>,
+    status: Option<String>,
+    snippet: String,
+    marks: Vec<Range<usize>>,
+}
+
+fn shown(ws: &Workspace, path: &str, kind: Kind, terms: &[String]) -> Shown {
+    let bytes = crate::io::fs::read_regular(&ws.root.join(path)).unwrap_or_default();
+    let text = String::from_utf8_lossy(&bytes);
+    let f = fields(&text, kind);
+    // Secrets are masked before a line is chosen and cut, so that no
+    // part of one is shown (a private key's lines between its `BEGIN` and
+    // `END` lines hold the key material).
+    let mask = |v: Option<Cow<str>>| {
+        v.map(|v| Cow::Owned(crate::syntax::sanitize::secrets(&v).into_owned()))
+    };
+    let body = crate::syntax::sanitize::secrets(f.body);
+    let f = Fields {
+        title: mask(f.title),
+        description: mask(f.description),
+        body: &body,
+        ..f
+    };
+    let (snippet, marks) = snippet(&f, terms);
+    Shown {
+        title: f.title.map(Cow::into_owned),
+        status: f.status,
+        snippet,
+        marks,
+    }
+}
+
+/// The line of the description or body that matches the most query terms
+/// (the first of equals; the first line of text when none matches, the
+/// title when there is none), cut to
+/// [`SNIPPET_CHARS`] around its first match.
+fn snippet(f: &Fields, terms: &[String]) -> (String, Vec<Range<usize>>) {
+    let mut candidates: Vec<&str> = Vec::new();
+    if let Some(desc) = &f.description {
+        candidates.push(desc);
+    }
+    candidates.extend(f.body.lines());
+    let mut best: Option<(usize, &str, Vec<Range<usize>>)> = None;
+    for line in candidates {
+        let line = line.trim();
+        // Headings say little on their own.
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let mut marks = Vec::new();
+        let mut seen: Vec<&str> = Vec::new();
+        tokenize(line, |t, r| {
+            if let Some(q) = terms.iter().find(|q| **q == *t) {
+                if !seen.contains(&q.as_str()) {
+                    seen.push(q);
+                }
+                marks.push(r);
+            }
+        });
+        let better = match &best {
+            None => true,
+            Some((n, _, _)) => seen.len() > *n,
+        };
+        if better {
+            best = Some((seen.len(), line, marks));
+        }
+    }
+    let (line, marks) = match best {
+        Some((n, line, marks)) if n > 0 => (line.to_string(), marks),
+        Some((_, line, _)) => (line.to_string(), Vec::new()),
+        None => (
+            f.title.as_deref().unwrap_or_default().to_string(),
+            Vec::new(),
+        ),
+    };
+    cut(&line, marks)
+}
+
+/// `line` cut to at most [`SNIPPET_CHARS`] characters around its first mark
+/// (with `…` where cut), the marks moved along.
+fn cut(line: &str, marks: Vec<Range<usize>>) -> (String, Vec<Range<usize>>) {
+    if line.chars().count() <= SNIPPET_CHARS {
+        return (line.to_string(), marks);
+    }
+    let first = marks.first().map_or(0, |m| m.start);
+    // Start a third of the window before the first match, on a char boundary.
+    let before: Vec<usize> = line[..first].char_indices().map(|(i, _)| i).collect();
+    let start = before
+        .len()
+        .checked_sub(SNIPPET_CHARS / 3)
+        .map_or(0, |k| before[k]);
+    let end = line[start..]
+        .char_indices()
+        .nth(SNIPPET_CHARS - 2)
+        .map_or(line.len(), |(i, _)| start + i);
+    let mut out = String::new();
+    let shift = if start > 0 {
+        out.push('…');
+        '…'.len_utf8()
+    } else {
+        0
+    };
+    out.push_str(&line[start..end]);
+    if end < line.len() {
+        out.push('…');
+    }
+    let marks = marks
+        .into_iter()
+        .filter(|m| m.start >= start && m.end <= end)
+        .map(|m| m.start - start + shift..m.end - start + shift)
+        .collect();
+    (out, marks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::index::Stat;
+
+    #[test]
+    fn snippets_are_cut_on_char_boundaries() {
+        let line = "語".repeat(300) + "検索" + &"語".repeat(300);
+        let at = line.find("検索").unwrap();
+        let mark = at..at + "検索".len();
+        let (s, marks) = cut(&line, vec![mark]);
+        assert!(s.chars().count() <= SNIPPET_CHARS + 2);
+        assert_eq!(&s[marks[0].clone()], "検索");
+    }
+
+    fn doc(path: &str, mtime: i64) -> Doc {
+        Doc {
+            path: path.into(),
+            kind: Kind::Decision,
+            replaced: mtime % 2 == 0,
+            stat: Stat {
+                size: 10,
+                mtime,
+                ctime: mtime - 5,
+                ino: 1_000_000 - mtime as u64,
+            },
+            hash: 7,
+            len: 3,
+        }
+    }
+
+    #[test]
+    fn the_index_round_trips_and_rejects_damage() {
+        let docs = vec![
+            doc("memory/decisions/a.md", 9),
+            doc("memory/decisions/ab.md", 4),
+            doc("memory/decisions/b.md", 11),
+        ];
+        let terms = vec![
+            ("gix".to_string(), vec![(0, 3), (2, 1)]),
+            ("検索".to_string(), vec![(1, 2)]),
+            ("検証".to_string(), vec![(0, 1), (1, 1), (2, 5)]),
+        ];
+        let bytes = encode(42, Some(7), Some(9), &docs, &terms, b"material");
+        let loaded = decode(bytes.clone()).expect("decodes");
+        assert_eq!(loaded.scanned_at, 42);
+        assert_eq!(loaded.listing, Some(7));
+        assert_eq!(loaded.context, b"material");
+        for (i, d) in docs.iter().enumerate() {
+            assert_eq!(loaded.path(i), d.path);
+            assert_eq!(loaded.docs[i].stat, d.stat);
+            assert_eq!(loaded.docs[i].replaced, d.replaced);
+        }
+        for (term, postings) in &terms {
+            let i = loaded.term(term).expect("term");
+            assert_eq!(loaded.postings(i).as_ref(), Some(postings));
+        }
+        assert!(loaded.term("gi").is_none());
+        assert!(decode(Vec::new()).is_none());
+        assert!(decode(bytes[..bytes.len() / 2].to_vec()).is_none());
+        let mut flipped = bytes.clone();
+        let last = flipped.len() - 1;
+        flipped[last] ^= 1;
+        // A damaged posting list is refused when it is read.
+        let damaged = decode(flipped).expect("the head is intact");
+        assert!(damaged.postings(damaged.term("検証").unwrap()).is_none());
+        let mut head = bytes;
+        head[PREFIX + 3] ^= 0x40;
+        assert!(decode(head).is_none());
+    }
+
+    #[test]
+    fn a_rebuild_trusts_the_record_table_for_files_whose_stat_changed() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("knowledge")).expect("mkdir");
+        let rel = "knowledge/wal-notes.md";
+        let write = |body: &str| {
+            let text = format!("---\ntitle: Notes\n---\n{body}\n");
+            std::fs::write(root.join(rel), text).expect("write");
+        };
+        write("the alpaca word");
+        let ws = Workspace::load(Some(root), None).expect("workspace");
+        let opts = index::Options {
+            force: false,
+            progress: false,
+        };
+        let _ = refresh(&ws, &index::listing(&ws), &opts, None);
+        let old = load(&file(&ws)).expect("stored");
+        let hash = old.docs[0].hash;
+        // Different bytes and stat data; the table is made to vouch for the
+        // old hash at the new stat data, so the file must not be read.
+        write("the zebra word, longer now");
+        let listing = index::listing(&ws);
+        let at = listing.files.iter().position(|f| f == rel).expect("listed");
+        let stat = Stat::many(&ws.root, &[rel])[0].expect("stat");
+        let mut of = vec![None; listing.files.len()];
+        of[at] = Some((stat, hash));
+        let terms = |known: &index::Fingerprints| {
+            let (bytes, done) = rebuild(&ws, &listing, Some(&old), known, &[], None);
+            let loaded = decode(bytes).expect("decodes");
+            let has = |t: &str| loaded.term(t).is_some();
+            (
+                done.tokenized,
+                has("alpaca"),
+                has("zebra"),
+                loaded.docs[0].stat,
+            )
+        };
+        let vouched = index::Fingerprints {
+            scanned_at: i64::MAX,
+            of: of.clone(),
+        };
+        assert_eq!(terms(&vouched), (0, true, false, stat));
+        // Stat data too recent for the table's scan, another hash, or no
+        // fingerprint: read and tokenized again.
+        let recent = index::Fingerprints {
+            scanned_at: stat.mtime,
+            of,
+        };
+        assert_eq!(terms(&recent), (1, false, true, stat));
+        let mut other = vec![None; listing.files.len()];
+        other[at] = Some((stat, hash ^ 1));
+        let other = index::Fingerprints {
+            scanned_at: i64::MAX,
+            of: other,
+        };
+        assert_eq!(terms(&other), (1, false, true, stat));
+        assert_eq!(
+            terms(&index::Fingerprints::default()),
+            (1, false, true, stat)
+        );
+    }
+
+    #[test]
+    fn documents_span_blocks_each_checked_as_decoded() {
+        let docs: Vec<Doc> = (0..DOC_BLOCK * 2 + 100)
+            .map(|i| doc(&format!("memory/decisions/d{i:06}.md"), i as i64 + 1))
+            .collect();
+        let last = (docs.len() - 1) as u32;
+        let terms = vec![("x".to_string(), vec![(0, 1), (last, 2)])];
+        let bytes = encode(5, None, None, &docs, &terms, &[]);
+        let loaded = decode(bytes.clone()).expect("decodes");
+        assert_eq!(loaded.docs.len(), docs.len());
+        for (i, d) in docs.iter().enumerate() {
+            assert_eq!(loaded.path(i), d.path);
+            assert_eq!(loaded.docs[i].stat, d.stat);
+        }
+        let x = loaded.term("x").expect("term");
+        assert_eq!(loaded.postings(x), Some(terms[0].1.clone()));
+
+        // Every block is checked, with the stored scan time; one failing
+        // block fails the whole.
+        let head_len = read_u64(&bytes[12..20]) as usize;
+        let head = &bytes[PREFIX..PREFIX + head_len];
+        let seen = std::sync::atomic::AtomicUsize::new(0);
+        let count = |b: &DocBlock, scanned_at: i64| {
+            assert_eq!(scanned_at, 5);
+            seen.fetch_add(b.docs.len(), std::sync::atomic::Ordering::Relaxed);
+            true
+        };
+        let blob = || Blob::Mem(Vec::new(), 0);
+        let (_, passed) = decode_head(head, 0, blob(), &count, Want::Terms, None).expect("decodes");
+        assert!(passed);
+        assert_eq!(seen.into_inner(), docs.len());
+        let changed = format!("memory/decisions/d{:06}.md", DOC_BLOCK * 2 + 7);
+        let one_changed = |b: &DocBlock, _: i64| (0..b.docs.len()).all(|i| b.path(i) != changed);
+        let (_, passed) =
+            decode_head(head, 0, blob(), &one_changed, Want::Documents, None).expect("decodes");
+        assert!(!passed);
+
+        // Sorted within each block but not across two: refused.
+        let mut swapped = docs.clone();
+        swapped.swap(DOC_BLOCK - 1, DOC_BLOCK);
+        assert!(decode(encode(5, None, None, &swapped, &terms, &[])).is_none());
+    }
+
+    #[test]
+    fn the_smallest_documents_pass_the_count_guard() {
+        // Paths that mostly differ from the last in their last byte, and
+        // nothing else stored: about the fewest bytes real documents take.
+        let docs: Vec<Doc> = (0..DOC_BLOCK + 5)
+            .map(|i| Doc {
+                path: format!("{i:04}"),
+                kind: Kind::Decision,
+                replaced: false,
+                stat: Stat::default(),
+                hash: 0,
+                len: 0,
+            })
+            .collect();
+        let loaded = decode(encode(0, None, None, &docs, &[], &[])).expect("decodes");
+        assert_eq!(loaded.docs.len(), docs.len());
+        assert_eq!(loaded.path(DOC_BLOCK + 4), format!("{:04}", DOC_BLOCK + 4));
+    }
+}

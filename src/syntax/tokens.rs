@@ -1,0 +1,344 @@
+//! Search tokens (SPEC §7): text outside CJK runs is split into Unicode
+//! words (UAX #29), lowercased, and a word joined by punctuation
+//! (`replaced_by`, `Cargo.toml`) also yields its parts; runs of Han,
+//! Hiragana, Katakana and Hangul become overlapping character bigrams (a
+//! one-character run is itself), so Japanese and Chinese text, spaced or
+//! not, is found without a dictionary. Pure text: the index and the query
+//! both tokenize through here.
+
+use std::borrow::Cow;
+use std::ops::Range;
+use unicode_segmentation::UnicodeSegmentation;
+
+/// Whether `c` belongs to a Han, Hiragana, Katakana or Hangul run.
+pub fn in_cjk_run(c: char) -> bool {
+    matches!(c as u32,
+        0x1100..=0x11FF          // Hangul Jamo
+        | 0x3130..=0x318F        // Hangul Compatibility Jamo
+        | 0xA960..=0xA97F        // Hangul Jamo Extended-A
+        | 0xAC00..=0xD7AF        // Hangul Syllables
+        | 0xD7B0..=0xD7FF        // Hangul Jamo Extended-B
+        | 0x3040..=0x309F        // Hiragana
+        | 0x30A0..=0x30FF        // Katakana (with the prolonged sound mark)
+        | 0x31F0..=0x31FF        // Katakana Phonetic Extensions
+        | 0xFF66..=0xFF9F        // Halfwidth Katakana
+        | 0x3005 | 0x3007 | 0x303B // 々 〇 〻
+        | 0x2E80..=0x2FDF        // CJK Radicals, Kangxi Radicals
+        | 0x3400..=0x4DBF        // CJK Extension A
+        | 0x4E00..=0x9FFF        // CJK Unified Ideographs
+        | 0xF900..=0xFAFF        // CJK Compatibility Ideographs
+        | 0x20000..=0x323AF // CJK Extensions B–H and compatibility supplement
+    )
+}
+
+/// Calls `emit` with every token of `text` and the byte range it came from.
+pub fn tokenize(text: &str, mut emit: impl FnMut(Cow<'_, str>, Range<usize>)) {
+    let mut start = 0;
+    while start < text.len() {
+        let rest = &text[start..];
+        let cjk = rest.chars().next().is_some_and(in_cjk_run);
+        let len = rest
+            .char_indices()
+            .find(|(_, c)| in_cjk_run(*c) != cjk)
+            .map_or(rest.len(), |(i, _)| i);
+        let run = &rest[..len];
+        if cjk {
+            bigrams(run, start, &mut emit);
+        } else {
+            words(run, start, &mut emit);
+        }
+        start += len;
+    }
+}
+
+fn bigrams(run: &str, base: usize, emit: &mut impl FnMut(Cow<'_, str>, Range<usize>)) {
+    let bounds: Vec<usize> = run
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(run.len()))
+        .collect();
+    if bounds.len() == 2 {
+        emit(Cow::Borrowed(run), base..base + run.len());
+        return;
+    }
+    for w in bounds.windows(3) {
+        emit(Cow::Borrowed(&run[w[0]..w[2]]), base + w[0]..base + w[2]);
+    }
+}
+
+fn words(run: &str, base: usize, emit: &mut impl FnMut(Cow<'_, str>, Range<usize>)) {
+    word_indices(run, |at, word| word_and_parts(word, base + at, emit));
+}
+
+/// The words of `text` and their offsets, as `unicode_word_indices` finds
+/// them. The text is cut at each lone ASCII white space between ASCII
+/// characters (or an end): the word rules always break on both sides of
+/// it there, and none looks across it. Pieces in ASCII then take
+/// [`AsciiWords`]; the others, the general segmenter.
+fn word_indices<'t>(text: &'t str, mut f: impl FnMut(usize, &'t str)) {
+    let b = text.as_bytes();
+    let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C);
+    // Only a lone white space between ASCII characters that are not white
+    // space. A mark after spaces joins them into one segment (an
+    // alphabetic mark makes a word of it), so a space followed by a space
+    // or by anything past ASCII is never cut. Before the space, UAX #29
+    // also joins a space to spaces and marks before it; unicode-
+    // segmentation does not, but a cut there would differ from the rules.
+    let solid = |c: Option<&u8>| c.is_none_or(|c| c.is_ascii() && !space(*c));
+    let cut =
+        |i: usize| space(b[i]) && solid(i.checked_sub(1).map(|j| &b[j])) && solid(b.get(i + 1));
+    let mut from = 0;
+    while from < b.len() {
+        let mut to = from;
+        while to < b.len() && !cut(to) {
+            to += 1;
+        }
+        let piece = &text[from..to];
+        if piece.is_ascii() {
+            AsciiWords::new(piece).for_each(|(at, w)| f(from + at, w));
+        } else {
+            piece
+                .unicode_word_indices()
+                .for_each(|(at, w)| f(from + at, w));
+        }
+        from = to + 1;
+    }
+}
+
+/// The words of ASCII text exactly as `unicode_word_indices` finds them
+/// (Unicode's word boundary rules, UAX #29, restricted to ASCII), without
+/// looking up every character's class in a large table, which was nearly
+/// half of a cold index build. In ASCII: letters, digits and
+/// `_` join into one word; `:`, `.` and `'` join letters on both sides
+/// (`e.g`, `don't`); `.`, `'`, `,` and `;` join digits on both sides
+/// (`3.14`, `1,000`). A segment without a letter or digit is no word.
+struct AsciiWords<'a> {
+    text: &'a str,
+    at: usize,
+}
+
+impl<'a> AsciiWords<'a> {
+    fn new(text: &'a str) -> Self {
+        debug_assert!(text.is_ascii());
+        AsciiWords { text, at: 0 }
+    }
+}
+
+impl<'a> Iterator for AsciiWords<'a> {
+    type Item = (usize, &'a str);
+
+    fn next(&mut self) -> Option<(usize, &'a str)> {
+        let b = self.text.as_bytes();
+        let letter = |i: usize| b.get(i).is_some_and(u8::is_ascii_alphabetic);
+        let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
+        let joined = |i: usize| {
+            b.get(i)
+                .is_some_and(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        };
+        loop {
+            // Skip to a letter, digit or `_`: anything else is a segment of
+            // its own, or part of a run of spaces, and holds no word.
+            while self.at < b.len() && !joined(self.at) {
+                self.at += 1;
+            }
+            if self.at >= b.len() {
+                return None;
+            }
+            let start = self.at;
+            let mut i = start;
+            loop {
+                while joined(i) {
+                    i += 1;
+                }
+                // `i` is past the run; a middle character joins it to the
+                // next when letters or digits stand on both sides.
+                let mid = b.get(i).copied();
+                let joins_letters =
+                    matches!(mid, Some(b':' | b'.' | b'\'')) && letter(i - 1) && letter(i + 1);
+                let joins_digits =
+                    matches!(mid, Some(b'.' | b'\'' | b',' | b';')) && digit(i - 1) && digit(i + 1);
+                if joins_letters || joins_digits {
+                    i += 1;
+                } else {
+                    break;
+                }
+            }
+            self.at = i;
+            let word = &self.text[start..i];
+            if word.bytes().any(|c| c.is_ascii_alphanumeric()) {
+                return Some((start, word));
+            }
+        }
+    }
+}
+
+/// Emits a word, and the alphanumeric parts of a word joined by
+/// punctuation.
+fn word_and_parts(word: &str, start: usize, emit: &mut impl FnMut(Cow<'_, str>, Range<usize>)) {
+    emit(lower(word), start..start + word.len());
+    // A word joined by punctuation (`replaced_by`, `Cargo.toml`,
+    // `don't`) also yields its alphanumeric parts.
+    if word.chars().any(|c| !c.is_alphanumeric()) {
+        let mut from = 0;
+        for (i, c) in word
+            .char_indices()
+            .chain(std::iter::once((word.len(), ' ')))
+        {
+            if !c.is_alphanumeric() || i == word.len() {
+                if i > from {
+                    let part = &word[from..i];
+                    emit(lower(part), start + from..start + i);
+                }
+                from = i + c.len_utf8();
+            }
+        }
+    }
+}
+
+fn lower(word: &str) -> Cow<'_, str> {
+    if word.bytes().any(|b| b.is_ascii_uppercase()) || !word.is_ascii() {
+        let low = word.to_lowercase();
+        if low == word {
+            Cow::Borrowed(word)
+        } else {
+            Cow::Owned(low)
+        }
+    } else {
+        Cow::Borrowed(word)
+    }
+}
+
+/// The distinct tokens of a query, in order of first appearance.
+pub fn query_terms(query: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    tokenize(query, |t, _| {
+        if !out.iter().any(|o| *o == *t) {
+            out.push(t.into_owned());
+        }
+    });
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The words the general segmenter finds in `text`.
+    fn unicode_words(text: &str) -> Vec<(usize, &str)> {
+        text.unicode_word_indices().collect()
+    }
+
+    #[test]
+    fn ascii_words_are_the_unicode_words() {
+        // Every class of character the word rules tell apart in ASCII
+        // (letters, digits, `_`, the middle characters of letters, of
+        // numbers and of both, `'`, `"`, space, line feed, carriage
+        // return, form feed, and others), four at a time.
+        let pieces = [
+            "a", "Z", "1", "_", ".", ":", "'", ",", ";", " ", "\n", "\r", "\u{c}", "-", "\"", "\t",
+        ];
+        for t in crate::syntax::text::every_text_of(&pieces, 4) {
+            let fast: Vec<(usize, &str)> = AsciiWords::new(&t).collect();
+            assert_eq!(fast, unicode_words(&t), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn words_of_mixed_texts_are_the_unicode_words() {
+        // Where a space may be cut, and where not: between ASCII, and
+        // before marks that join the spaces before them (a combining
+        // accent, a zero-width joiner, and an alphabetic mark, which makes
+        // a word of those spaces: `a  \u{345}` is `a` and `  \u{345}`).
+        let pieces = [
+            "a", "1", ".", "'", " ", "\n", "\t", "é", "\u{301}", "\u{345}", "\u{200D}", "。", "日",
+            "_", ":",
+        ];
+        for t in crate::syntax::text::every_text_of(&pieces, 4) {
+            let mut got = Vec::new();
+            word_indices(&t, |at, w| got.push((at, w)));
+            assert_eq!(got, unicode_words(&t), "{t:?}");
+        }
+    }
+
+    #[test]
+    fn ascii_words_of_longer_texts_are_the_unicode_words() {
+        // Longer runs: words joined several times over, numbers with
+        // separators, identifiers, prose.
+        let texts = [
+            "Use e.g. the v1.2.3 loader; don't re-read 1,000,000 rows: a:b:c 3.14.15",
+            "replaced_by: __init__ foo_bar-baz Cargo.toml x.y.z. ..a.. 1.a a.1 1:2 a;b",
+            "'quoted' \"dq\" it's 'tis rock'n'roll 12'34 12''34 a''b _1_ 1_a_2",
+        ];
+        for t in texts {
+            let fast: Vec<(usize, &str)> = AsciiWords::new(t).collect();
+            assert_eq!(fast, unicode_words(t), "{t:?}");
+        }
+        let mut n = 0u64;
+        let mut next = || {
+            n = n
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (n >> 33) as usize
+        };
+        let alphabet = b"aaabZ0019_.:',; \n-\"";
+        for _ in 0..2000 {
+            let len = next() % 40;
+            let t: String = (0..len)
+                .map(|_| char::from(alphabet[next() % alphabet.len()]))
+                .collect();
+            let fast: Vec<(usize, &str)> = AsciiWords::new(&t).collect();
+            assert_eq!(fast, unicode_words(&t), "{t:?}");
+        }
+    }
+
+    fn toks(s: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        tokenize(s, |t, _| out.push(t.into_owned()));
+        out
+    }
+
+    #[test]
+    fn latin_words_are_lowercased_and_split_at_punctuation() {
+        assert_eq!(
+            toks("Use gix for replaced_by, see Cargo.toml"),
+            [
+                "use",
+                "gix",
+                "for",
+                "replaced_by",
+                "replaced",
+                "by",
+                "see",
+                "cargo.toml",
+                "cargo",
+                "toml"
+            ]
+        );
+    }
+
+    #[test]
+    fn cjk_runs_become_bigrams() {
+        assert_eq!(
+            toks("日本語の検索"),
+            ["日本", "本語", "語の", "の検", "検索"]
+        );
+        assert_eq!(
+            toks("按二元组切分"),
+            ["按二", "二元", "元组", "组切", "切分"]
+        );
+        assert_eq!(toks("の"), ["の"]);
+        assert_eq!(
+            toks("config loader の動作"),
+            ["config", "loader", "の動", "動作"]
+        );
+        assert_eq!(toks("한국어"), ["한국", "국어"]);
+    }
+
+    #[test]
+    fn token_ranges_point_into_the_text() {
+        let text = "Das ÄRGER 検索 x";
+        tokenize(text, |t, r| {
+            assert_eq!(text[r].to_lowercase(), t.as_ref());
+        });
+    }
+}
