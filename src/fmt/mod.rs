@@ -9,14 +9,13 @@
 //! parsed again and compared with the input (meaning, comments); on any
 //! difference the file is left as it is, so a bug here costs a note, never data.
 
-use crate::engine::fix::{splice, Edit};
 use crate::model::kind::{FieldType, Kind};
+use crate::syntax::edit::{splice, Edit};
 use crate::syntax::frontmatter::{self, Split};
+use crate::syntax::quoting::needs_quotes;
 use crate::syntax::yaml::{self, Node, Resolved, Style, Value};
-use regex::Regex;
 use std::borrow::Cow;
 use std::ops::Range;
-use std::sync::LazyLock;
 
 /// What formatting one record gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -740,60 +739,6 @@ fn quote_plain(text: &str, node: &Node) -> Option<String> {
         return None;
     }
     Some(format!("'{}'", s.text.replace('\'', "''")))
-}
-
-/// True when a plain scalar with this text is read as anything but that
-/// string by a YAML 1.2 core-schema reader or a YAML 1.1 reader (booleans
-/// such as `yes`/`on`, dates, `1_000`, `0b1`, `1:30`, `.5`, …). Nulls stay
-/// as written: quoting them would turn "no value" into a word.
-pub fn needs_quotes(t: &str) -> bool {
-    if t.is_empty() {
-        return false;
-    }
-    match yaml::resolve_plain(t) {
-        Resolved::Null => false,
-        Resolved::Str => yaml11_non_string(t),
-        Resolved::Bool(_) | Resolved::Int | Resolved::Float => true,
-    }
-}
-
-static YAML11: LazyLock<Regex> = LazyLock::new(|| {
-    let pattern = [
-        // bool
-        r"y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF",
-        // int: binary, octal, decimal, hex, sexagesimal
-        r"[-+]?0b[0-1_]+",
-        r"[-+]?0[0-7_]+",
-        r"[-+]?(?:0|[1-9][0-9_]*)",
-        r"[-+]?0x[0-9a-fA-F_]+",
-        r"[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+",
-        // float (PyYAML's and SnakeYAML's readings of YAML 1.1)
-        r"[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+]?[0-9]+)?",
-        r"[-+]?\.[0-9][0-9_]*(?:[eE][-+]?[0-9]+)?",
-        r"[-+]?[0-9][0-9_]*(?:[eE][-+]?[0-9]+)",
-        r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*",
-        r"[-+]?\.(?:inf|Inf|INF)",
-        r"\.(?:nan|NaN|NAN)",
-        // timestamp
-        r"[0-9]{4}-[0-9]{2}-[0-9]{2}",
-        r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?",
-        // value and merge keys
-        r"=|<<",
-        // null
-        r"~|null|Null|NULL",
-    ]
-    .join("|");
-    #[allow(clippy::expect_used)]
-    Regex::new(&format!("^(?:{pattern})$")).expect("the YAML 1.1 pattern is valid")
-});
-
-fn yaml11_non_string(t: &str) -> bool {
-    // Every YAML 1.1 non-string starts with one of these and is short.
-    let first = t.as_bytes()[0];
-    if !(first.is_ascii_digit() || b"+-.yYnNtTfFoO=<~".contains(&first)) || t.len() > 64 {
-        return false;
-    }
-    YAML11.is_match(t)
 }
 
 /// What a YAML tree means, independent of spans, layout and key order.

@@ -3,8 +3,12 @@
 //! trailers and the sanitizer of printed text. Imports only `model`; no file
 //! system, environment, git or terminal.
 
+pub mod dates;
+pub mod edit;
 pub mod frontmatter;
+pub mod quoting;
 pub mod sanitize;
+pub mod secrets;
 pub mod session;
 pub mod text;
 pub mod yaml;

@@ -17,7 +17,7 @@
 //! - [`terminal`] is the last edge: everything written to standard output
 //!   or standard error goes through it, whatever a call site forgot.
 
-use crate::lint::rules::secrets;
+use crate::syntax::secrets;
 use std::borrow::Cow;
 
 /// What replaces the hidden part of a credential.

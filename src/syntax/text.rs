@@ -52,7 +52,7 @@ static HINT_WORDS: std::sync::LazyLock<regex::bytes::Regex> = std::sync::LazyLoc
 /// `date/relative`'s Japanese and Chinese words, then the Kelvin sign and
 /// the long s (none of which overlaps a word).
 static WIDE_WORDS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    let mut words = crate::lint::rules::date::CJK_WORDS.to_vec();
+    let mut words = crate::syntax::dates::CJK_WORDS.to_vec();
     words.extend(["\u{212A}", "\u{17F}"]);
     regex::Regex::new(&words.join("|")).expect("valid regex")
 });
@@ -249,6 +249,21 @@ pub(crate) fn every_text_of(pieces: &[&str], n: u32) -> Vec<String> {
     texts
 }
 
+/// The relative date expressions in `text`, as byte ranges.
+pub fn find_relative(text: &str) -> Vec<std::ops::Range<usize>> {
+    let words = HintWords::of(text);
+    let mut out = words.cjk_dates;
+    if !words.dates.is_empty() {
+        out.extend(
+            crate::syntax::dates::ENGLISH
+                .find_iter(text)
+                .map(|m| m.range()),
+        );
+    }
+    out.sort_by_key(|r| r.start);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -354,7 +369,7 @@ mod tests {
     #[test]
     fn wide_hint_words_are_what_a_search_for_each_finds() {
         let cjk =
-            regex::Regex::new(&crate::lint::rules::date::CJK_WORDS.join("|")).expect("valid regex");
+            regex::Regex::new(&crate::syntax::dates::CJK_WORDS.join("|")).expect("valid regex");
         let pieces = [
             "一", "昨日", "明", "後日", "今年", "上个", "月", "\u{212A}", "\u{17F}", "k", "日本",
         ];

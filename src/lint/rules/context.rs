@@ -1,7 +1,7 @@
 //! `context/block-date`: each `CONTEXT.md` block heading starts with an
 //! absolute date, so stale context is recognisable.
 
-use super::Sink;
+use crate::lint::sink::Sink;
 use crate::model::kind::is_date;
 use crate::model::rule::Rule;
 

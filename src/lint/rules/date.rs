@@ -1,72 +1,10 @@
 //! `date/*`: memory outlives the day it was written, so dates are absolute.
 
-use super::{ProblemRule, Record, Sink};
+use crate::lint::record::{ProblemRule, Record};
+use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
-use crate::syntax::text::{prose_ranges, HintWords};
-use regex::Regex;
-use std::sync::LazyLock;
-
-/// Every match holds a date word of [`HintWords`] (`day`, `tomorrow`,
-/// `week`, `month`, `year` in any ASCII case): texts without one are ruled
-/// out by that literal search.
-static ENGLISH: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(
-        r"(?i-u)\b(?:yesterday|today|tomorrow|(?:last|next|this)\s+(?:week|month|year)|\d+\s+days?\s+ago)\b",
-    )
-    .expect("valid regex")
-});
-
-/// Japanese and Chinese relative date words.
-pub(crate) const CJK_WORDS: &[&str] = &[
-    "一昨日",
-    "明後日",
-    "昨日",
-    "今日",
-    "明日",
-    "先週",
-    "今週",
-    "来週",
-    "先月",
-    "今月",
-    "来月",
-    "昨年",
-    "今年",
-    "来年",
-    "昨天",
-    "今天",
-    "明天",
-    "上周",
-    "本周",
-    "下周",
-    "上个月",
-    "下个月",
-    "去年",
-    "明年",
-];
-
-/// The relative date expressions in `text`, as byte ranges.
-pub fn find_relative(text: &str) -> Vec<std::ops::Range<usize>> {
-    let words = HintWords::of(text);
-    let mut out = words.cjk_dates;
-    if !words.dates.is_empty() {
-        out.extend(ENGLISH.find_iter(text).map(|m| m.range()));
-    }
-    out.sort_by_key(|r| r.start);
-    out
-}
-
-/// The message for a date field that is not `YYYY-MM-DD`.
-pub fn format_message(key: &str, value: &str) -> String {
-    if value.trim().is_empty() {
-        return format!("`{key}` is empty; write an absolute date (YYYY-MM-DD)");
-    }
-    if !find_relative(value).is_empty() || value.ends_with("ago") {
-        return format!(
-            "`{key}` is `{value}`, a relative date; write the absolute date it meant (YYYY-MM-DD)"
-        );
-    }
-    format!("`{key}` is `{value}`, which is not a valid date of the form YYYY-MM-DD")
-}
+use crate::syntax::dates::ENGLISH;
+use crate::syntax::text::{find_relative, prose_ranges};
 
 /// `date/format`: a date field is not an absolute valid `YYYY-MM-DD`.
 pub fn format(r: &Record, out: &mut Sink) {

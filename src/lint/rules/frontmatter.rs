@@ -1,6 +1,7 @@
 //! `frontmatter/*`: the shape of the front matter itself.
 
-use super::{is_required, ProblemRule, Record, Sink};
+use crate::lint::record::{is_required, ProblemRule, Record};
+use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
 use crate::syntax::yaml::{Entry, Style, Value};
 use std::ops::Range;
@@ -160,6 +161,18 @@ fn shortened(text: &str) -> String {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text.to_string(),
     }
+}
+
+/// The `frontmatter/unknown-key` fix: rename every unknown key that is a
+/// safe, unambiguous misspelling of a defined one (see [`safe_renames`]).
+pub fn rename_edits(r: &Record) -> Vec<crate::syntax::edit::Edit> {
+    safe_renames(r)
+        .into_iter()
+        .map(|(entry, target)| crate::syntax::edit::Edit {
+            span: entry.key.span.clone(),
+            text: target.to_string(),
+        })
+        .collect()
 }
 
 /// The unknown keys `--fix` renames, with their new names: those with a

@@ -1,7 +1,8 @@
 //! `session/*`: compacted session memories must let a new session resume
 //! without re-exploring.
 
-use super::{Record, Sink};
+use crate::lint::record::Record;
+use crate::lint::sink::Sink;
 use crate::model::kind::{is_absolute_path, is_session_id, Kind};
 use crate::model::rule::Rule;
 use crate::syntax::session::{

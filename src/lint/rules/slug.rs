@@ -1,6 +1,7 @@
 //! `slug/*` rules on one record.
 
-use super::{Record, Sink};
+use crate::lint::record::Record;
+use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
 
 /// `slug/mismatch`: a `slug` key differs from the file stem.
@@ -38,7 +39,7 @@ pub fn stem_problem(stem: &str) -> Option<String> {
     let suggestion = suggest(stem);
     // A name holding a credential gets no suggestion: lowercased, the
     // credential would no longer be recognised, and masked.
-    let secret = !crate::lint::rules::secrets::find(stem).is_empty();
+    let secret = !crate::syntax::secrets::find(stem).is_empty();
     let hint = if crate::model::kind::is_slug(&suggestion) && suggestion != stem && !secret {
         format!("; rename it to `{suggestion}.md`")
     } else {

@@ -1,10 +1,12 @@
 //! `sources/*`: every decision, request and knowledge record says where it
 //! came from.
 
-use super::{FieldState, ProblemRule, Record, Sink};
+use crate::lint::record::{FieldState, ProblemRule, Record};
+use crate::lint::sink::Sink;
 use crate::model::hashing::Map;
 use crate::model::kind::{source_problem, Kind};
 use crate::model::rule::Rule;
+use crate::syntax::edit::Edit;
 use crate::syntax::yaml::Value;
 
 /// Kinds that must list sources.
@@ -82,11 +84,11 @@ pub fn duplicate(r: &Record, out: &mut Sink) {
     let mut seen: Map<&str, usize> = Map::default();
     // What `--fix` deletes, computed at the first duplicate: an entry
     // sharing its line with a comment, say, is left for a person.
-    let mut removals: Option<Vec<crate::engine::fix::Edit>> = None;
+    let mut removals: Option<Vec<Edit>> = None;
     for (i, (s, span)) in entries(r).into_iter().enumerate() {
         if let Some(first) = seen.get(s) {
             let removed = removals
-                .get_or_insert_with(|| crate::engine::fix::duplicate_source_edits(r))
+                .get_or_insert_with(|| duplicate_source_edits(r))
                 .iter()
                 .any(|e| e.span.start <= span.start && span.end <= e.span.end);
             out.emit_fixable(
@@ -229,6 +231,56 @@ pub fn dangling(view: &super::workspace::View, out: &mut super::workspace::WsSin
             }
         }
     }
+}
+
+/// Deletes every repeated `sources` entry: the whole line of a block-list
+/// item (when the line holds nothing else), or the item and its comma in a
+/// flow list.
+pub fn duplicate_source_edits(r: &Record) -> Vec<Edit> {
+    let Some(entry) = r.root.get("sources") else {
+        return Vec::new();
+    };
+    let Value::Seq { items, flow } = &entry.value.value else {
+        return Vec::new();
+    };
+    let text = r.text;
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut edits = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let Some(s) = item.as_scalar().and_then(|s| s.as_str()) else {
+            continue;
+        };
+        if seen.insert(s) {
+            continue;
+        }
+        if *flow {
+            let Some(prev) = i.checked_sub(1).and_then(|p| items.get(p)) else {
+                continue;
+            };
+            let between = text.get(prev.span.end..item.span.start).unwrap_or("#");
+            if between.trim() == "," {
+                edits.push(Edit {
+                    span: prev.span.end..item.span.end,
+                    text: String::new(),
+                });
+            }
+        } else {
+            let start = text[..item.span.start].rfind('\n').map_or(0, |p| p + 1);
+            let end = text[item.span.end..]
+                .find('\n')
+                .map_or(text.len(), |p| item.span.end + p + 1);
+            let before = &text[start..item.span.start];
+            let after = &text[item.span.end..end];
+            let lone = before.trim_start_matches(' ') == "- " && after.trim().is_empty();
+            if lone {
+                edits.push(Edit {
+                    span: start..end,
+                    text: String::new(),
+                });
+            }
+        }
+    }
+    edits
 }
 
 #[cfg(test)]

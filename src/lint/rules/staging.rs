@@ -1,6 +1,7 @@
 //! `staging/id`.
 
-use super::{Record, Sink};
+use crate::lint::record::Record;
+use crate::lint::sink::Sink;
 use crate::model::kind::{is_staging_id, Kind};
 use crate::model::rule::Rule;
 

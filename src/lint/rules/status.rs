@@ -1,7 +1,8 @@
 //! `status/*` rules that need only the record itself.
 
 use super::workspace::{View, WsSink};
-use super::{FieldState, Record, Sink};
+use crate::lint::record::{FieldState, Record};
+use crate::lint::sink::Sink;
 use crate::model::kind::Kind;
 use crate::model::rule::Rule;
 
@@ -302,4 +303,16 @@ pub fn replaced_chains(view: &View) -> Vec<Vec<String>> {
     }
     out.sort();
     out
+}
+
+/// The `status/chain` fix: point `replaced_by` (its value's span) at the
+/// final record of the chain.
+pub fn chain_edit(
+    replaced_by_value: std::ops::Range<usize>,
+    final_slug: &str,
+) -> crate::syntax::edit::Edit {
+    crate::syntax::edit::Edit {
+        span: replaced_by_value,
+        text: crate::syntax::quoting::plain_or_quoted(final_slug),
+    }
 }

@@ -1,6 +1,7 @@
 //! `summary/too-long`.
 
-use super::{Record, Sink};
+use crate::lint::record::Record;
+use crate::lint::sink::Sink;
 use crate::model::kind::Kind;
 use crate::model::rule::Rule;
 
