@@ -11,5 +11,6 @@ pub mod quoting;
 pub mod sanitize;
 pub mod secrets;
 pub mod session;
+pub mod similar;
 pub mod text;
 pub mod yaml;

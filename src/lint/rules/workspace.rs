@@ -113,7 +113,7 @@ impl<'a> View<'a> {
     pub fn similar_clusters(&self, kind: Kind) -> Vec<Vec<String>> {
         match self.known_clusters.iter().find(|(k, _)| *k == kind) {
             Some((_, clusters)) => clusters.clone(),
-            None => super::slug::similar_clusters(
+            None => crate::syntax::similar::similar_clusters(
                 &self.comparable_slugs(kind),
                 self.config.similar_slug_ratio,
             ),
