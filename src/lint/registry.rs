@@ -12,7 +12,10 @@ use crate::lint::record::Record;
 use crate::lint::rules::body;
 use crate::lint::rules::context;
 use crate::lint::rules::date;
+use crate::lint::rules::format;
 use crate::lint::rules::frontmatter;
+use crate::lint::rules::history;
+use crate::lint::rules::layout;
 use crate::lint::rules::secrets;
 use crate::lint::rules::session;
 use crate::lint::rules::slug;
@@ -42,8 +45,13 @@ pub enum Check {
 
 /// A rule of the registry: what it is ([`Rule`]) and how it runs.
 pub struct RuleDef {
+    /// What the rule is: its name, default severity, fixability, summary.
     pub rule: Rule,
+    /// How the rule runs.
     pub check: Check,
+    /// The rule's documentation (what, why, example, fixed form, fix,
+    /// configuration), as `memlint rule NAME` prints it.
+    pub doc: &'static str,
 }
 
 impl RuleDef {
@@ -53,93 +61,193 @@ impl RuleDef {
     }
 }
 
-const fn def(rule: Rule, check: Check) -> RuleDef {
-    RuleDef { rule, check }
+const fn def(rule: Rule, check: Check, doc: &'static str) -> RuleDef {
+    RuleDef { rule, check, doc }
 }
 
 use Check::{History, Reader};
 
 /// Every rule, in the order of SPEC §3 (and of [`Rule::ALL`]).
 pub static REGISTRY: &[RuleDef] = &[
-    def(Rule::FrontmatterMissing, Reader),
-    def(Rule::FrontmatterUnclosed, Reader),
-    def(Rule::FrontmatterParse, Reader),
+    def(Rule::FrontmatterMissing, Reader, frontmatter::missing::DOC),
+    def(
+        Rule::FrontmatterUnclosed,
+        Reader,
+        frontmatter::unclosed::DOC,
+    ),
+    def(Rule::FrontmatterParse, Reader, frontmatter::parse::DOC),
     def(
         Rule::FrontmatterDuplicateKey,
-        Check::Record(frontmatter::duplicate_key),
+        Check::Record(frontmatter::duplicate_key::check),
+        frontmatter::duplicate_key::DOC,
     ),
     def(
         Rule::FrontmatterHashInValue,
-        Check::Record(frontmatter::hash_in_value),
+        Check::Record(frontmatter::hash_in_value::check),
+        frontmatter::hash_in_value::DOC,
     ),
     def(
         Rule::FrontmatterRequired,
-        Check::Record(frontmatter::required),
+        Check::Record(frontmatter::required::check),
+        frontmatter::required::DOC,
     ),
-    def(Rule::FrontmatterType, Check::Record(frontmatter::type_)),
+    def(
+        Rule::FrontmatterType,
+        Check::Record(frontmatter::r#type::check),
+        frontmatter::r#type::DOC,
+    ),
     def(
         Rule::FrontmatterUnknownKey,
-        Check::Record(frontmatter::unknown_key),
+        Check::Record(frontmatter::unknown_key::check),
+        frontmatter::unknown_key::DOC,
     ),
-    def(Rule::FormatBom, Reader),
-    def(Rule::FormatCrlf, Reader),
-    def(Rule::FormatEncoding, Reader),
-    def(Rule::FormatTooLarge, Reader),
-    def(Rule::SlugFormat, Reader),
-    def(Rule::SlugMismatch, Check::Record(slug::mismatch)),
-    def(Rule::SlugSimilar, Check::Workspace(Some(slug::similar))),
-    def(Rule::SourcesMissing, Check::Record(sources::missing)),
-    def(Rule::SourcesFormat, Check::Record(sources::format)),
-    def(Rule::SourcesDuplicate, Check::Record(sources::duplicate)),
-    def(Rule::SourcesTooMany, Check::Record(sources::too_many)),
-    def(Rule::SourcesThin, Check::Record(sources::thin)),
+    def(Rule::FormatBom, Reader, format::bom::DOC),
+    def(Rule::FormatCrlf, Reader, format::crlf::DOC),
+    def(Rule::FormatEncoding, Reader, format::encoding::DOC),
+    def(Rule::FormatTooLarge, Reader, format::too_large::DOC),
+    def(Rule::SlugFormat, Reader, slug::format::DOC),
+    def(
+        Rule::SlugMismatch,
+        Check::Record(slug::mismatch::check),
+        slug::mismatch::DOC,
+    ),
+    def(
+        Rule::SlugSimilar,
+        Check::Workspace(Some(slug::similar::check)),
+        slug::similar::DOC,
+    ),
+    def(
+        Rule::SourcesMissing,
+        Check::Record(sources::missing::check),
+        sources::missing::DOC,
+    ),
+    def(
+        Rule::SourcesFormat,
+        Check::Record(sources::format::check),
+        sources::format::DOC,
+    ),
+    def(
+        Rule::SourcesDuplicate,
+        Check::Record(sources::duplicate::check),
+        sources::duplicate::DOC,
+    ),
+    def(
+        Rule::SourcesTooMany,
+        Check::Record(sources::too_many::check),
+        sources::too_many::DOC,
+    ),
+    def(
+        Rule::SourcesThin,
+        Check::Record(sources::thin::check),
+        sources::thin::DOC,
+    ),
     def(
         Rule::SourcesDangling,
-        Check::Workspace(Some(sources::dangling)),
+        Check::Workspace(Some(sources::dangling::check)),
+        sources::dangling::DOC,
     ),
     def(
         Rule::StatusMissingTarget,
-        Check::Record(status::missing_target),
+        Check::Record(status::missing_target::check),
+        status::missing_target::DOC,
     ),
     def(
         Rule::StatusTargetWithoutReplaced,
-        Check::Record(status::target_without_replaced),
+        Check::Record(status::target_without_replaced::check),
+        status::target_without_replaced::DOC,
     ),
     def(
         Rule::StatusDanglingTarget,
-        Check::Workspace(Some(status::graph)),
+        Check::Workspace(Some(status::dangling_target::graph)),
+        status::dangling_target::DOC,
     ),
-    def(Rule::StatusCycle, Check::Workspace(None)),
-    def(Rule::StatusChain, Check::Workspace(None)),
-    def(Rule::DateFormat, Check::Record(date::format)),
-    def(Rule::DateRelative, Check::Record(date::relative)),
-    def(Rule::LayoutBannedDir, Reader),
-    def(Rule::LayoutUnknownFile, Reader),
-    def(Rule::BodyTooLong, Check::Record(body::too_long)),
-    def(Rule::SecretsDetected, Check::Record(secrets::detected)),
-    def(Rule::SummaryTooLong, Check::Record(summary::too_long)),
-    def(Rule::StagingId, Check::Record(staging::id)),
-    def(Rule::SessionId, Check::Record(session::id)),
-    def(Rule::SessionSections, Check::Record(session::sections_rule)),
+    def(
+        Rule::StatusCycle,
+        Check::Workspace(None),
+        status::cycle::DOC,
+    ),
+    def(
+        Rule::StatusChain,
+        Check::Workspace(None),
+        status::chain::DOC,
+    ),
+    def(
+        Rule::DateFormat,
+        Check::Record(date::format::check),
+        date::format::DOC,
+    ),
+    def(
+        Rule::DateRelative,
+        Check::Record(date::relative::check),
+        date::relative::DOC,
+    ),
+    def(Rule::LayoutBannedDir, Reader, layout::banned_dir::DOC),
+    def(Rule::LayoutUnknownFile, Reader, layout::unknown_file::DOC),
+    def(
+        Rule::BodyTooLong,
+        Check::Record(body::too_long::check),
+        body::too_long::DOC,
+    ),
+    def(
+        Rule::SecretsDetected,
+        Check::Record(secrets::detected::check),
+        secrets::detected::DOC,
+    ),
+    def(
+        Rule::SummaryTooLong,
+        Check::Record(summary::too_long::check),
+        summary::too_long::DOC,
+    ),
+    def(
+        Rule::StagingId,
+        Check::Record(staging::id::check),
+        staging::id::DOC,
+    ),
+    def(
+        Rule::SessionId,
+        Check::Record(session::id::check),
+        session::id::DOC,
+    ),
+    def(
+        Rule::SessionSections,
+        Check::Record(session::sections::check),
+        session::sections::DOC,
+    ),
     def(
         Rule::SessionAbsolutePath,
-        Check::Record(session::absolute_path),
+        Check::Record(session::absolute_path::check),
+        session::absolute_path::DOC,
     ),
     def(
         Rule::SessionPlanSource,
-        Check::Record(session::plan_source_rule),
+        Check::Record(session::plan_source::check),
+        session::plan_source::DOC,
     ),
     def(
         Rule::SessionWorkingFiles,
-        Check::Record(session::working_files),
+        Check::Record(session::working_files::check),
+        session::working_files::DOC,
     ),
     def(
         Rule::SessionDecisionReason,
-        Check::Record(session::decision_reason),
+        Check::Record(session::decision_reason::check),
+        session::decision_reason::DOC,
     ),
-    def(Rule::ContextBlockDate, Check::Context(context::block_date)),
-    def(Rule::HistoryUnexplainedRemoval, History),
-    def(Rule::HistoryDecisionRewritten, History),
+    def(
+        Rule::ContextBlockDate,
+        Check::Context(context::block_date::check),
+        context::block_date::DOC,
+    ),
+    def(
+        Rule::HistoryUnexplainedRemoval,
+        History,
+        history::unexplained_removal::DOC,
+    ),
+    def(
+        Rule::HistoryDecisionRewritten,
+        History,
+        history::decision_rewritten::DOC,
+    ),
 ];
 
 /// The rule named `name`.

@@ -8,6 +8,7 @@ pub mod context;
 pub mod date;
 pub mod format;
 pub mod frontmatter;
+pub mod history;
 pub mod layout;
 pub mod secrets;
 pub mod session;
