@@ -250,25 +250,7 @@ pub fn field_problem(
                 ))
             }
         },
-        FieldType::Sources => match &node.value {
-            Value::Seq { items, .. } if items.is_empty() => {
-                Some((ProblemRule::SourcesMissing, span, format!("`{key}` is an empty list")))
-            }
-            Value::Seq { items, .. } => {
-                for item in items {
-                    if item.as_scalar().and_then(|s| s.as_str()).is_none() {
-                        return Some((
-                            ProblemRule::Type,
-                            item.span.clone(),
-                            format!("each entry of `{key}` must be a string, not {}", item.type_name()),
-                        ));
-                    }
-                }
-                None
-            }
-            _ if node.is_null() => Some((ProblemRule::SourcesMissing, span, format!("`{key}` is empty"))),
-            _ => type_err(format!("`{key}` must be a list of source strings, not {got}")),
-        },
+        FieldType::Sources => sources_problem(key, node),
         FieldType::Slug => match string {
             Some(s) if key == "slug" || crate::model::kind::is_slug(s) => None,
             Some(s) => type_err(format!(
@@ -276,35 +258,83 @@ pub fn field_problem(
             )),
             None => type_err(format!("`{key}` must be a slug, not {got}")),
         },
-        FieldType::Slugs | FieldType::Strings => match &node.value {
-            Value::Seq { items, .. } => {
-                for item in items {
-                    match item.as_scalar().and_then(|s| s.as_str()) {
-                        None => {
-                            return Some((
-                                ProblemRule::Type,
-                                item.span.clone(),
-                                format!("each entry of `{key}` must be a string, not {}", item.type_name()),
-                            ))
-                        }
-                        Some(s) if ty == FieldType::Slugs && !crate::model::kind::is_slug(s) => {
-                            return Some((
-                                ProblemRule::Type,
-                                item.span.clone(),
-                                format!("`{key}` entry `{s}` is not a slug (lowercase letters and digits joined by `-`)"),
-                            ))
-                        }
-                        _ => {}
-                    }
-                }
-                None
-            }
-            _ => type_err(format!("`{key}` must be a list, not {got}")),
-        },
+        FieldType::Slugs | FieldType::Strings => list_problem(ty, key, node),
         FieldType::StagingId | FieldType::SessionId | FieldType::AbsolutePath => match string {
             Some(_) => None,
             None => type_err(format!("`{key}` must be a string, not {got}")),
         },
+    }
+}
+
+/// [`field_problem`] for `sources`: a non-empty list of strings.
+fn sources_problem(key: &str, node: &Node) -> Option<(ProblemRule, Range<usize>, String)> {
+    let span = node.span.clone();
+    let got = node.type_name();
+    let type_err = |msg: String| Some((ProblemRule::Type, span.clone(), msg));
+    match &node.value {
+        Value::Seq { items, .. } if items.is_empty() => Some((
+            ProblemRule::SourcesMissing,
+            span,
+            format!("`{key}` is an empty list"),
+        )),
+        Value::Seq { items, .. } => {
+            for item in items {
+                if item.as_scalar().and_then(|s| s.as_str()).is_none() {
+                    return Some((
+                        ProblemRule::Type,
+                        item.span.clone(),
+                        format!(
+                            "each entry of `{key}` must be a string, not {}",
+                            item.type_name()
+                        ),
+                    ));
+                }
+            }
+            None
+        }
+        _ if node.is_null() => Some((
+            ProblemRule::SourcesMissing,
+            span,
+            format!("`{key}` is empty"),
+        )),
+        _ => type_err(format!(
+            "`{key}` must be a list of source strings, not {got}"
+        )),
+    }
+}
+
+/// [`field_problem`] for a list of slugs or of strings.
+fn list_problem(
+    ty: FieldType,
+    key: &str,
+    node: &Node,
+) -> Option<(ProblemRule, Range<usize>, String)> {
+    let got = node.type_name();
+    let type_err = |msg: String| Some((ProblemRule::Type, node.span.clone(), msg));
+    match &node.value {
+        Value::Seq { items, .. } => {
+            for item in items {
+                match item.as_scalar().and_then(|s| s.as_str()) {
+                    None => {
+                        return Some((
+                            ProblemRule::Type,
+                            item.span.clone(),
+                            format!("each entry of `{key}` must be a string, not {}", item.type_name()),
+                        ))
+                    }
+                    Some(s) if ty == FieldType::Slugs && !crate::model::kind::is_slug(s) => {
+                        return Some((
+                            ProblemRule::Type,
+                            item.span.clone(),
+                            format!("`{key}` entry `{s}` is not a slug (lowercase letters and digits joined by `-`)"),
+                        ))
+                    }
+                    _ => {}
+                }
+            }
+            None
+        }
+        _ => type_err(format!("`{key}` must be a list, not {got}")),
     }
 }
 
