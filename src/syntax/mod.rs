@@ -3,6 +3,7 @@
 //! trailers and the sanitizer of printed text. Imports only `model`; no file
 //! system, environment, git or terminal.
 
+pub mod cjk;
 pub mod config;
 pub mod dates;
 pub mod edit;

@@ -3,26 +3,6 @@
 
 use std::ops::Range;
 
-/// Han, Hiragana, Katakana, Hangul and CJK punctuation/fullwidth forms.
-pub fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x1100..=0x11FF
-        | 0x2E80..=0x2FDF
-        | 0x3000..=0x303F
-        | 0x3040..=0x309F
-        | 0x30A0..=0x30FF
-        | 0x3100..=0x312F
-        | 0x3130..=0x318F
-        | 0x31F0..=0x31FF
-        | 0x3400..=0x4DBF
-        | 0x4E00..=0x9FFF
-        | 0xA960..=0xA97F
-        | 0xAC00..=0xD7AF
-        | 0xF900..=0xFAFF
-        | 0xFF00..=0xFFEF
-        | 0x20000..=0x2FA1F)
-}
-
 /// The ASCII words that the literal hints of `date/relative` and
 /// `secrets/detected` look for, in any ASCII case: where they occur in a
 /// text. One search of a lowercased copy finds them all; a search per hint

@@ -73,7 +73,7 @@ pub fn estimate_tokens(text: &str) -> usize {
     let mut cjk = 0usize;
     let mut other = 0usize;
     for c in text.chars() {
-        if crate::syntax::text::is_cjk(c) {
+        if crate::syntax::cjk::counts_as_cjk(c) {
             cjk += 1;
         } else {
             other += 1;
