@@ -341,115 +341,19 @@ fn parse_simple(src: &str, base: usize) -> Option<Document> {
         lines.push((at, &body[at..end]));
         at = end + 1;
     }
-    let scalar = |start: usize, text: &str| Node {
-        span: base + start..base + start + text.len(),
-        value: Value::Scalar(Scalar {
-            text: text.to_string(),
-            style: Style::Plain,
-            tag: None,
-        }),
-    };
     let mut entries: Vec<Entry> = Vec::new();
     let mut nodes = 1;
     let mut i = 0;
     while i < lines.len() {
         let (start, line) = lines[i];
         i += 1;
-        // Keys are short: a plain scan beats the general searcher.
-        let colon = line.bytes().position(|b| b == b':')?;
-        let key = &line[..colon];
-        let key_ok = key
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-        // Past 1024 characters a key is an error for the parser.
-        if key.is_empty() || !key_ok || key.starts_with('-') || key.len() > 1024 {
-            return None;
-        }
-        if entries
-            .iter()
-            .any(|e| e.key.as_scalar().is_some_and(|k| k.text == key))
-        {
-            return None;
-        }
-        let key_node = scalar(start, key);
+        let colon = simple_key(line, &entries)?;
+        let key_node = plain_scalar(base + start, &line[..colon]);
         let rest = &line[colon + 1..];
         let value = if rest.is_empty() {
-            // Nothing, or a block sequence on the lines below.
-            let mut items = Vec::new();
-            let mut seq_start = None;
-            while let Some(&(item_start, item_line)) = lines.get(i) {
-                let indent = item_line.len() - item_line.trim_start_matches(' ').len();
-                let Some(text) = item_line[indent..].strip_prefix("- ") else {
-                    break;
-                };
-                match seq_start {
-                    None => seq_start = Some((indent, item_start + indent)),
-                    Some((first, _)) if first != indent => return None,
-                    Some(_) => {}
-                }
-                let lead = text.len() - text.trim_start_matches(' ').len();
-                let text = text.trim_matches(' ');
-                if !plain_in_block(text) {
-                    return None;
-                }
-                items.push(scalar(item_start + indent + 2 + lead, text));
-                i += 1;
-            }
-            match seq_start {
-                None => Node {
-                    span: base + start + colon..base + start + colon,
-                    value: Value::Scalar(Scalar {
-                        text: String::new(),
-                        style: Style::Plain,
-                        tag: None,
-                    }),
-                },
-                Some((indent, dash)) => {
-                    // The general parser starts a sequence at its first
-                    // dash when indented, else at its first item.
-                    let from = if indent > 0 {
-                        base + dash
-                    } else {
-                        items[0].span.start
-                    };
-                    let end = items.last().map_or(from, |n| n.span.end);
-                    nodes += items.len();
-                    Node {
-                        span: from..end,
-                        value: Value::Seq { items, flow: false },
-                    }
-                }
-            }
+            simple_block_value(&lines, &mut i, base, start + colon, &mut nodes)?
         } else {
-            let text = rest.strip_prefix(' ')?;
-            let lead = colon + 2 + text.len() - text.trim_start_matches(' ').len();
-            let text = text.trim_matches(' ');
-            if let Some(inner) = text.strip_prefix('[') {
-                let inner = inner.strip_suffix(']')?;
-                if inner.trim_matches(' ').is_empty() {
-                    return None;
-                }
-                let mut items = Vec::new();
-                let mut offset = start + lead + 1;
-                for piece in inner.split(',') {
-                    let skip = piece.len() - piece.trim_start_matches(' ').len();
-                    let item = piece.trim_matches(' ');
-                    if !plain_in_flow(item) {
-                        return None;
-                    }
-                    items.push(scalar(offset + skip, item));
-                    offset += piece.len() + 1;
-                }
-                nodes += items.len();
-                Node {
-                    span: base + start + lead..base + start + lead + text.len(),
-                    value: Value::Seq { items, flow: true },
-                }
-            } else if plain_in_block(text) {
-                scalar(start + lead, text)
-            } else {
-                return None;
-            }
+            simple_inline_value(rest, base + start, colon, &mut nodes)?
         };
         // Whatever follows must be the next key, at column 0.
         if lines
@@ -480,6 +384,138 @@ fn parse_simple(src: &str, base: usize) -> Option<Document> {
             },
         }),
         duplicates: Vec::new(),
+    })
+}
+
+/// A plain scalar `text` that starts at byte `at` of the file.
+#[inline]
+fn plain_scalar(at: usize, text: &str) -> Node {
+    Node {
+        span: at..at + text.len(),
+        value: Value::Scalar(Scalar {
+            text: text.to_string(),
+            style: Style::Plain,
+            tag: None,
+        }),
+    }
+}
+
+/// [`parse_simple`]: where the key of `line` ends (its colon), when it is a
+/// simple key not seen before.
+#[inline]
+fn simple_key(line: &str, entries: &[Entry]) -> Option<usize> {
+    // Keys are short: a plain scan beats the general searcher.
+    let colon = line.bytes().position(|b| b == b':')?;
+    let key = &line[..colon];
+    let key_ok = key
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    // Past 1024 characters a key is an error for the parser.
+    if key.is_empty() || !key_ok || key.starts_with('-') || key.len() > 1024 {
+        return None;
+    }
+    if entries
+        .iter()
+        .any(|e| e.key.as_scalar().is_some_and(|k| k.text == key))
+    {
+        return None;
+    }
+    Some(colon)
+}
+
+/// [`parse_simple`]: the value of a key with nothing after its colon (at
+/// byte `colon` of the text): nothing, or a block sequence on the lines from
+/// `*i` on, which it consumes.
+#[inline]
+fn simple_block_value(
+    lines: &[(usize, &str)],
+    i: &mut usize,
+    base: usize,
+    colon: usize,
+    nodes: &mut usize,
+) -> Option<Node> {
+    let mut items = Vec::new();
+    let mut seq_start = None;
+    while let Some(&(item_start, item_line)) = lines.get(*i) {
+        let indent = item_line.len() - item_line.trim_start_matches(' ').len();
+        let Some(text) = item_line[indent..].strip_prefix("- ") else {
+            break;
+        };
+        match seq_start {
+            None => seq_start = Some((indent, item_start + indent)),
+            Some((first, _)) if first != indent => return None,
+            Some(_) => {}
+        }
+        let lead = text.len() - text.trim_start_matches(' ').len();
+        let text = text.trim_matches(' ');
+        if !plain_in_block(text) {
+            return None;
+        }
+        items.push(plain_scalar(base + item_start + indent + 2 + lead, text));
+        *i += 1;
+    }
+    Some(match seq_start {
+        None => Node {
+            span: base + colon..base + colon,
+            value: Value::Scalar(Scalar {
+                text: String::new(),
+                style: Style::Plain,
+                tag: None,
+            }),
+        },
+        Some((indent, dash)) => {
+            // The general parser starts a sequence at its first dash when
+            // indented, else at its first item.
+            let from = if indent > 0 {
+                base + dash
+            } else {
+                items[0].span.start
+            };
+            let end = items.last().map_or(from, |n| n.span.end);
+            *nodes += items.len();
+            Node {
+                span: from..end,
+                value: Value::Seq { items, flow: false },
+            }
+        }
+    })
+}
+
+/// [`parse_simple`]: the value after the colon (at `colon` of the line that
+/// starts at byte `line_at` of the file): a plain scalar or a flow sequence
+/// of them.
+#[inline]
+fn simple_inline_value(
+    rest: &str,
+    line_at: usize,
+    colon: usize,
+    nodes: &mut usize,
+) -> Option<Node> {
+    let text = rest.strip_prefix(' ')?;
+    let lead = colon + 2 + text.len() - text.trim_start_matches(' ').len();
+    let text = text.trim_matches(' ');
+    let Some(inner) = text.strip_prefix('[') else {
+        return plain_in_block(text).then(|| plain_scalar(line_at + lead, text));
+    };
+    let inner = inner.strip_suffix(']')?;
+    if inner.trim_matches(' ').is_empty() {
+        return None;
+    }
+    let mut items = Vec::new();
+    let mut offset = line_at + lead + 1;
+    for piece in inner.split(',') {
+        let skip = piece.len() - piece.trim_start_matches(' ').len();
+        let item = piece.trim_matches(' ');
+        if !plain_in_flow(item) {
+            return None;
+        }
+        items.push(plain_scalar(offset + skip, item));
+        offset += piece.len() + 1;
+    }
+    *nodes += items.len();
+    Some(Node {
+        span: line_at + lead..line_at + lead + text.len(),
+        value: Value::Seq { items, flow: true },
     })
 }
 
