@@ -1,6 +1,6 @@
-//! Slug similarity, pure text work: difflib's ratio ([`ratio`]), the
+//! Slug similarity, pure text work: difflib's ratio (`ratio.rs`), the
 //! version-suffix key, and the clusters of near-duplicate slugs (a trie walk
-//! with bounds on the indel distance, [`trie`] and [`pairs`], exact in the
+//! with bounds on the indel distance, `trie.rs` and `pairs.rs`, exact in the
 //! end). The rule `slug/similar` words the messages; the index caches the
 //! clusters.
 

@@ -1,3 +1,5 @@
-//! The `body/*` rules, one file each.
+//! `body/*`: the body of a record.
+//!
+//! One file per rule: its documentation (`DOC`), its check, its fix.
 
 pub mod too_long;

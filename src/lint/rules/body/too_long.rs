@@ -1,4 +1,4 @@
-//! `body/too-long`: a body longer than `max_body_chars`
+//! `body/too-long`: a body longer than `max_body_chars`.
 
 use crate::lint::record::Record;
 use crate::lint::sink::Sink;

@@ -1,5 +1,5 @@
 //! `context/block-date`: a `CONTEXT.md` block heading without an absolute
-//! date
+//! date.
 
 use crate::lint::sink::Sink;
 use crate::model::kind::is_date;

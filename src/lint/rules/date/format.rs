@@ -1,4 +1,4 @@
-//! `date/format`: a date is not an absolute `YYYY-MM-DD`
+//! `date/format`: a date is not an absolute `YYYY-MM-DD`.
 
 use crate::lint::record::{ProblemRule, Record};
 use crate::lint::sink::Sink;

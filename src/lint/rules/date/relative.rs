@@ -1,5 +1,5 @@
 //! `date/relative`: a relative date expression in a title, description or
-//! body
+//! body.
 
 use crate::lint::record::Record;
 use crate::lint::sink::Sink;

@@ -1,4 +1,4 @@
-//! `format/bom`: the file starts with a BOM
+//! `format/bom`: the file starts with a BOM.
 
 use crate::syntax::edit::Edit;
 use crate::syntax::frontmatter;

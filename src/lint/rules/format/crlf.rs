@@ -1,4 +1,4 @@
-//! `format/crlf`: cRLF line endings
+//! `format/crlf`: cRLF line endings.
 
 use crate::syntax::edit::Edit;
 

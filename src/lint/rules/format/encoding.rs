@@ -1,4 +1,4 @@
-//! `format/encoding`: the file is not valid UTF-8 or contains NUL
+//! `format/encoding`: the file is not valid UTF-8 or contains NUL.
 
 /// The rule's documentation, as `memlint rule format/encoding` prints it.
 pub const DOC: &str = r#"# format/encoding

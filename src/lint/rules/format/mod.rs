@@ -1,4 +1,8 @@
-//! The `format/*` rules, one file each.
+//! `format/*`: the file is text a record can be read from. The linter's
+//! reader emits these rules; the fixes of `format/bom` and `format/crlf` are
+//! in their files.
+//!
+//! One file per rule: its documentation (`DOC`), its check, its fix.
 
 pub mod bom;
 pub mod crlf;

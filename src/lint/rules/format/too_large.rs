@@ -1,4 +1,4 @@
-//! `format/too-large`: the file exceeds `max_file_bytes`
+//! `format/too-large`: the file exceeds `max_file_bytes`.
 
 /// The rule's documentation, as `memlint rule format/too-large` prints it.
 pub const DOC: &str = r#"# format/too-large

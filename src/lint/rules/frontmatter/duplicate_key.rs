@@ -1,4 +1,4 @@
-//! `frontmatter/duplicate-key`: a key appears twice
+//! `frontmatter/duplicate-key`: a key appears twice.
 
 use crate::lint::record::Record;
 use crate::lint::sink::Sink;

@@ -1,4 +1,4 @@
-//! `frontmatter/hash-in-value`: an unquoted value is cut short by ` #`
+//! `frontmatter/hash-in-value`: an unquoted value is cut short by ` #`.
 
 use crate::lint::record::Record;
 use crate::lint::sink::Sink;

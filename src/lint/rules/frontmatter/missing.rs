@@ -1,4 +1,4 @@
-//! `frontmatter/missing`: a record has no front matter
+//! `frontmatter/missing`: a record has no front matter.
 
 /// The rule's documentation, as `memlint rule frontmatter/missing` prints it.
 pub const DOC: &str = r#"# frontmatter/missing

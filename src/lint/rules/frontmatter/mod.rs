@@ -1,4 +1,7 @@
-//! The `frontmatter/*` rules, one file each.
+//! `frontmatter/*`: the shape of the front matter itself.
+//!
+//! One file per rule: its documentation (`DOC`), its check, its fix. What
+//! the rules share is in `shared`, a leaf.
 
 pub mod duplicate_key;
 pub mod hash_in_value;

@@ -1,4 +1,4 @@
-//! `frontmatter/parse`: the YAML does not parse, or is not a mapping
+//! `frontmatter/parse`: the YAML does not parse, or is not a mapping.
 
 /// The rule's documentation, as `memlint rule frontmatter/parse` prints it.
 pub const DOC: &str = r#"# frontmatter/parse

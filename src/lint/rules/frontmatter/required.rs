@@ -1,4 +1,4 @@
-//! `frontmatter/required`: a required key is missing
+//! `frontmatter/required`: a required key is missing.
 
 use crate::lint::record::{is_required, Record};
 use crate::lint::rules::frontmatter::shared::*;

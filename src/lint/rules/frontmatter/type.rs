@@ -1,4 +1,4 @@
-//! `frontmatter/type`: a value has the wrong type or is outside its enum
+//! `frontmatter/type`: a value has the wrong type or is outside its enum.
 
 use crate::lint::record::{ProblemRule, Record};
 use crate::lint::rules::frontmatter::shared::*;

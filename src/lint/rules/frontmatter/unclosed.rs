@@ -1,4 +1,4 @@
-//! `frontmatter/unclosed`: no closing `---`
+//! `frontmatter/unclosed`: no closing `---`.
 
 /// The rule's documentation, as `memlint rule frontmatter/unclosed` prints it.
 pub const DOC: &str = r#"# frontmatter/unclosed

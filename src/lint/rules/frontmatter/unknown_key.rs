@@ -1,4 +1,4 @@
-//! `frontmatter/unknown-key`: a key the kind does not define
+//! `frontmatter/unknown-key`: a key the kind does not define.
 
 use crate::lint::record::Record;
 use crate::lint::rules::frontmatter::shared::*;

@@ -1,4 +1,4 @@
-//! `history/decision-rewritten`: an active decision changed in place
+//! `history/decision-rewritten`: an active decision changed in place.
 
 /// The rule's documentation, as `memlint rule history/decision-rewritten` prints it.
 pub const DOC: &str = r#"# history/decision-rewritten

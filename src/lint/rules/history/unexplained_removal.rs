@@ -1,5 +1,5 @@
 //! `history/unexplained-removal`: a record removed without a `Memlint-GC:`
-//! trailer
+//! trailer.
 
 /// The rule's documentation, as `memlint rule history/unexplained-removal` prints it.
 pub const DOC: &str = r#"# history/unexplained-removal

@@ -1,4 +1,4 @@
-//! `layout/banned-dir`: a file under a banned directory
+//! `layout/banned-dir`: a file under a banned directory.
 
 /// The rule's documentation, as `memlint rule layout/banned-dir` prints it.
 pub const DOC: &str = r#"# layout/banned-dir

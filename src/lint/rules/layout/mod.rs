@@ -1,4 +1,6 @@
-//! The `layout/*` rules, one file each.
+//! `layout/*`: files in the wrong place.
+//!
+//! One file per rule: its documentation (`DOC`), its check, its fix.
 
 pub mod banned_dir;
 pub mod unknown_file;

@@ -1,4 +1,4 @@
-//! `layout/unknown-file`: a file in a memory directory that is no record
+//! `layout/unknown-file`: a file in a memory directory that is no record.
 
 /// The rule's documentation, as `memlint rule layout/unknown-file` prints it.
 pub const DOC: &str = r#"# layout/unknown-file

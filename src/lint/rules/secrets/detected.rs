@@ -1,4 +1,4 @@
-//! `secrets/detected`: something that looks like a credential
+//! `secrets/detected`: something that looks like a credential.
 
 use crate::lint::record::Record;
 use crate::lint::sink::Sink;

@@ -1,4 +1,7 @@
-//! The `secrets/*` rules, one file each.
+//! `secrets/*`: memory is committed and pushed, so a credential must never
+//! get in. The detector itself is [`crate::syntax::secrets`].
+//!
+//! One file per rule: its documentation (`DOC`), its check, its fix.
 
 pub mod detected;
 

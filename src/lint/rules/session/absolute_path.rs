@@ -1,4 +1,4 @@
-//! `session/absolute-path`: a project root or file-list entry is not absolute
+//! `session/absolute-path`: a project root or file-list entry is not absolute.
 
 use crate::lint::record::Record;
 use crate::lint::rules::session::shared::*;

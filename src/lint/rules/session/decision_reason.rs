@@ -1,4 +1,4 @@
-//! `session/decision-reason`: a `Decisions` entry without `: <reasoning>`
+//! `session/decision-reason`: a `Decisions` entry without `: <reasoning>`.
 
 use crate::lint::record::Record;
 use crate::lint::rules::session::shared::*;

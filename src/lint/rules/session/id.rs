@@ -1,4 +1,4 @@
-//! `session/id`: a session id that does not match its format or file stem
+//! `session/id`: a session id that does not match its format or file stem.
 
 use crate::lint::record::Record;
 use crate::lint::sink::Sink;

@@ -1,4 +1,8 @@
-//! The `session/*` rules, one file each.
+//! `session/*`: compacted session memories must let a new session resume
+//! without re-exploring.
+//!
+//! One file per rule: its documentation (`DOC`), its check, its fix. What
+//! the rules share is in `shared`, a leaf.
 
 pub mod absolute_path;
 pub mod decision_reason;

@@ -1,4 +1,4 @@
-//! `session/plan-source`: `Execution Plan` lacks a valid `### Source:` line
+//! `session/plan-source`: `Execution Plan` lacks a valid `### Source:` line.
 
 use crate::lint::record::Record;
 use crate::lint::rules::session::shared::*;

@@ -1,4 +1,4 @@
-//! `session/sections`: a section is missing, repeated or out of order
+//! `session/sections`: a section is missing, repeated or out of order.
 
 use crate::lint::record::Record;
 use crate::lint::rules::session::shared::*;

@@ -1,4 +1,4 @@
-//! `session/working-files`: fewer than 3 or more than 8 working files
+//! `session/working-files`: fewer than 3 or more than 8 working files.
 
 use crate::lint::record::Record;
 use crate::lint::rules::session::shared::*;

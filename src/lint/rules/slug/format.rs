@@ -1,4 +1,4 @@
-//! `slug/format`: a file stem is not a slug
+//! `slug/format`: a file stem is not a slug.
 
 /// The rule's documentation, as `memlint rule slug/format` prints it.
 pub const DOC: &str = r#"# slug/format

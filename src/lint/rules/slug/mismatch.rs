@@ -1,4 +1,4 @@
-//! `slug/mismatch`: a `slug` key differs from the file stem
+//! `slug/mismatch`: a `slug` key differs from the file stem.
 
 use crate::lint::record::Record;
 use crate::lint::sink::Sink;

@@ -1,4 +1,6 @@
-//! The `slug/*` rules, one file each.
+//! `slug/*`: a record's name is its identity.
+//!
+//! One file per rule: its documentation (`DOC`), its check, its fix.
 
 pub mod format;
 pub mod mismatch;

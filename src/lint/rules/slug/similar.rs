@@ -1,4 +1,4 @@
-//! `slug/similar`: slugs of the same kind look like near-duplicates
+//! `slug/similar`: slugs of the same kind look like near-duplicates.
 
 use crate::lint::rules::workspace::{View, WsSink};
 use crate::model::rule::Rule;

@@ -1,4 +1,4 @@
-//! `sources/dangling`: a source points at nothing
+//! `sources/dangling`: a source points at nothing.
 
 use crate::model::kind::{source_problem, Kind};
 use crate::model::rule::Rule;

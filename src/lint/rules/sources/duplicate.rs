@@ -1,4 +1,4 @@
-//! `sources/duplicate`: the same source entry twice
+//! `sources/duplicate`: the same source entry twice.
 
 use crate::lint::record::Record;
 use crate::lint::rules::sources::shared::*;

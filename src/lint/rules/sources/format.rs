@@ -1,4 +1,4 @@
-//! `sources/format`: an entry is not a source string
+//! `sources/format`: an entry is not a source string.
 
 use crate::lint::record::Record;
 use crate::lint::rules::sources::shared::*;

@@ -1,4 +1,4 @@
-//! `sources/missing`: a kind that requires sources has none
+//! `sources/missing`: a kind that requires sources has none.
 
 use crate::lint::record::{ProblemRule, Record};
 use crate::lint::rules::sources::shared::*;

@@ -1,4 +1,8 @@
-//! The `sources/*` rules, one file each.
+//! `sources/*`: every decision, request and knowledge record says where it
+//! came from.
+//!
+//! One file per rule: its documentation (`DOC`), its check, its fix. What
+//! the rules share is in `shared`, a leaf.
 
 pub mod dangling;
 pub mod duplicate;

@@ -1,4 +1,4 @@
-//! `sources/thin`: a long body backed by a single source
+//! `sources/thin`: a long body backed by a single source.
 
 use crate::lint::record::{FieldState, Record};
 use crate::lint::rules::sources::shared::*;

@@ -1,4 +1,4 @@
-//! `sources/too-many`: more than `max_sources` entries
+//! `sources/too-many`: more than `max_sources` entries.
 
 use crate::lint::record::{FieldState, Record};
 use crate::lint::rules::sources::shared::*;

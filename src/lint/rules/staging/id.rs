@@ -1,4 +1,4 @@
-//! `staging/id`: a staging id that does not match its format or file stem
+//! `staging/id`: a staging id that does not match its format or file stem.
 
 use crate::lint::record::Record;
 use crate::lint::sink::Sink;

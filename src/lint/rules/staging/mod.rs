@@ -1,3 +1,5 @@
-//! The `staging/*` rules, one file each.
+//! `staging/*`: staging entries.
+//!
+//! One file per rule: its documentation (`DOC`), its check, its fix.
 
 pub mod id;

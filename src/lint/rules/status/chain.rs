@@ -1,4 +1,8 @@
-//! `status/chain`: `replaced_by` points at a record that is itself replaced
+//! `status/chain`: `replaced_by` points at a record that is itself replaced.
+//!
+//! Found by the one pass over the `replaced_by` graph in
+//! `dangling_target.rs`; the fix, pointing `replaced_by` at the chain's end,
+//! is here.
 
 /// The rule's documentation, as `memlint rule status/chain` prints it.
 pub const DOC: &str = r#"# status/chain

@@ -1,4 +1,7 @@
-//! `status/cycle`: `replaced_by` leads back to a record already visited
+//! `status/cycle`: `replaced_by` leads back to a record already visited.
+//!
+//! Found by the one pass over the `replaced_by` graph that also gives
+//! `status/dangling-target` and `status/chain` (`dangling_target.rs`).
 
 /// The rule's documentation, as `memlint rule status/cycle` prints it.
 pub const DOC: &str = r#"# status/cycle

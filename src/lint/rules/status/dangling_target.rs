@@ -1,4 +1,4 @@
-//! `status/dangling-target`: `replaced_by` names no record of the same kind
+//! `status/dangling-target`: `replaced_by` names no record of the same kind.
 
 use crate::lint::rules::workspace::{View, WsSink};
 use crate::model::kind::Kind;

@@ -1,4 +1,4 @@
-//! `status/missing-target`: `status: replaced` without `replaced_by`
+//! `status/missing-target`: `status: replaced` without `replaced_by`.
 
 use crate::lint::record::Record;
 use crate::lint::sink::Sink;

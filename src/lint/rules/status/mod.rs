@@ -1,4 +1,6 @@
-//! The `status/*` rules, one file each.
+//! `status/*`: replaced records point at the record in force.
+//!
+//! One file per rule: its documentation (`DOC`), its check, its fix.
 
 pub mod chain;
 pub mod cycle;

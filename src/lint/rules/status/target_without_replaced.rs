@@ -1,5 +1,5 @@
 //! `status/target-without-replaced`: `replaced_by` while status is not
-//! `replaced`
+//! `replaced`.
 
 use crate::lint::record::{FieldState, Record};
 use crate::lint::sink::Sink;

@@ -1,3 +1,5 @@
-//! The `summary/*` rules, one file each.
+//! `summary/*`: the memory summary.
+//!
+//! One file per rule: its documentation (`DOC`), its check, its fix.
 
 pub mod too_long;

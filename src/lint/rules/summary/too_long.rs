@@ -1,4 +1,4 @@
-//! `summary/too-long`: the summary exceeds `summary_max_tokens`
+//! `summary/too-long`: the summary exceeds `summary_max_tokens`.
 
 use crate::lint::record::Record;
 use crate::lint::sink::Sink;
