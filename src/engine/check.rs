@@ -42,7 +42,7 @@ fn cross_record<'r>(
     );
     view.known_clusters = clusters.unwrap_or_default();
     let mut sink = WsSink::new(&ws.config);
-    workspace::check(&view, &mut sink);
+    crate::lint::registry::check_workspace(&view, &mut sink);
     sink.diagnostics
 }
 

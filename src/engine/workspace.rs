@@ -125,12 +125,12 @@ impl Workspace {
                         message: "the configuration is not valid UTF-8".into(),
                     }],
                 })?;
-                config::parse_all(&text, &crate::lint::rules::names()).map_err(|errors| {
-                    WorkspaceError::Config {
+                crate::syntax::config::parse_all(&text, &crate::lint::rules::names()).map_err(
+                    |errors| WorkspaceError::Config {
                         path: shown,
                         errors,
-                    }
-                })?
+                    },
+                )?
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => Config::default(),
             Err(source) => {
