@@ -7,7 +7,7 @@
 mod common;
 
 use memlint::engine::workspace::Workspace;
-use memlint::store::index::{self, Options};
+use memlint::store::table::{self as index, Options};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -1146,8 +1146,8 @@ fn blob_ids_looked_up_in_order_are_those_looked_up_one_by_one() {
     let tracked = memlint::io::git::Tracked::open(&ws_root).expect("a repository");
     let stat = |rel: &str| {
         std::fs::metadata(ws_root.join(rel))
-            .map(|m| memlint::store::index::Stat::of(&m))
-            .unwrap_or(memlint::store::index::Stat::of(
+            .map(|m| memlint::store::table::Stat::of(&m))
+            .unwrap_or(memlint::store::table::Stat::of(
                 &std::fs::metadata(ws_root.join("memory/decisions/use-gix.md")).expect("stat"),
             ))
     };

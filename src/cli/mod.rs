@@ -525,12 +525,12 @@ fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
         return Ok(report_check(s, args, &outcome));
     }
     if let Some(rev) = &args.base {
-        let outcome = crate::engine::history::check_base(ws, rev, &selected).map_err(git_error)?;
+        let outcome = crate::engine::log::check_base(ws, rev, &selected).map_err(git_error)?;
         matched(&outcome)?;
         return Ok(report_check(s, args, &outcome));
     }
-    let files = crate::store::index::files(ws);
-    let index_opts = crate::store::index::Options {
+    let files = crate::store::table::files(ws);
+    let index_opts = crate::store::table::Options {
         force: false,
         progress: !s.quiet,
     };
@@ -632,24 +632,24 @@ fn report_check(
 /// `memlint log`: malformed trailers are also reported on standard error.
 fn log(s: &Settings, args: &LogArgs) -> Result<ExitCode, WorkspaceError> {
     let mut request =
-        crate::engine::history::parse_log_args(&args.words).map_err(WorkspaceError::Usage)?;
+        crate::engine::log::parse_log_args(&args.words).map_err(WorkspaceError::Usage)?;
     request.gc_only = args.gc;
-    let log = crate::engine::history::log(&s.workspace, &request)
+    let log = crate::engine::log::log(&s.workspace, &request)
         .map_err(|e| WorkspaceError::Usage(e.to_string()))?;
     for c in &log.commits {
         for m in &c.malformed {
             eprintln!(
                 "memlint: warning: commit {}: malformed `{}:` trailer `{}`: {}",
                 &c.id[..7.min(c.id.len())],
-                crate::engine::history::TRAILER,
+                crate::engine::log::TRAILER,
                 crate::syntax::sanitize::line(&m.line),
                 crate::syntax::sanitize::line(&m.reason)
             );
         }
     }
     write_out(&match args.format {
-        LogFormat::Human => crate::engine::history::render_human(&log),
-        LogFormat::Json => crate::engine::history::render_json(&log),
+        LogFormat::Human => crate::engine::log::render_human(&log),
+        LogFormat::Json => crate::engine::log::render_json(&log),
     });
     Ok(ExitCode::SUCCESS)
 }
@@ -879,8 +879,8 @@ fn index(s: &Settings) -> Result<ExitCode, WorkspaceError> {
     let started = std::time::Instant::now();
     // Before the files are listed, so that any later change shows.
     let watch = crate::io::watch::stamp(ws);
-    let listing = crate::store::index::new_listing(ws);
-    let opts = crate::store::index::Options {
+    let listing = crate::store::table::new_listing(ws);
+    let opts = crate::store::table::Options {
         force: true,
         progress: !s.quiet,
     };
@@ -889,7 +889,7 @@ fn index(s: &Settings) -> Result<ExitCode, WorkspaceError> {
     if let Err(e) = done.saved {
         return Err(WorkspaceError::Usage(format!(
             "cannot write {}: {e}",
-            crate::store::index::path(&ws.root).display()
+            crate::store::table::path(&ws.root).display()
         )));
     }
     if !s.quiet {
@@ -903,7 +903,7 @@ fn index(s: &Settings) -> Result<ExitCode, WorkspaceError> {
         if done.from_disk {
             write_out(&format!(
                 "The files were not in the page cache: read by {} threads.\n",
-                crate::store::index::IO_THREADS
+                crate::store::table::IO_THREADS
             ));
         }
     }
@@ -918,7 +918,7 @@ fn search(s: &Settings, args: &SearchArgs) -> Result<ExitCode, WorkspaceError> {
         limit: args.limit as usize,
         all: args.all,
     };
-    let opts = crate::store::index::Options {
+    let opts = crate::store::table::Options {
         force: false,
         progress: !s.quiet,
     };
@@ -1058,7 +1058,7 @@ fn hook(global: &GlobalArgs, cmd: &HookCommand) -> ExitCode {
 
 /// `memlint report`: the consolidation worker's tidy-up material.
 fn report(s: &Settings, args: &ReportArgs) -> Result<ExitCode, WorkspaceError> {
-    let opts = crate::store::index::Options {
+    let opts = crate::store::table::Options {
         force: false,
         progress: !s.quiet,
     };

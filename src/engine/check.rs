@@ -51,15 +51,15 @@ fn cross_record<'r>(
 pub fn findings(
     ws: &Workspace,
     all: &[String],
-    opts: &crate::store::index::Options,
+    opts: &crate::store::table::Options,
 ) -> (Vec<Box<FileReport>>, Vec<Diagnostic>) {
     // Near-duplicate slugs depend on the file names alone: they are
     // clustered while the files are read.
     let (scanned, clusters) = rayon::join(
-        || crate::store::index::scan(ws, all, opts),
+        || crate::store::table::scan(ws, all, opts),
         || {
             workspace::enabled(&ws.config, Rule::SlugSimilar)
-                .then(|| crate::store::index::slug_clusters(ws, all))
+                .then(|| crate::store::table::slug_clusters(ws, all))
         },
     );
     // The index is written while the cross-record rules run.
@@ -73,7 +73,7 @@ pub fn findings(
 /// Lints `all` (every file of the workspace) and reports on those for which
 /// `selected` is true, with a progress bar on a terminal.
 pub fn run(ws: &Workspace, all: &[String], selected: &dyn Fn(&str) -> bool) -> Outcome {
-    let opts = crate::store::index::Options {
+    let opts = crate::store::table::Options {
         force: false,
         progress: true,
     };
@@ -87,7 +87,7 @@ pub fn run_with(
     ws: &Workspace,
     all: &[String],
     selected: &dyn Fn(&str) -> bool,
-    opts: &crate::store::index::Options,
+    opts: &crate::store::table::Options,
 ) -> Outcome {
     let (reports, mut diags) = findings(ws, all, opts);
     diags.retain(|d| selected(&d.path));
@@ -115,7 +115,7 @@ pub fn run_with(
         use rayon::prelude::*;
         missing
             .par_iter()
-            .filter_map(|p| Some((p.to_string(), crate::store::index::source_text(ws, p)?)))
+            .filter_map(|p| Some((p.to_string(), crate::store::table::source_text(ws, p)?)))
             .collect()
     };
     out.sources.extend(texts);

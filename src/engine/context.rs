@@ -9,7 +9,7 @@
 use crate::engine::workspace::Workspace;
 use crate::model::config::ContextConfig;
 use crate::model::kind::{stem, Kind};
-use crate::store::index::Glance;
+use crate::store::table::Glance;
 use rayon::prelude::*;
 use std::ops::Range;
 use std::path::Path;
@@ -246,7 +246,7 @@ pub fn stored_keep(config: &ContextConfig) -> usize {
 /// the key of the index it was gathered for (configuration and executable),
 /// how many items each list kept, then the lists.
 pub fn encode_material(m: &Material, keep: usize, key: u64) -> Vec<u8> {
-    let mut w = crate::store::index::Writer {
+    let mut w = crate::store::table::Writer {
         buf: Vec::with_capacity(64 + keep * 48),
     };
     w.buf.extend_from_slice(&key.to_le_bytes());
@@ -274,7 +274,7 @@ pub fn encode_material(m: &Material, keep: usize, key: u64) -> Vec<u8> {
 /// gathered for `key` with at least that many; `None` otherwise (or when
 /// damaged), and the caller gathers it from the record table.
 pub fn decode_material(bytes: &[u8], keep: usize, key: u64) -> Option<Material> {
-    let mut r = crate::store::index::Reader { buf: bytes, pos: 0 };
+    let mut r = crate::store::table::Reader { buf: bytes, pos: 0 };
     if r.fixed64()? != key || r.usize()? < keep {
         return None;
     }
@@ -862,7 +862,7 @@ pub fn read_context_md(root: &Path, max_bytes: u64) -> Option<String> {
 /// several times what it needs.
 pub fn gather(ws: &Workspace, max_chars: usize) -> Material {
     let keep = keep_for(max_chars);
-    let key = crate::store::index::key(&ws.config);
+    let key = crate::store::table::key(&ws.config);
     let with_md = |mut m: Material| {
         m.context_md = read_context_md(&ws.root, ws.config.max_file_bytes);
         m
@@ -873,7 +873,7 @@ pub fn gather(ws: &Workspace, max_chars: usize) -> Material {
                 Some(m) => return with_md(m),
                 None => {
                     let watch = crate::io::watch::stamp(ws);
-                    (crate::store::index::listing(ws), true, watch)
+                    (crate::store::table::listing(ws), true, watch)
                 }
             }
         }
@@ -881,7 +881,7 @@ pub fn gather(ws: &Workspace, max_chars: usize) -> Material {
             (listing, stored, watch)
         }
     };
-    let opts = crate::store::index::Options {
+    let opts = crate::store::table::Options {
         force: false,
         progress: false,
     };
@@ -896,9 +896,9 @@ pub fn gather(ws: &Workspace, max_chars: usize) -> Material {
     let files = listing.files;
     // Without a change since the index was written, a glance at it is
     // enough; otherwise it is refreshed.
-    let m = crate::store::index::with_fresh(ws, &files, |g| material(g, None, keep))
+    let m = crate::store::table::with_fresh(ws, &files, |g| material(g, None, keep))
         .unwrap_or_else(|| {
-            let reports = crate::store::index::refresh(ws, &files, &opts).reports;
+            let reports = crate::store::table::refresh(ws, &files, &opts).reports;
             let glances: Vec<Glance> = reports.iter().map(|r| Glance::of(r)).collect();
             let m = material(&glances, None, keep);
             drop(glances);
@@ -919,11 +919,11 @@ pub fn gather_stale(ws: &Workspace, max_chars: usize) -> Material {
     let keep = keep_for(max_chars);
     // The search index's material is a fraction of the record table to read.
     let stored = crate::engine::search::stored_context_unchecked(ws)
-        .and_then(|b| decode_material(&b, keep, crate::store::index::key(&ws.config)));
+        .and_then(|b| decode_material(&b, keep, crate::store::table::key(&ws.config)));
     if let Some(m) = stored {
         return Material { context_md, ..m };
     }
-    match crate::store::index::read(&ws.root) {
+    match crate::store::table::read(&ws.root) {
         Some(table) => {
             let glances: Vec<Glance> = table
                 .entries

@@ -209,8 +209,8 @@ pub fn stop(place: &Place) -> ExitCode {
     }
     // Before the files are listed, so that any later change shows.
     let watch = crate::io::watch::stamp(&ws);
-    let listing = crate::store::index::listing(&ws);
-    let opts = crate::store::index::Options {
+    let listing = crate::store::table::listing(&ws);
+    let opts = crate::store::table::Options {
         force: false,
         progress: false,
     };
@@ -275,13 +275,13 @@ pub fn post_write(place: &Place) -> ExitCode {
     {
         return ExitCode::SUCCESS;
     }
-    let files = crate::store::index::files(&ws);
+    let files = crate::store::table::files(&ws);
     tell_problems(&ws);
     // Ignored (`.gitignore`, `.memlintignore`) or gone: not memlint's business.
     if files.binary_search(&rel).is_err() {
         return ExitCode::SUCCESS;
     }
-    let opts = crate::store::index::Options {
+    let opts = crate::store::table::Options {
         force: false,
         progress: false,
     };
@@ -335,7 +335,7 @@ pub fn post_write(place: &Place) -> ExitCode {
     if !counted {
         text.push_str(&format!(
             "memlint: warning: attempts cannot be counted ({}/ cannot be written), so memlint will not stop you; stop after {max} attempts yourself.\n",
-            crate::store::index::DIR
+            crate::store::table::DIR
         ));
     }
     eprint!("{text}");
@@ -375,7 +375,7 @@ mod failures {
         // Without a count there is nothing to lock for.
         if read(
             &root
-                .join(crate::store::index::DIR)
+                .join(crate::store::table::DIR)
                 .join(super::FAILURES_FILE),
         )
         .contains_key(rel)
@@ -387,7 +387,7 @@ mod failures {
     /// Runs `change` on the counts under the lock and writes them when it
     /// returns `Some`. `None` when the lock or the file cannot be written.
     fn update<R>(root: &Path, change: impl FnOnce(&mut Counts) -> Option<R>) -> Option<Option<R>> {
-        let dir = crate::store::index::make_dir(root).ok()?;
+        let dir = crate::store::table::make_dir(root).ok()?;
         let lock = std::fs::OpenOptions::new()
             .create(true)
             .truncate(false)

@@ -20,7 +20,7 @@
 use crate::engine::workspace::Workspace;
 use crate::model::hashing::Map;
 use crate::model::kind::{classify, stem, Kind, Place};
-use crate::store::index::{self, Listing, Reader, Stat, Writer};
+use crate::store::table::{self as index, Listing, Reader, Stat, Writer};
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::ops::Range;
