@@ -1,6 +1,7 @@
 //! The command line: clap types hold what was typed; `Settings` holds what it
 //! means. Nothing below `run` looks at clap types.
 
+pub mod progress;
 pub mod render;
 
 use crate::engine::workspace::{Workspace, WorkspaceError};
@@ -529,10 +530,11 @@ fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
         matched(&outcome)?;
         return Ok(report_check(s, args, &outcome));
     }
-    let files = crate::store::table::files(ws);
-    let index_opts = crate::store::table::Options {
+    let files = crate::store::listing::files(ws);
+    let bar = crate::cli::progress::Bar::new("indexing");
+    let index_opts = crate::engine::scan::Options {
         force: false,
-        progress: !s.quiet,
+        progress: bar.shown(!s.quiet),
     };
     let mut write_failed = false;
     if args.fix {
@@ -879,10 +881,11 @@ fn index(s: &Settings) -> Result<ExitCode, WorkspaceError> {
     let started = std::time::Instant::now();
     // Before the files are listed, so that any later change shows.
     let watch = crate::io::watch::stamp(ws);
-    let listing = crate::store::table::new_listing(ws);
-    let opts = crate::store::table::Options {
+    let listing = crate::store::listing::new_listing(ws);
+    let bar = crate::cli::progress::Bar::new("indexing");
+    let opts = crate::engine::scan::Options {
         force: true,
-        progress: !s.quiet,
+        progress: bar.shown(!s.quiet),
     };
     let (done, search) = crate::engine::search::refresh(ws, &listing, &opts, watch);
     let secs = started.elapsed().as_secs_f64();
@@ -903,7 +906,7 @@ fn index(s: &Settings) -> Result<ExitCode, WorkspaceError> {
         if done.from_disk {
             write_out(&format!(
                 "The files were not in the page cache: read by {} threads.\n",
-                crate::store::table::IO_THREADS
+                crate::io::stat::IO_THREADS
             ));
         }
     }
@@ -918,9 +921,10 @@ fn search(s: &Settings, args: &SearchArgs) -> Result<ExitCode, WorkspaceError> {
         limit: args.limit as usize,
         all: args.all,
     };
-    let opts = crate::store::table::Options {
+    let bar = crate::cli::progress::Bar::new("indexing");
+    let opts = crate::engine::scan::Options {
         force: false,
-        progress: !s.quiet,
+        progress: bar.shown(!s.quiet),
     };
     let hits = crate::engine::search::search(&s.workspace, &query, &opts);
     match args.format {
@@ -1058,9 +1062,10 @@ fn hook(global: &GlobalArgs, cmd: &HookCommand) -> ExitCode {
 
 /// `memlint report`: the consolidation worker's tidy-up material.
 fn report(s: &Settings, args: &ReportArgs) -> Result<ExitCode, WorkspaceError> {
-    let opts = crate::store::table::Options {
+    let bar = crate::cli::progress::Bar::new("indexing");
+    let opts = crate::engine::scan::Options {
         force: false,
-        progress: !s.quiet,
+        progress: bar.shown(!s.quiet),
     };
     let built = crate::engine::report::build(&s.workspace, &opts)
         .map_err(|e| WorkspaceError::Usage(e.to_string()))?;

@@ -3,6 +3,7 @@
 //! selection the user asked for.
 
 use crate::engine::workspace::Workspace;
+use crate::io::fs::read_regular;
 use crate::lint::rules::workspace::{self, View, WsSink};
 use crate::lint::FileReport;
 use crate::model::diagnostic::{self, Diagnostic};
@@ -51,15 +52,15 @@ fn cross_record<'r>(
 pub fn findings(
     ws: &Workspace,
     all: &[String],
-    opts: &crate::store::table::Options,
+    opts: &crate::engine::scan::Options,
 ) -> (Vec<Box<FileReport>>, Vec<Diagnostic>) {
     // Near-duplicate slugs depend on the file names alone: they are
     // clustered while the files are read.
     let (scanned, clusters) = rayon::join(
-        || crate::store::table::scan(ws, all, opts),
+        || crate::engine::scan::scan(ws, all, opts),
         || {
             workspace::enabled(&ws.config, Rule::SlugSimilar)
-                .then(|| crate::store::table::slug_clusters(ws, all))
+                .then(|| crate::store::slugs::slug_clusters(ws, all))
         },
     );
     // The index is written while the cross-record rules run.
@@ -71,11 +72,11 @@ pub fn findings(
 }
 
 /// Lints `all` (every file of the workspace) and reports on those for which
-/// `selected` is true, with a progress bar on a terminal.
+/// `selected` is true (reporting no progress).
 pub fn run(ws: &Workspace, all: &[String], selected: &dyn Fn(&str) -> bool) -> Outcome {
-    let opts = crate::store::table::Options {
+    let opts = crate::engine::scan::Options {
         force: false,
-        progress: true,
+        progress: None,
     };
     run_with(ws, all, selected, &opts)
 }
@@ -87,7 +88,7 @@ pub fn run_with(
     ws: &Workspace,
     all: &[String],
     selected: &dyn Fn(&str) -> bool,
-    opts: &crate::store::table::Options,
+    opts: &crate::engine::scan::Options,
 ) -> Outcome {
     let (reports, mut diags) = findings(ws, all, opts);
     diags.retain(|d| selected(&d.path));
@@ -115,7 +116,7 @@ pub fn run_with(
         use rayon::prelude::*;
         missing
             .par_iter()
-            .filter_map(|p| Some((p.to_string(), crate::store::table::source_text(ws, p)?)))
+            .filter_map(|p| Some((p.to_string(), crate::engine::check::source_text(ws, p)?)))
             .collect()
     };
     out.sources.extend(texts);
@@ -654,3 +655,28 @@ fn similar_closure<'a>(
 /// Members of `slug/similar` clusters [`similar_closure`] looks at one by
 /// one before it clusters the whole kind instead.
 const CLOSURE_SCANS: usize = 64;
+
+/// The text human output shows under a diagnostic of `rel`, as `lint_file`
+/// keeps it: empty for files judged by their path or size alone, the bytes
+/// decoded lossily with NUL shown as `␀` otherwise. `None` when the file
+/// cannot be read.
+pub fn source_text(ws: &Workspace, rel: &str) -> Option<String> {
+    if matches!(
+        classify(rel, &ws.config.banned_dirs),
+        Place::Outside | Place::Banned(_) | Place::Unknown
+    ) {
+        return Some(String::new());
+    }
+    let path = ws.root.join(rel);
+    // Only regular files are read: a FIFO would wait for a writer.
+    let meta = std::fs::metadata(&path).ok()?;
+    if !meta.is_file() || meta.len() > ws.config.max_file_bytes {
+        return Some(String::new());
+    }
+    let bytes = read_regular(&path).ok()?;
+    Some(match String::from_utf8(bytes) {
+        Ok(text) if !text.contains('\0') => text,
+        Ok(text) => text.replace('\0', "\u{2400}"),
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).replace('\0', "\u{2400}"),
+    })
+}

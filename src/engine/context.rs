@@ -246,7 +246,7 @@ pub fn stored_keep(config: &ContextConfig) -> usize {
 /// the key of the index it was gathered for (configuration and executable),
 /// how many items each list kept, then the lists.
 pub fn encode_material(m: &Material, keep: usize, key: u64) -> Vec<u8> {
-    let mut w = crate::store::table::Writer {
+    let mut w = crate::store::codec::Writer {
         buf: Vec::with_capacity(64 + keep * 48),
     };
     w.buf.extend_from_slice(&key.to_le_bytes());
@@ -274,7 +274,7 @@ pub fn encode_material(m: &Material, keep: usize, key: u64) -> Vec<u8> {
 /// gathered for `key` with at least that many; `None` otherwise (or when
 /// damaged), and the caller gathers it from the record table.
 pub fn decode_material(bytes: &[u8], keep: usize, key: u64) -> Option<Material> {
-    let mut r = crate::store::table::Reader { buf: bytes, pos: 0 };
+    let mut r = crate::store::codec::Reader { buf: bytes, pos: 0 };
     if r.fixed64()? != key || r.usize()? < keep {
         return None;
     }
@@ -873,7 +873,7 @@ pub fn gather(ws: &Workspace, max_chars: usize) -> Material {
                 Some(m) => return with_md(m),
                 None => {
                     let watch = crate::io::watch::stamp(ws);
-                    (crate::store::table::listing(ws), true, watch)
+                    (crate::store::listing::listing(ws), true, watch)
                 }
             }
         }
@@ -881,9 +881,9 @@ pub fn gather(ws: &Workspace, max_chars: usize) -> Material {
             (listing, stored, watch)
         }
     };
-    let opts = crate::store::table::Options {
+    let opts = crate::engine::scan::Options {
         force: false,
-        progress: false,
+        progress: None,
     };
     if stored {
         let (_, _, block) =
@@ -896,9 +896,9 @@ pub fn gather(ws: &Workspace, max_chars: usize) -> Material {
     let files = listing.files;
     // Without a change since the index was written, a glance at it is
     // enough; otherwise it is refreshed.
-    let m = crate::store::table::with_fresh(ws, &files, |g| material(g, None, keep))
+    let m = crate::engine::scan::with_fresh(ws, &files, |g| material(g, None, keep))
         .unwrap_or_else(|| {
-            let reports = crate::store::table::refresh(ws, &files, &opts).reports;
+            let reports = crate::engine::scan::refresh(ws, &files, &opts).reports;
             let glances: Vec<Glance> = reports.iter().map(|r| Glance::of(r)).collect();
             let m = material(&glances, None, keep);
             drop(glances);

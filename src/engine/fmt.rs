@@ -85,7 +85,7 @@ pub fn run(ws: &Workspace, opts: &Options) -> Result<ExitCode, WorkspaceError> {
         })
         .collect();
     let write = !(opts.check || opts.diff);
-    let bar = crate::store::table::progress(
+    let bar = crate::cli::progress::progress(
         !opts.quiet && records.len() >= 2000,
         records.len(),
         if write { "formatting" } else { "checking" },

@@ -209,10 +209,10 @@ pub fn stop(place: &Place) -> ExitCode {
     }
     // Before the files are listed, so that any later change shows.
     let watch = crate::io::watch::stamp(&ws);
-    let listing = crate::store::table::listing(&ws);
-    let opts = crate::store::table::Options {
+    let listing = crate::store::listing::listing(&ws);
+    let opts = crate::engine::scan::Options {
         force: false,
-        progress: false,
+        progress: None,
     };
     // The record table and the search index, so that the next session's
     // first search answers at once.
@@ -275,15 +275,15 @@ pub fn post_write(place: &Place) -> ExitCode {
     {
         return ExitCode::SUCCESS;
     }
-    let files = crate::store::table::files(&ws);
+    let files = crate::store::listing::files(&ws);
     tell_problems(&ws);
     // Ignored (`.gitignore`, `.memlintignore`) or gone: not memlint's business.
     if files.binary_search(&rel).is_err() {
         return ExitCode::SUCCESS;
     }
-    let opts = crate::store::table::Options {
+    let opts = crate::engine::scan::Options {
         force: false,
-        progress: false,
+        progress: None,
     };
     let mut outcome = crate::engine::check::run_with(&ws, &files, &|p: &str| p == rel, &opts);
     // The hook exits right after: the whole workspace's reports are not

@@ -12,6 +12,7 @@ pub mod hook;
 pub mod init;
 pub mod log;
 pub mod report;
+pub mod scan;
 pub mod search;
 pub mod staging;
 pub mod workspace;

@@ -14,20 +14,24 @@
 //! postings only when all of them match; otherwise the record table and the
 //! search index are refreshed together and only the records that changed are
 //! read and tokenized again. Like the record table, a record modified within
-//! [`index::RACY_NS`] of the scan that indexed it is verified by content.
+//! [`stat::RACY_NS`] of the scan that indexed it is verified by content.
 //! A missing, damaged or older index is rebuilt silently.
 
+use crate::engine::scan;
 use crate::engine::workspace::Workspace;
+use crate::io::stat::{self, Stat};
 use crate::model::hashing::Map;
 use crate::model::kind::{classify, stem, Kind, Place};
-use crate::store::table::{self as index, Listing, Reader, Stat, Writer};
+use crate::store::codec::{Reader, Writer};
+use crate::store::listing::{self, Listing};
+use crate::store::table;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::ops::Range;
 use unicode_segmentation::UnicodeSegmentation;
 use xxhash_rust::xxh3::xxh3_64;
 
-/// The search index's name inside [`index::DIR`].
+/// The search index's name inside [`table::DIR`].
 pub const FILE: &str = "search";
 
 const MAGIC: &[u8; 8] = b"MLSEARCH";
@@ -1115,7 +1119,7 @@ impl<'w> Unchanged<'w> {
         mut docs: impl Iterator<Item = (&'d str, &'d DocMeta)>,
         scanned_at: i64,
     ) -> bool {
-        let mut dirs = index::Dirs::new(&self.ws.root);
+        let mut dirs = stat::Dirs::new(&self.ws.root);
         docs.all(|(path, d)| match dirs.stat(path) {
             Some(s) if s == d.stat => {
                 if !s.racy(scanned_at) {
@@ -1175,7 +1179,7 @@ fn same_records(loaded: &Loaded, records: &[(&str, Kind)]) -> bool {
 /// index holds, nothing is stat'ed or listed: the watcher vouches that
 /// nothing changed since the index was found fresh under it.
 fn fresh_stored(ws: &Workspace, want: Want, watch: Option<u64>) -> Stored {
-    let now = index::now_ns();
+    let now = stat::now_ns();
     let check = Unchanged::new(ws, now);
     // The files of each block are stat'ed as soon as it is decoded.
     let all = |block: &DocBlock, scanned_at| {
@@ -1189,10 +1193,10 @@ fn fresh_stored(ws: &Workspace, want: Want, watch: Option<u64>) -> Stored {
             let (loaded, _) = stored.expect("just matched");
             return Stored::Fresh(loaded, None, None);
         }
-        (index::listing_id(ws), stored)
+        (listing::listing_id(ws), stored)
     } else {
         rayon::join(
-            || index::listing_id(ws),
+            || listing::listing_id(ws),
             || load_checked(&file(ws), &all, want, None),
         )
     };
@@ -1203,15 +1207,15 @@ fn fresh_stored(ws: &Workspace, want: Want, watch: Option<u64>) -> Stored {
             if listing_id.is_some() && loaded.listing == listing_id {
                 return Stored::Fresh(loaded, None, settled);
             }
-            let listing = index::listing(ws);
+            let listing = listing::listing(ws);
             if same_records(&loaded, &record_files(ws, &listing.files)) {
                 Stored::Fresh(loaded, Some(listing), settled)
             } else {
                 Stored::Stale(listing, Some(loaded))
             }
         }
-        Some((loaded, None)) => Stored::Stale(index::listing(ws), Some(loaded)),
-        None => Stored::Stale(index::listing(ws), None),
+        Some((loaded, None)) => Stored::Stale(listing::listing(ws), Some(loaded)),
+        None => Stored::Stale(listing::listing(ws), None),
     }
 }
 
@@ -1234,11 +1238,11 @@ pub struct Refreshed {
 }
 
 fn file(ws: &Workspace) -> std::path::PathBuf {
-    ws.root.join(index::DIR).join(FILE)
+    ws.root.join(table::DIR).join(FILE)
 }
 
 /// Brings the record table and the search index up to date for the listed
-/// files (every file of the workspace, sorted, as [`index::listing`] gives
+/// files (every file of the workspace, sorted, as [`listing::listing`] gives
 /// them), reading only what changed. The table's reports are dropped
 /// before the search index is built (only its counts and save result are
 /// returned), so the two are never in memory together. `watch` is the
@@ -1247,9 +1251,9 @@ fn file(ws: &Workspace) -> std::path::PathBuf {
 pub fn refresh(
     ws: &Workspace,
     listing: &Listing,
-    opts: &index::Options,
+    opts: &scan::Options,
     watch: Option<u64>,
-) -> (index::Refreshed, Refreshed) {
+) -> (scan::Refreshed, Refreshed) {
     let (table, done, _) = refresh_keeping(ws, listing, opts, 0, watch);
     (table, done)
 }
@@ -1260,12 +1264,12 @@ pub fn refresh(
 pub fn refresh_keeping(
     ws: &Workspace,
     listing: &Listing,
-    opts: &index::Options,
+    opts: &scan::Options,
     keep: usize,
     watch: Option<u64>,
-) -> (index::Refreshed, Refreshed, Vec<u8>) {
-    let now = index::now_ns();
-    let mut table = index::refresh(ws, &listing.files, opts);
+) -> (scan::Refreshed, Refreshed, Vec<u8>) {
+    let now = stat::now_ns();
+    let mut table = scan::refresh(ws, &listing.files, opts);
     let keep = keep.max(crate::engine::context::stored_keep(&ws.config.context));
     let context = context_block(ws, &table.reports, keep);
     table.reports = Vec::new();
@@ -1275,7 +1279,7 @@ pub fn refresh_keeping(
         // The stored material still holds when the records are unchanged,
         // unless it was gathered by another executable or configuration, or
         // keeps fewer items than asked for.
-        let key = index::key(&ws.config);
+        let key = table::key(&ws.config);
         let unchanged = same_records(old, &record_files(ws, &listing.files))
             .then(|| unchanged(ws, old, now))
             .flatten()
@@ -1301,9 +1305,9 @@ pub fn refresh_keeping(
 /// The context material of the records of a refreshed table, encoded for
 /// the search index, with lists of `keep` items.
 fn context_block(ws: &Workspace, reports: &[Box<crate::lint::FileReport>], keep: usize) -> Vec<u8> {
-    let glances: Vec<index::Glance> = reports.iter().map(|r| index::Glance::of(r)).collect();
+    let glances: Vec<table::Glance> = reports.iter().map(|r| table::Glance::of(r)).collect();
     let material = crate::engine::context::material(&glances, None, keep);
-    crate::engine::context::encode_material(&material, keep, index::key(&ws.config))
+    crate::engine::context::encode_material(&material, keep, table::key(&ws.config))
 }
 
 /// What `memlint context` finds in the stored search index.
@@ -1341,7 +1345,7 @@ pub fn stored_context(ws: &Workspace) -> StoredContext {
 
 fn save(ws: &Workspace, bytes: &[u8]) {
     // A cache: when it cannot be written, the next run builds it again.
-    let _ = index::make_dir(&ws.root)
+    let _ = table::make_dir(&ws.root)
         .and_then(|dir| crate::io::fs::write_cache(&dir.join(FILE), bytes));
 }
 
@@ -1365,14 +1369,14 @@ fn rebuild(
     ws: &Workspace,
     listing: &Listing,
     old: Option<&Loaded>,
-    known: &index::Fingerprints,
+    known: &scan::Fingerprints,
     context: &[u8],
     watch: Option<u64>,
 ) -> (Vec<u8>, Refreshed) {
     let (files, listing_id) = (&listing.files, listing.id);
     // Fingerprints of other files than the listing's say nothing here.
     let known = (known.of.len() == files.len()).then_some(known);
-    let scanned_at = index::now_ns();
+    let scanned_at = stat::now_ns();
     let records = record_files(ws, files);
     // The old document of each record, by path (both sorted).
     let mut old_ids: Vec<Option<u32>> = Vec::with_capacity(records.len());
@@ -1537,7 +1541,7 @@ pub struct Hit {
 
 /// Answers `query` from a fresh index, refreshing it first when any record
 /// changed.
-pub fn search(ws: &Workspace, query: &Query, opts: &index::Options) -> Vec<Hit> {
+pub fn search(ws: &Workspace, query: &Query, opts: &scan::Options) -> Vec<Hit> {
     // Before anything is read, so that any later change shows.
     let watch = crate::io::watch::stamp(ws);
     let (listing, old) = match fresh_stored(ws, Want::Terms, watch) {
@@ -1553,11 +1557,11 @@ pub fn search(ws: &Workspace, query: &Query, opts: &index::Options) -> Vec<Hit> 
                 return hits;
             }
             // A posting list failed its checksum: build anew.
-            (listed.unwrap_or_else(|| index::listing(ws)), None)
+            (listed.unwrap_or_else(|| listing::listing(ws)), None)
         }
         Stored::Stale(listing, old) => (listing, old),
     };
-    let table = index::refresh(ws, &listing.files, opts);
+    let table = scan::refresh(ws, &listing.files, opts);
     let keep = crate::engine::context::stored_keep(&ws.config.context);
     let context = context_block(ws, &table.reports, keep);
     let known = table.fingerprints;
@@ -2038,22 +2042,22 @@ mod tests {
         };
         write("the alpaca word");
         let ws = Workspace::load(Some(root), None).expect("workspace");
-        let opts = index::Options {
+        let opts = scan::Options {
             force: false,
-            progress: false,
+            progress: None,
         };
-        let _ = refresh(&ws, &index::listing(&ws), &opts, None);
+        let _ = refresh(&ws, &listing::listing(&ws), &opts, None);
         let old = load(&file(&ws)).expect("stored");
         let hash = old.docs[0].hash;
         // Different bytes and stat data; the table is made to vouch for the
         // old hash at the new stat data, so the file must not be read.
         write("the zebra word, longer now");
-        let listing = index::listing(&ws);
+        let listing = listing::listing(&ws);
         let at = listing.files.iter().position(|f| f == rel).expect("listed");
         let stat = Stat::many(&ws.root, &[rel])[0].expect("stat");
         let mut of = vec![None; listing.files.len()];
         of[at] = Some((stat, hash));
-        let terms = |known: &index::Fingerprints| {
+        let terms = |known: &scan::Fingerprints| {
             let (bytes, done) = rebuild(&ws, &listing, Some(&old), known, &[], None);
             let loaded = decode(bytes).expect("decodes");
             let has = |t: &str| loaded.term(t).is_some();
@@ -2064,27 +2068,27 @@ mod tests {
                 loaded.docs[0].stat,
             )
         };
-        let vouched = index::Fingerprints {
+        let vouched = scan::Fingerprints {
             scanned_at: i64::MAX,
             of: of.clone(),
         };
         assert_eq!(terms(&vouched), (0, true, false, stat));
         // Stat data too recent for the table's scan, another hash, or no
         // fingerprint: read and tokenized again.
-        let recent = index::Fingerprints {
+        let recent = scan::Fingerprints {
             scanned_at: stat.mtime,
             of,
         };
         assert_eq!(terms(&recent), (1, false, true, stat));
         let mut other = vec![None; listing.files.len()];
         other[at] = Some((stat, hash ^ 1));
-        let other = index::Fingerprints {
+        let other = scan::Fingerprints {
             scanned_at: i64::MAX,
             of: other,
         };
         assert_eq!(terms(&other), (1, false, true, stat));
         assert_eq!(
-            terms(&index::Fingerprints::default()),
+            terms(&scan::Fingerprints::default()),
             (1, false, true, stat)
         );
     }

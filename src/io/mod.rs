@@ -5,4 +5,5 @@
 pub mod fs;
 pub mod git;
 pub mod ignores;
+pub mod stat;
 pub mod watch;

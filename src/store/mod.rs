@@ -2,4 +2,7 @@
 //! slug-cluster cache, the search index and the counters, in one binary
 //! codec. A shadow of the files, always safe to delete. Never prints.
 
+pub mod codec;
+pub mod listing;
+pub mod slugs;
 pub mod table;

@@ -1366,7 +1366,7 @@ pub fn work_tree_copy(
         return None;
     }
     let full = format!("{prefix}{rel}");
-    if vouched(index, &full, &crate::store::table::Stat::of(&meta)) != Some(id) {
+    if vouched(index, &full, &crate::io::stat::Stat::of(&meta)) != Some(id) {
         return None;
     }
     let bytes = crate::io::fs::read_regular(&path).ok()?;
@@ -1381,11 +1381,7 @@ pub fn work_tree_copy(
 /// untracked, conflicted, intent-to-add, assumed unchanged, outside the
 /// sparse checkout, not a regular file, changed since it was staged, or
 /// empty (git marks a racily clean entry by recording size 0).
-fn vouched(
-    index: &gix::index::File,
-    full: &str,
-    stat: &crate::store::table::Stat,
-) -> Option<ObjectId> {
+fn vouched(index: &gix::index::File, full: &str, stat: &crate::io::stat::Stat) -> Option<ObjectId> {
     vouched_entry(index, index.entry_by_path(full.as_bytes().as_bstr())?, stat)
 }
 
@@ -1393,7 +1389,7 @@ fn vouched(
 fn vouched_entry(
     index: &gix::index::File,
     e: &gix::index::Entry,
-    stat: &crate::store::table::Stat,
+    stat: &crate::io::stat::Stat,
 ) -> Option<ObjectId> {
     use gix::index::entry::{Flags, Mode};
     let untrusted = Flags::INTENT_TO_ADD | Flags::ASSUME_VALID | Flags::SKIP_WORKTREE;
@@ -1500,7 +1496,7 @@ impl Tracked {
 
     /// The blob id of root-relative `rel` the git index vouches for with
     /// stat data `stat` (see [`vouched`]).
-    pub fn blob(&self, rel: &str, stat: &crate::store::table::Stat) -> Option<ObjectId> {
+    pub fn blob(&self, rel: &str, stat: &crate::io::stat::Stat) -> Option<ObjectId> {
         let mut full = String::with_capacity(self.prefix.len() + rel.len());
         full.push_str(&self.prefix);
         full.push_str(rel);
@@ -1530,7 +1526,7 @@ pub struct InOrder<'t> {
 impl InOrder<'_> {
     /// The blob id of root-relative `rel` the git index vouches for with
     /// stat data `stat`.
-    pub fn blob(&mut self, rel: &str, stat: &crate::store::table::Stat) -> Option<ObjectId> {
+    pub fn blob(&mut self, rel: &str, stat: &crate::io::stat::Stat) -> Option<ObjectId> {
         let index = &self.tracked.index;
         let entries = index.entries();
         self.full.clear();

@@ -482,7 +482,7 @@ fn reach(tops: &[String], rel: &str) -> Reach {
 mod daemon {
     use super::{reach, tops, Error, Reach, Status, Token, COOKIE, LOCK, SOCKET};
     use crate::engine::workspace::Workspace;
-    use crate::store::table::IGNORE_FILES;
+    use crate::store::listing::IGNORE_FILES;
     use std::collections::HashMap;
     use std::io::{BufRead, Read, Write};
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -610,7 +610,7 @@ mod daemon {
             return Err(io(&ws.root)(std::io::Error::last_os_error()));
         }
         let instance = {
-            let now = crate::store::table::now_ns() as u64;
+            let now = crate::io::stat::now_ns() as u64;
             xxhash_rust::xxh3::xxh3_64(
                 &[
                     now.to_le_bytes(),
