@@ -6,4 +6,5 @@ pub mod fs;
 pub mod git;
 pub mod ignores;
 pub mod stat;
+pub mod walk;
 pub mod watch;

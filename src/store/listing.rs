@@ -2,9 +2,9 @@
 //! with the stat data of every directory and ignore file that could change
 //! the list, so that an unchanged workspace is not walked again.
 
-use crate::engine::workspace::Workspace;
 use crate::io::fs::{open_regular, read_regular};
 use crate::io::stat::{no_huge_pages, now_ns, Stat, RACY_NS};
+use crate::model::workspace::Workspace;
 use crate::store::codec::{checked, trailer, Reader, Writer, FORMAT};
 use crate::store::table::{key, make_dir, stored, DIR};
 use rayon::prelude::*;
@@ -41,7 +41,7 @@ fn seen(path: &Path) -> Seen {
 /// is not watched: nothing under it is listed whatever it holds, until an
 /// ignore file that is watched changes. `None` when the walk was not
 /// complete (a symbolic link, an unreadable entry).
-fn watched(ws: &Workspace, walked: &crate::engine::workspace::Walked) -> Option<Vec<String>> {
+fn watched(ws: &Workspace, walked: &crate::io::walk::Walked) -> Option<Vec<String>> {
     if !walked.complete {
         return None;
     }
@@ -50,7 +50,7 @@ fn watched(ws: &Workspace, walked: &crate::engine::workspace::Walked) -> Option<
         for name in IGNORE_FILES {
             out.push(d.join(name).to_string_lossy().into_owned());
         }
-        let exclude = crate::engine::workspace::git_common_dir(d).join("info/exclude");
+        let exclude = crate::io::ignores::git_common_dir(d).join("info/exclude");
         out.push(exclude.to_string_lossy().into_owned());
     };
     let mut dirs: Vec<&Path> = vec![&ws.root];

@@ -2,9 +2,9 @@
 //! by the kind's slug set, so `slug/similar` compares pairs only when a
 //! slug was added, removed or renamed.
 
-use crate::engine::workspace::Workspace;
 use crate::io::fs::read_regular;
 use crate::model::kind::{classify, Kind, Place};
+use crate::model::workspace::Workspace;
 use crate::store::codec::{checked, Writer, FORMAT};
 use crate::store::table::{make_dir, DIR};
 use xxhash_rust::xxh3::Xxh3;

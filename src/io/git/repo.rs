@@ -149,9 +149,9 @@ impl<'a> DiskResolver<'a> {
     /// [`DiskResolver::new`] for `ws`, noting among its problems a
     /// repository left unread because one of its files is not a regular
     /// file (its `commit:` sources are then not checked).
-    pub fn of(ws: &'a crate::engine::workspace::Workspace) -> Self {
+    pub fn of(ws: &'a crate::model::workspace::Workspace) -> Self {
         if let Some((path, reason)) = special_file(&ws.root) {
-            ws.note(crate::io::ignores::Problem::GitFile { path, reason });
+            ws.note(crate::model::workspace::Problem::GitFile { path, reason });
         }
         DiskResolver::new(&ws.root)
     }
@@ -1235,7 +1235,7 @@ pub fn tree_lookup(paths: &[(String, Object)], rel: &str) -> Option<Object> {
 /// `memlint check --staged`: lints what the next commit will contain, read
 /// from the git index, against the staged view of the whole workspace.
 pub fn check_staged(
-    ws: &crate::engine::workspace::Workspace,
+    ws: &crate::model::workspace::Workspace,
     selected: &dyn Fn(&str) -> bool,
 ) -> Result<crate::engine::check::Outcome, GitError> {
     let repo = Repo::open(&ws.root, "`check --staged`")?;

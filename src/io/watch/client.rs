@@ -30,7 +30,7 @@
 //! events N answered N REASON`; `stop` → `stopping`. A watcher that does
 //! not accept at once is treated as none.
 
-use crate::engine::workspace::Workspace;
+use crate::model::workspace::Workspace;
 use std::path::Path;
 
 /// The socket's name inside `.memlint/`.
@@ -481,7 +481,7 @@ fn reach(tops: &[String], rel: &str) -> Reach {
 #[cfg(target_os = "linux")]
 mod daemon {
     use super::{reach, tops, Error, Reach, Status, Token, COOKIE, LOCK, SOCKET};
-    use crate::engine::workspace::Workspace;
+    use crate::model::workspace::Workspace;
     use crate::store::listing::IGNORE_FILES;
     use std::collections::HashMap;
     use std::io::{BufRead, Read, Write};
@@ -811,7 +811,7 @@ mod daemon {
         fn watch_everything(&mut self) {
             // The git directory whose `info/exclude` applies: `.git`, what a
             // `.git` link points at, or a worktree's common directory.
-            let git = crate::engine::workspace::git_common_dir(&self.root);
+            let git = crate::io::ignores::git_common_dir(&self.root);
             let git = std::fs::canonicalize(&git).unwrap_or(git);
             if git.is_dir() {
                 match self.add(&git, DIR_EVENTS) {
