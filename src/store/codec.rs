@@ -5,13 +5,11 @@
 //! never trusts what it reads (every count is bounded by the bytes left).
 //! A file opens with its magic and [`FORMAT`], checked by [`checked`].
 
+pub(crate) use crate::io::cache::FORMAT;
 use crate::io::stat::Stat;
 use crate::lint::Located;
 use std::ops::Range;
 use xxhash_rust::xxh3::xxh3_64;
-
-/// The on-disk format version; an index of another version is rebuilt.
-pub(crate) const FORMAT: u32 = 6;
 
 /// The checksum that ends a cache file.
 pub(crate) fn trailer(bytes: &[u8]) -> Option<u64> {

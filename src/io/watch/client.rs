@@ -67,7 +67,7 @@ impl Token {
         let mut bytes = [0u8; 24];
         bytes[..8].copy_from_slice(&self.instance.to_le_bytes());
         bytes[8..16].copy_from_slice(&self.seq.to_le_bytes());
-        bytes[16..].copy_from_slice(&crate::store::table::key(&ws.config).to_le_bytes());
+        bytes[16..].copy_from_slice(&crate::io::cache::key(&ws.config).to_le_bytes());
         xxhash_rust::xxh3::xxh3_64(&bytes)
     }
 }
@@ -177,7 +177,7 @@ pub fn stop(root: &Path) -> Option<u32> {
 fn ask(root: &Path, question: &str) -> std::io::Result<String> {
     use std::io::{BufRead, Read, Write};
     use std::os::unix::fs::MetadataExt;
-    let dir = root.join(crate::store::table::DIR);
+    let dir = root.join(crate::io::cache::DIR);
     // The watcher answers only for the root it watches: a socket reached
     // through a hard-linked copy of `.memlint/` leads to another's.
     let me = std::fs::metadata(root)?;
@@ -379,7 +379,7 @@ fn spawn(
         let shown = what.display().to_string();
         move |e| Error::Io(shown, e)
     };
-    let own = crate::store::table::make_dir(root).map_err(io(root))?;
+    let own = crate::io::cache::make_dir(root).map_err(io(root))?;
     let log_path = own.join(LOG);
     // Never waiting for a reader: a FIFO there is refused.
     let log = crate::io::fs::open_regular_options(
@@ -481,8 +481,8 @@ fn reach(tops: &[String], rel: &str) -> Reach {
 #[cfg(target_os = "linux")]
 mod daemon {
     use super::{reach, tops, Error, Reach, Status, Token, COOKIE, LOCK, SOCKET};
+    use crate::io::ignores::NAMES as IGNORE_FILES;
     use crate::model::workspace::Workspace;
-    use crate::store::listing::IGNORE_FILES;
     use std::collections::HashMap;
     use std::io::{BufRead, Read, Write};
     use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
@@ -583,7 +583,7 @@ mod daemon {
             move |e| Error::Io(shown, e)
         };
         remote_refused(&ws.root)?;
-        let own = crate::store::table::make_dir(&ws.root).map_err(io(&ws.root))?;
+        let own = crate::io::cache::make_dir(&ws.root).map_err(io(&ws.root))?;
         let lock_path = own.join(LOCK);
         let mut lock = crate::io::fs::open_regular_options(
             &lock_path,
@@ -959,7 +959,7 @@ mod daemon {
                     self.quit = true;
                     return;
                 }
-                if name == crate::store::table::DIR {
+                if name == crate::io::cache::DIR {
                     return;
                 }
                 if name == ".git" {
