@@ -521,12 +521,12 @@ fn check(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
         Ok(())
     };
     if args.staged {
-        let outcome = crate::io::git::check_staged(ws, &selected).map_err(git_error)?;
+        let outcome = crate::engine::version::staged(ws, &selected).map_err(git_error)?;
         matched(&outcome)?;
         return Ok(report_check(s, args, &outcome));
     }
     if let Some(rev) = &args.base {
-        let outcome = crate::engine::log::check_base(ws, rev, &selected).map_err(git_error)?;
+        let outcome = crate::engine::version::base(ws, rev, &selected).map_err(git_error)?;
         matched(&outcome)?;
         return Ok(report_check(s, args, &outcome));
     }

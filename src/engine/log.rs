@@ -1,13 +1,10 @@
-//! Git history: the `Memlint-GC:` trailer (SPEC §3), `check --base` with
-//! its `history/*` rules, and `memlint log`. Everything is read through gix.
+//! Git history: the `Memlint-GC:` trailer (SPEC §3) and `memlint log`.
+//! Everything is read through gix. (`check --base` is in
+//! `crate::engine::version`.)
 
-use crate::engine::check::{self, Outcome};
 use crate::engine::workspace::Workspace;
-use crate::io::git::{Blob, Change, CommitInfo, GitError, Object, Repo, VersionResolver};
-use crate::lint::rules::Finding;
-use crate::model::diagnostic::{self, Diagnostic};
+use crate::io::git::{Blob, Change, CommitInfo, GitError, Object, Repo};
 use crate::model::kind::{classify, Kind, Place};
-use crate::model::rule::Rule;
 use gix::ObjectId;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -216,22 +213,12 @@ fn record_problem(record: &str) -> Result<(), String> {
     Ok(())
 }
 
-/// A trailer found in a commit, with the commit it came from.
-struct Found<T> {
-    commit: ObjectId,
-    item: T,
-}
-
-fn short(id: &ObjectId) -> String {
-    id.to_hex_with_len(7).to_string()
-}
-
 /// Records whose removal or rename git would see: `old → new` for the
 /// removed paths that reappear under another name. An identical blob is a
 /// rename; otherwise the most similar added record of the same kind, when at
 /// least half of their lines are shared (git's default threshold), not
 /// counting the `---` delimiters and blank lines every record has.
-fn renames(repo: &Repo, changes: &[Change], ws: &Workspace) -> HashMap<String, String> {
+pub(crate) fn renames(repo: &Repo, changes: &[Change], ws: &Workspace) -> HashMap<String, String> {
     let record = |p: &str| match classify(p, &ws.config.banned_dirs) {
         Place::Record(k) => Some(k),
         _ => None,
@@ -292,251 +279,6 @@ fn renames(repo: &Repo, changes: &[Change], ws: &Workspace) -> HashMap<String, S
         }
     }
     out
-}
-
-/// The body of a record text with LF line endings and no trailing blank
-/// space, and the offset where it starts.
-fn body_of(text: &str) -> Option<(String, usize)> {
-    let crate::syntax::frontmatter::Split::Found(parts) = crate::syntax::frontmatter::split(text)
-    else {
-        return None;
-    };
-    let body = text[parts.body.clone()].replace("\r\n", "\n");
-    Some((body.trim_end().to_string(), parts.body.start))
-}
-
-/// The span of the `title` value in a record's front matter.
-fn title_span(text: &str) -> Option<std::ops::Range<usize>> {
-    let crate::syntax::frontmatter::Split::Found(parts) = crate::syntax::frontmatter::split(text)
-    else {
-        return None;
-    };
-    let mut at = parts.yaml.start;
-    for line in text[parts.yaml.clone()].split_inclusive('\n') {
-        if let Some(value) = line.strip_prefix("title:") {
-            let start = at + "title:".len() + (value.len() - value.trim_start().len());
-            return Some(start..start + value.trim().len());
-        }
-        at += line.len();
-    }
-    None
-}
-
-/// `memlint check --base REV`: what changed between the merge base of REV
-/// and HEAD, linted at HEAD against HEAD's whole workspace, plus the
-/// `history/*` rules.
-pub fn check_base(
-    ws: &Workspace,
-    rev: &str,
-    selected: &dyn Fn(&str) -> bool,
-) -> Result<Outcome, GitError> {
-    let what = "`check --base`";
-    let repo = Repo::open(&ws.root, what)?;
-    let head = repo.head()?.ok_or(GitError::NoCommits(what))?;
-    let target = repo.resolve(rev)?;
-    let base = repo.merge_base(target, head, rev)?;
-    let base_tree = repo.tree_of(base)?;
-    let head_tree = repo.tree_of(head)?;
-    let changes = repo.diff_trees(Some(base_tree), Some(head_tree))?;
-    let head_paths = repo.flatten(head_tree)?;
-    let mut ops = Vec::new();
-    let mut malformed = Vec::new();
-    for c in repo.commits(&[head], &[base])? {
-        let (good, bad) = trailers(&c.message);
-        ops.extend(good.into_iter().map(|item| Found { commit: c.id, item }));
-        malformed.extend(bad.into_iter().map(|item| Found { commit: c.id, item }));
-    }
-    for m in &malformed {
-        eprintln!(
-            "memlint: warning: commit {}: malformed `{TRAILER}:` trailer `{}`: {}",
-            short(&m.commit),
-            crate::syntax::sanitize::line(&m.item.line),
-            crate::syntax::sanitize::line(&m.item.reason)
-        );
-    }
-    let max = ws.config.max_file_bytes;
-    let read = |rel: &str| -> Option<Blob> {
-        let object = crate::io::git::tree_lookup(&head_paths, rel).filter(Object::is_file)?;
-        repo.blob(object.id, max).ok()
-    };
-    let resolver = VersionResolver::Tree(&head_paths, &repo.repo);
-    // Needed when something was removed, or a changed record is now
-    // replaced: then every record that may point at it is read, from the
-    // work tree where it matches HEAD (reading 100k blobs out of a pack
-    // instead took 18 s). Reading the git index costs a few milliseconds.
-    let index = repo
-        .index()
-        .ok()
-        .filter(|i| !crate::io::git::may_convert(&repo.repo, &ws.root, i));
-    let fast = |rel: &str| -> Option<Vec<u8>> {
-        let object = crate::io::git::tree_lookup(&head_paths, rel).filter(Object::is_file)?;
-        crate::io::git::work_tree_copy(index.as_ref()?, &repo.prefix, &ws.root, rel, object.id)
-    };
-    let version = check::Version {
-        paths: head_paths
-            .iter()
-            .filter(|(_, o)| o.is_file())
-            .map(|(p, _)| p.as_str())
-            .collect(),
-        changed: changes
-            .iter()
-            .filter(|c| c.new.is_some_and(|n| n.is_file()))
-            .map(|c| c.path.clone())
-            .collect(),
-        removed: changes
-            .iter()
-            .filter(|c| c.new.is_none())
-            .map(|c| c.path.clone())
-            .collect(),
-        read: &read,
-        read_fast: Some(&fast),
-        resolver: &resolver,
-    };
-    let mut outcome = check::run_version(ws, &version, selected);
-    let renamed = renames(&repo, &changes, ws);
-    let named = |path: &str| ops.iter().any(|f| f.item.names(path));
-    let dropped = |path: &str| ops.iter().any(|f| f.item.is_on(path));
-    let mut diags: Vec<Diagnostic> = Vec::new();
-    // history/unexplained-removal
-    for c in changes.iter().filter(|c| c.new.is_none()) {
-        let Place::Record(kind) = classify(&c.path, &ws.config.banned_dirs) else {
-            continue;
-        };
-        // Staging files are consumed by design (`staging release`).
-        if kind == Kind::Staging
-            || !selected(&c.path)
-            || renamed.contains_key(&c.path)
-            || dropped(&c.path)
-        {
-            continue;
-        }
-        let bare = c.path.trim_end_matches(".md");
-        let mut message = format!(
-            "`{}` was removed since {} without a `{TRAILER}:` trailer naming it; add `{TRAILER}: drop {bare} <{}>` to the message of the commit that removes it, or restore the file",
-            c.path,
-            short(&base),
-            CATEGORIES.join("|")
-        );
-        if let Some(m) = malformed.iter().find(|m| m.item.line.contains(bare)) {
-            message.push_str(&format!(
-                " (commit {} has a malformed trailer naming it: {})",
-                short(&m.commit),
-                m.item.reason
-            ));
-        }
-        let text = c
-            .old
-            .and_then(|o| repo.blob(o.id, max).ok())
-            .map(|b| match b {
-                Blob::Bytes(b) => String::from_utf8_lossy(&b).into_owned(),
-                Blob::TooLarge(_) => String::new(),
-            })
-            .unwrap_or_default();
-        let finding = Finding {
-            rule: Rule::HistoryUnexplainedRemoval,
-            span: 0..0,
-            message,
-            fixable: false,
-        };
-        let found = crate::lint::to_diagnostics(&c.path, &text, vec![finding], &ws.config);
-        if !found.is_empty() && !text.is_empty() {
-            outcome.sources.entry(c.path.clone()).or_insert(text);
-        }
-        diags.extend(found);
-    }
-    // history/decision-rewritten
-    let old_of: HashMap<&str, (&str, Object)> = changes
-        .iter()
-        .filter_map(|c| Some((c.path.as_str(), (c.path.as_str(), c.old?))))
-        .chain(renamed.iter().filter_map(|(old, new)| {
-            let o = changes.iter().find(|c| &c.path == old)?.old?;
-            Some((new.as_str(), (old.as_str(), o)))
-        }))
-        .collect();
-    for c in changes
-        .iter()
-        .filter(|c| c.new.is_some_and(|n| n.is_file()))
-    {
-        if classify(&c.path, &ws.config.banned_dirs) != Place::Record(Kind::Decision)
-            || !selected(&c.path)
-        {
-            continue;
-        }
-        let Some(&(old_path, old)) = old_of.get(c.path.as_str()) else {
-            continue;
-        };
-        if named(&c.path) || named(old_path) {
-            continue;
-        }
-        let (Some(Blob::Bytes(old_bytes)), Some(Blob::Bytes(new_bytes))) =
-            (repo.blob(old.id, max).ok(), read(&c.path))
-        else {
-            continue;
-        };
-        let (Ok(old_text), Ok(new_text)) = (
-            std::str::from_utf8(&old_bytes),
-            std::str::from_utf8(&new_bytes),
-        ) else {
-            continue;
-        };
-        let decision = Place::Record(Kind::Decision);
-        let lint = |path: &str, bytes: &[u8]| {
-            crate::lint::lint_file(
-                path,
-                &decision,
-                crate::lint::Content::Bytes(bytes),
-                &ws.config,
-            )
-            .info
-        };
-        let (before, after) = (lint(old_path, &old_bytes), lint(&c.path, &new_bytes));
-        if before.status.as_deref() != Some("active") {
-            continue;
-        }
-        let (Some(a), Some(b)) = (body_of(old_text), body_of(new_text)) else {
-            continue;
-        };
-        let title_changed = before.title != after.title;
-        let body_changed = a.0 != b.0;
-        if !title_changed && !body_changed {
-            continue;
-        }
-        let what = match (title_changed, body_changed) {
-            (true, true) => "its title and body",
-            (true, false) => "its title",
-            _ => "its body",
-        };
-        let span = match (title_span(new_text), title_changed) {
-            (Some(span), true) => span,
-            _ => b.1..b.1,
-        };
-        let slug = crate::model::kind::stem(&c.path);
-        let finding = Finding {
-            rule: Rule::HistoryDecisionRewritten,
-            span,
-            message: format!(
-                "the active decision `{slug}` was rewritten in place ({what} changed since {}); write the new decision to a new file and set `status: replaced` with `replaced_by: <new-slug>` here, or name the edit in a `{TRAILER}:` trailer",
-                short(&base)
-            ),
-            fixable: false,
-        };
-        let found = crate::lint::to_diagnostics(&c.path, new_text, vec![finding], &ws.config);
-        if !found.is_empty() {
-            outcome
-                .sources
-                .entry(c.path.clone())
-                .or_insert_with(|| new_text.to_string());
-        }
-        diags.extend(found);
-    }
-    // A removed record is a file the report is about.
-    outcome.files += diags
-        .iter()
-        .filter(|d| d.rule == Rule::HistoryUnexplainedRemoval)
-        .count();
-    outcome.diagnostics.extend(diags);
-    diagnostic::sort(&mut outcome.diagnostics);
-    Ok(outcome)
 }
 
 // ---------------------------------------------------------------------------

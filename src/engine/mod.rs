@@ -15,4 +15,5 @@ pub mod report;
 pub mod scan;
 pub mod search;
 pub mod staging;
+pub mod version;
 pub mod workspace;

@@ -1232,57 +1232,6 @@ pub fn tree_lookup(paths: &[(String, Object)], rel: &str) -> Option<Object> {
         .map(|i| paths[i].1)
 }
 
-/// `memlint check --staged`: lints what the next commit will contain, read
-/// from the git index, against the staged view of the whole workspace.
-pub fn check_staged(
-    ws: &crate::model::workspace::Workspace,
-    selected: &dyn Fn(&str) -> bool,
-) -> Result<crate::engine::check::Outcome, GitError> {
-    let repo = Repo::open(&ws.root, "`check --staged`")?;
-    let staged = repo.staged()?;
-    let paths: Vec<&str> = staged
-        .paths()
-        .into_iter()
-        .filter(|(_, o)| o.is_file())
-        .map(|(p, _)| p)
-        .collect();
-    let changed: Vec<String> = staged
-        .changes
-        .iter()
-        .filter(|c| c.new.is_some_and(|n| n.is_file()))
-        .map(|c| c.path.clone())
-        .collect();
-    let removed: Vec<String> = staged
-        .changes
-        .iter()
-        .filter(|c| c.new.is_none())
-        .map(|c| c.path.clone())
-        .collect();
-    let max = ws.config.max_file_bytes;
-    let read = |rel: &str| -> Option<Blob> {
-        let object = staged.lookup(rel).filter(Object::is_file)?;
-        repo.blob(object.id, max).ok()
-    };
-    let resolver = VersionResolver::Index(&staged, &repo.repo);
-    let convert = may_convert(&repo.repo, &ws.root, staged.index());
-    let fast = |rel: &str| -> Option<Vec<u8>> {
-        if convert {
-            return None;
-        }
-        let object = staged.lookup(rel).filter(Object::is_file)?;
-        work_tree_copy(staged.index(), staged.prefix(), &ws.root, rel, object.id)
-    };
-    let version = crate::engine::check::Version {
-        paths,
-        changed,
-        removed,
-        read: &read,
-        read_fast: Some(&fast),
-        resolver: &resolver,
-    };
-    Ok(crate::engine::check::run_version(ws, &version, selected))
-}
-
 /// What `set_hooks_path` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HooksPath {
