@@ -5,7 +5,7 @@
 //! rest of that version.
 
 use crate::engine::check::Outcome;
-use crate::engine::log::{renames, trailers, CATEGORIES, TRAILER};
+use crate::engine::log::renames;
 use crate::engine::workspace::Workspace;
 use crate::io::git::{may_convert, work_tree_copy, Blob, GitError, Object, Repo, VersionResolver};
 use crate::lint::rules::workspace::{self, View, WsSink};
@@ -15,6 +15,7 @@ use crate::model::diagnostic::{self, Diagnostic};
 use crate::model::hashing::{Map, Set};
 use crate::model::kind::{classify, Kind, Place};
 use crate::model::rule::Rule;
+use crate::syntax::trailer::{trailers, CATEGORIES, TRAILER};
 use gix::ObjectId;
 use std::collections::{HashMap, HashSet};
 

@@ -7,4 +7,5 @@ pub mod frontmatter;
 pub mod sanitize;
 pub mod session;
 pub mod text;
+pub mod trailer;
 pub mod yaml;
