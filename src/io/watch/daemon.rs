@@ -108,25 +108,7 @@ pub fn run(ws: &Workspace, started: impl FnOnce(&Status)) -> Result<(), Error> {
     };
     remote_refused(&ws.root)?;
     let own = crate::io::cache::make_dir(&ws.root).map_err(io(&ws.root))?;
-    let lock_path = own.join(LOCK);
-    let mut lock = crate::io::fs::open_regular_options(
-        &lock_path,
-        std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true),
-    )
-    .map_err(io(&lock_path))?;
-    // SAFETY: a valid open descriptor; flock has no memory effects.
-    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-        return Err(Error::Running(
-            ws.root.display().to_string(),
-            crate::io::watch::client::recorded_pid(&own),
-        ));
-    }
-    lock.set_len(0).map_err(io(&lock_path))?;
-    writeln!(lock, "{}", std::process::id()).map_err(io(&lock_path))?;
+    let lock = take_lock(&ws.root, &own)?;
 
     // SAFETY: no pointers involved; the result is checked.
     let fd = unsafe { libc::inotify_init1(libc::IN_NONBLOCK | libc::IN_CLOEXEC) };
@@ -181,6 +163,50 @@ pub fn run(ws: &Workspace, started: impl FnOnce(&Status)) -> Result<(), Error> {
     // mount table, when it can be polled, says when to look again.
     let mounts = std::fs::File::open("/proc/self/mounts").ok();
     started(&w.status());
+    serve_until_quit(&mut w, &listener, mounts.as_ref()).map_err(io(&ws.root))?;
+    // Only our own socket: another watcher may have replaced it (after
+    // `.memlint/` was deleted and made again).
+    let ours = std::fs::symlink_metadata(&socket).map(|m| m.ino()).ok();
+    if ours.is_some() && ours == bound {
+        let _ = std::fs::remove_file(&socket);
+    }
+    drop(lock);
+    Ok(())
+}
+
+/// Takes the lock that lets one watcher run per workspace (`own` is its
+/// `.memlint/`), and writes this process's id in it.
+fn take_lock(root: &Path, own: &Path) -> Result<std::fs::File, Error> {
+    let lock_path = own.join(LOCK);
+    let io = |e| Error::Io(lock_path.display().to_string(), e);
+    let mut lock = crate::io::fs::open_regular_options(
+        &lock_path,
+        std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true),
+    )
+    .map_err(io)?;
+    // SAFETY: a valid open descriptor; flock has no memory effects.
+    if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+        return Err(Error::Running(
+            root.display().to_string(),
+            crate::io::watch::client::recorded_pid(own),
+        ));
+    }
+    lock.set_len(0).map_err(io)?;
+    writeln!(lock, "{}", std::process::id()).map_err(io)?;
+    Ok(lock)
+}
+
+/// Reads events, follows mounts and answers questions until asked to stop
+/// (or until the workspace or its `.memlint/` goes away).
+fn serve_until_quit(
+    w: &mut Watcher,
+    listener: &UnixListener,
+    mounts: Option<&std::fs::File>,
+) -> std::io::Result<()> {
     while !w.quit {
         let mut fds = [
             libc::pollfd {
@@ -194,7 +220,7 @@ pub fn run(ws: &Workspace, started: impl FnOnce(&Status)) -> Result<(), Error> {
                 revents: 0,
             },
             libc::pollfd {
-                fd: mounts.as_ref().map_or(-1, |f| f.as_raw_fd()),
+                fd: mounts.map_or(-1, |f| f.as_raw_fd()),
                 events: libc::POLLPRI,
                 revents: 0,
             },
@@ -206,7 +232,7 @@ pub fn run(ws: &Workspace, started: impl FnOnce(&Status)) -> Result<(), Error> {
             if e.kind() == std::io::ErrorKind::Interrupted {
                 continue;
             }
-            return Err(io(&ws.root)(e));
+            return Err(e);
         }
         if fds[0].revents != 0 {
             w.read_events();
@@ -224,13 +250,6 @@ pub fn run(ws: &Workspace, started: impl FnOnce(&Status)) -> Result<(), Error> {
             }
         }
     }
-    // Only our own socket: another watcher may have replaced it (after
-    // `.memlint/` was deleted and made again).
-    let ours = std::fs::symlink_metadata(&socket).map(|m| m.ino()).ok();
-    if ours.is_some() && ours == bound {
-        let _ = std::fs::remove_file(&socket);
-    }
-    drop(lock);
     Ok(())
 }
 
