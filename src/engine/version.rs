@@ -294,8 +294,52 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
             reports.insert(r.path.clone(), r);
         }
     }
-    // Follow `replaced_by` from what was read, so chains and cycles through
-    // unchanged records are seen.
+    follow_replaced_by(ws, version, &mut reports, &place_of);
+    let cross = workspace_findings(ws, version, &reports, &changed, &find);
+    let removed: HashSet<&str> = version.removed.iter().map(String::as_str).collect();
+    let removed_records: HashSet<(Kind, &str)> = version
+        .removed
+        .iter()
+        .filter_map(|p| match classify(p, banned) {
+            Place::Record(k) => Some((k, crate::model::kind::stem(p))),
+            _ => None,
+        })
+        .collect();
+    let leads_to_replaced = |info: &crate::lint::RecordInfo| match (info.kind, &info.replaced_by) {
+        (Some(kind), Some(target)) => replaced_changed.contains(&(kind, target.value.clone())),
+        _ => false,
+    };
+    let affected = |p: &str| {
+        full && selected(p)
+            && !ignores.ignored(p)
+            && reports.get(p).is_some_and(|r| {
+                points_at_removed(&r.info, &removed, &removed_records) || leads_to_replaced(&r.info)
+            })
+    };
+    let mut diags = cross;
+    // A cluster of similar slugs that holds a changed record is reported on
+    // its members after the first, changed or not; a cycle through a
+    // changed record on each of its members (the records read are the
+    // changed ones and those their `replaced_by` leads to).
+    diags.retain(|d| {
+        changed.contains(d.path.as_str())
+            || affected(&d.path)
+            || (matches!(d.rule, Rule::SlugSimilar | Rule::StatusCycle)
+                && selected(&d.path)
+                && !ignores.ignored(&d.path))
+    });
+    outcome(version, reports, &changed, diags)
+}
+
+/// Lints the records the `replaced_by` of what was read leads to, and theirs,
+/// until none is left, so chains and cycles through unchanged records are
+/// seen.
+fn follow_replaced_by<'a>(
+    ws: &Workspace,
+    version: &Version<'a>,
+    reports: &mut Map<String, FileReport>,
+    place_of: &dyn Fn(&str) -> Option<(&'a str, Place)>,
+) {
     loop {
         let mut next: Vec<(&str, Place)> = Vec::new();
         for r in reports.values() {
@@ -316,6 +360,19 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
             reports.insert(r.path.clone(), r);
         }
     }
+}
+
+/// The cross-record findings over what was read (`reports`); every other
+/// record of the version is known by name (`find`). `slug/similar` runs on
+/// the clusters the changed records can belong to, drawn from every name of
+/// their kinds.
+fn workspace_findings<'a>(
+    ws: &Workspace,
+    version: &Version<'a>,
+    reports: &Map<String, FileReport>,
+    changed: &Set<&str>,
+    find: &dyn Fn(&str) -> Option<&'a str>,
+) -> Vec<Diagnostic> {
     let unread: Vec<crate::lint::RecordInfo> = Kind::ALL
         .iter()
         .map(|k| crate::lint::RecordInfo {
@@ -342,7 +399,7 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
                 if !workspace::enabled(&ws.config, rule.rule) {
                     continue;
                 }
-                let members = similar_closure(version, &view, &changed);
+                let members = similar_closure(version, &view, changed);
                 let mut near_items: Vec<(&str, &crate::lint::RecordInfo)> = Vec::new();
                 for (kind, slug) in &members {
                     let Some(p) = find(&format!("{}/{slug}.md", kind.dir())) else {
@@ -365,38 +422,17 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
             }
         }
     }
-    let removed: HashSet<&str> = version.removed.iter().map(String::as_str).collect();
-    let removed_records: HashSet<(Kind, &str)> = version
-        .removed
-        .iter()
-        .filter_map(|p| match classify(p, banned) {
-            Place::Record(k) => Some((k, crate::model::kind::stem(p))),
-            _ => None,
-        })
-        .collect();
-    let leads_to_replaced = |info: &crate::lint::RecordInfo| match (info.kind, &info.replaced_by) {
-        (Some(kind), Some(target)) => replaced_changed.contains(&(kind, target.value.clone())),
-        _ => false,
-    };
-    let affected = |p: &str| {
-        full && selected(p)
-            && !ignores.ignored(p)
-            && reports.get(p).is_some_and(|r| {
-                points_at_removed(&r.info, &removed, &removed_records) || leads_to_replaced(&r.info)
-            })
-    };
-    let mut diags = sink.diagnostics;
-    // A cluster of similar slugs that holds a changed record is reported on
-    // its members after the first, changed or not; a cycle through a
-    // changed record on each of its members (the records read are the
-    // changed ones and those their `replaced_by` leads to).
-    diags.retain(|d| {
-        changed.contains(d.path.as_str())
-            || affected(&d.path)
-            || (matches!(d.rule, Rule::SlugSimilar | Rule::StatusCycle)
-                && selected(&d.path)
-                && !ignores.ignored(&d.path))
-    });
+    sink.diagnostics
+}
+
+/// The outcome: the changed files' own reports and the findings kept
+/// (`diags`), with the text of every file a finding is on.
+fn outcome(
+    version: &Version,
+    mut reports: Map<String, FileReport>,
+    changed: &Set<&str>,
+    mut diags: Vec<Diagnostic>,
+) -> Outcome {
     let mut out = Outcome {
         files: diags
             .iter()
@@ -406,7 +442,7 @@ pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) ->
             .len(),
         ..Outcome::default()
     };
-    for p in &changed {
+    for p in changed {
         let Some(r) = reports.remove(*p) else {
             continue;
         };
