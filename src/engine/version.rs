@@ -7,7 +7,9 @@
 use crate::engine::check::Outcome;
 use crate::engine::log::renames;
 use crate::engine::workspace::Workspace;
-use crate::io::git::{may_convert, work_tree_copy, Blob, GitError, Object, Repo, VersionResolver};
+use crate::io::git::{
+    may_convert, work_tree_copy, Blob, Change, GitError, Object, Repo, VersionResolver,
+};
 use crate::lint::rules::workspace::{self, View, WsSink};
 use crate::lint::rules::Finding;
 use crate::lint::FileReport;
@@ -15,7 +17,7 @@ use crate::model::diagnostic::{self, Diagnostic};
 use crate::model::hashing::{Map, Set};
 use crate::model::kind::{classify, Kind, Place};
 use crate::model::rule::Rule;
-use crate::syntax::trailer::{trailers, CATEGORIES, TRAILER};
+use crate::syntax::trailer::{trailers, GcOp, Malformed, CATEGORIES, TRAILER};
 use gix::ObjectId;
 use std::collections::{HashMap, HashSet};
 
@@ -743,10 +745,55 @@ pub fn base(
     };
     let mut outcome = run_version(ws, &version, selected);
     let renamed = renames(&repo, &changes, ws);
-    let named = |path: &str| ops.iter().any(|f| f.item.names(path));
+    let mut diags = unexplained_removals(
+        ws,
+        &repo,
+        &changes,
+        &renamed,
+        &ops,
+        &malformed,
+        &base,
+        selected,
+        &mut outcome,
+    );
+    diags.extend(rewritten_decisions(
+        ws,
+        &repo,
+        &changes,
+        &renamed,
+        &ops,
+        &base,
+        &read,
+        selected,
+        &mut outcome,
+    ));
+    // A removed record is a file the report is about.
+    outcome.files += diags
+        .iter()
+        .filter(|d| d.rule == Rule::HistoryUnexplainedRemoval)
+        .count();
+    outcome.diagnostics.extend(diags);
+    diagnostic::sort(&mut outcome.diagnostics);
+    Ok(outcome)
+}
+
+/// `history/unexplained-removal`: records removed since `base` without a
+/// `Memlint-GC:` trailer that drops them (nor a rename).
+#[allow(clippy::too_many_arguments)]
+fn unexplained_removals(
+    ws: &Workspace,
+    repo: &Repo,
+    changes: &[Change],
+    renamed: &HashMap<String, String>,
+    ops: &[Found<GcOp>],
+    malformed: &[Found<Malformed>],
+    base: &ObjectId,
+    selected: &dyn Fn(&str) -> bool,
+    outcome: &mut Outcome,
+) -> Vec<Diagnostic> {
+    let max = ws.config.max_file_bytes;
     let dropped = |path: &str| ops.iter().any(|f| f.item.is_on(path));
     let mut diags: Vec<Diagnostic> = Vec::new();
-    // history/unexplained-removal
     for c in changes.iter().filter(|c| c.new.is_none()) {
         let Place::Record(kind) = classify(&c.path, &ws.config.banned_dirs) else {
             continue;
@@ -763,7 +810,7 @@ pub fn base(
         let mut message = format!(
             "`{}` was removed since {} without a `{TRAILER}:` trailer naming it; add `{TRAILER}: drop {bare} <{}>` to the message of the commit that removes it, or restore the file",
             c.path,
-            short(&base),
+            short(base),
             CATEGORIES.join("|")
         );
         if let Some(m) = malformed.iter().find(|m| m.item.line.contains(bare)) {
@@ -793,7 +840,26 @@ pub fn base(
         }
         diags.extend(found);
     }
-    // history/decision-rewritten
+    diags
+}
+
+/// `history/decision-rewritten`: active decisions whose title or body
+/// changed since `base` without a `Memlint-GC:` trailer naming them.
+#[allow(clippy::too_many_arguments)]
+fn rewritten_decisions(
+    ws: &Workspace,
+    repo: &Repo,
+    changes: &[Change],
+    renamed: &HashMap<String, String>,
+    ops: &[Found<GcOp>],
+    base: &ObjectId,
+    read: &dyn Fn(&str) -> Option<Blob>,
+    selected: &dyn Fn(&str) -> bool,
+    outcome: &mut Outcome,
+) -> Vec<Diagnostic> {
+    let max = ws.config.max_file_bytes;
+    let named = |path: &str| ops.iter().any(|f| f.item.names(path));
+    let mut diags: Vec<Diagnostic> = Vec::new();
     let old_of: HashMap<&str, (&str, Object)> = changes
         .iter()
         .filter_map(|c| Some((c.path.as_str(), (c.path.as_str(), c.old?))))
@@ -865,7 +931,7 @@ pub fn base(
             span,
             message: format!(
                 "the active decision `{slug}` was rewritten in place ({what} changed since {}); write the new decision to a new file and set `status: replaced` with `replaced_by: <new-slug>` here, or name the edit in a `{TRAILER}:` trailer",
-                short(&base)
+                short(base)
             ),
             fixable: false,
         };
@@ -878,12 +944,5 @@ pub fn base(
         }
         diags.extend(found);
     }
-    // A removed record is a file the report is about.
-    outcome.files += diags
-        .iter()
-        .filter(|d| d.rule == Rule::HistoryUnexplainedRemoval)
-        .count();
-    outcome.diagnostics.extend(diags);
-    diagnostic::sort(&mut outcome.diagnostics);
-    Ok(outcome)
+    diags
 }
