@@ -17,6 +17,7 @@ mod hook;
 mod index;
 mod init;
 mod log;
+pub mod progress;
 pub mod render;
 mod report;
 mod rule;

@@ -68,7 +68,7 @@ pub fn run(
     ws: &Workspace,
     all: &[String],
     selected: &dyn Fn(&str) -> bool,
-    opts: &crate::store::index::Options,
+    opts: &crate::engine::scan::Options,
 ) -> Report {
     let (reports, cross) = crate::engine::check::findings(ws, all, opts);
     let chains = chain_targets(ws, &reports, &cross);

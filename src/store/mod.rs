@@ -2,6 +2,9 @@
 //! slug-cluster cache, the search index and the counters, in one binary
 //! codec. A shadow of the files, always safe to delete. Never prints.
 
-pub mod index;
+pub mod codec;
+pub mod listing;
 pub mod material;
 pub mod search;
+pub mod slugs;
+pub mod table;

@@ -16,4 +16,5 @@ pub mod session;
 pub mod similar;
 pub mod text;
 pub mod tokens;
+pub mod trailer;
 pub mod yaml;
