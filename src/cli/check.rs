@@ -65,6 +65,9 @@ pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceE
     }
     if let Some(rev) = &args.base {
         let outcome = crate::engine::version::base(ws, rev, &selected).map_err(git_error)?;
+        for w in &outcome.warnings {
+            errln!("memlint: warning: {w}");
+        }
         matched(&outcome)?;
         return Ok(report_check(s, args, &outcome));
     }

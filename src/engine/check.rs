@@ -24,6 +24,9 @@ pub struct Outcome {
     /// from, kept so that the caller decides when to free them: a command
     /// about to exit need not free 100k reports one by one.
     pub reports: Vec<Box<FileReport>>,
+    /// What the user should hear besides the diagnostics (a malformed GC
+    /// trailer in `--base`'s commits), one line each.
+    pub warnings: Vec<String>,
 }
 
 /// Runs the cross-record rules over the reports of the whole workspace,

@@ -697,14 +697,17 @@ pub fn base(
         ops.extend(good.into_iter().map(|item| Found { commit: c.id, item }));
         malformed.extend(bad.into_iter().map(|item| Found { commit: c.id, item }));
     }
-    for m in &malformed {
-        eprintln!(
-            "memlint: warning: commit {}: malformed `{TRAILER}:` trailer `{}`: {}",
-            short(&m.commit),
-            crate::syntax::sanitize::line(&m.item.line),
-            crate::syntax::sanitize::line(&m.item.reason)
-        );
-    }
+    let warnings: Vec<String> = malformed
+        .iter()
+        .map(|m| {
+            format!(
+                "commit {}: malformed `{TRAILER}:` trailer `{}`: {}",
+                short(&m.commit),
+                crate::syntax::sanitize::line(&m.item.line),
+                crate::syntax::sanitize::line(&m.item.reason)
+            )
+        })
+        .collect();
     let max = ws.config.max_file_bytes;
     let read = |rel: &str| -> Option<Blob> {
         let object = crate::io::git::tree_lookup(&head_paths, rel).filter(Object::is_file)?;
@@ -744,6 +747,7 @@ pub fn base(
         resolver: &resolver,
     };
     let mut outcome = run_version(ws, &version, selected);
+    outcome.warnings = warnings;
     let renamed = renames(&repo, &changes, ws);
     let mut diags = unexplained_removals(
         ws,

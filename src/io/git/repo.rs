@@ -660,111 +660,148 @@ impl IndexWalk<'_> {
         let mut ti = 0;
         let mut ii = range.start;
         while ti < items.len() || ii < range.end {
-            // The next index group: one file (all its stages) or one
-            // directory, as (length of its name, is a directory, end).
-            let group = if ii < range.end {
+            let group = (ii < range.end).then(|| self.group(ii, range.end, plen));
+            let name_of = |g: &Group| {
                 let p = self.path(ii);
-                let rest = p.get(plen..).unwrap_or_default();
-                Some(match rest.iter().position(|&b| b == b'/') {
-                    Some(k) => {
-                        let prefix = &p[..plen + k + 1];
-                        let backing = self.index.path_backing();
-                        let end = ii
-                            + self.index.entries()[ii..range.end]
-                                .partition_point(|e| e.path_in(backing).starts_with(prefix));
-                        (k, true, end)
-                    }
-                    None => {
-                        let mut end = ii + 1;
-                        while end < range.end && self.path(end) == p {
-                            end += 1;
-                        }
-                        (rest.len(), false, end)
-                    }
-                })
-            } else {
-                None
-            };
-            let name_of = |g: &(usize, bool, usize)| {
-                let p = self.path(ii);
-                &p[plen.min(p.len())..(plen + g.0).min(p.len())]
+                &p[plen.min(p.len())..(plen + g.name_len).min(p.len())]
             };
             let order = match (items.get(ti), &group) {
-                (Some(t), Some(g)) => key_cmp(t.filename, t.mode.is_tree(), name_of(g), g.1),
+                (Some(t), Some(g)) => key_cmp(t.filename, t.mode.is_tree(), name_of(g), g.is_dir),
                 (Some(_), None) => std::cmp::Ordering::Less,
                 (None, _) => std::cmp::Ordering::Greater,
             };
             match (order, group) {
                 (std::cmp::Ordering::Less, _) | (_, None) => {
-                    let item = &items[ti];
-                    let path = format!("{dir}{}", item.filename.to_str_lossy());
-                    if item.mode.is_tree() {
-                        self.removed_tree(item.oid.to_owned(), &format!("{path}/"))?;
-                    } else {
-                        self.push(
-                            &path,
-                            Some(Object::from_tree_mode(item.oid.to_owned(), item.mode)),
-                            None,
-                        )?;
-                    }
+                    self.only_in_tree(&items[ti], dir)?;
                     ti += 1;
                 }
-                (std::cmp::Ordering::Greater, Some((_, is_dir, end))) => {
-                    if is_dir {
-                        let mut i = ii;
-                        while i < end {
-                            if self.index.entries()[i].mode.is_sparse() {
-                                let sub = self.path(i).to_str_lossy().into_owned();
-                                self.sparse_dir(None, self.index.entries()[i].id, &sub)?;
-                                i += 1;
-                                continue;
-                            }
-                            let mut j = i + 1;
-                            while j < end && self.path(j) == self.path(i) {
-                                j += 1;
-                            }
-                            if let Some(new) = self.staged_object(i, j)? {
-                                let path = self.path(i).to_str_lossy().into_owned();
-                                self.push(&path, None, Some(new))?;
-                            }
-                            i = j;
-                        }
-                    } else if let Some(new) = self.staged_object(ii, end)? {
-                        let path = self.path(ii).to_str_lossy().into_owned();
-                        self.push(&path, None, Some(new))?;
-                    }
-                    ii = end;
+                (std::cmp::Ordering::Greater, Some(g)) => {
+                    self.only_in_index(ii, &g)?;
+                    ii = g.end;
                 }
-                (std::cmp::Ordering::Equal, Some((k, is_dir, end))) => {
-                    let item = &items[ti];
-                    // The directory is one sparse entry (`dir/name/`).
-                    let sparse = is_dir
-                        && end == ii + 1
-                        && self.index.entries()[ii].mode.is_sparse()
-                        && self.path(ii).len() == plen + k + 1;
-                    if sparse {
-                        let id = self.index.entries()[ii].id;
-                        if id != item.oid {
-                            let sub = format!("{dir}{}/", item.filename.to_str_lossy());
-                            self.sparse_dir(Some(item.oid.to_owned()), id, &sub)?;
-                        }
-                    } else if is_dir {
-                        let name: &[u8] = item.filename;
-                        let child = cache
-                            .and_then(|c| c.children.iter().find(|t| t.name.as_slice() == name));
-                        let sub = format!("{dir}{}/", name.to_str_lossy());
-                        self.dir(Some(item.oid.to_owned()), child, ii..end, &sub)?;
-                    } else {
-                        let old = Object::from_tree_mode(item.oid.to_owned(), item.mode);
-                        let new = self.staged_object(ii, end)?;
-                        if !new.is_some_and(|n| n.id == old.id && n.kind == old.kind) {
-                            let path = self.path(ii).to_str_lossy().into_owned();
-                            self.push(&path, Some(old), new)?;
-                        }
-                    }
+                (std::cmp::Ordering::Equal, Some(g)) => {
+                    self.in_both(&items[ti], ii, &g, cache, dir)?;
                     ti += 1;
-                    ii = end;
+                    ii = g.end;
                 }
+            }
+        }
+        Ok(())
+    }
+
+    /// The next index group from entry `ii` (below `range_end`) of a
+    /// directory whose path is `plen` bytes long: one file (all its
+    /// stages) or one directory.
+    fn group(&self, ii: usize, range_end: usize, plen: usize) -> Group {
+        let p = self.path(ii);
+        let rest = p.get(plen..).unwrap_or_default();
+        match rest.iter().position(|&b| b == b'/') {
+            Some(k) => {
+                let prefix = &p[..plen + k + 1];
+                let backing = self.index.path_backing();
+                let end = ii
+                    + self.index.entries()[ii..range_end]
+                        .partition_point(|e| e.path_in(backing).starts_with(prefix));
+                Group {
+                    name_len: k,
+                    is_dir: true,
+                    end,
+                }
+            }
+            None => {
+                let mut end = ii + 1;
+                while end < range_end && self.path(end) == p {
+                    end += 1;
+                }
+                Group {
+                    name_len: rest.len(),
+                    is_dir: false,
+                    end,
+                }
+            }
+        }
+    }
+
+    /// A tree entry the index no longer has: removed.
+    fn only_in_tree(
+        &mut self,
+        item: &gix::objs::tree::EntryRef<'_>,
+        dir: &str,
+    ) -> Result<(), GitError> {
+        let path = format!("{dir}{}", item.filename.to_str_lossy());
+        if item.mode.is_tree() {
+            self.removed_tree(item.oid.to_owned(), &format!("{path}/"))
+        } else {
+            self.push(
+                &path,
+                Some(Object::from_tree_mode(item.oid.to_owned(), item.mode)),
+                None,
+            )
+        }
+    }
+
+    /// An index group from entry `ii` the tree does not have: added.
+    fn only_in_index(&mut self, ii: usize, g: &Group) -> Result<(), GitError> {
+        if !g.is_dir {
+            if let Some(new) = self.staged_object(ii, g.end)? {
+                let path = self.path(ii).to_str_lossy().into_owned();
+                self.push(&path, None, Some(new))?;
+            }
+            return Ok(());
+        }
+        let mut i = ii;
+        while i < g.end {
+            if self.index.entries()[i].mode.is_sparse() {
+                let sub = self.path(i).to_str_lossy().into_owned();
+                self.sparse_dir(None, self.index.entries()[i].id, &sub)?;
+                i += 1;
+                continue;
+            }
+            let mut j = i + 1;
+            while j < g.end && self.path(j) == self.path(i) {
+                j += 1;
+            }
+            if let Some(new) = self.staged_object(i, j)? {
+                let path = self.path(i).to_str_lossy().into_owned();
+                self.push(&path, None, Some(new))?;
+            }
+            i = j;
+        }
+        Ok(())
+    }
+
+    /// A tree entry and the index group from entry `ii` with its name:
+    /// compared, a directory walked into (or its sparse entry compared).
+    fn in_both(
+        &mut self,
+        item: &gix::objs::tree::EntryRef<'_>,
+        ii: usize,
+        g: &Group,
+        cache: Option<&gix::index::extension::Tree>,
+        dir: &str,
+    ) -> Result<(), GitError> {
+        // The directory is one sparse entry (`dir/name/`).
+        let sparse = g.is_dir
+            && g.end == ii + 1
+            && self.index.entries()[ii].mode.is_sparse()
+            && self.path(ii).len() == dir.len() + g.name_len + 1;
+        if sparse {
+            let id = self.index.entries()[ii].id;
+            if id != item.oid {
+                let sub = format!("{dir}{}/", item.filename.to_str_lossy());
+                self.sparse_dir(Some(item.oid.to_owned()), id, &sub)?;
+            }
+        } else if g.is_dir {
+            let name: &[u8] = item.filename;
+            let child = cache.and_then(|c| c.children.iter().find(|t| t.name.as_slice() == name));
+            let sub = format!("{dir}{}/", name.to_str_lossy());
+            self.dir(Some(item.oid.to_owned()), child, ii..g.end, &sub)?;
+        } else {
+            let old = Object::from_tree_mode(item.oid.to_owned(), item.mode);
+            let new = self.staged_object(ii, g.end)?;
+            if !new.is_some_and(|n| n.id == old.id && n.kind == old.kind) {
+                let path = self.path(ii).to_str_lossy().into_owned();
+                self.push(&path, Some(old), new)?;
             }
         }
         Ok(())
@@ -893,4 +930,14 @@ fn key_cmp(a: &[u8], a_dir: bool, b: &[u8], b_dir: bool) -> std::cmp::Ordering {
     let a_key = a.iter().chain(a_dir.then_some(&b'/'));
     let b_key = b.iter().chain(b_dir.then_some(&b'/'));
     a_key.cmp(b_key)
+}
+
+/// One group of index entries under a directory: a file (all its stages)
+/// or a subdirectory.
+struct Group {
+    /// Length of its name within the directory.
+    name_len: usize,
+    is_dir: bool,
+    /// The index entry after the group.
+    end: usize,
 }
