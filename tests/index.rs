@@ -6,8 +6,10 @@
 
 mod common;
 
+use memlint::engine::scan::{self, Options};
 use memlint::engine::workspace::Workspace;
-use memlint::store::index::{self, Options};
+use memlint::io::stat;
+use memlint::store::table;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -67,7 +69,7 @@ fn index_file(root: &Path) -> PathBuf {
 }
 
 /// The paths of a table's entries, in order.
-fn paths_of(table: &index::Table) -> Vec<&str> {
+fn paths_of(table: &table::Table) -> Vec<&str> {
     table
         .entries
         .iter()
@@ -78,7 +80,7 @@ fn paths_of(table: &index::Table) -> Vec<&str> {
 /// The index on disk decodes and lists every file of the workspace.
 fn assert_intact(root: &Path) {
     let bytes = std::fs::read(index_file(root)).expect("the index was written");
-    let table = index::decode(&bytes).expect("the index decodes");
+    let table = table::decode(&bytes).expect("the index decodes");
     assert_eq!(
         paths_of(&table),
         vec![
@@ -213,7 +215,7 @@ fn an_edit_between_two_runs_is_seen() {
     assert_eq!(rules(&check_json(&root)), vec![]);
     // Few changes: written as a delta next to the index file.
     assert!(root.join(".memlint/index.delta").is_file());
-    let table = index::read(&root).expect("index and delta load");
+    let table = table::read(&root).expect("index and delta load");
     assert_eq!(
         paths_of(&table),
         vec![
@@ -460,16 +462,16 @@ fn works_without_a_writable_index() {
 #[test]
 fn unchanged_files_are_not_read_again() {
     let (_dir, root, ws, files) = loaded_workspace();
-    let first = index::refresh(&ws, &files, &Options::default());
+    let first = scan::refresh(&ws, &files, &Options::default());
     assert_eq!(first.reparsed, 4);
     assert!(matches!(first.saved, Ok(true)));
     // Files modified just before a scan are verified by content on the next
     // run; pretend the scan happened well after the files were written.
-    let key = index::key(&ws.config);
-    let mut table = index::load(&root, key).expect("stored");
-    table.scanned_at += 10 * index::RACY_NS;
-    index::save(&root, &table).expect("save");
-    let second = index::refresh(&ws, &files, &Options::default());
+    let key = table::key(&ws.config);
+    let mut table = table::load(&root, key).expect("stored");
+    table.scanned_at += 10 * stat::RACY_NS;
+    table::save(&root, &table).expect("save");
+    let second = scan::refresh(&ws, &files, &Options::default());
     assert_eq!(second.reparsed, 0);
     assert!(matches!(second.saved, Ok(false)), "nothing to write");
     assert_eq!(second.reports.len(), 4);
@@ -483,18 +485,18 @@ fn unchanged_files_are_not_read_again() {
         "the per-file findings come from the index"
     );
     // Without the aging, the racy files are hashed, found equal, not re-linted.
-    let mut table = index::load(&root, key).expect("stored");
-    table.scanned_at -= 10 * index::RACY_NS;
+    let mut table = table::load(&root, key).expect("stored");
+    table.scanned_at -= 10 * stat::RACY_NS;
     table.scanned_at = table.scanned_at.max(now_ns());
-    index::save(&root, &table).expect("save");
-    let third = index::refresh(&ws, &files, &Options::default());
+    table::save(&root, &table).expect("save");
+    let third = scan::refresh(&ws, &files, &Options::default());
     assert_eq!(third.reparsed, 0);
-    let forced = index::refresh(
+    let forced = scan::refresh(
         &ws,
         &files,
         &Options {
             force: true,
-            progress: false,
+            progress: None,
         },
     );
     assert_eq!(forced.reparsed, 4);
@@ -532,7 +534,7 @@ fn deltas_agree_with_linting_from_scratch() {
     let delta = root.join(".memlint/index.delta");
     let step = |what: &str| {
         let files = ws.files();
-        let got = index::refresh(&ws, &files, &opts);
+        let got = scan::refresh(&ws, &files, &opts);
         assert!(got.saved.is_ok(), "{what}: {:?}", got.saved);
         assert_eq!(
             essence(&got.reports),
@@ -540,7 +542,7 @@ fn deltas_agree_with_linting_from_scratch() {
             "after {what}"
         );
         // What was stored reads back the same.
-        let stored = index::read(&root).expect("stored");
+        let stored = table::read(&root).expect("stored");
         let stored: Vec<Box<memlint::lint::FileReport>> =
             stored.entries.into_iter().map(|e| e.report).collect();
         assert_eq!(
@@ -768,8 +770,8 @@ fn the_stored_listing_sees_added_removed_and_ignored_files() {
 }
 
 /// The entry of `rel` in the stored table.
-fn stored_entry(root: &Path, rel: &str) -> index::Entry {
-    let table = index::read(root).expect("stored table");
+fn stored_entry(root: &Path, rel: &str) -> table::Entry {
+    let table = table::read(root).expect("stored table");
     table
         .entries
         .into_iter()
@@ -822,7 +824,7 @@ fn tracked_files_are_fingerprinted_by_their_git_blob() {
     commit_all_but_one_record(&root, &ws_root);
     let ws = Workspace::load(Some(&ws_root), None).expect("workspace");
     let files = ws.files();
-    let first = index::refresh(&ws, &files, &Options::default());
+    let first = scan::refresh(&ws, &files, &Options::default());
     assert_eq!(first.reparsed, 5);
     let head_blob = |rel: &str| common::git(&root, &["rev-parse", &format!("HEAD:agent/{rel}")]);
     assert_eq!(
@@ -842,7 +844,7 @@ fn tracked_files_are_fingerprinted_by_their_git_blob() {
     let bytes = std::fs::read(&path).expect("read");
     rewrite(&path, &bytes);
     common::git(&root, &["add", "-A", "agent/memory"]);
-    let second = index::refresh(&ws, &files, &Options::default());
+    let second = scan::refresh(&ws, &files, &Options::default());
     assert_eq!(second.reparsed, 0, "the git blob id says it is unchanged");
     assert!(
         matches!(second.saved, Ok(true)),
@@ -851,7 +853,7 @@ fn tracked_files_are_fingerprinted_by_their_git_blob() {
     let meta = std::fs::metadata(&path).expect("stat");
     assert_eq!(
         stored_entry(&ws_root, gix_md).stat,
-        Some(index::Stat::of(&meta))
+        Some(stat::Stat::of(&meta))
     );
     assert_eq!(
         stored_entry(&ws_root, gix_md).blob.map(|b| b.to_string()),
@@ -864,7 +866,7 @@ fn tracked_files_are_fingerprinted_by_their_git_blob() {
     let edited = decision("Use gix", "active", "").replace("2026-11-01", "yesterday");
     rewrite(&path, edited.as_bytes());
     common::git(&root, &["add", "-A", "agent/memory"]);
-    let third = index::refresh(&ws, &files, &Options::default());
+    let third = scan::refresh(&ws, &files, &Options::default());
     assert_eq!(third.reparsed, 1, "a different blob is read");
     let report = third
         .reports
@@ -889,7 +891,7 @@ fn tracked_files_are_fingerprinted_by_their_git_blob() {
     // The old bytes back, not staged: the git index no longer matches the
     // file, so it is read, and without a blob id.
     rewrite(&path, &bytes);
-    let fourth = index::refresh(&ws, &files, &Options::default());
+    let fourth = scan::refresh(&ws, &files, &Options::default());
     assert_eq!(fourth.reparsed, 1);
     assert_eq!(stored_entry(&ws_root, gix_md).blob, None);
     let report = fourth
@@ -917,11 +919,11 @@ fn walkdir(root: &Path) -> Vec<PathBuf> {
     out
 }
 
-/// A [`index::Glance`] that owns its strings.
+/// A [`table::Glance`] that owns its strings.
 #[derive(Debug, PartialEq)]
 struct Owned {
     path: String,
-    stat: Option<index::Stat>,
+    stat: Option<stat::Stat>,
     hashed: bool,
     kind: Option<memlint::model::kind::Kind>,
     status: Option<String>,
@@ -931,7 +933,7 @@ struct Owned {
 }
 
 impl Owned {
-    fn of(g: &index::Glance) -> Owned {
+    fn of(g: &table::Glance) -> Owned {
         Owned {
             path: g.path.to_string(),
             stat: g.stat,
@@ -948,7 +950,7 @@ impl Owned {
 #[test]
 fn a_glance_at_a_fresh_index_sees_its_delta_and_agrees_with_it() {
     let (_dir, root, ws, files) = loaded_workspace();
-    index::refresh(&ws, &files, &Options::default());
+    scan::refresh(&ws, &files, &Options::default());
     let rel = "knowledge/index-pitfalls.md";
     std::fs::write(
         root.join(rel),
@@ -958,12 +960,12 @@ fn a_glance_at_a_fresh_index_sees_its_delta_and_agrees_with_it() {
     // Two seconds on, the edit is not within the timestamp granularity of
     // the next scan, which records it in the delta.
     std::thread::sleep(std::time::Duration::from_millis(2100));
-    let second = index::refresh(&ws, &files, &Options::default());
+    let second = scan::refresh(&ws, &files, &Options::default());
     assert_eq!(second.reparsed, 1);
     assert!(root.join(".memlint/index.delta").is_file());
 
-    let table = index::read(&root).expect("stored");
-    let glanced = index::with_fresh(&ws, &files, |glances| {
+    let table = table::read(&root).expect("stored");
+    let glanced = scan::with_fresh(&ws, &files, |glances| {
         glances.iter().map(Owned::of).collect::<Vec<_>>()
     })
     .expect("the index is fresh");
@@ -971,10 +973,10 @@ fn a_glance_at_a_fresh_index_sees_its_delta_and_agrees_with_it() {
         .entries
         .iter()
         .map(|e| {
-            Owned::of(&index::Glance {
+            Owned::of(&table::Glance {
                 stat: e.stat,
                 hashed: e.hash.is_some(),
-                ..index::Glance::of(&e.report)
+                ..table::Glance::of(&e.report)
             })
         })
         .collect();
@@ -986,17 +988,17 @@ fn a_glance_at_a_fresh_index_sees_its_delta_and_agrees_with_it() {
 
     // Any change makes it stale: an edit, an added file, a removed one.
     std::fs::write(root.join(rel), "---\ntitle: Index pitfalls\n---\n").expect("write");
-    assert!(index::with_fresh(&ws, &files, |_| ()).is_none(), "edited");
-    index::refresh(&ws, &files, &Options::default());
+    assert!(scan::with_fresh(&ws, &files, |_| ()).is_none(), "edited");
+    scan::refresh(&ws, &files, &Options::default());
     std::fs::write(root.join("knowledge/new.md"), "---\ntitle: New\n---\n").expect("write");
     assert!(
-        index::with_fresh(&ws, &ws.files(), |_| ()).is_none(),
+        scan::with_fresh(&ws, &ws.files(), |_| ()).is_none(),
         "added"
     );
     std::fs::remove_file(root.join("knowledge/new.md")).expect("remove");
     std::fs::remove_file(root.join(rel)).expect("remove");
     assert!(
-        index::with_fresh(&ws, &ws.files(), |_| ()).is_none(),
+        scan::with_fresh(&ws, &ws.files(), |_| ()).is_none(),
         "removed"
     );
 }
@@ -1005,18 +1007,18 @@ fn a_glance_at_a_fresh_index_sees_its_delta_and_agrees_with_it() {
 fn a_racy_file_found_unchanged_is_trusted_once_it_settles() {
     let (_dir, _root, ws, files) = loaded_workspace();
     // Written just before the scan: racy for it, so the next run hashes them.
-    index::refresh(&ws, &files, &Options::default());
-    assert!(index::with_fresh(&ws, &files, |_| ()).is_none(), "racy");
+    scan::refresh(&ws, &files, &Options::default());
+    assert!(scan::with_fresh(&ws, &files, |_| ()).is_none(), "racy");
     std::thread::sleep(std::time::Duration::from_millis(2100));
-    let second = index::refresh(&ws, &files, &Options::default());
+    let second = scan::refresh(&ws, &files, &Options::default());
     assert_eq!(second.reparsed, 0, "hashed and found unchanged");
     assert!(
         matches!(second.saved, Ok(true)),
         "stored again with a scan time they are no longer racy for"
     );
-    let third = index::refresh(&ws, &files, &Options::default());
+    let third = scan::refresh(&ws, &files, &Options::default());
     assert!(matches!(third.saved, Ok(false)), "nothing left to verify");
-    assert!(index::with_fresh(&ws, &files, |_| ()).is_some());
+    assert!(scan::with_fresh(&ws, &files, |_| ()).is_some());
 }
 
 /// Linting and indexing are no access by a person: on Linux, records are
@@ -1153,8 +1155,8 @@ fn blob_ids_looked_up_in_order_are_those_looked_up_one_by_one() {
     let tracked = memlint::io::git::Tracked::open(&ws_root).expect("a repository");
     let stat = |rel: &str| {
         std::fs::metadata(ws_root.join(rel))
-            .map(|m| memlint::store::index::Stat::of(&m))
-            .unwrap_or(memlint::store::index::Stat::of(
+            .map(|m| memlint::io::stat::Stat::of(&m))
+            .unwrap_or(memlint::io::stat::Stat::of(
                 &std::fs::metadata(ws_root.join("memory/decisions/use-gix.md")).expect("stat"),
             ))
     };

@@ -59,19 +59,23 @@ pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceE
         Ok(())
     };
     if args.staged {
-        let outcome = crate::io::git::check_staged(ws, &selected).map_err(git_error)?;
+        let outcome = crate::engine::version::staged(ws, &selected).map_err(git_error)?;
         matched(&outcome)?;
         return Ok(report_check(s, args, &outcome));
     }
     if let Some(rev) = &args.base {
-        let outcome = crate::engine::history::check_base(ws, rev, &selected).map_err(git_error)?;
+        let outcome = crate::engine::version::base(ws, rev, &selected).map_err(git_error)?;
+        for w in &outcome.warnings {
+            errln!("memlint: warning: {w}");
+        }
         matched(&outcome)?;
         return Ok(report_check(s, args, &outcome));
     }
-    let files = crate::store::index::files(ws);
-    let index_opts = crate::store::index::Options {
+    let files = crate::store::listing::files(ws);
+    let bar = super::progress::Bar::new("indexing");
+    let index_opts = crate::engine::scan::Options {
         force: false,
-        progress: !s.quiet,
+        progress: bar.shown(!s.quiet),
     };
     let mut write_failed = false;
     if args.fix {

@@ -20,11 +20,13 @@ pub(super) fn run(global: &GlobalArgs, args: &FmtArgs) -> Result<ExitCode, Works
         return editor(global, path);
     }
     let s = Settings::resolve(global)?;
+    let write = !(args.check || args.diff);
+    let bar = super::progress::Bar::new(if write { "formatting" } else { "checking" });
     let options = fmt::Options {
         paths: args.paths.clone(),
         check: args.check,
         diff: args.diff,
-        quiet: s.quiet,
+        progress: bar.shown(!s.quiet),
     };
     let report = fmt::run(&s.workspace, &options)?;
     let (out, err) = render(&report, args.check, args.diff, s.quiet);

@@ -12,17 +12,18 @@ pub(super) fn run(s: &Settings) -> Result<ExitCode, WorkspaceError> {
     let started = std::time::Instant::now();
     // Before the files are listed, so that any later change shows.
     let watch = crate::io::watch::stamp(ws);
-    let listing = crate::store::index::new_listing(ws);
-    let opts = crate::store::index::Options {
+    let listing = crate::store::listing::new_listing(ws);
+    let bar = super::progress::Bar::new("indexing");
+    let opts = crate::engine::scan::Options {
         force: true,
-        progress: !s.quiet,
+        progress: bar.shown(!s.quiet),
     };
     let (done, search) = crate::engine::search::refresh(ws, &listing, &opts, watch);
     let secs = started.elapsed().as_secs_f64();
     if let Err(e) = done.saved {
         return Err(WorkspaceError::Usage(format!(
             "cannot write {}: {e}",
-            crate::store::index::path(&ws.root).display()
+            crate::store::table::path(&ws.root).display()
         )));
     }
     if !s.quiet {
@@ -36,7 +37,7 @@ pub(super) fn run(s: &Settings) -> Result<ExitCode, WorkspaceError> {
         if done.from_disk {
             write_out(&format!(
                 "The files were not in the page cache: read by {} threads.\n",
-                crate::store::index::IO_THREADS
+                crate::io::stat::IO_THREADS
             ));
         }
     }

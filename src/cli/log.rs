@@ -9,24 +9,24 @@ use std::process::ExitCode;
 /// `memlint log`: malformed trailers are also reported on standard error.
 pub(super) fn run(s: &Settings, args: &LogArgs) -> Result<ExitCode, WorkspaceError> {
     let mut request =
-        crate::engine::history::parse_log_args(&args.words).map_err(WorkspaceError::Usage)?;
+        crate::engine::log::parse_log_args(&args.words).map_err(WorkspaceError::Usage)?;
     request.gc_only = args.gc;
-    let log = crate::engine::history::log(&s.workspace, &request)
+    let log = crate::engine::log::log(&s.workspace, &request)
         .map_err(|e| WorkspaceError::Usage(e.to_string()))?;
     for c in &log.commits {
         for m in &c.malformed {
             errln!(
                 "memlint: warning: commit {}: malformed `{}:` trailer `{}`: {}",
                 &c.id[..7.min(c.id.len())],
-                crate::engine::history::TRAILER,
+                crate::engine::log::TRAILER,
                 crate::syntax::sanitize::line(&m.line),
                 crate::syntax::sanitize::line(&m.reason)
             );
         }
     }
     write_out(&match args.format {
-        LogFormat::Human => crate::engine::history::render_human(&log),
-        LogFormat::Json => crate::engine::history::render_json(&log),
+        LogFormat::Human => crate::engine::log::render_human(&log),
+        LogFormat::Json => crate::engine::log::render_json(&log),
     });
     Ok(ExitCode::SUCCESS)
 }

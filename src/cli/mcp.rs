@@ -272,9 +272,9 @@ impl Memory {
             if a.query.trim().is_empty() {
                 return Err(usage("the query is empty"));
             }
-            let opts = crate::store::index::Options {
+            let opts = crate::engine::scan::Options {
                 force: false,
-                progress: false,
+                progress: None,
             };
             let hits = crate::engine::search::search(&ws, &query, &opts);
             let text = super::search::json(&a.query, &hits);
@@ -377,12 +377,12 @@ impl Memory {
     )]
     fn memory_log(&self, Parameters(a): Parameters<LogArgs>) -> CallToolResult {
         self.call(|ws| {
-            let request = crate::engine::history::LogRequest {
+            let request = crate::engine::log::LogRequest {
                 record: a.target.clone(),
                 range: None,
                 gc_only: a.gc_only.unwrap_or(false),
             };
-            crate::engine::history::log(&ws, &request)
+            crate::engine::log::log(&ws, &request)
                 .map(to_value)
                 .map_err(|e| usage(&e.to_string()))
         })

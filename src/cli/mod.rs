@@ -19,6 +19,7 @@ mod index;
 mod init;
 mod log;
 mod mcp;
+pub mod progress;
 pub mod render;
 mod report;
 mod rule;

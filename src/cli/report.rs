@@ -9,9 +9,10 @@ use std::process::ExitCode;
 
 /// `memlint report`: the consolidation worker's tidy-up material.
 pub(super) fn run(s: &Settings, args: &ReportArgs) -> Result<ExitCode, WorkspaceError> {
-    let opts = crate::store::index::Options {
+    let bar = super::progress::Bar::new("indexing");
+    let opts = crate::engine::scan::Options {
         force: false,
-        progress: !s.quiet,
+        progress: bar.shown(!s.quiet),
     };
     let built = crate::engine::report::build(&s.workspace, &opts)
         .map_err(|e| WorkspaceError::Usage(e.to_string()))?;

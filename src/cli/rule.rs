@@ -27,17 +27,8 @@ pub(super) fn run(name: Option<&str>) -> Result<ExitCode, WorkspaceError> {
                     .unwrap_or_default();
                 return Err(WorkspaceError::Usage(format!("no rule named `{n}`{hint}")));
             };
-            out.push_str(&format!(
-                "{}\n  default severity: {}\n  fixable: {}\n\n{}\n",
-                r.rule.as_str(),
-                r.rule.default_severity().as_str(),
-                if r.rule.fixable() {
-                    "yes (memlint check --fix)"
-                } else {
-                    "no"
-                },
-                r.rule.summary()
-            ));
+            // The rule's document: what, why, example, fix, configuration.
+            out.push_str(r.doc);
         }
     }
     write_out(&out);

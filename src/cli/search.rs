@@ -15,9 +15,10 @@ pub(super) fn run(s: &Settings, args: &SearchArgs) -> Result<ExitCode, Workspace
         limit: args.limit as usize,
         all: args.all,
     };
-    let opts = crate::store::index::Options {
+    let bar = super::progress::Bar::new("indexing");
+    let opts = crate::engine::scan::Options {
         force: false,
-        progress: !s.quiet,
+        progress: bar.shown(!s.quiet),
     };
     let hits = crate::engine::search::search(&s.workspace, &query, &opts);
     match args.format {

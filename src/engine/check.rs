@@ -3,13 +3,13 @@
 //! selection the user asked for.
 
 use crate::engine::workspace::Workspace;
+use crate::io::fs::read_regular;
 use crate::lint::rules::workspace::{self, View, WsSink};
 use crate::lint::FileReport;
 use crate::model::diagnostic::{self, Diagnostic};
-use crate::model::hashing::{Map, Set};
 use crate::model::kind::{classify, Kind, Place};
 use crate::model::rule::Rule;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 /// What `check` found.
 #[derive(Debug, Default)]
@@ -24,6 +24,9 @@ pub struct Outcome {
     /// from, kept so that the caller decides when to free them: a command
     /// about to exit need not free 100k reports one by one.
     pub reports: Vec<Box<FileReport>>,
+    /// What the user should hear besides the diagnostics (a malformed GC
+    /// trailer in `--base`'s commits), one line each.
+    pub warnings: Vec<String>,
 }
 
 /// Runs the cross-record rules over the reports of the whole workspace,
@@ -42,7 +45,7 @@ fn cross_record<'r>(
     );
     view.known_clusters = clusters.unwrap_or_default();
     let mut sink = WsSink::new(&ws.config);
-    workspace::check(&view, &mut sink);
+    crate::lint::registry::check_workspace(&view, &mut sink);
     sink.diagnostics
 }
 
@@ -51,15 +54,15 @@ fn cross_record<'r>(
 pub fn findings(
     ws: &Workspace,
     all: &[String],
-    opts: &crate::store::index::Options,
+    opts: &crate::engine::scan::Options,
 ) -> (Vec<Box<FileReport>>, Vec<Diagnostic>) {
     // Near-duplicate slugs depend on the file names alone: they are
     // clustered while the files are read.
     let (scanned, clusters) = rayon::join(
-        || crate::store::index::scan(ws, all, opts),
+        || crate::engine::scan::scan(ws, all, opts),
         || {
             workspace::enabled(&ws.config, Rule::SlugSimilar)
-                .then(|| crate::store::index::slug_clusters(ws, all))
+                .then(|| crate::store::slugs::slug_clusters(ws, all))
         },
     );
     // The index is written while the cross-record rules run.
@@ -71,11 +74,11 @@ pub fn findings(
 }
 
 /// Lints `all` (every file of the workspace) and reports on those for which
-/// `selected` is true, with a progress bar on a terminal.
+/// `selected` is true (reporting no progress).
 pub fn run(ws: &Workspace, all: &[String], selected: &dyn Fn(&str) -> bool) -> Outcome {
-    let opts = crate::store::index::Options {
+    let opts = crate::engine::scan::Options {
         force: false,
-        progress: true,
+        progress: None,
     };
     run_with(ws, all, selected, &opts)
 }
@@ -87,7 +90,7 @@ pub fn run_with(
     ws: &Workspace,
     all: &[String],
     selected: &dyn Fn(&str) -> bool,
-    opts: &crate::store::index::Options,
+    opts: &crate::engine::scan::Options,
 ) -> Outcome {
     let (reports, mut diags) = findings(ws, all, opts);
     diags.retain(|d| selected(&d.path));
@@ -115,7 +118,7 @@ pub fn run_with(
         use rayon::prelude::*;
         missing
             .par_iter()
-            .filter_map(|p| Some((p.to_string(), crate::store::index::source_text(ws, p)?)))
+            .filter_map(|p| Some((p.to_string(), crate::engine::check::source_text(ws, p)?)))
             .collect()
     };
     out.sources.extend(texts);
@@ -125,532 +128,27 @@ pub fn run_with(
     out
 }
 
-/// Reads a root-relative path from the work tree, from any thread; `None`
-/// when the file may not hold the version's content.
-pub type ReadFast<'a> = dyn Fn(&str) -> Option<Vec<u8>> + Sync + 'a;
-
-/// A version of the workspace that git holds (the index, or a commit),
-/// read blob by blob so that only what changed is linted (`check --staged`,
-/// `check --base`).
-pub struct Version<'a> {
-    /// Every path of the version under the root, root-relative and sorted.
-    pub paths: Vec<&'a str>,
-    /// Paths added or modified in this version: they are linted and reported.
-    pub changed: Vec<String>,
-    /// Paths the previous version had and this one has not (deleted or
-    /// renamed away): records pointing at them are reported too.
-    pub removed: Vec<String>,
-    /// Reads a path of this version.
-    pub read: &'a dyn Fn(&str) -> Option<crate::io::git::Blob>,
-    /// Reads a path from the work tree when the file certainly holds this
-    /// version's content; thread-safe, for when many records are needed.
-    pub read_fast: Option<&'a ReadFast<'a>>,
-    /// Answers `file:` and `commit:` questions against this version.
-    pub resolver: &'a dyn workspace::Resolver,
-}
-
-/// The `.memlintignore` files of a version, read from it, so that a
-/// version's paths are excluded as `Workspace::files` excludes the work
-/// tree's. `.gitignore` files are not read: every path of a version is
-/// tracked, and git ignores only untracked files (a record added with
-/// `git add -f` is in the commit and is linted). Only the paths to report
-/// are asked about.
-struct Ignores<'v, 'a> {
-    root: &'v std::path::Path,
-    version: &'v Version<'a>,
-    /// Directory (root-relative, with `/`) → its matcher, if it has ignore files.
-    dirs: std::cell::RefCell<Map<String, Option<ignore::gitignore::Gitignore>>>,
-}
-
-impl<'v, 'a> Ignores<'v, 'a> {
-    fn new(ws: &'v Workspace, version: &'v Version<'a>) -> Self {
-        Ignores {
-            root: &ws.root,
-            version,
-            dirs: Default::default(),
-        }
+/// The text human output shows under a diagnostic of `rel`, as `lint_file`
+/// keeps it: empty for files judged by their path or size alone, the bytes
+/// decoded lossily with NUL shown as `␀` otherwise. `None` when the file
+/// cannot be read.
+pub fn source_text(ws: &Workspace, rel: &str) -> Option<String> {
+    if matches!(
+        classify(rel, &ws.config.banned_dirs),
+        Place::Outside | Place::Banned(_) | Place::Unknown
+    ) {
+        return Some(String::new());
     }
-
-    fn matcher(&self, dir: &str) -> Option<ignore::gitignore::Gitignore> {
-        if let Some(known) = self.dirs.borrow().get(dir) {
-            return known.clone();
-        }
-        let mut builder = ignore::gitignore::GitignoreBuilder::new(self.root.join(dir));
-        let mut any = false;
-        if let Some(crate::io::git::Blob::Bytes(bytes)) =
-            (self.version.read)(&format!("{dir}.memlintignore"))
-        {
-            any = true;
-            for line in String::from_utf8_lossy(&bytes).lines() {
-                let _ = builder.add_line(None, line);
-            }
-        }
-        let matcher = if any { builder.build().ok() } else { None };
-        self.dirs
-            .borrow_mut()
-            .insert(dir.to_string(), matcher.clone());
-        matcher
+    let path = ws.root.join(rel);
+    // Only regular files are read: a FIFO would wait for a writer.
+    let meta = std::fs::metadata(&path).ok()?;
+    if !meta.is_file() || meta.len() > ws.config.max_file_bytes {
+        return Some(String::new());
     }
-
-    /// Whether root-relative `rel` is excluded (the deepest matching rule decides).
-    fn ignored(&self, rel: &str) -> bool {
-        let mut dirs = vec![String::new()];
-        let mut at = 0;
-        while let Some(i) = rel[at..].find('/') {
-            at += i + 1;
-            dirs.push(rel[..at].to_string());
-        }
-        let path = self.root.join(rel);
-        for dir in dirs.iter().rev() {
-            if let Some(m) = self.matcher(dir) {
-                match m.matched_path_or_any_parents(&path, false) {
-                    ignore::Match::Ignore(_) => return true,
-                    ignore::Match::Whitelist(_) => return false,
-                    ignore::Match::None => {}
-                }
-            }
-        }
-        false
-    }
-}
-
-/// How many blobs are held in memory at once when every record is read.
-const CHUNK: usize = 2048;
-
-fn lint_blob(ws: &Workspace, rel: &str, place: &Place, blob: &crate::io::git::Blob) -> FileReport {
-    use crate::lint::{lint_file, Content};
-    match blob {
-        crate::io::git::Blob::Bytes(b) => lint_file(rel, place, Content::Bytes(b), &ws.config),
-        crate::io::git::Blob::TooLarge(n) => {
-            lint_file(rel, place, Content::TooLarge(*n), &ws.config)
-        }
-    }
-}
-
-/// Reads `paths` through `version.read` (one thread: git objects are not
-/// shared between threads) and lints them in parallel, a chunk at a time.
-fn lint_version(ws: &Workspace, version: &Version, paths: &[(&str, Place)]) -> Vec<FileReport> {
-    use rayon::prelude::*;
-    let mut out = Vec::with_capacity(paths.len());
-    for chunk in paths.chunks(CHUNK) {
-        let blobs: Vec<(&str, &Place, crate::io::git::Blob)> = chunk
-            .iter()
-            .filter_map(|(p, place)| Some((*p, place, (version.read)(p)?)))
-            .collect();
-        out.par_extend(
-            blobs
-                .par_iter()
-                .map(|(p, place, blob)| lint_blob(ws, p, place, blob)),
-        );
-    }
-    out
-}
-
-/// The unchanged records that may point at a removed path or at a changed
-/// record that is now replaced, linted: those whose text mentions a removed
-/// file name or record stem, or the stem of such a replaced record
-/// (`replaced_stems`). Their text comes from the work tree where it matches
-/// the version (in parallel), else from git.
-fn pointing_at(
-    ws: &Workspace,
-    version: &Version,
-    places: &[(&str, Place)],
-    changed: &Set<&str>,
-    replaced_stems: impl Iterator<Item = String>,
-) -> Vec<FileReport> {
-    use rayon::prelude::*;
-    let mut needles: Vec<String> = version
-        .removed
-        .iter()
-        .map(|p| {
-            let name = p.rsplit('/').next().unwrap_or(p);
-            match classify(p, &ws.config.banned_dirs) {
-                Place::Record(_) => crate::model::kind::stem(p).to_string(),
-                _ => name.to_string(),
-            }
-        })
-        .chain(replaced_stems)
-        .filter(|n| !n.is_empty())
-        .collect();
-    needles.sort();
-    needles.dedup();
-    let pattern = needles
-        .iter()
-        .map(|n| regex::escape(n))
-        .collect::<Vec<_>>()
-        .join("|");
-    let Ok(mentions) = regex::bytes::Regex::new(&pattern) else {
-        return Vec::new();
-    };
-    let candidates: Vec<&(&str, Place)> = places
-        .iter()
-        .filter(|(p, place)| matches!(place, Place::Record(_)) && !changed.contains(p))
-        .collect();
-    let read_fast = version.read_fast;
-    let mut out = Vec::new();
-    for chunk in candidates.chunks(4 * CHUNK) {
-        let fast: Vec<Option<Vec<u8>>> = chunk
-            .par_iter()
-            .map(|(p, _)| read_fast.and_then(|read| read(p)))
-            .collect();
-        let mut hits: Vec<(&str, &Place, crate::io::git::Blob)> = Vec::new();
-        for ((p, place), bytes) in chunk.iter().map(|c| (c.0, &c.1)).zip(fast) {
-            let blob = match bytes {
-                Some(b) if b.len() as u64 > ws.config.max_file_bytes => continue,
-                Some(b) => crate::io::git::Blob::Bytes(b),
-                None => match (version.read)(p) {
-                    Some(blob) => blob,
-                    None => continue,
-                },
-            };
-            if let crate::io::git::Blob::Bytes(b) = &blob {
-                if mentions.is_match(b) {
-                    hits.push((p, place, blob));
-                }
-            }
-        }
-        out.par_extend(
-            hits.par_iter()
-                .map(|(p, place, blob)| lint_blob(ws, p, place, blob)),
-        );
-    }
-    out
-}
-
-/// Whether a record's `replaced_by` or sources name one of the removed
-/// paths (or a record among them).
-fn points_at_removed(
-    info: &crate::lint::RecordInfo,
-    removed: &HashSet<&str>,
-    removed_records: &HashSet<(Kind, &str)>,
-) -> bool {
-    if let (Some(kind), Some(target)) = (info.kind, &info.replaced_by) {
-        if removed_records.contains(&(kind, target.value.as_str())) {
-            return true;
-        }
-    }
-    info.sources.iter().any(|s| {
-        let Some((prefix, value)) = s.value.split_once(':') else {
-            return false;
-        };
-        match prefix {
-            "file" => crate::lint::rules::sources::file_target(value).is_ok_and(|rel| {
-                removed.contains(rel.as_ref())
-                    || removed.iter().any(|r| r.starts_with(&format!("{rel}/")))
-            }),
-            "cmem" => removed_records.contains(&(Kind::Session, value)),
-            other => Kind::from_name(other).is_some_and(|k| removed_records.contains(&(k, value))),
-        }
+    let bytes = read_regular(&path).ok()?;
+    Some(match String::from_utf8(bytes) {
+        Ok(text) if !text.contains('\0') => text,
+        Ok(text) => text.replace('\0', "\u{2400}"),
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).replace('\0', "\u{2400}"),
     })
 }
-
-/// Lints what changed in `version` against the whole of it: the changed
-/// files (per-file and cross-record rules), plus the cross-record findings of
-/// records that point at a removed path. Unchanged records are known by name
-/// only, except those a changed record's `replaced_by` leads to and, when
-/// something was removed, those whose text mentions it.
-pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) -> bool) -> Outcome {
-    let banned = &ws.config.banned_dirs;
-    // `version.paths` is sorted: every question is a binary search, so
-    // nothing is done per record of the workspace unless something was
-    // removed.
-    let find = |p: &str| {
-        version
-            .paths
-            .binary_search(&p)
-            .ok()
-            .map(|i| version.paths[i])
-    };
-    let place_of = |p: &str| {
-        let p = find(p)?;
-        let place = classify(p, banned);
-        (place != Place::Outside).then_some((p, place))
-    };
-    let ignores = Ignores::new(ws, version);
-    let changed: Set<&str> = version
-        .changed
-        .iter()
-        .map(String::as_str)
-        .filter(|p| place_of(p).is_some() && selected(p) && !ignores.ignored(p))
-        .collect();
-    let mut to_read: Vec<(&str, Place)> = changed.iter().filter_map(|p| place_of(p)).collect();
-    to_read.sort_by(|a, b| a.0.cmp(b.0));
-    let mut reports: Map<String, FileReport> = lint_version(ws, version, &to_read)
-        .into_iter()
-        .map(|r| (r.path.clone(), r))
-        .collect();
-    // Changed records that are now replaced: a record whose `replaced_by`
-    // leads to one of them is now on a chain.
-    let replaced_changed: HashSet<(Kind, String)> = reports
-        .values()
-        .filter(|r| r.info.status.as_deref() == Some("replaced"))
-        .filter_map(|r| Some((r.info.kind?, crate::model::kind::stem(&r.path).to_string())))
-        .collect();
-    let full = !version.removed.is_empty() || !replaced_changed.is_empty();
-    if full {
-        use rayon::prelude::*;
-        let places: Vec<(&str, Place)> = version
-            .paths
-            .par_iter()
-            .map(|p| (*p, classify(p, banned)))
-            .filter(|(_, place)| *place != Place::Outside)
-            .collect();
-        let stems = replaced_changed.iter().map(|(_, stem)| stem.clone());
-        for r in pointing_at(ws, version, &places, &changed, stems) {
-            reports.insert(r.path.clone(), r);
-        }
-    }
-    // Follow `replaced_by` from what was read, so chains and cycles through
-    // unchanged records are seen.
-    loop {
-        let mut next: Vec<(&str, Place)> = Vec::new();
-        for r in reports.values() {
-            let (Some(kind), Some(target)) = (r.info.kind, &r.info.replaced_by) else {
-                continue;
-            };
-            let path = format!("{}/{}.md", kind.dir(), target.value);
-            if let Some((p, place)) = place_of(&path) {
-                if !reports.contains_key(p) && !next.iter().any(|(q, _)| *q == p) {
-                    next.push((p, place));
-                }
-            }
-        }
-        if next.is_empty() {
-            break;
-        }
-        for r in lint_version(ws, version, &next) {
-            reports.insert(r.path.clone(), r);
-        }
-    }
-    let unread: Vec<crate::lint::RecordInfo> = Kind::ALL
-        .iter()
-        .map(|k| crate::lint::RecordInfo {
-            kind: Some(*k),
-            ..Default::default()
-        })
-        .collect();
-    let unread_info = |k: Kind| Kind::ALL.iter().position(|x| *x == k).map(|i| &unread[i]);
-    // The view holds what was read; every other record is known by name.
-    let others = |kind: Kind, slug: &str| find(&format!("{}/{slug}.md", kind.dir())).is_some();
-    let mut read: Vec<(&str, &crate::lint::RecordInfo)> = reports
-        .values()
-        .map(|r| (r.path.as_str(), &r.info))
-        .collect();
-    read.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    let mut view = View::new(read, &ws.config, version.resolver);
-    view.others = Some(&others);
-    let mut sink = WsSink::new(&ws.config);
-    // `slug/similar` runs on the clusters the changed records can belong
-    // to, drawn from every name of their kinds.
-    for rule in crate::lint::rules::REGISTRY {
-        if let crate::lint::rules::Check::Workspace(Some(f)) = rule.check {
-            if rule.rule == Rule::SlugSimilar {
-                if !workspace::enabled(&ws.config, rule.rule) {
-                    continue;
-                }
-                let members = similar_closure(version, &view, &changed);
-                let mut near_items: Vec<(&str, &crate::lint::RecordInfo)> = Vec::new();
-                for (kind, slug) in &members {
-                    let Some(p) = find(&format!("{}/{slug}.md", kind.dir())) else {
-                        continue;
-                    };
-                    let info = match reports.get(p) {
-                        Some(r) => &r.info,
-                        None => match unread_info(*kind) {
-                            Some(info) => info,
-                            None => continue,
-                        },
-                    };
-                    near_items.push((p, info));
-                }
-                near_items.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                let near = View::new(near_items, &ws.config, version.resolver);
-                f(&near, &mut sink);
-            } else {
-                f(&view, &mut sink);
-            }
-        }
-    }
-    let removed: HashSet<&str> = version.removed.iter().map(String::as_str).collect();
-    let removed_records: HashSet<(Kind, &str)> = version
-        .removed
-        .iter()
-        .filter_map(|p| match classify(p, banned) {
-            Place::Record(k) => Some((k, crate::model::kind::stem(p))),
-            _ => None,
-        })
-        .collect();
-    let leads_to_replaced = |info: &crate::lint::RecordInfo| match (info.kind, &info.replaced_by) {
-        (Some(kind), Some(target)) => replaced_changed.contains(&(kind, target.value.clone())),
-        _ => false,
-    };
-    let affected = |p: &str| {
-        full && selected(p)
-            && !ignores.ignored(p)
-            && reports.get(p).is_some_and(|r| {
-                points_at_removed(&r.info, &removed, &removed_records) || leads_to_replaced(&r.info)
-            })
-    };
-    let mut diags = sink.diagnostics;
-    // A cluster of similar slugs that holds a changed record is reported on
-    // its members after the first, changed or not; a cycle through a
-    // changed record on each of its members (the records read are the
-    // changed ones and those their `replaced_by` leads to).
-    diags.retain(|d| {
-        changed.contains(d.path.as_str())
-            || affected(&d.path)
-            || (matches!(d.rule, Rule::SlugSimilar | Rule::StatusCycle)
-                && selected(&d.path)
-                && !ignores.ignored(&d.path))
-    });
-    let mut out = Outcome {
-        files: diags
-            .iter()
-            .map(|d| d.path.as_str())
-            .filter(|p| !changed.contains(p))
-            .collect::<Set<_>>()
-            .len(),
-        ..Outcome::default()
-    };
-    for p in &changed {
-        let Some(r) = reports.remove(*p) else {
-            continue;
-        };
-        out.files += 1;
-        if let Some(src) = r.source {
-            out.sources.insert(r.path.clone(), src);
-        }
-        diags.extend(r.diagnostics);
-    }
-    for d in &diags {
-        if !out.sources.contains_key(&d.path) {
-            if let Some(crate::io::git::Blob::Bytes(b)) = (version.read)(&d.path) {
-                out.sources
-                    .insert(d.path.clone(), String::from_utf8_lossy(&b).into_owned());
-            }
-        }
-    }
-    diagnostic::sort(&mut diags);
-    out.diagnostics = diags;
-    out
-}
-
-/// Letter counts of a slug (`[a-z0-9-]`; anything else shares one slot).
-fn letter_counts(s: &str) -> [u8; 38] {
-    let mut counts = [0u8; 38];
-    for b in s.bytes() {
-        let slot = match b {
-            b'a'..=b'z' => (b - b'a') as usize,
-            b'0'..=b'9' => 26 + (b - b'0') as usize,
-            b'-' => 36,
-            _ => 37,
-        };
-        counts[slot] = counts[slot].saturating_add(1);
-    }
-    counts
-}
-
-/// The (kind, slug) pairs that may share a `slug/similar` cluster with a
-/// changed record (of `view`, among the names of `version`): the changed
-/// slugs, then, transitively, every slug whose
-/// ratio with a member can reach `similar_slug_ratio` (bounded from above by
-/// length and by common letters, as difflib's `quick_ratio` does) or that
-/// shares its suffix key. The rule itself then runs on these few. Each
-/// member looked at costs a pass over the kind's slugs, so past
-/// [`CLOSURE_SCANS`] members, or once the candidates clustered reach half
-/// the kind's slugs (a large cluster: `note-1` … `note-20000`), the kind's
-/// clusters are computed whole instead, which is near-linear.
-fn similar_closure<'a>(
-    version: &Version<'a>,
-    view: &View,
-    changed: &Set<&str>,
-) -> HashSet<(Kind, &'a str)> {
-    let ratio = view.config.similar_slug_ratio;
-    let mut members: HashSet<(Kind, &'a str)> = HashSet::new();
-    for kind in Kind::ALL.into_iter().filter(|k| k.has_slug()) {
-        // Every slug of the kind: the files directly in its directory.
-        let dir = format!("{}/", kind.dir());
-        let from = version.paths.partition_point(|p| *p < dir.as_str());
-        let slugs: Vec<&'a str> = version.paths[from..]
-            .iter()
-            .take_while(|p| p.starts_with(&dir))
-            .filter_map(|p| p[dir.len()..].strip_suffix(".md"))
-            .filter(|s| !s.contains('/') && crate::model::kind::is_slug(s))
-            .collect();
-        let by_name: Set<&'a str> = slugs.iter().copied().collect();
-        let mut frontier: Vec<&'a str> = view
-            .records
-            .iter()
-            .filter(|e| e.info.kind == Some(kind) && changed.contains(e.path))
-            .filter_map(|e| by_name.get(e.slug).copied())
-            .collect();
-        if frontier.is_empty() {
-            continue;
-        }
-        let mut seen: Set<&'a str> = frontier.iter().copied().collect();
-        // Every cluster that holds a slug reached so far, from the kind's
-        // clusters computed whole.
-        let whole = |seen: &Set<&'a str>, members: &mut HashSet<(Kind, &'a str)>| {
-            for cluster in crate::lint::rules::slug::similar_clusters(&slugs, ratio) {
-                if cluster.iter().any(|s| seen.contains(s.as_str())) {
-                    let found = cluster.iter().filter_map(|s| by_name.get(s.as_str()));
-                    members.extend(found.map(|b| (kind, *b)));
-                }
-            }
-            members.extend(seen.iter().map(|b| (kind, *b)));
-        };
-        let (mut scans, mut clustered) = (0, 0);
-        while let Some(a) = frontier.pop() {
-            scans += 1;
-            if scans > CLOSURE_SCANS {
-                whole(&seen, &mut members);
-                break;
-            }
-            members.insert((kind, a));
-            let ca = letter_counts(a);
-            let key = crate::lint::rules::slug::suffix_key(a);
-            let mut near: Vec<&'a str> = vec![a];
-            for b in &slugs {
-                if *b == a {
-                    continue;
-                }
-                let total = (a.len() + b.len()) as f64;
-                let close = 2.0 * a.len().min(b.len()) as f64 / total >= ratio - 1e-9 && {
-                    let cb = letter_counts(b);
-                    let common: usize =
-                        ca.iter().zip(&cb).map(|(x, y)| (*x).min(*y) as usize).sum();
-                    2.0 * common as f64 / total >= ratio - 1e-9
-                };
-                if close || crate::lint::rules::slug::suffix_key(b) == key {
-                    near.push(b);
-                }
-            }
-            if near.len() == 1 {
-                continue;
-            }
-            clustered += near.len();
-            if clustered > slugs.len() / 2 {
-                whole(&seen, &mut members);
-                break;
-            }
-            // The rule's own clustering decides which candidates are similar.
-            for cluster in crate::lint::rules::slug::similar_clusters(&near, ratio) {
-                if !cluster.iter().any(|s| s == a) {
-                    continue;
-                }
-                for s in cluster {
-                    if let Some(b) = by_name.get(s.as_str()) {
-                        if seen.insert(b) {
-                            frontier.push(b);
-                        }
-                    }
-                }
-            }
-        }
-    }
-    members
-}
-
-/// Members of `slug/similar` clusters [`similar_closure`] looks at one by
-/// one before it clusters the whole kind instead.
-const CLOSURE_SCANS: usize = 64;

@@ -11,16 +11,17 @@ use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 /// What `fmt` was asked to do (resolved from the command line).
-#[derive(Debug, Clone, Default)]
-pub struct Options {
+#[derive(Clone, Default)]
+pub struct Options<'p> {
     /// Files or directories to format; empty means the whole workspace.
     pub paths: Vec<PathBuf>,
     /// Write nothing; list the files that would change.
     pub check: bool,
     /// Write nothing; keep the texts for a unified diff of what would change.
     pub diff: bool,
-    /// No progress bar.
-    pub quiet: bool,
+    /// Told of each file formatted (a progress bar on a terminal), when
+    /// there are many.
+    pub progress: Option<&'p dyn crate::engine::scan::Progress>,
 }
 
 /// What happened to one file.
@@ -117,17 +118,19 @@ pub fn run(ws: &Workspace, opts: &Options) -> Result<Report, WorkspaceError> {
         })
         .collect();
     let write = !(opts.check || opts.diff);
-    let bar = crate::store::index::progress(
-        !opts.quiet && records.len() >= 2000,
-        records.len(),
-        if write { "formatting" } else { "checking" },
-    );
+    // A bar for many files only: a few are done before it would show.
+    let bar = opts.progress.filter(|_| records.len() >= 2000);
+    if let Some(bar) = bar {
+        bar.start(records.len());
+    }
     let files: Vec<FileReport> = records
         .par_iter()
         .map(|(rel, kind)| {
             let mut notes = Vec::new();
             let done = format_file(ws, rel, *kind, write, opts.diff, &mut notes);
-            bar.inc(1);
+            if let Some(bar) = bar {
+                bar.advance();
+            }
             FileReport {
                 rel: rel.clone(),
                 done,
@@ -135,7 +138,9 @@ pub fn run(ws: &Workspace, opts: &Options) -> Result<Report, WorkspaceError> {
             }
         })
         .collect();
-    bar.finish_and_clear();
+    if let Some(bar) = bar {
+        bar.finish();
+    }
     Ok(Report {
         warnings,
         files,

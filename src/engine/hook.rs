@@ -251,10 +251,10 @@ pub fn stop(request: &Request) -> Reply {
     }
     // Before the files are listed, so that any later change shows.
     let watch = crate::io::watch::stamp(&ws);
-    let listing = crate::store::index::listing(&ws);
-    let opts = crate::store::index::Options {
+    let listing = crate::store::listing::listing(&ws);
+    let opts = crate::engine::scan::Options {
         force: false,
-        progress: false,
+        progress: None,
     };
     // The record table and the search index, so that the next session's
     // first search answers at once.
@@ -292,15 +292,15 @@ pub fn post_write(request: &Request) -> Reply {
     let Some((ws, rel)) = written_record(request, &mut reply) else {
         return reply;
     };
-    let files = crate::store::index::files(&ws);
+    let files = crate::store::listing::files(&ws);
     tell_problems(&ws, &mut reply);
     // Ignored (`.gitignore`, `.memlintignore`) or gone: not memlint's business.
     if files.binary_search(&rel).is_err() {
         return reply;
     }
-    let opts = crate::store::index::Options {
+    let opts = crate::engine::scan::Options {
         force: false,
-        progress: false,
+        progress: None,
     };
     let mut outcome = crate::engine::check::run_with(&ws, &files, &|p: &str| p == rel, &opts);
     // The hook exits right after: the whole workspace's reports are not
@@ -436,7 +436,7 @@ impl Attempt<'_> {
             let _ = writeln!(
                 text,
                 "memlint: warning: attempts cannot be counted ({}/ cannot be written), so memlint will not stop you; stop after {max} attempts yourself.",
-                crate::store::index::DIR
+                crate::io::cache::DIR
             );
         }
         text

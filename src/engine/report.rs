@@ -29,10 +29,10 @@ pub struct Report {
 /// Builds the report for the whole workspace, refreshing the index.
 pub fn build(
     ws: &Workspace,
-    opts: &crate::store::index::Options,
+    opts: &crate::engine::scan::Options,
 ) -> Result<Report, crate::engine::staging::StagingError> {
     let staging = crate::engine::staging::backlog(&ws.root, &ws.config.staging)?;
-    let files = crate::store::index::files(ws);
+    let files = crate::store::listing::files(ws);
     let (reports, mut diagnostics) = crate::engine::check::findings(ws, &files, opts);
     let view = View::new(
         reports.iter().map(|r| (r.path.as_str(), &r.info)),
@@ -42,12 +42,12 @@ pub fn build(
         &NoDisk,
     );
     let replaced_chains = crate::lint::rules::status::replaced_chains(&view);
-    let mut similar_slugs: Vec<Vec<String>> = crate::store::index::slug_clusters(ws, &files)
+    let mut similar_slugs: Vec<Vec<String>> = crate::store::slugs::slug_clusters(ws, &files)
         .into_iter()
         .flat_map(|(kind, clusters)| {
             let view = &view;
             clusters.into_iter().map(move |c| {
-                crate::lint::rules::slug::active_members(&c, |s| {
+                crate::lint::rules::slug::similar::active_members(&c, |s| {
                     view.get(kind, s)
                         .is_some_and(|e| e.info.status.as_deref() == Some("replaced"))
                 })

@@ -9,14 +9,13 @@
 //! parsed again and compared with the input (meaning, comments); on any
 //! difference the file is left as it is, so a bug here costs a note, never data.
 
-use crate::engine::fix::{splice, Edit};
 use crate::model::kind::{FieldType, Kind};
+use crate::syntax::edit::{splice, Edit};
 use crate::syntax::frontmatter::{self, Split};
+use crate::syntax::quoting::needs_quotes;
 use crate::syntax::yaml::{self, Node, Resolved, Style, Value};
-use regex::Regex;
 use std::borrow::Cow;
 use std::ops::Range;
-use std::sync::LazyLock;
 
 /// What formatting one record gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -213,7 +212,8 @@ fn slice(text: &str, r: Range<usize>) -> Result<&str, String> {
 /// their layout.
 type Laid = (String, Vec<Range<usize>>, Vec<String>);
 
-/// Builds the canonical text.
+/// Builds the canonical text: the key blocks found, the edits made, the
+/// blocks put in the kind's order.
 fn layout(text: &str, parsed: &Parsed, kind: Kind) -> Result<Laid, String> {
     let region = parsed.parts.yaml.clone();
     let lines = Lines::new(text, region.clone());
@@ -222,8 +222,52 @@ fn layout(text: &str, parsed: &Parsed, kind: Kind) -> Result<Laid, String> {
         .as_ref()
         .and_then(|r| r.entries())
         .unwrap_or(&[]);
+    let (spans, indent) = key_lines(text, &lines, entries)?;
+    only_comments_between(text, &lines, &spans)?;
+    let (header, blocks, trailer) = blocks_of(text, &lines, region.clone(), entries, &spans, kind);
+    // Edits: quotes and list layouts first, then whitespace where they leave room.
+    let mut edits: Vec<Edit> = Vec::new();
+    let mut quoted: Vec<Range<usize>> = Vec::new();
+    let mut notes: Vec<String> = Vec::new();
+    for b in &blocks {
+        value_edits(text, kind, b.entry, &mut edits, &mut quoted, &mut notes)?;
+    }
+    edits.sort_by_key(|e| e.span.start);
+    let mut line_edits = whitespace_edits(text, &lines, indent, parsed.root.as_ref());
+    // Whitespace edits inside a rewritten span are moot.
+    line_edits.retain(|le| {
+        let i = edits.partition_point(|e| e.span.end <= le.span.start);
+        edits.get(i).is_none_or(|e| e.span.start >= le.span.end)
+    });
+    edits.extend(line_edits);
+    edits.sort_by_key(|e| (e.span.start, e.span.end));
+    for w in edits.windows(2) {
+        if w[0].span.end > w[1].span.start {
+            return Err("internal: overlapping edits".into());
+        }
+    }
+    let fm = assemble(text, header, &blocks, trailer, &edits, region.len())?;
+    // Exactly one final newline; a CR left at the very end would make a CRLF.
+    let body = &text[parsed.parts.body.clone()];
+    let body = body.trim_end_matches(['\n', '\r']);
+    let mut out = String::with_capacity(fm.len() + body.len() + 10);
+    out.push_str("---\n");
+    out.push_str(&fm);
+    out.push_str("---\n");
+    if !body.is_empty() {
+        out.push_str(body);
+        out.push('\n');
+    }
+    Ok((out, quoted, notes))
+}
 
-    // Key blocks, and the indentation of the top-level keys.
+/// The lines (first, last) of each top-level key's block, and the
+/// indentation of the keys, or why the front matter cannot be laid out.
+fn key_lines(
+    text: &str,
+    lines: &Lines,
+    entries: &[yaml::Entry],
+) -> Result<(Vec<(usize, usize)>, usize), String> {
     let mut indent = None;
     let mut spans: Vec<(usize, usize)> = Vec::with_capacity(entries.len());
     for e in entries {
@@ -264,7 +308,6 @@ fn layout(text: &str, parsed: &Parsed, kind: Kind) -> Result<Laid, String> {
         }
         spans.push((first, last));
     }
-    let indent = indent.unwrap_or(0);
     // Blank lines after a block scalar may be part of its value (`|+`), and
     // its span covers them or not depending on what follows: they go with it.
     for i in 0..spans.len() {
@@ -275,11 +318,18 @@ fn layout(text: &str, parsed: &Parsed, kind: Kind) -> Result<Laid, String> {
             }
         }
     }
+    Ok((spans, indent.unwrap_or(0)))
+}
 
-    // Lines outside the keys must be blank or comments.
+/// Lines outside the keys must be blank or comments.
+fn only_comments_between(
+    text: &str,
+    lines: &Lines,
+    spans: &[(usize, usize)],
+) -> Result<(), String> {
     let mut gap_lines = Vec::new();
     let mut next = 0;
-    for &(first, last) in &spans {
+    for &(first, last) in spans {
         gap_lines.extend(next..first);
         next = last + 1;
     }
@@ -294,9 +344,20 @@ fn layout(text: &str, parsed: &Parsed, kind: Kind) -> Result<Laid, String> {
             ));
         }
     }
+    Ok(())
+}
 
-    // Header: the leading lines up to the last blank one stay on top; the
-    // comments right above the first key go with it.
+/// The header (the leading lines up to the last blank one stay on top; the
+/// comments right above the first key go with it), each key's block with
+/// the comments above it, and the trailer.
+fn blocks_of<'n>(
+    text: &str,
+    lines: &Lines,
+    region: Range<usize>,
+    entries: &'n [yaml::Entry],
+    spans: &[(usize, usize)],
+    kind: Kind,
+) -> (Range<usize>, Vec<Block<'n>>, Range<usize>) {
     let lead_end = spans.first().map_or(lines.len(), |&(first, _)| first);
     let header_lines = (0..lead_end)
         .rev()
@@ -305,7 +366,7 @@ fn layout(text: &str, parsed: &Parsed, kind: Kind) -> Result<Laid, String> {
     let header = region.start..lines.start(header_lines);
     let mut blocks: Vec<Block> = Vec::with_capacity(entries.len());
     let mut start = header.end;
-    for (e, &(_, last)) in entries.iter().zip(&spans) {
+    for (e, &(_, last)) in entries.iter().zip(spans) {
         let end = lines.start(last + 1);
         let name = e.key.as_scalar().map_or("", |s| s.text.as_str());
         let rank = kind
@@ -320,17 +381,13 @@ fn layout(text: &str, parsed: &Parsed, kind: Kind) -> Result<Laid, String> {
         });
         start = end;
     }
-    let trailer = start..region.end;
+    (header, blocks, start..region.end)
+}
 
-    // Edits: quotes and list layouts first, then whitespace where they leave room.
-    let mut edits: Vec<Edit> = Vec::new();
-    let mut quoted: Vec<Range<usize>> = Vec::new();
-    let mut notes: Vec<String> = Vec::new();
-    for b in &blocks {
-        value_edits(text, kind, b.entry, &mut edits, &mut quoted, &mut notes)?;
-    }
-    edits.sort_by_key(|e| e.span.start);
-    let protected = protected_spans(text, parsed.root.as_ref());
+/// Blank lines emptied, the keys' common indentation removed, trailing
+/// white space dropped, except inside values where white space is content.
+fn whitespace_edits(text: &str, lines: &Lines, indent: usize, root: Option<&Node>) -> Vec<Edit> {
+    let protected = protected_spans(text, root);
     let is_protected =
         |r: Range<usize>| protected.iter().any(|p| p.start < r.end && r.start < p.end);
     let mut line_edits = Vec::new();
@@ -364,30 +421,29 @@ fn layout(text: &str, parsed: &Parsed, kind: Kind) -> Result<Laid, String> {
             });
         }
     }
-    // Whitespace edits inside a rewritten span are moot.
-    line_edits.retain(|le| {
-        let i = edits.partition_point(|e| e.span.end <= le.span.start);
-        edits.get(i).is_none_or(|e| e.span.start >= le.span.end)
-    });
-    edits.extend(line_edits);
-    edits.sort_by_key(|e| (e.span.start, e.span.end));
-    for w in edits.windows(2) {
-        if w[0].span.end > w[1].span.start {
-            return Err("internal: overlapping edits".into());
-        }
-    }
+    line_edits
+}
 
-    // Assemble: header, blocks in canonical order, trailer.
+/// The front matter's new text: header, blocks in canonical order,
+/// trailer, with `edits` applied and no blank lines at either end.
+fn assemble(
+    text: &str,
+    header: Range<usize>,
+    blocks: &[Block],
+    trailer: Range<usize>,
+    edits: &[Edit],
+    size: usize,
+) -> Result<String, String> {
     let mut order: Vec<&Block> = blocks.iter().collect();
     order.sort_by_key(|b| b.rank); // stable: unknown keys keep their order
-    let mut fm = String::with_capacity(region.len() + 16);
-    splice(text, header.clone(), &edits, &mut fm)?;
+    let mut fm = String::with_capacity(size + 16);
+    splice(text, header, edits, &mut fm)?;
     // Blank lines right after a block scalar would join its value (`|+`),
     // so a block moved there leaves its leading blank lines behind.
     let mut after_block_scalar = false;
     let push = |fm: &mut String, range: Range<usize>, after: bool| -> Result<(), String> {
         let mark = fm.len();
-        splice(text, range, &edits, fm)?;
+        splice(text, range, edits, fm)?;
         if after {
             let blank = fm.len() - mark - fm[mark..].trim_start_matches('\n').len();
             fm.drain(mark..mark + blank);
@@ -401,8 +457,7 @@ fn layout(text: &str, parsed: &Parsed, kind: Kind) -> Result<Laid, String> {
     let trailer_has_comment = text[trailer.clone()]
         .lines()
         .any(|l| l.trim_start().starts_with('#'));
-    push(&mut fm, trailer.clone(), after_block_scalar)?;
-
+    push(&mut fm, trailer, after_block_scalar)?;
     // No blank lines at either end of the front matter (unless a block
     // scalar's kept trailing lines are there).
     let lead = fm.len() - fm.trim_start_matches('\n').len();
@@ -418,19 +473,7 @@ fn layout(text: &str, parsed: &Parsed, kind: Kind) -> Result<Laid, String> {
             fm.clear();
         }
     }
-
-    // Exactly one final newline; a CR left at the very end would make a CRLF.
-    let body = &text[parsed.parts.body.clone()];
-    let body = body.trim_end_matches(['\n', '\r']);
-    let mut out = String::with_capacity(fm.len() + body.len() + 10);
-    out.push_str("---\n");
-    out.push_str(&fm);
-    out.push_str("---\n");
-    if !body.is_empty() {
-        out.push_str(body);
-        out.push('\n');
-    }
-    Ok((out, quoted, notes))
+    Ok(fm)
 }
 
 fn line_no(text: &str, at: usize) -> usize {
@@ -740,60 +783,6 @@ fn quote_plain(text: &str, node: &Node) -> Option<String> {
         return None;
     }
     Some(format!("'{}'", s.text.replace('\'', "''")))
-}
-
-/// True when a plain scalar with this text is read as anything but that
-/// string by a YAML 1.2 core-schema reader or a YAML 1.1 reader (booleans
-/// such as `yes`/`on`, dates, `1_000`, `0b1`, `1:30`, `.5`, …). Nulls stay
-/// as written: quoting them would turn "no value" into a word.
-pub fn needs_quotes(t: &str) -> bool {
-    if t.is_empty() {
-        return false;
-    }
-    match yaml::resolve_plain(t) {
-        Resolved::Null => false,
-        Resolved::Str => yaml11_non_string(t),
-        Resolved::Bool(_) | Resolved::Int | Resolved::Float => true,
-    }
-}
-
-static YAML11: LazyLock<Regex> = LazyLock::new(|| {
-    let pattern = [
-        // bool
-        r"y|Y|yes|Yes|YES|n|N|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF",
-        // int: binary, octal, decimal, hex, sexagesimal
-        r"[-+]?0b[0-1_]+",
-        r"[-+]?0[0-7_]+",
-        r"[-+]?(?:0|[1-9][0-9_]*)",
-        r"[-+]?0x[0-9a-fA-F_]+",
-        r"[-+]?[1-9][0-9_]*(?::[0-5]?[0-9])+",
-        // float (PyYAML's and SnakeYAML's readings of YAML 1.1)
-        r"[-+]?[0-9][0-9_]*\.[0-9_]*(?:[eE][-+]?[0-9]+)?",
-        r"[-+]?\.[0-9][0-9_]*(?:[eE][-+]?[0-9]+)?",
-        r"[-+]?[0-9][0-9_]*(?:[eE][-+]?[0-9]+)",
-        r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+\.[0-9_]*",
-        r"[-+]?\.(?:inf|Inf|INF)",
-        r"\.(?:nan|NaN|NAN)",
-        // timestamp
-        r"[0-9]{4}-[0-9]{2}-[0-9]{2}",
-        r"[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?",
-        // value and merge keys
-        r"=|<<",
-        // null
-        r"~|null|Null|NULL",
-    ]
-    .join("|");
-    #[allow(clippy::expect_used)]
-    Regex::new(&format!("^(?:{pattern})$")).expect("the YAML 1.1 pattern is valid")
-});
-
-fn yaml11_non_string(t: &str) -> bool {
-    // Every YAML 1.1 non-string starts with one of these and is short.
-    let first = t.as_bytes()[0];
-    if !(first.is_ascii_digit() || b"+-.yYnNtTfFoO=<~".contains(&first)) || t.len() > 64 {
-        return false;
-    }
-    YAML11.is_match(t)
 }
 
 /// What a YAML tree means, independent of spans, layout and key order.

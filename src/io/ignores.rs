@@ -11,50 +11,13 @@
 use crate::io::fs::{resolve_inside, Resolved};
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use ignore::Match;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The ignore files read in every directory, lowest precedence first.
 pub const NAMES: [&str; 3] = [".gitignore", ".ignore", ".memlintignore"];
 
-/// Something a walk met that the user must hear about.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Problem {
-    /// A directory (or entry) the walk could not read: what it holds is
-    /// left out, so the command's answer is incomplete (exit 2).
-    Unreadable { path: String, reason: String },
-    /// An ignore file that was not read: its rules do not apply (a warning).
-    IgnoreFile { path: String, reason: String },
-    /// A file of the git repository that is not read, and so neither is
-    /// the repository (a warning).
-    GitFile { path: String, reason: String },
-}
-
-impl Problem {
-    /// Whether the problem makes the command fail (exit 2): the workspace
-    /// could not be read whole.
-    pub fn is_error(&self) -> bool {
-        matches!(self, Problem::Unreadable { .. })
-    }
-}
-
-impl std::fmt::Display for Problem {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Problem::Unreadable { path, reason } => write!(
-                f,
-                "cannot read {path}: {reason}; the records in it are left out"
-            ),
-            Problem::IgnoreFile { path, reason } => {
-                write!(f, "{path} {reason}; its rules are not applied")
-            }
-            Problem::GitFile { path, reason } => write!(
-                f,
-                "{path} {reason}; the git repository is not read (`commit:` sources are not checked)"
-            ),
-        }
-    }
-}
+pub use crate::model::workspace::Problem;
 
 /// One directory's ignore rules, linked to its parent's.
 #[derive(Debug)]
@@ -92,7 +55,7 @@ impl Rules {
         // `.git` as git finds it: a directory, a link to one, or a file
         // naming one (a linked worktree).
         if std::fs::symlink_metadata(dir.join(".git")).is_ok() {
-            let path = crate::engine::workspace::git_common_dir(dir).join("info/exclude");
+            let path = git_common_dir(dir).join("info/exclude");
             if let Some(bytes) = read_git_file(root, &path, problems) {
                 files[EXCLUDE] = build(dir, &path, &bytes);
             }
@@ -246,6 +209,38 @@ pub fn excludes(root: &Path, rel: &str) -> bool {
         }
     }
     false
+}
+
+/// The git directory whose `info/exclude` the walk applies below `dir`, as
+/// the `ignore` crate finds it: `dir/.git`, or, when `.git` is a file (a
+/// linked worktree), the common directory of the repository it names.
+pub fn git_common_dir(dir: &Path) -> PathBuf {
+    let dot_git = dir.join(".git");
+    // These files hold one short line; a larger one is not git's.
+    let first_line = |path: &Path| -> Option<String> {
+        use std::io::Read;
+        let mut head = Vec::new();
+        crate::io::fs::open_regular(path)
+            .ok()?
+            .take(4096)
+            .read_to_end(&mut head)
+            .ok()?;
+        let text = std::str::from_utf8(&head).ok()?;
+        Some(text.lines().next()?.to_string())
+    };
+    if !std::fs::metadata(&dot_git).is_ok_and(|m| m.is_file()) {
+        return dot_git;
+    }
+    let Some(real) =
+        first_line(&dot_git).and_then(|l| l.strip_prefix("gitdir: ").map(PathBuf::from))
+    else {
+        return dot_git;
+    };
+    match first_line(&real.join("commondir")) {
+        Some(common) if common.starts_with('.') => real.join(common),
+        Some(common) => PathBuf::from(common),
+        None => dot_git,
+    }
 }
 
 #[cfg(test)]

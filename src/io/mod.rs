@@ -2,7 +2,10 @@
 //! no-clobber writes), walking the workspace, git through gix, and the
 //! watcher. Imports `model`, `syntax`, `lint` and `fmt`; never prints.
 
+pub mod cache;
 pub mod fs;
 pub mod git;
 pub mod ignores;
+pub mod stat;
+pub mod walk;
 pub mod watch;

@@ -2,65 +2,32 @@
 //! disk, no terminal. The order of the steps implements SPEC §3's precedence,
 //! so one defect gives one diagnostic.
 
+pub mod fix;
+pub mod info;
+pub mod record;
+pub mod registry;
 pub mod rules;
+pub mod sink;
 
+pub use info::{Content, FileReport, Located, RecordInfo};
+
+use crate::lint::record::{FieldState, Record};
+use crate::lint::registry::{Check, REGISTRY};
+use crate::lint::rules::layout;
+use crate::lint::sink::{Finding, Sink};
 use crate::model::config::Config;
 use crate::model::diagnostic::{Diagnostic, LineIndex, MAX_PER_RULE};
 use crate::model::kind::{Kind, Place};
 use crate::model::rule::Rule;
 use crate::syntax::frontmatter::{self, Parts, Split};
 use crate::syntax::yaml::{self, Resolved, Value};
-use rules::{layout, Check, FieldState, Finding, Record, Sink, REGISTRY};
 use std::ops::Range;
 
-/// What was read of a file.
-pub enum Content<'a> {
-    /// The file is larger than `max_file_bytes` and was not read.
-    TooLarge(u64),
-    Bytes(&'a [u8]),
-}
-
-/// The parts of a record that cross-record rules and the index need.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct RecordInfo {
-    pub kind: Option<Kind>,
-    pub title: Option<String>,
-    pub status: Option<String>,
-    pub date: Option<String>,
-    pub replaced_by: Option<Located>,
-    pub sources: Vec<Located>,
-    /// `description` (knowledge, session), when valid.
-    pub description: Option<String>,
-    /// `model_invocation` (knowledge), when valid.
-    pub model_invocation: Option<bool>,
-    /// The valid string items of `tags`.
-    pub tags: Vec<String>,
-    /// The whole front matter could be read.
-    pub parsed: bool,
-}
-
-/// A value with its place in the file.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Located {
-    pub value: String,
-    pub span: Range<usize>,
-    pub line: usize,
-    pub column: usize,
-    pub end_line: usize,
-    pub end_column: usize,
-}
-
-/// The result of linting one file.
-#[derive(Debug, Clone, Default)]
-pub struct FileReport {
-    pub path: String,
-    pub diagnostics: Vec<Diagnostic>,
-    /// The file's text, kept when there are diagnostics to render.
-    pub source: Option<String>,
-    pub info: RecordInfo,
-}
-
 /// Lints one file of the workspace. `rel` is root-relative with `/`.
+///
+/// The reader's steps come first, each stopping at the first defect it
+/// finds (SPEC §3's precedence): the place, the bytes, the front matter's
+/// delimiters, its YAML, its mapping; then every per-record rule.
 pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) -> FileReport {
     let mut sink = Sink::default();
     let mut report = FileReport {
@@ -81,14 +48,24 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
         Place::Record(kind) => Some(*kind),
     };
     report.info.kind = kind;
-    let slug_check = |sink: &mut Sink| {
-        if kind.is_some_and(Kind::has_slug) {
-            if let Some(msg) = rules::slug::stem_problem(crate::model::kind::stem(rel)) {
-                sink.emit(Rule::SlugFormat, 0..0, msg);
-            }
+    if kind.is_some_and(Kind::has_slug) {
+        if let Some(msg) = rules::slug::stem_problem(crate::model::kind::stem(rel)) {
+            sink.emit(Rule::SlugFormat, 0..0, msg);
         }
+    }
+    let text = match decode(content, config, &mut sink) {
+        Ok(text) => text,
+        Err(shown) => return finish(report, &shown, sink, config),
     };
-    slug_check(&mut sink);
+    match kind {
+        Some(kind) => lint_record(report, rel, kind, text, sink, config),
+        None => lint_context(report, text, sink, config),
+    }
+}
+
+/// The file's text, or (after `format/too-large` or `format/encoding`) the
+/// text to show with the diagnostics.
+fn decode<'a>(content: Content<'a>, config: &Config, sink: &mut Sink) -> Result<&'a str, String> {
     let bytes = match content {
         Content::TooLarge(size) => {
             sink.emit(
@@ -99,7 +76,7 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
                     config.max_file_bytes
                 ),
             );
-            return finish(report, "", sink, config);
+            return Err(String::new());
         }
         Content::Bytes(b) => b,
     };
@@ -108,8 +85,8 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
     let valid = simdutf8::basic::from_utf8(bytes).or_else(|_| std::str::from_utf8(bytes));
     // memchr's SIMD search; std's `contains(char)` goes a word at a time.
     let nul = memchr::memchr(0, bytes);
-    let text = match valid {
-        Ok(t) if nul.is_none() => t,
+    match valid {
+        Ok(t) if nul.is_none() => Ok(t),
         Ok(t) => {
             let at = nul.unwrap_or(0);
             sink.emit(
@@ -117,7 +94,7 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
                 at..at,
                 "the file contains a NUL byte; records are text",
             );
-            return finish(report, &printable(t), sink, config);
+            Err(printable(t))
         }
         Err(e) => {
             let at = e.valid_up_to();
@@ -129,86 +106,45 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
                     bytes[at]
                 ),
             );
-            let shown = printable(&String::from_utf8_lossy(bytes));
-            return finish(report, &shown, sink, config);
+            Err(printable(&String::from_utf8_lossy(bytes)))
         }
-    };
-    let Some(kind) = kind else {
-        // CONTEXT.md
-        for rule in REGISTRY {
-            if let Check::Context(check) = rule.check {
-                check(text, &mut sink);
-            }
+    }
+}
+
+/// `CONTEXT.md`: its own rules, secrets and line endings.
+fn lint_context(report: FileReport, text: &str, mut sink: Sink, config: &Config) -> FileReport {
+    for rule in REGISTRY {
+        if let Check::Context(check) = rule.check {
+            check(text, &mut sink);
         }
-        rules::secrets::scan(text, &mut sink);
-        line_endings(text, &mut sink);
+    }
+    rules::secrets::scan(text, &mut sink);
+    line_endings(text, &mut sink);
+    finish(report, text, sink, config)
+}
+
+/// A record: its front matter read (or the reader's diagnostic), then
+/// every per-record rule.
+fn lint_record(
+    mut report: FileReport,
+    rel: &str,
+    kind: Kind,
+    text: &str,
+    mut sink: Sink,
+    config: &Config,
+) -> FileReport {
+    let Some(parts) = delimiters(text, &mut sink) else {
         return finish(report, text, sink, config);
-    };
-    let parts = match frontmatter::split(text) {
-        Split::None(absence) => {
-            let first = first_line(text, frontmatter::bom_len(text));
-            sink.emit(Rule::FrontmatterMissing, first, absence.message());
-            return finish(report, text, sink, config);
-        }
-        Split::Unclosed { opener } => {
-            // A closing `---` after a bare CR is not on a line of its own.
-            let bare_cr = memchr::memchr_iter(b'\r', text.as_bytes())
-                .any(|i| text.as_bytes().get(i + 1) != Some(&b'\n'));
-            let message = if bare_cr {
-                "the front matter has no closing `---` line: lines here end with a bare CR \
-                 (classic Mac OS line endings), which is no line break for memlint; save the \
-                 file with LF line endings"
-            } else {
-                "the front matter has no closing `---` line; add one after the last key"
-            };
-            sink.emit(Rule::FrontmatterUnclosed, opener, message);
-            return finish(report, text, sink, config);
-        }
-        Split::Found(parts) => parts,
     };
     let doc = match yaml::parse(&text[parts.yaml.clone()], parts.yaml.start) {
         Ok(doc) => doc,
         Err(err) => {
-            if let Some(line) = runs_into_body(text, &parts, err.at) {
-                sink.emit(
-                    Rule::FrontmatterUnclosed,
-                    parts.opener.clone(),
-                    format!(
-                        "the front matter has no closing `---` line: it runs into the markdown at line {line}; add `---` after the last key"
-                    ),
-                );
-            } else {
-                let (span, message) = parse_message(text, &parts, &err);
-                sink.emit(Rule::FrontmatterParse, span, message);
-            }
+            yaml_error(text, &parts, &err, &mut sink);
             return finish(report, text, sink, config);
         }
     };
-    let root = match doc.root {
-        Some(root) if root.entries().is_some() => root,
-        other => {
-            let (span, message) = match other {
-                None => (
-                    parts.opener.clone(),
-                    "the front matter is empty; a record needs its keys between the `---` lines"
-                        .to_string(),
-                ),
-                Some(node) if node.is_null() => (
-                    parts.opener.clone(),
-                    "the front matter is empty; a record needs its keys between the `---` lines"
-                        .to_string(),
-                ),
-                Some(node) => (
-                    node.span.clone(),
-                    format!(
-                        "the front matter must be a mapping of keys to values, not {}",
-                        node.type_name()
-                    ),
-                ),
-            };
-            sink.emit(Rule::FrontmatterParse, span, message);
-            return finish(report, text, sink, config);
-        }
+    let Some(root) = mapping(doc.root, &parts, &mut sink) else {
+        return finish(report, text, sink, config);
     };
     let record = Record {
         path: rel,
@@ -230,6 +166,77 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
     }
     report.info = record_info(&record);
     finish(report, text, sink, config)
+}
+
+/// The front matter's delimiters, or `frontmatter/missing` or
+/// `frontmatter/unclosed`.
+fn delimiters(text: &str, sink: &mut Sink) -> Option<Parts> {
+    match frontmatter::split(text) {
+        Split::None(absence) => {
+            let first = first_line(text, frontmatter::bom_len(text));
+            sink.emit(Rule::FrontmatterMissing, first, absence.message());
+            None
+        }
+        Split::Unclosed { opener } => {
+            // A closing `---` after a bare CR is not on a line of its own.
+            let bare_cr = memchr::memchr_iter(b'\r', text.as_bytes())
+                .any(|i| text.as_bytes().get(i + 1) != Some(&b'\n'));
+            let message = if bare_cr {
+                "the front matter has no closing `---` line: lines here end with a bare CR \
+                 (classic Mac OS line endings), which is no line break for memlint; save the \
+                 file with LF line endings"
+            } else {
+                "the front matter has no closing `---` line; add one after the last key"
+            };
+            sink.emit(Rule::FrontmatterUnclosed, opener, message);
+            None
+        }
+        Split::Found(parts) => Some(parts),
+    }
+}
+
+/// YAML that does not parse: `frontmatter/unclosed` when the front matter
+/// runs into the markdown, else `frontmatter/parse`.
+fn yaml_error(text: &str, parts: &Parts, err: &yaml::Error, sink: &mut Sink) {
+    if let Some(line) = runs_into_body(text, parts, err.at) {
+        sink.emit(
+            Rule::FrontmatterUnclosed,
+            parts.opener.clone(),
+            format!(
+                "the front matter has no closing `---` line: it runs into the markdown at line {line}; add `---` after the last key"
+            ),
+        );
+    } else {
+        let (span, message) = parse_message(text, parts, err);
+        sink.emit(Rule::FrontmatterParse, span, message);
+    }
+}
+
+/// The front matter's mapping, or `frontmatter/parse` for an empty front
+/// matter or one that is not a mapping.
+fn mapping(root: Option<yaml::Node>, parts: &Parts, sink: &mut Sink) -> Option<yaml::Node> {
+    let (span, message) = match root {
+        Some(root) if root.entries().is_some() => return Some(root),
+        None => (
+            parts.opener.clone(),
+            "the front matter is empty; a record needs its keys between the `---` lines"
+                .to_string(),
+        ),
+        Some(node) if node.is_null() => (
+            parts.opener.clone(),
+            "the front matter is empty; a record needs its keys between the `---` lines"
+                .to_string(),
+        ),
+        Some(node) => (
+            node.span.clone(),
+            format!(
+                "the front matter must be a mapping of keys to values, not {}",
+                node.type_name()
+            ),
+        ),
+    };
+    sink.emit(Rule::FrontmatterParse, span, message);
+    None
 }
 
 /// `format/bom` and `format/crlf`. On a record they are reported (and

@@ -10,3 +10,4 @@ pub mod hashing;
 pub mod kind;
 pub mod rule;
 pub mod severity;
+pub mod workspace;

@@ -66,7 +66,7 @@ pub fn bump(root: &Path, session: &str, rel: &str, max: u32, now: i64) -> Option
 /// Forgets the failures of `rel` in `session` (a clean lint).
 pub fn reset(root: &Path, session: &str, rel: &str, now: i64) {
     // Without a count there is nothing to lock for.
-    let counted = read(&root.join(crate::store::index::DIR).join(FILE))
+    let counted = read(&root.join(crate::io::cache::DIR).join(FILE))
         .sessions
         .get(session)
         .is_some_and(|s| s.files.contains_key(rel));
@@ -82,7 +82,7 @@ pub fn reset(root: &Path, session: &str, rel: &str, now: i64) {
 
 /// Forgets every count of `session` (it starts, resumes or was compacted).
 pub fn start_session(root: &Path, session: &str, now: i64) {
-    let path = root.join(crate::store::index::DIR).join(FILE);
+    let path = root.join(crate::io::cache::DIR).join(FILE);
     if read(&path).sessions.contains_key(session) {
         update(root, now, |counts| {
             counts.sessions.remove(session).map(|_| ())
@@ -98,7 +98,7 @@ fn update<R>(
     now: i64,
     change: impl FnOnce(&mut Counts) -> Option<R>,
 ) -> Option<Option<R>> {
-    let dir = crate::store::index::make_dir(root).ok()?;
+    let dir = crate::io::cache::make_dir(root).ok()?;
     let lock = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)

@@ -5,7 +5,7 @@
 //! here, so neither imports the other for it.
 
 use crate::model::kind::{stem, Kind};
-use crate::store::index::Glance;
+use crate::store::table::Glance;
 use rayon::prelude::*;
 
 /// The record directories of the table of contents, in the order shown.
@@ -143,7 +143,7 @@ pub fn material(files: &[Glance], context_md: Option<String>, keep: usize) -> Ma
 /// the key of the index it was gathered for (configuration and executable),
 /// how many items each list kept, then the lists.
 pub fn encode_material(m: &Material, keep: usize, key: u64) -> Vec<u8> {
-    let mut w = crate::store::index::Writer {
+    let mut w = crate::store::codec::Writer {
         buf: Vec::with_capacity(64 + keep * 48),
     };
     w.buf.extend_from_slice(&key.to_le_bytes());
@@ -171,7 +171,7 @@ pub fn encode_material(m: &Material, keep: usize, key: u64) -> Vec<u8> {
 /// gathered for `key` with at least that many; `None` otherwise (or when
 /// damaged), and the caller gathers it from the record table.
 pub fn decode_material(bytes: &[u8], keep: usize, key: u64) -> Option<Material> {
-    let mut r = crate::store::index::Reader { buf: bytes, pos: 0 };
+    let mut r = crate::store::codec::Reader { buf: bytes, pos: 0 };
     if r.fixed64()? != key || r.usize()? < keep {
         return None;
     }

@@ -2,7 +2,10 @@
 //! slug-cluster cache, the search index and the counters, in one binary
 //! codec. A shadow of the files, always safe to delete. Never prints.
 
+pub mod codec;
 pub mod failures;
-pub mod index;
+pub mod listing;
 pub mod material;
 pub mod search;
+pub mod slugs;
+pub mod table;

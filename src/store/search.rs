@@ -4,9 +4,11 @@
 //! carries, and the stamps a fresh index is given. Search's freshness
 //! planning and ranking live in `engine::search`.
 
+use crate::io::stat::Stat;
 use crate::model::hashing::Map;
 use crate::model::kind::Kind;
-use crate::store::index::{Listing, Reader, Stat, Writer};
+use crate::store::codec::{Reader, Writer};
+use crate::store::listing::Listing;
 use crate::syntax::tokens::in_cjk_run;
 use rayon::prelude::*;
 use std::borrow::Cow;

@@ -3,11 +3,19 @@
 //! trailers and the sanitizer of printed text. Imports only `model`; no file
 //! system, environment, git or terminal.
 
+pub mod cjk;
+pub mod config;
+pub mod dates;
+pub mod edit;
 pub mod fields;
 pub mod frontmatter;
+pub mod quoting;
 pub mod sanitize;
+pub mod secrets;
 pub mod session;
+pub mod similar;
 pub mod slugify;
 pub mod text;
 pub mod tokens;
+pub mod trailer;
 pub mod yaml;

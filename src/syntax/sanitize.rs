@@ -18,7 +18,7 @@
 //!   everything written to standard output or standard error through it,
 //!   whatever a call site forgot.
 
-use crate::lint::rules::secrets;
+use crate::syntax::secrets;
 use std::borrow::Cow;
 
 /// What replaces the hidden part of a credential.

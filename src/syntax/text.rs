@@ -3,26 +3,6 @@
 
 use std::ops::Range;
 
-/// Han, Hiragana, Katakana, Hangul and CJK punctuation/fullwidth forms.
-pub fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x1100..=0x11FF
-        | 0x2E80..=0x2FDF
-        | 0x3000..=0x303F
-        | 0x3040..=0x309F
-        | 0x30A0..=0x30FF
-        | 0x3100..=0x312F
-        | 0x3130..=0x318F
-        | 0x31F0..=0x31FF
-        | 0x3400..=0x4DBF
-        | 0x4E00..=0x9FFF
-        | 0xA960..=0xA97F
-        | 0xAC00..=0xD7AF
-        | 0xF900..=0xFAFF
-        | 0xFF00..=0xFFEF
-        | 0x20000..=0x2FA1F)
-}
-
 /// The ASCII words that the literal hints of `date/relative` and
 /// `secrets/detected` look for, in any ASCII case: where they occur in a
 /// text. One search of a lowercased copy finds them all; a search per hint
@@ -52,7 +32,7 @@ static HINT_WORDS: std::sync::LazyLock<regex::bytes::Regex> = std::sync::LazyLoc
 /// `date/relative`'s Japanese and Chinese words, then the Kelvin sign and
 /// the long s (none of which overlaps a word).
 static WIDE_WORDS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-    let mut words = crate::lint::rules::date::CJK_WORDS.to_vec();
+    let mut words = crate::syntax::dates::CJK_WORDS.to_vec();
     words.extend(["\u{212A}", "\u{17F}"]);
     regex::Regex::new(&words.join("|")).expect("valid regex")
 });
@@ -249,6 +229,21 @@ pub(crate) fn every_text_of(pieces: &[&str], n: u32) -> Vec<String> {
     texts
 }
 
+/// The relative date expressions in `text`, as byte ranges.
+pub fn find_relative(text: &str) -> Vec<std::ops::Range<usize>> {
+    let words = HintWords::of(text);
+    let mut out = words.cjk_dates;
+    if !words.dates.is_empty() {
+        out.extend(
+            crate::syntax::dates::ENGLISH
+                .find_iter(text)
+                .map(|m| m.range()),
+        );
+    }
+    out.sort_by_key(|r| r.start);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -354,7 +349,7 @@ mod tests {
     #[test]
     fn wide_hint_words_are_what_a_search_for_each_finds() {
         let cjk =
-            regex::Regex::new(&crate::lint::rules::date::CJK_WORDS.join("|")).expect("valid regex");
+            regex::Regex::new(&crate::syntax::dates::CJK_WORDS.join("|")).expect("valid regex");
         let pieces = [
             "一", "昨日", "明", "後日", "今年", "上个", "月", "\u{212A}", "\u{17F}", "k", "日本",
         ];

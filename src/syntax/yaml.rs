@@ -341,115 +341,19 @@ fn parse_simple(src: &str, base: usize) -> Option<Document> {
         lines.push((at, &body[at..end]));
         at = end + 1;
     }
-    let scalar = |start: usize, text: &str| Node {
-        span: base + start..base + start + text.len(),
-        value: Value::Scalar(Scalar {
-            text: text.to_string(),
-            style: Style::Plain,
-            tag: None,
-        }),
-    };
     let mut entries: Vec<Entry> = Vec::new();
     let mut nodes = 1;
     let mut i = 0;
     while i < lines.len() {
         let (start, line) = lines[i];
         i += 1;
-        // Keys are short: a plain scan beats the general searcher.
-        let colon = line.bytes().position(|b| b == b':')?;
-        let key = &line[..colon];
-        let key_ok = key
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-        // Past 1024 characters a key is an error for the parser.
-        if key.is_empty() || !key_ok || key.starts_with('-') || key.len() > 1024 {
-            return None;
-        }
-        if entries
-            .iter()
-            .any(|e| e.key.as_scalar().is_some_and(|k| k.text == key))
-        {
-            return None;
-        }
-        let key_node = scalar(start, key);
+        let colon = simple_key(line, &entries)?;
+        let key_node = plain_scalar(base + start, &line[..colon]);
         let rest = &line[colon + 1..];
         let value = if rest.is_empty() {
-            // Nothing, or a block sequence on the lines below.
-            let mut items = Vec::new();
-            let mut seq_start = None;
-            while let Some(&(item_start, item_line)) = lines.get(i) {
-                let indent = item_line.len() - item_line.trim_start_matches(' ').len();
-                let Some(text) = item_line[indent..].strip_prefix("- ") else {
-                    break;
-                };
-                match seq_start {
-                    None => seq_start = Some((indent, item_start + indent)),
-                    Some((first, _)) if first != indent => return None,
-                    Some(_) => {}
-                }
-                let lead = text.len() - text.trim_start_matches(' ').len();
-                let text = text.trim_matches(' ');
-                if !plain_in_block(text) {
-                    return None;
-                }
-                items.push(scalar(item_start + indent + 2 + lead, text));
-                i += 1;
-            }
-            match seq_start {
-                None => Node {
-                    span: base + start + colon..base + start + colon,
-                    value: Value::Scalar(Scalar {
-                        text: String::new(),
-                        style: Style::Plain,
-                        tag: None,
-                    }),
-                },
-                Some((indent, dash)) => {
-                    // The general parser starts a sequence at its first
-                    // dash when indented, else at its first item.
-                    let from = if indent > 0 {
-                        base + dash
-                    } else {
-                        items[0].span.start
-                    };
-                    let end = items.last().map_or(from, |n| n.span.end);
-                    nodes += items.len();
-                    Node {
-                        span: from..end,
-                        value: Value::Seq { items, flow: false },
-                    }
-                }
-            }
+            simple_block_value(&lines, &mut i, base, start + colon, &mut nodes)?
         } else {
-            let text = rest.strip_prefix(' ')?;
-            let lead = colon + 2 + text.len() - text.trim_start_matches(' ').len();
-            let text = text.trim_matches(' ');
-            if let Some(inner) = text.strip_prefix('[') {
-                let inner = inner.strip_suffix(']')?;
-                if inner.trim_matches(' ').is_empty() {
-                    return None;
-                }
-                let mut items = Vec::new();
-                let mut offset = start + lead + 1;
-                for piece in inner.split(',') {
-                    let skip = piece.len() - piece.trim_start_matches(' ').len();
-                    let item = piece.trim_matches(' ');
-                    if !plain_in_flow(item) {
-                        return None;
-                    }
-                    items.push(scalar(offset + skip, item));
-                    offset += piece.len() + 1;
-                }
-                nodes += items.len();
-                Node {
-                    span: base + start + lead..base + start + lead + text.len(),
-                    value: Value::Seq { items, flow: true },
-                }
-            } else if plain_in_block(text) {
-                scalar(start + lead, text)
-            } else {
-                return None;
-            }
+            simple_inline_value(rest, base + start, colon, &mut nodes)?
         };
         // Whatever follows must be the next key, at column 0.
         if lines
@@ -480,6 +384,138 @@ fn parse_simple(src: &str, base: usize) -> Option<Document> {
             },
         }),
         duplicates: Vec::new(),
+    })
+}
+
+/// A plain scalar `text` that starts at byte `at` of the file.
+#[inline]
+fn plain_scalar(at: usize, text: &str) -> Node {
+    Node {
+        span: at..at + text.len(),
+        value: Value::Scalar(Scalar {
+            text: text.to_string(),
+            style: Style::Plain,
+            tag: None,
+        }),
+    }
+}
+
+/// [`parse_simple`]: where the key of `line` ends (its colon), when it is a
+/// simple key not seen before.
+#[inline]
+fn simple_key(line: &str, entries: &[Entry]) -> Option<usize> {
+    // Keys are short: a plain scan beats the general searcher.
+    let colon = line.bytes().position(|b| b == b':')?;
+    let key = &line[..colon];
+    let key_ok = key
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    // Past 1024 characters a key is an error for the parser.
+    if key.is_empty() || !key_ok || key.starts_with('-') || key.len() > 1024 {
+        return None;
+    }
+    if entries
+        .iter()
+        .any(|e| e.key.as_scalar().is_some_and(|k| k.text == key))
+    {
+        return None;
+    }
+    Some(colon)
+}
+
+/// [`parse_simple`]: the value of a key with nothing after its colon (at
+/// byte `colon` of the text): nothing, or a block sequence on the lines from
+/// `*i` on, which it consumes.
+#[inline]
+fn simple_block_value(
+    lines: &[(usize, &str)],
+    i: &mut usize,
+    base: usize,
+    colon: usize,
+    nodes: &mut usize,
+) -> Option<Node> {
+    let mut items = Vec::new();
+    let mut seq_start = None;
+    while let Some(&(item_start, item_line)) = lines.get(*i) {
+        let indent = item_line.len() - item_line.trim_start_matches(' ').len();
+        let Some(text) = item_line[indent..].strip_prefix("- ") else {
+            break;
+        };
+        match seq_start {
+            None => seq_start = Some((indent, item_start + indent)),
+            Some((first, _)) if first != indent => return None,
+            Some(_) => {}
+        }
+        let lead = text.len() - text.trim_start_matches(' ').len();
+        let text = text.trim_matches(' ');
+        if !plain_in_block(text) {
+            return None;
+        }
+        items.push(plain_scalar(base + item_start + indent + 2 + lead, text));
+        *i += 1;
+    }
+    Some(match seq_start {
+        None => Node {
+            span: base + colon..base + colon,
+            value: Value::Scalar(Scalar {
+                text: String::new(),
+                style: Style::Plain,
+                tag: None,
+            }),
+        },
+        Some((indent, dash)) => {
+            // The general parser starts a sequence at its first dash when
+            // indented, else at its first item.
+            let from = if indent > 0 {
+                base + dash
+            } else {
+                items[0].span.start
+            };
+            let end = items.last().map_or(from, |n| n.span.end);
+            *nodes += items.len();
+            Node {
+                span: from..end,
+                value: Value::Seq { items, flow: false },
+            }
+        }
+    })
+}
+
+/// [`parse_simple`]: the value after the colon (at `colon` of the line that
+/// starts at byte `line_at` of the file): a plain scalar or a flow sequence
+/// of them.
+#[inline]
+fn simple_inline_value(
+    rest: &str,
+    line_at: usize,
+    colon: usize,
+    nodes: &mut usize,
+) -> Option<Node> {
+    let text = rest.strip_prefix(' ')?;
+    let lead = colon + 2 + text.len() - text.trim_start_matches(' ').len();
+    let text = text.trim_matches(' ');
+    let Some(inner) = text.strip_prefix('[') else {
+        return plain_in_block(text).then(|| plain_scalar(line_at + lead, text));
+    };
+    let inner = inner.strip_suffix(']')?;
+    if inner.trim_matches(' ').is_empty() {
+        return None;
+    }
+    let mut items = Vec::new();
+    let mut offset = line_at + lead + 1;
+    for piece in inner.split(',') {
+        let skip = piece.len() - piece.trim_start_matches(' ').len();
+        let item = piece.trim_matches(' ');
+        if !plain_in_flow(item) {
+            return None;
+        }
+        items.push(plain_scalar(offset + skip, item));
+        offset += piece.len() + 1;
+    }
+    *nodes += items.len();
+    Some(Node {
+        span: line_at + lead..line_at + lead + text.len(),
+        value: Value::Seq { items, flow: true },
     })
 }
 
@@ -570,37 +606,10 @@ fn parse_general(src: &str, base: usize) -> Result<Document, Error> {
     options.flow_nesting_limit = MAX_DEPTH + 2;
     options.block_nesting_limit = MAX_DEPTH + 2;
     let mut parser = Parser::new_from_str_with_options(src, options);
-    let mut stack: Vec<Frame> = Vec::new();
-    // Each anchored node with its size, measured once when it is defined.
-    let mut anchors: HashMap<usize, (Node, (usize, usize))> = HashMap::new();
-    let mut nodes = 0usize;
-    let mut alias_bytes = 0usize;
-    let max_alias_bytes = src.len().max(MIN_ALIAS_BYTES);
-    let mut root: Option<Node> = None;
-    let mut duplicates = Vec::new();
-    let mut documents = 0;
-
+    let mut tree = Tree::new(src, base);
     while let Some(next) = parser.next_event() {
-        let (event, span) = next.map_err(|e| {
-            let at = base + byte_of_char(src, e.marker().index());
-            // The scanner counts flow nesting ahead of the events, so deep
-            // `[[[…` trips its limit before ours: the same budget, one message.
-            if e.info().contains("recursion limit") {
-                return Error {
-                    at,
-                    message: format!("front matter is nested more than {MAX_DEPTH} levels deep"),
-                    kind: ErrorKind::Budget,
-                };
-            }
-            Error {
-                at,
-                message: match e.info().as_str() {
-                    "simple key expected ':'" => simple_key_message(&src[at - base..]),
-                    info => info.to_string(),
-                },
-                kind: ErrorKind::Syntax,
-            }
-        })?;
+        let (event, span) =
+            next.map_err(|e| scan_error(src, base, e.marker().index(), &e.info()))?;
         let range = span
             .byte_range()
             .map(|r| base + r.start..base + r.end)
@@ -608,165 +617,270 @@ fn parse_general(src: &str, base: usize) -> Result<Document, Error> {
         let node = match event {
             Event::StreamStart | Event::StreamEnd | Event::DocumentEnd => continue,
             Event::DocumentStart(..) => {
-                documents += 1;
-                if documents > 1 {
-                    return Err(Error {
-                        at: range.start,
-                        message: "front matter holds more than one YAML document".into(),
-                        kind: ErrorKind::Syntax,
-                    });
-                }
+                tree.document(range.start)?;
                 continue;
             }
             Event::Scalar(text, style, anchor, tag) => {
                 // An empty value (`key:`) is an implicit null that the parser
                 // reports as `~`; keep what was written: nothing.
                 let implicit = style == ScalarStyle::Plain && range.is_empty();
-                let node = Node {
-                    span: range,
-                    value: Value::Scalar(Scalar {
-                        text: if implicit {
-                            String::new()
-                        } else {
-                            text.into_owned()
-                        },
-                        style: match style {
-                            ScalarStyle::Plain => Style::Plain,
-                            ScalarStyle::SingleQuoted => Style::SingleQuoted,
-                            ScalarStyle::DoubleQuoted => Style::DoubleQuoted,
-                            ScalarStyle::Literal => Style::Literal,
-                            ScalarStyle::Folded => Style::Folded,
-                        },
-                        tag: tag.map(|t| {
-                            if t.is_yaml_core_schema() {
-                                t.suffix().to_string()
-                            } else {
-                                format!("{}{}", t.handle(), t.suffix())
-                            }
-                        }),
-                    }),
+                let text = if implicit {
+                    String::new()
+                } else {
+                    text.into_owned()
                 };
-                nodes += 1;
-                if anchor != 0 {
-                    anchors.insert(anchor, (node.clone(), node.size()));
-                }
-                node
+                let tag = tag.map(|t| {
+                    if t.is_yaml_core_schema() {
+                        t.suffix().to_string()
+                    } else {
+                        format!("{}{}", t.handle(), t.suffix())
+                    }
+                });
+                tree.scalar(range, text, style, anchor, tag)
             }
             Event::SequenceStart(style, anchor, _) | Event::MappingStart(style, anchor, _) => {
-                if stack.len() >= MAX_DEPTH {
-                    return Err(Error {
-                        at: range.start,
-                        message: format!(
-                            "front matter is nested more than {MAX_DEPTH} levels deep"
-                        ),
-                        kind: ErrorKind::Budget,
-                    });
-                }
                 let is_seq = matches!(event, Event::SequenceStart(..));
-                if style == StructureStyle::Block {
-                    if let Some(tab) = tab_indent(src, range.start - base, is_seq) {
-                        return Err(Error {
-                            at: base + tab,
-                            message:
-                                "a tab is used as indentation here; YAML indents with spaces only"
-                                    .into(),
-                            kind: ErrorKind::Syntax,
-                        });
-                    }
-                }
-                stack.push(Frame {
-                    start: range.start,
-                    anchor,
-                    flow: style == StructureStyle::Flow,
-                    kind: if is_seq {
-                        FrameKind::Seq(Vec::new())
-                    } else {
-                        FrameKind::Map {
-                            entries: Vec::new(),
-                            pending_key: None,
-                            seen: HashMap::new(),
-                        }
-                    },
-                });
-                nodes += 1;
+                tree.open(range, is_seq, style, anchor)?;
                 continue;
             }
-            Event::SequenceEnd | Event::MappingEnd => {
-                let Some(frame) = stack.pop() else { continue };
-                // A block collection's end event sits at the next token (often
-                // the next line); it ends where its last child ends.
-                let last_child = match &frame.kind {
-                    FrameKind::Seq(items) => items.last().map(|n| n.span.end),
-                    FrameKind::Map { entries, .. } => {
-                        entries.last().map(|e| e.key.span.end.max(e.value.span.end))
-                    }
-                };
-                let end = match last_child {
-                    Some(end) if !frame.flow => end,
-                    _ => range.end,
-                };
-                let span = frame.start..end.max(frame.start);
-                let value = match frame.kind {
-                    FrameKind::Seq(items) => Value::Seq {
-                        items,
-                        flow: frame.flow,
-                    },
-                    FrameKind::Map { entries, .. } => Value::Map {
-                        entries,
-                        flow: frame.flow,
-                    },
-                };
-                let node = Node { span, value };
-                if frame.anchor != 0 {
-                    anchors.insert(frame.anchor, (node.clone(), node.size()));
-                }
-                node
-            }
-            Event::Alias(id) => {
-                let Some((target, (count, bytes))) = anchors.get(&id) else {
-                    return Err(Error {
-                        at: range.start,
-                        message: "alias refers to an unknown anchor".into(),
-                        kind: ErrorKind::Syntax,
-                    });
-                };
-                // Both budgets are checked before the copy is made.
-                nodes += count;
-                if nodes > MAX_NODES {
-                    return Err(Error {
-                        at: range.start,
-                        message: format!(
-                            "aliases expand to more than {MAX_NODES} nodes (an alias bomb?)"
-                        ),
-                        kind: ErrorKind::Budget,
-                    });
-                }
-                alias_bytes += bytes;
-                if alias_bytes > max_alias_bytes {
-                    return Err(Error {
-                        at: range.start,
-                        message: format!(
-                            "aliases repeat more than {max_alias_bytes} bytes of text (an alias bomb?); write the values out instead"
-                        ),
-                        kind: ErrorKind::Budget,
-                    });
-                }
-                Node {
-                    span: range,
-                    value: target.value.clone(),
-                }
-            }
+            Event::SequenceEnd | Event::MappingEnd => match tree.close(range) {
+                Some(node) => node,
+                None => continue,
+            },
+            Event::Alias(id) => tree.alias(id, range)?,
             _ => continue,
         };
-        if nodes > MAX_NODES {
+        tree.attach(node)?;
+    }
+    Ok(Document {
+        root: tree.root,
+        duplicates: tree.duplicates,
+    })
+}
+
+/// The parser's error at character `index` of `src`, in memlint's words.
+fn scan_error(src: &str, base: usize, index: usize, info: &str) -> Error {
+    let at = base + byte_of_char(src, index);
+    // The scanner counts flow nesting ahead of the events, so deep `[[[…`
+    // trips its limit before ours: the same budget, one message.
+    if info.contains("recursion limit") {
+        return Error {
+            at,
+            message: format!("front matter is nested more than {MAX_DEPTH} levels deep"),
+            kind: ErrorKind::Budget,
+        };
+    }
+    Error {
+        at,
+        message: match info {
+            "simple key expected ':'" => simple_key_message(&src[at - base..]),
+            info => info.to_string(),
+        },
+        kind: ErrorKind::Syntax,
+    }
+}
+
+/// The tree [`parse_general`] builds from the parser's events, and the
+/// budgets it keeps while building it.
+struct Tree<'s> {
+    src: &'s str,
+    base: usize,
+    /// The collections open, innermost last.
+    stack: Vec<Frame>,
+    /// Each anchored node with its size, measured once when it is defined.
+    anchors: HashMap<usize, (Node, (usize, usize))>,
+    nodes: usize,
+    alias_bytes: usize,
+    max_alias_bytes: usize,
+    root: Option<Node>,
+    duplicates: Vec<DuplicateKey>,
+    documents: usize,
+}
+
+impl<'s> Tree<'s> {
+    fn new(src: &'s str, base: usize) -> Self {
+        Tree {
+            src,
+            base,
+            stack: Vec::new(),
+            anchors: HashMap::new(),
+            nodes: 0,
+            alias_bytes: 0,
+            max_alias_bytes: src.len().max(MIN_ALIAS_BYTES),
+            root: None,
+            duplicates: Vec::new(),
+            documents: 0,
+        }
+    }
+
+    /// A document starts at `at`: only the first is read.
+    fn document(&mut self, at: usize) -> Result<(), Error> {
+        self.documents += 1;
+        if self.documents > 1 {
+            return Err(Error {
+                at,
+                message: "front matter holds more than one YAML document".into(),
+                kind: ErrorKind::Syntax,
+            });
+        }
+        Ok(())
+    }
+
+    /// A scalar node (anchored when `anchor` is not 0).
+    fn scalar(
+        &mut self,
+        span: Range<usize>,
+        text: String,
+        style: ScalarStyle,
+        anchor: usize,
+        tag: Option<String>,
+    ) -> Node {
+        let node = Node {
+            span,
+            value: Value::Scalar(Scalar {
+                text,
+                style: match style {
+                    ScalarStyle::Plain => Style::Plain,
+                    ScalarStyle::SingleQuoted => Style::SingleQuoted,
+                    ScalarStyle::DoubleQuoted => Style::DoubleQuoted,
+                    ScalarStyle::Literal => Style::Literal,
+                    ScalarStyle::Folded => Style::Folded,
+                },
+                tag,
+            }),
+        };
+        self.nodes += 1;
+        if anchor != 0 {
+            self.anchors.insert(anchor, (node.clone(), node.size()));
+        }
+        node
+    }
+
+    /// A sequence or mapping opens at `range.start`.
+    fn open(
+        &mut self,
+        range: Range<usize>,
+        is_seq: bool,
+        style: StructureStyle,
+        anchor: usize,
+    ) -> Result<(), Error> {
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(Error {
+                at: range.start,
+                message: format!("front matter is nested more than {MAX_DEPTH} levels deep"),
+                kind: ErrorKind::Budget,
+            });
+        }
+        if style == StructureStyle::Block {
+            if let Some(tab) = tab_indent(self.src, range.start - self.base, is_seq) {
+                return Err(Error {
+                    at: self.base + tab,
+                    message: "a tab is used as indentation here; YAML indents with spaces only"
+                        .into(),
+                    kind: ErrorKind::Syntax,
+                });
+            }
+        }
+        self.stack.push(Frame {
+            start: range.start,
+            anchor,
+            flow: style == StructureStyle::Flow,
+            kind: if is_seq {
+                FrameKind::Seq(Vec::new())
+            } else {
+                FrameKind::Map {
+                    entries: Vec::new(),
+                    pending_key: None,
+                    seen: HashMap::new(),
+                }
+            },
+        });
+        self.nodes += 1;
+        Ok(())
+    }
+
+    /// The innermost collection closes (its end event at `range`).
+    fn close(&mut self, range: Range<usize>) -> Option<Node> {
+        let frame = self.stack.pop()?;
+        // A block collection's end event sits at the next token (often the
+        // next line); it ends where its last child ends.
+        let last_child = match &frame.kind {
+            FrameKind::Seq(items) => items.last().map(|n| n.span.end),
+            FrameKind::Map { entries, .. } => {
+                entries.last().map(|e| e.key.span.end.max(e.value.span.end))
+            }
+        };
+        let end = match last_child {
+            Some(end) if !frame.flow => end,
+            _ => range.end,
+        };
+        let span = frame.start..end.max(frame.start);
+        let value = match frame.kind {
+            FrameKind::Seq(items) => Value::Seq {
+                items,
+                flow: frame.flow,
+            },
+            FrameKind::Map { entries, .. } => Value::Map {
+                entries,
+                flow: frame.flow,
+            },
+        };
+        let node = Node { span, value };
+        if frame.anchor != 0 {
+            self.anchors
+                .insert(frame.anchor, (node.clone(), node.size()));
+        }
+        Some(node)
+    }
+
+    /// An alias: a copy of its anchor's node, once both budgets allow it.
+    fn alias(&mut self, id: usize, range: Range<usize>) -> Result<Node, Error> {
+        let Some((target, (count, bytes))) = self.anchors.get(&id) else {
+            return Err(Error {
+                at: range.start,
+                message: "alias refers to an unknown anchor".into(),
+                kind: ErrorKind::Syntax,
+            });
+        };
+        // Both budgets are checked before the copy is made.
+        self.nodes += count;
+        if self.nodes > MAX_NODES {
+            return Err(Error {
+                at: range.start,
+                message: format!("aliases expand to more than {MAX_NODES} nodes (an alias bomb?)"),
+                kind: ErrorKind::Budget,
+            });
+        }
+        self.alias_bytes += bytes;
+        if self.alias_bytes > self.max_alias_bytes {
+            return Err(Error {
+                at: range.start,
+                message: format!(
+                    "aliases repeat more than {} bytes of text (an alias bomb?); write the values out instead",
+                    self.max_alias_bytes
+                ),
+                kind: ErrorKind::Budget,
+            });
+        }
+        Ok(Node {
+            span: range,
+            value: target.value.clone(),
+        })
+    }
+
+    /// Puts a finished node where it belongs: the root, the innermost
+    /// sequence, or the innermost mapping (as a key, or as the value of the
+    /// pending key, noting a repeated key).
+    fn attach(&mut self, node: Node) -> Result<(), Error> {
+        if self.nodes > MAX_NODES {
             return Err(Error {
                 at: node.span.start,
                 message: format!("front matter has more than {MAX_NODES} values"),
                 kind: ErrorKind::Budget,
             });
         }
-        match stack.last_mut() {
-            None => root = Some(node),
+        match self.stack.last_mut() {
+            None => self.root = Some(node),
             Some(Frame {
                 kind: FrameKind::Seq(items),
                 ..
@@ -784,7 +898,7 @@ fn parse_general(src: &str, base: usize) -> Result<Document, Error> {
                 Some(key) => {
                     let name = key_text(&key);
                     if let Some(first) = seen.get(&name) {
-                        duplicates.push(DuplicateKey {
+                        self.duplicates.push(DuplicateKey {
                             key: name,
                             first: first.clone(),
                             repeat: key.span.clone(),
@@ -796,8 +910,8 @@ fn parse_general(src: &str, base: usize) -> Result<Document, Error> {
                 }
             },
         }
+        Ok(())
     }
-    Ok(Document { root, duplicates })
 }
 
 /// What the parser's "simple key expected ':'" means for the key starting

@@ -202,8 +202,10 @@ pub fn flow_scalar(s: &str) -> String {
 /// `*`, `&`, `!`, `%`, `@` or `` ` `` get quotes without a list of rules
 /// to keep in step with it.
 fn quoted_unless_plain(s: &str, flow: bool) -> String {
-    let plain =
-        !s.is_empty() && s.trim() == s && !crate::fmt::needs_quotes(s) && reads_back(s, flow);
+    let plain = !s.is_empty()
+        && s.trim() == s
+        && !crate::syntax::quoting::needs_quotes(s)
+        && reads_back(s, flow);
     if plain {
         s.to_string()
     } else {

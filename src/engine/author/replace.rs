@@ -8,12 +8,12 @@ use super::commit::{commit, Write};
 use super::draft::{checked_slug, scalar, AUTHORED};
 use super::verify::{self, Current};
 use super::AuthorError;
-use crate::engine::fix::{apply, Edit};
 use crate::engine::workspace::Workspace;
 use crate::io::fs::Snapshot;
 use crate::lint::{lint_file, Content, FileReport};
 use crate::model::diagnostic::Diagnostic;
 use crate::model::kind::{classify, Kind};
+use crate::syntax::edit::{apply, Edit};
 use crate::syntax::frontmatter::{self, Split};
 use serde::Serialize;
 

@@ -9,11 +9,11 @@ use super::commit::{commit, Write};
 use super::draft::{flow_scalar, scalar};
 use super::verify::{self, Current};
 use super::AuthorError;
-use crate::engine::fix::{apply, Edit};
 use crate::engine::workspace::Workspace;
 use crate::io::fs::Snapshot;
 use crate::model::diagnostic::Diagnostic;
 use crate::model::kind::Kind;
+use crate::syntax::edit::{apply, Edit};
 use crate::syntax::frontmatter::{self, Split};
 use serde::Serialize;
 

@@ -3,7 +3,7 @@
 //! workspace as it would be with those texts in place.
 
 use crate::engine::workspace::Workspace;
-use crate::lint::rules::workspace::{self, View, WsSink};
+use crate::lint::rules::workspace::{View, WsSink};
 use crate::lint::{lint_file, Content, FileReport};
 use crate::model::diagnostic::{self, Diagnostic};
 use crate::model::kind::{classify, Kind};
@@ -22,9 +22,9 @@ impl Current {
     /// Reads the workspace (from the index where it is fresh).
     pub fn read(ws: &Workspace) -> Current {
         let all = ws.files();
-        let opts = crate::store::index::Options {
+        let opts = crate::engine::scan::Options {
             force: false,
-            progress: false,
+            progress: None,
         };
         let (reports, _) = crate::engine::check::findings(ws, &all, &opts);
         Current { reports }
@@ -80,7 +80,7 @@ pub fn diagnostics(
     let mut view = View::new(items, &ws.config, &resolver);
     view.known_clusters = Kind::ALL.into_iter().map(|k| (k, Vec::new())).collect();
     let mut sink = WsSink::new(&ws.config);
-    workspace::check(&view, &mut sink);
+    crate::lint::registry::check_workspace(&view, &mut sink);
     let mut diags: Vec<Diagnostic> = changed
         .into_iter()
         .flat_map(|r| r.diagnostics)
@@ -98,7 +98,7 @@ pub fn has_errors(diags: &[Diagnostic]) -> bool {
 /// Whether slugs `a` and `b` are near-duplicates as `slug/similar` sees
 /// them: equal but for a version-like suffix, or similar enough.
 pub fn near(a: &str, b: &str, ratio: f64) -> bool {
-    use crate::lint::rules::slug::{sequence_ratio, suffix_key};
+    use crate::syntax::similar::{sequence_ratio, suffix_key};
     if suffix_key(a) == suffix_key(b) {
         return true;
     }

@@ -11,10 +11,10 @@ mod render;
 pub mod settings;
 
 use crate::engine::workspace::Workspace;
-use crate::store::index::Glance;
 pub use crate::store::material::{
     decode_material, encode_material, keep_for, material, Material, TocDir, TOC_DIRS,
 };
+use crate::store::table::Glance;
 pub use blocks::{blocks, first_blocks, rotate_text, Rotated};
 pub use render::{fair_shares, render};
 pub use settings::{inject_disabled, keep_n, stored_keep, Flags, Settings, DEFAULT_KEEP};
@@ -53,7 +53,7 @@ pub fn read_context_md(root: &Path, max_bytes: u64) -> Option<String> {
 /// several times what it needs.
 pub fn gather(ws: &Workspace, max_chars: usize) -> Material {
     let keep = keep_for(max_chars);
-    let key = crate::store::index::key(&ws.config);
+    let key = crate::io::cache::key(&ws.config);
     let with_md = |mut m: Material| {
         m.context_md = read_context_md(&ws.root, ws.config.max_file_bytes);
         m
@@ -64,7 +64,7 @@ pub fn gather(ws: &Workspace, max_chars: usize) -> Material {
                 Some(m) => return with_md(m),
                 None => {
                     let watch = crate::io::watch::stamp(ws);
-                    (crate::store::index::listing(ws), true, watch)
+                    (crate::store::listing::listing(ws), true, watch)
                 }
             }
         }
@@ -72,9 +72,9 @@ pub fn gather(ws: &Workspace, max_chars: usize) -> Material {
             (listing, stored, watch)
         }
     };
-    let opts = crate::store::index::Options {
+    let opts = crate::engine::scan::Options {
         force: false,
-        progress: false,
+        progress: None,
     };
     if stored {
         let (_, _, block) =
@@ -87,9 +87,9 @@ pub fn gather(ws: &Workspace, max_chars: usize) -> Material {
     let files = listing.files;
     // Without a change since the index was written, a glance at it is
     // enough; otherwise it is refreshed.
-    let m = crate::store::index::with_fresh(ws, &files, |g| material(g, None, keep))
+    let m = crate::engine::scan::with_fresh(ws, &files, |g| material(g, None, keep))
         .unwrap_or_else(|| {
-            let reports = crate::store::index::refresh(ws, &files, &opts).reports;
+            let reports = crate::engine::scan::refresh(ws, &files, &opts).reports;
             let glances: Vec<Glance> = reports.iter().map(|r| Glance::of(r)).collect();
             let m = material(&glances, None, keep);
             drop(glances);
@@ -110,11 +110,11 @@ pub fn gather_stale(ws: &Workspace, max_chars: usize) -> Material {
     let keep = keep_for(max_chars);
     // The search index's material is a fraction of the record table to read.
     let stored = crate::engine::search::stored_context_unchecked(ws)
-        .and_then(|b| decode_material(&b, keep, crate::store::index::key(&ws.config)));
+        .and_then(|b| decode_material(&b, keep, crate::io::cache::key(&ws.config)));
     if let Some(m) = stored {
         return Material { context_md, ..m };
     }
-    match crate::store::index::read(&ws.root) {
+    match crate::store::table::read(&ws.root) {
         Some(table) => {
             let glances: Vec<Glance> = table
                 .entries

@@ -14,14 +14,14 @@
 //! postings only when all of them match; otherwise the record table and the
 //! search index are refreshed together and only the records that changed are
 //! read and tokenized again. Like the record table, a record modified within
-//! [`index::RACY_NS`] of the scan that indexed it is verified by content.
+//! [`crate::io::stat::RACY_NS`] of the scan that indexed it is verified by content.
 //! A missing, damaged or older index is rebuilt silently.
 
 mod refresh;
 
 use crate::engine::workspace::Workspace;
 use crate::model::kind::{stem, Kind};
-use crate::store::index;
+
 use crate::store::search::*;
 use crate::syntax::fields::{fields, Fields};
 use crate::syntax::tokens::{query_terms, tokenize};
@@ -79,7 +79,7 @@ pub struct Hit {
 
 /// Answers `query` from a fresh index, refreshing it first when any record
 /// changed.
-pub fn search(ws: &Workspace, query: &Query, opts: &index::Options) -> Vec<Hit> {
+pub fn search(ws: &Workspace, query: &Query, opts: &crate::engine::scan::Options) -> Vec<Hit> {
     // Before anything is read, so that any later change shows.
     let watch = crate::io::watch::stamp(ws);
     let (listing, old) = match fresh_stored(ws, Want::Terms, watch) {
@@ -95,11 +95,14 @@ pub fn search(ws: &Workspace, query: &Query, opts: &index::Options) -> Vec<Hit> 
                 return hits;
             }
             // A posting list failed its checksum: build anew.
-            (listed.unwrap_or_else(|| index::listing(ws)), None)
+            (
+                listed.unwrap_or_else(|| crate::store::listing::listing(ws)),
+                None,
+            )
         }
         Stored::Stale(listing, old) => (listing, old),
     };
-    let table = index::refresh(ws, &listing.files, opts);
+    let table = crate::engine::scan::refresh(ws, &listing.files, opts);
     let keep = crate::engine::context::settings::stored_keep(&ws.config.context);
     let context = context_block(ws, &table.reports, keep);
     let known = table.fingerprints;
@@ -300,7 +303,7 @@ fn cut(line: &str, marks: Vec<Range<usize>>) -> (String, Vec<Range<usize>>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::store::index::Stat;
+    use crate::io::stat::Stat;
 
     #[test]
     fn snippets_are_cut_on_char_boundaries() {
@@ -380,22 +383,22 @@ mod tests {
         };
         write("the alpaca word");
         let ws = Workspace::load(Some(root), None).expect("workspace");
-        let opts = index::Options {
+        let opts = crate::engine::scan::Options {
             force: false,
-            progress: false,
+            progress: None,
         };
-        let _ = refresh(&ws, &index::listing(&ws), &opts, None);
+        let _ = refresh(&ws, &crate::store::listing::listing(&ws), &opts, None);
         let old = load(&file(&ws)).expect("stored");
         let hash = old.docs[0].hash;
         // Different bytes and stat data; the table is made to vouch for the
         // old hash at the new stat data, so the file must not be read.
         write("the zebra word, longer now");
-        let listing = index::listing(&ws);
+        let listing = crate::store::listing::listing(&ws);
         let at = listing.files.iter().position(|f| f == rel).expect("listed");
         let stat = Stat::many(&ws.root, &[rel])[0].expect("stat");
         let mut of = vec![None; listing.files.len()];
         of[at] = Some((stat, hash));
-        let terms = |known: &index::Fingerprints| {
+        let terms = |known: &crate::engine::scan::Fingerprints| {
             let (bytes, done) = rebuild(&ws, &listing, Some(&old), known, &[], None);
             let loaded = decode(bytes).expect("decodes");
             let has = |t: &str| loaded.term(t).is_some();
@@ -406,27 +409,27 @@ mod tests {
                 loaded.docs[0].stat,
             )
         };
-        let vouched = index::Fingerprints {
+        let vouched = crate::engine::scan::Fingerprints {
             scanned_at: i64::MAX,
             of: of.clone(),
         };
         assert_eq!(terms(&vouched), (0, true, false, stat));
         // Stat data too recent for the table's scan, another hash, or no
         // fingerprint: read and tokenized again.
-        let recent = index::Fingerprints {
+        let recent = crate::engine::scan::Fingerprints {
             scanned_at: stat.mtime,
             of,
         };
         assert_eq!(terms(&recent), (1, false, true, stat));
         let mut other = vec![None; listing.files.len()];
         other[at] = Some((stat, hash ^ 1));
-        let other = index::Fingerprints {
+        let other = crate::engine::scan::Fingerprints {
             scanned_at: i64::MAX,
             of: other,
         };
         assert_eq!(terms(&other), (1, false, true, stat));
         assert_eq!(
-            terms(&index::Fingerprints::default()),
+            terms(&crate::engine::scan::Fingerprints::default()),
             (1, false, true, stat)
         );
     }

@@ -3,9 +3,10 @@
 //! tokenizing them, and rebuilding the stored index from the old one.
 
 use crate::engine::workspace::Workspace;
+use crate::io::stat::Stat;
 use crate::model::hashing::Map;
 use crate::model::kind::{classify, Kind, Place};
-use crate::store::index::{self, Listing, Stat};
+use crate::store::listing::Listing;
 use crate::store::search::*;
 use crate::syntax::fields::fields;
 use crate::syntax::tokens::tokenize;
@@ -152,7 +153,7 @@ impl<'w> Unchanged<'w> {
         mut docs: impl Iterator<Item = (&'d str, &'d DocMeta)>,
         scanned_at: i64,
     ) -> bool {
-        let mut dirs = index::Dirs::new(&self.ws.root);
+        let mut dirs = crate::io::stat::Dirs::new(&self.ws.root);
         docs.all(|(path, d)| match dirs.stat(path) {
             Some(s) if s == d.stat => {
                 if !s.racy(scanned_at) {
@@ -212,7 +213,7 @@ pub(super) fn same_records(loaded: &Loaded, records: &[(&str, Kind)]) -> bool {
 /// index holds, nothing is stat'ed or listed: the watcher vouches that
 /// nothing changed since the index was found fresh under it.
 pub(super) fn fresh_stored(ws: &Workspace, want: Want, watch: Option<u64>) -> Stored {
-    let now = index::now_ns();
+    let now = crate::io::stat::now_ns();
     let check = Unchanged::new(ws, now);
     // The files of each block are stat'ed as soon as it is decoded.
     let all = |block: &DocBlock, scanned_at| {
@@ -226,10 +227,10 @@ pub(super) fn fresh_stored(ws: &Workspace, want: Want, watch: Option<u64>) -> St
             let (loaded, _) = stored.expect("just matched");
             return Stored::Fresh(loaded, None, None);
         }
-        (index::listing_id(ws), stored)
+        (crate::store::listing::listing_id(ws), stored)
     } else {
         rayon::join(
-            || index::listing_id(ws),
+            || crate::store::listing::listing_id(ws),
             || load_checked(&file(ws), &all, want, None),
         )
     };
@@ -240,15 +241,15 @@ pub(super) fn fresh_stored(ws: &Workspace, want: Want, watch: Option<u64>) -> St
             if listing_id.is_some() && loaded.listing == listing_id {
                 return Stored::Fresh(loaded, None, settled);
             }
-            let listing = index::listing(ws);
+            let listing = crate::store::listing::listing(ws);
             if same_records(&loaded, &record_files(ws, &listing.files)) {
                 Stored::Fresh(loaded, Some(listing), settled)
             } else {
                 Stored::Stale(listing, Some(loaded))
             }
         }
-        Some((loaded, None)) => Stored::Stale(index::listing(ws), Some(loaded)),
-        None => Stored::Stale(index::listing(ws), None),
+        Some((loaded, None)) => Stored::Stale(crate::store::listing::listing(ws), Some(loaded)),
+        None => Stored::Stale(crate::store::listing::listing(ws), None),
     }
 }
 
@@ -271,11 +272,11 @@ pub struct Refreshed {
 }
 
 pub(super) fn file(ws: &Workspace) -> std::path::PathBuf {
-    ws.root.join(index::DIR).join(FILE)
+    ws.root.join(crate::io::cache::DIR).join(FILE)
 }
 
 /// Brings the record table and the search index up to date for the listed
-/// files (every file of the workspace, sorted, as [`index::listing`] gives
+/// files (every file of the workspace, sorted, as [`crate::store::listing::listing`] gives
 /// them), reading only what changed. The table's reports are dropped
 /// before the search index is built (only its counts and save result are
 /// returned), so the two are never in memory together. `watch` is the
@@ -284,9 +285,9 @@ pub(super) fn file(ws: &Workspace) -> std::path::PathBuf {
 pub fn refresh(
     ws: &Workspace,
     listing: &Listing,
-    opts: &index::Options,
+    opts: &crate::engine::scan::Options,
     watch: Option<u64>,
-) -> (index::Refreshed, Refreshed) {
+) -> (crate::engine::scan::Refreshed, Refreshed) {
     let (table, done, _) = refresh_keeping(ws, listing, opts, 0, watch);
     (table, done)
 }
@@ -297,12 +298,12 @@ pub fn refresh(
 pub fn refresh_keeping(
     ws: &Workspace,
     listing: &Listing,
-    opts: &index::Options,
+    opts: &crate::engine::scan::Options,
     keep: usize,
     watch: Option<u64>,
-) -> (index::Refreshed, Refreshed, Vec<u8>) {
-    let now = index::now_ns();
-    let mut table = index::refresh(ws, &listing.files, opts);
+) -> (crate::engine::scan::Refreshed, Refreshed, Vec<u8>) {
+    let now = crate::io::stat::now_ns();
+    let mut table = crate::engine::scan::refresh(ws, &listing.files, opts);
     let keep = keep.max(crate::engine::context::settings::stored_keep(
         &ws.config.context,
     ));
@@ -314,7 +315,7 @@ pub fn refresh_keeping(
         // The stored material still holds when the records are unchanged,
         // unless it was gathered by another executable or configuration, or
         // keeps fewer items than asked for.
-        let key = index::key(&ws.config);
+        let key = crate::io::cache::key(&ws.config);
         let unchanged = same_records(old, &record_files(ws, &listing.files))
             .then(|| unchanged(ws, old, now))
             .flatten()
@@ -344,9 +345,12 @@ pub(super) fn context_block(
     reports: &[Box<crate::lint::FileReport>],
     keep: usize,
 ) -> Vec<u8> {
-    let glances: Vec<index::Glance> = reports.iter().map(|r| index::Glance::of(r)).collect();
+    let glances: Vec<crate::store::table::Glance> = reports
+        .iter()
+        .map(|r| crate::store::table::Glance::of(r))
+        .collect();
     let material = crate::store::material::material(&glances, None, keep);
-    crate::store::material::encode_material(&material, keep, index::key(&ws.config))
+    crate::store::material::encode_material(&material, keep, crate::io::cache::key(&ws.config))
 }
 
 /// What `memlint context` finds in the stored search index.
@@ -384,7 +388,7 @@ pub fn stored_context(ws: &Workspace) -> StoredContext {
 
 pub(super) fn save(ws: &Workspace, bytes: &[u8]) {
     // A cache: when it cannot be written, the next run builds it again.
-    let _ = index::make_dir(&ws.root)
+    let _ = crate::io::cache::make_dir(&ws.root)
         .and_then(|dir| crate::io::fs::write_cache(&dir.join(FILE), bytes));
 }
 
@@ -421,7 +425,7 @@ pub(super) fn old_ids(records: &[(&str, Kind)], old: Option<&Loaded>) -> Vec<Opt
 pub(super) fn read_changed(
     ws: &Workspace,
     files: &[String],
-    known: Option<&index::Fingerprints>,
+    known: Option<&crate::engine::scan::Fingerprints>,
     old: Option<&Loaded>,
     chunk: &[(&str, Kind)],
     ids: &[Option<u32>],
@@ -503,14 +507,14 @@ pub(super) fn rebuild(
     ws: &Workspace,
     listing: &Listing,
     old: Option<&Loaded>,
-    known: &index::Fingerprints,
+    known: &crate::engine::scan::Fingerprints,
     context: &[u8],
     watch: Option<u64>,
 ) -> (Vec<u8>, Refreshed) {
     let (files, listing_id) = (&listing.files, listing.id);
     // Fingerprints of other files than the listing's say nothing here.
     let known = (known.of.len() == files.len()).then_some(known);
-    let scanned_at = index::now_ns();
+    let scanned_at = crate::io::stat::now_ns();
     let records = record_files(ws, files);
     let old_ids = old_ids(&records, old);
     let old_doc = |id: &Option<u32>| id.and_then(|i| old.map(|o| (i, o.docs[i as usize])));

@@ -3,7 +3,7 @@
 //! `commit:` source exists. Built from the per-file results (or the index),
 //! so cross-record rules never re-read files.
 
-use crate::lint::{Located, RecordInfo};
+use crate::lint::info::{Located, RecordInfo};
 use crate::model::config::Config;
 use crate::model::diagnostic::Diagnostic;
 use crate::model::hashing::Map;
@@ -113,7 +113,7 @@ impl<'a> View<'a> {
     pub fn similar_clusters(&self, kind: Kind) -> Vec<Vec<String>> {
         match self.known_clusters.iter().find(|(k, _)| *k == kind) {
             Some((_, clusters)) => clusters.clone(),
-            None => super::slug::similar_clusters(
+            None => crate::syntax::similar::similar_clusters(
                 &self.comparable_slugs(kind),
                 self.config.similar_slug_ratio,
             ),
@@ -205,15 +205,6 @@ impl<'c> WsSink<'c> {
 /// so that a rule that is off costs nothing.
 pub fn enabled(config: &Config, rule: Rule) -> bool {
     config.enabled(rule)
-}
-
-/// Runs every cross-record rule.
-pub fn check(view: &View, out: &mut WsSink) {
-    for rule in super::REGISTRY {
-        if let super::Check::Workspace(Some(f)) = rule.check {
-            f(view, out);
-        }
-    }
 }
 
 #[cfg(test)]

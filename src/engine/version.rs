@@ -1,0 +1,952 @@
+//! Checking a version other than the work tree: what the next commit holds
+//! (`check --staged`, read from the git index) or the changes since a
+//! revision (`check --base`). Each builds one [`Version`] with a small
+//! constructor ([`staged`], [`base`]); [`run_version`] lints it against the
+//! rest of that version.
+
+use crate::engine::check::Outcome;
+use crate::engine::log::renames;
+use crate::engine::workspace::Workspace;
+use crate::io::git::{
+    may_convert, work_tree_copy, Blob, Change, GitError, Object, Repo, VersionResolver,
+};
+use crate::lint::rules::workspace::{self, View, WsSink};
+use crate::lint::rules::Finding;
+use crate::lint::FileReport;
+use crate::model::diagnostic::{self, Diagnostic};
+use crate::model::hashing::{Map, Set};
+use crate::model::kind::{classify, Kind, Place};
+use crate::model::rule::Rule;
+use crate::syntax::trailer::{trailers, GcOp, Malformed, CATEGORIES, TRAILER};
+use gix::ObjectId;
+use std::collections::{HashMap, HashSet};
+
+/// Reads a root-relative path from the work tree, from any thread; `None`
+/// when the file may not hold the version's content.
+pub type ReadFast<'a> = dyn Fn(&str) -> Option<Vec<u8>> + Sync + 'a;
+
+/// A version of the workspace that git holds (the index, or a commit),
+/// read blob by blob so that only what changed is linted (`check --staged`,
+/// `check --base`).
+pub struct Version<'a> {
+    /// Every path of the version under the root, root-relative and sorted.
+    pub paths: Vec<&'a str>,
+    /// Paths added or modified in this version: they are linted and reported.
+    pub changed: Vec<String>,
+    /// Paths the previous version had and this one has not (deleted or
+    /// renamed away): records pointing at them are reported too.
+    pub removed: Vec<String>,
+    /// Reads a path of this version.
+    pub read: &'a dyn Fn(&str) -> Option<crate::io::git::Blob>,
+    /// Reads a path from the work tree when the file certainly holds this
+    /// version's content; thread-safe, for when many records are needed.
+    pub read_fast: Option<&'a ReadFast<'a>>,
+    /// Answers `file:` and `commit:` questions against this version.
+    pub resolver: &'a dyn workspace::Resolver,
+}
+
+/// The `.memlintignore` files of a version, read from it, so that a
+/// version's paths are excluded as `Workspace::files` excludes the work
+/// tree's. `.gitignore` files are not read: every path of a version is
+/// tracked, and git ignores only untracked files (a record added with
+/// `git add -f` is in the commit and is linted). Only the paths to report
+/// are asked about.
+struct Ignores<'v, 'a> {
+    root: &'v std::path::Path,
+    version: &'v Version<'a>,
+    /// Directory (root-relative, with `/`) → its matcher, if it has ignore files.
+    dirs: std::cell::RefCell<Map<String, Option<ignore::gitignore::Gitignore>>>,
+}
+
+impl<'v, 'a> Ignores<'v, 'a> {
+    fn new(ws: &'v Workspace, version: &'v Version<'a>) -> Self {
+        Ignores {
+            root: &ws.root,
+            version,
+            dirs: Default::default(),
+        }
+    }
+
+    fn matcher(&self, dir: &str) -> Option<ignore::gitignore::Gitignore> {
+        if let Some(known) = self.dirs.borrow().get(dir) {
+            return known.clone();
+        }
+        let mut builder = ignore::gitignore::GitignoreBuilder::new(self.root.join(dir));
+        let mut any = false;
+        if let Some(crate::io::git::Blob::Bytes(bytes)) =
+            (self.version.read)(&format!("{dir}.memlintignore"))
+        {
+            any = true;
+            for line in String::from_utf8_lossy(&bytes).lines() {
+                let _ = builder.add_line(None, line);
+            }
+        }
+        let matcher = if any { builder.build().ok() } else { None };
+        self.dirs
+            .borrow_mut()
+            .insert(dir.to_string(), matcher.clone());
+        matcher
+    }
+
+    /// Whether root-relative `rel` is excluded (the deepest matching rule decides).
+    fn ignored(&self, rel: &str) -> bool {
+        let mut dirs = vec![String::new()];
+        let mut at = 0;
+        while let Some(i) = rel[at..].find('/') {
+            at += i + 1;
+            dirs.push(rel[..at].to_string());
+        }
+        let path = self.root.join(rel);
+        for dir in dirs.iter().rev() {
+            if let Some(m) = self.matcher(dir) {
+                match m.matched_path_or_any_parents(&path, false) {
+                    ignore::Match::Ignore(_) => return true,
+                    ignore::Match::Whitelist(_) => return false,
+                    ignore::Match::None => {}
+                }
+            }
+        }
+        false
+    }
+}
+
+/// How many blobs are held in memory at once when every record is read.
+const CHUNK: usize = 2048;
+
+fn lint_blob(ws: &Workspace, rel: &str, place: &Place, blob: &crate::io::git::Blob) -> FileReport {
+    use crate::lint::{lint_file, Content};
+    match blob {
+        crate::io::git::Blob::Bytes(b) => lint_file(rel, place, Content::Bytes(b), &ws.config),
+        crate::io::git::Blob::TooLarge(n) => {
+            lint_file(rel, place, Content::TooLarge(*n), &ws.config)
+        }
+    }
+}
+
+/// Reads `paths` through `version.read` (one thread: git objects are not
+/// shared between threads) and lints them in parallel, a chunk at a time.
+fn lint_version(ws: &Workspace, version: &Version, paths: &[(&str, Place)]) -> Vec<FileReport> {
+    use rayon::prelude::*;
+    let mut out = Vec::with_capacity(paths.len());
+    for chunk in paths.chunks(CHUNK) {
+        let blobs: Vec<(&str, &Place, crate::io::git::Blob)> = chunk
+            .iter()
+            .filter_map(|(p, place)| Some((*p, place, (version.read)(p)?)))
+            .collect();
+        out.par_extend(
+            blobs
+                .par_iter()
+                .map(|(p, place, blob)| lint_blob(ws, p, place, blob)),
+        );
+    }
+    out
+}
+
+/// The unchanged records that may point at a removed path or at a changed
+/// record that is now replaced, linted: those whose text mentions a removed
+/// file name or record stem, or the stem of such a replaced record
+/// (`replaced_stems`). Their text comes from the work tree where it matches
+/// the version (in parallel), else from git.
+fn pointing_at(
+    ws: &Workspace,
+    version: &Version,
+    places: &[(&str, Place)],
+    changed: &Set<&str>,
+    replaced_stems: impl Iterator<Item = String>,
+) -> Vec<FileReport> {
+    use rayon::prelude::*;
+    let mut needles: Vec<String> = version
+        .removed
+        .iter()
+        .map(|p| {
+            let name = p.rsplit('/').next().unwrap_or(p);
+            match classify(p, &ws.config.banned_dirs) {
+                Place::Record(_) => crate::model::kind::stem(p).to_string(),
+                _ => name.to_string(),
+            }
+        })
+        .chain(replaced_stems)
+        .filter(|n| !n.is_empty())
+        .collect();
+    needles.sort();
+    needles.dedup();
+    let pattern = needles
+        .iter()
+        .map(|n| regex::escape(n))
+        .collect::<Vec<_>>()
+        .join("|");
+    let Ok(mentions) = regex::bytes::Regex::new(&pattern) else {
+        return Vec::new();
+    };
+    let candidates: Vec<&(&str, Place)> = places
+        .iter()
+        .filter(|(p, place)| matches!(place, Place::Record(_)) && !changed.contains(p))
+        .collect();
+    let read_fast = version.read_fast;
+    let mut out = Vec::new();
+    for chunk in candidates.chunks(4 * CHUNK) {
+        let fast: Vec<Option<Vec<u8>>> = chunk
+            .par_iter()
+            .map(|(p, _)| read_fast.and_then(|read| read(p)))
+            .collect();
+        let mut hits: Vec<(&str, &Place, crate::io::git::Blob)> = Vec::new();
+        for ((p, place), bytes) in chunk.iter().map(|c| (c.0, &c.1)).zip(fast) {
+            let blob = match bytes {
+                Some(b) if b.len() as u64 > ws.config.max_file_bytes => continue,
+                Some(b) => crate::io::git::Blob::Bytes(b),
+                None => match (version.read)(p) {
+                    Some(blob) => blob,
+                    None => continue,
+                },
+            };
+            if let crate::io::git::Blob::Bytes(b) = &blob {
+                if mentions.is_match(b) {
+                    hits.push((p, place, blob));
+                }
+            }
+        }
+        out.par_extend(
+            hits.par_iter()
+                .map(|(p, place, blob)| lint_blob(ws, p, place, blob)),
+        );
+    }
+    out
+}
+
+/// Whether a record's `replaced_by` or sources name one of the removed
+/// paths (or a record among them).
+fn points_at_removed(
+    info: &crate::lint::RecordInfo,
+    removed: &HashSet<&str>,
+    removed_records: &HashSet<(Kind, &str)>,
+) -> bool {
+    if let (Some(kind), Some(target)) = (info.kind, &info.replaced_by) {
+        if removed_records.contains(&(kind, target.value.as_str())) {
+            return true;
+        }
+    }
+    info.sources.iter().any(|s| {
+        let Some((prefix, value)) = s.value.split_once(':') else {
+            return false;
+        };
+        match prefix {
+            "file" => crate::lint::rules::sources::file_target(value).is_ok_and(|rel| {
+                removed.contains(rel.as_ref())
+                    || removed.iter().any(|r| r.starts_with(&format!("{rel}/")))
+            }),
+            "cmem" => removed_records.contains(&(Kind::Session, value)),
+            other => Kind::from_name(other).is_some_and(|k| removed_records.contains(&(k, value))),
+        }
+    })
+}
+
+/// Lints what changed in `version` against the whole of it: the changed
+/// files (per-file and cross-record rules), plus the cross-record findings of
+/// records that point at a removed path. Unchanged records are known by name
+/// only, except those a changed record's `replaced_by` leads to and, when
+/// something was removed, those whose text mentions it.
+pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) -> bool) -> Outcome {
+    let banned = &ws.config.banned_dirs;
+    // `version.paths` is sorted: every question is a binary search, so
+    // nothing is done per record of the workspace unless something was
+    // removed.
+    let find = |p: &str| {
+        version
+            .paths
+            .binary_search(&p)
+            .ok()
+            .map(|i| version.paths[i])
+    };
+    let place_of = |p: &str| {
+        let p = find(p)?;
+        let place = classify(p, banned);
+        (place != Place::Outside).then_some((p, place))
+    };
+    let ignores = Ignores::new(ws, version);
+    let changed: Set<&str> = version
+        .changed
+        .iter()
+        .map(String::as_str)
+        .filter(|p| place_of(p).is_some() && selected(p) && !ignores.ignored(p))
+        .collect();
+    let mut to_read: Vec<(&str, Place)> = changed.iter().filter_map(|p| place_of(p)).collect();
+    to_read.sort_by(|a, b| a.0.cmp(b.0));
+    let mut reports: Map<String, FileReport> = lint_version(ws, version, &to_read)
+        .into_iter()
+        .map(|r| (r.path.clone(), r))
+        .collect();
+    // Changed records that are now replaced: a record whose `replaced_by`
+    // leads to one of them is now on a chain.
+    let replaced_changed: HashSet<(Kind, String)> = reports
+        .values()
+        .filter(|r| r.info.status.as_deref() == Some("replaced"))
+        .filter_map(|r| Some((r.info.kind?, crate::model::kind::stem(&r.path).to_string())))
+        .collect();
+    let full = !version.removed.is_empty() || !replaced_changed.is_empty();
+    if full {
+        use rayon::prelude::*;
+        let places: Vec<(&str, Place)> = version
+            .paths
+            .par_iter()
+            .map(|p| (*p, classify(p, banned)))
+            .filter(|(_, place)| *place != Place::Outside)
+            .collect();
+        let stems = replaced_changed.iter().map(|(_, stem)| stem.clone());
+        for r in pointing_at(ws, version, &places, &changed, stems) {
+            reports.insert(r.path.clone(), r);
+        }
+    }
+    follow_replaced_by(ws, version, &mut reports, &place_of);
+    let cross = workspace_findings(ws, version, &reports, &changed, &find);
+    let removed: HashSet<&str> = version.removed.iter().map(String::as_str).collect();
+    let removed_records: HashSet<(Kind, &str)> = version
+        .removed
+        .iter()
+        .filter_map(|p| match classify(p, banned) {
+            Place::Record(k) => Some((k, crate::model::kind::stem(p))),
+            _ => None,
+        })
+        .collect();
+    let leads_to_replaced = |info: &crate::lint::RecordInfo| match (info.kind, &info.replaced_by) {
+        (Some(kind), Some(target)) => replaced_changed.contains(&(kind, target.value.clone())),
+        _ => false,
+    };
+    let affected = |p: &str| {
+        full && selected(p)
+            && !ignores.ignored(p)
+            && reports.get(p).is_some_and(|r| {
+                points_at_removed(&r.info, &removed, &removed_records) || leads_to_replaced(&r.info)
+            })
+    };
+    let mut diags = cross;
+    // A cluster of similar slugs that holds a changed record is reported on
+    // its members after the first, changed or not; a cycle through a
+    // changed record on each of its members (the records read are the
+    // changed ones and those their `replaced_by` leads to).
+    diags.retain(|d| {
+        changed.contains(d.path.as_str())
+            || affected(&d.path)
+            || (matches!(d.rule, Rule::SlugSimilar | Rule::StatusCycle)
+                && selected(&d.path)
+                && !ignores.ignored(&d.path))
+    });
+    outcome(version, reports, &changed, diags)
+}
+
+/// Lints the records the `replaced_by` of what was read leads to, and theirs,
+/// until none is left, so chains and cycles through unchanged records are
+/// seen.
+fn follow_replaced_by<'a>(
+    ws: &Workspace,
+    version: &Version<'a>,
+    reports: &mut Map<String, FileReport>,
+    place_of: &dyn Fn(&str) -> Option<(&'a str, Place)>,
+) {
+    loop {
+        let mut next: Vec<(&str, Place)> = Vec::new();
+        for r in reports.values() {
+            let (Some(kind), Some(target)) = (r.info.kind, &r.info.replaced_by) else {
+                continue;
+            };
+            let path = format!("{}/{}.md", kind.dir(), target.value);
+            if let Some((p, place)) = place_of(&path) {
+                if !reports.contains_key(p) && !next.iter().any(|(q, _)| *q == p) {
+                    next.push((p, place));
+                }
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        for r in lint_version(ws, version, &next) {
+            reports.insert(r.path.clone(), r);
+        }
+    }
+}
+
+/// The cross-record findings over what was read (`reports`); every other
+/// record of the version is known by name (`find`). `slug/similar` runs on
+/// the clusters the changed records can belong to, drawn from every name of
+/// their kinds.
+fn workspace_findings<'a>(
+    ws: &Workspace,
+    version: &Version<'a>,
+    reports: &Map<String, FileReport>,
+    changed: &Set<&str>,
+    find: &dyn Fn(&str) -> Option<&'a str>,
+) -> Vec<Diagnostic> {
+    let unread: Vec<crate::lint::RecordInfo> = Kind::ALL
+        .iter()
+        .map(|k| crate::lint::RecordInfo {
+            kind: Some(*k),
+            ..Default::default()
+        })
+        .collect();
+    let unread_info = |k: Kind| Kind::ALL.iter().position(|x| *x == k).map(|i| &unread[i]);
+    // The view holds what was read; every other record is known by name.
+    let others = |kind: Kind, slug: &str| find(&format!("{}/{slug}.md", kind.dir())).is_some();
+    let mut read: Vec<(&str, &crate::lint::RecordInfo)> = reports
+        .values()
+        .map(|r| (r.path.as_str(), &r.info))
+        .collect();
+    read.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    let mut view = View::new(read, &ws.config, version.resolver);
+    view.others = Some(&others);
+    let mut sink = WsSink::new(&ws.config);
+    // `slug/similar` runs on the clusters the changed records can belong
+    // to, drawn from every name of their kinds.
+    for rule in crate::lint::rules::REGISTRY {
+        if let crate::lint::rules::Check::Workspace(Some(f)) = rule.check {
+            if rule.rule == Rule::SlugSimilar {
+                if !workspace::enabled(&ws.config, rule.rule) {
+                    continue;
+                }
+                let members = similar_closure(version, &view, changed);
+                let mut near_items: Vec<(&str, &crate::lint::RecordInfo)> = Vec::new();
+                for (kind, slug) in &members {
+                    let Some(p) = find(&format!("{}/{slug}.md", kind.dir())) else {
+                        continue;
+                    };
+                    let info = match reports.get(p) {
+                        Some(r) => &r.info,
+                        None => match unread_info(*kind) {
+                            Some(info) => info,
+                            None => continue,
+                        },
+                    };
+                    near_items.push((p, info));
+                }
+                near_items.sort_unstable_by(|a, b| a.0.cmp(b.0));
+                let near = View::new(near_items, &ws.config, version.resolver);
+                f(&near, &mut sink);
+            } else {
+                f(&view, &mut sink);
+            }
+        }
+    }
+    sink.diagnostics
+}
+
+/// The outcome: the changed files' own reports and the findings kept
+/// (`diags`), with the text of every file a finding is on.
+fn outcome(
+    version: &Version,
+    mut reports: Map<String, FileReport>,
+    changed: &Set<&str>,
+    mut diags: Vec<Diagnostic>,
+) -> Outcome {
+    let mut out = Outcome {
+        files: diags
+            .iter()
+            .map(|d| d.path.as_str())
+            .filter(|p| !changed.contains(p))
+            .collect::<Set<_>>()
+            .len(),
+        ..Outcome::default()
+    };
+    for p in changed {
+        let Some(r) = reports.remove(*p) else {
+            continue;
+        };
+        out.files += 1;
+        if let Some(src) = r.source {
+            out.sources.insert(r.path.clone(), src);
+        }
+        diags.extend(r.diagnostics);
+    }
+    for d in &diags {
+        if !out.sources.contains_key(&d.path) {
+            if let Some(crate::io::git::Blob::Bytes(b)) = (version.read)(&d.path) {
+                out.sources
+                    .insert(d.path.clone(), String::from_utf8_lossy(&b).into_owned());
+            }
+        }
+    }
+    diagnostic::sort(&mut diags);
+    out.diagnostics = diags;
+    out
+}
+
+/// Letter counts of a slug (`[a-z0-9-]`; anything else shares one slot).
+fn letter_counts(s: &str) -> [u8; 38] {
+    let mut counts = [0u8; 38];
+    for b in s.bytes() {
+        let slot = match b {
+            b'a'..=b'z' => (b - b'a') as usize,
+            b'0'..=b'9' => 26 + (b - b'0') as usize,
+            b'-' => 36,
+            _ => 37,
+        };
+        counts[slot] = counts[slot].saturating_add(1);
+    }
+    counts
+}
+
+/// The (kind, slug) pairs that may share a `slug/similar` cluster with a
+/// changed record (of `view`, among the names of `version`): the changed
+/// slugs, then, transitively, every slug whose
+/// ratio with a member can reach `similar_slug_ratio` (bounded from above by
+/// length and by common letters, as difflib's `quick_ratio` does) or that
+/// shares its suffix key. The rule itself then runs on these few. Each
+/// member looked at costs a pass over the kind's slugs, so past
+/// [`CLOSURE_SCANS`] members, or once the candidates clustered reach half
+/// the kind's slugs (a large cluster: `note-1` … `note-20000`), the kind's
+/// clusters are computed whole instead, which is near-linear.
+fn similar_closure<'a>(
+    version: &Version<'a>,
+    view: &View,
+    changed: &Set<&str>,
+) -> HashSet<(Kind, &'a str)> {
+    let ratio = view.config.similar_slug_ratio;
+    let mut members: HashSet<(Kind, &'a str)> = HashSet::new();
+    for kind in Kind::ALL.into_iter().filter(|k| k.has_slug()) {
+        // Every slug of the kind: the files directly in its directory.
+        let dir = format!("{}/", kind.dir());
+        let from = version.paths.partition_point(|p| *p < dir.as_str());
+        let slugs: Vec<&'a str> = version.paths[from..]
+            .iter()
+            .take_while(|p| p.starts_with(&dir))
+            .filter_map(|p| p[dir.len()..].strip_suffix(".md"))
+            .filter(|s| !s.contains('/') && crate::model::kind::is_slug(s))
+            .collect();
+        let by_name: Set<&'a str> = slugs.iter().copied().collect();
+        let mut frontier: Vec<&'a str> = view
+            .records
+            .iter()
+            .filter(|e| e.info.kind == Some(kind) && changed.contains(e.path))
+            .filter_map(|e| by_name.get(e.slug).copied())
+            .collect();
+        if frontier.is_empty() {
+            continue;
+        }
+        let mut seen: Set<&'a str> = frontier.iter().copied().collect();
+        // Every cluster that holds a slug reached so far, from the kind's
+        // clusters computed whole.
+        let whole = |seen: &Set<&'a str>, members: &mut HashSet<(Kind, &'a str)>| {
+            for cluster in crate::lint::rules::slug::similar_clusters(&slugs, ratio) {
+                if cluster.iter().any(|s| seen.contains(s.as_str())) {
+                    let found = cluster.iter().filter_map(|s| by_name.get(s.as_str()));
+                    members.extend(found.map(|b| (kind, *b)));
+                }
+            }
+            members.extend(seen.iter().map(|b| (kind, *b)));
+        };
+        let (mut scans, mut clustered) = (0, 0);
+        while let Some(a) = frontier.pop() {
+            scans += 1;
+            if scans > CLOSURE_SCANS {
+                whole(&seen, &mut members);
+                break;
+            }
+            members.insert((kind, a));
+            let ca = letter_counts(a);
+            let key = crate::lint::rules::slug::suffix_key(a);
+            let mut near: Vec<&'a str> = vec![a];
+            for b in &slugs {
+                if *b == a {
+                    continue;
+                }
+                let total = (a.len() + b.len()) as f64;
+                let close = 2.0 * a.len().min(b.len()) as f64 / total >= ratio - 1e-9 && {
+                    let cb = letter_counts(b);
+                    let common: usize =
+                        ca.iter().zip(&cb).map(|(x, y)| (*x).min(*y) as usize).sum();
+                    2.0 * common as f64 / total >= ratio - 1e-9
+                };
+                if close || crate::lint::rules::slug::suffix_key(b) == key {
+                    near.push(b);
+                }
+            }
+            if near.len() == 1 {
+                continue;
+            }
+            clustered += near.len();
+            if clustered > slugs.len() / 2 {
+                whole(&seen, &mut members);
+                break;
+            }
+            // The rule's own clustering decides which candidates are similar.
+            for cluster in crate::lint::rules::slug::similar_clusters(&near, ratio) {
+                if !cluster.iter().any(|s| s == a) {
+                    continue;
+                }
+                for s in cluster {
+                    if let Some(b) = by_name.get(s.as_str()) {
+                        if seen.insert(b) {
+                            frontier.push(b);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    members
+}
+
+/// Members of `slug/similar` clusters [`similar_closure`] looks at one by
+/// one before it clusters the whole kind instead.
+const CLOSURE_SCANS: usize = 64;
+
+/// `memlint check --staged`: lints what the next commit will contain, read
+/// from the git index, against the staged view of the whole workspace.
+pub fn staged(ws: &Workspace, selected: &dyn Fn(&str) -> bool) -> Result<Outcome, GitError> {
+    let repo = Repo::open(&ws.root, "`check --staged`")?;
+    let staged = repo.staged()?;
+    let paths: Vec<&str> = staged
+        .paths()
+        .into_iter()
+        .filter(|(_, o)| o.is_file())
+        .map(|(p, _)| p)
+        .collect();
+    let changed: Vec<String> = staged
+        .changes
+        .iter()
+        .filter(|c| c.new.is_some_and(|n| n.is_file()))
+        .map(|c| c.path.clone())
+        .collect();
+    let removed: Vec<String> = staged
+        .changes
+        .iter()
+        .filter(|c| c.new.is_none())
+        .map(|c| c.path.clone())
+        .collect();
+    let max = ws.config.max_file_bytes;
+    let read = |rel: &str| -> Option<Blob> {
+        let object = staged.lookup(rel).filter(Object::is_file)?;
+        repo.blob(object.id, max).ok()
+    };
+    let resolver = VersionResolver::Index(&staged, &repo.repo);
+    let convert = may_convert(&repo.repo, &ws.root, staged.index());
+    let fast = |rel: &str| -> Option<Vec<u8>> {
+        if convert {
+            return None;
+        }
+        let object = staged.lookup(rel).filter(Object::is_file)?;
+        work_tree_copy(staged.index(), staged.prefix(), &ws.root, rel, object.id)
+    };
+    let version = Version {
+        paths,
+        changed,
+        removed,
+        read: &read,
+        read_fast: Some(&fast),
+        resolver: &resolver,
+    };
+    Ok(run_version(ws, &version, selected))
+}
+
+/// A trailer found in a commit, with the commit it came from.
+struct Found<T> {
+    commit: ObjectId,
+    item: T,
+}
+
+fn short(id: &ObjectId) -> String {
+    id.to_hex_with_len(7).to_string()
+}
+
+/// The body of a record text with LF line endings and no trailing blank
+/// space, and the offset where it starts.
+fn body_of(text: &str) -> Option<(String, usize)> {
+    let crate::syntax::frontmatter::Split::Found(parts) = crate::syntax::frontmatter::split(text)
+    else {
+        return None;
+    };
+    let body = text[parts.body.clone()].replace("\r\n", "\n");
+    Some((body.trim_end().to_string(), parts.body.start))
+}
+
+/// The span of the `title` value in a record's front matter.
+fn title_span(text: &str) -> Option<std::ops::Range<usize>> {
+    let crate::syntax::frontmatter::Split::Found(parts) = crate::syntax::frontmatter::split(text)
+    else {
+        return None;
+    };
+    let mut at = parts.yaml.start;
+    for line in text[parts.yaml.clone()].split_inclusive('\n') {
+        if let Some(value) = line.strip_prefix("title:") {
+            let start = at + "title:".len() + (value.len() - value.trim_start().len());
+            return Some(start..start + value.trim().len());
+        }
+        at += line.len();
+    }
+    None
+}
+
+/// `memlint check --base REV`: what changed between the merge base of REV
+/// and HEAD, linted at HEAD against HEAD's whole workspace, plus the
+/// `history/*` rules.
+pub fn base(
+    ws: &Workspace,
+    rev: &str,
+    selected: &dyn Fn(&str) -> bool,
+) -> Result<Outcome, GitError> {
+    let what = "`check --base`";
+    let repo = Repo::open(&ws.root, what)?;
+    let head = repo.head()?.ok_or(GitError::NoCommits(what))?;
+    let target = repo.resolve(rev)?;
+    let base = repo.merge_base(target, head, rev)?;
+    let base_tree = repo.tree_of(base)?;
+    let head_tree = repo.tree_of(head)?;
+    let changes = repo.diff_trees(Some(base_tree), Some(head_tree))?;
+    let head_paths = repo.flatten(head_tree)?;
+    let mut ops = Vec::new();
+    let mut malformed = Vec::new();
+    for c in repo.commits(&[head], &[base])? {
+        let (good, bad) = trailers(&c.message);
+        ops.extend(good.into_iter().map(|item| Found { commit: c.id, item }));
+        malformed.extend(bad.into_iter().map(|item| Found { commit: c.id, item }));
+    }
+    let warnings: Vec<String> = malformed
+        .iter()
+        .map(|m| {
+            format!(
+                "commit {}: malformed `{TRAILER}:` trailer `{}`: {}",
+                short(&m.commit),
+                crate::syntax::sanitize::line(&m.item.line),
+                crate::syntax::sanitize::line(&m.item.reason)
+            )
+        })
+        .collect();
+    let max = ws.config.max_file_bytes;
+    let read = |rel: &str| -> Option<Blob> {
+        let object = crate::io::git::tree_lookup(&head_paths, rel).filter(Object::is_file)?;
+        repo.blob(object.id, max).ok()
+    };
+    let resolver = VersionResolver::Tree(&head_paths, &repo.repo);
+    // Needed when something was removed, or a changed record is now
+    // replaced: then every record that may point at it is read, from the
+    // work tree where it matches HEAD (reading 100k blobs out of a pack
+    // instead took 18 s). Reading the git index costs a few milliseconds.
+    let index = repo
+        .index()
+        .ok()
+        .filter(|i| !crate::io::git::may_convert(&repo.repo, &ws.root, i));
+    let fast = |rel: &str| -> Option<Vec<u8>> {
+        let object = crate::io::git::tree_lookup(&head_paths, rel).filter(Object::is_file)?;
+        crate::io::git::work_tree_copy(index.as_ref()?, &repo.prefix, &ws.root, rel, object.id)
+    };
+    let version = Version {
+        paths: head_paths
+            .iter()
+            .filter(|(_, o)| o.is_file())
+            .map(|(p, _)| p.as_str())
+            .collect(),
+        changed: changes
+            .iter()
+            .filter(|c| c.new.is_some_and(|n| n.is_file()))
+            .map(|c| c.path.clone())
+            .collect(),
+        removed: changes
+            .iter()
+            .filter(|c| c.new.is_none())
+            .map(|c| c.path.clone())
+            .collect(),
+        read: &read,
+        read_fast: Some(&fast),
+        resolver: &resolver,
+    };
+    let mut outcome = run_version(ws, &version, selected);
+    outcome.warnings = warnings;
+    let renamed = renames(&repo, &changes, ws);
+    let mut diags = unexplained_removals(
+        ws,
+        &repo,
+        &changes,
+        &renamed,
+        &ops,
+        &malformed,
+        &base,
+        selected,
+        &mut outcome,
+    );
+    diags.extend(rewritten_decisions(
+        ws,
+        &repo,
+        &changes,
+        &renamed,
+        &ops,
+        &base,
+        &read,
+        selected,
+        &mut outcome,
+    ));
+    // A removed record is a file the report is about.
+    outcome.files += diags
+        .iter()
+        .filter(|d| d.rule == Rule::HistoryUnexplainedRemoval)
+        .count();
+    outcome.diagnostics.extend(diags);
+    diagnostic::sort(&mut outcome.diagnostics);
+    Ok(outcome)
+}
+
+/// `history/unexplained-removal`: records removed since `base` without a
+/// `Memlint-GC:` trailer that drops them (nor a rename).
+#[allow(clippy::too_many_arguments)]
+fn unexplained_removals(
+    ws: &Workspace,
+    repo: &Repo,
+    changes: &[Change],
+    renamed: &HashMap<String, String>,
+    ops: &[Found<GcOp>],
+    malformed: &[Found<Malformed>],
+    base: &ObjectId,
+    selected: &dyn Fn(&str) -> bool,
+    outcome: &mut Outcome,
+) -> Vec<Diagnostic> {
+    let max = ws.config.max_file_bytes;
+    let dropped = |path: &str| ops.iter().any(|f| f.item.is_on(path));
+    let mut diags: Vec<Diagnostic> = Vec::new();
+    for c in changes.iter().filter(|c| c.new.is_none()) {
+        let Place::Record(kind) = classify(&c.path, &ws.config.banned_dirs) else {
+            continue;
+        };
+        // Staging files are consumed by design (`staging release`).
+        if kind == Kind::Staging
+            || !selected(&c.path)
+            || renamed.contains_key(&c.path)
+            || dropped(&c.path)
+        {
+            continue;
+        }
+        let bare = c.path.trim_end_matches(".md");
+        let mut message = format!(
+            "`{}` was removed since {} without a `{TRAILER}:` trailer naming it; add `{TRAILER}: drop {bare} <{}>` to the message of the commit that removes it, or restore the file",
+            c.path,
+            short(base),
+            CATEGORIES.join("|")
+        );
+        if let Some(m) = malformed.iter().find(|m| m.item.line.contains(bare)) {
+            message.push_str(&format!(
+                " (commit {} has a malformed trailer naming it: {})",
+                short(&m.commit),
+                m.item.reason
+            ));
+        }
+        let text = c
+            .old
+            .and_then(|o| repo.blob(o.id, max).ok())
+            .map(|b| match b {
+                Blob::Bytes(b) => String::from_utf8_lossy(&b).into_owned(),
+                Blob::TooLarge(_) => String::new(),
+            })
+            .unwrap_or_default();
+        let finding = Finding {
+            rule: Rule::HistoryUnexplainedRemoval,
+            span: 0..0,
+            message,
+            fixable: false,
+        };
+        let found = crate::lint::to_diagnostics(&c.path, &text, vec![finding], &ws.config);
+        if !found.is_empty() && !text.is_empty() {
+            outcome.sources.entry(c.path.clone()).or_insert(text);
+        }
+        diags.extend(found);
+    }
+    diags
+}
+
+/// `history/decision-rewritten`: active decisions whose title or body
+/// changed since `base` without a `Memlint-GC:` trailer naming them.
+#[allow(clippy::too_many_arguments)]
+fn rewritten_decisions(
+    ws: &Workspace,
+    repo: &Repo,
+    changes: &[Change],
+    renamed: &HashMap<String, String>,
+    ops: &[Found<GcOp>],
+    base: &ObjectId,
+    read: &dyn Fn(&str) -> Option<Blob>,
+    selected: &dyn Fn(&str) -> bool,
+    outcome: &mut Outcome,
+) -> Vec<Diagnostic> {
+    let max = ws.config.max_file_bytes;
+    let named = |path: &str| ops.iter().any(|f| f.item.names(path));
+    let mut diags: Vec<Diagnostic> = Vec::new();
+    let old_of: HashMap<&str, (&str, Object)> = changes
+        .iter()
+        .filter_map(|c| Some((c.path.as_str(), (c.path.as_str(), c.old?))))
+        .chain(renamed.iter().filter_map(|(old, new)| {
+            let o = changes.iter().find(|c| &c.path == old)?.old?;
+            Some((new.as_str(), (old.as_str(), o)))
+        }))
+        .collect();
+    for c in changes
+        .iter()
+        .filter(|c| c.new.is_some_and(|n| n.is_file()))
+    {
+        if classify(&c.path, &ws.config.banned_dirs) != Place::Record(Kind::Decision)
+            || !selected(&c.path)
+        {
+            continue;
+        }
+        let Some(&(old_path, old)) = old_of.get(c.path.as_str()) else {
+            continue;
+        };
+        if named(&c.path) || named(old_path) {
+            continue;
+        }
+        let (Some(Blob::Bytes(old_bytes)), Some(Blob::Bytes(new_bytes))) =
+            (repo.blob(old.id, max).ok(), read(&c.path))
+        else {
+            continue;
+        };
+        let (Ok(old_text), Ok(new_text)) = (
+            std::str::from_utf8(&old_bytes),
+            std::str::from_utf8(&new_bytes),
+        ) else {
+            continue;
+        };
+        let decision = Place::Record(Kind::Decision);
+        let lint = |path: &str, bytes: &[u8]| {
+            crate::lint::lint_file(
+                path,
+                &decision,
+                crate::lint::Content::Bytes(bytes),
+                &ws.config,
+            )
+            .info
+        };
+        let (before, after) = (lint(old_path, &old_bytes), lint(&c.path, &new_bytes));
+        if before.status.as_deref() != Some("active") {
+            continue;
+        }
+        let (Some(a), Some(b)) = (body_of(old_text), body_of(new_text)) else {
+            continue;
+        };
+        let title_changed = before.title != after.title;
+        let body_changed = a.0 != b.0;
+        if !title_changed && !body_changed {
+            continue;
+        }
+        let what = match (title_changed, body_changed) {
+            (true, true) => "its title and body",
+            (true, false) => "its title",
+            _ => "its body",
+        };
+        let span = match (title_span(new_text), title_changed) {
+            (Some(span), true) => span,
+            _ => b.1..b.1,
+        };
+        let slug = crate::model::kind::stem(&c.path);
+        let finding = Finding {
+            rule: Rule::HistoryDecisionRewritten,
+            span,
+            message: format!(
+                "the active decision `{slug}` was rewritten in place ({what} changed since {}); write the new decision to a new file and set `status: replaced` with `replaced_by: <new-slug>` here, or name the edit in a `{TRAILER}:` trailer",
+                short(base)
+            ),
+            fixable: false,
+        };
+        let found = crate::lint::to_diagnostics(&c.path, new_text, vec![finding], &ws.config);
+        if !found.is_empty() {
+            outcome
+                .sources
+                .entry(c.path.clone())
+                .or_insert_with(|| new_text.to_string());
+        }
+        diags.extend(found);
+    }
+    diags
+}

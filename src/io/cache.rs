@@ -1,0 +1,66 @@
+//! `.memlint/`, the directory of memlint's caches, as every layer that
+//! keeps something there (the store, the watcher) needs it: its name, its
+//! creation, the cache format version and the key that ties a cache to the
+//! configuration, the memlint version and the running executable.
+
+use crate::io::stat::Stat;
+use crate::model::config::Config;
+use std::path::{Path, PathBuf};
+use xxhash_rust::xxh3::Xxh3;
+
+/// The directory of the index and caches, under the workspace root.
+pub const DIR: &str = ".memlint";
+
+/// The on-disk format version; an index of another version is rebuilt.
+pub const FORMAT: u32 = 6;
+
+/// The key the stored diagnostics depend on: the format, memlint's version,
+/// the running executable (a rebuilt binary may lint differently under the
+/// same version) and the effective configuration.
+pub fn key(config: &Config) -> u64 {
+    let mut h = Xxh3::new();
+    h.update(&FORMAT.to_le_bytes());
+    h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    if let Some(meta) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| std::fs::metadata(exe).ok())
+    {
+        let stat = Stat::of(&meta);
+        h.update(&stat.size.to_le_bytes());
+        h.update(&stat.mtime.to_le_bytes());
+    }
+    h.update(format!("{config:?}").as_bytes());
+    h.digest()
+}
+
+/// Creates `.memlint/` (with a `.gitignore` that keeps it out of commits)
+/// when it is missing.
+///
+/// A `.memlint` that is a symbolic link is never written through: it
+/// could lead out of the root, or to `.git` (whose `index` the cache's
+/// would replace). Commands then run without their cache.
+pub fn make_dir(root: &Path) -> std::io::Result<PathBuf> {
+    let dir = root.join(DIR);
+    match std::fs::symlink_metadata(&dir) {
+        Ok(m) if m.is_dir() => {}
+        Ok(m) => {
+            static SAID: std::sync::Once = std::sync::Once::new();
+            let what = match m.file_type().is_symlink() {
+                true => "a symbolic link",
+                false => "not a directory",
+            };
+            SAID.call_once(|| {
+                eprintln!(
+                    "memlint: warning: {DIR} is {what}; memlint keeps no cache there (every run checks every file)"
+                );
+            });
+            return Err(std::io::Error::other(format!("{DIR} is {what}")));
+        }
+        Err(_) => {
+            std::fs::create_dir_all(&dir)?;
+            // Best effort: the directory is a cache even where `init` never ran.
+            let _ = std::fs::write(dir.join(".gitignore"), "*\n");
+        }
+    }
+    Ok(dir)
+}

@@ -1,0 +1,105 @@
+//! Answering `file:` and `commit:` sources: from the work tree and the
+//! object database ([`DiskResolver`]), or from a version (the staged index
+//! or a commit's tree, [`VersionResolver`]).
+
+use crate::io::git::open::{object_exists, open, special_file};
+use crate::io::git::repo::Staged;
+use crate::io::git::types::*;
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Mutex;
+
+/// Answers `sources/dangling` questions from the work tree and the object
+/// database, caching each answer.
+pub struct DiskResolver<'a> {
+    root: &'a Path,
+    repo: Option<Mutex<gix::Repository>>,
+    files: Mutex<HashMap<String, Result<(), Option<String>>>>,
+    commits: Mutex<HashMap<String, bool>>,
+}
+
+impl<'a> DiskResolver<'a> {
+    pub fn new(root: &'a Path) -> Self {
+        DiskResolver {
+            root,
+            repo: open(root).map(Mutex::new),
+            files: Mutex::default(),
+            commits: Mutex::default(),
+        }
+    }
+
+    /// Whether root-relative `rel` (normalised) exists inside the root,
+    /// each component resolved in turn (see [`crate::io::fs::resolve_below`]):
+    /// `Err` with the link that leads out of the root, if one does.
+    fn answer(&self, rel: &str) -> Result<(), Option<String>> {
+        use crate::io::fs::Resolved;
+        let mut cache = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(known) = cache.get(rel) {
+            return known.clone();
+        }
+        let answer = match crate::io::fs::resolve_below(self.root, Path::new(rel)) {
+            Resolved::Inside(_) => Ok(()),
+            Resolved::Escapes(link) => Err(Some(link)),
+            Resolved::Missing | Resolved::Unreadable(_) => Err(None),
+        };
+        cache.insert(rel.to_string(), answer.clone());
+        answer
+    }
+
+    /// [`DiskResolver::new`] for `ws`, noting among its problems a
+    /// repository left unread because one of its files is not a regular
+    /// file (its `commit:` sources are then not checked).
+    pub fn of(ws: &'a crate::model::workspace::Workspace) -> Self {
+        if let Some((path, reason)) = special_file(&ws.root) {
+            ws.note(crate::model::workspace::Problem::GitFile { path, reason });
+        }
+        DiskResolver::new(&ws.root)
+    }
+}
+
+impl crate::lint::rules::workspace::Resolver for DiskResolver<'_> {
+    fn file_exists(&self, rel: &str) -> bool {
+        self.answer(rel).is_ok()
+    }
+
+    fn leads_out(&self, rel: &str) -> Option<String> {
+        self.answer(rel).err().flatten()
+    }
+
+    fn commit_exists(&self, hex: &str) -> Option<bool> {
+        let repo = self.repo.as_ref()?;
+        let mut cache = self.commits.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&known) = cache.get(hex) {
+            return Some(known);
+        }
+        let repo = repo.lock().unwrap_or_else(|e| e.into_inner());
+        let exists = object_exists(&repo, &hex.to_ascii_lowercase());
+        cache.insert(hex.to_string(), exists);
+        Some(exists)
+    }
+}
+
+/// Answers `sources/dangling` questions from a version that git holds: the
+/// index (`--staged`) or a commit's tree (`--base`).
+pub enum VersionResolver<'a> {
+    /// The staged view and the repository for `commit:` sources.
+    Index(&'a Staged, &'a gix::Repository),
+    /// Sorted paths of a flattened tree.
+    Tree(&'a [(String, Object)], &'a gix::Repository),
+}
+
+impl crate::lint::rules::workspace::Resolver for VersionResolver<'_> {
+    fn file_exists(&self, rel: &str) -> bool {
+        match self {
+            VersionResolver::Index(staged, _) => staged.exists(rel),
+            VersionResolver::Tree(paths, _) => tree_has(paths, rel),
+        }
+    }
+
+    fn commit_exists(&self, hex: &str) -> Option<bool> {
+        let repo = match self {
+            VersionResolver::Index(_, r) | VersionResolver::Tree(_, r) => r,
+        };
+        Some(object_exists(repo, &hex.to_ascii_lowercase()))
+    }
+}

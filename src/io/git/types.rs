@@ -1,0 +1,138 @@
+//! What git reads give: errors, objects, changes, blobs and commits.
+
+use gix::ObjectId;
+
+/// Why a git-backed command cannot run (exit 2).
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    /// The workspace is not inside a git work tree.
+    #[error("{root} is not in a git repository; {what} reads git (run `git init` first)")]
+    NotARepository { root: String, what: &'static str },
+    /// HEAD is unborn.
+    #[error("the repository has no commits yet; {0} needs at least one commit")]
+    NoCommits(&'static str),
+    /// A revision that does not resolve to a commit.
+    #[error("unknown revision `{rev}`{hint}")]
+    UnknownRevision { rev: String, hint: String },
+    /// Two commits without a common ancestor in the history at hand.
+    #[error("{0}")]
+    NoMergeBase(String),
+    /// Unmerged paths in the index.
+    #[error(
+        "the index has unresolved conflicts (`{0}`); resolve them and `git add` the result first"
+    )]
+    Conflict(String),
+    /// Anything else git could not read.
+    #[error("cannot read the git repository: {0}")]
+    Read(String),
+    /// A file of the repository memlint changes (its configuration) could
+    /// not be written; the message names it and the system's error.
+    #[error("{0}")]
+    Write(String),
+    /// A request that names nothing in the repository (an unknown record).
+    #[error("{0}")]
+    Unknown(String),
+}
+
+pub(crate) fn read_err(e: impl std::fmt::Display) -> GitError {
+    GitError::Read(e.to_string())
+}
+
+/// What a path of a git tree or index holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// A regular file (executable or not).
+    Blob,
+    /// A symbolic link: its blob is the link target, never a record.
+    Link,
+    /// A submodule commit.
+    Submodule,
+}
+
+/// An object a path points at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Object {
+    /// The blob (or submodule commit) id.
+    pub id: ObjectId,
+    /// What the path holds.
+    pub kind: FileKind,
+}
+
+impl Object {
+    pub(crate) fn from_tree_mode(id: ObjectId, mode: gix::objs::tree::EntryMode) -> Object {
+        let kind = if mode.is_link() {
+            FileKind::Link
+        } else if mode.is_commit() {
+            FileKind::Submodule
+        } else {
+            FileKind::Blob
+        };
+        Object { id, kind }
+    }
+
+    /// Whether the path is a regular file whose blob can be read as a record.
+    pub fn is_file(&self) -> bool {
+        self.kind == FileKind::Blob
+    }
+}
+
+/// A path that differs between two versions, root-relative.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// Root-relative, `/`-separated.
+    pub path: String,
+    /// `None`: the path is new.
+    pub old: Option<Object>,
+    /// `None`: the path is gone.
+    pub new: Option<Object>,
+}
+
+/// The content of a blob, as `lint_file` wants it.
+pub enum Blob {
+    /// The whole content.
+    Bytes(Vec<u8>),
+    /// Larger than `max_file_bytes`: only its size.
+    TooLarge(u64),
+}
+
+/// A commit as `log` and `check --base` use it.
+#[derive(Debug, Clone)]
+pub struct CommitInfo {
+    /// The commit id.
+    pub id: ObjectId,
+    /// Author time: seconds since the epoch and offset in seconds east of UTC.
+    pub seconds: i64,
+    /// See `seconds`.
+    pub offset: i32,
+    /// The whole commit message.
+    pub message: String,
+    /// Parent commits, first parent first.
+    pub parents: Vec<ObjectId>,
+    /// The commit's root tree.
+    pub tree: ObjectId,
+}
+
+impl CommitInfo {
+    /// The first line of the message.
+    pub fn summary(&self) -> &str {
+        self.message.lines().next().unwrap_or("").trim_end()
+    }
+}
+
+/// Whether sorted `paths` hold `rel` as a file or as a directory.
+pub fn tree_has(paths: &[(String, Object)], rel: &str) -> bool {
+    if paths.binary_search_by(|(p, _)| p.as_str().cmp(rel)).is_ok() {
+        return true;
+    }
+    let dir = format!("{rel}/");
+    let at = paths.partition_point(|(p, _)| p.as_str() < dir.as_str());
+    paths.get(at).is_some_and(|(p, _)| p.starts_with(&dir))
+}
+
+/// The object at `rel` in sorted `paths`.
+pub fn tree_lookup(paths: &[(String, Object)], rel: &str) -> Option<Object> {
+    paths
+        .binary_search_by(|(p, _)| p.as_str().cmp(rel))
+        .ok()
+        .map(|i| paths[i].1)
+}

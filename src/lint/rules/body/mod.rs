@@ -1,0 +1,5 @@
+//! `body/*`: the body of a record.
+//!
+//! One file per rule: its documentation (`DOC`), its check, its fix.
+
+pub mod too_long;

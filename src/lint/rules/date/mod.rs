@@ -1,0 +1,6 @@
+//! `date/*`: memory outlives the day it was written, so dates are absolute.
+//!
+//! One file per rule: its documentation (`DOC`), its check, its fix.
+
+pub mod format;
+pub mod relative;

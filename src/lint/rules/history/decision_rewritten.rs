@@ -1,0 +1,108 @@
+//! `history/decision-rewritten`: an active decision changed in place.
+
+/// The rule's documentation, as `memlint rule history/decision-rewritten` prints it.
+pub const DOC: &str = r#"# history/decision-rewritten
+
+an active decision changed in place
+
+## What it does
+
+Runs only with `memlint check --base REV`. Fires on a decision that was active at the merge base of REV and HEAD and whose title or body differs at HEAD (line endings and trailing blank lines aside), following renames. It points at the new title when the title changed, else at the start of the body. Changes to other keys (status, sources, tags) do not count, and a commit in `base..HEAD` with a `Memlint-GC:` trailer naming the decision (for example `rewrite`) exempts it.
+
+## Why it matters
+
+A decision is a record of what was decided and why at one point in time. Editing it in place erases the earlier decision and its reasoning; agents that cited it now cite something else. Writing the new decision to a new file and marking the old one `replaced` keeps both and the link between them.
+
+## Example
+
+<!-- example: history -->
+
+A decision is committed on `main`; a branch then edits its title and body in place.
+
+`memory/decisions/set-catalog-cache-ttl.md`:
+
+```markdown
+---
+title: Set the catalog cache TTL to 10 minutes
+status: active
+date: 2026-03-23
+sources:
+  - staging:20260323-091500-a7c1
+---
+
+Hit rate plateaus at 94 % above 10 minutes; longer TTLs only serve staler prices.
+```
+
+```sh
+git init -q -b main && git add -A && git commit -q -m "Record catalog cache TTL"
+git switch -q -c longer-ttl
+```
+
+`memory/decisions/set-catalog-cache-ttl.md`:
+
+```markdown
+---
+title: Set the catalog cache TTL to 30 minutes
+status: active
+date: 2026-04-07
+sources:
+  - staging:20260407-101500-4e2b
+---
+
+Surrogate-key purges keep prices fresh, so a 30-minute TTL is safe.
+```
+
+```sh
+git commit -q -am "Raise catalog cache TTL" && memlint check --base main
+```
+
+## Fixed
+
+The new decision goes to a new file and the old one is marked replaced.
+
+`memory/decisions/set-catalog-cache-ttl-30-minutes.md`:
+
+```markdown
+---
+title: Set the catalog cache TTL to 30 minutes
+status: active
+date: 2026-04-07
+sources:
+  - staging:20260407-101500-4e2b
+  - decision:set-catalog-cache-ttl
+---
+
+Surrogate-key purges keep prices fresh, so a 30-minute TTL is safe.
+```
+
+`memory/decisions/set-catalog-cache-ttl.md`:
+
+```markdown
+---
+title: Set the catalog cache TTL to 10 minutes
+status: replaced
+date: 2026-03-23
+sources:
+  - staging:20260323-091500-a7c1
+replaced_by: set-catalog-cache-ttl-30-minutes
+---
+
+Hit rate plateaus at 94 % above 10 minutes; longer TTLs only serve staler prices.
+```
+
+```sh
+git add -A && git commit -q -m "Replace catalog cache TTL decision" && memlint check --base main
+```
+
+## Fix
+
+Not fixed automatically: restore the old decision's title and body, write the new decision to a new file, and set `status: replaced` and `replaced_by: <new-slug>` on the old one. For a correction that does not change the decision (a typo, a broken link), name it in a trailer instead: `Memlint-GC: rewrite memory/decisions/<slug> noisy`.
+
+## Configuration
+
+```yaml
+# .memlint.yml
+rules:
+  history/decision-rewritten: error   # default: warning; or off
+```
+"#;

@@ -1,0 +1,85 @@
+//! `history/unexplained-removal`: a record removed without a `Memlint-GC:`
+//! trailer.
+
+/// The rule's documentation, as `memlint rule history/unexplained-removal` prints it.
+pub const DOC: &str = r#"# history/unexplained-removal
+
+a record removed without a `Memlint-GC:` trailer
+
+## What it does
+
+Runs only with `memlint check --base REV`. Fires on each record present at the merge base of REV and HEAD but gone at HEAD, unless git would see it as renamed (an identical file, or one of the same kind sharing at least half its lines, added elsewhere) or a commit in `base..HEAD` carries a `Memlint-GC:` trailer whose subject is that record (`drop`, `merge … into …`, `split`, …). Staging files are exempt: `staging release` consumes them by design. A malformed trailer naming the record is pointed out in the message.
+
+## Why it matters
+
+Git history is the store of record for memory: a decision that silently disappears in a pull request takes its reasoning with it, and nobody reviewing `git log` later can tell whether it was obsolete, merged elsewhere or deleted by mistake. The trailer makes every removal say why.
+
+## Example
+
+<!-- example: history -->
+
+Two decisions are committed on `main`; a branch then deletes one of them without a trailer.
+
+`memory/decisions/cache-sessions-in-process.md`:
+
+```markdown
+---
+title: Cache user sessions in the API process
+status: replaced
+date: 2026-02-10
+sources:
+  - staging:20260210-120000-b0a4
+replaced_by: use-redis-for-sessions
+---
+
+Sessions are kept in an in-process LRU of 50,000 entries.
+```
+
+`memory/decisions/use-redis-for-sessions.md`:
+
+```markdown
+---
+title: Keep user sessions in Redis
+status: active
+date: 2026-03-18
+sources:
+  - staging:20260318-141000-0c9b
+---
+
+Sessions move from the API process memory to Redis so that any replica can serve a user.
+```
+
+```sh
+git init -q -b main && git add -A && git commit -q -m "Record session cache decisions"
+git switch -q -c tidy-memory
+```
+
+```sh
+git rm -q memory/decisions/cache-sessions-in-process.md
+git commit -q -m "Remove old session cache decision"
+memlint check --base main
+```
+
+## Fixed
+
+The same removal, with the trailer in the commit message.
+
+```sh
+git rm -q memory/decisions/cache-sessions-in-process.md
+git commit -q -m "Drop the superseded session cache decision" \
+  -m "Memlint-GC: drop memory/decisions/cache-sessions-in-process superseded"
+memlint check --base main
+```
+
+## Fix
+
+Not fixed automatically: add a trailer `Memlint-GC: <op> <kind-dir>/<slug> [into <kind-dir>/<slug>] <category>` (op `drop`, `merge`, `split`, `trim` or `rewrite`; category `outdated`, `superseded`, `unused` or `noisy`) to the message of a commit in the range (`git commit --amend`, or an empty commit with `git commit --allow-empty`), or restore the file.
+
+## Configuration
+
+```yaml
+# .memlint.yml
+rules:
+  history/unexplained-removal: warning   # default: error; or off
+```
+"#;

@@ -1,0 +1,5 @@
+//! `staging/*`: staging entries.
+//!
+//! One file per rule: its documentation (`DOC`), its check, its fix.
+
+pub mod id;

@@ -1,0 +1,80 @@
+//! `status/cycle`: `replaced_by` leads back to a record already visited.
+//!
+//! Found by the one pass over the `replaced_by` graph that also gives
+//! `status/dangling-target` and `status/chain` (`dangling_target.rs`).
+
+/// The rule's documentation, as `memlint rule status/cycle` prints it.
+pub const DOC: &str = r#"# status/cycle
+
+`replaced_by` leads back to a record already visited
+
+## What it does
+
+Fires when following `replaced_by` from a replaced record comes back to a record already visited, so no record in force is ever reached. Every record on the cycle is reported once, at its `replaced_by` value, with the cycle spelled out (`a → b → a`); a record that points itself is a cycle of one. A replaced record that is not on the cycle but leads into it is reported too. These records get no `status/chain`.
+
+## Why it matters
+
+Every record of the cycle says it was replaced, so as far as memory is concerned the topic has no current decision at all: an agent following the chain goes round in circles, and recall without `--all` hides all of them.
+
+## Example
+
+`memory/decisions/cache-catalog-in-redis.md`:
+
+```markdown
+---
+title: Cache the catalog in Redis
+status: replaced
+date: 2026-03-01
+sources:
+  - staging:20260301-100000-aa01
+replaced_by: cache-catalog-at-cdn
+---
+
+The catalog API caches responses in Redis for 10 minutes.
+```
+
+`memory/decisions/cache-catalog-at-cdn.md`:
+
+```markdown
+---
+title: Cache the catalog at the CDN
+status: replaced
+date: 2026-03-08
+sources:
+  - staging:20260308-100000-bb02
+replaced_by: cache-catalog-in-redis
+---
+
+The catalog is cached at the CDN edge with surrogate-key purges.
+```
+
+## Fixed
+
+The CDN decision is the one in force.
+
+`memory/decisions/cache-catalog-at-cdn.md`:
+
+```markdown
+---
+title: Cache the catalog at the CDN
+status: active
+date: 2026-03-08
+sources:
+  - staging:20260308-100000-bb02
+---
+
+The catalog is cached at the CDN edge with surrogate-key purges.
+```
+
+## Fix
+
+Not fixed automatically: memlint cannot know which record is current. Decide which one is in force, set it to `status: active` and delete its `replaced_by`; the others keep pointing at it.
+
+## Configuration
+
+```yaml
+# .memlint.yml
+rules:
+  status/cycle: warning   # default: error; or off
+```
+"#;

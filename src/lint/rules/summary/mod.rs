@@ -1,0 +1,5 @@
+//! `summary/*`: the memory summary.
+//!
+//! One file per rule: its documentation (`DOC`), its check, its fix.
+
+pub mod too_long;

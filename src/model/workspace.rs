@@ -1,0 +1,95 @@
+//! The workspace as a value: its root, its configuration, and the problems
+//! its walks met. Finding and loading it is the engine's
+//! (`crate::engine::workspace`); walking it is `crate::io::walk`'s.
+
+use crate::model::config::Config;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Something a walk met that the user must hear about.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Problem {
+    /// A directory (or entry) the walk could not read: what it holds is
+    /// left out, so the command's answer is incomplete (exit 2).
+    Unreadable { path: String, reason: String },
+    /// An ignore file that was not read: its rules do not apply (a warning).
+    IgnoreFile { path: String, reason: String },
+    /// A file of the git repository that is not read, and so neither is
+    /// the repository (a warning).
+    GitFile { path: String, reason: String },
+}
+
+impl Problem {
+    /// Whether the problem makes the command fail (exit 2): the workspace
+    /// could not be read whole.
+    pub fn is_error(&self) -> bool {
+        matches!(self, Problem::Unreadable { .. })
+    }
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Problem::Unreadable { path, reason } => write!(
+                f,
+                "cannot read {path}: {reason}; the records in it are left out"
+            ),
+            Problem::IgnoreFile { path, reason } => {
+                write!(f, "{path} {reason}; its rules are not applied")
+            }
+            Problem::GitFile { path, reason } => write!(
+                f,
+                "{path} {reason}; the git repository is not read (`commit:` sources are not checked)"
+            ),
+        }
+    }
+}
+
+/// A loaded workspace.
+#[derive(Debug, Clone)]
+pub struct Workspace {
+    pub root: PathBuf,
+    pub config: Config,
+    /// What walks met that the user must hear about (see
+    /// [`Workspace::take_problems`]); shared by the clones of a workspace.
+    problems: Arc<std::sync::Mutex<Vec<Problem>>>,
+}
+
+impl Workspace {
+    /// The workspace at `root` (already resolved) with `config`.
+    pub fn new(root: PathBuf, config: Config) -> Workspace {
+        Workspace {
+            root,
+            config,
+            problems: Default::default(),
+        }
+    }
+
+    /// Adds `problem` to those [`Workspace::take_problems`] gives.
+    pub fn note(&self, problem: Problem) {
+        self.problems
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(problem);
+    }
+
+    /// What the walks so far met and left out (unreadable directories,
+    /// ignore files that are not read), each once, sorted; the list is
+    /// emptied. Commands report them at their end.
+    pub fn take_problems(&self) -> Vec<Problem> {
+        let mut problems =
+            std::mem::take(&mut *self.problems.lock().unwrap_or_else(|e| e.into_inner()));
+        problems.sort();
+        problems.dedup();
+        problems
+    }
+
+    /// Adds every one of `problems` to those [`Workspace::take_problems`]
+    /// gives.
+    pub fn note_all(&self, problems: impl IntoIterator<Item = Problem>) {
+        self.problems
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(problems);
+    }
+}

@@ -1,0 +1,289 @@
+//! The secret detector: what looks like a credential in a text (token
+//! prefixes, key/value pairs, private key blocks). Pure text knowledge, used
+//! by the rule `secrets/detected` and by the sanitizer that masks secrets in
+//! everything memlint prints.
+
+use crate::syntax::text::HintWords;
+use regex::Regex;
+use std::sync::LazyLock;
+
+struct Pattern {
+    what: &'static str,
+    re: Regex,
+    /// For `key: value` patterns, the value must look opaque.
+    opaque_group: Option<usize>,
+    /// What a text must hold for the pattern to match, searched first.
+    hint: Hint,
+}
+
+/// A cheap necessary condition for a pattern to match: most texts hold no
+/// secret and are ruled out by one literal search (SIMD) instead of a scan
+/// per pattern.
+enum Hint {
+    /// The match begins with one of [`PREFIXES`].
+    Prefix,
+    /// Every match holds a match of [`KEY_HINT`], which ignores ASCII case
+    /// only: found from the key words of the text's [`HintWords`] and a
+    /// short check of what follows them, far faster than the Unicode
+    /// case-insensitive pattern (and most mentions of a "key" are not
+    /// followed by `:` or `=`). Unicode case folding also maps the Kelvin
+    /// sign to `k` and the long s to `s`; texts holding them skip the hint.
+    KeyWords,
+}
+
+/// The hint of [`Hint::KeyWords`], as a pattern (the tests hold the search
+/// to it).
+#[cfg(test)]
+const KEY_HINT: &str = r#"(?i-u:password|passwd|key|token)["']?\s*[:=]"#;
+
+/// The literal beginning of every [`Hint::Prefix`] pattern.
+static PREFIXES: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"-----BEGIN |AKIA|ASIA|gh[pousr]_|github_pat_|xox[abposr]-|sk-|AIza")
+        .expect("valid regex")
+});
+
+static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
+    let p = |what, re: &str, opaque_group| Pattern {
+        what,
+        re: Regex::new(re).expect("valid regex"),
+        opaque_group,
+        hint: Hint::Prefix,
+    };
+    vec![
+        p(
+            PRIVATE_KEY,
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----",
+            None,
+        ),
+        p(
+            "an AWS access key id",
+            r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b",
+            None,
+        ),
+        p("a GitHub token", r"\bgh[pousr]_[A-Za-z0-9]{36,}", None),
+        p(
+            "a GitHub fine-grained token",
+            r"\bgithub_pat_[A-Za-z0-9_]{22,}",
+            None,
+        ),
+        p("a Slack token", r"\bxox[abposr]-[A-Za-z0-9-]{10,}", None),
+        p(
+            "an API secret key (`sk-…`)",
+            r"\bsk-[A-Za-z0-9_-]{20,}",
+            None,
+        ),
+        p("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}", None),
+        Pattern {
+            hint: Hint::KeyWords,
+            ..p(
+                "a password or token value",
+                r#"(?i)\b(?:password|passwd|api[_-]?key|secret[_-]?key|access[_-]?token|auth[_-]?token|token)["']?\s*[:=]\s*["']?([A-Za-z0-9+/=_.~-]{16,})"#,
+                Some(1),
+            )
+        },
+    ]
+});
+
+/// Letters and digits mixed, not a word or a path: the shape of a generated
+/// credential.
+fn looks_opaque(v: &str) -> bool {
+    let digits = v.bytes().filter(u8::is_ascii_digit).count();
+    let letters = v.bytes().filter(u8::is_ascii_alphabetic).count();
+    let upper = v.bytes().filter(u8::is_ascii_uppercase).count();
+    let distinct = {
+        let mut seen = [false; 256];
+        v.bytes().for_each(|b| seen[b as usize] = true);
+        seen.iter().filter(|s| **s).count()
+    };
+    digits >= 2 && letters >= 4 && distinct >= 10 && (upper > 0 || digits >= 4)
+}
+
+/// Whether a key word of `words` in `text` is followed as [`KEY_HINT`]
+/// demands: `["']?\s*[:=]`.
+fn key_assigned(text: &str, words: &HintWords) -> bool {
+    words.keys.iter().any(|w| {
+        // The words are ASCII: `w.end` is a character boundary.
+        let rest = &text[w.end..];
+        let rest = rest.strip_prefix(['"', '\'']).unwrap_or(rest);
+        // `\s` is Unicode's White_Space, as `char::is_whitespace`.
+        rest.trim_start_matches(char::is_whitespace)
+            .starts_with([':', '='])
+    })
+}
+
+/// Finds credentials in `text`: (byte range, what it looks like).
+pub fn find(text: &str) -> Vec<(std::ops::Range<usize>, &'static str)> {
+    find_with(text, &HintWords::of(text))
+}
+
+/// A credential as output may show it: of `range`, the first `keep` bytes
+/// (the kind's prefix, `ghp_`, `AKIA`, a private key's `-----BEGIN … KEY`,
+/// or the `password: ` of a pair) and never the rest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hidden {
+    /// The credential's bytes in the text.
+    pub range: std::ops::Range<usize>,
+    /// How many of its first bytes only say what kind it is.
+    pub keep: usize,
+}
+
+/// The end of a private key block.
+static KEY_END: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----").expect("valid regex")
+});
+
+/// What of `text` output must hide: every credential [`find`] finds (so
+/// what `secrets/detected` flags is what is masked), a private key from
+/// its `BEGIN` line through its `END` line (to the end of the text when
+/// there is none), since the key material is in the lines between.
+/// Sorted, not overlapping.
+pub fn hidden(text: &str) -> Vec<Hidden> {
+    // Most printed strings hold neither a prefix nor a key word: one
+    // search each rules them out before the hint words are collected.
+    if !PREFIXES.is_match(text) && !KEY_WORD.is_match(text) {
+        return Vec::new();
+    }
+    let mut out: Vec<Hidden> = Vec::new();
+    for (range, what, keep) in found(text, &HintWords::of(text)) {
+        if out.last().is_some_and(|h| range.start < h.range.end) {
+            continue;
+        }
+        let range = if what == PRIVATE_KEY {
+            let end = KEY_END
+                .find_at(text, range.end)
+                .map_or(text.len(), |m| m.end());
+            range.start..end
+        } else {
+            range
+        };
+        out.push(Hidden { range, keep });
+    }
+    out
+}
+
+/// Whether `text` may hold a key word of [`Hint::KeyWords`] in any case
+/// (Unicode case folding included): texts without one need no hint words.
+static KEY_WORD: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"(?i)password|passwd|key|token").expect("valid regex"));
+
+/// What [`PATTERNS`] calls a private key block.
+const PRIVATE_KEY: &str = "a private key block";
+
+/// [`find`], given the hint words of `text`.
+pub fn find_with(text: &str, words: &HintWords) -> Vec<(std::ops::Range<usize>, &'static str)> {
+    found(text, words)
+        .into_iter()
+        .map(|(range, what, _)| (range, what))
+        .collect()
+}
+
+/// Every credential in `text`: its range, what it looks like, and how many
+/// of its first bytes say only what kind it is (see [`Hidden::keep`]).
+fn found(text: &str, words: &HintWords) -> Vec<(std::ops::Range<usize>, &'static str, usize)> {
+    let mut out = Vec::new();
+    let prefixed = PREFIXES.is_match(text);
+    for p in PATTERNS.iter() {
+        match &p.hint {
+            Hint::Prefix if !prefixed => continue,
+            Hint::Prefix => {}
+            Hint::KeyWords => {
+                if !key_assigned(text, words) && !words.folds_to_ascii {
+                    continue;
+                }
+            }
+        }
+        for caps in p.re.captures_iter(text) {
+            let Some(whole) = caps.get(0) else { continue };
+            let keep = match p.opaque_group {
+                Some(g) => match caps.get(g) {
+                    Some(v) if looks_opaque(v.as_str()) => v.start() - whole.start(),
+                    _ => continue,
+                },
+                // Without its closing dashes, so that what is shown is
+                // never found again (which would hide the rest of a text
+                // that holds no `END` line).
+                None if p.what == PRIVATE_KEY => whole.len() - "-----".len(),
+                None => PREFIXES
+                    .find_at(text, whole.start())
+                    .filter(|m| m.start() == whole.start())
+                    .map_or(0, |m| m.len()),
+            };
+            if out
+                .iter()
+                .any(|(r, _, _): &(std::ops::Range<usize>, _, _)| {
+                    r.start < whole.end() && whole.start() < r.end
+                })
+            {
+                continue;
+            }
+            out.push((whole.range(), p.what, keep));
+        }
+    }
+    out.sort_by_key(|(r, _, _)| r.start);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_and_ignores() {
+        assert_eq!(find("key AKIAIOSFODNN7EXAMPLE here").len(), 1);
+        assert_eq!(
+            find("token: ghp_abcdefghijklmnopqrstuvwxyz0123456789").len(),
+            1
+        );
+        assert_eq!(find("password: hunter2").len(), 0);
+        assert_eq!(find("password: Xk9fQ2mLp8Rt4vWz7").len(), 1);
+        assert_eq!(find("the token: count-the-words-in-this").len(), 0);
+        assert_eq!(find("-----BEGIN RSA PRIVATE KEY-----").len(), 1);
+    }
+
+    #[test]
+    fn every_token_kind() {
+        let tokens = [
+            "-----BEGIN OPENSSH PRIVATE KEY-----",
+            "ASIAIOSFODNN7EXAMPLE",
+            "gho_abcdefghijklmnopqrstuvwxyz0123456789",
+            "github_pat_11ABCDEFG0123456789_abcdefghij",
+            "xoxb-1234567890-abcdef",
+            "sk-proj-abcdefghij0123456789",
+            "AIzaSyA1234567890abcdefghijklmnopqrstuv",
+        ];
+        for t in tokens {
+            assert_eq!(find(&format!("see {t} here")).len(), 1, "{t}");
+        }
+    }
+
+    #[test]
+    fn the_key_hint_is_its_pattern() {
+        // Every text of four of these pieces: the words in any case,
+        // overlapping (`weekey`, `passwordkey`), split, and what may follow.
+        let hint = Regex::new(KEY_HINT).expect("valid regex");
+        let pieces = [
+            "key", "KEY", "Token", "passWD", "password", "wee", "passw", "ord", "api_", "\"", "'",
+            " ", "\u{3000}", ":", "=", "日本",
+        ];
+        let mut seen = 0;
+        for t in crate::syntax::text::every_text_of(&pieces, 4) {
+            let hit = key_assigned(&t, &HintWords::of(&t));
+            assert_eq!(hit, hint.is_match(&t), "{t:?}");
+            seen += usize::from(hit);
+        }
+        assert!(seen > 1000, "{seen}");
+    }
+
+    #[test]
+    fn key_values_in_any_case() {
+        assert_eq!(find("PassWord: Xk9fQ2mLp8Rt4vWz7").len(), 1);
+        assert_eq!(find("API_KEY=Xk9fQ2mLp8Rt4vWz7 日本").len(), 1);
+        // Unicode case folding: the Kelvin sign is a `k`, the long s an `s`.
+        assert_eq!(find("api_\u{212A}ey: Xk9fQ2mLp8Rt4vWz7").len(), 1);
+        assert_eq!(find("pa\u{17F}sword: Xk9fQ2mLp8Rt4vWz7").len(), 1);
+        // Unicode white space between the key and `=`.
+        assert_eq!(find("api_key\u{3000}= Xk9fQ2mLp8Rt4vWz7").len(), 1);
+        assert_eq!(find("Token\t\"= 'Xk9fQ2mLp8Rt4vWz7'").len(), 0);
+        assert_eq!(find("Token\" \t= 'Xk9fQ2mLp8Rt4vWz7'").len(), 1);
+    }
+}
