@@ -528,7 +528,7 @@ fn newline_in_file_name_splits_human_report_lines() {
     assert_eq!(lines[1], "    A memory/decisions/nl␊name.md");
     let context = memlint(root, &["context"]);
     assert!(
-        context.stdout.contains("\n- nl␊name.md\n"),
+        context.stdout.contains("\n- nl␊name — Named\n"),
         "{}",
         context.stdout
     );

@@ -249,7 +249,9 @@ fn session_start_over_budget_shows_the_records_the_search_index_holds() {
     assert!(err(&o).contains("refreshed later"), "{}", err(&o));
     let text = out(&o);
     assert!(
-        text.contains("memory/decisions/ (3)\n- rebuild-index-in-parallel.md\n"),
+        text.contains(
+            "memory/decisions/ (3)\n- rebuild-index-in-parallel — 索引を並列に再構築する\n"
+        ),
         "{text}"
     );
     assert!(

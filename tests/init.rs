@@ -224,7 +224,7 @@ fn agent_settings_are_written_and_merged_without_clobbering() {
     assert_eq!(code, 0, "{out}");
     assert!(
         out.contains(
-            "added memlint's SessionStart, PostToolUse, Stop hook(s) to .claude/settings.json"
+            "added memlint's SessionStart, PostToolUse, Stop hook(s) and the permission to run memlint's commands to .claude/settings.json"
         ),
         "{out}"
     );
@@ -232,6 +232,21 @@ fn agent_settings_are_written_and_merged_without_clobbering() {
     let json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
     // The user's settings and hooks stay, in their order.
     assert_eq!(json["permissions"]["allow"][0], "Bash(cargo test)");
+    // The agent may run memlint's authoring and reading commands without
+    // asking each time.
+    assert_eq!(
+        json["permissions"]["allow"],
+        serde_json::json!([
+            "Bash(cargo test)",
+            "Bash(memlint new:*)",
+            "Bash(memlint replace:*)",
+            "Bash(memlint show:*)",
+            "Bash(memlint search:*)",
+            "Bash(memlint check:*)",
+            "Bash(memlint fmt:*)",
+            "Bash(memlint staging add:*)"
+        ])
+    );
     assert_eq!(json["model"], "opus");
     assert_eq!(
         json["hooks"]["Stop"][0]["hooks"][0]["command"],

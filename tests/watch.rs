@@ -312,7 +312,9 @@ fn context_is_the_same_with_a_watcher() {
     write(root, "memory/decisions/adopt-quokka-naming.md", QUOKKA);
     let changed = memlint(root, &["context"]);
     assert!(
-        changed.stdout.contains("adopt-quokka-naming.md"),
+        changed
+            .stdout
+            .contains("- adopt-quokka-naming — Adopt quokka naming\n"),
         "{}",
         changed.stdout
     );

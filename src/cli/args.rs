@@ -82,6 +82,14 @@ pub enum Command {
     /// A background watcher (Linux) that spares search and context the stat of every record
     #[command(subcommand)]
     Watch(WatchCommand),
+    /// Write a new decision, request or knowledge record, checked by every rule first
+    New(NewArgs),
+    /// Mark a record replaced by another of its kind, and point its replaced records at the new one
+    Replace(ReplaceArgs),
+    /// A record's fields and body, and the records that point at it
+    Show(ShowArgs),
+    /// Serve the memory as Model Context Protocol tools on standard input/output
+    Mcp,
 }
 
 /// `memlint watch …`: see `crate::io::watch`.
@@ -264,6 +272,8 @@ pub enum StagingCommand {
     Claim(StagingClaimArgs),
     /// Delete the entries consumed by the claim and drop the lock (holder only)
     Release(StagingReleaseArgs),
+    /// Write a new staging entry (activity log) under a fresh id
+    Add(StagingAddArgs),
 }
 
 #[derive(Args, Debug)]
@@ -347,4 +357,105 @@ pub struct CompactImportArgs {
 pub enum CompactFormat {
     Human,
     Json,
+}
+
+/// The kinds `memlint new` writes.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NewKind {
+    Decision,
+    Request,
+    Knowledge,
+}
+
+impl NewKind {
+    /// The kind it names.
+    pub fn kind(self) -> crate::model::kind::Kind {
+        use crate::model::kind::Kind;
+        match self {
+            NewKind::Decision => Kind::Decision,
+            NewKind::Request => Kind::Request,
+            NewKind::Knowledge => Kind::Knowledge,
+        }
+    }
+}
+
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthorFormat {
+    Human,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct NewArgs {
+    /// The kind of record
+    #[arg(value_enum)]
+    pub kind: NewKind,
+    /// The title (one line, at most 120 characters); the slug is made from its ASCII words
+    pub title: String,
+    /// The slug (file name), when the title has no ASCII words or another is wanted
+    #[arg(long, value_name = "SLUG")]
+    pub slug: Option<String>,
+    /// A source (repeatable): decision:<slug>, file:<path>, commit:<hex>, https://…, session:<id>, …
+    #[arg(long = "source", value_name = "SOURCE")]
+    pub sources: Vec<String>,
+    /// A tag (repeatable)
+    #[arg(long = "tag", value_name = "TAG")]
+    pub tags: Vec<String>,
+    /// One line describing a knowledge record (required for knowledge)
+    #[arg(long, value_name = "TEXT")]
+    pub description: Option<String>,
+    /// Knowledge: inject the description at every session start (model_invocation: true)
+    #[arg(long)]
+    pub resident: bool,
+    /// The body, from FILE, or from standard input with `-`
+    #[arg(long, value_name = "FILE")]
+    pub body_file: Option<PathBuf>,
+    /// The date (YYYY-MM-DD; default: today, UTC)
+    #[arg(long, value_name = "YYYY-MM-DD")]
+    pub date: Option<String>,
+    /// The slug of a record of the same kind this one replaces
+    #[arg(long, value_name = "SLUG")]
+    pub replaces: Option<String>,
+    /// Write it even when its slug looks like a near-duplicate of an active record
+    #[arg(long)]
+    pub force: bool,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = AuthorFormat::Human)]
+    pub format: AuthorFormat,
+}
+
+#[derive(Args, Debug)]
+pub struct ReplaceArgs {
+    /// The slug of the record to mark replaced
+    pub old: String,
+    /// The slug of the record that replaces it (same kind)
+    pub new: String,
+    /// The kind, when the slug names records of several kinds
+    #[arg(long, value_enum)]
+    pub kind: Option<NewKind>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = AuthorFormat::Human)]
+    pub format: AuthorFormat,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    /// A slug, kind:slug (decision:use-gix, cmem:CMEM-…), or a path relative to the root
+    pub target: String,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = AuthorFormat::Human)]
+    pub format: AuthorFormat,
+}
+
+#[derive(Args, Debug)]
+pub struct StagingAddArgs {
+    /// Where the activity log comes from (session:<id>, a tool name, …)
+    #[arg(long, value_name = "SOURCE")]
+    pub source: String,
+    /// The body, from FILE, or from standard input with `-`
+    #[arg(long, value_name = "FILE")]
+    pub body_file: Option<PathBuf>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = AuthorFormat::Human)]
+    pub format: AuthorFormat,
 }

@@ -8,6 +8,7 @@
 pub mod output;
 
 mod args;
+mod author;
 mod check;
 mod compact;
 mod context;
@@ -17,6 +18,7 @@ mod hook;
 mod index;
 mod init;
 mod log;
+mod mcp;
 pub mod progress;
 pub mod render;
 mod report;
@@ -51,6 +53,15 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Watch(cmd) => {
             Settings::resolve(&cli.global).and_then(|s| watch::run(&s, &cli.global, cmd))
         }
+        Command::New(args) => Settings::resolve(&cli.global).and_then(|s| author::new(&s, args)),
+        Command::Replace(args) => {
+            Settings::resolve(&cli.global).and_then(|s| author::replace(&s, args))
+        }
+        Command::Show(args) => Settings::resolve(&cli.global).and_then(|s| author::show(&s, args)),
+        Command::Mcp => Ok(mcp::run(mcp::Place {
+            root: cli.global.root.clone(),
+            config: cli.global.config.clone(),
+        })),
     };
     match result {
         Ok(code) => code,

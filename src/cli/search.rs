@@ -30,7 +30,7 @@ pub(super) fn run(s: &Settings, args: &SearchArgs) -> Result<ExitCode, Workspace
 
 /// The JSON of SPEC §4: `{"query", "results": [{"path", "kind", "slug",
 /// "title", "status", "score", "snippet"}]}`.
-fn json(query: &str, hits: &[crate::engine::search::Hit]) -> String {
+pub(super) fn json(query: &str, hits: &[crate::engine::search::Hit]) -> String {
     let results: Vec<serde_json::Value> = hits
         .iter()
         .map(|h| {

@@ -16,6 +16,7 @@ pub(super) fn run(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, Worksp
     let cfg = &s.workspace.config.staging;
     let now = crate::model::clock::now_secs();
     let outcome = match cmd {
+        StagingCommand::Add(args) => return super::author::staging_add(s, args),
         StagingCommand::Status { format } => st::status(root, cfg).map(|status| match format {
             StagingFormat::Json => {
                 if let Some(problem) = status.lock_problem() {

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The failure counts of `post-write`, under `.memlint/`.
-pub const FAILURES_FILE: &str = "post-write-failures.json";
+pub const FAILURES_FILE: &str = crate::store::failures::FILE;
 
 /// How long `session-start` may take before it prints what it has (the
 /// runtime's timeout is 20 s). `MEMLINT_SESSION_START_BUDGET_MS` overrides.
@@ -90,7 +90,18 @@ fn root_of(request: &Request) -> Option<PathBuf> {
         .map(|c| cwd.join(c))
         .filter(|c| c.is_dir())
         .unwrap_or(cwd);
-    Some(find_root(&start))
+    let root = find_root(&start);
+    if is_workspace(&root) {
+        return Some(root);
+    }
+    // Without `.memlint.yml` or git to mark the root, a session that runs
+    // in a subdirectory of the workspace finds it by its files.
+    Some(
+        start
+            .ancestors()
+            .find(|dir| is_workspace(dir))
+            .map_or(root, Path::to_path_buf),
+    )
 }
 
 /// Whether `root` looks like a memlint workspace at all: without any of its
@@ -168,6 +179,13 @@ pub fn session_start(request: &Request) -> Reply {
     let Some(ws) = workspace_of(request, &mut reply) else {
         return reply;
     };
+    // The session's post-write attempts start afresh, also on a resume
+    // or after a compaction.
+    crate::store::failures::start_session(
+        &ws.root,
+        session_of(&request.input),
+        crate::model::clock::now_secs(),
+    );
     let brief = request.input.get("source").and_then(|s| s.as_str()) == Some("compact");
     let flags = crate::engine::context::Flags {
         brief,
@@ -182,20 +200,23 @@ pub fn session_start(request: &Request) -> Reply {
         .and_then(|v| v.trim().parse::<u64>().ok())
         .map_or(SESSION_START_BUDGET, Duration::from_millis);
 
-    let (tx, rx) = std::sync::mpsc::channel();
-    {
+    // A budget of zero takes the stale path at once: a refresh that won
+    // the race against the timer would otherwise be waited for.
+    let fresh = (!budget.is_zero()).then(|| {
+        let (tx, rx) = std::sync::mpsc::channel();
         let ws = ws.clone();
         let max_chars = settings.max_chars;
         std::thread::spawn(move || {
             let _ = tx.send(crate::engine::context::gather(&ws, max_chars));
         });
-    }
-    match rx.recv_timeout(budget) {
-        Ok(material) => {
+        rx.recv_timeout(budget).ok()
+    });
+    match fresh.flatten() {
+        Some(material) => {
             reply.stdout = crate::engine::context::render(&material, &settings);
             tell_problems(&ws, &mut reply);
         }
-        Err(_) => {
+        None => {
             reply.note(format_args!(
                 "the index refresh took longer than {} ms; the context comes from the stored index and is refreshed later",
                 budget.as_millis()
@@ -247,6 +268,15 @@ pub fn stop(request: &Request) -> Reply {
     reply
 }
 
+/// The runtime's session id (`""` when it sends none: hooks without one
+/// share their counts).
+fn session_of(input: &serde_json::Value) -> &str {
+    input
+        .get("session_id")
+        .and_then(|s| s.as_str())
+        .unwrap_or("")
+}
+
 /// The tools whose writes `post-write` lints.
 const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
 
@@ -282,13 +312,27 @@ pub fn post_write(request: &Request) -> Reply {
         .filter(|d| d.severity == crate::model::diagnostic::Severity::Error)
         .map(crate::model::diagnostic::Diagnostic::count)
         .sum::<usize>();
+    let session = session_of(&request.input);
+    let now = crate::model::clock::now_secs();
     if errors == 0 {
-        failures::reset(&ws.root, &rel);
+        crate::store::failures::reset(&ws.root, session, &rel, now);
+        let formatted = crate::engine::feedback::format_record(&ws, &rel);
+        if let Some(context) =
+            crate::engine::feedback::post_write(&rel, &outcome.diagnostics, &formatted)
+        {
+            let out = serde_json::json!({
+                "hookSpecificOutput": {
+                    "hookEventName": "PostToolUse",
+                    "additionalContext": context,
+                }
+            });
+            reply.stdout = format!("{}\n", crate::syntax::sanitize::json_text(&out.to_string()));
+        }
         return reply;
     }
     let max = ws.config.post_write.max_failures;
     // Stop the agent at the limit; the next session starts counting afresh.
-    let counted = failures::bump(&ws.root, &rel, max);
+    let counted = crate::store::failures::bump(&ws.root, session, &rel, max, now);
     let failures = counted.unwrap_or(1);
     if failures >= max {
         let reason = format!(
@@ -396,70 +440,5 @@ impl Attempt<'_> {
             );
         }
         text
-    }
-}
-
-/// The consecutive post-write failures of each file (SPEC §6), in
-/// `.memlint/post-write-failures.json` (`{"<root-relative path>": count}`).
-/// Every change is a read-modify-write under an exclusive `flock` on
-/// `.memlint/post-write-failures.lock`, so parallel hooks never lose one.
-mod failures {
-    use std::path::Path;
-
-    type Counts = std::collections::BTreeMap<String, u32>;
-
-    /// The lock file beside [`super::FAILURES_FILE`].
-    const LOCK_FILE: &str = "post-write-failures.lock";
-
-    /// Counts one more failure of `rel` and returns the count, forgetting
-    /// it at `max`. `None` when `.memlint/` cannot be written (nothing is
-    /// counted then).
-    pub fn bump(root: &Path, rel: &str, max: u32) -> Option<u32> {
-        update(root, |counts| {
-            let n = counts.get(rel).copied().unwrap_or(0).saturating_add(1);
-            if n >= max {
-                counts.remove(rel);
-            } else {
-                counts.insert(rel.to_string(), n);
-            }
-            Some(n)
-        })
-        .flatten()
-    }
-
-    /// Forgets the failures of `rel` (a clean lint).
-    pub fn reset(root: &Path, rel: &str) {
-        // Without a count there is nothing to lock for.
-        if read(&root.join(crate::io::cache::DIR).join(super::FAILURES_FILE)).contains_key(rel) {
-            update(root, |counts| counts.remove(rel).map(|_| ()));
-        }
-    }
-
-    /// Runs `change` on the counts under the lock and writes them when it
-    /// returns `Some`. `None` when the lock or the file cannot be written.
-    fn update<R>(root: &Path, change: impl FnOnce(&mut Counts) -> Option<R>) -> Option<Option<R>> {
-        let dir = crate::io::cache::make_dir(root).ok()?;
-        let lock = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(dir.join(LOCK_FILE))
-            .ok()?;
-        lock.lock().ok()?;
-        let path = dir.join(super::FAILURES_FILE);
-        let mut counts = read(&path);
-        let Some(out) = change(&mut counts) else {
-            return Some(None);
-        };
-        let text = serde_json::to_string_pretty(&counts).ok()?;
-        crate::io::fs::write_cache(&path, text.as_bytes()).ok()?;
-        Some(Some(out))
-    }
-
-    fn read(path: &Path) -> Counts {
-        crate::io::fs::read_regular(path)
-            .ok()
-            .and_then(|b| serde_json::from_slice(&b).ok())
-            .unwrap_or_default()
     }
 }

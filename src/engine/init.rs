@@ -472,9 +472,78 @@ pub fn merge_agent_settings(existing: Option<&str>) -> Result<(String, Vec<Strin
             }
         }
     }
+    if allow_memlint(&mut settings)? {
+        added.push(PERMISSIONS.to_string());
+    }
     let mut text = serde_json::to_string_pretty(&settings).map_err(|e| e.to_string())?;
     text.push('\n');
     Ok((text, added))
+}
+
+/// What `added` names when the permissions were added.
+const PERMISSIONS: &str = "permissions";
+
+/// The memlint commands an agent runs through its Bash tool, allowed
+/// without asking each time (`permissions.allow`, Claude Code's rule
+/// syntax): saving, replacing, reading and searching records.
+pub const AGENT_PERMISSIONS: [&str; 7] = [
+    "Bash(memlint new:*)",
+    "Bash(memlint replace:*)",
+    "Bash(memlint show:*)",
+    "Bash(memlint search:*)",
+    "Bash(memlint check:*)",
+    "Bash(memlint fmt:*)",
+    "Bash(memlint staging add:*)",
+];
+
+/// Adds the [`AGENT_PERMISSIONS`] missing from `permissions.allow`; true
+/// when one was added.
+fn allow_memlint(settings: &mut Json) -> Result<bool, String> {
+    if settings.get_mut("permissions").is_none() {
+        if let Json::Object(entries) = settings {
+            entries.push(("permissions".into(), Json::Object(Vec::new())));
+        }
+    }
+    let Some(permissions @ Json::Object(_)) = settings.get_mut("permissions") else {
+        return Err("has a `permissions` that is not a JSON object".into());
+    };
+    if permissions.get_mut("allow").is_none() {
+        if let Json::Object(entries) = permissions {
+            entries.push(("allow".into(), Json::Array(Vec::new())));
+        }
+    }
+    let Some(Json::Array(allow)) = permissions.get_mut("allow") else {
+        return Err("has a `permissions.allow` that is not a JSON array".into());
+    };
+    let mut added = false;
+    for rule in AGENT_PERMISSIONS {
+        if !allow
+            .iter()
+            .any(|r| matches!(r, Json::String(s) if s == rule))
+        {
+            allow.push(Json::String(rule.to_string()));
+            added = true;
+        }
+    }
+    Ok(added)
+}
+
+/// "the SessionStart, Stop hook(s) and the permissions to run memlint".
+fn added_words(added: &[String]) -> String {
+    let events: Vec<&str> = added
+        .iter()
+        .map(String::as_str)
+        .filter(|a| *a != PERMISSIONS)
+        .collect();
+    let permissions = added.iter().any(|a| a == PERMISSIONS);
+    match (events.is_empty(), permissions) {
+        (false, false) => format!("memlint's {} hook(s)", events.join(", ")),
+        (false, true) => format!(
+            "memlint's {} hook(s) and the permission to run memlint's commands",
+            events.join(", ")
+        ),
+        _ => "the permission to run memlint's commands".to_string(),
+    }
 }
 
 /// A hook group's `matcher`: `None` when it has none (it then matches every
@@ -637,10 +706,7 @@ impl AgentSettings {
         if added.is_empty() {
             report.say(format!("{shown} already registers memlint's hooks"));
         } else {
-            report.say(format!(
-                "added memlint's {} hook(s) to {shown}",
-                added.join(", ")
-            ));
+            report.say(format!("added {} to {shown}", added_words(&added)));
         }
         Ok(())
     }

@@ -3,9 +3,11 @@
 //! values and typed errors in and out: no flags, no standard output, no exit
 //! codes. Every front end (the CLI, and the servers to come) calls these.
 
+pub mod author;
 pub mod check;
 pub mod compact;
 pub mod context;
+pub mod feedback;
 pub mod fix;
 pub mod fmt;
 pub mod hook;

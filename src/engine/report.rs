@@ -44,7 +44,16 @@ pub fn build(
     let replaced_chains = crate::lint::rules::status::replaced_chains(&view);
     let mut similar_slugs: Vec<Vec<String>> = crate::store::slugs::slug_clusters(ws, &files)
         .into_iter()
-        .flat_map(|(_, clusters)| clusters)
+        .flat_map(|(kind, clusters)| {
+            let view = &view;
+            clusters.into_iter().map(move |c| {
+                crate::lint::rules::slug::similar::active_members(&c, |s| {
+                    view.get(kind, s)
+                        .is_some_and(|e| e.info.status.as_deref() == Some("replaced"))
+                })
+            })
+        })
+        .filter(|c| !c.is_empty())
         .collect();
     similar_slugs.sort();
     let too_many_sources = reports

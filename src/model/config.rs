@@ -15,7 +15,10 @@ pub const ALWAYS_BANNED: &str = "memory/workflow";
 /// The default session-start header (SPEC §6).
 pub const DEFAULT_HEADER: &str = "Search memory (`memlint search QUERY`) before starting work and \
 whenever past context is needed. Save decisions, user preferences and lasting facts as soon as \
-they appear, not later. Always write absolute dates (YYYY-MM-DD), never relative ones.";
+they appear, not later. Always write absolute dates (YYYY-MM-DD), never relative ones.
+Save with `memlint new decision|request|knowledge \"Title\" --source SRC` (memory/decisions/, \
+memory/requests/, knowledge/; knowledge also takes --description and --resident); a record that \
+changes an earlier decision takes `--replaces OLD-SLUG`. `memlint show SLUG` reads one.";
 
 /// A per-rule severity override.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -55,6 +58,11 @@ pub struct StagingConfig {
 #[derive(Debug, Clone, PartialEq)]
 pub struct PostWriteConfig {
     pub max_failures: u32,
+    /// `hook post-write` formats a valid record itself (and says so)
+    /// instead of telling the agent to run `memlint fmt`. Off by default:
+    /// a file changed behind the agent's back no longer matches what it
+    /// read, and its next edit of it fails.
+    pub format: bool,
 }
 
 /// The resolved configuration.
@@ -117,7 +125,10 @@ impl Default for Config {
                 max_bytes: 1_048_576,
                 stale_after_secs: 7200,
             },
-            post_write: PostWriteConfig { max_failures: 3 },
+            post_write: PostWriteConfig {
+                max_failures: 3,
+                format: false,
+            },
             watch: false,
         }
     }
@@ -160,8 +171,10 @@ rules: {}
 context: {max_chars: 4000, blocks: 1}
 # When staging is due for consolidation, and when a lock counts as stale.
 staging: {max_files: 50, max_bytes: 1048576, stale_after_secs: 7200}
-# Consecutive failed lints of one file before the post-write hook stops the agent.
-post_write: {max_failures: 3}
+# Consecutive failed lints of one file before the post-write hook stops the agent;
+# format: true lets the hook format a valid record itself (the agent must then
+# re-read it before editing it again).
+post_write: {max_failures: 3, format: false}
 # true: the first search or context that finds no `memlint watch` running starts
 # one (Linux), so that they need not stat every record.
 watch: false

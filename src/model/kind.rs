@@ -4,7 +4,8 @@
 use std::fmt;
 
 /// The kind of a workspace file, decided by its path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Kind {
     Summary,
     Decision,

@@ -21,8 +21,9 @@ pub const TOC_DIRS: [(&str, Kind); 4] = [
 pub struct TocDir {
     /// `memory/decisions/` and the like.
     pub dir: &'static str,
-    /// File names of its newest active records, newest first: all of them,
-    /// or as many as any budget of the characters gathered for can show.
+    /// Its newest active records, newest first, as index lines
+    /// (`slug — title`): all of them, or as many as any budget of the
+    /// characters gathered for can show.
     pub names: Vec<String>,
     /// How many active records it has.
     pub total: usize,
@@ -90,7 +91,7 @@ fn newest<T: Send>(
 /// workspace file, keeping at most `keep` items of each list (see
 /// [`keep_for`]).
 pub fn material(files: &[Glance], context_md: Option<String>, keep: usize) -> Material {
-    let mut per_dir: Vec<Vec<(Option<&str>, &str)>> = vec![Vec::new(); TOC_DIRS.len()];
+    let mut per_dir: Vec<Vec<(Option<&str>, &str, &Glance)>> = vec![Vec::new(); TOC_DIRS.len()];
     let mut resident: Vec<(Option<&str>, &str, &str)> = Vec::new();
     let mut m = Material {
         context_md,
@@ -108,7 +109,7 @@ pub fn material(files: &[Glance], context_md: Option<String>, keep: usize) -> Ma
         }
         let name = g.path.rsplit('/').next().unwrap_or(g.path);
         if let Some(i) = TOC_DIRS.iter().position(|(_, k)| *k == kind) {
-            per_dir[i].push((g.date, name));
+            per_dir[i].push((g.date, name, g));
         }
         if kind == Kind::Knowledge && g.model_invocation == Some(true) {
             // One whose description is missing or invalid (`check` reports
@@ -122,9 +123,9 @@ pub fn material(files: &[Glance], context_md: Option<String>, keep: usize) -> Ma
         .map(|((dir, _), names)| TocDir {
             dir,
             total: names.len(),
-            names: newest(names, keep, newest_first)
+            names: newest(names, keep, |a, b| newest_first(&(a.0, a.1), &(b.0, b.1)))
                 .into_iter()
-                .map(|(_, n)| n.to_string())
+                .map(|(_, _, g)| index_line(g))
                 .collect(),
         })
         .collect();
@@ -209,6 +210,26 @@ pub fn decode_material(bytes: &[u8], keep: usize, key: u64) -> Option<Material> 
         summary,
         staging,
     })
+}
+
+/// Most characters of a title in the memory index: the line says what the
+/// record is about, `memlint show` gives the rest.
+pub const INDEX_TITLE_CHARS: usize = 80;
+
+/// A record's line in the memory index: `slug — title` (a session's
+/// description stands for its title), the title cut to
+/// [`INDEX_TITLE_CHARS`]; the slug alone when there is neither.
+fn index_line(g: &Glance) -> String {
+    let slug = stem(g.path);
+    let title = g.title.or(g.description).map(one_line).unwrap_or_default();
+    if title.is_empty() {
+        return slug.to_string();
+    }
+    let cut: String = match title.char_indices().nth(INDEX_TITLE_CHARS) {
+        Some((at, _)) => format!("{}…", title[..at].trim_end()),
+        None => title,
+    };
+    format!("{slug} — {cut}")
 }
 
 /// A description on one line (it should be one already).

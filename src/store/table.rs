@@ -88,6 +88,8 @@ pub struct Glance<'a> {
     pub date: Option<&'a str>,
     pub model_invocation: Option<bool>,
     pub description: Option<&'a str>,
+    /// The title (for the context's memory index).
+    pub title: Option<&'a str>,
 }
 
 impl<'a> Glance<'a> {
@@ -103,6 +105,7 @@ impl<'a> Glance<'a> {
             date: r.info.date.as_deref(),
             model_invocation: r.info.model_invocation,
             description: r.info.description.as_deref(),
+            title: r.info.title.as_deref(),
         }
     }
 }
@@ -471,6 +474,7 @@ impl<'a> Reader<'a> {
                 date,
                 model_invocation,
                 description,
+                title: None,
             },
             hash,
             blob,
@@ -481,8 +485,12 @@ impl<'a> Reader<'a> {
 
     /// An entry's head, its tail skipped.
     pub(crate) fn glance(&mut self) -> Option<Glance<'a>> {
-        let head = self.head()?;
-        self.bytes(head.tail)?;
+        let mut head = self.head()?;
+        let end = self.pos.checked_add(head.tail)?;
+        // The title opens the tail.
+        head.glance.title = self.opt_str_ref()?;
+        (self.pos <= end && end <= self.buf.len()).then_some(())?;
+        self.pos = end;
         Some(head.glance)
     }
 

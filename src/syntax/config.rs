@@ -88,6 +88,16 @@ impl Reader<'_> {
         Ok(n)
     }
 
+    fn boolean(&self, key: &str, node: &Node) -> Result<bool, ConfigError> {
+        match node.as_scalar().map(|s| s.resolve()) {
+            Some(Resolved::Bool(b)) => Ok(b),
+            _ => Err(self.err(
+                node.span.start,
+                format!("`{key}` must be true or false, not {}", node.type_name()),
+            )),
+        }
+    }
+
     fn string(&self, key: &str, node: &Node) -> Result<String, ConfigError> {
         node.as_scalar()
             .filter(|s| s.resolve() == Resolved::Str)
@@ -353,9 +363,14 @@ fn staging(r: &Reader, v: &Node, errs: &mut Vec<ConfigError>, config: &mut Confi
 
 /// `post_write`: failed lints of one file before the hook stops the agent.
 fn post_write(r: &Reader, v: &Node, errs: &mut Vec<ConfigError>, config: &mut Config) {
-    const KEYS: &[&str] = &["max_failures"];
+    const KEYS: &[&str] = &["max_failures", "format"];
     for e in noted(errs, r.mapping("post_write", v)).unwrap_or_default() {
         match key_name(e) {
+            "format" => {
+                if let Some(b) = noted(errs, r.boolean("post_write.format", &e.value)) {
+                    config.post_write.format = b;
+                }
+            }
             "max_failures" => {
                 if let Some(n) = noted(errs, r.positive("post_write.max_failures", &e.value)) {
                     config.post_write.max_failures = n.min(u32::MAX as u64) as u32;

@@ -14,6 +14,7 @@ pub mod sanitize;
 pub mod secrets;
 pub mod session;
 pub mod similar;
+pub mod slugify;
 pub mod text;
 pub mod tokens;
 pub mod trailer;

@@ -382,6 +382,7 @@ mod tests {
                 date: (i % 5 != 0).then(|| dates[i % 3]),
                 model_invocation: Some(i % 3 == 0),
                 description: Some("a  description\n over lines"),
+                title: None,
             })
             .collect()
     }

@@ -170,8 +170,19 @@ fn header(s: &Settings) -> (Vec<String>, usize) {
     (fixed, header_len)
 }
 
-/// `--brief`: the header and the number of records per directory.
+/// `--brief`: the header, the newest block of `CONTEXT.md` (it says where
+/// the work stands, which the agent needs most after a compaction) and the
+/// number of records per directory.
 fn brief(m: &Material, mut fixed: Vec<String>, header_len: usize, max_chars: usize) -> String {
+    if let Some(text) = &m.context_md {
+        for b in first_blocks(text, 1) {
+            fixed.push(String::new());
+            // Masked as a whole: a private key's material is in the lines
+            // after its `BEGIN` line.
+            let b = crate::syntax::sanitize::secrets(&b);
+            fixed.extend(b.lines().map(shown));
+        }
+    }
     fixed.push(String::new());
     fixed.push("## Memory index (active records)".into());
     fixed.extend(toc_fixed(m));

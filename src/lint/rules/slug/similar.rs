@@ -10,7 +10,7 @@ slugs of the same kind look like near-duplicates
 
 ## What it does
 
-Fires when two or more slugs of the same kind (decision, request or knowledge) look like near-duplicates: their similarity ratio (as Python's `difflib`) is at least `similar_slug_ratio` (default 0.9), or they are equal but for a numeric or version-like suffix (`-2`, `-v2`, `-new`, `-old`, `-fix`, `-final`, `-draft`, `-copy`, …). Similar slugs are grouped into clusters; each member after the first in sorted order gets one diagnostic naming the others. The status is not looked at: a replaced record still counts.
+Fires when two or more slugs of the same kind (decision, request or knowledge) look like near-duplicates: their similarity ratio (as Python's `difflib`) is at least `similar_slug_ratio` (default 0.9), or they are equal but for a numeric or version-like suffix (`-2`, `-v2`, `-new`, `-old`, `-fix`, `-final`, `-draft`, `-copy`, …). Similar slugs are grouped into clusters; each member after the first in sorted order gets one diagnostic naming the others. A record with `status: replaced` is left out of its cluster: once one record replaces the other, as this rule advises, the pair no longer fires (`memlint new … --replaces OLD` does that in one step); a cluster needs two active members.
 
 ## Why it matters
 
@@ -69,7 +69,7 @@ Product pages are cached at the CDN for 5 minutes and purged by surrogate key on
 
 ## Fix
 
-Not fixed automatically: merge the records into one and delete the others (with a `Memlint-GC: merge … into …` trailer in the commit, so `history/unexplained-removal` accepts it), or rename one whose topic really differs. Marking one `status: replaced` does not silence the warning, since replaced records are compared too.
+Not fixed automatically: merge the records into one and delete the others (with a `Memlint-GC: merge … into …` trailer in the commit, so `history/unexplained-removal` accepts it), or rename one whose topic really differs, or mark the older one replaced by the newer (`memlint replace OLD NEW`): a replaced record is left out of the comparison.
 
 ## Configuration
 
@@ -104,10 +104,15 @@ pub fn check(view: &View, out: &mut WsSink) {
         }
         // The first record of each slug, found once (not a scan per member).
         let mut paths: crate::model::hashing::Map<&str, &str> = Default::default();
+        let mut replaced: crate::model::hashing::Set<&str> = Default::default();
         for e in view.records.iter().filter(|e| e.info.kind == Some(kind)) {
             paths.entry(e.slug).or_insert(e.path);
+            if e.info.status.as_deref() == Some("replaced") {
+                replaced.insert(e.slug);
+            }
         }
         for cluster in &clusters {
+            let cluster = active_members(cluster, |s| replaced.contains(s));
             for (n, member) in cluster.iter().enumerate().skip(1) {
                 let Some(path) = paths.get(member.as_str()) else {
                     continue;
@@ -142,4 +147,15 @@ pub fn named_list<'s>(names: impl Iterator<Item = &'s str>, count: usize, most: 
         Some((last, init)) if rest == 0 => format!("{} and {last}", init.join(", ")),
         Some(_) => format!("{} and {rest} more", shown.join(", ")),
     }
+}
+
+/// The members of a near-duplicate cluster that still count: a replaced
+/// record was dealt with as the rule advises (one replaces the other), so
+/// it is left out, and a cluster of fewer than two left is none.
+pub fn active_members(cluster: &[String], replaced: impl Fn(&str) -> bool) -> Vec<String> {
+    let active: Vec<String> = cluster.iter().filter(|s| !replaced(s)).cloned().collect();
+    if active.len() < 2 {
+        return Vec::new();
+    }
+    active
 }

@@ -1,0 +1,252 @@
+//! `memlint new`, `memlint replace`, `memlint show` and `memlint staging
+//! add`: flags in, the engine's authoring functions, the result out (the
+//! path on standard output, or JSON), refusals rendered as `check` renders
+//! findings.
+
+use super::args::{AuthorFormat, NewArgs, NewKind, ReplaceArgs, ShowArgs, StagingAddArgs};
+use super::output::write_out;
+use super::render;
+use super::settings::Settings;
+use crate::engine::author::{self, AuthorError, Draft, NewOptions};
+use crate::engine::workspace::WorkspaceError;
+use crate::model::diagnostic::Diagnostic;
+use std::path::Path;
+use std::process::ExitCode;
+
+/// `memlint new`.
+pub(super) fn new(s: &Settings, args: &NewArgs) -> Result<ExitCode, WorkspaceError> {
+    let body = match &args.body_file {
+        Some(f) => read_body(f)?,
+        None => String::new(),
+    };
+    let draft = Draft {
+        kind: Some(args.kind.kind()),
+        title: args.title.clone(),
+        slug: args.slug.clone(),
+        sources: args.sources.clone(),
+        tags: args.tags.clone(),
+        description: args.description.clone(),
+        resident: args.resident,
+        body,
+        date: args.date.clone(),
+    };
+    let opts = NewOptions {
+        force: args.force,
+        replaces: args.replaces.clone(),
+    };
+    let result = author::new(&s.workspace, &draft, &opts, &author::today());
+    Ok(match result {
+        Ok(created) => {
+            warn(
+                s,
+                &created.warnings,
+                &[(created.path.clone(), created.text.clone())],
+            );
+            if let Some(old) = &created.replaced {
+                if !s.quiet && args.format == AuthorFormat::Human {
+                    errln!("memlint: {old} is now replaced by {}", created.slug);
+                }
+            }
+            write_out(&match args.format {
+                AuthorFormat::Json => json_written(&created),
+                AuthorFormat::Human => format!("{}\n", created.path),
+            });
+            ExitCode::SUCCESS
+        }
+        Err(e) => refused(s, &e, args.format),
+    })
+}
+
+/// `memlint replace OLD NEW`.
+pub(super) fn replace(s: &Settings, args: &ReplaceArgs) -> Result<ExitCode, WorkspaceError> {
+    let kind = args.kind.map(NewKind::kind);
+    Ok(
+        match author::replace(&s.workspace, kind, &args.old, &args.new) {
+            Ok(done) => {
+                warn(s, &done.warnings, &[]);
+                write_out(&match args.format {
+                    AuthorFormat::Json => json_written(&done),
+                    AuthorFormat::Human if !done.changed => {
+                        format!("{} is already replaced by {}\n", done.old, done.new)
+                    }
+                    AuthorFormat::Human => {
+                        let mut t = format!("{} is now replaced by {}\n", done.old, done.new);
+                        for p in &done.retargeted {
+                            t += &format!("{p} now points at {}\n", done.new);
+                        }
+                        t
+                    }
+                });
+                ExitCode::SUCCESS
+            }
+            Err(e) => refused(s, &e, args.format),
+        },
+    )
+}
+
+/// `memlint show`.
+pub(super) fn show(s: &Settings, args: &ShowArgs) -> Result<ExitCode, WorkspaceError> {
+    Ok(match author::show(&s.workspace, &args.target) {
+        Ok(shown) => {
+            write_out(&match args.format {
+                AuthorFormat::Json => crate::syntax::sanitize::json(&shown),
+                AuthorFormat::Human => human_shown(&shown),
+            });
+            ExitCode::SUCCESS
+        }
+        Err(e) => refused(s, &e, args.format),
+    })
+}
+
+/// `memlint staging add`.
+pub(super) fn staging_add(s: &Settings, args: &StagingAddArgs) -> Result<ExitCode, WorkspaceError> {
+    let body = match &args.body_file {
+        Some(f) => read_body(f)?,
+        None => String::new(),
+    };
+    let now = crate::model::clock::now_secs();
+    Ok(
+        match author::add_staging(&s.workspace, &args.source, &body, now) {
+            Ok(added) => {
+                warn(s, &added.warnings, &[]);
+                write_out(&match args.format {
+                    AuthorFormat::Json => json_written(&added),
+                    AuthorFormat::Human => format!("{}\n", added.path),
+                });
+                ExitCode::SUCCESS
+            }
+            Err(e) => refused(s, &e, args.format),
+        },
+    )
+}
+
+/// The JSON of a successful write: the engine's value and `"written": true`.
+fn json_written<T: serde::Serialize>(value: &T) -> String {
+    let mut v = serde_json::to_value(value).unwrap_or_default();
+    if let Some(map) = v.as_object_mut() {
+        map.insert("written".into(), true.into());
+        if let Some(w) = map.remove("warnings") {
+            map.insert("diagnostics".into(), w);
+        }
+    }
+    crate::syntax::sanitize::json(&v)
+}
+
+/// Warnings on what was written, rendered on standard error as `check`
+/// renders them.
+fn warn(s: &Settings, diags: &[Diagnostic], texts: &[(String, String)]) {
+    if diags.is_empty() || s.quiet {
+        return;
+    }
+    let sources = texts.iter().cloned().collect();
+    let summary = render::Summary::of(0, diags);
+    let text = render::human(diags, &sources, summary, false, render::width());
+    err!("{}", closing_less(&text));
+}
+
+/// A rendering without `check`'s closing count line, which speaks of
+/// files checked.
+fn closing_less(text: &str) -> String {
+    let trimmed = text.trim_end_matches('\n');
+    match trimmed.rfind('\n') {
+        Some(at) if trimmed[at + 1..].starts_with("Found ") => {
+            format!("{}\n", trimmed[..at].trim_end_matches('\n'))
+        }
+        _ => text.to_string(),
+    }
+}
+
+/// Reports why nothing was written, and gives the exit code.
+fn refused(s: &Settings, e: &AuthorError, format: AuthorFormat) -> ExitCode {
+    let code = ExitCode::from(e.exit_code());
+    let (diagnostics, texts, similar) = match e {
+        AuthorError::Refused {
+            diagnostics, texts, ..
+        } => (diagnostics.as_slice(), texts.as_slice(), &[][..]),
+        AuthorError::Similar { similar, .. } => (&[][..], &[][..], similar.as_slice()),
+        _ => (&[][..], &[][..], &[][..]),
+    };
+    match format {
+        AuthorFormat::Json => {
+            let similar: Vec<serde_json::Value> = similar
+                .iter()
+                .map(|(slug, path)| serde_json::json!({"slug": slug, "path": path}))
+                .collect();
+            let path = match e {
+                AuthorError::Refused { path, .. } | AuthorError::Exists { path } => {
+                    serde_json::Value::from(path.as_str())
+                }
+                _ => serde_json::Value::Null,
+            };
+            write_out(&crate::syntax::sanitize::json(&serde_json::json!({
+                "written": false,
+                "error": e.to_string(),
+                "path": path,
+                "diagnostics": diagnostics,
+                "similar": similar,
+            })));
+        }
+        AuthorFormat::Human => {
+            if !diagnostics.is_empty() {
+                let sources = texts.iter().cloned().collect();
+                let summary = render::Summary::of(0, diagnostics);
+                let text = render::human(diagnostics, &sources, summary, s.color, render::width());
+                err!("{}", closing_less(&text));
+            }
+        }
+    }
+    errln!("memlint: error: {e}");
+    code
+}
+
+/// A record for a person: its path, fields, what points at it, its body.
+fn human_shown(shown: &author::Shown) -> String {
+    let mut t = format!("{} ({} {})\n", shown.path, shown.kind.name(), shown.slug);
+    if let Some(fields) = shown.fields.as_object() {
+        // In the file's order.
+        for key in &shown.keys {
+            let Some(value) = fields.get(key) else {
+                continue;
+            };
+            let value = match value {
+                serde_json::Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            t += &format!("  {key}: {value}\n");
+        }
+    }
+    for p in &shown.replaced_by_this {
+        t += &format!("  replaces: {p}\n");
+    }
+    for p in &shown.cited_by {
+        t += &format!("  cited by: {p}\n");
+    }
+    let body = shown.body.trim_matches('\n');
+    if !body.is_empty() {
+        t += "\n";
+        t += body;
+        t += "\n";
+    }
+    t
+}
+
+/// The body from `file`, or from standard input for `-`: UTF-8 text.
+fn read_body(file: &Path) -> Result<String, WorkspaceError> {
+    let bytes = if file.as_os_str() == "-" {
+        let mut buf = Vec::new();
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf).map_err(|source| {
+            WorkspaceError::Io {
+                path: "standard input".into(),
+                source,
+            }
+        })?;
+        buf
+    } else {
+        crate::io::fs::read_regular(file).map_err(|source| {
+            WorkspaceError::Usage(format!("cannot read {}: {source}", file.display()))
+        })?
+    };
+    String::from_utf8(bytes).map_err(|_| {
+        WorkspaceError::Usage(format!("the body in {} is not UTF-8 text", file.display()))
+    })
+}

@@ -1,0 +1,594 @@
+//! `memlint mcp`: the memory as tools for any agent, over the Model Context
+//! Protocol on standard input and output (the official Rust SDK, `rmcp`).
+//!
+//! Standard output carries protocol messages only; anything else goes to
+//! standard error. The tokio runtime the SDK needs is started here, for
+//! this command alone, on the current thread. Every tool calls the same
+//! engine functions as the command line, and every value it returns goes
+//! through the sanitizer: a secret in a record is masked in snippets,
+//! bodies and context as `check` masks it.
+
+use crate::engine::author::{self, AuthorError};
+use crate::engine::workspace::{Workspace, WorkspaceError};
+use crate::model::kind::Kind;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::{schemars, tool, tool_handler, tool_router, ServerHandler, ServiceExt};
+use serde::Deserialize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Where the server finds its workspace: `--root`, `--config`.
+#[derive(Debug, Clone)]
+pub struct Place {
+    pub root: Option<PathBuf>,
+    pub config: Option<PathBuf>,
+}
+
+/// Runs the server until the client closes standard input (exit 0).
+pub fn run(place: Place) -> ExitCode {
+    // The workspace must load once before serving: a broken configuration
+    // is a clear error at start, not on the first call.
+    if let Err(e) = Workspace::load(place.root.as_deref(), place.config.as_deref()) {
+        errln!("memlint mcp: error: {e}");
+        return ExitCode::from(2);
+    }
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            errln!("memlint mcp: error: cannot start the runtime: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let served = runtime.block_on(async {
+        let (transport, reader, writer) = gated_stdio();
+        let reader = tokio::spawn(reader);
+        let writer = tokio::spawn(writer);
+        let served = match (Memory { place }).serve(transport).await {
+            Ok(service) => service
+                .waiting()
+                .await
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        // The server is done: stop reading, and let what it wrote reach
+        // standard output before the process ends.
+        reader.abort();
+        let _ = writer.await;
+        served
+    });
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        // The client went away before or while initializing: nothing to
+        // serve, nothing lost.
+        Err(e) => {
+            errln!("memlint mcp: {e}");
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+/// Standard input and output with a gate between them and the SDK: each
+/// line read is handed to the server only when it is JSON, and a line that
+/// is not (malformed JSON, invalid UTF-8) gets the JSON-RPC parse error
+/// (`-32700`, `id: null`) instead of silence. One task owns standard
+/// output and writes whole lines, the server's and the gate's, so they
+/// never interleave: it ends once the server's output and the reader are
+/// closed.
+fn gated_stdio() -> (
+    (tokio::io::DuplexStream, tokio::io::DuplexStream),
+    impl std::future::Future<Output = ()> + Send + 'static,
+    impl std::future::Future<Output = ()> + Send + 'static,
+) {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    const BUFFER: usize = 1 << 16;
+    let (mut to_server, server_in) = tokio::io::duplex(BUFFER);
+    let (server_out, from_server) = tokio::io::duplex(BUFFER);
+    let (errors_tx, mut errors_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let reader = async move {
+        let mut lines = BufReader::new(tokio::io::stdin());
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match lines.read_until(b'\n', &mut line).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+            let text = std::str::from_utf8(&line).map_err(|e| e.to_string());
+            let parsed = text.and_then(|t| {
+                if t.trim().is_empty() {
+                    return Ok(None);
+                }
+                serde_json::from_str::<serde_json::Value>(t)
+                    .map(|_| Some(t))
+                    .map_err(|e| e.to_string())
+            });
+            match parsed {
+                Ok(None) => {}
+                Ok(Some(t)) => {
+                    let t = t.trim_end_matches(['\r', '\n']);
+                    if to_server.write_all(t.as_bytes()).await.is_err()
+                        || to_server.write_all(b"\n").await.is_err()
+                    {
+                        break;
+                    }
+                }
+                Err(why) => {
+                    let error = serde_json::json!({
+                        "jsonrpc": "2.0",
+                        "id": null,
+                        "error": {"code": -32700, "message": format!("Parse error: {why}")},
+                    });
+                    let _ = errors_tx.send(error.to_string());
+                }
+            }
+        }
+        // End of input: the server sees it and stops.
+        let _ = to_server.shutdown().await;
+    };
+    let writer = async move {
+        let mut out = tokio::io::stdout();
+        let mut server = BufReader::new(from_server);
+        let mut line = Vec::new();
+        let mut server_open = true;
+        loop {
+            tokio::select! {
+                read = server.read_until(b'\n', &mut line), if server_open => {
+                    match read {
+                        Ok(0) | Err(_) => server_open = false,
+                        Ok(_) => {
+                            if out.write_all(&line).await.is_err() {
+                                break;
+                            }
+                            let _ = out.flush().await;
+                            line.clear();
+                        }
+                    }
+                }
+                error = errors_rx.recv() => match error {
+                    Some(e) => {
+                        let _ = out.write_all(format!("{e}\n").as_bytes()).await;
+                        let _ = out.flush().await;
+                    }
+                    None if !server_open => break,
+                    None => {}
+                },
+                else => break,
+            }
+        }
+    };
+    ((server_in, server_out), reader, writer)
+}
+
+/// The server: the workspace is loaded again for each call, so a changed
+/// `.memlint.yml` counts at once.
+#[derive(Debug, Clone)]
+struct Memory {
+    place: Place,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct SearchArgs {
+    /// Words to look for (any language; Japanese and Chinese too)
+    query: String,
+    /// decision, request, knowledge, session, summary or staging
+    kind: Option<String>,
+    /// Most results (default 10)
+    limit: Option<u32>,
+    /// Include replaced records
+    include_replaced: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct ReadArgs {
+    /// A slug, kind:slug (decision:use-gix) or a path relative to the root
+    target: String,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct WriteArgs {
+    /// decision, request or knowledge
+    kind: String,
+    /// One line, at most 120 characters
+    title: String,
+    /// Markdown body
+    body: Option<String>,
+    /// Source strings: decision:<slug>, file:<path>, commit:<hex>, session:<id>, https://…
+    sources: Vec<String>,
+    tags: Option<Vec<String>>,
+    /// Knowledge: the one line injected at session start
+    description: Option<String>,
+    /// Knowledge: inject the description at every session start
+    resident: Option<bool>,
+    /// The file name; made from the title's ASCII words when absent
+    slug: Option<String>,
+    /// Slug of a record of the same kind this one replaces
+    replaces: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct UpdateArgs {
+    /// A slug, kind:slug or a path relative to the root
+    target: String,
+    title: Option<String>,
+    description: Option<String>,
+    /// The new markdown body (replaces the old one)
+    body: Option<String>,
+    /// The new list of sources (replaces the old one)
+    sources: Option<Vec<String>>,
+    /// The new list of tags (replaces the old one)
+    tags: Option<Vec<String>>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct RecentArgs {
+    /// Most records (default 20)
+    limit: Option<u32>,
+    /// decision, request, knowledge, session or summary
+    kind: Option<String>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct LogArgs {
+    /// A record's slug or path; the whole workspace when absent
+    target: Option<String>,
+    /// Only commits with Memlint-GC trailers
+    gc_only: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+struct SessionArgs {
+    /// import or export
+    action: String,
+    /// import: the structured 14-section session text
+    text: Option<String>,
+    /// import: one line saying what the session was about
+    description: Option<String>,
+    /// import: tags
+    tags: Option<Vec<String>>,
+    /// export: the CMEM-YYYYMMDD-HHMMSS id
+    id: Option<String>,
+}
+
+#[tool_router]
+impl Memory {
+    #[tool(
+        description = "Search the project's memory (decisions, requests, knowledge, sessions) by words, best first. Returns path, kind, slug, title, status, score and a snippet. Search before starting work and whenever past context is needed.",
+        annotations(read_only_hint = true)
+    )]
+    fn memory_search(&self, Parameters(a): Parameters<SearchArgs>) -> CallToolResult {
+        self.call(|ws| {
+            let kind = parse_kind(a.kind.as_deref(), true)?;
+            let query = crate::engine::search::Query {
+                text: a.query.clone(),
+                kind,
+                limit: a.limit.map_or(10, |n| n as usize),
+                all: a.include_replaced.unwrap_or(false),
+            };
+            if a.query.trim().is_empty() {
+                return Err(usage("the query is empty"));
+            }
+            let opts = crate::engine::scan::Options {
+                force: false,
+                progress: None,
+            };
+            let hits = crate::engine::search::search(&ws, &query, &opts);
+            let text = super::search::json(&a.query, &hits);
+            serde_json::from_str(&text).map_err(|e| usage(&e.to_string()))
+        })
+    }
+
+    #[tool(
+        description = "Read one record: its fields, body, the records it replaces and the records that cite it. target is a slug, kind:slug or a path.",
+        annotations(read_only_hint = true)
+    )]
+    fn memory_read(&self, Parameters(a): Parameters<ReadArgs>) -> CallToolResult {
+        self.call(|ws| {
+            author::show(&ws, &a.target)
+                .map(to_value)
+                .map_err(author_error)
+        })
+    }
+
+    #[tool(
+        description = "Save a new decision, request or knowledge record. Every lint rule runs first: on any error nothing is written and the diagnostics come back. Never overwrites; a near-duplicate slug is refused naming the record to update instead. Knowledge needs description. replaces: slug of the record this one supersedes.",
+        annotations(destructive_hint = false, idempotent_hint = false)
+    )]
+    fn memory_write(&self, Parameters(a): Parameters<WriteArgs>) -> CallToolResult {
+        self.call(|ws| {
+            let kind = parse_kind(Some(&a.kind), false)?;
+            let draft = author::Draft {
+                kind,
+                title: a.title.clone(),
+                slug: a.slug.clone(),
+                sources: a.sources.clone(),
+                tags: a.tags.clone().unwrap_or_default(),
+                description: a.description.clone(),
+                resident: a.resident.unwrap_or(false),
+                body: a.body.clone().unwrap_or_default(),
+                date: None,
+            };
+            let opts = author::NewOptions {
+                force: false,
+                replaces: a.replaces.clone(),
+            };
+            author::new(&ws, &draft, &opts, &author::today())
+                .map(to_value)
+                .map_err(author_error)
+        })
+    }
+
+    #[tool(
+        description = "Change a record in place: title, description, body, sources or tags (lists are replaced whole). Same checks as memory_write. An active decision's title and body are never rewritten: write a new decision with replaces instead.",
+        annotations(destructive_hint = true, idempotent_hint = true)
+    )]
+    fn memory_update(&self, Parameters(a): Parameters<UpdateArgs>) -> CallToolResult {
+        self.call(|ws| {
+            let changes = author::Changes {
+                title: a.title.clone(),
+                description: a.description.clone(),
+                body: a.body.clone(),
+                sources: a.sources.clone(),
+                tags: a.tags.clone(),
+            };
+            author::update(&ws, &a.target, &changes)
+                .map(to_value)
+                .map_err(author_error)
+        })
+    }
+
+    #[tool(
+        description = "The session-start context: guidance, the newest CONTEXT.md block, resident knowledge and the memory index (slug and title of the newest active records).",
+        annotations(read_only_hint = true)
+    )]
+    fn memory_context(&self) -> CallToolResult {
+        self.call(|ws| {
+            let env = |_: &str| None;
+            let (settings, _) = crate::engine::context::Settings::resolve(
+                &ws.config.context,
+                &crate::engine::context::Flags::default(),
+                &env,
+            );
+            let material = crate::engine::context::gather(&ws, settings.max_chars);
+            let text = crate::engine::context::render(&material, &settings);
+            Ok(serde_json::json!({ "text": text }))
+        })
+    }
+
+    #[tool(
+        description = "The newest records by date, newest first: path, kind, slug, title, date, status. Replaced records are left out.",
+        annotations(read_only_hint = true)
+    )]
+    fn memory_recent(&self, Parameters(a): Parameters<RecentArgs>) -> CallToolResult {
+        self.call(|ws| {
+            let kind = parse_kind(a.kind.as_deref(), true)?;
+            let limit = a.limit.map_or(20, |n| n as usize);
+            Ok(serde_json::json!({ "records": author::recent(&ws, kind, limit, false) }))
+        })
+    }
+
+    #[tool(
+        description = "The git history of a record (following renames) or of the whole memory, newest first, with parsed Memlint-GC trailers (why records were removed or merged).",
+        annotations(read_only_hint = true)
+    )]
+    fn memory_log(&self, Parameters(a): Parameters<LogArgs>) -> CallToolResult {
+        self.call(|ws| {
+            let request = crate::engine::log::LogRequest {
+                record: a.target.clone(),
+                range: None,
+                gc_only: a.gc_only.unwrap_or(false),
+            };
+            crate::engine::log::log(&ws, &request)
+                .map(to_value)
+                .map_err(|e| usage(&e.to_string()))
+        })
+    }
+
+    #[tool(
+        description = "Compacted session memories. action import: store a structured 14-section session text (validated; returns its id). action export: the stored text of a CMEM id.",
+        annotations(destructive_hint = false)
+    )]
+    fn session_memory(&self, Parameters(a): Parameters<SessionArgs>) -> CallToolResult {
+        self.call(|ws| match a.action.as_str() {
+            "import" => {
+                let text = a
+                    .text
+                    .as_deref()
+                    .ok_or_else(|| usage("import needs text: the session text"))?;
+                let tags = a.tags.clone().unwrap_or_default();
+                let request = crate::engine::compact::ImportRequest {
+                    text: text.as_bytes(),
+                    description: a.description.as_deref().unwrap_or(""),
+                    tags: &tags,
+                    force: false,
+                };
+                let now = crate::model::clock::now_secs();
+                match crate::engine::compact::import(&ws.root, &ws.config, &request, now) {
+                    Ok(done) => Ok(serde_json::json!({"id": done.id, "path": done.path})),
+                    Err(crate::engine::compact::CompactError::Refused { problems, .. }) => {
+                        let problems: Vec<String> = problems
+                            .iter()
+                            .map(|p| {
+                                let at = match p.at {
+                                    crate::engine::compact::Location::Text { line, column } => {
+                                        format!("{line}:{column}: ")
+                                    }
+                                    _ => String::new(),
+                                };
+                                format!("{at}{}[{}] {}", p.severity.as_str(), p.rule, p.message)
+                            })
+                            .collect();
+                        Err(serde_json::json!({
+                            "error": "the session text was refused; nothing was stored",
+                            "problems": problems,
+                        }))
+                    }
+                    Err(e) => Err(usage(&e.to_string())),
+                }
+            }
+            "export" => {
+                let id =
+                    a.id.as_deref()
+                        .ok_or_else(|| usage("export needs id: a CMEM-YYYYMMDD-HHMMSS id"))?;
+                crate::engine::compact::export(&ws.root, id)
+                    .map(|b| serde_json::json!({"id": id, "text": String::from_utf8_lossy(&b)}))
+                    .map_err(|e| usage(&e.to_string()))
+            }
+            other => Err(usage(&format!(
+                "action must be import or export, not `{other}`"
+            ))),
+        })
+    }
+}
+
+#[tool_handler(
+    name = "memlint",
+    instructions = "The project's long-term memory: decisions, user requests, knowledge and session memories kept as markdown records in git. Search it before starting work; save decisions, requests and lasting facts with memory_write as soon as they appear; write absolute dates."
+)]
+impl ServerHandler for Memory {}
+
+impl Memory {
+    /// Runs a tool on the workspace, loaded afresh: its value as
+    /// structured content, or its error as a tool error the model can act
+    /// on. A panic in the engine becomes a tool error too, and the server
+    /// keeps serving.
+    fn call(
+        &self,
+        f: impl FnOnce(Workspace) -> Result<serde_json::Value, serde_json::Value>,
+    ) -> CallToolResult {
+        let place = self.place.clone();
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let ws = Workspace::load(place.root.as_deref(), place.config.as_deref())
+                .map_err(|e: WorkspaceError| usage(&e.to_string()))?;
+            f(ws)
+        }))
+        .unwrap_or_else(|_| Err(usage("internal error in memlint; please report this bug")));
+        match outcome {
+            Ok(value) => {
+                let value = masked(&value);
+                let mut result = CallToolResult::structured(value.clone());
+                result.content = vec![ContentBlock::text(pretty(&value))];
+                result
+            }
+            Err(value) => {
+                let value = masked(&value);
+                let mut result = CallToolResult::structured_error(value.clone());
+                result.content = vec![ContentBlock::text(readable_error(&value))];
+                result
+            }
+        }
+    }
+}
+
+/// A usage error as a tool error's value.
+fn usage(message: &str) -> serde_json::Value {
+    serde_json::json!({ "error": message })
+}
+
+/// An authoring refusal as a tool error's value: the message, and for a
+/// refusal by the rules each diagnostic (rule, line, column, message, and
+/// how `--fix` repairs it when it can), or the similar records.
+fn author_error(e: AuthorError) -> serde_json::Value {
+    let mut value = serde_json::json!({ "error": e.to_string() });
+    match &e {
+        AuthorError::Refused { diagnostics, .. } => {
+            let diagnostics: Vec<serde_json::Value> = diagnostics
+                .iter()
+                .map(|d| {
+                    serde_json::json!({
+                        "rule": d.rule,
+                        "severity": d.severity,
+                        "path": d.path,
+                        "line": d.line,
+                        "column": d.column,
+                        "message": d.message,
+                        "fix": if d.fixable {
+                            format!("`memlint check --fix {}` repairs it", d.path)
+                        } else {
+                            format!("see `memlint rule {}`", d.rule)
+                        },
+                    })
+                })
+                .collect();
+            value["diagnostics"] = diagnostics.into();
+        }
+        AuthorError::Similar { similar, .. } => {
+            let similar: Vec<serde_json::Value> = similar
+                .iter()
+                .map(|(slug, path)| serde_json::json!({"slug": slug, "path": path}))
+                .collect();
+            value["similar"] = similar.into();
+        }
+        _ => {}
+    }
+    value
+}
+
+fn to_value<T: serde::Serialize>(value: T) -> serde_json::Value {
+    serde_json::to_value(value).unwrap_or_default()
+}
+
+/// `value` with every secret masked and control characters neutralised,
+/// as the command line prints it.
+fn masked(value: &serde_json::Value) -> serde_json::Value {
+    let text = crate::syntax::sanitize::json(value);
+    serde_json::from_str(&text).unwrap_or_else(|_| value.clone())
+}
+
+fn pretty(value: &serde_json::Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default()
+}
+
+/// A tool error as the model reads it: the message, then one line per
+/// diagnostic or similar record.
+fn readable_error(value: &serde_json::Value) -> String {
+    let mut text = value["error"].as_str().unwrap_or("error").to_string();
+    for d in value["diagnostics"].as_array().into_iter().flatten() {
+        text += &format!(
+            "\n{}:{}:{}: {}[{}] {} ({})",
+            d["path"].as_str().unwrap_or(""),
+            d["line"],
+            d["column"],
+            d["severity"].as_str().unwrap_or(""),
+            d["rule"].as_str().unwrap_or(""),
+            d["message"].as_str().unwrap_or(""),
+            d["fix"].as_str().unwrap_or("")
+        );
+    }
+    for s in value["similar"].as_array().into_iter().flatten() {
+        text += &format!(
+            "\nsimilar: {} ({})",
+            s["slug"].as_str().unwrap_or(""),
+            s["path"].as_str().unwrap_or("")
+        );
+    }
+    for p in value["problems"].as_array().into_iter().flatten() {
+        text += &format!("\n{}", p.as_str().unwrap_or(""));
+    }
+    text
+}
+
+/// A kind named by a tool argument: its name, or its directory's name
+/// (`decisions`). `any` allows every kind, else only the authored ones.
+fn parse_kind(name: Option<&str>, any: bool) -> Result<Option<Kind>, serde_json::Value> {
+    let Some(name) = name.map(str::trim).filter(|n| !n.is_empty()) else {
+        return Ok(None);
+    };
+    let singular = name.strip_suffix('s').unwrap_or(name);
+    let kind = Kind::from_name(name)
+        .or_else(|| Kind::from_name(singular))
+        .filter(|k| any || author::draft::AUTHORED.contains(k));
+    match kind {
+        Some(k) => Ok(Some(k)),
+        None if any => Err(usage(&format!(
+            "unknown kind `{name}`: decision, request, knowledge, session, summary or staging"
+        ))),
+        None => Err(usage(&format!(
+            "kind must be decision, request or knowledge, not `{name}`"
+        ))),
+    }
+}

@@ -1,0 +1,107 @@
+//! Writing records by command: `memlint new`, `memlint replace`,
+//! `memlint show` and `memlint staging add`, as engine functions the CLI,
+//! the MCP server and the language server call alike.
+//!
+//! Every write is checked first: the files a command is about to write are
+//! linted as they would be on disk, with the cross-record rules run over
+//! the whole workspace as it would then be, and nothing is written on any
+//! error. New files are created without ever replacing one
+//! ([`crate::io::fs::write_new`]); changed files are replaced only while
+//! they still hold what was read ([`crate::io::fs::replace_if_unchanged`]).
+
+mod commit;
+pub mod draft;
+pub mod new;
+pub mod recent;
+pub mod replace;
+pub mod show;
+pub mod staging;
+pub mod update;
+mod verify;
+
+pub use draft::Draft;
+pub use new::{new, Created, NewOptions};
+pub use recent::{recent, Recent};
+pub use replace::{replace, Replaced};
+pub use show::{show, Shown};
+pub use staging::{add_staging, StagingAdded};
+pub use update::{update, Changes, Updated};
+
+use crate::engine::workspace::WorkspaceError;
+use crate::model::diagnostic::Diagnostic;
+
+/// Why an authoring command wrote nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum AuthorError {
+    /// The request itself is wrong (exit 2): an empty title, no slug to be
+    /// had, a date that is not absolute, a record that does not exist.
+    #[error("{0}")]
+    Usage(String),
+    /// The workspace cannot be used (exit 2).
+    #[error(transparent)]
+    Workspace(#[from] WorkspaceError),
+    /// A record of that kind and slug exists already (exit 1): memlint
+    /// never overwrites one.
+    #[error("{path} already exists; memlint never overwrites a record (change it in place, or write a new one that replaces it)")]
+    Exists { path: String },
+    /// The rules found errors in what would be written (exit 1); nothing
+    /// was written. `texts` holds the text of each file the diagnostics
+    /// are about, to render them.
+    #[error("{} would have {} error(s); nothing was written", .path, .diagnostics.iter().filter(|d| d.severity == crate::model::severity::Severity::Error).count())]
+    Refused {
+        path: String,
+        diagnostics: Vec<Diagnostic>,
+        texts: Vec<(String, String)>,
+    },
+    /// The slug is a near-duplicate of active records of the same kind
+    /// (exit 1): the agent should update one of them instead of adding
+    /// another. `--force` writes it anyway.
+    #[error("{slug} looks like a near-duplicate of {}; update that record instead (or give --force to write it anyway)", similar_list(.similar))]
+    Similar {
+        slug: String,
+        /// (slug, path) of each similar active record.
+        similar: Vec<(String, String)>,
+    },
+    /// The change would rewrite an active decision in place (exit 1): the
+    /// message says to write a new decision that replaces it.
+    #[error("{0}")]
+    Rewrite(String),
+    /// The change would close a `replaced_by` loop (exit 1).
+    #[error("{0}")]
+    Cycle(String),
+    /// Another program changed a file while memlint was about to change
+    /// it (exit 1); nothing was written.
+    #[error("{0} changed while memlint was writing; nothing was written, run the command again")]
+    Changed(String),
+    /// A file could not be written (exit 2).
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn similar_list(similar: &[(String, String)]) -> String {
+    let names: Vec<String> = similar
+        .iter()
+        .map(|(slug, path)| format!("`{slug}` ({path})"))
+        .collect();
+    names.join(", ")
+}
+
+impl AuthorError {
+    /// The exit code SPEC §4 gives this outcome: 2 for a usage error or an
+    /// unusable workspace, 1 for a refusal.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            AuthorError::Usage(_) | AuthorError::Workspace(_) | AuthorError::Write { .. } => 2,
+            _ => 1,
+        }
+    }
+}
+
+/// Today's date in UTC, as memlint writes dates.
+pub fn today() -> String {
+    crate::model::clock::date(crate::model::clock::now_secs())
+}

@@ -1,0 +1,133 @@
+//! `memlint new decision|request|knowledge "Title"`: a record written by
+//! command, checked by every rule before it exists.
+
+use super::commit::{commit, Write};
+use super::draft::Draft;
+use super::replace;
+use super::verify::{self, Current};
+use super::AuthorError;
+use crate::engine::workspace::Workspace;
+use crate::model::diagnostic::Diagnostic;
+use crate::model::kind::{stem, Kind};
+use serde::Serialize;
+
+/// How `new` may go beyond the draft.
+#[derive(Debug, Clone, Default)]
+pub struct NewOptions {
+    /// Write it even when its slug is a near-duplicate of an active record.
+    pub force: bool,
+    /// The slug of a record of the same kind the new one replaces.
+    pub replaces: Option<String>,
+}
+
+/// What `new` wrote.
+#[derive(Debug, Clone, Serialize)]
+pub struct Created {
+    /// Root-relative path of the new record.
+    pub path: String,
+    pub kind: Kind,
+    pub slug: String,
+    /// The record's text as written.
+    #[serde(skip)]
+    pub text: String,
+    /// Path of the record it replaces, if any, and of the records
+    /// retargeted from that one.
+    pub replaced: Option<String>,
+    pub retargeted: Vec<String>,
+    /// Warnings on what was written (an error refuses the write).
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Writes the record `draft` describes, dated `today` unless it says
+/// otherwise: refused when a record of that kind and slug exists, when its
+/// slug is a near-duplicate of an active record (unless `force`), and when
+/// any rule finds an error in it or in the records it changes.
+pub fn new(
+    ws: &Workspace,
+    draft: &Draft,
+    opts: &NewOptions,
+    today: &str,
+) -> Result<Created, AuthorError> {
+    let laid = draft.lay_out(today)?;
+    let current = Current::read(ws);
+    if current.record(laid.kind, &laid.slug).is_some()
+        || std::fs::symlink_metadata(ws.root.join(&laid.path)).is_ok()
+    {
+        return Err(AuthorError::Exists { path: laid.path });
+    }
+    let replaces = match &opts.replaces {
+        Some(old) => {
+            let old = super::draft::checked_slug(old)?;
+            replace::plan(ws, &current, laid.kind, &old, &laid.slug)?
+        }
+        None => None,
+    };
+    if !opts.force {
+        let old = opts.replaces.as_deref();
+        let similar = similar_active(ws, &current, laid.kind, &laid.slug, old);
+        if !similar.is_empty() {
+            return Err(AuthorError::Similar {
+                slug: laid.slug,
+                similar,
+            });
+        }
+    }
+    let mut changes = vec![(laid.path.clone(), laid.text.clone())];
+    changes.extend(replaces.iter().flat_map(|p| p.changes()));
+    let diagnostics = verify::diagnostics(ws, &current, &changes);
+    if verify::has_errors(&diagnostics) {
+        return Err(AuthorError::Refused {
+            path: laid.path,
+            diagnostics,
+            texts: changes,
+        });
+    }
+    let (replaced, retargeted) = match &replaces {
+        Some(p) => (
+            Some(p.old_path.clone()),
+            p.rewrites[1..].iter().map(|(p, ..)| p.clone()).collect(),
+        ),
+        None => (None, Vec::new()),
+    };
+    let mut writes = vec![Write::Create {
+        path: laid.path.clone(),
+        text: laid.text.clone(),
+    }];
+    writes.extend(replaces.into_iter().flat_map(|p| p.writes()));
+    commit(&ws.root, writes)?;
+    Ok(Created {
+        path: laid.path,
+        kind: laid.kind,
+        slug: laid.slug,
+        text: laid.text,
+        replaced,
+        retargeted,
+        warnings: diagnostics,
+    })
+}
+
+/// The active records of `kind` whose slugs are near-duplicates of `slug`
+/// (as `slug/similar` judges them), but for `except` (the record being
+/// replaced): (slug, path), sorted.
+fn similar_active(
+    ws: &Workspace,
+    current: &Current,
+    kind: Kind,
+    slug: &str,
+    except: Option<&str>,
+) -> Vec<(String, String)> {
+    if !ws.config.enabled(crate::model::rule::Rule::SlugSimilar) {
+        return Vec::new();
+    }
+    let ratio = ws.config.similar_slug_ratio;
+    let mut similar: Vec<(String, String)> = current
+        .of_kind(kind)
+        .filter(|r| r.info.status.as_deref() != Some("replaced"))
+        .map(|r| (stem(&r.path), r))
+        .filter(|(s, _)| Some(*s) != except && crate::model::kind::is_slug(s))
+        .filter(|(s, _)| verify::near(slug, s, ratio))
+        .map(|(s, r)| (s.to_string(), r.path.clone()))
+        .collect();
+    similar.sort();
+    similar
+}

@@ -1,0 +1,220 @@
+//! Changing a record in place (the MCP server's `memory_update`): a new
+//! title, description, body, sources or tags, checked by every rule
+//! before the file is replaced. An active decision's title and body are
+//! not rewritten in place — that is what `history/decision-rewritten`
+//! reports — so such a change is refused with the way to do it instead: a
+//! new decision that replaces the old one.
+
+use super::commit::{commit, Write};
+use super::draft::{flow_scalar, scalar};
+use super::verify::{self, Current};
+use super::AuthorError;
+use crate::engine::workspace::Workspace;
+use crate::io::fs::Snapshot;
+use crate::model::diagnostic::Diagnostic;
+use crate::model::kind::Kind;
+use crate::syntax::edit::{apply, Edit};
+use crate::syntax::frontmatter::{self, Split};
+use serde::Serialize;
+
+/// What to change; `None` leaves a part as it is.
+#[derive(Debug, Clone, Default)]
+pub struct Changes {
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub body: Option<String>,
+    pub sources: Option<Vec<String>>,
+    pub tags: Option<Vec<String>>,
+}
+
+/// What `update` wrote.
+#[derive(Debug, Clone, Serialize)]
+pub struct Updated {
+    pub path: String,
+    pub kind: Kind,
+    pub slug: String,
+    /// False when the record already held all that: nothing was written.
+    pub changed: bool,
+    /// Warnings on what was written (an error refuses the write).
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// Applies `changes` to the record `target` names (see
+/// [`super::show::show`]).
+pub fn update(ws: &Workspace, target: &str, changes: &Changes) -> Result<Updated, AuthorError> {
+    let current = Current::read(ws);
+    let report = super::show::find(&current, ws, target)?;
+    let kind = report
+        .info
+        .kind
+        .ok_or_else(|| AuthorError::Usage(format!("{} is not a record", report.path)))?;
+    let path = report.path.clone();
+    let slug = crate::model::kind::stem(&path).to_string();
+    let seen = Snapshot::read(&ws.root.join(&path)).map_err(|source| AuthorError::Write {
+        path: path.clone(),
+        source,
+    })?;
+    let text = std::str::from_utf8(&seen.bytes).map_err(|_| unreadable(&path))?;
+    if kind == Kind::Decision && report.info.status.as_deref() == Some("active") {
+        refuse_rewrite(text, &slug, changes)?;
+    }
+    let changed = edit(text, changes).ok_or_else(|| unreadable(&path))?;
+    let changed = match crate::fmt::format_record(&changed, kind) {
+        crate::fmt::Outcome::Formatted(t) => t,
+        _ => changed,
+    };
+    if changed == text {
+        return Ok(Updated {
+            path,
+            kind,
+            slug,
+            changed: false,
+            warnings: Vec::new(),
+        });
+    }
+    let changes = vec![(path.clone(), changed.clone())];
+    let diagnostics = verify::diagnostics(ws, &current, &changes);
+    if verify::has_errors(&diagnostics) {
+        return Err(AuthorError::Refused {
+            path,
+            diagnostics,
+            texts: changes,
+        });
+    }
+    commit(
+        &ws.root,
+        vec![Write::Replace {
+            path: path.clone(),
+            seen,
+            text: changed,
+        }],
+    )?;
+    Ok(Updated {
+        path,
+        kind,
+        slug,
+        changed: true,
+        warnings: diagnostics,
+    })
+}
+
+fn unreadable(path: &str) -> AuthorError {
+    AuthorError::Usage(format!(
+        "{path}: its front matter cannot be read; run `memlint check {path}` and repair it first"
+    ))
+}
+
+/// An active decision keeps its title and body: a change of either is
+/// refused, naming the way to record it.
+fn refuse_rewrite(text: &str, slug: &str, changes: &Changes) -> Result<(), AuthorError> {
+    let Split::Found(parts) = frontmatter::split(text) else {
+        return Ok(());
+    };
+    let body_changes = changes
+        .body
+        .as_deref()
+        .is_some_and(|b| b.trim() != text[parts.body.clone()].trim());
+    let title_changes = changes.title.as_deref().is_some_and(|t| {
+        let root = crate::syntax::yaml::parse(&text[parts.yaml.clone()], parts.yaml.start)
+            .ok()
+            .and_then(|d| d.root);
+        let now = root
+            .as_ref()
+            .and_then(|r| r.get("title"))
+            .and_then(|e| e.value.as_scalar())
+            .map(|s| s.text.clone());
+        now.as_deref() != Some(t.trim())
+    });
+    if body_changes || title_changes {
+        return Err(AuthorError::Rewrite(format!(
+            "decision `{slug}` is active, and an active decision is not rewritten in place (history/decision-rewritten): write a new decision that replaces it (`memlint new decision \"…\" --replaces {slug}`, or memory_write with replaces: {slug}); sources and tags may be changed in place"
+        )));
+    }
+    Ok(())
+}
+
+/// `text` with `changes` applied: scalar values replaced (or added), lists
+/// written as flow lists (the formatter lays them out), the body replaced.
+fn edit(text: &str, changes: &Changes) -> Option<String> {
+    let Split::Found(parts) = frontmatter::split(text) else {
+        return None;
+    };
+    let doc = crate::syntax::yaml::parse(&text[parts.yaml.clone()], parts.yaml.start).ok()?;
+    let root = doc.root?;
+    let mut edits = Vec::new();
+    let mut added = String::new();
+    let mut set = |key: &str, value: String| match root.get(key) {
+        // From the end of the key, so that a block value's lines go too.
+        Some(entry) => edits.push(Edit {
+            span: entry.key.span.end..entry.value.span.end.max(entry.key.span.end),
+            text: format!(": {value}"),
+        }),
+        None => added += &format!("{key}: {value}\n"),
+    };
+    for (key, value) in [
+        ("title", &changes.title),
+        ("description", &changes.description),
+    ] {
+        if let Some(v) = value {
+            one_line(v)?;
+            set(key, scalar(v.trim()));
+        }
+    }
+    for (key, list) in [("sources", &changes.sources), ("tags", &changes.tags)] {
+        if let Some(items) = list {
+            for v in items {
+                one_line(v)?;
+            }
+            let items: Vec<String> = items.iter().map(|s| flow_scalar(s.trim())).collect();
+            set(key, format!("[{}]", items.join(", ")));
+        }
+    }
+    if !added.is_empty() {
+        edits.push(Edit {
+            span: parts.closer.start..parts.closer.start,
+            text: added,
+        });
+    }
+    if let Some(body) = &changes.body {
+        let body = body.trim_end();
+        let new_body = match body.trim().is_empty() {
+            true => String::new(),
+            false => format!("\n{}\n", body.trim_start_matches(['\n', '\r'])),
+        };
+        edits.push(Edit {
+            span: parts.body.clone(),
+            text: new_body,
+        });
+    }
+    apply(text, edits).ok()
+}
+
+/// `Some(())` when `v` is one line without control characters.
+fn one_line(v: &str) -> Option<()> {
+    (!v.chars().any(char::is_control)).then_some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn changes_are_applied_in_place() {
+        let text = "---\ntitle: A\nstatus: open\ndate: 2026-01-01\nsources:\n  - file:a.md # why\n  - file:b.md\n---\n\nOld body.\n";
+        let out = edit(
+            text,
+            &Changes {
+                title: Some("B: new".into()),
+                body: Some("New body.".into()),
+                sources: Some(vec!["file:c.md".into()]),
+                tags: Some(vec!["x".into(), "a, b".into()]),
+                ..Changes::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "---\ntitle: 'B: new'\nstatus: open\ndate: 2026-01-01\nsources: [file:c.md]\ntags: [x, 'a, b']\n---\n\nNew body.\n"
+        );
+    }
+}

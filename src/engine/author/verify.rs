@@ -1,0 +1,111 @@
+//! The rules run on files before they are written: each changed file is
+//! linted from its new text, and the cross-record rules run over the
+//! workspace as it would be with those texts in place.
+
+use crate::engine::workspace::Workspace;
+use crate::lint::rules::workspace::{View, WsSink};
+use crate::lint::{lint_file, Content, FileReport};
+use crate::model::diagnostic::{self, Diagnostic};
+use crate::model::kind::{classify, Kind};
+use crate::model::severity::Severity;
+
+/// The workspace as it is: every file's report, from `.memlint/index`
+/// (refreshed as `check` refreshes it).
+pub struct Current {
+    /// Boxed as `check::findings` gives them (moving 100k reports out of
+    /// their boxes would copy them all).
+    #[allow(clippy::vec_box)]
+    pub reports: Vec<Box<FileReport>>,
+}
+
+impl Current {
+    /// Reads the workspace (from the index where it is fresh).
+    pub fn read(ws: &Workspace) -> Current {
+        let all = ws.files();
+        let opts = crate::engine::scan::Options {
+            force: false,
+            progress: None,
+        };
+        let (reports, _) = crate::engine::check::findings(ws, &all, &opts);
+        Current { reports }
+    }
+
+    /// The report of the record of `kind` named `slug`, if there is one.
+    pub fn record(&self, kind: Kind, slug: &str) -> Option<&FileReport> {
+        self.reports
+            .iter()
+            .map(|r| r.as_ref())
+            .find(|r| r.info.kind == Some(kind) && crate::model::kind::stem(&r.path) == slug)
+    }
+
+    /// The reports of every record of `kind`.
+    pub fn of_kind(&self, kind: Kind) -> impl Iterator<Item = &FileReport> {
+        self.reports
+            .iter()
+            .map(|r| r.as_ref())
+            .filter(move |r| r.info.kind == Some(kind))
+    }
+}
+
+/// The diagnostics the changed files would have, sorted: their own rules,
+/// and the cross-record rules over the workspace with them in place.
+/// `slug/similar` is left out: whether a new slug is a near-duplicate is
+/// the caller's question, asked of the one slug (clustering a large
+/// workspace's slugs costs more than every other rule).
+pub fn diagnostics(
+    ws: &Workspace,
+    current: &Current,
+    changes: &[(String, String)],
+) -> Vec<Diagnostic> {
+    let changed: Vec<FileReport> = changes
+        .iter()
+        .map(|(path, text)| {
+            let place = classify(path, &ws.config.banned_dirs);
+            // As `check` would read it: a file over the limit is not parsed.
+            let content = match text.len() as u64 {
+                n if n > ws.config.max_file_bytes => Content::TooLarge(n),
+                _ => Content::Bytes(text.as_bytes()),
+            };
+            lint_file(path, &place, content, &ws.config)
+        })
+        .collect();
+    let is_changed = |p: &str| changes.iter().any(|(c, _)| c == p);
+    let items = current
+        .reports
+        .iter()
+        .filter(|r| !is_changed(&r.path))
+        .map(|r| (r.path.as_str(), &r.info))
+        .chain(changed.iter().map(|r| (r.path.as_str(), &r.info)));
+    let resolver = crate::io::git::DiskResolver::of(ws);
+    let mut view = View::new(items, &ws.config, &resolver);
+    view.known_clusters = Kind::ALL.into_iter().map(|k| (k, Vec::new())).collect();
+    let mut sink = WsSink::new(&ws.config);
+    crate::lint::registry::check_workspace(&view, &mut sink);
+    let mut diags: Vec<Diagnostic> = changed
+        .into_iter()
+        .flat_map(|r| r.diagnostics)
+        .chain(sink.diagnostics.into_iter().filter(|d| is_changed(&d.path)))
+        .collect();
+    diagnostic::sort(&mut diags);
+    diags
+}
+
+/// Whether any of `diags` is an error.
+pub fn has_errors(diags: &[Diagnostic]) -> bool {
+    diags.iter().any(|d| d.severity == Severity::Error)
+}
+
+/// Whether slugs `a` and `b` are near-duplicates as `slug/similar` sees
+/// them: equal but for a version-like suffix, or similar enough.
+pub fn near(a: &str, b: &str, ratio: f64) -> bool {
+    use crate::syntax::similar::{sequence_ratio, suffix_key};
+    if suffix_key(a) == suffix_key(b) {
+        return true;
+    }
+    // The ratio is at most 2·min/(la+lb): most pairs end here.
+    let (la, lb) = (a.len() as f64, b.len() as f64);
+    if 2.0 * la.min(lb) / (la + lb) < ratio {
+        return false;
+    }
+    sequence_ratio(a.as_bytes(), b.as_bytes()) >= ratio
+}

@@ -1,0 +1,347 @@
+//! `memlint mcp`, driven by the official MCP Python SDK's stdio client
+//! (tests/mcp/client.py): initialize, the tool list, every tool's happy
+//! path, refusals with diagnostics and nothing on disk, bad input, and
+//! clients racing to write one title. Skipped, with a message, when the
+//! SDK is not installed (`pip install mcp`; `.ci/run` installs it).
+
+mod common;
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+/// Runs a scenario of the Python client; `None` when the SDK is missing.
+fn scenario(root: &Path, name: &str) -> Option<Value> {
+    let has_sdk = Command::new("python3")
+        .args(["-c", "import mcp.client.stdio"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_sdk {
+        eprintln!("skipped: the MCP Python SDK is not installed (pip install mcp)");
+        return None;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    let out = Command::new("python3")
+        .arg(script)
+        .arg(common::BIN)
+        .arg(root)
+        .arg(name)
+        .output()
+        .expect("run python3");
+    assert!(
+        out.status.success(),
+        "client {name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    Some(serde_json::from_slice(&out.stdout).expect("the client prints JSON"))
+}
+
+fn workspace() -> tempfile::TempDir {
+    let ws = common::workspace("example");
+    common::commit_all(ws.path());
+    ws
+}
+
+#[test]
+fn the_tools_are_few_small_and_typed() {
+    let ws = workspace();
+    let Some(out) = scenario(ws.path(), "tools") else {
+        return;
+    };
+    assert_eq!(out["server"], "memlint");
+    let tools = out["tools"].as_array().expect("tools");
+    let mut names: Vec<&str> = tools
+        .iter()
+        .map(|t| t["name"].as_str().expect("name"))
+        .collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "memory_context",
+            "memory_log",
+            "memory_read",
+            "memory_recent",
+            "memory_search",
+            "memory_update",
+            "memory_write",
+            "session_memory"
+        ]
+    );
+    for t in tools {
+        let chars = t["description_chars"].as_u64().expect("chars");
+        assert!(chars > 0 && chars < 400, "{t}");
+        assert_eq!(t["input_schema"]["type"], "object", "{t}");
+        let name = t["name"].as_str().expect("name");
+        assert!(!name.contains('.') && name == name.to_lowercase());
+    }
+    let write = tools
+        .iter()
+        .find(|t| t["name"] == "memory_write")
+        .expect("write");
+    assert_eq!(
+        write["input_schema"]["required"],
+        serde_json::json!(["kind", "title", "sources"])
+    );
+}
+
+#[test]
+fn every_tool_works_end_to_end() {
+    let ws = workspace();
+    let Some(out) = scenario(ws.path(), "happy") else {
+        return;
+    };
+    let ok = |key: &str| -> &Value {
+        assert_eq!(out[key]["is_error"], false, "{key}: {}", out[key]);
+        &out[key]["structured"]
+    };
+    assert_eq!(
+        ok("write")["path"],
+        "memory/decisions/use-gix-for-git-reads.md"
+    );
+    let written =
+        std::fs::read_to_string(ws.path().join("memory/decisions/use-gix-for-git-reads.md"))
+            .expect("written");
+    assert!(
+        written.contains("title: Use gix for git reads\nstatus: active\n"),
+        "{written}"
+    );
+    assert_eq!(ok("read")["fields"]["title"], "Use gix for git reads");
+    assert_eq!(ok("update")["changed"], true);
+    let updated =
+        std::fs::read_to_string(ws.path().join("memory/decisions/use-gix-for-git-reads.md"))
+            .expect("updated");
+    assert!(updated.contains("tags: [git, reads]\n"), "{updated}");
+    // An active decision's body is not rewritten in place.
+    assert_eq!(out["rewrite"]["is_error"], true);
+    assert!(out["rewrite"]["text"]
+        .as_str()
+        .expect("text")
+        .contains("write a new decision that replaces it"));
+    let paths = |v: &Value| -> Vec<String> {
+        v["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .map(|r| r["path"].as_str().expect("path").to_string())
+            .collect()
+    };
+    assert_eq!(
+        paths(ok("search"))[0],
+        "memory/decisions/use-gix-for-git-reads.md"
+    );
+    assert_eq!(
+        paths(ok("search_ja"))[0],
+        "knowledge/minor-unit-rounding.md"
+    );
+    let context = ok("context")["text"].as_str().expect("text");
+    assert!(
+        context.contains("- use-gix-for-git-reads — Use gix for git reads"),
+        "{context}"
+    );
+    assert_eq!(ok("recent")["records"][0]["slug"], "use-gix-for-git-reads");
+    assert_eq!(ok("log")["commits"][0]["summary"], "snapshot");
+    assert!(ok("export")["text"]
+        .as_str()
+        .expect("text")
+        .contains("## Session ID"));
+    assert_eq!(out["import"]["is_error"], true);
+    assert!(out["import"]["text"]
+        .as_str()
+        .expect("text")
+        .contains("session/sections"));
+}
+
+#[test]
+fn refusals_come_back_as_tool_errors_and_nothing_is_written() {
+    let ws = workspace();
+    let before = common::git(ws.path(), &["status", "--porcelain"]);
+    let Some(out) = scenario(ws.path(), "refused") else {
+        return;
+    };
+    let error = |key: &str| -> &Value {
+        assert_eq!(out[key]["is_error"], true, "{key}: {}", out[key]);
+        &out[key]
+    };
+    let d = &error("bad_source")["structured"]["diagnostics"][0];
+    assert_eq!(
+        (&d["rule"], &d["line"], &d["column"]),
+        (&"sources/format".into(), &6.into(), &5.into())
+    );
+    assert!(d["fix"]
+        .as_str()
+        .expect("fix")
+        .contains("memlint rule sources/format"));
+    let secret = error("secret");
+    assert!(secret["text"]
+        .as_str()
+        .expect("text")
+        .contains("secrets/detected"));
+    assert!(!secret
+        .to_string()
+        .contains("ghp_abcdefghijklmnopqrstuvwxyz0123456789"));
+    assert_eq!(
+        error("similar")["structured"]["similar"][0]["path"],
+        "memory/decisions/use-sqlite-statement-cache.md"
+    );
+    assert!(error("exists")["text"]
+        .as_str()
+        .expect("text")
+        .contains("already exists"));
+    assert!(error("escape")["text"]
+        .as_str()
+        .expect("text")
+        .contains("not where a record lives"));
+    assert!(error("bad_slug")["text"]
+        .as_str()
+        .expect("text")
+        .contains("is not a slug"));
+    assert!(error("bad_kind")["text"]
+        .as_str()
+        .expect("text")
+        .contains("decision, request or knowledge"));
+    assert!(error("huge")["text"]
+        .as_str()
+        .expect("text")
+        .contains("format/too-large"));
+    assert!(out["unknown_tool"]
+        .as_str()
+        .expect("error")
+        .contains("tool not found"));
+    assert!(error("missing_arg")["text"]
+        .as_str()
+        .expect("text")
+        .contains("missing field `target`"));
+    assert!(error("mistyped_arg")["text"]
+        .as_str()
+        .expect("text")
+        .contains("invalid type"));
+    assert_eq!(out["after"]["is_error"], false);
+    // Nothing reached the disk.
+    assert_eq!(common::git(ws.path(), &["status", "--porcelain"]), before);
+}
+
+#[test]
+fn clients_racing_to_write_one_title_make_one_record() {
+    let ws = workspace();
+    let Some(out) = scenario(ws.path(), "race") else {
+        return;
+    };
+    let results = out["results"].as_array().expect("results");
+    assert_eq!(
+        results.iter().filter(|r| r["is_error"] == false).count(),
+        1,
+        "{out}"
+    );
+    for r in results.iter().filter(|r| r["is_error"] == true) {
+        assert!(
+            r["text"].as_str().expect("text").contains("already exists"),
+            "{r}"
+        );
+    }
+}
+
+/// Runs `memlint mcp` with `input` on standard input (then EOF): its exit
+/// code and the JSON-RPC messages it wrote, one per line.
+fn raw(root: &Path, input: &[u8]) -> (i32, Vec<Value>, String) {
+    use std::io::Write;
+    let mut child = Command::new(common::BIN)
+        .arg("--root")
+        .arg(root)
+        .arg("mcp")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(input).expect("write");
+    drop(stdin);
+    let out = child.wait_with_output().expect("wait");
+    let stdout = String::from_utf8(out.stdout).expect("stdout is UTF-8");
+    let messages = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON-RPC ({e}): {l}")))
+        .collect();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    (out.status.code().unwrap_or(-1), messages, stderr)
+}
+
+const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+"#;
+
+#[test]
+fn the_protocol_survives_bad_input_and_stdout_holds_only_messages() {
+    let ws = workspace();
+    // Malformed JSON and a lone surrogate in a path, then a good call: the
+    // server keeps serving and answers it.
+    let input = format!(
+        "{INIT}garbage{{\n{}\n{}\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_read","arguments":{"target":"memory/decisions/\udc80.md"}}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"memory_recent","arguments":{"limit":1}}}"#
+    );
+    let (code, messages, _) = raw(ws.path(), input.as_bytes());
+    assert_eq!(code, 0);
+    let by_id = |id: i64| messages.iter().find(|m| m["id"] == id).cloned();
+    assert_eq!(
+        by_id(1).expect("initialized")["result"]["serverInfo"]["name"],
+        "memlint"
+    );
+    // The garbage and the message with a lone surrogate (not JSON) each
+    // get the JSON-RPC parse error.
+    let parse_errors = messages
+        .iter()
+        .filter(|m| m["id"].is_null() && m["error"]["code"] == -32700)
+        .count();
+    assert_eq!(parse_errors, 2, "{messages:?}");
+    assert!(by_id(2).is_none());
+    assert_eq!(by_id(3).expect("still serving")["result"]["isError"], false);
+
+    // A request before initialize gets an error; EOF ends the server with 0.
+    let (code, messages, _) = raw(
+        ws.path(),
+        br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}
+"#,
+    );
+    assert_eq!(code, 0);
+    assert!(
+        messages.iter().all(|m| m.get("result").is_none()),
+        "{messages:?}"
+    );
+
+    // EOF in the middle of a message: exit 0, no partial write anywhere.
+    let before = common::git(ws.path(), &["status", "--porcelain"]);
+    let cut = format!(
+        "{INIT}{}",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_write","arguments":{"kind":"decision","title":"Cut"#
+    );
+    let (code, _, _) = raw(ws.path(), cut.as_bytes());
+    assert_eq!(code, 0);
+    assert_eq!(common::git(ws.path(), &["status", "--porcelain"]), before);
+}
+
+#[test]
+fn no_tool_ever_shows_a_secret() {
+    let ws = workspace();
+    let token = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    common::write(
+        ws.path(),
+        "knowledge/deploy-with-a-token.md",
+        &format!("---\ntitle: Deploy with a token {token}\ndescription: The deploy token is {token}\nmodel_invocation: true\ndate: 2026-12-01\nsources:\n  - file:docs/bank-api.md\n---\n\nDeploy token: {token}\n"),
+    );
+    let Some(out) = scenario(ws.path(), "secret") else {
+        return;
+    };
+    let text = out.to_string();
+    assert!(!text.contains(token), "{text}");
+    assert_eq!(
+        out["search"]["structured"]["results"][0]["path"],
+        "knowledge/deploy-with-a-token.md"
+    );
+    assert!(out["read"]["structured"]["body"]
+        .as_str()
+        .expect("body")
+        .contains("Deploy token: "));
+}
