@@ -273,6 +273,11 @@ fn agent_settings_are_written_and_merged_without_clobbering() {
             ("Stop".into(), "memlint hook stop".into(), None, None),
         ]
     );
+    // It says how to register the MCP server too.
+    assert!(
+        out.contains(r#"add {"mcpServers": {"memlint": {"command": "memlint", "args": ["mcp"]}}} to .mcp.json"#),
+        "{out}"
+    );
     // A second run adds nothing.
     let (code, out) = memlint(root, &["init", "--agent-settings"]);
     assert_eq!(code, 0);

@@ -678,6 +678,7 @@ impl AgentSettings {
         } = self;
         if planned.is_empty() {
             report.say(format!("{shown} already registers memlint's hooks"));
+            report.say(MCP_HINT.to_string());
             return Ok(());
         }
         if let Some(dir) = path.parent().filter(|d| !d.exists()) {
@@ -708,9 +709,14 @@ impl AgentSettings {
         } else {
             report.say(format!("added {} to {shown}", added_words(&added)));
         }
+        report.say(MCP_HINT.to_string());
         Ok(())
     }
 }
+
+/// How to register the MCP server, which `--agent-settings` says after the
+/// hooks: for agents the hooks do not drive (other runtimes, sub-agents).
+pub const MCP_HINT: &str = "agents the hooks do not reach can use memlint's MCP server: for Claude Code add {\"mcpServers\": {\"memlint\": {\"command\": \"memlint\", \"args\": [\"mcp\"]}}} to .mcp.json (Cursor: .cursor/mcp.json; any client: the command `memlint mcp`; see docs/mcp.md)";
 
 /// `rel` with its `.` and `..` resolved by their text, when it never climbs
 /// above where it starts.
