@@ -75,6 +75,21 @@ pub fn findings(
 
 /// Lints `all` (every file of the workspace) and reports on those for which
 /// `selected` is true (reporting no progress).
+///
+/// # Examples
+///
+/// ```no_run
+/// use memlint::engine::{check, workspace::Workspace};
+/// use std::path::Path;
+///
+/// let ws = Workspace::load(Some(Path::new("fixtures/example")), None)?;
+/// let all = memlint::store::listing::files(&ws);
+/// let outcome = check::run(&ws, &all, &|_| true);
+/// for d in &outcome.diagnostics {
+///     println!("{}:{}:{}: {} {}", d.path, d.line, d.column, d.rule, d.message);
+/// }
+/// # Ok::<(), memlint::engine::workspace::WorkspaceError>(())
+/// ```
 pub fn run(ws: &Workspace, all: &[String], selected: &dyn Fn(&str) -> bool) -> Outcome {
     let opts = crate::engine::scan::Options {
         force: false,

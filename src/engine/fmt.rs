@@ -254,6 +254,25 @@ pub struct EditorPlace<'a> {
 /// Editor mode: formats `input` as if it were the file `place.path`. The
 /// root and configuration are discovered from the file's place, as they
 /// would be for that file.
+///
+/// # Examples
+///
+/// ```no_run
+/// use memlint::engine::fmt::{text, EditorPlace, Formatted};
+/// use std::path::Path;
+///
+/// // An editor's unsaved buffer, formatted as the file it stands for.
+/// let place = EditorPlace {
+///     root: None,
+///     config: None,
+///     cwd: Path::new("fixtures/example"),
+///     path: Path::new("memory/decisions/use-float-amounts.md"),
+/// };
+/// if let Formatted::Text { text, .. } = text(&place, b"---\nstatus: active\ntitle: x\n---\n")? {
+///     print!("{text}");
+/// }
+/// # Ok::<(), memlint::engine::workspace::WorkspaceError>(())
+/// ```
 pub fn text(place: &EditorPlace, input: &[u8]) -> Result<Formatted, WorkspaceError> {
     let cwd = place.cwd;
     let abs = crate::engine::workspace::normalize(&cwd.join(place.path));

@@ -287,6 +287,29 @@ const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
 /// answers `{"continue": false, "stopReason": …}` instead
 /// ([`Verdict::Stop`]). A clean lint resets the count. Anything that is not
 /// a record of this workspace proceeds silently.
+///
+/// # Examples
+///
+/// ```no_run
+/// use memlint::engine::hook::{post_write, Request, Verdict};
+///
+/// let input = serde_json::json!({
+///     "hook_event_name": "PostToolUse",
+///     "tool_name": "Write",
+///     "tool_input": {"file_path": "memory/decisions/use-gix.md"},
+/// });
+/// let reply = post_write(&Request {
+///     root: None,
+///     config: None,
+///     cwd: std::env::current_dir().ok(),
+///     input,
+///     env: &|name| std::env::var(name).ok(),
+/// });
+/// print!("{}", reply.stdout);
+/// eprint!("{}", reply.stderr);
+/// let code = if reply.verdict == Verdict::Block { 2 } else { 0 };
+/// # let _ = code;
+/// ```
 pub fn post_write(request: &Request) -> Reply {
     let mut reply = Reply::new();
     let Some((ws, rel)) = written_record(request, &mut reply) else {

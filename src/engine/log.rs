@@ -214,6 +214,20 @@ pub fn parse_log_args(words: &[String]) -> Result<LogRequest, String> {
 
 /// `memlint log`: the history of a record (following renames) or of the
 /// workspace, newest first, with the parsed trailers.
+///
+/// # Examples
+///
+/// ```no_run
+/// use memlint::engine::log::{log, LogRequest};
+/// use memlint::engine::workspace::Workspace;
+///
+/// let ws = Workspace::load(None, None)?;
+/// let request = LogRequest { record: Some("use-gix".into()), ..LogRequest::default() };
+/// for commit in log(&ws, &request)?.commits {
+///     println!("{} {} {}", &commit.id[..7], commit.time, commit.summary);
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn log(ws: &Workspace, req: &LogRequest) -> Result<Log, GitError> {
     let repo = Repo::open(&ws.root, "`log`")?;
     let Some(head) = repo.head()? else {

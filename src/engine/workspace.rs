@@ -70,6 +70,18 @@ pub fn find_root(start: &Path) -> PathBuf {
 impl Workspace {
     /// Finds and loads the workspace. `root` overrides discovery; `config_file`
     /// overrides `<root>/.memlint.yml`.
+    ///
+    /// # Examples
+    ///
+    /// ```no_run
+    /// use memlint::engine::workspace::Workspace;
+    /// use std::path::Path;
+    ///
+    /// // The workspace at a root, with its own `.memlint.yml`.
+    /// let ws = Workspace::load(Some(Path::new("fixtures/example")), None)?;
+    /// println!("{} files", ws.files().len());
+    /// # Ok::<(), memlint::engine::workspace::WorkspaceError>(())
+    /// ```
     pub fn load(
         root: Option<&Path>,
         config_file: Option<&Path>,

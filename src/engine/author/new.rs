@@ -42,6 +42,28 @@ pub struct Created {
 /// otherwise: refused when a record of that kind and slug exists, when its
 /// slug is a near-duplicate of an active record (unless `force`), and when
 /// any rule finds an error in it or in the records it changes.
+///
+/// # Examples
+///
+/// ```no_run
+/// use memlint::engine::author::{self, Draft, NewOptions};
+/// use memlint::engine::workspace::Workspace;
+/// use memlint::model::kind::Kind;
+///
+/// let ws = Workspace::load(None, None)?;
+/// let draft = Draft {
+///     kind: Some(Kind::Decision),
+///     title: "Use gix for git reads".into(),
+///     sources: vec!["file:docs/git.md".into()],
+///     body: "Reads go through gix; pushing spawns git.".into(),
+///     ..Draft::default()
+/// };
+/// match author::new(&ws, &draft, &NewOptions::default(), &author::today()) {
+///     Ok(created) => println!("wrote {}", created.path),
+///     Err(refused) => eprintln!("{refused}"),
+/// }
+/// # Ok::<(), memlint::engine::workspace::WorkspaceError>(())
+/// ```
 pub fn new(
     ws: &Workspace,
     draft: &Draft,

@@ -58,6 +58,18 @@ impl Plan {
 
 /// Replaces record `old` with record `new`, both of `kind` (found by slug
 /// when `kind` is `None`; a slug two kinds share must be told apart).
+///
+/// # Examples
+///
+/// ```no_run
+/// use memlint::engine::author;
+/// use memlint::engine::workspace::Workspace;
+///
+/// let ws = Workspace::load(None, None)?;
+/// let done = author::replace(&ws, None, "use-git2", "use-gix")?;
+/// println!("{} is replaced by {}; retargeted {:?}", done.old, done.new, done.retargeted);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn replace(
     ws: &Workspace,
     kind: Option<Kind>,

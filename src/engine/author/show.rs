@@ -34,6 +34,18 @@ pub struct Shown {
 
 /// The record `target` names: a root-relative path, `kind:slug`, or a slug
 /// of one decision, request or knowledge record.
+///
+/// # Examples
+///
+/// ```no_run
+/// use memlint::engine::author;
+/// use memlint::engine::workspace::Workspace;
+///
+/// let ws = Workspace::load(None, None)?;
+/// let shown = author::show(&ws, "decision:use-gix")?;
+/// println!("{} ({}), cited by {:?}", shown.path, shown.fields["title"], shown.cited_by);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn show(ws: &Workspace, target: &str) -> Result<Shown, AuthorError> {
     let current = Current::read(ws);
     let report = find(&current, ws, target)?;

@@ -41,6 +41,19 @@ pub struct Updated {
 
 /// Applies `changes` to the record `target` names (see
 /// [`super::show::show`]).
+///
+/// # Examples
+///
+/// ```no_run
+/// use memlint::engine::author::{self, Changes};
+/// use memlint::engine::workspace::Workspace;
+///
+/// let ws = Workspace::load(None, None)?;
+/// let changes = Changes { tags: Some(vec!["git".into()]), ..Changes::default() };
+/// let updated = author::update(&ws, "use-gix", &changes)?;
+/// println!("{} changed: {}", updated.path, updated.changed);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn update(ws: &Workspace, target: &str, changes: &Changes) -> Result<Updated, AuthorError> {
     let current = Current::read(ws);
     let report = super::show::find(&current, ws, target)?;

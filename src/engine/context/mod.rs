@@ -51,6 +51,21 @@ pub fn read_context_md(root: &Path, max_bytes: u64) -> Option<String> {
 /// comes with it. Without a search index the record table alone is
 /// refreshed: building the search index from nothing would cost a context
 /// several times what it needs.
+///
+/// # Examples
+///
+/// ```no_run
+/// use memlint::engine::context::{gather, render, Flags, Settings};
+/// use memlint::engine::workspace::Workspace;
+/// use std::path::Path;
+///
+/// let ws = Workspace::load(Some(Path::new("fixtures/example")), None)?;
+/// // Settings from the configuration and no environment.
+/// let (settings, _warnings) = Settings::resolve(&ws.config.context, &Flags::default(), &|_| None);
+/// let material = gather(&ws, settings.max_chars);
+/// print!("{}", render(&material, &settings));
+/// # Ok::<(), memlint::engine::workspace::WorkspaceError>(())
+/// ```
 pub fn gather(ws: &Workspace, max_chars: usize) -> Material {
     let keep = keep_for(max_chars);
     let key = crate::io::cache::key(&ws.config);

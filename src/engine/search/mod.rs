@@ -79,6 +79,21 @@ pub struct Hit {
 
 /// Answers `query` from a fresh index, refreshing it first when any record
 /// changed.
+///
+/// # Examples
+///
+/// ```no_run
+/// use memlint::engine::search::{search, Query};
+/// use memlint::engine::workspace::Workspace;
+/// use std::path::Path;
+///
+/// let ws = Workspace::load(Some(Path::new("fixtures/example")), None)?;
+/// let query = Query { text: "retry backoff".into(), kind: None, limit: 5, all: false };
+/// for hit in search(&ws, &query, &Default::default()) {
+///     println!("{:.2} {} {}", hit.score, hit.path, hit.snippet);
+/// }
+/// # Ok::<(), memlint::engine::workspace::WorkspaceError>(())
+/// ```
 pub fn search(ws: &Workspace, query: &Query, opts: &crate::engine::scan::Options) -> Vec<Hit> {
     // Before anything is read, so that any later change shows.
     let watch = crate::io::watch::stamp(ws);
