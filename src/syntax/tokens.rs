@@ -10,26 +10,9 @@ use std::borrow::Cow;
 use std::ops::Range;
 use unicode_segmentation::UnicodeSegmentation;
 
-/// Whether `c` belongs to a Han, Hiragana, Katakana or Hangul run.
-pub fn in_cjk_run(c: char) -> bool {
-    matches!(c as u32,
-        0x1100..=0x11FF          // Hangul Jamo
-        | 0x3130..=0x318F        // Hangul Compatibility Jamo
-        | 0xA960..=0xA97F        // Hangul Jamo Extended-A
-        | 0xAC00..=0xD7AF        // Hangul Syllables
-        | 0xD7B0..=0xD7FF        // Hangul Jamo Extended-B
-        | 0x3040..=0x309F        // Hiragana
-        | 0x30A0..=0x30FF        // Katakana (with the prolonged sound mark)
-        | 0x31F0..=0x31FF        // Katakana Phonetic Extensions
-        | 0xFF66..=0xFF9F        // Halfwidth Katakana
-        | 0x3005 | 0x3007 | 0x303B // 々 〇 〻
-        | 0x2E80..=0x2FDF        // CJK Radicals, Kangxi Radicals
-        | 0x3400..=0x4DBF        // CJK Extension A
-        | 0x4E00..=0x9FFF        // CJK Unified Ideographs
-        | 0xF900..=0xFAFF        // CJK Compatibility Ideographs
-        | 0x20000..=0x323AF // CJK Extensions B–H and compatibility supplement
-    )
-}
+/// Whether `c` belongs to a Han, Hiragana, Katakana or Hangul run: the
+/// one CJK table, in `syntax::cjk`.
+pub use crate::syntax::cjk::in_cjk_run;
 
 /// Calls `emit` with every token of `text` and the byte range it came from.
 pub fn tokenize(text: &str, mut emit: impl FnMut(Cow<'_, str>, Range<usize>)) {
