@@ -915,3 +915,56 @@ fn a_replacement_is_no_near_duplicate_in_the_git_modes_either() {
     );
     assert!(!base.stdout.contains("slug/similar"), "{}", base.stdout);
 }
+
+#[test]
+fn replace_leaves_a_record_it_cannot_read_alone_and_says_why() {
+    let ws = workspace("example");
+    let broken = "---\ntitle: Broken: yes: no\nstatus: active\n---\n\nBody.\n";
+    write(ws.path(), "memory/decisions/broken-record.md", broken);
+    let run = memlint(
+        ws.path(),
+        &["replace", "broken-record", "use-sqlite-statement-cache"],
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("memory/decisions/broken-record.md: its front matter cannot be read; run `memlint check memory/decisions/broken-record.md`"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(read(ws.path(), "memory/decisions/broken-record.md"), broken);
+}
+
+#[test]
+fn a_body_over_the_size_limit_is_refused_before_it_is_written() {
+    let ws = workspace("example");
+    write(ws.path(), ".memlint.yml", "max_file_bytes: 2000\n");
+    let body = "word ".repeat(1000);
+    for args in [
+        &[
+            "new",
+            "decision",
+            "A long one",
+            "--source",
+            "file:docs/bank-api.md",
+            "--body-file",
+            "-",
+        ][..],
+        &[
+            "staging",
+            "add",
+            "--source",
+            "session:abc",
+            "--body-file",
+            "-",
+        ][..],
+    ] {
+        let before =
+            files_in(ws.path(), "staging").len() + files_in(ws.path(), "memory/decisions").len();
+        let run = memlint_stdin(ws.path(), args, &body);
+        assert_eq!(run.code, 1, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.contains("format/too-large"), "{}", run.stderr);
+        let after =
+            files_in(ws.path(), "staging").len() + files_in(ws.path(), "memory/decisions").len();
+        assert_eq!(before, after, "{args:?}");
+    }
+}

@@ -131,13 +131,19 @@ impl Draft {
             t += &format!("tags: [{}]\n", tags.join(", "));
         }
         t += "---\n";
-        let body = self.body.trim_end();
-        if !body.trim().is_empty() {
-            t += "\n";
-            t += body.trim_start_matches(['\n', '\r']);
-            t += "\n";
-        }
+        t += &body_section(&self.body);
         t
+    }
+}
+
+/// What follows the closing `---` for `body`: nothing for a blank body,
+/// else a blank line, the body without leading blank lines, and exactly
+/// one final newline (the formatter's layout).
+pub fn body_section(body: &str) -> String {
+    let body = body.trim_end();
+    match body.trim().is_empty() {
+        true => String::new(),
+        false => format!("\n{}\n", body.trim_start_matches(['\n', '\r'])),
     }
 }
 

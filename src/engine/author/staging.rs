@@ -3,9 +3,8 @@
 
 use super::AuthorError;
 use crate::engine::workspace::Workspace;
-use crate::lint::{lint_file, Content};
 use crate::model::diagnostic::Diagnostic;
-use crate::model::kind::{classify, Kind};
+use crate::model::kind::Kind;
 use serde::Serialize;
 
 /// What `staging add` wrote.
@@ -46,12 +45,7 @@ pub fn add_staging(
         let id = format!("{stamp}-{:04x}", suffix(attempt));
         let path = format!("{}/{id}.md", Kind::Staging.dir());
         let text = text(&id, source, &created, body);
-        let place = classify(&path, &ws.config.banned_dirs);
-        let content = match text.len() as u64 {
-            n if n > ws.config.max_file_bytes => Content::TooLarge(n),
-            _ => Content::Bytes(text.as_bytes()),
-        };
-        let report = lint_file(&path, &place, content, &ws.config);
+        let report = super::verify::lint_text(ws, &path, &text);
         if super::verify::has_errors(&report.diagnostics) {
             return Err(AuthorError::Refused {
                 path,
@@ -103,11 +97,6 @@ fn text(id: &str, source: &str, created: &str, body: &str) -> String {
         "---\nid: {id}\nsource: {}\ncreated: {created}\n---\n",
         super::draft::scalar(source)
     );
-    let body = body.trim_end();
-    if !body.trim().is_empty() {
-        t += "\n";
-        t += body.trim_start_matches(['\n', '\r']);
-        t += "\n";
-    }
+    t += &super::draft::body_section(body);
     t
 }

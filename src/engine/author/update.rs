@@ -189,14 +189,9 @@ fn edit(text: &str, changes: &Changes) -> Option<String> {
         });
     }
     if let Some(body) = &changes.body {
-        let body = body.trim_end();
-        let new_body = match body.trim().is_empty() {
-            true => String::new(),
-            false => format!("\n{}\n", body.trim_start_matches(['\n', '\r'])),
-        };
         edits.push(Edit {
             span: parts.body.clone(),
-            text: new_body,
+            text: super::draft::body_section(body),
         });
     }
     apply(text, edits).ok()

@@ -59,15 +59,7 @@ pub fn diagnostics(
 ) -> Vec<Diagnostic> {
     let changed: Vec<FileReport> = changes
         .iter()
-        .map(|(path, text)| {
-            let place = classify(path, &ws.config.banned_dirs);
-            // As `check` would read it: a file over the limit is not parsed.
-            let content = match text.len() as u64 {
-                n if n > ws.config.max_file_bytes => Content::TooLarge(n),
-                _ => Content::Bytes(text.as_bytes()),
-            };
-            lint_file(path, &place, content, &ws.config)
-        })
+        .map(|(path, text)| lint_text(ws, path, text))
         .collect();
     let is_changed = |p: &str| changes.iter().any(|(c, _)| c == p);
     let items = current
@@ -88,6 +80,17 @@ pub fn diagnostics(
         .collect();
     diagnostic::sort(&mut diags);
     diags
+}
+
+/// The per-file report of `text` as the file at `path`, read as `check`
+/// would read it: a text over `max_file_bytes` is not parsed.
+pub fn lint_text(ws: &Workspace, path: &str, text: &str) -> FileReport {
+    let place = classify(path, &ws.config.banned_dirs);
+    let content = match text.len() as u64 {
+        n if n > ws.config.max_file_bytes => Content::TooLarge(n),
+        _ => Content::Bytes(text.as_bytes()),
+    };
+    lint_file(path, &place, content, &ws.config)
 }
 
 /// Whether any of `diags` is an error.
