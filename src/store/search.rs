@@ -275,6 +275,15 @@ pub(crate) struct Stamps {
     pub(crate) watch: Option<u64>,
 }
 
+impl Stamps {
+    /// Whether there is nothing to restamp: the stored index need not
+    /// even be read (it is tens of megabytes on a large workspace, read
+    /// on every warm search otherwise).
+    pub(crate) fn is_empty(&self) -> bool {
+        self.listing.is_none() && self.scanned_at.is_none() && self.watch.is_none()
+    }
+}
+
 /// The stamps to give an index found fresh: the listing it was checked
 /// against and the watcher stamp, where they differ from its own.
 pub(crate) fn stamps(
@@ -296,14 +305,14 @@ pub(crate) fn stamps(
 /// one loaded with head checksum `loaded_sum`; `false` when it is not (or
 /// there is nothing to change), and nothing is to be saved.
 pub(crate) fn restamp_bytes(bytes: &mut [u8], loaded_sum: u64, stamps: Stamps) -> bool {
+    if stamps.is_empty() {
+        return false;
+    }
     let Stamps {
         listing,
         scanned_at,
         watch,
     } = stamps;
-    if listing.is_none() && scanned_at.is_none() && watch.is_none() {
-        return false;
-    }
     let Some(head_len) = bytes
         .get(12..20)
         .and_then(|b| usize::try_from(u64::from_le_bytes(b.try_into().ok()?)).ok())

@@ -89,6 +89,9 @@ pub(super) fn tokenize_record<'t>(
 /// Rewrites the stored index, when it is still the one loaded with head
 /// checksum `loaded_sum`, with `stamps`.
 pub(super) fn restamp(ws: &Workspace, loaded_sum: u64, stamps: Stamps) {
+    if stamps.is_empty() {
+        return;
+    }
     let Ok(mut bytes) = crate::io::fs::read_regular(&file(ws)) else {
         return;
     };
