@@ -54,7 +54,7 @@ fn workspace() -> (tempfile::TempDir, PathBuf) {
 fn loaded_workspace() -> (tempfile::TempDir, PathBuf, Workspace, Vec<String>) {
     let (dir, root) = workspace();
     let ws = Workspace::load(Some(&root), None).expect("workspace");
-    let files = ws.files();
+    let files = ws.walk().files;
     (dir, root, ws, files)
 }
 
@@ -533,7 +533,7 @@ fn deltas_agree_with_linting_from_scratch() {
     let opts = Options::default();
     let delta = root.join(".memlint/index.delta");
     let step = |what: &str| {
-        let files = ws.files();
+        let files = ws.walk().files;
         let got = scan::refresh(&ws, &files, &opts);
         assert!(got.saved.is_ok(), "{what}: {:?}", got.saved);
         assert_eq!(
@@ -823,7 +823,7 @@ fn tracked_files_are_fingerprinted_by_their_git_blob() {
     // An untracked record has no blob.
     commit_all_but_one_record(&root, &ws_root);
     let ws = Workspace::load(Some(&ws_root), None).expect("workspace");
-    let files = ws.files();
+    let files = ws.walk().files;
     let first = scan::refresh(&ws, &files, &Options::default());
     assert_eq!(first.reparsed, 5);
     let head_blob = |rel: &str| common::git(&root, &["rev-parse", &format!("HEAD:agent/{rel}")]);
@@ -992,13 +992,13 @@ fn a_glance_at_a_fresh_index_sees_its_delta_and_agrees_with_it() {
     scan::refresh(&ws, &files, &Options::default());
     std::fs::write(root.join("knowledge/new.md"), "---\ntitle: New\n---\n").expect("write");
     assert!(
-        scan::with_fresh(&ws, &ws.files(), |_| ()).is_none(),
+        scan::with_fresh(&ws, &ws.walk().files, |_| ()).is_none(),
         "added"
     );
     std::fs::remove_file(root.join("knowledge/new.md")).expect("remove");
     std::fs::remove_file(root.join(rel)).expect("remove");
     assert!(
-        scan::with_fresh(&ws, &ws.files(), |_| ()).is_none(),
+        scan::with_fresh(&ws, &ws.walk().files, |_| ()).is_none(),
         "removed"
     );
 }
@@ -1150,7 +1150,7 @@ fn blob_ids_looked_up_in_order_are_those_looked_up_one_by_one() {
         decision("Changed", "active", "").as_bytes(),
     );
     let ws = Workspace::load(Some(&ws_root), None).expect("workspace");
-    let mut files: Vec<String> = ws.files();
+    let mut files: Vec<String> = ws.walk().files;
     files.push("memory/decisions/no-such-file.md".to_string());
     let tracked = memlint::io::git::Tracked::open(&ws_root).expect("a repository");
     let stat = |rel: &str| {

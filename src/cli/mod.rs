@@ -63,6 +63,9 @@ pub fn run(cli: Cli) -> ExitCode {
             config: cli.global.config.clone(),
         })),
     };
+    if let Some(why) = crate::io::cache::refused() {
+        errln!("memlint: warning: {why}");
+    }
     match result {
         Ok(code) => code,
         Err(e) => {

@@ -74,7 +74,7 @@ pub fn select(
     paths: &[PathBuf],
     warnings: &mut Vec<String>,
 ) -> Result<Vec<String>, WorkspaceError> {
-    let mut files = ws.files();
+    let mut files = crate::store::listing::files(ws);
     if paths.is_empty() {
         if files.is_empty() {
             if let Some(why) = ws.selects_nothing("", ".", &files) {

@@ -200,7 +200,7 @@ enum Done {
 const BLOB_RUN: usize = 2048;
 
 /// Brings the table up to date for `files` (every file of the workspace,
-/// sorted, as `Workspace::files` gives them), writes it back when anything
+/// sorted, as `Workspace::walk` gives them), writes it back when anything
 /// changed, and returns their reports.
 pub fn refresh(ws: &Workspace, files: &[String], opts: &Options) -> Refreshed {
     let scanned = scan(ws, files, opts);
@@ -655,39 +655,19 @@ fn execute(
 
 /// The entry of a file from what reading it gave.
 fn read_entry(ws: &Workspace, rel: &str, opened: std::io::Result<Opened>) -> Entry {
-    match opened {
-        Ok(Opened::Bytes(stat, bytes)) => lint_bytes(ws, rel, Some(stat), &bytes),
-        Ok(Opened::TooLarge(stat)) => {
-            let place = classify(rel, &ws.config.banned_dirs);
-            Entry {
-                stat: Some(stat),
-                hash: None,
-                blob: None,
-                report: Box::new(lint_file(
-                    rel,
-                    &place,
-                    Content::TooLarge(stat.size),
-                    &ws.config,
-                )),
-            }
-        }
-        // Never reused: read again next time.
-        Err(e) => Entry {
-            stat: None,
-            hash: None,
-            blob: None,
-            report: Box::new(ws.unreadable(rel, &e)),
-        },
-    }
-}
-
-fn lint_bytes(ws: &Workspace, rel: &str, stat: Option<Stat>, bytes: &[u8]) -> Entry {
     let place = classify(rel, &ws.config.banned_dirs);
-    let report = lint_file(rel, &place, Content::Bytes(bytes), &ws.config);
+    let (stat, hash, read) = match &opened {
+        Ok(Opened::Bytes(stat, bytes)) => {
+            (Some(*stat), Some(xxh3_64(bytes)), Ok(Content::Bytes(bytes)))
+        }
+        Ok(Opened::TooLarge(stat)) => (Some(*stat), None, Ok(Content::TooLarge(stat.size))),
+        // Never reused: read again next time.
+        Err(e) => (None, None, Err(e)),
+    };
     Entry {
         stat,
-        hash: Some(xxh3_64(bytes)),
+        hash,
         blob: None,
-        report: Box::new(report),
+        report: Box::new(ws.lint_read(rel, &place, read)),
     }
 }

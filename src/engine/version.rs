@@ -46,7 +46,7 @@ pub struct Version<'a> {
 }
 
 /// The `.memlintignore` files of a version, read from it, so that a
-/// version's paths are excluded as `Workspace::files` excludes the work
+/// version's paths are excluded as `Workspace::walk` excludes the work
 /// tree's. `.gitignore` files are not read: every path of a version is
 /// tracked, and git ignores only untracked files (a record added with
 /// `git add -f` is in the commit and is linted). Only the paths to report
@@ -114,13 +114,12 @@ impl<'v, 'a> Ignores<'v, 'a> {
 const CHUNK: usize = 2048;
 
 fn lint_blob(ws: &Workspace, rel: &str, place: &Place, blob: &crate::io::git::Blob) -> FileReport {
-    use crate::lint::{lint_file, Content};
-    match blob {
-        crate::io::git::Blob::Bytes(b) => lint_file(rel, place, Content::Bytes(b), &ws.config),
-        crate::io::git::Blob::TooLarge(n) => {
-            lint_file(rel, place, Content::TooLarge(*n), &ws.config)
-        }
-    }
+    use crate::lint::Content;
+    let content = match blob {
+        crate::io::git::Blob::Bytes(b) => Content::Bytes(b),
+        crate::io::git::Blob::TooLarge(n) => Content::TooLarge(*n),
+    };
+    ws.lint_read(rel, place, Ok(content))
 }
 
 /// Reads `paths` through `version.read` (one thread: git objects are not

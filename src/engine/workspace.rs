@@ -79,7 +79,7 @@ impl Workspace {
     ///
     /// // The workspace at a root, with its own `.memlint.yml`.
     /// let ws = Workspace::load(Some(Path::new("fixtures/example")), None)?;
-    /// println!("{} files", ws.files().len());
+    /// println!("{} files", memlint::store::listing::files(&ws).len());
     /// # Ok::<(), memlint::engine::workspace::WorkspaceError>(())
     /// ```
     pub fn load(
@@ -227,27 +227,42 @@ impl Workspace {
     pub fn lint_one(&self, rel: &str) -> FileReport {
         let place = classify(rel, &self.config.banned_dirs);
         if matches!(place, Place::Outside | Place::Banned(_) | Place::Unknown) {
-            return lint_file(rel, &place, Content::Bytes(b""), &self.config);
+            return self.lint_read(rel, &place, Ok(Content::Bytes(b"")));
         }
         let path = self.root.join(rel);
-        match std::fs::metadata(&path) {
+        let bytes;
+        let read = match std::fs::metadata(&path) {
             // A FIFO or a device would block or never end.
-            Ok(m) if !m.is_file() => self.unreadable(
-                rel,
-                &std::io::Error::other(format!(
-                    "not a regular file ({})",
-                    crate::io::fs::kind_of(&m)
-                )),
-            ),
-            Ok(m) if m.len() > self.config.max_file_bytes => {
-                lint_file(rel, &place, Content::TooLarge(m.len()), &self.config)
-            }
+            Ok(m) if !m.is_file() => Err(std::io::Error::other(format!(
+                "not a regular file ({})",
+                crate::io::fs::kind_of(&m)
+            ))),
+            Ok(m) if m.len() > self.config.max_file_bytes => Ok(Content::TooLarge(m.len())),
             // Read only as a regular file: swapped for a FIFO meanwhile,
             // it would wait for a writer.
             _ => match crate::io::fs::read_regular(&path) {
-                Ok(bytes) => lint_file(rel, &place, Content::Bytes(&bytes), &self.config),
-                Err(e) => self.unreadable(rel, &e),
+                Ok(read) => {
+                    bytes = read;
+                    Ok(Content::Bytes(&bytes))
+                }
+                Err(e) => Err(e),
             },
+        };
+        self.lint_read(rel, &place, read.as_ref().map(|c| *c))
+    }
+
+    /// Lints `rel`, at `place`, from what reading it gave: its content, or
+    /// why it could not be read. The one step from a read to a report,
+    /// whatever read it (the work tree, the index refresh, a git version).
+    pub fn lint_read(
+        &self,
+        rel: &str,
+        place: &Place,
+        read: Result<Content<'_>, &std::io::Error>,
+    ) -> FileReport {
+        match read {
+            Ok(content) => lint_file(rel, place, content, &self.config),
+            Err(e) => self.unreadable(rel, e),
         }
     }
 

@@ -33,6 +33,17 @@ pub fn key(config: &Config) -> u64 {
     h.digest()
 }
 
+/// Why this process keeps no cache, once [`make_dir`] found `.memlint`
+/// unusable; io never prints, a front end shows it once ([`refused`]).
+static REFUSED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// Why this process could keep no cache (`.memlint` is a link or not a
+/// directory), for the front end to warn about once; `None` when nothing
+/// was refused.
+pub fn refused() -> Option<&'static str> {
+    REFUSED.get().map(String::as_str)
+}
+
 /// Creates `.memlint/` (with a `.gitignore` that keeps it out of commits)
 /// when it is missing.
 ///
@@ -44,16 +55,13 @@ pub fn make_dir(root: &Path) -> std::io::Result<PathBuf> {
     match std::fs::symlink_metadata(&dir) {
         Ok(m) if m.is_dir() => {}
         Ok(m) => {
-            static SAID: std::sync::Once = std::sync::Once::new();
             let what = match m.file_type().is_symlink() {
                 true => "a symbolic link",
                 false => "not a directory",
             };
-            SAID.call_once(|| {
-                eprintln!(
-                    "memlint: warning: {DIR} is {what}; memlint keeps no cache there (every run checks every file)"
-                );
-            });
+            let _ = REFUSED.set(format!(
+                "{DIR} is {what}; memlint keeps no cache there (every run checks every file)"
+            ));
             return Err(std::io::Error::other(format!("{DIR} is {what}")));
         }
         Err(_) => {

@@ -36,13 +36,10 @@ impl Workspace {
             .any(|n| std::fs::symlink_metadata(self.root.join(n)).is_ok())
     }
 
-    /// Every file memlint looks at, root-relative, sorted.
-    pub fn files(&self) -> Vec<String> {
-        self.walk().files
-    }
-
-    /// Walks the workspace: [`Workspace::files`], and the directories the
-    /// walk entered.
+    /// Walks the workspace: every file memlint looks at, root-relative,
+    /// sorted, and the directories the walk entered. The engine lists
+    /// files through [`crate::store::listing::files`], which keeps this
+    /// walk's result while no directory changed.
     pub fn walk(&self) -> Walked {
         // The walk starts at the root itself, never above it, so that only
         // ignore files inside the root apply (SPEC §10: nothing outside the
@@ -168,7 +165,7 @@ impl Workspace {
         Some(entry.into_path())
     }
 
-    /// The root-relative path of a walked file when [`Workspace::files`]
+    /// The root-relative path of a walked file when [`Workspace::walk`]
     /// lists it: one that memlint looks at.
     fn listed(&self, path: &Path) -> Option<String> {
         #[cfg(unix)]
@@ -210,7 +207,7 @@ impl Workspace {
 /// What [`Workspace::walk`] found.
 #[derive(Debug, Default)]
 pub struct Walked {
-    /// As [`Workspace::files`] gives them.
+    /// As [`Workspace::walk`] gives them.
     pub files: Vec<String>,
     /// Every directory the walk entered (not the ignored ones), unsorted.
     pub dirs: Vec<PathBuf>,

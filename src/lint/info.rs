@@ -7,9 +7,11 @@ use crate::model::kind::Kind;
 use std::ops::Range;
 
 /// What was read of a file.
+#[derive(Debug, Clone, Copy)]
 pub enum Content<'a> {
     /// The file is larger than `max_file_bytes` and was not read.
     TooLarge(u64),
+    /// The file's bytes.
     Bytes(&'a [u8]),
 }
 

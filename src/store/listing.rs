@@ -33,7 +33,7 @@ fn seen(path: &Path) -> Seen {
 }
 
 /// The directories and ignore files whose change could change what
-/// `Workspace::files` lists, given what a walk found: the root (with its
+/// `Workspace::walk` lists, given what a walk found: the root (with its
 /// `.gitignore`, `.ignore`, `.memlintignore` and `.git/info/exclude`; no
 /// ignore file above the root applies), the parents of every walked root up to the root
 /// (so that a root created later is seen), and every directory the walk
@@ -77,7 +77,7 @@ fn watched(ws: &Workspace, walked: &crate::io::walk::Walked) -> Option<Vec<Strin
     Some(out)
 }
 
-/// Every file of the workspace, as [`Workspace::files`] lists them. The
+/// Every file of the workspace, as [`Workspace::walk`] lists them. The
 /// listing is kept in `.memlint/listing` with the stat data of every
 /// directory the walk could have seen and of every ignore file that could
 /// apply; while none of them changed (a file added, removed or renamed

@@ -21,7 +21,7 @@ pub struct Current {
 impl Current {
     /// Reads the workspace (from the index where it is fresh).
     pub fn read(ws: &Workspace) -> Current {
-        let all = ws.files();
+        let all = crate::store::listing::files(ws);
         let opts = crate::engine::scan::Options {
             force: false,
             progress: None,
