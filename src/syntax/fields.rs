@@ -1,6 +1,9 @@
 //! The fields of a record that recall reads: title, description, tags,
-//! status and body, from the front matter when it can be read. One reader,
-//! for search today and for lint to share.
+//! status and body, from the front matter when it can be read. It reads
+//! through the same splitter ([`crate::syntax::frontmatter`]) and YAML
+//! parser ([`crate::syntax::yaml`]) as lint, so that search and lint never
+//! disagree on what a record's front matter says; lint keeps its own
+//! projection of the parsed document (with spans, for diagnostics).
 
 use crate::model::kind::Kind;
 use std::borrow::Cow;
