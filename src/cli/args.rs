@@ -1,6 +1,10 @@
 //! The command line as typed (ripgrep's lowargs): clap types only. What
 //! the flags mean is decided in `settings` and the command handlers.
 
+// The doc comments here are clap's help text, where `<root>` and
+// `<slug>` are placeholders, not HTML.
+#![allow(rustdoc::invalid_html_tags)]
+
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
 

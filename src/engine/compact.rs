@@ -65,7 +65,7 @@ pub enum CompactError {
         /// What is wrong with it.
         message: String,
     },
-    /// Every id for the next [`MAX_ID_ATTEMPTS`] seconds is taken.
+    /// Every id for the next `MAX_ID_ATTEMPTS` seconds is taken.
     #[error("no free session id from {first} to {last}")]
     NoFreeId {
         /// The first id tried.

@@ -54,7 +54,7 @@ pub struct Refreshed {
     /// Files read and linted in this run.
     pub reparsed: usize,
     /// Whether they were read by many threads because they were not in the
-    /// page cache (see [`cold_reader`]).
+    /// page cache (see `io::stat::cold_reader`).
     pub from_disk: bool,
     /// `Ok(true)` when the table was written, `Ok(false)` when it was already
     /// up to date, `Err` when it could not be written.

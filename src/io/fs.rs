@@ -17,7 +17,7 @@ const NOATIME: libc::c_int = libc::O_NOATIME;
 #[cfg(all(unix, not(target_os = "linux")))]
 const NOATIME: libc::c_int = 0;
 
-/// Calls `open` with the extra open flags [`NOATIME`] while `ask` holds,
+/// Calls `open` with the extra open flags `NOATIME` while `ask` holds,
 /// and again with none when the kernel refuses them (EPERM: a file of
 /// another owner), after which `ask` is cleared so that a caller opening
 /// many files stops asking.
@@ -811,7 +811,7 @@ fn create_exclusive(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 }
 
 /// Whether `name` is a temporary file of a memlint process that runs on
-/// this host now: one of [`tempfile_in`]'s (`.<name>.memlint-<pid>-…tmp`)
+/// this host now: one of `tempfile_in`'s (`.<name>.memlint-<pid>-…tmp`)
 /// or a staging claim's (`.consolidation.lock.tmp.<pid>.…`). Such a file is
 /// another run's write in progress, not a file of the workspace. A file
 /// whose writer is gone (killed mid-write) is not live; nor is one written

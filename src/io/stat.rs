@@ -1,5 +1,5 @@
 //! Stat data and reads relative to directory file descriptors: [`Stat`]
-//! (what a cache entry is valid for), [`Dirs`] (`openat`/`fstatat` under
+//! (what a cache entry is valid for), `Dirs` (`openat`/`fstatat` under
 //! the workspace root, without updating access times), the page-cache probe
 //! and the pool of reader threads for a cold cache.
 

@@ -1,9 +1,9 @@
 //! The one binary codec of `.memlint/` (the record table, the listing, the
 //! slug clusters, the search index and the context material): a
-//! [`Writer`] of LEB128 integers and length-prefixed strings that ends
-//! with an xxh3-64 checksum of everything before it, and a [`Reader`] that
+//! `Writer` of LEB128 integers and length-prefixed strings that ends
+//! with an xxh3-64 checksum of everything before it, and a `Reader` that
 //! never trusts what it reads (every count is bounded by the bytes left).
-//! A file opens with its magic and [`FORMAT`], checked by [`checked`].
+//! A file opens with its magic and [`FORMAT`], checked by `checked`.
 
 pub(crate) use crate::io::cache::FORMAT;
 use crate::io::stat::Stat;

@@ -84,7 +84,7 @@ fn watched(ws: &Workspace, walked: &crate::io::walk::Walked) -> Option<Vec<Strin
 /// changes its directory), the stored listing is used instead of walking
 /// again. A directory modified within [`RACY_NS`] before the walk is
 /// trusted only when the file system's clock shows it older than the walk
-/// ([`FsClock`]).
+/// (`FsClock`).
 pub fn files(ws: &Workspace) -> Vec<String> {
     listing(ws).files
 }

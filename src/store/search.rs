@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 use xxhash_rust::xxh3::xxh3_64;
 
-/// The search index's name inside [`index::DIR`].
+/// The search index's name inside [`crate::io::cache::DIR`].
 pub const FILE: &str = "search";
 
 pub(crate) const MAGIC: &[u8; 8] = b"MLSEARCH";

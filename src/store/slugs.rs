@@ -29,7 +29,7 @@ fn slugs_key(ratio: f64, slugs: &[&str]) -> u64 {
 }
 
 /// Near-duplicate slug clusters for every kind with slugs, from the
-/// workspace's file list (every file, as [`files`] gives it) alone, so that
+/// workspace's file list (every file, as [`crate::store::listing::files`] gives it) alone, so that
 /// they can be computed while the files are read: a record's slug is its
 /// file name, whether or not it can be read. `slug/similar` compares every
 /// pair of slugs of a kind that could be similar, which is the costliest

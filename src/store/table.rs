@@ -24,7 +24,7 @@
 //! tracked file is fingerprinted by the blob id of its git index entry when
 //! the entry's stat data match the file (SPEC §7), and git keeps that
 //! entry up to date across checkouts that rewrite files unchanged. A
-//! file modified less than [`RACY_NS`] before the scan that recorded it could
+//! file modified less than [`crate::io::stat::RACY_NS`] before the scan that recorded it could
 //! have changed again within the file system's timestamp granularity, so its
 //! content is hashed and compared with the fingerprint (git's "racily clean"
 //! problem).
@@ -74,7 +74,7 @@ pub struct Entry {
 }
 
 /// What `context` needs of a stored entry, borrowed from the stored bytes
-/// without decoding the rest (see [`with_fresh`]).
+/// without decoding the rest (see `engine::scan::with_fresh`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Glance<'a> {
     pub path: &'a str,

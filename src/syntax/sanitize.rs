@@ -4,14 +4,14 @@
 //! is never echoed (by any rule, command or format) and no control
 //! character reaches a terminal, a CI log or an agent's prompt.
 //!
-//! - Secrets: [`secrets`] keeps a credential's kind (`ghp_…[masked]`) and
+//! - Secrets: [`secrets()`] keeps a credential's kind (`ghp_…[masked]`) and
 //!   hides the rest; it is the detector of `secrets/detected`, so what is
 //!   flagged is what is masked. JSON gets this alone ([`json`]); its
 //!   escaping already shows control characters as `\u001b`.
-//! - Control characters: [`line`] and [`text`] show them as symbols (`␛`
+//! - Control characters: [`line()`] and [`text`] show them as symbols (`␛`
 //!   for ESC, `␇` for BEL, U+2400 + c for the rest of C0, `␡` for DEL,
 //!   U+FFFD for C1): one character for one, so a character budget counted
-//!   on the result is exact. [`line`] is for a value printed on one line (a
+//!   on the result is exact. [`line()`] is for a value printed on one line (a
 //!   file name, a title), where a line feed would split the output; [`text`]
 //!   keeps the line feeds and tabs of a text of several lines.
 //! - [`terminal`] is the last edge: the CLI's output module passes
@@ -225,7 +225,7 @@ pub fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
 }
 
 /// A JSON text with the credentials of every string (object keys
-/// included) masked as [`secrets`] masks them; nothing else changes, so
+/// included) masked as [`secrets()`] masks them; nothing else changes, so
 /// the keys keep their order and control characters keep their escapes
 /// (`\u001b`). Each string is looked at decoded, so that an escape
 /// (`password: \"…`) hides no credential.

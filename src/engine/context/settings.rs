@@ -100,7 +100,7 @@ pub fn keep_n(flag: Option<usize>, env: &dyn Fn(&str) -> Option<String>) -> (usi
 }
 
 /// How many items of each list the material stored beside the search index
-/// keeps (see [`encode_material`]): as many as a context of the configured
+/// keeps (see [`crate::store::material`]): as many as a context of the configured
 /// size can show, or of the size `MEMORY_INJECT_MAX_CHARS` asks for.
 pub fn stored_keep(config: &ContextConfig) -> usize {
     let env = |k: &str| std::env::var(k).ok();

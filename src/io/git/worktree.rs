@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// The content of root-relative `rel` read from the work tree, when the
 /// file certainly holds blob `id`: the git index vouches for that blob with
-/// the file's stat data (see [`vouched`]). Reading many files this way runs
+/// the file's stat data (see `vouched`). Reading many files this way runs
 /// in parallel and skips pack decoding.
 pub fn work_tree_copy(
     index: &gix::index::File,
@@ -153,7 +153,7 @@ impl Tracked {
     }
 
     /// The blob id of root-relative `rel` the git index vouches for with
-    /// stat data `stat` (see [`vouched`]).
+    /// stat data `stat` (see `vouched`).
     pub fn blob(&self, rel: &str, stat: &crate::io::stat::Stat) -> Option<ObjectId> {
         let mut full = String::with_capacity(self.prefix.len() + rel.len());
         full.push_str(&self.prefix);
