@@ -236,6 +236,22 @@ cases! {
             "not valid UTF-8 (byte 185 is 0xe9)"),
         err("format/encoding", "knowledge/nul-byte.md", (10, 7, 10, 7), "contains a NUL byte"),
     ];
+    format_conflict_markers: "rules/format-conflict-markers" => exit 1, [
+        err("format/conflict-markers", "knowledge/merge-left-in-body.md", (11, 1, 11, 13),
+            "a merge conflict starts here (`<<<<<<<`)"),
+        err("format/conflict-markers", "knowledge/merge-left-in-body.md", (13, 1, 13, 8),
+            "the two sides of a merge conflict meet here (`=======`)"),
+        err("format/conflict-markers", "knowledge/merge-left-in-body.md", (15, 1, 15, 21),
+            "a merge conflict ends here (`>>>>>>>`)"),
+        err("format/conflict-markers", "knowledge/merge-left-in-front-matter.md", (2, 1, 2, 13),
+            "a merge conflict starts here"),
+        err("frontmatter/parse", "knowledge/merge-left-in-front-matter.md", (3, 6, 3, 6),
+            "not valid YAML"),
+        err("format/conflict-markers", "knowledge/merge-left-in-front-matter.md", (4, 1, 4, 8),
+            "meet here"),
+        err("format/conflict-markers", "knowledge/merge-left-in-front-matter.md", (6, 1, 6, 21),
+            "ends here"),
+    ];
     format_too_large: "rules/format-too-large" => exit 1, [
         err("format/too-large", "knowledge/huge-record.md", (1, 1, 1, 1),
             "more than `max_file_bytes` (512); it was not read"),

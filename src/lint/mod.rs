@@ -57,6 +57,9 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
         Ok(text) => text,
         Err(shown) => return finish(report, &shown, sink, config),
     };
+    // Before the front matter is read: markers in it are why it does not
+    // parse, and the body's are found whatever the front matter says.
+    rules::format::conflict_markers::check(text, &mut sink);
     match kind {
         Some(kind) => lint_record(report, rel, kind, text, sink, config),
         None => lint_context(report, text, sink, config),

@@ -105,6 +105,11 @@ pub static REGISTRY: &[RuleDef] = &[
     def(Rule::FormatCrlf, Reader, format::crlf::DOC),
     def(Rule::FormatEncoding, Reader, format::encoding::DOC),
     def(Rule::FormatTooLarge, Reader, format::too_large::DOC),
+    def(
+        Rule::FormatConflictMarkers,
+        Reader,
+        format::conflict_markers::DOC,
+    ),
     def(Rule::SlugFormat, Reader, slug::format::DOC),
     def(
         Rule::SlugMismatch,

@@ -33,6 +33,8 @@ pub enum Rule {
     FormatEncoding,
     /// `format/too-large`: the file exceeds `max_file_bytes`.
     FormatTooLarge,
+    /// `format/conflict-markers`: merge conflict markers left in the file.
+    FormatConflictMarkers,
     /// `slug/format`: a file stem is not a slug.
     SlugFormat,
     /// `slug/mismatch`: a `slug` key differs from the file stem.
@@ -118,7 +120,7 @@ const fn meta(name: &'static str, default: Severity, fixable: bool, summary: &'s
 }
 
 /// Every rule's data, in the order the variants are declared.
-const META: [Meta; 43] = [
+const META: [Meta; 44] = [
     // Rule::FrontmatterMissing
     meta(
         "frontmatter/missing",
@@ -182,6 +184,13 @@ const META: [Meta; 43] = [
         E,
         false,
         "the file exceeds `max_file_bytes`",
+    ),
+    // Rule::FormatConflictMarkers
+    meta(
+        "format/conflict-markers",
+        E,
+        false,
+        "merge conflict markers left in the file",
     ),
     // Rule::SlugFormat
     meta("slug/format", E, false, "a file stem is not a slug"),
@@ -389,7 +398,7 @@ const META: [Meta; 43] = [
 
 impl Rule {
     /// Every rule, in the order of SPEC §3.
-    pub const ALL: [Rule; 43] = [
+    pub const ALL: [Rule; 44] = [
         Rule::FrontmatterMissing,
         Rule::FrontmatterUnclosed,
         Rule::FrontmatterParse,
@@ -402,6 +411,7 @@ impl Rule {
         Rule::FormatCrlf,
         Rule::FormatEncoding,
         Rule::FormatTooLarge,
+        Rule::FormatConflictMarkers,
         Rule::SlugFormat,
         Rule::SlugMismatch,
         Rule::SlugSimilar,

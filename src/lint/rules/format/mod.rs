@@ -5,6 +5,7 @@
 //! One file per rule: its documentation (`DOC`), its check, its fix.
 
 pub mod bom;
+pub mod conflict_markers;
 pub mod crlf;
 pub mod encoding;
 pub mod too_large;
