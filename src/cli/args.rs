@@ -94,6 +94,33 @@ pub enum Command {
     Show(ShowArgs),
     /// Serve the memory as Model Context Protocol tools on standard input/output
     Mcp,
+    /// git's merge driver for memory files (CONTEXT.md by block, records by key); see `memlint init --merge`
+    MergeFile(MergeFileArgs),
+}
+
+/// `memlint merge-file %O %A %B %P`: git's `merge.<driver>.driver` protocol.
+#[derive(Args, Debug)]
+pub struct MergeFileArgs {
+    /// The common ancestor's version (git's %O)
+    pub base: PathBuf,
+    /// Ours (git's %A); the result is written here
+    pub ours: PathBuf,
+    /// Theirs (git's %B)
+    pub theirs: PathBuf,
+    /// The file's path in the repository (git's %P), which decides how it is merged
+    pub path: Option<PathBuf>,
+    /// Conflict marker size (git's %L)
+    #[arg(short = 'L', long, default_value_t = 7, value_parser = clap::value_parser!(u8).range(1..))]
+    pub marker_size: u8,
+    /// Label of our side in conflict markers (git's %X)
+    #[arg(long, default_value = "ours")]
+    pub ours_label: String,
+    /// Label of the ancestor in conflict markers (git's %S)
+    #[arg(long, default_value = "base")]
+    pub base_label: String,
+    /// Label of their side in conflict markers (git's %Y)
+    #[arg(long, default_value = "theirs")]
+    pub theirs_label: String,
 }
 
 /// `memlint watch …`: see `crate::io::watch`.

@@ -19,6 +19,7 @@ mod index;
 mod init;
 mod log;
 mod mcp;
+mod merge;
 pub mod progress;
 pub mod render;
 mod report;
@@ -58,6 +59,7 @@ pub fn run(cli: Cli) -> ExitCode {
             Settings::resolve(&cli.global).and_then(|s| author::replace(&s, args))
         }
         Command::Show(args) => Settings::resolve(&cli.global).and_then(|s| author::show(&s, args)),
+        Command::MergeFile(args) => Ok(merge::run(args)),
         Command::Mcp => Ok(mcp::run(mcp::Place {
             root: cli.global.root.clone(),
             config: cli.global.config.clone(),

@@ -13,6 +13,7 @@ pub mod fmt;
 pub mod hook;
 pub mod init;
 pub mod log;
+pub mod merge;
 pub mod report;
 pub mod scan;
 pub mod search;

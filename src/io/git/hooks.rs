@@ -26,11 +26,58 @@ pub fn hooks_path(repo: &Repo) -> Result<Option<String>, GitError> {
 
 /// Sets `core.hooksPath` to `dir` in the repository's own configuration
 /// file, through gix. A different value is kept unless `force`.
-/// The configuration file is rewritten only while it still holds what was
-/// read (a `git config` run meanwhile is read again, never overwritten).
 pub fn set_hooks_path(repo: &Repo, dir: &str, force: bool) -> Result<HooksPath, GitError> {
+    let written = edit_local_config(repo, |file| {
+        if let Ok(current) = file.raw_value("core.hooksPath") {
+            if current.as_bytes() == dir.as_bytes() {
+                return Ok(false);
+            }
+            if !force {
+                return Err(GitError::Read(format!(
+                    "core.hooksPath is already `{}`; rerun with --force to point it at {dir}",
+                    current.to_str_lossy()
+                )));
+            }
+        }
+        file.set_raw_value("core.hooksPath", dir)
+            .map_err(read_err)?;
+        Ok(true)
+    })?;
+    Ok(match written {
+        true => HooksPath::Set,
+        false => HooksPath::Unchanged,
+    })
+}
+
+/// Sets each `(key, value)` in the repository's own configuration file,
+/// through gix; `true` when anything changed.
+pub fn set_config(repo: &Repo, values: &[(&str, &str)]) -> Result<bool, GitError> {
+    edit_local_config(repo, |file| {
+        let mut changed = false;
+        for (key, value) in values {
+            if file
+                .raw_value(*key)
+                .is_ok_and(|v| v.as_bytes() == value.as_bytes())
+            {
+                continue;
+            }
+            file.set_raw_value(*key, *value).map_err(read_err)?;
+            changed = true;
+        }
+        Ok(changed)
+    })
+}
+
+/// Edits the repository's own configuration file with `edit` (which says
+/// whether it changed anything). The file is rewritten only while it
+/// still holds what was read (a `git config` run meanwhile is read again,
+/// never overwritten).
+fn edit_local_config(
+    repo: &Repo,
+    edit: impl Fn(&mut gix::config::File) -> Result<bool, GitError>,
+) -> Result<bool, GitError> {
     let path = repo.repo.common_dir().join("config");
-    let written = crate::io::fs::update(
+    crate::io::fs::update(
         &path,
         |bytes| {
             let bytes =
@@ -39,19 +86,9 @@ pub fn set_hooks_path(repo: &Repo, dir: &str, force: bool) -> Result<HooksPath, 
             let mut file =
                 gix::config::File::from_bytes_no_includes(bytes, meta, Default::default())
                     .map_err(read_err)?;
-            if let Ok(current) = file.raw_value("core.hooksPath") {
-                if current.as_bytes() == dir.as_bytes() {
-                    return Ok(None);
-                }
-                if !force {
-                    return Err(GitError::Read(format!(
-                        "core.hooksPath is already `{}`; rerun with --force to point it at {dir}",
-                        current.to_str_lossy()
-                    )));
-                }
+            if !edit(&mut file)? {
+                return Ok(None);
             }
-            file.set_raw_value("core.hooksPath", dir)
-                .map_err(read_err)?;
             let mut out = Vec::new();
             file.write_to(&mut out).map_err(read_err)?;
             Ok(Some(out))
@@ -63,9 +100,5 @@ pub fn set_hooks_path(repo: &Repo, dir: &str, force: bool) -> Result<HooksPath, 
                 _ => GitError::Read(message),
             }
         },
-    )?;
-    Ok(match written {
-        true => HooksPath::Set,
-        false => HooksPath::Unchanged,
-    })
+    )
 }

@@ -1,0 +1,283 @@
+//! `memlint merge-file`: git's merge driver for memory files
+//! (`merge.memlint.driver`, registered by `memlint init --merge`).
+//!
+//! `CONTEXT.md` is merged as a set of blocks ([`context`]), a record key by
+//! key with its body line by line ([`record`]), and the result of a clean
+//! merge is formatted canonically and must parse. Anything else, or
+//! anything memlint cannot merge by its structure, is merged line by line
+//! as git would ([`lines`]); binary content is left as ours, a conflict.
+//! A structured merge that would lose a line either side added falls back
+//! to the line merge, so that a bug here costs a conflict, never a line.
+
+pub mod context;
+pub mod lines;
+pub mod record;
+
+pub use lines::Markers;
+
+use crate::engine::workspace::Workspace;
+use crate::model::kind::{classify, Kind, Place};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+/// A merge's result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Merge {
+    /// The merged text (with conflict markers where there are conflicts).
+    pub bytes: Vec<u8>,
+    /// What conflicts, in words (`the key \`title\``); empty when clean.
+    pub conflicts: Vec<String>,
+}
+
+/// How a file was merged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum How {
+    /// `CONTEXT.md`, block by block.
+    Blocks,
+    /// A record, key by key and its body line by line.
+    Keys,
+    /// Line by line, as git merges text.
+    Lines,
+    /// Not text: ours is kept, as a conflict.
+    Binary,
+}
+
+/// What [`merge`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The result.
+    pub merge: Merge,
+    /// How it was merged.
+    pub how: How,
+    /// Why a structured merge fell back to the line merge, if it did.
+    pub fallback: Option<String>,
+}
+
+/// What kind of memory file a path is, for the merge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum What {
+    /// `CONTEXT.md`.
+    Context,
+    /// A record of this kind.
+    Record(Kind),
+    /// Anything else: merged line by line.
+    Other,
+}
+
+/// Merges three versions of a file of kind `what`. Never fails: what
+/// cannot be merged by its structure is merged line by line.
+pub fn merge(
+    what: What,
+    base: &[u8],
+    ours: &[u8],
+    theirs: &[u8],
+    markers: &Markers,
+    max_bytes: u64,
+) -> Outcome {
+    let texts =
+        [base, ours, theirs].map(|b| std::str::from_utf8(b).ok().filter(|t| !t.contains('\0')));
+    let [Some(b), Some(o), Some(t)] = texts else {
+        return Outcome {
+            merge: Merge {
+                bytes: ours.to_vec(),
+                conflicts: vec!["binary content (ours is kept)".into()],
+            },
+            how: How::Binary,
+            fallback: None,
+        };
+    };
+    let too_large = [base, ours, theirs]
+        .iter()
+        .any(|s| s.len() as u64 > max_bytes);
+    let structured = match what {
+        _ if too_large => Err(format!(
+            "a side has more than {max_bytes} bytes (max_file_bytes)"
+        )),
+        What::Other => Err(String::new()),
+        What::Context | What::Record(_) => {
+            // Line endings are the formatter's business; compared as LF.
+            let lf = |s: &str| s.replace("\r\n", "\n");
+            let (b, o, t) = (lf(b), lf(o), lf(t));
+            structured(what, &b, &o, &t, markers)
+        }
+    };
+    match structured {
+        Ok((merge, how)) => Outcome {
+            merge,
+            how,
+            fallback: None,
+        },
+        Err(why) => {
+            let (bytes, conflict) = lines::merge(base, ours, theirs, markers);
+            Outcome {
+                merge: Merge {
+                    bytes,
+                    conflicts: if conflict {
+                        vec!["lines changed on both sides".into()]
+                    } else {
+                        Vec::new()
+                    },
+                },
+                how: How::Lines,
+                fallback: (!why.is_empty()).then_some(why),
+            }
+        }
+    }
+}
+
+/// The merge by structure, or why there is none.
+fn structured(
+    what: What,
+    base: &str,
+    ours: &str,
+    theirs: &str,
+    markers: &Markers,
+) -> Result<(Merge, How), String> {
+    let (merged, how) = match what {
+        What::Context => (
+            context::merge(base, ours, theirs, markers).ok_or(
+                "a side cannot be cut into blocks (text between blocks, or a repeated heading)",
+            )?,
+            How::Blocks,
+        ),
+        What::Record(kind) => {
+            let mut merged = record::merge(base, ours, theirs, markers)
+                .ok_or("a side's front matter cannot be read")?;
+            if merged.conflicts.is_empty() {
+                merged.bytes = canonical(&merged.bytes, kind)?;
+            }
+            (merged, How::Keys)
+        }
+        What::Other => return Err(String::new()),
+    };
+    keeps_added_lines(base, ours, theirs, &merged.bytes)?;
+    Ok((merged, how))
+}
+
+/// A clean record merge, formatted canonically; an error when the result
+/// does not parse.
+fn canonical(bytes: &[u8], kind: Kind) -> Result<Vec<u8>, String> {
+    let text = std::str::from_utf8(bytes).map_err(|_| "the result is not UTF-8")?;
+    let text = match crate::fmt::format_record(text, kind) {
+        crate::fmt::Outcome::Formatted(t) => t,
+        _ => text.to_string(),
+    };
+    let crate::syntax::frontmatter::Split::Found(parts) = crate::syntax::frontmatter::split(&text)
+    else {
+        return Err("the merged front matter is not delimited".into());
+    };
+    let doc = crate::syntax::yaml::parse(&text[parts.yaml.clone()], parts.yaml.start)
+        .map_err(|e| format!("the merged front matter does not parse: {}", e.message))?;
+    if !doc.duplicates.is_empty() {
+        return Err("the merged front matter repeats a key".into());
+    }
+    Ok(text.into_bytes())
+}
+
+/// An error unless every line either side added (a line not in the base)
+/// is in `merged`. Lines are compared without trailing white space, and
+/// list items without their `- ` (the formatter may rewrite a flow list
+/// as a block list).
+fn keeps_added_lines(base: &str, ours: &str, theirs: &str, merged: &[u8]) -> Result<(), String> {
+    let norm = |l: &str| {
+        let l = l.trim();
+        l.strip_prefix("- ").unwrap_or(l).trim().to_string()
+    };
+    let merged = String::from_utf8_lossy(merged);
+    let have: HashSet<String> = merged.lines().map(norm).collect();
+    let base: HashSet<String> = base.lines().map(norm).collect();
+    for line in ours.lines().chain(theirs.lines()).map(norm) {
+        if !line.is_empty() && !base.contains(&line) && !have.contains(&line) {
+            return Err(format!("the structured merge would lose the line `{line}`"));
+        }
+    }
+    Ok(())
+}
+
+/// The files git gives a merge driver.
+#[derive(Debug, Clone)]
+pub struct Files {
+    /// `%O`: the common ancestor's version.
+    pub base: PathBuf,
+    /// `%A`: ours, where the result is written.
+    pub ours: PathBuf,
+    /// `%B`: theirs.
+    pub theirs: PathBuf,
+    /// `%P`: the path of the file in the repository, relative to `cwd`.
+    pub path: Option<PathBuf>,
+    /// The directory git runs the driver in (the work tree's top).
+    pub cwd: PathBuf,
+}
+
+/// Why [`merge_file`] could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// A side could not be read.
+    #[error("cannot read {path}: {source}")]
+    Read {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The result could not be written to `%A`.
+    #[error("cannot write the result to {path}: {source}")]
+    Write {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+}
+
+/// Runs the merge driver: reads `%O`, `%A` and `%B`, merges them as the
+/// kind of file `%P` is, and writes the result to `%A` atomically (a
+/// failed run leaves `%A` as it was).
+pub fn merge_file(files: &Files, markers: &Markers) -> Result<(Outcome, What), MergeError> {
+    let read = |p: &Path| {
+        crate::io::fs::read_regular(p).map_err(|source| MergeError::Read {
+            path: p.display().to_string(),
+            source,
+        })
+    };
+    let (base, ours, theirs) = (read(&files.base)?, read(&files.ours)?, read(&files.theirs)?);
+    let ws = Workspace::load(Some(&files.cwd), None).ok();
+    let max_bytes = ws.as_ref().map_or(
+        crate::model::config::Config::default().max_file_bytes,
+        |w| w.config.max_file_bytes,
+    );
+    let what = files
+        .path
+        .as_deref()
+        .map_or(What::Other, |p| what(ws.as_ref(), &files.cwd, p));
+    let outcome = merge(what, &base, &ours, &theirs, markers, max_bytes);
+    if outcome.merge.bytes != ours {
+        crate::io::fs::write_atomic(&files.ours, &outcome.merge.bytes).map_err(|source| {
+            MergeError::Write {
+                path: files.ours.display().to_string(),
+                source,
+            }
+        })?;
+    }
+    Ok((outcome, what))
+}
+
+/// What kind of memory file `path` (relative to `cwd`) is.
+fn what(ws: Option<&Workspace>, cwd: &Path, path: &Path) -> What {
+    let abs = crate::engine::workspace::normalize(&cwd.join(path));
+    let (rel, banned) = match ws {
+        Some(ws) => match ws.relative(&abs) {
+            Some(rel) => (rel, ws.config.banned_dirs.clone()),
+            None => return What::Other,
+        },
+        None => (
+            path.to_string_lossy().replace('\\', "/"),
+            crate::model::config::Config::default().banned_dirs,
+        ),
+    };
+    match classify(&rel, &banned) {
+        Place::Context => What::Context,
+        Place::Record(kind) => What::Record(kind),
+        _ => What::Other,
+    }
+}
