@@ -173,7 +173,7 @@ fn key(base: Option<&Key>, ours: Option<&Key>, theirs: Option<&Key>) -> Resolved
 fn list(name: &str, base: &[&str], ours: &[&str], theirs: &[&str]) -> String {
     let mut items: Vec<&str> = ours
         .iter()
-        .filter(|i| !(base.contains(i) && !theirs.contains(i)))
+        .filter(|i| theirs.contains(i) || !base.contains(i))
         .copied()
         .collect();
     for i in theirs {
