@@ -288,6 +288,9 @@ pub struct InitArgs {
     /// Register the agent-runtime hooks in FILE (default .claude/settings.json), merging with what is there
     #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = crate::engine::init::AGENT_SETTINGS)]
     pub agent_settings: Option<PathBuf>,
+    /// Register memlint's merge driver: .gitattributes lines for CONTEXT.md and records, merge.memlint.driver in .git/config
+    #[arg(long)]
+    pub merge: bool,
 }
 
 /// `memlint staging …` (SPEC §9).

@@ -24,7 +24,11 @@ pub(super) fn run(global: &GlobalArgs, args: &InitArgs) -> Result<ExitCode, Work
     let mut report = Report::default();
     let done = init::run(&root, &mut report)
         .and_then(|()| hooks.map_or(Ok(()), |h| h.install(&mut report)))
-        .and_then(|()| settings.map_or(Ok(()), |s| s.write(&mut report)));
+        .and_then(|()| settings.map_or(Ok(()), |s| s.write(&mut report)))
+        .and_then(|()| match args.merge {
+            true => crate::engine::merge::install::install(&root, &mut report),
+            false => Ok(()),
+        });
     for line in &report.lines {
         output::out(&format!("{line}\n"));
     }

@@ -94,7 +94,7 @@ pub struct Report {
 }
 
 impl Report {
-    fn say(&mut self, line: String) {
+    pub(crate) fn say(&mut self, line: String) {
         self.lines.push(line);
     }
 }

@@ -10,6 +10,7 @@
 //! to the line merge, so that a bug here costs a conflict, never a line.
 
 pub mod context;
+pub mod install;
 pub mod lines;
 pub mod record;
 
