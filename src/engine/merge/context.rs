@@ -56,6 +56,35 @@ fn date(heading: &str) -> Option<&str> {
     crate::model::kind::is_date(d).then_some(d)
 }
 
+/// The blocks' order: ours', with each block new in theirs placed before
+/// the block that follows it in theirs (so theirs' order holds, and a new
+/// block at theirs' top goes above the blocks both sides had); then every
+/// run of blocks new on either side sorted newest first by date (stable,
+/// so blocks of one date keep ours' order before theirs').
+fn order<'t>(base: &Parts<'t>, ours: &Parts<'t>, theirs: &Parts<'t>) -> Vec<&'t str> {
+    let mut order: Vec<&str> = ours.blocks.iter().map(|(h, _)| *h).collect();
+    for (i, (h, _)) in theirs.blocks.iter().enumerate().rev() {
+        if order.contains(h) {
+            continue;
+        }
+        let at = theirs.blocks[i + 1..]
+            .iter()
+            .find_map(|(next, _)| order.iter().position(|x| x == next))
+            .unwrap_or(order.len());
+        order.insert(at, h);
+    }
+    let is_new = |h: &str| !base.blocks.iter().any(|(k, _)| *k == h);
+    let mut start = 0;
+    while start < order.len() {
+        let end = start + order[start..].iter().take_while(|h| is_new(h)).count();
+        // Undated blocks sort as the newest: they stay where they are
+        // relative to each other, above the dated ones of their run.
+        order[start..end].sort_by(|x, y| date(y).unwrap_or("9").cmp(date(x).unwrap_or("9")));
+        start = end + 1;
+    }
+    order
+}
+
 /// Merges three `CONTEXT.md` texts (LF line endings); `None` when one of
 /// them cannot be cut into blocks.
 pub fn merge(base: &str, ours: &str, theirs: &str, markers: &Markers) -> Option<Merge> {
@@ -67,22 +96,7 @@ pub fn merge(base: &str, ours: &str, theirs: &str, markers: &Markers) -> Option<
     fn find<'t>(p: &Parts<'t>, h: &str) -> Option<&'t str> {
         p.blocks.iter().find(|(k, _)| *k == h).map(|(_, v)| *v)
     }
-    // Ours' blocks in ours' order, then theirs' new ones, each placed
-    // before the first block of an older date.
-    let mut order: Vec<&str> = o.blocks.iter().map(|(h, _)| *h).collect();
-    for (h, _) in &t.blocks {
-        if order.contains(h) {
-            continue;
-        }
-        let at = date(h)
-            .and_then(|d| {
-                order
-                    .iter()
-                    .position(|other| date(other).is_some_and(|od| od < d))
-            })
-            .unwrap_or(order.len());
-        order.insert(at, h);
-    }
+    let order = order(&b, &o, &t);
     // Blocks both sides removed are gone; so is one removed on one side
     // and unchanged on the other.
     let mut out = Vec::new();
