@@ -257,6 +257,9 @@ pub struct CheckArgs {
     /// Lint what the next commit will contain: the staged contents from the git index, not the work tree
     #[arg(long, conflicts_with_all = ["base", "fix"])]
     pub staged: bool,
+    /// With --staged: only the history/* rules, on what the commit removes or rewrites, with the Memlint-GC trailers of the commit message in FILE (git's commit-msg hook)
+    #[arg(long, value_name = "FILE", requires = "staged")]
+    pub commit_msg: Option<PathBuf>,
     /// Lint what changed between the merge base of REV and HEAD, plus the history/* rules (pull requests)
     #[arg(long, value_name = "REV", conflicts_with = "fix")]
     pub base: Option<String>,

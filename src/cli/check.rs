@@ -58,6 +58,9 @@ pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceE
         }
         Ok(())
     };
+    if let (true, Some(file)) = (args.staged, &args.commit_msg) {
+        return commit_msg(s, args, file, &selected);
+    }
     if args.staged {
         let outcome = crate::engine::version::staged(ws, &selected).map_err(git_error)?;
         matched(&outcome)?;
@@ -145,4 +148,23 @@ fn report_check(
     super::output::out_colored(&text, s.color && args.format == CheckFormat::Human);
     let denied = args.deny_warnings && diags.iter().any(|d| d.severity == Severity::Warning);
     super::exit::check(summary.errors, denied)
+}
+
+/// `check --staged --commit-msg FILE`: the `history/*` rules on the commit
+/// being made, with the trailers of its message.
+fn commit_msg(
+    s: &Settings,
+    args: &CheckArgs,
+    file: &std::path::Path,
+    selected: &dyn Fn(&str) -> bool,
+) -> Result<ExitCode, WorkspaceError> {
+    let message = crate::io::fs::read_regular(file)
+        .map_err(|e| WorkspaceError::Usage(format!("cannot read {}: {e}", file.display())))?;
+    let message = String::from_utf8_lossy(&message);
+    let outcome = crate::engine::history::staged_history(&s.workspace, &message, selected)
+        .map_err(|e| WorkspaceError::Usage(e.to_string()))?;
+    for w in &outcome.warnings {
+        errln!("memlint: warning: {w}");
+    }
+    Ok(report_check(s, args, &outcome))
 }

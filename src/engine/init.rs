@@ -250,6 +250,25 @@ fi
 exit "$status"
 "#;
 
+/// The git commit-msg hook `init --hooks` writes to `.githooks/commit-msg`:
+/// the `history/*` rules on what the commit removes or rewrites, against
+/// the message's `Memlint-GC:` trailers. `root=.` as in [`PRE_COMMIT`].
+pub const COMMIT_MSG: &str = r#"#!/bin/sh
+# memlint commit-msg hook, written by `memlint init --hooks`.
+#
+# Stops a commit that removes a record (or rewrites an active decision)
+# without a `Memlint-GC:` trailer naming it in its message.
+# To commit anyway, once: git commit --no-verify
+
+# The workspace root, relative to the top of the work tree.
+root=.
+
+command -v memlint >/dev/null 2>&1 || exit 0
+memlint --root "$root" check --staged --commit-msg "$1" && exit 0
+echo "memlint commit-msg: commit stopped. Add the trailer to the message, or commit without this hook once: git commit --no-verify" >&2
+exit 1
+"#;
+
 /// The agent-runtime hook settings (SPEC §6) `init --hooks` prints, in the
 /// settings format of Claude Code style runtimes.
 pub const AGENT_HOOKS: &str = r#"{
@@ -904,6 +923,7 @@ impl Hooks {
                 report.say(format!("set core.hooksPath to {HOOKS_DIR}"))
             }
         }
+        commit_msg_hook(&top, &script, report)?;
         if repo.repo.git_dir().join("hooks/pre-commit").is_file() {
             report.say(format!(
             "note: git now runs the hooks in {HOOKS_DIR}/, not .git/hooks/pre-commit; move what that hook does into {shown} if you still need it"
@@ -912,4 +932,48 @@ impl Hooks {
         report.say(format!("\nAgent-runtime hooks (SPEC section 6): add to your runtime settings, e.g. .claude/settings.json:\n{AGENT_HOOKS}"));
         Ok(())
     }
+}
+
+/// Writes `.githooks/commit-msg` (with the workspace root of `pre_commit`,
+/// the script just written), unless a hook that is not memlint's is there:
+/// that one is left as it is, with a note.
+fn commit_msg_hook(
+    top: &Path,
+    pre_commit: &str,
+    report: &mut Report,
+) -> Result<(), WorkspaceError> {
+    let root_line = pre_commit
+        .lines()
+        .find(|l| l.starts_with("root="))
+        .unwrap_or("root=.");
+    let script = COMMIT_MSG.replacen("\nroot=.\n", &format!("\n{root_line}\n"), 1);
+    let path = top.join(HOOKS_DIR).join("commit-msg");
+    let shown = format!("{HOOKS_DIR}/commit-msg");
+    let mine = "written by `memlint init --hooks`";
+    let written = crate::io::fs::update(
+        &path,
+        |bytes| match bytes {
+            Some(b) if b == script.as_bytes() => Ok(None),
+            Some(b) if !String::from_utf8_lossy(b).contains(mine) => Err(None),
+            _ => Ok(Some(script.clone().into_bytes())),
+        },
+        |action, e| Some(format!("cannot {action} {}: {e}", path.display())),
+    );
+    match written {
+        Ok(true) => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+                    .map_err(write_err("make executable", &path))?;
+            }
+            report.say(format!("wrote {shown}"));
+        }
+        Ok(false) => report.say(format!("{shown} is up to date")),
+        Err(None) => report.say(format!(
+            "left {shown} as it is (it is not memlint's); add `memlint check --staged --commit-msg \"$1\"` to it"
+        )),
+        Err(Some(e)) => return Err(WorkspaceError::Usage(e)),
+    }
+    Ok(())
 }

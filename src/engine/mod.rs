@@ -10,6 +10,7 @@ pub mod context;
 pub mod feedback;
 pub mod fix;
 pub mod fmt;
+pub mod history;
 pub mod hook;
 pub mod init;
 pub mod log;

@@ -5,21 +5,18 @@
 //! rest of that version.
 
 use crate::engine::check::Outcome;
+use crate::engine::history::{rewritten_decisions, short, unexplained_removals, Found};
 use crate::engine::log::renames;
 use crate::engine::workspace::Workspace;
-use crate::io::git::{
-    may_convert, work_tree_copy, Blob, Change, GitError, Object, Repo, VersionResolver,
-};
+use crate::io::git::{may_convert, work_tree_copy, Blob, GitError, Object, Repo, VersionResolver};
 use crate::lint::rules::workspace::{self, View, WsSink};
-use crate::lint::rules::Finding;
 use crate::lint::FileReport;
 use crate::model::diagnostic::{self, Diagnostic};
 use crate::model::hashing::{Map, Set};
 use crate::model::kind::{classify, Kind, Place};
 use crate::model::rule::Rule;
-use crate::syntax::trailer::{trailers, GcOp, Malformed, CATEGORIES, TRAILER};
-use gix::ObjectId;
-use std::collections::{HashMap, HashSet};
+use crate::syntax::trailer::{trailers, TRAILER};
+use std::collections::HashSet;
 
 /// Reads a root-relative path from the work tree, from any thread; `None`
 /// when the file may not hold the version's content.
@@ -634,44 +631,6 @@ pub fn staged(ws: &Workspace, selected: &dyn Fn(&str) -> bool) -> Result<Outcome
     Ok(run_version(ws, &version, selected))
 }
 
-/// A trailer found in a commit, with the commit it came from.
-struct Found<T> {
-    commit: ObjectId,
-    item: T,
-}
-
-fn short(id: &ObjectId) -> String {
-    id.to_hex_with_len(7).to_string()
-}
-
-/// The body of a record text with LF line endings and no trailing blank
-/// space, and the offset where it starts.
-fn body_of(text: &str) -> Option<(String, usize)> {
-    let crate::syntax::frontmatter::Split::Found(parts) = crate::syntax::frontmatter::split(text)
-    else {
-        return None;
-    };
-    let body = text[parts.body.clone()].replace("\r\n", "\n");
-    Some((body.trim_end().to_string(), parts.body.start))
-}
-
-/// The span of the `title` value in a record's front matter.
-fn title_span(text: &str) -> Option<std::ops::Range<usize>> {
-    let crate::syntax::frontmatter::Split::Found(parts) = crate::syntax::frontmatter::split(text)
-    else {
-        return None;
-    };
-    let mut at = parts.yaml.start;
-    for line in text[parts.yaml.clone()].split_inclusive('\n') {
-        if let Some(value) = line.strip_prefix("title:") {
-            let start = at + "title:".len() + (value.len() - value.trim_start().len());
-            return Some(start..start + value.trim().len());
-        }
-        at += line.len();
-    }
-    None
-}
-
 /// `memlint check --base REV`: what changed between the merge base of REV
 /// and HEAD, linted at HEAD against HEAD's whole workspace, plus the
 /// `history/*` rules.
@@ -778,174 +737,4 @@ pub fn base(
     outcome.diagnostics.extend(diags);
     diagnostic::sort(&mut outcome.diagnostics);
     Ok(outcome)
-}
-
-/// `history/unexplained-removal`: records removed since `base` without a
-/// `Memlint-GC:` trailer that drops them (nor a rename).
-#[allow(clippy::too_many_arguments)]
-fn unexplained_removals(
-    ws: &Workspace,
-    repo: &Repo,
-    changes: &[Change],
-    renamed: &HashMap<String, String>,
-    ops: &[Found<GcOp>],
-    malformed: &[Found<Malformed>],
-    base: &ObjectId,
-    selected: &dyn Fn(&str) -> bool,
-    outcome: &mut Outcome,
-) -> Vec<Diagnostic> {
-    let max = ws.config.max_file_bytes;
-    let dropped = |path: &str| ops.iter().any(|f| f.item.is_on(path));
-    let mut diags: Vec<Diagnostic> = Vec::new();
-    for c in changes.iter().filter(|c| c.new.is_none()) {
-        let Place::Record(kind) = classify(&c.path, &ws.config.banned_dirs) else {
-            continue;
-        };
-        // Staging files are consumed by design (`staging release`).
-        if kind == Kind::Staging
-            || !selected(&c.path)
-            || renamed.contains_key(&c.path)
-            || dropped(&c.path)
-        {
-            continue;
-        }
-        let bare = c.path.trim_end_matches(".md");
-        let mut message = format!(
-            "`{}` was removed since {} without a `{TRAILER}:` trailer naming it; add `{TRAILER}: drop {bare} <{}>` to the message of the commit that removes it, or restore the file",
-            c.path,
-            short(base),
-            CATEGORIES.join("|")
-        );
-        if let Some(m) = malformed.iter().find(|m| m.item.line.contains(bare)) {
-            message.push_str(&format!(
-                " (commit {} has a malformed trailer naming it: {})",
-                short(&m.commit),
-                m.item.reason
-            ));
-        }
-        let text = c
-            .old
-            .and_then(|o| repo.blob(o.id, max).ok())
-            .map(|b| match b {
-                Blob::Bytes(b) => String::from_utf8_lossy(&b).into_owned(),
-                Blob::TooLarge(_) => String::new(),
-            })
-            .unwrap_or_default();
-        let finding = Finding {
-            rule: Rule::HistoryUnexplainedRemoval,
-            span: 0..0,
-            message,
-            fixable: false,
-        };
-        let found = crate::lint::to_diagnostics(&c.path, &text, vec![finding], &ws.config);
-        if !found.is_empty() && !text.is_empty() {
-            outcome.sources.entry(c.path.clone()).or_insert(text);
-        }
-        diags.extend(found);
-    }
-    diags
-}
-
-/// `history/decision-rewritten`: active decisions whose title or body
-/// changed since `base` without a `Memlint-GC:` trailer naming them.
-#[allow(clippy::too_many_arguments)]
-fn rewritten_decisions(
-    ws: &Workspace,
-    repo: &Repo,
-    changes: &[Change],
-    renamed: &HashMap<String, String>,
-    ops: &[Found<GcOp>],
-    base: &ObjectId,
-    read: &dyn Fn(&str) -> Option<Blob>,
-    selected: &dyn Fn(&str) -> bool,
-    outcome: &mut Outcome,
-) -> Vec<Diagnostic> {
-    let max = ws.config.max_file_bytes;
-    let named = |path: &str| ops.iter().any(|f| f.item.names(path));
-    let mut diags: Vec<Diagnostic> = Vec::new();
-    let old_of: HashMap<&str, (&str, Object)> = changes
-        .iter()
-        .filter_map(|c| Some((c.path.as_str(), (c.path.as_str(), c.old?))))
-        .chain(renamed.iter().filter_map(|(old, new)| {
-            let o = changes.iter().find(|c| &c.path == old)?.old?;
-            Some((new.as_str(), (old.as_str(), o)))
-        }))
-        .collect();
-    for c in changes
-        .iter()
-        .filter(|c| c.new.is_some_and(|n| n.is_file()))
-    {
-        if classify(&c.path, &ws.config.banned_dirs) != Place::Record(Kind::Decision)
-            || !selected(&c.path)
-        {
-            continue;
-        }
-        let Some(&(old_path, old)) = old_of.get(c.path.as_str()) else {
-            continue;
-        };
-        if named(&c.path) || named(old_path) {
-            continue;
-        }
-        let (Some(Blob::Bytes(old_bytes)), Some(Blob::Bytes(new_bytes))) =
-            (repo.blob(old.id, max).ok(), read(&c.path))
-        else {
-            continue;
-        };
-        let (Ok(old_text), Ok(new_text)) = (
-            std::str::from_utf8(&old_bytes),
-            std::str::from_utf8(&new_bytes),
-        ) else {
-            continue;
-        };
-        let decision = Place::Record(Kind::Decision);
-        let lint = |path: &str, bytes: &[u8]| {
-            crate::lint::lint_file(
-                path,
-                &decision,
-                crate::lint::Content::Bytes(bytes),
-                &ws.config,
-            )
-            .info
-        };
-        let (before, after) = (lint(old_path, &old_bytes), lint(&c.path, &new_bytes));
-        if before.status.as_deref() != Some("active") {
-            continue;
-        }
-        let (Some(a), Some(b)) = (body_of(old_text), body_of(new_text)) else {
-            continue;
-        };
-        let title_changed = before.title != after.title;
-        let body_changed = a.0 != b.0;
-        if !title_changed && !body_changed {
-            continue;
-        }
-        let what = match (title_changed, body_changed) {
-            (true, true) => "its title and body",
-            (true, false) => "its title",
-            _ => "its body",
-        };
-        let span = match (title_span(new_text), title_changed) {
-            (Some(span), true) => span,
-            _ => b.1..b.1,
-        };
-        let slug = crate::model::kind::stem(&c.path);
-        let finding = Finding {
-            rule: Rule::HistoryDecisionRewritten,
-            span,
-            message: format!(
-                "the active decision `{slug}` was rewritten in place ({what} changed since {}); write the new decision to a new file and set `status: replaced` with `replaced_by: <new-slug>` here, or name the edit in a `{TRAILER}:` trailer",
-                short(base)
-            ),
-            fixable: false,
-        };
-        let found = crate::lint::to_diagnostics(&c.path, new_text, vec![finding], &ws.config);
-        if !found.is_empty() {
-            outcome
-                .sources
-                .entry(c.path.clone())
-                .or_insert_with(|| new_text.to_string());
-        }
-        diags.extend(found);
-    }
-    diags
 }
