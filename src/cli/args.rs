@@ -324,6 +324,9 @@ pub struct StagingClaimArgs {
     /// Replace a lock that cannot be read (a live lock is never replaced)
     #[arg(long)]
     pub force: bool,
+    /// Take the lock as a ref on this git remote (refs/memlint/consolidation-lock), so that claims on other machines see it
+    #[arg(long, value_name = "NAME")]
+    pub remote: Option<String>,
     /// Output format
     #[arg(long, value_enum, default_value_t = StagingFormat::Human)]
     pub format: StagingFormat,
@@ -334,6 +337,9 @@ pub struct StagingReleaseArgs {
     /// The pod id that made the claim
     #[arg(long, value_name = "ID")]
     pub pod: String,
+    /// Release the lock held as a ref on this git remote (see `claim --remote`)
+    #[arg(long, value_name = "NAME")]
+    pub remote: Option<String>,
     /// Output format
     #[arg(long, value_enum, default_value_t = StagingFormat::Human)]
     pub format: StagingFormat,

@@ -34,7 +34,13 @@ pub(super) fn run(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, Worksp
         }),
         StagingCommand::Claim(args) => {
             let who = st::Claimant::here(&args.pod, args.pid);
-            st::claim(root, cfg, &who, now, args.force).map(|claimed| {
+            let claim = match &args.remote {
+                Some(name) => {
+                    crate::engine::staging_remote::claim(root, cfg, &who, now, args.force, name)
+                }
+                None => st::claim(root, cfg, &who, now, args.force),
+            };
+            claim.map(|claimed| {
                 if let Some(reason) = &claimed.replaced_unreadable {
                     errln!(
                         "memlint: warning: replaced the unreadable {} ({reason})",
@@ -49,7 +55,11 @@ pub(super) fn run(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, Worksp
             })
         }
         StagingCommand::Release(args) => {
-            st::release(root, &args.pod).map(|released| match args.format {
+            let release = match &args.remote {
+                Some(name) => crate::engine::staging_remote::release(root, &args.pod, name),
+                None => st::release(root, &args.pod),
+            };
+            release.map(|released| match args.format {
                 StagingFormat::Json => json(&released),
                 StagingFormat::Human if s.quiet => String::new(),
                 StagingFormat::Human => human::released(&released),

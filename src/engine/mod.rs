@@ -19,5 +19,6 @@ pub mod report;
 pub mod scan;
 pub mod search;
 pub mod staging;
+pub mod staging_remote;
 pub mod version;
 pub mod workspace;

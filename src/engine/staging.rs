@@ -224,6 +224,9 @@ pub enum StagingError {
     /// `staging/` is a symbolic link out of the root.
     #[error("{DIR}/ is a symbolic link that leads out of the workspace root; memlint does not follow it")]
     Escapes,
+    /// The remote holding the lock could not be read or written.
+    #[error("{0}")]
+    Remote(String),
     /// A file-system failure.
     #[error("{path}: {source}")]
     Io {
@@ -248,7 +251,7 @@ impl StagingError {
     }
 }
 
-fn io_err(path: &str) -> impl Fn(io::Error) -> StagingError + '_ {
+pub(crate) fn io_err(path: &str) -> impl Fn(io::Error) -> StagingError + '_ {
     move |source| StagingError::Io {
         path: path.to_string(),
         source,
@@ -379,17 +382,17 @@ pub fn claim(
 }
 
 /// What a claim would replace.
-struct Takeover {
+pub(crate) struct Takeover {
     /// The stale holder.
-    holder: Option<Holder>,
+    pub(crate) holder: Option<Holder>,
     /// Why the lock replaced with `--force` cannot be read.
-    unreadable: Option<String>,
+    pub(crate) unreadable: Option<String>,
 }
 
 /// Judges what sits at the lock's path for a claim: `None` when nothing does,
 /// a takeover when the lock is stale (or unreadable, with `force`), an error
 /// when its holder is alive (or it is unreadable, without `force`).
-fn judge(
+pub(crate) fn judge(
     seen: &Seen,
     who: &Claimant,
     now: i64,
@@ -422,7 +425,11 @@ fn judge(
     }
 }
 
-fn claimed(lock: Lock, took_over: Option<Holder>, unreadable: Option<String>) -> Claimed {
+pub(crate) fn claimed(
+    lock: Lock,
+    took_over: Option<Holder>,
+    unreadable: Option<String>,
+) -> Claimed {
     Claimed {
         pod: lock.pod,
         consumed: lock.consumed,
@@ -455,15 +462,7 @@ pub fn release(root: &Path, pod: &str) -> Result<Released, StagingError> {
             holder: lock.holder(),
         });
     }
-    for id in &lock.consumed {
-        let name = format!("{id}.md");
-        match fs::remove_file(dir.join(&name)) {
-            Ok(()) => {}
-            // Gone already: an earlier release was cut short.
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Err(io_err(&format!("{DIR}/{name}"))(e)),
-        }
-    }
+    consume(&dir, &lock.consumed)?;
     // The deletions must be durable before the lock that records them goes.
     sync_dir(&dir);
     match fs::remove_file(&lock_path) {
@@ -480,6 +479,20 @@ pub fn release(root: &Path, pod: &str) -> Result<Released, StagingError> {
         remaining,
         coalesce: remaining > 0,
     })
+}
+
+/// Deletes the staging files `consumed` names (those already gone are
+/// skipped: an earlier release was cut short).
+pub(crate) fn consume(dir: &Path, consumed: &[String]) -> Result<(), StagingError> {
+    for id in consumed {
+        let name = format!("{id}.md");
+        match fs::remove_file(dir.join(&name)) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(io_err(&format!("{DIR}/{name}"))(e)),
+        }
+    }
+    Ok(())
 }
 
 /// Parses and checks the bytes of a lock; the error says what is wrong.
@@ -562,7 +575,7 @@ fn pid_alive(pid: u32) -> Option<bool> {
     crate::io::fs::pid_alive(pid)
 }
 
-fn check_pod(pod: &str) -> Result<(), StagingError> {
+pub(crate) fn check_pod(pod: &str) -> Result<(), StagingError> {
     if pod.trim().is_empty() || pod.chars().any(char::is_control) {
         return Err(StagingError::BadPod(pod.to_string()));
     }
@@ -580,7 +593,7 @@ fn is_entry_id(id: &str) -> bool {
 }
 
 /// The staging directory, refusing a symbolic link out of the root.
-fn staging_dir(root: &Path) -> Result<PathBuf, StagingError> {
+pub(crate) fn staging_dir(root: &Path) -> Result<PathBuf, StagingError> {
     let dir = root.join(DIR);
     if let Ok(meta) = fs::symlink_metadata(&dir) {
         if meta.file_type().is_symlink() {
@@ -595,11 +608,11 @@ fn staging_dir(root: &Path) -> Result<PathBuf, StagingError> {
 }
 
 /// One scan of `staging/`.
-struct Listing {
+pub(crate) struct Listing {
     /// `(id, bytes)` of each staging file, sorted by id.
-    entries: Vec<(String, u64)>,
+    pub(crate) entries: Vec<(String, u64)>,
     /// Names of claim temporaries.
-    temporaries: Vec<String>,
+    pub(crate) temporaries: Vec<String>,
 }
 
 impl Listing {
@@ -614,7 +627,7 @@ impl Listing {
     }
 }
 
-fn list(dir: &Path) -> Result<Listing, StagingError> {
+pub(crate) fn list(dir: &Path) -> Result<Listing, StagingError> {
     let mut listing = Listing {
         entries: Vec::new(),
         temporaries: Vec::new(),
@@ -654,7 +667,7 @@ fn list(dir: &Path) -> Result<Listing, StagingError> {
 /// Removes claim temporaries left by crashed claims: their writer is gone, or
 /// they are too old to belong to a claim in progress. Removing a live claim's
 /// temporary is harmless: its link fails and it writes a new one.
-fn sweep(dir: &Path, temporaries: &[String]) {
+pub(crate) fn sweep(dir: &Path, temporaries: &[String]) {
     for name in temporaries {
         let Some(rest) = name.strip_prefix(TMP_PREFIX) else {
             continue;
@@ -673,7 +686,7 @@ fn sweep(dir: &Path, temporaries: &[String]) {
     }
 }
 
-fn lock_bytes(lock: &Lock) -> Vec<u8> {
+pub(crate) fn lock_bytes(lock: &Lock) -> Vec<u8> {
     let mut bytes = serde_json::to_vec_pretty(lock).expect("a lock always serializes");
     bytes.push(b'\n');
     bytes
@@ -681,7 +694,7 @@ fn lock_bytes(lock: &Lock) -> Vec<u8> {
 
 /// What sits at the lock's path.
 #[derive(Debug, PartialEq, Eq)]
-enum Seen {
+pub(crate) enum Seen {
     Absent,
     Bytes(Vec<u8>),
     /// Something that cannot be read as a file; the reason says what.
@@ -783,7 +796,7 @@ impl Guard {
     }
 }
 
-fn sync_dir(dir: &Path) {
+pub(crate) fn sync_dir(dir: &Path) {
     // Best effort: some file systems refuse to sync a directory.
     if let Ok(d) = fs::File::open(dir) {
         let _ = d.sync_all();

@@ -1,7 +1,10 @@
-//! Git reads, all through gix (memlint never runs the `git` program).
+//! Git reads, all through gix. The one exception is [`remote`]: talking
+//! to a remote (pushing the consolidation lock) runs the `git` program,
+//! which gix cannot do and where transports and credentials are set up.
 
 pub mod hooks;
 pub mod open;
+pub mod remote;
 pub mod repo;
 pub mod resolve;
 pub mod types;

@@ -1,0 +1,116 @@
+//! `memlint staging claim|release --remote NAME`: the consolidation lock as
+//! a ref on a git remote (`refs/memlint/consolidation-lock`), so that
+//! consolidators on several machines exclude each other. The ref is
+//! created only where it is absent, and replaced (a stale lock taken over)
+//! or deleted (released) only over the exact value read: git's ref update
+//! is a compare-and-swap on the server. The lock's JSON, the liveness and
+//! takeover rules and the release are those of the local lock.
+
+use crate::engine::staging::{
+    check_pod, claimed, consume, judge, list, lock_bytes, parse_lock, staging_dir, sweep, sync_dir,
+    Claimant, Claimed, Lock, Released, Seen, StagingError, Takeover,
+};
+use crate::io::git::remote::{self, Swap, LOCK_REF};
+use crate::io::git::Repo;
+use crate::model::config::StagingConfig;
+use std::path::Path;
+
+/// How often a claim reads the remote again after losing a race.
+const ATTEMPTS: usize = 20;
+
+fn remote_err(e: crate::io::git::GitError) -> StagingError {
+    StagingError::Remote(e.to_string())
+}
+
+fn open(root: &Path) -> Result<Repo, StagingError> {
+    Repo::open(root, "`staging --remote`").map_err(remote_err)
+}
+
+/// What the remote's lock ref holds now: its object and what it says.
+fn read(repo: &Repo, name: &str) -> Result<(Option<gix::ObjectId>, Seen), StagingError> {
+    let Some(id) = remote::remote_ref(repo, name).map_err(remote_err)? else {
+        return Ok((None, Seen::Absent));
+    };
+    let bytes = remote::read_lock(repo, name, id).map_err(remote_err)?;
+    Ok((Some(id), Seen::Bytes(bytes)))
+}
+
+/// Claims staging on remote `name` for `who` at `now`: a live lock there is
+/// a conflict, a stale one is taken over, an unreadable one is replaced
+/// only with `force`.
+pub fn claim(
+    root: &Path,
+    cfg: &StagingConfig,
+    who: &Claimant,
+    now: i64,
+    force: bool,
+    name: &str,
+) -> Result<Claimed, StagingError> {
+    check_pod(&who.pod)?;
+    let repo = open(root)?;
+    let dir = staging_dir(root)?;
+    for _ in 0..ATTEMPTS {
+        let (current, seen) = read(&repo, name)?;
+        let takeover = judge(&seen, who, now, cfg, force)?;
+        let listing = list(&dir)?;
+        sweep(&dir, &listing.temporaries);
+        let lock = Lock {
+            pod: who.pod.clone(),
+            pid: who.pid,
+            host: who.host.clone(),
+            started: crate::model::clock::rfc3339(now),
+            consumed: listing.entries.into_iter().map(|(id, _)| id).collect(),
+        };
+        let blob = remote::write_blob(&repo, &lock_bytes(&lock)).map_err(remote_err)?;
+        match remote::swap(&repo, name, current, Some(blob)).map_err(remote_err)? {
+            Swap::Done => {
+                let Takeover { holder, unreadable } = takeover.unwrap_or(Takeover {
+                    holder: None,
+                    unreadable: None,
+                });
+                return Ok(claimed(lock, holder, unreadable));
+            }
+            // Another claim got there first: judge what it wrote.
+            Swap::Lost => continue,
+        }
+    }
+    Err(StagingError::Remote(format!(
+        "{LOCK_REF} on `{name}` kept changing; gave up after {ATTEMPTS} attempts"
+    )))
+}
+
+/// Releases the lock `pod` holds on remote `name`: deletes the consumed
+/// staging files here, then the remote ref (only while it still is the
+/// lock read).
+pub fn release(root: &Path, pod: &str, name: &str) -> Result<Released, StagingError> {
+    check_pod(pod)?;
+    let repo = open(root)?;
+    let dir = staging_dir(root)?;
+    let (current, seen) = read(&repo, name)?;
+    let lock = match seen {
+        Seen::Bytes(bytes) => {
+            parse_lock(&bytes).map_err(|reason| StagingError::Unreadable { reason })?
+        }
+        _ => return Err(StagingError::NotClaimed),
+    };
+    if lock.pod != pod {
+        return Err(StagingError::NotHolder {
+            pod: pod.to_string(),
+            holder: lock.holder(),
+        });
+    }
+    consume(&dir, &lock.consumed)?;
+    sync_dir(&dir);
+    if remote::swap(&repo, name, current, None).map_err(remote_err)? == Swap::Lost {
+        return Err(StagingError::Remote(format!(
+            "{LOCK_REF} on `{name}` changed while it was released (taken over as stale?); the consumed files are deleted"
+        )));
+    }
+    let listing = list(&dir)?;
+    let remaining = listing.entries.len();
+    Ok(Released {
+        released: lock.consumed,
+        remaining,
+        coalesce: remaining > 0,
+    })
+}

@@ -1,0 +1,230 @@
+//! `memlint staging claim|release --remote NAME`: the consolidation lock as
+//! a ref on a bare git remote, claimed at once from 6 clones: exactly one
+//! claim wins each round, a dead holder's lock is taken over, a lock from
+//! another machine is taken over only once it is stale, and only the
+//! holder may release.
+
+mod common;
+
+use common::{test_identity, BIN};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const CLONES: usize = 6;
+const ROUNDS: usize = 20;
+const REF: &str = "refs/memlint/consolidation-lock";
+
+fn run(dir: &Path, program: &str, args: &[&str]) -> Output {
+    let mut cmd = Command::new(program);
+    test_identity(cmd.args(args).current_dir(dir)).env("NO_COLOR", "1");
+    cmd.output().expect("run")
+}
+
+fn ok(dir: &Path, program: &str, args: &[&str]) -> String {
+    let out = run(dir, program, args);
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// A bare remote with a workspace, and `n` clones of it.
+fn clones(dir: &Path, n: usize) -> Vec<PathBuf> {
+    ok(
+        dir,
+        "git",
+        &["init", "-q", "--bare", "-b", "main", "remote.git"],
+    );
+    let seed = dir.join("seed");
+    fs::create_dir(&seed).expect("mkdir");
+    ok(&seed, "git", &["init", "-q", "-b", "main"]);
+    ok(&seed, BIN, &["init"]);
+    ok(&seed, "git", &["add", "-A"]);
+    ok(&seed, "git", &["commit", "-q", "-m", "seed"]);
+    ok(&seed, "git", &["push", "-q", "../remote.git", "main"]);
+    (0..n)
+        .map(|i| {
+            let name = format!("clone-{i}");
+            ok(dir, "git", &["clone", "-q", "remote.git", &name]);
+            dir.join(name)
+        })
+        .collect()
+}
+
+/// The test process: alive for the whole test, so a lock naming it is live.
+fn me() -> String {
+    std::process::id().to_string()
+}
+
+fn claim(clone: &Path, pod: &str, pid: &str) -> Output {
+    run(
+        clone,
+        BIN,
+        &[
+            "staging", "claim", "--remote", "origin", "--pod", pod, "--pid", pid, "--format",
+            "json",
+        ],
+    )
+}
+
+#[test]
+fn six_clones_claiming_at_once_get_exactly_one_holder_each_round() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let clones = clones(tmp.path(), CLONES);
+    for round in 0..ROUNDS {
+        let outs: Vec<(usize, Output)> = std::thread::scope(|s| {
+            let handles: Vec<_> = clones
+                .iter()
+                .enumerate()
+                .map(|(i, c)| s.spawn(move || (i, claim(c, &format!("pod-{i}"), &me()))))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("claim"))
+                .collect()
+        });
+        let winners: Vec<usize> = outs
+            .iter()
+            .filter(|(_, o)| o.status.code() == Some(0))
+            .map(|(i, _)| *i)
+            .collect();
+        assert_eq!(winners.len(), 1, "round {round}: {outs:?}");
+        for (i, o) in &outs {
+            if *i != winners[0] {
+                assert_eq!(o.status.code(), Some(3), "round {round}, clone {i}: {o:?}");
+                let said = String::from_utf8_lossy(&o.stderr);
+                assert!(said.contains("staging is claimed by pod `pod-"), "{said}");
+            }
+        }
+        let winner = winners[0];
+        let claimed: serde_json::Value =
+            serde_json::from_slice(&outs[winner].1.stdout).expect("json");
+        assert_eq!(claimed["pod"], format!("pod-{winner}"));
+        // Somebody else cannot release it.
+        let other = (winner + 1) % CLONES;
+        let refused = run(
+            &clones[other],
+            BIN,
+            &[
+                "staging",
+                "release",
+                "--remote",
+                "origin",
+                "--pod",
+                &format!("pod-{other}"),
+            ],
+        );
+        assert_eq!(refused.status.code(), Some(3), "{refused:?}");
+        assert!(String::from_utf8_lossy(&refused.stderr)
+            .contains("does not hold the consolidation lock"));
+        ok(
+            &clones[winner],
+            BIN,
+            &[
+                "staging",
+                "release",
+                "--remote",
+                "origin",
+                "--pod",
+                &format!("pod-{winner}"),
+            ],
+        );
+    }
+    assert_eq!(ok(&clones[0], "git", &["ls-remote", "origin", REF]), "");
+}
+
+#[test]
+fn a_dead_holders_lock_is_taken_over_and_release_consumes_only_the_claimed_entries() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let clones = clones(tmp.path(), 2);
+    let entry = "---\nsession: s1\n---\n\nDid things.\n";
+    fs::write(clones[1].join("staging/20261102-101500-a1b2.md"), entry).expect("write");
+    // A holder that has exited.
+    let mut child = Command::new("true").spawn().expect("spawn");
+    let dead = child.id().to_string();
+    child.wait().expect("wait");
+    let first = claim(&clones[0], "crashed", &dead);
+    assert_eq!(first.status.code(), Some(0), "{first:?}");
+    let took = claim(&clones[1], "next", &me());
+    assert_eq!(took.status.code(), Some(0), "{took:?}");
+    let claimed: serde_json::Value = serde_json::from_slice(&took.stdout).expect("json");
+    assert_eq!(claimed["took_over"]["pod"], "crashed");
+    assert_eq!(
+        claimed["consumed"],
+        serde_json::json!(["20261102-101500-a1b2"])
+    );
+    // An entry written after the claim stays.
+    fs::write(clones[1].join("staging/20261102-111500-c3d4.md"), entry).expect("write");
+    let released = ok(
+        &clones[1],
+        BIN,
+        &[
+            "staging", "release", "--remote", "origin", "--pod", "next", "--format", "json",
+        ],
+    );
+    let released: serde_json::Value = serde_json::from_str(&released).expect("json");
+    assert_eq!(
+        released["released"],
+        serde_json::json!(["20261102-101500-a1b2"])
+    );
+    assert_eq!(released["remaining"], 1);
+    assert!(!clones[1].join("staging/20261102-101500-a1b2.md").exists());
+    assert!(clones[1].join("staging/20261102-111500-c3d4.md").exists());
+}
+
+/// Pushes a lock written on another machine at `started` to the remote.
+fn foreign_lock(clone: &Path, started: &str) {
+    let json = format!(
+        "{{\"pod\": \"far\", \"pid\": 4242, \"host\": \"another-machine\", \"started\": \"{started}\", \"consumed\": []}}\n"
+    );
+    fs::write(clone.join("lock.json"), json).expect("write");
+    let blob = ok(clone, "git", &["hash-object", "-w", "lock.json"]);
+    ok(
+        clone,
+        "git",
+        &[
+            "push",
+            "-q",
+            "origin",
+            &format!("{}:{REF}", blob.trim()),
+            "--force",
+        ],
+    );
+    fs::remove_file(clone.join("lock.json")).expect("remove");
+}
+
+#[test]
+fn another_machines_lock_is_taken_over_only_once_it_is_stale() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let clones = clones(tmp.path(), 2);
+    let now = ok(&clones[0], "date", &["-u", "+%Y-%m-%dT%H:%M:%SZ"]);
+    foreign_lock(&clones[0], now.trim());
+    let held = claim(&clones[1], "here", &me());
+    assert_eq!(held.status.code(), Some(3), "{held:?}");
+    assert!(
+        String::from_utf8_lossy(&held.stderr).contains("pod `far` (pid 4242 on another-machine")
+    );
+    foreign_lock(&clones[0], "2026-01-01T00:00:00Z");
+    let took = claim(&clones[1], "here", &me());
+    assert_eq!(took.status.code(), Some(0), "{took:?}");
+    let claimed: serde_json::Value = serde_json::from_slice(&took.stdout).expect("json");
+    assert_eq!(claimed["took_over"]["host"], "another-machine");
+}
+
+#[test]
+fn a_remote_that_cannot_be_reached_is_an_error_not_a_claim() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let clones = clones(tmp.path(), 1);
+    let out = run(
+        &clones[0],
+        BIN,
+        &["staging", "claim", "--remote", "nowhere", "--pod", "p"],
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("git ls-remote nowhere"));
+    assert!(!clones[0].join("staging/.consolidation.lock").exists());
+}
