@@ -44,7 +44,7 @@ fn a_japanese_two_character_query_finds_unspaced_text() {
     keys.sort_unstable();
     assert_eq!(
         keys,
-        ["kind", "path", "score", "slug", "snippet", "status", "title"]
+        ["date", "kind", "path", "score", "slug", "snippet", "status", "title"]
     );
     assert_eq!(results[0]["kind"], "knowledge");
     assert_eq!(results[0]["slug"], "japanese-search");
@@ -448,4 +448,156 @@ fn english_words_between_japanese_punctuation_are_found() {
             "{query}: {snippet}"
         );
     }
+}
+
+#[test]
+fn kind_takes_directory_names_too() {
+    let ws = workspace("example");
+    let root = ws.path().to_path_buf();
+    for kind in [
+        "decision",
+        "decisions",
+        "memory/decisions",
+        "memory/decisions/",
+        "Decisions",
+    ] {
+        let json = search_json(&root, &["amounts", "--kind", kind]);
+        let found = paths(&json);
+        assert!(!found.is_empty(), "{kind}");
+        assert!(
+            found.iter().all(|p| p.starts_with("memory/decisions/")),
+            "{kind}: {found:?}"
+        );
+    }
+    let bad = search(&root, &["amounts", "--kind", "decisionz"]);
+    assert_eq!(bad.code, 2);
+    assert!(
+        bad.stderr.contains("unknown kind `decisionz`"),
+        "{}",
+        bad.stderr
+    );
+}
+
+#[test]
+fn an_empty_query_is_a_usage_error() {
+    let ws = workspace("example");
+    let root = ws.path().to_path_buf();
+    for q in ["", "   "] {
+        let run = search(&root, &[q]);
+        assert_eq!(run.code, 2, "{q:?}: {run:?}");
+        assert!(run.stderr.contains("the query is empty"), "{}", run.stderr);
+        assert_eq!(run.stdout, "");
+    }
+}
+
+#[test]
+fn a_query_matching_only_replaced_records_says_so() {
+    let ws = workspace("example");
+    let root = ws.path().to_path_buf();
+    // Only the replaced decision has the word 保持.
+    let run = search(&root, &["保持"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        run.stdout,
+        "No active record matches; replaced records do: add --all to see them.\n"
+    );
+    let all = search_json(&root, &["保持", "--all"]);
+    assert_eq!(paths(&all), ["memory/decisions/use-float-amounts.md"]);
+    let none = search(&root, &["zzzyzzy"]);
+    assert_eq!(none.stdout, "No matching records.\n");
+}
+
+#[test]
+fn sessions_show_their_description_and_results_their_date() {
+    let ws = workspace("example");
+    let root = ws.path().to_path_buf();
+    let json = search_json(&root, &["sync"]);
+    let session = json["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["kind"] == "session")
+        .expect("a session");
+    assert_eq!(
+        session["title"],
+        "Moved amounts to integer minor units and added sync retries."
+    );
+    // A session's day is the day it was created.
+    assert_eq!(session["date"], "2026-11-02");
+    let human = search(&root, &["sync"]);
+    assert!(!human.stdout.contains("(no title)"), "{}", human.stdout);
+}
+
+#[test]
+fn since_keeps_records_of_that_day_or_later() {
+    let ws = workspace("example");
+    let root = ws.path().to_path_buf();
+    let all = search_json(&root, &["amounts", "--all", "--limit", "50"]);
+    let dated: Vec<(String, String)> = all["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter_map(|r| {
+            Some((
+                r["path"].as_str()?.to_string(),
+                r["date"].as_str()?.to_string(),
+            ))
+        })
+        .collect();
+    assert!(
+        dated.iter().any(|(_, d)| d.as_str() < "2026-10-30"),
+        "{dated:?}"
+    );
+    let since = search_json(
+        &root,
+        &["amounts", "--all", "--limit", "50", "--since", "2026-10-30"],
+    );
+    let want: Vec<String> = dated
+        .iter()
+        .filter(|(_, d)| d.as_str() >= "2026-10-30")
+        .map(|(p, _)| p.clone())
+        .collect();
+    assert!(!want.is_empty());
+    assert_eq!(paths(&since), want);
+    // The limit counts the records kept, not those left out.
+    let one = search_json(
+        &root,
+        &["amounts", "--all", "--limit", "1", "--since", "2026-10-30"],
+    );
+    assert_eq!(paths(&one), want[..1]);
+    let bad = search(&root, &["amounts", "--since", "yesterday"]);
+    assert_eq!(bad.code, 2);
+    assert!(
+        bad.stderr.contains("`yesterday` is not a date YYYY-MM-DD"),
+        "{}",
+        bad.stderr
+    );
+}
+
+#[test]
+fn hostile_queries_never_panic() {
+    let ws = workspace("example");
+    let root = ws.path().to_path_buf();
+    let long = "検索 memory ".repeat(1000);
+    for q in [
+        long.as_str(),
+        "!!! ??? ...",
+        "the a of",
+        "日本語 English 한국어 中文",
+        "\u{202e}\u{7}",
+    ] {
+        let run = search(&root, &[q]);
+        assert!(run.code == 0 || run.code == 2, "{q:?}: {run:?}");
+        assert!(!run.stderr.contains("internal error"), "{}", run.stderr);
+    }
+    // Bytes that are not UTF-8, as a shell can pass them.
+    use std::os::unix::ffi::OsStrExt;
+    let out = std::process::Command::new(common::BIN)
+        .arg("search")
+        .arg(std::ffi::OsStr::from_bytes(b"caf\xe9"))
+        .current_dir(&root)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("invalid UTF-8"));
 }

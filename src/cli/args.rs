@@ -150,13 +150,23 @@ pub struct SearchArgs {
     /// Include replaced records
     #[arg(long)]
     pub all: bool,
+    /// Only records of this day or later (YYYY-MM-DD)
+    #[arg(long, value_name = "YYYY-MM-DD", value_parser = parse_day)]
+    pub since: Option<String>,
     /// Output format
     #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
     pub format: ReportFormat,
 }
 
+fn parse_day(s: &str) -> Result<String, String> {
+    match crate::model::kind::is_date(s) {
+        true => Ok(s.to_string()),
+        false => Err(format!("`{s}` is not a date YYYY-MM-DD")),
+    }
+}
+
 fn parse_kind(s: &str) -> Result<crate::model::kind::Kind, String> {
-    crate::model::kind::Kind::from_name(s).ok_or_else(|| {
+    crate::model::kind::Kind::parse(s).ok_or_else(|| {
         let names: Vec<&str> = crate::model::kind::Kind::ALL
             .iter()
             .map(|k| k.name())

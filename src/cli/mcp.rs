@@ -181,6 +181,8 @@ struct SearchArgs {
     limit: Option<u32>,
     /// Include replaced records
     include_replaced: Option<bool>,
+    /// Only records of this day or later, YYYY-MM-DD
+    since: Option<String>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -268,9 +270,17 @@ impl Memory {
                 kind,
                 limit: a.limit.map_or(10, |n| n as usize),
                 all: a.include_replaced.unwrap_or(false),
+                since: a.since.clone(),
             };
             if a.query.trim().is_empty() {
                 return Err(usage("the query is empty"));
+            }
+            if let Some(d) = a
+                .since
+                .as_deref()
+                .filter(|d| !crate::model::kind::is_date(d))
+            {
+                return Err(usage(&format!("since `{d}` is not a date YYYY-MM-DD")));
             }
             let opts = crate::engine::scan::Options {
                 force: false,
@@ -578,10 +588,7 @@ fn parse_kind(name: Option<&str>, any: bool) -> Result<Option<Kind>, serde_json:
     let Some(name) = name.map(str::trim).filter(|n| !n.is_empty()) else {
         return Ok(None);
     };
-    let singular = name.strip_suffix('s').unwrap_or(name);
-    let kind = Kind::from_name(name)
-        .or_else(|| Kind::from_name(singular))
-        .filter(|k| any || author::draft::AUTHORED.contains(k));
+    let kind = Kind::parse(name).filter(|k| any || author::draft::AUTHORED.contains(k));
     match kind {
         Some(k) => Ok(Some(k)),
         None if any => Err(usage(&format!(

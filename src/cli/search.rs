@@ -4,24 +4,47 @@ use super::args::*;
 use super::exit::walk_outcome;
 use super::output::write_out;
 use super::settings::Settings;
+use crate::engine::search::Query;
 use crate::engine::workspace::WorkspaceError;
 use std::process::ExitCode;
 
 /// `memlint search`: ranked records for a query.
 pub(super) fn run(s: &Settings, args: &SearchArgs) -> Result<ExitCode, WorkspaceError> {
-    let query = crate::engine::search::Query {
+    let query = Query {
         text: args.query.join(" "),
         kind: args.kind,
         limit: args.limit as usize,
         all: args.all,
+        since: args.since.clone(),
     };
+    if query.text.trim().is_empty() {
+        return Err(WorkspaceError::Usage(
+            "the query is empty: give the words to look for".into(),
+        ));
+    }
     let bar = super::progress::Bar::new("indexing");
     let opts = crate::engine::scan::Options {
         force: false,
         progress: bar.shown(!s.quiet),
     };
     let hits = crate::engine::search::search(&s.workspace, &query, &opts);
+    // Nothing active matched: say whether replaced records did.
+    let replaced = hits.is_empty()
+        && !query.all
+        && !crate::engine::search::search(
+            &s.workspace,
+            &Query {
+                all: true,
+                limit: 1,
+                ..query.clone()
+            },
+            &opts,
+        )
+        .is_empty();
     match args.format {
+        ReportFormat::Human if replaced => {
+            write_out("No active record matches; replaced records do: add --all to see them.\n")
+        }
         ReportFormat::Human => super::output::out_colored(&human(&hits, s.color), s.color),
         ReportFormat::Json => write_out(&json(&query.text, &hits)),
     }
@@ -29,7 +52,8 @@ pub(super) fn run(s: &Settings, args: &SearchArgs) -> Result<ExitCode, Workspace
 }
 
 /// The JSON of SPEC §4: `{"query", "results": [{"path", "kind", "slug",
-/// "title", "status", "score", "snippet"}]}`.
+/// "title", "status", "score", "snippet"}]}`, each result with its `date`
+/// too.
 pub(super) fn json(query: &str, hits: &[crate::engine::search::Hit]) -> String {
     let results: Vec<serde_json::Value> = hits
         .iter()
@@ -40,6 +64,7 @@ pub(super) fn json(query: &str, hits: &[crate::engine::search::Hit]) -> String {
                 "slug": h.slug,
                 "title": h.title,
                 "status": h.status,
+                "date": h.date,
                 "score": h.score,
                 "snippet": h.snippet,
             })

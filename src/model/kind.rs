@@ -40,6 +40,19 @@ impl Kind {
         Kind::ALL.into_iter().find(|k| k.name() == name)
     }
 
+    /// A kind as a person types it: its name (`decision`), the name of its
+    /// directory (`decisions`, `memory/decisions`, with or without a
+    /// trailing `/`), in any case.
+    pub fn parse(text: &str) -> Option<Kind> {
+        let t = text.trim().trim_end_matches('/').to_ascii_lowercase();
+        Kind::from_name(&t).or_else(|| {
+            Kind::ALL.into_iter().find(|k| {
+                k.dir() != "memory"
+                    && (k.dir() == t || k.dir().rsplit('/').next() == Some(t.as_str()))
+            })
+        })
+    }
+
     /// The directory holding records of this kind (the summary is one file).
     pub fn dir(self) -> &'static str {
         match self {

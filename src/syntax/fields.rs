@@ -20,6 +20,9 @@ pub struct Fields<'t> {
     pub tags: Vec<Cow<'t, str>>,
     /// `status`; a knowledge record without one is `active`.
     pub status: Option<String>,
+    /// The record's day, `YYYY-MM-DD`: its `date`, or the day of a
+    /// session's `created` timestamp.
+    pub date: Option<String>,
     /// The text after the front matter (all of it without one).
     pub body: &'t str,
 }
@@ -31,6 +34,7 @@ pub fn fields(text: &str, kind: Kind) -> Fields<'_> {
         description: None,
         tags: Vec::new(),
         status: None,
+        date: None,
         body: text,
     };
     let crate::syntax::frontmatter::Split::Found(parts) = crate::syntax::frontmatter::split(text)
@@ -61,11 +65,16 @@ pub fn fields(text: &str, kind: Kind) -> Fields<'_> {
         _ => Vec::new(),
     };
     let status = scalar("status").or_else(|| (kind == Kind::Knowledge).then(|| "active".into()));
+    let date = scalar("date")
+        .or_else(|| scalar("created"))
+        .and_then(|d| d.get(..10).map(str::to_string))
+        .filter(|d| crate::model::kind::is_date(d));
     Fields {
         title: scalar("title").map(Cow::Owned),
         description: scalar("description").map(Cow::Owned),
         tags,
         status,
+        date,
         body: &text[parts.body],
     }
 }

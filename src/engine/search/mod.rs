@@ -54,6 +54,9 @@ pub struct Query {
     pub limit: usize,
     /// Include replaced records.
     pub all: bool,
+    /// Only records of this day or later (`YYYY-MM-DD`; a record without a
+    /// date is left out).
+    pub since: Option<String>,
 }
 
 /// One result.
@@ -69,6 +72,8 @@ pub struct Hit {
     pub title: Option<String>,
     /// `status`, when it has one.
     pub status: Option<String>,
+    /// The record's day (`date`, or a session's `created`), when it has one.
+    pub date: Option<String>,
     /// BM25 score.
     pub score: f64,
     /// One line of the record with a match (or its first line of text).
@@ -88,7 +93,7 @@ pub struct Hit {
 /// use std::path::Path;
 ///
 /// let ws = Workspace::load(Some(Path::new("fixtures/example")), None)?;
-/// let query = Query { text: "retry backoff".into(), kind: None, limit: 5, all: false };
+/// let query = Query { text: "retry backoff".into(), kind: None, limit: 5, all: false, since: None };
 /// for hit in search(&ws, &query, &Default::default()) {
 ///     println!("{:.2} {} {}", hit.score, hit.path, hit.snippet);
 /// }
@@ -169,6 +174,41 @@ fn answer(ws: &Workspace, loaded: &Loaded, query: &Query) -> Option<Vec<Hit>> {
         b.1.total_cmp(&a.1)
             .then_with(|| loaded.path(a.0 as usize).cmp(loaded.path(b.0 as usize)))
     };
+    let hit = |(doc, score): (u32, f64)| {
+        let path = loaded.path(doc as usize);
+        let kind = loaded.docs[doc as usize].kind;
+        let shown = shown(ws, path, kind, &terms);
+        Hit {
+            path: path.to_string(),
+            kind,
+            slug: kind.has_slug().then(|| stem(path).to_string()),
+            title: shown.title,
+            status: shown.status,
+            date: shown.date,
+            score: (score * 10_000.0).round() / 10_000.0,
+            snippet: shown.snippet,
+            marks: shown.marks,
+        }
+    };
+    if let Some(since) = &query.since {
+        // The day is read from the file: the best first, a few at a time,
+        // until `limit` are recent enough.
+        ranked.sort_unstable_by(order);
+        let mut hits = Vec::with_capacity(query.limit);
+        for chunk in ranked.chunks(query.limit.max(1) * 2) {
+            let found: Vec<Hit> = chunk.par_iter().copied().map(hit).collect();
+            hits.extend(
+                found
+                    .into_iter()
+                    .filter(|h| h.date.as_deref().is_some_and(|d| d >= since.as_str())),
+            );
+            if hits.len() >= query.limit {
+                break;
+            }
+        }
+        hits.truncate(query.limit);
+        return Some(hits);
+    }
     // Only the best `limit` are put in order: a common word may score
     // most of the records.
     if ranked.len() > query.limit {
@@ -178,24 +218,7 @@ fn answer(ws: &Workspace, loaded: &Loaded, query: &Query) -> Option<Vec<Hit>> {
         ranked.truncate(query.limit);
     }
     ranked.sort_unstable_by(order);
-    let hits = ranked
-        .into_par_iter()
-        .map(|(doc, score)| {
-            let path = loaded.path(doc as usize);
-            let kind = loaded.docs[doc as usize].kind;
-            let shown = shown(ws, path, kind, &terms);
-            Hit {
-                path: path.to_string(),
-                kind,
-                slug: kind.has_slug().then(|| stem(path).to_string()),
-                title: shown.title,
-                status: shown.status,
-                score: (score * 10_000.0).round() / 10_000.0,
-                snippet: shown.snippet,
-                marks: shown.marks,
-            }
-        })
-        .collect();
+    let hits = ranked.into_par_iter().map(hit).collect();
     Some(hits)
 }
 
@@ -203,6 +226,7 @@ fn answer(ws: &Workspace, loaded: &Loaded, query: &Query) -> Option<Vec<Hit>> {
 struct Shown {
     title: Option<String>,
     status: Option<String>,
+    date: Option<String>,
     snippet: String,
     marks: Vec<Range<usize>>,
 }
@@ -225,12 +249,36 @@ fn shown(ws: &Workspace, path: &str, kind: Kind, terms: &[String]) -> Shown {
         ..f
     };
     let (snippet, marks) = snippet(&f, terms);
+    // A session has no title: its description stands for one, else the
+    // first line of its objective.
+    let title = match (f.title, kind) {
+        (Some(t), _) => Some(t.into_owned()),
+        (None, Kind::Session) => f
+            .description
+            .as_deref()
+            .map(str::to_string)
+            .or_else(|| objective(f.body)),
+        (None, _) => None,
+    };
     Shown {
-        title: f.title.map(Cow::into_owned),
+        title,
         status: f.status,
+        date: f.date,
         snippet,
         marks,
     }
+}
+
+/// The first line of text of a session's `## Objective` section.
+fn objective(body: &str) -> Option<String> {
+    let mut lines = body
+        .lines()
+        .skip_while(|l| l.trim() != "## Objective")
+        .skip(1);
+    lines
+        .find(|l| !l.trim().is_empty())
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| l.trim().to_string())
 }
 
 /// The line of the description or body that matches the most query terms
