@@ -121,7 +121,7 @@ fn lint_context(report: FileReport, text: &str, mut sink: Sink, config: &Config)
             check(text, &mut sink);
         }
     }
-    rules::secrets::scan(text, &mut sink);
+    rules::secrets::scan(text, &config.secrets_allow, &mut sink);
     line_endings(text, &mut sink);
     finish(report, text, sink, config)
 }

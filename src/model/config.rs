@@ -79,6 +79,9 @@ pub struct Config {
     pub context: ContextConfig,
     pub staging: StagingConfig,
     pub post_write: PostWriteConfig,
+    /// `secrets.allow`: fingerprints of credentials `secrets/detected`
+    /// leaves alone (documented example keys).
+    pub secrets_allow: Vec<String>,
     /// Start `memlint watch` in the background from the commands that
     /// search the index (`search`, `context`, the session-start hook)
     /// when none runs (Linux).
@@ -129,6 +132,7 @@ impl Default for Config {
                 max_failures: 3,
                 format: false,
             },
+            secrets_allow: Vec::new(),
             watch: false,
         }
     }

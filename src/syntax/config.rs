@@ -17,6 +17,7 @@ const TOP_KEYS: &[&str] = &[
     "context",
     "staging",
     "post_write",
+    "secrets",
     "watch",
 ];
 
@@ -221,6 +222,7 @@ pub fn parse_all(text: &str, known_rules: &[&str]) -> Result<Config, Vec<ConfigE
             "context" => context(&r, v, errs, &mut config),
             "staging" => staging(&r, v, errs, &mut config),
             "post_write" => post_write(&r, v, errs, &mut config),
+            "secrets" => secrets(&r, v, errs, &mut config),
             other => errs.push(r.unknown(&entry.key, other, TOP_KEYS, "")),
         }
     }
@@ -377,6 +379,42 @@ fn post_write(r: &Reader, v: &Node, errs: &mut Vec<ConfigError>, config: &mut Co
                 }
             }
             other => errs.push(r.unknown(&e.key, other, KEYS, "post_write.")),
+        }
+    }
+}
+
+/// `secrets`: `allow`, the fingerprints (as `secrets/detected` prints
+/// them) of documented example credentials that may stay.
+fn secrets(r: &Reader, v: &Node, errs: &mut Vec<ConfigError>, config: &mut Config) {
+    const KEYS: &[&str] = &["allow"];
+    for e in noted(errs, r.mapping("secrets", v)).unwrap_or_default() {
+        match key_name(e) {
+            "allow" => {
+                let Value::Seq { items, .. } = &e.value.value else {
+                    errs.push(r.err(
+                        e.value.span.start,
+                        format!(
+                            "`secrets.allow` must be a list of fingerprints, not {}",
+                            e.value.type_name()
+                        ),
+                    ));
+                    continue;
+                };
+                for item in items {
+                    let Some(f) = noted(errs, r.string("secrets.allow", item)) else {
+                        continue;
+                    };
+                    if !crate::syntax::secrets::is_fingerprint(&f) {
+                        errs.push(r.err(
+                            item.span.start,
+                            format!("`secrets.allow` entry `{f}` is not a fingerprint (12 hex digits, as `secrets/detected` prints it); never put the secret itself here"),
+                        ));
+                        continue;
+                    }
+                    config.secrets_allow.push(f.to_ascii_lowercase());
+                }
+            }
+            other => errs.push(r.unknown(&e.key, other, KEYS, "secrets.")),
         }
     }
 }

@@ -12,6 +12,10 @@ struct Pattern {
     re: Regex,
     /// For `key: value` patterns, the value must look opaque.
     opaque_group: Option<usize>,
+    /// The group holding the secret when what comes before it only says
+    /// where it is (a URL's password): shown up to it, never checked for
+    /// opacity, but never a placeholder (`${…}`, `<…>`).
+    secret_group: Option<usize>,
     /// What a text must hold for the pattern to match, searched first.
     hint: Hint,
 }
@@ -22,6 +26,8 @@ struct Pattern {
 enum Hint {
     /// The match begins with one of [`PREFIXES`].
     Prefix,
+    /// The match holds `://` (a URL with a password).
+    Url,
     /// Every match holds a match of [`KEY_HINT`], which ignores ASCII case
     /// only: found from the key words of the text's [`HintWords`] and a
     /// short check of what follows them, far faster than the Unicode
@@ -34,11 +40,11 @@ enum Hint {
 /// The hint of [`Hint::KeyWords`], as a pattern (the tests hold the search
 /// to it).
 #[cfg(test)]
-const KEY_HINT: &str = r#"(?i-u:password|passwd|key|token)["']?\s*[:=]"#;
+const KEY_HINT: &str = r#"(?i-u:password|passwd|pwd|secret|key|token)["']?\s*[:=]"#;
 
 /// The literal beginning of every [`Hint::Prefix`] pattern.
 static PREFIXES: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"-----BEGIN |AKIA|ASIA|gh[pousr]_|github_pat_|xox[abposr]-|sk-|AIza")
+    Regex::new(r"-----BEGIN |AKIA|ASIA|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|sk-|[sr]k_live_|[sr]k_test_|AIza|eyJ|hf_|npm_|pypi-|AccountKey=")
         .expect("valid regex")
 });
 
@@ -47,6 +53,7 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
         what,
         re: Regex::new(re).expect("valid regex"),
         opaque_group,
+        secret_group: None,
         hint: Hint::Prefix,
     };
     vec![
@@ -73,11 +80,43 @@ static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
             None,
         ),
         p("a Google API key", r"\bAIza[0-9A-Za-z_-]{35}", None),
+        p("a GitLab token", r"\bglpat-[A-Za-z0-9_-]{20,}", None),
+        p(
+            "a Stripe secret key",
+            r"\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}",
+            None,
+        ),
+        p(
+            "a JSON Web Token",
+            r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+            None,
+        ),
+        p("a Hugging Face token", r"\bhf_[A-Za-z0-9]{30,}", None),
+        p("an npm token", r"\bnpm_[A-Za-z0-9]{36}\b", None),
+        p(
+            "a PyPI token",
+            r"\bpypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{20,}",
+            None,
+        ),
+        p(
+            "an Azure storage account key",
+            r"AccountKey=[A-Za-z0-9+/]{60,}={0,2}",
+            None,
+        ),
+        Pattern {
+            hint: Hint::Url,
+            secret_group: Some(1),
+            ..p(
+                "a password in a URL",
+                r#"\b[A-Za-z][A-Za-z0-9+.-]{1,20}://[^\s:/@"'<>]{1,64}:([^\s@/"'<>]{3,128})@[A-Za-z0-9\[]"#,
+                None,
+            )
+        },
         Pattern {
             hint: Hint::KeyWords,
             ..p(
                 "a password or token value",
-                r#"(?i)\b(?:password|passwd|api[_-]?key|secret[_-]?key|access[_-]?token|auth[_-]?token|token)["']?\s*[:=]\s*["']?([A-Za-z0-9+/=_.~-]{16,})"#,
+                r#"(?i)(?:\b|_)(?:password|passwd|pwd|secret|client[_-]?secret|api[_-]?key|secret[_-]?key|access[_-]?token|auth[_-]?token|token)["']?\s*[:=]\s*["']?([A-Za-z0-9+/=_.~!#%&*@^-]{12,})"#,
                 Some(1),
             )
         },
@@ -98,6 +137,15 @@ fn looks_opaque(v: &str) -> bool {
     digits >= 2 && letters >= 4 && distinct >= 10 && (upper > 0 || digits >= 4)
 }
 
+/// A value that stands for a password rather than being one: a variable
+/// (`$DB_PASSWORD`, `${PASS}`, `%s`), a slot (`<password>`, `{password}`),
+/// stars.
+fn placeholder(v: &str) -> bool {
+    v.starts_with(['$', '<', '{', '%', '*', '['])
+        || v.bytes()
+            .all(|b| b == b'*' || b == b'x' || b == b'X' || b == b'.')
+}
+
 /// Whether a key word of `words` in `text` is followed as [`KEY_HINT`]
 /// demands: `["']?\s*[:=]`.
 fn key_assigned(text: &str, words: &HintWords) -> bool {
@@ -109,6 +157,21 @@ fn key_assigned(text: &str, words: &HintWords) -> bool {
         rest.trim_start_matches(char::is_whitespace)
             .starts_with([':', '='])
     })
+}
+
+/// The fingerprint of a credential, as `secrets/detected` prints it and
+/// `secrets.allow` lists it: 12 hex digits of a hash of its bytes, which
+/// names it without giving it away.
+pub fn fingerprint(secret: &str) -> String {
+    format!(
+        "{:012x}",
+        xxhash_rust::xxh3::xxh3_64(secret.as_bytes()) >> 16
+    )
+}
+
+/// Whether `text` has the shape of a [`fingerprint`].
+pub fn is_fingerprint(text: &str) -> bool {
+    text.len() == 12 && text.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// Finds credentials in `text`: (byte range, what it looks like).
@@ -140,7 +203,7 @@ static KEY_END: LazyLock<Regex> = LazyLock::new(|| {
 pub fn hidden(text: &str) -> Vec<Hidden> {
     // Most printed strings hold neither a prefix nor a key word: one
     // search each rules them out before the hint words are collected.
-    if !PREFIXES.is_match(text) && !KEY_WORD.is_match(text) {
+    if !PREFIXES.is_match(text) && !KEY_WORD.is_match(text) && !text.contains("://") {
         return Vec::new();
     }
     let mut out: Vec<Hidden> = Vec::new();
@@ -164,7 +227,7 @@ pub fn hidden(text: &str) -> Vec<Hidden> {
 /// Whether `text` may hold a key word of [`Hint::KeyWords`] in any case
 /// (Unicode case folding included): texts without one need no hint words.
 static KEY_WORD: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"(?i)password|passwd|key|token").expect("valid regex"));
+    LazyLock::new(|| Regex::new(r"(?i)password|passwd|pwd|secret|key|token").expect("valid regex"));
 
 /// What [`PATTERNS`] calls a private key block.
 const PRIVATE_KEY: &str = "a private key block";
@@ -186,6 +249,8 @@ fn found(text: &str, words: &HintWords) -> Vec<(std::ops::Range<usize>, &'static
         match &p.hint {
             Hint::Prefix if !prefixed => continue,
             Hint::Prefix => {}
+            Hint::Url if !text.contains("://") => continue,
+            Hint::Url => {}
             Hint::KeyWords => {
                 if !key_assigned(text, words) && !words.folds_to_ascii {
                     continue;
@@ -194,16 +259,20 @@ fn found(text: &str, words: &HintWords) -> Vec<(std::ops::Range<usize>, &'static
         }
         for caps in p.re.captures_iter(text) {
             let Some(whole) = caps.get(0) else { continue };
-            let keep = match p.opaque_group {
-                Some(g) => match caps.get(g) {
+            let keep = match (p.opaque_group, p.secret_group) {
+                (Some(g), _) => match caps.get(g) {
                     Some(v) if looks_opaque(v.as_str()) => v.start() - whole.start(),
+                    _ => continue,
+                },
+                (_, Some(g)) => match caps.get(g) {
+                    Some(v) if !placeholder(v.as_str()) => v.start() - whole.start(),
                     _ => continue,
                 },
                 // Without its closing dashes, so that what is shown is
                 // never found again (which would hide the rest of a text
                 // that holds no `END` line).
-                None if p.what == PRIVATE_KEY => whole.len() - "-----".len(),
-                None => PREFIXES
+                _ if p.what == PRIVATE_KEY => whole.len() - "-----".len(),
+                _ => PREFIXES
                     .find_at(text, whole.start())
                     .filter(|m| m.start() == whole.start())
                     .map_or(0, |m| m.len()),
@@ -216,7 +285,12 @@ fn found(text: &str, words: &HintWords) -> Vec<(std::ops::Range<usize>, &'static
             {
                 continue;
             }
-            out.push((whole.range(), p.what, keep));
+            // A URL's password ends before its `@`: the host stays shown.
+            let end = p
+                .secret_group
+                .and_then(|g| caps.get(g))
+                .map_or(whole.end(), |m| m.end());
+            out.push((whole.start()..end, p.what, keep));
         }
     }
     out.sort_by_key(|(r, _, _)| r.start);
@@ -262,8 +336,8 @@ mod tests {
         // overlapping (`weekey`, `passwordkey`), split, and what may follow.
         let hint = Regex::new(KEY_HINT).expect("valid regex");
         let pieces = [
-            "key", "KEY", "Token", "passWD", "password", "wee", "passw", "ord", "api_", "\"", "'",
-            " ", "\u{3000}", ":", "=", "日本",
+            "key", "KEY", "Token", "passWD", "password", "Secret", "pwd", "wee", "passw", "ord",
+            "api_", "\"", "'", " ", "\u{3000}", ":", "=", "日本",
         ];
         let mut seen = 0;
         for t in crate::syntax::text::every_text_of(&pieces, 4) {
@@ -285,5 +359,52 @@ mod tests {
         assert_eq!(find("api_key\u{3000}= Xk9fQ2mLp8Rt4vWz7").len(), 1);
         assert_eq!(find("Token\t\"= 'Xk9fQ2mLp8Rt4vWz7'").len(), 0);
         assert_eq!(find("Token\" \t= 'Xk9fQ2mLp8Rt4vWz7'").len(), 1);
+    }
+
+    /// Each family: a real-shaped example found, a near miss not.
+    #[test]
+    fn families_with_their_near_misses() {
+        let cases: [(&str, &str); 12] = [
+            ("glpat-xT7c9Qk2LmPz4RvW8yBn", "glpat-short"),
+            ("sk_live_4eC39HqLyjWDarjtT1zdp7dc", "sk_live_docs"),
+            ("rk_test_51H8sdfKj3lQw9ZxCvB2nM4pL", "rk_test_"),
+            (
+                "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+                "eyJhbGciOiJIUzI1NiJ9 alone",
+            ),
+            ("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", "hf_token"),
+            ("npm_a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8", "npm_install"),
+            (
+                "pypi-AgEIcHlwaS5vcmcCJDk3ZjA5ODc2LWE0ZDItNDhhMS04",
+                "pypi-upload",
+            ),
+            (
+                "DefaultEndpointsProtocol=https;AccountName=x;AccountKey=Xk9fQ2mLp8Rt4vWz7Xk9fQ2mLp8Rt4vWz7Xk9fQ2mLp8Rt4vWz7Xk9fQ2mLp8Rt4vWz==",
+                "AccountKey=<key>",
+            ),
+            ("postgres://app:s3cr3t-Pa55@db.internal/ledger", "postgres://app:${DB_PASSWORD}@db/ledger"),
+            ("password: Tr0ub4dor&3xyzQWERTY12345", "password: correct horse battery"),
+            ("DB_PASSWORD=Xk9fQ2mLp8Rt4vWz7", "DB_PASSWORD=changeme"),
+            ("client_secret: 9fQ2mLp8Rt4vWz7Kq1", "the secret: is-to-keep-it-simple"),
+        ];
+        for (hit, miss) in cases {
+            assert_eq!(find(&format!("see {hit} here")).len(), 1, "{hit}");
+            assert_eq!(find(&format!("see {miss} here")).len(), 0, "{miss}");
+        }
+    }
+
+    #[test]
+    fn a_url_password_is_masked_after_the_user() {
+        let text = "dsn: postgres://app:s3cr3t-Pa55@db.internal/ledger";
+        let h = hidden(text);
+        assert_eq!(h.len(), 1);
+        assert_eq!(
+            &text[h[0].range.start..h[0].range.start + h[0].keep],
+            "postgres://app:"
+        );
+        assert_eq!(
+            &text[h[0].range.start + h[0].keep..h[0].range.end],
+            "s3cr3t-Pa55"
+        );
     }
 }

@@ -14,7 +14,7 @@ use std::ops::Range;
 pub struct HintWords {
     /// `day`, `tomorrow`, `week`, `month`, `year`.
     pub dates: Vec<Range<usize>>,
-    /// `password`, `passwd`, `key`, `token`.
+    /// `password`, `passwd`, `pwd`, `secret`, `key`, `token`.
     pub keys: Vec<Range<usize>>,
     /// The matches of `date/relative`'s Japanese and Chinese words, leftmost
     /// first, as a search for those words alone finds them.
@@ -25,7 +25,7 @@ pub struct HintWords {
 }
 
 static HINT_WORDS: std::sync::LazyLock<regex::bytes::Regex> = std::sync::LazyLock::new(|| {
-    regex::bytes::Regex::new("day|tomorrow|week|month|year|password|passwd|key|token")
+    regex::bytes::Regex::new("day|tomorrow|week|month|year|password|passwd|pwd|secret|key|token")
         .expect("valid regex")
 });
 

@@ -3,7 +3,7 @@
 use crate::lint::record::Record;
 use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
-use crate::syntax::secrets::{find, find_with};
+use crate::syntax::secrets::{find, find_with, fingerprint};
 
 /// The rule's documentation, as `memlint rule secrets/detected` prints it.
 pub const DOC: &str = r#"# secrets/detected
@@ -12,7 +12,7 @@ something that looks like a credential
 
 ## What it does
 
-Fires on text in a record (front matter or body) or in `CONTEXT.md` that looks like a credential: a private-key block (`-----BEGIN … PRIVATE KEY-----`), an AWS access key id (`AKIA…`, `ASIA…`), a GitHub token (`ghp_…`, `github_pat_…`), a Slack token (`xoxb-…`), an `sk-…` API key, a Google API key (`AIza…`), or `password`, `token`, `api_key`, `secret_key` and the like followed by `:` or `=` and a long value mixing letters and digits. The message names the kind of secret and never repeats it. Code spans are not exempt.
+Fires on text in a record (front matter or body) or in `CONTEXT.md` that looks like a credential: a private-key block (`-----BEGIN … PRIVATE KEY-----`), an AWS access key id (`AKIA…`, `ASIA…`), a GitHub token (`ghp_…`, `github_pat_…`), a GitLab token (`glpat-…`), a Slack token (`xoxb-…`), a Stripe key (`sk_live_…`, `rk_live_…`), an `sk-…` API key (OpenAI, Anthropic and others), a Google API key (`AIza…`), a Hugging Face, npm or PyPI token, an Azure storage `AccountKey=`, a JSON Web Token, a password in a URL (`postgres://user:…@host`, but not a placeholder such as `${DB_PASSWORD}` or `<password>`), or `password`, `pwd`, `secret`, `token`, `api_key`, `client_secret` and the like (`DB_PASSWORD=` too) followed by `:` or `=` and a long value mixing letters and digits. The message names the kind of secret and its fingerprint, never the secret. Code spans are not exempt. A credential whose fingerprint is listed in `secrets.allow` in `.memlint.yml` is not reported (for the example keys providers document).
 
 ## Why it matters
 
@@ -67,20 +67,35 @@ rules:
 
 /// `secrets/detected` on a record.
 pub fn check(r: &Record, out: &mut Sink) {
-    emit(find_with(r.text, r.hint_words()), out);
+    emit(
+        r.text,
+        find_with(r.text, r.hint_words()),
+        &r.config.secrets_allow,
+        out,
+    );
 }
 
-/// `secrets/detected` on any text (records and `CONTEXT.md`).
-pub fn scan(text: &str, out: &mut Sink) {
-    emit(find(text), out);
+/// `secrets/detected` on any text (records and `CONTEXT.md`), but the
+/// credentials whose fingerprints are in `allow`.
+pub fn scan(text: &str, allow: &[String], out: &mut Sink) {
+    emit(text, find(text), allow, out);
 }
 
-fn emit(found: Vec<(std::ops::Range<usize>, &'static str)>, out: &mut Sink) {
+fn emit(
+    text: &str,
+    found: Vec<(std::ops::Range<usize>, &'static str)>,
+    allow: &[String],
+    out: &mut Sink,
+) {
     for (span, what) in found {
+        let print = fingerprint(&text[span.clone()]);
+        if allow.contains(&print) {
+            continue;
+        }
         out.emit(
             Rule::SecretsDetected,
             span,
-            format!("this looks like {what}; remove it and rotate the credential, since memory is committed and pushed"),
+            format!("this looks like {what} (fingerprint {print}); remove it and rotate the credential, since memory is committed and pushed (a documented example key may stay: add its fingerprint to `secrets.allow` in .memlint.yml)"),
         );
     }
 }
