@@ -90,6 +90,8 @@ pub enum Command {
     Show(ShowArgs),
     /// Serve the memory as Model Context Protocol tools on standard input/output
     Mcp,
+    /// Run the language server (LSP) on standard input/output, for editors
+    Server,
 }
 
 /// `memlint watch …`: see `crate::io::watch`.

@@ -24,6 +24,7 @@ pub mod render;
 mod report;
 mod rule;
 mod search;
+mod server;
 mod settings;
 mod staging;
 mod watch;
@@ -59,6 +60,10 @@ pub fn run(cli: Cli) -> ExitCode {
         }
         Command::Show(args) => Settings::resolve(&cli.global).and_then(|s| author::show(&s, args)),
         Command::Mcp => Ok(mcp::run(mcp::Place {
+            root: cli.global.root.clone(),
+            config: cli.global.config.clone(),
+        })),
+        Command::Server => Ok(server::run(server::Place {
             root: cli.global.root.clone(),
             config: cli.global.config.clone(),
         })),
