@@ -612,3 +612,75 @@ fn a_malformed_message_ends_the_server_without_a_panic() {
     assert!(err.contains("memlint server: error"), "{err}");
     assert!(!err.contains("panicked"), "{err}");
 }
+
+#[test]
+fn rename_on_the_slug_line_rewrites_the_slug_key_and_the_sources() {
+    let ws = workspace();
+    let rel = "knowledge/sqlite-wal-pitfalls.md";
+    let text = std::fs::read_to_string(ws.path().join(rel)).unwrap();
+    let text = text.replacen("---\n", "---\nslug: \"sqlite-wal-pitfalls\"\n", 1);
+    common::write(ws.path(), rel, &text);
+    let mut c = push_client(ws.path());
+    let u = c.open(&ws.path().join(rel), &text);
+    let edit = c.call(
+        "textDocument/rename",
+        json!({ "textDocument": { "uri": u }, "position": { "line": 1, "character": 2 },
+                "newName": "sqlite-wal-limits" }),
+    );
+    let root = ws.path().canonicalize().unwrap();
+    let ops = edit["documentChanges"].as_array().unwrap();
+    assert_eq!(ops.len(), 3, "{edit:#}");
+    let of = |rel: &str| {
+        ops.iter()
+            .find(|o| o["textDocument"]["uri"] == uri(&root.join(rel)))
+            .unwrap_or_else(|| panic!("no edit of {rel}: {edit:#}"))["edits"]
+            .clone()
+    };
+    assert_eq!(
+        of(rel),
+        json!([{ "range": { "start": { "line": 1, "character": 7 }, "end": { "line": 1, "character": 26 } },
+                 "newText": "sqlite-wal-limits" }])
+    );
+    assert_eq!(
+        of("memory/decisions/use-sqlite-statement-cache.md"),
+        json!([{ "range": { "start": { "line": 6, "character": 14 }, "end": { "line": 6, "character": 33 } },
+                 "newText": "sqlite-wal-limits" }])
+    );
+    assert_eq!(
+        ops[2]["newUri"],
+        uri(&root.join("knowledge/sqlite-wal-limits.md"))
+    );
+    // Elsewhere than the slug line or a reference, there is nothing to rename.
+    let r = c.request(
+        "textDocument/rename",
+        json!({ "textDocument": { "uri": u }, "position": { "line": 2, "character": 2 }, "newName": "x-y" }),
+    );
+    assert!(r.get("error").is_some(), "{r}");
+    assert_eq!(c.shutdown(), Some(0));
+}
+
+#[test]
+fn encoding_findings_have_quick_fixes_too() {
+    let ws = workspace();
+    let mut c = push_client(ws.path());
+    let path = ws.path().join("memory/decisions/windows.md");
+    let text = "\u{feff}---\r\ntitle: From Windows\r\nstatus: active\r\ndate: 2026-10-01\r\nsources:\r\n  - file:docs/architecture.md\r\n---\r\n\r\nBody.\r\n";
+    let u = c.open(&path, text);
+    let diags = c.diagnostics(&u);
+    let rules: Vec<&str> = diags.iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert_eq!(rules, ["format/bom", "format/crlf"], "{diags:#?}");
+    let actions = c.call(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": u }, "range": diags[1]["range"],
+                "context": { "diagnostics": [diags[1]] } }),
+    );
+    let crlf = actions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["title"] == "Fix `format/crlf`")
+        .unwrap_or_else(|| panic!("{actions:#}"));
+    let fixed = crlf["edit"]["changes"][&u][0]["newText"].as_str().unwrap();
+    assert_eq!(fixed, text.replace("\r\n", "\n"));
+    assert_eq!(c.shutdown(), Some(0));
+}
