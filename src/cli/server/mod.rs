@@ -303,44 +303,34 @@ impl Server<'_> {
             }
             r::GotoDefinition::METHOD => {
                 let p: lsp_types::GotoDefinitionParams = params(req)?;
-                let at = &p.text_document_position_params;
-                let (rel, text) = self.buffer(&at.text_document.uri)?;
-                let offset = self.offset(&text, at.position)?;
-                json(navigation::definition(&mut self.state, &rel, &text, offset))
+                let (rel, text, at) = self.at(&p.text_document_position_params)?;
+                json(navigation::definition(&mut self.state, &rel, &text, at))
             }
             r::References::METHOD => {
                 let p: lsp_types::ReferenceParams = params(req)?;
-                let at = &p.text_document_position;
-                let (rel, text) = self.buffer(&at.text_document.uri)?;
-                let offset = self.offset(&text, at.position)?;
+                let (rel, text, at) = self.at(&p.text_document_position)?;
                 let with_decl = p.context.include_declaration;
                 json(navigation::references(
                     &mut self.state,
                     &rel,
                     &text,
-                    offset,
+                    at,
                     with_decl,
                 ))
             }
             r::HoverRequest::METHOD => {
                 let p: lsp_types::HoverParams = params(req)?;
-                let at = &p.text_document_position_params;
-                let (rel, text) = self.buffer(&at.text_document.uri)?;
-                let offset = self.offset(&text, at.position)?;
-                json(navigation::hover(&mut self.state, &rel, &text, offset))
+                let (rel, text, at) = self.at(&p.text_document_position_params)?;
+                json(navigation::hover(&mut self.state, &rel, &text, at))
             }
             r::Completion::METHOD => {
                 let p: lsp_types::CompletionParams = params(req)?;
-                let at = &p.text_document_position;
-                let (rel, text) = self.buffer(&at.text_document.uri)?;
-                let offset = self.offset(&text, at.position)?;
-                json(navigation::completion(&mut self.state, &rel, &text, offset))
+                let (rel, text, at) = self.at(&p.text_document_position)?;
+                json(navigation::completion(&mut self.state, &rel, &text, at))
             }
             r::Rename::METHOD => {
                 let p: lsp_types::RenameParams = params(req)?;
-                let at = &p.text_document_position;
-                let (rel, text) = self.buffer(&at.text_document.uri)?;
-                let offset = self.offset(&text, at.position)?;
+                let (rel, text, offset) = self.at(&p.text_document_position)?;
                 if !self.client.renames {
                     return Err(Failure(
                         ErrorCode::RequestFailed,
@@ -375,15 +365,28 @@ impl Server<'_> {
         Ok((rel, doc.text.clone()))
     }
 
-    fn offset(&self, text: &str, p: lsp_types::Position) -> Result<usize, Failure> {
-        documents::offset(text, p).ok_or_else(|| {
-            invalid(format!(
-                "position {} is not in the document",
-                documents::show(p)
-            ))
-        })
+    /// The workspace path, text and byte offset of a position in an open
+    /// buffer; `InvalidParams` when the position is not in the text.
+    fn at(
+        &self,
+        at: &lsp_types::TextDocumentPositionParams,
+    ) -> Result<(String, String, usize), Failure> {
+        let (rel, text) = self.buffer(&at.text_document.uri)?;
+        let offset = offset(&text, at.position)?;
+        Ok((rel, text, offset))
     }
+}
 
+fn offset(text: &str, p: lsp_types::Position) -> Result<usize, Failure> {
+    documents::offset(text, p).ok_or_else(|| {
+        invalid(format!(
+            "position {} is not in the document",
+            documents::show(p)
+        ))
+    })
+}
+
+impl Server<'_> {
     fn format(&self, uri: &Uri) -> Result<Vec<lsp_types::TextEdit>, Failure> {
         let (rel, text) = self.buffer(uri)?;
         formatting::format(&self.state, &rel, &text)
