@@ -684,3 +684,35 @@ fn encoding_findings_have_quick_fixes_too() {
     assert_eq!(fixed, text.replace("\r\n", "\n"));
     assert_eq!(c.shutdown(), Some(0));
 }
+
+#[test]
+fn a_client_that_never_pauses_still_gets_diagnostics() {
+    let ws = workspace();
+    let mut c = push_client(ws.path());
+    let path = ws.path().join("memory/decisions/typing.md");
+    let u = c.open(&path, "---\ntitle: T\n---\n");
+    c.diagnostics(&u);
+    c.forget();
+    // A change every 50 ms, for 3 s: never quiet for the 150 ms debounce.
+    let start = std::time::Instant::now();
+    let mut first = None;
+    for i in 0..60u32 {
+        c.notify(
+            "textDocument/didChange",
+            json!({ "textDocument": { "uri": u, "version": i + 2 },
+                    "contentChanges": [{ "range": { "start": { "line": 3, "character": 0 }, "end": { "line": 3, "character": 0 } }, "text": "x" }] }),
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        c.poll();
+        if first.is_none()
+            && c.notifications
+                .iter()
+                .any(|n| n["method"] == "textDocument/publishDiagnostics")
+        {
+            first = Some(start.elapsed());
+        }
+    }
+    let first = first.expect("diagnostics while the changes went on");
+    assert!(first < std::time::Duration::from_millis(2500), "{first:?}");
+    assert_eq!(c.shutdown(), Some(0));
+}

@@ -160,6 +160,15 @@ impl Client {
         }
     }
 
+    /// Queues the notifications that arrived, without waiting.
+    pub fn poll(&mut self) {
+        while let Ok(msg) = self.incoming.try_recv() {
+            if msg.get("method").is_some() && msg.get("id").is_none() {
+                self.notifications.push_back(msg);
+            }
+        }
+    }
+
     /// Drops the queued notifications.
     pub fn forget(&mut self) {
         self.notifications.clear();

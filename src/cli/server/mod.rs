@@ -24,11 +24,15 @@ use state::State;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// How long the buffer must stay unchanged before it is linted again: a
 /// burst of keystrokes is linted once, at its end.
 const DEBOUNCE: Duration = Duration::from_millis(150);
+
+/// Longest a changed buffer waits for its diagnostics while changes keep
+/// coming (a client that never pauses still sees them).
+const MAX_DELAY: Duration = Duration::from_millis(1000);
 
 /// `--root` and `--config` as given.
 pub struct Place {
@@ -76,6 +80,8 @@ struct Server<'c> {
     client: Client,
     /// Buffers changed since they were last linted.
     dirty: BTreeSet<String>,
+    /// When the oldest of `dirty` changed.
+    dirty_since: Instant,
     shut_down: bool,
     next_id: i32,
 }
@@ -115,6 +121,7 @@ fn serve(conn: &Connection, place: &Place) -> Result<bool, String> {
         state,
         client,
         dirty: BTreeSet::new(),
+        dirty_since: Instant::now(),
         shut_down: false,
         next_id: 0,
     };
@@ -209,13 +216,20 @@ fn invalid(message: impl Into<String>) -> Failure {
 impl Server<'_> {
     fn run(&mut self) -> Result<bool, String> {
         loop {
+            // What the last message's reading met, before waiting again.
+            self.tell_notes();
+            let waited = self.dirty_since.elapsed();
             let msg = if self.dirty.is_empty() {
                 self.conn
                     .receiver
                     .recv()
                     .map_err(|_| RecvTimeoutError::Disconnected)
+            } else if waited >= MAX_DELAY {
+                Err(RecvTimeoutError::Timeout)
             } else {
-                self.conn.receiver.recv_timeout(DEBOUNCE)
+                self.conn
+                    .receiver
+                    .recv_timeout(DEBOUNCE.min(MAX_DELAY - waited))
             };
             match msg {
                 Ok(Message::Request(req)) => self.request(req),
@@ -228,6 +242,13 @@ impl Server<'_> {
                 // The client went away without `exit`.
                 Err(RecvTimeoutError::Disconnected) => return Ok(false),
             }
+        }
+    }
+
+    /// Logs what reading the workspace met (see `State::notes`).
+    fn tell_notes(&mut self) {
+        for note in std::mem::take(&mut self.state.notes) {
+            self.log(lsp_types::MessageType::WARNING, format!("memlint: {note}"));
         }
     }
 
@@ -446,7 +467,7 @@ impl Server<'_> {
                     rel,
                 };
                 self.state.docs.open(&uri, doc);
-                self.dirty.insert(uri.as_str().to_string());
+                self.mark_dirty(&uri);
                 // The first diagnostics without waiting.
                 self.publish_dirty();
             }
@@ -471,7 +492,7 @@ impl Server<'_> {
                     let msg = format!("didChange for {}: {e}; the rest of the change was ignored (reopen the file to resynchronise)", uri.as_str());
                     self.log(lsp_types::MessageType::ERROR, msg);
                 }
-                self.dirty.insert(uri.as_str().to_string());
+                self.mark_dirty(&uri);
             }
             n::DidSaveTextDocument::METHOD => {
                 let Some(p) = self.extract::<lsp_types::DidSaveTextDocumentParams>(not) else {
@@ -544,7 +565,7 @@ impl Server<'_> {
             return;
         }
         for uri in self.state.docs.uris() {
-            self.dirty.insert(uri.as_str().to_string());
+            self.mark_dirty(&uri);
         }
         self.publish_dirty();
     }
@@ -594,6 +615,13 @@ impl Server<'_> {
 
     /// Lints the buffers changed since they were last linted and pushes
     /// their diagnostics (a client that pulls asks for them itself).
+    fn mark_dirty(&mut self, uri: &Uri) {
+        if self.dirty.is_empty() {
+            self.dirty_since = Instant::now();
+        }
+        self.dirty.insert(uri.as_str().to_string());
+    }
+
     fn publish_dirty(&mut self) {
         let dirty = std::mem::take(&mut self.dirty);
         if self.client.pull {

@@ -35,6 +35,10 @@ pub struct State {
     current: Option<Current>,
     /// The base of the rules' documentation links.
     pub rules_doc: String,
+    /// What reading the workspace met that the user must hear about
+    /// (an unreadable directory, an ignore file not read), for the
+    /// client's log; the loop takes them after each message.
+    pub notes: Vec<String>,
 }
 
 impl State {
@@ -49,6 +53,7 @@ impl State {
             docs: Documents::default(),
             current: None,
             rules_doc: RULES_DOC.to_string(),
+            notes: Vec::new(),
         };
         state.reload()?;
         Ok(state)
@@ -107,8 +112,14 @@ impl State {
 
     /// The workspace's records as on disk.
     pub fn current(&mut self) -> &Current {
-        let ws = &self.ws;
-        self.current.get_or_insert_with(|| Current::read(ws))
+        if self.current.is_none() {
+            let read = Current::read(&self.ws);
+            // Taken, so that they are told once and do not pile up.
+            let problems = self.ws.take_problems();
+            self.notes.extend(problems.iter().map(|p| p.to_string()));
+            self.current = Some(read);
+        }
+        self.current.as_ref().expect("read just above")
     }
 
     /// Every open buffer that stands for a record or `CONTEXT.md`, as
@@ -131,7 +142,7 @@ impl State {
     pub fn lint(&mut self) -> Linted {
         let buffers = self.buffers();
         self.current();
-        let current = self.current.as_ref().expect("read just above");
+        let current = self.current.as_ref().expect("read by current()");
         verify::lint_changes(&self.ws, current, &buffers)
     }
 
