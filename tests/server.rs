@@ -157,6 +157,19 @@ fn a_secret_is_never_shown_in_a_diagnostic() {
         !all.contains("abcdefghijklmnopqrstuvwxyz0123456789"),
         "{all}"
     );
+    // Hover on a slug whose record's title holds a token: masked.
+    let replaced = "---\ntitle: Old\nstatus: replaced\ndate: 2026-09-01\nsources:\n  - file:docs/architecture.md\nreplaced_by: leaky\n---\n\nBody.\n";
+    let o = c.open(&ws.path().join("memory/decisions/old.md"), replaced);
+    let hover = c.call(
+        "textDocument/hover",
+        json!({ "textDocument": { "uri": o }, "position": { "line": 6, "character": 15 } }),
+    );
+    let value = hover["contents"]["value"].as_str().unwrap();
+    assert!(value.contains("ghp_…[masked]"), "{value}");
+    assert!(
+        !value.contains("abcdefghijklmnopqrstuvwxyz0123456789"),
+        "{value}"
+    );
     assert_eq!(c.shutdown(), Some(0));
 }
 
