@@ -729,3 +729,36 @@ fn a_client_that_never_pauses_still_gets_diagnostics() {
     assert!(first < std::time::Duration::from_millis(2500), "{first:?}");
     assert_eq!(c.shutdown(), Some(0));
 }
+
+#[test]
+fn a_buffer_outside_the_workspace_gets_nothing_and_no_error() {
+    let ws = workspace();
+    let elsewhere = tempfile::tempdir().unwrap();
+    let mut c = push_client(ws.path());
+    let u = c.open(&elsewhere.path().join("notes.md"), "---\ntitle: x\n---\n");
+    for (method, params) in [
+        (
+            "textDocument/formatting",
+            json!({ "textDocument": { "uri": u }, "options": { "tabSize": 2, "insertSpaces": true } }),
+        ),
+        (
+            "textDocument/hover",
+            json!({ "textDocument": { "uri": u }, "position": { "line": 0, "character": 0 } }),
+        ),
+        (
+            "textDocument/completion",
+            json!({ "textDocument": { "uri": u }, "position": { "line": 1, "character": 0 } }),
+        ),
+    ] {
+        assert_eq!(c.call(method, params), Value::Null, "{method}");
+    }
+    // A Markdown file of the workspace that is no record: formatted as is.
+    let doc = c.open(&ws.path().join("docs/notes.md"), "# Notes\n");
+    let edits = c.call(
+        "textDocument/formatting",
+        json!({ "textDocument": { "uri": doc }, "options": { "tabSize": 2, "insertSpaces": true } }),
+    );
+    assert_eq!(edits, json!([]));
+    assert_eq!(c.diagnostics(&doc), Vec::<Value>::new());
+    assert_eq!(c.shutdown(), Some(0));
+}

@@ -294,6 +294,16 @@ impl Server<'_> {
     }
 
     fn handle(&mut self, req: Request) -> Result<serde_json::Value, Failure> {
+        if self.outside(&req) {
+            // An editor asks of every Markdown buffer: the answer for one
+            // memlint does not serve is "nothing", not an error.
+            return Ok(match req.method.as_str() {
+                r::DocumentDiagnosticRequest::METHOD => {
+                    serde_json::json!({ "kind": "full", "items": [] })
+                }
+                _ => serde_json::Value::Null,
+            });
+        }
         let value = match req.method.as_str() {
             r::Shutdown::METHOD => {
                 self.shut_down = true;
@@ -370,6 +380,18 @@ impl Server<'_> {
             }
         };
         Ok(value)
+    }
+
+    /// Whether a request is about an open buffer outside the workspace.
+    fn outside(&self, req: &Request) -> bool {
+        let uri = req
+            .params
+            .pointer("/textDocument/uri")
+            .and_then(|u| u.as_str());
+        let Some(uri) = uri.and_then(|u| u.parse::<Uri>().ok()) else {
+            return false;
+        };
+        self.state.docs.get(&uri).is_some_and(|d| d.rel.is_none())
     }
 
     /// The workspace path and text of an open buffer.

@@ -236,7 +236,9 @@ fn yaml_range(text: &str) -> Option<Range<usize>> {
 
 fn slot(text: &str, offset: usize) -> Option<Slot<'_>> {
     let yaml = yaml_range(text)?;
-    if offset < yaml.start || offset > yaml.end {
+    // The closing `---` line is not front matter (an unclosed one runs to
+    // the end of the text).
+    if offset < yaml.start || offset > yaml.end || (offset == yaml.end && yaml.end < text.len()) {
         return None;
     }
     let line_start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
