@@ -490,6 +490,12 @@ fn a_broken_configuration_is_a_diagnostic_and_the_server_runs_on_defaults() {
     let path = ws.path().join("memory/decisions/new-money.md");
     let u = c.open(&path, BROKEN);
     assert_eq!(c.diagnostics(&u).len(), 3);
+    // Formatting works on the defaults too.
+    let edits = c.call(
+        "textDocument/formatting",
+        json!({ "textDocument": { "uri": u }, "options": { "tabSize": 2, "insertSpaces": true } }),
+    );
+    assert!(edits.is_array(), "{edits}");
     // Fixed and saved: the problem goes, and the buffers are linted again
     // with the new configuration.
     common::write(

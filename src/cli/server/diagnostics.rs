@@ -5,6 +5,7 @@
 
 use super::documents;
 use super::state::State;
+use crate::engine::author::verify::Linted;
 use crate::model::config::ConfigError;
 use crate::model::diagnostic::{Diagnostic, Severity};
 use crate::model::rule::Rule;
@@ -55,11 +56,22 @@ pub fn of_buffer(state: &mut State, rel: &str, text: &str) -> Vec<lsp_types::Dia
         return Vec::new();
     }
     let linted = state.lint();
+    of_linted(&linted, rel, text, &state.rules_doc)
+}
+
+/// The diagnostics of buffer `rel` among those of a lint of every buffer
+/// (one lint serves every buffer changed at once).
+pub fn of_linted(
+    linted: &Linted,
+    rel: &str,
+    text: &str,
+    rules_doc: &str,
+) -> Vec<lsp_types::Diagnostic> {
     linted
         .diagnostics
         .iter()
         .filter(|d| d.path == rel)
-        .map(|d| to_lsp(d, text, &state.rules_doc))
+        .map(|d| to_lsp(d, text, rules_doc))
         .collect()
 }
 

@@ -649,18 +649,30 @@ impl Server<'_> {
         if self.client.pull {
             return;
         }
+        // One lint of every open buffer serves all the changed ones.
+        let mut linted = None;
         for key in dirty {
             let Ok(uri) = key.parse::<Uri>() else {
                 continue;
             };
-            let version = self.state.docs.get(&uri).map(|d| d.version);
             if self.is_config(&uri) {
                 self.publish_config();
                 continue;
             }
-            if let Ok(items) = self.diagnostics_of(&uri) {
-                self.push(uri, items, version);
-            }
+            let Some(doc) = self.state.docs.get(&uri) else {
+                continue;
+            };
+            let Some(rel) = doc.rel.clone() else {
+                continue;
+            };
+            let (text, version) = (doc.text.clone(), doc.version);
+            let items = if state::lintable(&self.state.ws, &rel) {
+                let linted = linted.get_or_insert_with(|| self.state.lint());
+                diagnostics::of_linted(linted, &rel, &text, &self.state.rules_doc)
+            } else {
+                Vec::new()
+            };
+            self.push(uri, items, Some(version));
         }
     }
 
