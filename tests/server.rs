@@ -768,3 +768,39 @@ fn a_buffer_outside_the_workspace_gets_nothing_and_no_error() {
     assert_eq!(c.diagnostics(&doc), Vec::<Value>::new());
     assert_eq!(c.shutdown(), Some(0));
 }
+
+#[test]
+fn a_watching_client_is_asked_to_watch_the_configuration() {
+    let ws = workspace();
+    let mut c = Client::initialized(
+        common::BIN,
+        ws.path(),
+        json!({ "workspace": { "didChangeWatchedFiles": { "dynamicRegistration": true } } }),
+    );
+    let path = ws.path().join("memory/decisions/new-money.md");
+    let u = c.open(&path, BROKEN);
+    assert_eq!(c.diagnostics(&u).len(), 3);
+    assert!(
+        c.server_requests
+            .iter()
+            .any(|r| r["method"] == "client/registerCapability"
+                && r["params"]["registrations"][0]["method"] == "workspace/didChangeWatchedFiles"),
+        "{:?}",
+        c.server_requests
+    );
+    // .memlint.yml changes on disk (another program wrote it).
+    common::write(
+        ws.path(),
+        ".memlint.yml",
+        "rules:\n  status/dangling-target: off\n",
+    );
+    let config = uri(&ws.path().canonicalize().unwrap().join(".memlint.yml"));
+    c.notify(
+        "workspace/didChangeWatchedFiles",
+        json!({ "changes": [{ "uri": config, "type": 2 }] }),
+    );
+    let diags = c.diagnostics(&u);
+    let rules: Vec<&str> = diags.iter().map(|d| d["code"].as_str().unwrap()).collect();
+    assert_eq!(rules, ["sources/duplicate", "frontmatter/unknown-key"]);
+    assert_eq!(c.shutdown(), Some(0));
+}

@@ -19,6 +19,8 @@ pub struct Client {
     incoming: Receiver<Value>,
     /// Notifications received while waiting for something else.
     pub notifications: VecDeque<Value>,
+    /// The requests the server sent to the client (answered with null).
+    pub server_requests: Vec<Value>,
     next_id: i64,
 }
 
@@ -63,6 +65,7 @@ impl Client {
             stdin,
             incoming: rx,
             notifications: VecDeque::new(),
+            server_requests: Vec::new(),
             next_id: 0,
         }
     }
@@ -132,6 +135,7 @@ impl Client {
             if msg.get("method").is_some() && msg.get("id").is_some() {
                 let id = msg["id"].clone();
                 self.send(&json!({ "jsonrpc": "2.0", "id": id, "result": null }));
+                self.server_requests.push(msg);
                 continue;
             }
             if msg.get("method").is_some() {

@@ -72,6 +72,9 @@ struct Client {
     refresh: bool,
     /// It applies file renames in workspace edits.
     renames: bool,
+    /// It watches files for the server when asked to
+    /// (`workspace.didChangeWatchedFiles.dynamicRegistration`).
+    watches: bool,
 }
 
 struct Server<'c> {
@@ -155,6 +158,10 @@ impl Client {
             refresh: ws
                 .and_then(|w| w.diagnostic.as_ref())
                 .and_then(|d| d.refresh_support)
+                .unwrap_or(false),
+            watches: ws
+                .and_then(|w| w.did_change_watched_files.as_ref())
+                .and_then(|d| d.dynamic_registration)
                 .unwrap_or(false),
             renames: ws.and_then(|w| w.workspace_edit.as_ref()).is_some_and(|e| {
                 e.document_changes == Some(true)
@@ -612,6 +619,10 @@ impl Server<'_> {
 
     /// Asks the client to tell about changes of `.memlint.yml` on disk.
     fn watch_config(&mut self) {
+        // Only a client that said it can: others answer with an error.
+        if !self.client.watches {
+            return;
+        }
         let options = lsp_types::DidChangeWatchedFilesRegistrationOptions {
             watchers: vec![lsp_types::FileSystemWatcher {
                 glob_pattern: lsp_types::GlobPattern::String("**/.memlint.yml".into()),
