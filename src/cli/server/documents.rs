@@ -53,6 +53,15 @@ impl Documents {
         self.open.values().find(|d| d.rel.as_deref() == Some(rel))
     }
 
+    /// The URI (as the client spelled it) of the open buffer standing for
+    /// the workspace file `rel`.
+    pub fn uri_by_rel(&self, rel: &str) -> Option<Uri> {
+        self.open
+            .iter()
+            .find(|(_, d)| d.rel.as_deref() == Some(rel))
+            .and_then(|(u, _)| Uri::from_str(u).ok())
+    }
+
     /// The URIs of the open buffers.
     pub fn uris(&self) -> Vec<Uri> {
         self.open

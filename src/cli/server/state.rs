@@ -100,9 +100,13 @@ impl State {
         self.ws.relative(&path)
     }
 
-    /// The URI of the workspace file `rel`.
+    /// The URI of the workspace file `rel`: as the client spelled it when
+    /// the file is open (clients escape characters differently), else
+    /// made from its path.
     pub fn uri_of(&self, rel: &str) -> Option<Uri> {
-        documents::path_uri(&self.ws.root.join(rel))
+        self.docs
+            .uri_by_rel(rel)
+            .or_else(|| documents::path_uri(&self.ws.root.join(rel)))
     }
 
     /// Forgets what was read of the disk: the next question reads it again.
