@@ -804,3 +804,36 @@ fn a_watching_client_is_asked_to_watch_the_configuration() {
     assert_eq!(rules, ["sources/duplicate", "frontmatter/unknown-key"]);
     assert_eq!(c.shutdown(), Some(0));
 }
+
+#[test]
+fn definition_follows_every_kind_of_record_source() {
+    let ws = workspace();
+    let mut c = push_client(ws.path());
+    let path = ws.path().join("memory/decisions/cites-all.md");
+    let text = "---\ntitle: Cites all\nstatus: active\ndate: 2026-10-01\nsources:\n  - request:export-monthly-csv\n  - knowledge:bank-api-rate-limits\n  - cmem:CMEM-20261102-174500\n  - decision:nowhere\n---\n\nBody.\n";
+    let u = c.open(&path, text);
+    let root = ws.path().canonicalize().unwrap();
+    for (line, target) in [
+        (5, "memory/requests/export-monthly-csv.md"),
+        (6, "knowledge/bank-api-rate-limits.md"),
+        (7, "memory/sessions/CMEM-20261102-174500.md"),
+    ] {
+        let def = c.call(
+            "textDocument/definition",
+            json!({ "textDocument": { "uri": u }, "position": { "line": line, "character": 20 } }),
+        );
+        assert_eq!(def["uri"], uri(&root.join(target)), "line {line}");
+    }
+    // A source that names nothing leads nowhere (and is a diagnostic).
+    let def = c.call(
+        "textDocument/definition",
+        json!({ "textDocument": { "uri": u }, "position": { "line": 8, "character": 14 } }),
+    );
+    assert_eq!(def, Value::Null);
+    let diags = c.diagnostics(&u);
+    assert_eq!(
+        codes(&diags),
+        [("sources/dangling".to_string(), 8, 4, 8, 20)]
+    );
+    assert_eq!(c.shutdown(), Some(0));
+}
