@@ -837,3 +837,17 @@ fn definition_follows_every_kind_of_record_source() {
     );
     assert_eq!(c.shutdown(), Some(0));
 }
+
+#[test]
+fn context_md_is_linted_too() {
+    let ws = workspace();
+    let mut c = push_client(ws.path());
+    let u = c.open(
+        &ws.path().join("CONTEXT.md"),
+        "# Context\n\n## Circuit breaker rollout\n\nBreaker on in staging.\n",
+    );
+    let diags = c.diagnostics(&u);
+    assert_eq!(codes(&diags)[0].0, "context/block-date", "{diags:#?}");
+    assert_eq!(codes(&diags)[0].1, 2);
+    assert_eq!(c.shutdown(), Some(0));
+}
