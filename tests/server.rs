@@ -851,3 +851,36 @@ fn context_md_is_linted_too() {
     assert_eq!(codes(&diags)[0].1, 2);
     assert_eq!(c.shutdown(), Some(0));
 }
+
+#[test]
+fn root_and_config_flags_choose_the_workspace_and_its_configuration() {
+    let ws = workspace();
+    common::write(
+        ws.path(),
+        "cfg/lint.yml",
+        "rules:\n  status/dangling-target: off\n",
+    );
+    let elsewhere = tempfile::tempdir().unwrap();
+    // Started outside the workspace, with no root URI: the flags decide.
+    let config = ws.path().join("cfg/lint.yml");
+    let mut c = Client::start_with(
+        common::BIN,
+        elsewhere.path(),
+        &[
+            "--root",
+            ws.path().to_str().unwrap(),
+            "--config",
+            config.to_str().unwrap(),
+        ],
+    );
+    let r = c.request(
+        "initialize",
+        json!({ "processId": null, "rootUri": null, "capabilities": {} }),
+    );
+    assert!(r.get("result").is_some(), "{r}");
+    c.notify("initialized", json!({}));
+    let u = c.open(&ws.path().join("memory/decisions/new-money.md"), BROKEN);
+    let rules: Vec<String> = codes(&c.diagnostics(&u)).into_iter().map(|c| c.0).collect();
+    assert_eq!(rules, ["sources/duplicate", "frontmatter/unknown-key"]);
+    assert_eq!(c.shutdown(), Some(0));
+}

@@ -41,9 +41,15 @@ pub fn uri(path: &Path) -> String {
 impl Client {
     /// Starts `memlint server` in `root` (the server's workspace).
     pub fn start(bin: &str, root: &Path) -> Client {
+        Client::start_with(bin, root, &[])
+    }
+
+    /// Starts `memlint server ARGS…` in directory `dir`.
+    pub fn start_with(bin: &str, dir: &Path, args: &[&str]) -> Client {
         let mut child = Command::new(bin)
             .arg("server")
-            .current_dir(root)
+            .args(args)
+            .current_dir(dir)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

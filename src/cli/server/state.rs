@@ -87,7 +87,9 @@ impl State {
     /// The path of the configuration file in force or looked for.
     pub fn config_path(&self) -> PathBuf {
         match &self.config_file {
-            Some(p) => p.clone(),
+            // Relative to the directory the server started in, as `--config`
+            // is read.
+            Some(p) => std::env::current_dir().map_or_else(|_| p.clone(), |d| d.join(p)),
             None => self.ws.root.join(crate::model::config::FILE_NAME),
         }
     }
