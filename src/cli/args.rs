@@ -94,6 +94,8 @@ pub enum Command {
     Show(ShowArgs),
     /// Serve the memory as Model Context Protocol tools on standard input/output
     Mcp,
+    /// Run the language server (LSP) on standard input/output, for editors
+    Server,
     /// git's merge driver for memory files (CONTEXT.md by block, records by key); see `memlint init --merge`
     MergeFile(MergeFileArgs),
 }

@@ -25,6 +25,7 @@ pub mod render;
 mod report;
 mod rule;
 mod search;
+mod server;
 mod settings;
 mod staging;
 mod watch;
@@ -61,6 +62,10 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Show(args) => Settings::resolve(&cli.global).and_then(|s| author::show(&s, args)),
         Command::MergeFile(args) => Ok(merge::run(args)),
         Command::Mcp => Ok(mcp::run(mcp::Place {
+            root: cli.global.root.clone(),
+            config: cli.global.config.clone(),
+        })),
+        Command::Server => Ok(server::run(server::Place {
             root: cli.global.root.clone(),
             config: cli.global.config.clone(),
         })),

@@ -290,40 +290,49 @@ pub fn text(place: &EditorPlace, input: &[u8]) -> Result<Formatted, WorkspaceErr
         }
     };
     let ws = Workspace::load(root, place.config)?;
-    let kind = ws
-        .relative(&abs)
-        .and_then(|rel| match classify(&rel, &ws.config.banned_dirs) {
-            Place::Record(kind) if !ignored(&ws.root, &rel) => Some(kind),
-            _ => None,
-        });
+    Ok(match ws.relative(&abs) {
+        Some(rel) => text_in(&ws, &rel, input),
+        None => Formatted::NotARecord,
+    })
+}
+
+/// Editor mode in a loaded workspace: formats `input` as if it were the
+/// workspace file `rel` (what [`text`] does once it has found the
+/// workspace; a front end that holds one, as the language server does,
+/// calls this).
+pub fn text_in(ws: &Workspace, rel: &str, input: &[u8]) -> Formatted {
+    let kind = match classify(rel, &ws.config.banned_dirs) {
+        Place::Record(kind) if !ignored(&ws.root, rel) => Some(kind),
+        _ => None,
+    };
     let Some(kind) = kind else {
-        return Ok(Formatted::NotARecord);
+        return Formatted::NotARecord;
     };
     if input.len() as u64 > ws.config.max_file_bytes {
-        return Ok(Formatted::Refused {
+        return Formatted::Refused {
             why: format!(
                 "the text has {} bytes, more than `max_file_bytes` ({})",
                 input.len(),
                 ws.config.max_file_bytes
             ),
             notes: Vec::new(),
-        });
+        };
     }
     let Ok(text) = std::str::from_utf8(input) else {
-        return Ok(Formatted::Refused {
+        return Formatted::Refused {
             why: "the text is not valid UTF-8".into(),
             notes: Vec::new(),
-        });
+        };
     };
     let (outcome, notes) = format_record_noted(text, kind);
-    Ok(match outcome {
+    match outcome {
         Outcome::Unchanged => Formatted::Text {
             text: text.to_string(),
             notes,
         },
         Outcome::Formatted(text) => Formatted::Text { text, notes },
         Outcome::Skipped { reason } => Formatted::Refused { why: reason, notes },
-    })
+    }
 }
 
 /// Whether the ignore files from the root down to the file's directory

@@ -17,7 +17,7 @@ pub mod replace;
 pub mod show;
 pub mod staging;
 pub mod update;
-mod verify;
+pub mod verify;
 
 pub use draft::Draft;
 pub use new::{new, Created, NewOptions};

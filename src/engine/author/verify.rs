@@ -57,6 +57,26 @@ pub fn diagnostics(
     current: &Current,
     changes: &[(String, String)],
 ) -> Vec<Diagnostic> {
+    lint_changes(ws, current, changes).diagnostics
+}
+
+/// What [`lint_changes`] finds on texts that are not (or not yet) on disk.
+#[derive(Debug, Default)]
+pub struct Linted {
+    /// The changed files' diagnostics, sorted, as [`diagnostics`] gives them.
+    pub diagnostics: Vec<Diagnostic>,
+    /// For each changed file with a `status/chain` finding: the slug of its
+    /// chain's final record, which `check --fix` would write into
+    /// `replaced_by` (see `engine::fix::chain_targets`).
+    pub chain_targets: std::collections::HashMap<String, String>,
+}
+
+/// Lints `changes` ((path, text) pairs: an editor's open buffers, a record
+/// about to be written) as if each text were the file at its path, the
+/// cross-record rules resolved against the workspace with those texts in
+/// place of the files on disk. Front ends that lint unsaved text (the
+/// language server, the write path) call this.
+pub fn lint_changes(ws: &Workspace, current: &Current, changes: &[(String, String)]) -> Linted {
     let changed: Vec<FileReport> = changes
         .iter()
         .map(|(path, text)| lint_text(ws, path, text))
@@ -73,13 +93,31 @@ pub fn diagnostics(
     view.known_clusters = Kind::ALL.into_iter().map(|k| (k, Vec::new())).collect();
     let mut sink = WsSink::new(&ws.config);
     crate::lint::registry::check_workspace(&view, &mut sink);
+    let chained: Vec<&str> = sink
+        .diagnostics
+        .iter()
+        .filter(|d| d.rule == crate::model::rule::Rule::StatusChain && is_changed(&d.path))
+        .map(|d| d.path.as_str())
+        .collect();
+    // Only when a changed file has a chain: the walk covers every record.
+    let chain_targets = if chained.is_empty() {
+        Default::default()
+    } else {
+        crate::lint::rules::status::chain_fixes(&view)
+            .into_iter()
+            .filter(|(path, _)| chained.contains(&path.as_str()))
+            .collect()
+    };
     let mut diags: Vec<Diagnostic> = changed
         .into_iter()
         .flat_map(|r| r.diagnostics)
         .chain(sink.diagnostics.into_iter().filter(|d| is_changed(&d.path)))
         .collect();
     diagnostic::sort(&mut diags);
-    diags
+    Linted {
+        diagnostics: diags,
+        chain_targets,
+    }
 }
 
 /// The per-file report of `text` as the file at `path`, read as `check`

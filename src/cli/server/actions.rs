@@ -1,0 +1,124 @@
+//! `textDocument/codeAction`: each repair `check --fix` makes, offered as a
+//! quick fix on the diagnostic it repairs, and `source.fixAll.memlint`,
+//! every repair at once. The fixed text comes from the rules' own fixes
+//! (`lint::fix::fix_record`, as `engine::fix` applies them to files), with
+//! the `status/chain` target the engine's cross-record pass computes.
+
+use super::documents;
+use super::state::{self, State};
+use crate::lint::fix::{apply, encoding_edits, fix_record, Fired};
+use crate::model::diagnostic::Diagnostic;
+use crate::model::rule::Rule;
+use lsp_types::{
+    CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit, Uri, WorkspaceEdit,
+};
+use std::collections::HashMap;
+
+/// The kind of the fix-all action.
+pub const FIX_ALL: &str = "source.fixAll.memlint";
+
+/// The code actions for `range` of the buffer `rel`: quick fixes for the
+/// fixable findings in the range or among the diagnostics the client sends
+/// (`asked`), and fix-all (`only`: the kinds the client asks for, when it
+/// narrows them).
+pub fn actions(
+    state: &mut State,
+    uri: &Uri,
+    rel: &str,
+    text: &str,
+    range: Range,
+    asked: &[lsp_types::Diagnostic],
+    only: Option<&[CodeActionKind]>,
+) -> Vec<CodeActionOrCommand> {
+    if !state::lintable(&state.ws, rel) {
+        return Vec::new();
+    }
+    let wants = |kind: &CodeActionKind| {
+        only.is_none_or(|o| {
+            o.iter().any(|k| {
+                kind.as_str() == k.as_str()
+                    || kind.as_str().starts_with(&format!("{}.", k.as_str()))
+            })
+        })
+    };
+    let linted = state.lint();
+    let chain = linted.chain_targets.get(rel).cloned();
+    let mine: Vec<&Diagnostic> = linted
+        .diagnostics
+        .iter()
+        .filter(|d| d.path == rel && d.fixable)
+        .collect();
+    let mut out = Vec::new();
+    if wants(&CodeActionKind::QUICKFIX) {
+        for d in &mine {
+            let at = documents::range(text, &d.span);
+            let named = asked.iter().any(|a| {
+                a.range == at
+                    && a.code == Some(lsp_types::NumberOrString::String(d.rule.as_str().into()))
+            });
+            if !named && !overlaps(at, range) {
+                continue;
+            }
+            let mut fired = Fired::from_diagnostics([*d]);
+            if d.rule == Rule::StatusChain {
+                fired.chain_target = chain.clone();
+            }
+            let Some(fixed) = fixed_text(state, rel, text, &fired) else {
+                continue;
+            };
+            out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                title: format!("Fix `{}`", d.rule),
+                kind: Some(CodeActionKind::QUICKFIX),
+                diagnostics: Some(vec![super::diagnostics::to_lsp(d, text, &state.rules_doc)]),
+                edit: Some(edit(uri, text, fixed)),
+                is_preferred: Some(true),
+                ..Default::default()
+            }));
+        }
+    }
+    let fix_all = CodeActionKind::from(FIX_ALL);
+    if wants(&fix_all) && !mine.is_empty() {
+        let mut fired = Fired::from_diagnostics(mine.iter().copied());
+        if mine.iter().any(|d| d.rule == Rule::StatusChain) {
+            fired.chain_target = chain;
+        }
+        if let Some(fixed) = fixed_text(state, rel, text, &fired) {
+            out.push(CodeActionOrCommand::CodeAction(CodeAction {
+                title: "Fix all memlint findings".into(),
+                kind: Some(fix_all),
+                edit: Some(edit(uri, text, fixed)),
+                ..Default::default()
+            }));
+        }
+    }
+    out
+}
+
+/// The buffer's text with the fixes of `fired`, or `None` when they change
+/// nothing (as `engine::fix` fixes a file: a record by its rules, any
+/// other file's BOM and line endings).
+fn fixed_text(state: &State, rel: &str, text: &str, fired: &Fired) -> Option<String> {
+    match state::kind_of(&state.ws, rel) {
+        Some(kind) => fix_record(text, rel, kind, &state.ws.config, fired),
+        None => apply(text, encoding_edits(text, fired))
+            .ok()
+            .filter(|t| t != text),
+    }
+}
+
+/// A workspace edit replacing the whole buffer.
+fn edit(uri: &Uri, text: &str, fixed: String) -> WorkspaceEdit {
+    let edits = vec![TextEdit {
+        range: documents::whole(text),
+        new_text: fixed,
+    }];
+    WorkspaceEdit {
+        changes: Some(HashMap::from([(uri.clone(), edits)])),
+        ..Default::default()
+    }
+}
+
+/// Whether two ranges meet (an empty range at a diagnostic's edge counts).
+fn overlaps(a: Range, b: Range) -> bool {
+    a.start <= b.end && b.start <= a.end
+}

@@ -1,0 +1,233 @@
+//! What the language server holds between messages: the workspace (its
+//! configuration, or the defaults while `.memlint.yml` is broken), the open
+//! buffers, and the workspace's records as the engine last read them. The
+//! handlers in the sibling modules read it; only the loop changes it.
+
+use super::documents::{self, Documents};
+use crate::engine::author::verify::{self, Current, Linted};
+use crate::engine::workspace::{Workspace, WorkspaceError};
+use crate::lint::FileReport;
+use crate::model::config::ConfigError;
+use crate::model::kind::{classify, Kind, Place};
+use lsp_types::Uri;
+use std::path::{Path, PathBuf};
+
+/// Where the documentation of the rules is, by default: `docs/rules.md` of
+/// the repository, one heading per rule. Clients may name another copy with
+/// the initialization option `rulesDocumentation`.
+pub const RULES_DOC: &str = "https://github.com/memlint/memlint/blob/main/docs/rules.md";
+
+/// The server's state.
+pub struct State {
+    /// The workspace, with the configuration in force.
+    pub ws: Workspace,
+    /// `--root` as given, to load the workspace again.
+    pub root: PathBuf,
+    /// `--config` as given.
+    pub config_file: Option<PathBuf>,
+    /// The problems of `.memlint.yml` when it does not load (the defaults
+    /// are then in force), with the file's path.
+    pub config_errors: Option<(String, Vec<ConfigError>)>,
+    /// The open buffers.
+    pub docs: Documents,
+    /// The workspace's records as on disk, read when first needed and read
+    /// again after a save (reading uses `.memlint/index`, as `check` does).
+    current: Option<Current>,
+    /// The base of the rules' documentation links.
+    pub rules_doc: String,
+    /// What reading the workspace met that the user must hear about
+    /// (an unreadable directory, an ignore file not read), for the
+    /// client's log; the loop takes them after each message.
+    pub notes: Vec<String>,
+}
+
+impl State {
+    /// Loads the workspace at `root`; a broken configuration leaves the
+    /// defaults in force and is kept to be shown.
+    pub fn load(root: PathBuf, config_file: Option<PathBuf>) -> Result<State, WorkspaceError> {
+        let mut state = State {
+            ws: Workspace::new(root.clone(), Default::default()),
+            root,
+            config_file,
+            config_errors: None,
+            docs: Documents::default(),
+            current: None,
+            rules_doc: RULES_DOC.to_string(),
+            notes: Vec::new(),
+        };
+        state.reload()?;
+        Ok(state)
+    }
+
+    /// Reads the configuration again (after `.memlint.yml` changed).
+    pub fn reload(&mut self) -> Result<(), WorkspaceError> {
+        match Workspace::load(Some(&self.root), self.config_file.as_deref()) {
+            Ok(ws) => {
+                self.ws = ws;
+                self.config_errors = None;
+            }
+            Err(WorkspaceError::Config { path, errors }) => {
+                self.ws = Workspace::new(self.ws.root.clone(), Default::default());
+                self.config_errors = Some((path, errors));
+            }
+            Err(e) => return Err(e),
+        }
+        // Banned directories may have changed: which buffers are records.
+        let uris: Vec<Uri> = self.docs.uris();
+        for uri in uris {
+            let rel = self.rel_of(&uri);
+            if let Some(doc) = self.docs.get_mut(&uri) {
+                doc.rel = rel;
+            }
+        }
+        self.current = None;
+        Ok(())
+    }
+
+    /// The path of the configuration file in force or looked for.
+    pub fn config_path(&self) -> PathBuf {
+        match &self.config_file {
+            // Relative to the directory the server started in, as `--config`
+            // is read.
+            Some(p) => std::env::current_dir().map_or_else(|_| p.clone(), |d| d.join(p)),
+            None => self.ws.root.join(crate::model::config::FILE_NAME),
+        }
+    }
+
+    /// The workspace path of a URI, when it names a file inside the root.
+    pub fn rel_of(&self, uri: &Uri) -> Option<String> {
+        let path = documents::uri_path(uri)?;
+        let path = crate::engine::workspace::normalize(&path);
+        let path = canonical_parent(&path);
+        self.ws.relative(&path)
+    }
+
+    /// The URI of the workspace file `rel`: as the client spelled it when
+    /// the file is open (clients escape characters differently), else
+    /// made from its path.
+    pub fn uri_of(&self, rel: &str) -> Option<Uri> {
+        self.docs
+            .uri_by_rel(rel)
+            .or_else(|| documents::path_uri(&self.ws.root.join(rel)))
+    }
+
+    /// Forgets what was read of the disk: the next question reads it again.
+    pub fn disk_changed(&mut self) {
+        self.current = None;
+    }
+
+    /// The workspace's records as on disk.
+    pub fn current(&mut self) -> &Current {
+        if self.current.is_none() {
+            let read = Current::read(&self.ws);
+            // Taken, so that they are told once and do not pile up.
+            let problems = self.ws.take_problems();
+            self.notes.extend(problems.iter().map(|p| p.to_string()));
+            self.current = Some(read);
+        }
+        self.current.as_ref().expect("read just above")
+    }
+
+    /// Every open buffer that stands for a record or `CONTEXT.md`, as
+    /// (path, text): what the engine lints in place of the files on disk.
+    pub fn buffers(&self) -> Vec<(String, String)> {
+        let mut out: Vec<(String, String)> = self
+            .docs
+            .iter()
+            .filter_map(|(_, d)| {
+                let rel = d.rel.as_ref()?;
+                lintable(&self.ws, rel).then(|| (rel.clone(), d.text.clone()))
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// Lints the open buffers against the workspace; the caller picks the
+    /// diagnostics of the file it asks about.
+    pub fn lint(&mut self) -> Linted {
+        let buffers = self.buffers();
+        self.current();
+        let current = self.current.as_ref().expect("read by current()");
+        verify::lint_changes(&self.ws, current, &buffers)
+    }
+
+    /// The report of the record of `kind` named `slug`: from its open
+    /// buffer when one is open, else as on disk.
+    pub fn record(&mut self, kind: Kind, slug: &str) -> Option<FileReport> {
+        let on_disk = self.current().record(kind, slug).cloned();
+        let rel = match &on_disk {
+            Some(r) => r.path.clone(),
+            None => format!("{}/{slug}.md", kind.dir()),
+        };
+        match self.docs.by_rel(&rel) {
+            Some(d) => Some(verify::lint_text(&self.ws, &rel, &d.text)),
+            None => on_disk,
+        }
+    }
+
+    /// Calls `f` with every record's report, open buffers in place of
+    /// their files.
+    pub fn each_report(&mut self, mut f: impl FnMut(&FileReport)) {
+        let buffers = self.buffers();
+        let linted: Vec<FileReport> = buffers
+            .iter()
+            .map(|(p, t)| verify::lint_text(&self.ws, p, t))
+            .collect();
+        for r in self.current().reports.iter() {
+            if !buffers.iter().any(|(p, _)| *p == r.path) {
+                f(r);
+            }
+        }
+        linted.iter().for_each(f);
+    }
+
+    /// The names of the records of `kind` (slugs, session ids), sorted.
+    pub fn names(&mut self, kind: Kind) -> Vec<String> {
+        let mut out = Vec::new();
+        self.each_report(|r| {
+            if r.info.kind == Some(kind) {
+                out.push(crate::model::kind::stem(&r.path).to_string());
+            }
+        });
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    /// The text of workspace file `rel`: its open buffer, else the file.
+    pub fn text_of(&self, rel: &str) -> Option<String> {
+        match self.docs.by_rel(rel) {
+            Some(d) => Some(d.text.clone()),
+            None => std::fs::read_to_string(self.ws.root.join(rel)).ok(),
+        }
+    }
+}
+
+/// Whether the workspace file `rel` is one the linter reads (a record or
+/// `CONTEXT.md`).
+pub fn lintable(ws: &Workspace, rel: &str) -> bool {
+    matches!(
+        classify(rel, &ws.config.banned_dirs),
+        Place::Record(_) | Place::Context
+    )
+}
+
+/// The record kind of workspace file `rel`.
+pub fn kind_of(ws: &Workspace, rel: &str) -> Option<Kind> {
+    match classify(rel, &ws.config.banned_dirs) {
+        Place::Record(k) => Some(k),
+        _ => None,
+    }
+}
+
+/// `path` with its parent directory's symbolic links resolved, as the
+/// root is (the file itself may not exist yet).
+fn canonical_parent(path: &Path) -> PathBuf {
+    match (path.parent(), path.file_name()) {
+        (Some(dir), Some(name)) => dir
+            .canonicalize()
+            .map_or_else(|_| path.to_path_buf(), |d| d.join(name)),
+        _ => path.to_path_buf(),
+    }
+}
