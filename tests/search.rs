@@ -601,3 +601,54 @@ fn hostile_queries_never_panic() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("invalid UTF-8"));
 }
+
+#[test]
+fn english_words_match_their_other_forms_and_function_words_do_not_rank() {
+    let ws = workspace("example");
+    let root = ws.path().to_path_buf();
+    // `retrying` finds the decision that says `retries`; `the`, `of` and
+    // `what` match nearly everything and are left out of the ranking.
+    let json = search_json(&root, &["retrying"]);
+    assert_eq!(
+        paths(&json)[0],
+        "memory/decisions/retry-bank-sync-with-backoff.md"
+    );
+    let with = search_json(&root, &["what", "is", "the", "backoff"]);
+    let without = search_json(&root, &["backoff"]);
+    assert_eq!(paths(&with), paths(&without));
+    // A query of function words alone still searches for them.
+    let run = search(&root, &["the"]);
+    assert_eq!(run.code, 0);
+    assert_ne!(run.stdout, "No matching records.\n");
+}
+
+#[test]
+fn a_word_with_a_typo_finds_the_word_it_stands_for() {
+    let ws = workspace("example");
+    let root = ws.path().to_path_buf();
+    for typo in ["backof", "exponentail", "backofff"] {
+        let json = search_json(&root, &[typo]);
+        assert_eq!(
+            paths(&json).first().map(String::as_str),
+            Some("memory/decisions/retry-bank-sync-with-backoff.md"),
+            "{typo}"
+        );
+    }
+    // Short words get no such help: too many neighbours.
+    assert_eq!(search(&root, &["gxi"]).stdout, "No matching records.\n");
+}
+
+#[test]
+fn korean_text_is_found_by_its_bigrams() {
+    let ws = workspace("example");
+    let root = ws.path().to_path_buf();
+    write(
+        &root,
+        "knowledge/korean-search-notes.md",
+        "---\ntitle: 검색 색인 메모\ndescription: 한국어 문서를 띄어쓰기 없이 찾는 방법.\nmodel_invocation: false\ndate: 2026-11-04\nsources:\n  - https://example.org/korean\n---\n\n한국어검색은형태소분석없이바이그램으로찾는다.\n",
+    );
+    let json = search_json(&root, &["형태소"]);
+    assert_eq!(paths(&json), ["knowledge/korean-search-notes.md"]);
+    let json = search_json(&root, &["검색"]);
+    assert_eq!(paths(&json)[0], "knowledge/korean-search-notes.md");
+}

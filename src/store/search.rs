@@ -21,7 +21,7 @@ pub const FILE: &str = "search";
 pub(crate) const MAGIC: &[u8; 8] = b"MLSEARCH";
 
 /// The on-disk format version; an index of another version is rebuilt.
-pub(crate) const FORMAT: u32 = 5;
+pub(crate) const FORMAT: u32 = 6;
 
 /// Documents per block of the stored head: each block is front-coded on
 /// its own and stored behind its length, so that blocks are decoded, and

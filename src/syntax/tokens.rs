@@ -158,7 +158,7 @@ impl<'a> Iterator for AsciiWords<'a> {
 /// Emits a word, and the alphanumeric parts of a word joined by
 /// punctuation.
 fn word_and_parts(word: &str, start: usize, emit: &mut impl FnMut(Cow<'_, str>, Range<usize>)) {
-    emit(lower(word), start..start + word.len());
+    emit(stem(lower(word)), start..start + word.len());
     // A word joined by punctuation (`replaced_by`, `Cargo.toml`,
     // `don't`) also yields its alphanumeric parts.
     if word.chars().any(|c| !c.is_alphanumeric()) {
@@ -170,11 +170,27 @@ fn word_and_parts(word: &str, start: usize, emit: &mut impl FnMut(Cow<'_, str>, 
             if !c.is_alphanumeric() || i == word.len() {
                 if i > from {
                     let part = &word[from..i];
-                    emit(lower(part), start + from..start + i);
+                    emit(stem(lower(part)), start + from..start + i);
                 }
                 from = i + c.len_utf8();
             }
         }
+    }
+}
+
+/// English words (ASCII letters, three or more) reduced to their Snowball
+/// stem, so that `retries` finds `retry` and `cached` finds `caching`; other
+/// words, numbers and CJK bigrams stay as they are.
+fn stem(word: Cow<'_, str>) -> Cow<'_, str> {
+    static STEMMER: std::sync::LazyLock<rust_stemmers::Stemmer> = std::sync::LazyLock::new(|| {
+        rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English)
+    });
+    if word.len() < 3 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        return word;
+    }
+    match STEMMER.stem(&word) {
+        Cow::Borrowed(s) if s.len() == word.len() => word,
+        stemmed => Cow::Owned(stemmed.into_owned()),
     }
 }
 
@@ -199,12 +215,97 @@ pub fn query_terms(query: &str) -> Vec<String> {
             out.push(t.into_owned());
         }
     });
+    // English function words match almost every record and rank by noise;
+    // a query of nothing else keeps them.
+    if out.iter().any(|t| !is_stop_word(t)) {
+        out.retain(|t| !is_stop_word(t));
+    }
     out
+}
+
+/// Whether `a` and `b` are at most `max` single-character edits apart
+/// (insertions, deletions, substitutions; Levenshtein), computed in a band
+/// of width `2 * max + 1` so that a dictionary can be scanned quickly.
+pub fn within_edits(a: &str, b: &str, max: usize) -> bool {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len().abs_diff(b.len()) > max {
+        return false;
+    }
+    let far = max + 1;
+    let mut prev: Vec<usize> = (0..=b.len()).map(|j| j.min(far)).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![far; b.len() + 1];
+        cur[0] = (i + 1).min(far);
+        let lo = (i + 1).saturating_sub(max).max(1);
+        let hi = (i + 1 + max).min(b.len());
+        for j in lo..=hi {
+            let cost = usize::from(*ca != b[j - 1]);
+            cur[j] = (prev[j - 1] + cost)
+                .min(prev[j] + 1)
+                .min(cur[j - 1] + 1)
+                .min(far);
+        }
+        if cur.iter().all(|&d| d > max) {
+            return false;
+        }
+        prev = cur;
+    }
+    prev[b.len()] <= max
+}
+
+/// How many edits a query term that matches nothing may be from a term of
+/// the index to stand for it: none for short words (too many neighbours),
+/// one up to seven letters, two beyond.
+pub fn typo_budget(term: &str) -> usize {
+    match term.chars().count() {
+        0..=3 => 0,
+        4..=7 => 1,
+        _ => 2,
+    }
+}
+
+/// Common English function words (lowercase), sorted for a binary search.
+const STOP_WORDS: &[&str] = &[
+    "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
+    "because", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did",
+    "do", "does", "doing", "during", "each", "for", "from", "had", "has", "have", "having", "he",
+    "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its",
+    "itself", "just", "me", "more", "most", "my", "no", "nor", "not", "of", "on", "once", "only",
+    "or", "other", "our", "ours", "out", "over", "own", "same", "she", "should", "so", "some",
+    "such", "than", "that", "the", "their", "theirs", "them", "then", "there", "these", "they",
+    "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were",
+    "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would",
+    "you", "your", "yours",
+];
+
+/// Whether `term` is one of [`STOP_WORDS`].
+pub fn is_stop_word(term: &str) -> bool {
+    STOP_WORDS.binary_search(&term).is_ok()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn edits_are_counted_in_the_band() {
+        assert!(within_edits("backof", "backoff", 1));
+        assert!(within_edits("retyr", "retry", 2));
+        assert!(!within_edits("retyr", "retry", 1));
+        assert!(within_edits("cache", "cache", 0));
+        assert!(!within_edits("cache", "catch", 1));
+        assert!(within_edits("検索", "検策", 1));
+        assert!(!within_edits("a", "abcd", 2));
+    }
+
+    #[test]
+    fn stop_words_are_sorted_and_dropped_unless_alone() {
+        assert!(STOP_WORDS.windows(2).all(|w| w[0] < w[1]));
+        assert_eq!(query_terms("What did the cache do"), ["cach"]);
+        // English words are stemmed, the index's and the query's alike.
+        assert_eq!(query_terms("retries retrying"), ["retri"]);
+        assert_eq!(query_terms("the"), ["the"]);
+    }
 
     /// The words the general segmenter finds in `text`.
     fn unicode_words(text: &str) -> Vec<(usize, &str)> {
@@ -289,7 +390,7 @@ mod tests {
                 "gix",
                 "for",
                 "replaced_by",
-                "replaced",
+                "replac",
                 "by",
                 "see",
                 "cargo.toml",

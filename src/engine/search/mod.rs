@@ -146,9 +146,19 @@ fn answer(ws: &Workspace, loaded: &Loaded, query: &Query) -> Option<Vec<Hit>> {
     // positive amount: idf > 0 and tf ≥ 1).
     let mut scores: Vec<f64> = vec![0.0; loaded.docs.len()];
     let mut scored: Vec<u32> = Vec::new();
-    for term in &terms {
-        let Some(postings) = loaded.matches(term)? else {
-            continue;
+    let mut terms = terms;
+    for t in 0..terms.len() {
+        let postings = match loaded.matches(&terms[t])? {
+            Some(p) => p,
+            // A word no record has: the closest word of the index within
+            // a typo or two stands for it (and is marked in snippets).
+            None => match closest_term(loaded, &terms[t]) {
+                Some(i) => {
+                    terms.push(loaded.term_str(i).to_string());
+                    loaded.postings(i)?
+                }
+                None => continue,
+            },
         };
         let df = postings.len() as f64;
         let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
@@ -220,6 +230,24 @@ fn answer(ws: &Workspace, loaded: &Loaded, query: &Query) -> Option<Vec<Hit>> {
     ranked.sort_unstable_by(order);
     let hits = ranked.into_par_iter().map(hit).collect();
     Some(hits)
+}
+
+/// The index term within [`typo_budget`] edits of `term` (Latin words
+/// only) that the most records hold, fewer edits first.
+fn closest_term(loaded: &Loaded, term: &str) -> Option<usize> {
+    let budget = crate::syntax::tokens::typo_budget(term);
+    if budget == 0 || !term.chars().all(|c| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    (1..=budget).find_map(|edits| {
+        (0..loaded.terms.len())
+            .filter(|&i| {
+                let t = loaded.term_str(i);
+                t.len().abs_diff(term.len()) <= edits
+                    && crate::syntax::tokens::within_edits(term, t, edits)
+            })
+            .max_by_key(|&i| loaded.terms[i].df)
+    })
 }
 
 /// What a result shows of its record, read from the file.
