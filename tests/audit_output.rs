@@ -19,15 +19,45 @@ const PASSWORD: &str = "Xk9fQ2mLp8Rt4vWz7";
 /// A line of a private key's material (only its `BEGIN` line is flagged).
 const KEY_BODY: &str = "MIIEpAIBAAKCAQEAzRt4vWz7Xk9fQ2mLp8";
 
+/// One credential of each family `secrets/detected` knows beyond the
+/// above, as a line of a record (issue 37): what follows the `=` is the
+/// secret's part that must never be printed.
+const FAMILIES: [(&str, &str); 9] = [
+    ("gitlab glpat-", "xT7c9Qk2LmPz4RvW8yBn"),
+    ("stripe sk_live_", "4eC39HqLyjWDarjtT1zdp7dc"),
+    (
+        "jwt eyJhbGciOiJIUzI1NiJ9.",
+        "eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk",
+    ),
+    ("huggingface hf_", "JkqLmRtYuIoPaSdFgHjKlZxCvBnMqWeRtY"),
+    ("npm npm_", "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"),
+    ("pypi pypi-AgEIcHlwaS5vcmc", "CJDk3ZjA5ODc2LWE0ZDItNDhhMS04"),
+    (
+        "azure AccountKey=",
+        "Qk9fQ2mLp8Rt4vWz7Xk9fQ2mLp8Rt4vWz7Xk9fQ2mLp8Rt4vWz7Xk9fQ2mLp8Rt4vWz==",
+    ),
+    ("url postgres://app:", "s3cr3t-Pa55Word"),
+    ("env DB_PASSWORD=", "Tr0ub4dor&3xyzQWERTY12345"),
+];
+
 /// What of each secret must never be printed, in any case (a slug
 /// suggestion lowercases what it quotes).
-const SECRET_PARTS: [&str; 6] = [
+const SECRET_PARTS: [&str; 15] = [
     "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
     "IOSFODNN7EXAMPLE",
     "1234567890-abcdefghij",
     "proj-abcdefghij0123456789XYZ",
     PASSWORD,
     KEY_BODY,
+    FAMILIES[0].1,
+    FAMILIES[1].1,
+    FAMILIES[2].1,
+    FAMILIES[3].1,
+    FAMILIES[4].1,
+    FAMILIES[5].1,
+    FAMILIES[6].1,
+    FAMILIES[7].1,
+    FAMILIES[8].1,
 ];
 
 const ESC: char = '\u{1b}';
@@ -113,6 +143,26 @@ fn hostile() -> tempfile::TempDir {
         "knowledge/resident.md",
         &format!(
             "---\ntitle: Resident {SLACK}\ndescription: \"Use token {GH} and \\e[31mred\\a\"\nmodel_invocation: true\ndate: 2026-11-01\nsources:\n  - file:docs/x.md\n---\nk body\n"
+        ),
+    );
+    // Every other family, in a description and in the body.
+    let lines: String = FAMILIES
+        .iter()
+        .map(|(kind, secret)| {
+            let tail = if kind.starts_with("url") {
+                "@db.internal/ledger"
+            } else {
+                ""
+            };
+            format!("families {kind}{secret}{tail}\n")
+        })
+        .collect();
+    write(
+        root,
+        "knowledge/families.md",
+        &format!(
+            "---\ntitle: Secret families\ndescription: \"families {}{}\"\nmodel_invocation: true\ndate: 2026-11-01\nsources:\n  - file:docs/x.md\n---\n{lines}",
+            FAMILIES[0].0, FAMILIES[0].1
         ),
     );
     write(
@@ -228,7 +278,7 @@ fn no_secret_and_no_control_character_reaches_any_output() {
     for format in ["json", "sarif"] {
         run(&["check", "--format", format], None, true);
     }
-    for query in ["red", "token", "body"] {
+    for query in ["red", "token", "body", "families", "postgres", "stripe"] {
         run(&["search", query], None, false);
         let json = run(&["search", "--format", "json", query], None, true);
         if query == "red" {
@@ -242,6 +292,8 @@ fn no_secret_and_no_control_character_reaches_any_output() {
     run(&["hook", "session-start"], Some(start.to_string()), false);
     run(&["report"], None, false);
     run(&["report", "--format", "json"], None, true);
+    run(&["show", "families"], None, false);
+    run(&["show", "families", "--format", "json"], None, true);
     run(&["log"], None, false);
     run(&["log", "--gc"], None, false);
     let log = run(&["log", "--format", "json"], None, true);
@@ -299,7 +351,7 @@ fn no_secret_and_no_control_character_reaches_any_output() {
     let import = format!("# Session {ESC}[2J {GH}\n");
     write(root, "import.txt", &import);
     run(&["compact", "import", "--file", "import.txt"], None, false);
-    assert_eq!(seen, 36);
+    assert_eq!(seen, 44);
 }
 
 /// Item 7: `status: ghp_…` was echoed by `frontmatter/type`, a date by
