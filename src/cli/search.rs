@@ -27,20 +27,10 @@ pub(super) fn run(s: &Settings, args: &SearchArgs) -> Result<ExitCode, Workspace
         force: false,
         progress: bar.shown(!s.quiet),
     };
-    let hits = crate::engine::search::search(&s.workspace, &query, &opts);
+    let answer = crate::engine::search::search_answer(&s.workspace, &query, &opts);
+    let hits = answer.hits;
     // Nothing active matched: say whether replaced records did.
-    let replaced = hits.is_empty()
-        && !query.all
-        && !crate::engine::search::search(
-            &s.workspace,
-            &Query {
-                all: true,
-                limit: 1,
-                ..query.clone()
-            },
-            &opts,
-        )
-        .is_empty();
+    let replaced = hits.is_empty() && answer.replaced_matched;
     match args.format {
         ReportFormat::Human if replaced => {
             write_out("No active record matches; replaced records do: add --all to see them.\n")

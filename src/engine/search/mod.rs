@@ -100,6 +100,25 @@ pub struct Hit {
 /// # Ok::<(), memlint::engine::workspace::WorkspaceError>(())
 /// ```
 pub fn search(ws: &Workspace, query: &Query, opts: &crate::engine::scan::Options) -> Vec<Hit> {
+    search_answer(ws, query, opts).hits
+}
+
+/// What [`search_answer`] found.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer {
+    /// The ranked hits.
+    pub hits: Vec<Hit>,
+    /// Whether replaced records matched too (they are hits only with
+    /// [`Query::all`]): a front end says so when nothing else matched.
+    pub replaced_matched: bool,
+}
+
+/// [`search`], also telling whether replaced records matched.
+pub fn search_answer(
+    ws: &Workspace,
+    query: &Query,
+    opts: &crate::engine::scan::Options,
+) -> Answer {
     // Before anything is read, so that any later change shows.
     let watch = crate::io::watch::stamp(ws);
     let (listing, old) = match fresh_stored(ws, Want::Terms, watch) {
@@ -134,11 +153,15 @@ pub fn search(ws: &Workspace, query: &Query, opts: &crate::engine::scan::Options
 }
 
 /// The ranked hits, or `None` when a posting list read is damaged.
-fn answer(ws: &Workspace, loaded: &Loaded, query: &Query) -> Option<Vec<Hit>> {
+fn answer(ws: &Workspace, loaded: &Loaded, query: &Query) -> Option<Answer> {
     let terms = query_terms(&query.text);
     let n = loaded.docs.len() as f64;
+    let mut answer = Answer {
+        hits: Vec::new(),
+        replaced_matched: false,
+    };
     if terms.is_empty() || loaded.docs.is_empty() {
-        return Some(Vec::new());
+        return Some(answer);
     }
     let avg = loaded.docs.iter().map(|d| f64::from(d.len)).sum::<f64>() / n;
     let avg = avg.max(1.0);
@@ -164,7 +187,11 @@ fn answer(ws: &Workspace, loaded: &Loaded, query: &Query) -> Option<Vec<Hit>> {
         let idf = (1.0 + (n - df + 0.5) / (df + 0.5)).ln();
         for (doc, tf) in postings {
             let d = &loaded.docs[doc as usize];
-            if query.kind.is_some_and(|k| k != d.kind) || (!query.all && d.replaced) {
+            if query.kind.is_some_and(|k| k != d.kind) {
+                continue;
+            }
+            if !query.all && d.replaced {
+                answer.replaced_matched = true;
                 continue;
             }
             let tf = f64::from(tf);
@@ -217,7 +244,8 @@ fn answer(ws: &Workspace, loaded: &Loaded, query: &Query) -> Option<Vec<Hit>> {
             }
         }
         hits.truncate(query.limit);
-        return Some(hits);
+        answer.hits = hits;
+        return Some(answer);
     }
     // Only the best `limit` are put in order: a common word may score
     // most of the records.
@@ -228,8 +256,8 @@ fn answer(ws: &Workspace, loaded: &Loaded, query: &Query) -> Option<Vec<Hit>> {
         ranked.truncate(query.limit);
     }
     ranked.sort_unstable_by(order);
-    let hits = ranked.into_par_iter().map(hit).collect();
-    Some(hits)
+    answer.hits = ranked.into_par_iter().map(hit).collect();
+    Some(answer)
 }
 
 /// The index term within [`typo_budget`] edits of `term` (Latin words
