@@ -90,6 +90,14 @@ pub enum Command {
     Show(ShowArgs),
     /// Serve the memory as Model Context Protocol tools on standard input/output
     Mcp,
+    /// Print a shell completion script (e.g. `memlint completions bash > ~/.local/share/bash-completion/completions/memlint`)
+    Completions {
+        /// The shell to complete in
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) to standard output (e.g. `memlint man | man -l -`)
+    Man,
 }
 
 /// `memlint watch …`: see `crate::io::watch`.

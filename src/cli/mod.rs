@@ -12,6 +12,7 @@ mod author;
 mod check;
 mod compact;
 mod context;
+mod distribution;
 mod exit;
 mod fmt;
 mod hook;
@@ -62,6 +63,8 @@ pub fn run(cli: Cli) -> ExitCode {
             root: cli.global.root.clone(),
             config: cli.global.config.clone(),
         })),
+        Command::Completions { shell } => Ok(distribution::completions(*shell)),
+        Command::Man => Ok(distribution::man()),
     };
     match result {
         Ok(code) => code,
