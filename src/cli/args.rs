@@ -7,7 +7,7 @@ use std::path::PathBuf;
 #[derive(Parser, Debug)]
 #[command(
     name = "memlint",
-    version,
+    version = env!("MEMLINT_VERSION"),
     about = "Lint, format and recall agent memory kept as markdown records in a git repository"
 )]
 pub struct Cli {
