@@ -177,3 +177,31 @@ pub fn result_paths(json: &serde_json::Value) -> Vec<String> {
         .map(|r| r["path"].as_str().expect("path").to_string())
         .collect()
 }
+
+/// Sets up `cmd` (pre-commit, pip, maturin) to build memlint quickly in
+/// `<target>/pre-commit`: a release build without the optimiser, so the
+/// dependencies are compiled once and shared by the wheel and pre-commit
+/// tests (the hooks and the packaging are tested, not the optimiser).
+pub fn quick_release_build(cmd: &mut Command) -> &mut Command {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
+        .join("pre-commit");
+    cmd.env("CARGO_TARGET_DIR", &target)
+        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
+        .env("CARGO_PROFILE_RELEASE_LTO", "false")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "256")
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+        .env("CARGO_INCREMENTAL", "0")
+        .env("PRE_COMMIT_HOME", target.join("home"))
+}
+
+/// Whether the slow packaging tests (wheel, pre-commit builds) are turned
+/// off by `MEMLINT_SKIP_PACKAGING_TESTS=1`; says so when they are.
+pub fn packaging_tests_skipped(test: &str) -> bool {
+    let off = std::env::var("MEMLINT_SKIP_PACKAGING_TESTS").is_ok_and(|v| v == "1");
+    if off {
+        eprintln!("SKIPPED {test}: MEMLINT_SKIP_PACKAGING_TESTS=1");
+    }
+    off
+}
