@@ -1,6 +1,8 @@
 //! The wheel (pyproject.toml, maturin `bindings = "bin"`): built by the
 //! real maturin, installed by pip into a fresh virtual environment, and
-//! the `memlint` it puts on that environment's PATH run on a fixture.
+//! the `memlint` it puts on that environment's PATH run on a fixture; and
+//! the top pyproject.toml that pre-commit installs depends on that wheel,
+//! version for version.
 //!
 //! Needs `maturin` (PyPI; `.ci/run` installs it); without it the test says
 //! so and passes. `MEMLINT_SKIP_PACKAGING_TESTS=1` turns it off. The
@@ -30,16 +32,6 @@ fn run_ok(cmd: &mut Command, what: &str) -> Output {
     out
 }
 
-/// The Python that has maturin, if any.
-fn python_with_maturin() -> Option<&'static str> {
-    ["python3", "python"].into_iter().find(|py| {
-        Command::new(py)
-            .args(["-m", "maturin", "--version"])
-            .output()
-            .is_ok_and(|o| o.status.success())
-    })
-}
-
 fn venv_bin(venv: &Path, name: &str) -> PathBuf {
     if cfg!(windows) {
         venv.join("Scripts").join(format!("{name}.exe"))
@@ -53,28 +45,14 @@ fn wheel_installs_memlint_into_a_fresh_venv() {
     if common::packaging_tests_skipped("wheel_installs_memlint_into_a_fresh_venv") {
         return;
     }
-    let Some(python) = python_with_maturin() else {
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let started = std::time::Instant::now();
+    let Some(wheel) = common::build_wheel(&scratch.path().join("wheels")) else {
         eprintln!(
             "SKIPPED wheel_installs_memlint_into_a_fresh_venv: maturin is not installed (python3 -m pip install maturin)"
         );
         return;
     };
-    let scratch = tempfile::tempdir().expect("tempdir");
-    let wheels = scratch.path().join("wheels");
-    let started = std::time::Instant::now();
-    let mut build = Command::new(python);
-    build
-        .args(["-m", "maturin", "build", "--release", "--out"])
-        .arg(&wheels)
-        .current_dir(here());
-    run_ok(common::quick_release_build(&mut build), "maturin build");
-    eprintln!("wheel built in {:.1?}", started.elapsed());
-
-    let wheel = std::fs::read_dir(&wheels)
-        .expect("wheels")
-        .map(|e| e.expect("entry").path())
-        .find(|p| p.extension().is_some_and(|e| e == "whl"))
-        .expect("maturin wrote no wheel");
     let name = wheel
         .file_name()
         .expect("name")
@@ -84,6 +62,7 @@ fn wheel_installs_memlint_into_a_fresh_venv() {
         name.starts_with(&format!("memlint_cli-{}-", env!("CARGO_PKG_VERSION"))),
         "{name}"
     );
+    let python = "python3";
 
     let venv = scratch.path().join("venv");
     run_ok(
@@ -140,4 +119,22 @@ fn wheel_installs_memlint_into_a_fresh_venv() {
         text(&out)
     );
     eprintln!("wheel test done in {:.1?}", started.elapsed());
+}
+
+/// The package pre-commit installs (pyproject.toml) pins the wheel of the
+/// very version Cargo.toml builds, and the wheel's project is named as
+/// README says.
+#[test]
+fn pre_commit_package_pins_the_wheel_of_this_version() {
+    let top = std::fs::read_to_string(here().join("pyproject.toml")).expect("pyproject.toml");
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(top.contains(&format!("version = \"{version}\"")), "{top}");
+    assert!(
+        top.contains(&format!("dependencies = [\"memlint-cli=={version}\"]")),
+        "{top}"
+    );
+    let wheel = std::fs::read_to_string(here().join("python/memlint-cli/pyproject.toml"))
+        .expect("python/memlint-cli/pyproject.toml");
+    assert!(wheel.contains("name = \"memlint-cli\""), "{wheel}");
+    assert!(wheel.contains("bindings = \"bin\""), "{wheel}");
 }

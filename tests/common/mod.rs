@@ -205,3 +205,37 @@ pub fn packaging_tests_skipped(test: &str) -> bool {
     }
     off
 }
+
+/// Builds the `memlint-cli` wheel (python/memlint-cli) with `python -m
+/// maturin` into `out` and returns its path; `None` (with a message) when
+/// that Python has no maturin.
+pub fn build_wheel(out: &Path) -> Option<PathBuf> {
+    let python = ["python3", "python"].into_iter().find(|py| {
+        Command::new(py)
+            .args(["-m", "maturin", "--version"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })?;
+    let mut build = Command::new(python);
+    build
+        .args(["-m", "maturin", "build", "--release", "--out"])
+        .arg(out)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("python/memlint-cli"));
+    let started = std::time::Instant::now();
+    let done = quick_release_build(&mut build)
+        .output()
+        .expect("run maturin");
+    assert!(
+        done.status.success(),
+        "maturin build failed:\n{}{}",
+        String::from_utf8_lossy(&done.stdout),
+        String::from_utf8_lossy(&done.stderr)
+    );
+    eprintln!("wheel built in {:.1?}", started.elapsed());
+    let wheel = fs::read_dir(out)
+        .expect("wheels")
+        .map(|e| e.expect("entry").path())
+        .find(|p| p.extension().is_some_and(|e| e == "whl"))
+        .expect("maturin wrote no wheel");
+    Some(wheel)
+}
