@@ -87,12 +87,15 @@ fn wheel_installs_memlint_into_a_fresh_venv() {
     // found with its rule and exit 1.
     let ws = scratch.path().join("example");
     common::copy_dir(&common::fixture("example"), &ws);
-    let out = Command::new(&memlint)
-        .arg("check")
-        .current_dir(&ws)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("memlint check");
+    let check = || {
+        Command::new(&memlint)
+            .arg("check")
+            .current_dir(&ws)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("memlint check")
+    };
+    let out = check();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(
         text(&out).contains("No problems in 14 files."),
@@ -105,12 +108,7 @@ fn wheel_installs_memlint_into_a_fresh_venv() {
         "---\ntitle: [unclosed\nstatus: active\n---\n\nBody.\n",
     )
     .expect("write");
-    let out = Command::new(&memlint)
-        .arg("check")
-        .current_dir(&ws)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("memlint check");
+    let out = check();
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(text(&out).contains("frontmatter/parse"), "{}", text(&out));
     assert!(
