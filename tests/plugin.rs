@@ -1,7 +1,8 @@
 //! plugin/: the Claude Code plugin folder. Its manifest, hooks file and MCP
 //! registration have the shapes Claude Code's plugin reference documents;
 //! its hooks run the very commands `memlint init --agent-settings` writes
-//! (engine::init::AGENT_HOOKS), through its launcher, which is run here.
+//! (engine::init::AGENT_HOOKS), through its launcher, which is run here;
+//! and Claude Code's own `claude plugin validate` accepts it.
 
 mod common;
 
@@ -184,4 +185,75 @@ fn launcher_runs_memlint_from_path_and_says_how_to_install_it() {
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let said = String::from_utf8_lossy(&out.stderr);
     assert!(said.contains("pipx install memlint-cli"), "{said}");
+}
+
+/// Claude Code's own validator, `claude plugin validate` (npm
+/// `@anthropic-ai/claude-code`; `.ci/run` installs it into
+/// `target/claude-code`), or `claude` on PATH.
+fn claude() -> Option<PathBuf> {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+    let local = target.join("claude-code/node_modules/.bin/claude");
+    if local.is_file() {
+        return Some(local);
+    }
+    Command::new("claude")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+        .then(|| PathBuf::from("claude"))
+}
+
+fn validate(claude: &Path, dir: &Path) -> (bool, String) {
+    // Its settings go to a throw-away HOME, not the user's.
+    let home = tempfile::tempdir().expect("tempdir");
+    let out = Command::new(claude)
+        .args(["plugin", "validate"])
+        .arg(dir)
+        .env("HOME", home.path())
+        .output()
+        .expect("run claude");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), said)
+}
+
+#[test]
+fn claude_code_validates_the_plugin() {
+    let Some(claude) = claude() else {
+        eprintln!(
+            "SKIPPED claude_code_validates_the_plugin: Claude Code is not installed (npm install --prefix target/claude-code @anthropic-ai/claude-code)"
+        );
+        return;
+    };
+    let (ok, said) = validate(&claude, &plugin());
+    assert!(ok, "claude plugin validate refused plugin/:\n{said}");
+    assert!(said.contains("Validation passed"), "{said}");
+
+    // The validator reads the hooks file too: a copy with a bad hook type
+    // is refused, so the pass above means something.
+    let copy = tempfile::tempdir().expect("tempdir");
+    for rel in [
+        ".claude-plugin/plugin.json",
+        "hooks/hooks.json",
+        ".mcp.json",
+    ] {
+        let to = copy.path().join(rel);
+        std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
+        std::fs::copy(plugin().join(rel), &to).expect("copy");
+    }
+    let hooks = copy.path().join("hooks/hooks.json");
+    let text = std::fs::read_to_string(&hooks).expect("hooks");
+    std::fs::write(
+        &hooks,
+        text.replacen("\"type\": \"command\"", "\"type\": \"shell\"", 1),
+    )
+    .expect("write");
+    let (ok, said) = validate(&claude, copy.path());
+    assert!(!ok, "a bad hook type passed:\n{said}");
+    assert!(said.contains("hooks.SessionStart.0.hooks.0.type"), "{said}");
 }
