@@ -2,8 +2,12 @@
 //! repository against a temporary repository with a broken staged record
 //! (the hooks must fail) and with a clean one (they must pass).
 //!
-//! Needs `pre-commit` (PyPI) on `PATH`; without it the test says so and
-//! passes. `language: rust` makes pre-commit `cargo install` this crate:
+//! Needs `pre-commit` (PyPI) on `PATH`; without it the tests say so and
+//! pass. The `language: python` hooks are tried with no cargo on PATH:
+//! pre-commit installs pyproject.toml, whose dependency, the memlint-cli
+//! wheel, is built first by maturin and offered to pip as a find-links
+//! directory, standing in for PyPI. `language: rust` (the `-rust` ids)
+//! makes pre-commit `cargo install` this crate:
 //! the build goes to `<target>/pre-commit` with an unoptimised release
 //! profile, so the dependencies are compiled once and each try-repo only
 //! rebuilds memlint itself.
@@ -86,27 +90,25 @@ fn user_repo(dir: &Path, record: &str) {
     git_ok(dir, &["add", "-A"]);
 }
 
-fn try_repo(memlint_repo: &Path, user: &Path, target: &Path) -> Output {
+/// `pre-commit try-repo MEMLINT_REPO HOOK` in `user` (a quick build: the
+/// hooks are tested, not the optimiser).
+fn try_repo(memlint_repo: &Path, user: &Path, hook: &str) -> Output {
     let mut cmd = Command::new("pre-commit");
-    cmd.args([
-        "try-repo",
-        &memlint_repo.display().to_string(),
-        "--verbose",
-        "--color",
-        "never",
-    ])
-    .current_dir(user)
-    .env("CARGO_TARGET_DIR", target)
-    // A quick build: the hooks are tested, not the optimiser.
-    .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
-    .env("CARGO_PROFILE_RELEASE_LTO", "false")
-    .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "256")
-    .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
-    .env("CARGO_INCREMENTAL", "0")
-    .env("PRE_COMMIT_HOME", target.join("home"));
-    common::test_identity(&mut cmd)
+    cmd.args(["try-repo", &memlint_repo.display().to_string(), hook]);
+    cmd.args(["--verbose", "--color", "never"])
+        .current_dir(user);
+    common::test_identity(common::quick_release_build(&mut cmd))
         .output()
         .expect("run pre-commit")
+}
+
+/// Both outputs of a run, for messages and searches.
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
 }
 
 #[test]
@@ -123,45 +125,43 @@ fn pre_commit_try_repo_runs_the_hooks() {
     }
     let scratch = tempfile::tempdir().expect("tempdir");
     let memlint_repo = repository_to_try(scratch.path());
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| manifest_dir().join("target"))
-        .join("pre-commit");
 
-    // `pre-commit try-repo` on a fresh repository with one staged record:
-    // whether it passed, and everything it printed.
+    // `pre-commit try-repo` of the `language: rust` hooks on a fresh
+    // repository with one staged record: whether both passed, and
+    // everything they printed.
     let attempt = |name: &str, record: &str| {
         let dir = scratch.path().join(name);
         user_repo(&dir, record);
-        let out = try_repo(&memlint_repo, &dir, &target);
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        eprintln!("pre-commit try-repo, {name} record:\n{text}");
-        (out.status.success(), text)
+        let mut passed = true;
+        let mut all = String::new();
+        for hook in ["memlint-check-rust", "memlint-fmt-rust"] {
+            let out = try_repo(&memlint_repo, &dir, hook);
+            eprintln!("pre-commit try-repo {hook}, {name} record:\n{}", text(&out));
+            passed &= out.status.success();
+            all.push_str(&text(&out));
+        }
+        (passed, all)
     };
 
-    let (passed, text) = attempt(
+    let (passed, said) = attempt(
         "broken",
         "---\ntitle: [unclosed\nstatus: active\n---\n\nBody.\n",
     );
-    assert!(!passed, "a broken staged record passed:\n{text}");
-    assert!(text.contains("memlint check"), "{text}");
-    assert!(text.contains("frontmatter/parse"), "{text}");
-    assert!(text.contains("memory/decisions/use-gix.md"), "{text}");
+    assert!(!passed, "a broken staged record passed:\n{said}");
+    assert!(said.contains("memlint check"), "{said}");
+    assert!(said.contains("frontmatter/parse"), "{said}");
+    assert!(said.contains("memory/decisions/use-gix.md"), "{said}");
 
-    let (passed, text) = attempt(
+    let (passed, said) = attempt(
         "clean",
         "---\ntitle: Use gix\nstatus: active\ndate: 2026-11-01\nsources:\n  - https://example.com/gix\n---\n\nWe read git through gix.\n",
     );
-    assert!(passed, "a clean staged record failed:\n{text}");
+    assert!(passed, "a clean staged record failed:\n{said}");
     assert!(
-        text.contains("memlint check") && text.contains("memlint fmt"),
-        "{text}"
+        said.contains("memlint check") && said.contains("memlint fmt"),
+        "{said}"
     );
-    assert!(!text.contains("(no files to check)Skipped"), "{text}");
+    assert!(!said.contains("(no files to check)Skipped"), "{said}");
 
     // A commit that only deletes a record still runs the check: here the
     // deleted record is the target of another one.
@@ -178,13 +178,132 @@ fn pre_commit_try_repo_runs_the_hooks() {
     git_ok(&dir, &["add", "-A"]);
     git_ok(&dir, &["commit", "-q", "--no-verify", "-m", "records"]);
     git_ok(&dir, &["rm", "-q", "memory/decisions/use-gix.md"]);
-    let out = try_repo(&memlint_repo, &dir, &target);
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
+    let out = try_repo(&memlint_repo, &dir, "memlint-check-rust");
+    let said = text(&out);
+    eprintln!("pre-commit try-repo, deletion only:\n{said}");
+    assert!(!out.status.success(), "a dangling target passed:\n{said}");
+    assert!(said.contains("status/dangling-target"), "{said}");
+}
+
+/// The Python interpreter (its real path, not a shim) that has pre-commit.
+fn python_with_pre_commit() -> Option<PathBuf> {
+    let out = Command::new("python3")
+        .args(["-c", "import sys, pre_commit; print(sys.executable)"])
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+}
+
+/// The directory holding `program` on the current PATH.
+fn dir_of(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).find(|d| d.join(program).is_file())
+}
+
+#[test]
+fn pre_commit_python_hooks_run_without_cargo() {
+    let test = "pre_commit_python_hooks_run_without_cargo";
+    if common::packaging_tests_skipped(test) {
+        return;
+    }
+    let Some(python) = python_with_pre_commit() else {
+        eprintln!(
+            "SKIPPED {test}: pre-commit is not installed (python3 -m pip install pre-commit)"
+        );
+        return;
+    };
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let wheels = scratch.path().join("wheels");
+    if common::build_wheel(&wheels).is_none() {
+        eprintln!("SKIPPED {test}: maturin is not installed (python3 -m pip install maturin)");
+        return;
+    }
+    let memlint_repo = repository_to_try(scratch.path());
+
+    // PATH: this Python, git and the system directories; no cargo, no rustup.
+    let mut dirs = vec![python.parent().expect("python dir").to_path_buf()];
+    dirs.extend(dir_of("git"));
+    dirs.extend(["/usr/local/bin", "/usr/bin", "/bin"].map(PathBuf::from));
+    assert!(
+        dirs.iter().all(|d| !d.join("cargo").exists()),
+        "cargo is in one of {dirs:?}: the test would not show a build without it"
     );
-    eprintln!("pre-commit try-repo, deletion only:\n{text}");
-    assert!(!out.status.success(), "a dangling target passed:\n{text}");
-    assert!(text.contains("status/dangling-target"), "{text}");
+    let path = std::env::join_paths(&dirs).expect("PATH");
+    let started = std::time::Instant::now();
+    let run = |dir: &Path, args: &[&str]| {
+        let mut cmd = Command::new(&python);
+        cmd.args(["-m", "pre_commit", "try-repo"])
+            .arg(&memlint_repo)
+            .args(args)
+            .args(["--verbose", "--color", "never"])
+            .current_dir(dir)
+            .env("PATH", &path)
+            .env_remove("CARGO")
+            .env_remove("RUSTUP_TOOLCHAIN")
+            // maturin would fetch a Rust toolchain: nothing may be built.
+            .env("MATURIN_NO_INSTALL_RUST", "1")
+            .env("PIP_FIND_LINKS", &wheels)
+            .env("PIP_DISABLE_PIP_VERSION_CHECK", "1");
+        let out = common::test_identity(common::quick_release_build(&mut cmd))
+            .output()
+            .expect("run pre-commit");
+        eprintln!(
+            "pre-commit try-repo {args:?} in {}:\n{}",
+            dir.display(),
+            text(&out)
+        );
+        out
+    };
+
+    let broken = scratch.path().join("broken");
+    user_repo(
+        &broken,
+        "---\ntitle: [unclosed\nstatus: active\n---\n\nBody.\n",
+    );
+    let out = run(&broken, &["memlint-check"]);
+    assert!(!out.status.success(), "a broken staged record passed");
+    let said = text(&out);
+    assert!(
+        said.contains("memlint check") && said.contains("Failed"),
+        "{said}"
+    );
+    assert!(said.contains("frontmatter/parse"), "{said}");
+    assert!(said.contains("memory/decisions/use-gix.md"), "{said}");
+    assert!(
+        !said.contains("Compiling"),
+        "something was compiled:\n{said}"
+    );
+
+    let clean = scratch.path().join("clean");
+    user_repo(
+        &clean,
+        "---\ntitle: Use gix\nstatus: active\ndate: 2026-11-01\nsources:\n  - https://example.com/gix\n---\n\nWe read git through gix.\n",
+    );
+    for hook in ["memlint-check", "memlint-fmt"] {
+        let out = run(&clean, &[hook]);
+        assert!(
+            out.status.success(),
+            "{hook} failed on a clean record:\n{}",
+            text(&out)
+        );
+        assert!(text(&out).contains("Passed"), "{}", text(&out));
+    }
+
+    // The whole-workspace hook, as `pre-commit run --all-files` runs it: the
+    // broken record committed, nothing staged.
+    git_ok(&broken, &["commit", "-q", "--no-verify", "-m", "broken"]);
+    let out = run(&broken, &["memlint-check-all", "--all-files"]);
+    assert!(
+        !out.status.success(),
+        "memlint-check-all passed a broken record"
+    );
+    assert!(
+        text(&out).contains("memlint check (whole workspace)"),
+        "{}",
+        text(&out)
+    );
+    assert!(text(&out).contains("frontmatter/parse"), "{}", text(&out));
+    eprintln!("python hooks tried in {:.1?}", started.elapsed());
 }

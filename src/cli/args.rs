@@ -11,7 +11,7 @@ use std::path::PathBuf;
 #[derive(Parser, Debug)]
 #[command(
     name = "memlint",
-    version,
+    version = env!("MEMLINT_VERSION"),
     about = "Lint, format and recall agent memory kept as markdown records in a git repository"
 )]
 pub struct Cli {
@@ -98,6 +98,14 @@ pub enum Command {
     Server,
     /// git's merge driver for memory files (CONTEXT.md by block, records by key); see `memlint init --merge`
     MergeFile(MergeFileArgs),
+    /// Print a shell completion script (e.g. `memlint completions bash > ~/.local/share/bash-completion/completions/memlint`)
+    Completions {
+        /// The shell to complete in
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff) to standard output (e.g. `memlint man | man -l -`)
+    Man,
 }
 
 /// `memlint merge-file %O %A %B %P`: git's `merge.<driver>.driver` protocol.

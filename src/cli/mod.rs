@@ -12,6 +12,7 @@ mod author;
 mod check;
 mod compact;
 mod context;
+mod distribution;
 mod exit;
 mod fmt;
 mod hook;
@@ -69,6 +70,8 @@ pub fn run(cli: Cli) -> ExitCode {
             root: cli.global.root.clone(),
             config: cli.global.config.clone(),
         })),
+        Command::Completions { shell } => Ok(distribution::completions(*shell)),
+        Command::Man => Ok(distribution::man()),
     };
     if let Some(why) = crate::io::cache::refused() {
         errln!("memlint: warning: {why}");

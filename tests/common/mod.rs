@@ -177,3 +177,65 @@ pub fn result_paths(json: &serde_json::Value) -> Vec<String> {
         .map(|r| r["path"].as_str().expect("path").to_string())
         .collect()
 }
+
+/// Sets up `cmd` (pre-commit, pip, maturin) to build memlint quickly in
+/// `<target>/pre-commit`: a release build without the optimiser, so the
+/// dependencies are compiled once and shared by the wheel and pre-commit
+/// tests (the hooks and the packaging are tested, not the optimiser).
+pub fn quick_release_build(cmd: &mut Command) -> &mut Command {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"))
+        .join("pre-commit");
+    cmd.env("CARGO_TARGET_DIR", &target)
+        .env("CARGO_PROFILE_RELEASE_OPT_LEVEL", "0")
+        .env("CARGO_PROFILE_RELEASE_LTO", "false")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "256")
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
+        .env("CARGO_INCREMENTAL", "0")
+        .env("PRE_COMMIT_HOME", target.join("home"))
+}
+
+/// Whether the slow packaging tests (wheel, pre-commit builds) are turned
+/// off by `MEMLINT_SKIP_PACKAGING_TESTS=1`; says so when they are.
+pub fn packaging_tests_skipped(test: &str) -> bool {
+    let off = std::env::var("MEMLINT_SKIP_PACKAGING_TESTS").is_ok_and(|v| v == "1");
+    if off {
+        eprintln!("SKIPPED {test}: MEMLINT_SKIP_PACKAGING_TESTS=1");
+    }
+    off
+}
+
+/// Builds the `memlint-cli` wheel (python/memlint-cli) with `python -m
+/// maturin` into `out` and returns its path; `None` (with a message) when
+/// that Python has no maturin.
+pub fn build_wheel(out: &Path) -> Option<PathBuf> {
+    let python = ["python3", "python"].into_iter().find(|py| {
+        Command::new(py)
+            .args(["-m", "maturin", "--version"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })?;
+    let mut build = Command::new(python);
+    build
+        .args(["-m", "maturin", "build", "--release", "--out"])
+        .arg(out)
+        .current_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("python/memlint-cli"));
+    let started = std::time::Instant::now();
+    let done = quick_release_build(&mut build)
+        .output()
+        .expect("run maturin");
+    assert!(
+        done.status.success(),
+        "maturin build failed:\n{}{}",
+        String::from_utf8_lossy(&done.stdout),
+        String::from_utf8_lossy(&done.stderr)
+    );
+    eprintln!("wheel built in {:.1?}", started.elapsed());
+    let wheel = fs::read_dir(out)
+        .expect("wheels")
+        .map(|e| e.expect("entry").path())
+        .find(|p| p.extension().is_some_and(|e| e == "whl"))
+        .expect("maturin wrote no wheel");
+    Some(wheel)
+}

@@ -114,11 +114,7 @@ pub struct Answer {
 }
 
 /// [`search`], also telling whether replaced records matched.
-pub fn search_answer(
-    ws: &Workspace,
-    query: &Query,
-    opts: &crate::engine::scan::Options,
-) -> Answer {
+pub fn search_answer(ws: &Workspace, query: &Query, opts: &crate::engine::scan::Options) -> Answer {
     // Before anything is read, so that any later change shows.
     let watch = crate::io::watch::stamp(ws);
     let (listing, old) = match fresh_stored(ws, Want::Terms, watch) {

@@ -1,0 +1,138 @@
+//! The wheel (pyproject.toml, maturin `bindings = "bin"`): built by the
+//! real maturin, installed by pip into a fresh virtual environment, and
+//! the `memlint` it puts on that environment's PATH run on a fixture; and
+//! the top pyproject.toml that pre-commit installs depends on that wheel,
+//! version for version.
+//!
+//! Needs `maturin` (PyPI; `.ci/run` installs it); without it the test says
+//! so and passes. `MEMLINT_SKIP_PACKAGING_TESTS=1` turns it off. The
+//! build shares `target/pre-commit` with tests/pre_commit.rs: the first
+//! run compiles the dependencies (minutes), later ones memlint only.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn here() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn text(out: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+fn run_ok(cmd: &mut Command, what: &str) -> Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+    assert!(out.status.success(), "{what} failed:\n{}", text(&out));
+    out
+}
+
+fn venv_bin(venv: &Path, name: &str) -> PathBuf {
+    if cfg!(windows) {
+        venv.join("Scripts").join(format!("{name}.exe"))
+    } else {
+        venv.join("bin").join(name)
+    }
+}
+
+#[test]
+fn wheel_installs_memlint_into_a_fresh_venv() {
+    if common::packaging_tests_skipped("wheel_installs_memlint_into_a_fresh_venv") {
+        return;
+    }
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let started = std::time::Instant::now();
+    let Some(wheel) = common::build_wheel(&scratch.path().join("wheels")) else {
+        eprintln!(
+            "SKIPPED wheel_installs_memlint_into_a_fresh_venv: maturin is not installed (python3 -m pip install maturin)"
+        );
+        return;
+    };
+    let name = wheel
+        .file_name()
+        .expect("name")
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        name.starts_with(&format!("memlint_cli-{}-", env!("CARGO_PKG_VERSION"))),
+        "{name}"
+    );
+    let python = "python3";
+
+    let venv = scratch.path().join("venv");
+    run_ok(
+        Command::new(python).args(["-m", "venv"]).arg(&venv),
+        "python -m venv",
+    );
+    run_ok(
+        Command::new(venv_bin(&venv, "python"))
+            .args(["-m", "pip", "install", "--quiet", "--no-index"])
+            .arg(&wheel),
+        "pip install the wheel",
+    );
+    let memlint = venv_bin(&venv, "memlint");
+    assert!(memlint.is_file(), "the wheel put no memlint in {venv:?}");
+
+    // The same version line, commit included, as the binary under test.
+    let installed = run_ok(Command::new(&memlint).arg("--version"), "memlint --version");
+    let built = common::memlint(&here(), &["--version"]);
+    assert_eq!(String::from_utf8_lossy(&installed.stdout), built.stdout);
+
+    // `memlint check` on the example workspace: clean, then a broken record
+    // found with its rule and exit 1.
+    let ws = scratch.path().join("example");
+    common::copy_dir(&common::fixture("example"), &ws);
+    let check = || {
+        Command::new(&memlint)
+            .arg("check")
+            .current_dir(&ws)
+            .env("NO_COLOR", "1")
+            .output()
+            .expect("memlint check")
+    };
+    let out = check();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("No problems in 14 files."),
+        "{}",
+        text(&out)
+    );
+
+    std::fs::write(
+        ws.join("memory/decisions/broken.md"),
+        "---\ntitle: [unclosed\nstatus: active\n---\n\nBody.\n",
+    )
+    .expect("write");
+    let out = check();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("frontmatter/parse"), "{}", text(&out));
+    assert!(
+        text(&out).contains("memory/decisions/broken.md"),
+        "{}",
+        text(&out)
+    );
+    eprintln!("wheel test done in {:.1?}", started.elapsed());
+}
+
+/// The package pre-commit installs (pyproject.toml) pins the wheel of the
+/// very version Cargo.toml builds, and the wheel's project is named as
+/// README says.
+#[test]
+fn pre_commit_package_pins_the_wheel_of_this_version() {
+    let top = std::fs::read_to_string(here().join("pyproject.toml")).expect("pyproject.toml");
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(top.contains(&format!("version = \"{version}\"")), "{top}");
+    assert!(
+        top.contains(&format!("dependencies = [\"memlint-cli=={version}\"]")),
+        "{top}"
+    );
+    let wheel = std::fs::read_to_string(here().join("python/memlint-cli/pyproject.toml"))
+        .expect("python/memlint-cli/pyproject.toml");
+    assert!(wheel.contains("name = \"memlint-cli\""), "{wheel}");
+    assert!(wheel.contains("bindings = \"bin\""), "{wheel}");
+}
