@@ -278,7 +278,7 @@ const STOP_WORDS: &[&str] = &[
     "you", "your", "yours",
 ];
 
-/// Whether `term` is one of [`STOP_WORDS`].
+/// Whether `term` is a common English function word (`the`, `what`, …).
 pub fn is_stop_word(term: &str) -> bool {
     STOP_WORDS.binary_search(&term).is_ok()
 }
