@@ -4,35 +4,8 @@
 
 mod common;
 
-use common::{test_identity, BIN};
+use common::{ok_on_path as ok, run_on_path as run, BIN};
 use std::fs;
-use std::path::Path;
-use std::process::{Command, Output};
-
-fn run(dir: &Path, program: &str, args: &[&str]) -> Output {
-    let bin_dir = Path::new(BIN).parent().expect("bin dir");
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let mut cmd = Command::new(program);
-    test_identity(cmd.args(args).current_dir(dir))
-        .env("PATH", path)
-        .env("NO_COLOR", "1");
-    cmd.output().expect("run")
-}
-
-fn ok(dir: &Path, program: &str, args: &[&str]) -> String {
-    let out = run(dir, program, args);
-    assert!(
-        out.status.success(),
-        "{program} {args:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 const RECORD: &str = "---\ntitle: Bank API rate limits\ndescription: The bank API allows 60 requests per minute per token.\nmodel_invocation: false\ndate: 2026-11-02\nsources:\n  - https://www.rfc-editor.org/rfc/rfc9110#name-retry-after\n---\n\nThe limit is per token.\n";
 

@@ -7,44 +7,12 @@
 
 mod common;
 
-use common::{test_identity, BIN};
+use common::{ok_on_path as ok, run_on_path as run, BIN};
 use memlint::engine::merge::{merge, How, Markers, What};
 use memlint::model::kind::Kind;
 use proptest::prelude::*;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-/// `PATH` with the directory of the memlint under test first, so that git
-/// runs it as the driver.
-fn path_with_memlint() -> String {
-    let dir = Path::new(BIN).parent().expect("bin dir");
-    format!(
-        "{}:{}",
-        dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    )
-}
-
-/// Runs `program ARGS` in `dir` with the test identity and memlint on PATH.
-fn run(dir: &Path, program: &str, args: &[&str]) -> Output {
-    let mut cmd = Command::new(program);
-    test_identity(cmd.args(args).current_dir(dir))
-        .env("PATH", path_with_memlint())
-        .env("NO_COLOR", "1");
-    cmd.output().expect("run")
-}
-
-fn ok(dir: &Path, program: &str, args: &[&str]) -> String {
-    let out = run(dir, program, args);
-    assert!(
-        out.status.success(),
-        "{program} {args:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 const DECISION: &str = "---\ntitle: Use gix for git\nstatus: active\ndate: 2026-11-01\nsources:\n  - https://github.com/GitoxideLabs/gitoxide\n---\n\nWe read git with gix.\n";
 

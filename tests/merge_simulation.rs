@@ -8,39 +8,12 @@
 
 mod common;
 
-use common::{test_identity, BIN};
+use common::{ok_on_path as ok, run_on_path as run, BIN};
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 const AGENTS: usize = 6;
 const ROUNDS: usize = 10;
-
-fn run(dir: &Path, program: &str, args: &[&str]) -> Output {
-    let bin_dir = Path::new(BIN).parent().expect("bin dir");
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let mut cmd = Command::new(program);
-    test_identity(cmd.args(args).current_dir(dir))
-        .env("PATH", path)
-        .env("NO_COLOR", "1");
-    cmd.output().expect("run")
-}
-
-fn ok(dir: &Path, program: &str, args: &[&str]) -> String {
-    let out = run(dir, program, args);
-    assert!(
-        out.status.success(),
-        "{program} {args:?} in {}: {}{}",
-        dir.display(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 const SHARED: &str = "memory/decisions/share-memory-through-git.md";
 

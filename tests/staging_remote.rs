@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{test_identity, BIN};
+use common::{ok_on_path as ok, run_on_path as run, BIN};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -14,23 +14,6 @@ use std::process::{Command, Output};
 const CLONES: usize = 6;
 const ROUNDS: usize = 20;
 const REF: &str = "refs/memlint/consolidation-lock";
-
-fn run(dir: &Path, program: &str, args: &[&str]) -> Output {
-    let mut cmd = Command::new(program);
-    test_identity(cmd.args(args).current_dir(dir)).env("NO_COLOR", "1");
-    cmd.output().expect("run")
-}
-
-fn ok(dir: &Path, program: &str, args: &[&str]) -> String {
-    let out = run(dir, program, args);
-    assert!(
-        out.status.success(),
-        "{program} {args:?}: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 /// A bare remote with a workspace, and `n` clones of it.
 fn clones(dir: &Path, n: usize) -> Vec<PathBuf> {

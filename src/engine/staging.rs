@@ -449,7 +449,23 @@ pub fn release(root: &Path, pod: &str) -> Result<Released, StagingError> {
         return Err(StagingError::NotClaimed);
     }
     let _guard = Guard::acquire(root, &dir)?;
-    let lock = match read_lock(&lock_path)? {
+    let lock = held_by(read_lock(&lock_path)?, pod)?;
+    consume(&dir, &lock.consumed)?;
+    // The deletions must be durable before the lock that records them goes.
+    sync_dir(&dir);
+    match fs::remove_file(&lock_path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+        Err(e) => return Err(io_err(LOCK_PATH)(e)),
+    }
+    sync_dir(&dir);
+    released(&dir, lock)
+}
+
+/// The lock `seen` holds, when `pod` holds it; the error says who does
+/// otherwise, or why there is no lock to release.
+pub(crate) fn held_by(seen: Seen, pod: &str) -> Result<Lock, StagingError> {
+    let lock = match seen {
         Seen::Absent => return Err(StagingError::NotClaimed),
         Seen::Odd(reason) => return Err(StagingError::Unreadable { reason }),
         Seen::Bytes(bytes) => {
@@ -462,17 +478,15 @@ pub fn release(root: &Path, pod: &str) -> Result<Released, StagingError> {
             holder: lock.holder(),
         });
     }
-    consume(&dir, &lock.consumed)?;
-    // The deletions must be durable before the lock that records them goes.
-    sync_dir(&dir);
-    match fs::remove_file(&lock_path) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-        Err(e) => return Err(io_err(LOCK_PATH)(e)),
-    }
-    sync_dir(&dir);
-    let listing = list(&dir)?;
-    sweep(&dir, &listing.temporaries);
+    Ok(lock)
+}
+
+/// What a release of `lock` reports, once its lock is gone: the entries
+/// it consumed, and those left (claim temporaries of crashed claims are
+/// swept on the way).
+pub(crate) fn released(dir: &Path, lock: Lock) -> Result<Released, StagingError> {
+    let listing = list(dir)?;
+    sweep(dir, &listing.temporaries);
     let remaining = listing.entries.len();
     Ok(Released {
         released: lock.consumed,

@@ -7,8 +7,8 @@
 //! takeover rules and the release are those of the local lock.
 
 use crate::engine::staging::{
-    check_pod, claimed, consume, judge, list, lock_bytes, parse_lock, staging_dir, sweep, sync_dir,
-    Claimant, Claimed, Lock, Released, Seen, StagingError, Takeover,
+    check_pod, claimed, consume, held_by, judge, list, lock_bytes, released, staging_dir, sweep,
+    sync_dir, Claimant, Claimed, Lock, Released, Seen, StagingError, Takeover,
 };
 use crate::io::git::remote::{self, Swap, LOCK_REF};
 use crate::io::git::Repo;
@@ -87,18 +87,7 @@ pub fn release(root: &Path, pod: &str, name: &str) -> Result<Released, StagingEr
     let repo = open(root)?;
     let dir = staging_dir(root)?;
     let (current, seen) = read(&repo, name)?;
-    let lock = match seen {
-        Seen::Bytes(bytes) => {
-            parse_lock(&bytes).map_err(|reason| StagingError::Unreadable { reason })?
-        }
-        _ => return Err(StagingError::NotClaimed),
-    };
-    if lock.pod != pod {
-        return Err(StagingError::NotHolder {
-            pod: pod.to_string(),
-            holder: lock.holder(),
-        });
-    }
+    let lock = held_by(seen, pod)?;
     consume(&dir, &lock.consumed)?;
     sync_dir(&dir);
     if remote::swap(&repo, name, current, None).map_err(remote_err)? == Swap::Lost {
@@ -106,11 +95,5 @@ pub fn release(root: &Path, pod: &str, name: &str) -> Result<Released, StagingEr
             "{LOCK_REF} on `{name}` changed while it was released (taken over as stale?); the consumed files are deleted"
         )));
     }
-    let listing = list(&dir)?;
-    let remaining = listing.entries.len();
-    Ok(Released {
-        released: lock.consumed,
-        remaining,
-        coalesce: remaining > 0,
-    })
+    released(&dir, lock)
 }

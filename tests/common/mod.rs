@@ -239,3 +239,33 @@ pub fn build_wheel(out: &Path) -> Option<PathBuf> {
         .expect("maturin wrote no wheel");
     Some(wheel)
 }
+
+/// `program ARGS` in `dir` with [`test_identity`], colours off, and the
+/// memlint under test first on `PATH`, so that git runs it as a merge
+/// driver or hook.
+pub fn run_on_path(dir: &Path, program: &str, args: &[&str]) -> std::process::Output {
+    let bin_dir = Path::new(BIN).parent().expect("bin dir");
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut cmd = Command::new(program);
+    test_identity(cmd.args(args).current_dir(dir))
+        .env("PATH", path)
+        .env("NO_COLOR", "1");
+    cmd.output().expect("run")
+}
+
+/// [`run_on_path`], failing the test unless it succeeds; its standard output.
+pub fn ok_on_path(dir: &Path, program: &str, args: &[&str]) -> String {
+    let out = run_on_path(dir, program, args);
+    assert!(
+        out.status.success(),
+        "{program} {args:?} in {}: {}{}",
+        dir.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
