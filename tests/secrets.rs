@@ -67,3 +67,74 @@ fn the_secret_itself_is_refused_in_the_allow_list() {
         run.stderr
     );
 }
+
+#[test]
+fn files_where_no_record_belongs_are_checked_for_secrets_too() {
+    let ws = tempfile::tempdir().expect("tempdir");
+    let root = ws.path();
+    common::git(root, &["init", "-q", "-b", "main"]);
+    memlint(root, &["init"]);
+    write(
+        root,
+        "knowledge/sub/notes.md",
+        "notes\nthe key is AKIAIOSFODNN7EXAMPLE\n",
+    );
+    write(
+        root,
+        "memory/workflow/plan.md",
+        "x\npassword: Xk9fQ2mLp8Rt4vWz7\n",
+    );
+    let rules = |run: &common::Run| -> Vec<(String, String, u64)> {
+        let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("json");
+        json["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .map(|d| {
+                (
+                    d["path"].as_str().unwrap_or_default().to_string(),
+                    d["rule"].as_str().unwrap_or_default().to_string(),
+                    d["line"].as_u64().unwrap_or_default(),
+                )
+            })
+            .collect()
+    };
+    let want = vec![
+        (
+            "knowledge/sub/notes.md".to_string(),
+            "layout/unknown-file".to_string(),
+            1,
+        ),
+        (
+            "knowledge/sub/notes.md".to_string(),
+            "secrets/detected".to_string(),
+            2,
+        ),
+        (
+            "memory/workflow/plan.md".to_string(),
+            "layout/banned-dir".to_string(),
+            1,
+        ),
+        (
+            "memory/workflow/plan.md".to_string(),
+            "secrets/detected".to_string(),
+            2,
+        ),
+    ];
+    let run = memlint(root, &["check", "--format", "json"]);
+    assert_eq!(run.code, 1);
+    assert_eq!(rules(&run), want);
+    assert!(!run.stdout.contains("IOSFODNN7EXAMPLE") && !run.stdout.contains("Xk9fQ2mLp8Rt4vWz7"));
+    // The same from the git index, as the pre-commit hook sees it.
+    common::git(root, &["add", "-A"]);
+    let staged = memlint(root, &["check", "--staged", "--format", "json"]);
+    assert_eq!(rules(&staged), want);
+    // And the human report shows the line masked.
+    let human = memlint(root, &["check"]);
+    assert!(human.stdout.contains("the key is AKIA"), "{}", human.stdout);
+    assert!(
+        !human.stdout.contains("IOSFODNN7EXAMPLE"),
+        "{}",
+        human.stdout
+    );
+}

@@ -144,14 +144,11 @@ pub fn run_with(
 }
 
 /// The text human output shows under a diagnostic of `rel`, as `lint_file`
-/// keeps it: empty for files judged by their path or size alone, the bytes
+/// keeps it: empty for files outside the memory or over the size limit, the bytes
 /// decoded lossily with NUL shown as `␀` otherwise. `None` when the file
 /// cannot be read.
 pub fn source_text(ws: &Workspace, rel: &str) -> Option<String> {
-    if matches!(
-        classify(rel, &ws.config.banned_dirs),
-        Place::Outside | Place::Banned(_) | Place::Unknown
-    ) {
+    if classify(rel, &ws.config.banned_dirs) == Place::Outside {
         return Some(String::new());
     }
     let path = ws.root.join(rel);

@@ -499,10 +499,9 @@ fn probes(ws: &Workspace, files: &[String], stat: bool) -> Vec<Probe> {
     let by_path: Vec<bool> = files
         .par_iter()
         .map(|rel| {
-            matches!(
-                classify(rel, &ws.config.banned_dirs),
-                Place::Outside | Place::Banned(_) | Place::Unknown
-            )
+            // A misplaced file's text is read too: it is checked for
+            // credentials (it is committed like the records).
+            classify(rel, &ws.config.banned_dirs) == Place::Outside
         })
         .collect();
     let mut to_stat: Vec<&str> = Vec::with_capacity(files.len());

@@ -226,7 +226,7 @@ impl Workspace {
     /// Reads and lints one root-relative file.
     pub fn lint_one(&self, rel: &str) -> FileReport {
         let place = classify(rel, &self.config.banned_dirs);
-        if matches!(place, Place::Outside | Place::Banned(_) | Place::Unknown) {
+        if place == Place::Outside {
             return self.lint_read(rel, &place, Ok(Content::Bytes(b"")));
         }
         let path = self.root.join(rel);
@@ -262,6 +262,11 @@ impl Workspace {
     ) -> FileReport {
         match read {
             Ok(content) => lint_file(rel, place, content, &self.config),
+            // A misplaced file is read only to look for credentials: one
+            // that cannot be read (a FIFO, a socket) is judged by its path.
+            Err(_) if matches!(place, Place::Banned(_) | Place::Unknown) => {
+                lint_file(rel, place, Content::Bytes(b""), &self.config)
+            }
             Err(e) => self.unreadable(rel, e),
         }
     }

@@ -38,11 +38,11 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
         Place::Outside => return report,
         Place::Banned(dir) => {
             sink.emit(Rule::LayoutBannedDir, 0..0, layout::banned_message(dir));
-            return finish(report, "", sink, config);
+            return misplaced(report, content, sink, config);
         }
         Place::Unknown => {
             sink.emit(Rule::LayoutUnknownFile, 0..0, layout::unknown_message(rel));
-            return finish(report, "", sink, config);
+            return misplaced(report, content, sink, config);
         }
         Place::Context => None,
         Place::Record(kind) => Some(*kind),
@@ -63,6 +63,23 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
     match kind {
         Some(kind) => lint_record(report, rel, kind, text, sink, config),
         None => lint_context(report, text, sink, config),
+    }
+}
+
+/// A file where no record belongs (a banned directory, an unknown file
+/// under a record directory): committed all the same, so what looks like
+/// a credential in its text is reported too; nothing else of it is read.
+fn misplaced(report: FileReport, content: Content, mut sink: Sink, config: &Config) -> FileReport {
+    let text = match content {
+        Content::Bytes(b) => std::str::from_utf8(b).ok().filter(|t| !t.contains('\0')),
+        Content::TooLarge(_) => None,
+    };
+    match text {
+        Some(text) => {
+            rules::secrets::scan(text, &config.secrets_allow, &mut sink);
+            finish(report, text, sink, config)
+        }
+        None => finish(report, "", sink, config),
     }
 }
 
