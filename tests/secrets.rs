@@ -138,3 +138,43 @@ fn files_where_no_record_belongs_are_checked_for_secrets_too() {
         human.stdout
     );
 }
+
+#[test]
+fn a_record_whose_front_matter_cannot_be_read_is_checked_for_secrets() {
+    let ws = tempfile::tempdir().expect("tempdir");
+    let root = ws.path();
+    memlint(root, &["init"]);
+    write(
+        root,
+        "knowledge/plain.md",
+        "no front matter\nkey AKIAIOSFODNN7EXAMPLE\n",
+    );
+    write(
+        root,
+        "knowledge/broken.md",
+        "---\ntitle: [broken\n---\nkey AKIAIOSFODNN7EXAMPLE\n",
+    );
+    let run = memlint(root, &["check", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("json");
+    let found: Vec<(&str, &str)> = json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap_or(""),
+                d["rule"].as_str().unwrap_or(""),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("knowledge/broken.md", "frontmatter/parse"),
+            ("knowledge/broken.md", "secrets/detected"),
+            ("knowledge/plain.md", "frontmatter/missing"),
+            ("knowledge/plain.md", "secrets/detected"),
+        ]
+    );
+    assert!(!run.stdout.contains("IOSFODNN7EXAMPLE"));
+}

@@ -153,18 +153,25 @@ fn lint_record(
     mut sink: Sink,
     config: &Config,
 ) -> FileReport {
+    // A record whose front matter cannot be read gets the reader's
+    // diagnostic and no per-record rule, but a credential in it is still
+    // reported: it is committed all the same.
+    let unread = |report, mut sink: Sink| {
+        rules::secrets::scan(text, &config.secrets_allow, &mut sink);
+        finish(report, text, sink, config)
+    };
     let Some(parts) = delimiters(text, &mut sink) else {
-        return finish(report, text, sink, config);
+        return unread(report, sink);
     };
     let doc = match yaml::parse(&text[parts.yaml.clone()], parts.yaml.start) {
         Ok(doc) => doc,
         Err(err) => {
             yaml_error(text, &parts, &err, &mut sink);
-            return finish(report, text, sink, config);
+            return unread(report, sink);
         }
     };
     let Some(root) = mapping(doc.root, &parts, &mut sink) else {
-        return finish(report, text, sink, config);
+        return unread(report, sink);
     };
     let record = Record {
         path: rel,
