@@ -401,3 +401,18 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn init_merge_never_writes_through_a_link_out_of_the_root() {
+    let outside = tempfile::tempdir().expect("tempdir");
+    let target = outside.path().join("attributes");
+    fs::write(&target, "kept\n").expect("write");
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().canonicalize().expect("canonical");
+    ok(&root, "git", &["init", "-q", "-b", "main"]);
+    std::os::unix::fs::symlink(&target, root.join(".gitattributes")).expect("symlink");
+    let out = run(&root, BIN, &["init", "--merge"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("leads out of"));
+    assert_eq!(fs::read_to_string(&target).expect("read"), "kept\n");
+}

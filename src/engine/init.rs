@@ -73,7 +73,7 @@ fn create(path: &Path, bytes: &[u8]) -> Result<bool, WorkspaceError> {
 /// Refuses to write `path` through a symbolic link that leads out of
 /// `root` (SPEC §1): a cloned repository could point `.gitignore` or
 /// `.githooks` anywhere.
-fn inside(root: &Path, path: &Path) -> Result<(), WorkspaceError> {
+pub(crate) fn inside(root: &Path, path: &Path) -> Result<(), WorkspaceError> {
     match crate::io::fs::path_stays_inside(root, path) {
         true => Ok(()),
         false => Err(WorkspaceError::Usage(format!(

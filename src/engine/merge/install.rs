@@ -27,6 +27,8 @@ pub fn install(root: &Path, report: &mut Report) -> Result<(), WorkspaceError> {
     let repo =
         crate::io::git::Repo::open(root, "`init --merge`").map_err(|e| usage(e.to_string()))?;
     let path = root.join(".gitattributes");
+    // A `.gitattributes` that is a link out of the root is never written.
+    crate::engine::init::inside(root, &path)?;
     let wanted: Vec<&str> = ATTRIBUTES.lines().skip(1).collect();
     let written = crate::io::fs::update(
         &path,
