@@ -494,7 +494,11 @@ const MAX_EXCHANGES: usize = 64;
 /// after the comparison: a save between the two is lost (a window of
 /// microseconds, longer when the process is descheduled there; a looping
 /// `fmt` against an editor saving every 2 ms lost 12 of 1500 saves so, none
-/// with the exchange, 196 before either).
+/// with the exchange, 196 before either). memlint writers take turns (an
+/// exclusive `flock` on the file's directory, from the comparison to the
+/// end of the exchange), so that of several replacing one file at once
+/// each either wins over what the previous winner wrote or is told the
+/// file changed, and none of them is undone by another.
 pub fn replace_if_unchanged(
     path: &Path,
     seen: &Snapshot,
@@ -592,6 +596,11 @@ fn replace_checked(
     };
     #[cfg(debug_assertions)]
     hold_for_tests(path);
+    // memlint writers take turns from the comparison to the end of the
+    // swap: two overlapping exchanges each judge what the other swapped
+    // in, and with three a writer told "written" can end deleted while one
+    // told "changed" ends on disk.
+    let _turn = WriterTurn::take(dir);
     if let Some(before) = probes.before {
         before();
     }
@@ -630,6 +639,35 @@ fn replace_checked(
         let _ = std::fs::remove_file(&tmp);
     }
     result
+}
+
+/// An exclusive `flock` on a directory, held while a file in it is
+/// compared and replaced, so that memlint writers replacing files there
+/// (the MCP server, `fmt`, `check --fix`, `replace`, in any number of
+/// processes and threads) take turns. It needs no file of its own; the
+/// kernel releases it when the holder exits or is killed. Best effort:
+/// where the directory cannot be locked (other systems, some network file
+/// systems) the comparison and the exchange run without it.
+struct WriterTurn {
+    _held: Option<std::fs::File>,
+}
+
+impl WriterTurn {
+    fn take(dir: &Path) -> WriterTurn {
+        #[cfg(unix)]
+        if let Ok(file) = std::fs::File::open(dir) {
+            loop {
+                match file.lock() {
+                    Ok(()) => return WriterTurn { _held: Some(file) },
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(_) => break,
+                }
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = dir;
+        WriterTurn { _held: None }
+    }
 }
 
 /// After `ours` (at `tmp`) was exchanged with `path`: keeps it there when
