@@ -600,7 +600,7 @@ fn replace_checked(
     // swap: two overlapping exchanges each judge what the other swapped
     // in, and with three a writer told "written" can end deleted while one
     // told "changed" ends on disk.
-    let _turn = WriterTurn::take(dir);
+    let _turn = crate::io::turn::Turn::take(dir);
     if let Some(before) = probes.before {
         before();
     }
@@ -639,35 +639,6 @@ fn replace_checked(
         let _ = std::fs::remove_file(&tmp);
     }
     result
-}
-
-/// An exclusive `flock` on a directory, held while a file in it is
-/// compared and replaced, so that memlint writers replacing files there
-/// (the MCP server, `fmt`, `check --fix`, `replace`, in any number of
-/// processes and threads) take turns. It needs no file of its own; the
-/// kernel releases it when the holder exits or is killed. Best effort:
-/// where the directory cannot be locked (other systems, some network file
-/// systems) the comparison and the exchange run without it.
-struct WriterTurn {
-    _held: Option<std::fs::File>,
-}
-
-impl WriterTurn {
-    fn take(dir: &Path) -> WriterTurn {
-        #[cfg(unix)]
-        if let Ok(file) = std::fs::File::open(dir) {
-            loop {
-                match file.lock() {
-                    Ok(()) => return WriterTurn { _held: Some(file) },
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                    Err(_) => break,
-                }
-            }
-        }
-        #[cfg(not(unix))]
-        let _ = dir;
-        WriterTurn { _held: None }
-    }
 }
 
 /// After `ours` (at `tmp`) was exchanged with `path`: keeps it there when
