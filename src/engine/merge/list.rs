@@ -320,6 +320,19 @@ mod tests {
     }
 
     #[test]
+    fn quoted_items_keep_their_quotes_and_a_hash_inside_them() {
+        assert_eq!(
+            run(
+                "tags:\n  - \"a # b\"\n",
+                "tags:\n  - \"a # b\"\n  - 'c' # why\n",
+                "tags: [\"a # b\", \"d, e\"]\n",
+            )
+            .as_deref(),
+            Some("tags:\n  - \"a # b\"\n  - 'c' # why\n  - \"d, e\"\n")
+        );
+    }
+
+    #[test]
     fn lists_it_cannot_put_back_together_are_not_cut() {
         for text in [
             "tags: [a,\n  b]\n",
