@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{run_on_path as run, BIN};
+use common::{ok_on_path as ok, run_on_path as run, BIN};
 use memlint::engine::merge::{merge, Markers, What};
 use memlint::model::kind::Kind;
 use proptest::prelude::*;
@@ -116,6 +116,61 @@ fn flow_tags_edited_on_both_sides_are_an_ordered_union() {
     let (code, result, said) = driver(&base, &ours, &theirs);
     assert_eq!(code, 0, "{said}");
     assert_eq!(result, base.replace("tags: [base]", "tags: [git, vcs]"));
+}
+
+/// The reported case, through `git merge`: `memlint new` writes tags as a
+/// flow list, and two branches each add a tag.
+#[test]
+fn tags_written_by_new_and_extended_on_two_branches_merge_through_git() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().canonicalize().expect("canonical");
+    ok(&root, "git", &["init", "-q", "-b", "main"]);
+    ok(&root, BIN, &["init"]);
+    ok(&root, BIN, &["init", "--merge"]);
+    ok(
+        &root,
+        BIN,
+        &[
+            "new",
+            "decision",
+            "Use gix for git",
+            "--source",
+            "https://docs.rs/gix",
+            "--tag",
+            "base",
+            "--date",
+            "2026-11-01",
+        ],
+    );
+    let rel = "memory/decisions/use-gix-for-git.md";
+    let text = fs::read_to_string(root.join(rel)).expect("read");
+    assert!(text.contains("tags: [base]\n"), "{text}");
+    ok(&root, "git", &["add", "-A"]);
+    ok(&root, "git", &["commit", "-q", "-m", "base"]);
+    ok(&root, "git", &["checkout", "-q", "-b", "other"]);
+    fs::write(
+        root.join(rel),
+        text.replace("tags: [base]", "tags: [base, vcs]"),
+    )
+    .expect("write");
+    ok(&root, "git", &["commit", "-q", "-am", "theirs"]);
+    ok(&root, "git", &["checkout", "-q", "main"]);
+    fs::write(
+        root.join(rel),
+        text.replace("tags: [base]", "tags: [base, git]"),
+    )
+    .expect("write");
+    ok(&root, "git", &["commit", "-q", "-am", "ours"]);
+    let out = run(&root, "git", &["merge", "-q", "other", "-m", "merge"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        fs::read_to_string(root.join(rel)).expect("read"),
+        text.replace("tags: [base]", "tags: [base, git, vcs]")
+    );
 }
 
 /// A decision with comments in the places people put them, as fields a
