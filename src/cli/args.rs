@@ -479,7 +479,7 @@ pub struct NewArgs {
     /// The slug of a record of the same kind this one replaces
     #[arg(long, value_name = "SLUG")]
     pub replaces: Option<String>,
-    /// Write it even when its slug looks like a near-duplicate of an active record
+    /// Write it even when its slug looks like a near-duplicate of an active record, and re-point a --replaces record already replaced by another
     #[arg(long)]
     pub force: bool,
     /// Output format
@@ -496,6 +496,9 @@ pub struct ReplaceArgs {
     /// The kind, when the slug names records of several kinds
     #[arg(long, value_enum)]
     pub kind: Option<NewKind>,
+    /// Re-point OLD even when it is already replaced by another record
+    #[arg(long)]
+    pub force: bool,
     /// Output format
     #[arg(long, value_enum, default_value_t = AuthorFormat::Human)]
     pub format: AuthorFormat,

@@ -61,7 +61,7 @@ pub(super) fn new(s: &Settings, args: &NewArgs) -> Result<ExitCode, WorkspaceErr
 pub(super) fn replace(s: &Settings, args: &ReplaceArgs) -> Result<ExitCode, WorkspaceError> {
     let kind = args.kind.map(NewKind::kind);
     Ok(
-        match author::replace(&s.workspace, kind, &args.old, &args.new) {
+        match author::replace(&s.workspace, kind, &args.old, &args.new, args.force) {
             Ok(done) => {
                 warn(s, &done.warnings, &[]);
                 write_out(&match args.format {

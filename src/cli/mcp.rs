@@ -210,6 +210,8 @@ struct WriteArgs {
     slug: Option<String>,
     /// Slug of a record of the same kind this one replaces
     replaces: Option<String>,
+    /// Write a near-duplicate slug anyway; point `replaces` here even when it is already replaced by another record
+    force: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -323,7 +325,7 @@ impl Memory {
                 date: None,
             };
             let opts = author::NewOptions {
-                force: false,
+                force: a.force.unwrap_or(false),
                 replaces: a.replaces.clone(),
             };
             author::new(&ws, &draft, &opts, &author::today())
@@ -525,6 +527,9 @@ fn author_error(e: AuthorError) -> serde_json::Value {
                 })
                 .collect();
             value["diagnostics"] = diagnostics.into();
+        }
+        AuthorError::AlreadyReplaced { by, path, .. } => {
+            value["successor"] = serde_json::json!({"slug": by, "path": path});
         }
         AuthorError::Similar { similar, .. } => {
             let similar: Vec<serde_json::Value> = similar

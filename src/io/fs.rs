@@ -494,7 +494,11 @@ const MAX_EXCHANGES: usize = 64;
 /// after the comparison: a save between the two is lost (a window of
 /// microseconds, longer when the process is descheduled there; a looping
 /// `fmt` against an editor saving every 2 ms lost 12 of 1500 saves so, none
-/// with the exchange, 196 before either).
+/// with the exchange, 196 before either). memlint writers take turns (an
+/// exclusive `flock` on the file's directory, from the comparison to the
+/// end of the exchange), so that of several replacing one file at once
+/// each either wins over what the previous winner wrote or is told the
+/// file changed, and none of them is undone by another.
 pub fn replace_if_unchanged(
     path: &Path,
     seen: &Snapshot,
@@ -592,6 +596,11 @@ fn replace_checked(
     };
     #[cfg(debug_assertions)]
     hold_for_tests(path);
+    // memlint writers take turns from the comparison to the end of the
+    // swap: two overlapping exchanges each judge what the other swapped
+    // in, and with three a writer told "written" can end deleted while one
+    // told "changed" ends on disk.
+    let _turn = crate::io::turn::Turn::take(dir);
     if let Some(before) = probes.before {
         before();
     }

@@ -7,5 +7,6 @@ pub mod fs;
 pub mod git;
 pub mod ignores;
 pub mod stat;
+pub mod turn;
 pub mod walk;
 pub mod watch;

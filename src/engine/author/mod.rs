@@ -66,6 +66,17 @@ pub enum AuthorError {
     /// message says to write a new decision that replaces it.
     #[error("{0}")]
     Rewrite(String),
+    /// The record to replace is already replaced by another (exit 1): its
+    /// successor is named. `force` points it at the new record instead.
+    #[error("`{old}` is already replaced by `{by}`{}; replace `{by}` instead, or re-point `{old}` at `{new}` with --force (force: true for memory_write)", .path.as_ref().map(|p| format!(" ({p})")).unwrap_or_default())]
+    AlreadyReplaced {
+        old: String,
+        /// The successor's slug.
+        by: String,
+        /// The successor's path, when it exists.
+        path: Option<String>,
+        new: String,
+    },
     /// The change would close a `replaced_by` loop (exit 1).
     #[error("{0}")]
     Cycle(String),

@@ -14,7 +14,9 @@ use serde::Serialize;
 /// How `new` may go beyond the draft.
 #[derive(Debug, Clone, Default)]
 pub struct NewOptions {
-    /// Write it even when its slug is a near-duplicate of an active record.
+    /// Write it even when its slug is a near-duplicate of an active record,
+    /// and point the record it replaces at it even when that one is
+    /// already replaced by another.
     pub force: bool,
     /// The slug of a record of the same kind the new one replaces.
     pub replaces: Option<String>,
@@ -71,6 +73,8 @@ pub fn new(
     today: &str,
 ) -> Result<Created, AuthorError> {
     let laid = draft.lay_out(today)?;
+    // A replacement takes its turn before anything is read.
+    let _turn = opts.replaces.as_ref().map(|_| replace::turn(ws));
     let current = Current::read(ws);
     if current.record(laid.kind, &laid.slug).is_some()
         || std::fs::symlink_metadata(ws.root.join(&laid.path)).is_ok()
@@ -80,7 +84,7 @@ pub fn new(
     let replaces = match &opts.replaces {
         Some(old) => {
             let old = super::draft::checked_slug(old)?;
-            replace::plan(ws, &current, laid.kind, &old, &laid.slug)?
+            replace::plan(ws, &current, laid.kind, &old, &laid.slug, opts.force)?
         }
         None => None,
     };

@@ -2,7 +2,14 @@
 //! `replaced_by: NEW`, and every record of the kind that was replaced by
 //! OLD now points at NEW, so that no chain is left behind. A loop is
 //! refused; so is a NEW that is itself replaced (the current record is
-//! named instead).
+//! named instead), and an OLD already replaced by another record (its
+//! successor is named; `force` re-points it).
+//!
+//! Replacements take turns over the workspace ([`Turn`] on the root, from
+//! the first read to the last write), and decide on the records as they
+//! are on disk then: `replace a b` and `replace b a` at once make one
+//! replacement and one refused loop, and of several `new --replaces old`
+//! at once one replaces `old` and the others are told it already is.
 
 use super::commit::{commit, Write};
 use super::draft::{checked_slug, scalar, AUTHORED};
@@ -10,6 +17,7 @@ use super::verify::{self, Current};
 use super::AuthorError;
 use crate::engine::workspace::Workspace;
 use crate::io::fs::Snapshot;
+use crate::io::turn::Turn;
 use crate::lint::{lint_file, Content, FileReport};
 use crate::model::diagnostic::Diagnostic;
 use crate::model::kind::{classify, Kind};
@@ -58,6 +66,7 @@ impl Plan {
 
 /// Replaces record `old` with record `new`, both of `kind` (found by slug
 /// when `kind` is `None`; a slug two kinds share must be told apart).
+/// `force` re-points an `old` already replaced by another record.
 ///
 /// # Examples
 ///
@@ -66,7 +75,7 @@ impl Plan {
 /// use memlint::engine::workspace::Workspace;
 ///
 /// let ws = Workspace::load(None, None)?;
-/// let done = author::replace(&ws, None, "use-git2", "use-gix")?;
+/// let done = author::replace(&ws, None, "use-git2", "use-gix", false)?;
 /// println!("{} is replaced by {}; retargeted {:?}", done.old, done.new, done.retargeted);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -75,8 +84,10 @@ pub fn replace(
     kind: Option<Kind>,
     old: &str,
     new: &str,
+    force: bool,
 ) -> Result<Replaced, AuthorError> {
     let (old, new) = (checked_slug(old)?, checked_slug(new)?);
+    let _turn = turn(ws);
     let current = Current::read(ws);
     let kind = match kind {
         Some(k) => k,
@@ -88,7 +99,7 @@ pub fn replace(
         ))
     })?;
     let new_path = target.path.clone();
-    let Some(plan) = plan(ws, &current, kind, &old, &new)? else {
+    let Some(plan) = plan(ws, &current, kind, &old, &new, force)? else {
         let old_path = current.record(kind, &old).map(|r| r.path.clone());
         return Ok(Replaced {
             kind,
@@ -138,14 +149,23 @@ fn kind_of(current: &Current, slug: &str) -> Result<Kind, AuthorError> {
     }
 }
 
+/// The turn replacements take: held from before the records are read
+/// until the last is written.
+pub(super) fn turn(ws: &Workspace) -> Turn {
+    Turn::take(&ws.root)
+}
+
 /// Plans replacing `old` with `new` (of `kind`); `new` may be a record
 /// about to be created. `None` when `old` is already replaced by `new`.
+/// An `old` replaced by another record is refused unless `force`. The
+/// caller holds the [`turn`].
 pub(super) fn plan(
     ws: &Workspace,
     current: &Current,
     kind: Kind,
     old: &str,
     new: &str,
+    force: bool,
 ) -> Result<Option<Plan>, AuthorError> {
     if old == new {
         return Err(AuthorError::Cycle(format!(
@@ -155,16 +175,28 @@ pub(super) fn plan(
     let record = current
         .record(kind, old)
         .ok_or_else(|| AuthorError::Usage(format!("there is no {kind} `{old}` to replace")))?;
-    if record.info.status.as_deref() == Some("replaced")
-        && record.info.replaced_by.as_ref().map(|l| l.value.as_str()) == Some(new)
-    {
-        return Ok(None);
-    }
-    refuse_loops(current, kind, old, new)?;
     let old_path = record.path.clone();
-    let mut rewrites = vec![rewrite(ws, &old_path, kind, |text, _| {
+    // Decided on OLD as it is on disk now, read with the rewrite.
+    let mut successor = None;
+    let first = rewrite(ws, &old_path, kind, |text, report| {
+        successor = replaced_by(report);
         set_fields(text, kind, &[("status", "replaced"), ("replaced_by", new)])
-    })?];
+    })?;
+    match successor {
+        Some(by) if by == new => return Ok(None),
+        Some(by) if !force => {
+            let path = current.record(kind, &by).map(|r| r.path.clone());
+            return Err(AuthorError::AlreadyReplaced {
+                old: old.to_string(),
+                by,
+                path,
+                new: new.to_string(),
+            });
+        }
+        _ => {}
+    }
+    refuse_loops(ws, current, kind, old, new)?;
+    let mut rewrites = vec![first];
     for r in current.of_kind(kind) {
         let points = r.info.replaced_by.as_ref().is_some_and(|l| l.value == old);
         if points && r.path != old_path {
@@ -190,14 +222,18 @@ pub(super) fn plan(
 
 /// Refuses a `new` that leads back to `old` through `replaced_by`, and a
 /// `new` that is itself replaced (its current record is named).
-fn refuse_loops(current: &Current, kind: Kind, old: &str, new: &str) -> Result<(), AuthorError> {
+fn refuse_loops(
+    ws: &Workspace,
+    current: &Current,
+    kind: Kind,
+    old: &str,
+    new: &str,
+) -> Result<(), AuthorError> {
     let mut seen = vec![new.to_string()];
     let mut at = new.to_string();
     while let Some(next) = current
         .record(kind, &at)
-        .filter(|r| r.info.status.as_deref() == Some("replaced"))
-        .and_then(|r| r.info.replaced_by.as_ref())
-        .map(|l| l.value.clone())
+        .and_then(|r| on_disk(ws, &r.path).unwrap_or_else(|| replaced_by(r)))
     {
         if next == old {
             return Err(AuthorError::Cycle(format!(
@@ -219,6 +255,32 @@ fn refuse_loops(current: &Current, kind: Kind, old: &str, new: &str) -> Result<(
         )));
     }
     Ok(())
+}
+
+/// The successor a record's report names, when it is `status: replaced`.
+fn replaced_by(report: &FileReport) -> Option<String> {
+    (report.info.status.as_deref() == Some("replaced"))
+        .then(|| report.info.replaced_by.as_ref().map(|l| l.value.clone()))
+        .flatten()
+}
+
+/// [`replaced_by`] of the record at `path` as it is on disk now (the index
+/// may lag behind a replacement that just ended); `None` when it cannot
+/// be read or is larger than `max_file_bytes`.
+fn on_disk(ws: &Workspace, path: &str) -> Option<Option<String>> {
+    use std::io::Read;
+    let file = crate::io::fs::open_regular(&ws.root.join(path)).ok()?;
+    let mut bytes = Vec::new();
+    let max = ws.config.max_file_bytes;
+    file.take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .ok()?;
+    if bytes.len() as u64 > max {
+        return None;
+    }
+    let place = classify(path, &ws.config.banned_dirs);
+    let report = lint_file(path, &place, Content::Bytes(&bytes), &ws.config);
+    report.info.parsed.then(|| replaced_by(&report))
 }
 
 /// `a` → `b` → `c`.

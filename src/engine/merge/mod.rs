@@ -6,12 +6,15 @@
 //! merge is formatted canonically and must parse. Anything else, or
 //! anything memlint cannot merge by its structure, is merged line by line
 //! as git would ([`lines`]); binary content is left as ours, a conflict.
-//! A structured merge that would lose a line either side added falls back
-//! to the line merge, so that a bug here costs a conflict, never a line.
+//! A structured merge that would lose a line (one either side added, or
+//! one both sides kept: a comment, an item, a key) falls back to the line
+//! merge, and a clean line merge that would lose one is a conflict of the
+//! whole file, so that a bug here costs a conflict, never a line.
 
 pub mod context;
 pub mod install;
 pub mod lines;
+mod list;
 pub mod record;
 
 pub use lines::Markers;
@@ -109,16 +112,21 @@ pub fn merge(
             fallback: None,
         },
         Err(why) => {
-            let (bytes, conflict) = lines::merge(base, ours, theirs, markers);
+            let (mut bytes, conflict) = lines::merge(base, ours, theirs, markers);
+            let mut conflicts = match conflict {
+                true => vec!["lines changed on both sides".to_string()],
+                false => Vec::new(),
+            };
+            if what != What::Other && !conflict {
+                if let Err(lost) = keeps_lines(b, o, t, &bytes) {
+                    // git's line merge can drop a line both sides kept (a
+                    // repeated line matched differently): both sides whole.
+                    bytes = lines::conflict(o, t, markers).into_bytes();
+                    conflicts = vec![format!("the line merge {lost}")];
+                }
+            }
             Outcome {
-                merge: Merge {
-                    bytes,
-                    conflicts: if conflict {
-                        vec!["lines changed on both sides".into()]
-                    } else {
-                        Vec::new()
-                    },
-                },
+                merge: Merge { bytes, conflicts },
                 how: How::Lines,
                 fallback: (!why.is_empty()).then_some(why),
             }
@@ -151,7 +159,8 @@ fn structured(
         }
         What::Other => return Err(String::new()),
     };
-    keeps_added_lines(base, ours, theirs, &merged.bytes)?;
+    keeps_lines(base, ours, theirs, &merged.bytes)
+        .map_err(|lost| format!("the structured merge {lost}"))?;
     Ok((merged, how))
 }
 
@@ -175,24 +184,62 @@ fn canonical(bytes: &[u8], kind: Kind) -> Result<Vec<u8>, String> {
     Ok(text.into_bytes())
 }
 
-/// An error unless every line either side added (a line not in the base)
-/// is in `merged`. Lines are compared without trailing white space, and
-/// list items without their `- ` (the formatter may rewrite a flow list
-/// as a block list).
-fn keeps_added_lines(base: &str, ours: &str, theirs: &str, merged: &[u8]) -> Result<(), String> {
-    let norm = |l: &str| {
-        let l = l.trim();
-        l.strip_prefix("- ").unwrap_or(l).trim().to_string()
-    };
-    let merged = String::from_utf8_lossy(merged);
-    let have: HashSet<String> = merged.lines().map(norm).collect();
-    let base: HashSet<String> = base.lines().map(norm).collect();
-    for line in ours.lines().chain(theirs.lines()).map(norm) {
-        if !line.is_empty() && !base.contains(&line) && !have.contains(&line) {
-            return Err(format!("the structured merge would lose the line `{line}`"));
+/// What a line is compared by when checking that a merge kept it: its
+/// text without surrounding white space and without a list item's `- `,
+/// with a comment (from ` #`) apart from what precedes it, and a flow list
+/// (`tags: [a, b]`) as its key and each item, since the merge and the
+/// formatter may rewrite a list between the two forms and move a comment
+/// from after its `]` to after its key.
+fn units(text: &str) -> HashSet<&str> {
+    let mut out = HashSet::new();
+    for line in text.lines() {
+        let line = line.trim();
+        let line = line.strip_prefix("- ").unwrap_or(line).trim_start();
+        let (code, comment) = match line.strip_prefix('#') {
+            Some(_) => ("", line),
+            None => line
+                .find(" #")
+                .map_or((line, ""), |at| (&line[..at], &line[at + 1..])),
+        };
+        out.insert(comment.trim_end());
+        let code = code.trim_end();
+        let flow = code
+            .strip_suffix(']')
+            .and_then(|c| c.split_once(": ["))
+            .filter(|(key, _)| !key.is_empty() && !key.contains(' '));
+        match flow {
+            Some((key, items)) => {
+                out.insert(&code[..key.len() + 1]);
+                out.extend(items.split(',').map(str::trim));
+            }
+            None => {
+                out.insert(code);
+            }
         }
     }
-    Ok(())
+    out.remove("");
+    out
+}
+
+/// An error (saying which line) unless `merged` holds every line of ours
+/// and theirs but those one side removed from the base: every line either
+/// side added, and every line both sides kept (comments included).
+/// Compared as [`units`].
+fn keeps_lines(base: &str, ours: &str, theirs: &str, merged: &[u8]) -> Result<(), String> {
+    let merged = String::from_utf8_lossy(merged);
+    let have = units(&merged);
+    let (b, o, t) = (units(base), units(ours), units(theirs));
+    let mut lost: Vec<&&str> = o
+        .iter()
+        .filter(|u| t.contains(*u) || !b.contains(*u))
+        .chain(t.iter().filter(|u| !b.contains(*u)))
+        .filter(|u| !have.contains(**u))
+        .collect();
+    lost.sort();
+    match lost.first() {
+        Some(line) => Err(format!("would lose the line `{line}`")),
+        None => Ok(()),
+    }
 }
 
 /// The files git gives a merge driver.

@@ -4,9 +4,10 @@
 //! both sides a conflict of its own), the body line by line.
 
 use super::lines::{self, Markers};
+use super::list::{self, List};
 use super::Merge;
 use crate::syntax::frontmatter::{split, Split};
-use crate::syntax::yaml::{self, Node, Value};
+use crate::syntax::yaml;
 
 /// Keys merged as sets of items rather than as one value.
 const LIST_KEYS: [&str; 2] = ["sources", "tags"];
@@ -22,8 +23,9 @@ struct Key<'t> {
     name: String,
     /// The entry's lines, as written (line breaks included).
     text: &'t str,
-    /// A list's items as written, when the value is a list.
-    items: Option<Vec<&'t str>>,
+    /// The list with its comments, when the value is a list of one-line
+    /// scalars under a list key.
+    list: Option<List<'t>>,
 }
 
 impl<'t> Side<'t> {
@@ -69,16 +71,14 @@ fn side(text: &str) -> Option<Side<'_>> {
         let end = entries
             .get(i + 1)
             .map_or(parts.yaml.end, |next| line_start(next.key.span.start));
-        let items = match &e.value.value {
-            Value::Seq { items, .. } if LIST_KEYS.contains(&name.as_str()) => {
-                Some(items.iter().map(|n: &Node| &text[n.span.clone()]).collect())
-            }
-            _ => None,
+        let list = match LIST_KEYS.contains(&name.as_str()) {
+            true => list::cut(text, e, start, end),
+            false => None,
         };
         keys.push(Key {
             name,
             text: text.get(start..end)?,
-            items,
+            list,
         });
     }
     Some(Side {
@@ -155,43 +155,18 @@ fn key(base: Option<&Key>, ours: Option<&Key>, theirs: Option<&Key>) -> Resolved
     if o == b {
         return take(theirs);
     }
-    // Both sides changed it: a list key is merged item by item.
-    match (ours, theirs) {
-        (Some(o), Some(t)) => match (&o.items, &t.items) {
-            (Some(oi), Some(ti)) => {
-                let bi = base.and_then(|b| b.items.clone()).unwrap_or_default();
-                Resolved::Text(list(&o.name, &bi, oi, ti))
-            }
-            _ => Resolved::Conflict,
-        },
+    // Both sides changed it: a list key is merged item by item, its
+    // comments with it.
+    match (
+        ours.and_then(|k| k.list.as_ref()),
+        theirs.and_then(|k| k.list.as_ref()),
+    ) {
+        (Some(o), Some(t)) => {
+            let b = base.and_then(|k| k.list.as_ref());
+            list::merge(b, o, t).map_or(Resolved::Conflict, Resolved::Text)
+        }
         _ => Resolved::Conflict,
     }
-}
-
-/// The ordered union of two lists against their base: ours' items but
-/// those theirs removed, then theirs' new items but those ours removed.
-fn list(name: &str, base: &[&str], ours: &[&str], theirs: &[&str]) -> String {
-    let mut items: Vec<&str> = ours
-        .iter()
-        .filter(|i| theirs.contains(i) || !base.contains(i))
-        .copied()
-        .collect();
-    for i in theirs {
-        let removed_by_ours = base.contains(i) && !ours.contains(i);
-        if !removed_by_ours && !items.contains(i) {
-            items.push(i);
-        }
-    }
-    if items.is_empty() {
-        return format!("{name}: []\n");
-    }
-    let mut out = format!("{name}:\n");
-    for i in items {
-        out.push_str("  - ");
-        out.push_str(i);
-        out.push('\n');
-    }
-    out
 }
 
 fn push_line(out: &mut String, text: &str) {
