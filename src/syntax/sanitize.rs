@@ -52,6 +52,25 @@ pub fn secrets(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `text` with its credentials masked (see [`secrets()`]) and then cut to
+/// its first `max` characters, and whether it was cut. In this order: a
+/// credential cut short is no longer recognised, so masking after the
+/// cut would show the part of it before the cut.
+pub fn clip(text: &str, max: usize) -> (Cow<'_, str>, bool) {
+    let masked = secrets(text);
+    let Some((at, _)) = masked.char_indices().nth(max) else {
+        return (masked, false);
+    };
+    let cut = match masked {
+        Cow::Borrowed(t) => Cow::Borrowed(&t[..at]),
+        Cow::Owned(mut t) => {
+            t.truncate(at);
+            Cow::Owned(t)
+        }
+    };
+    (cut, true)
+}
+
 /// `text` with every byte of its credentials' hidden parts replaced by
 /// `*` (line breaks kept): every byte offset and line stays where it was,
 /// for output that points into the text (the source excerpts of `check`).
@@ -321,6 +340,21 @@ mod tests {
         );
         assert_eq!(secrets("nothing here"), "nothing here");
         assert!(matches!(secrets("plain words"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn clipping_masks_first() {
+        let title = format!("{} {GH}", "x".repeat(40));
+        assert_eq!(
+            clip(&title, 80),
+            (
+                Cow::Owned(format!("{} ghp_…[masked]", "x".repeat(40))),
+                false
+            )
+        );
+        let (cut, was_cut) = clip(&title, 76);
+        assert!(was_cut && !cut.contains("AbCd"), "{cut}");
+        assert_eq!(clip("short", 3), (Cow::Borrowed("sho"), true));
     }
 
     #[test]

@@ -1,0 +1,125 @@
+//! Issue 44, "Hardening, round two": what output shows of credentials and
+//! invisible characters. Each test drives the real binary (the command
+//! line, the agent hook, the MCP server over raw JSON-RPC) and fails on the
+//! code before its fix.
+
+mod common;
+
+use common::{memlint, write, Run, BIN};
+use serde_json::Value;
+use std::io::Write as _;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+const GH: &str = "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+/// What of [`GH`] must never be shown: everything after its kind.
+const GH_SECRET: &str = "AbCdEfGhIj";
+
+/// `memlint ARGS` in `dir` with `stdin` as standard input.
+fn memlint_stdin(dir: &Path, args: &[&str], stdin: &str) -> Run {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("MEMORY_INJECT")
+        .env_remove("MEMORY_INJECT_MAX_CHARS")
+        .env_remove("MEMORY_INJECT_BLOCKS")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run memlint");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("wait");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Calls MCP tool `name` with `arguments` on `memlint mcp` in `root`: the
+/// raw JSON-RPC text the server wrote, and the call's result.
+fn mcp_call(root: &Path, name: &str, arguments: Value) -> (String, Value) {
+    let call = serde_json::json!({
+        "jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": name, "arguments": arguments}
+    });
+    let input = format!(
+        "{}\n{}\n{call}\n",
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+    );
+    let run = memlint_stdin(root, &["--root", &root.to_string_lossy(), "mcp"], &input);
+    assert_eq!(run.code, 0, "{run:?}");
+    let result = run
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|m| m["id"] == 2)
+        .map(|m| m["result"].clone())
+        .expect("an answer to the call");
+    (run.stdout, result)
+}
+
+fn knowledge(title: &str) -> String {
+    format!(
+        "---\ntitle: {title}\ndescription: d\nmodel_invocation: false\ndate: 2026-11-01\nsources:\n  - https://example.com/x\n---\n\nBody.\n"
+    )
+}
+
+/// Item 1: the memory index cut titles to 80 characters before masking
+/// them, so a title ending in a GitHub token showed 35 of its 36 secret
+/// characters (`context`, `hook session-start`, MCP `memory_context`);
+/// `frontmatter/unknown-key` did the same with a long key (60).
+#[test]
+fn index_titles_are_masked_before_they_are_cut() {
+    let ws = tempfile::tempdir().expect("tempdir");
+    let root = ws.path();
+    memlint(root, &["init"]);
+    let title = format!("Rotate the leaked deploy token right now {GH}");
+    assert_eq!(title.chars().count(), 81);
+    write(root, "knowledge/rotate-token.md", &knowledge(&title));
+    let context = memlint(root, &["context"]);
+    assert!(
+        context
+            .stdout
+            .contains("- rotate-token — Rotate the leaked deploy token right now ghp_…[masked]\n"),
+        "{}",
+        context.stdout
+    );
+    let hook = memlint_stdin(
+        root,
+        &["hook", "session-start"],
+        r#"{"hook_event_name":"SessionStart","source":"startup"}"#,
+    );
+    assert_eq!(hook.stdout, context.stdout);
+    let (wire, result) = mcp_call(root, "memory_context", serde_json::json!({}));
+    assert!(!wire.contains(GH_SECRET), "{wire}");
+    assert!(
+        result["structuredContent"]["text"]
+            .as_str()
+            .expect("text")
+            .contains("right now ghp_…[masked]"),
+        "{result}"
+    );
+    // An unknown key named in a message is masked before it is cut too.
+    let key = format!("{}-{GH}", "k".repeat(29));
+    write(
+        root,
+        "knowledge/rotate-token.md",
+        &knowledge("Rotate").replace("---\n\n", &format!("{key}: v\n---\n\n")),
+    );
+    let check = memlint(root, &["check", "--format", "json"]);
+    assert!(
+        check.stdout.contains("is not a knowledge key"),
+        "{}",
+        check.stdout
+    );
+    assert!(!check.stdout.contains(GH_SECRET), "{}", check.stdout);
+}
