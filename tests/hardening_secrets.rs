@@ -123,3 +123,78 @@ fn index_titles_are_masked_before_they_are_cut() {
     );
     assert!(!check.stdout.contains(GH_SECRET), "{}", check.stdout);
 }
+
+/// Item 2: a refused `memlint new "Rotate AKIA… now"` printed the slug
+/// made from the title (`rotate-akiaqwertyuiopasdfgh-now`), lower-casing
+/// hiding nothing, in human and JSON output and through MCP
+/// `memory_write`; a `--slug ghp_…` was refused with a hint repeating it.
+/// The slug is made from the title without its credentials, and a slug
+/// that looks like one is refused without being repeated.
+#[test]
+fn slugs_are_never_made_from_a_secret() {
+    let ws = tempfile::tempdir().expect("tempdir");
+    let root = ws.path();
+    memlint(root, &["init"]);
+    let aws = "AKIAQWERTYUIOPASDFGH";
+    let hidden = "qwertyuiopasdfgh";
+    let shown = |run: &Run| format!("{}{}", run.stdout, run.stderr).to_lowercase();
+    let title = format!("Rotate {aws} now");
+    let args = [
+        "new",
+        "decision",
+        &title,
+        "--source",
+        "https://example.com/x",
+    ];
+    let human = memlint(root, &args);
+    assert_eq!(human.code, 1, "{human:?}");
+    assert!(!shown(&human).contains(hidden), "{human:?}");
+    assert!(
+        human
+            .stderr
+            .contains("memory/decisions/rotate-now.md would have 1 error(s)"),
+        "{human:?}"
+    );
+    let json = memlint(root, &[&args[..], &["--format", "json"]].concat());
+    assert!(!shown(&json).contains(hidden), "{json:?}");
+    let v: Value = serde_json::from_str(&json.stdout).expect("json");
+    assert_eq!(v["path"], "memory/decisions/rotate-now.md");
+    assert_eq!(v["diagnostics"][0]["rule"], "secrets/detected");
+    let (wire, result) = mcp_call(
+        root,
+        "memory_write",
+        serde_json::json!({"kind": "decision", "title": title, "sources": ["https://example.com/x"]}),
+    );
+    assert!(!wire.to_lowercase().contains(hidden), "{wire}");
+    assert_eq!(result["isError"], true, "{result}");
+    assert_eq!(
+        result["structuredContent"]["diagnostics"][0]["path"],
+        "memory/decisions/rotate-now.md"
+    );
+    // A slug given that looks like a credential: refused, neither it nor
+    // a hint made from it repeated.
+    for slug in [GH, "sk-abcdefghij0123456789abcd"] {
+        let run = memlint(root, &["new", "decision", "x", "--slug", slug]);
+        assert_eq!(run.code, 2, "{run:?}");
+        assert!(run.stderr.contains("the slug given looks like"), "{run:?}");
+        assert!(!shown(&run).contains("abcdefghij"), "{run:?}");
+    }
+    let (wire, result) = mcp_call(
+        root,
+        "memory_write",
+        serde_json::json!({"kind": "decision", "title": "x", "slug": GH, "sources": ["https://example.com/x"]}),
+    );
+    assert!(!wire.to_lowercase().contains("abcdefghij"), "{wire}");
+    assert_eq!(result["isError"], true, "{result}");
+    // A title of a credential alone makes no slug.
+    let run = memlint(root, &["new", "decision", aws]);
+    assert_eq!(run.code, 2);
+    assert!(!shown(&run).contains(hidden), "{run:?}");
+    let written: Vec<_> = std::fs::read_dir(root.join("memory/decisions"))
+        .expect("decisions")
+        .filter_map(Result::ok)
+        .map(|e| e.file_name())
+        .filter(|n| n.to_string_lossy().ends_with(".md"))
+        .collect();
+    assert_eq!(written, Vec::<std::ffi::OsString>::new());
+}
