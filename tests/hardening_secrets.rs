@@ -198,3 +198,123 @@ fn slugs_are_never_made_from_a_secret() {
         .collect();
     assert_eq!(written, Vec::<std::ffi::OsString>::new());
 }
+
+/// Whether `text` holds an invisible format character other than a joiner
+/// inside an emoji sequence.
+fn raw_invisibles(text: &str) -> Vec<char> {
+    let text = text.replace("👩\u{200d}💻", "");
+    text.chars()
+        .filter(|c| {
+            matches!(c, '\u{ad}' | '\u{61c}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206f}' | '\u{feff}' | '\u{e0000}'..='\u{e007f}')
+        })
+        .collect()
+}
+
+/// Item 5: bidi overrides and other invisible format characters, accepted
+/// in titles by `new` and MCP, were printed raw by `context`, `show`,
+/// `search` and the MCP tools (a title can then read backwards or hide
+/// text). They are shown as `�`, one for one, as control characters are
+/// shown as symbols; JSON keeps them as `\uXXXX` escapes; a joiner inside
+/// an emoji sequence stays.
+#[test]
+fn invisible_format_characters_are_shown_on_every_output() {
+    let ws = tempfile::tempdir().expect("tempdir");
+    let root = ws.path();
+    memlint(root, &["init"]);
+    let title = "Pay \u{202e}gnp.exe\u{202c} invoice \u{200b}\u{2066}x\u{2069}\u{feff}\u{e0041}\u{e007f} 👩\u{200d}💻";
+    let shown = "Pay �gnp.exe� invoice ��x���� 👩\u{200d}💻";
+    let new = memlint(
+        root,
+        &[
+            "new",
+            "decision",
+            title,
+            "--source",
+            "https://example.com/x",
+        ],
+    );
+    assert_eq!(new.code, 0, "{new:?}");
+    let slug = "pay-gnp-exe-invoice-x";
+    let mut outputs = Vec::new();
+    let context = memlint(root, &["context"]);
+    assert!(
+        context.stdout.contains(&format!("- {slug} — {shown}\n")),
+        "{}",
+        context.stdout
+    );
+    outputs.push(context);
+    let show = memlint(root, &["show", slug]);
+    assert!(
+        show.stdout.contains(&format!("title: {shown}\n")),
+        "{}",
+        show.stdout
+    );
+    outputs.push(show);
+    let search = memlint(root, &["search", "invoice"]);
+    assert!(search.stdout.contains(shown), "{}", search.stdout);
+    outputs.push(search);
+    outputs.push(memlint_stdin(
+        root,
+        &["hook", "session-start"],
+        r#"{"hook_event_name":"SessionStart","source":"startup"}"#,
+    ));
+    for args in [
+        &["show", slug, "--format", "json"][..],
+        &["search", "invoice", "--format", "json"][..],
+    ] {
+        let run = memlint(root, args);
+        let v: Value = serde_json::from_str(&run.stdout).expect("json");
+        let title_of = |v: &Value| {
+            v.pointer("/fields/title")
+                .or_else(|| v.pointer("/results/0/title"))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+        };
+        // Exact once decoded, and escaped where it is printed.
+        assert_eq!(title_of(&v).as_deref(), Some(title), "{}", run.stdout);
+        assert!(run.stdout.contains(r"\u202e"), "{}", run.stdout);
+        outputs.push(run);
+    }
+    for run in &outputs {
+        assert_eq!(raw_invisibles(&run.stdout), Vec::<char>::new(), "{run:?}");
+    }
+    // MCP: the wire and the decoded strings the model reads.
+    for (tool, args) in [
+        ("memory_context", serde_json::json!({})),
+        ("memory_read", serde_json::json!({"target": slug})),
+        ("memory_search", serde_json::json!({"query": "invoice"})),
+    ] {
+        let (wire, result) = mcp_call(root, tool, args);
+        assert_eq!(raw_invisibles(&wire), Vec::<char>::new(), "{tool}: {wire}");
+        let decoded = result.to_string();
+        let text = result["content"][0]["text"].as_str().unwrap_or_default();
+        assert_eq!(raw_invisibles(text), Vec::<char>::new(), "{tool}: {text}");
+        assert!(
+            decoded.contains("gnp.exe") && !decoded.contains("\\u202e"),
+            "{tool}: {decoded}"
+        );
+        let structured = serde_json::to_string(&result["structuredContent"]).unwrap_or_default();
+        let strings: String = serde_json::from_str::<Value>(&structured)
+            .map(|v| collect_strings(&v))
+            .unwrap_or_default();
+        assert_eq!(
+            raw_invisibles(&strings),
+            Vec::<char>::new(),
+            "{tool}: {strings}"
+        );
+        assert!(strings.contains("�gnp.exe�"), "{tool}: {strings}");
+    }
+}
+
+/// Every string of `v`, joined.
+fn collect_strings(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(a) => a.iter().map(collect_strings).collect(),
+        Value::Object(o) => o
+            .iter()
+            .map(|(k, v)| format!("{k}{}", collect_strings(v)))
+            .collect(),
+        _ => String::new(),
+    }
+}
