@@ -5,6 +5,7 @@
 //! hostile input (alias bombs, deep nesting, huge documents) is refused with a
 //! budget error instead of being expanded.
 
+use crate::syntax::yaml_tabs::quoted_tab;
 use serde_saphyr::granit_parser::{Event, Options, Parser, ScalarStyle, StructureStyle};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -760,46 +761,20 @@ impl<'s> Tree<'s> {
     }
 
     /// Refuses a quoted scalar at `span` in a block collection whose
-    /// continuation line has a tab where its indentation must be: YAML
-    /// wants at least one space more than the collection's indentation
-    /// before any tab (`foo: "bar\n\tbaz"` is invalid, yaml-test-suite
-    /// DK95-01; `foo: "bar\n \tbaz"` is not). The parser lets it pass.
+    /// continuation line a tab indents (see [`quoted_tab`]).
     fn quoted_continuation(&self, span: &Range<usize>) -> Result<(), Error> {
-        let Some(frame) = self.stack.last() else {
+        let (Some(frame), false) = (self.stack.last(), self.stack.iter().any(|f| f.flow)) else {
             return Ok(());
         };
-        if self.stack.iter().any(|f| f.flow) {
-            return Ok(());
+        let local = span.start - self.base..span.end - self.base;
+        match quoted_tab(self.src, frame.start - self.base, local) {
+            Some((tab, need)) => Err(Error {
+                at: self.base + tab,
+                message: format!("a tab indents this line of a quoted value; YAML indents with spaces only: start the line with {need} space{} (tabs may follow them)", if need == 1 { "" } else { "s" }),
+                kind: ErrorKind::Syntax,
+            }),
+            None => Ok(()),
         }
-        let text = &self.src[span.start - self.base..span.end - self.base];
-        let Some(first_break) = memchr::memchr(b'\n', text.as_bytes()) else {
-            return Ok(());
-        };
-        let b = self.src.as_bytes();
-        let start = frame.start - self.base;
-        let line_start = b[..start]
-            .iter()
-            .rposition(|&c| c == b'\n')
-            .map_or(0, |i| i + 1);
-        let need = start - line_start + 1;
-        let mut at = span.start - self.base + first_break + 1;
-        for line in text[first_break + 1..].split('\n') {
-            let spaces = line.bytes().take_while(|&c| c == b' ').count();
-            let rest = line[spaces..].trim_start_matches([' ', '\t']);
-            let blank = rest.is_empty() || rest == "\r";
-            if spaces < need && line.as_bytes().get(spaces) == Some(&b'\t') && !blank {
-                return Err(Error {
-                    at: self.base + at + spaces,
-                    message: format!(
-                        "a tab indents this line of a quoted value; YAML indents with spaces only: start the line with {need} space{} (tabs may follow them)",
-                        if need == 1 { "" } else { "s" }
-                    ),
-                    kind: ErrorKind::Syntax,
-                });
-            }
-            at += line.len() + 1;
-        }
-        Ok(())
     }
 
     /// A sequence or mapping opens at `range.start`.
