@@ -8,8 +8,10 @@ use std::ops::Range;
 /// of a continuation line, before the spaces the line needs (one more than
 /// the collection's indentation), and how many spaces that is. YAML
 /// indents with spaces only: `foo: "bar⏎→baz"` is invalid (yaml-test-suite
-/// DK95-01), `foo: "bar⏎ →baz"` is not; a line of white space alone may
-/// hold tabs.
+/// DK95-01), `foo: "bar⏎ →baz"` is not. A line of white space alone is
+/// held to it too (an empty line inside a quoted value has fewer spaces
+/// than needed, or the spaces and then separation), as the parser's
+/// strict mode holds it.
 pub fn quoted_tab(src: &str, collection: usize, span: Range<usize>) -> Option<(usize, usize)> {
     let text = &src[span.clone()];
     let first_break = memchr::memchr(b'\n', text.as_bytes())?;
@@ -21,9 +23,7 @@ pub fn quoted_tab(src: &str, collection: usize, span: Range<usize>) -> Option<(u
     let mut at = span.start + first_break + 1;
     for line in text[first_break + 1..].split('\n') {
         let spaces = line.bytes().take_while(|&c| c == b' ').count();
-        let rest = line[spaces..].trim_start_matches([' ', '\t']);
-        let blank = rest.is_empty() || rest == "\r";
-        if spaces < need && line.as_bytes().get(spaces) == Some(&b'\t') && !blank {
+        if spaces < need && line.as_bytes().get(spaces) == Some(&b'\t') {
             return Some((at + spaces, need));
         }
         at += line.len() + 1;
