@@ -161,7 +161,7 @@ fn key_assigned(text: &str, words: &HintWords) -> bool {
 
 /// How many times [`fingerprint`] hashes again: a guess checked against a
 /// printed fingerprint costs as many SHA-256 computations.
-pub const FINGERPRINT_ROUNDS: u32 = 1 << 16;
+pub const FINGERPRINT_ROUNDS: u32 = 1 << 14;
 
 /// The fingerprint of credential `secret` (see [`Finding::secret`]) found
 /// in the file at root-relative `path`, as `secrets/detected` prints it and
@@ -170,7 +170,7 @@ pub const FINGERPRINT_ROUNDS: u32 = 1 << 16;
 /// [`FINGERPRINT_ROUNDS`] times. Stable while the file keeps its name and
 /// the secret its value, whatever else changes; too short and too slow to
 /// compute for a reader of a log to confirm a guessed secret with it (of
-/// 65536 wrong guesses, one matches by chance, and each costs 65536
+/// 65536 wrong guesses, one matches by chance, and each costs 16384
 /// hashes; the path keys it, so nothing can be computed in advance).
 pub fn fingerprint(path: &str, secret: &str) -> String {
     use sha2::{Digest, Sha256};
