@@ -331,4 +331,11 @@ fn fingerprints_are_short_slow_keyed_and_stable() {
     let left = secret_messages(root);
     assert_eq!(left.len(), 1, "{left:?}");
     assert!(left[0].contains("private key"), "{left:?}");
+    assert!(
+        left[0].contains(&format!(
+            "the entry `{}` no longer allows it",
+            old("-----BEGIN RSA PRIVATE KEY-----")
+        )),
+        "{left:?}"
+    );
 }

@@ -106,22 +106,29 @@ fn emit(path: &str, text: &str, found: Vec<Finding>, allow: &[String], out: &mut
         .filter(|a| crate::syntax::secrets::is_legacy_fingerprint(a))
         .collect();
     for f in found {
+        let old = match legacy.is_empty() {
+            true => None,
+            false => {
+                Some(legacy_fingerprint(&text[f.range.clone()])).filter(|o| legacy.contains(&o))
+            }
+        };
         // A private key's old fingerprint was its `BEGIN` line's: the same
         // for every key, so it allows none.
-        if !legacy.is_empty()
-            && !f.is_private_key()
-            && legacy.contains(&&legacy_fingerprint(&text[f.range.clone()]))
-        {
+        if old.is_some() && !f.is_private_key() {
             continue;
         }
         let print = fingerprint(path, &f.secret(text));
         if here.contains(&print.as_str()) {
             continue;
         }
+        let migration = match old {
+            Some(o) => format!("; the entry `{o}` no longer allows it: taken from the key's `BEGIN` line alone, it allowed every key of this type"),
+            None => String::new(),
+        };
         out.emit(
             Rule::SecretsDetected,
             f.range,
-            format!("this looks like {} (fingerprint {print}); remove it and rotate the credential, since memory is committed and pushed (a documented example key may stay: add `{path}:{print}` to `secrets.allow` in .memlint.yml)", f.what),
+            format!("this looks like {} (fingerprint {print}); remove it and rotate the credential, since memory is committed and pushed (a documented example key may stay: add `{path}:{print}` to `secrets.allow` in .memlint.yml{migration})", f.what),
         );
     }
 }
