@@ -90,7 +90,9 @@ pub fn of_config(errors: &[ConfigError], text: &str) -> Vec<lsp_types::Diagnosti
                 source: Some(SOURCE.to_string()),
                 message: format!(
                     "{} (memlint runs on the default configuration until this is fixed)",
-                    crate::syntax::sanitize::secrets(&e.message)
+                    crate::syntax::sanitize::invisibles(&crate::syntax::sanitize::secrets(
+                        &e.message
+                    ))
                 ),
                 ..Default::default()
             }
