@@ -767,7 +767,8 @@ impl<'s> Tree<'s> {
             return Ok(());
         };
         let local = span.start - self.base..span.end - self.base;
-        match quoted_tab(self.src, frame.start - self.base, local) {
+        let is_seq = matches!(frame.kind, FrameKind::Seq(_));
+        match quoted_tab(self.src, frame.start - self.base, is_seq, local) {
             Some((tab, need)) => Err(Error {
                 at: self.base + tab,
                 message: format!("a tab indents this line of a quoted value; YAML indents with spaces only: start the line with {need} space{} (tabs may follow them)", if need == 1 { "" } else { "s" }),
