@@ -63,6 +63,9 @@ Not fixed automatically: remove the value and write where the secret is kept ins
 # .memlint.yml
 rules:
   secrets/detected: warning   # default: error; or off
+secrets:
+  allow:                      # a documented example key may stay: the entry the message names
+    - knowledge/aws-example-credentials.md:26c3
 ```
 "#;
 
