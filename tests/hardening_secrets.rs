@@ -4,6 +4,8 @@
 //! code before its fix.
 
 mod common;
+#[allow(dead_code)]
+mod lsp;
 
 use common::{memlint, write, Run, BIN};
 use serde_json::Value;
@@ -317,4 +319,33 @@ fn collect_strings(v: &Value) -> String {
             .collect(),
         _ => String::new(),
     }
+}
+
+/// Item 5 in the language server: a hover shows the title of the record
+/// a reference names, and a diagnostic's message may quote a key; both
+/// showed invisible characters raw.
+#[test]
+fn the_language_server_shows_invisible_characters() {
+    let ws = common::workspace("example");
+    common::commit_all(ws.path());
+    let mut c = lsp::Client::initialized(BIN, ws.path(), serde_json::json!({}));
+    let target = "---\ntitle: Pay \u{202e}gnp.exe\u{202c} invoice\nstatus: active\ndate: 2026-10-01\nsources:\n  - file:docs/architecture.md\n---\n\nBody.\n";
+    write(ws.path(), "memory/decisions/pay-invoice.md", target);
+    let old = "---\ntitle: Old\nstatus: replaced\ndate: 2026-09-01\nsources:\n  - file:docs/architecture.md\nreplaced_by: pay-invoice\nnote\u{200b}: x\n---\n\nBody.\n";
+    let path = ws.path().join("memory/decisions/old.md");
+    let u = c.open(&path, old);
+    let hover = c.call(
+        "textDocument/hover",
+        serde_json::json!({ "textDocument": { "uri": u }, "position": { "line": 6, "character": 15 } }),
+    );
+    let value = hover["contents"]["value"].as_str().unwrap_or_default();
+    assert!(value.contains("Pay �gnp.exe� invoice"), "{hover}");
+    let diags = c.diagnostics(&u);
+    let messages = serde_json::to_string(&diags).unwrap_or_default();
+    assert!(messages.contains("note�"), "{messages}");
+    assert_eq!(
+        raw_invisibles(&format!("{value}{messages}")),
+        Vec::<char>::new()
+    );
+    assert_eq!(c.shutdown(), Some(0));
 }
