@@ -631,7 +631,9 @@ fn tabs_stay_legal_in_block_scalars_quoted_scalars_flow_lists_and_after_a_colon(
     write(
         root,
         "memory/decisions/tabs.md",
-        "---\ntitle:\t\"A title\n\tcontinued\"\nstatus: active\ndate: 2026-01-01\n\
+        // A quoted continuation line takes tabs after the one space its
+        // indentation needs (without it, yaml-test-suite DK95-01 refuses it).
+        "---\ntitle:\t\"A title\n \tcontinued\"\nstatus: active\ndate: 2026-01-01\n\
          sources: [https://example.com/a,\n\thttps://example.com/b]\n\
          tags:\n-\tone\n- two\t\nnote: |\n  \tindented\n  text\n---\nBody.\n",
     );

@@ -548,10 +548,37 @@ fn to_value<T: serde::Serialize>(value: T) -> serde_json::Value {
 }
 
 /// `value` with every secret masked and control characters neutralised,
-/// as the command line prints it.
+/// as the command line prints it, and its invisible format characters
+/// (bidi overrides, zero-width spaces, tag characters) shown: the model
+/// reads the decoded strings, where an escape would be invisible again.
 fn masked(value: &serde_json::Value) -> serde_json::Value {
     let text = crate::syntax::sanitize::json(value);
-    serde_json::from_str(&text).unwrap_or_else(|_| value.clone())
+    let mut value = serde_json::from_str(&text).unwrap_or_else(|_| value.clone());
+    show_invisibles(&mut value);
+    value
+}
+
+/// Every string of `value` (object keys too) with its invisible format
+/// characters shown.
+fn show_invisibles(value: &mut serde_json::Value) {
+    use crate::syntax::sanitize::invisibles;
+    use serde_json::Value;
+    match value {
+        Value::String(s) => {
+            if let std::borrow::Cow::Owned(shown) = invisibles(s) {
+                *s = shown;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(show_invisibles),
+        Value::Object(map) => {
+            let entries = std::mem::take(map);
+            for (k, mut v) in entries {
+                show_invisibles(&mut v);
+                map.insert(invisibles(&k).into_owned(), v);
+            }
+        }
+        _ => {}
+    }
 }
 
 fn pretty(value: &serde_json::Value) -> String {

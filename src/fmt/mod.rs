@@ -340,7 +340,7 @@ fn only_comments_between(
             return Err(format!(
                 "line {}: `{}` stands between the keys; it is not a comment",
                 line_no(text, lines.start(i)),
-                c.chars().take(40).collect::<String>()
+                crate::syntax::sanitize::clip(c, 40).0
             ));
         }
     }

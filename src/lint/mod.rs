@@ -76,7 +76,7 @@ fn misplaced(report: FileReport, content: Content, mut sink: Sink, config: &Conf
     };
     match text {
         Some(text) => {
-            rules::secrets::scan(text, &config.secrets_allow, &mut sink);
+            rules::secrets::scan(&report.path, text, &config.secrets_allow, &mut sink);
             finish(report, text, sink, config)
         }
         None => finish(report, "", sink, config),
@@ -138,7 +138,7 @@ fn lint_context(report: FileReport, text: &str, mut sink: Sink, config: &Config)
             check(text, &mut sink);
         }
     }
-    rules::secrets::scan(text, &config.secrets_allow, &mut sink);
+    rules::secrets::scan(&report.path, text, &config.secrets_allow, &mut sink);
     line_endings(text, &mut sink);
     finish(report, text, sink, config)
 }
@@ -157,7 +157,7 @@ fn lint_record(
     // diagnostic and no per-record rule, but a credential in it is still
     // reported: it is committed all the same.
     let unread = |report, mut sink: Sink| {
-        rules::secrets::scan(text, &config.secrets_allow, &mut sink);
+        rules::secrets::scan(rel, text, &config.secrets_allow, &mut sink);
         finish(report, text, sink, config)
     };
     let Some(parts) = delimiters(text, &mut sink) else {

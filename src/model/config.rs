@@ -79,8 +79,9 @@ pub struct Config {
     pub context: ContextConfig,
     pub staging: StagingConfig,
     pub post_write: PostWriteConfig,
-    /// `secrets.allow`: fingerprints of credentials `secrets/detected`
-    /// leaves alone (documented example keys).
+    /// `secrets.allow`: the credentials `secrets/detected` leaves alone
+    /// (documented example keys), as `path:fingerprint`, or as a 12-digit
+    /// fingerprint of earlier versions.
     pub secrets_allow: Vec<String>,
     /// Start `memlint watch` in the background from the commands that
     /// search the index (`search`, `context`, the session-start hook)

@@ -217,17 +217,19 @@ pub fn decode_material(bytes: &[u8], keep: usize, key: u64) -> Option<Material> 
 pub const INDEX_TITLE_CHARS: usize = 80;
 
 /// A record's line in the memory index: `slug — title` (a session's
-/// description stands for its title), the title cut to
-/// [`INDEX_TITLE_CHARS`]; the slug alone when there is neither.
+/// description stands for its title), the title's credentials masked and
+/// the title then cut to [`INDEX_TITLE_CHARS`]; the slug alone when there
+/// is neither.
 fn index_line(g: &Glance) -> String {
     let slug = stem(g.path);
     let title = g.title.or(g.description).map(one_line).unwrap_or_default();
     if title.is_empty() {
         return slug.to_string();
     }
-    let cut: String = match title.char_indices().nth(INDEX_TITLE_CHARS) {
-        Some((at, _)) => format!("{}…", title[..at].trim_end()),
-        None => title,
+    // Masked before it is cut: a token cut short is no longer recognised.
+    let cut = match crate::syntax::sanitize::clip(&title, INDEX_TITLE_CHARS) {
+        (cut, true) => format!("{}…", cut.trim_end()),
+        (whole, false) => whole.into_owned(),
     };
     format!("{slug} — {cut}")
 }

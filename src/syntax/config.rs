@@ -383,8 +383,22 @@ fn post_write(r: &Reader, v: &Node, errs: &mut Vec<ConfigError>, config: &mut Co
     }
 }
 
-/// `secrets`: `allow`, the fingerprints (as `secrets/detected` prints
-/// them) of documented example credentials that may stay.
+/// A `secrets.allow` entry as memlint compares it (the fingerprint in
+/// lowercase): `path:fingerprint`, or a fingerprint of earlier versions
+/// (12 hex digits, still honoured); `None` for anything else.
+fn allow_entry(entry: &str) -> Option<String> {
+    use crate::syntax::secrets::{is_fingerprint, is_legacy_fingerprint};
+    if is_legacy_fingerprint(entry) {
+        return Some(entry.to_ascii_lowercase());
+    }
+    let (path, print) = entry.rsplit_once(':')?;
+    let path_ok = !path.is_empty() && !path.starts_with('/') && !path.contains('\\');
+    (path_ok && is_fingerprint(print)).then(|| format!("{path}:{}", print.to_ascii_lowercase()))
+}
+
+/// `secrets`: `allow`, the entries (`path:fingerprint`, as
+/// `secrets/detected` prints them) of documented example credentials that
+/// may stay.
 fn secrets(r: &Reader, v: &Node, errs: &mut Vec<ConfigError>, config: &mut Config) {
     const KEYS: &[&str] = &["allow"];
     for e in noted(errs, r.mapping("secrets", v)).unwrap_or_default() {
@@ -404,14 +418,13 @@ fn secrets(r: &Reader, v: &Node, errs: &mut Vec<ConfigError>, config: &mut Confi
                     let Some(f) = noted(errs, r.string("secrets.allow", item)) else {
                         continue;
                     };
-                    if !crate::syntax::secrets::is_fingerprint(&f) {
-                        errs.push(r.err(
+                    match allow_entry(&f) {
+                        Some(entry) => config.secrets_allow.push(entry),
+                        None => errs.push(r.err(
                             item.span.start,
-                            format!("`secrets.allow` entry `{f}` is not a fingerprint (12 hex digits, as `secrets/detected` prints it); never put the secret itself here"),
-                        ));
-                        continue;
+                            format!("`secrets.allow` entry `{f}` is not an allow entry: write it as `secrets/detected` prints it, the file's path, `:` and a fingerprint of 4 hex digits (`knowledge/aws-example.md:3f9a`); never put the secret itself here"),
+                        )),
                     }
-                    config.secrets_allow.push(f.to_ascii_lowercase());
                 }
             }
             other => errs.push(r.unknown(&e.key, other, KEYS, "secrets.")),

@@ -19,3 +19,4 @@ pub mod text;
 pub mod tokens;
 pub mod trailer;
 pub mod yaml;
+pub mod yaml_tabs;

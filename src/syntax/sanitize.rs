@@ -52,6 +52,25 @@ pub fn secrets(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `text` with its credentials masked (see [`secrets()`]) and then cut to
+/// its first `max` characters, and whether it was cut. In this order: a
+/// credential cut short is no longer recognised, so masking after the
+/// cut would show the part of it before the cut.
+pub fn clip(text: &str, max: usize) -> (Cow<'_, str>, bool) {
+    let masked = secrets(text);
+    let Some((at, _)) = masked.char_indices().nth(max) else {
+        return (masked, false);
+    };
+    let cut = match masked {
+        Cow::Borrowed(t) => Cow::Borrowed(&t[..at]),
+        Cow::Owned(mut t) => {
+            t.truncate(at);
+            Cow::Owned(t)
+        }
+    };
+    (cut, true)
+}
+
 /// `text` with every byte of its credentials' hidden parts replaced by
 /// `*` (line breaks kept): every byte offset and line stays where it was,
 /// for output that points into the text (the source excerpts of `check`).
@@ -78,7 +97,8 @@ pub fn secrets_in_place(text: &str) -> Cow<'_, str> {
 
 /// The visible symbol of control character `c`, or `None` for a character
 /// printed as it is. In `Mode::Text`, line feeds, tabs and the carriage
-/// return of a CRLF (`crlf`) are printed as they are.
+/// return of a CRLF (`crlf`) are printed as they are. An invisible format
+/// character (see [`invisible`]) is shown as [`INVISIBLE`].
 fn symbol(c: char, mode: Mode, crlf: bool) -> Option<char> {
     match c {
         '\t' => None,
@@ -87,8 +107,57 @@ fn symbol(c: char, mode: Mode, crlf: bool) -> Option<char> {
         '\u{0}'..='\u{1f}' => char::from_u32(0x2400 + c as u32),
         '\u{7f}' => Some('\u{2421}'),
         '\u{80}'..='\u{9f}' => Some('\u{fffd}'),
+        c if invisible(c) => Some(INVISIBLE),
         _ => None,
     }
+}
+
+/// What an invisible format character is shown as: one visible character
+/// for one, as control characters are, so budgets stay exact.
+pub const INVISIBLE: char = '\u{fffd}';
+
+/// Unicode format characters that change how a text reads without being
+/// seen: bidi embeddings, overrides and isolates (U+202A–U+202E,
+/// U+2066–U+2069, the marks U+200E, U+200F, U+061C), zero-width spaces,
+/// joiners and the word joiner (U+200B–U+200D, U+2060–U+2064), the
+/// deprecated format controls (U+206A–U+206F), the BOM (U+FEFF), the soft
+/// hyphen, the Mongolian vowel separator, interlinear annotation marks, the
+/// musical format characters and the tag characters (U+E0000–U+E007F,
+/// which can spell hidden ASCII).
+pub fn invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}'
+            | '\u{61c}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0000}'..='\u{e007f}'
+    )
+}
+
+/// Whether the zero-width joiner at byte `i` of `text` joins an emoji
+/// sequence (👩‍💻): between two pictographs (or a pictograph's variation
+/// selector or skin tone), where it is meant and shows as one picture.
+fn emoji_joiner(text: &str, i: usize) -> bool {
+    let pictograph = |c: char| matches!(c, '\u{2600}'..='\u{27bf}' | '\u{2b00}'..='\u{2bff}' | '\u{fe0f}' | '\u{1f000}'..='\u{1faff}');
+    let before = text[..i].chars().next_back();
+    let after = text[i + '\u{200d}'.len_utf8()..].chars().next();
+    before.is_some_and(pictograph) && after.is_some_and(pictograph)
+}
+
+/// [`symbol`] for the character `c` at byte `i` of `text`.
+fn symbol_at(text: &str, i: usize, c: char, mode: Mode) -> Option<char> {
+    if c == '\u{200d}' && emoji_joiner(text, i) {
+        return None;
+    }
+    let crlf = text.as_bytes().get(i + 1) == Some(&b'\n');
+    symbol(c, mode, crlf)
 }
 
 /// How [`controls`] treats line breaks.
@@ -103,12 +172,22 @@ pub enum Mode {
 
 /// Whether `text` holds a byte that may begin a character [`symbol`]
 /// shows in `mode` (C0 but tab, and but line feed in `Mode::Text`; DEL;
-/// the lead byte of C1): most texts hold none and are returned as they
-/// are after this one pass.
+/// the lead byte of C1 and of the soft hyphen; the lead bytes of the other
+/// [`invisible`] characters, checked further): most texts hold none and
+/// are returned as they are after this one pass.
 fn may_hold_controls(text: &str, mode: Mode) -> bool {
     let lf = mode == Mode::Text;
-    text.bytes()
-        .any(|b| (b < 0x20 && b != b'\t' && !(lf && b == b'\n')) || b == 0x7f || b == 0xc2)
+    let mut maybe_invisible = false;
+    for b in text.bytes() {
+        if (b < 0x20 && b != b'\t' && !(lf && b == b'\n')) || b == 0x7f || b == 0xc2 {
+            return true;
+        }
+        maybe_invisible |= matches!(b, 0xd8 | 0xe1 | 0xe2 | 0xef | 0xf0 | 0xf3);
+    }
+    maybe_invisible
+        && text
+            .char_indices()
+            .any(|(i, c)| invisible(c) && symbol_at(text, i, c, mode).is_some())
 }
 
 /// `text` with its control characters shown as symbols (see [`Mode`]),
@@ -128,14 +207,13 @@ pub fn controls_shifted(text: &str, mode: Mode) -> (Cow<'_, str>, Shift) {
     }
     let mut out = String::with_capacity(text.len());
     let mut growth = Vec::new();
-    let mut grown = 0;
-    let bytes = text.as_bytes();
+    let mut grown: isize = 0;
     for (i, c) in text.char_indices() {
-        let crlf = bytes.get(i + 1) == Some(&b'\n');
-        match symbol(c, mode, crlf) {
+        match symbol_at(text, i, c, mode) {
             Some(r) => {
                 out.push(r);
-                grown += r.len_utf8() - c.len_utf8();
+                // A tag character (4 bytes) shrinks to its symbol (3).
+                grown += r.len_utf8() as isize - c.len_utf8() as isize;
                 growth.push((i + c.len_utf8(), grown));
             }
             None => out.push(c),
@@ -148,14 +226,15 @@ pub fn controls_shifted(text: &str, mode: Mode) -> (Cow<'_, str>, Shift) {
 #[derive(Debug, Clone, Default)]
 pub struct Shift {
     /// (offset after a replaced character, total growth up to there).
-    growth: Vec<(usize, usize)>,
+    growth: Vec<(usize, isize)>,
 }
 
 impl Shift {
     /// The offset in the shown text of byte `o` of the original.
     pub fn at(&self, o: usize) -> usize {
         let before = self.growth.partition_point(|&(end, _)| end <= o);
-        o + before.checked_sub(1).map_or(0, |k| self.growth[k].1)
+        let grown = before.checked_sub(1).map_or(0, |k| self.growth[k].1);
+        o.saturating_add_signed(grown)
     }
 }
 
@@ -274,13 +353,60 @@ pub fn json_text(json: &str) -> Cow<'_, str> {
             break;
         }
     }
-    match out {
+    let masked = match out {
         Some(mut o) => {
             o.push_str(&json[done..]);
             Cow::Owned(o)
         }
         None => Cow::Borrowed(json),
+    };
+    match escaped_invisibles(&masked) {
+        Some(e) => Cow::Owned(e),
+        None => masked,
     }
+}
+
+/// A JSON text with its [`invisible`] characters (found only in strings)
+/// written as `\uXXXX` escapes: the value stays exact and the escape is
+/// seen. `None` when it holds none.
+fn escaped_invisibles(json: &str) -> Option<String> {
+    if !may_hold_controls(json, Mode::Text) {
+        return None;
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    let mut changed = false;
+    for (i, c) in json.char_indices() {
+        if invisible(c) && symbol_at(json, i, c, Mode::Text).is_some() {
+            let mut units = [0u16; 2];
+            for u in c.encode_utf16(&mut units) {
+                out.push_str(&format!("\\u{u:04x}"));
+            }
+            changed = true;
+        } else {
+            out.push(c);
+        }
+    }
+    changed.then_some(out)
+}
+
+/// `text` with its [`invisible`] characters shown as [`INVISIBLE`] (but a
+/// joiner inside an emoji sequence), nothing else changed: for values
+/// handed on as data (MCP structured content, LSP messages), whose control
+/// characters their JSON escapes already show.
+pub fn invisibles(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(invisible) {
+        return Cow::Borrowed(text);
+    }
+    let shown = text
+        .char_indices()
+        .map(
+            |(i, c)| match invisible(c) && symbol_at(text, i, c, Mode::Text).is_some() {
+                true => INVISIBLE,
+                false => c,
+            },
+        )
+        .collect();
+    Cow::Owned(shown)
 }
 
 /// The data of a GitHub Actions workflow command (the message): masked,
@@ -321,6 +447,21 @@ mod tests {
         );
         assert_eq!(secrets("nothing here"), "nothing here");
         assert!(matches!(secrets("plain words"), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn clipping_masks_first() {
+        let title = format!("{} {GH}", "x".repeat(40));
+        assert_eq!(
+            clip(&title, 80),
+            (
+                Cow::Owned(format!("{} ghp_…[masked]", "x".repeat(40))),
+                false
+            )
+        );
+        let (cut, was_cut) = clip(&title, 50);
+        assert!(was_cut && !cut.contains("AbCd"), "{cut}");
+        assert_eq!(clip("short", 3), (Cow::Borrowed("sho"), true));
     }
 
     #[test]
@@ -381,6 +522,31 @@ mod tests {
         assert_eq!(line(s).chars().count(), s.chars().count());
         let (shown, shift) = controls_shifted("a\u{1b}bc", Mode::Line);
         assert_eq!(&shown[shift.at(2)..shift.at(4)], "bc");
+    }
+
+    #[test]
+    fn invisible_format_characters_become_one_symbol_each() {
+        let t = "a\u{202e}b\u{200b}c\u{2066}d\u{feff}e\u{e0041}f\u{ad}g";
+        assert_eq!(
+            line(t),
+            "a\u{fffd}b\u{fffd}c\u{fffd}d\u{fffd}e\u{fffd}f\u{fffd}g"
+        );
+        assert_eq!(line(t).chars().count(), t.chars().count());
+        // A joiner inside an emoji sequence stays; a stray one does not.
+        assert_eq!(line("👩\u{200d}💻"), "👩\u{200d}💻");
+        assert_eq!(line("a\u{200d}b"), "a\u{fffd}b");
+        // Shifts follow a shrinking tag character (4 bytes to 3).
+        let (shown, shift) = controls_shifted("x\u{e0041}yz", Mode::Line);
+        assert_eq!(&shown[shift.at(5)..shift.at(7)], "yz");
+        // Common non-ASCII text is left alone.
+        assert!(matches!(line("café — 日本語 … ok"), Cow::Borrowed(_)));
+        // JSON keeps the value and shows an escape.
+        let out = json(&serde_json::json!({"t": "a\u{202e}b 👩\u{200d}💻 \u{e0041}"}));
+        let want = format!(r#""a\u202eb 👩{}💻 \udb40\udc41""#, '\u{200d}');
+        assert!(out.contains(&want), "{out}");
+        let back: serde_json::Value = serde_json::from_str(&out).expect("valid JSON");
+        assert_eq!(back["t"], "a\u{202e}b 👩\u{200d}💻 \u{e0041}");
+        assert_eq!(invisibles("a\u{202e}b\u{1b}"), "a\u{fffd}b\u{1b}");
     }
 
     #[test]

@@ -159,19 +159,106 @@ fn key_assigned(text: &str, words: &HintWords) -> bool {
     })
 }
 
-/// The fingerprint of a credential, as `secrets/detected` prints it and
-/// `secrets.allow` lists it: 12 hex digits of a hash of its bytes, which
-/// names it without giving it away.
-pub fn fingerprint(secret: &str) -> String {
-    format!(
-        "{:012x}",
-        xxhash_rust::xxh3::xxh3_64(secret.as_bytes()) >> 16
-    )
+/// How many times [`fingerprint`] hashes again: a guess checked against a
+/// printed fingerprint costs as many SHA-256 computations.
+pub const FINGERPRINT_ROUNDS: u32 = 1 << 14;
+
+/// The fingerprint of credential `secret` (see [`Finding::secret`]) found
+/// in the file at root-relative `path`, as `secrets/detected` prints it and
+/// a `secrets.allow` entry (`path:fingerprint`) lists it: 4 hex digits
+/// (16 bits) of a SHA-256 of the path and the secret, hashed again
+/// [`FINGERPRINT_ROUNDS`] times. Stable while the file keeps its name and
+/// the secret its value, whatever else changes; too short and too slow to
+/// compute for a reader of a log to confirm a guessed secret with it (of
+/// 65536 wrong guesses, one matches by chance, and each costs 16384
+/// hashes; the path keys it, so nothing can be computed in advance).
+pub fn fingerprint(path: &str, secret: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(b"memlint secrets.allow v2\0");
+    h.update(path.as_bytes());
+    h.update([0u8]);
+    h.update(secret.as_bytes());
+    let mut d = [0u8; 32];
+    d.copy_from_slice(&h.finalize());
+    for _ in 0..FINGERPRINT_ROUNDS {
+        let next = Sha256::digest(d);
+        d.copy_from_slice(&next);
+    }
+    format!("{:02x}{:02x}", d[0], d[1])
 }
 
 /// Whether `text` has the shape of a [`fingerprint`].
 pub fn is_fingerprint(text: &str) -> bool {
+    text.len() == 4 && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The fingerprint memlint printed before the fingerprints above: 12 hex
+/// digits of an unsalted fast hash of the matched text. `secrets.allow`
+/// entries of this shape are still honoured, but for private keys (whose
+/// matched text was their `BEGIN` line alone, the same for every key).
+pub fn legacy_fingerprint(matched: &str) -> String {
+    format!(
+        "{:012x}",
+        xxhash_rust::xxh3::xxh3_64(matched.as_bytes()) >> 16
+    )
+}
+
+/// Whether `text` has the shape of a [`legacy_fingerprint`].
+pub fn is_legacy_fingerprint(text: &str) -> bool {
     text.len() == 12 && text.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// A credential found in a text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Where it is (a private key: its `BEGIN` line).
+    pub range: std::ops::Range<usize>,
+    /// What it looks like (`an AWS access key id`).
+    pub what: &'static str,
+    /// The secret itself: the whole token, the value of a `password: …`
+    /// pair or of a URL's password, a private key's lines between its
+    /// `BEGIN` and `END` lines.
+    value: std::ops::Range<usize>,
+}
+
+impl Finding {
+    /// Whether it is a private key block.
+    pub fn is_private_key(&self) -> bool {
+        self.what == PRIVATE_KEY
+    }
+
+    /// The secret itself in `text` (the text it was found in), as
+    /// [`fingerprint`] reads it: a private key's material without its line
+    /// breaks and indentation, so that re-wrapping or re-indenting the
+    /// block leaves it the same key.
+    pub fn secret(&self, text: &str) -> String {
+        let v = text.get(self.value.clone()).unwrap_or_default();
+        if self.is_private_key() {
+            v.chars().filter(|c| !c.is_whitespace()).collect()
+        } else {
+            v.to_string()
+        }
+    }
+}
+
+/// The material of the private key whose `BEGIN` line ends at `from`: up
+/// to its `END` line, else up to the first blank line or the end of
+/// `text`.
+fn key_material(text: &str, from: usize) -> std::ops::Range<usize> {
+    let end = match KEY_END.find_at(text, from) {
+        Some(m) => m.start(),
+        None => {
+            let rest = &text[from..];
+            let blank = rest
+                .find("\n\n")
+                .into_iter()
+                .chain(rest.find("\n\r\n"))
+                .min();
+            blank.map_or(text.len(), |b| from + b)
+        }
+    };
+    from..end.max(from)
 }
 
 /// Finds credentials in `text`: (byte range, what it looks like).
@@ -207,7 +294,11 @@ pub fn hidden(text: &str) -> Vec<Hidden> {
         return Vec::new();
     }
     let mut out: Vec<Hidden> = Vec::new();
-    for (range, what, keep) in found(text, &HintWords::of(text)) {
+    for Found {
+        finding: Finding { range, what, .. },
+        keep,
+    } in found(text, &HintWords::of(text))
+    {
         if out.last().is_some_and(|h| range.start < h.range.end) {
             continue;
         }
@@ -236,13 +327,25 @@ const PRIVATE_KEY: &str = "a private key block";
 pub fn find_with(text: &str, words: &HintWords) -> Vec<(std::ops::Range<usize>, &'static str)> {
     found(text, words)
         .into_iter()
-        .map(|(range, what, _)| (range, what))
+        .map(|f| (f.finding.range, f.finding.what))
         .collect()
 }
 
-/// Every credential in `text`: its range, what it looks like, and how many
-/// of its first bytes say only what kind it is (see [`Hidden::keep`]).
-fn found(text: &str, words: &HintWords) -> Vec<(std::ops::Range<usize>, &'static str, usize)> {
+/// Every credential in `text`, given its hint words, with the secret
+/// itself (for fingerprints).
+pub fn findings_with(text: &str, words: &HintWords) -> Vec<Finding> {
+    found(text, words).into_iter().map(|f| f.finding).collect()
+}
+
+/// A [`Finding`] and how many of its first bytes say only what kind it is
+/// (see [`Hidden::keep`]).
+struct Found {
+    finding: Finding,
+    keep: usize,
+}
+
+/// Every credential in `text`, sorted by where it starts.
+fn found(text: &str, words: &HintWords) -> Vec<Found> {
     let mut out = Vec::new();
     let prefixed = PREFIXES.is_match(text);
     for p in PATTERNS.iter() {
@@ -277,12 +380,9 @@ fn found(text: &str, words: &HintWords) -> Vec<(std::ops::Range<usize>, &'static
                     .filter(|m| m.start() == whole.start())
                     .map_or(0, |m| m.len()),
             };
-            if out
-                .iter()
-                .any(|(r, _, _): &(std::ops::Range<usize>, _, _)| {
-                    r.start < whole.end() && whole.start() < r.end
-                })
-            {
+            if out.iter().any(|f: &Found| {
+                f.finding.range.start < whole.end() && whole.start() < f.finding.range.end
+            }) {
                 continue;
             }
             // A URL's password ends before its `@`: the host stays shown.
@@ -290,10 +390,22 @@ fn found(text: &str, words: &HintWords) -> Vec<(std::ops::Range<usize>, &'static
                 .secret_group
                 .and_then(|g| caps.get(g))
                 .map_or(whole.end(), |m| m.end());
-            out.push((whole.start()..end, p.what, keep));
+            let value = match p.opaque_group.or(p.secret_group).and_then(|g| caps.get(g)) {
+                Some(v) => v.range(),
+                None if p.what == PRIVATE_KEY => key_material(text, whole.end()),
+                None => whole.range(),
+            };
+            out.push(Found {
+                finding: Finding {
+                    range: whole.start()..end,
+                    what: p.what,
+                    value,
+                },
+                keep,
+            });
         }
     }
-    out.sort_by_key(|(r, _, _)| r.start);
+    out.sort_by_key(|f| f.finding.range.start);
     out
 }
 

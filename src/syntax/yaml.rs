@@ -5,6 +5,7 @@
 //! hostile input (alias bombs, deep nesting, huge documents) is refused with a
 //! budget error instead of being expanded.
 
+use crate::syntax::yaml_tabs::quoted_tab;
 use serde_saphyr::granit_parser::{Event, Options, Parser, ScalarStyle, StructureStyle};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -636,6 +637,9 @@ fn parse_general(src: &str, base: usize) -> Result<Document, Error> {
                         format!("{}{}", t.handle(), t.suffix())
                     }
                 });
+                if matches!(style, ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted) {
+                    tree.quoted_continuation(&range)?;
+                }
                 tree.scalar(range, text, style, anchor, tag)
             }
             Event::SequenceStart(style, anchor, _) | Event::MappingStart(style, anchor, _) => {
@@ -754,6 +758,24 @@ impl<'s> Tree<'s> {
             self.anchors.insert(anchor, (node.clone(), node.size()));
         }
         node
+    }
+
+    /// Refuses a quoted scalar at `span` in a block collection whose
+    /// continuation line a tab indents (see [`quoted_tab`]).
+    fn quoted_continuation(&self, span: &Range<usize>) -> Result<(), Error> {
+        let (Some(frame), false) = (self.stack.last(), self.stack.iter().any(|f| f.flow)) else {
+            return Ok(());
+        };
+        let local = span.start - self.base..span.end - self.base;
+        let is_seq = matches!(frame.kind, FrameKind::Seq(_));
+        match quoted_tab(self.src, frame.start - self.base, is_seq, local) {
+            Some((tab, need)) => Err(Error {
+                at: self.base + tab,
+                message: format!("a tab indents this line of a quoted value; YAML indents with spaces only: start the line with {need} space{} (tabs may follow them)", if need == 1 { "" } else { "s" }),
+                kind: ErrorKind::Syntax,
+            }),
+            None => Ok(()),
+        }
     }
 
     /// A sequence or mapping opens at `range.start`.
@@ -1293,7 +1315,8 @@ mod tests {
     /// other tab (separation, block and quoted scalars, flow collections,
     /// blank lines) is read. Cases from the yaml-test-suite (DK95, Q5MG,
     /// 6CA3, 6BCT, A2M4, Y79Y, DC7X) and their neighbours; the quoted
-    /// continuation of DK95-01 stays accepted, as the parser does.
+    /// continuation of DK95-01, which the parser lets pass, is refused by
+    /// `quoted_continuation`.
     #[test]
     fn tabs_as_indentation_are_refused_exactly() {
         let cases: &[(&str, bool)] = &[
@@ -1314,7 +1337,17 @@ mod tests {
             ("foo:\n\tbar\n", false),
             ("foo:\n  a: 1\n  \tb: 2\n", false),
             ("a:\n\t- x\n", false),
-            ("foo: \"bar\n\tbaz\"\n", true),
+            ("foo: \"bar\n\tbaz\"\n", false),
+            ("foo: 'bar\n\tbaz'\n", false),
+            ("foo: \"bar\n\t\"\n", false),
+            ("a:\n  b: \"x\n \ty\"\n", false),
+            ("- \"x\n\ty\"\n", false),
+            ("a:\n  b: \"x\n   \ty\"\n", true),
+            ("foo: \"bar\n\t\n baz\"\n", false),
+            ("foo: \"bar\n \t\n baz\"\n", true),
+            ("foo: \"bar\n\n baz\"\n", true),
+            ("foo: [\"bar\n\tbaz\"]\n", true),
+            ("foo: \"bar\tbaz\"\n", true),
             ("foo: \"bar\n \t \t baz \t \t \"\n", true),
             (" \t\nfoo: 1\n", true),
             ("foo: 1\n\t\nbar: 2\n", true),
@@ -1340,6 +1373,8 @@ mod tests {
         }
         let err = parse("title: x\ntags:\n- \ta: b\n", 7).unwrap_err();
         assert_eq!((err.at, err.kind), (7 + 17, ErrorKind::Syntax));
+        let err = parse("title: \"a\n\tb\"\n", 4).unwrap_err();
+        assert_eq!((err.at, err.kind), (4 + 10, ErrorKind::Syntax));
     }
 
     #[test]

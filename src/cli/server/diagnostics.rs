@@ -41,7 +41,8 @@ pub fn to_lsp(d: &Diagnostic, text: &str, rules_doc: &str) -> lsp_types::Diagnos
         code: Some(NumberOrString::String(d.rule.as_str().to_string())),
         code_description: href(rules_doc, d.rule).map(|href| CodeDescription { href }),
         source: Some(SOURCE.to_string()),
-        message: crate::syntax::sanitize::secrets(&d.message).into_owned(),
+        message: crate::syntax::sanitize::invisibles(&crate::syntax::sanitize::secrets(&d.message))
+            .into_owned(),
         related_information: None,
         tags: None,
         // The code actions find their diagnostic by it.
@@ -89,7 +90,9 @@ pub fn of_config(errors: &[ConfigError], text: &str) -> Vec<lsp_types::Diagnosti
                 source: Some(SOURCE.to_string()),
                 message: format!(
                     "{} (memlint runs on the default configuration until this is fixed)",
-                    crate::syntax::sanitize::secrets(&e.message)
+                    crate::syntax::sanitize::invisibles(&crate::syntax::sanitize::secrets(
+                        &e.message
+                    ))
                 ),
                 ..Default::default()
             }

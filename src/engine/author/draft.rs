@@ -60,12 +60,7 @@ impl Draft {
         one_line("the title", title)?;
         let slug = match &self.slug {
             Some(s) => checked_slug(s)?,
-            None => crate::syntax::slugify::from_title(title).ok_or_else(|| {
-                usage(format!(
-                    "the title has no ASCII words to make a slug from; give one with --slug (lowercase ASCII words joined by `-`, such as --slug {})",
-                    example_slug(kind)
-                ))
-            })?,
+            None => slug_of_title(title, kind)?,
         };
         let date = match &self.date {
             Some(d) if crate::model::kind::is_date(d) => d.clone(),
@@ -165,15 +160,51 @@ fn one_line(what: &str, value: &str) -> Result<(), AuthorError> {
     }
 }
 
+/// The slug made from `title`, never from a credential in it: a file name
+/// is committed, pushed and printed, and lower-casing a token hides
+/// nothing (`Rotate AKIA… now` makes `rotate-now`, and the rules refuse
+/// the title).
+fn slug_of_title(title: &str, kind: Kind) -> Result<String, AuthorError> {
+    let found = crate::syntax::secrets::find(title);
+    let mut words = title.to_string();
+    for (range, _) in found.iter().rev() {
+        words.replace_range(range.clone(), " ");
+    }
+    let Some(slug) = crate::syntax::slugify::from_title(&words) else {
+        let besides = match found.first() {
+            Some((_, what)) => format!(" besides what looks like {what}"),
+            None => String::new(),
+        };
+        return Err(usage(format!(
+            "the title has no ASCII words{besides} to make a slug from; give one with --slug (lowercase ASCII words joined by `-`, such as --slug {})",
+            example_slug(kind)
+        )));
+    };
+    if let Some((_, what)) = crate::syntax::secrets::find(&slug).first() {
+        return Err(usage(format!(
+            "the slug made from the title looks like {what}; give one with --slug (lowercase ASCII words joined by `-`, such as --slug {})",
+            example_slug(kind)
+        )));
+    }
+    Ok(slug)
+}
+
 /// A slug given on the command line: it names a file in the kind's
 /// directory, so anything but a slug (`..`, `/`, capitals) is refused
-/// before it comes near the disk.
+/// before it comes near the disk, and so is one that looks like a
+/// credential (a file name is committed, pushed and printed), without
+/// repeating it or a hint made from it.
 pub fn checked_slug(slug: &str) -> Result<String, AuthorError> {
+    if let Some((_, what)) = crate::syntax::secrets::find(slug).first() {
+        return Err(usage(format!(
+            "the slug given looks like {what}; a file name is committed, pushed and printed, so choose one that is not a secret"
+        )));
+    }
     if crate::model::kind::is_slug(slug) && slug.len() <= crate::syntax::slugify::MAX_LEN {
         return Ok(slug.to_string());
     }
     let hint = crate::syntax::slugify::from_title(slug)
-        .filter(|s| s != slug)
+        .filter(|s| s != slug && crate::syntax::secrets::find(s).is_empty())
         .map(|s| format!(" (such as `{s}`)"))
         .unwrap_or_default();
     Err(usage(format!(

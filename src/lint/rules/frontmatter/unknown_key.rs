@@ -143,11 +143,12 @@ pub fn check(r: &Record, out: &mut Sink) {
     }
 }
 
-/// `text` cut to 60 characters, with `…` when cut.
+/// `text` cut to 60 characters, with `…` when cut; its credentials masked
+/// first, since a credential cut short would no longer be recognised.
 fn shortened(text: &str) -> String {
-    match text.char_indices().nth(60) {
-        Some((at, _)) => format!("{}…", &text[..at]),
-        None => text.to_string(),
+    match crate::syntax::sanitize::clip(text, 60) {
+        (cut, true) => format!("{cut}…"),
+        (whole, false) => whole.into_owned(),
     }
 }
 

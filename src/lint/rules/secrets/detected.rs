@@ -3,7 +3,8 @@
 use crate::lint::record::Record;
 use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
-use crate::syntax::secrets::{find, find_with, fingerprint};
+use crate::syntax::secrets::{findings_with, fingerprint, legacy_fingerprint, Finding};
+use crate::syntax::text::HintWords;
 
 /// The rule's documentation, as `memlint rule secrets/detected` prints it.
 pub const DOC: &str = r#"# secrets/detected
@@ -12,7 +13,7 @@ something that looks like a credential
 
 ## What it does
 
-Fires on text in a record (front matter or body) or in `CONTEXT.md` that looks like a credential: a private-key block (`-----BEGIN … PRIVATE KEY-----`), an AWS access key id (`AKIA…`, `ASIA…`), a GitHub token (`ghp_…`, `github_pat_…`), a GitLab token (`glpat-…`), a Slack token (`xoxb-…`), a Stripe key (`sk_live_…`, `rk_live_…`), an `sk-…` API key (OpenAI, Anthropic and others), a Google API key (`AIza…`), a Hugging Face, npm or PyPI token, an Azure storage `AccountKey=`, a JSON Web Token, a password in a URL (`postgres://user:…@host`, but not a placeholder such as `${DB_PASSWORD}` or `<password>`), or `password`, `pwd`, `secret`, `token`, `api_key`, `client_secret` and the like (`DB_PASSWORD=` too) followed by `:` or `=` and a long value mixing letters and digits. The message names the kind of secret and its fingerprint, never the secret. Code spans are not exempt, and neither is a record whose front matter cannot be read nor a file where no record belongs (`knowledge/sub/x.md`, a banned directory): they are committed all the same. A credential whose fingerprint is listed in `secrets.allow` in `.memlint.yml` is not reported (for the example keys providers document).
+Fires on text in a record (front matter or body) or in `CONTEXT.md` that looks like a credential: a private-key block (`-----BEGIN … PRIVATE KEY-----`), an AWS access key id (`AKIA…`, `ASIA…`), a GitHub token (`ghp_…`, `github_pat_…`), a GitLab token (`glpat-…`), a Slack token (`xoxb-…`), a Stripe key (`sk_live_…`, `rk_live_…`), an `sk-…` API key (OpenAI, Anthropic and others), a Google API key (`AIza…`), a Hugging Face, npm or PyPI token, an Azure storage `AccountKey=`, a JSON Web Token, a password in a URL (`postgres://user:…@host`, but not a placeholder such as `${DB_PASSWORD}` or `<password>`), or `password`, `pwd`, `secret`, `token`, `api_key`, `client_secret` and the like (`DB_PASSWORD=` too) followed by `:` or `=` and a long value mixing letters and digits. The message names the kind of secret and its fingerprint, never the secret; the fingerprint is keyed by the file's path, short and slow to compute, so that a reader of a CI log cannot use it to confirm a guessed secret. Code spans are not exempt, and neither is a record whose front matter cannot be read nor a file where no record belongs (`knowledge/sub/x.md`, a banned directory): they are committed all the same. A credential listed in `secrets.allow` in `.memlint.yml` as `path:fingerprint` (the entry the message names) is not reported (for the example keys providers document); the entry holds while the file keeps its name and the credential its value, whatever else in the file changes.
 
 ## Why it matters
 
@@ -62,40 +63,75 @@ Not fixed automatically: remove the value and write where the secret is kept ins
 # .memlint.yml
 rules:
   secrets/detected: warning   # default: error; or off
+secrets:
+  allow:                      # a documented example key may stay: the entry the message names
+    - knowledge/aws-example-credentials.md:26c3
 ```
 "#;
 
 /// `secrets/detected` on a record.
 pub fn check(r: &Record, out: &mut Sink) {
     emit(
+        r.path,
         r.text,
-        find_with(r.text, r.hint_words()),
+        findings_with(r.text, r.hint_words()),
         &r.config.secrets_allow,
         out,
     );
 }
 
-/// `secrets/detected` on any text (records and `CONTEXT.md`), but the
-/// credentials whose fingerprints are in `allow`.
-pub fn scan(text: &str, allow: &[String], out: &mut Sink) {
-    emit(text, find(text), allow, out);
+/// `secrets/detected` on any text (records and `CONTEXT.md`) of the file
+/// at root-relative `path`, but the credentials `allow` lists.
+pub fn scan(path: &str, text: &str, allow: &[String], out: &mut Sink) {
+    emit(
+        path,
+        text,
+        findings_with(text, &HintWords::of(text)),
+        allow,
+        out,
+    );
 }
 
-fn emit(
-    text: &str,
-    found: Vec<(std::ops::Range<usize>, &'static str)>,
-    allow: &[String],
-    out: &mut Sink,
-) {
-    for (span, what) in found {
-        let print = fingerprint(&text[span.clone()]);
-        if allow.contains(&print) {
+fn emit(path: &str, text: &str, found: Vec<Finding>, allow: &[String], out: &mut Sink) {
+    if found.is_empty() {
+        return;
+    }
+    // This file's entries (`path:fingerprint`), and the 12-digit
+    // fingerprints of earlier versions, which named a value anywhere.
+    let here: Vec<&str> = allow
+        .iter()
+        .filter_map(|a| a.rsplit_once(':'))
+        .filter(|(p, _)| *p == path)
+        .map(|(_, f)| f)
+        .collect();
+    let legacy: Vec<&String> = allow
+        .iter()
+        .filter(|a| crate::syntax::secrets::is_legacy_fingerprint(a))
+        .collect();
+    for f in found {
+        let old = match legacy.is_empty() {
+            true => None,
+            false => {
+                Some(legacy_fingerprint(&text[f.range.clone()])).filter(|o| legacy.contains(&o))
+            }
+        };
+        // A private key's old fingerprint was its `BEGIN` line's: the same
+        // for every key, so it allows none.
+        if old.is_some() && !f.is_private_key() {
             continue;
         }
+        let print = fingerprint(path, &f.secret(text));
+        if here.contains(&print.as_str()) {
+            continue;
+        }
+        let migration = match old {
+            Some(o) => format!("; the entry `{o}` no longer allows it: taken from the key's `BEGIN` line alone, it allowed every key of this type"),
+            None => String::new(),
+        };
         out.emit(
             Rule::SecretsDetected,
-            span,
-            format!("this looks like {what} (fingerprint {print}); remove it and rotate the credential, since memory is committed and pushed (a documented example key may stay: add its fingerprint to `secrets.allow` in .memlint.yml)"),
+            f.range,
+            format!("this looks like {} (fingerprint {print}); remove it and rotate the credential, since memory is committed and pushed (a documented example key may stay: add `{path}:{print}` to `secrets.allow` in .memlint.yml{migration})", f.what),
         );
     }
 }
