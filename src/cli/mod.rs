@@ -32,6 +32,7 @@ mod staging;
 mod watch;
 
 pub use args::*;
+pub use hook::{hook_usage_note, is_hook_call};
 pub use settings::Settings;
 
 use std::process::ExitCode;
