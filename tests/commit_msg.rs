@@ -105,3 +105,33 @@ fn check_staged_commit_msg_reports_only_history_rules_and_reads_the_file() {
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read NOPE"));
 }
+
+/// Issue 44 item 22: the git hooks say nothing on a commit of code only,
+/// and a commit of records gets one count line (pre-commit's), not a
+/// second one from the commit-msg hook.
+#[test]
+fn the_git_hooks_are_quiet_when_there_is_nothing_to_check() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().canonicalize().expect("canonical");
+    ok(&root, "git", &["init", "-q", "-b", "main"]);
+    ok(&root, BIN, &["init", "--hooks"]);
+    ok(&root, "git", &["add", "-A"]);
+    ok(&root, "git", &["commit", "-q", "-m", "Set up memory"]);
+    let said = |out: &std::process::Output| {
+        assert!(out.status.success(), "{out:?}");
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    fs::write(root.join("main.rs"), "fn main() {}\n").expect("write");
+    ok(&root, "git", &["add", "main.rs"]);
+    let out = run(&root, "git", &["commit", "-q", "-m", "Code only"]);
+    assert_eq!(said(&out), "");
+
+    fs::write(root.join("knowledge/bank-api-rate-limits.md"), RECORD).expect("write");
+    ok(&root, "git", &["add", "-A"]);
+    let out = run(&root, "git", &["commit", "-q", "-m", "Add the rate limits"]);
+    assert_eq!(said(&out), "No problems in 1 file.\n");
+}

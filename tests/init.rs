@@ -466,3 +466,63 @@ fn init_never_writes_through_a_link_out_of_the_workspace() {
         0
     );
 }
+
+/// Issue 44 item 22: `init --hooks` on a workspace that is there does not
+/// say "nothing changed" before listing what it changed; `init` with
+/// nothing to do still says so; `-q init` prints only what asks for the
+/// user's hand; no line points at an internal document.
+#[test]
+fn init_on_an_existing_workspace_says_what_it_changed_and_q_is_quiet() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .output()
+            .expect("git")
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q", "-b", "main"]);
+    let (code, out) = memlint(root, &["-q", "init"]);
+    assert_eq!((code, out.as_str()), (0, ""));
+    assert!(root.join(".memlint.yml").is_file());
+    let (code, out) = memlint(root, &["init"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        format!(
+            "memlint: {} is already initialised; nothing changed\n",
+            root.display()
+        )
+    );
+    let (code, out) = memlint(root, &["init", "--hooks"]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("nothing changed"), "{out}");
+    assert!(!out.contains("SPEC"), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[..4],
+        [
+            format!("memlint: {} is already initialised", root.display()).as_str(),
+            "wrote .githooks/pre-commit",
+            "set core.hooksPath to .githooks",
+            "wrote .githooks/commit-msg",
+        ],
+        "{out}"
+    );
+    assert!(
+        out.contains("Agent-runtime hooks: add to your runtime settings"),
+        "{out}"
+    );
+    // Quiet: the settings to add are still printed, the status lines not.
+    let (code, out) = memlint(root, &["-q", "init", "--hooks"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("\nAgent-runtime hooks: "), "{out}");
+    assert!(
+        !out.contains("up to date") && !out.contains("initialised"),
+        "{out}"
+    );
+}

@@ -64,6 +64,10 @@ pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceE
     if args.staged {
         let outcome = crate::engine::version::staged(ws, &selected).map_err(git_error)?;
         matched(&outcome)?;
+        // A commit of code only: the pre-commit hook has nothing to say.
+        if nothing_found(args, &outcome) && outcome.files == 0 {
+            return Ok(ExitCode::SUCCESS);
+        }
         return Ok(report_check(s, args, &outcome));
     }
     if let Some(rev) = &args.base {
@@ -166,5 +170,16 @@ fn commit_msg(
     for w in &outcome.warnings {
         errln!("memlint: warning: {w}");
     }
+    // The commit-msg hook runs after the pre-commit hook, which has counted
+    // the records: a clean message adds nothing to that.
+    if nothing_found(args, &outcome) {
+        return Ok(ExitCode::SUCCESS);
+    }
     Ok(report_check(s, args, &outcome))
+}
+
+/// Human output with no finding, where the count line alone is noise (the
+/// git hooks). The machine formats always print their document.
+fn nothing_found(args: &CheckArgs, outcome: &crate::engine::check::Outcome) -> bool {
+    args.format == CheckFormat::Human && outcome.diagnostics.is_empty()
 }

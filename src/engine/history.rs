@@ -80,7 +80,12 @@ pub fn staged_history(
         selected,
         &mut outcome,
     ));
-    outcome.files = staged.changes.len();
+    // The files of the workspace the commit changes, not its code.
+    outcome.files = staged
+        .changes
+        .iter()
+        .filter(|c| classify(&c.path, &ws.config.banned_dirs) != Place::Outside)
+        .count();
     outcome.diagnostics = diags;
     diagnostic::sort(&mut outcome.diagnostics);
     Ok(outcome)

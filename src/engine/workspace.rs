@@ -285,7 +285,7 @@ impl Workspace {
         let message = if lossy_name(rel, e) {
             NON_UTF8_NAME.to_string()
         } else {
-            format!("the file cannot be read: {e}")
+            format!("the file cannot be read: {e}; make it a readable regular file, or move it out of the memory directories")
         };
         sink.emit(Rule::FormatEncoding, 0..0, message);
         report.diagnostics = crate::lint::to_diagnostics(rel, "", sink.findings, &self.config);
