@@ -167,15 +167,23 @@ fn commit_msg(
     let message = String::from_utf8_lossy(&message);
     let outcome = crate::engine::history::staged_history(&s.workspace, &message, selected)
         .map_err(|e| WorkspaceError::Usage(e.to_string()))?;
+    // The message is still being written: a trailer that is malformed,
+    // out of place or not what the commit does is fixed now, not left in
+    // history.
     for w in &outcome.warnings {
-        errln!("memlint: warning: {w}");
+        errln!("memlint: error: {w}");
     }
+    let bad_trailer = !outcome.warnings.is_empty();
     // The commit-msg hook runs after the pre-commit hook, which has counted
     // the records: a clean message adds nothing to that.
-    if nothing_found(args, &outcome) {
-        return Ok(ExitCode::SUCCESS);
-    }
-    Ok(report_check(s, args, &outcome))
+    let code = match nothing_found(args, &outcome) {
+        true => ExitCode::SUCCESS,
+        false => report_check(s, args, &outcome),
+    };
+    Ok(match bad_trailer {
+        true => super::exit::Outcome::Findings.into(),
+        false => code,
+    })
 }
 
 /// Human output with no finding, where the count line alone is noise (the
