@@ -91,7 +91,7 @@ fn root_of(request: &Request) -> Option<PathBuf> {
         .filter(|c| c.is_dir())
         .unwrap_or(cwd);
     let root = find_root(&start);
-    if is_workspace(&root) {
+    if crate::engine::workspace::is_workspace(&root) {
         return Some(root);
     }
     // Without `.memlint.yml` or git to mark the root, a session that runs
@@ -99,22 +99,9 @@ fn root_of(request: &Request) -> Option<PathBuf> {
     Some(
         start
             .ancestors()
-            .find(|dir| is_workspace(dir))
+            .find(|dir| crate::engine::workspace::is_workspace(dir))
             .map_or(root, Path::to_path_buf),
     )
-}
-
-/// Whether `root` looks like a memlint workspace at all: without any of its
-/// files the hooks stay silent and write nothing.
-fn is_workspace(root: &Path) -> bool {
-    [
-        crate::model::config::FILE_NAME,
-        crate::engine::context::CONTEXT_FILE,
-        "memory",
-        "knowledge",
-    ]
-    .iter()
-    .any(|n| root.join(n).exists())
 }
 
 /// Loads the workspace at `root`; a broken configuration falls back to the
@@ -154,7 +141,7 @@ fn tell_problems(ws: &Workspace, reply: &mut Reply) {
 /// `cwd`), when it is one memlint can load.
 fn workspace_of(request: &Request, reply: &mut Reply) -> Option<Workspace> {
     let root = root_of(request)?;
-    if !is_workspace(&root) {
+    if !crate::engine::workspace::is_workspace(&root) {
         return None;
     }
     load(&root, request.config.as_deref(), reply)
