@@ -62,7 +62,8 @@ fn config_lines(path: &str, errors: &[ConfigError]) -> String {
 pub fn is_workspace(root: &Path) -> bool {
     [
         config::FILE_NAME,
-        crate::engine::context::CONTEXT_FILE,
+        // `engine::context::CONTEXT_FILE`, which imports this module.
+        "CONTEXT.md",
         "memory",
         "knowledge",
     ]
