@@ -345,3 +345,63 @@ fn no_tool_ever_shows_a_secret() {
         .expect("body")
         .contains("Deploy token: "));
 }
+
+/// Issue 44 items 20 and 21: the server words the engine's advice for a
+/// model with tools (tool and parameter names, never `memlint …` commands
+/// or `--force`), and a value it cannot write names the real problem.
+#[test]
+fn refusals_and_texts_speak_in_tools_not_commands() {
+    let ws = workspace();
+    let config = ws.path().join(".memlint.yml");
+    let text = std::fs::read_to_string(&config).expect("read");
+    // A small budget, so that the context is cut and says how to recall.
+    std::fs::write(&config, text.replace("max_chars: 3000", "max_chars: 900")).expect("write");
+    let Some(out) = scenario(ws.path(), "advice") else {
+        return;
+    };
+    let text = |k: &str| {
+        assert_eq!(out[k]["is_error"], k != "context", "{k}: {}", out[k]);
+        out[k]["text"].as_str().expect("text").to_string()
+    };
+    for k in [
+        "similar", "control", "rewrite", "context", "bad_id", "missing", "empty",
+    ] {
+        let t = text(k);
+        assert!(!t.contains("memlint ") && !t.contains("--"), "{k}: {t}");
+    }
+    assert!(text("similar").starts_with(
+        "use-sqlite-statement-caches looks like a near-duplicate of `use-sqlite-statement-cache` (memory/decisions/use-sqlite-statement-cache.md); update that record instead\n"
+    ), "{}", text("similar"));
+    assert_eq!(
+        text("control"),
+        "the new `title` holds the control character U+0007 at character 17; a front-matter value is one line of plain text: remove it (a body may hold line breaks)"
+    );
+    assert!(
+        text("rewrite").ends_with(": write a new decision that replaces it (memory_write with replaces: use-sqlite-statement-cache)"),
+        "{}",
+        text("rewrite")
+    );
+    let context = out["context"]["structured"]["text"]
+        .as_str()
+        .expect("context")
+        .to_string();
+    assert!(
+        context.starts_with("Search memory (memory_search) before starting work"),
+        "{context}"
+    );
+    assert!(
+        context
+            .trim_end()
+            .ends_with("memory_search recalls the rest]")
+            || context.trim_end().ends_with("memory_search recalls more]"),
+        "{context}"
+    );
+    for k in ["bad_id", "missing"] {
+        assert!(
+            text(k).ends_with(" (memory_recent with kind session lists the stored ones)"),
+            "{k}: {}",
+            text(k)
+        );
+    }
+    assert!(text("empty").starts_with("the session text is empty; nothing to import (a session text has the 14 level-2 sections"), "{}", text("empty"));
+}

@@ -21,6 +21,7 @@ pub(super) fn run(global: &GlobalArgs, cmd: &HookCommand) -> ExitCode {
         cwd: std::env::current_dir().ok(),
         input: read_input(),
         env: &env,
+        words: super::advice::words,
     };
     let reply = match cmd {
         HookCommand::SessionStart => hook::session_start(&request),

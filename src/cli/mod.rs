@@ -7,6 +7,7 @@
 #[macro_use]
 pub mod output;
 
+mod advice;
 mod args;
 mod author;
 mod check;

@@ -35,6 +35,8 @@ pub struct Request<'a> {
     pub input: serde_json::Value,
     /// Reads an environment variable.
     pub env: &'a dyn Fn(&str) -> Option<String>,
+    /// The front end's words for the advice the context ends with when cut.
+    pub words: crate::engine::advice::Words,
 }
 
 /// What the runtime should do after the hook.
@@ -179,7 +181,7 @@ pub fn session_start(request: &Request) -> Reply {
         ..Default::default()
     };
     let (settings, warnings) =
-        crate::engine::context::Settings::resolve(&ws.config.context, &flags, env);
+        crate::engine::context::Settings::resolve(&ws.config.context, &flags, env, request.words);
     for w in warnings {
         reply.note(w);
     }
@@ -291,6 +293,7 @@ const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
 ///     cwd: std::env::current_dir().ok(),
 ///     input,
 ///     env: &|name| std::env::var(name).ok(),
+///     words: |_| String::new(),
 /// });
 /// print!("{}", reply.stdout);
 /// eprint!("{}", reply.stderr);

@@ -56,16 +56,20 @@ pub enum AuthorError {
     /// The slug is a near-duplicate of active records of the same kind
     /// (exit 1): the agent should update one of them instead of adding
     /// another. `--force` writes it anyway.
-    #[error("{slug} looks like a near-duplicate of {}; update that record instead (or give --force to write it anyway)", similar_list(.similar))]
+    #[error("{slug} looks like a near-duplicate of {}; update that record instead", similar_list(.similar))]
     Similar {
         slug: String,
         /// (slug, path) of each similar active record.
         similar: Vec<(String, String)>,
     },
-    /// The change would rewrite an active decision in place (exit 1): the
-    /// message says to write a new decision that replaces it.
-    #[error("{0}")]
-    Rewrite(String),
+    /// The change would rewrite the active decision `slug` in place (exit
+    /// 1): a new decision that replaces it is the way.
+    #[error("decision `{slug}` is active, and an active decision is not rewritten in place (history/decision-rewritten; its sources and tags may be changed in place): write a new decision that replaces it")]
+    Rewrite { slug: String },
+    /// The front matter of the record at `path` cannot be read (exit 2):
+    /// it is repaired by hand first.
+    #[error("{path}: its front matter cannot be read; repair it first")]
+    Unreadable { path: String },
     /// The change would close a `replaced_by` loop (exit 1).
     #[error("{0}")]
     Cycle(String),
@@ -95,8 +99,22 @@ impl AuthorError {
     /// unusable workspace, 1 for a refusal.
     pub fn exit_code(&self) -> u8 {
         match self {
-            AuthorError::Usage(_) | AuthorError::Workspace(_) | AuthorError::Write { .. } => 2,
+            AuthorError::Usage(_)
+            | AuthorError::Workspace(_)
+            | AuthorError::Write { .. }
+            | AuthorError::Unreadable { .. } => 2,
             _ => 1,
+        }
+    }
+
+    /// What the user can do next, for the front end to word.
+    pub fn advice(&self) -> Option<crate::engine::advice::Advice> {
+        use crate::engine::advice::Advice;
+        match self {
+            AuthorError::Similar { .. } => Some(Advice::Force),
+            AuthorError::Rewrite { slug } => Some(Advice::ReplaceDecision { slug: slug.clone() }),
+            AuthorError::Unreadable { path } => Some(Advice::Check { path: path.clone() }),
+            _ => None,
         }
     }
 }
