@@ -554,10 +554,16 @@ fn author_error(e: AuthorError) -> serde_json::Value {
                         "line": d.line,
                         "column": d.column,
                         "message": d.message,
+                        // Nothing was written: the model corrects its
+                        // input; the rule's document says why it matters.
                         "fix": if d.fixable {
-                            format!("`memlint check --fix {}` repairs it", d.path)
+                            "correct the value as the message says and call the tool again".to_string()
                         } else {
-                            format!("see `memlint rule {}`", d.rule)
+                            format!(
+                                "the rule is explained at {}#{}",
+                                super::server::state::RULES_DOC,
+                                super::server::diagnostics::anchor(d.rule)
+                            )
                         },
                     })
                 })

@@ -6,12 +6,12 @@
 //! call the engine. See docs/language-server.md.
 
 mod actions;
-mod diagnostics;
+pub(super) mod diagnostics;
 mod documents;
 mod formatting;
 mod navigation;
 mod rename;
-mod state;
+pub(super) mod state;
 
 use crossbeam_channel::RecvTimeoutError;
 use documents::Document;
