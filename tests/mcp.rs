@@ -406,3 +406,27 @@ fn refusals_and_texts_speak_in_tools_not_commands() {
     }
     assert!(text("empty").starts_with("the session text is empty; nothing to import (a session text has the 14 level-2 sections"), "{}", text("empty"));
 }
+
+/// Issue 44 item 19: outside a workspace a tool creates nothing (no
+/// `.memlint/`, no `memory/`) and says there is none and how to make one.
+#[test]
+fn outside_a_workspace_the_tools_create_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = format!(
+        "{INIT}{}\n{}\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"cache"}}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"memory_write","arguments":{"kind":"decision","title":"Use gix","sources":["https://example.com"]}}}"#
+    );
+    let (code, messages, _) = raw(dir.path(), input.as_bytes());
+    assert_eq!(code, 0);
+    for id in [2, 3] {
+        let m = messages.iter().find(|m| m["id"] == id).expect("answered");
+        assert_eq!(m["result"]["isError"], true, "{m}");
+        let error = m["result"]["structuredContent"]["error"]
+            .as_str()
+            .expect("error");
+        assert!(error.contains("is not a memlint workspace"), "{error}");
+        assert!(error.contains("`memlint init`"), "{error}");
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).expect("read_dir").count(), 0);
+}

@@ -480,6 +480,12 @@ impl Memory {
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let ws = Workspace::load(place.root.as_deref(), place.config.as_deref())
                 .map_err(|e: WorkspaceError| usage(&e.to_string()))?;
+            // Outside a workspace nothing is created (no `.memlint/`, no
+            // `memory/`): the tool says there is none.
+            if !crate::engine::workspace::is_workspace(&ws.root) {
+                let e = WorkspaceError::NoWorkspace { root: ws.root };
+                return Err(usage(&e.to_string()));
+            }
             f(ws)
         }))
         .unwrap_or_else(|_| Err(usage("internal error in memlint; please report this bug")));
