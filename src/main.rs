@@ -45,6 +45,13 @@ fn main() -> ExitCode {
         // A usage error quotes the arguments: through the sanitizer, as
         // everything memlint prints (help and version go to stdout as
         // clap writes them).
+        // A hook the runtime names wrongly (`hook user-prompt-submit`, a
+        // typo, a flag it passes) must not block the agent: a runtime reads
+        // exit 2 as "refuse this action". Note it and exit 0.
+        Err(e) if e.use_stderr() && memlint::cli::is_hook_call(std::env::args_os().skip(1)) => {
+            memlint::cli::output::err(&memlint::cli::hook_usage_note(&e.render().to_string()));
+            return ExitCode::SUCCESS;
+        }
         Err(e) if e.use_stderr() => {
             memlint::cli::output::err(&e.render().to_string());
             return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));

@@ -388,7 +388,7 @@ fn a_fifo_context_file_hangs_no_command() {
     assert_eq!(run.code, 1, "{run:?}");
     assert!(
         run.stdout
-            .contains("\"message\": \"the file cannot be read: not a regular file (a FIFO)\""),
+            .contains("\"message\": \"the file cannot be read: not a regular file (a FIFO); make it a readable regular file, or move it out of the memory directories\""),
         "{run:?}"
     );
     let run = bounded(root, &["context"], "");

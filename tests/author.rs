@@ -927,7 +927,7 @@ fn replace_leaves_a_record_it_cannot_read_alone_and_says_why() {
     );
     assert_eq!(run.code, 2, "{}", run.stderr);
     assert!(
-        run.stderr.contains("memory/decisions/broken-record.md: its front matter cannot be read; run `memlint check memory/decisions/broken-record.md`"),
+        run.stderr.contains("memory/decisions/broken-record.md: its front matter cannot be read; repair it first (`memlint check memory/decisions/broken-record.md` shows what is wrong)"),
         "{}",
         run.stderr
     );

@@ -105,3 +105,117 @@ fn check_staged_commit_msg_reports_only_history_rules_and_reads_the_file() {
     assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&missing.stderr).contains("cannot read NOPE"));
 }
+
+/// Issue 44 item 22: the git hooks say nothing on a commit of code only,
+/// and a commit of records gets one count line (pre-commit's), not a
+/// second one from the commit-msg hook.
+#[test]
+fn the_git_hooks_are_quiet_when_there_is_nothing_to_check() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().canonicalize().expect("canonical");
+    ok(&root, "git", &["init", "-q", "-b", "main"]);
+    ok(&root, BIN, &["init", "--hooks"]);
+    ok(&root, "git", &["add", "-A"]);
+    ok(&root, "git", &["commit", "-q", "-m", "Set up memory"]);
+    let said = |out: &std::process::Output| {
+        assert!(out.status.success(), "{out:?}");
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    };
+    fs::write(root.join("main.rs"), "fn main() {}\n").expect("write");
+    ok(&root, "git", &["add", "main.rs"]);
+    let out = run(&root, "git", &["commit", "-q", "-m", "Code only"]);
+    assert_eq!(said(&out), "");
+
+    fs::write(root.join("knowledge/bank-api-rate-limits.md"), RECORD).expect("write");
+    ok(&root, "git", &["add", "-A"]);
+    let out = run(&root, "git", &["commit", "-q", "-m", "Add the rate limits"]);
+    assert_eq!(said(&out), "No problems in 1 file.\n");
+}
+
+/// Issue 44 item 17: trailers are read as git reads them (the last
+/// paragraph, never the subject, comment lines left out), and each must
+/// say what the commit does: its `into` target is in the commit, `drop`
+/// and `merge` name a record it removes, `trim` and `rewrite` one it
+/// keeps. Anything else stops the commit with the reason.
+#[test]
+fn commit_msg_trailers_must_be_trailers_and_match_the_commit() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().canonicalize().expect("canonical");
+    ok(&root, "git", &["init", "-q", "-b", "main"]);
+    ok(&root, BIN, &["init"]);
+    fs::write(root.join("knowledge/old-limits.md"), RECORD).expect("write");
+    fs::write(root.join("knowledge/bank-api-rate-limits.md"), RECORD).expect("write");
+    ok(&root, "git", &["add", "-A"]);
+    ok(&root, "git", &["commit", "-q", "--no-verify", "-m", "base"]);
+    ok(&root, "git", &["rm", "-q", "knowledge/old-limits.md"]);
+    let check = |message: &str| {
+        fs::write(root.join("MSG"), message).expect("write");
+        let out = run(
+            &root,
+            BIN,
+            &[
+                "check",
+                "--staged",
+                "--commit-msg",
+                "MSG",
+                "--color",
+                "never",
+            ],
+        );
+        (
+            out.status.code().expect("exit code"),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let refused = |message: &str, why: &str| {
+        let (code, out, err) = check(message);
+        assert_eq!(code, 1, "{message:?}: {out}{err}");
+        assert!(err.starts_with("memlint: error: "), "{message:?}: {err}");
+        assert!(err.contains(why), "{message:?}: {err}");
+    };
+    let stopped = "does not match the commit: ";
+    refused(
+        "Merge\n\nMemlint-GC: merge knowledge/old-limits into knowledge/nonexistent superseded\n",
+        &format!("{stopped}`knowledge/nonexistent` is not in this commit (there is no knowledge/nonexistent.md), so nothing went into it"),
+    );
+    refused(
+        "Merge\n\nMemlint-GC: merge knowledge/old-limits into knowledge/old-limits superseded\n",
+        "names the same record twice: a record cannot go into itself",
+    );
+    refused(
+        "Trim\n\nMemlint-GC: trim knowledge/old-limits noisy\n",
+        &format!(
+            "{stopped}this commit removes `knowledge/old-limits`, but `trim` keeps the record"
+        ),
+    );
+    refused(
+        "Drop\n\nMemlint-GC: drop knowledge/old-limits outdated\nMemlint-GC: drop knowledge/bank-api-rate-limits outdated\n",
+        &format!("{stopped}`knowledge/bank-api-rate-limits` is still in this commit"),
+    );
+    refused(
+        "Memlint-GC: drop knowledge/old-limits outdated\n",
+        "it is the subject line, and git reads trailers only from the last paragraph",
+    );
+    refused(
+        "Drop\n\nMemlint-GC: drop knowledge/old-limits outdated\n\nThe limits moved to the bank API record.\n",
+        "it is not in the message's last paragraph, where git reads trailers",
+    );
+    // The removal is unexplained too: the refused trailer explains nothing.
+    let (_, out, _) = check("Trim\n\nMemlint-GC: trim knowledge/old-limits noisy\n");
+    assert!(out.contains("history/unexplained-removal"), "{out}");
+
+    // As git reads them: the last paragraph, with other trailers, and the
+    // comment lines git's editor template adds are no paragraph.
+    for message in [
+        "Drop\n\nMemlint-GC: drop knowledge/old-limits outdated\n",
+        "Merge\n\nThe limits live in one record now.\n\nMemlint-GC: merge knowledge/old-limits into knowledge/bank-api-rate-limits superseded\nSigned-off-by: A <a@example.com>\n",
+        "Drop\n\nMemlint-GC: drop knowledge/old-limits outdated\n\n# Please enter the commit message for your changes. Lines starting\n# with '#' will be ignored.\n#\n# ------------------------ >8 ------------------------\n\nNot: a trailer\n",
+    ] {
+        assert_eq!(check(message), (0, String::new(), String::new()), "{message:?}");
+    }
+}

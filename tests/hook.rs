@@ -500,3 +500,43 @@ fn post_write_lints_context_md() {
     let o = post_write(ws.path(), "Edit", &path);
     assert_eq!((code(&o), err(&o).as_str()), (0, ""));
 }
+
+/// Issue 44 item 18: a runtime reads exit 2 as blocking, so a hook name it
+/// does not know (a newer event, a typo, a stray flag) must not refuse the
+/// user's prompts: exit 0, nothing on standard output, a note on standard
+/// error naming the hooks there are. Other usage errors still exit 2.
+#[test]
+fn an_unknown_hook_name_exits_0_with_a_note_and_never_blocks() {
+    let ws = workspace();
+    let input = r#"{"hook_event_name":"UserPromptSubmit","prompt":"hello"}"#;
+    for args in [
+        &["hook", "user-prompt-submit"][..],
+        &["hook", "pre-compact"],
+        &["hook", "sesion-start"],
+        &["hook"],
+        &["hook", "post-write", "--bogus"],
+        &["--root", ".", "-q", "hook", "userpromptsubmit"],
+        &["--color=never", "hook", "Stop"],
+    ] {
+        let o = hook(ws.path(), args, input, &[]);
+        assert_eq!(
+            (code(&o), out(&o).as_str()),
+            (0, ""),
+            "{args:?}: {}",
+            err(&o)
+        );
+        let said = err(&o);
+        assert!(said.starts_with("memlint hook: note: "), "{args:?}: {said}");
+        assert!(
+            said.contains("nothing was done")
+                && said.contains("`memlint hook session-start`, `memlint hook post-write` and `memlint hook stop`"),
+            "{args:?}: {said}"
+        );
+        assert_eq!(said.lines().count(), 1, "{said}");
+    }
+    // Not a hook: a usage error as before.
+    let o = hook(ws.path(), &["serch", "x"], "", &[]);
+    assert_eq!(code(&o), 2);
+    let o = hook(ws.path(), &["--root", "hook", "search"], "", &[]);
+    assert_eq!(code(&o), 2, "{}", err(&o));
+}

@@ -466,3 +466,135 @@ fn init_never_writes_through_a_link_out_of_the_workspace() {
         0
     );
 }
+
+/// Issue 44 item 22: `init --hooks` on a workspace that is there does not
+/// say "nothing changed" before listing what it changed; `init` with
+/// nothing to do still says so; `-q init` prints only what asks for the
+/// user's hand; no line points at an internal document.
+#[test]
+fn init_on_an_existing_workspace_says_what_it_changed_and_q_is_quiet() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .output()
+            .expect("git")
+            .status
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q", "-b", "main"]);
+    let (code, out) = memlint(root, &["-q", "init"]);
+    assert_eq!((code, out.as_str()), (0, ""));
+    assert!(root.join(".memlint.yml").is_file());
+    let (code, out) = memlint(root, &["init"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        out,
+        format!(
+            "memlint: {} is already initialised; nothing changed\n",
+            root.display()
+        )
+    );
+    let (code, out) = memlint(root, &["init", "--hooks"]);
+    assert_eq!(code, 0);
+    assert!(!out.contains("nothing changed"), "{out}");
+    assert!(!out.contains("SPEC"), "{out}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines[..4],
+        [
+            format!("memlint: {} is already initialised", root.display()).as_str(),
+            "wrote .githooks/pre-commit",
+            "set core.hooksPath to .githooks",
+            "wrote .githooks/commit-msg",
+        ],
+        "{out}"
+    );
+    assert!(
+        out.contains("Agent-runtime hooks: add to your runtime settings"),
+        "{out}"
+    );
+    // Quiet: the settings to add are still printed, the status lines not.
+    let (code, out) = memlint(root, &["-q", "init", "--hooks"]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("\nAgent-runtime hooks: "), "{out}");
+    assert!(
+        !out.contains("up to date") && !out.contains("initialised"),
+        "{out}"
+    );
+}
+
+/// Every file and directory under `root`, names only.
+fn names(root: &Path) -> Vec<String> {
+    tree(root).into_keys().collect()
+}
+
+/// Issue 44 item 19: outside a workspace, the commands that read or write
+/// the memory say there is none and how to make one, exit 2 and create
+/// nothing (no `.memlint/`, no `memory/`); the hooks still exit 0 and
+/// write nothing.
+#[test]
+fn outside_a_workspace_commands_say_so_and_create_nothing() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().canonicalize().expect("canonical");
+    let project = root.join("project");
+    std::fs::create_dir_all(project.join("src")).expect("mkdir");
+    std::fs::write(project.join("src/main.rs"), "fn main() {}\n").expect("write");
+    let ok = Command::new("git")
+        .args(["init", "-q", "-b", "main"])
+        .current_dir(&project)
+        .status()
+        .expect("git")
+        .success();
+    assert!(ok);
+    let before = names(&project);
+    let said = format!(
+        "memlint: error: {} is not a memlint workspace: it has no .memlint.yml, memory/, knowledge/ or CONTEXT.md (the root is the nearest directory above with .memlint.yml, else the top of the git work tree, else the current directory); run `memlint init` to make one, or name one with --root DIR\n",
+        project.display()
+    );
+    for args in [
+        &["search", "cache"][..],
+        &["context"],
+        &[
+            "new",
+            "decision",
+            "Use gix",
+            "--source",
+            "https://example.com",
+        ],
+        &["show", "use-gix"],
+        &["index"],
+    ] {
+        // From a subdirectory too: the root is the top of the work tree.
+        for dir in [project.clone(), project.join("src")] {
+            let out = Command::new(BIN)
+                .args(args)
+                .current_dir(&dir)
+                .output()
+                .expect("run memlint");
+            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            assert_eq!(out.stdout, b"", "{args:?}");
+            assert_eq!(String::from_utf8_lossy(&out.stderr), said, "{args:?}");
+            assert_eq!(names(&project), before, "{args:?} created files");
+        }
+    }
+    // The hooks stay silent and succeed.
+    for hook in ["session-start", "stop"] {
+        let out = Command::new(BIN)
+            .args(["hook", hook])
+            .current_dir(&project)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run memlint");
+        assert_eq!(out.status.code(), Some(0), "{hook}");
+        assert_eq!((out.stdout.len(), out.stderr.len()), (0, 0), "{hook}");
+    }
+    assert_eq!(names(&project), before);
+    // Made one: the same commands work.
+    assert_eq!(memlint(&project, &["-q", "init"]).0, 0);
+    let (code, _) = memlint(&project, &["search", "cache"]);
+    assert_eq!(code, 0);
+}

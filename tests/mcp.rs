@@ -168,10 +168,11 @@ fn refusals_come_back_as_tool_errors_and_nothing_is_written() {
         (&d["rule"], &d["line"], &d["column"]),
         (&"sources/format".into(), &6.into(), &5.into())
     );
-    assert!(d["fix"]
-        .as_str()
-        .expect("fix")
-        .contains("memlint rule sources/format"));
+    // Words for a model with tools: the rule's document, not a command.
+    assert_eq!(
+        d["fix"],
+        "the rule is explained at https://github.com/memlint/memlint/blob/main/docs/rules.md#sourcesformat"
+    );
     let secret = error("secret");
     assert!(secret["text"]
         .as_str()
@@ -344,4 +345,88 @@ fn no_tool_ever_shows_a_secret() {
         .as_str()
         .expect("body")
         .contains("Deploy token: "));
+}
+
+/// Issue 44 items 20 and 21: the server words the engine's advice for a
+/// model with tools (tool and parameter names, never `memlint …` commands
+/// or `--force`), and a value it cannot write names the real problem.
+#[test]
+fn refusals_and_texts_speak_in_tools_not_commands() {
+    let ws = workspace();
+    let config = ws.path().join(".memlint.yml");
+    let text = std::fs::read_to_string(&config).expect("read");
+    // A small budget, so that the context is cut and says how to recall.
+    std::fs::write(&config, text.replace("max_chars: 3000", "max_chars: 900")).expect("write");
+    let Some(out) = scenario(ws.path(), "advice") else {
+        return;
+    };
+    let text = |k: &str| {
+        assert_eq!(out[k]["is_error"], k != "context", "{k}: {}", out[k]);
+        out[k]["text"].as_str().expect("text").to_string()
+    };
+    for k in [
+        "similar", "control", "rewrite", "context", "bad_id", "missing", "empty",
+    ] {
+        let t = text(k);
+        assert!(!t.contains("memlint ") && !t.contains("--"), "{k}: {t}");
+    }
+    assert!(text("similar").starts_with(
+        "use-sqlite-statement-caches looks like a near-duplicate of `use-sqlite-statement-cache` (memory/decisions/use-sqlite-statement-cache.md); update that record instead (or call memory_write again with force: true to write it anyway)\n"
+    ), "{}", text("similar"));
+    assert_eq!(
+        text("control"),
+        "the new `title` holds the control character U+0007 at character 17; a front-matter value is one line of plain text: remove it (a body may hold line breaks)"
+    );
+    assert!(
+        text("rewrite").ends_with(": write a new decision that replaces it (memory_write with replaces: use-sqlite-statement-cache)"),
+        "{}",
+        text("rewrite")
+    );
+    let context = out["context"]["structured"]["text"]
+        .as_str()
+        .expect("context")
+        .to_string();
+    assert!(
+        context.starts_with("Search memory (memory_search) before starting work"),
+        "{context}"
+    );
+    assert!(
+        context
+            .trim_end()
+            .ends_with("memory_search recalls the rest]")
+            || context.trim_end().ends_with("memory_search recalls more]"),
+        "{context}"
+    );
+    for k in ["bad_id", "missing"] {
+        assert!(
+            text(k).ends_with(" (memory_recent with kind session lists the stored ones)"),
+            "{k}: {}",
+            text(k)
+        );
+    }
+    assert!(text("empty").starts_with("the session text is empty; nothing to import (a session text has the 14 level-2 sections"), "{}", text("empty"));
+}
+
+/// Issue 44 item 19: outside a workspace a tool creates nothing (no
+/// `.memlint/`, no `memory/`) and says there is none and how to make one.
+#[test]
+fn outside_a_workspace_the_tools_create_nothing() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = format!(
+        "{INIT}{}\n{}\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"cache"}}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"memory_write","arguments":{"kind":"decision","title":"Use gix","sources":["https://example.com"]}}}"#
+    );
+    let (code, messages, _) = raw(dir.path(), input.as_bytes());
+    assert_eq!(code, 0);
+    for id in [2, 3] {
+        let m = messages.iter().find(|m| m["id"] == id).expect("answered");
+        assert_eq!(m["result"]["isError"], true, "{m}");
+        let error = m["result"]["structuredContent"]["error"]
+            .as_str()
+            .expect("error");
+        assert!(error.contains("is not a memlint workspace"), "{error}");
+        assert!(error.contains("`memlint init`"), "{error}");
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).expect("read_dir").count(), 0);
 }

@@ -436,3 +436,23 @@ fn human_output_never_sends_control_characters_of_a_file() {
         lines[at + 1]
     );
 }
+
+/// Issue 44 item 22: a file too large to read has no excerpt to show; it
+/// is still a report like the others (rule, `×`, its place), and it says
+/// how to get out of it, naming `max_file_bytes`.
+#[test]
+fn regression_a_file_too_large_is_reported_like_the_others_with_a_way_out() {
+    let (code, out) = check(&fixture("rules/format-too-large"), &["--color", "never"]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        out,
+        "format/too-large
+
+  × knowledge/huge-record.md:1:1: the file has 962 bytes, more than `max_file_bytes` (512); it was
+  │ not read. Shorten it or split it into several records, or raise `max_file_bytes` in
+  │ .memlint.yml
+
+Found 1 error and 0 warnings in 1 file.
+"
+    );
+}

@@ -738,3 +738,25 @@ fn docs_rules_md_is_the_registry() {
          `MEMLINT_UPDATE_DOCS=1 cargo test --test rule_docs`, or write this:\n\n{want}"
     );
 }
+
+/// Issue 44 item 22: a rule name that is not one says where the list is.
+#[test]
+fn an_unknown_rule_name_points_at_the_list() {
+    let out = Command::new(BIN)
+        .args(["rule", "nosuch"])
+        .output()
+        .expect("run memlint");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "memlint: error: no rule named `nosuch`; `memlint rule` lists them all\n"
+    );
+    let out = Command::new(BIN)
+        .args(["rule", "status/danglng-target"])
+        .output()
+        .expect("run memlint");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "memlint: error: no rule named `status/danglng-target` (did you mean `status/dangling-target`?); `memlint rule` lists them all\n"
+    );
+}

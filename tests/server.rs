@@ -230,10 +230,15 @@ fn code_actions_fix_one_finding_or_all() {
     let quick: Vec<&Value> = actions.iter().filter(|a| a["kind"] == "quickfix").collect();
     assert_eq!(quick.len(), 1, "{actions:#?}");
     assert_eq!(quick[0]["title"], "Fix `frontmatter/unknown-key`");
-    let new_text = quick[0]["edit"]["changes"][&u][0]["newText"]
-        .as_str()
-        .unwrap();
+    let edits = &quick[0]["edit"]["changes"][&u];
+    let new_text = lsp::applied(BROKEN, edits);
     assert!(new_text.contains("\ntags: [x]\n"), "{new_text}");
+    // Issue 44 item 21: only what differs changes (`tgas` → `tags`), not
+    // the whole document.
+    assert_eq!(
+        edits,
+        &json!([{ "range": { "start": { "line": 8, "character": 1 }, "end": { "line": 8, "character": 3 } }, "newText": "ag" }])
+    );
     assert!(new_text.contains("  - decision:use-float-amounts\n  - decision:use-float-amounts\n"));
     // Fix all: the duplicate source goes too.
     let all = c.call(
@@ -245,9 +250,7 @@ fn code_actions_fix_one_finding_or_all() {
     let all = all.as_array().unwrap();
     assert_eq!(all.len(), 1, "{all:#?}");
     assert_eq!(all[0]["kind"], "source.fixAll.memlint");
-    let fixed = all[0]["edit"]["changes"][&u][0]["newText"]
-        .as_str()
-        .unwrap();
+    let fixed = lsp::applied(BROKEN, &all[0]["edit"]["changes"][&u]);
     assert_eq!(
         fixed.matches("decision:use-float-amounts").count(),
         1,
@@ -272,9 +275,8 @@ fn status_chain_is_fixed_to_the_final_record() {
         json!({ "textDocument": { "uri": u }, "range": diags[0]["range"],
                 "context": { "diagnostics": diags } }),
     );
-    let fixed = actions[0]["edit"]["changes"][&u][0]["newText"]
-        .as_str()
-        .unwrap();
+    let edits = &actions[0]["edit"]["changes"][&u];
+    let fixed = lsp::applied(text, edits);
     assert!(
         fixed.contains("replaced_by: store-amounts-as-integer-minor-units\n"),
         "{fixed}"
@@ -699,7 +701,7 @@ fn encoding_findings_have_quick_fixes_too() {
         .iter()
         .find(|a| a["title"] == "Fix `format/crlf`")
         .unwrap_or_else(|| panic!("{actions:#}"));
-    let fixed = crlf["edit"]["changes"][&u][0]["newText"].as_str().unwrap();
+    let fixed = lsp::applied(text, &crlf["edit"]["changes"][&u]);
     assert_eq!(fixed, text.replace("\r\n", "\n"));
     assert_eq!(c.shutdown(), Some(0));
 }
@@ -883,4 +885,74 @@ fn root_and_config_flags_choose_the_workspace_and_its_configuration() {
     let rules: Vec<String> = codes(&c.diagnostics(&u)).into_iter().map(|c| c.0).collect();
     assert_eq!(rules, ["sources/duplicate", "frontmatter/unknown-key"]);
     assert_eq!(c.shutdown(), Some(0));
+}
+
+/// Issue 44 item 21: `initialize` without `rootUri` (no params at all, a
+/// root that does not exist, only the old `rootPath`) is answered, and the
+/// server works from what the client named or from its current directory;
+/// a workspace it cannot load gets an error answer, never silence.
+#[test]
+fn initialize_without_a_root_uri_is_answered() {
+    let ws = workspace();
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    for (dir, params) in [
+        (ws.path(), Value::Null),
+        (ws.path(), json!({ "capabilities": {} })),
+        (
+            ws.path(),
+            json!({ "capabilities": {}, "rootUri": "file:///no/such/directory" }),
+        ),
+        (
+            elsewhere.path(),
+            json!({ "capabilities": {}, "rootPath": ws.path() }),
+        ),
+    ] {
+        let mut c = lsp::Client::start(common::BIN, dir);
+        let r = c.request("initialize", params.clone());
+        assert!(r["result"]["capabilities"].is_object(), "{params}: {r}");
+        c.notify("initialized", json!({}));
+        let u = c.open(&ws.path().join("memory/decisions/new-money.md"), BROKEN);
+        assert!(!c.diagnostics(&u).is_empty(), "{params}");
+        assert_eq!(c.shutdown(), Some(0), "{params}");
+    }
+    // A configuration that leads out of the root: an error answer.
+    let outside = tempfile::tempdir().expect("tempdir");
+    std::fs::write(outside.path().join("x.yml"), "max_sources: 3\n").expect("write");
+    std::fs::remove_file(ws.path().join(".memlint.yml")).expect("remove");
+    std::os::unix::fs::symlink(outside.path().join("x.yml"), ws.path().join(".memlint.yml"))
+        .expect("symlink");
+    let mut c = lsp::Client::start(common::BIN, ws.path());
+    let r = c.request("initialize", json!({ "capabilities": {} }));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap_or("")
+            .contains("leads out of"),
+        "{r}"
+    );
+}
+
+/// Issue 44 item 21: after `shutdown`, a `didOpen` publishes nothing.
+#[test]
+fn nothing_is_published_after_shutdown() {
+    let ws = workspace();
+    let mut c = push_client(ws.path());
+    let r = c.request("shutdown", Value::Null);
+    assert_eq!(r["result"], Value::Null);
+    let u = c.open(&ws.path().join("memory/decisions/new-money.md"), BROKEN);
+    // The `exit` after it is read in order: anything published before it
+    // has been sent by the time the process ends.
+    c.notify("exit", Value::Null);
+    assert_eq!(c.wait_exit(), Some(0));
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    c.poll();
+    assert!(
+        !c.notifications
+            .iter()
+            .any(|n| n["method"] == "textDocument/publishDiagnostics"
+                && n["params"]["uri"] == u.as_str()),
+        "{:?}",
+        c.notifications
+    );
 }

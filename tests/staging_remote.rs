@@ -211,3 +211,63 @@ fn a_remote_that_cannot_be_reached_is_an_error_not_a_claim() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("git ls-remote nowhere"));
     assert!(!clones[0].join("staging/.consolidation.lock").exists());
 }
+
+/// Issue 44 item 21: a lock on the remote that is not one memlint can read
+/// is reported as the ref it is, on the remote it is on, not as the local
+/// lock file; so is a release with no lock there, and a forced takeover.
+#[test]
+fn a_garbage_remote_lock_is_named_as_the_ref_on_the_remote() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let clones = clones(tmp.path(), 2);
+    let release = run(
+        &clones[1],
+        BIN,
+        &["staging", "release", "--remote", "origin", "--pod", "here"],
+    );
+    assert_eq!(release.status.code(), Some(3), "{release:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&release.stderr),
+        format!(
+            "memlint: error: staging is not claimed: there is no {REF} on the remote `origin`\n"
+        )
+    );
+    fs::write(clones[0].join("lock.json"), "not a lock\n").expect("write");
+    let blob = ok(&clones[0], "git", &["hash-object", "-w", "lock.json"]);
+    ok(
+        &clones[0],
+        "git",
+        &[
+            "push",
+            "-q",
+            "origin",
+            &format!("{}:{REF}", blob.trim()),
+            "--force",
+        ],
+    );
+    let refused = claim(&clones[1], "here", &me());
+    assert_eq!(refused.status.code(), Some(3), "{refused:?}");
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        said.starts_with(&format!(
+            "memlint: error: {REF} on the remote `origin` cannot be read as a consolidation lock ("
+        )),
+        "{said}"
+    );
+    assert!(!said.contains("staging/.consolidation.lock"), "{said}");
+    let forced = run(
+        &clones[1],
+        BIN,
+        &[
+            "staging", "claim", "--remote", "origin", "--pod", "here", "--force", "--format",
+            "json",
+        ],
+    );
+    assert_eq!(forced.status.code(), Some(0), "{forced:?}");
+    let said = String::from_utf8_lossy(&forced.stderr);
+    assert!(
+        said.starts_with(&format!(
+            "memlint: warning: replaced the unreadable {REF} on the remote `origin` ("
+        )),
+        "{said}"
+    );
+}

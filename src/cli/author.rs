@@ -180,7 +180,7 @@ fn refused(s: &Settings, e: &AuthorError, format: AuthorFormat) -> ExitCode {
             };
             write_out(&crate::syntax::sanitize::json(&serde_json::json!({
                 "written": false,
-                "error": e.to_string(),
+                "error": super::advice::said(e, e.advice()),
                 "path": path,
                 "diagnostics": diagnostics,
                 "similar": similar,
@@ -195,7 +195,7 @@ fn refused(s: &Settings, e: &AuthorError, format: AuthorFormat) -> ExitCode {
             }
         }
     }
-    errln!("memlint: error: {e}");
+    errln!("memlint: error: {}", super::advice::said(e, e.advice()));
     code
 }
 

@@ -64,6 +64,10 @@ pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceE
     if args.staged {
         let outcome = crate::engine::version::staged(ws, &selected).map_err(git_error)?;
         matched(&outcome)?;
+        // A commit of code only: the pre-commit hook has nothing to say.
+        if nothing_found(args, &outcome) && outcome.files == 0 {
+            return Ok(ExitCode::SUCCESS);
+        }
         return Ok(report_check(s, args, &outcome));
     }
     if let Some(rev) = &args.base {
@@ -163,8 +167,27 @@ fn commit_msg(
     let message = String::from_utf8_lossy(&message);
     let outcome = crate::engine::history::staged_history(&s.workspace, &message, selected)
         .map_err(|e| WorkspaceError::Usage(e.to_string()))?;
+    // The message is still being written: a trailer that is malformed,
+    // out of place or not what the commit does is fixed now, not left in
+    // history.
     for w in &outcome.warnings {
-        errln!("memlint: warning: {w}");
+        errln!("memlint: error: {w}");
     }
-    Ok(report_check(s, args, &outcome))
+    let bad_trailer = !outcome.warnings.is_empty();
+    // The commit-msg hook runs after the pre-commit hook, which has counted
+    // the records: a clean message adds nothing to that.
+    let code = match nothing_found(args, &outcome) {
+        true => ExitCode::SUCCESS,
+        false => report_check(s, args, &outcome),
+    };
+    Ok(match bad_trailer {
+        true => super::exit::Outcome::Findings.into(),
+        false => code,
+    })
+}
+
+/// Human output with no finding, where the count line alone is noise (the
+/// git hooks). The machine formats always print their document.
+fn nothing_found(args: &CheckArgs, outcome: &crate::engine::check::Outcome) -> bool {
+    args.format == CheckFormat::Human && outcome.diagnostics.is_empty()
 }

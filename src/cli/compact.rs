@@ -79,7 +79,7 @@ pub(super) fn run(
     match result {
         Ok(()) => Ok(ExitCode::SUCCESS),
         Err(e) => {
-            errln!("memlint: error: {e}");
+            errln!("memlint: error: {}", super::advice::said(&e, e.advice()));
             Ok(super::exit::compact(&e))
         }
     }

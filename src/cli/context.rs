@@ -43,7 +43,12 @@ pub(super) fn run(s: &Settings, args: &ContextArgs) -> Result<ExitCode, Workspac
             .map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
         blocks: args.blocks,
     };
-    let (settings, warnings) = c::Settings::resolve(&s.workspace.config.context, &flags, &env);
+    let (settings, warnings) = c::Settings::resolve(
+        &s.workspace.config.context,
+        &flags,
+        &env,
+        super::advice::words,
+    );
     for w in warnings {
         errln!("memlint: warning: {w}");
     }

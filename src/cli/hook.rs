@@ -21,6 +21,7 @@ pub(super) fn run(global: &GlobalArgs, cmd: &HookCommand) -> ExitCode {
         cwd: std::env::current_dir().ok(),
         input: read_input(),
         env: &env,
+        words: super::advice::words,
     };
     let reply = match cmd {
         HookCommand::SessionStart => hook::session_start(&request),
@@ -56,4 +57,41 @@ fn read_input() -> serde_json::Value {
     let mut bytes = Vec::new();
     let _ = stdin.lock().take(16 << 20).read_to_end(&mut bytes);
     serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null)
+}
+
+/// Whether the command line (without the program name) calls `memlint hook
+/// …`: its first word that is no global flag is `hook`. Used when the
+/// command line does not parse, so that a hook the runtime names wrongly
+/// is not a usage error (exit 2, which the runtime reads as blocking).
+pub fn is_hook_call(args: impl IntoIterator<Item = std::ffi::OsString>) -> bool {
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let Some(arg) = arg.to_str() else {
+            return false;
+        };
+        match arg {
+            "--root" | "--config" | "--color" => {
+                args.next();
+            }
+            "-q" | "--quiet" => {}
+            _ if arg.starts_with("--root=")
+                || arg.starts_with("--config=")
+                || arg.starts_with("--color=") => {}
+            _ => return arg == "hook",
+        }
+    }
+    false
+}
+
+/// The note for a `memlint hook …` command line that does not parse:
+/// what clap found wrong, that nothing was done, and the hooks there are.
+pub fn hook_usage_note(clap_error: &str) -> String {
+    let first = clap_error
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("the command line does not parse")
+        .trim_start_matches("error: ");
+    format!(
+        "memlint hook: note: {first}; nothing was done, and the exit code is 0 so that the agent is not blocked. The hooks are `memlint hook session-start`, `memlint hook post-write` and `memlint hook stop` (`memlint hook --help`); fix the command in the agent's settings (e.g. .claude/settings.json).\n"
+    )
 }

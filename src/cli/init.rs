@@ -29,8 +29,30 @@ pub(super) fn run(global: &GlobalArgs, args: &InitArgs) -> Result<ExitCode, Work
             true => crate::engine::merge::install::install(&root, &mut report),
             false => Ok(()),
         });
-    for line in &report.lines {
+    // The layout was all there and no other step was asked for: say so
+    // once, rather than "nothing changed" before a list of changes.
+    let only_layout = !args.hooks && args.agent_settings.is_none() && !args.merge;
+    if let ([line], true) = (report.lines.as_mut_slice(), only_layout) {
+        if line.ends_with(" is already initialised") {
+            line.push_str("; nothing changed");
+        }
+    }
+    // `-q`: what was done is not printed; what asks for the user's hand
+    // (a hook left alone, the settings to add) and errors still are.
+    for line in report
+        .lines
+        .iter()
+        .filter(|l| !global.quiet || asks_for_action(l))
+    {
         output::out(&format!("{line}\n"));
     }
     done.map(|()| ExitCode::SUCCESS)
+}
+
+/// Whether a line of `init`'s report asks the user to do something, which
+/// `-q` still prints.
+fn asks_for_action(line: &str) -> bool {
+    line.starts_with("left ")
+        || line.starts_with("note: ")
+        || line.starts_with("\nAgent-runtime hooks")
 }

@@ -8,6 +8,7 @@
 //! through the sanitizer: a secret in a record is masked in snippets,
 //! bodies and context as `check` masks it.
 
+use crate::engine::advice::Advice;
 use crate::engine::author::{self, AuthorError};
 use crate::engine::workspace::{Workspace, WorkspaceError};
 use crate::model::kind::Kind;
@@ -360,11 +361,16 @@ impl Memory {
     fn memory_context(&self) -> CallToolResult {
         self.call(|ws| {
             let env = |_: &str| None;
-            let (settings, _) = crate::engine::context::Settings::resolve(
+            let (mut settings, _) = crate::engine::context::Settings::resolve(
                 &ws.config.context,
                 &crate::engine::context::Flags::default(),
                 &env,
+                words,
             );
+            // The default header names commands; a model here has tools.
+            if settings.header == crate::model::config::DEFAULT_HEADER {
+                settings.header = HEADER.to_string();
+            }
             let material = crate::engine::context::gather(&ws, settings.max_chars);
             let text = crate::engine::context::render(&material, &settings);
             Ok(serde_json::json!({ "text": text }))
@@ -439,7 +445,7 @@ impl Memory {
                             "problems": problems,
                         }))
                     }
-                    Err(e) => Err(usage(&e.to_string())),
+                    Err(e) => Err(compact_error(&e)),
                 }
             }
             "export" => {
@@ -448,7 +454,7 @@ impl Memory {
                         .ok_or_else(|| usage("export needs id: a CMEM-YYYYMMDD-HHMMSS id"))?;
                 crate::engine::compact::export(&ws.root, id)
                     .map(|b| serde_json::json!({"id": id, "text": String::from_utf8_lossy(&b)}))
-                    .map_err(|e| usage(&e.to_string()))
+                    .map_err(|e| compact_error(&e))
             }
             other => Err(usage(&format!(
                 "action must be import or export, not `{other}`"
@@ -476,6 +482,12 @@ impl Memory {
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let ws = Workspace::load(place.root.as_deref(), place.config.as_deref())
                 .map_err(|e: WorkspaceError| usage(&e.to_string()))?;
+            // Outside a workspace nothing is created (no `.memlint/`, no
+            // `memory/`): the tool says there is none.
+            if !crate::engine::workspace::is_workspace(&ws.root) {
+                let e = WorkspaceError::NoWorkspace { root: ws.root };
+                return Err(usage(&e.to_string()));
+            }
             f(ws)
         }))
         .unwrap_or_else(|_| Err(usage("internal error in memlint; please report this bug")));
@@ -496,6 +508,46 @@ impl Memory {
     }
 }
 
+/// The session-start header for a model that has memlint's tools (the
+/// configured header when `context.header` is set).
+const HEADER: &str = "Search memory (memory_search) before starting work and whenever past context is needed. \
+Save decisions, user preferences and lasting facts as soon as they appear, not later. \
+Always write absolute dates (YYYY-MM-DD), never relative ones.
+Save with memory_write (kind decision, request or knowledge; knowledge also takes description and \
+resident); a record that changes an earlier decision takes replaces: OLD-SLUG. memory_read reads one.";
+
+/// The MCP server's words for the engine's advice: tools and their
+/// parameters, never command-line flags.
+fn words(advice: &Advice) -> String {
+    match advice {
+        // memory_write is the one tool with a force parameter.
+        Advice::Force => " (or call memory_write again with force: true to write it anyway)".to_string(),
+        Advice::RePoint { old, new } => format!(
+            " (or call memory_write again with force: true to re-point `{old}` at `{new}`)"
+        ),
+        Advice::Search => " memory_search recalls the rest".to_string(),
+        Advice::SearchBrief => " memory_search recalls more".to_string(),
+        Advice::ListSessions => {
+            " (memory_recent with kind session lists the stored ones)".to_string()
+        }
+        Advice::SessionTemplate => " (a session text has the 14 level-2 sections from `## Session ID` to `## Notes`, in order)".to_string(),
+        Advice::Check { path } => format!(" (fix the front matter in {path} itself)"),
+        Advice::ReplaceDecision { slug } => format!(" (memory_write with replaces: {slug})"),
+    }
+}
+
+/// A `compact` error as a tool error's value, its advice worded for tools.
+fn compact_error(e: &crate::engine::compact::CompactError) -> serde_json::Value {
+    // No session tool takes force: that refusal stands.
+    let advice = e
+        .advice()
+        .filter(|a| *a != Advice::Force)
+        .as_ref()
+        .map(words)
+        .unwrap_or_default();
+    usage(&format!("{e}{advice}"))
+}
+
 /// A usage error as a tool error's value.
 fn usage(message: &str) -> serde_json::Value {
     serde_json::json!({ "error": message })
@@ -505,7 +557,8 @@ fn usage(message: &str) -> serde_json::Value {
 /// refusal by the rules each diagnostic (rule, line, column, message, and
 /// how `--fix` repairs it when it can), or the similar records.
 fn author_error(e: AuthorError) -> serde_json::Value {
-    let mut value = serde_json::json!({ "error": e.to_string() });
+    let advice = e.advice().as_ref().map(words).unwrap_or_default();
+    let mut value = serde_json::json!({ "error": format!("{e}{advice}") });
     match &e {
         AuthorError::Refused { diagnostics, .. } => {
             let diagnostics: Vec<serde_json::Value> = diagnostics
@@ -518,10 +571,16 @@ fn author_error(e: AuthorError) -> serde_json::Value {
                         "line": d.line,
                         "column": d.column,
                         "message": d.message,
+                        // Nothing was written: the model corrects its
+                        // input; the rule's document says why it matters.
                         "fix": if d.fixable {
-                            format!("`memlint check --fix {}` repairs it", d.path)
+                            "correct the value as the message says and call the tool again".to_string()
                         } else {
-                            format!("see `memlint rule {}`", d.rule)
+                            format!(
+                                "the rule is explained at {}#{}",
+                                super::server::state::RULES_DOC,
+                                super::server::diagnostics::anchor(d.rule)
+                            )
                         },
                     })
                 })

@@ -7,6 +7,7 @@
 #[macro_use]
 pub mod output;
 
+mod advice;
 mod args;
 mod author;
 mod check;
@@ -32,6 +33,7 @@ mod staging;
 mod watch;
 
 pub use args::*;
+pub use hook::{hook_usage_note, is_hook_call};
 pub use settings::Settings;
 
 use std::process::ExitCode;
@@ -46,21 +48,27 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Staging(cmd) => Settings::resolve(&cli.global).and_then(|s| staging::run(&s, cmd)),
         Command::Compact(args) => compact::run(&cli.global, &args.command),
         Command::Fmt(args) => fmt::run(&cli.global, args),
-        Command::Index => Settings::resolve(&cli.global).and_then(|s| index::run(&s)),
+        Command::Index => Settings::resolve_workspace(&cli.global).and_then(|s| index::run(&s)),
         Command::Report(args) => Settings::resolve(&cli.global).and_then(|s| report::run(&s, args)),
         Command::Context(args) => {
-            Settings::resolve(&cli.global).and_then(|s| context::run(&s, args))
+            Settings::resolve_workspace(&cli.global).and_then(|s| context::run(&s, args))
         }
         Command::Hook(cmd) => Ok(hook::run(&cli.global, cmd)),
-        Command::Search(args) => Settings::resolve(&cli.global).and_then(|s| search::run(&s, args)),
+        Command::Search(args) => {
+            Settings::resolve_workspace(&cli.global).and_then(|s| search::run(&s, args))
+        }
         Command::Watch(cmd) => {
             Settings::resolve(&cli.global).and_then(|s| watch::run(&s, &cli.global, cmd))
         }
-        Command::New(args) => Settings::resolve(&cli.global).and_then(|s| author::new(&s, args)),
-        Command::Replace(args) => {
-            Settings::resolve(&cli.global).and_then(|s| author::replace(&s, args))
+        Command::New(args) => {
+            Settings::resolve_workspace(&cli.global).and_then(|s| author::new(&s, args))
         }
-        Command::Show(args) => Settings::resolve(&cli.global).and_then(|s| author::show(&s, args)),
+        Command::Replace(args) => {
+            Settings::resolve_workspace(&cli.global).and_then(|s| author::replace(&s, args))
+        }
+        Command::Show(args) => {
+            Settings::resolve_workspace(&cli.global).and_then(|s| author::show(&s, args))
+        }
         Command::MergeFile(args) => Ok(merge::run(args)),
         Command::Mcp => Ok(mcp::run(mcp::Place {
             root: cli.global.root.clone(),

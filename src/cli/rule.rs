@@ -25,7 +25,9 @@ pub(super) fn run(name: Option<&str>) -> Result<ExitCode, WorkspaceError> {
                 let hint = crate::syntax::text::closest(n, &names, 0.5)
                     .map(|m| format!(" (did you mean `{m}`?)"))
                     .unwrap_or_default();
-                return Err(WorkspaceError::Usage(format!("no rule named `{n}`{hint}")));
+                return Err(WorkspaceError::Usage(format!(
+                    "no rule named `{n}`{hint}; `memlint rule` lists them all"
+                )));
             };
             // The rule's document: what, why, example, fix, configuration.
             out.push_str(r.doc);

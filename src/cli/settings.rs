@@ -36,6 +36,20 @@ impl Settings {
 }
 
 impl Settings {
+    /// Resolves the global flags for a command that reads or writes the
+    /// memory (`search`, `context`, `index`, `new`, `replace`, `show`): a
+    /// root that is no workspace is an error saying how to make one, and
+    /// nothing (`.memlint/`, `memory/`) is created there.
+    pub fn resolve_workspace(global: &GlobalArgs) -> Result<Settings, WorkspaceError> {
+        let s = Settings::resolve(global)?;
+        match crate::engine::workspace::is_workspace(&s.workspace.root) {
+            true => Ok(s),
+            false => Err(WorkspaceError::NoWorkspace {
+                root: s.workspace.root.clone(),
+            }),
+        }
+    }
+
     /// `init` works on the given root, else on the root every other command
     /// would find from here (so that they find what it creates): the
     /// nearest directory above with `.memlint.yml`, else the top of the

@@ -42,10 +42,14 @@ pub(super) fn run(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, Worksp
             };
             claim.map(|claimed| {
                 if let Some(reason) = &claimed.replaced_unreadable {
-                    errln!(
-                        "memlint: warning: replaced the unreadable {} ({reason})",
-                        st::LOCK_PATH
-                    );
+                    let lock = match &args.remote {
+                        Some(name) => format!(
+                            "{} on the remote `{name}`",
+                            crate::io::git::remote::LOCK_REF
+                        ),
+                        None => st::LOCK_PATH.to_string(),
+                    };
+                    errln!("memlint: warning: replaced the unreadable {lock} ({reason})");
                 }
                 match args.format {
                     StagingFormat::Json => json(&claimed),

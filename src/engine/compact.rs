@@ -36,7 +36,7 @@ const UNFORCEABLE: [Rule; 4] = [
 #[derive(Debug, thiserror::Error)]
 pub enum CompactError {
     /// The text to import is empty or blank.
-    #[error("the session text is empty; nothing to import (`memlint compact template` prints one to fill in)")]
+    #[error("the session text is empty; nothing to import")]
     Empty,
     /// Validation found problems that block the import.
     #[error("{}", refused_message(.problems, *.forceable))]
@@ -47,10 +47,10 @@ pub enum CompactError {
         forceable: bool,
     },
     /// An id that is not of the form `CMEM-YYYYMMDD-HHMMSS`.
-    #[error("`{0}` is not a session id; ids look like CMEM-20261101-101500 (`memlint compact list` shows the stored ones)")]
+    #[error("`{0}` is not a session id; ids look like CMEM-20261101-101500")]
     BadId(String),
     /// No record with that id.
-    #[error("no session memory `{id}`: {path} does not exist (`memlint compact list` shows the stored ones)")]
+    #[error("no session memory `{id}`: {path} does not exist")]
     NotFound {
         /// The id asked for.
         id: String,
@@ -86,14 +86,27 @@ pub enum CompactError {
     },
 }
 
-impl CompactError {}
+impl CompactError {
+    /// What the user can do next, for the front end to word.
+    pub fn advice(&self) -> Option<crate::engine::advice::Advice> {
+        use crate::engine::advice::Advice;
+        match self {
+            CompactError::Empty => Some(Advice::SessionTemplate),
+            CompactError::BadId(_) | CompactError::NotFound { .. } => Some(Advice::ListSessions),
+            CompactError::Refused {
+                forceable: true, ..
+            } => Some(Advice::Force),
+            _ => None,
+        }
+    }
+}
 
 fn refused_message(problems: &[Problem], forceable: bool) -> String {
     let errors = problems.iter().filter(|p| p.blocks()).count();
     let tail = if forceable {
-        "fix the text, or use --force to store it anyway"
+        "fix the text"
     } else {
-        "fix the text (--force cannot store it)"
+        "fix the text (these problems cannot be overridden)"
     };
     format!(
         "import refused: {errors} problem{} in the session text; nothing was written; {tail}",

@@ -34,8 +34,28 @@ pub fn staged_history(
     };
     let staged = repo.staged()?;
     let (good, bad) = trailers(message);
+    // Each trailer must say what the commit does: a target it has, a
+    // removal it makes. One that does not explains nothing.
+    let in_commit = |rel: &str| staged.lookup(rel).is_some_and(|o| o.is_file());
+    let removed = |rel: &str| {
+        staged
+            .changes
+            .iter()
+            .any(|c| c.path == rel && c.new.is_none())
+    };
+    let mut mismatched = Vec::new();
     let ops: Vec<Found<GcOp>> = good
         .into_iter()
+        .filter(|op| match mismatch(op, &in_commit, &removed) {
+            Some(why) => {
+                mismatched.push(format!(
+                    "the commit message's trailer `{TRAILER}: {}` does not match the commit: {why}",
+                    crate::syntax::sanitize::line(&op.value()),
+                ));
+                false
+            }
+            None => true,
+        })
         .map(|item| Found { commit: head, item })
         .collect();
     let malformed: Vec<Found<Malformed>> = bad
@@ -52,6 +72,7 @@ pub fn staged_history(
             )
         })
         .collect();
+    outcome.warnings.extend(mismatched);
     let max = ws.config.max_file_bytes;
     let read = |rel: &str| -> Option<Blob> {
         let object = staged.lookup(rel).filter(Object::is_file)?;
@@ -80,10 +101,52 @@ pub fn staged_history(
         selected,
         &mut outcome,
     ));
-    outcome.files = staged.changes.len();
+    // The files of the workspace the commit changes, not its code.
+    outcome.files = staged
+        .changes
+        .iter()
+        .filter(|c| classify(&c.path, &ws.config.banned_dirs) != Place::Outside)
+        .count();
     outcome.diagnostics = diags;
     diagnostic::sort(&mut outcome.diagnostics);
     Ok(outcome)
+}
+
+/// Why a trailer does not match the commit being made, if it does not:
+/// the record after `into` must be in the commit; `drop` and `merge` name a
+/// record the commit removes, `trim` and `rewrite` one it keeps, `split`
+/// one it removes or keeps. `in_commit` and `removed` answer for
+/// root-relative file paths.
+fn mismatch(
+    op: &GcOp,
+    in_commit: &dyn Fn(&str) -> bool,
+    removed: &dyn Fn(&str) -> bool,
+) -> Option<String> {
+    let file = |record: &str| format!("{record}.md");
+    if let Some(into) = &op.into {
+        if !in_commit(&file(into)) {
+            return Some(format!(
+                "`{into}` is not in this commit (there is no {}), so nothing went into it",
+                file(into)
+            ));
+        }
+    }
+    let (record, subject) = (&op.record, file(&op.record));
+    let (kept, gone) = (in_commit(&subject), removed(&subject));
+    match op.op.as_str() {
+        "drop" | "merge" if kept => Some(format!(
+            "`{record}` is still in this commit; `{}` names a record the commit removes",
+            op.op
+        )),
+        "trim" | "rewrite" if gone => Some(format!(
+            "this commit removes `{record}`, but `{}` keeps the record; write `drop {record}` (or `merge {record} into <kind-dir>/<slug>`)",
+            op.op
+        )),
+        _ if !kept && !gone => Some(format!(
+            "there is no record `{record}` in this commit or removed by it"
+        )),
+        _ => None,
+    }
 }
 
 /// A trailer found in a commit, with the commit it came from.
@@ -139,7 +202,7 @@ pub(crate) fn unexplained_removals(
     outcome: &mut Outcome,
 ) -> Vec<Diagnostic> {
     let max = ws.config.max_file_bytes;
-    let dropped = |path: &str| ops.iter().any(|f| f.item.is_on(path));
+    let dropped = |path: &str| ops.iter().any(|f| f.item.is_on(path) && f.item.removes());
     let mut diags: Vec<Diagnostic> = Vec::new();
     for c in changes.iter().filter(|c| c.new.is_none()) {
         let Place::Record(kind) = classify(&c.path, &ws.config.banned_dirs) else {

@@ -35,6 +35,8 @@ pub struct Request<'a> {
     pub input: serde_json::Value,
     /// Reads an environment variable.
     pub env: &'a dyn Fn(&str) -> Option<String>,
+    /// The front end's words for the advice the context ends with when cut.
+    pub words: crate::engine::advice::Words,
 }
 
 /// What the runtime should do after the hook.
@@ -91,7 +93,7 @@ fn root_of(request: &Request) -> Option<PathBuf> {
         .filter(|c| c.is_dir())
         .unwrap_or(cwd);
     let root = find_root(&start);
-    if is_workspace(&root) {
+    if crate::engine::workspace::is_workspace(&root) {
         return Some(root);
     }
     // Without `.memlint.yml` or git to mark the root, a session that runs
@@ -99,22 +101,9 @@ fn root_of(request: &Request) -> Option<PathBuf> {
     Some(
         start
             .ancestors()
-            .find(|dir| is_workspace(dir))
+            .find(|dir| crate::engine::workspace::is_workspace(dir))
             .map_or(root, Path::to_path_buf),
     )
-}
-
-/// Whether `root` looks like a memlint workspace at all: without any of its
-/// files the hooks stay silent and write nothing.
-fn is_workspace(root: &Path) -> bool {
-    [
-        crate::model::config::FILE_NAME,
-        crate::engine::context::CONTEXT_FILE,
-        "memory",
-        "knowledge",
-    ]
-    .iter()
-    .any(|n| root.join(n).exists())
 }
 
 /// Loads the workspace at `root`; a broken configuration falls back to the
@@ -154,7 +143,7 @@ fn tell_problems(ws: &Workspace, reply: &mut Reply) {
 /// `cwd`), when it is one memlint can load.
 fn workspace_of(request: &Request, reply: &mut Reply) -> Option<Workspace> {
     let root = root_of(request)?;
-    if !is_workspace(&root) {
+    if !crate::engine::workspace::is_workspace(&root) {
         return None;
     }
     load(&root, request.config.as_deref(), reply)
@@ -192,7 +181,7 @@ pub fn session_start(request: &Request) -> Reply {
         ..Default::default()
     };
     let (settings, warnings) =
-        crate::engine::context::Settings::resolve(&ws.config.context, &flags, env);
+        crate::engine::context::Settings::resolve(&ws.config.context, &flags, env, request.words);
     for w in warnings {
         reply.note(w);
     }
@@ -304,6 +293,7 @@ const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
 ///     cwd: std::env::current_dir().ok(),
 ///     input,
 ///     env: &|name| std::env::var(name).ok(),
+///     words: |_| String::new(),
 /// });
 /// print!("{}", reply.stdout);
 /// eprint!("{}", reply.stderr);

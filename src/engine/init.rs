@@ -188,7 +188,7 @@ pub fn run(root: &Path, report: &mut Report) -> Result<(), WorkspaceError> {
     }
     if done.is_empty() {
         report.say(format!(
-            "memlint: {} is already initialised; nothing changed",
+            "memlint: {} is already initialised",
             root.display()
         ));
     } else {
@@ -929,7 +929,7 @@ impl Hooks {
             "note: git now runs the hooks in {HOOKS_DIR}/, not .git/hooks/pre-commit; move what that hook does into {shown} if you still need it"
         ));
         }
-        report.say(format!("\nAgent-runtime hooks (SPEC section 6): add to your runtime settings, e.g. .claude/settings.json:\n{AGENT_HOOKS}"));
+        report.say(format!("\nAgent-runtime hooks: add to your runtime settings, e.g. .claude/settings.json (or let `memlint init --agent-settings` merge them in):\n{AGENT_HOOKS}"));
         Ok(())
     }
 }

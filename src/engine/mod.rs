@@ -3,6 +3,7 @@
 //! values and typed errors in and out: no flags, no standard output, no exit
 //! codes. Every front end (the CLI, and the servers to come) calls these.
 
+pub mod advice;
 pub mod author;
 pub mod check;
 pub mod compact;

@@ -200,10 +200,12 @@ pub enum StagingError {
     Held(Holder),
     /// The lock exists but is not a lock memlint can read.
     #[error(
-        "{LOCK_PATH} cannot be read as a consolidation lock ({reason}); it is not taken over: \
+        "{lock} cannot be read as a consolidation lock ({reason}); it is not taken over: \
          inspect it, then remove it or claim with --force"
     )]
     Unreadable {
+        /// Where the lock is: [`LOCK_PATH`], or the ref on a remote.
+        lock: String,
         /// What is wrong with it.
         reason: String,
     },
@@ -216,8 +218,11 @@ pub enum StagingError {
         holder: Holder,
     },
     /// Release while no lock exists.
-    #[error("staging is not claimed: there is no {LOCK_PATH}")]
-    NotClaimed,
+    #[error("staging is not claimed: there is no {lock}")]
+    NotClaimed {
+        /// Where the lock would be: [`LOCK_PATH`], or the ref on a remote.
+        lock: String,
+    },
     /// A pod id memlint cannot record.
     #[error("invalid pod id `{0}`: it must be non-empty and free of control characters")]
     BadPod(String),
@@ -246,7 +251,7 @@ impl StagingError {
             StagingError::Held(_)
                 | StagingError::Unreadable { .. }
                 | StagingError::NotHolder { .. }
-                | StagingError::NotClaimed
+                | StagingError::NotClaimed { .. }
         )
     }
 }
@@ -357,6 +362,7 @@ pub fn claim(
                 return Err(io_err(LOCK_PATH)(e));
             }
             fs::remove_dir(&lock_path).map_err(|_| StagingError::Unreadable {
+                lock: LOCK_PATH.to_string(),
                 reason: "a directory that is not empty; remove it by hand".into(),
             })?;
             fs::rename(&tmp.path, &lock_path).map_err(io_err(LOCK_PATH))
@@ -421,7 +427,10 @@ pub(crate) fn judge(
             unreadable: Some(reason),
         }))
     } else {
-        Err(StagingError::Unreadable { reason })
+        Err(StagingError::Unreadable {
+            lock: LOCK_PATH.to_string(),
+            reason,
+        })
     }
 }
 
@@ -446,7 +455,9 @@ pub fn release(root: &Path, pod: &str) -> Result<Released, StagingError> {
     let dir = staging_dir(root)?;
     let lock_path = dir.join(LOCK_FILE);
     if read_lock(&lock_path)? == Seen::Absent {
-        return Err(StagingError::NotClaimed);
+        return Err(StagingError::NotClaimed {
+            lock: LOCK_PATH.to_string(),
+        });
     }
     let _guard = Guard::acquire(root, &dir)?;
     let lock = held_by(read_lock(&lock_path)?, pod)?;
@@ -466,11 +477,21 @@ pub fn release(root: &Path, pod: &str) -> Result<Released, StagingError> {
 /// otherwise, or why there is no lock to release.
 pub(crate) fn held_by(seen: Seen, pod: &str) -> Result<Lock, StagingError> {
     let lock = match seen {
-        Seen::Absent => return Err(StagingError::NotClaimed),
-        Seen::Odd(reason) => return Err(StagingError::Unreadable { reason }),
-        Seen::Bytes(bytes) => {
-            parse_lock(&bytes).map_err(|reason| StagingError::Unreadable { reason })?
+        Seen::Absent => {
+            return Err(StagingError::NotClaimed {
+                lock: LOCK_PATH.to_string(),
+            })
         }
+        Seen::Odd(reason) => {
+            return Err(StagingError::Unreadable {
+                lock: LOCK_PATH.to_string(),
+                reason,
+            })
+        }
+        Seen::Bytes(bytes) => parse_lock(&bytes).map_err(|reason| StagingError::Unreadable {
+            lock: LOCK_PATH.to_string(),
+            reason,
+        })?,
     };
     if lock.pod != pod {
         return Err(StagingError::NotHolder {

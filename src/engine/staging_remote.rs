@@ -35,6 +35,17 @@ fn read(repo: &Repo, name: &str) -> Result<(Option<gix::ObjectId>, Seen), Stagin
     Ok((Some(id), Seen::Bytes(bytes)))
 }
 
+/// `e` with the lock it names placed where it is: the ref on remote
+/// `name`, not the file a local claim uses.
+fn on_remote(e: StagingError, name: &str) -> StagingError {
+    let lock = format!("{LOCK_REF} on the remote `{name}`");
+    match e {
+        StagingError::Unreadable { reason, .. } => StagingError::Unreadable { lock, reason },
+        StagingError::NotClaimed { .. } => StagingError::NotClaimed { lock },
+        other => other,
+    }
+}
+
 /// Claims staging on remote `name` for `who` at `now`: a live lock there is
 /// a conflict, a stale one is taken over, an unreadable one is replaced
 /// only with `force`.
@@ -51,7 +62,7 @@ pub fn claim(
     let dir = staging_dir(root)?;
     for _ in 0..ATTEMPTS {
         let (current, seen) = read(&repo, name)?;
-        let takeover = judge(&seen, who, now, cfg, force)?;
+        let takeover = judge(&seen, who, now, cfg, force).map_err(|e| on_remote(e, name))?;
         let listing = list(&dir)?;
         sweep(&dir, &listing.temporaries);
         let lock = Lock {
@@ -87,7 +98,7 @@ pub fn release(root: &Path, pod: &str, name: &str) -> Result<Released, StagingEr
     let repo = open(root)?;
     let dir = staging_dir(root)?;
     let (current, seen) = read(&repo, name)?;
-    let lock = held_by(seen, pod)?;
+    let lock = held_by(seen, pod).map_err(|e| on_remote(e, name))?;
     consume(&dir, &lock.consumed)?;
     sync_dir(&dir);
     if remote::swap(&repo, name, current, None).map_err(remote_err)? == Swap::Lost {

@@ -39,6 +39,9 @@ pub enum WorkspaceError {
         #[source]
         source: std::io::Error,
     },
+    /// The root found (or given) holds none of a workspace's files.
+    #[error("{} is not a memlint workspace: it has no {}, memory/, knowledge/ or CONTEXT.md (the root is the nearest directory above with {}, else the top of the git work tree, else the current directory); run `memlint init` to make one, or name one with --root DIR", .root.display(), config::FILE_NAME, config::FILE_NAME)]
+    NoWorkspace { root: PathBuf },
     #[error("{0}")]
     Usage(String),
 }
@@ -50,6 +53,22 @@ fn config_lines(path: &str, errors: &[ConfigError]) -> String {
         .map(|e| format!("{path}:{}:{}: {}", e.line, e.column, e.message))
         .collect();
     lines.join("\n")
+}
+
+/// Whether `root` is a memlint workspace: it holds `.memlint.yml`,
+/// `CONTEXT.md`, `memory/` or `knowledge/`. Commands that would create
+/// files (`.memlint/`, records) in a directory that is none refuse, and the
+/// hooks stay silent there.
+pub fn is_workspace(root: &Path) -> bool {
+    [
+        config::FILE_NAME,
+        // `engine::context::CONTEXT_FILE`, which imports this module.
+        "CONTEXT.md",
+        "memory",
+        "knowledge",
+    ]
+    .iter()
+    .any(|n| root.join(n).exists())
 }
 
 /// The nearest ancestor of `start` holding `.memlint.yml`, else the root of
@@ -285,7 +304,7 @@ impl Workspace {
         let message = if lossy_name(rel, e) {
             NON_UTF8_NAME.to_string()
         } else {
-            format!("the file cannot be read: {e}")
+            format!("the file cannot be read: {e}; make it a readable regular file, or move it out of the memory directories")
         };
         sink.emit(Rule::FormatEncoding, 0..0, message);
         report.diagnostics = crate::lint::to_diagnostics(rel, "", sink.findings, &self.config);

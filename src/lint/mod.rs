@@ -92,7 +92,7 @@ fn decode<'a>(content: Content<'a>, config: &Config, sink: &mut Sink) -> Result<
                 Rule::FormatTooLarge,
                 0..0,
                 format!(
-                    "the file has {size} bytes, more than `max_file_bytes` ({}); it was not read",
+                    "the file has {size} bytes, more than `max_file_bytes` ({}); it was not read. Shorten it or split it into several records, or raise `max_file_bytes` in .memlint.yml",
                     config.max_file_bytes
                 ),
             );

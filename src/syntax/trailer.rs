@@ -39,6 +39,12 @@ impl GcOp {
         self.record == path.strip_suffix(".md").unwrap_or(path)
     }
 
+    /// Whether the operation explains the removal of its subject: `drop`,
+    /// `merge` and `split` take a record away; `trim` and `rewrite` keep it.
+    pub fn removes(&self) -> bool {
+        matches!(self.op.as_str(), "drop" | "merge" | "split")
+    }
+
     /// The trailer's text after `Memlint-GC: `.
     pub fn value(&self) -> String {
         let into = self
@@ -64,12 +70,17 @@ pub struct Malformed {
     pub reason: String,
 }
 
-/// Finds the `Memlint-GC:` trailers of a commit message. Every line whose
-/// key is `Memlint-GC` (any case) counts, so a slip anywhere is reported.
+/// Finds the `Memlint-GC:` trailers of a commit message, as git reads
+/// trailers ([`trailer_block`]): only those in the trailer block count. A
+/// `Memlint-GC` line anywhere else (the subject line, a paragraph in the
+/// middle) is reported as malformed, since git and every tool reading
+/// trailers ignore it; so is a slip in the grammar.
 pub fn trailers(message: &str) -> (Vec<GcOp>, Vec<Malformed>) {
     let mut ops = Vec::new();
     let mut bad = Vec::new();
-    for line in message.lines() {
+    let lines = message_lines(message);
+    let block = trailer_block(&lines);
+    for (at, line) in lines.iter().enumerate() {
         let trimmed = line.trim();
         let Some(head) = trimmed.get(..TRAILER.len()) else {
             continue;
@@ -82,22 +93,94 @@ pub fn trailers(message: &str) -> (Vec<GcOp>, Vec<Malformed>) {
         if rest.starts_with(|c: char| c.is_alphanumeric() || c == '-' || c == '_') {
             continue;
         }
+        let malformed = |reason: String| Malformed {
+            line: trimmed.to_string(),
+            reason,
+        };
         let Some(value) = rest.trim_start().strip_prefix(':') else {
-            bad.push(Malformed {
-                line: trimmed.to_string(),
-                reason: format!("`{TRAILER}` must be followed by `:`"),
-            });
+            bad.push(malformed(format!("`{TRAILER}` must be followed by `:`")));
             continue;
         };
+        if !block.contains(&at) {
+            bad.push(malformed(outside_block(at == 0)));
+            continue;
+        }
         match parse_trailer(value) {
             Ok(op) => ops.push(op),
-            Err(reason) => bad.push(Malformed {
-                line: trimmed.to_string(),
-                reason,
-            }),
+            Err(reason) => bad.push(malformed(reason)),
         }
     }
     (ops, bad)
+}
+
+/// Why a `Memlint-GC:` line outside the trailer block is no trailer.
+fn outside_block(subject: bool) -> String {
+    let how = "write a subject line, a blank line, then the trailers together as the last paragraph of the message";
+    match subject {
+        true => format!("it is the subject line, and git reads trailers only from the last paragraph after it; {how}"),
+        false => format!("it is not in the message's last paragraph, where git reads trailers; {how}"),
+    }
+}
+
+/// The lines of a commit message as git's trailer reader sees them: the
+/// part after a scissors line (`# ---- >8 ----`, `git commit -v`) is cut,
+/// and comment lines are left out (the commit-msg hook sees the message
+/// before git strips them).
+fn message_lines(message: &str) -> Vec<&str> {
+    message
+        .lines()
+        .take_while(|l| !(l.starts_with("# ") && l.contains(">8")))
+        .filter(|l| !l.starts_with('#'))
+        .collect()
+}
+
+/// The indices of the lines of the trailer block, as `git
+/// interpret-trailers` finds it: the last paragraph, unless it is the
+/// first (the subject is never trailers), when all its lines are trailers
+/// (`Token: value`, or a continuation line indented under one), or at
+/// least a quarter are and one of them is git's own (`Signed-off-by:`,
+/// `(cherry picked from commit …`).
+fn trailer_block(lines: &[&str]) -> std::ops::Range<usize> {
+    let end = lines
+        .iter()
+        .rposition(|l| !l.trim().is_empty())
+        .map_or(0, |i| i + 1);
+    let start = lines[..end]
+        .iter()
+        .rposition(|l| l.trim().is_empty())
+        .map_or(0, |i| i + 1);
+    // The first paragraph is the subject (and what runs on after it).
+    let first_blank = lines.iter().position(|l| l.trim().is_empty());
+    if end == 0 || first_blank.is_none_or(|blank| start <= blank) {
+        return 0..0;
+    }
+    let (mut trailers, mut others, mut git_own) = (0, 0, false);
+    for line in &lines[start..end] {
+        if line.starts_with([' ', '\t']) {
+            continue;
+        }
+        if is_trailer_line(line) {
+            trailers += 1;
+            git_own |= line.starts_with("Signed-off-by: ");
+        } else {
+            others += 1;
+            git_own |= line.starts_with("(cherry picked from commit ");
+        }
+    }
+    let block = trailers > 0 && (others == 0 || (git_own && trailers * 3 >= others));
+    match block {
+        true => start..end,
+        false => 0..0,
+    }
+}
+
+/// `Token: value` (git's separator `:` after a token of letters, digits
+/// and `-`, spaces allowed before it).
+fn is_trailer_line(line: &str) -> bool {
+    let token_end = line
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-'))
+        .unwrap_or(line.len());
+    token_end > 0 && line[token_end..].trim_start().starts_with(':')
 }
 
 /// Parses the value of one trailer:
@@ -128,6 +211,11 @@ pub fn parse_trailer(value: &str) -> Result<GcOp, String> {
     } else {
         (None, &tokens[2.min(tokens.len())..])
     };
+    if into.as_deref() == Some(*record) {
+        return Err(format!(
+            "`{op} {record} into {record}` names the same record twice: a record cannot go into itself"
+        ));
+    }
     if *op == "merge" && into.is_none() {
         return Err(format!(
             "`merge` needs the record it was merged into: `merge {record} into <kind-dir>/<slug> <category>`"

@@ -254,3 +254,40 @@ fn read_message(r: &mut impl BufRead) -> Option<Value> {
     r.read_exact(&mut body).ok()?;
     serde_json::from_slice(&body).ok()
 }
+
+/// `text` with the LSP `TextEdit`s `edits` applied (positions in UTF-16
+/// code units, as the protocol's default encoding), as an editor applies a
+/// workspace edit.
+pub fn applied(text: &str, edits: &Value) -> String {
+    let offset = |p: &Value| -> usize {
+        let line = p["line"].as_u64().expect("line") as usize;
+        let character = p["character"].as_u64().expect("character") as usize;
+        let start: usize = text.split_inclusive('\n').take(line).map(str::len).sum();
+        let mut units = 0;
+        for (i, c) in text[start..].char_indices() {
+            if units >= character || c == '\n' {
+                return start + i;
+            }
+            units += c.len_utf16();
+        }
+        text.len()
+    };
+    let mut spans: Vec<(usize, usize, String)> = edits
+        .as_array()
+        .expect("edits")
+        .iter()
+        .map(|e| {
+            (
+                offset(&e["range"]["start"]),
+                offset(&e["range"]["end"]),
+                e["newText"].as_str().expect("newText").to_string(),
+            )
+        })
+        .collect();
+    spans.sort_by(|a, b| b.0.cmp(&a.0));
+    let mut out = text.to_string();
+    for (start, end, new) in spans {
+        out.replace_range(start..end, &new);
+    }
+    out
+}

@@ -117,6 +117,22 @@ async def secret(session, init):
     }
 
 
+async def advice(session, init):
+    """What a refusal or a text tells the model to do: tools, not commands."""
+    out = {}
+    out["similar"] = result(await session.call_tool("memory_write", {
+        "kind": "decision", "title": "Use SQLite statement caches", "sources": ["file:docs/bank-api.md"]}))
+    out["control"] = result(await session.call_tool("memory_update", {
+        "target": "export-monthly-csv", "title": "Export a monthly\u0007 CSV"}))
+    out["rewrite"] = result(await session.call_tool("memory_update", {
+        "target": "use-sqlite-statement-cache", "body": "Something else."}))
+    out["context"] = result(await session.call_tool("memory_context", {}))
+    out["bad_id"] = result(await session.call_tool("session_memory", {"action": "export", "id": "nope"}))
+    out["missing"] = result(await session.call_tool("session_memory", {"action": "export", "id": "CMEM-20200101-000000"}))
+    out["empty"] = result(await session.call_tool("session_memory", {"action": "import", "text": " "}))
+    return out
+
+
 async def race():
     async def one(_):
         async def steps(session, init):
@@ -131,7 +147,7 @@ async def main():
     if SCENARIO == "race":
         out = await race()
     else:
-        out = await session_do({"tools": tools, "happy": happy, "refused": refused, "secret": secret}[SCENARIO])
+        out = await session_do({"tools": tools, "happy": happy, "refused": refused, "secret": secret, "advice": advice}[SCENARIO])
     print(json.dumps(out))
 
 

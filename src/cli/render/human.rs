@@ -11,7 +11,9 @@ use std::fmt::Write as _;
 #[derive(Debug)]
 struct Report<'a> {
     d: &'a Diagnostic,
-    source: NamedSource<Window>,
+    /// `None` for a finding with no text to show (a file too large or
+    /// unreadable): its place then leads the message.
+    source: Option<NamedSource<Window>>,
 }
 
 impl std::fmt::Display for Report<'_> {
@@ -41,10 +43,11 @@ impl miette::Diagnostic for Report<'_> {
     }
 
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
-        Some(&self.source)
+        self.source.as_ref().map(|s| s as &dyn miette::SourceCode)
     }
 
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.source.as_ref()?;
         let len = self.d.span.end.saturating_sub(self.d.span.start);
         Some(Box::new(std::iter::once(LabeledSpan::new(
             Some(self.d.rule.to_string()),
@@ -294,9 +297,26 @@ pub fn human(
             sanitize::line(&d.path).into_owned(),
             sanitize::line(&d.message).into_owned(),
         );
-        // The closing entry of a capped list, and a finding without a
-        // place to show, are one line each.
-        if !span_ok || text.is_empty() || d.omitted > 0 {
+        // A finding with no text to show (a file too large or unreadable)
+        // is a report like the others, its place leading the message.
+        if (!span_ok || text.is_empty()) && d.omitted == 0 {
+            let shown = Diagnostic {
+                message: format!("{path}:{}:{}: {message}", d.line, d.column),
+                path,
+                ..d.clone()
+            };
+            let report = Report {
+                d: &shown,
+                source: None,
+            };
+            if handler.render_report(&mut out, &report).is_err() {
+                let _ = writeln!(out, "{}[{}] {}", d.severity.as_str(), d.rule, shown.message);
+            }
+            out.push('\n');
+            continue;
+        }
+        // The closing entry of a capped list is one line.
+        if d.omitted > 0 {
             let _ = writeln!(
                 out,
                 "{}[{}] {}:{}:{}: {}",
@@ -319,10 +339,10 @@ pub fn human(
         };
         let report = Report {
             d: &shown,
-            source: NamedSource::new(
+            source: Some(NamedSource::new(
                 format!("{}:{}:{}", shown.path, shown.line, shown.column),
                 source,
-            ),
+            )),
         };
         if handler.render_report(&mut out, &report).is_err() {
             let _ = writeln!(

@@ -9,9 +9,7 @@ use super::state::{self, State};
 use crate::lint::fix::{apply, encoding_edits, fix_record, Fired};
 use crate::model::diagnostic::Diagnostic;
 use crate::model::rule::Rule;
-use lsp_types::{
-    CodeAction, CodeActionKind, CodeActionOrCommand, Range, TextEdit, Uri, WorkspaceEdit,
-};
+use lsp_types::{CodeAction, CodeActionKind, CodeActionOrCommand, Range, Uri, WorkspaceEdit};
 use std::collections::HashMap;
 
 /// The kind of the fix-all action.
@@ -106,12 +104,9 @@ fn fixed_text(state: &State, rel: &str, text: &str, fired: &Fired) -> Option<Str
     }
 }
 
-/// A workspace edit replacing the whole buffer.
+/// A workspace edit changing only what the fix changes.
 fn edit(uri: &Uri, text: &str, fixed: String) -> WorkspaceEdit {
-    let edits = vec![TextEdit {
-        range: documents::whole(text),
-        new_text: fixed,
-    }];
+    let edits = documents::edits(text, &fixed);
     WorkspaceEdit {
         changes: Some(HashMap::from([(uri.clone(), edits)])),
         ..Default::default()

@@ -160,6 +160,60 @@ pub fn range(text: &str, span: &std::ops::Range<usize>) -> Range {
     }
 }
 
+/// The edits that turn `old` into `new`, each covering only what changed:
+/// the differing lines (a line diff), narrowed to the characters that
+/// differ within them. An editor applies them without moving the cursor,
+/// folds or marks of the untouched text, as a replacement of the whole
+/// buffer would. Positions are in `old`, as the protocol wants.
+pub fn edits(old: &str, new: &str) -> Vec<lsp_types::TextEdit> {
+    let lines = |t: &str| -> Vec<(usize, usize)> {
+        let mut at = 0;
+        t.split_inclusive('\n')
+            .map(|l| {
+                at += l.len();
+                (at - l.len(), at)
+            })
+            .collect()
+    };
+    let (old_lines, new_lines) = (lines(old), lines(new));
+    let a: Vec<&str> = old_lines.iter().map(|&(s, e)| &old[s..e]).collect();
+    let b: Vec<&str> = new_lines.iter().map(|&(s, e)| &new[s..e]).collect();
+    // Byte offset where line `i` starts (the end for `i == len`).
+    let start =
+        |spans: &[(usize, usize)], total: usize, i: usize| spans.get(i).map_or(total, |&(s, _)| s);
+    let mut out = Vec::new();
+    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &a, &b) {
+        if matches!(op, similar::DiffOp::Equal { .. }) {
+            continue;
+        }
+        let (o, n) = (op.old_range(), op.new_range());
+        let mut from = start(&old_lines, old.len(), o.start)..start(&old_lines, old.len(), o.end);
+        let mut to = start(&new_lines, new.len(), n.start)..start(&new_lines, new.len(), n.end);
+        // Narrowed to the characters that differ.
+        let (was, now) = (&old[from.clone()], &new[to.clone()]);
+        let prefix: usize = was
+            .chars()
+            .zip(now.chars())
+            .take_while(|(x, y)| x == y)
+            .map(|(x, _)| x.len_utf8())
+            .sum();
+        let suffix: usize = was[prefix..]
+            .chars()
+            .rev()
+            .zip(now[prefix..].chars().rev())
+            .take_while(|(x, y)| x == y)
+            .map(|(x, _)| x.len_utf8())
+            .sum();
+        from = from.start + prefix..from.end - suffix;
+        to = to.start + prefix..to.end - suffix;
+        out.push(lsp_types::TextEdit {
+            range: range(old, &from),
+            new_text: new[to].to_string(),
+        });
+    }
+    out
+}
+
 /// The range covering all of `text`.
 pub fn whole(text: &str) -> Range {
     Range {

@@ -6,12 +6,12 @@
 //! call the engine. See docs/language-server.md.
 
 mod actions;
-mod diagnostics;
+pub(super) mod diagnostics;
 mod documents;
 mod formatting;
 mod navigation;
 mod rename;
-mod state;
+pub(super) mod state;
 
 use crossbeam_channel::RecvTimeoutError;
 use documents::Document;
@@ -93,14 +93,30 @@ struct Server<'c> {
 /// server down before `exit`.
 fn serve(conn: &Connection, place: &Place) -> Result<bool, String> {
     let (id, params) = conn.initialize_start().map_err(|e| e.to_string())?;
-    let init: lsp_types::InitializeParams =
-        serde_json::from_value(params).map_err(|e| format!("initialize: {e}"))?;
+    // Whatever goes wrong now, the client gets an answer, never silence.
+    let refuse = |code: ErrorCode, message: String| {
+        let response = Response::new_err(id.clone(), code as i32, message.clone());
+        let _ = conn.sender.send(response.into());
+        message
+    };
+    // No params, or no capabilities, read as a client that declares none.
+    let mut params = match params {
+        serde_json::Value::Null => serde_json::json!({}),
+        p => p,
+    };
+    if let Some(o) = params.as_object_mut() {
+        o.entry("capabilities")
+            .or_insert_with(|| serde_json::json!({}));
+    }
+    let init: lsp_types::InitializeParams = serde_json::from_value(params)
+        .map_err(|e| refuse(ErrorCode::InvalidParams, format!("initialize: {e}")))?;
     let client = Client::of(&init);
     let root = match &place.root {
         Some(r) => r.clone(),
         None => workspace_root(&init),
     };
-    let mut state = State::load(root, place.config.clone()).map_err(|e| e.to_string())?;
+    let mut state = State::load(root, place.config.clone())
+        .map_err(|e| refuse(ErrorCode::InvalidParams, format!("memlint server: {e}")))?;
     if let Some(base) = init
         .initialization_options
         .as_ref()
@@ -134,7 +150,9 @@ fn serve(conn: &Connection, place: &Place) -> Result<bool, String> {
 }
 
 /// The root the client names (its first workspace folder, else its root
-/// URI), as memlint finds a root from there; else the current directory's.
+/// URI, else its root path), as memlint finds a root from there; else the
+/// current directory's. A named directory that does not exist is passed
+/// over, as if not named.
 fn workspace_root(init: &lsp_types::InitializeParams) -> PathBuf {
     #[allow(deprecated)]
     let named = init
@@ -142,8 +160,20 @@ fn workspace_root(init: &lsp_types::InitializeParams) -> PathBuf {
         .as_ref()
         .and_then(|f| f.first())
         .map(|f| f.uri.clone())
-        .or_else(|| init.root_uri.clone())
-        .and_then(|u| documents::uri_path(&u));
+        .and_then(|u| documents::uri_path(&u))
+        .filter(|p| p.is_dir())
+        .or_else(|| {
+            init.root_uri
+                .as_ref()
+                .and_then(documents::uri_path)
+                .filter(|p| p.is_dir())
+        })
+        .or_else(|| {
+            init.root_path
+                .as_deref()
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute() && p.is_dir())
+        });
     let start = named.unwrap_or_else(|| std::env::current_dir().unwrap_or_else(|_| ".".into()));
     crate::engine::workspace::find_root(&start)
 }
@@ -314,6 +344,8 @@ impl Server<'_> {
         let value = match req.method.as_str() {
             r::Shutdown::METHOD => {
                 self.shut_down = true;
+                // Nothing is published after the answer.
+                self.dirty.clear();
                 serde_json::Value::Null
             }
             r::DocumentDiagnosticRequest::METHOD => json(self.pull_diagnostics(params(req)?)?),
@@ -483,6 +515,11 @@ impl Server<'_> {
     }
 
     fn notification(&mut self, not: Notification) {
+        // After `shutdown` only `exit` counts (handled by the loop): no
+        // buffer is opened, no diagnostics are published.
+        if self.shut_down {
+            return;
+        }
         match not.method.as_str() {
             n::DidOpenTextDocument::METHOD => {
                 let Some(p) = self.extract::<lsp_types::DidOpenTextDocumentParams>(not) else {

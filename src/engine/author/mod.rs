@@ -56,19 +56,23 @@ pub enum AuthorError {
     /// The slug is a near-duplicate of active records of the same kind
     /// (exit 1): the agent should update one of them instead of adding
     /// another. `--force` writes it anyway.
-    #[error("{slug} looks like a near-duplicate of {}; update that record instead (or give --force to write it anyway)", similar_list(.similar))]
+    #[error("{slug} looks like a near-duplicate of {}; update that record instead", similar_list(.similar))]
     Similar {
         slug: String,
         /// (slug, path) of each similar active record.
         similar: Vec<(String, String)>,
     },
-    /// The change would rewrite an active decision in place (exit 1): the
-    /// message says to write a new decision that replaces it.
-    #[error("{0}")]
-    Rewrite(String),
+    /// The change would rewrite the active decision `slug` in place (exit
+    /// 1): a new decision that replaces it is the way.
+    #[error("decision `{slug}` is active, and an active decision is not rewritten in place (history/decision-rewritten; its sources and tags may be changed in place): write a new decision that replaces it")]
+    Rewrite { slug: String },
+    /// The front matter of the record at `path` cannot be read (exit 2):
+    /// it is repaired by hand first.
+    #[error("{path}: its front matter cannot be read; repair it first")]
+    Unreadable { path: String },
     /// The record to replace is already replaced by another (exit 1): its
-    /// successor is named. `force` points it at the new record instead.
-    #[error("`{old}` is already replaced by `{by}`{}; replace `{by}` instead, or re-point `{old}` at `{new}` with --force (force: true for memory_write)", .path.as_ref().map(|p| format!(" ({p})")).unwrap_or_default())]
+    /// successor is named. Forcing points it at the new record instead.
+    #[error("`{old}` is already replaced by `{by}`{}; replace `{by}` instead", .path.as_ref().map(|p| format!(" ({p})")).unwrap_or_default())]
     AlreadyReplaced {
         old: String,
         /// The successor's slug.
@@ -106,8 +110,26 @@ impl AuthorError {
     /// unusable workspace, 1 for a refusal.
     pub fn exit_code(&self) -> u8 {
         match self {
-            AuthorError::Usage(_) | AuthorError::Workspace(_) | AuthorError::Write { .. } => 2,
+            AuthorError::Usage(_)
+            | AuthorError::Workspace(_)
+            | AuthorError::Write { .. }
+            | AuthorError::Unreadable { .. } => 2,
             _ => 1,
+        }
+    }
+
+    /// What the user can do next, for the front end to word.
+    pub fn advice(&self) -> Option<crate::engine::advice::Advice> {
+        use crate::engine::advice::Advice;
+        match self {
+            AuthorError::Similar { .. } => Some(Advice::Force),
+            AuthorError::Rewrite { slug } => Some(Advice::ReplaceDecision { slug: slug.clone() }),
+            AuthorError::Unreadable { path } => Some(Advice::Check { path: path.clone() }),
+            AuthorError::AlreadyReplaced { old, new, .. } => Some(Advice::RePoint {
+                old: old.clone(),
+                new: new.clone(),
+            }),
+            _ => None,
         }
     }
 }

@@ -301,10 +301,8 @@ fn rewrite(
         path: path.to_string(),
         source,
     })?;
-    let unreadable = || {
-        AuthorError::Usage(format!(
-            "{path}: its front matter cannot be read; run `memlint check {path}` and repair it first"
-        ))
+    let unreadable = || AuthorError::Unreadable {
+        path: path.to_string(),
     };
     let text = std::str::from_utf8(&seen.bytes).map_err(|_| unreadable())?;
     let place = classify(path, &ws.config.banned_dirs);

@@ -71,7 +71,7 @@ pub fn update(ws: &Workspace, target: &str, changes: &Changes) -> Result<Updated
     if kind == Kind::Decision && report.info.status.as_deref() == Some("active") {
         refuse_rewrite(text, &slug, changes)?;
     }
-    let changed = edit(text, changes).ok_or_else(|| unreadable(&path))?;
+    let changed = edit(text, changes).map_err(|e| e.unwrap_or_else(|| unreadable(&path)))?;
     let changed = match crate::fmt::format_record(&changed, kind) {
         crate::fmt::Outcome::Formatted(t) => t,
         _ => changed,
@@ -112,9 +112,9 @@ pub fn update(ws: &Workspace, target: &str, changes: &Changes) -> Result<Updated
 }
 
 fn unreadable(path: &str) -> AuthorError {
-    AuthorError::Usage(format!(
-        "{path}: its front matter cannot be read; run `memlint check {path}` and repair it first"
-    ))
+    AuthorError::Unreadable {
+        path: path.to_string(),
+    }
 }
 
 /// An active decision keeps its title and body: a change of either is
@@ -139,21 +139,24 @@ fn refuse_rewrite(text: &str, slug: &str, changes: &Changes) -> Result<(), Autho
         now.as_deref() != Some(t.trim())
     });
     if body_changes || title_changes {
-        return Err(AuthorError::Rewrite(format!(
-            "decision `{slug}` is active, and an active decision is not rewritten in place (history/decision-rewritten): write a new decision that replaces it (`memlint new decision \"…\" --replaces {slug}`, or memory_write with replaces: {slug}); sources and tags may be changed in place"
-        )));
+        return Err(AuthorError::Rewrite {
+            slug: slug.to_string(),
+        });
     }
     Ok(())
 }
 
 /// `text` with `changes` applied: scalar values replaced (or added), lists
 /// written as flow lists (the formatter lays them out), the body replaced.
-fn edit(text: &str, changes: &Changes) -> Option<String> {
+/// `Err(None)` when the record's front matter cannot be read, `Err(Some)`
+/// when a new value cannot be written (a line break, a control character).
+fn edit(text: &str, changes: &Changes) -> Result<String, Option<AuthorError>> {
     let Split::Found(parts) = frontmatter::split(text) else {
-        return None;
+        return Err(None);
     };
-    let doc = crate::syntax::yaml::parse(&text[parts.yaml.clone()], parts.yaml.start).ok()?;
-    let root = doc.root?;
+    let doc = crate::syntax::yaml::parse(&text[parts.yaml.clone()], parts.yaml.start)
+        .map_err(|_| None)?;
+    let root = doc.root.ok_or(None)?;
     let mut edits = Vec::new();
     let mut added = String::new();
     let mut set = |key: &str, value: String| match root.get(key) {
@@ -169,14 +172,14 @@ fn edit(text: &str, changes: &Changes) -> Option<String> {
         ("description", &changes.description),
     ] {
         if let Some(v) = value {
-            one_line(v)?;
+            one_line(key, v)?;
             set(key, scalar(v.trim()));
         }
     }
     for (key, list) in [("sources", &changes.sources), ("tags", &changes.tags)] {
         if let Some(items) = list {
             for v in items {
-                one_line(v)?;
+                one_line(key, v)?;
             }
             let items: Vec<String> = items.iter().map(|s| flow_scalar(s.trim())).collect();
             set(key, format!("[{}]", items.join(", ")));
@@ -194,12 +197,24 @@ fn edit(text: &str, changes: &Changes) -> Option<String> {
             text: super::draft::body_section(body),
         });
     }
-    apply(text, edits).ok()
+    apply(text, edits).map_err(|_| None)
 }
 
-/// `Some(())` when `v` is one line without control characters.
-fn one_line(v: &str) -> Option<()> {
-    (!v.chars().any(char::is_control)).then_some(())
+/// `Ok` when `v`, a new value of `key`, is one line without control
+/// characters; else the refusal naming the character and where it is.
+fn one_line(key: &str, v: &str) -> Result<(), Option<AuthorError>> {
+    let Some((at, c)) = v.char_indices().find(|(_, c)| c.is_control()) else {
+        return Ok(());
+    };
+    let what = match c {
+        '\n' | '\r' => "a line break".to_string(),
+        '\t' => "a tab".to_string(),
+        c => format!("the control character U+{:04X}", c as u32),
+    };
+    let column = v[..at].chars().count() + 1;
+    Err(Some(AuthorError::Usage(format!(
+        "the new `{key}` holds {what} at character {column}; a front-matter value is one line of plain text: remove it (a body may hold line breaks)"
+    ))))
 }
 
 #[cfg(test)]

@@ -55,13 +55,20 @@ pub fn read_context_md(root: &Path, max_bytes: u64) -> Option<String> {
 /// # Examples
 ///
 /// ```no_run
+/// use memlint::engine::advice::Advice;
 /// use memlint::engine::context::{gather, render, Flags, Settings};
 /// use memlint::engine::workspace::Workspace;
 /// use std::path::Path;
 ///
 /// let ws = Workspace::load(Some(Path::new("fixtures/example")), None)?;
 /// // Settings from the configuration and no environment.
-/// let (settings, _warnings) = Settings::resolve(&ws.config.context, &Flags::default(), &|_| None);
+/// // The front end words the advice a cut context ends with.
+/// let words = |a: &Advice| match a {
+///     Advice::Search => " search for the rest".to_string(),
+///     _ => " search".to_string(),
+/// };
+/// let (settings, _warnings) =
+///     Settings::resolve(&ws.config.context, &Flags::default(), &|_| None, words);
 /// let material = gather(&ws, settings.max_chars);
 /// print!("{}", render(&material, &settings));
 /// # Ok::<(), memlint::engine::workspace::WorkspaceError>(())
@@ -314,7 +321,7 @@ pub fn rotate(root: &Path, keep: usize, force: bool) -> Result<RotateOutcome, Ro
 
 #[cfg(test)]
 mod tests {
-    use super::render::{chars, cut_notice, SHORT_CUT_NOTICE};
+    use super::render::{chars, cut_notice, short_cut_notice};
     use super::*;
     use crate::model::config::ContextConfig;
 
@@ -325,7 +332,18 @@ mod tests {
             header: "Header line.".into(),
             brief: false,
             resident: true,
+            words: test_words,
         }
+    }
+
+    fn test_words(a: &crate::engine::advice::Advice) -> String {
+        match a {
+            crate::engine::advice::Advice::Search => {
+                " run `memlint search QUERY` to recall the rest"
+            }
+            _ => " `memlint search` recalls more",
+        }
+        .to_string()
     }
 
     fn material_with(n: usize) -> Material {
@@ -505,11 +523,11 @@ mod tests {
             if !text.is_empty() {
                 let last = text.lines().last().expect("a line");
                 assert!(
-                    last == SHORT_CUT_NOTICE || last == cut_notice(max),
+                    last == short_cut_notice(test_words) || last == cut_notice(max, test_words),
                     "{max}: {text}"
                 );
                 // The header is kept when it fits beside the notice.
-                if max > "Header line.\n".len() + SHORT_CUT_NOTICE.len() {
+                if max > "Header line.\n".len() + short_cut_notice(test_words).len() {
                     assert!(text.starts_with("Header line.\n"), "{max}: {text}");
                 }
             }
@@ -551,7 +569,7 @@ mod tests {
             "MEMORY_INJECT_BLOCKS" => Some("x".to_string()),
             _ => None,
         };
-        let (s, w) = Settings::resolve(&config, &Flags::default(), &env);
+        let (s, w) = Settings::resolve(&config, &Flags::default(), &env, test_words);
         assert_eq!((s.max_chars, s.blocks), (900, 1));
         assert_eq!(w.len(), 1);
         let flags = Flags {
@@ -559,7 +577,7 @@ mod tests {
             blocks: Some(3),
             ..Flags::default()
         };
-        let (s, _) = Settings::resolve(&config, &flags, &env);
+        let (s, _) = Settings::resolve(&config, &flags, &env, test_words);
         assert_eq!((s.max_chars, s.blocks), (100, 3));
     }
 }

@@ -5,6 +5,7 @@
 
 use super::blocks::first_blocks;
 use super::settings::Settings;
+use crate::engine::advice::{Advice, Words};
 use crate::store::material::Material;
 
 pub(super) fn chars(s: &str) -> usize {
@@ -109,27 +110,30 @@ fn more(n: usize) -> String {
     format!("(+{n} more)")
 }
 
-/// The last line of a cut context.
-pub(super) fn cut_notice(max_chars: usize) -> String {
-    format!("[cut to {max_chars} characters: run `memlint search QUERY` to recall the rest]")
+/// The last line of a cut context, with the front end's words for how to
+/// recall the rest.
+pub(super) fn cut_notice(max_chars: usize, words: Words) -> String {
+    format!("[cut to {max_chars} characters:{}]", words(&Advice::Search))
 }
 
 /// The last line of a cut context when [`cut_notice`] would crowd out the
 /// header.
-pub(super) const SHORT_CUT_NOTICE: &str = "[cut: `memlint search` recalls more]";
+pub(super) fn short_cut_notice(words: Words) -> String {
+    format!("[cut:{}]", words(&Advice::SearchBrief))
+}
 
 /// The notice a cut context of at most `max_chars` characters ends with,
 /// with the room left before it: the long one when the header fits beside
 /// it, else the short one; `None` when not even that fits.
-fn notice_for(max_chars: usize, header_size: usize) -> Option<(String, usize)> {
-    let long = cut_notice(max_chars);
+fn notice_for(max_chars: usize, header_size: usize, words: Words) -> Option<(String, usize)> {
+    let long = cut_notice(max_chars, words);
     let long_size = chars(&long) + 1;
     if header_size + long_size <= max_chars {
         return Some((long, max_chars - long_size));
     }
-    let short_size = chars(SHORT_CUT_NOTICE) + 1;
-    let limit = max_chars.checked_sub(short_size)?;
-    Some((SHORT_CUT_NOTICE.to_string(), limit))
+    let short = short_cut_notice(words);
+    let limit = max_chars.checked_sub(chars(&short) + 1)?;
+    Some((short, limit))
 }
 
 const RESIDENT_TITLE: &str = "## Resident knowledge";
@@ -142,13 +146,13 @@ const TOC_TITLE: &str = "## Memory index (active records, newest first)";
 pub fn render(m: &Material, s: &Settings) -> String {
     let (fixed, header_len) = header(s);
     if s.brief {
-        return brief(m, fixed, header_len, s.max_chars);
+        return brief(m, fixed, header_len, s);
     }
     let parts = Parts::gather(m, s, fixed, header_len);
     if parts.full_size() <= s.max_chars {
         return parts.whole();
     }
-    parts.cut(s.max_chars)
+    parts.cut(s.max_chars, s.words)
 }
 
 /// A line as printed: sanitized before it is counted, so that the budget
@@ -173,7 +177,7 @@ fn header(s: &Settings) -> (Vec<String>, usize) {
 /// `--brief`: the header, the newest block of `CONTEXT.md` (it says where
 /// the work stands, which the agent needs most after a compaction) and the
 /// number of records per directory.
-fn brief(m: &Material, mut fixed: Vec<String>, header_len: usize, max_chars: usize) -> String {
+fn brief(m: &Material, mut fixed: Vec<String>, header_len: usize, s: &Settings) -> String {
     if let Some(text) = &m.context_md {
         for b in first_blocks(text, 1) {
             fixed.push(String::new());
@@ -189,7 +193,7 @@ fn brief(m: &Material, mut fixed: Vec<String>, header_len: usize, max_chars: usi
     for d in &m.dirs {
         fixed.push(format!("{} ({})", d.dir, d.total));
     }
-    fit_fixed(&fixed, header_len, max_chars)
+    fit_fixed(&fixed, header_len, s.max_chars, s.words)
 }
 
 /// The parts of a full context, in the order shown: the header and the
@@ -286,10 +290,10 @@ impl Parts {
     /// Cut: reserve the notice, then fill part by part. The parts keep
     /// their order: once a header line does not fit, nothing after it is
     /// shown.
-    fn cut(&self, max_chars: usize) -> String {
+    fn cut(&self, max_chars: usize, words: Words) -> String {
         let (header, _) = self.fixed.split_at(self.header_len);
         let header_size: usize = header.iter().map(|l| chars(l) + 1).sum();
-        let Some((notice, limit)) = notice_for(max_chars, header_size) else {
+        let Some((notice, limit)) = notice_for(max_chars, header_size, words) else {
             return String::new();
         };
         let mut out = Out {
@@ -373,13 +377,13 @@ fn toc_fixed(m: &Material) -> Vec<String> {
 
 /// Fixed lines (the first `header_len` of them the header) within
 /// `max_chars`: all of them, or a prefix and the notice.
-fn fit_fixed(lines: &[String], header_len: usize, max_chars: usize) -> String {
+fn fit_fixed(lines: &[String], header_len: usize, max_chars: usize, words: Words) -> String {
     let full: usize = lines.iter().map(|l| chars(l) + 1).sum();
     let header_size: usize = lines[..header_len].iter().map(|l| chars(l) + 1).sum();
     let (notice, limit) = if full <= max_chars {
         (String::new(), usize::MAX)
     } else {
-        match notice_for(max_chars, header_size) {
+        match notice_for(max_chars, header_size, words) {
             Some(n) => n,
             None => return String::new(),
         }

@@ -1,6 +1,7 @@
 //! What `memlint context` is asked for, resolved: flags over environment
 //! over configuration. A leaf: search asks it how much material to store.
 
+use crate::engine::advice::Words;
 use crate::model::config::ContextConfig;
 use crate::store::material::keep_for;
 
@@ -9,7 +10,7 @@ pub const DEFAULT_KEEP: usize = 5;
 
 /// What `memlint context` was asked for, resolved: flags over environment
 /// over configuration.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Settings {
     /// At most this many characters.
     pub max_chars: usize,
@@ -21,6 +22,8 @@ pub struct Settings {
     pub brief: bool,
     /// Show the resident knowledge.
     pub resident: bool,
+    /// The front end's words for the advice a cut context ends with.
+    pub words: Words,
 }
 
 /// The command-line overrides of `memlint context`.
@@ -74,6 +77,7 @@ impl Settings {
         config: &ContextConfig,
         flags: &Flags,
         env: &dyn Fn(&str) -> Option<String>,
+        words: Words,
     ) -> (Settings, Vec<String>) {
         let mut warnings = Vec::new();
         let env_max = env_number(env, "MEMORY_INJECT_MAX_CHARS", 1, &mut warnings);
@@ -84,6 +88,7 @@ impl Settings {
             header: config.header.clone(),
             brief: flags.brief,
             resident: !flags.no_resident,
+            words,
         };
         (settings, warnings)
     }
@@ -104,6 +109,7 @@ pub fn keep_n(flag: Option<usize>, env: &dyn Fn(&str) -> Option<String>) -> (usi
 /// size can show, or of the size `MEMORY_INJECT_MAX_CHARS` asks for.
 pub fn stored_keep(config: &ContextConfig) -> usize {
     let env = |k: &str| std::env::var(k).ok();
-    let (settings, _) = Settings::resolve(config, &Flags::default(), &env);
+    // Only the size is wanted here: no text is worded.
+    let (settings, _) = Settings::resolve(config, &Flags::default(), &env, |_| String::new());
     keep_for(settings.max_chars)
 }

@@ -122,13 +122,17 @@ pub struct Status {
 impl Status {
     /// One line for `memlint watch status`.
     pub fn human(&self, root: &Path) -> String {
+        let count = |n: u64, one: &str, many: &str| match n {
+            1 => format!("1 {one}"),
+            _ => format!("{n} {many}"),
+        };
         let mut out = format!(
-            "watching {} (pid {}): {} directories, {} events, {} questions answered\n",
+            "watching {} (pid {}): {}, {}, {} answered\n",
             root.display(),
             self.pid,
-            self.dirs,
-            self.events,
-            self.answered
+            count(self.dirs as u64, "directory", "directories"),
+            count(self.events, "event", "events"),
+            count(self.answered, "question", "questions")
         );
         if let Some(why) = &self.untrusted {
             out.push_str(&format!(
@@ -505,5 +509,26 @@ mod tests {
         );
         let clean = parse_status("pid 1 dirs 1 events 0 answered 0 \n").expect("parses");
         assert_eq!(clean.untrusted, None);
+    }
+
+    /// Issue 44 item 22: `watch status` counts in English.
+    #[test]
+    fn status_line_says_one_question_not_one_questions() {
+        let status = |dirs, events, answered| Status {
+            pid: 7,
+            dirs,
+            events,
+            answered,
+            untrusted: None,
+        };
+        let root = Path::new("/repo");
+        assert_eq!(
+            status(1, 1, 1).human(root),
+            "watching /repo (pid 7): 1 directory, 1 event, 1 question answered\n"
+        );
+        assert_eq!(
+            status(10, 0, 12).human(root),
+            "watching /repo (pid 7): 10 directories, 0 events, 12 questions answered\n"
+        );
     }
 }

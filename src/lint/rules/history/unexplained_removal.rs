@@ -8,7 +8,7 @@ a record removed without a `Memlint-GC:` trailer
 
 ## What it does
 
-Runs only with `memlint check --base REV`. Fires on each record present at the merge base of REV and HEAD but gone at HEAD, unless git would see it as renamed (an identical file, or one of the same kind sharing at least half its lines, added elsewhere) or a commit in `base..HEAD` carries a `Memlint-GC:` trailer whose subject is that record (`drop`, `merge … into …`, `split`, …). Staging files are exempt: `staging release` consumes them by design. A malformed trailer naming the record is pointed out in the message.
+Runs only with `memlint check --base REV`. Fires on each record present at the merge base of REV and HEAD but gone at HEAD, unless git would see it as renamed (an identical file, or one of the same kind sharing at least half its lines, added elsewhere) or a commit in `base..HEAD` carries a `Memlint-GC:` trailer whose subject is that record (`drop`, `merge … into …` or `split`: `trim` and `rewrite` keep the record), in the last paragraph of its message, where git reads trailers. Staging files are exempt: `staging release` consumes them by design. A malformed trailer naming the record is pointed out in the message.
 
 ## Why it matters
 
@@ -73,7 +73,7 @@ memlint check --base main
 
 ## Fix
 
-Not fixed automatically: add a trailer `Memlint-GC: <op> <kind-dir>/<slug> [into <kind-dir>/<slug>] <category>` (op `drop`, `merge`, `split`, `trim` or `rewrite`; category `outdated`, `superseded`, `unused` or `noisy`) to the message of a commit in the range (`git commit --amend`, or an empty commit with `git commit --allow-empty`), or restore the file.
+Not fixed automatically: add a trailer `Memlint-GC: <op> <kind-dir>/<slug> [into <kind-dir>/<slug>] <category>` (op `drop`, `merge` or `split`, since `trim` and `rewrite` keep the record; category `outdated`, `superseded`, `unused` or `noisy`) as the last paragraph of the message of a commit in the range (`git commit --amend`, or an empty commit with `git commit --allow-empty`), or restore the file.
 
 ## Configuration
 

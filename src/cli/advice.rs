@@ -1,0 +1,32 @@
+//! The command line's words for the engine's [`Advice`]: commands and
+//! flags a person (or an agent with a shell) types.
+
+use crate::engine::advice::Advice;
+
+/// The clause the command line appends to an engine message.
+pub fn words(advice: &Advice) -> String {
+    match advice {
+        Advice::Force => " (or give --force to write it anyway)".to_string(),
+        Advice::Search => " run `memlint search QUERY` to recall the rest".to_string(),
+        Advice::SearchBrief => " `memlint search` recalls more".to_string(),
+        Advice::ListSessions => " (`memlint compact list` shows the stored ones)".to_string(),
+        Advice::SessionTemplate => {
+            " (`memlint compact template` prints one to fill in)".to_string()
+        }
+        Advice::Check { path } => format!(" (`memlint check {path}` shows what is wrong)"),
+        Advice::ReplaceDecision { slug } => {
+            format!(" (`memlint new decision \"…\" --replaces {slug}`)")
+        }
+        Advice::RePoint { old, new } => {
+            format!(" (or give --force to re-point `{old}` at `{new}`)")
+        }
+    }
+}
+
+/// An engine message followed by the command line's words for its advice.
+pub fn said(message: impl std::fmt::Display, advice: Option<Advice>) -> String {
+    format!(
+        "{message}{}",
+        advice.as_ref().map(words).unwrap_or_default()
+    )
+}

@@ -1,0 +1,32 @@
+//! What a user can do next, as the engine knows it: typed, not worded.
+//! Errors and texts of the engine carry an [`Advice`]; each front end
+//! words it for its own user ([`Words`]): flags and commands on the command
+//! line, tool and parameter names over MCP.
+
+/// One thing the user can do next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Advice {
+    /// Do it anyway, overriding the check that refused it (where the front
+    /// end can).
+    Force,
+    /// Recall the records a cut context left out, by searching (the long
+    /// form, for a notice with room).
+    Search,
+    /// The same, in a few words (a notice with little room).
+    SearchBrief,
+    /// List the stored session memories.
+    ListSessions,
+    /// Get the empty session text to fill in.
+    SessionTemplate,
+    /// Look at what is wrong with the record at `path` (root-relative).
+    Check { path: String },
+    /// Write a new decision that replaces the active decision `slug`.
+    ReplaceDecision { slug: String },
+    /// Re-point the already replaced record `old` at the new record `new`,
+    /// overriding the refusal.
+    RePoint { old: String, new: String },
+}
+
+/// A front end's wording of an [`Advice`]: the clause it appends to the
+/// engine's message, starting with its own connective (` (`…`)`, `, or`).
+pub type Words = fn(&Advice) -> String;
