@@ -170,7 +170,7 @@ fn an_already_replaced_record_is_refused_naming_its_successor_and_force_re_point
     assert_eq!(refused.code, 1);
     assert_eq!(
         refused.stderr.trim_end(),
-        "memlint: error: `use-gix` is already replaced by `use-git2` (memory/decisions/use-git2.md); replace `use-git2` instead, or re-point `use-gix` at `shell-out` with --force (force: true for memory_write)"
+        "memlint: error: `use-gix` is already replaced by `use-git2` (memory/decisions/use-git2.md); replace `use-git2` instead (or give --force to re-point `use-gix` at `shell-out`)"
     );
     let new = memlint(
         root,
