@@ -42,10 +42,11 @@ pub(super) fn run(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, Worksp
             };
             claim.map(|claimed| {
                 if let Some(reason) = &claimed.replaced_unreadable {
-                    errln!(
-                        "memlint: warning: replaced the unreadable {} ({reason})",
-                        st::LOCK_PATH
-                    );
+                    let lock = match &args.remote {
+                        Some(name) => format!("{} on `{name}`", crate::io::git::remote::LOCK_REF),
+                        None => st::LOCK_PATH.to_string(),
+                    };
+                    errln!("memlint: warning: replaced the unreadable {lock} ({reason})");
                 }
                 match args.format {
                     StagingFormat::Json => json(&claimed),
@@ -56,7 +57,7 @@ pub(super) fn run(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, Worksp
         }
         StagingCommand::Release(args) => {
             let release = match &args.remote {
-                Some(name) => crate::engine::staging_remote::release(root, &args.pod, name),
+                Some(name) => crate::engine::staging_remote::release(root, cfg, &args.pod, name),
                 None => st::release(root, &args.pod),
             };
             release.map(|released| match args.format {
