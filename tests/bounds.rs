@@ -415,3 +415,46 @@ fn git_blobs_and_commit_messages_are_read_within_bounds() {
         "{summary}"
     );
 }
+
+#[test]
+fn the_language_server_bounds_a_message_before_it_reads_the_body() {
+    let ws = workspace();
+    let root = ws.path();
+    let said = |run: &Measured, what: &str| {
+        assert_eq!((run.code, run.signal), (Some(1), None), "{run:?}");
+        assert!(
+            run.stderr
+                .contains(&format!("memlint server: error: {what}")),
+            "{}",
+            run.stderr
+        );
+        assert_bounded(run, "server");
+    };
+    // A length no machine holds: refused at once (it used to abort).
+    let run = measured(
+        root,
+        &["server"],
+        Feed::Bytes(b"Content-Length: 99999999999999\r\n\r\n{".to_vec()),
+    );
+    said(
+        &run,
+        "a message declares Content-Length 99999999999999, more than the 16777216 bytes a message may have",
+    );
+    // A 100 MB body that is really sent: refused before a byte of it is held.
+    let run = measured(
+        root,
+        &["server"],
+        Feed::Stream {
+            prefix: format!("Content-Length: {STREAM}\r\n\r\n").into_bytes(),
+            n: STREAM,
+            suffix: Vec::new(),
+        },
+    );
+    said(
+        &run,
+        "a message declares Content-Length 104857600, more than the 16777216 bytes a message may have",
+    );
+    // A header line that never ends.
+    let run = measured(root, &["server"], stream());
+    said(&run, "a message header line is longer than 4096 bytes");
+}
