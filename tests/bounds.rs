@@ -35,6 +35,8 @@ struct Measured {
     stdout: String,
     /// How many bytes standard output had in all.
     stdout_len: u64,
+    /// How many lines.
+    stdout_lines: u64,
     stderr: String,
     /// The peak resident set, in KiB.
     max_rss_kib: i64,
@@ -129,19 +131,21 @@ fn measured_with(
         }
         let mut kept = Vec::new();
         let mut total = 0u64;
+        let mut lines = 0u64;
         let mut buf = vec![0u8; 1 << 16];
         loop {
             match out.read(&mut buf) {
                 Ok(0) | Err(_) => break,
                 Ok(n) => {
                     total += n as u64;
+                    lines += buf[..n].iter().filter(|b| **b == b'\n').count() as u64;
                     if kept.len() < 1 << 20 {
                         kept.extend_from_slice(&buf[..n]);
                     }
                 }
             }
         }
-        (kept, total)
+        (kept, total, lines)
     });
     let mut err = child.stderr.take().expect("stderr");
     let err_reader = std::thread::spawn(move || {
@@ -168,7 +172,7 @@ fn measured_with(
         std::thread::sleep(Duration::from_millis(10));
     };
     let _ = writer.join();
-    let (stdout, stdout_len) = reader.join().expect("reader");
+    let (stdout, stdout_len, stdout_lines) = reader.join().expect("reader");
     let stdout = String::from_utf8_lossy(&stdout).into_owned();
     let stderr = err_reader.join().expect("stderr reader");
     assert!(!stderr.contains("panicked"), "memlint {args:?}: {stderr}");
@@ -177,6 +181,7 @@ fn measured_with(
         signal: libc::WIFSIGNALED(status).then(|| libc::WTERMSIG(status)),
         stdout,
         stdout_len,
+        stdout_lines,
         stderr,
         max_rss_kib: rusage.ru_maxrss,
     }
@@ -201,8 +206,12 @@ fn stream() -> Feed {
 }
 
 fn assert_bounded(run: &Measured, what: &str) {
+    assert_bounded_by(run, what, BOUNDED_KIB);
+}
+
+fn assert_bounded_by(run: &Measured, what: &str, limit_kib: i64) {
     assert!(
-        run.max_rss_kib < BOUNDED_KIB,
+        run.max_rss_kib < limit_kib,
         "{what} held {} KiB at its peak: {run:?}",
         run.max_rss_kib
     );
@@ -457,4 +466,83 @@ fn the_language_server_bounds_a_message_before_it_reads_the_body() {
     // A header line that never ends.
     let run = measured(root, &["server"], stream());
     said(&run, "a message header line is longer than 4096 bytes");
+}
+
+const MCP_INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}
+{"jsonrpc":"2.0","method":"notifications/initialized"}
+"#;
+
+#[test]
+fn mcp_answers_an_oversized_request_with_an_error_and_holds_none_of_it() {
+    let ws = workspace();
+    let root = ws.path();
+    // A 100 MB request: refused under its id, and the server goes on.
+    let prefix = format!(
+        "{MCP_INIT}{}",
+        r#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"memory_write","arguments":{"kind":"decision","title":"Big","body":""#
+    );
+    let suffix = format!(
+        "\"}}}}}}\n{}\n",
+        r#"{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"memory_recent","arguments":{"limit":1}}}"#
+    );
+    let run = measured(
+        root,
+        &["mcp"],
+        Feed::Stream {
+            prefix: prefix.into_bytes(),
+            n: STREAM,
+            suffix: suffix.into_bytes(),
+        },
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let refused = reply(&run, 7);
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    let message = refused["error"]["message"].as_str().expect("message");
+    assert!(
+        message.contains("more than the 15728640 a message may have; it was not read"),
+        "{message}"
+    );
+    assert_eq!(reply(&run, 8)["result"]["isError"], false);
+    // A request up to the bound (15 MiB) is read whole before it is
+    // judged: at most that is held.
+    assert_bounded_by(&run, "mcp (oversized request)", 96 << 10);
+
+    // 100 MB without a newline: one error, no id to answer under.
+    let run = measured(
+        root,
+        &["mcp"],
+        Feed::Stream {
+            prefix: MCP_INIT.as_bytes().to_vec(),
+            n: STREAM,
+            suffix: Vec::new(),
+        },
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    let errors: Vec<serde_json::Value> = run
+        .stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|m| m["id"].is_null() && m["error"]["code"] == -32600)
+        .collect();
+    assert_eq!(errors.len(), 1, "{run:?}");
+    assert_bounded_by(&run, "mcp (endless line)", 96 << 10);
+}
+
+#[test]
+fn mcp_reads_no_faster_than_a_client_takes_its_answers() {
+    let ws = workspace();
+    // A million malformed lines from a client that reads nothing while it
+    // writes: each gets its parse error, and they do not pile up.
+    const LINES: u64 = 1_000_000;
+    let mut input = MCP_INIT.as_bytes().to_vec();
+    input.extend(std::iter::repeat_n(*b"x\n", LINES as usize).flatten());
+    let run = measured_with(
+        ws.path(),
+        &["mcp"],
+        Feed::Bytes(input),
+        Some(Arc::new(AtomicU64::new(0))),
+    );
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.stdout_lines, LINES + 1);
+    assert_bounded(&run, "mcp (unread answers)");
 }
