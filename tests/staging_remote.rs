@@ -268,7 +268,12 @@ fn a_remote_lock_ref_at_a_tree_a_commit_or_a_huge_blob_is_replaced_with_force() 
         let refused = claim(&clones[0], "p", &me());
         assert_eq!(refused.status.code(), Some(3), "{why}: {refused:?}");
         let said = String::from_utf8_lossy(&refused.stderr);
-        assert!(said.contains(why), "{said}");
+        assert!(
+            said.contains(&format!(
+                "{REF} on `origin` cannot be read as a consolidation lock ({why}); it is not taken over"
+            )),
+            "{said}"
+        );
         assert!(said.contains("claim with --force"), "{said}");
         // --force replaces it with a lock.
         let pod = format!("forced-{i}");

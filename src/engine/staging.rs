@@ -200,10 +200,12 @@ pub enum StagingError {
     Held(Holder),
     /// The lock exists but is not a lock memlint can read.
     #[error(
-        "{LOCK_PATH} cannot be read as a consolidation lock ({reason}); it is not taken over: \
+        "{lock} cannot be read as a consolidation lock ({reason}); it is not taken over: \
          inspect it, then remove it or claim with --force"
     )]
     Unreadable {
+        /// Which lock: [`LOCK_PATH`], or the ref on a remote.
+        lock: String,
         /// What is wrong with it.
         reason: String,
     },
@@ -357,6 +359,7 @@ pub fn claim(
                 return Err(io_err(LOCK_PATH)(e));
             }
             fs::remove_dir(&lock_path).map_err(|_| StagingError::Unreadable {
+                lock: LOCK_PATH.to_string(),
                 reason: "a directory that is not empty; remove it by hand".into(),
             })?;
             fs::rename(&tmp.path, &lock_path).map_err(io_err(LOCK_PATH))
@@ -421,7 +424,10 @@ pub(crate) fn judge(
             unreadable: Some(reason),
         }))
     } else {
-        Err(StagingError::Unreadable { reason })
+        Err(StagingError::Unreadable {
+            lock: LOCK_PATH.to_string(),
+            reason,
+        })
     }
 }
 
@@ -467,10 +473,16 @@ pub fn release(root: &Path, pod: &str) -> Result<Released, StagingError> {
 pub(crate) fn held_by(seen: Seen, pod: &str) -> Result<Lock, StagingError> {
     let lock = match seen {
         Seen::Absent => return Err(StagingError::NotClaimed),
-        Seen::Odd(reason) => return Err(StagingError::Unreadable { reason }),
-        Seen::Bytes(bytes) => {
-            parse_lock(&bytes).map_err(|reason| StagingError::Unreadable { reason })?
+        Seen::Odd(reason) => {
+            return Err(StagingError::Unreadable {
+                lock: LOCK_PATH.to_string(),
+                reason,
+            })
         }
+        Seen::Bytes(bytes) => parse_lock(&bytes).map_err(|reason| StagingError::Unreadable {
+            lock: LOCK_PATH.to_string(),
+            reason,
+        })?,
     };
     if lock.pod != pod {
         return Err(StagingError::NotHolder {

@@ -40,6 +40,18 @@ fn read(repo: &Repo, to: Remote) -> Result<(Option<gix::ObjectId>, Seen), Stagin
     Ok((Some(id), seen))
 }
 
+/// An unreadable lock named as the ref on remote `name`, not as the local
+/// lock file.
+fn on_remote(name: &str) -> impl Fn(StagingError) -> StagingError + '_ {
+    move |e| match e {
+        StagingError::Unreadable { reason, .. } => StagingError::Unreadable {
+            lock: format!("{LOCK_REF} on `{name}`"),
+            reason,
+        },
+        e => e,
+    }
+}
+
 /// The remote `name`, reached within the configured time.
 fn remote_of<'a>(name: &'a str, cfg: &StagingConfig) -> Remote<'a> {
     Remote {
@@ -65,7 +77,7 @@ pub fn claim(
     let to = remote_of(name, cfg);
     for _ in 0..ATTEMPTS {
         let (current, seen) = read(&repo, to)?;
-        let takeover = judge(&seen, who, now, cfg, force)?;
+        let takeover = judge(&seen, who, now, cfg, force).map_err(on_remote(name))?;
         let listing = list(&dir)?;
         sweep(&dir, &listing.temporaries);
         let lock = Lock {
@@ -107,7 +119,7 @@ pub fn release(
     let dir = staging_dir(root)?;
     let to = remote_of(name, cfg);
     let (current, seen) = read(&repo, to)?;
-    let lock = held_by(seen, pod)?;
+    let lock = held_by(seen, pod).map_err(on_remote(name))?;
     consume(&dir, &lock.consumed)?;
     sync_dir(&dir);
     if remote::swap(&repo, to, current, None).map_err(remote_err)? == Swap::Lost {
