@@ -22,7 +22,10 @@ pub(super) fn run(
         CompactCommand::Import(args) => {
             let s = Settings::resolve(global)?;
             let (input, text) =
-                read_import_input(args.file.as_deref(), s.workspace.config.max_file_bytes)?;
+                match read_import_input(args.file.as_deref(), s.workspace.config.max_file_bytes)? {
+                    Ok(read) => read,
+                    Err(why) => return Ok(super::exit::too_large(&why)),
+                };
             let request = c::ImportRequest {
                 text: &text,
                 description: args.description.as_deref().unwrap_or(""),
@@ -88,16 +91,17 @@ pub(super) fn run(
 
 /// The text to import and the name problems are reported under: `--file`,
 /// or standard input when it is absent or `-`; read no further than `max`
-/// bytes (`max_file_bytes`: the stored session could not be larger).
+/// bytes (`max_file_bytes`: the stored session could not be larger);
+/// `Err(why)` for a longer one.
 fn read_import_input(
     file: Option<&std::path::Path>,
     max: u64,
-) -> Result<(String, Vec<u8>), WorkspaceError> {
+) -> Result<Result<(String, Vec<u8>), String>, WorkspaceError> {
     use crate::io::bounded::{read_at_most, read_regular_at_most, Bounded};
     let too_large = |from: &str| {
-        WorkspaceError::Usage(format!(
+        format!(
             "the session text in {from} has more than {max} bytes (`max_file_bytes`); nothing was stored"
-        ))
+        )
     };
     if let Some(f) = file.filter(|f| f.as_os_str() != "-") {
         // A FIFO is read from standard input (`--file -`) instead: named
@@ -110,10 +114,10 @@ fn read_import_input(
             };
             WorkspaceError::Usage(format!("cannot read {}: {source}{hint}", f.display()))
         })?;
-        return match read {
+        return Ok(match read {
             Bounded::Whole(text) => Ok((f.display().to_string(), text)),
             Bounded::Over => Err(too_large(&f.display().to_string())),
-        };
+        });
     }
     let stdin = std::io::stdin().lock();
     if stdin.is_terminal() {
@@ -123,8 +127,8 @@ fn read_import_input(
         path: "<stdin>".into(),
         source,
     })? {
-        Bounded::Whole(text) => Ok(("<stdin>".to_string(), text)),
-        Bounded::Over => Err(too_large("standard input")),
+        Bounded::Whole(text) => Ok(Ok(("<stdin>".to_string(), text))),
+        Bounded::Over => Ok(Err(too_large("standard input"))),
     }
 }
 
