@@ -271,3 +271,140 @@ fn a_garbage_remote_lock_is_named_as_the_ref_on_the_remote() {
         "{said}"
     );
 }
+
+/// Points the remote's lock ref at `object` (any kind), as a hand edit or
+/// a stray push would.
+fn point_lock_at(remote: &Path, object: &str) {
+    ok(remote, "git", &["update-ref", REF, object]);
+}
+
+fn force_claim(clone: &Path, pod: &str) -> Output {
+    run(
+        clone,
+        BIN,
+        &[
+            "staging",
+            "claim",
+            "--remote",
+            "origin",
+            "--pod",
+            pod,
+            "--pid",
+            &me(),
+            "--force",
+            "--format",
+            "json",
+        ],
+    )
+}
+
+#[test]
+fn a_remote_lock_ref_at_a_tree_a_commit_or_a_huge_blob_is_replaced_with_force() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let clones = clones(tmp.path(), 1);
+    let remote = tmp.path().join("remote.git");
+    let commit = ok(&remote, "git", &["rev-parse", "main"]);
+    let tree = ok(&remote, "git", &["rev-parse", "main^{tree}"]);
+    // A blob of 2 MiB, more than any lock holds.
+    fs::write(remote.join("big"), vec![b'{'; 2 << 20]).expect("write");
+    let big = ok(&remote, "git", &["hash-object", "-w", "big"]);
+    let cases = [
+        (
+            tree.trim(),
+            "refs/memlint/consolidation-lock points at a tree, not at a blob",
+        ),
+        (
+            commit.trim(),
+            "refs/memlint/consolidation-lock points at a commit, not at a blob",
+        ),
+        (
+            big.trim(),
+            "its blob has 2097152 bytes, more than a lock ever holds (1048576)",
+        ),
+    ];
+    for (i, (object, why)) in cases.into_iter().enumerate() {
+        point_lock_at(&remote, object);
+        // Not taken over without --force: exit 3, saying what is wrong.
+        let refused = claim(&clones[0], "p", &me());
+        assert_eq!(refused.status.code(), Some(3), "{why}: {refused:?}");
+        let said = String::from_utf8_lossy(&refused.stderr);
+        assert!(
+            said.contains(&format!(
+                "{REF} on the remote `origin` cannot be read as a consolidation lock ({why}); it is not taken over"
+            )),
+            "{said}"
+        );
+        assert!(said.contains("claim with --force"), "{said}");
+        // --force replaces it with a lock.
+        let pod = format!("forced-{i}");
+        let took = force_claim(&clones[0], &pod);
+        assert_eq!(took.status.code(), Some(0), "{why}: {took:?}");
+        let said = String::from_utf8_lossy(&took.stderr);
+        assert!(
+            said.contains(&format!(
+                "memlint: warning: replaced the unreadable {REF} on the remote `origin` ({why})"
+            )),
+            "{said}"
+        );
+        let kind = ok(&remote, "git", &["cat-file", "-t", REF]);
+        assert_eq!(kind.trim(), "blob");
+        ok(
+            &clones[0],
+            BIN,
+            &["staging", "release", "--remote", "origin", "--pod", &pod],
+        );
+    }
+}
+
+#[test]
+fn a_remote_that_never_answers_is_given_up_after_the_configured_time() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let clones = clones(tmp.path(), 1);
+    // A server that accepts connections and never says a word.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for conn in listener.incoming() {
+            held.push(conn);
+        }
+    });
+    let url = format!("git://127.0.0.1:{port}/memory.git");
+    ok(&clones[0], "git", &["remote", "add", "silent", &url]);
+    fs::write(
+        clones[0].join(".memlint.yml"),
+        "staging: {remote_timeout_secs: 2}\n",
+    )
+    .expect("config");
+    for args in [
+        &["staging", "claim", "--remote", "silent", "--pod", "p"][..],
+        &["staging", "release", "--remote", "silent", "--pod", "p"][..],
+    ] {
+        // A hang guard, not a measure of speed: the run must end by itself.
+        let mut child = Command::new(BIN)
+            .args(args)
+            .current_dir(&clones[0])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        let start = std::time::Instant::now();
+        while child.try_wait().expect("wait").is_none() {
+            if start.elapsed() > std::time::Duration::from_secs(120) {
+                let _ = child.kill();
+                panic!("{args:?} never gave up on a remote that does not answer");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let out = child.wait_with_output().expect("output");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            said.contains(&format!(
+                "git did not finish within 2 s trying to read {REF} on `silent`; gave up (raise `staging.remote_timeout_secs` for a slow remote)"
+            )),
+            "{said}"
+        );
+    }
+    assert!(!clones[0].join("staging/.consolidation.lock").exists());
+}

@@ -16,7 +16,10 @@ use std::process::ExitCode;
 /// `memlint new`.
 pub(super) fn new(s: &Settings, args: &NewArgs) -> Result<ExitCode, WorkspaceError> {
     let body = match &args.body_file {
-        Some(f) => read_body(f)?,
+        Some(f) => match read_body(f, s.workspace.config.max_file_bytes)? {
+            Ok(body) => body,
+            Err(why) => return Ok(super::exit::too_large(&why)),
+        },
         None => String::new(),
     };
     let draft = Draft {
@@ -101,7 +104,10 @@ pub(super) fn show(s: &Settings, args: &ShowArgs) -> Result<ExitCode, WorkspaceE
 /// `memlint staging add`.
 pub(super) fn staging_add(s: &Settings, args: &StagingAddArgs) -> Result<ExitCode, WorkspaceError> {
     let body = match &args.body_file {
-        Some(f) => read_body(f)?,
+        Some(f) => match read_body(f, s.workspace.config.max_file_bytes)? {
+            Ok(body) => body,
+            Err(why) => return Ok(super::exit::too_large(&why)),
+        },
         None => String::new(),
     };
     let now = crate::model::clock::now_secs();
@@ -230,23 +236,36 @@ fn human_shown(shown: &author::Shown) -> String {
     t
 }
 
-/// The body from `file`, or from standard input for `-`: UTF-8 text.
-fn read_body(file: &Path) -> Result<String, WorkspaceError> {
-    let bytes = if file.as_os_str() == "-" {
-        let mut buf = Vec::new();
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf).map_err(|source| {
-            WorkspaceError::Io {
-                path: "standard input".into(),
-                source,
-            }
-        })?;
-        buf
+/// The body from `file`, or from standard input for `-`: UTF-8 text of
+/// at most `max` bytes (`max_file_bytes`: a record holding it could not
+/// be larger), read no further than that; `Err(why)` for a longer one.
+fn read_body(file: &Path, max: u64) -> Result<Result<String, String>, WorkspaceError> {
+    use crate::io::bounded::{read_at_most, read_regular_at_most, Bounded};
+    let stdin = file.as_os_str() == "-";
+    let read = if stdin {
+        read_at_most(std::io::stdin().lock(), max).map_err(|source| WorkspaceError::Io {
+            path: "standard input".into(),
+            source,
+        })?
     } else {
-        crate::io::fs::read_regular(file).map_err(|source| {
+        read_regular_at_most(file, max).map_err(|source| {
             WorkspaceError::Usage(format!("cannot read {}: {source}", file.display()))
         })?
     };
-    String::from_utf8(bytes).map_err(|_| {
+    let bytes = match read {
+        Bounded::Whole(bytes) => bytes,
+        Bounded::Over => {
+            let from = if stdin {
+                "standard input".to_string()
+            } else {
+                file.display().to_string()
+            };
+            return Ok(Err(format!(
+                "the body in {from} has more than {max} bytes (`max_file_bytes`); nothing was written"
+            )));
+        }
+    };
+    String::from_utf8(bytes).map(Ok).map_err(|_| {
         WorkspaceError::Usage(format!("the body in {} is not UTF-8 text", file.display()))
     })
 }

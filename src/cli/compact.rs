@@ -21,7 +21,11 @@ pub(super) fn run(
         }
         CompactCommand::Import(args) => {
             let s = Settings::resolve(global)?;
-            let (input, text) = read_import_input(args.file.as_deref())?;
+            let (input, text) =
+                match read_import_input(args.file.as_deref(), s.workspace.config.max_file_bytes)? {
+                    Ok(read) => read,
+                    Err(why) => return Ok(super::exit::too_large(&why)),
+                };
             let request = c::ImportRequest {
                 text: &text,
                 description: args.description.as_deref().unwrap_or(""),
@@ -86,12 +90,23 @@ pub(super) fn run(
 }
 
 /// The text to import and the name problems are reported under: `--file`,
-/// or standard input when it is absent or `-`.
-fn read_import_input(file: Option<&std::path::Path>) -> Result<(String, Vec<u8>), WorkspaceError> {
+/// or standard input when it is absent or `-`; read no further than `max`
+/// bytes (`max_file_bytes`: the stored session could not be larger);
+/// `Err(why)` for a longer one.
+fn read_import_input(
+    file: Option<&std::path::Path>,
+    max: u64,
+) -> Result<Result<(String, Vec<u8>), String>, WorkspaceError> {
+    use crate::io::bounded::{read_at_most, read_regular_at_most, Bounded};
+    let too_large = |from: &str| {
+        format!(
+            "the session text in {from} has more than {max} bytes (`max_file_bytes`); nothing was stored"
+        )
+    };
     if let Some(f) = file.filter(|f| f.as_os_str() != "-") {
         // A FIFO is read from standard input (`--file -`) instead: named
         // here it would be opened blind, and could wait for ever.
-        let text = crate::io::fs::read_regular(f).map_err(|source| {
+        let read = read_regular_at_most(f, max).map_err(|source| {
             let hint = if source.kind() == std::io::ErrorKind::InvalidInput {
                 "; pipe it to standard input instead (`--file -`)"
             } else {
@@ -99,18 +114,22 @@ fn read_import_input(file: Option<&std::path::Path>) -> Result<(String, Vec<u8>)
             };
             WorkspaceError::Usage(format!("cannot read {}: {source}{hint}", f.display()))
         })?;
-        return Ok((f.display().to_string(), text));
+        return Ok(match read {
+            Bounded::Whole(text) => Ok((f.display().to_string(), text)),
+            Bounded::Over => Err(too_large(&f.display().to_string())),
+        });
     }
-    let mut stdin = std::io::stdin().lock();
+    let stdin = std::io::stdin().lock();
     if stdin.is_terminal() {
         errln!("memlint: reading the session text from standard input (end with Ctrl-D)");
     }
-    let mut text = Vec::new();
-    std::io::Read::read_to_end(&mut stdin, &mut text).map_err(|source| WorkspaceError::Io {
+    match read_at_most(stdin, max).map_err(|source| WorkspaceError::Io {
         path: "<stdin>".into(),
         source,
-    })?;
-    Ok(("<stdin>".to_string(), text))
+    })? {
+        Bounded::Whole(text) => Ok(Ok(("<stdin>".to_string(), text))),
+        Bounded::Over => Ok(Err(too_large("standard input"))),
+    }
 }
 
 /// The human and JSON forms of `compact`'s results.

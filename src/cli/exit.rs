@@ -100,6 +100,14 @@ pub(super) fn fmt_text(formatted: &crate::engine::fmt::Formatted) -> ExitCode {
     }
 }
 
+/// A text refused for its size before it was read whole (`new`/`staging
+/// add --body-file`, `compact import`): the refusal `format/too-large`
+/// would give the record, exit 1.
+pub(super) fn too_large(why: &str) -> ExitCode {
+    errln!("memlint: error[format/too-large]: {why}");
+    Outcome::Findings.into()
+}
+
 /// `compact`'s failures (SPEC §4): 1 for a refused import or a missing
 /// record, 2 for a usage error or an unusable workspace.
 pub(super) fn compact(e: &crate::engine::compact::CompactError) -> ExitCode {

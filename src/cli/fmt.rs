@@ -10,7 +10,6 @@ use crate::engine::fmt::{self, Done, Formatted, Report};
 use crate::engine::workspace::WorkspaceError;
 use crate::syntax::sanitize;
 use std::fmt::Write as _;
-use std::io::Read;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -122,14 +121,7 @@ fn summary(write: bool, changed: usize, unchanged: usize, skipped: usize) -> Str
 /// output and the reason on standard error, with exit 1, so an editor
 /// keeps its buffer.
 fn editor(global: &GlobalArgs, path: &Path) -> Result<ExitCode, WorkspaceError> {
-    let mut input = Vec::new();
-    std::io::stdin()
-        .lock()
-        .read_to_end(&mut input)
-        .map_err(|source| WorkspaceError::Io {
-            path: "<stdin>".into(),
-            source,
-        })?;
+    use crate::io::bounded::{read_at_most, Bounded};
     let cwd = std::env::current_dir().map_err(|source| WorkspaceError::Io {
         path: ".".into(),
         source,
@@ -140,10 +132,31 @@ fn editor(global: &GlobalArgs, path: &Path) -> Result<ExitCode, WorkspaceError> 
         cwd: &cwd,
         path,
     };
-    let formatted = fmt::text(&place, &input)?;
+    let stdin_err = |source| WorkspaceError::Io {
+        path: "<stdin>".into(),
+        source,
+    };
+    let (ws, rel) = fmt::locate(&place)?;
+    let Some(rel) = rel.filter(|rel| fmt::formats(&ws, rel)) else {
+        // No record: the text comes back as it is, passed through piece
+        // by piece rather than held whole.
+        output::raw_stream(std::io::stdin().lock()).map_err(stdin_err)?;
+        return Ok(exit::fmt_text(&Formatted::NotARecord));
+    };
+    // A record is read up to `max_file_bytes` and no further: a larger one
+    // is refused without being held whole.
+    let max = ws.config.max_file_bytes;
+    let formatted = match read_at_most(std::io::stdin().lock(), max).map_err(stdin_err)? {
+        Bounded::Whole(input) => fmt::text_in(&ws, &rel, &input),
+        Bounded::Over => Formatted::Refused {
+            why: format!("the text has more than {max} bytes (`max_file_bytes`)"),
+            notes: Vec::new(),
+        },
+    };
     let shown = path.display();
     match &formatted {
-        Formatted::NotARecord => output::raw(&input),
+        // Not reached: such a text was passed through above.
+        Formatted::NotARecord => {}
         Formatted::Text { text, notes } => {
             for note in notes {
                 output::err(&format!("memlint: note: {shown}: {note}\n"));

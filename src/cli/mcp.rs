@@ -45,7 +45,7 @@ pub fn run(place: Place) -> ExitCode {
         }
     };
     let served = runtime.block_on(async {
-        let (transport, reader, writer) = gated_stdio();
+        let (transport, reader, writer) = super::mcp_stdio::gated_stdio();
         let reader = tokio::spawn(reader);
         let writer = tokio::spawn(writer);
         let served = match (Memory { place }).serve(transport).await {
@@ -71,98 +71,6 @@ pub fn run(place: Place) -> ExitCode {
             ExitCode::SUCCESS
         }
     }
-}
-
-/// Standard input and output with a gate between them and the SDK: each
-/// line read is handed to the server only when it is JSON, and a line that
-/// is not (malformed JSON, invalid UTF-8) gets the JSON-RPC parse error
-/// (`-32700`, `id: null`) instead of silence. One task owns standard
-/// output and writes whole lines, the server's and the gate's, so they
-/// never interleave: it ends once the server's output and the reader are
-/// closed.
-fn gated_stdio() -> (
-    (tokio::io::DuplexStream, tokio::io::DuplexStream),
-    impl std::future::Future<Output = ()> + Send + 'static,
-    impl std::future::Future<Output = ()> + Send + 'static,
-) {
-    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-    const BUFFER: usize = 1 << 16;
-    let (mut to_server, server_in) = tokio::io::duplex(BUFFER);
-    let (server_out, from_server) = tokio::io::duplex(BUFFER);
-    let (errors_tx, mut errors_rx) = tokio::sync::mpsc::unbounded_channel::<String>();
-    let reader = async move {
-        let mut lines = BufReader::new(tokio::io::stdin());
-        let mut line = Vec::new();
-        loop {
-            line.clear();
-            match lines.read_until(b'\n', &mut line).await {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
-            }
-            let text = std::str::from_utf8(&line).map_err(|e| e.to_string());
-            let parsed = text.and_then(|t| {
-                if t.trim().is_empty() {
-                    return Ok(None);
-                }
-                serde_json::from_str::<serde_json::Value>(t)
-                    .map(|_| Some(t))
-                    .map_err(|e| e.to_string())
-            });
-            match parsed {
-                Ok(None) => {}
-                Ok(Some(t)) => {
-                    let t = t.trim_end_matches(['\r', '\n']);
-                    if to_server.write_all(t.as_bytes()).await.is_err()
-                        || to_server.write_all(b"\n").await.is_err()
-                    {
-                        break;
-                    }
-                }
-                Err(why) => {
-                    let error = serde_json::json!({
-                        "jsonrpc": "2.0",
-                        "id": null,
-                        "error": {"code": -32700, "message": format!("Parse error: {why}")},
-                    });
-                    let _ = errors_tx.send(error.to_string());
-                }
-            }
-        }
-        // End of input: the server sees it and stops.
-        let _ = to_server.shutdown().await;
-    };
-    let writer = async move {
-        let mut out = tokio::io::stdout();
-        let mut server = BufReader::new(from_server);
-        let mut line = Vec::new();
-        let mut server_open = true;
-        loop {
-            tokio::select! {
-                read = server.read_until(b'\n', &mut line), if server_open => {
-                    match read {
-                        Ok(0) | Err(_) => server_open = false,
-                        Ok(_) => {
-                            if out.write_all(&line).await.is_err() {
-                                break;
-                            }
-                            let _ = out.flush().await;
-                            line.clear();
-                        }
-                    }
-                }
-                error = errors_rx.recv() => match error {
-                    Some(e) => {
-                        let _ = out.write_all(format!("{e}\n").as_bytes()).await;
-                        let _ = out.flush().await;
-                    }
-                    None if !server_open => break,
-                    None => {}
-                },
-                else => break,
-            }
-        }
-    };
-    ((server_in, server_out), reader, writer)
 }
 
 /// The server: the workspace is loaded again for each call, so a changed

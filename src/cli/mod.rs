@@ -21,6 +21,7 @@ mod index;
 mod init;
 mod log;
 mod mcp;
+mod mcp_stdio;
 mod merge;
 pub mod progress;
 pub mod render;

@@ -51,6 +51,16 @@ pub(super) fn write_out(text: &str) {
 
 /// Writes `bytes` to standard output as they are: the editor mode of `fmt`
 /// hands back a buffer, which must come back byte for byte.
+/// Copies `reader` to standard output as it comes, in pieces (a text of
+/// any length passes through in constant memory).
+pub fn raw_stream(mut reader: impl std::io::Read) -> std::io::Result<u64> {
+    use std::io::Write;
+    let mut w = std::io::stdout().lock();
+    let n = std::io::copy(&mut reader, &mut w)?;
+    w.flush()?;
+    Ok(n)
+}
+
 pub fn raw(bytes: &[u8]) {
     use std::io::Write;
     let mut w = std::io::stdout().lock();

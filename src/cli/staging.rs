@@ -60,7 +60,7 @@ pub(super) fn run(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, Worksp
         }
         StagingCommand::Release(args) => {
             let release = match &args.remote {
-                Some(name) => crate::engine::staging_remote::release(root, &args.pod, name),
+                Some(name) => crate::engine::staging_remote::release(root, cfg, &args.pod, name),
                 None => st::release(root, &args.pod),
             };
             release.map(|released| match args.format {

@@ -274,6 +274,17 @@ pub struct EditorPlace<'a> {
 /// # Ok::<(), memlint::engine::workspace::WorkspaceError>(())
 /// ```
 pub fn text(place: &EditorPlace, input: &[u8]) -> Result<Formatted, WorkspaceError> {
+    let (ws, rel) = locate(place)?;
+    Ok(match rel {
+        Some(rel) => text_in(&ws, &rel, input),
+        None => Formatted::NotARecord,
+    })
+}
+
+/// Editor mode's first step: the workspace the file `place.path` belongs
+/// to, and the file's path in it (`None` outside it), so that a front end
+/// knows the configuration (`max_file_bytes`) before it reads the text.
+pub fn locate(place: &EditorPlace) -> Result<(Workspace, Option<String>), WorkspaceError> {
     let cwd = place.cwd;
     let abs = crate::engine::workspace::normalize(&cwd.join(place.path));
     let discovered;
@@ -290,10 +301,15 @@ pub fn text(place: &EditorPlace, input: &[u8]) -> Result<Formatted, WorkspaceErr
         }
     };
     let ws = Workspace::load(root, place.config)?;
-    Ok(match ws.relative(&abs) {
-        Some(rel) => text_in(&ws, &rel, input),
-        None => Formatted::NotARecord,
-    })
+    let rel = ws.relative(&abs);
+    Ok((ws, rel))
+}
+
+/// Whether editor mode formats a text given as the workspace file `rel`:
+/// a record's place that no ignore file excludes (any other text comes
+/// back unchanged).
+pub fn formats(ws: &Workspace, rel: &str) -> bool {
+    matches!(classify(rel, &ws.config.banned_dirs), Place::Record(_)) && !ignored(&ws.root, rel)
 }
 
 /// Editor mode in a loaded workspace: formats `input` as if it were the

@@ -847,6 +847,7 @@ mod tests {
             max_files: 3,
             max_bytes: 100,
             stale_after_secs: 60,
+            remote_timeout_secs: 60,
         }
     }
 

@@ -10,7 +10,7 @@ use crate::engine::staging::{
     check_pod, claimed, consume, held_by, judge, list, lock_bytes, released, staging_dir, sweep,
     sync_dir, Claimant, Claimed, Lock, Released, Seen, StagingError, Takeover,
 };
-use crate::io::git::remote::{self, Swap, LOCK_REF};
+use crate::io::git::remote::{self, LockObject, Remote, Swap, LOCK_REF};
 use crate::io::git::Repo;
 use crate::model::config::StagingConfig;
 use std::path::Path;
@@ -27,12 +27,25 @@ fn open(root: &Path) -> Result<Repo, StagingError> {
 }
 
 /// What the remote's lock ref holds now: its object and what it says.
-fn read(repo: &Repo, name: &str) -> Result<(Option<gix::ObjectId>, Seen), StagingError> {
-    let Some(id) = remote::remote_ref(repo, name).map_err(remote_err)? else {
+/// A ref that points at no lock (a tree, a commit, a huge blob) is seen
+/// as an unreadable lock: `--force` replaces it.
+fn read(repo: &Repo, to: Remote) -> Result<(Option<gix::ObjectId>, Seen), StagingError> {
+    let Some(id) = remote::remote_ref(repo, to).map_err(remote_err)? else {
         return Ok((None, Seen::Absent));
     };
-    let bytes = remote::read_lock(repo, name, id).map_err(remote_err)?;
-    Ok((Some(id), Seen::Bytes(bytes)))
+    let seen = match remote::read_lock(repo, to, id).map_err(remote_err)? {
+        LockObject::Blob(bytes) => Seen::Bytes(bytes),
+        LockObject::Malformed(reason) => Seen::Odd(reason),
+    };
+    Ok((Some(id), seen))
+}
+
+/// The remote `name`, reached within the configured time.
+fn remote_of<'a>(name: &'a str, cfg: &StagingConfig) -> Remote<'a> {
+    Remote {
+        name,
+        timeout: std::time::Duration::from_secs(cfg.remote_timeout_secs),
+    }
 }
 
 /// `e` with the lock it names placed where it is: the ref on remote
@@ -60,8 +73,9 @@ pub fn claim(
     check_pod(&who.pod)?;
     let repo = open(root)?;
     let dir = staging_dir(root)?;
+    let to = remote_of(name, cfg);
     for _ in 0..ATTEMPTS {
-        let (current, seen) = read(&repo, name)?;
+        let (current, seen) = read(&repo, to)?;
         let takeover = judge(&seen, who, now, cfg, force).map_err(|e| on_remote(e, name))?;
         let listing = list(&dir)?;
         sweep(&dir, &listing.temporaries);
@@ -73,7 +87,7 @@ pub fn claim(
             consumed: listing.entries.into_iter().map(|(id, _)| id).collect(),
         };
         let blob = remote::write_blob(&repo, &lock_bytes(&lock)).map_err(remote_err)?;
-        match remote::swap(&repo, name, current, Some(blob)).map_err(remote_err)? {
+        match remote::swap(&repo, to, current, Some(blob)).map_err(remote_err)? {
             Swap::Done => {
                 let Takeover { holder, unreadable } = takeover.unwrap_or(Takeover {
                     holder: None,
@@ -93,15 +107,21 @@ pub fn claim(
 /// Releases the lock `pod` holds on remote `name`: deletes the consumed
 /// staging files here, then the remote ref (only while it still is the
 /// lock read).
-pub fn release(root: &Path, pod: &str, name: &str) -> Result<Released, StagingError> {
+pub fn release(
+    root: &Path,
+    cfg: &StagingConfig,
+    pod: &str,
+    name: &str,
+) -> Result<Released, StagingError> {
     check_pod(pod)?;
     let repo = open(root)?;
     let dir = staging_dir(root)?;
-    let (current, seen) = read(&repo, name)?;
+    let to = remote_of(name, cfg);
+    let (current, seen) = read(&repo, to)?;
     let lock = held_by(seen, pod).map_err(|e| on_remote(e, name))?;
     consume(&dir, &lock.consumed)?;
     sync_dir(&dir);
-    if remote::swap(&repo, name, current, None).map_err(remote_err)? == Swap::Lost {
+    if remote::swap(&repo, to, current, None).map_err(remote_err)? == Swap::Lost {
         return Err(StagingError::Remote(format!(
             "{LOCK_REF} on `{name}` changed while it was released (taken over as stale?); the consumed files are deleted"
         )));

@@ -52,6 +52,9 @@ pub struct StagingConfig {
     pub max_files: usize,
     pub max_bytes: u64,
     pub stale_after_secs: u64,
+    /// How long one operation on a remote (`staging claim|release
+    /// --remote`) may take before it is given up.
+    pub remote_timeout_secs: u64,
 }
 
 /// `post_write:` settings.
@@ -128,6 +131,7 @@ impl Default for Config {
                 max_files: 50,
                 max_bytes: 1_048_576,
                 stale_after_secs: 7200,
+                remote_timeout_secs: 60,
             },
             post_write: PostWriteConfig {
                 max_failures: 3,
@@ -175,7 +179,8 @@ rules: {}
 # Session-start context (`memlint context`).
 context: {max_chars: 4000, blocks: 1}
 # When staging is due for consolidation, and when a lock counts as stale.
-staging: {max_files: 50, max_bytes: 1048576, stale_after_secs: 7200}
+# remote_timeout_secs bounds each git operation of `staging --remote`.
+staging: {max_files: 50, max_bytes: 1048576, stale_after_secs: 7200, remote_timeout_secs: 60}
 # Consecutive failed lints of one file before the post-write hook stops the agent;
 # format: true lets the hook format a valid record itself (the agent must then
 # re-read it before editing it again).

@@ -340,7 +340,12 @@ fn context(r: &Reader, v: &Node, errs: &mut Vec<ConfigError>, config: &mut Confi
 
 /// `staging`: when staging is due for consolidation, when a lock is stale.
 fn staging(r: &Reader, v: &Node, errs: &mut Vec<ConfigError>, config: &mut Config) {
-    const KEYS: &[&str] = &["max_files", "max_bytes", "stale_after_secs"];
+    const KEYS: &[&str] = &[
+        "max_files",
+        "max_bytes",
+        "stale_after_secs",
+        "remote_timeout_secs",
+    ];
     for e in noted(errs, r.mapping("staging", v)).unwrap_or_default() {
         match key_name(e) {
             "max_files" => {
@@ -356,6 +361,12 @@ fn staging(r: &Reader, v: &Node, errs: &mut Vec<ConfigError>, config: &mut Confi
             "stale_after_secs" => {
                 if let Some(n) = noted(errs, r.positive("staging.stale_after_secs", &e.value)) {
                     config.staging.stale_after_secs = n;
+                }
+            }
+            "remote_timeout_secs" => {
+                let n = r.positive("staging.remote_timeout_secs", &e.value);
+                if let Some(n) = noted(errs, n) {
+                    config.staging.remote_timeout_secs = n;
                 }
             }
             other => errs.push(r.unknown(&e.key, other, KEYS, "staging.")),

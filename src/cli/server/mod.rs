@@ -12,6 +12,7 @@ mod formatting;
 mod navigation;
 mod rename;
 pub(super) mod state;
+mod stdio;
 
 use crossbeam_channel::RecvTimeoutError;
 use documents::Document;
@@ -45,22 +46,24 @@ pub struct Place {
 /// Serves until the client says `exit` or closes the pipe. Exit code 0
 /// after `shutdown` then `exit`, 1 otherwise (as the protocol asks).
 pub fn run(place: Place) -> ExitCode {
-    let (conn, io) = Connection::stdio();
-    let code = match serve(&conn, &place) {
+    let (conn, io) = stdio::connection();
+    let served = serve(&conn, &place);
+    // The writer stops when the last sender is gone.
+    drop(conn);
+    // Input given up (an oversized or malformed message) is the cause of
+    // whatever the loop then saw: it alone is reported.
+    if let Err(e) = io.join() {
+        errln!("memlint server: error: {e}");
+        return ExitCode::from(1);
+    }
+    match served {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(e) => {
             errln!("memlint server: error: {e}");
             ExitCode::from(1)
         }
-    };
-    // The writer stops when the last sender is gone.
-    drop(conn);
-    if let Err(e) = io.join() {
-        errln!("memlint server: error: {e}");
-        return ExitCode::from(1);
     }
-    code
 }
 
 /// What the client can do, read from `initialize`.

@@ -54,12 +54,21 @@ pub fn show(ws: &Workspace, target: &str) -> Result<Shown, AuthorError> {
         .kind
         .ok_or_else(|| AuthorError::Usage(format!("{} is not a record", report.path)))?;
     let path = report.path.clone();
-    let bytes = crate::io::fs::read_regular(&ws.root.join(&path)).map_err(|source| {
-        AuthorError::Workspace(crate::engine::workspace::WorkspaceError::Io {
-            path: path.clone(),
-            source,
-        })
-    })?;
+    // Read no further than `max_file_bytes`: a larger record is not
+    // parsed by the linter either, and is not shown.
+    let max = ws.config.max_file_bytes;
+    let read =
+        crate::io::bounded::read_regular_at_most(&ws.root.join(&path), max).map_err(|source| {
+            AuthorError::Workspace(crate::engine::workspace::WorkspaceError::Io {
+                path: path.clone(),
+                source,
+            })
+        })?;
+    let crate::io::bounded::Bounded::Whole(bytes) = read else {
+        return Err(AuthorError::Usage(format!(
+            "{path} has more than {max} bytes (`max_file_bytes`); it is not shown"
+        )));
+    };
     let text = String::from_utf8_lossy(&bytes);
     let (fields, keys, body) = split_fields(&text);
     let slug = stem(&path).to_string();

@@ -10,29 +10,98 @@ use crate::io::git::repo::Repo;
 use crate::io::git::types::GitError;
 use gix::ObjectId;
 use std::path::Path;
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// The remote ref the lock lives in.
 pub const LOCK_REF: &str = "refs/memlint/consolidation-lock";
 
-/// `git` in `dir`, with a message on failure naming what it was for.
-fn git(dir: &Path, args: &[&str], what: &str) -> Result<std::process::Output, GitError> {
-    Command::new("git")
+/// The most a lock blob may hold: its JSON names a pod, a host and the
+/// staging ids consumed, far below this. A larger one is not read.
+pub const LOCK_MAX: u64 = 1 << 20;
+
+/// The most of `git`'s output that is kept (a ref listing, messages).
+const OUTPUT_MAX: u64 = 1 << 20;
+
+/// How `git` reaches the remote: which one, and how long any one
+/// operation may take before it is given up (`staging.remote_timeout_secs`).
+#[derive(Debug, Clone, Copy)]
+pub struct Remote<'a> {
+    pub name: &'a str,
+    pub timeout: Duration,
+}
+
+/// `git` in `dir`, with a message on failure naming what it was for; killed
+/// when it has not finished within `timeout` (a remote that accepts a
+/// connection and never answers would otherwise hold it for ever).
+fn git(
+    dir: &Path,
+    args: &[&str],
+    what: &str,
+    timeout: Duration,
+) -> Result<std::process::Output, GitError> {
+    let mut child = Command::new("git")
         .args(args)
         .current_dir(dir)
         .env_remove("GIT_DIR")
         .env_remove("GIT_INDEX_FILE")
-        .output()
-        .map_err(|e| GitError::Read(format!("cannot run git to {what}: {e}")))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| GitError::Read(format!("cannot run git to {what}: {e}")))?;
+    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut kept = Vec::new();
+            if let Some(pipe) = pipe {
+                // Keep the first OUTPUT_MAX bytes, read (and drop) the rest
+                // so that git never blocks on a full pipe.
+                let mut pipe = pipe;
+                let _ = std::io::Read::read_to_end(
+                    &mut std::io::Read::take(&mut pipe, OUTPUT_MAX),
+                    &mut kept,
+                );
+                let _ = std::io::copy(&mut pipe, &mut std::io::sink());
+            }
+            kept
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as _));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as _));
+    let deadline = Instant::now() + timeout;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() >= deadline => {
+                let _ = child.kill();
+                let _ = child.wait();
+                // The readers are left behind: a program git started may
+                // still hold the pipes open.
+                return Err(GitError::Read(format!(
+                    "git did not finish within {} s trying to {what}; gave up (raise `staging.remote_timeout_secs` for a slow remote)",
+                    timeout.as_secs()
+                )));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => return Err(GitError::Read(format!("cannot run git to {what}: {e}"))),
+        }
+    };
+    Ok(std::process::Output {
+        status,
+        stdout: stdout.join().unwrap_or_default(),
+        stderr: stderr.join().unwrap_or_default(),
+    })
 }
 
 /// The object the remote's `LOCK_REF` points at, `None` when it has none.
-pub fn remote_ref(repo: &Repo, remote: &str) -> Result<Option<ObjectId>, GitError> {
+pub fn remote_ref(repo: &Repo, to: Remote) -> Result<Option<ObjectId>, GitError> {
+    let remote = to.name;
     let dir = work_dir(repo)?;
     let out = git(
         dir,
         &["ls-remote", "--", remote, LOCK_REF],
         &format!("read {LOCK_REF} on `{remote}`"),
+        to.timeout,
     )?;
     if !out.status.success() {
         return Err(GitError::Read(format!(
@@ -50,17 +119,28 @@ pub fn remote_ref(repo: &Repo, remote: &str) -> Result<Option<ObjectId>, GitErro
         .map_err(|e| GitError::Read(format!("git ls-remote {remote} gave `{hex}`: {e}")))
 }
 
-/// The content of the lock blob `id` on `remote`, fetched when it is not
-/// here yet.
-pub fn read_lock(repo: &Repo, remote: &str, id: ObjectId) -> Result<Vec<u8>, GitError> {
-    if let Some(bytes) = local_blob(repo, id) {
-        return Ok(bytes);
+/// What the remote's lock ref points at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LockObject {
+    /// A blob of at most [`LOCK_MAX`] bytes: its content.
+    Blob(Vec<u8>),
+    /// Something no lock can be (a tree, a commit, a blob too large to be
+    /// one); the reason says what. A claim with `--force` replaces it.
+    Malformed(String),
+}
+
+/// The lock object `id` on `remote`, fetched when it is not here yet.
+pub fn read_lock(repo: &Repo, to: Remote, id: ObjectId) -> Result<LockObject, GitError> {
+    if let Some(found) = local_lock(repo, id) {
+        return Ok(found);
     }
+    let remote = to.name;
     let dir = work_dir(repo)?;
     let out = git(
         dir,
         &["fetch", "-q", "--no-tags", "--", remote, LOCK_REF],
         &format!("fetch {LOCK_REF} from `{remote}`"),
+        to.timeout,
     )?;
     if !out.status.success() {
         return Err(GitError::Read(format!(
@@ -70,19 +150,35 @@ pub fn read_lock(repo: &Repo, remote: &str, id: ObjectId) -> Result<Vec<u8>, Git
     }
     // The ref may have moved since it was listed: what was fetched is
     // another lock, and the caller reads the ref again.
-    local_blob(repo, id).ok_or_else(|| {
+    local_lock(repo, id).ok_or_else(|| {
         GitError::Read(format!(
             "{LOCK_REF} on `{remote}` changed while it was read"
         ))
     })
 }
 
-fn local_blob(repo: &Repo, id: ObjectId) -> Option<Vec<u8>> {
+/// The object `id` here as a lock, `None` when it is not here. Its kind
+/// and size are read from its header first: a large object is never
+/// inflated into memory.
+fn local_lock(repo: &Repo, id: ObjectId) -> Option<LockObject> {
     // A fresh handle: objects fetched by `git` since the repository was
     // opened are found.
     let fresh = gix::open(repo.repo.git_dir()).ok()?;
+    let header = fresh.find_header(id).ok()?;
+    if header.kind() != gix::object::Kind::Blob {
+        return Some(LockObject::Malformed(format!(
+            "{LOCK_REF} points at a {}, not at a blob",
+            header.kind()
+        )));
+    }
+    if header.size() > LOCK_MAX {
+        return Some(LockObject::Malformed(format!(
+            "its blob has {} bytes, more than a lock ever holds ({LOCK_MAX})",
+            header.size()
+        )));
+    }
     let object = fresh.find_object(id).ok()?;
-    (object.kind == gix::object::Kind::Blob).then(|| object.data.clone())
+    Some(LockObject::Blob(object.data.clone()))
 }
 
 /// Writes `bytes` as a blob in the local repository.
@@ -107,10 +203,11 @@ pub enum Swap {
 /// --force-with-lease`, which the remote checks and applies atomically.
 pub fn swap(
     repo: &Repo,
-    remote: &str,
+    to: Remote,
     expected: Option<ObjectId>,
     new: Option<ObjectId>,
 ) -> Result<Swap, GitError> {
+    let remote = to.name;
     let dir = work_dir(repo)?;
     let lease = format!(
         "--force-with-lease={LOCK_REF}:{}",
@@ -132,6 +229,7 @@ pub fn swap(
             &spec,
         ],
         &format!("update {LOCK_REF} on `{remote}`"),
+        to.timeout,
     )?;
     let text = String::from_utf8_lossy(&out.stdout);
     let flag = text

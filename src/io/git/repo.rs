@@ -263,13 +263,14 @@ impl Repo {
             id,
             seconds: time.map_or(0, |t| t.seconds),
             offset: time.map_or(0, |t| t.offset),
-            message: decoded.message.to_str_lossy().into_owned(),
+            message: kept_message(decoded.message),
             parents: decoded.parents().collect(),
             tree: decoded.tree(),
         })
     }
 
-    /// Commits reachable from `tips` but not from `hidden`, newest first.
+    /// Commits reachable from `tips` but not from `hidden`, newest first
+    /// (each message kept as [`kept_message`] says).
     pub fn commits(
         &self,
         tips: &[ObjectId],
@@ -454,6 +455,12 @@ impl Repo {
 
     /// Reads a blob, without its content when it exceeds `max` bytes.
     pub fn blob(&self, id: ObjectId, max: u64) -> Result<Blob, GitError> {
+        // The size from the object's header: a large blob is never
+        // inflated into memory.
+        let size = self.repo.find_header(id).map_err(read_err)?.size();
+        if size > max {
+            return Ok(Blob::TooLarge(size));
+        }
         let mut blob = self.repo.find_blob(id).map_err(read_err)?;
         let data = blob.take_data();
         if data.len() as u64 > max {
@@ -926,6 +933,27 @@ impl IndexWalk<'_> {
 
 /// Orders a tree entry against an index group as git orders tree entries:
 /// a directory compares as if its name ended with `/`.
+/// The most of a commit message memlint keeps: messages are written by
+/// whoever pushes, and a larger one is not held, parsed or printed whole.
+pub const MESSAGE_MAX: usize = 1 << 20;
+
+/// A commit message as memlint keeps it: whole up to [`MESSAGE_MAX`]
+/// bytes; past that only its first line (cut to 200 characters), with a
+/// note of its size, so no trailer of it is read.
+fn kept_message(message: &[u8]) -> String {
+    if message.len() <= MESSAGE_MAX {
+        return String::from_utf8_lossy(message).into_owned();
+    }
+    let first = message.split(|b| *b == b'\n').next().unwrap_or_default();
+    let first = &first[..first.len().min(800)];
+    let first: String = String::from_utf8_lossy(first).chars().take(200).collect();
+    format!(
+        "{} [a message of {} bytes, more than {MESSAGE_MAX}: only its first line is read]",
+        first.trim_end(),
+        message.len()
+    )
+}
+
 fn key_cmp(a: &[u8], a_dir: bool, b: &[u8], b_dir: bool) -> std::cmp::Ordering {
     let a_key = a.iter().chain(a_dir.then_some(&b'/'));
     let b_key = b.iter().chain(b_dir.then_some(&b'/'));
