@@ -464,6 +464,30 @@ cases! {
         warn("sources/dangling", "memory/decisions/use-sqlite.md", (11, 5, 11, 30),
             "`cmem:CMEM-20261101-093000` names no session memory in memory/sessions/"),
     ];
+    // Near-copies by content, whatever the slugs; a replaced record and a
+    // record unlike the others are left alone.
+    content_duplicate: "rules/content-duplicate" => exit 0, [
+        warn("content/duplicate", "knowledge/product-page-ttl.md", (1, 1, 1, 1),
+            "knowledge `product-page-ttl` says nearly the same as `cdn-ttl` (knowledge/cdn-ttl.md, 91% alike); keep one: merge them, or mark the older replaced with `memlint replace product-page-ttl cdn-ttl`"),
+        warn("content/duplicate", "memory/decisions/edge-caching-for-catalogue.md", (1, 1, 1, 1),
+            "decision `edge-caching-for-catalogue` says nearly the same as `cache-product-pages` (memory/decisions/cache-product-pages.md, 83% alike); keep one: merge them, or mark the older replaced with `memlint replace cache-product-pages edge-caching-for-catalogue`"),
+    ];
+    // A source naming a replaced record: the chain's final record is named;
+    // a record citing what it replaced, and a replaced record's own
+    // sources, are left alone; a chain with no record in force is named
+    // but not fixable.
+    sources_replaced: "rules/sources-replaced" => exit 1, [
+        warn("sources/replaced", "knowledge/statement-cache.md", (7, 5, 7, 24),
+            "`decision:use-sqlite` names a replaced decision; the decision in force is `use-redis`: cite `decision:use-redis`"),
+        warn("sources/replaced", "knowledge/statement-cache.md", (9, 5, 9, 25),
+            "`decision:drop-loop-a` names a replaced decision, and following `replaced_by` from `drop-loop-a` reaches no decision in force: mend that chain first"),
+        err("status/cycle", "memory/decisions/drop-loop-a.md", (7, 14, 7, 25),
+            "drop-loop-a → drop-loop-b → drop-loop-a"),
+        err("status/cycle", "memory/decisions/drop-loop-b.md", (7, 14, 7, 25),
+            "drop-loop-b → drop-loop-a → drop-loop-b"),
+        warn("status/chain", "memory/decisions/use-sqlite.md", (7, 14, 7, 26),
+            "point it at the final record `use-redis`"),
+    ];
     status_dangling_target: "rules/status-dangling-target" => exit 1, [
         err("status/dangling-target", "memory/decisions/use-sqlite.md", (7, 14, 7, 27),
             "replaced_by points to `use-sqlite-v2`, which is not a decision (did you mean `use-sqlite-wal`?)"),
@@ -1286,4 +1310,30 @@ fn config_integers_may_be_written_in_hex_or_octal_as_in_yaml() {
         .map(|d| d["rule"].as_str().expect("rule").to_string())
         .collect();
     assert_eq!(rules, ["sources/too-many"], "{run:?}");
+}
+
+#[test]
+fn fix_points_a_source_naming_a_replaced_record_at_the_record_in_force() {
+    // `decision:use-sqlite` → `decision:use-redis` (two hops on), which the
+    // record already lists: it is then listed once. The source whose chain
+    // ends in a cycle is left as it is.
+    let dir = tempfile::tempdir().expect("temp dir");
+    common::copy_dir(&fixture("rules/sources-replaced"), dir.path());
+    let fixed = common::memlint(dir.path(), &["check", "--fix", "--format", "json"]);
+    let text =
+        std::fs::read_to_string(dir.path().join("knowledge/statement-cache.md")).expect("read");
+    assert!(
+        text.contains("sources:\n  - decision:use-redis\n  - decision:drop-loop-a\n---\n"),
+        "{text}"
+    );
+    let left: Vec<(String, bool)> = fixables(&fixed.json())
+        .into_iter()
+        .filter(|(r, _)| r == "sources/replaced")
+        .collect();
+    assert_eq!(
+        left,
+        vec![("sources/replaced".to_string(), false)],
+        "{}",
+        fixed.stdout
+    );
 }

@@ -478,7 +478,23 @@ fn record_info(r: &Record) -> RecordInfo {
             _ => Vec::new(),
         },
         parsed: true,
+        sketch: content_sketch(r),
     }
+}
+
+/// The sketch `content/duplicate` compares: title and body of a decision,
+/// request or knowledge record.
+fn content_sketch(r: &Record) -> Option<crate::syntax::similar::sketch::Sketch> {
+    if !matches!(r.kind, Kind::Decision | Kind::Request | Kind::Knowledge) {
+        return None;
+    }
+    let title = r.str_field("title").map_or("", |(t, _)| t);
+    let body = r.body();
+    let mut text = String::with_capacity(title.len() + 1 + body.len());
+    text.push_str(title);
+    text.push('\n');
+    text.push_str(body);
+    crate::syntax::similar::sketch::Sketch::of(&text)
 }
 
 /// Turns findings into located diagnostics with their configured severity.
