@@ -210,6 +210,9 @@ struct WriteArgs {
     slug: Option<String>,
     /// Slug of a record of the same kind this one replaces
     replaces: Option<String>,
+    /// Write it even when its slug looks like an active record's, or its
+    /// title and body say nearly the same as one's
+    force: Option<bool>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -305,7 +308,7 @@ impl Memory {
     }
 
     #[tool(
-        description = "Save a new decision, request or knowledge record. Every lint rule runs first: on any error nothing is written and the diagnostics come back. Never overwrites; a near-duplicate slug is refused naming the record to update instead. Knowledge needs description. replaces: slug of the record this one supersedes.",
+        description = "Save a new decision, request or knowledge record. Every lint rule runs first: on any error nothing is written and the diagnostics come back. Never overwrites; a near-duplicate slug, or a title and body that say nearly the same as an active record's, is refused naming the record to update instead (force: true writes it anyway). Knowledge needs description. replaces: slug of the record this one supersedes.",
         annotations(destructive_hint = false, idempotent_hint = false)
     )]
     fn memory_write(&self, Parameters(a): Parameters<WriteArgs>) -> CallToolResult {
@@ -323,7 +326,7 @@ impl Memory {
                 date: None,
             };
             let opts = author::NewOptions {
-                force: false,
+                force: a.force.unwrap_or(false),
                 replaces: a.replaces.clone(),
             };
             author::new(&ws, &draft, &opts, &author::today())
@@ -530,6 +533,15 @@ fn author_error(e: AuthorError) -> serde_json::Value {
             let similar: Vec<serde_json::Value> = similar
                 .iter()
                 .map(|(slug, path)| serde_json::json!({"slug": slug, "path": path}))
+                .collect();
+            value["similar"] = similar.into();
+        }
+        AuthorError::Duplicate { duplicates, .. } => {
+            let similar: Vec<serde_json::Value> = duplicates
+                .iter()
+                .map(|(slug, path, percent)| {
+                    serde_json::json!({"slug": slug, "path": path, "alike": percent})
+                })
                 .collect();
             value["similar"] = similar.into();
         }

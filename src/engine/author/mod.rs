@@ -62,6 +62,16 @@ pub enum AuthorError {
         /// (slug, path) of each similar active record.
         similar: Vec<(String, String)>,
     },
+    /// The title and body say nearly the same as active records of the
+    /// same kind (exit 1): the agent should update one of them, or replace
+    /// it. `--force` writes it anyway.
+    #[error("{slug} says nearly the same as {}; update that record instead, or write this one with --replaces if it supersedes it (or give --force to write it anyway)", duplicate_list(.duplicates))]
+    Duplicate {
+        slug: String,
+        /// (slug, path, percent alike) of each such active record, most
+        /// alike first.
+        duplicates: Vec<(String, String, u8)>,
+    },
     /// The change would rewrite an active decision in place (exit 1): the
     /// message says to write a new decision that replaces it.
     #[error("{0}")]
@@ -86,6 +96,14 @@ fn similar_list(similar: &[(String, String)]) -> String {
     let names: Vec<String> = similar
         .iter()
         .map(|(slug, path)| format!("`{slug}` ({path})"))
+        .collect();
+    names.join(", ")
+}
+
+fn duplicate_list(duplicates: &[(String, String, u8)]) -> String {
+    let names: Vec<String> = duplicates
+        .iter()
+        .map(|(slug, path, percent)| format!("`{slug}` ({path}, {percent}% alike)"))
         .collect();
     names.join(", ")
 }
