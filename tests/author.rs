@@ -971,7 +971,7 @@ fn a_body_over_the_size_limit_is_refused_before_it_is_written() {
 
 #[test]
 fn a_record_saying_nearly_the_same_as_an_active_one_is_refused_unless_forced() {
-    // The body of use-sqlite-statement-cache under another title and slug:
+    // The title and body of use-sqlite-statement-cache under another slug:
     // no slug is alike, the content is.
     let ws = workspace("example");
     let body = "The statement cache is one SQLite database under `~/.local/share/ledgerd/`,\n\
@@ -983,17 +983,19 @@ fn a_record_saying_nearly_the_same_as_an_active_one_is_refused_unless_forced() {
     let args = [
         "new",
         "decision",
-        "Keep statements in a WAL-mode SQLite database",
+        "Use SQLite with WAL for the statement cache",
+        "--slug",
+        "statement-cache-in-wal-sqlite",
         "--source",
         "file:docs/bank-api.md",
         "--body-file",
         "body.md",
     ];
-    let path = "memory/decisions/keep-statements-in-a-wal-mode-sqlite-database.md";
+    let path = "memory/decisions/statement-cache-in-wal-sqlite.md";
     let run = memlint(ws.path(), &args);
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert!(
-        run.stderr.contains("keep-statements-in-a-wal-mode-sqlite-database says nearly the same as `use-sqlite-statement-cache` (memory/decisions/use-sqlite-statement-cache.md, "),
+        run.stderr.contains("statement-cache-in-wal-sqlite says nearly the same as `use-sqlite-statement-cache` (memory/decisions/use-sqlite-statement-cache.md, "),
         "{}",
         run.stderr
     );
@@ -1020,12 +1022,12 @@ fn a_record_saying_nearly_the_same_as_an_active_one_is_refused_unless_forced() {
     // Now that the copy is in force, another copy is refused naming it,
     // and written with --force.
     let mut again = args.to_vec();
-    again[2] = "Statements live in SQLite with WAL";
+    again[4] = "wal-sqlite-for-statements";
     let run = memlint(ws.path(), &again);
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert!(
         run.stderr.contains(&format!(
-            "says nearly the same as `keep-statements-in-a-wal-mode-sqlite-database` ({path}, "
+            "says nearly the same as `statement-cache-in-wal-sqlite` ({path}, "
         )),
         "{}",
         run.stderr
@@ -1035,6 +1037,6 @@ fn a_record_saying_nearly_the_same_as_an_active_one_is_refused_unless_forced() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
         run.stdout,
-        "memory/decisions/statements-live-in-sqlite-with-wal.md\n"
+        "memory/decisions/wal-sqlite-for-statements.md\n"
     );
 }

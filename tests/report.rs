@@ -266,14 +266,14 @@ fn records_that_say_nearly_the_same_are_listed_in_json_and_text() {
         json!([
             {"records": ["knowledge/cdn-ttl.md", "knowledge/product-page-ttl.md"], "percent": 91},
             {"records": ["memory/decisions/cache-product-pages.md",
-                         "memory/decisions/edge-caching-for-catalogue.md"], "percent": 83}
+                         "memory/decisions/edge-caching-for-catalogue.md"], "percent": 91}
         ])
     );
     let (code, text) = report(dir.path(), &[]);
     assert_eq!(code, 0);
     assert!(
         text.contains(
-            "Duplicate records (2):\n  knowledge/cdn-ttl.md ≈ knowledge/product-page-ttl.md (91% alike)\n  memory/decisions/cache-product-pages.md ≈ memory/decisions/edge-caching-for-catalogue.md (83% alike)\n"
+            "Duplicate records (2):\n  knowledge/cdn-ttl.md ≈ knowledge/product-page-ttl.md (91% alike)\n  memory/decisions/cache-product-pages.md ≈ memory/decisions/edge-caching-for-catalogue.md (91% alike)\n"
         ),
         "{text}"
     );

@@ -470,7 +470,7 @@ cases! {
         warn("content/duplicate", "knowledge/product-page-ttl.md", (1, 1, 1, 1),
             "knowledge `product-page-ttl` says nearly the same as `cdn-ttl` (knowledge/cdn-ttl.md, 91% alike); keep one: merge them, or mark the older replaced with `memlint replace product-page-ttl cdn-ttl`"),
         warn("content/duplicate", "memory/decisions/edge-caching-for-catalogue.md", (1, 1, 1, 1),
-            "decision `edge-caching-for-catalogue` says nearly the same as `cache-product-pages` (memory/decisions/cache-product-pages.md, 83% alike); keep one: merge them, or mark the older replaced with `memlint replace cache-product-pages edge-caching-for-catalogue`"),
+            "decision `edge-caching-for-catalogue` says nearly the same as `cache-product-pages` (memory/decisions/cache-product-pages.md, 91% alike); keep one: merge them, or mark the older replaced with `memlint replace cache-product-pages edge-caching-for-catalogue`"),
     ];
     // A source naming a replaced record: the chain's final record is named;
     // a record citing what it replaced, and a replaced record's own
@@ -714,6 +714,28 @@ fn config_errors_exit_2_naming_key_and_line() {
         (
             "max_sources: 3\nmax_sources: 4\n",
             &[".memlint.yml:2:1:", "`max_sources` appears twice"],
+        ),
+        (
+            "max_sources: 3\nsimilar_content_ratio: 1.5\n",
+            &[
+                ".memlint.yml:2:24:",
+                "`similar_content_ratio` must be a number above 0 and at most 1",
+            ],
+        ),
+        (
+            "similar_content_ratio: high\n",
+            &[
+                ".memlint.yml:1:24:",
+                "`similar_content_ratio` must be a number above 0 and at most 1",
+            ],
+        ),
+        (
+            "similar_contents_ratio: 0.8\n",
+            &[
+                ".memlint.yml:1:1:",
+                "unknown configuration key `similar_contents_ratio`",
+                "did you mean `similar_content_ratio`?",
+            ],
         ),
         ("banned_dirs: [a\n", &[".memlint.yml:", "invalid YAML"]),
         (
@@ -1336,4 +1358,81 @@ fn fix_points_a_source_naming_a_replaced_record_at_the_record_in_force() {
         "{}",
         fixed.stdout
     );
+}
+
+#[test]
+fn similar_content_ratio_sets_how_alike_duplicates_must_be() {
+    // The fixture's pairs are 91% alike, `use-thin-lto` far less like any:
+    // at 0.95 nothing is reported, at 0.9 both pairs, at 0.01 every
+    // record with an earlier one sharing a band.
+    let count = |ratio: &str| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        common::copy_dir(&fixture("rules/content-duplicate"), dir.path());
+        std::fs::write(
+            dir.path().join(".memlint.yml"),
+            format!("similar_content_ratio: {ratio}\n"),
+        )
+        .expect("config");
+        let run = check_json(dir.path(), &[]);
+        let json = run.json();
+        actual(&json)
+            .into_iter()
+            .filter(|(r, ..)| r == "content/duplicate")
+            .map(|(_, _, p, ..)| p)
+            .collect::<Vec<_>>()
+    };
+    assert!(count("0.95").is_empty());
+    assert_eq!(
+        count("0.9"),
+        vec![
+            "knowledge/product-page-ttl.md".to_string(),
+            "memory/decisions/edge-caching-for-catalogue.md".to_string()
+        ]
+    );
+}
+
+#[test]
+fn duplicates_follow_edits_between_runs_through_the_cache() {
+    // The pairs are kept in .memlint/ between runs: an edit that makes a
+    // copy, and one that retires it, are both seen by the next run.
+    let dir = tempfile::tempdir().expect("temp dir");
+    common::copy_dir(&fixture("rules/content-duplicate"), dir.path());
+    let dups = |root: &Path| {
+        let json = check_json(root, &[]).json();
+        actual(&json)
+            .into_iter()
+            .filter(|(r, ..)| r == "content/duplicate")
+            .map(|(_, _, p, ..)| p)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(dups(dir.path()).len(), 2);
+    assert!(dir.path().join(".memlint/duplicates").is_file());
+    let thin = dir.path().join("memory/decisions/use-thin-lto.md");
+    let text = std::fs::read_to_string(&thin).expect("read");
+    let copied = text.replace(
+        "Release builds use thin LTO: fat LTO took forty minutes on the two-core runners and gained nothing measurable.",
+        "Product pages are cached at the CDN for five minutes and purged by surrogate key whenever a price changes, so the origin serves only misses.",
+    );
+    std::fs::write(
+        &thin,
+        copied.replace(
+            "Build releases with thin LTO",
+            "Cache product pages at the CDN",
+        ),
+    )
+    .expect("write");
+    assert_eq!(
+        dups(dir.path()),
+        vec![
+            "knowledge/product-page-ttl.md".to_string(),
+            "memory/decisions/edge-caching-for-catalogue.md".to_string(),
+            "memory/decisions/use-thin-lto.md".to_string(),
+        ]
+    );
+    let retired = std::fs::read_to_string(&thin)
+        .expect("read")
+        .replace("status: active", "status: replaced")
+        .replace("---\n\n", "replaced_by: cache-product-pages\n---\n\n");
+    std::fs::write(&thin, retired).expect("write");
+    assert_eq!(dups(dir.path()).len(), 2);
 }

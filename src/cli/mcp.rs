@@ -308,7 +308,7 @@ impl Memory {
     }
 
     #[tool(
-        description = "Save a new decision, request or knowledge record. Every lint rule runs first: on any error nothing is written and the diagnostics come back. Never overwrites; a near-duplicate slug, or a title and body that say nearly the same as an active record's, is refused naming the record to update instead (force: true writes it anyway). Knowledge needs description. replaces: slug of the record this one supersedes.",
+        description = "Save a new decision, request or knowledge record. Every lint rule runs first: on any error nothing is written and the diagnostics come back. Never overwrites; a near-duplicate slug or content is refused naming the record to update instead (force: true writes it anyway). Knowledge needs description. replaces: slug of the record this one supersedes.",
         annotations(destructive_hint = false, idempotent_hint = false)
     )]
     fn memory_write(&self, Parameters(a): Parameters<WriteArgs>) -> CallToolResult {

@@ -21,7 +21,7 @@ memory/requests/, knowledge/; knowledge also takes --description and --resident)
 changes an earlier decision takes `--replaces OLD-SLUG`. `memlint show SLUG` reads one.";
 
 /// The default `similar_content_ratio`.
-pub const DEFAULT_CONTENT_RATIO: f64 = 0.7;
+pub const DEFAULT_CONTENT_RATIO: f64 = 0.85;
 
 /// A per-rule severity override.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -175,7 +175,7 @@ max_body_chars: 8000
 similar_slug_ratio: 0.9
 # Records of one kind whose title and body are at least this alike are reported by
 # `content/duplicate` (and refused by `memlint new` without --force).
-similar_content_ratio: 0.7
+similar_content_ratio: 0.85
 # Largest summary, in estimated tokens (`summary/too-long`).
 summary_max_tokens: 5000
 # Files larger than this are not parsed (`format/too-large`).

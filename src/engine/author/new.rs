@@ -139,7 +139,7 @@ pub fn new(
 /// The active records of the new record's kind whose title and body say
 /// nearly the same as its own (as `content/duplicate` judges them), but for
 /// `except` (the record being replaced): (slug, path, percent alike),
-/// most alike first. One comparison of 64 bytes per record of the kind.
+/// most alike first. One comparison of 128 bytes per record of the kind.
 fn duplicate_active(
     ws: &Workspace,
     current: &Current,

@@ -1,5 +1,5 @@
 //! Content sketches for `content/duplicate`: what a record's title and body
-//! say, reduced to 64 bytes that estimate how alike two texts are.
+//! say, reduced to 128 bytes that estimate how alike two texts are.
 //!
 //! The text is normalised into tokens (Latin-script and other words
 //! lowercased, punctuation and markdown dropped; runs of Han, Hiragana,
@@ -15,7 +15,10 @@
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Bins (bytes) of a sketch.
-pub const BINS: usize = 64;
+pub const BINS: usize = 128;
+const BIN_BITS: u32 = BINS.trailing_zeros();
+const _: () = assert!(BINS.is_power_of_two());
+
 /// Bins per band: two texts are compared when all the bins of one band agree.
 pub const ROWS: usize = 4;
 /// Bands of a sketch.
@@ -39,8 +42,9 @@ impl Sketch {
         tokens(text, |t| {
             if let Some(p) = prev {
                 let x = mix(p.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ t);
-                let bin = (x >> 58) as usize;
-                let v = x & ((1 << 58) - 1);
+                // The top bits choose the bin, the others are the value.
+                let bin = (x >> (64 - BIN_BITS)) as usize;
+                let v = x & ((1 << (64 - BIN_BITS)) - 1);
                 if v < mins[bin] {
                     mins[bin] = v;
                 }
@@ -183,6 +187,29 @@ mod tests {
         let c = "リリースビルドはthin LTOを使う。fat LTOは遅すぎて効果がなかった。";
         assert!(sim(a, b) > 0.6, "{}", sim(a, b));
         assert!(sim(a, c) < 0.2, "{}", sim(a, c));
+    }
+
+    #[test]
+    fn the_estimate_is_close_to_the_jaccard_similarity() {
+        // Texts of 200 distinct words, pairs sharing the first `shared`:
+        // their shingle sets overlap by (shared - 1) / (398 - (shared - 1)).
+        // Over 20 vocabularies the estimate is off by little on average
+        // and never by much.
+        for shared in [100usize, 150, 180] {
+            let want = (shared - 1) as f64 / (2.0 * 199.0 - (shared - 1) as f64);
+            let mut total = 0.0;
+            for seed in 0..20 {
+                let words: Vec<String> = (0..400).map(|i| format!("w{seed}x{i}")).collect();
+                let a = words[..200].join(" ");
+                let b = [&words[..shared], &words[200..400 - shared]]
+                    .concat()
+                    .join(" ");
+                let got = Sketch::of(&a).unwrap().similarity(&Sketch::of(&b).unwrap());
+                assert!((got - want).abs() < 0.15, "{shared}: {got} vs {want}");
+                total += (got - want).abs();
+            }
+            assert!(total / 20.0 < 0.04, "{shared}: mean error {}", total / 20.0);
+        }
     }
 
     #[test]

@@ -20,7 +20,7 @@ two active records of one kind say nearly the same thing
 
 ## What it does
 
-Fires when two active records of the same kind (decision, request or knowledge; a request that is `open` or `done` counts as active, a record with `status: replaced` never does) have titles and bodies that say nearly the same thing, whatever their slugs. The title and body are normalised into words (lowercased, punctuation and markdown dropped; Japanese, Chinese and Korean text into overlapping character pairs, as search reads it), the words into pairs of neighbours, and the two sets of pairs compared: when their estimated overlap (Jaccard similarity) is at least `similar_content_ratio` (default 0.7), the record after the other in path order gets one diagnostic naming the other, how alike they are, and the `memlint replace` command that retires the older one. A record whose title and body hold fewer than 8 distinct word pairs is not compared: short texts agree by accident. The comparison is linear in the number of records (sketches put into buckets, never every pair), and its result is kept in `.memlint/` until a record's text, status or name changes.
+Fires when two active records of the same kind (decision, request or knowledge; a request that is `open` or `done` counts as active, a record with `status: replaced` never does) have titles and bodies that say nearly the same thing, whatever their slugs. The title and body are normalised into words (lowercased, punctuation and markdown dropped; Japanese, Chinese and Korean text into overlapping character pairs, as search reads it), the words into pairs of neighbours, and the two sets of pairs compared: when their estimated overlap (Jaccard similarity) is at least `similar_content_ratio` (default 0.85), the record after the other in path order gets one diagnostic naming the other, how alike they are, and the `memlint replace` command that retires the older one. A record whose title and body hold fewer than 8 distinct word pairs is not compared: short texts agree by accident. The comparison is linear in the number of records (sketches put into buckets, never every pair), and its result is kept in `.memlint/` until a record's text, status or name changes.
 
 ## Why it matters
 
@@ -46,7 +46,7 @@ Product pages are cached at the CDN for five minutes and purged by surrogate key
 
 ```markdown
 ---
-title: Cache product pages at the CDN edge
+title: Cache product pages at the edge
 status: active
 date: 2026-03-24
 sources:
@@ -83,7 +83,7 @@ Not fixed automatically: which copy to keep is a judgement. Mark the older one r
 
 ```yaml
 # .memlint.yml
-similar_content_ratio: 0.7   # default; higher reports only closer copies
+similar_content_ratio: 0.85   # default; higher reports only closer copies
 rules:
   content/duplicate: error   # default: warning; or off
 ```
