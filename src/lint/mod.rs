@@ -492,12 +492,7 @@ fn content_sketch(r: &Record) -> Option<crate::syntax::similar::sketch::Sketch> 
         return None;
     }
     let title = r.str_field("title").map_or("", |(t, _)| t);
-    let body = r.body();
-    let mut text = String::with_capacity(title.len() + 1 + body.len());
-    text.push_str(title);
-    text.push('\n');
-    text.push_str(body);
-    crate::syntax::similar::sketch::Sketch::of(&text)
+    crate::syntax::similar::sketch::Sketch::of_parts(&[title, r.body()])
 }
 
 /// Turns findings into located diagnostics with their configured severity.

@@ -1,12 +1,16 @@
-//! `.memlint/duplicates`: the `content/duplicate` pairs, keyed by the
-//! texts they were computed from (every comparable record's kind, path and
-//! sketch) and `similar_content_ratio`, so that a run whose records say
-//! what they said last time reads the pairs instead of bucketing every
-//! sketch again.
+//! `.memlint/duplicates`: the `content/duplicate` pairs and what they were
+//! computed from (each comparable record's path and a hash of its kind,
+//! path and sketch; `similar_content_ratio`). A run whose comparable records
+//! are the same reads the pairs; a run where a few records changed, came or
+//! went keeps the pairs of the others and compares only those few with
+//! every record (a scan of the sketches, no buckets); otherwise every
+//! sketch is bucketed again. So a warm `check` after an edit costs a hash
+//! per record, not the buckets.
 
 use crate::io::fs::read_regular;
 use crate::lint::rules::content::{comparable, duplicate_pairs, Pair};
 use crate::lint::rules::workspace::View;
+use crate::model::hashing::Set;
 use crate::store::codec::{checked, Writer, FORMAT};
 use crate::store::table::{make_dir, DIR};
 use std::path::Path;
@@ -17,58 +21,178 @@ pub const DUPLICATES: &str = "duplicates";
 
 const MAGIC: &[u8; 8] = b"MLDUPS\0\0";
 
-/// The key of the view's comparable records: the order of the records
-/// does not matter (each record's hash is summed); which records are
-/// active, their kind, path and text do.
-fn key(view: &View) -> u64 {
-    let mut sum = 0u64;
-    let mut count = 0u64;
-    for e in &view.records {
-        let Some((kind, sketch)) = comparable(e) else {
-            continue;
-        };
-        let mut h = Xxh3::new();
-        h.update(&[kind as u8]);
-        h.update(e.path.as_bytes());
-        h.update(&[0]);
-        h.update(&sketch.0);
-        sum = sum.wrapping_add(h.digest());
-        count += 1;
-    }
-    let mut out = [0u8; 24];
-    out[..8].copy_from_slice(&sum.to_le_bytes());
-    out[8..16].copy_from_slice(&count.to_le_bytes());
-    out[16..].copy_from_slice(&view.config.similar_content_ratio.to_bits().to_le_bytes());
-    xxh3_64(&out)
+/// Most changed records compared one by one with every record; past this,
+/// the buckets are cheaper.
+const INCREMENTAL_UP_TO: usize = 64;
+
+/// (hash of the path, hash of kind, path and sketch) of each comparable
+/// record, sorted.
+type Table = Vec<(u64, u64)>;
+
+/// What the cache holds.
+struct Stored {
+    ratio: u64,
+    table: Table,
+    pairs: Vec<Pair>,
+}
+
+/// The comparable records of the view, as the cache keys them, sorted, and
+/// the index into `view.records` of each.
+fn table(view: &View) -> (Table, Vec<usize>) {
+    let mut rows: Vec<(u64, u64, usize)> = view
+        .records
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| {
+            let (kind, sketch) = comparable(e)?;
+            let mut h = Xxh3::new();
+            h.update(&[kind as u8]);
+            h.update(e.path.as_bytes());
+            h.update(&[0]);
+            h.update(&sketch.0);
+            Some((xxh3_64(e.path.as_bytes()), h.digest(), i))
+        })
+        .collect();
+    rows.sort_unstable();
+    let index = rows.iter().map(|r| r.2).collect();
+    (rows.into_iter().map(|(p, c, _)| (p, c)).collect(), index)
 }
 
 /// The `content/duplicate` pairs of the view's records: from
-/// `.memlint/duplicates` when it was written for the same records, else
-/// computed and written there.
+/// `.memlint/duplicates` when it was written for the same records, updated
+/// there when a few changed, else computed and written there.
 pub fn pairs(root: &Path, view: &View) -> Vec<Pair> {
-    let key = key(view);
+    let ratio = view.config.similar_content_ratio.to_bits();
+    let (now, index) = table(view);
     let stored = read_regular(&root.join(DIR).join(DUPLICATES))
         .ok()
-        .and_then(|b| decode(&b));
-    if let Some((k, pairs)) = stored {
-        if k == key {
-            return pairs;
-        }
-    }
-    let pairs = duplicate_pairs(view);
+        .and_then(|b| decode(&b))
+        .filter(|s| s.ratio == ratio);
+    let pairs = match stored {
+        Some(s) if s.table == now => return s.pairs,
+        Some(s) => match changed(&s.table, &now) {
+            Some(changed) if changed.len() <= INCREMENTAL_UP_TO => {
+                update(view, &now, &index, s.pairs, &changed)
+            }
+            _ => duplicate_pairs(view),
+        },
+        None => duplicate_pairs(view),
+    };
+    let stored = Stored {
+        ratio,
+        table: now,
+        pairs,
+    };
     // A cache: when it cannot be written, the next run computes again.
     let _ = make_dir(root)
-        .and_then(|dir| crate::io::fs::write_cache(&dir.join(DUPLICATES), &encode(key, &pairs)));
+        .and_then(|dir| crate::io::fs::write_cache(&dir.join(DUPLICATES), &encode(&stored)));
+    stored.pairs
+}
+
+/// The path hashes of the records that came, went or changed between two
+/// sorted tables; `None` when there are too many to list.
+fn changed(old: &Table, now: &Table) -> Option<Set<u64>> {
+    let mut out: Set<u64> = Set::default();
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() || j < now.len() {
+        let (a, b) = (old.get(i), now.get(j));
+        match (a, b) {
+            (Some(x), Some(y)) if x.0 == y.0 => {
+                if x.1 != y.1 {
+                    out.insert(x.0);
+                }
+                i += 1;
+                j += 1;
+            }
+            (Some(x), Some(y)) if x.0 < y.0 => {
+                out.insert(x.0);
+                i += 1;
+            }
+            (Some(_), Some(y)) => {
+                out.insert(y.0);
+                j += 1;
+            }
+            (Some(x), None) => {
+                out.insert(x.0);
+                i += 1;
+            }
+            (None, Some(y)) => {
+                out.insert(y.0);
+                j += 1;
+            }
+            (None, None) => break,
+        }
+        if out.len() > INCREMENTAL_UP_TO {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+/// The stored pairs without those of changed records, and the pairs of
+/// each changed record still present, found by comparing its sketch with
+/// every comparable record's.
+fn update(
+    view: &View,
+    now: &Table,
+    index: &[usize],
+    mut pairs: Vec<Pair>,
+    changed: &Set<u64>,
+) -> Vec<Pair> {
+    let touched = |p: &str| changed.contains(&xxh3_64(p.as_bytes()));
+    pairs.retain(|p| !touched(&p.first) && !touched(&p.second));
+    let ratio = view.config.similar_content_ratio;
+    for (row, &i) in now.iter().zip(index) {
+        if !changed.contains(&row.0) {
+            continue;
+        }
+        let e = &view.records[i];
+        let Some((kind, sketch)) = comparable(e) else {
+            continue;
+        };
+        for &j in index {
+            let o = &view.records[j];
+            if j == i {
+                continue;
+            }
+            let Some((k, s)) = comparable(o) else {
+                continue;
+            };
+            if k != kind {
+                continue;
+            }
+            let alike = sketch.similarity(s);
+            if alike >= ratio {
+                let (first, second) = if e.path <= o.path {
+                    (e.path, o.path)
+                } else {
+                    (o.path, e.path)
+                };
+                pairs.push(Pair {
+                    first: first.to_string(),
+                    second: second.to_string(),
+                    percent: (alike * 100.0).round() as u8,
+                });
+            }
+        }
+    }
+    pairs.sort_by(|x, y| (&x.first, &x.second).cmp(&(&y.first, &y.second)));
+    pairs.dedup();
     pairs
 }
 
-fn encode(key: u64, pairs: &[Pair]) -> Vec<u8> {
+fn encode(s: &Stored) -> Vec<u8> {
     let mut w = Writer { buf: Vec::new() };
     w.buf.extend_from_slice(MAGIC);
     w.buf.extend_from_slice(&FORMAT.to_le_bytes());
-    w.buf.extend_from_slice(&key.to_le_bytes());
-    w.usize(pairs.len());
-    for p in pairs {
+    w.buf.extend_from_slice(&s.ratio.to_le_bytes());
+    w.usize(s.table.len());
+    for (p, c) in &s.table {
+        w.buf.extend_from_slice(&p.to_le_bytes());
+        w.buf.extend_from_slice(&c.to_le_bytes());
+    }
+    w.usize(s.pairs.len());
+    for p in &s.pairs {
         w.str(&p.first);
         w.str(&p.second);
         w.u8(p.percent);
@@ -76,11 +200,16 @@ fn encode(key: u64, pairs: &[Pair]) -> Vec<u8> {
     w.finish()
 }
 
-fn decode(bytes: &[u8]) -> Option<(u64, Vec<Pair>)> {
+fn decode(bytes: &[u8]) -> Option<Stored> {
     let mut r = checked(bytes, MAGIC)?;
-    let key = r.fixed64()?;
+    let ratio = r.fixed64()?;
     let n = r.count()?;
-    let mut pairs = Vec::with_capacity(n);
+    let mut table = Vec::with_capacity(n.min(bytes.len() / 16));
+    for _ in 0..n {
+        table.push((r.fixed64()?, r.fixed64()?));
+    }
+    let n = r.count()?;
+    let mut pairs = Vec::with_capacity(n.min(bytes.len()));
     for _ in 0..n {
         pairs.push(Pair {
             first: r.str()?,
@@ -88,7 +217,11 @@ fn decode(bytes: &[u8]) -> Option<(u64, Vec<Pair>)> {
             percent: r.u8()?,
         });
     }
-    r.at_end().then_some((key, pairs))
+    r.at_end().then_some(Stored {
+        ratio,
+        table,
+        pairs,
+    })
 }
 
 #[cfg(test)]
@@ -96,16 +229,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn round_trip() {
-        let pairs = vec![Pair {
-            first: "knowledge/a.md".into(),
-            second: "knowledge/b.md".into(),
-            percent: 87,
-        }];
-        assert_eq!(decode(&encode(42, &pairs)), Some((42, pairs)));
-        let mut damaged = encode(42, &[]);
+    fn round_trip_and_damage() {
+        let s = Stored {
+            ratio: 0.85f64.to_bits(),
+            table: vec![(1, 2), (3, 4)],
+            pairs: vec![Pair {
+                first: "knowledge/a.md".into(),
+                second: "knowledge/b.md".into(),
+                percent: 87,
+            }],
+        };
+        let back = decode(&encode(&s)).expect("decodes");
+        assert_eq!(
+            (back.ratio, back.table, back.pairs),
+            (s.ratio, s.table.clone(), s.pairs.clone())
+        );
+        let mut damaged = encode(&s);
         let last = damaged.len() - 1;
         damaged[last] ^= 1;
-        assert_eq!(decode(&damaged), None);
+        assert!(decode(&damaged).is_none());
+    }
+
+    #[test]
+    fn changes_are_listed_until_too_many() {
+        let old: Table = vec![(1, 10), (2, 20), (4, 40)];
+        let now: Table = vec![(1, 10), (2, 21), (3, 30)];
+        let got = changed(&old, &now).expect("few");
+        let mut got: Vec<u64> = got.into_iter().collect();
+        got.sort_unstable();
+        assert_eq!(got, vec![2, 3, 4]);
+        let many: Table = (0..200).map(|i| (i, i)).collect();
+        assert!(changed(&Vec::new(), &many).is_none());
     }
 }

@@ -35,28 +35,37 @@ impl Sketch {
     /// The sketch of `text`, or `None` when it has fewer than
     /// [`MIN_SHINGLES`] distinct shingles.
     pub fn of(text: &str) -> Option<Sketch> {
+        Sketch::of_parts(&[text])
+    }
+
+    /// The sketch of the texts one after the other, as if joined by a line
+    /// break (a record's title, then its body), without joining them.
+    pub fn of_parts(parts: &[&str]) -> Option<Sketch> {
         let mut mins = [u64::MAX; BINS];
         let mut prev: Option<u64> = None;
         let mut shingles = 0usize;
-        let mut distinct_guard: Vec<u64> = Vec::new();
-        tokens(text, |t| {
-            if let Some(p) = prev {
-                let x = mix(p.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ t);
-                // The top bits choose the bin, the others are the value.
-                let bin = (x >> (64 - BIN_BITS)) as usize;
-                let v = x & ((1 << (64 - BIN_BITS)) - 1);
-                if v < mins[bin] {
-                    mins[bin] = v;
+        let mut distinct: Vec<u64> = Vec::new();
+        let mut word = String::new();
+        for part in parts {
+            tokens_with(part, &mut word, &mut |t| {
+                if let Some(p) = prev {
+                    let x = mix(p.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ t);
+                    // The top bits choose the bin, the others are the value.
+                    let bin = (x >> (64 - BIN_BITS)) as usize;
+                    let v = x & ((1 << (64 - BIN_BITS)) - 1);
+                    if v < mins[bin] {
+                        mins[bin] = v;
+                    }
+                    shingles += 1;
+                    // Counting distinct shingles matters only while few.
+                    if distinct.len() < MIN_SHINGLES && !distinct.contains(&x) {
+                        distinct.push(x);
+                    }
                 }
-                shingles += 1;
-                // Counting distinct shingles matters only while few.
-                if distinct_guard.len() < MIN_SHINGLES && !distinct_guard.contains(&x) {
-                    distinct_guard.push(x);
-                }
-            }
-            prev = Some(t);
-        });
-        if shingles < MIN_SHINGLES || distinct_guard.len() < MIN_SHINGLES {
+                prev = Some(t);
+            });
+        }
+        if shingles < MIN_SHINGLES || distinct.len() < MIN_SHINGLES {
             return None;
         }
         let mut out = [0u8; BINS];
@@ -104,7 +113,11 @@ fn mix(mut x: u64) -> u64 {
 /// order: words of letters and digits, lowercased; CJK runs as
 /// overlapping character bigrams (a one-character run as itself).
 pub fn tokens(text: &str, mut emit: impl FnMut(u64)) {
-    let mut word = String::new();
+    tokens_with(text, &mut String::new(), &mut emit);
+}
+
+/// [`tokens`] with a buffer for the current word.
+fn tokens_with(text: &str, word: &mut String, emit: &mut dyn FnMut(u64)) {
     let mut cjk_prev: Option<char> = None;
     let mut cjk_run = 0usize;
     let flush_cjk = |prev: &mut Option<char>, run: &mut usize, emit: &mut dyn FnMut(u64)| {
@@ -116,12 +129,27 @@ pub fn tokens(text: &str, mut emit: impl FnMut(u64)) {
         *prev = None;
         *run = 0;
     };
+    let end_word = |word: &mut String, emit: &mut dyn FnMut(u64)| {
+        if !word.is_empty() {
+            emit(xxh3_64(word.as_bytes()));
+            word.clear();
+        }
+    };
     for c in text.chars() {
-        if crate::syntax::cjk::in_cjk_run(c) {
-            if !word.is_empty() {
-                emit(xxh3_64(word.as_bytes()));
-                word.clear();
+        // ASCII is never in a CJK run: no table lookup for it.
+        if c.is_ascii() {
+            if cjk_run > 0 {
+                flush_cjk(&mut cjk_prev, &mut cjk_run, emit);
             }
+            if c.is_ascii_alphanumeric() {
+                word.push(c.to_ascii_lowercase());
+            } else {
+                end_word(word, emit);
+            }
+            continue;
+        }
+        if crate::syntax::cjk::in_cjk_run(c) {
+            end_word(word, emit);
             if let Some(p) = cjk_prev {
                 emit(char_hash(p, Some(c)));
             }
@@ -129,22 +157,15 @@ pub fn tokens(text: &str, mut emit: impl FnMut(u64)) {
             cjk_run += 1;
             continue;
         }
-        flush_cjk(&mut cjk_prev, &mut cjk_run, &mut emit);
+        flush_cjk(&mut cjk_prev, &mut cjk_run, emit);
         if c.is_alphanumeric() {
-            if c.is_ascii() {
-                word.push(c.to_ascii_lowercase());
-            } else {
-                word.extend(c.to_lowercase());
-            }
-        } else if !word.is_empty() {
-            emit(xxh3_64(word.as_bytes()));
-            word.clear();
+            word.extend(c.to_lowercase());
+        } else {
+            end_word(word, emit);
         }
     }
-    flush_cjk(&mut cjk_prev, &mut cjk_run, &mut emit);
-    if !word.is_empty() {
-        emit(xxh3_64(word.as_bytes()));
-    }
+    flush_cjk(&mut cjk_prev, &mut cjk_run, emit);
+    end_word(word, emit);
 }
 
 fn char_hash(a: char, b: Option<char>) -> u64 {
