@@ -8,7 +8,7 @@
 //! per record, not the buckets.
 
 use crate::io::fs::read_regular;
-use crate::lint::rules::content::{comparable, duplicate_pairs, Pair};
+use crate::lint::rules::content::{comparable, duplicate_pairs, pairs_of, Pair};
 use crate::lint::rules::workspace::View;
 use crate::model::hashing::Set;
 use crate::store::codec::{checked, Writer, FORMAT};
@@ -36,26 +36,23 @@ struct Stored {
     pairs: Vec<Pair>,
 }
 
-/// The comparable records of the view, as the cache keys them, sorted, and
-/// the index into `view.records` of each.
-fn table(view: &View) -> (Table, Vec<usize>) {
-    let mut rows: Vec<(u64, u64, usize)> = view
+/// The comparable records of the view, as the cache keys them, sorted.
+fn table(view: &View) -> Table {
+    let mut rows: Table = view
         .records
         .iter()
-        .enumerate()
-        .filter_map(|(i, e)| {
+        .filter_map(|e| {
             let (kind, sketch) = comparable(e)?;
             let mut h = Xxh3::new();
             h.update(&[kind as u8]);
             h.update(e.path.as_bytes());
             h.update(&[0]);
             h.update(&sketch.0);
-            Some((xxh3_64(e.path.as_bytes()), h.digest(), i))
+            Some((xxh3_64(e.path.as_bytes()), h.digest()))
         })
         .collect();
     rows.sort_unstable();
-    let index = rows.iter().map(|r| r.2).collect();
-    (rows.into_iter().map(|(p, c, _)| (p, c)).collect(), index)
+    rows
 }
 
 /// The `content/duplicate` pairs of the view's records: from
@@ -63,7 +60,7 @@ fn table(view: &View) -> (Table, Vec<usize>) {
 /// there when a few changed, else computed and written there.
 pub fn pairs(root: &Path, view: &View) -> Vec<Pair> {
     let ratio = view.config.similar_content_ratio.to_bits();
-    let (now, index) = table(view);
+    let now = table(view);
     let stored = read_regular(&root.join(DIR).join(DUPLICATES))
         .ok()
         .and_then(|b| decode(&b))
@@ -71,9 +68,7 @@ pub fn pairs(root: &Path, view: &View) -> Vec<Pair> {
     let pairs = match stored {
         Some(s) if s.table == now => return s.pairs,
         Some(s) => match changed(&s.table, &now) {
-            Some(changed) if changed.len() <= INCREMENTAL_UP_TO => {
-                update(view, &now, &index, s.pairs, &changed)
-            }
+            Some(changed) if changed.len() <= INCREMENTAL_UP_TO => update(view, s.pairs, &changed),
             _ => duplicate_pairs(view),
         },
         None => duplicate_pairs(view),
@@ -132,50 +127,10 @@ fn changed(old: &Table, now: &Table) -> Option<Set<u64>> {
 /// The stored pairs without those of changed records, and the pairs of
 /// each changed record still present, found by comparing its sketch with
 /// every comparable record's.
-fn update(
-    view: &View,
-    now: &Table,
-    index: &[usize],
-    mut pairs: Vec<Pair>,
-    changed: &Set<u64>,
-) -> Vec<Pair> {
+fn update(view: &View, mut pairs: Vec<Pair>, changed: &Set<u64>) -> Vec<Pair> {
     let touched = |p: &str| changed.contains(&xxh3_64(p.as_bytes()));
     pairs.retain(|p| !touched(&p.first) && !touched(&p.second));
-    let ratio = view.config.similar_content_ratio;
-    for (row, &i) in now.iter().zip(index) {
-        if !changed.contains(&row.0) {
-            continue;
-        }
-        let e = &view.records[i];
-        let Some((kind, sketch)) = comparable(e) else {
-            continue;
-        };
-        for &j in index {
-            let o = &view.records[j];
-            if j == i {
-                continue;
-            }
-            let Some((k, s)) = comparable(o) else {
-                continue;
-            };
-            if k != kind {
-                continue;
-            }
-            let alike = sketch.similarity(s);
-            if alike >= ratio {
-                let (first, second) = if e.path <= o.path {
-                    (e.path, o.path)
-                } else {
-                    (o.path, e.path)
-                };
-                pairs.push(Pair {
-                    first: first.to_string(),
-                    second: second.to_string(),
-                    percent: (alike * 100.0).round() as u8,
-                });
-            }
-        }
-    }
+    pairs.extend(pairs_of(view, touched));
     pairs.sort_by(|x, y| (&x.first, &x.second).cmp(&(&y.first, &y.second)));
     pairs.dedup();
     pairs

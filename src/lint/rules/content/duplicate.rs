@@ -171,6 +171,43 @@ pub fn duplicate_pairs(view: &View) -> Vec<Pair> {
     pairs
 }
 
+/// The pairs of each comparable record for which `chosen` is true, found by
+/// comparing its sketch with every comparable record of its kind: one pass
+/// over the sketches per chosen record, for the few records an edit
+/// changed.
+pub fn pairs_of(view: &View, chosen: impl Fn(&str) -> bool) -> Vec<Pair> {
+    let items: Vec<(&str, Kind, &Sketch)> = view
+        .records
+        .iter()
+        .filter_map(|e| comparable(e).map(|(k, s)| (e.path, k, s)))
+        .collect();
+    let ratio = view.config.similar_content_ratio;
+    let mut pairs = Vec::new();
+    for (path, kind, sketch) in items.iter().filter(|(p, ..)| chosen(p)) {
+        for (other, k, s) in &items {
+            if k != kind || other == path {
+                continue;
+            }
+            let alike = sketch.similarity(s);
+            if alike >= ratio {
+                let (first, second) = if path <= other {
+                    (path, other)
+                } else {
+                    (other, path)
+                };
+                pairs.push(Pair {
+                    first: first.to_string(),
+                    second: second.to_string(),
+                    percent: (alike * 100.0).round() as u8,
+                });
+            }
+        }
+    }
+    pairs.sort_by(|x, y| (&x.first, &x.second).cmp(&(&y.first, &y.second)));
+    pairs.dedup();
+    pairs
+}
+
 /// `content/duplicate`: each record that has an earlier (in path order)
 /// near-copy gets one diagnostic naming the closest one.
 pub fn check(view: &View, out: &mut WsSink) {

@@ -5,4 +5,4 @@
 pub mod duplicate;
 
 // The paths the engine calls.
-pub use duplicate::{comparable, duplicate_pairs, Pair};
+pub use duplicate::{comparable, duplicate_pairs, pairs_of, Pair};
