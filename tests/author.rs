@@ -968,3 +968,75 @@ fn a_body_over_the_size_limit_is_refused_before_it_is_written() {
         assert_eq!(before, after, "{args:?}");
     }
 }
+
+#[test]
+fn a_record_saying_nearly_the_same_as_an_active_one_is_refused_unless_forced() {
+    // The title and body of use-sqlite-statement-cache under another slug:
+    // no slug is alike, the content is.
+    let ws = workspace("example");
+    let body = "The statement cache is one SQLite database under `~/.local/share/ledgerd/`,\n\
+                opened in WAL mode so the exporter can read while a sync writes.\n\n\
+                Alternatives considered: a directory of JSON files (no transactions, slow\n\
+                lookups by date) and an embedded key-value store (no ad-hoc queries for the\n\
+                monthly export).\n";
+    std::fs::write(ws.path().join("body.md"), body).expect("body");
+    let args = [
+        "new",
+        "decision",
+        "Use SQLite with WAL for the statement cache",
+        "--slug",
+        "statement-cache-in-wal-sqlite",
+        "--source",
+        "file:docs/bank-api.md",
+        "--body-file",
+        "body.md",
+    ];
+    let path = "memory/decisions/statement-cache-in-wal-sqlite.md";
+    let run = memlint(ws.path(), &args);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stderr.contains("statement-cache-in-wal-sqlite says nearly the same as `use-sqlite-statement-cache` (memory/decisions/use-sqlite-statement-cache.md, "),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("update that record instead, or write this one with --replaces if it supersedes it (or give --force to write it anyway)"),
+        "{}",
+        run.stderr
+    );
+    assert!(!ws.path().join(path).exists());
+    let mut as_json = args.to_vec();
+    as_json.extend(["--format", "json"]);
+    let out = json(&memlint(ws.path(), &as_json));
+    assert_eq!(out["written"], false);
+    assert_eq!(
+        out["similar"],
+        serde_json::json!([{"slug": "use-sqlite-statement-cache", "path": "memory/decisions/use-sqlite-statement-cache.md"}])
+    );
+    // Replacing the record it repeats is what the message advises.
+    let mut replacing = args.to_vec();
+    replacing.extend(["--replaces", "use-sqlite-statement-cache"]);
+    let run = memlint(ws.path(), &replacing);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(ws.path().join(path).exists());
+    // Now that the copy is in force, another copy is refused naming it,
+    // and written with --force.
+    let mut again = args.to_vec();
+    again[4] = "wal-sqlite-for-statements";
+    let run = memlint(ws.path(), &again);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stderr.contains(&format!(
+            "says nearly the same as `statement-cache-in-wal-sqlite` ({path}, "
+        )),
+        "{}",
+        run.stderr
+    );
+    again.push("--force");
+    let run = memlint(ws.path(), &again);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "memory/decisions/wal-sqlite-for-statements.md\n"
+    );
+}

@@ -430,3 +430,45 @@ fn outside_a_workspace_the_tools_create_nothing() {
     }
     assert_eq!(std::fs::read_dir(dir.path()).expect("read_dir").count(), 0);
 }
+
+#[test]
+fn memory_write_refuses_a_copy_of_an_active_record_unless_forced() {
+    // The title and body of use-sqlite-statement-cache under another slug.
+    let ws = workspace();
+    let before = common::git(ws.path(), &["status", "--porcelain"]);
+    let body = "The statement cache is one SQLite database under `~/.local/share/ledgerd/`, opened in WAL mode so the exporter can read while a sync writes. Alternatives considered: a directory of JSON files (no transactions, slow lookups by date) and an embedded key-value store (no ad-hoc queries for the monthly export).";
+    let call = |id: i64, force: bool| {
+        serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "memory_write",
+            "arguments": {"kind": "decision", "title": "Use SQLite with WAL for the statement cache",
+                          "slug": "statement-cache-in-wal-sqlite", "body": body,
+                          "sources": ["file:docs/bank-api.md"], "force": force}}})
+        .to_string()
+    };
+    let input = format!("{INIT}{}\n", call(2, false));
+    let (code, messages, _) = raw(ws.path(), input.as_bytes());
+    assert_eq!(code, 0);
+    let refused = &messages.iter().find(|m| m["id"] == 2).expect("answer")["result"];
+    assert_eq!(refused["isError"], true, "{refused}");
+    assert_eq!(
+        refused["structuredContent"]["similar"][0]["path"],
+        "memory/decisions/use-sqlite-statement-cache.md",
+        "{refused}"
+    );
+    assert!(
+        refused["structuredContent"]["error"]
+            .as_str()
+            .expect("error")
+            .contains("statement-cache-in-wal-sqlite says nearly the same as `use-sqlite-statement-cache`"),
+        "{refused}"
+    );
+    assert_eq!(common::git(ws.path(), &["status", "--porcelain"]), before);
+    let input = format!("{INIT}{}\n", call(2, true));
+    let (_, messages, _) = raw(ws.path(), input.as_bytes());
+    let written = &messages.iter().find(|m| m["id"] == 2).expect("answer")["result"];
+    assert_eq!(written["isError"], false, "{written}");
+    assert!(ws
+        .path()
+        .join("memory/decisions/statement-cache-in-wal-sqlite.md")
+        .exists());
+}

@@ -51,6 +51,7 @@ fn json_shape_and_contents() {
         sorted,
         vec![
             "diagnostics",
+            "duplicates",
             "records",
             "replaced_chains",
             "similar_slugs",
@@ -192,6 +193,7 @@ fn empty_workspace() {
             "too_many_sources": [],
             "similar_slugs": [],
             "staging": {"files": 0, "bytes": 0, "due": false},
+            "duplicates": [],
         })
     );
 }
@@ -244,4 +246,37 @@ fn control_characters_in_file_names_never_reach_the_terminal() {
         out.contains("memory/decisions/e\u{241b}[31mred\u{240a}x.md\n"),
         "{out}"
     );
+}
+
+#[test]
+fn records_that_say_nearly_the_same_are_listed_in_json_and_text() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/rules/content-duplicate");
+    for sub in ["knowledge", "memory/decisions"] {
+        std::fs::create_dir_all(dir.path().join(sub)).expect("mkdir");
+        for entry in std::fs::read_dir(from.join(sub)).expect("fixture") {
+            let entry = entry.expect("entry");
+            std::fs::copy(entry.path(), dir.path().join(sub).join(entry.file_name()))
+                .expect("copy");
+        }
+    }
+    let json = report_json(dir.path());
+    assert_eq!(
+        json["duplicates"],
+        json!([
+            {"records": ["knowledge/cdn-ttl.md", "knowledge/product-page-ttl.md"], "percent": 91},
+            {"records": ["memory/decisions/cache-product-pages.md",
+                         "memory/decisions/edge-caching-for-catalogue.md"], "percent": 91}
+        ])
+    );
+    let (code, text) = report(dir.path(), &[]);
+    assert_eq!(code, 0);
+    assert!(
+        text.contains(
+            "Duplicate records (2):\n  knowledge/cdn-ttl.md ≈ knowledge/product-page-ttl.md (91% alike)\n  memory/decisions/cache-product-pages.md ≈ memory/decisions/edge-caching-for-catalogue.md (91% alike)\n"
+        ),
+        "{text}"
+    );
+    // The fixture of `report` has none.
+    assert_eq!(report_json(&fixture())["duplicates"], json!([]));
 }

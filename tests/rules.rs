@@ -464,6 +464,30 @@ cases! {
         warn("sources/dangling", "memory/decisions/use-sqlite.md", (11, 5, 11, 30),
             "`cmem:CMEM-20261101-093000` names no session memory in memory/sessions/"),
     ];
+    // Near-copies by content, whatever the slugs; a replaced record and a
+    // record unlike the others are left alone.
+    content_duplicate: "rules/content-duplicate" => exit 0, [
+        warn("content/duplicate", "knowledge/product-page-ttl.md", (1, 1, 1, 1),
+            "knowledge `product-page-ttl` says nearly the same as `cdn-ttl` (knowledge/cdn-ttl.md, 91% alike); keep one: merge them, or mark the older replaced with `memlint replace product-page-ttl cdn-ttl`"),
+        warn("content/duplicate", "memory/decisions/edge-caching-for-catalogue.md", (1, 1, 1, 1),
+            "decision `edge-caching-for-catalogue` says nearly the same as `cache-product-pages` (memory/decisions/cache-product-pages.md, 91% alike); keep one: merge them, or mark the older replaced with `memlint replace cache-product-pages edge-caching-for-catalogue`"),
+    ];
+    // A source naming a replaced record: the chain's final record is named;
+    // a record citing what it replaced, and a replaced record's own
+    // sources, are left alone; a chain with no record in force is named
+    // but not fixable.
+    sources_replaced: "rules/sources-replaced" => exit 1, [
+        warn("sources/replaced", "knowledge/statement-cache.md", (7, 5, 7, 24),
+            "`decision:use-sqlite` names a replaced decision; the decision in force is `use-redis`: cite `decision:use-redis`"),
+        warn("sources/replaced", "knowledge/statement-cache.md", (9, 5, 9, 25),
+            "`decision:drop-loop-a` names a replaced decision, and following `replaced_by` from `drop-loop-a` reaches no decision in force: mend that chain first"),
+        err("status/cycle", "memory/decisions/drop-loop-a.md", (7, 14, 7, 25),
+            "drop-loop-a → drop-loop-b → drop-loop-a"),
+        err("status/cycle", "memory/decisions/drop-loop-b.md", (7, 14, 7, 25),
+            "drop-loop-b → drop-loop-a → drop-loop-b"),
+        warn("status/chain", "memory/decisions/use-sqlite.md", (7, 14, 7, 26),
+            "point it at the final record `use-redis`"),
+    ];
     status_dangling_target: "rules/status-dangling-target" => exit 1, [
         err("status/dangling-target", "memory/decisions/use-sqlite.md", (7, 14, 7, 27),
             "replaced_by points to `use-sqlite-v2`, which is not a decision (did you mean `use-sqlite-wal`?)"),
@@ -690,6 +714,28 @@ fn config_errors_exit_2_naming_key_and_line() {
         (
             "max_sources: 3\nmax_sources: 4\n",
             &[".memlint.yml:2:1:", "`max_sources` appears twice"],
+        ),
+        (
+            "max_sources: 3\nsimilar_content_ratio: 1.5\n",
+            &[
+                ".memlint.yml:2:24:",
+                "`similar_content_ratio` must be a number above 0 and at most 1",
+            ],
+        ),
+        (
+            "similar_content_ratio: high\n",
+            &[
+                ".memlint.yml:1:24:",
+                "`similar_content_ratio` must be a number above 0 and at most 1",
+            ],
+        ),
+        (
+            "similar_contents_ratio: 0.8\n",
+            &[
+                ".memlint.yml:1:1:",
+                "unknown configuration key `similar_contents_ratio`",
+                "did you mean `similar_content_ratio`?",
+            ],
         ),
         ("banned_dirs: [a\n", &[".memlint.yml:", "invalid YAML"]),
         (
@@ -1286,4 +1332,107 @@ fn config_integers_may_be_written_in_hex_or_octal_as_in_yaml() {
         .map(|d| d["rule"].as_str().expect("rule").to_string())
         .collect();
     assert_eq!(rules, ["sources/too-many"], "{run:?}");
+}
+
+#[test]
+fn fix_points_a_source_naming_a_replaced_record_at_the_record_in_force() {
+    // `decision:use-sqlite` → `decision:use-redis` (two hops on), which the
+    // record already lists: it is then listed once. The source whose chain
+    // ends in a cycle is left as it is.
+    let dir = tempfile::tempdir().expect("temp dir");
+    common::copy_dir(&fixture("rules/sources-replaced"), dir.path());
+    let fixed = common::memlint(dir.path(), &["check", "--fix", "--format", "json"]);
+    let text =
+        std::fs::read_to_string(dir.path().join("knowledge/statement-cache.md")).expect("read");
+    assert!(
+        text.contains("sources:\n  - decision:use-redis\n  - decision:drop-loop-a\n---\n"),
+        "{text}"
+    );
+    let left: Vec<(String, bool)> = fixables(&fixed.json())
+        .into_iter()
+        .filter(|(r, _)| r == "sources/replaced")
+        .collect();
+    assert_eq!(
+        left,
+        vec![("sources/replaced".to_string(), false)],
+        "{}",
+        fixed.stdout
+    );
+}
+
+#[test]
+fn similar_content_ratio_sets_how_alike_duplicates_must_be() {
+    // The fixture's pairs are 91% alike, `use-thin-lto` far less like any:
+    // at 0.95 nothing is reported, at 0.9 both pairs, at 0.01 every
+    // record with an earlier one sharing a band.
+    let count = |ratio: &str| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        common::copy_dir(&fixture("rules/content-duplicate"), dir.path());
+        std::fs::write(
+            dir.path().join(".memlint.yml"),
+            format!("similar_content_ratio: {ratio}\n"),
+        )
+        .expect("config");
+        let run = check_json(dir.path(), &[]);
+        let json = run.json();
+        actual(&json)
+            .into_iter()
+            .filter(|(r, ..)| r == "content/duplicate")
+            .map(|(_, _, p, ..)| p)
+            .collect::<Vec<_>>()
+    };
+    assert!(count("0.95").is_empty());
+    assert_eq!(
+        count("0.9"),
+        vec![
+            "knowledge/product-page-ttl.md".to_string(),
+            "memory/decisions/edge-caching-for-catalogue.md".to_string()
+        ]
+    );
+}
+
+#[test]
+fn duplicates_follow_edits_between_runs_through_the_cache() {
+    // The pairs are kept in .memlint/ between runs: an edit that makes a
+    // copy, and one that retires it, are both seen by the next run.
+    let dir = tempfile::tempdir().expect("temp dir");
+    common::copy_dir(&fixture("rules/content-duplicate"), dir.path());
+    let dups = |root: &Path| {
+        let json = check_json(root, &[]).json();
+        actual(&json)
+            .into_iter()
+            .filter(|(r, ..)| r == "content/duplicate")
+            .map(|(_, _, p, ..)| p)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(dups(dir.path()).len(), 2);
+    assert!(dir.path().join(".memlint/duplicates").is_file());
+    let thin = dir.path().join("memory/decisions/use-thin-lto.md");
+    let text = std::fs::read_to_string(&thin).expect("read");
+    let copied = text.replace(
+        "Release builds use thin LTO: fat LTO took forty minutes on the two-core runners and gained nothing measurable.",
+        "Product pages are cached at the CDN for five minutes and purged by surrogate key whenever a price changes, so the origin serves only misses.",
+    );
+    std::fs::write(
+        &thin,
+        copied.replace(
+            "Build releases with thin LTO",
+            "Cache product pages at the CDN",
+        ),
+    )
+    .expect("write");
+    assert_eq!(
+        dups(dir.path()),
+        vec![
+            "knowledge/product-page-ttl.md".to_string(),
+            "memory/decisions/edge-caching-for-catalogue.md".to_string(),
+            "memory/decisions/use-thin-lto.md".to_string(),
+        ]
+    );
+    let retired = std::fs::read_to_string(&thin)
+        .expect("read")
+        .replace("status: active", "status: replaced")
+        .replace("---\n\n", "replaced_by: cache-product-pages\n---\n\n");
+    std::fs::write(&thin, retired).expect("write");
+    assert_eq!(dups(dir.path()).len(), 2);
 }

@@ -17,6 +17,9 @@ pub fn words(advice: &Advice) -> String {
         Advice::ReplaceDecision { slug } => {
             format!(" (`memlint new decision \"…\" --replaces {slug}`)")
         }
+        Advice::SupersedeOrForce { old } => format!(
+            ", or write this one with --replaces {old} if it supersedes it (or give --force to write it anyway)"
+        ),
         Advice::RePoint { old, new } => {
             format!(" (or give --force to re-point `{old}` at `{new}`)")
         }

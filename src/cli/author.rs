@@ -168,9 +168,19 @@ fn refused(s: &Settings, e: &AuthorError, format: AuthorFormat) -> ExitCode {
     let (diagnostics, texts, similar) = match e {
         AuthorError::Refused {
             diagnostics, texts, ..
-        } => (diagnostics.as_slice(), texts.as_slice(), &[][..]),
-        AuthorError::Similar { similar, .. } => (&[][..], &[][..], similar.as_slice()),
-        _ => (&[][..], &[][..], &[][..]),
+        } => (diagnostics.as_slice(), texts.as_slice(), Vec::new()),
+        AuthorError::Similar { similar, .. } => (&[][..], &[][..], similar.clone()),
+        // The records it says nearly the same as: the records to update
+        // instead, as for a similar slug.
+        AuthorError::Duplicate { duplicates, .. } => (
+            &[][..],
+            &[][..],
+            duplicates
+                .iter()
+                .map(|(slug, path, _)| (slug.clone(), path.clone()))
+                .collect(),
+        ),
+        _ => (&[][..], &[][..], Vec::new()),
     };
     match format {
         AuthorFormat::Json => {

@@ -119,7 +119,9 @@ struct WriteArgs {
     slug: Option<String>,
     /// Slug of a record of the same kind this one replaces
     replaces: Option<String>,
-    /// Write a near-duplicate slug anyway; point `replaces` here even when it is already replaced by another record
+    /// Write it even when its slug looks like an active record's, or its
+    /// title and body say nearly the same as one's; point `replaces` here
+    /// even when another record already replaces it
     force: Option<bool>,
 }
 
@@ -216,7 +218,7 @@ impl Memory {
     }
 
     #[tool(
-        description = "Save a new decision, request or knowledge record. Every lint rule runs first: on any error nothing is written and the diagnostics come back. Never overwrites; a near-duplicate slug is refused naming the record to update instead. Knowledge needs description. replaces: slug of the record this one supersedes.",
+        description = "Save a new decision, request or knowledge record. Every lint rule runs first: on any error nothing is written and the diagnostics come back. Never overwrites; a near-duplicate slug or content is refused naming the record to update instead (force: true writes it anyway). Knowledge needs description. replaces: slug of the record this one supersedes.",
         annotations(destructive_hint = false, idempotent_hint = false)
     )]
     fn memory_write(&self, Parameters(a): Parameters<WriteArgs>) -> CallToolResult {
@@ -430,6 +432,9 @@ fn words(advice: &Advice) -> String {
     match advice {
         // memory_write is the one tool with a force parameter.
         Advice::Force => " (or call memory_write again with force: true to write it anyway)".to_string(),
+        Advice::SupersedeOrForce { old } => format!(
+            ", or call memory_write with replaces: {old} if this one supersedes it (or again with force: true to write it anyway)"
+        ),
         Advice::RePoint { old, new } => format!(
             " (or call memory_write again with force: true to re-point `{old}` at `{new}`)"
         ),
@@ -502,6 +507,15 @@ fn author_error(e: AuthorError) -> serde_json::Value {
             let similar: Vec<serde_json::Value> = similar
                 .iter()
                 .map(|(slug, path)| serde_json::json!({"slug": slug, "path": path}))
+                .collect();
+            value["similar"] = similar.into();
+        }
+        AuthorError::Duplicate { duplicates, .. } => {
+            let similar: Vec<serde_json::Value> = duplicates
+                .iter()
+                .map(|(slug, path, percent)| {
+                    serde_json::json!({"slug": slug, "path": path, "alike": percent})
+                })
                 .collect();
             value["similar"] = similar.into();
         }

@@ -25,6 +25,9 @@ pub enum Advice {
     /// Re-point the already replaced record `old` at the new record `new`,
     /// overriding the refusal.
     RePoint { old: String, new: String },
+    /// Write the new record as the replacement of `old` if it supersedes
+    /// it, or write it anyway, overriding the refusal.
+    SupersedeOrForce { old: String },
 }
 
 /// A front end's wording of an [`Advice`]: the clause it appends to the

@@ -44,6 +44,9 @@ fn cross_record<'r>(
         &resolver,
     );
     view.known_clusters = clusters.unwrap_or_default();
+    if workspace::enabled(&ws.config, Rule::ContentDuplicate) {
+        view.known_duplicates = Some(crate::store::duplicates::pairs(&ws.root, &view));
+    }
     let mut sink = WsSink::new(&ws.config);
     crate::lint::registry::check_workspace(&view, &mut sink);
     sink.diagnostics

@@ -41,6 +41,37 @@ pub fn chain_targets(
         .collect()
 }
 
+/// The rewrites of the sources that name a replaced record, for each file
+/// with a fixable `sources/replaced` diagnostic: path → (source as
+/// written, source naming the chain's final record).
+pub fn replaced_sources(
+    ws: &Workspace,
+    reports: &[Box<FileReport>],
+    diags: &[Diagnostic],
+) -> HashMap<String, Vec<(String, String)>> {
+    let cited: HashSet<&str> = diags
+        .iter()
+        .filter(|d| d.rule == Rule::SourcesReplaced && d.fixable)
+        .map(|d| d.path.as_str())
+        .collect();
+    if cited.is_empty() {
+        return HashMap::new();
+    }
+    let resolver = crate::io::git::DiskResolver::of(ws);
+    let view = crate::lint::rules::workspace::View::new(
+        reports.iter().map(|r| (r.path.as_str(), &r.info)),
+        &ws.config,
+        &resolver,
+    );
+    let mut out: HashMap<String, Vec<(String, String)>> = HashMap::new();
+    for (path, old, new) in crate::lint::rules::sources::replaced_source_fixes(&view) {
+        if cited.contains(path.as_str()) {
+            out.entry(path).or_default().push((old, new));
+        }
+    }
+    out
+}
+
 /// What `check --fix` did.
 #[derive(Debug, Default)]
 pub struct Report {
@@ -72,6 +103,7 @@ pub fn run(
 ) -> Report {
     let (reports, cross) = crate::engine::check::findings(ws, all, opts);
     let chains = chain_targets(ws, &reports, &cross);
+    let cited = replaced_sources(ws, &reports, &cross);
     let mut by_path: HashMap<&str, Vec<&Diagnostic>> = HashMap::new();
     for d in reports.iter().flat_map(|r| &r.diagnostics).chain(&cross) {
         if d.fixable && selected(&d.path) {
@@ -83,6 +115,7 @@ pub fn run(
         .map(|(path, diags)| {
             let mut fired = Fired::from_diagnostics(diags);
             fired.chain_target = chains.get(path).cloned();
+            fired.replaced_sources = cited.get(path).cloned().unwrap_or_default();
             (path, fired)
         })
         .filter(|(_, f)| f.any())

@@ -1,6 +1,7 @@
 //! `memlint report` (SPEC §4): the tidy-up material the consolidation worker
 //! reads — every diagnostic per record, the `replaced_by` chains, records
-//! over `max_sources`, near-duplicate slug clusters and the staging backlog.
+//! over `max_sources`, near-duplicate slug clusters, records that say
+//! nearly the same thing and the staging backlog.
 //! Built from the index, so a warm report re-reads only changed files.
 
 use crate::engine::staging::Backlog;
@@ -22,6 +23,9 @@ pub struct Report {
     pub too_many_sources: Vec<String>,
     /// Clusters of near-duplicate slugs of one kind.
     pub similar_slugs: Vec<Vec<String>>,
+    /// Pairs of active records of one kind whose title and body say nearly
+    /// the same thing (`content/duplicate`), sorted by path.
+    pub duplicates: Vec<crate::lint::rules::content::Pair>,
     /// The staging backlog.
     pub staging: Backlog,
 }
@@ -56,6 +60,8 @@ pub fn build(
         .filter(|c| !c.is_empty())
         .collect();
     similar_slugs.sort();
+    // Computed by `check::findings` just now: read from the cache.
+    let duplicates = crate::store::duplicates::pairs(&ws.root, &view);
     let too_many_sources = reports
         .iter()
         .filter(|r| r.info.kind.is_some() && r.info.sources.len() > ws.config.max_sources)
@@ -73,6 +79,7 @@ pub fn build(
         replaced_chains,
         too_many_sources,
         similar_slugs,
+        duplicates,
         staging,
     })
 }
@@ -89,6 +96,12 @@ impl Report {
             too_many_sources: &'a [String],
             similar_slugs: &'a [Vec<String>],
             staging: &'a Backlog,
+            duplicates: Vec<Duplicate<'a>>,
+        }
+        #[derive(serde::Serialize)]
+        struct Duplicate<'a> {
+            records: [&'a str; 2],
+            percent: u8,
         }
         let shape = Shape {
             records: self.records,
@@ -97,6 +110,14 @@ impl Report {
             too_many_sources: &self.too_many_sources,
             similar_slugs: &self.similar_slugs,
             staging: &self.staging,
+            duplicates: self
+                .duplicates
+                .iter()
+                .map(|p| Duplicate {
+                    records: [&p.first, &p.second],
+                    percent: p.percent,
+                })
+                .collect(),
         };
         crate::syntax::sanitize::json(&shape)
     }
@@ -144,6 +165,12 @@ impl Report {
                 let _ = write!(line, " and {} more", c.len() - SIMILAR_SHOWN);
             }
             line
+        });
+        section(&mut out, "Duplicate records", &self.duplicates, |p| {
+            shown(&format!(
+                "{} ≈ {} ({}% alike)",
+                p.first, p.second, p.percent
+            ))
         });
         let _ = writeln!(
             out,

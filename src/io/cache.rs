@@ -12,7 +12,7 @@ use xxhash_rust::xxh3::Xxh3;
 pub const DIR: &str = ".memlint";
 
 /// The on-disk format version; an index of another version is rebuilt.
-pub const FORMAT: u32 = 6;
+pub const FORMAT: u32 = 7;
 
 /// The key the stored diagnostics depend on: the format, memlint's version,
 /// the running executable (a rebuilt binary may lint differently under the

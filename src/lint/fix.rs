@@ -33,6 +33,9 @@ pub struct Fired {
     pub duplicate_source: bool,
     /// `status/chain`, with the slug of the chain's final record.
     pub chain_target: Option<String>,
+    /// `sources/replaced`: each source naming a replaced record, and the
+    /// source naming the final record of its chain.
+    pub replaced_sources: Vec<(String, String)>,
 }
 
 impl Fired {
@@ -58,6 +61,7 @@ impl Fired {
             || self.unknown_key
             || self.duplicate_source
             || self.chain_target.is_some()
+            || !self.replaced_sources.is_empty()
     }
 }
 
@@ -83,6 +87,12 @@ pub fn record_edits(r: &Record, fired: &Fired) -> Vec<Edit> {
     if fired.duplicate_source {
         edits.extend(rules::sources::duplicate_source_edits(r));
     }
+    if !fired.replaced_sources.is_empty() {
+        edits.extend(rules::sources::replaced_source_edits(
+            r,
+            &fired.replaced_sources,
+        ));
+    }
     if let Some(target) = &fired.chain_target {
         if let Some(entry) = r.root.get("replaced_by") {
             if entry.value.as_scalar().is_some() && !entry.value.span.is_empty() {
@@ -102,7 +112,10 @@ pub fn fix_record(
     fired: &Fired,
 ) -> Option<String> {
     let stage1 = apply(text, encoding_edits(text, fired)).ok()?;
-    let structural = fired.unknown_key || fired.duplicate_source || fired.chain_target.is_some();
+    let structural = fired.unknown_key
+        || fired.duplicate_source
+        || fired.chain_target.is_some()
+        || !fired.replaced_sources.is_empty();
     let stage2 = if structural {
         let Split::Found(parts) = frontmatter::split(&stage1) else {
             return (stage1 != text).then_some(stage1);
@@ -138,7 +151,17 @@ pub fn fix_record(
     } else {
         stage1
     };
-    (stage2 != text).then_some(stage2)
+    // A source pointed at the chain's final record may now be listed twice.
+    let stage3 = if fired.replaced_sources.is_empty() {
+        stage2
+    } else {
+        let dedup = Fired {
+            duplicate_source: true,
+            ..Fired::default()
+        };
+        fix_record(&stage2, rel, kind, config, &dedup).unwrap_or(stage2)
+    };
+    (stage3 != text).then_some(stage3)
 }
 
 fn still_parses(text: &str) -> bool {
@@ -235,6 +258,23 @@ mod tests {
         // A comment on the line keeps the line.
         let text = "---\nsources:\n  - a\n  - a # why\n---\n";
         assert_eq!(fix(text, Kind::Decision, &f), None);
+    }
+
+    #[test]
+    fn replaced_sources_point_at_the_chain_head_once() {
+        let f = Fired {
+            replaced_sources: vec![("decision:use-sqlite".into(), "decision:use-redis".into())],
+            ..fired()
+        };
+        let text = "---\nsources:\n  - decision:use-sqlite # old\n  - 'file:a.md'\n---\n";
+        let out = fix(text, Kind::Decision, &f).unwrap();
+        assert_eq!(
+            out,
+            "---\nsources:\n  - decision:use-redis # old\n  - 'file:a.md'\n---\n"
+        );
+        let text = "---\nsources:\n  - decision:use-redis\n  - decision:use-sqlite\n---\n";
+        let out = fix(text, Kind::Decision, &f).unwrap();
+        assert_eq!(out, "---\nsources:\n  - decision:use-redis\n---\n");
     }
 
     #[test]

@@ -32,6 +32,9 @@ pub struct RecordInfo {
     pub tags: Vec<String>,
     /// The whole front matter could be read.
     pub parsed: bool,
+    /// What the title and body say, for `content/duplicate` (decision,
+    /// request and knowledge records with enough text).
+    pub sketch: Option<crate::syntax::similar::sketch::Sketch>,
 }
 
 /// A value with its place in the file.

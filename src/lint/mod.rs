@@ -478,7 +478,21 @@ fn record_info(r: &Record) -> RecordInfo {
             _ => Vec::new(),
         },
         parsed: true,
+        sketch: content_sketch(r),
     }
+}
+
+/// The sketch `content/duplicate` compares: title and body of a decision,
+/// request or knowledge record.
+fn content_sketch(r: &Record) -> Option<crate::syntax::similar::sketch::Sketch> {
+    // Nothing compares the sketches of a workspace where the rule is off.
+    if !matches!(r.kind, Kind::Decision | Kind::Request | Kind::Knowledge)
+        || !r.config.enabled(Rule::ContentDuplicate)
+    {
+        return None;
+    }
+    let title = r.str_field("title").map_or("", |(t, _)| t);
+    crate::syntax::similar::sketch::Sketch::of_parts(&[title, r.body()])
 }
 
 /// Turns findings into located diagnostics with their configured severity.

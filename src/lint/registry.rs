@@ -10,6 +10,7 @@
 
 use crate::lint::record::Record;
 use crate::lint::rules::body;
+use crate::lint::rules::content;
 use crate::lint::rules::context;
 use crate::lint::rules::date;
 use crate::lint::rules::format;
@@ -122,6 +123,11 @@ pub static REGISTRY: &[RuleDef] = &[
         slug::similar::DOC,
     ),
     def(
+        Rule::ContentDuplicate,
+        Check::Workspace(Some(content::duplicate::check)),
+        content::duplicate::DOC,
+    ),
+    def(
         Rule::SourcesMissing,
         Check::Record(sources::missing::check),
         sources::missing::DOC,
@@ -150,6 +156,11 @@ pub static REGISTRY: &[RuleDef] = &[
         Rule::SourcesDangling,
         Check::Workspace(Some(sources::dangling::check)),
         sources::dangling::DOC,
+    ),
+    def(
+        Rule::SourcesReplaced,
+        Check::Workspace(Some(sources::replaced::check)),
+        sources::replaced::DOC,
     ),
     def(
         Rule::StatusMissingTarget,

@@ -20,6 +20,9 @@ Save with `memlint new decision|request|knowledge \"Title\" --source SRC` (memor
 memory/requests/, knowledge/; knowledge also takes --description and --resident); a record that \
 changes an earlier decision takes `--replaces OLD-SLUG`. `memlint show SLUG` reads one.";
 
+/// The default `similar_content_ratio`.
+pub const DEFAULT_CONTENT_RATIO: f64 = 0.85;
+
 /// A per-rule severity override.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Level {
@@ -76,6 +79,10 @@ pub struct Config {
     pub max_sources: usize,
     pub max_body_chars: usize,
     pub similar_slug_ratio: f64,
+    /// Records of one kind whose title and body are at least this alike
+    /// (estimated Jaccard similarity of their word pairs) are reported by
+    /// `content/duplicate`.
+    pub similar_content_ratio: f64,
     pub summary_max_tokens: usize,
     pub max_file_bytes: u64,
     pub rules: BTreeMap<String, Level>,
@@ -119,6 +126,7 @@ impl Default for Config {
             max_sources: 10,
             max_body_chars: 8000,
             similar_slug_ratio: 0.9,
+            similar_content_ratio: DEFAULT_CONTENT_RATIO,
             summary_max_tokens: 5000,
             max_file_bytes: 1_048_576,
             rules: BTreeMap::new(),
@@ -170,6 +178,9 @@ max_sources: 10
 max_body_chars: 8000
 # Slugs of one kind at least this similar are reported by `slug/similar`.
 similar_slug_ratio: 0.9
+# Records of one kind whose title and body are at least this alike are reported by
+# `content/duplicate` (and refused by `memlint new` without --force).
+similar_content_ratio: 0.85
 # Largest summary, in estimated tokens (`summary/too-long`).
 summary_max_tokens: 5000
 # Files larger than this are not parsed (`format/too-large`).

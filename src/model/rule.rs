@@ -41,6 +41,8 @@ pub enum Rule {
     SlugMismatch,
     /// `slug/similar`: slugs of the same kind look like near-duplicates.
     SlugSimilar,
+    /// `content/duplicate`: two active records of one kind say nearly the same thing.
+    ContentDuplicate,
     /// `sources/missing`: a kind that requires sources has none.
     SourcesMissing,
     /// `sources/format`: an entry is not a source string.
@@ -53,6 +55,8 @@ pub enum Rule {
     SourcesThin,
     /// `sources/dangling`: a source points at nothing.
     SourcesDangling,
+    /// `sources/replaced`: a source names a replaced record.
+    SourcesReplaced,
     /// `status/missing-target`: `status: replaced` without `replaced_by`.
     StatusMissingTarget,
     /// `status/target-without-replaced`: `replaced_by` while status is not `replaced`.
@@ -120,7 +124,7 @@ const fn meta(name: &'static str, default: Severity, fixable: bool, summary: &'s
 }
 
 /// Every rule's data, in the order the variants are declared.
-const META: [Meta; 44] = [
+const META: [Meta; 46] = [
     // Rule::FrontmatterMissing
     meta(
         "frontmatter/missing",
@@ -208,6 +212,13 @@ const META: [Meta; 44] = [
         false,
         "slugs of the same kind look like near-duplicates",
     ),
+    // Rule::ContentDuplicate
+    meta(
+        "content/duplicate",
+        W,
+        false,
+        "two active records of one kind say nearly the same thing",
+    ),
     // Rule::SourcesMissing
     meta(
         "sources/missing",
@@ -240,6 +251,13 @@ const META: [Meta; 44] = [
     ),
     // Rule::SourcesDangling
     meta("sources/dangling", W, false, "a source points at nothing"),
+    // Rule::SourcesReplaced
+    meta(
+        "sources/replaced",
+        W,
+        true,
+        "a source names a replaced record",
+    ),
     // Rule::StatusMissingTarget
     meta(
         "status/missing-target",
@@ -398,7 +416,7 @@ const META: [Meta; 44] = [
 
 impl Rule {
     /// Every rule, in the order of SPEC §3.
-    pub const ALL: [Rule; 44] = [
+    pub const ALL: [Rule; 46] = [
         Rule::FrontmatterMissing,
         Rule::FrontmatterUnclosed,
         Rule::FrontmatterParse,
@@ -415,12 +433,14 @@ impl Rule {
         Rule::SlugFormat,
         Rule::SlugMismatch,
         Rule::SlugSimilar,
+        Rule::ContentDuplicate,
         Rule::SourcesMissing,
         Rule::SourcesFormat,
         Rule::SourcesDuplicate,
         Rule::SourcesTooMany,
         Rule::SourcesThin,
         Rule::SourcesDangling,
+        Rule::SourcesReplaced,
         Rule::StatusMissingTarget,
         Rule::StatusTargetWithoutReplaced,
         Rule::StatusDanglingTarget,

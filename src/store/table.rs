@@ -410,6 +410,13 @@ impl Writer {
         for t in &info.tags {
             w.str(t);
         }
+        match &info.sketch {
+            None => w.u8(0),
+            Some(sketch) => {
+                w.u8(1);
+                w.buf.extend_from_slice(&sketch.0);
+            }
+        }
         w.usize(r.diagnostics.len());
         for d in &r.diagnostics {
             w.str(d.rule.as_str());
@@ -520,6 +527,14 @@ impl<'a> Reader<'a> {
         for _ in 0..n {
             tags.push(self.str()?);
         }
+        let sketch = if self.flag()? {
+            let bytes = self.bytes(crate::syntax::similar::sketch::BINS)?;
+            Some(crate::syntax::similar::sketch::Sketch(
+                bytes.try_into().ok()?,
+            ))
+        } else {
+            None
+        };
         let n = self.count()?;
         let mut diagnostics = Vec::with_capacity(n);
         for _ in 0..n {
@@ -566,6 +581,7 @@ impl<'a> Reader<'a> {
                     model_invocation: g.model_invocation,
                     tags,
                     parsed,
+                    sketch,
                 },
             }),
         })
@@ -715,6 +731,9 @@ mod tests {
                 model_invocation: Some(true),
                 tags: vec!["git".into(), "日本".into()],
                 parsed: true,
+                sketch: crate::syntax::similar::sketch::Sketch::of(
+                    "Use gix for every git read: blobs, trees, the index and history.",
+                ),
             },
         };
         Table {

@@ -11,6 +11,7 @@ const TOP_KEYS: &[&str] = &[
     "max_sources",
     "max_body_chars",
     "similar_slug_ratio",
+    "similar_content_ratio",
     "summary_max_tokens",
     "max_file_bytes",
     "rules",
@@ -20,6 +21,14 @@ const TOP_KEYS: &[&str] = &[
     "secrets",
     "watch",
 ];
+
+/// A ratio: a number above 0 and at most 1.
+fn ratio(v: &Node) -> Option<f64> {
+    v.as_scalar()
+        .filter(|s| matches!(s.resolve(), Resolved::Float | Resolved::Int))
+        .and_then(|s| s.text.parse::<f64>().ok())
+        .filter(|x| (0.0..=1.0).contains(x) && *x > 0.0)
+}
 
 struct Reader<'a> {
     index: LineIndex<'a>,
@@ -204,20 +213,20 @@ pub fn parse_all(text: &str, known_rules: &[&str]) -> Result<Config, Vec<ConfigE
                     format!("`watch` must be true or false, not {}", v.type_name()),
                 )),
             },
-            "similar_slug_ratio" => {
-                let ratio = v
-                    .as_scalar()
-                    .filter(|s| matches!(s.resolve(), Resolved::Float | Resolved::Int))
-                    .and_then(|s| s.text.parse::<f64>().ok())
-                    .filter(|x| (0.0..=1.0).contains(x) && *x > 0.0);
-                match ratio {
-                    Some(ratio) => config.similar_slug_ratio = ratio,
-                    None => errs.push(r.err(
-                        v.span.start,
-                        "`similar_slug_ratio` must be a number above 0 and at most 1".into(),
-                    )),
-                }
-            }
+            "similar_slug_ratio" => match ratio(v) {
+                Some(ratio) => config.similar_slug_ratio = ratio,
+                None => errs.push(r.err(
+                    v.span.start,
+                    "`similar_slug_ratio` must be a number above 0 and at most 1".into(),
+                )),
+            },
+            "similar_content_ratio" => match ratio(v) {
+                Some(ratio) => config.similar_content_ratio = ratio,
+                None => errs.push(r.err(
+                    v.span.start,
+                    "`similar_content_ratio` must be a number above 0 and at most 1".into(),
+                )),
+            },
             "rules" => rules(&r, v, known_rules, errs, &mut config),
             "context" => context(&r, v, errs, &mut config),
             "staging" => staging(&r, v, errs, &mut config),

@@ -81,6 +81,16 @@ pub enum AuthorError {
         path: Option<String>,
         new: String,
     },
+    /// The title and body say nearly the same as active records of the
+    /// same kind (exit 1): the agent should update one of them, or replace
+    /// it. Forcing writes it anyway.
+    #[error("{slug} says nearly the same as {}; update that record instead", duplicate_list(.duplicates))]
+    Duplicate {
+        slug: String,
+        /// (slug, path, percent alike) of each such active record, most
+        /// alike first.
+        duplicates: Vec<(String, String, u8)>,
+    },
     /// The change would close a `replaced_by` loop (exit 1).
     #[error("{0}")]
     Cycle(String),
@@ -105,6 +115,14 @@ fn similar_list(similar: &[(String, String)]) -> String {
     names.join(", ")
 }
 
+fn duplicate_list(duplicates: &[(String, String, u8)]) -> String {
+    let names: Vec<String> = duplicates
+        .iter()
+        .map(|(slug, path, percent)| format!("`{slug}` ({path}, {percent}% alike)"))
+        .collect();
+    names.join(", ")
+}
+
 impl AuthorError {
     /// The exit code SPEC §4 gives this outcome: 2 for a usage error or an
     /// unusable workspace, 1 for a refusal.
@@ -123,6 +141,9 @@ impl AuthorError {
         use crate::engine::advice::Advice;
         match self {
             AuthorError::Similar { .. } => Some(Advice::Force),
+            AuthorError::Duplicate { duplicates, .. } => Some(Advice::SupersedeOrForce {
+                old: duplicates.first().map(|d| d.0.clone()).unwrap_or_default(),
+            }),
             AuthorError::Rewrite { slug } => Some(Advice::ReplaceDecision { slug: slug.clone() }),
             AuthorError::Unreadable { path } => Some(Advice::Check { path: path.clone() }),
             AuthorError::AlreadyReplaced { old, new, .. } => Some(Advice::RePoint {

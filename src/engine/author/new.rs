@@ -14,9 +14,10 @@ use serde::Serialize;
 /// How `new` may go beyond the draft.
 #[derive(Debug, Clone, Default)]
 pub struct NewOptions {
-    /// Write it even when its slug is a near-duplicate of an active record,
-    /// and point the record it replaces at it even when that one is
-    /// already replaced by another.
+    /// Write it even when its slug is a near-duplicate of an active
+    /// record's, or its title and body say nearly the same as one's, and
+    /// point the record it replaces at it even when that one is already
+    /// replaced by another.
     pub force: bool,
     /// The slug of a record of the same kind the new one replaces.
     pub replaces: Option<String>,
@@ -97,6 +98,13 @@ pub fn new(
                 similar,
             });
         }
+        let duplicates = duplicate_active(ws, &current, &laid, old);
+        if !duplicates.is_empty() {
+            return Err(AuthorError::Duplicate {
+                slug: laid.slug,
+                duplicates,
+            });
+        }
     }
     let mut changes = vec![(laid.path.clone(), laid.text.clone())];
     changes.extend(replaces.iter().flat_map(|p| p.changes()));
@@ -130,6 +138,43 @@ pub fn new(
         retargeted,
         warnings: diagnostics,
     })
+}
+
+/// The active records of the new record's kind whose title and body say
+/// nearly the same as its own (as `content/duplicate` judges them), but for
+/// `except` (the record being replaced): (slug, path, percent alike),
+/// most alike first. One comparison of 128 bytes per record of the kind.
+fn duplicate_active(
+    ws: &Workspace,
+    current: &Current,
+    laid: &super::draft::Laid,
+    except: Option<&str>,
+) -> Vec<(String, String, u8)> {
+    if !ws
+        .config
+        .enabled(crate::model::rule::Rule::ContentDuplicate)
+    {
+        return Vec::new();
+    }
+    let mine = verify::lint_text(ws, &laid.path, &laid.text).info.sketch;
+    let Some(mine) = mine else {
+        return Vec::new();
+    };
+    let ratio = ws.config.similar_content_ratio;
+    let mut found: Vec<(String, String, u8)> = current
+        .of_kind(laid.kind)
+        .filter(|r| r.info.parsed && r.info.status.as_deref() != Some("replaced"))
+        .filter(|r| Some(stem(&r.path)) != except)
+        .filter_map(|r| {
+            let alike = r.info.sketch.as_ref()?.similarity(&mine);
+            (alike >= ratio).then(|| {
+                let percent = (alike * 100.0).round() as u8;
+                (stem(&r.path).to_string(), r.path.clone(), percent)
+            })
+        })
+        .collect();
+    found.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.1.cmp(&b.1)));
+    found
 }
 
 /// The active records of `kind` whose slugs are near-duplicates of `slug`

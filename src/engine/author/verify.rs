@@ -91,6 +91,9 @@ pub fn lint_changes(ws: &Workspace, current: &Current, changes: &[(String, Strin
     let resolver = crate::io::git::DiskResolver::of(ws);
     let mut view = View::new(items, &ws.config, &resolver);
     view.known_clusters = Kind::ALL.into_iter().map(|k| (k, Vec::new())).collect();
+    // Only the changed records' findings are kept: only their pairs are
+    // looked for, one pass over the sketches each.
+    view.known_duplicates = Some(crate::lint::rules::content::pairs_of(&view, is_changed));
     let mut sink = WsSink::new(&ws.config);
     crate::lint::registry::check_workspace(&view, &mut sink);
     let chained: Vec<&str> = sink

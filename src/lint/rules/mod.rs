@@ -4,6 +4,7 @@
 //! so no family imports this module back.
 
 pub mod body;
+pub mod content;
 pub mod context;
 pub mod date;
 pub mod format;

@@ -65,6 +65,9 @@ pub struct View<'a> {
     /// workspace's slugs (the index keeps them between runs); `slug/similar`
     /// computes the kinds missing here.
     pub known_clusters: Vec<(Kind, Vec<Vec<String>>)>,
+    /// The `content/duplicate` pairs already known for exactly these
+    /// records' texts (the index keeps them between runs); `None`: computed.
+    pub known_duplicates: Option<Vec<crate::lint::rules::content::Pair>>,
     /// Records the workspace has beyond `records`, known by name only (the
     /// git modes read only what changed): answers `exists` for them.
     pub others: Option<&'a Others<'a>>,
@@ -97,6 +100,7 @@ impl<'a> View<'a> {
             config,
             resolver,
             known_clusters: Vec::new(),
+            known_duplicates: None,
             others: None,
         }
     }

@@ -6,6 +6,7 @@
 
 mod pairs;
 mod ratio;
+pub mod sketch;
 mod trie;
 
 use crate::syntax::similar::pairs::search_pairs;

@@ -88,7 +88,7 @@ pub enum Walk {
 }
 
 /// For every record, the index of the record its `replaced_by` names, if any.
-fn targets(view: &View) -> Vec<Option<usize>> {
+pub(crate) fn targets(view: &View) -> Vec<Option<usize>> {
     view.records
         .iter()
         .map(|e| {
@@ -103,7 +103,7 @@ fn targets(view: &View) -> Vec<Option<usize>> {
 }
 
 /// Indices of records that lie on a `replaced_by` cycle.
-fn cycle_members(next: &[Option<usize>]) -> Vec<bool> {
+pub(crate) fn cycle_members(next: &[Option<usize>]) -> Vec<bool> {
     // 0 = unvisited, 1 = on the current path, 2 = done.
     let mut state = vec![0u8; next.len()];
     let mut on_cycle = vec![false; next.len()];

@@ -1,0 +1,281 @@
+//! `content/duplicate`: two active records of one kind say nearly the same
+//! thing.
+//!
+//! Each record's title and body are sketched when the file is read
+//! ([`crate::syntax::similar::sketch`]); here the sketches of the active
+//! records are put into buckets by band, and only records that share a
+//! bucket are compared, so the work grows with the number of records, not
+//! with the number of pairs.
+
+use crate::lint::rules::workspace::{View, WsSink};
+use crate::model::hashing::Map;
+use crate::model::kind::Kind;
+use crate::model::rule::Rule;
+use crate::syntax::similar::sketch::{Sketch, BANDS};
+
+/// The rule's documentation, as `memlint rule content/duplicate` prints it.
+pub const DOC: &str = r#"# content/duplicate
+
+two active records of one kind say nearly the same thing
+
+## What it does
+
+Fires when two active records of the same kind (decision, request or knowledge; a request that is `open` or `done` counts as active, a record with `status: replaced` never does) have titles and bodies that say nearly the same thing, whatever their slugs. The title and body are normalised into words (lowercased, punctuation and markdown dropped; Japanese, Chinese and Korean text into overlapping character pairs, as search reads it), the words into pairs of neighbours, and the two sets of pairs compared: when their estimated overlap (Jaccard similarity) is at least `similar_content_ratio` (default 0.85), the record after the other in path order gets one diagnostic naming the other, how alike they are, and the `memlint replace` command that retires the older one. A record whose title and body hold fewer than 8 distinct word pairs is not compared: short texts agree by accident. The comparison is linear in the number of records (sketches put into buckets, never every pair), and its result is kept in `.memlint/` until a record's text, status or name changes.
+
+## Why it matters
+
+The same decision or fact written twice, usually by an agent that did not search before saving, splits the memory: recall returns both, the copies drift apart as one of them is updated, and the next agent cannot tell which one is in force. `slug/similar` catches copies whose names look alike; this rule catches those whose words do.
+
+## Example
+
+`memory/decisions/cache-product-pages.md`:
+
+```markdown
+---
+title: Cache product pages at the CDN
+status: active
+date: 2026-03-20
+sources:
+  - staging:20260320-090000-4c4d
+---
+
+Product pages are cached at the CDN for five minutes and purged by surrogate key whenever a price changes, so the origin serves only misses.
+```
+
+`memory/decisions/edge-caching-for-catalogue.md`:
+
+```markdown
+---
+title: Cache product pages at the edge
+status: active
+date: 2026-03-24
+sources:
+  - staging:20260324-163000-9e10
+---
+
+Product pages are cached at the CDN for five minutes and purged by surrogate key whenever a price changes, so the origin serves only misses.
+```
+
+## Fixed
+
+The older record is marked replaced by the newer one (`memlint replace cache-product-pages edge-caching-for-catalogue`):
+
+`memory/decisions/cache-product-pages.md`:
+
+```markdown
+---
+title: Cache product pages at the CDN
+status: replaced
+date: 2026-03-20
+sources:
+  - staging:20260320-090000-4c4d
+replaced_by: edge-caching-for-catalogue
+---
+
+Product pages are cached at the CDN for five minutes and purged by surrogate key whenever a price changes, so the origin serves only misses.
+```
+
+## Fix
+
+Not fixed automatically: which copy to keep is a judgement. Mark the older one replaced by the newer (`memlint replace OLD NEW`), or merge the two into one record and delete the other (with a `Memlint-GC: merge … into …` trailer in the commit, so `history/unexplained-removal` accepts it). `memlint report` lists every pair. `memlint new` and the MCP tool `memory_write` refuse to write a record that says nearly the same as an active one unless forced (`--force`, `force: true`).
+
+## Configuration
+
+```yaml
+# .memlint.yml
+similar_content_ratio: 0.85   # default; higher reports only closer copies
+rules:
+  content/duplicate: error   # default: warning; or off
+```
+"#;
+
+/// Two active records of one kind that say nearly the same thing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pair {
+    /// The record first in path order.
+    pub first: String,
+    /// The other record.
+    pub second: String,
+    /// How alike they are, in percent (the estimated Jaccard similarity).
+    pub percent: u8,
+}
+
+/// Whether record `info` takes part: an active decision, request or
+/// knowledge record whose text has a sketch.
+pub fn comparable<'a>(e: &crate::lint::rules::workspace::Entry<'a>) -> Option<(Kind, &'a Sketch)> {
+    let kind = e.info.kind?;
+    if !matches!(kind, Kind::Decision | Kind::Request | Kind::Knowledge)
+        || !e.info.parsed
+        || e.info.status.as_deref() == Some("replaced")
+    {
+        return None;
+    }
+    Some((kind, e.info.sketch.as_ref()?))
+}
+
+/// Every pair of active records of one kind whose sketches are at least
+/// `similar_content_ratio` alike, sorted by path. Records are put into one
+/// bucket per band and band value, and each is compared only with the
+/// first and the last record before it in each of its buckets: linear in
+/// the number of records, whatever the texts.
+pub fn duplicate_pairs(view: &View) -> Vec<Pair> {
+    let items: Vec<(usize, Kind, &Sketch)> = view
+        .records
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| comparable(e).map(|(k, s)| (i, k, s)))
+        .collect();
+    let ratio = view.config.similar_content_ratio;
+    let mut found: Vec<(usize, usize)> = Vec::new();
+    let mut buckets: Map<(Kind, u32), (usize, usize)> =
+        Map::with_capacity_and_hasher(items.len(), Default::default());
+    for band in 0..BANDS {
+        buckets.clear();
+        for (n, (_, kind, sketch)) in items.iter().enumerate() {
+            let slot = buckets.entry((*kind, sketch.band(band))).or_insert((n, n));
+            let (first, last) = *slot;
+            slot.1 = n;
+            let others = if first == last {
+                [first, n]
+            } else {
+                [first, last]
+            };
+            for other in others.into_iter().filter(|o| *o != n) {
+                if items[other].2.similarity(sketch) >= ratio {
+                    found.push((other, n));
+                }
+            }
+        }
+    }
+    found.sort_unstable();
+    found.dedup();
+    let mut pairs: Vec<Pair> = found
+        .into_iter()
+        .map(|(a, b)| {
+            let (ea, eb) = (&view.records[items[a].0], &view.records[items[b].0]);
+            let percent = (items[a].2.similarity(items[b].2) * 100.0).round() as u8;
+            let (first, second) = if ea.path <= eb.path {
+                (ea.path, eb.path)
+            } else {
+                (eb.path, ea.path)
+            };
+            Pair {
+                first: first.to_string(),
+                second: second.to_string(),
+                percent,
+            }
+        })
+        .collect();
+    pairs.sort_by(|x, y| (&x.first, &x.second).cmp(&(&y.first, &y.second)));
+    pairs.dedup();
+    pairs
+}
+
+/// The pairs of each comparable record for which `chosen` is true, found by
+/// comparing its sketch with every comparable record of its kind: one pass
+/// over the sketches per chosen record, for the few records an edit
+/// changed.
+pub fn pairs_of(view: &View, chosen: impl Fn(&str) -> bool) -> Vec<Pair> {
+    let items: Vec<(&str, Kind, &Sketch)> = view
+        .records
+        .iter()
+        .filter_map(|e| comparable(e).map(|(k, s)| (e.path, k, s)))
+        .collect();
+    let ratio = view.config.similar_content_ratio;
+    let mut pairs = Vec::new();
+    for (path, kind, sketch) in items.iter().filter(|(p, ..)| chosen(p)) {
+        for (other, k, s) in &items {
+            if k != kind || other == path {
+                continue;
+            }
+            let alike = sketch.similarity(s);
+            if alike >= ratio {
+                let (first, second) = if path <= other {
+                    (path, other)
+                } else {
+                    (other, path)
+                };
+                pairs.push(Pair {
+                    first: first.to_string(),
+                    second: second.to_string(),
+                    percent: (alike * 100.0).round() as u8,
+                });
+            }
+        }
+    }
+    pairs.sort_by(|x, y| (&x.first, &x.second).cmp(&(&y.first, &y.second)));
+    pairs.dedup();
+    pairs
+}
+
+/// `content/duplicate`: each record that has an earlier (in path order)
+/// near-copy gets one diagnostic naming the closest one.
+pub fn check(view: &View, out: &mut WsSink) {
+    if !crate::lint::rules::workspace::enabled(view.config, Rule::ContentDuplicate) {
+        return;
+    }
+    let pairs = match &view.known_duplicates {
+        Some(pairs) => std::borrow::Cow::Borrowed(pairs),
+        None => std::borrow::Cow::Owned(duplicate_pairs(view)),
+    };
+    // The closest earlier record of each record, and how many it has.
+    let mut best: Map<&str, (&Pair, usize)> = Map::default();
+    for p in pairs.iter() {
+        let slot = best.entry(p.second.as_str()).or_insert((p, 0));
+        slot.1 += 1;
+        if p.percent > slot.0.percent {
+            slot.0 = p;
+        }
+    }
+    if best.is_empty() {
+        return;
+    }
+    let dates: Map<&str, Option<&str>> = view
+        .records
+        .iter()
+        .map(|e| (e.path, e.info.date.as_deref()))
+        .collect();
+    let date_of = |p: &str| dates.get(p).copied().flatten();
+    let mut reported: Vec<(&str, (&Pair, usize))> = best.into_iter().collect();
+    reported.sort_by(|a, b| a.0.cmp(b.0));
+    for (path, (pair, count)) in reported {
+        out.emit(
+            Rule::ContentDuplicate,
+            path,
+            None,
+            message(pair, count, date_of(&pair.first), date_of(&pair.second)),
+        );
+    }
+}
+
+/// The message on `pair.second`: the other record, how alike, and the
+/// `memlint replace` that retires the older one (by `date`, else the
+/// first in path order).
+fn message(
+    pair: &Pair,
+    count: usize,
+    first_date: Option<&str>,
+    second_date: Option<&str>,
+) -> String {
+    let kind = crate::model::kind::classify(&pair.second, &[]);
+    let kind = match kind {
+        crate::model::kind::Place::Record(k) => k.to_string(),
+        _ => "record".to_string(),
+    };
+    let (this, other) = (
+        crate::model::kind::stem(&pair.second),
+        crate::model::kind::stem(&pair.first),
+    );
+    let (old, new) = match (first_date, second_date) {
+        (Some(a), Some(b)) if b < a => (this, other),
+        _ => (other, this),
+    };
+    let more = match count {
+        0 | 1 => String::new(),
+        n => format!("; {} more earlier record(s) alike too", n - 1),
+    };
+    format!(
+        "{kind} `{this}` says nearly the same as `{other}` ({}, {}% alike{more}); keep one: merge them, or mark the older replaced with `memlint replace {old} {new}`",
+        pair.first, pair.percent
+    )
+}

@@ -1,0 +1,219 @@
+//! `.memlint/duplicates`: the `content/duplicate` pairs and what they were
+//! computed from (each comparable record's path and a hash of its kind,
+//! path and sketch; `similar_content_ratio`). A run whose comparable records
+//! are the same reads the pairs; a run where a few records changed, came or
+//! went keeps the pairs of the others and compares only those few with
+//! every record (a scan of the sketches, no buckets); otherwise every
+//! sketch is bucketed again. So a warm `check` after an edit costs a hash
+//! per record, not the buckets.
+
+use crate::io::fs::read_regular;
+use crate::lint::rules::content::{comparable, duplicate_pairs, pairs_of, Pair};
+use crate::lint::rules::workspace::View;
+use crate::model::hashing::Set;
+use crate::store::codec::{checked, Writer, FORMAT};
+use crate::store::table::{make_dir, DIR};
+use std::path::Path;
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+
+/// The duplicate cache's name inside [`DIR`].
+pub const DUPLICATES: &str = "duplicates";
+
+const MAGIC: &[u8; 8] = b"MLDUPS\0\0";
+
+/// Most changed records compared one by one with every record; past this,
+/// the buckets are cheaper.
+const INCREMENTAL_UP_TO: usize = 64;
+
+/// (hash of the path, hash of kind, path and sketch) of each comparable
+/// record, sorted.
+type Table = Vec<(u64, u64)>;
+
+/// What the cache holds.
+struct Stored {
+    ratio: u64,
+    table: Table,
+    pairs: Vec<Pair>,
+}
+
+/// The comparable records of the view, as the cache keys them, sorted.
+fn table(view: &View) -> Table {
+    let mut rows: Table = view
+        .records
+        .iter()
+        .filter_map(|e| {
+            let (kind, sketch) = comparable(e)?;
+            let mut h = Xxh3::new();
+            h.update(&[kind as u8]);
+            h.update(e.path.as_bytes());
+            h.update(&[0]);
+            h.update(&sketch.0);
+            Some((xxh3_64(e.path.as_bytes()), h.digest()))
+        })
+        .collect();
+    rows.sort_unstable();
+    rows
+}
+
+/// The `content/duplicate` pairs of the view's records: from
+/// `.memlint/duplicates` when it was written for the same records, updated
+/// there when a few changed, else computed and written there.
+pub fn pairs(root: &Path, view: &View) -> Vec<Pair> {
+    let ratio = view.config.similar_content_ratio.to_bits();
+    let now = table(view);
+    let stored = read_regular(&root.join(DIR).join(DUPLICATES))
+        .ok()
+        .and_then(|b| decode(&b))
+        .filter(|s| s.ratio == ratio);
+    let pairs = match stored {
+        Some(s) if s.table == now => return s.pairs,
+        Some(s) => match changed(&s.table, &now) {
+            Some(changed) if changed.len() <= INCREMENTAL_UP_TO => update(view, s.pairs, &changed),
+            _ => duplicate_pairs(view),
+        },
+        None => duplicate_pairs(view),
+    };
+    let stored = Stored {
+        ratio,
+        table: now,
+        pairs,
+    };
+    // A cache: when it cannot be written, the next run computes again.
+    let _ = make_dir(root)
+        .and_then(|dir| crate::io::fs::write_cache(&dir.join(DUPLICATES), &encode(&stored)));
+    stored.pairs
+}
+
+/// The path hashes of the records that came, went or changed between two
+/// sorted tables; `None` when there are too many to list.
+fn changed(old: &Table, now: &Table) -> Option<Set<u64>> {
+    let mut out: Set<u64> = Set::default();
+    let (mut i, mut j) = (0, 0);
+    while i < old.len() || j < now.len() {
+        let (a, b) = (old.get(i), now.get(j));
+        match (a, b) {
+            (Some(x), Some(y)) if x.0 == y.0 => {
+                if x.1 != y.1 {
+                    out.insert(x.0);
+                }
+                i += 1;
+                j += 1;
+            }
+            (Some(x), Some(y)) if x.0 < y.0 => {
+                out.insert(x.0);
+                i += 1;
+            }
+            (Some(_), Some(y)) => {
+                out.insert(y.0);
+                j += 1;
+            }
+            (Some(x), None) => {
+                out.insert(x.0);
+                i += 1;
+            }
+            (None, Some(y)) => {
+                out.insert(y.0);
+                j += 1;
+            }
+            (None, None) => break,
+        }
+        if out.len() > INCREMENTAL_UP_TO {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+/// The stored pairs without those of changed records, and the pairs of
+/// each changed record still present, found by comparing its sketch with
+/// every comparable record's.
+fn update(view: &View, mut pairs: Vec<Pair>, changed: &Set<u64>) -> Vec<Pair> {
+    let touched = |p: &str| changed.contains(&xxh3_64(p.as_bytes()));
+    pairs.retain(|p| !touched(&p.first) && !touched(&p.second));
+    pairs.extend(pairs_of(view, touched));
+    pairs.sort_by(|x, y| (&x.first, &x.second).cmp(&(&y.first, &y.second)));
+    pairs.dedup();
+    pairs
+}
+
+fn encode(s: &Stored) -> Vec<u8> {
+    let mut w = Writer { buf: Vec::new() };
+    w.buf.extend_from_slice(MAGIC);
+    w.buf.extend_from_slice(&FORMAT.to_le_bytes());
+    w.buf.extend_from_slice(&s.ratio.to_le_bytes());
+    w.usize(s.table.len());
+    for (p, c) in &s.table {
+        w.buf.extend_from_slice(&p.to_le_bytes());
+        w.buf.extend_from_slice(&c.to_le_bytes());
+    }
+    w.usize(s.pairs.len());
+    for p in &s.pairs {
+        w.str(&p.first);
+        w.str(&p.second);
+        w.u8(p.percent);
+    }
+    w.finish()
+}
+
+fn decode(bytes: &[u8]) -> Option<Stored> {
+    let mut r = checked(bytes, MAGIC)?;
+    let ratio = r.fixed64()?;
+    let n = r.count()?;
+    let mut table = Vec::with_capacity(n.min(bytes.len() / 16));
+    for _ in 0..n {
+        table.push((r.fixed64()?, r.fixed64()?));
+    }
+    let n = r.count()?;
+    let mut pairs = Vec::with_capacity(n.min(bytes.len()));
+    for _ in 0..n {
+        pairs.push(Pair {
+            first: r.str()?,
+            second: r.str()?,
+            percent: r.u8()?,
+        });
+    }
+    r.at_end().then_some(Stored {
+        ratio,
+        table,
+        pairs,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trip_and_damage() {
+        let s = Stored {
+            ratio: 0.85f64.to_bits(),
+            table: vec![(1, 2), (3, 4)],
+            pairs: vec![Pair {
+                first: "knowledge/a.md".into(),
+                second: "knowledge/b.md".into(),
+                percent: 87,
+            }],
+        };
+        let back = decode(&encode(&s)).expect("decodes");
+        assert_eq!(
+            (back.ratio, back.table, back.pairs),
+            (s.ratio, s.table.clone(), s.pairs.clone())
+        );
+        let mut damaged = encode(&s);
+        let last = damaged.len() - 1;
+        damaged[last] ^= 1;
+        assert!(decode(&damaged).is_none());
+    }
+
+    #[test]
+    fn changes_are_listed_until_too_many() {
+        let old: Table = vec![(1, 10), (2, 20), (4, 40)];
+        let now: Table = vec![(1, 10), (2, 21), (3, 30)];
+        let got = changed(&old, &now).expect("few");
+        let mut got: Vec<u64> = got.into_iter().collect();
+        got.sort_unstable();
+        assert_eq!(got, vec![2, 3, 4]);
+        let many: Table = (0..200).map(|i| (i, i)).collect();
+        assert!(changed(&Vec::new(), &many).is_none());
+    }
+}
