@@ -1000,7 +1000,7 @@ fn a_record_saying_nearly_the_same_as_an_active_one_is_refused_unless_forced() {
         run.stderr
     );
     assert!(
-        run.stderr.contains("update that record instead, or write this one with --replaces if it supersedes it (or give --force to write it anyway)"),
+        run.stderr.contains("update that record instead, or write this one with --replaces use-sqlite-statement-cache if it supersedes it (or give --force to write it anyway)"),
         "{}",
         run.stderr
     );
