@@ -151,6 +151,7 @@ pub static REGISTRY: &[RuleDef] = &[
         Check::Workspace(Some(sources::dangling::check)),
         sources::dangling::DOC,
     ),
+    def(Rule::SourcesDrifted, History, sources::drifted::DOC),
     def(
         Rule::StatusMissingTarget,
         Check::Record(status::missing_target::check),

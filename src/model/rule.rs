@@ -53,6 +53,8 @@ pub enum Rule {
     SourcesThin,
     /// `sources/dangling`: a source points at nothing.
     SourcesDangling,
+    /// `sources/drifted`: a `file:` source changed after the record was last written.
+    SourcesDrifted,
     /// `status/missing-target`: `status: replaced` without `replaced_by`.
     StatusMissingTarget,
     /// `status/target-without-replaced`: `replaced_by` while status is not `replaced`.
@@ -120,7 +122,7 @@ const fn meta(name: &'static str, default: Severity, fixable: bool, summary: &'s
 }
 
 /// Every rule's data, in the order the variants are declared.
-const META: [Meta; 44] = [
+const META: [Meta; 45] = [
     // Rule::FrontmatterMissing
     meta(
         "frontmatter/missing",
@@ -240,6 +242,13 @@ const META: [Meta; 44] = [
     ),
     // Rule::SourcesDangling
     meta("sources/dangling", W, false, "a source points at nothing"),
+    // Rule::SourcesDrifted
+    meta(
+        "sources/drifted",
+        W,
+        true,
+        "a `file:` source changed after the record was last written",
+    ),
     // Rule::StatusMissingTarget
     meta(
         "status/missing-target",
@@ -398,7 +407,7 @@ const META: [Meta; 44] = [
 
 impl Rule {
     /// Every rule, in the order of SPEC §3.
-    pub const ALL: [Rule; 44] = [
+    pub const ALL: [Rule; 45] = [
         Rule::FrontmatterMissing,
         Rule::FrontmatterUnclosed,
         Rule::FrontmatterParse,
@@ -421,6 +430,7 @@ impl Rule {
         Rule::SourcesTooMany,
         Rule::SourcesThin,
         Rule::SourcesDangling,
+        Rule::SourcesDrifted,
         Rule::StatusMissingTarget,
         Rule::StatusTargetWithoutReplaced,
         Rule::StatusDanglingTarget,

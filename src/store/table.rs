@@ -542,6 +542,7 @@ impl<'a> Reader<'a> {
                 message: self.str()?,
                 fixable: self.flag()?,
                 omitted: self.usize()?,
+                commits: Vec::new(),
             });
         }
         if self.pos != end {

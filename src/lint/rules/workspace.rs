@@ -203,6 +203,7 @@ impl<'c> WsSink<'c> {
             fixable: rule.fixable() && fixable,
             span,
             omitted: 0,
+            commits: Vec::new(),
         });
     }
 }
