@@ -112,3 +112,222 @@ fn line_range_sources_are_checked_against_the_file() {
         "{staged:?}"
     );
 }
+
+/// `git commit -qam MESSAGE` (everything, new files too).
+fn commit(root: &Path, message: &str) {
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", message]);
+}
+
+fn head_of(root: &Path, rev: &str) -> String {
+    git(root, &["rev-parse", rev])
+}
+
+/// (rule, line, message, fixable, commits) of the `sources/drifted` findings.
+fn drifted(root: &Path, args: &[&str]) -> Vec<(u64, String, bool, Vec<String>)> {
+    let mut all = vec!["check", "--format", "json"];
+    all.extend_from_slice(args);
+    let run = memlint(root, &all);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
+    json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["rule"] == "sources/drifted")
+        .map(|d| {
+            let commits = d["commits"]
+                .as_array()
+                .map(|c| {
+                    c.iter()
+                        .map(|v| v.as_str().unwrap_or("").to_string())
+                        .collect()
+                })
+                .unwrap_or_default();
+            (
+                d["line"].as_u64().unwrap_or(0),
+                d["message"].as_str().unwrap_or("").to_string(),
+                d["fixable"].as_bool().unwrap_or(false),
+                commits,
+            )
+        })
+        .collect()
+}
+
+/// A repository with one decision citing `sources`, committed along with
+/// `files`.
+fn repo_with(files: &[(&str, &str)], sources: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    for (path, text) in files {
+        write(root, path, text);
+    }
+    write(
+        root,
+        "memory/decisions/cache.md",
+        &decision("Cache", sources),
+    );
+    commit(root, "Write the decision");
+    dir
+}
+
+#[test]
+fn drifted_whole_files_renames_and_moved_ranges() {
+    let dir = repo_with(
+        &[
+            ("src/cache.rs", "1\n2\n3\n4\n5\n"),
+            ("src/other.rs", "x\ny\n"),
+            ("src/same.rs", "s\n"),
+        ],
+        &[
+            "file:src/cache.rs",
+            "file:src/cache.rs#L2-L3",
+            "file:src/other.rs",
+            "file:src/same.rs",
+        ],
+    );
+    let root = dir.path();
+    // Nothing changed since the record was written.
+    assert_eq!(drifted(root, &[]), vec![]);
+    write(root, "src/cache.rs", "0\n1\n2\n3\n4\n5\n");
+    commit(root, "Prepend a line\n\nbody");
+    let prepend = head_of(root, "HEAD");
+    git(root, &["mv", "src/other.rs", "src/moved.rs"]);
+    commit(root, "Rename other \u{1b}[31mred");
+    let rename = head_of(root, "HEAD");
+    let date = git(root, &["log", "-1", "--format=%ad", "--date=short"]);
+    let expect = vec![
+        (
+            6,
+            format!("`file:src/cache.rs` changed after this record was last written: 1 commit, the newest {} ({date}, \"Prepend a line\"); check the record against it, then verify it or replace it", &prepend[..7]),
+            false,
+            vec![prepend.clone()],
+        ),
+        (
+            7,
+            "the lines `file:src/cache.rs#L2-L3` cites are unchanged but now sit at `#L3-L4`; `--fix` moves the range".to_string(),
+            true,
+            vec![],
+        ),
+        (
+            8,
+            format!("`file:src/other.rs` was renamed to `src/moved.rs` by {} ({date}, \"Rename other ␛[31mred\"); `--fix` rewrites the path", &rename[..7]),
+            true,
+            vec![rename.clone()],
+        ),
+    ];
+    assert_eq!(drifted(root, &[]), expect);
+    // Uncommitted changes to a cited file count while the record has none.
+    write(root, "src/same.rs", "t\n");
+    let found = drifted(root, &[]);
+    assert_eq!(found.len(), 4, "{found:?}");
+    assert_eq!(
+        found[3].1,
+        "`file:src/same.rs` changed after this record was last written: uncommitted changes; check the record against it, then verify it or replace it"
+    );
+    git(root, &["checkout", "--", "src/same.rs"]);
+    // `--fix` moves the range and rewrites the renamed path, and nothing else.
+    let run = memlint(root, &["check", "--fix"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = std::fs::read_to_string(root.join("memory/decisions/cache.md")).expect("read");
+    assert_eq!(
+        text,
+        decision(
+            "Cache",
+            &[
+                "file:src/cache.rs",
+                "file:src/cache.rs#L3-L4",
+                "file:src/moved.rs",
+                "file:src/same.rs",
+            ]
+        )
+    );
+}
+
+#[test]
+fn drifted_ranges_judge_the_cited_text_reverts_and_crlf() {
+    let dir = repo_with(
+        &[("src/a.rs", "a\nb\nc\nd\n")],
+        &["file:src/a.rs#L2-L3", "file:src/a.rs#L4"],
+    );
+    let root = dir.path();
+    // Another line changes: the cited ones are the same.
+    write(root, "src/a.rs", "A\nb\nc\nd\n");
+    commit(root, "Change line 1");
+    assert_eq!(drifted(root, &[]), vec![]);
+    // A cited line changes, then a revert restores it: not drift.
+    write(root, "src/a.rs", "A\nB\nc\nd\n");
+    commit(root, "Change line 2");
+    let changed = head_of(root, "HEAD");
+    let found = drifted(root, &[]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, 6);
+    assert!(
+        found[0].1.starts_with("the lines `file:src/a.rs#L2-L3` cites changed after this record was last written: 2 commits, the newest"),
+        "{}",
+        found[0].1
+    );
+    assert_eq!(found[0].3.len(), 2);
+    assert_eq!(found[0].3[0], changed);
+    git(root, &["revert", "--no-edit", "HEAD"]);
+    assert_eq!(drifted(root, &[]), vec![]);
+    // A CRLF checkout of the same text is not drift either.
+    write(root, ".gitattributes", "*.rs text eol=crlf\n");
+    commit(root, "CRLF checkouts");
+    std::fs::remove_file(root.join("src/a.rs")).expect("rm");
+    git(root, &["checkout", "--", "src/a.rs"]);
+    let bytes = std::fs::read(root.join("src/a.rs")).expect("read");
+    assert!(bytes.windows(2).any(|w| w == b"\r\n"), "a CRLF checkout");
+    assert_eq!(drifted(root, &[]), vec![]);
+}
+
+#[test]
+fn drift_not_judged_is_said_once() {
+    let dir = repo_with(&[("src/a.rs", "a\n")], &["file:src/a.rs"]);
+    let root = dir.path();
+    write(
+        root,
+        "memory/decisions/new-one.md",
+        &decision("New one", &["file:src/a.rs"]),
+    );
+    write(
+        root,
+        "memory/decisions/new-two.md",
+        &decision("New two", &["file:src/a.rs"]),
+    );
+    let run = memlint(root, &["check"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr
+            .lines()
+            .filter(|l| l.contains("sources/drifted"))
+            .collect::<Vec<_>>(),
+        vec!["memlint: note: sources/drifted: 2 records citing files could not be judged for drift: 2 not committed yet"],
+        "{}",
+        run.stderr
+    );
+    // A shallow clone whose history begins after the record was written.
+    commit(root, "Two more");
+    write(root, "src/a.rs", "b\n");
+    commit(root, "Change a");
+    write(root, "src/z.rs", "z\n");
+    commit(root, "Unrelated");
+    let clone = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", root.display());
+    git(
+        clone.path(),
+        &["clone", "-q", "--depth", "1", &url, "shallow"],
+    );
+    let shallow = clone.path().join("shallow");
+    let run = memlint(&shallow, &["check", "--format", "json"]);
+    assert!(!run.stdout.contains("sources/drifted"), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("sources/drifted: 3 records citing files could not be judged for drift: 3 last written before the history of this shallow clone begins (fetch more history)"),
+        "{}",
+        run.stderr
+    );
+    // Deep enough: judged.
+    git(&shallow, &["fetch", "-q", "--deepen", "3"]);
+    let found = drifted(&shallow, &[]);
+    assert_eq!(found.len(), 3, "{found:?}");
+}

@@ -63,6 +63,11 @@ pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceE
     }
     if args.staged {
         let outcome = crate::engine::version::staged(ws, &selected).map_err(git_error)?;
+        if !s.quiet {
+            for w in &outcome.warnings {
+                errln!("memlint: note: {w}");
+            }
+        }
         matched(&outcome)?;
         return Ok(report_check(s, args, &outcome));
     }
@@ -97,6 +102,11 @@ pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceE
         }
     }
     let outcome = crate::engine::check::run_with(ws, &files, &selected, &index_opts);
+    if !s.quiet {
+        for w in &outcome.warnings {
+            errln!("memlint: note: {w}");
+        }
+    }
     let mut code = report_check(s, args, &outcome);
     // A fix that could not be written is a failure of the command, not a
     // finding: exit 2, as `fmt` does, whatever the lint found.

@@ -127,14 +127,17 @@ pub fn drifted<'a>(
     }
     let mut since_cache: HashMap<usize, Vec<usize>> = HashMap::new();
     for (record, sources) in by_record {
-        let Some(written) = judge.written(record) else {
-            unjudged.uncommitted += 1;
-            continue;
+        let written = match judge.written(record) {
+            Written::At(i) if !history.steps[i].boundary => i,
+            Written::At(_) | Written::BeyondHistory => {
+                unjudged.shallow += 1;
+                continue;
+            }
+            Written::NotYet => {
+                unjudged.uncommitted += 1;
+                continue;
+            }
         };
-        if history.steps[written].boundary {
-            unjudged.shallow += 1;
-            continue;
-        }
         let since = match since_cache.get(&written) {
             Some(s) => s.clone(),
             None => {
@@ -246,6 +249,16 @@ fn file_sources<'a>(records: impl Iterator<Item = (&'a str, &'a RecordInfo)>) ->
     out
 }
 
+/// When a record was last written.
+enum Written {
+    /// By the commit at this index of the walk.
+    At(usize),
+    /// Before the history this (shallow) clone holds.
+    BeyondHistory,
+    /// Not yet: it is new, or changed since its last commit.
+    NotYet,
+}
+
 /// What one run knows to judge a source.
 struct Judge<'r> {
     ws: &'r Workspace,
@@ -260,12 +273,18 @@ struct Judge<'r> {
 impl Judge<'_> {
     /// The commit that last wrote `record`, when the record as it is now
     /// (work tree or index) is the one committed there.
-    fn written(&self, record: &str) -> Option<usize> {
-        let committed = self.head_files.get(record)?;
-        if self.current_id(record)? != committed.id {
-            return None;
+    fn written(&self, record: &str) -> Written {
+        let Some(committed) = self.head_files.get(record) else {
+            return Written::NotYet;
+        };
+        if self.current_id(record) != Some(committed.id) {
+            return Written::NotYet;
         }
-        self.history.last_change(record)
+        match self.history.last_change(record) {
+            Some(i) => Written::At(i),
+            // In HEAD but changed by no commit walked: the history is cut.
+            None => Written::BeyondHistory,
+        }
     }
 
     /// The blob id of `rel` as the mode sees it now.
