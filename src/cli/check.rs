@@ -63,11 +63,7 @@ pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceE
     }
     if args.staged {
         let outcome = crate::engine::version::staged(ws, &selected).map_err(git_error)?;
-        if !s.quiet {
-            for w in &outcome.warnings {
-                errln!("memlint: note: {w}");
-            }
-        }
+        notes(s, &outcome);
         matched(&outcome)?;
         return Ok(report_check(s, args, &outcome));
     }
@@ -102,11 +98,7 @@ pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceE
         }
     }
     let outcome = crate::engine::check::run_with(ws, &files, &selected, &index_opts);
-    if !s.quiet {
-        for w in &outcome.warnings {
-            errln!("memlint: note: {w}");
-        }
-    }
+    notes(s, &outcome);
     let mut code = report_check(s, args, &outcome);
     // A fix that could not be written is a failure of the command, not a
     // finding: exit 2, as `fmt` does, whatever the lint found.
@@ -162,6 +154,16 @@ fn report_check(
 
 /// `check --staged --commit-msg FILE`: the `history/*` rules on the commit
 /// being made, with the trailers of its message.
+/// The outcome's notes (records `sources/drifted` could not judge), on
+/// standard error unless `--quiet`.
+fn notes(s: &Settings, outcome: &crate::engine::check::Outcome) {
+    if !s.quiet {
+        for w in &outcome.warnings {
+            errln!("memlint: note: {w}");
+        }
+    }
+}
+
 fn commit_msg(
     s: &Settings,
     args: &CheckArgs,

@@ -24,7 +24,18 @@ A record that cites `file:src/cache.rs` and says "the cache is one SQLite file" 
 
 ## Example
 
-`memory/decisions/cache-in-sqlite.md`, written in a commit that also wrote `src/cache.rs`, after which commit `4be1f0a` ("Move the cache to Redis") rewrote `src/cache.rs`:
+<!-- example: history -->
+
+A decision cites `src/cache.rs`, committed together with it.
+
+`src/cache.rs`:
+
+```text
+// The cache: one SQLite file next to the binary.
+pub const CACHE: &str = "cache.db";
+```
+
+`memory/decisions/cache-in-sqlite.md`:
 
 ```markdown
 ---
@@ -38,9 +49,28 @@ sources:
 The cache lives in `cache.db` next to the binary: one SQLite file, no server.
 ```
 
+```sh
+git init -q -b main && git add -A && git commit -q -m "Keep the cache in SQLite"
+```
+
+A later commit moves the cache to Redis; the decision stays as it was.
+
+`src/cache.rs`:
+
+```text
+// The cache: Redis, shared by every replica.
+pub const CACHE: &str = "redis://cache:6379";
+```
+
+```sh
+git commit -q -am "Move the cache to Redis" && memlint check
+```
+
 ## Fixed
 
-`memory/decisions/cache-in-redis.md` replaces it (and the old record gets `status: replaced`, `replaced_by: cache-in-redis`):
+A new decision replaces the old one, which is marked replaced.
+
+`memory/decisions/cache-in-redis.md`:
 
 ```markdown
 ---
@@ -49,14 +79,34 @@ status: active
 date: 2026-03-20
 sources:
   - file:src/cache.rs
+  - decision:cache-in-sqlite
 ---
 
 The cache moved to Redis so that every replica shares it.
 ```
 
+`memory/decisions/cache-in-sqlite.md`:
+
+```markdown
+---
+title: The cache is one SQLite file
+status: replaced
+date: 2026-03-02
+sources:
+  - file:src/cache.rs
+replaced_by: cache-in-redis
+---
+
+The cache lives in `cache.db` next to the binary: one SQLite file, no server.
+```
+
+```sh
+git add -A && git commit -q -m "Replace the cache decision" && memlint check
+```
+
 ## Fix
 
-`--fix` rewrites what moved without changing meaning: the path of a file that was renamed (`file:src/cache.rs` → `file:src/store/cache.rs`), and the range of cited lines that now sit at other lines (`#L10-L42` → `#L14-L46`). A file whose content changed is not fixed automatically: read the record against the file, then update the record (a new commit of it is a new writing) or replace it.
+`memlint check --fix` rewrites what moved without changing meaning: the path of a file that was renamed (`file:src/cache.rs` → `file:src/store/cache.rs`), and the range of cited lines that now sit at other lines (`#L10-L42` → `#L14-L46`). A file whose content changed is not fixed automatically: read the record against the file, then update the record (its new commit is a new writing) or replace it, as above.
 
 ## Configuration
 
