@@ -331,3 +331,65 @@ fn drift_not_judged_is_said_once() {
     let found = drifted(&shallow, &[]);
     assert_eq!(found.len(), 3, "{found:?}");
 }
+
+#[test]
+fn drifted_on_a_change_staged_and_base_land_on_the_record() {
+    let dir = repo_with(
+        &[
+            ("src/a.rs", "1\n2\n3\n"),
+            ("src/b.rs", "b1\nb2\n"),
+            ("src/c.rs", "c\n"),
+        ],
+        &["file:src/a.rs", "file:src/b.rs#L1", "file:src/c.rs#L1"],
+    );
+    let root = dir.path();
+    git(root, &["switch", "-q", "-c", "feature"]);
+    write(root, "src/a.rs", "1\n2\n3\n4\n");
+    write(root, "src/b.rs", "b0\nb1\nb2\n");
+    write(root, "src/c.rs", "c\nd\n");
+    commit(root, "Change the sources");
+    let run = memlint(root, &["check", "--base", "main", "--format", "github"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "::warning file=memory/decisions/cache.md,line=6,col=5,endLine=6,endColumn=18,title=sources/drifted::this change modifies `src/a.rs`, cited by `memory/decisions/cache.md`, and leaves the record as it was; check the record against the change, then verify it or replace it\n\
+         ::warning file=memory/decisions/cache.md,line=7,col=5,endLine=7,endColumn=21,title=sources/drifted::the lines `file:src/b.rs#L1` cites are unchanged but now sit at `#L2`; `--fix` moves the range\n\
+         memlint: Found 0 errors and 2 warnings in 1 file.\n"
+    );
+    let sarif = memlint(root, &["check", "--base", "main", "--format", "sarif"]);
+    let log: serde_json::Value = serde_json::from_str(&sarif.stdout).expect("sarif");
+    let results = log["runs"][0]["results"].as_array().expect("results");
+    assert_eq!(results.len(), 2);
+    for r in results {
+        assert_eq!(r["ruleId"], "sources/drifted");
+        assert_eq!(
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "memory/decisions/cache.md"
+        );
+    }
+    // A change that also rewrites the record leaves nothing to report.
+    write(
+        root,
+        "memory/decisions/cache.md",
+        &decision("Cache again", &["file:src/a.rs"]),
+    );
+    commit(root, "Rewrite the record");
+    let (_, found) = findings(root, &["--base", "main"]);
+    assert!(
+        found.iter().all(|(rule, ..)| rule != "sources/drifted"),
+        "{found:?}"
+    );
+    // The staged change: the pre-commit hook names the records it leaves stale.
+    git(root, &["switch", "-q", "main"]);
+    write(root, "src/b.rs", "B1\nb2\n");
+    git(root, &["add", "-A"]);
+    let (_, found) = findings(root, &["--staged"]);
+    assert_eq!(
+        found,
+        vec![f(
+            "sources/drifted",
+            7,
+            "the staged change modifies `src/b.rs#L1`, cited by `memory/decisions/cache.md`, and leaves the record as it was; check the record against the change, then verify it or replace it"
+        )]
+    );
+}

@@ -9,6 +9,7 @@
 //! The rule's text (documentation, messages, the search for moved lines)
 //! is in `crate::lint::rules::sources::drifted`; this module reads git.
 
+pub mod change;
 pub mod history;
 
 use crate::engine::workspace::Workspace;

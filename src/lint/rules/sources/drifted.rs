@@ -249,6 +249,28 @@ pub fn message(source: &str, finding: &Finding) -> String {
     }
 }
 
+/// The message for a record a change leaves untouched while it modifies
+/// the file (or the lines) `source` cites: `staged` for the change about to
+/// be committed, else the pull request's.
+pub fn change_message(source: &str, rel: &str, record: &str, staged: bool) -> String {
+    let cited = source.strip_prefix("file:").unwrap_or(source);
+    let lines = split_file_source(cited)
+        .ok()
+        .and_then(|(_, l)| l)
+        .map(|l| l.to_string())
+        .unwrap_or_default();
+    let change = if staged {
+        "the staged change"
+    } else {
+        "this change"
+    };
+    format!(
+        "{change} modifies `{}{lines}`, cited by `{}`, and leaves the record as it was; check the record against the change, then verify it or replace it",
+        crate::syntax::sanitize::line(rel),
+        crate::syntax::sanitize::line(record)
+    )
+}
+
 /// The entry `--fix` writes instead of `source`, when the finding can be
 /// repaired without a judgement: a renamed file, lines that moved.
 pub fn rewrite(source: &str, finding: &Finding) -> Option<String> {
