@@ -393,3 +393,33 @@ fn drifted_on_a_change_staged_and_base_land_on_the_record() {
         )]
     );
 }
+
+#[test]
+fn drifted_on_a_pull_request_in_a_depth_1_checkout() {
+    let dir = repo_with(&[("src/a.rs", "1\n")], &["file:src/a.rs"]);
+    let root = dir.path();
+    git(root, &["switch", "-q", "-c", "feature"]);
+    write(root, "src/a.rs", "2\n");
+    commit(root, "Change a");
+    let ci = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", root.display());
+    git(
+        ci.path(),
+        &["clone", "-q", "--depth", "1", "--branch", "feature", &url, "work"],
+    );
+    let work = ci.path().join("work");
+    git(
+        &work,
+        &["fetch", "-q", "--depth", "1", "origin", "main:refs/remotes/origin/main"],
+    );
+    let (code, found) = findings(&work, &["--base", "origin/main"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        found,
+        vec![f(
+            "sources/drifted",
+            6,
+            "this change modifies `src/a.rs`, cited by `memory/decisions/cache.md`, and leaves the record as it was; check the record against the change, then verify it or replace it"
+        )]
+    );
+}
