@@ -405,12 +405,21 @@ fn drifted_on_a_pull_request_in_a_depth_1_checkout() {
     let url = format!("file://{}", root.display());
     git(
         ci.path(),
-        &["clone", "-q", "--depth", "1", "--branch", "feature", &url, "work"],
+        &[
+            "clone", "-q", "--depth", "1", "--branch", "feature", &url, "work",
+        ],
     );
     let work = ci.path().join("work");
     git(
         &work,
-        &["fetch", "-q", "--depth", "1", "origin", "main:refs/remotes/origin/main"],
+        &[
+            "fetch",
+            "-q",
+            "--depth",
+            "1",
+            "origin",
+            "main:refs/remotes/origin/main",
+        ],
     );
     let (code, found) = findings(&work, &["--base", "origin/main"]);
     assert_eq!(code, 0);
@@ -422,4 +431,94 @@ fn drifted_on_a_pull_request_in_a_depth_1_checkout() {
             "this change modifies `src/a.rs`, cited by `memory/decisions/cache.md`, and leaves the record as it was; check the record against the change, then verify it or replace it"
         )]
     );
+}
+
+/// One step of a random history.
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    /// Append a line to the cited file.
+    Modify,
+    /// Change another file.
+    Other,
+    /// Rewrite the record (it is written again).
+    Touch,
+    /// Rename the cited file, content unchanged.
+    Rename,
+    /// Revert the last commit.
+    Revert,
+}
+
+fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+    use proptest::prelude::*;
+    prop_oneof![
+        Just(Op::Modify),
+        Just(Op::Other),
+        Just(Op::Touch),
+        Just(Op::Rename),
+        Just(Op::Revert)
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config { cases: 12, ..Default::default() })]
+
+    /// Whole-file `sources/drifted` names the commits `git log --follow
+    /// R..HEAD -- PATH` lists (R: the record's last commit), except the
+    /// pure renames, which are not drift.
+    #[test]
+    fn whole_file_drift_agrees_with_git_log_follow(ops in proptest::collection::vec(op(), 1..7)) {
+        let dir = repo_with(&[("src/a.txt", "a\n"), ("src/other.txt", "o\n")], &["file:src/a.txt"]);
+        let root = dir.path();
+        let mut name = "src/a.txt".to_string();
+        let mut renames: Vec<String> = Vec::new();
+        for (i, op) in ops.iter().enumerate() {
+            match op {
+                Op::Modify => {
+                    let mut text = std::fs::read_to_string(root.join(&name)).expect("read");
+                    text.push_str(&format!("line {i}\n"));
+                    write(root, &name, &text);
+                    commit(root, &format!("Modify {i}"));
+                }
+                Op::Other => {
+                    write(root, "src/other.txt", &format!("o{i}\n"));
+                    commit(root, &format!("Other {i}"));
+                }
+                Op::Touch => {
+                    let source = format!("file:{name}");
+                    write(root, "memory/decisions/cache.md", &decision(&format!("Cache {i}"), &[&source]));
+                    commit(root, &format!("Touch {i}"));
+                }
+                Op::Rename => {
+                    let to = format!("src/a{i}.txt");
+                    git(root, &["mv", &name, &to]);
+                    commit(root, &format!("Rename {i}"));
+                    renames.push(head_of(root, "HEAD"));
+                    name = to;
+                }
+                Op::Revert => {
+                    // Only changes of the files are reverted (reverting the
+                    // record or a rename would make it cite a path gone).
+                    let subject = git(root, &["log", "-1", "--format=%s"]);
+                    if !subject.starts_with("Modify") && !subject.starts_with("Other") {
+                        continue;
+                    }
+                    git(root, &["revert", "--no-edit", "HEAD"]);
+                }
+            }
+        }
+        let record = git(root, &["log", "-1", "--format=%H", "--", "memory/decisions/cache.md"]);
+        let range = format!("{record}..HEAD");
+        let oracle: Vec<String> = git(root, &["log", "--follow", "--format=%H", &range, "--", &name])
+            .lines()
+            .map(str::to_string)
+            .filter(|c| !renames.contains(c))
+            .collect();
+        let found = drifted(root, &[]);
+        let ours: Vec<String> = found
+            .iter()
+            .filter(|(_, m, ..)| !m.contains("was renamed"))
+            .flat_map(|(.., commits)| commits.clone())
+            .collect();
+        proptest::prop_assert_eq!(ours, oracle, "{:?} {:?}", ops, found);
+    }
 }
