@@ -522,3 +522,43 @@ proptest::proptest! {
         proptest::prop_assert_eq!(ours, oracle, "{:?} {:?}", ops, found);
     }
 }
+
+#[test]
+fn drifted_through_a_merge_names_the_branch_commit() {
+    let dir = repo_with(&[("src/a.rs", "a\n")], &["file:src/a.rs"]);
+    let root = dir.path();
+    git(root, &["switch", "-q", "-c", "side"]);
+    write(root, "src/a.rs", "b\n");
+    git(root, &["add", "-A"]);
+    // Older than the record's rewrite on main, yet not its ancestor.
+    let old = [
+        ("GIT_AUTHOR_DATE", "2020-01-01T00:00:00Z"),
+        ("GIT_COMMITTER_DATE", "2020-01-01T00:00:00Z"),
+    ];
+    common::git_with(root, &["commit", "-q", "-m", "Change a on a branch"], &old);
+    let side = head_of(root, "HEAD");
+    git(root, &["switch", "-q", "main"]);
+    write(
+        root,
+        "memory/decisions/cache.md",
+        &decision("Cache again", &["file:src/a.rs"]),
+    );
+    commit(root, "Rewrite the record");
+    let record = head_of(root, "HEAD");
+    git(root, &["merge", "-q", "--no-edit", "side"]);
+    let found = drifted(root, &[]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].3, vec![side.clone()]);
+    let oracle = git(
+        root,
+        &[
+            "log",
+            "--follow",
+            "--format=%H",
+            &format!("{record}..HEAD"),
+            "--",
+            "src/a.rs",
+        ],
+    );
+    assert_eq!(oracle, side);
+}
