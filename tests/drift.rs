@@ -562,3 +562,106 @@ fn drifted_through_a_merge_names_the_branch_commit() {
     );
     assert_eq!(oracle, side);
 }
+
+fn today() -> String {
+    std::process::Command::new("date")
+        .args(["-u", "+%Y-%m-%d"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .expect("date")
+}
+
+#[test]
+fn verify_pins_sources_and_drift_is_judged_by_the_pins() {
+    let dir = repo_with(
+        &[("src/a.rs", "a\nb\nc\n"), ("src/b.rs", "x\n")],
+        &["file:src/a.rs", "file:src/a.rs#L2-L3", "file:src/b.rs"],
+    );
+    let root = dir.path();
+    write(root, "src/a.rs", "a\nB\nc\n");
+    write(root, "src/b.rs", "y\n");
+    commit(root, "Change the sources");
+    assert_eq!(drifted(root, &[]).len(), 3);
+    let run = memlint(root, &["verify", "--drifted"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "verified memory/decisions/cache.md (3 pins)\n");
+    let text = std::fs::read_to_string(root.join("memory/decisions/cache.md")).expect("read");
+    let body = decision(
+        "Cache",
+        &["file:src/a.rs", "file:src/a.rs#L2-L3", "file:src/b.rs"],
+    );
+    let (head, rest) = body.split_once("---\n\nBody.").expect("closing");
+    let pin_a = "xxh3:7f2a62c9609aecb0";
+    assert_eq!(
+        text,
+        format!(
+            "{head}verified: {}\npins:\n  - file:src/a.rs {pin_a}\n  - file:src/a.rs#L2-L3 {}\n  - file:src/b.rs {}\n---\n\nBody.{rest}",
+            today(),
+            pin_of(root, &["check"], "file:src/a.rs#L2-L3", &text),
+            pin_of(root, &["check"], "file:src/b.rs", &text),
+        )
+    );
+    // The verified record is not committed, yet it is judged: by its pins.
+    let run = memlint(root, &["check"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        !run.stderr.contains("could not be judged"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(drifted(root, &[]), vec![]);
+    commit(root, "Verify the cache decision");
+    // A later change: a shallow clone, without the record's history,
+    // judges it by the pins.
+    write(root, "src/a.rs", "z\na\nB\nc\n");
+    commit(root, "Prepend to a");
+    let clone = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", root.display());
+    git(
+        clone.path(),
+        &["clone", "-q", "--depth", "1", &url, "shallow"],
+    );
+    let shallow = clone.path().join("shallow");
+    let found = drifted(&shallow, &[]);
+    assert_eq!(
+        found.iter().map(|(l, m, fixable, _)| (*l, m.clone(), *fixable)).collect::<Vec<_>>(),
+        vec![
+            (6, format!("`file:src/a.rs` changed since this record was verified on {}: it no longer matches its pin; check the record against it, then verify it or replace it", today()), false),
+            (7, "the lines `file:src/a.rs#L2-L3` cites are unchanged but now sit at `#L3-L4`; `--fix` moves the range".to_string(), true),
+        ]
+    );
+    // A CRLF checkout of the same content matches the pins.
+    write(root, ".gitattributes", "*.rs text eol=crlf\n");
+    git(root, &["checkout", "HEAD~1", "--", "src/a.rs"]);
+    commit(root, "Back, with CRLF checkouts");
+    std::fs::remove_file(root.join("src/a.rs")).expect("rm");
+    git(root, &["checkout", "--", "src/a.rs"]);
+    assert!(std::fs::read(root.join("src/a.rs"))
+        .expect("read")
+        .starts_with(b"a\r\n"));
+    assert_eq!(drifted(root, &[]), vec![]);
+    // A source that cannot be pinned: nothing is written.
+    std::fs::remove_file(root.join("src/b.rs")).expect("rm");
+    let before = std::fs::read(root.join("memory/decisions/cache.md")).expect("read");
+    let run = memlint(root, &["verify", "cache"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("memory/decisions/cache.md: `file:src/b.rs` cannot be pinned"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        std::fs::read(root.join("memory/decisions/cache.md")).expect("read"),
+        before
+    );
+}
+
+/// The hash `verify` wrote for `source` in `text`.
+fn pin_of(_root: &Path, _args: &[&str], source: &str, text: &str) -> String {
+    let prefix = format!("  - {source} ");
+    text.lines()
+        .find_map(|l| l.strip_prefix(prefix.as_str()))
+        .expect("pinned")
+        .to_string()
+}

@@ -61,6 +61,9 @@ pub fn run(cli: Cli) -> ExitCode {
             Settings::resolve(&cli.global).and_then(|s| author::replace(&s, args))
         }
         Command::Show(args) => Settings::resolve(&cli.global).and_then(|s| author::show(&s, args)),
+        Command::Verify(args) => {
+            Settings::resolve(&cli.global).and_then(|s| author::verify(&s, args))
+        }
         Command::MergeFile(args) => Ok(merge::run(args)),
         Command::Mcp => Ok(mcp::run(mcp::Place {
             root: cli.global.root.clone(),

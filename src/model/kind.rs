@@ -121,6 +121,9 @@ pub enum FieldType {
     Slugs,
     /// A list of strings.
     Strings,
+    /// A list of pins: `<file source> xxh3:<16 hex digits>` (see
+    /// [`split_pin`]).
+    Pins,
     /// `YYYYMMDD-HHMMSS-xxxx`.
     StagingId,
     /// `CMEM-YYYYMMDD-HHMMSS`.
@@ -163,6 +166,8 @@ static DECISION: &[Field] = &[
     f("replaced_by", Slug, WhenReplaced),
     f("tags", Slugs, Optional),
     f("slug", Slug, Optional),
+    f("verified", Date, Optional),
+    f("pins", Pins, Optional),
 ];
 
 static REQUEST: &[Field] = &[
@@ -173,6 +178,8 @@ static REQUEST: &[Field] = &[
     f("replaced_by", Slug, WhenReplaced),
     f("tags", Slugs, Optional),
     f("slug", Slug, Optional),
+    f("verified", Date, Optional),
+    f("pins", Pins, Optional),
 ];
 
 static KNOWLEDGE: &[Field] = &[
@@ -185,6 +192,8 @@ static KNOWLEDGE: &[Field] = &[
     f("replaced_by", Slug, WhenReplaced),
     f("tags", Slugs, Optional),
     f("slug", Slug, Optional),
+    f("verified", Date, Optional),
+    f("pins", Pins, Optional),
 ];
 
 static SUMMARY: &[Field] = &[
@@ -198,6 +207,8 @@ static SUMMARY: &[Field] = &[
     ),
     f("updated", Date, Required),
     f("sources", Sources, Optional),
+    f("verified", Date, Optional),
+    f("pins", Pins, Optional),
 ];
 
 static STAGING: &[Field] = &[
@@ -517,6 +528,21 @@ pub fn split_file_source(value: &str) -> Result<(&str, Option<Lines>), String> {
         return Err(form(" (it ends before it starts)"));
     }
     Ok((&value[..at], Some(Lines { first, last })))
+}
+
+/// A pin (`memlint verify`): the `file:` source it pins and the hash of
+/// the content it pinned, `xxh3:` and 16 lowercase hex digits; `None` when
+/// `s` is not a pin.
+pub fn split_pin(s: &str) -> Option<(&str, &str)> {
+    let (source, hash) = s.rsplit_once(' ')?;
+    let hex = hash.strip_prefix("xxh3:")?;
+    let ok = source.starts_with("file:")
+        && source_problem(source).is_none()
+        && hex.len() == 16
+        && hex
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    ok.then_some((source, hash))
 }
 
 /// The source-string prefixes of SPEC §2.

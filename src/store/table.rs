@@ -703,6 +703,7 @@ mod tests {
                 fixable: true,
                 span: 40..46,
                 omitted: 3,
+                commits: Vec::new(),
             }],
             source: Some("not stored".into()),
             info: RecordInfo {

@@ -128,6 +128,23 @@ pub fn drifted<'a>(
     }
     let mut since_cache: HashMap<usize, Vec<usize>> = HashMap::new();
     for (record, sources) in by_record {
+        // Pinned sources are judged by their pins; the others by history.
+        let pinned = judge.pins(record);
+        let mut rest = Vec::new();
+        for c in sources {
+            match pinned.hashes.get(c.at.value.as_str()) {
+                Some(hash) => {
+                    if let Some(finding) = judge.by_pin(c, hash, &pinned.verified) {
+                        out.push(ws, c, finding);
+                    }
+                }
+                None => rest.push(c),
+            }
+        }
+        let sources = rest;
+        if sources.is_empty() {
+            continue;
+        }
         let written = match judge.written(record) {
             Written::At(i) if !history.steps[i].boundary => i,
             Written::At(_) | Written::BeyondHistory => {
@@ -250,6 +267,13 @@ fn file_sources<'a>(records: impl Iterator<Item = (&'a str, &'a RecordInfo)>) ->
     out
 }
 
+/// A record's pins: source → hash, and its `verified` date.
+#[derive(Default)]
+struct Pinned {
+    hashes: HashMap<String, String>,
+    verified: Option<String>,
+}
+
 /// When a record was last written.
 enum Written {
     /// By the commit at this index of the walk.
@@ -285,6 +309,66 @@ impl Judge<'_> {
             Some(i) => Written::At(i),
             // In HEAD but changed by no commit walked: the history is cut.
             None => Written::BeyondHistory,
+        }
+    }
+
+    /// The pins of `record` as it is now (`memlint verify` wrote them).
+    fn pins(&self, record: &str) -> Pinned {
+        let mut out = Pinned::default();
+        let Some(bytes) = self.current_bytes(record) else {
+            return out;
+        };
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            return out;
+        };
+        let crate::syntax::frontmatter::Split::Found(parts) =
+            crate::syntax::frontmatter::split(text)
+        else {
+            return out;
+        };
+        let Ok(doc) = crate::syntax::yaml::parse(&text[parts.yaml.clone()], parts.yaml.start)
+        else {
+            return out;
+        };
+        let Some(root) = doc.root else {
+            return out;
+        };
+        out.verified = root
+            .get("verified")
+            .and_then(|e| e.value.as_scalar())
+            .map(|s| s.text.clone());
+        if let Some(crate::syntax::yaml::Value::Seq { items, .. }) =
+            root.get("pins").map(|e| &e.value.value)
+        {
+            for item in items {
+                let Some(pin) = item.as_scalar().and_then(|s| s.as_str()) else {
+                    continue;
+                };
+                if let Some((source, hash)) = crate::model::kind::split_pin(pin) {
+                    out.hashes.insert(source.to_string(), hash.to_string());
+                }
+            }
+        }
+        out
+    }
+
+    /// Judges a pinned source by its pin.
+    fn by_pin(&self, c: &Cited, hash: &str, verified: &Option<String>) -> Option<Finding> {
+        // A file gone is `sources/dangling`'s business.
+        let now = self.current_bytes(&c.path)?;
+        let unpinned = Finding::Unpinned {
+            verified: verified.clone(),
+        };
+        match c.lines {
+            None => (rule::pin(&now, None).as_deref() != Some(hash)).then_some(unpinned),
+            Some(lines) => match rule::find_pinned(&now, hash, lines) {
+                Some(at) if at == lines => None,
+                Some(at) => Some(Finding::Moved {
+                    to: None,
+                    lines: at,
+                }),
+                None => Some(unpinned),
+            },
         }
     }
 

@@ -156,6 +156,12 @@ pub enum Finding {
         /// The commit that renamed it.
         commit: Commit,
     },
+    /// The file (or the cited lines) no longer matches the pin `memlint
+    /// verify` wrote.
+    Unpinned {
+        /// The record's `verified` date, if it has one.
+        verified: Option<String>,
+    },
     /// The cited lines are unchanged but sit at other lines now (and,
     /// maybe, in a renamed file).
     Moved {
@@ -172,7 +178,7 @@ impl Finding {
         match self {
             Finding::Changed { commits, .. } => commits.iter().collect(),
             Finding::Renamed { commit, .. } => vec![commit],
-            Finding::Moved { .. } => Vec::new(),
+            Finding::Moved { .. } | Finding::Unpinned { .. } => Vec::new(),
         }
     }
 }
@@ -232,6 +238,20 @@ pub fn message(source: &str, finding: &Finding) -> String {
                 how.join(" and ")
             )
         }
+        Finding::Unpinned { verified } => {
+            let what = if source.contains("#L") {
+                format!("the lines `{source}` cites changed")
+            } else {
+                format!("`{source}` changed")
+            };
+            let when = match verified {
+                Some(date) => format!(" on {}", crate::syntax::sanitize::line(date)),
+                None => String::new(),
+            };
+            format!(
+                "{what} since this record was verified{when}: it no longer matches its pin; check the record against it, then verify it or replace it"
+            )
+        }
         Finding::Renamed { to, commit } => format!(
             "`{source}` was renamed to `{}` by {}; `--fix` rewrites the path",
             crate::syntax::sanitize::line(to),
@@ -284,7 +304,7 @@ pub fn rewrite(source: &str, finding: &Finding) -> Option<String> {
         Finding::Moved { to, lines } => {
             Some(format!("file:{}{lines}", to.as_deref().unwrap_or(path)))
         }
-        Finding::Changed { .. } => None,
+        Finding::Changed { .. } | Finding::Unpinned { .. } => None,
     }
 }
 
@@ -328,6 +348,52 @@ pub fn find_lines(cited: &[String], text: &str, near: Lines) -> Option<Lines> {
             first: s + 1,
             last: s + n,
         })
+}
+
+/// The pin of a `file:` source: `xxh3:` and the 16 hex digits of the
+/// xxh3-64 hash of the file's content (for a range, of its lines, each
+/// ending with `\n`), line endings read as LF so that a CRLF checkout pins
+/// the same; `None` when the file lacks the cited lines.
+pub fn pin(bytes: &[u8], lines: Option<Lines>) -> Option<String> {
+    let text = String::from_utf8_lossy(bytes);
+    let normal: String = match lines {
+        None => text.replace("\r\n", "\n"),
+        Some(l) => cited_lines(&text, l)?
+            .iter()
+            .map(|line| format!("{line}\n"))
+            .collect(),
+    };
+    Some(format!(
+        "xxh3:{:016x}",
+        xxhash_rust::xxh3::xxh3_64(normal.as_bytes())
+    ))
+}
+
+/// Where lines matching `pinned` (the pin of a range as long as `near`)
+/// sit in `bytes`: at `near` when they still do, else the nearest.
+pub fn find_pinned(bytes: &[u8], pinned: &str, near: Lines) -> Option<Lines> {
+    let text = String::from_utf8_lossy(bytes);
+    let all = lines_of(&text);
+    let n = near.last - near.first + 1;
+    if n > all.len() {
+        return None;
+    }
+    let mut starts: Vec<usize> = (1..=all.len() - n + 1).collect();
+    starts.sort_by_key(|&f| f.abs_diff(near.first));
+    starts.into_iter().find_map(|first| {
+        let normal: String = all[first - 1..first - 1 + n]
+            .iter()
+            .map(|line| format!("{line}\n"))
+            .collect();
+        let hash = format!(
+            "xxh3:{:016x}",
+            xxhash_rust::xxh3::xxh3_64(normal.as_bytes())
+        );
+        (hash == pinned).then_some(Lines {
+            first,
+            last: first + n - 1,
+        })
+    })
 }
 
 #[cfg(test)]
