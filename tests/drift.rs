@@ -665,3 +665,45 @@ fn pin_of(_root: &Path, _args: &[&str], source: &str, text: &str) -> String {
         .expect("pinned")
         .to_string()
 }
+
+#[test]
+fn the_stored_history_follows_head_through_amend_reset_and_rebase() {
+    let dir = repo_with(
+        &[("src/a.rs", "a\n"), ("src/b.rs", "b\n")],
+        &["file:src/a.rs"],
+    );
+    let root = dir.path();
+    write(root, "src/a.rs", "a2\n");
+    commit(root, "Change a");
+    let first = drifted(root, &[]);
+    assert_eq!(first[0].3, vec![head_of(root, "HEAD")]);
+    assert!(root.join(".memlint/drift").is_file(), "the walk is stored");
+    // Amend: HEAD moves to a commit the store has not seen.
+    git(
+        root,
+        &["commit", "-q", "--amend", "-m", "Change a, amended"],
+    );
+    let amended = drifted(root, &[]);
+    assert_eq!(amended[0].3, vec![head_of(root, "HEAD")]);
+    assert!(
+        amended[0].1.contains("\"Change a, amended\""),
+        "{}",
+        amended[0].1
+    );
+    // Reset: the change is gone, and so is the drift.
+    git(root, &["reset", "-q", "--hard", "HEAD~1"]);
+    assert_eq!(drifted(root, &[]), vec![]);
+    // Rebase: a branch that changed a, replayed onto one that changed b.
+    git(root, &["switch", "-q", "-c", "topic"]);
+    write(root, "src/a.rs", "a3\n");
+    commit(root, "Change a on topic");
+    git(root, &["switch", "-q", "main"]);
+    write(root, "src/b.rs", "b2\n");
+    commit(root, "Change b");
+    git(root, &["switch", "-q", "topic"]);
+    let before = drifted(root, &[]);
+    git(root, &["rebase", "-q", "main"]);
+    let after = drifted(root, &[]);
+    assert_eq!(after[0].3, vec![head_of(root, "HEAD")]);
+    assert_ne!(after[0].3, before[0].3);
+}

@@ -3,6 +3,7 @@
 //! codec. A shadow of the files, always safe to delete. Never prints.
 
 pub mod codec;
+pub mod drift;
 pub mod failures;
 pub mod listing;
 pub mod material;

@@ -6,27 +6,7 @@ use crate::io::git::{Change, CommitInfo, GitError, Repo};
 use gix::ObjectId;
 use std::collections::{HashMap, HashSet};
 
-/// One commit of the walk.
-pub struct Step {
-    /// The commit id.
-    pub id: ObjectId,
-    /// Author time (seconds since the epoch) and offset.
-    pub seconds: i64,
-    /// See `seconds`.
-    pub offset: i32,
-    /// The first line of the message.
-    pub summary: String,
-    /// The paths it changed (a merge: those it changed against every
-    /// parent), sorted by path.
-    pub changes: Vec<Change>,
-    /// The commit's tree.
-    pub tree: ObjectId,
-    /// Whether its parents are missing (a shallow clone's boundary): its
-    /// changes are then unknown, and empty here.
-    pub boundary: bool,
-    /// How many parents it has.
-    pub parents: usize,
-}
+pub use crate::store::drift::Step;
 
 /// Every commit reachable from HEAD, newest first.
 pub struct History {
@@ -39,13 +19,42 @@ pub struct History {
 }
 
 impl History {
-    /// Walks the history from `head`.
-    pub fn walk(repo: &Repo, head: ObjectId) -> Result<History, GitError> {
-        let commits = repo.commits(&[head], &[])?;
-        let mut steps = Vec::with_capacity(commits.len());
-        for c in &commits {
-            steps.push(step(repo, c)?);
-        }
+    /// Walks the history from `head`: from `.memlint/drift` when HEAD has
+    /// not moved since it was stored, else diffing only the commits it does
+    /// not hold (and storing the new walk).
+    pub fn walk(repo: &Repo, head: ObjectId, root: &std::path::Path) -> Result<History, GitError> {
+        let stored = crate::store::drift::load(root).filter(|s| s.prefix == repo.prefix);
+        // A shallow clone's boundary moves without HEAD moving (`git fetch
+        // --deepen`): its walk is checked against the commits it holds.
+        let shallow = repo.repo.is_shallow().unwrap_or(true);
+        let steps = match stored {
+            Some(s) if s.head == head && !shallow => s.steps,
+            stored => {
+                let mut known: HashMap<ObjectId, Step> = stored
+                    .map(|s| {
+                        s.steps
+                            .into_iter()
+                            .filter(|st| !st.boundary)
+                            .map(|st| (st.id, st))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let mut steps = Vec::new();
+                for id in repo.commit_ids(&[head], &[])? {
+                    steps.push(match known.remove(&id) {
+                        Some(st) => st,
+                        None => step(repo, &repo.commit(id)?)?,
+                    });
+                }
+                let stored = crate::store::drift::Stored {
+                    head,
+                    prefix: repo.prefix.clone(),
+                    steps,
+                };
+                crate::store::drift::save(root, &stored);
+                stored.steps
+            }
+        };
         let at = steps.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
         let merges = steps.iter().any(|s| s.parents > 1);
         Ok(History { steps, at, merges })
@@ -65,11 +74,7 @@ impl History {
         }
         let head = self.steps[0].id;
         let hidden = self.steps[index].id;
-        let ids: HashSet<ObjectId> = repo
-            .commits(&[head], &[hidden])?
-            .into_iter()
-            .map(|c| c.id)
-            .collect();
+        let ids: HashSet<ObjectId> = repo.commit_ids(&[head], &[hidden])?.into_iter().collect();
         let mut out: Vec<usize> = ids
             .iter()
             .filter_map(|id| self.at.get(id).copied())

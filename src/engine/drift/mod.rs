@@ -101,7 +101,7 @@ pub fn drifted<'a>(
             return out;
         }
     };
-    let Ok(history) = History::walk(&repo, head) else {
+    let Ok(history) = History::walk(&repo, head, &ws.root) else {
         return out;
     };
     let judge = Judge {
