@@ -17,7 +17,11 @@ pub fn read_source(root: &Path, rel: &str) -> Option<Vec<u8>> {
         return None;
     };
     let file = crate::io::fs::open_regular(&path).ok()?;
-    let mut bytes = Vec::new();
+    let size = file
+        .metadata()
+        .map_or(0, |m| m.len())
+        .min(MAX_SOURCE_BYTES + 1);
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0) + 1);
     file.take(MAX_SOURCE_BYTES + 1)
         .read_to_end(&mut bytes)
         .ok()?;

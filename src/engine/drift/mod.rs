@@ -118,6 +118,7 @@ pub fn drifted<'a>(
             Mode::Staged => repo.staged().ok(),
             Mode::WorkTree => None,
         },
+        ids: Default::default(),
     };
     let mut by_record: Vec<(&str, Vec<&Cited>)> = Vec::new();
     for c in &cited {
@@ -293,6 +294,8 @@ struct Judge<'r> {
     /// HEAD's files under the root.
     head_files: HashMap<String, Object>,
     staged: Option<crate::io::git::Staged>,
+    /// [`Judge::current_id`]'s answers.
+    ids: std::cell::RefCell<HashMap<String, Option<ObjectId>>>,
 }
 
 impl Judge<'_> {
@@ -372,8 +375,18 @@ impl Judge<'_> {
         }
     }
 
-    /// The blob id of `rel` as the mode sees it now.
+    /// The blob id of `rel` as the mode sees it now (each path hashed
+    /// once per run: many records cite the same file).
     fn current_id(&self, rel: &str) -> Option<ObjectId> {
+        if let Some(known) = self.ids.borrow().get(rel) {
+            return *known;
+        }
+        let id = self.compute_id(rel);
+        self.ids.borrow_mut().insert(rel.to_string(), id);
+        id
+    }
+
+    fn compute_id(&self, rel: &str) -> Option<ObjectId> {
         match self.mode {
             Mode::Staged => self.staged.as_ref()?.lookup(rel).map(|o| o.id),
             Mode::WorkTree => {
