@@ -707,3 +707,30 @@ fn the_stored_history_follows_head_through_amend_reset_and_rebase() {
     assert_eq!(after[0].3, vec![head_of(root, "HEAD")]);
     assert_ne!(after[0].3, before[0].3);
 }
+
+#[test]
+fn report_lists_drifted_records() {
+    let dir = repo_with(&[("src/a.rs", "a\n")], &["file:src/a.rs"]);
+    let root = dir.path();
+    write(root, "src/a.rs", "b\n");
+    commit(root, "Change a");
+    let run = memlint(root, &["report", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
+    assert_eq!(
+        json["drifted"],
+        serde_json::json!(["memory/decisions/cache.md"])
+    );
+    assert!(json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .any(|d| d["rule"] == "sources/drifted"));
+    let human = memlint(root, &["report"]);
+    assert!(
+        human
+            .stdout
+            .contains("Drifted records (1):\n  memory/decisions/cache.md\n"),
+        "{}",
+        human.stdout
+    );
+}

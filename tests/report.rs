@@ -51,6 +51,7 @@ fn json_shape_and_contents() {
         sorted,
         vec![
             "diagnostics",
+            "drifted",
             "records",
             "replaced_chains",
             "similar_slugs",
@@ -192,6 +193,7 @@ fn empty_workspace() {
             "too_many_sources": [],
             "similar_slugs": [],
             "staging": {"files": 0, "bytes": 0, "due": false},
+            "drifted": [],
         })
     );
 }

@@ -24,6 +24,9 @@ pub struct Report {
     pub similar_slugs: Vec<Vec<String>>,
     /// The staging backlog.
     pub staging: Backlog,
+    /// Records with a `sources/drifted` finding: a cited file changed
+    /// since they were written or verified.
+    pub drifted: Vec<String>,
 }
 
 /// Builds the report for the whole workspace, refreshing the index.
@@ -63,6 +66,15 @@ pub fn build(
         .collect();
     let records = reports.iter().filter(|r| r.info.kind.is_some()).count();
     drop(view);
+    let drift = crate::engine::drift::drifted(
+        ws,
+        reports.iter().map(|r| (r.path.as_str(), &r.info)),
+        crate::engine::drift::Mode::WorkTree,
+    );
+    let mut drifted: Vec<String> = drift.diagnostics.iter().map(|d| d.path.clone()).collect();
+    drifted.sort();
+    drifted.dedup();
+    diagnostics.extend(drift.diagnostics);
     for r in reports {
         diagnostics.extend(r.diagnostics);
     }
@@ -74,6 +86,7 @@ pub fn build(
         too_many_sources,
         similar_slugs,
         staging,
+        drifted,
     })
 }
 
@@ -89,6 +102,7 @@ impl Report {
             too_many_sources: &'a [String],
             similar_slugs: &'a [Vec<String>],
             staging: &'a Backlog,
+            drifted: &'a [String],
         }
         let shape = Shape {
             records: self.records,
@@ -97,6 +111,7 @@ impl Report {
             too_many_sources: &self.too_many_sources,
             similar_slugs: &self.similar_slugs,
             staging: &self.staging,
+            drifted: &self.drifted,
         };
         crate::syntax::sanitize::json(&shape)
     }
@@ -136,6 +151,7 @@ impl Report {
             &self.too_many_sources,
             |p| shown(p),
         );
+        section(&mut out, "Drifted records", &self.drifted, |p| shown(p));
         // The JSON lists every member; a terminal line names the first few.
         section(&mut out, "Similar slugs", &self.similar_slugs, |c| {
             let names = c.iter().take(SIMILAR_SHOWN).map(String::as_str);
