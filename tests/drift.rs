@@ -734,3 +734,26 @@ fn report_lists_drifted_records() {
         human.stdout
     );
 }
+
+#[test]
+fn show_says_which_source_changed_in_which_commit() {
+    let dir = repo_with(&[("src/a.rs", "a\n")], &["file:src/a.rs"]);
+    let root = dir.path();
+    let fresh = memlint(root, &["show", "cache", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&fresh.stdout).expect(&fresh.stdout);
+    assert_eq!(json["drifted"], serde_json::json!([]));
+    write(root, "src/a.rs", "b\n");
+    commit(root, "Change a");
+    let id = head_of(root, "HEAD");
+    let date = git(root, &["log", "-1", "--format=%ad", "--date=short"]);
+    let message = format!("`file:src/a.rs` changed after this record was last written: 1 commit, the newest {} ({date}, \"Change a\"); check the record against it, then verify it or replace it", &id[..7]);
+    let run = memlint(root, &["show", "cache", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
+    assert_eq!(json["drifted"], serde_json::json!([message]));
+    let human = memlint(root, &["show", "cache"]);
+    assert!(
+        human.stdout.contains(&format!("  drifted: {message}\n")),
+        "{}",
+        human.stdout
+    );
+}

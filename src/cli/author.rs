@@ -262,6 +262,9 @@ fn human_shown(shown: &author::Shown) -> String {
     for p in &shown.cited_by {
         t += &format!("  cited by: {p}\n");
     }
+    for m in &shown.drifted {
+        t += &format!("  drifted: {}\n", crate::syntax::sanitize::line(m));
+    }
     let body = shown.body.trim_matches('\n');
     if !body.is_empty() {
         t += "\n";
