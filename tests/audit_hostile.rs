@@ -734,7 +734,7 @@ fn complex_keys_get_a_clear_diagnostic_at_their_location() {
     write(root, dup, &decision("[a, b]: 1\n[a,b]: 2\n"));
     let (code, json) = check_json(root, &[]);
     assert_eq!(code, 1);
-    let known = "title, status, date, sources, replaced_by, tags, slug";
+    let known = "title, status, date, sources, replaced_by, tags, slug, verified, pins";
     let named =
         |what: &str| format!("this key is {what}, not a name; a decision has named keys: {known}");
     let got: Vec<(String, String, u64, u64, String)> = located(&json);

@@ -390,7 +390,7 @@ fn secrets_are_echoed_by_other_rules() {
         ("sources/format", s, 6, 5, "`xoxb-…[masked]` is not a source string: a source is `staging:<id>`, `session:<id>`, `cmem:<id>`, `commit:<hex>`, `file:<path>`, `decision:<slug>`, `request:<slug>`, `knowledge:<slug>` or an http(s) URL"),
         ("sources/dangling", s, 7, 5, "`file:docs/sk-…[masked]` names no file in the workspace"),
         ("frontmatter/type", s, 8, 14, "`replaced_by` is `sk-…[masked]`, which is not a slug (lowercase letters and digits joined by `-`)"),
-        ("frontmatter/unknown-key", s, 9, 1, "`ghp_…[masked]` is not a decision key; known keys: title, status, date, sources, replaced_by, tags, slug"),
+        ("frontmatter/unknown-key", s, 9, 1, "`ghp_…[masked]` is not a decision key; known keys: title, status, date, sources, replaced_by, tags, slug, verified, pins"),
     ];
     let expected: Vec<(String, String, u64, u64, String)> = expected
         .iter()

@@ -86,9 +86,15 @@ fn new_writes_a_canonical_record_and_prints_its_path() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout, "memory/decisions/use-gix-for-git-reads.md\n");
     assert_eq!(run.stderr, "");
+    // The `file:` source is pinned at write, as of today (UTC).
+    let today = std::process::Command::new("date")
+        .args(["-u", "+%Y-%m-%d"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .expect("date");
     assert_eq!(
         read(ws.path(), "memory/decisions/use-gix-for-git-reads.md"),
-        "---\ntitle: Use gix for git reads\nstatus: active\ndate: 2026-12-01\nsources:\n  - file:docs/bank-api.md\n  - decision:store-amounts-as-integer-minor-units\ntags: [git, 'no']\n---\n\nReads go through gix; pushing spawns git.\n"
+        format!("---\ntitle: Use gix for git reads\nstatus: active\ndate: 2026-12-01\nsources:\n  - file:docs/bank-api.md\n  - decision:store-amounts-as-integer-minor-units\ntags: [git, 'no']\nverified: {today}\npins:\n  - file:docs/bank-api.md xxh3:150b35e7da327d31\n---\n\nReads go through gix; pushing spawns git.\n")
     );
     // What it wrote passes the rules and the formatter.
     let check = memlint(ws.path(), &["check", "--format", "json"]);

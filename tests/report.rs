@@ -52,6 +52,7 @@ fn json_shape_and_contents() {
         vec![
             "diagnostics",
             "duplicates",
+            "drifted",
             "records",
             "replaced_chains",
             "similar_slugs",
@@ -194,6 +195,7 @@ fn empty_workspace() {
             "similar_slugs": [],
             "staging": {"files": 0, "bytes": 0, "due": false},
             "duplicates": [],
+            "drifted": [],
         })
     );
 }

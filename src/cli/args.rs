@@ -92,6 +92,8 @@ pub enum Command {
     Replace(ReplaceArgs),
     /// A record's fields and body, and the records that point at it
     Show(ShowArgs),
+    /// Mark records as checked against their sources today: writes `verified` and a pin of each `file:` source
+    Verify(VerifyArgs),
     /// Serve the memory as Model Context Protocol tools on standard input/output
     Mcp,
     /// Run the language server (LSP) on standard input/output, for editors
@@ -508,6 +510,18 @@ pub struct ReplaceArgs {
 pub struct ShowArgs {
     /// A slug, kind:slug (decision:use-gix, cmem:CMEM-…), or a path relative to the root
     pub target: String,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = AuthorFormat::Human)]
+    pub format: AuthorFormat,
+}
+
+#[derive(Args, Debug)]
+pub struct VerifyArgs {
+    /// Records: slugs, kind:slug, or paths relative to the root
+    pub targets: Vec<String>,
+    /// Every record `sources/drifted` reports as changed
+    #[arg(long)]
+    pub drifted: bool,
     /// Output format
     #[arg(long, value_enum, default_value_t = AuthorFormat::Human)]
     pub format: AuthorFormat,

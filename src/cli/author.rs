@@ -3,7 +3,9 @@
 //! path on standard output, or JSON), refusals rendered as `check` renders
 //! findings.
 
-use super::args::{AuthorFormat, NewArgs, NewKind, ReplaceArgs, ShowArgs, StagingAddArgs};
+use super::args::{
+    AuthorFormat, NewArgs, NewKind, ReplaceArgs, ShowArgs, StagingAddArgs, VerifyArgs,
+};
 use super::output::write_out;
 use super::render;
 use super::settings::Settings;
@@ -99,6 +101,45 @@ pub(super) fn show(s: &Settings, args: &ShowArgs) -> Result<ExitCode, WorkspaceE
         }
         Err(e) => refused(s, &e, args.format),
     })
+}
+
+/// `memlint verify`.
+pub(super) fn verify(s: &Settings, args: &VerifyArgs) -> Result<ExitCode, WorkspaceError> {
+    let mut targets = args.targets.clone();
+    if args.drifted {
+        targets.extend(author::pin::drifted_records(&s.workspace));
+    } else if targets.is_empty() {
+        return Err(WorkspaceError::Usage(
+            "name the records to verify, or give --drifted".into(),
+        ));
+    }
+    targets.dedup();
+    Ok(
+        match author::pin::verify(&s.workspace, &targets, &author::today()) {
+            Ok(done) => {
+                write_out(&match args.format {
+                    AuthorFormat::Json => crate::syntax::sanitize::json(&serde_json::json!({
+                        "verified": done,
+                    })),
+                    AuthorFormat::Human if done.is_empty() => {
+                        "no record to verify: none has drifted\n".to_string()
+                    }
+                    AuthorFormat::Human => done
+                        .iter()
+                        .map(|v| {
+                            let pins = match v.pins.len() {
+                                1 => "1 pin".to_string(),
+                                n => format!("{n} pins"),
+                            };
+                            format!("verified {} ({pins})\n", v.path)
+                        })
+                        .collect(),
+                });
+                ExitCode::SUCCESS
+            }
+            Err(e) => refused(s, &e, args.format),
+        },
+    )
 }
 
 /// `memlint staging add`.
@@ -236,6 +277,9 @@ fn human_shown(shown: &author::Shown) -> String {
     }
     for p in &shown.cited_by {
         t += &format!("  cited by: {p}\n");
+    }
+    for m in &shown.drifted {
+        t += &format!("  drifted: {}\n", crate::syntax::sanitize::line(m));
     }
     let body = shown.body.trim_matches('\n');
     if !body.is_empty() {

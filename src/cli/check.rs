@@ -63,6 +63,7 @@ pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceE
     }
     if args.staged {
         let outcome = crate::engine::version::staged(ws, &selected).map_err(git_error)?;
+        notes(s, &outcome);
         matched(&outcome)?;
         // A commit of code only: the pre-commit hook has nothing to say.
         if nothing_found(args, &outcome) && outcome.files == 0 {
@@ -101,6 +102,7 @@ pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceE
         }
     }
     let outcome = crate::engine::check::run_with(ws, &files, &selected, &index_opts);
+    notes(s, &outcome);
     let mut code = report_check(s, args, &outcome);
     // A fix that could not be written is a failure of the command, not a
     // finding: exit 2, as `fmt` does, whatever the lint found.
@@ -156,6 +158,16 @@ fn report_check(
 
 /// `check --staged --commit-msg FILE`: the `history/*` rules on the commit
 /// being made, with the trailers of its message.
+/// The outcome's notes (records `sources/drifted` could not judge), on
+/// standard error unless `--quiet`.
+fn notes(s: &Settings, outcome: &crate::engine::check::Outcome) {
+    if !s.quiet {
+        for w in &outcome.warnings {
+            errln!("memlint: note: {w}");
+        }
+    }
+}
+
 fn commit_msg(
     s: &Settings,
     args: &CheckArgs,

@@ -206,7 +206,7 @@ impl Memory {
     }
 
     #[tool(
-        description = "Read one record: its fields, body, the records it replaces and the records that cite it. target is a slug, kind:slug or a path.",
+        description = "Read one record: its fields, body, the records it replaces and the records that cite it. target is a slug, kind:slug or a path. `drifted` says which cited file changed since the record was written, in which commit: such a record may be stale: check it against the file, then run `memlint verify SLUG` if it still holds, or replace it (memory_write with replaces).",
         annotations(read_only_hint = true)
     )]
     fn memory_read(&self, Parameters(a): Parameters<ReadArgs>) -> CallToolResult {

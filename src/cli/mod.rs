@@ -70,6 +70,9 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Show(args) => {
             Settings::resolve_workspace(&cli.global).and_then(|s| author::show(&s, args))
         }
+        Command::Verify(args) => {
+            Settings::resolve_workspace(&cli.global).and_then(|s| author::verify(&s, args))
+        }
         Command::MergeFile(args) => Ok(merge::run(args)),
         Command::Mcp => Ok(mcp::run(mcp::Place {
             root: cli.global.root.clone(),

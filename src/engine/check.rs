@@ -111,8 +111,17 @@ pub fn run_with(
     opts: &crate::engine::scan::Options,
 ) -> Outcome {
     let (reports, mut diags) = findings(ws, all, opts);
+    let drift = crate::engine::drift::drifted(
+        ws,
+        reports.iter().map(|r| (r.path.as_str(), &r.info)),
+        crate::engine::drift::Mode::WorkTree,
+    );
+    diags.extend(drift.diagnostics);
     diags.retain(|d| selected(&d.path));
-    let mut out = Outcome::default();
+    let mut out = Outcome {
+        warnings: drift.notes,
+        ..Outcome::default()
+    };
     for r in &reports {
         if !selected(&r.path) {
             continue;

@@ -104,6 +104,17 @@ pub fn run(
     let (reports, cross) = crate::engine::check::findings(ws, all, opts);
     let chains = chain_targets(ws, &reports, &cross);
     let cited = replaced_sources(ws, &reports, &cross);
+    let drift = crate::engine::drift::drifted(
+        ws,
+        reports.iter().map(|r| (r.path.as_str(), &r.info)),
+        crate::engine::drift::Mode::WorkTree,
+    );
+    let mut rewrites: HashMap<&str, Vec<&crate::engine::drift::SourceFix>> = HashMap::new();
+    for f in &drift.fixes {
+        if selected(&f.path) {
+            rewrites.entry(f.path.as_str()).or_default().push(f);
+        }
+    }
     let mut by_path: HashMap<&str, Vec<&Diagnostic>> = HashMap::new();
     for d in reports.iter().flat_map(|r| &r.diagnostics).chain(&cross) {
         if d.fixable && selected(&d.path) {
@@ -118,12 +129,20 @@ pub fn run(
             fired.replaced_sources = cited.get(path).cloned().unwrap_or_default();
             (path, fired)
         })
-        .filter(|(_, f)| f.any())
+        .filter(|(path, f)| f.any() || rewrites.contains_key(path))
         .collect();
+    for path in rewrites.keys() {
+        if !jobs.iter().any(|(p, _)| p == path) {
+            jobs.push((path, Fired::default()));
+        }
+    }
     jobs.sort_by(|a, b| a.0.cmp(b.0));
     let results: Vec<(String, Result<Fixed, String>)> = jobs
         .par_iter()
-        .map(|(rel, fired)| (rel.to_string(), fix_file(ws, rel, fired)))
+        .map(|(rel, fired)| {
+            let moved = rewrites.get(rel).map(Vec::as_slice).unwrap_or_default();
+            (rel.to_string(), fix_file(ws, rel, fired, moved))
+        })
         .collect();
     let mut report = Report::default();
     for (rel, r) in results {
@@ -137,18 +156,42 @@ pub fn run(
     report
 }
 
-fn fix_file(ws: &Workspace, rel: &str, fired: &Fired) -> Result<Fixed, String> {
+/// `text` with the `sources/drifted` rewrites (renamed paths, moved
+/// ranges) made in the entries' spans; `None` when one no longer matches.
+fn rewrite_sources(text: &str, fixes: &[&crate::engine::drift::SourceFix]) -> Option<String> {
+    let mut fixes: Vec<_> = fixes.to_vec();
+    fixes.sort_by_key(|f| std::cmp::Reverse(f.span.start));
+    let mut out = text.to_string();
+    for f in fixes {
+        let inside = out.get(f.span.clone())?;
+        let at = f.span.start + inside.find(f.old.as_str())?;
+        out.replace_range(at..at + f.old.len(), &f.new);
+    }
+    Some(out)
+}
+
+fn fix_file(
+    ws: &Workspace,
+    rel: &str,
+    fired: &Fired,
+    moved: &[&crate::engine::drift::SourceFix],
+) -> Result<Fixed, String> {
     let place = crate::model::kind::classify(rel, &ws.config.banned_dirs);
     if !matches!(place, Place::Record(_) | Place::Context) {
         return Ok(Fixed::Nothing);
     }
     let path = ws.root.join(rel);
     let seen = crate::io::fs::Snapshot::read(&path).map_err(|e| format!("cannot read it: {e}"))?;
-    let Ok(text) = std::str::from_utf8(&seen.bytes) else {
+    let Ok(read) = std::str::from_utf8(&seen.bytes) else {
         return Ok(Fixed::Nothing);
     };
+    let rewritten = match moved {
+        [] => None,
+        _ => rewrite_sources(read, moved).filter(|t| t != read),
+    };
+    let text = rewritten.as_deref().unwrap_or(read);
     let fixed = match place {
-        Place::Record(kind) => fix_record(text, rel, kind, &ws.config, fired),
+        Place::Record(kind) => fix_record(text, rel, kind, &ws.config, fired).or(rewritten.clone()),
         // `CONTEXT.md`: its BOM and line endings.
         _ => apply(text, encoding_edits(text, fired))
             .ok()

@@ -8,6 +8,7 @@ pub mod author;
 pub mod check;
 pub mod compact;
 pub mod context;
+pub mod drift;
 pub mod feedback;
 pub mod fix;
 pub mod fmt;

@@ -28,6 +28,9 @@ pub struct Report {
     pub duplicates: Vec<crate::lint::rules::content::Pair>,
     /// The staging backlog.
     pub staging: Backlog,
+    /// Records with a `sources/drifted` finding: a cited file changed
+    /// since they were written or verified.
+    pub drifted: Vec<String>,
 }
 
 /// Builds the report for the whole workspace, refreshing the index.
@@ -69,6 +72,15 @@ pub fn build(
         .collect();
     let records = reports.iter().filter(|r| r.info.kind.is_some()).count();
     drop(view);
+    let drift = crate::engine::drift::drifted(
+        ws,
+        reports.iter().map(|r| (r.path.as_str(), &r.info)),
+        crate::engine::drift::Mode::WorkTree,
+    );
+    let mut drifted: Vec<String> = drift.diagnostics.iter().map(|d| d.path.clone()).collect();
+    drifted.sort();
+    drifted.dedup();
+    diagnostics.extend(drift.diagnostics);
     for r in reports {
         diagnostics.extend(r.diagnostics);
     }
@@ -81,6 +93,7 @@ pub fn build(
         similar_slugs,
         duplicates,
         staging,
+        drifted,
     })
 }
 
@@ -97,6 +110,7 @@ impl Report {
             similar_slugs: &'a [Vec<String>],
             staging: &'a Backlog,
             duplicates: Vec<Duplicate<'a>>,
+            drifted: &'a [String],
         }
         #[derive(serde::Serialize)]
         struct Duplicate<'a> {
@@ -118,6 +132,7 @@ impl Report {
                     percent: p.percent,
                 })
                 .collect(),
+            drifted: &self.drifted,
         };
         crate::syntax::sanitize::json(&shape)
     }
@@ -157,6 +172,7 @@ impl Report {
             &self.too_many_sources,
             |p| shown(p),
         );
+        section(&mut out, "Drifted records", &self.drifted, |p| shown(p));
         // The JSON lists every member; a terminal line names the first few.
         section(&mut out, "Similar slugs", &self.similar_slugs, |c| {
             let names = c.iter().take(SIMILAR_SHOWN).map(String::as_str);

@@ -5,6 +5,7 @@
 //! rest of that version.
 
 use crate::engine::check::Outcome;
+use crate::engine::drift::change::{judge_change, modified_files, reader_at, Sides, Which};
 use crate::engine::history::{rewritten_decisions, short, unexplained_removals, Found};
 use crate::engine::log::renames;
 use crate::engine::workspace::Workspace;
@@ -150,7 +151,6 @@ fn pointing_at(
     changed: &Set<&str>,
     replaced_stems: impl Iterator<Item = String>,
 ) -> Vec<FileReport> {
-    use rayon::prelude::*;
     let mut needles: Vec<String> = version
         .removed
         .iter()
@@ -164,6 +164,20 @@ fn pointing_at(
         .chain(replaced_stems)
         .filter(|n| !n.is_empty())
         .collect();
+    mentioning(ws, version, places, changed, &mut needles)
+}
+
+/// The records of `places` not in `changed` whose text mentions one of
+/// `needles`, linted (their text from the work tree where it matches the
+/// version, in parallel, else from git).
+pub(crate) fn mentioning(
+    ws: &Workspace,
+    version: &Version,
+    places: &[(&str, Place)],
+    changed: &Set<&str>,
+    needles: &mut Vec<String>,
+) -> Vec<FileReport> {
+    use rayon::prelude::*;
     needles.sort();
     needles.dedup();
     let pattern = needles
@@ -628,7 +642,50 @@ pub fn staged(ws: &Workspace, selected: &dyn Fn(&str) -> bool) -> Result<Outcome
         read_fast: Some(&fast),
         resolver: &resolver,
     };
-    Ok(run_version(ws, &version, selected))
+    let mut outcome = run_version(ws, &version, selected);
+    if let Some(head) = repo.head()? {
+        let read_head = reader_at(&repo, repo.tree_of(head)?);
+        let read_staged = |rel: &str| -> Option<Blob> {
+            let object = staged.lookup(rel).filter(Object::is_file)?;
+            repo.blob(object.id, crate::io::source::MAX_SOURCE_BYTES)
+                .ok()
+        };
+        let sides = Sides {
+            old: &read_head,
+            new: &read_staged,
+            record: &read,
+        };
+        let judged = (Which::Staged, selected);
+        drift_of_change(ws, &version, &staged.changes, &sides, judged, &mut outcome);
+    }
+    Ok(outcome)
+}
+
+/// `sources/drifted` on a change: the records it leaves untouched whose
+/// cited files (or lines) it modifies, added to `outcome`.
+fn drift_of_change(
+    ws: &Workspace,
+    version: &Version,
+    changes: &[crate::io::git::Change],
+    sides: &Sides,
+    (which, selected): (Which, &dyn Fn(&str) -> bool),
+    outcome: &mut Outcome,
+) {
+    let mut needles = modified_files(ws, changes);
+    if needles.is_empty() {
+        return;
+    }
+    let modified = needles.clone();
+    let banned = &ws.config.banned_dirs;
+    let touched: Set<&str> = changes.iter().map(|c| c.path.as_str()).collect();
+    let places: Vec<(&str, Place)> = version
+        .paths
+        .iter()
+        .map(|p| (*p, classify(p, banned)))
+        .filter(|(_, place)| matches!(place, Place::Record(_)))
+        .collect();
+    let records = mentioning(ws, version, &places, &touched, &mut needles);
+    judge_change(ws, &records, &modified, sides, which, selected, outcome);
 }
 
 /// `memlint check --base REV`: what changed between the merge base of REV
@@ -706,6 +763,20 @@ pub fn base(
     };
     let mut outcome = run_version(ws, &version, selected);
     outcome.warnings = warnings;
+    let (read_base, read_head) = (reader_at(&repo, base_tree), reader_at(&repo, head_tree));
+    let sides = Sides {
+        old: &read_base,
+        new: &read_head,
+        record: &read,
+    };
+    drift_of_change(
+        ws,
+        &version,
+        &changes,
+        &sides,
+        (Which::Base, selected),
+        &mut outcome,
+    );
     let renamed = renames(&repo, &changes, ws);
     let mut diags = unexplained_removals(
         ws,

@@ -567,7 +567,7 @@ fn value_edits(
         return Ok(());
     }
     let flow_layout = match field.ty {
-        FieldType::Sources => false,
+        FieldType::Sources | FieldType::Pins => false,
         FieldType::Slugs | FieldType::Strings => true,
         _ => return Ok(()),
     };
@@ -864,7 +864,7 @@ pub fn record_meaning(root: Option<&Node>, kind: Kind) -> Meaning {
         };
         match (&field.ty, &e.value.value) {
             (
-                FieldType::Sources | FieldType::Slugs | FieldType::Strings,
+                FieldType::Sources | FieldType::Slugs | FieldType::Strings | FieldType::Pins,
                 Value::Seq { items, .. },
             ) => {
                 as_str.extend(

@@ -530,6 +530,7 @@ pub fn to_diagnostics(
             fixable: rule.fixable() && f.fixable,
             span: f.span,
             omitted,
+            commits: Vec::new(),
         });
     }
     out

@@ -258,7 +258,7 @@ pub fn field_problem(
             )),
             None => type_err(format!("`{key}` must be a slug, not {got}")),
         },
-        FieldType::Slugs | FieldType::Strings => list_problem(ty, key, node),
+        FieldType::Slugs | FieldType::Strings | FieldType::Pins => list_problem(ty, key, node),
         FieldType::StagingId | FieldType::SessionId | FieldType::AbsolutePath => match string {
             Some(_) => None,
             None => type_err(format!("`{key}` must be a string, not {got}")),
@@ -327,6 +327,13 @@ fn list_problem(
                             ProblemRule::Type,
                             item.span.clone(),
                             format!("`{key}` entry `{s}` is not a slug (lowercase letters and digits joined by `-`)"),
+                        ))
+                    }
+                    Some(s) if ty == FieldType::Pins && crate::model::kind::split_pin(s).is_none() => {
+                        return Some((
+                            ProblemRule::Type,
+                            item.span.clone(),
+                            format!("`{key}` entry `{s}` is not a pin (`file:<path> xxh3:<16 hex digits>`, as `memlint verify` writes it)"),
                         ))
                     }
                     _ => {}

@@ -157,6 +157,7 @@ pub static REGISTRY: &[RuleDef] = &[
         Check::Workspace(Some(sources::dangling::check)),
         sources::dangling::DOC,
     ),
+    def(Rule::SourcesDrifted, History, sources::drifted::DOC),
     def(
         Rule::SourcesReplaced,
         Check::Workspace(Some(sources::replaced::check)),

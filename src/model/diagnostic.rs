@@ -33,6 +33,11 @@ pub struct Diagnostic {
     /// 0 for an ordinary diagnostic (and then absent from the JSON).
     #[serde(skip_serializing_if = "is_zero")]
     pub omitted: usize,
+    /// The full ids of the commits a finding names (`sources/drifted`:
+    /// those that changed the cited file, newest first); absent from the
+    /// JSON when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub commits: Vec<String>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -236,6 +241,7 @@ mod tests {
             fixable: false,
             span: 0..0,
             omitted: 0,
+            commits: Vec::new(),
         }
     }
 

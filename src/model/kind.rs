@@ -121,6 +121,9 @@ pub enum FieldType {
     Slugs,
     /// A list of strings.
     Strings,
+    /// A list of pins: `<file source> xxh3:<16 hex digits>` (see
+    /// [`split_pin`]).
+    Pins,
     /// `YYYYMMDD-HHMMSS-xxxx`.
     StagingId,
     /// `CMEM-YYYYMMDD-HHMMSS`.
@@ -163,6 +166,8 @@ static DECISION: &[Field] = &[
     f("replaced_by", Slug, WhenReplaced),
     f("tags", Slugs, Optional),
     f("slug", Slug, Optional),
+    f("verified", Date, Optional),
+    f("pins", Pins, Optional),
 ];
 
 static REQUEST: &[Field] = &[
@@ -173,6 +178,8 @@ static REQUEST: &[Field] = &[
     f("replaced_by", Slug, WhenReplaced),
     f("tags", Slugs, Optional),
     f("slug", Slug, Optional),
+    f("verified", Date, Optional),
+    f("pins", Pins, Optional),
 ];
 
 static KNOWLEDGE: &[Field] = &[
@@ -185,6 +192,8 @@ static KNOWLEDGE: &[Field] = &[
     f("replaced_by", Slug, WhenReplaced),
     f("tags", Slugs, Optional),
     f("slug", Slug, Optional),
+    f("verified", Date, Optional),
+    f("pins", Pins, Optional),
 ];
 
 static SUMMARY: &[Field] = &[
@@ -198,6 +207,8 @@ static SUMMARY: &[Field] = &[
     ),
     f("updated", Date, Required),
     f("sources", Sources, Optional),
+    f("verified", Date, Optional),
+    f("pins", Pins, Optional),
 ];
 
 static STAGING: &[Field] = &[
@@ -461,6 +472,79 @@ pub fn is_absolute_path(s: &str) -> bool {
     false
 }
 
+/// The lines a `file:` source cites: `#L10` or `#L10-L42` after the path
+/// (GitHub's anchors), counted from 1, both ends included.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Lines {
+    /// The first line cited.
+    pub first: usize,
+    /// The last line cited (equal to `first` for `#L10`).
+    pub last: usize,
+}
+
+impl std::fmt::Display for Lines {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.first == self.last {
+            write!(f, "#L{}", self.first)
+        } else {
+            write!(f, "#L{}-L{}", self.first, self.last)
+        }
+    }
+}
+
+/// Splits the value of a `file:` source (what follows `file:`) into its
+/// path and its line range. An anchor is `#L` followed by a digit at the
+/// end of the value; anything else after a `#` is part of the path. `Err`
+/// says why an anchor is malformed (`#L0`, `#L9-L3`, `#L10-42`).
+pub fn split_file_source(value: &str) -> Result<(&str, Option<Lines>), String> {
+    let Some(at) = value.rfind("#L") else {
+        return Ok((value, None));
+    };
+    let tail = &value[at + 2..];
+    if !tail.starts_with(|c: char| c.is_ascii_digit()) {
+        return Ok((value, None));
+    }
+    let anchor = &value[at..];
+    let form = |why: &str| {
+        format!("the line range `{anchor}` is malformed{why}: write `#L<line>` or `#L<first>-L<last>`, lines counted from 1")
+    };
+    let number = |s: &str| -> Result<usize, String> {
+        if s.is_empty() || s.len() > 9 || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(form(""));
+        }
+        s.parse::<usize>().map_err(|_| form(""))
+    };
+    let (first, last) = match tail.split_once("-L") {
+        Some((a, b)) => (number(a)?, number(b)?),
+        None => {
+            let n = number(tail)?;
+            (n, n)
+        }
+    };
+    if first == 0 {
+        return Err(form(" (there is no line 0)"));
+    }
+    if last < first {
+        return Err(form(" (it ends before it starts)"));
+    }
+    Ok((&value[..at], Some(Lines { first, last })))
+}
+
+/// A pin (`memlint verify`): the `file:` source it pins and the hash of
+/// the content it pinned, `xxh3:` and 16 lowercase hex digits; `None` when
+/// `s` is not a pin.
+pub fn split_pin(s: &str) -> Option<(&str, &str)> {
+    let (source, hash) = s.rsplit_once(' ')?;
+    let hex = hash.strip_prefix("xxh3:")?;
+    let ok = source.starts_with("file:")
+        && source_problem(source).is_none()
+        && hex.len() == 16
+        && hex
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    ok.then_some((source, hash))
+}
+
 /// The source-string prefixes of SPEC §2.
 pub const SOURCE_PREFIXES: [&str; 8] = [
     "staging:",
@@ -495,7 +579,10 @@ pub fn source_problem(s: &str) -> Option<String> {
         "session" => !value.is_empty() && !value.contains(char::is_whitespace),
         "cmem" => is_session_id(value),
         "commit" => (7..=40).contains(&value.len()) && value.bytes().all(|b| b.is_ascii_hexdigit()),
-        "file" => !value.is_empty() && !value.contains('\0'),
+        "file" => match split_file_source(value) {
+            Err(why) => return Some(why),
+            Ok((path, _)) => !path.is_empty() && !value.contains('\0'),
+        },
         "decision" | "request" | "knowledge" => is_slug(value),
         _ => {
             return Some(format!(
@@ -512,7 +599,7 @@ pub fn source_problem(s: &str) -> Option<String> {
         "session" => "a session source is `session:<id>` without spaces".to_string(),
         "cmem" => "a cmem source is `cmem:CMEM-YYYYMMDD-HHMMSS`".to_string(),
         "commit" => "a commit source is `commit:` and 7 to 40 hex digits".to_string(),
-        "file" => "a file source is `file:<path relative to the root>`".to_string(),
+        "file" => "a file source is `file:<path relative to the root>`, optionally with a line range `#L10` or `#L10-L42`".to_string(),
         _ => format!("a {prefix} source is `{prefix}:<slug>` (lowercase words joined by `-`)"),
     })
 }

@@ -57,6 +57,8 @@ pub enum Rule {
     SourcesDangling,
     /// `sources/replaced`: a source names a replaced record.
     SourcesReplaced,
+    /// `sources/drifted`: a `file:` source changed after the record was last written.
+    SourcesDrifted,
     /// `status/missing-target`: `status: replaced` without `replaced_by`.
     StatusMissingTarget,
     /// `status/target-without-replaced`: `replaced_by` while status is not `replaced`.
@@ -124,7 +126,7 @@ const fn meta(name: &'static str, default: Severity, fixable: bool, summary: &'s
 }
 
 /// Every rule's data, in the order the variants are declared.
-const META: [Meta; 46] = [
+const META: [Meta; 47] = [
     // Rule::FrontmatterMissing
     meta(
         "frontmatter/missing",
@@ -257,6 +259,12 @@ const META: [Meta; 46] = [
         W,
         true,
         "a source names a replaced record",
+    // Rule::SourcesDrifted
+    meta(
+        "sources/drifted",
+        W,
+        true,
+        "a `file:` source changed after the record was last written",
     ),
     // Rule::StatusMissingTarget
     meta(
@@ -416,7 +424,7 @@ const META: [Meta; 46] = [
 
 impl Rule {
     /// Every rule, in the order of SPEC §3.
-    pub const ALL: [Rule; 46] = [
+    pub const ALL: [Rule; 47] = [
         Rule::FrontmatterMissing,
         Rule::FrontmatterUnclosed,
         Rule::FrontmatterParse,
@@ -441,6 +449,7 @@ impl Rule {
         Rule::SourcesThin,
         Rule::SourcesDangling,
         Rule::SourcesReplaced,
+        Rule::SourcesDrifted,
         Rule::StatusMissingTarget,
         Rule::StatusTargetWithoutReplaced,
         Rule::StatusDanglingTarget,

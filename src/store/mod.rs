@@ -4,6 +4,7 @@
 
 pub mod codec;
 pub mod duplicates;
+pub mod drift;
 pub mod failures;
 pub mod listing;
 pub mod material;

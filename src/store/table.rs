@@ -557,6 +557,7 @@ impl<'a> Reader<'a> {
                 message: self.str()?,
                 fixable: self.flag()?,
                 omitted: self.usize()?,
+                commits: Vec::new(),
             });
         }
         if self.pos != end {
@@ -718,6 +719,7 @@ mod tests {
                 fixable: true,
                 span: 40..46,
                 omitted: 3,
+                commits: Vec::new(),
             }],
             source: Some("not stored".into()),
             info: RecordInfo {

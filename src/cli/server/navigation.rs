@@ -19,8 +19,9 @@ use std::ops::Range;
 pub enum Target {
     /// A record of a kind, by its name (slug or session id).
     Record(Kind, String),
-    /// A workspace file (a `file:` source), root-relative.
-    File(String),
+    /// A workspace file (a `file:` source), root-relative, and the lines
+    /// it cites (`file:src/cache.rs#L10-L42`).
+    File(String, Option<crate::model::kind::Lines>),
 }
 
 /// A reference under the cursor: what it names, and the bytes of the name
@@ -54,6 +55,7 @@ pub fn source_target(value: &str) -> Option<(Target, usize)> {
             crate::lint::rules::sources::file_target(name)
                 .ok()?
                 .into_owned(),
+            crate::model::kind::split_file_source(name).ok()?.1,
         ),
         _ => return None,
     };
@@ -93,7 +95,7 @@ pub fn at_cursor(state: &State, rel: &str, text: &str, offset: usize) -> Option<
 fn report_of(state: &mut State, target: &Target) -> Option<FileReport> {
     match target {
         Target::Record(kind, name) => state.record(*kind, name),
-        Target::File(_) => None,
+        Target::File(..) => None,
     }
 }
 
@@ -102,17 +104,31 @@ fn file_location(state: &State, rel: &str) -> Option<Location> {
     Some(Location::new(state.uri_of(rel)?, Default::default()))
 }
 
+/// The location of the cited lines of workspace file `rel`: from the start
+/// of the first to the start of the line after the last.
+fn lines_location(state: &State, rel: &str, lines: crate::model::kind::Lines) -> Option<Location> {
+    let start = lsp_types::Position::new(u32::try_from(lines.first - 1).ok()?, 0);
+    let end = lsp_types::Position::new(u32::try_from(lines.last).ok()?, 0);
+    Some(Location::new(
+        state.uri_of(rel)?,
+        lsp_types::Range::new(start, end),
+    ))
+}
+
 /// `textDocument/definition`: the record or file the reference under the
 /// cursor names.
 pub fn definition(state: &mut State, rel: &str, text: &str, offset: usize) -> Option<Location> {
     let at = at_cursor(state, rel, text, offset)?;
     match &at.target {
-        Target::File(path) => state
-            .ws
-            .root
-            .join(path)
-            .exists()
-            .then(|| file_location(state, path))?,
+        Target::File(path, lines) => {
+            if !state.ws.root.join(path).exists() {
+                return None;
+            }
+            match lines {
+                Some(lines) => lines_location(state, path, *lines),
+                None => file_location(state, path),
+            }
+        }
         target => {
             let report = report_of(state, target)?;
             file_location(state, &report.path)
@@ -153,7 +169,7 @@ pub fn hover(state: &mut State, rel: &str, text: &str, offset: usize) -> Option<
 pub fn subject(state: &State, rel: &str, text: &str, offset: usize) -> Option<(Kind, String)> {
     match at_cursor(state, rel, text, offset).map(|a| a.target) {
         Some(Target::Record(kind, name)) => Some((kind, name)),
-        Some(Target::File(_)) => None,
+        Some(Target::File(..)) => None,
         None => Some((state::kind_of(&state.ws, rel)?, stem(rel).to_string())),
     }
 }

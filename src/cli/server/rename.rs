@@ -25,7 +25,7 @@ pub fn rename(
 ) -> Result<WorkspaceEdit, String> {
     let (kind, old) = match navigation::at_cursor(state, rel, text, offset).map(|a| a.target) {
         Some(Target::Record(kind, name)) => (kind, name),
-        Some(Target::File(_)) => return Err("a `file:` source names a file, not a record".into()),
+        Some(Target::File(..)) => return Err("a `file:` source names a file, not a record".into()),
         None => own_slug(state, rel, text, offset)?,
     };
     if !matches!(kind, Kind::Decision | Kind::Request | Kind::Knowledge) {

@@ -12,6 +12,7 @@
 mod commit;
 pub mod draft;
 pub mod new;
+pub mod pin;
 pub mod recent;
 pub mod replace;
 pub mod show;

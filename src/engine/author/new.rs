@@ -73,9 +73,20 @@ pub fn new(
     opts: &NewOptions,
     today: &str,
 ) -> Result<Created, AuthorError> {
-    let laid = draft.lay_out(today)?;
+    let mut laid = draft.lay_out(today)?;
     // A replacement takes its turn before anything is read.
     let _turn = opts.replaces.as_ref().map(|_| replace::turn(ws));
+    // Pinned at write, so that drift can be judged before the record is
+    // committed, and without history; a source that cannot be pinned is
+    // `sources/dangling`'s to report.
+    if let Ok(pins) = super::pin::pins_for(ws, &draft.sources) {
+        if let Some(text) = (!pins.is_empty())
+            .then(|| super::pin::set_verified(&laid.text, today, &pins))
+            .flatten()
+        {
+            laid.text = text;
+        }
+    }
     let current = Current::read(ws);
     if current.record(laid.kind, &laid.slug).is_some()
         || std::fs::symlink_metadata(ws.root.join(&laid.path)).is_ok()

@@ -30,6 +30,9 @@ pub struct Shown {
     /// Records whose `sources` cite this one (`decision:<slug>`, …,
     /// `cmem:<id>` for a session).
     pub cited_by: Vec<String>,
+    /// Its `sources/drifted` findings: which cited file changed since it
+    /// was written or verified, in which commits (empty: none).
+    pub drifted: Vec<String>,
 }
 
 /// The record `target` names: a root-relative path, `kind:slug`, or a slug
@@ -89,6 +92,16 @@ pub fn show(ws: &Workspace, target: &str) -> Result<Shown, AuthorError> {
     }
     replaced_by_this.sort();
     cited_by.sort();
+    let drift = crate::engine::drift::drifted(
+        ws,
+        current
+            .reports
+            .iter()
+            .filter(|r| r.path == path)
+            .map(|r| (r.path.as_str(), &r.info)),
+        crate::engine::drift::Mode::WorkTree,
+    );
+    let drifted = drift.diagnostics.into_iter().map(|d| d.message).collect();
     Ok(Shown {
         path,
         kind,
@@ -98,6 +111,7 @@ pub fn show(ws: &Workspace, target: &str) -> Result<Shown, AuthorError> {
         body,
         replaced_by_this,
         cited_by,
+        drifted,
     })
 }
 

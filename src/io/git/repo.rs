@@ -293,6 +293,26 @@ impl Repo {
         Ok(out)
     }
 
+    /// The ids of the commits reachable from `tips` but not from `hidden`,
+    /// newest first (nothing else of them is decoded).
+    pub fn commit_ids(
+        &self,
+        tips: &[ObjectId],
+        hidden: &[ObjectId],
+    ) -> Result<Vec<ObjectId>, GitError> {
+        use gix::revision::walk::Sorting;
+        use gix::traverse::commit::simple::CommitTimeOrder;
+        let walk = self
+            .repo
+            .rev_walk(tips.iter().copied())
+            .with_hidden(hidden.iter().copied())
+            .sorting(Sorting::ByCommitTime(CommitTimeOrder::NewestFirst))
+            .all()
+            .map_err(read_err)?;
+        walk.map(|info| info.map(|i| i.id).map_err(read_err))
+            .collect()
+    }
+
     /// The subtree of `tree` at the workspace root, if any.
     fn root_tree(&self, tree: ObjectId) -> Result<Option<ObjectId>, GitError> {
         let mut id = tree;

@@ -16,6 +16,7 @@ pub struct DiskResolver<'a> {
     repo: Option<Mutex<gix::Repository>>,
     files: Mutex<HashMap<String, Result<(), Option<String>>>>,
     commits: Mutex<HashMap<String, bool>>,
+    lines: Mutex<HashMap<String, Option<usize>>>,
 }
 
 impl<'a> DiskResolver<'a> {
@@ -25,6 +26,7 @@ impl<'a> DiskResolver<'a> {
             repo: open(root).map(Mutex::new),
             files: Mutex::default(),
             commits: Mutex::default(),
+            lines: Mutex::default(),
         }
     }
 
@@ -66,6 +68,17 @@ impl crate::lint::rules::workspace::Resolver for DiskResolver<'_> {
         self.answer(rel).err().flatten()
     }
 
+    fn file_lines(&self, rel: &str) -> Option<usize> {
+        let mut cache = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&known) = cache.get(rel) {
+            return known;
+        }
+        let count = crate::io::source::read_source(self.root, rel)
+            .map(|b| crate::io::source::count_lines(&b));
+        cache.insert(rel.to_string(), count);
+        count
+    }
+
     fn commit_exists(&self, hex: &str) -> Option<bool> {
         let repo = self.repo.as_ref()?;
         let mut cache = self.commits.lock().unwrap_or_else(|e| e.into_inner());
@@ -94,6 +107,20 @@ impl crate::lint::rules::workspace::Resolver for VersionResolver<'_> {
             VersionResolver::Index(staged, _) => staged.exists(rel),
             VersionResolver::Tree(paths, _) => tree_has(paths, rel),
         }
+    }
+
+    fn file_lines(&self, rel: &str) -> Option<usize> {
+        let (object, repo) = match self {
+            VersionResolver::Index(staged, r) => (staged.lookup(rel)?, r),
+            VersionResolver::Tree(paths, r) => (tree_lookup(paths, rel)?, r),
+        };
+        if !object.is_file() {
+            return None;
+        }
+        let mut blob = repo.find_blob(object.id).ok()?;
+        let data = blob.take_data();
+        (data.len() as u64 <= crate::io::source::MAX_SOURCE_BYTES)
+            .then(|| crate::io::source::count_lines(&data))
     }
 
     fn commit_exists(&self, hex: &str) -> Option<bool> {

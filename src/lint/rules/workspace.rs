@@ -31,6 +31,12 @@ pub trait Resolver {
     /// Whether `hex` (7–40 hex digits) names an object; `None` when there is
     /// no git repository to ask.
     fn commit_exists(&self, hex: &str) -> Option<bool>;
+    /// How many lines the file at root-relative `rel` has (a last line
+    /// without a newline counts); `None` when it cannot be read, so a line
+    /// range in it is not judged.
+    fn file_lines(&self, _rel: &str) -> Option<usize> {
+        None
+    }
 }
 
 /// A resolver for views whose rules ask it nothing (`report` reads chains
@@ -201,6 +207,7 @@ impl<'c> WsSink<'c> {
             fixable: rule.fixable() && fixable,
             span,
             omitted: 0,
+            commits: Vec::new(),
         });
     }
 }

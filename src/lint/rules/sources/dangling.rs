@@ -10,7 +10,7 @@ a source points at nothing
 
 ## What it does
 
-Fires on a well-formed source that names something absent: a `file:` path that does not exist in the workspace (or leaves the root, or is absolute), a `commit:` not in the git object database, or a `decision:`, `request:`, `knowledge:` or `cmem:` target with no record of that kind and name. It suggests the closest existing slug. `staging:` and `session:` sources are not checked (staging files are consumed by design), nor are URLs; `commit:` is checked only when the workspace is in a git repository. Malformed entries are `sources/format` instead.
+Fires on a well-formed source that names something absent: a `file:` path that does not exist in the workspace (or leaves the root, or is absolute), a line range (`file:src/cache.rs#L10-L42`) that runs past the end of the file, a `commit:` not in the git object database, or a `decision:`, `request:`, `knowledge:` or `cmem:` target with no record of that kind and name. It suggests the closest existing slug. `staging:` and `session:` sources are not checked (staging files are consumed by design), nor are URLs; `commit:` is checked only when the workspace is in a git repository. Malformed entries are `sources/format` instead.
 
 ## Why it matters
 
@@ -80,7 +80,9 @@ rules:
 /// Why a `file:` source cannot be checked inside the root, or its normalised
 /// root-relative path (borrowed when the value is already normal, as it
 /// nearly always is).
+/// A line range (`#L10-L42`) after the path is not part of it.
 pub fn file_target(value: &str) -> Result<std::borrow::Cow<'_, str>, String> {
+    let value = crate::model::kind::split_file_source(value).map_or(value, |(path, _)| path);
     if value.starts_with('/') || value.starts_with('\\') || value.get(1..2) == Some(":") {
         return Err(
             "is an absolute path; `file:` sources are relative to the workspace root".into(),
@@ -108,6 +110,32 @@ pub fn file_target(value: &str) -> Result<std::borrow::Cow<'_, str>, String> {
     Ok(std::borrow::Cow::Owned(parts.join("/")))
 }
 
+/// For a `file:` source with a line range: the message when the range
+/// runs past the end of the file (which exists).
+fn past_the_end(
+    view: &crate::lint::rules::workspace::View,
+    source: &str,
+    rel: &str,
+    value: &str,
+) -> Option<String> {
+    let (_, Some(lines)) = crate::model::kind::split_file_source(value).ok()? else {
+        return None;
+    };
+    let count = view.resolver.file_lines(rel)?;
+    (lines.last > count).then(|| {
+        let cited = if lines.first == lines.last {
+            format!("line {}", lines.first)
+        } else {
+            format!("lines {}-{}", lines.first, lines.last)
+        };
+        let has = match count {
+            1 => "1 line".to_string(),
+            n => format!("{n} lines"),
+        };
+        format!("`{source}` cites {cited}, but `{rel}` has {has}")
+    })
+}
+
 /// `sources/dangling`: a source that points at nothing.
 pub fn check(
     view: &crate::lint::rules::workspace::View,
@@ -133,7 +161,7 @@ pub fn check(
                             None => format!("`{}` names no file in the workspace", s.value),
                         })
                     }
-                    Ok(_) => None,
+                    Ok(rel) => past_the_end(view, &s.value, &rel, value),
                 },
                 "decision" | "request" | "knowledge" => {
                     let kind = Kind::from_name(prefix).unwrap_or(Kind::Decision);

@@ -5,6 +5,7 @@
 //! the rules share is in `shared`, a leaf.
 
 pub mod dangling;
+pub mod drifted;
 pub mod duplicate;
 pub mod format;
 pub mod missing;

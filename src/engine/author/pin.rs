@@ -1,0 +1,245 @@
+//! `memlint verify RECORD…`: the record was checked against its sources
+//! now. It gets `verified: <today>` and a pin of each `file:` source (the
+//! hash of its content, or of its cited lines), so that `sources/drifted`
+//! can judge it later without history (a shallow CI clone). `memlint new`
+//! pins at write through [`pins_for`].
+
+use super::commit::{commit, Write};
+use super::draft::scalar;
+use super::verify::{self, Current};
+use super::AuthorError;
+use crate::engine::workspace::Workspace;
+use crate::io::fs::Snapshot;
+use crate::syntax::edit::{apply, Edit};
+use crate::syntax::frontmatter::{self, Split};
+use serde::Serialize;
+
+/// One record `verify` wrote.
+#[derive(Debug, Clone, Serialize)]
+pub struct Verified {
+    /// The record, root-relative.
+    pub path: String,
+    /// The date written into `verified`.
+    pub verified: String,
+    /// The pins written, `<source> xxh3:<hash>`.
+    pub pins: Vec<String>,
+    /// False when the record already held all that.
+    pub changed: bool,
+}
+
+/// The pins of `sources` (the record's entries) as the work tree holds
+/// their files: `Err` names a `file:` source that cannot be pinned (its
+/// file is missing, unreadable, too large, or lacks the cited lines).
+pub fn pins_for(ws: &Workspace, sources: &[String]) -> Result<Vec<String>, String> {
+    let mut pins = Vec::new();
+    for s in sources {
+        let Some(value) = s.strip_prefix("file:") else {
+            continue;
+        };
+        if crate::model::kind::source_problem(s).is_some() {
+            return Err(format!("`{s}` is not a well-formed source"));
+        }
+        let (_, lines) = crate::model::kind::split_file_source(value)?;
+        let rel = crate::lint::rules::sources::file_target(value)
+            .map_err(|why| format!("`{s}` {why}"))?;
+        let bytes = crate::io::source::read_source(&ws.root, &rel).ok_or_else(|| {
+            format!("`{s}` cannot be pinned: `{rel}` is not a readable file of at most 16 MiB inside the workspace")
+        })?;
+        let hash = crate::lint::rules::sources::drifted::pin(&bytes, lines)
+            .ok_or_else(|| format!("`{s}` cannot be pinned: `{rel}` lacks the cited lines"))?;
+        let pin = format!("{s} {hash}");
+        if !pins.contains(&pin) {
+            pins.push(pin);
+        }
+    }
+    Ok(pins)
+}
+
+/// The records `sources/drifted` reports as changed in the work tree
+/// (`verify --drifted`), root-relative and sorted.
+pub fn drifted_records(ws: &Workspace) -> Vec<String> {
+    let current = Current::read(ws);
+    let drift = crate::engine::drift::drifted(
+        ws,
+        current.reports.iter().map(|r| (r.path.as_str(), &r.info)),
+        crate::engine::drift::Mode::WorkTree,
+    );
+    let mut paths: Vec<String> = drift
+        .diagnostics
+        .into_iter()
+        .filter(|d| !d.fixable)
+        .map(|d| d.path)
+        .collect();
+    paths.sort();
+    paths.dedup();
+    paths
+}
+
+/// Verifies each record `targets` names (see [`super::show::show`]) as of
+/// `today`: writes `verified` and the pins of its `file:` sources, checked
+/// by every rule first, each file replaced atomically and only while it
+/// holds what was read.
+pub fn verify(
+    ws: &Workspace,
+    targets: &[String],
+    today: &str,
+) -> Result<Vec<Verified>, AuthorError> {
+    let current = Current::read(ws);
+    let mut out = Vec::new();
+    for target in targets {
+        let report = super::show::find(&current, ws, target)?;
+        let path = report.path.clone();
+        let kind = report
+            .info
+            .kind
+            .filter(|k| k.field("pins").is_some())
+            .ok_or_else(|| {
+                AuthorError::Usage(format!("{path} is not a record that cites sources"))
+            })?;
+        let sources: Vec<String> = report
+            .info
+            .sources
+            .iter()
+            .map(|s| s.value.clone())
+            .collect();
+        let pins =
+            pins_for(ws, &sources).map_err(|why| AuthorError::Usage(format!("{path}: {why}")))?;
+        let seen = Snapshot::read(&ws.root.join(&path)).map_err(|source| AuthorError::Write {
+            path: path.clone(),
+            source,
+        })?;
+        let unreadable = || {
+            AuthorError::Usage(format!(
+                "{path}: its front matter cannot be read; run `memlint check {path}` and repair it first"
+            ))
+        };
+        let text = std::str::from_utf8(&seen.bytes).map_err(|_| unreadable())?;
+        let edited = set_verified(text, today, &pins).ok_or_else(unreadable)?;
+        let edited = match crate::fmt::format_record(&edited, kind) {
+            crate::fmt::Outcome::Formatted(t) => t,
+            _ => edited,
+        };
+        let changed = edited != text;
+        if changed {
+            let changes = vec![(path.clone(), edited.clone())];
+            let diagnostics = verify::diagnostics(ws, &current, &changes);
+            if verify::has_errors(&diagnostics) {
+                return Err(AuthorError::Refused {
+                    path,
+                    diagnostics,
+                    texts: changes,
+                });
+            }
+            commit(
+                &ws.root,
+                vec![Write::Replace {
+                    path: path.clone(),
+                    seen,
+                    text: edited,
+                }],
+            )?;
+        }
+        out.push(Verified {
+            path,
+            verified: today.to_string(),
+            pins,
+            changed,
+        });
+    }
+    Ok(out)
+}
+
+/// `text` with `verified: <today>` and `pins` set (replaced where present,
+/// added before the closing `---` where not; no pins: the key is removed).
+pub fn set_verified(text: &str, today: &str, pins: &[String]) -> Option<String> {
+    let Split::Found(parts) = frontmatter::split(text) else {
+        return None;
+    };
+    let doc = crate::syntax::yaml::parse(&text[parts.yaml.clone()], parts.yaml.start).ok()?;
+    let root = doc.root?;
+    let mut edits = Vec::new();
+    let mut added = String::new();
+    let pins_value = {
+        let items: Vec<String> = pins
+            .iter()
+            .map(|p| format!("  - {}\n", scalar(p)))
+            .collect();
+        format!(":\n{}", items.concat())
+    };
+    match root.get("verified") {
+        Some(entry) => edits.push(Edit {
+            span: entry.value.span.clone(),
+            text: today.to_string(),
+        }),
+        None => added += &format!("verified: {today}\n"),
+    }
+    match (root.get("pins"), pins.is_empty()) {
+        (Some(entry), false) => {
+            // From the end of the key to the end of its line(s).
+            let end = line_end(text, entry.value.span.end.max(entry.key.span.end));
+            edits.push(Edit {
+                span: entry.key.span.end..end,
+                text: pins_value,
+            });
+        }
+        (Some(entry), true) => {
+            let start = line_start(text, entry.key.span.start);
+            let end = line_end(text, entry.value.span.end.max(entry.key.span.end));
+            edits.push(Edit {
+                span: start..end,
+                text: String::new(),
+            });
+        }
+        (None, false) => added += &format!("pins{pins_value}"),
+        (None, true) => {}
+    }
+    if !added.is_empty() {
+        edits.push(Edit {
+            span: parts.closer.start..parts.closer.start,
+            text: added,
+        });
+    }
+    apply(text, edits).ok()
+}
+
+/// The byte after the line break that ends the line holding `at`.
+fn line_end(text: &str, at: usize) -> usize {
+    let at = at.min(text.len());
+    // A span that ends with its line break already ends the line.
+    if at > 0 && text.as_bytes()[at - 1] == b'\n' {
+        return at;
+    }
+    text[at..].find('\n').map_or(text.len(), |i| at + i + 1)
+}
+
+/// The byte that starts the line holding `at`.
+fn line_start(text: &str, at: usize) -> usize {
+    text[..at.min(text.len())].rfind('\n').map_or(0, |i| i + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verified_and_pins_are_set_or_replaced() {
+        let text = "---\ntitle: A\nsources:\n  - file:a.rs\n---\nbody\n";
+        let pins = vec!["file:a.rs xxh3:0123456789abcdef".to_string()];
+        let once = set_verified(text, "2026-12-05", &pins).unwrap();
+        assert_eq!(
+            once,
+            "---\ntitle: A\nsources:\n  - file:a.rs\nverified: 2026-12-05\npins:\n  - file:a.rs xxh3:0123456789abcdef\n---\nbody\n"
+        );
+        let pins2 = vec!["file:a.rs xxh3:fedcba9876543210".to_string()];
+        let twice = set_verified(&once, "2026-12-06", &pins2).unwrap();
+        assert_eq!(
+            twice,
+            "---\ntitle: A\nsources:\n  - file:a.rs\nverified: 2026-12-06\npins:\n  - file:a.rs xxh3:fedcba9876543210\n---\nbody\n"
+        );
+        let none = set_verified(&twice, "2026-12-07", &[]).unwrap();
+        assert_eq!(
+            none,
+            "---\ntitle: A\nsources:\n  - file:a.rs\nverified: 2026-12-07\n---\nbody\n"
+        );
+    }
+}

@@ -1,0 +1,190 @@
+//! `sources/drifted` on a change: `check --staged` (the index against
+//! HEAD) and `check --base REF` (HEAD against the merge base). A record the
+//! change leaves untouched whose cited file, or cited lines, the change
+//! modifies is reported on the record, so that the committer (the
+//! pre-commit hook) and the reviewer (GitHub annotations, SARIF) see which
+//! memories the change leaves stale. Only the two versions are read, never
+//! the history between them: it works in a CI checkout of depth 1 with the
+//! base fetched.
+
+use crate::engine::check::Outcome;
+use crate::engine::workspace::Workspace;
+use crate::io::git::{Blob, Change, Repo};
+use crate::lint::rules::sources::drifted as rule;
+use crate::lint::FileReport;
+use crate::model::diagnostic::{self, Diagnostic};
+use crate::model::hashing::Set;
+use crate::model::kind::{classify, Place};
+use crate::model::rule::Rule;
+
+/// Which change is judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Which {
+    /// What is staged (`check --staged`).
+    Staged,
+    /// The pull request (`check --base`).
+    Base,
+}
+
+/// The files (not records) `changes` modifies, sorted; empty when the
+/// rule is off.
+pub fn modified_files(ws: &Workspace, changes: &[Change]) -> Vec<String> {
+    if !ws.config.enabled(Rule::SourcesDrifted) {
+        return Vec::new();
+    }
+    let banned = &ws.config.banned_dirs;
+    changes
+        .iter()
+        .filter(|c| c.old.is_some_and(|o| o.is_file()) && c.new.is_some_and(|n| n.is_file()))
+        .filter(|c| !matches!(classify(&c.path, banned), Place::Record(_)))
+        .map(|c| c.path.clone())
+        .collect()
+}
+
+/// How a change is read.
+pub struct Sides<'a> {
+    /// A path as it was before the change.
+    pub old: &'a dyn Fn(&str) -> Option<Blob>,
+    /// A path as the change leaves it.
+    pub new: &'a dyn Fn(&str) -> Option<Blob>,
+    /// A record as the change leaves it (for showing it).
+    pub record: &'a dyn Fn(&str) -> Option<Blob>,
+}
+
+/// Adds to `outcome` the `sources/drifted` findings of a change: of
+/// `records` (the records the change leaves untouched that mention a
+/// `modified` file, linted), those whose cited file or lines it modifies.
+pub fn judge_change(
+    ws: &Workspace,
+    records: &[FileReport],
+    modified: &[String],
+    sides: &Sides,
+    which: Which,
+    selected: &dyn Fn(&str) -> bool,
+    outcome: &mut Outcome,
+) {
+    let modified: Set<&str> = modified.iter().map(String::as_str).collect();
+    let reports = records;
+    let mut found = Vec::new();
+    for r in reports {
+        if !selected(&r.path) {
+            continue;
+        }
+        for at in &r.info.sources {
+            let Some(value) = at.value.strip_prefix("file:") else {
+                continue;
+            };
+            if crate::model::kind::source_problem(&at.value).is_some() {
+                continue;
+            }
+            let Ok((_, lines)) = crate::model::kind::split_file_source(value) else {
+                continue;
+            };
+            let Ok(rel) = crate::lint::rules::sources::file_target(value) else {
+                continue;
+            };
+            if !modified.contains(rel.as_ref()) {
+                continue;
+            }
+            let finding = match lines {
+                None => Some(None),
+                Some(lines) => judge_lines(sides.old, sides.new, &rel, lines),
+            };
+            let Some(moved) = finding else { continue };
+            found.extend(diagnostic_of(ws, &r.path, at, &rel, moved, which));
+        }
+    }
+    for d in &found {
+        if !outcome.sources.contains_key(&d.path) {
+            if let Some(Blob::Bytes(b)) = (sides.record)(&d.path) {
+                outcome
+                    .sources
+                    .insert(d.path.clone(), String::from_utf8_lossy(&b).into_owned());
+            }
+        }
+    }
+    let mut new_paths: Vec<&str> = found
+        .iter()
+        .map(|d| d.path.as_str())
+        .filter(|p| !outcome.diagnostics.iter().any(|d| d.path == *p))
+        .collect();
+    new_paths.dedup();
+    outcome.files += new_paths.len();
+    outcome.diagnostics.extend(found);
+    diagnostic::sort(&mut outcome.diagnostics);
+}
+
+/// For cited `lines` of `rel`: `None` when the change leaves them as they
+/// were, `Some(None)` when it modifies them, `Some(Some(at))` when they
+/// only moved to `at`.
+fn judge_lines(
+    read_old: &dyn Fn(&str) -> Option<Blob>,
+    read_new: &dyn Fn(&str) -> Option<Blob>,
+    rel: &str,
+    lines: crate::model::kind::Lines,
+) -> Option<Option<crate::model::kind::Lines>> {
+    let text = |b: Option<Blob>| match b {
+        Some(Blob::Bytes(b)) => Some(String::from_utf8_lossy(&b).into_owned()),
+        _ => None,
+    };
+    let old = text(read_old(rel))?;
+    let new = text(read_new(rel))?;
+    let cited = rule::cited_lines(&old, lines)?;
+    match rule::find_lines(&cited, &new, lines) {
+        Some(at) if at == lines => None,
+        Some(at) => Some(Some(at)),
+        None => Some(None),
+    }
+}
+
+fn diagnostic_of(
+    ws: &Workspace,
+    record: &str,
+    at: &crate::lint::info::Located,
+    rel: &str,
+    moved: Option<crate::model::kind::Lines>,
+    which: Which,
+) -> Option<Diagnostic> {
+    let severity = ws.config.severity(Rule::SourcesDrifted)?;
+    let (message, fixable) = match moved {
+        Some(lines) => {
+            let finding = rule::Finding::Moved { to: None, lines };
+            (rule::message(&at.value, &finding), true)
+        }
+        None => (
+            rule::change_message(&at.value, rel, record, which == Which::Staged),
+            false,
+        ),
+    };
+    Some(Diagnostic {
+        rule: Rule::SourcesDrifted,
+        severity,
+        path: record.to_string(),
+        line: at.line,
+        column: at.column,
+        end_line: at.end_line,
+        end_column: at.end_column,
+        message,
+        fixable,
+        span: at.span.clone(),
+        omitted: 0,
+        commits: Vec::new(),
+    })
+}
+
+/// Reads root-relative paths of `tree` (of at most
+/// [`crate::io::source::MAX_SOURCE_BYTES`]): one lookup per path, for the
+/// few files a change modifies.
+pub fn reader_at(repo: &Repo, tree: gix::ObjectId) -> impl Fn(&str) -> Option<Blob> + '_ {
+    move |rel: &str| {
+        let tree = repo.repo.find_tree(tree).ok()?;
+        let entry = tree
+            .lookup_entry_by_path(format!("{}{rel}", repo.prefix))
+            .ok()??;
+        if !entry.mode().is_blob() {
+            return None;
+        }
+        repo.blob(entry.object_id(), crate::io::source::MAX_SOURCE_BYTES)
+            .ok()
+    }
+}

@@ -1,0 +1,132 @@
+//! The history `sources/drifted` reads: every commit reachable from HEAD,
+//! newest first, with the paths it changed under the root, walked once per
+//! run through gix.
+
+use crate::io::git::{Change, CommitInfo, GitError, Repo};
+use gix::ObjectId;
+use std::collections::{HashMap, HashSet};
+
+pub use crate::store::drift::Step;
+
+/// Every commit reachable from HEAD, newest first.
+pub struct History {
+    /// The walk, newest first.
+    pub steps: Vec<Step>,
+    /// Commit id → index into `steps`.
+    pub at: HashMap<ObjectId, usize>,
+    /// Whether some commit has more than one parent.
+    pub merges: bool,
+}
+
+impl History {
+    /// Walks the history from `head`: from `.memlint/drift` when HEAD has
+    /// not moved since it was stored, else diffing only the commits it does
+    /// not hold (and storing the new walk).
+    pub fn walk(repo: &Repo, head: ObjectId, root: &std::path::Path) -> Result<History, GitError> {
+        let stored = crate::store::drift::load(root).filter(|s| s.prefix == repo.prefix);
+        // A shallow clone's boundary moves without HEAD moving (`git fetch
+        // --deepen`): its walk is checked against the commits it holds.
+        let shallow = repo.repo.is_shallow().unwrap_or(true);
+        let steps = match stored {
+            Some(s) if s.head == head && !shallow => s.steps,
+            stored => {
+                let mut known: HashMap<ObjectId, Step> = stored
+                    .map(|s| {
+                        s.steps
+                            .into_iter()
+                            .filter(|st| !st.boundary)
+                            .map(|st| (st.id, st))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let mut steps = Vec::new();
+                for id in repo.commit_ids(&[head], &[])? {
+                    steps.push(match known.remove(&id) {
+                        Some(st) => st,
+                        None => step(repo, &repo.commit(id)?)?,
+                    });
+                }
+                let stored = crate::store::drift::Stored {
+                    head,
+                    prefix: repo.prefix.clone(),
+                    steps,
+                };
+                crate::store::drift::save(root, &stored);
+                stored.steps
+            }
+        };
+        let at = steps.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
+        let merges = steps.iter().any(|s| s.parents > 1);
+        Ok(History { steps, at, merges })
+    }
+
+    /// The index of the newest commit that changed `rel` (a root-relative
+    /// path), if one did.
+    pub fn last_change(&self, rel: &str) -> Option<usize> {
+        self.steps.iter().position(|s| touches(&s.changes, rel))
+    }
+
+    /// The indexes of the commits reachable from HEAD but not from the
+    /// commit at `index`, oldest first.
+    pub fn since(&self, repo: &Repo, index: usize) -> Result<Vec<usize>, GitError> {
+        if !self.merges {
+            return Ok((0..index).rev().collect());
+        }
+        let head = self.steps[0].id;
+        let hidden = self.steps[index].id;
+        let ids: HashSet<ObjectId> = repo.commit_ids(&[head], &[hidden])?.into_iter().collect();
+        let mut out: Vec<usize> = ids
+            .iter()
+            .filter_map(|id| self.at.get(id).copied())
+            .collect();
+        out.sort_unstable_by(|a, b| b.cmp(a));
+        Ok(out)
+    }
+}
+
+/// Whether `changes` (sorted by path) hold `rel`.
+pub fn touches(changes: &[Change], rel: &str) -> bool {
+    changes
+        .binary_search_by(|c| c.path.as_str().cmp(rel))
+        .is_ok()
+}
+
+/// The change of `rel` in `changes` (sorted by path).
+pub fn change_of<'c>(changes: &'c [Change], rel: &str) -> Option<&'c Change> {
+    changes
+        .binary_search_by(|c| c.path.as_str().cmp(rel))
+        .ok()
+        .map(|i| &changes[i])
+}
+
+fn step(repo: &Repo, c: &CommitInfo) -> Result<Step, GitError> {
+    let parent_trees: Vec<Option<ObjectId>> =
+        c.parents.iter().map(|p| repo.tree_of(*p).ok()).collect();
+    let boundary = parent_trees.iter().any(Option::is_none);
+    let changes = match parent_trees.split_first() {
+        _ if boundary => Vec::new(),
+        None => repo.diff_trees(None, Some(c.tree))?,
+        Some((first, others)) => {
+            let mut changes = repo.diff_trees(*first, Some(c.tree))?;
+            for other in others {
+                let theirs: HashSet<String> = repo
+                    .diff_trees(*other, Some(c.tree))?
+                    .into_iter()
+                    .map(|ch| ch.path)
+                    .collect();
+                changes.retain(|ch| theirs.contains(&ch.path));
+            }
+            changes
+        }
+    };
+    Ok(Step {
+        id: c.id,
+        seconds: c.seconds,
+        offset: c.offset,
+        summary: c.summary().to_string(),
+        changes,
+        tree: c.tree,
+        boundary,
+        parents: c.parents.len(),
+    })
+}

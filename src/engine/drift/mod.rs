@@ -1,0 +1,540 @@
+//! `sources/drifted`: a `file:` source changed after the record citing it
+//! was last written. The git history says when the record was last
+//! written (the newest commit that changed it) and which later commits
+//! changed the cited file, following renames; a line range drifts only
+//! when the text of its lines, as of the record's commit, is no longer in
+//! the file. Uncommitted (or staged) changes to a cited file count when
+//! the record has none.
+//!
+//! The rule's text (documentation, messages, the search for moved lines)
+//! is in `crate::lint::rules::sources::drifted`; this module reads git.
+
+pub mod change;
+pub mod history;
+
+use crate::engine::workspace::Workspace;
+use crate::io::git::{Blob, Change, Object, Repo};
+use crate::lint::info::{Located, RecordInfo};
+use crate::lint::rules::sources::drifted::{self as rule, Commit, Finding};
+use crate::model::diagnostic::Diagnostic;
+use crate::model::kind::Lines;
+use crate::model::rule::Rule;
+use gix::ObjectId;
+use history::{change_of, History};
+use std::collections::HashMap;
+use std::ops::Range;
+
+/// Which version of the cited files is compared with the history.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The work tree (`check`): uncommitted changes count.
+    WorkTree,
+    /// The git index (`check --staged`): staged changes count.
+    Staged,
+}
+
+/// A rewrite `--fix` makes to a source entry: the cited path after a
+/// rename, or the line range where the cited lines now sit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SourceFix {
+    /// The record, root-relative.
+    pub path: String,
+    /// The entry's bytes in the record (quotes included, if any).
+    pub span: Range<usize>,
+    /// The entry as written.
+    pub old: String,
+    /// The entry as it should read.
+    pub new: String,
+}
+
+/// What the drift check found.
+#[derive(Debug, Default)]
+pub struct Drift {
+    /// `sources/drifted` diagnostics.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The rewrites `--fix` makes.
+    pub fixes: Vec<SourceFix>,
+    /// One line when records could not be judged, saying how many and why.
+    pub notes: Vec<String>,
+}
+
+/// One `file:` source of a record.
+struct Cited<'a> {
+    record: &'a str,
+    at: &'a Located,
+    path: String,
+    lines: Option<Lines>,
+}
+
+/// Why a record was not judged.
+#[derive(Default)]
+struct Unjudged {
+    uncommitted: usize,
+    shallow: usize,
+}
+
+/// Judges every `file:` source of `records` (path, fields) against the git
+/// history of the workspace. Nothing when the rule is off, no record cites
+/// a file, or the workspace is not in a git repository.
+pub fn drifted<'a>(
+    ws: &Workspace,
+    records: impl Iterator<Item = (&'a str, &'a RecordInfo)>,
+    mode: Mode,
+) -> Drift {
+    let mut out = Drift::default();
+    if !ws.config.enabled(Rule::SourcesDrifted) {
+        return out;
+    }
+    let cited = file_sources(records);
+    if cited.is_empty() {
+        return out;
+    }
+    let Ok(repo) = Repo::open(&ws.root, "`sources/drifted`") else {
+        return out;
+    };
+    let mut unjudged = Unjudged::default();
+    let head = match repo.head() {
+        Ok(Some(head)) => head,
+        _ => {
+            unjudged.uncommitted = count_records(&cited);
+            out.notes.extend(note(&unjudged));
+            return out;
+        }
+    };
+    let Ok(history) = History::walk(&repo, head, &ws.root) else {
+        return out;
+    };
+    let judge = Judge {
+        ws,
+        repo: &repo,
+        history: &history,
+        mode,
+        head_files: repo
+            .flatten(history.steps[0].tree)
+            .unwrap_or_default()
+            .into_iter()
+            .collect(),
+        staged: match mode {
+            Mode::Staged => repo.staged().ok(),
+            Mode::WorkTree => None,
+        },
+        ids: Default::default(),
+    };
+    let mut by_record: Vec<(&str, Vec<&Cited>)> = Vec::new();
+    for c in &cited {
+        match by_record.last_mut() {
+            Some((r, list)) if *r == c.record => list.push(c),
+            _ => by_record.push((c.record, vec![c])),
+        }
+    }
+    let mut since_cache: HashMap<usize, Vec<usize>> = HashMap::new();
+    for (record, sources) in by_record {
+        // Pinned sources are judged by their pins; the others by history.
+        let pinned = judge.pins(record);
+        let mut rest = Vec::new();
+        for c in sources {
+            match pinned.hashes.get(c.at.value.as_str()) {
+                Some(hash) => {
+                    if let Some(finding) = judge.by_pin(c, hash, &pinned.verified) {
+                        out.push(ws, c, finding);
+                    }
+                }
+                None => rest.push(c),
+            }
+        }
+        let sources = rest;
+        if sources.is_empty() {
+            continue;
+        }
+        let written = match judge.written(record) {
+            Written::At(i) if !history.steps[i].boundary => i,
+            Written::At(_) | Written::BeyondHistory => {
+                unjudged.shallow += 1;
+                continue;
+            }
+            Written::NotYet => {
+                unjudged.uncommitted += 1;
+                continue;
+            }
+        };
+        let since = match since_cache.get(&written) {
+            Some(s) => s.clone(),
+            None => {
+                let s = history.since(&repo, written).unwrap_or_default();
+                since_cache.insert(written, s.clone());
+                s
+            }
+        };
+        for c in sources {
+            if let Some(finding) = judge.source(c, written, &since) {
+                out.push(ws, c, finding);
+            }
+        }
+    }
+    out.notes.extend(note(&unjudged));
+    out
+}
+
+impl Drift {
+    fn push(&mut self, ws: &Workspace, c: &Cited, finding: Finding) {
+        let Some(severity) = ws.config.severity(Rule::SourcesDrifted) else {
+            return;
+        };
+        let fix = rule::rewrite(&c.at.value, &finding);
+        if let Some(new) = &fix {
+            self.fixes.push(SourceFix {
+                path: c.record.to_string(),
+                span: c.at.span.clone(),
+                old: c.at.value.clone(),
+                new: new.clone(),
+            });
+        }
+        self.diagnostics.push(Diagnostic {
+            rule: Rule::SourcesDrifted,
+            severity,
+            path: c.record.to_string(),
+            line: c.at.line,
+            column: c.at.column,
+            end_line: c.at.end_line,
+            end_column: c.at.end_column,
+            message: rule::message(&c.at.value, &finding),
+            fixable: fix.is_some(),
+            span: c.at.span.clone(),
+            omitted: 0,
+            commits: finding.commits().iter().map(|c| c.id.clone()).collect(),
+        });
+    }
+}
+
+/// The one line saying how many records were not judged, and why.
+fn note(u: &Unjudged) -> Option<String> {
+    let mut why = Vec::new();
+    if u.uncommitted > 0 {
+        why.push(format!("{} not committed yet", u.uncommitted));
+    }
+    if u.shallow > 0 {
+        why.push(format!(
+            "{} last written before the history of this shallow clone begins (fetch more history)",
+            u.shallow
+        ));
+    }
+    let total = u.uncommitted + u.shallow;
+    (total > 0).then(|| {
+        let records = if total == 1 { "record" } else { "records" };
+        format!(
+            "sources/drifted: {total} {records} citing files could not be judged for drift: {}",
+            why.join(", ")
+        )
+    })
+}
+
+fn count_records(cited: &[Cited]) -> usize {
+    let mut records: Vec<&str> = cited.iter().map(|c| c.record).collect();
+    records.dedup();
+    records.len()
+}
+
+/// The well-formed `file:` sources of the records, grouped by record.
+fn file_sources<'a>(records: impl Iterator<Item = (&'a str, &'a RecordInfo)>) -> Vec<Cited<'a>> {
+    let mut out = Vec::new();
+    for (path, info) in records {
+        if !info.parsed {
+            continue;
+        }
+        for at in &info.sources {
+            let Some(value) = at.value.strip_prefix("file:") else {
+                continue;
+            };
+            if crate::model::kind::source_problem(&at.value).is_some() {
+                continue;
+            }
+            let Ok((_, lines)) = crate::model::kind::split_file_source(value) else {
+                continue;
+            };
+            let Ok(rel) = crate::lint::rules::sources::file_target(value) else {
+                continue;
+            };
+            if rel.is_empty() {
+                continue;
+            }
+            out.push(Cited {
+                record: path,
+                at,
+                path: rel.into_owned(),
+                lines,
+            });
+        }
+    }
+    out
+}
+
+/// A record's pins: source → hash, and its `verified` date.
+#[derive(Default)]
+struct Pinned {
+    hashes: HashMap<String, String>,
+    verified: Option<String>,
+}
+
+/// When a record was last written.
+enum Written {
+    /// By the commit at this index of the walk.
+    At(usize),
+    /// Before the history this (shallow) clone holds.
+    BeyondHistory,
+    /// Not yet: it is new, or changed since its last commit.
+    NotYet,
+}
+
+/// What one run knows to judge a source.
+struct Judge<'r> {
+    ws: &'r Workspace,
+    repo: &'r Repo,
+    history: &'r History,
+    mode: Mode,
+    /// HEAD's files under the root.
+    head_files: HashMap<String, Object>,
+    staged: Option<crate::io::git::Staged>,
+    /// [`Judge::current_id`]'s answers.
+    ids: std::cell::RefCell<HashMap<String, Option<ObjectId>>>,
+}
+
+impl Judge<'_> {
+    /// The commit that last wrote `record`, when the record as it is now
+    /// (work tree or index) is the one committed there.
+    fn written(&self, record: &str) -> Written {
+        let Some(committed) = self.head_files.get(record) else {
+            return Written::NotYet;
+        };
+        if self.current_id(record) != Some(committed.id) {
+            return Written::NotYet;
+        }
+        match self.history.last_change(record) {
+            Some(i) => Written::At(i),
+            // In HEAD but changed by no commit walked: the history is cut.
+            None => Written::BeyondHistory,
+        }
+    }
+
+    /// The pins of `record` as it is now (`memlint verify` wrote them).
+    fn pins(&self, record: &str) -> Pinned {
+        let mut out = Pinned::default();
+        let Some(bytes) = self.current_bytes(record) else {
+            return out;
+        };
+        let Ok(text) = std::str::from_utf8(&bytes) else {
+            return out;
+        };
+        let crate::syntax::frontmatter::Split::Found(parts) =
+            crate::syntax::frontmatter::split(text)
+        else {
+            return out;
+        };
+        let Ok(doc) = crate::syntax::yaml::parse(&text[parts.yaml.clone()], parts.yaml.start)
+        else {
+            return out;
+        };
+        let Some(root) = doc.root else {
+            return out;
+        };
+        out.verified = root
+            .get("verified")
+            .and_then(|e| e.value.as_scalar())
+            .map(|s| s.text.clone());
+        if let Some(crate::syntax::yaml::Value::Seq { items, .. }) =
+            root.get("pins").map(|e| &e.value.value)
+        {
+            for item in items {
+                let Some(pin) = item.as_scalar().and_then(|s| s.as_str()) else {
+                    continue;
+                };
+                if let Some((source, hash)) = crate::model::kind::split_pin(pin) {
+                    out.hashes.insert(source.to_string(), hash.to_string());
+                }
+            }
+        }
+        out
+    }
+
+    /// Judges a pinned source by its pin.
+    fn by_pin(&self, c: &Cited, hash: &str, verified: &Option<String>) -> Option<Finding> {
+        // A file gone is `sources/dangling`'s business.
+        let now = self.current_bytes(&c.path)?;
+        let unpinned = Finding::Unpinned {
+            verified: verified.clone(),
+        };
+        match c.lines {
+            None => (rule::pin(&now, None).as_deref() != Some(hash)).then_some(unpinned),
+            Some(lines) => match rule::find_pinned(&now, hash, lines) {
+                Some(at) if at == lines => None,
+                Some(at) => Some(Finding::Moved {
+                    to: None,
+                    lines: at,
+                }),
+                None => Some(unpinned),
+            },
+        }
+    }
+
+    /// The blob id of `rel` as the mode sees it now (each path hashed
+    /// once per run: many records cite the same file).
+    fn current_id(&self, rel: &str) -> Option<ObjectId> {
+        if let Some(known) = self.ids.borrow().get(rel) {
+            return *known;
+        }
+        let id = self.compute_id(rel);
+        self.ids.borrow_mut().insert(rel.to_string(), id);
+        id
+    }
+
+    fn compute_id(&self, rel: &str) -> Option<ObjectId> {
+        match self.mode {
+            Mode::Staged => self.staged.as_ref()?.lookup(rel).map(|o| o.id),
+            Mode::WorkTree => {
+                let bytes = crate::io::source::read_source(&self.ws.root, rel)?;
+                gix::objs::compute_hash(self.repo.repo.object_hash(), gix::objs::Kind::Blob, &bytes)
+                    .ok()
+            }
+        }
+    }
+
+    /// The bytes of `rel` as the mode sees it now.
+    fn current_bytes(&self, rel: &str) -> Option<Vec<u8>> {
+        match self.mode {
+            Mode::Staged => self.blob(self.staged.as_ref()?.lookup(rel)?.id),
+            Mode::WorkTree => crate::io::source::read_source(&self.ws.root, rel),
+        }
+    }
+
+    fn blob(&self, id: ObjectId) -> Option<Vec<u8>> {
+        match self
+            .repo
+            .blob(id, crate::io::source::MAX_SOURCE_BYTES)
+            .ok()?
+        {
+            Blob::Bytes(b) => Some(b),
+            Blob::TooLarge(_) => None,
+        }
+    }
+
+    fn pending(&self) -> rule::Pending {
+        match self.mode {
+            Mode::WorkTree => rule::Pending::WorkTree,
+            Mode::Staged => rule::Pending::Staged,
+        }
+    }
+
+    fn commit(&self, index: usize) -> Commit {
+        let s = &self.history.steps[index];
+        Commit {
+            id: s.id.to_string(),
+            date: crate::model::clock::date(s.seconds + i64::from(s.offset)),
+            summary: s.summary.clone(),
+        }
+    }
+
+    /// Judges one source of a record last written at commit `written`;
+    /// `since` are the later commits, oldest first.
+    fn source(&self, c: &Cited, written: usize, since: &[usize]) -> Option<Finding> {
+        let mut name = c.path.clone();
+        let mut changed: Vec<usize> = Vec::new();
+        let mut renamed: Option<usize> = None;
+        for &i in since {
+            let step = &self.history.steps[i];
+            let Some(change) = change_of(&step.changes, &name) else {
+                continue;
+            };
+            if change.new.is_some() {
+                changed.push(i);
+                continue;
+            }
+            // Gone: renamed, or deleted (`sources/dangling`'s business).
+            let (to, exact) = self.rename(&step.changes, change)?;
+            name = to;
+            renamed = Some(i);
+            if !exact {
+                changed.push(i);
+            }
+        }
+        let renamed_to = renamed.map(|i| (name.clone(), self.commit(i)));
+        let uncommitted = self.uncommitted(&name);
+        match c.lines {
+            None => {
+                if changed.is_empty() && !uncommitted {
+                    return renamed_to.map(|(to, commit)| Finding::Renamed { to, commit });
+                }
+                Some(Finding::Changed {
+                    commits: changed.iter().rev().map(|&i| self.commit(i)).collect(),
+                    uncommitted: uncommitted.then_some(self.pending()),
+                    renamed_to: renamed_to.map(|(to, _)| to),
+                })
+            }
+            Some(lines) => {
+                if changed.is_empty() && !uncommitted && renamed_to.is_none() {
+                    return None;
+                }
+                let then = self.blob_at(self.history.steps[written].tree, &c.path)?;
+                let now = self.current_bytes(&name)?;
+                let cited = rule::cited_lines(&String::from_utf8_lossy(&then), lines)?;
+                match rule::find_lines(&cited, &String::from_utf8_lossy(&now), lines) {
+                    Some(at) if at == lines && renamed_to.is_none() => None,
+                    Some(at) => Some(Finding::Moved {
+                        to: renamed_to.map(|(to, _)| to),
+                        lines: at,
+                    }),
+                    None => Some(Finding::Changed {
+                        commits: changed.iter().rev().map(|&i| self.commit(i)).collect(),
+                        uncommitted: uncommitted.then_some(self.pending()),
+                        renamed_to: renamed_to.map(|(to, _)| to),
+                    }),
+                }
+            }
+        }
+    }
+
+    /// Whether `rel` differs now (work tree or index) from HEAD.
+    fn uncommitted(&self, rel: &str) -> bool {
+        let Some(head) = self.head_files.get(rel) else {
+            return false;
+        };
+        self.current_id(rel).is_some_and(|now| now != head.id)
+    }
+
+    /// Where the deleted path of `gone` went in a commit of `changes`: the
+    /// added file with the same content (an exact rename), else the added
+    /// file sharing most of its lines, at least half (git's threshold).
+    fn rename(&self, changes: &[Change], gone: &Change) -> Option<(String, bool)> {
+        let old = gone.old?;
+        let added: Vec<&Change> = changes.iter().filter(|c| c.old.is_none()).collect();
+        if let Some(same) = added.iter().find(|c| c.new.is_some_and(|n| n.id == old.id)) {
+            return Some((same.path.clone(), true));
+        }
+        if added.len() > 50 {
+            return None;
+        }
+        let old_text = String::from_utf8_lossy(&self.blob(old.id)?).into_owned();
+        let mut best: Option<(&str, f32)> = None;
+        for c in added {
+            let Some(new) = c.new.and_then(|n| self.blob(n.id)) else {
+                continue;
+            };
+            let new_text = String::from_utf8_lossy(&new);
+            let ratio = similar::TextDiff::from_lines(old_text.as_str(), &*new_text).ratio();
+            if ratio >= 0.5 && best.is_none_or(|(_, r)| ratio > r) {
+                best = Some((c.path.as_str(), ratio));
+            }
+        }
+        best.map(|(p, _)| (p.to_string(), false))
+    }
+
+    /// The bytes of `rel` in `tree`.
+    fn blob_at(&self, tree: ObjectId, rel: &str) -> Option<Vec<u8>> {
+        let tree = self.repo.repo.find_tree(tree).ok()?;
+        let entry = tree
+            .lookup_entry_by_path(format!("{}{rel}", self.repo.prefix))
+            .ok()??;
+        if !entry.mode().is_blob() {
+            return None;
+        }
+        self.blob(entry.object_id())
+    }
+}

@@ -1,0 +1,211 @@
+//! `.memlint/drift`: the history `sources/drifted` walks (every commit
+//! reachable from HEAD, with the paths it changed), keyed by commit, so
+//! that a run whose HEAD has not moved reads it instead of diffing every
+//! commit again, and a run after HEAD moved (a commit, a rebase, a reset,
+//! an amend) diffs only the commits it has not seen. The walk from HEAD
+//! decides which stored commits still count: one no longer reachable is
+//! dropped when the file is written again.
+
+use crate::io::fs::read_regular;
+use crate::io::git::{Change, FileKind, Object};
+use crate::store::codec::{checked, Reader, Writer, FORMAT};
+use crate::store::table::{make_dir, DIR};
+use gix::ObjectId;
+use std::path::Path;
+
+/// The cache's name inside [`DIR`].
+pub const DRIFT: &str = "drift";
+
+const MAGIC: &[u8; 8] = b"MLDRIFT\0";
+
+/// One commit of the history.
+#[derive(Debug, Clone)]
+pub struct Step {
+    /// The commit id.
+    pub id: ObjectId,
+    /// Author time (seconds since the epoch) and offset.
+    pub seconds: i64,
+    /// See `seconds`.
+    pub offset: i32,
+    /// The first line of the message.
+    pub summary: String,
+    /// The paths it changed under the root (a merge: those it changed
+    /// against every parent), sorted by path.
+    pub changes: Vec<Change>,
+    /// The commit's tree.
+    pub tree: ObjectId,
+    /// Whether its parents are missing (a shallow clone's boundary): its
+    /// changes are then unknown, and empty here.
+    pub boundary: bool,
+    /// How many parents it has.
+    pub parents: usize,
+}
+
+/// The stored walk: HEAD when it was written, and its steps newest first.
+pub struct Stored {
+    /// HEAD when the walk was stored.
+    pub head: ObjectId,
+    /// The workspace root's place in the work tree when it was stored.
+    pub prefix: String,
+    /// The steps, newest first.
+    pub steps: Vec<Step>,
+}
+
+/// The stored walk, if there is a readable one.
+pub fn load(root: &Path) -> Option<Stored> {
+    let bytes = read_regular(&root.join(DIR).join(DRIFT)).ok()?;
+    decode(&bytes)
+}
+
+/// Stores the walk; a cache, so a failure to write is ignored (the next
+/// run walks again).
+pub fn save(root: &Path, stored: &Stored) {
+    let _ = make_dir(root)
+        .and_then(|dir| crate::io::fs::write_cache(&dir.join(DRIFT), &encode(stored)));
+}
+
+fn id(w: &mut Writer, id: &ObjectId) {
+    let bytes = id.as_bytes();
+    w.usize(bytes.len());
+    w.buf.extend_from_slice(bytes);
+}
+
+fn object(w: &mut Writer, o: Option<&Object>) {
+    match o {
+        None => w.u8(0),
+        Some(o) => {
+            w.u8(match o.kind {
+                FileKind::Blob => 1,
+                FileKind::Link => 2,
+                FileKind::Submodule => 3,
+            });
+            id(w, &o.id);
+        }
+    }
+}
+
+fn encode(s: &Stored) -> Vec<u8> {
+    let mut w = Writer { buf: Vec::new() };
+    w.buf.extend_from_slice(MAGIC);
+    w.buf.extend_from_slice(&FORMAT.to_le_bytes());
+    id(&mut w, &s.head);
+    w.str(&s.prefix);
+    w.usize(s.steps.len());
+    for step in &s.steps {
+        id(&mut w, &step.id);
+        w.int(step.seconds);
+        w.int(i64::from(step.offset));
+        w.str(&step.summary);
+        id(&mut w, &step.tree);
+        w.u8(u8::from(step.boundary));
+        w.usize(step.parents);
+        w.usize(step.changes.len());
+        for c in &step.changes {
+            w.str(&c.path);
+            object(&mut w, c.old.as_ref());
+            object(&mut w, c.new.as_ref());
+        }
+    }
+    w.finish()
+}
+
+fn read_id(r: &mut Reader) -> Option<ObjectId> {
+    let n = r.usize()?;
+    ObjectId::try_from(r.bytes(n)?).ok()
+}
+
+fn read_object(r: &mut Reader) -> Option<Option<Object>> {
+    let kind = match r.u8()? {
+        0 => return Some(None),
+        1 => FileKind::Blob,
+        2 => FileKind::Link,
+        3 => FileKind::Submodule,
+        _ => return None,
+    };
+    Some(Some(Object {
+        id: read_id(r)?,
+        kind,
+    }))
+}
+
+fn decode(bytes: &[u8]) -> Option<Stored> {
+    let mut r = checked(bytes, MAGIC)?;
+    let head = read_id(&mut r)?;
+    let prefix = r.str()?;
+    let n = r.count()?;
+    let mut steps = Vec::with_capacity(n);
+    for _ in 0..n {
+        let id = read_id(&mut r)?;
+        let seconds = r.int()?;
+        let offset = i32::try_from(r.int()?).ok()?;
+        let summary = r.str()?;
+        let tree = read_id(&mut r)?;
+        let boundary = r.u8()? != 0;
+        let parents = r.usize()?;
+        let m = r.count()?;
+        let mut changes = Vec::with_capacity(m);
+        for _ in 0..m {
+            changes.push(Change {
+                path: r.str()?,
+                old: read_object(&mut r)?,
+                new: read_object(&mut r)?,
+            });
+        }
+        steps.push(Step {
+            id,
+            seconds,
+            offset,
+            summary,
+            changes,
+            tree,
+            boundary,
+            parents,
+        });
+    }
+    r.at_end().then_some(Stored {
+        head,
+        prefix,
+        steps,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stored_walk_reads_back() {
+        let a = ObjectId::from_hex(b"0123456789abcdef0123456789abcdef01234567").unwrap();
+        let b = ObjectId::from_hex(b"89abcdef0123456789abcdef0123456789abcdef").unwrap();
+        let stored = Stored {
+            head: a,
+            prefix: "sub/".into(),
+            steps: vec![Step {
+                id: a,
+                seconds: -5,
+                offset: 3600,
+                summary: "Move the cache".into(),
+                changes: vec![Change {
+                    path: "src/a.rs".into(),
+                    old: None,
+                    new: Some(Object {
+                        id: b,
+                        kind: FileKind::Blob,
+                    }),
+                }],
+                tree: b,
+                boundary: false,
+                parents: 1,
+            }],
+        };
+        let back = decode(&encode(&stored)).unwrap();
+        assert_eq!(back.head, a);
+        assert_eq!(back.prefix, "sub/");
+        assert_eq!(back.steps[0].changes, stored.steps[0].changes);
+        assert_eq!(back.steps[0].summary, "Move the cache");
+        assert_eq!(back.steps[0].offset, 3600);
+        let mut bad = encode(&stored);
+        bad[12] ^= 1;
+        assert!(decode(&bad).is_none());
+    }
+}
