@@ -259,6 +259,7 @@ const META: [Meta; 47] = [
         W,
         true,
         "a source names a replaced record",
+    ),
     // Rule::SourcesDrifted
     meta(
         "sources/drifted",
