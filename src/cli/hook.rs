@@ -26,6 +26,7 @@ pub(super) fn run(global: &GlobalArgs, cmd: &HookCommand) -> ExitCode {
         HookCommand::SessionStart => hook::session_start(&request),
         HookCommand::PostWrite => hook::post_write(&request),
         HookCommand::Stop => hook::stop(&request),
+        HookCommand::Prompt => crate::engine::hook_prompt::prompt(&request),
     };
     output::err(&reply.stderr);
     output::out(&reply.stdout);
@@ -55,5 +56,7 @@ fn read_input() -> serde_json::Value {
     }
     let mut bytes = Vec::new();
     let _ = stdin.lock().take(16 << 20).read_to_end(&mut bytes);
-    serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null)
+    serde_json::from_slice(&bytes)
+        .or_else(|_| serde_json::from_str(&String::from_utf8_lossy(&bytes)))
+        .unwrap_or(serde_json::Value::Null)
 }

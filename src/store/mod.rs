@@ -6,6 +6,7 @@ pub mod codec;
 pub mod failures;
 pub mod listing;
 pub mod material;
+pub mod prompted;
 pub mod search;
 pub mod slugs;
 pub mod table;
