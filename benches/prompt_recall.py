@@ -145,7 +145,9 @@ def main():
         shutil.rmtree(ws, ignore_errors=True)
     shutil.rmtree(tmp, ignore_errors=True)
     fig = {k: 100 * v / n for k, v in tot.items()}
-    for k in tot:
+    if fresh:
+        del fig['memlint, this session so far']
+    for k in fig:
         print(f"{k:11s} evidence in the injected {chars} characters: {fig[k]:5.1f}%")
     # (`this session so far`: the evidence was injected by this prompt or an earlier one of the
     # session, so it is in the agent's context; a record is injected once per session.)

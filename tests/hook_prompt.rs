@@ -370,3 +370,29 @@ fn memory_inject_off_adds_nothing() {
     );
     assert_eq!(added(&o), None);
 }
+
+#[test]
+fn gemini_cli_before_agent_gets_the_same_answer() {
+    let ws = workspace();
+    // The input Gemini CLI documents for BeforeAgent.
+    let input = json!({
+        "session_id": "g1",
+        "transcript_path": "/tmp/gemini/chat.json",
+        "cwd": ws.path(),
+        "hook_event_name": "BeforeAgent",
+        "timestamp": "2026-12-05T09:00:00.000Z",
+        "prompt": "What is in the release checklist?",
+    });
+    let o = run(
+        ws.path(),
+        &["hook", "prompt"],
+        input.to_string().as_bytes(),
+        &[],
+    );
+    assert_eq!(code(&o), 0);
+    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "BeforeAgent");
+    assert!(v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .is_some_and(|t| t.contains("knowledge/release-checklist.md")));
+}

@@ -16,6 +16,8 @@
 //!   returns without adding anything, and the text added is at most
 //!   `recall.prompt_chars` characters.
 //! - It never blocks the prompt: the verdict is always to proceed.
+//! - Gemini CLI's `BeforeAgent` hook sends the same fields and takes the
+//!   same answer: its event name is echoed back.
 
 use crate::engine::hook::{session_of, workspace_of, Reply, Request};
 use crate::engine::search::{Hit, Query};
@@ -140,12 +142,22 @@ pub fn prompt(request: &Request) -> Reply {
     }
     let out = serde_json::json!({
         "hookSpecificOutput": {
-            "hookEventName": "UserPromptSubmit",
+            "hookEventName": event_of(&request.input),
             "additionalContext": text,
         }
     });
     reply.stdout = format!("{}\n", crate::syntax::sanitize::json_text(&out.to_string()));
     reply
+}
+
+/// The event the answer is for: Gemini CLI's `BeforeAgent` when the input
+/// says so (its input and answer are Claude Code's otherwise), else
+/// Claude Code's `UserPromptSubmit`.
+fn event_of(input: &serde_json::Value) -> &'static str {
+    match input.get("hook_event_name").and_then(|e| e.as_str()) {
+        Some("BeforeAgent") => "BeforeAgent",
+        _ => "UserPromptSubmit",
+    }
 }
 
 /// The hits for `query`, or `None` when the search did not end within
