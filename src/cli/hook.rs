@@ -56,7 +56,11 @@ fn read_input() -> serde_json::Value {
     }
     let mut bytes = Vec::new();
     let _ = stdin.lock().take(16 << 20).read_to_end(&mut bytes);
-    serde_json::from_slice(&bytes)
-        .or_else(|_| serde_json::from_str(&String::from_utf8_lossy(&bytes)))
-        .unwrap_or(serde_json::Value::Null)
+    // Invalid UTF-8 (in a pasted prompt) is read lossily; anything else
+    // that is not JSON counts as no input.
+    match std::str::from_utf8(&bytes) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_str(&String::from_utf8_lossy(&bytes)),
+    }
+    .unwrap_or(serde_json::Value::Null)
 }
