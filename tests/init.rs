@@ -224,7 +224,7 @@ fn agent_settings_are_written_and_merged_without_clobbering() {
     assert_eq!(code, 0, "{out}");
     assert!(
         out.contains(
-            "added memlint's SessionStart, PostToolUse, Stop hook(s) and the permission to run memlint's commands to .claude/settings.json"
+            "added memlint's SessionStart, UserPromptSubmit, PostToolUse, Stop hook(s) and the permission to run memlint's commands to .claude/settings.json"
         ),
         "{out}"
     );
@@ -271,6 +271,12 @@ fn agent_settings_are_written_and_merged_without_clobbering() {
                 Some(20)
             ),
             ("Stop".into(), "memlint hook stop".into(), None, None),
+            (
+                "UserPromptSubmit".into(),
+                "memlint hook prompt".into(),
+                None,
+                Some(10)
+            ),
         ]
     );
     // It says how to register the MCP server too.
@@ -297,7 +303,7 @@ fn agent_settings_in_a_new_file_and_a_broken_one() {
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(root.join("agent.json")).expect("read"))
             .expect("JSON");
-    assert_eq!(memlint_hooks(&json).len(), 3);
+    assert_eq!(memlint_hooks(&json).len(), 4);
     // Not JSON: left alone, exit 2.
     std::fs::write(root.join("bad.json"), "{ nope").expect("write");
     let out = Command::new(BIN)
@@ -329,7 +335,7 @@ fn init_hooks_prints_the_agent_settings() {
     assert_eq!(code, 0, "{out}");
     let at = out.find("{\n  \"hooks\"").expect("settings printed");
     let json: serde_json::Value = serde_json::from_str(&out[at..]).expect("JSON");
-    assert_eq!(memlint_hooks(&json).len(), 3);
+    assert_eq!(memlint_hooks(&json).len(), 4);
     assert_eq!(json["hooks"]["SessionStart"][0]["hooks"][0]["timeout"], 20);
     assert!(!root.join(".claude").exists());
 }
@@ -347,7 +353,10 @@ fn agent_settings_know_memlint_by_any_path_and_say_what_is_wrong() {
     .expect("write");
     let (code, out) = memlint(root, &["init", "--agent-settings"]);
     assert_eq!(code, 0);
-    assert!(out.contains("SessionStart, Stop hook(s)"), "{out}");
+    assert!(
+        out.contains("SessionStart, UserPromptSubmit, Stop hook(s)"),
+        "{out}"
+    );
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&settings).expect("read")).expect("JSON");
     assert_eq!(
@@ -397,7 +406,7 @@ fn agent_settings_add_post_write_only_for_the_tools_not_yet_covered() {
     let (code, out) = memlint(root, &["init", "--agent-settings"]);
     assert_eq!(code, 0, "{out}");
     assert!(
-        out.contains("SessionStart, PostToolUse, Stop hook(s)"),
+        out.contains("SessionStart, UserPromptSubmit, PostToolUse, Stop hook(s)"),
         "{out}"
     );
     assert_eq!(matchers(&settings), ["Write", "Edit|MultiEdit"]);
@@ -415,7 +424,7 @@ fn agent_settings_add_post_write_only_for_the_tools_not_yet_covered() {
         let (code, out) = memlint(root, &["init", "--agent-settings"]);
         assert_eq!(code, 0, "{out}");
         assert!(
-            out.contains("SessionStart, Stop hook(s)"),
+            out.contains("SessionStart, UserPromptSubmit, Stop hook(s)"),
             "{covering}: {out}"
         );
         assert_eq!(matchers(&settings), [covering], "{covering}");

@@ -229,6 +229,8 @@ pub enum HookCommand {
     PostWrite,
     /// Stop: rotate CONTEXT.md and refresh the index; exit 0 always
     Stop,
+    /// UserPromptSubmit: add the records most relevant to the prompt (each once per session); exit 0 always
+    Prompt,
 }
 
 #[derive(Args, Debug)]

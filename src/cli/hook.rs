@@ -27,6 +27,7 @@ pub(super) fn run(global: &GlobalArgs, cmd: &HookCommand) -> ExitCode {
         HookCommand::SessionStart => hook::session_start(&request),
         HookCommand::PostWrite => hook::post_write(&request),
         HookCommand::Stop => hook::stop(&request),
+        HookCommand::Prompt => crate::engine::hook_prompt::prompt(&request),
     };
     output::err(&reply.stderr);
     output::out(&reply.stdout);
@@ -56,7 +57,13 @@ fn read_input() -> serde_json::Value {
     }
     let mut bytes = Vec::new();
     let _ = stdin.lock().take(16 << 20).read_to_end(&mut bytes);
-    serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null)
+    // Invalid UTF-8 (in a pasted prompt) is read lossily; anything else
+    // that is not JSON counts as no input.
+    match std::str::from_utf8(&bytes) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_str(&String::from_utf8_lossy(&bytes)),
+    }
+    .unwrap_or(serde_json::Value::Null)
 }
 
 /// Whether the command line (without the program name) calls `memlint hook

@@ -64,7 +64,7 @@ pub struct Reply {
 }
 
 impl Reply {
-    fn new() -> Reply {
+    pub(crate) fn new() -> Reply {
         Reply {
             stdout: String::new(),
             stderr: String::new(),
@@ -73,7 +73,7 @@ impl Reply {
     }
 
     /// Adds one line to standard error.
-    fn note(&mut self, line: impl std::fmt::Display) {
+    pub(crate) fn note(&mut self, line: impl std::fmt::Display) {
         let _ = writeln!(self.stderr, "memlint hook: {line}");
     }
 }
@@ -141,7 +141,7 @@ fn tell_problems(ws: &Workspace, reply: &mut Reply) {
 
 /// The workspace the hook's input points at (`--root`, else the runtime's
 /// `cwd`), when it is one memlint can load.
-fn workspace_of(request: &Request, reply: &mut Reply) -> Option<Workspace> {
+pub(crate) fn workspace_of(request: &Request, reply: &mut Reply) -> Option<Workspace> {
     let root = root_of(request)?;
     if !crate::engine::workspace::is_workspace(&root) {
         return None;
@@ -200,10 +200,11 @@ pub fn session_start(request: &Request) -> Reply {
         });
         rx.recv_timeout(budget).ok()
     });
-    match fresh.flatten() {
+    let material = match fresh.flatten() {
         Some(material) => {
             reply.stdout = crate::engine::context::render(&material, &settings);
             tell_problems(&ws, &mut reply);
+            material
         }
         None => {
             reply.note(format_args!(
@@ -212,9 +213,37 @@ pub fn session_start(request: &Request) -> Reply {
             ));
             let material = crate::engine::context::gather_stale(&ws, settings.max_chars);
             reply.stdout = crate::engine::context::render(&material, &settings);
+            material
         }
-    }
+    };
+    // The prompt hook starts afresh too, counting the resident knowledge
+    // this context shows as already injected.
+    let shown = shown_resident(&material, &reply.stdout);
+    crate::store::prompted::start_session(
+        &ws.root,
+        session_of(&request.input),
+        shown,
+        crate::model::clock::now_secs(),
+    );
     reply
+}
+
+/// The keys (see the prompt hook) of the resident knowledge records whose
+/// line the rendered `context` shows.
+fn shown_resident(
+    material: &crate::store::material::Material,
+    context: &str,
+) -> std::collections::BTreeSet<String> {
+    let lines: std::collections::BTreeSet<&str> = context.lines().collect();
+    material
+        .resident
+        .iter()
+        .filter(|(slug, _)| {
+            let plain = format!("- {slug}");
+            lines.contains(plain.as_str()) || context.contains(&format!("{plain} — "))
+        })
+        .map(|(slug, _)| crate::store::prompted::resident_key(slug))
+        .collect()
 }
 
 /// `memlint hook stop`: rotates `CONTEXT.md` (`MEMORY_KEEP_N` blocks, default
@@ -259,7 +288,7 @@ pub fn stop(request: &Request) -> Reply {
 
 /// The runtime's session id (`""` when it sends none: hooks without one
 /// share their counts).
-fn session_of(input: &serde_json::Value) -> &str {
+pub(crate) fn session_of(input: &serde_json::Value) -> &str {
     input
         .get("session_id")
         .and_then(|s| s.as_str())

@@ -274,6 +274,7 @@ exit 1
 pub const AGENT_HOOKS: &str = r#"{
   "hooks": {
     "SessionStart": [{"hooks": [{"type": "command", "command": "memlint hook session-start", "timeout": 20}]}],
+    "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "memlint hook prompt", "timeout": 10}]}],
     "PostToolUse": [{"matcher": "Write|Edit|MultiEdit", "hooks": [{"type": "command", "command": "memlint hook post-write"}]}],
     "Stop": [{"hooks": [{"type": "command", "command": "memlint hook stop"}]}]
   }

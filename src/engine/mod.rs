@@ -14,6 +14,7 @@ pub mod fix;
 pub mod fmt;
 pub mod history;
 pub mod hook;
+pub mod hook_prompt;
 pub mod init;
 pub mod log;
 pub mod merge;

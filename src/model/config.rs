@@ -71,6 +71,14 @@ pub struct PostWriteConfig {
     pub format: bool,
 }
 
+/// `recall:` settings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecallConfig {
+    /// Most characters the prompt hook (`memlint hook prompt`) adds to a
+    /// prompt.
+    pub prompt_chars: usize,
+}
+
 /// The resolved configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
@@ -89,6 +97,7 @@ pub struct Config {
     pub context: ContextConfig,
     pub staging: StagingConfig,
     pub post_write: PostWriteConfig,
+    pub recall: RecallConfig,
     /// `secrets.allow`: the credentials `secrets/detected` leaves alone
     /// (documented example keys), as `path:fingerprint`, or as a 12-digit
     /// fingerprint of earlier versions.
@@ -145,6 +154,7 @@ impl Default for Config {
                 max_failures: 3,
                 format: false,
             },
+            recall: RecallConfig { prompt_chars: 1500 },
             secrets_allow: Vec::new(),
             watch: false,
         }
@@ -196,6 +206,8 @@ staging: {max_files: 50, max_bytes: 1048576, stale_after_secs: 7200, remote_time
 # format: true lets the hook format a valid record itself (the agent must then
 # re-read it before editing it again).
 post_write: {max_failures: 3, format: false}
+# Most characters of records the prompt hook adds to a prompt.
+recall: {prompt_chars: 1500}
 # true: the first search or context that finds no `memlint watch` running starts
 # one (Linux), so that they need not stat every record.
 watch: false

@@ -8,6 +8,7 @@ pub mod drift;
 pub mod failures;
 pub mod listing;
 pub mod material;
+pub mod prompted;
 pub mod search;
 pub mod slugs;
 pub mod table;

@@ -18,6 +18,7 @@ const TOP_KEYS: &[&str] = &[
     "context",
     "staging",
     "post_write",
+    "recall",
     "secrets",
     "watch",
 ];
@@ -231,6 +232,7 @@ pub fn parse_all(text: &str, known_rules: &[&str]) -> Result<Config, Vec<ConfigE
             "context" => context(&r, v, errs, &mut config),
             "staging" => staging(&r, v, errs, &mut config),
             "post_write" => post_write(&r, v, errs, &mut config),
+            "recall" => recall(&r, v, errs, &mut config),
             "secrets" => secrets(&r, v, errs, &mut config),
             other => errs.push(r.unknown(&entry.key, other, TOP_KEYS, "")),
         }
@@ -399,6 +401,21 @@ fn post_write(r: &Reader, v: &Node, errs: &mut Vec<ConfigError>, config: &mut Co
                 }
             }
             other => errs.push(r.unknown(&e.key, other, KEYS, "post_write.")),
+        }
+    }
+}
+
+/// `recall`: how much the prompt hook may add to a prompt.
+fn recall(r: &Reader, v: &Node, errs: &mut Vec<ConfigError>, config: &mut Config) {
+    const KEYS: &[&str] = &["prompt_chars"];
+    for e in noted(errs, r.mapping("recall", v)).unwrap_or_default() {
+        match key_name(e) {
+            "prompt_chars" => {
+                if let Some(n) = noted(errs, r.positive("recall.prompt_chars", &e.value)) {
+                    config.recall.prompt_chars = usize::try_from(n).unwrap_or(usize::MAX);
+                }
+            }
+            other => errs.push(r.unknown(&e.key, other, KEYS, "recall.")),
         }
     }
 }

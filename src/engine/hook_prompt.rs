@@ -1,0 +1,241 @@
+//! `memlint hook prompt`: the records most relevant to the prompt the user
+//! just submitted, handed to the agent before it answers (Claude Code's
+//! `UserPromptSubmit` hook, `hookSpecificOutput.additionalContext`).
+//!
+//! - Relevance: the prompt's words, without function words and the words
+//!   of everyday instructions to an agent ("thanks", "run the tests"), are
+//!   searched like `memlint search`; only hits scoring at least
+//!   [`MIN_SCORE`] count. Nothing relevant enough: nothing is added.
+//! - Once per session: the records injected are remembered per
+//!   `session_id` (`.memlint/prompt-sessions.json`, under a lock); the
+//!   session-start hook starts the list with the resident knowledge its
+//!   context shows.
+//! - Bounded: at most [`PROMPT_READ_CHARS`] characters of the prompt are
+//!   looked at, the search runs within a time budget
+//!   ([`PROMPT_BUDGET`], `MEMLINT_PROMPT_BUDGET_MS`) after which the hook
+//!   returns without adding anything, and the text added is at most
+//!   `recall.prompt_chars` characters.
+//! - It never blocks the prompt: the verdict is always to proceed.
+//! - Gemini CLI's `BeforeAgent` hook sends the same fields and takes the
+//!   same answer: its event name is echoed back.
+
+use crate::engine::hook::{session_of, workspace_of, Reply, Request};
+use crate::engine::search::{Hit, Query};
+use crate::engine::workspace::Workspace;
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+/// The search's time budget (the runtime waits for the hook before the
+/// agent sees the prompt). `MEMLINT_PROMPT_BUDGET_MS` overrides.
+pub const PROMPT_BUDGET: Duration = Duration::from_millis(2000);
+
+/// Characters of the prompt looked at (a pasted log of megabytes is not
+/// searched whole).
+pub const PROMPT_READ_CHARS: usize = 2000;
+
+/// Most query terms taken from a prompt.
+const MAX_TERMS: usize = 48;
+
+/// Least BM25 score of a hit worth adding to a prompt.
+pub const MIN_SCORE: f64 = 2.0;
+
+/// Most hits considered.
+const MAX_HITS: usize = 40;
+
+/// The first line of the added text.
+pub const HEADER: &str =
+    "memlint: records that may bear on this prompt (read one with `memlint show PATH` before relying on it):";
+
+/// Words of everyday instructions to an agent, which say nothing about
+/// what to recall.
+const CHAT_WORDS: &[&str] = &[
+    "again", "ahead", "alright", "anything", "build", "check", "continue", "done", "fine", "fix",
+    "go", "good", "great", "hello", "hi", "hey", "it's", "keep", "let", "let's", "look", "lgtm",
+    "make", "many", "much", "nice", "now", "ok", "okay", "please", "proceed", "right", "run",
+    "see", "start", "stop", "sure", "test", "tests", "thank", "thanks", "thx", "try", "well",
+    "yes", "yeah", "yep",
+];
+
+/// The search terms of a prompt: its distinct words but function words and
+/// [`CHAT_WORDS`], in order, at most [`MAX_TERMS`]; empty when nothing
+/// else is left.
+pub fn prompt_terms(prompt: &str) -> Vec<String> {
+    let head: String = prompt.chars().take(PROMPT_READ_CHARS).collect();
+    let mut terms = crate::syntax::tokens::query_terms(&head);
+    terms.retain(|t| {
+        !crate::syntax::tokens::is_stop_word(t)
+            && !CHAT_WORDS.contains(&t.as_str())
+            && (t.chars().count() > 1 || !t.is_ascii())
+            && t.chars().any(char::is_alphanumeric)
+    });
+    terms.truncate(MAX_TERMS);
+    terms
+}
+
+/// The key a record is remembered by in a session: its path.
+fn key(hit: &Hit) -> String {
+    hit.path.clone()
+}
+
+/// Whether `hit` was already put before the agent in this session.
+fn seen(hit: &Hit, injected: &BTreeSet<String>) -> bool {
+    injected.contains(&key(hit))
+        || (hit.kind == crate::model::kind::Kind::Knowledge
+            && hit
+                .slug
+                .as_ref()
+                .is_some_and(|s| injected.contains(&crate::store::prompted::resident_key(s))))
+}
+
+/// `memlint hook prompt`: see the module documentation. Always proceeds.
+pub fn prompt(request: &Request) -> Reply {
+    let mut reply = Reply::new();
+    if crate::engine::context::inject_disabled(request.env) {
+        return reply;
+    }
+    let text = request
+        .input
+        .get("prompt")
+        .and_then(|p| p.as_str())
+        .unwrap_or("");
+    let terms = prompt_terms(text);
+    if terms.is_empty() {
+        return reply;
+    }
+    let Some(ws) = workspace_of(request, &mut reply) else {
+        return reply;
+    };
+    let budget = (request.env)("MEMLINT_PROMPT_BUDGET_MS")
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .map_or(PROMPT_BUDGET, Duration::from_millis);
+    let Some(hits) = search_within(&ws, terms.join(" "), budget) else {
+        reply.note(format_args!(
+            "the search took longer than {} ms; nothing was added to the prompt",
+            budget.as_millis()
+        ));
+        return reply;
+    };
+    let hits: Vec<Hit> = hits.into_iter().filter(|h| h.score >= MIN_SCORE).collect();
+    if hits.is_empty() {
+        return reply;
+    }
+    let max_chars = ws.config.recall.prompt_chars;
+    let session = session_of(&request.input);
+    let now = crate::model::clock::now_secs();
+    let claimed = crate::store::prompted::claim(&ws.root, session, now, |injected| {
+        let fresh: Vec<&Hit> = hits.iter().filter(|h| !seen(h, injected)).collect();
+        let (text, shown) = render(&fresh, max_chars);
+        (shown.iter().map(|h| key(h)).collect(), text)
+    });
+    let text = match claimed {
+        Some(text) => text,
+        None => {
+            reply.note(format_args!(
+                "cannot record what was added in {}/ (records may be added again in this session)",
+                crate::io::cache::DIR
+            ));
+            render(&hits.iter().collect::<Vec<_>>(), max_chars).0
+        }
+    };
+    if text.is_empty() {
+        return reply;
+    }
+    let out = serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": event_of(&request.input),
+            "additionalContext": text,
+        }
+    });
+    reply.stdout = format!("{}\n", crate::syntax::sanitize::json_text(&out.to_string()));
+    reply
+}
+
+/// The event the answer is for: Gemini CLI's `BeforeAgent` when the input
+/// says so (its input and answer are Claude Code's otherwise), else
+/// Claude Code's `UserPromptSubmit`.
+fn event_of(input: &serde_json::Value) -> &'static str {
+    match input.get("hook_event_name").and_then(|e| e.as_str()) {
+        Some("BeforeAgent") => "BeforeAgent",
+        _ => "UserPromptSubmit",
+    }
+}
+
+/// The hits for `query`, or `None` when the search did not end within
+/// `budget` (it is left running; its writes are atomic).
+fn search_within(ws: &Workspace, text: String, budget: Duration) -> Option<Vec<Hit>> {
+    let query = Query {
+        text,
+        kind: None,
+        limit: MAX_HITS,
+        all: false,
+        since: None,
+    };
+    if budget.is_zero() {
+        return None;
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let ws = ws.clone();
+    std::thread::spawn(move || {
+        let opts = crate::engine::scan::Options {
+            force: false,
+            progress: None,
+        };
+        let _ = tx.send(crate::engine::search::search(&ws, &query, &opts));
+    });
+    rx.recv_timeout(budget).ok()
+}
+
+/// One hit as added to the prompt: its path, title and day on one line,
+/// the snippet around the match on the next, every value sanitized
+/// (credentials masked, control and invisible characters shown as
+/// symbols) before it is counted.
+pub fn entry(hit: &Hit) -> String {
+    let line = crate::syntax::sanitize::line;
+    let mut head = format!("- {}", line(&hit.path));
+    if let Some(t) = hit.title.as_deref().filter(|t| !t.trim().is_empty()) {
+        head.push_str(&format!(" — {}", line(t.trim())));
+    }
+    if let Some(d) = &hit.date {
+        head.push_str(&format!(" ({})", line(d)));
+    }
+    let snippet = hit.snippet.trim();
+    if snippet.is_empty() {
+        return head;
+    }
+    format!("{head}\n  {}", line(snippet))
+}
+
+/// The text added for `hits`, best first, within `max_chars` characters
+/// (counted as characters): the header, then each entry that still fits
+/// whole; the first one is cut at a character to fit when it alone would
+/// not. Empty, with nothing shown, when not even the header and one
+/// entry's first characters fit.
+pub fn render<'h>(hits: &[&'h Hit], max_chars: usize) -> (String, Vec<&'h Hit>) {
+    let chars = |s: &str| s.chars().count();
+    let mut text = HEADER.to_string();
+    let mut used = chars(HEADER);
+    let mut shown = Vec::new();
+    for hit in hits {
+        let e = entry(hit);
+        let n = chars(&e) + 1;
+        if used + n <= max_chars {
+            text.push('\n');
+            text.push_str(&e);
+            used += n;
+            shown.push(*hit);
+        } else if shown.is_empty() && used + 1 + 16 <= max_chars {
+            // The best hit, cut to the room there is, ending with `…`.
+            let room = max_chars - used - 2;
+            let cut: String = e.chars().take(room).collect();
+            text.push('\n');
+            text.push_str(&cut);
+            text.push('…');
+            shown.push(*hit);
+            used = max_chars;
+        }
+    }
+    if shown.is_empty() {
+        return (String::new(), shown);
+    }
+    (text, shown)
+}

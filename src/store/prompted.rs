@@ -1,0 +1,175 @@
+//! The records the prompt hook has already put before the agent, per agent
+//! session, in `.memlint/prompt-sessions.json`:
+//!
+//! ```json
+//! {"sessions": {"<session_id>": {"touched": 1764860000, "records": ["knowledge/x.md"]}}}
+//! ```
+//!
+//! `hook session-start` starts a session's list afresh (with the records
+//! its own context already shows); each prompt adds what it injected.
+//! Every change is a read-modify-write under an exclusive `flock` on
+//! `.memlint/prompt-sessions.lock`, so that prompts hooked in parallel in
+//! one session never inject a record twice. Each write drops the sessions
+//! untouched for [`SESSION_TTL_SECS`] and keeps at most [`MAX_SESSIONS`]
+//! sessions of at most [`MAX_RECORDS`] records, so the file stays small.
+
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// The state file, under `.memlint/`.
+pub const FILE: &str = "prompt-sessions.json";
+
+/// The lock file beside [`FILE`].
+const LOCK_FILE: &str = "prompt-sessions.lock";
+
+/// A session not heard of for this long is forgotten.
+pub const SESSION_TTL_SECS: i64 = 7 * 24 * 3600;
+
+/// Most sessions kept; the least recently touched go first.
+pub const MAX_SESSIONS: usize = 64;
+
+/// Most records remembered for one session (the oldest entries are not
+/// told apart: past this many, the list starts again).
+pub const MAX_RECORDS: usize = 20_000;
+
+/// Largest state file read, in bytes; a larger one counts as empty.
+const MAX_FILE_BYTES: u64 = 16 << 20;
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct State {
+    #[serde(default)]
+    sessions: BTreeMap<String, Session>,
+}
+
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Session {
+    /// Seconds since the epoch of the last change.
+    #[serde(default)]
+    touched: i64,
+    #[serde(default)]
+    records: BTreeSet<String>,
+}
+
+/// The key of a resident knowledge record shown by the session-start
+/// context (which names records by slug); other records are kept by path.
+pub fn resident_key(slug: &str) -> String {
+    format!("knowledge:{slug}")
+}
+
+/// Starts `session` afresh with `shown` as already injected (what the
+/// session-start context shows). `false` when `.memlint/` cannot be
+/// written.
+pub fn start_session(root: &Path, session: &str, shown: BTreeSet<String>, now: i64) -> bool {
+    update(root, now, |state| {
+        state.sessions.insert(
+            session.to_string(),
+            Session {
+                touched: now,
+                records: shown,
+            },
+        );
+        Some(())
+    })
+    .is_some()
+}
+
+/// Runs `pick` on the records already injected in `session`, under the
+/// lock; what it returns is added to them and written. `None` when the
+/// lock or the file cannot be had (`pick` is not run then).
+pub fn claim<R>(
+    root: &Path,
+    session: &str,
+    now: i64,
+    pick: impl FnOnce(&BTreeSet<String>) -> (Vec<String>, R),
+) -> Option<R> {
+    update(root, now, |state| {
+        let s = state.sessions.entry(session.to_string()).or_default();
+        let (new, out) = pick(&s.records);
+        if s.records.len() + new.len() > MAX_RECORDS {
+            s.records.clear();
+        }
+        s.records.extend(new);
+        s.touched = now;
+        Some(out)
+    })
+    .flatten()
+}
+
+/// Runs `change` on the state under the lock and writes it (pruned) when it
+/// returns `Some`. `None` when the lock or the file cannot be written.
+fn update<R>(
+    root: &Path,
+    now: i64,
+    change: impl FnOnce(&mut State) -> Option<R>,
+) -> Option<Option<R>> {
+    let dir = crate::io::cache::make_dir(root).ok()?;
+    let lock = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join(LOCK_FILE))
+        .ok()?;
+    lock.lock().ok()?;
+    let path = dir.join(FILE);
+    let mut state = read(&path);
+    let Some(out) = change(&mut state) else {
+        return Some(None);
+    };
+    prune(&mut state, now);
+    let text = serde_json::to_string(&state).ok()?;
+    crate::io::fs::write_cache(&path, text.as_bytes()).ok()?;
+    Some(Some(out))
+}
+
+/// Drops sessions untouched for [`SESSION_TTL_SECS`] and the oldest beyond
+/// [`MAX_SESSIONS`].
+fn prune(state: &mut State, now: i64) {
+    state
+        .sessions
+        .retain(|_, s| now - s.touched < SESSION_TTL_SECS);
+    if state.sessions.len() > MAX_SESSIONS {
+        let mut touched: Vec<i64> = state.sessions.values().map(|s| s.touched).collect();
+        touched.sort_unstable_by(|a, b| b.cmp(a));
+        let oldest_kept = touched[MAX_SESSIONS - 1];
+        state.sessions.retain(|_, s| s.touched >= oldest_kept);
+    }
+}
+
+/// The state at `path`; empty when absent, too large or unreadable.
+fn read(path: &Path) -> State {
+    let too_large = std::fs::metadata(path).is_ok_and(|m| m.len() > MAX_FILE_BYTES);
+    if too_large {
+        return State::default();
+    }
+    crate::io::fs::read_regular(path)
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_record_is_claimed_once_per_session() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        let shown: BTreeSet<String> = ["knowledge:a".to_string()].into();
+        assert!(start_session(root, "s1", shown, 100));
+        let pick = |seen: &BTreeSet<String>| {
+            let new: Vec<String> = ["knowledge:a", "b.md"]
+                .iter()
+                .filter(|k| !seen.contains(**k))
+                .map(|k| k.to_string())
+                .collect();
+            (new.clone(), new)
+        };
+        assert_eq!(claim(root, "s1", 101, pick), Some(vec!["b.md".to_string()]));
+        assert_eq!(claim(root, "s1", 102, pick), Some(vec![]));
+        assert_eq!(claim(root, "s2", 103, pick).map(|v| v.len()), Some(2));
+        assert!(start_session(root, "s1", BTreeSet::new(), 104));
+        assert_eq!(claim(root, "s1", 105, pick).map(|v| v.len()), Some(2));
+    }
+}

@@ -1,0 +1,398 @@
+//! `memlint hook prompt` (Claude Code's `UserPromptSubmit`), run as the real
+//! binary with the JSON the runtime sends on standard input, on copies of
+//! `fixtures/context`.
+
+mod common;
+
+use serde_json::{json, Value};
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_memlint");
+
+const HEADER: &str = "memlint: records that may bear on this prompt (read one with `memlint show PATH` before relying on it):";
+
+fn workspace() -> tempfile::TempDir {
+    common::workspace("context")
+}
+
+/// Runs `memlint ARGS` in `dir` with `stdin` (bytes) on standard input.
+fn run(dir: &Path, args: &[&str], stdin: &[u8], env: &[(&str, &str)]) -> Output {
+    let mut c = Command::new(BIN);
+    c.args(args).current_dir(dir);
+    for k in ["MEMORY_INJECT", "MEMLINT_PROMPT_BUDGET_MS"] {
+        c.env_remove(k);
+    }
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    c.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = c.spawn().expect("spawn memlint");
+    let mut input = child.stdin.take().expect("stdin");
+    let _ = input.write_all(stdin);
+    drop(input);
+    child.wait_with_output().expect("wait")
+}
+
+/// The JSON Claude Code sends on `UserPromptSubmit`.
+fn submit(dir: &Path, session: &str, prompt: &str) -> String {
+    json!({
+        "session_id": session,
+        "transcript_path": "/tmp/transcript.jsonl",
+        "cwd": dir,
+        "permission_mode": "default",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt,
+    })
+    .to_string()
+}
+
+fn prompt(dir: &Path, session: &str, text: &str) -> Output {
+    run(
+        dir,
+        &["hook", "prompt"],
+        submit(dir, session, text).as_bytes(),
+        &[],
+    )
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exit code")
+}
+
+fn err(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The text added to the prompt; `None` when the hook printed nothing.
+fn added(o: &Output) -> Option<String> {
+    assert_eq!(code(o), 0, "{}", err(o));
+    let out = String::from_utf8(o.stdout.clone()).expect("utf-8");
+    if out.is_empty() {
+        return None;
+    }
+    let v: Value = serde_json::from_str(&out).expect("one JSON object");
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "UserPromptSubmit");
+    Some(
+        v["hookSpecificOutput"]["additionalContext"]
+            .as_str()
+            .expect("additionalContext")
+            .to_string(),
+    )
+}
+
+#[test]
+fn a_relevant_prompt_gets_its_records() {
+    let ws = workspace();
+    let o = prompt(ws.path(), "s1", "What is in the release checklist?");
+    assert_eq!(err(&o), "");
+    assert_eq!(
+        added(&o).as_deref(),
+        Some(
+            format!(
+                "{HEADER}\n- knowledge/release-checklist.md — Release checklist (2026-11-01)\n  Steps to cut a release of the project."
+            )
+            .as_str()
+        )
+    );
+}
+
+#[test]
+fn small_talk_and_plain_instructions_add_nothing() {
+    let ws = workspace();
+    for p in [
+        "thanks!",
+        "run the tests",
+        "ok, go ahead",
+        "?!…",
+        "",
+        "the of and",
+    ] {
+        let o = prompt(ws.path(), "s1", p);
+        assert_eq!(added(&o), None, "{p:?}");
+        assert_eq!(err(&o), "", "{p:?}");
+    }
+    // A word no record has adds nothing either.
+    let o = prompt(ws.path(), "s1", "zymurgy");
+    assert_eq!(added(&o), None);
+}
+
+#[test]
+fn a_record_is_added_once_per_session_and_again_after_session_start() {
+    let ws = workspace();
+    let ask = |s: &str| added(&prompt(ws.path(), s, "release checklist steps"));
+    assert!(ask("s1").is_some_and(|t| t.contains("knowledge/release-checklist.md")));
+    assert_eq!(ask("s1"), None);
+    // Another session gets it.
+    assert!(ask("s2").is_some());
+    // A new start of s1 (a resume, a compaction) starts afresh.
+    let start = json!({"session_id": "s1", "hook_event_name": "SessionStart", "source": "resume", "cwd": ws.path()});
+    let o = run(
+        ws.path(),
+        &["hook", "session-start"],
+        start.to_string().as_bytes(),
+        &[],
+    );
+    assert_eq!(code(&o), 0);
+    assert!(ask("s1").is_some());
+    assert_eq!(ask("s1"), None);
+}
+
+#[test]
+fn records_the_session_start_context_shows_are_not_added_again() {
+    let ws = workspace();
+    // `context-budget-rules` is resident knowledge: the session-start
+    // context shows its description.
+    let start = json!({"session_id": "s1", "hook_event_name": "SessionStart", "source": "startup", "cwd": ws.path()});
+    let o = run(
+        ws.path(),
+        &["hook", "session-start"],
+        start.to_string().as_bytes(),
+        &[],
+    );
+    assert!(String::from_utf8_lossy(&o.stdout).contains("- context-budget-rules — "));
+    let q = "上下文预算规则";
+    let in_s1 = added(&prompt(ws.path(), "s1", q)).unwrap_or_default();
+    assert!(
+        !in_s1.contains("knowledge/context-budget-rules.md"),
+        "{in_s1}"
+    );
+    let in_s2 = added(&prompt(ws.path(), "s2", q)).expect("added");
+    assert!(
+        in_s2.contains("knowledge/context-budget-rules.md"),
+        "{in_s2}"
+    );
+}
+
+/// `n` records matching `body`, among 300 that do not (so that its words
+/// are rare enough to count).
+fn many_records(root: &Path, n: usize, body: &str) {
+    for i in 0..300 {
+        fs::write(
+            root.join(format!("knowledge/filler-{i:03}.md")),
+            format!(
+                "---\ntitle: Filler {i}\ndescription: Unrelated fact {i}.\nmodel_invocation: false\ndate: 2026-10-01\nsources:\n  - file:CONTEXT.md\n---\n\nThe parser keeps spans of fact {i}.\n"
+            ),
+        )
+        .expect("write");
+    }
+    for i in 0..n {
+        fs::write(
+            root.join(format!("knowledge/retry-note-{i:03}.md")),
+            format!(
+                "---\ntitle: Retry note {i}\ndescription: Retry backoff note {i}.\nmodel_invocation: false\ndate: 2026-11-0{}\nsources:\n  - file:CONTEXT.md\n---\n\n{body}\n",
+                1 + i % 9
+            ),
+        )
+        .expect("write");
+    }
+}
+
+#[test]
+fn the_added_text_stays_within_recall_prompt_chars() {
+    let ws = workspace();
+    many_records(
+        ws.path(),
+        40,
+        "The retry backoff doubles up to a minute; the backoff is jittered.",
+    );
+    let t = added(&prompt(ws.path(), "s1", "retry backoff")).expect("added");
+    assert!(t.chars().count() <= 1500, "{}", t.chars().count());
+    assert!(t.chars().count() > 1000, "the budget is used: {t}");
+    for max in [120, 300, 700] {
+        fs::write(
+            ws.path().join(".memlint.yml"),
+            format!("recall: {{prompt_chars: {max}}}\n"),
+        )
+        .expect("write");
+        let t = added(&prompt(ws.path(), &format!("m{max}"), "retry backoff")).expect("added");
+        assert!(t.chars().count() <= max, "{max}: {t}");
+        assert!(t.starts_with(HEADER));
+    }
+    // A bad value is a diagnostic with its place; the hook goes on.
+    fs::write(
+        ws.path().join(".memlint.yml"),
+        "recall: {prompt_chars: 0}\n",
+    )
+    .expect("write");
+    let o = prompt(ws.path(), "bad", "retry backoff");
+    assert!(added(&o).is_some_and(|t| t.chars().count() <= 1500));
+    assert!(err(&o).contains(".memlint.yml:1:"), "{}", err(&o));
+    assert!(err(&o).contains("recall.prompt_chars"), "{}", err(&o));
+}
+
+#[test]
+fn secrets_and_control_characters_are_never_printed_raw() {
+    let ws = workspace();
+    let secret = "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
+    fs::write(
+        ws.path().join("knowledge/deploy-token.md"),
+        format!(
+            "---\ntitle: \"Deploy token \\e[31m\\u202e\"\ndescription: Where the deploy token lives.\nmodel_invocation: false\ndate: 2026-11-02\nsources:\n  - file:CONTEXT.md\n---\n\nThe deploy token is {secret} \u{200b}\u{7} for the staging cluster.\n"
+        ),
+    )
+    .expect("write");
+    let o = prompt(
+        ws.path(),
+        "s1",
+        "where is the deploy token for the staging cluster",
+    );
+    let raw = String::from_utf8_lossy(&o.stdout).into_owned();
+    let t = added(&o).expect("added");
+    assert!(!raw.contains(secret) && !t.contains(secret), "{t}");
+    assert!(t.contains("ghp_…[masked]"), "{t}");
+    for c in t.chars() {
+        assert!(
+            c == '\n' || !(c.is_control() || memlint::syntax::sanitize::invisible(c)),
+            "raw {c:?} in {t:?}"
+        );
+    }
+}
+
+#[test]
+fn hostile_prompts_exit_0_within_the_time_budget() {
+    let ws = workspace();
+    // Build the index first, as session-start does.
+    let start = json!({"session_id": "h", "hook_event_name": "SessionStart", "source": "startup", "cwd": ws.path()});
+    run(
+        ws.path(),
+        &["hook", "session-start"],
+        start.to_string().as_bytes(),
+        &[],
+    );
+    let babel: String = (0..100u32)
+        .map(|i| {
+            // One word of 100 scripts and blocks.
+            let base = [
+                0x41, 0x391, 0x410, 0x5d0, 0x627, 0x905, 0x995, 0xe01, 0x10d0, 0x3042,
+            ][(i % 10) as usize];
+            (0..5)
+                .filter_map(|k| char::from_u32(base + i / 10 + k))
+                .collect::<String>()
+                + " "
+        })
+        .collect();
+    let ten_mb = "release checklist ".repeat(10 << 20 >> 4);
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("10 MB prompt", submit(ws.path(), "h", &ten_mb).into_bytes()),
+        (
+            "punctuation",
+            submit(ws.path(), "h", &"?!.,;:-_()[]{}".repeat(1000)).into_bytes(),
+        ),
+        ("100 languages", submit(ws.path(), "h", &babel).into_bytes()),
+        ("invalid UTF-8", {
+            let mut b =
+                br#"{"session_id":"h","hook_event_name":"UserPromptSubmit","prompt":"release "#
+                    .to_vec();
+            b.extend_from_slice(&[0xff, 0xfe, 0xc3]);
+            b.extend_from_slice(br#" checklist"}"#);
+            b
+        }),
+        ("not JSON", vec![0xff; 1 << 20]),
+        ("17 MB", vec![b' '; 17 << 20]),
+    ];
+    for (name, input) in cases {
+        let t = Instant::now();
+        let o = run(ws.path(), &["hook", "prompt"], &input, &[]);
+        let took = t.elapsed();
+        assert_eq!(code(&o), 0, "{name}: {}", err(&o));
+        assert!(took < Duration::from_secs(5), "{name}: {took:?}");
+        assert!(!err(&o).contains("internal error"), "{name}: {}", err(&o));
+        if let Some(t) = added(&o) {
+            assert!(t.chars().count() <= 1500, "{name}");
+        }
+    }
+}
+
+#[test]
+fn a_search_over_its_time_budget_adds_nothing_and_says_so() {
+    let ws = workspace();
+    let o = run(
+        ws.path(),
+        &["hook", "prompt"],
+        submit(ws.path(), "s1", "release checklist").as_bytes(),
+        &[("MEMLINT_PROMPT_BUDGET_MS", "0")],
+    );
+    assert_eq!(added(&o), None);
+    assert_eq!(
+        err(&o),
+        "memlint hook: the search took longer than 0 ms; nothing was added to the prompt\n"
+    );
+}
+
+#[test]
+fn sixty_four_prompts_at_once_in_one_session_add_each_record_once() {
+    let ws = workspace();
+    many_records(ws.path(), 30, "The retry backoff doubles.");
+    // The index first, so the 64 runs race on the session, not on it.
+    run(ws.path(), &["index"], b"", &[]);
+    let dir = ws.path().to_path_buf();
+    let handles: Vec<_> = (0..64)
+        .map(|_| {
+            let dir = dir.clone();
+            std::thread::spawn(move || added(&prompt(&dir, "shared", "retry backoff note")))
+        })
+        .collect();
+    let mut seen: Vec<String> = Vec::new();
+    for h in handles {
+        if let Some(t) = h.join().expect("thread") {
+            seen.extend(
+                t.lines()
+                    .filter_map(|l| l.strip_prefix("- "))
+                    .map(|l| l.split(' ').next().unwrap_or("").to_string()),
+            );
+        }
+    }
+    let n = seen.len();
+    seen.sort();
+    seen.dedup();
+    assert_eq!(seen.len(), n, "a record was added twice");
+    let notes = seen
+        .iter()
+        .filter(|p| p.starts_with("knowledge/retry-note-"))
+        .count();
+    assert_eq!(notes, 30, "every matching record once: {seen:?}");
+}
+
+#[test]
+fn memory_inject_off_adds_nothing() {
+    let ws = workspace();
+    let o = run(
+        ws.path(),
+        &["hook", "prompt"],
+        submit(ws.path(), "s1", "release checklist").as_bytes(),
+        &[("MEMORY_INJECT", "0")],
+    );
+    assert_eq!(added(&o), None);
+}
+
+#[test]
+fn gemini_cli_before_agent_gets_the_same_answer() {
+    let ws = workspace();
+    // The input Gemini CLI documents for BeforeAgent.
+    let input = json!({
+        "session_id": "g1",
+        "transcript_path": "/tmp/gemini/chat.json",
+        "cwd": ws.path(),
+        "hook_event_name": "BeforeAgent",
+        "timestamp": "2026-12-05T09:00:00.000Z",
+        "prompt": "What is in the release checklist?",
+    });
+    let o = run(
+        ws.path(),
+        &["hook", "prompt"],
+        input.to_string().as_bytes(),
+        &[],
+    );
+    assert_eq!(code(&o), 0);
+    let v: Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "BeforeAgent");
+    assert!(v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .is_some_and(|t| t.contains("knowledge/release-checklist.md")));
+}
