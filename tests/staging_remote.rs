@@ -408,3 +408,61 @@ fn a_remote_that_never_answers_is_given_up_after_the_configured_time() {
     }
     assert!(!clones[0].join("staging/.consolidation.lock").exists());
 }
+
+/// Whether process `pid` still runs (gone, or a zombie waiting to be
+/// reaped, is not running).
+fn running(pid: &str) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Ok(stat) => !stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+        Err(_) => false,
+    }
+}
+
+/// A black-box audit of issue 44: a timed-out remote operation killed git
+/// but left the transport it started (ssh here) running, reparented to
+/// init, once per claim. The whole process group is ended now.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_timed_out_remote_leaves_no_transport_process_behind() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let clones = clones(tmp.path(), 1);
+    let pidfile = tmp.path().join("transport.pid");
+    let ssh = tmp.path().join("slow-ssh");
+    fs::write(
+        &ssh,
+        format!("#!/bin/sh\necho $$ > '{}'\nexec sleep 40\n", pidfile.display()),
+    )
+    .expect("write");
+    ok(&clones[0], "chmod", &["+x", &ssh.to_string_lossy()]);
+    ok(
+        &clones[0],
+        "git",
+        &["remote", "add", "slow", "ssh://example.invalid/memory.git"],
+    );
+    fs::write(
+        clones[0].join(".memlint.yml"),
+        "staging: {remote_timeout_secs: 2}\n",
+    )
+    .expect("config");
+    let out = Command::new(BIN)
+        .args(["staging", "claim", "--remote", "slow", "--pod", "p"])
+        .current_dir(&clones[0])
+        .env("GIT_SSH_COMMAND", &ssh)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let pid = fs::read_to_string(&pidfile).expect("the transport ran");
+    let pid = pid.trim();
+    // The group is killed before memlint exits; give the kernel a moment
+    // to deliver the signal.
+    let gone = (0..50).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        !running(pid)
+    });
+    if !gone {
+        let _ = Command::new("kill").args(["-9", pid]).status();
+    }
+    assert!(gone, "the transport (pid {pid}) outlived the timeout");
+}

@@ -40,14 +40,20 @@ fn git(
     what: &str,
     timeout: Duration,
 ) -> Result<std::process::Output, GitError> {
-    let mut child = Command::new("git")
+    let mut command = Command::new("git");
+    command
         .args(args)
         .current_dir(dir)
         .env_remove("GIT_DIR")
         .env_remove("GIT_INDEX_FILE")
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+        .stderr(Stdio::piped());
+    // Its own process group, so that a timeout ends what git started too
+    // (ssh, an upload-pack helper), not git alone.
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = command
         .spawn()
         .map_err(|e| GitError::Read(format!("cannot run git to {what}: {e}")))?;
     let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
@@ -73,7 +79,7 @@ fn git(
         match child.try_wait() {
             Ok(Some(status)) => break status,
             Ok(None) if Instant::now() >= deadline => {
-                let _ = child.kill();
+                kill_group(&mut child);
                 let _ = child.wait();
                 // The readers are left behind: a program git started may
                 // still hold the pipes open.
@@ -91,6 +97,19 @@ fn git(
         stdout: stdout.join().unwrap_or_default(),
         stderr: stderr.join().unwrap_or_default(),
     })
+}
+
+/// Kills `child` and every process of its group (it leads one of its own).
+fn kill_group(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    if let Ok(pid) = i32::try_from(child.id()) {
+        // SAFETY: kill(2) with a negative pid signals that process group;
+        // it touches no memory of ours.
+        unsafe {
+            libc::kill(-pid, libc::SIGKILL);
+        }
+    }
+    let _ = child.kill();
 }
 
 /// The object the remote's `LOCK_REF` points at, `None` when it has none.
