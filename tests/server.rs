@@ -475,6 +475,16 @@ fn rename_of_a_slug_renames_the_file_and_every_reference() {
         );
         assert!(r.get("error").is_some(), "{r}");
     }
+    // Refused without repeating it (a black-box audit of issue 44): a
+    // credential-shaped name, which would be committed as a file name.
+    let token = "glpat-abcdefghij1234567890";
+    let r = c.request(
+        "textDocument/rename",
+        json!({ "textDocument": { "uri": u }, "position": { "line": 7, "character": 20 }, "newName": token }),
+    );
+    let message = r["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("looks like"), "{r}");
+    assert!(!r.to_string().contains(token), "{r}");
     assert_eq!(c.shutdown(), Some(0));
 }
 

@@ -31,6 +31,13 @@ pub fn rename(
     if !matches!(kind, Kind::Decision | Kind::Request | Kind::Knowledge) {
         return Err(format!("a {kind} has no slug to rename"));
     }
+    // A file name is committed, pushed and printed: the same refusal as
+    // `memlint new --slug`, never repeating the value.
+    if let Some((_, what)) = crate::syntax::secrets::find(new_name).first() {
+        return Err(format!(
+            "the new name looks like {what}; a file name is committed, pushed and printed, so choose one that is not a secret"
+        ));
+    }
     if !is_slug(new_name) {
         return Err(format!(
             "`{}` is not a slug (lowercase words joined by `-`)",
