@@ -237,9 +237,18 @@ fn generated_clean_workspace_has_no_diagnostics() {
         return;
     }
     let (code, json, _) = check_json(&out);
-    assert_eq!(json["diagnostics"], Value::Array(vec![]), "{json}");
+    // The generator cites records at random, replaced ones too: those
+    // citations are `sources/replaced` findings by design (the rule came
+    // after the generator), and nothing else is reported.
+    let diagnostics = json["diagnostics"].as_array().expect("diagnostics");
+    let other: Vec<&Value> = diagnostics
+        .iter()
+        .filter(|d| d["rule"] != "sources/replaced")
+        .collect();
+    assert!(other.is_empty(), "{other:?}");
+    let replaced = diagnostics.len() as u64;
     assert_eq!(json["summary"]["errors"], 0);
-    assert_eq!(json["summary"]["warnings"], 0);
+    assert_eq!(json["summary"]["warnings"], replaced);
     assert!(json["summary"]["files"].as_u64().is_some_and(|n| n > 2000));
     assert_eq!(code, 0);
 }
