@@ -250,7 +250,7 @@ fn session_start_over_budget_shows_the_records_the_search_index_holds() {
     let text = out(&o);
     assert!(
         text.contains(
-            "memory/decisions/ (3)\n- rebuild-index-in-parallel — 索引を並列に再構築する\n"
+            "> memory/decisions/ (3)\n> - rebuild-index-in-parallel — 索引を並列に再構築する\n"
         ),
         "{text}"
     );
