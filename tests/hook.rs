@@ -255,7 +255,7 @@ fn session_start_over_budget_shows_the_records_the_search_index_holds() {
         "{text}"
     );
     assert!(
-        text.contains("## Resident knowledge\n- index-rebuild-timing"),
+        text.contains("> ## Resident knowledge\n> - index-rebuild-timing"),
         "{text}"
     );
 }
