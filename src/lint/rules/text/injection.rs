@@ -145,8 +145,16 @@ pub fn find(text: &str) -> Vec<Range<usize>> {
     } else {
         found.extend(CJK.find_iter(text).map(|m| m.range()));
     }
-    for re in [&*ENGLISH, &*HEADER, &*COMMENT] {
-        found.extend(re.find_iter(text).map(|m| m.range()));
+    found.extend(ENGLISH.find_iter(text).map(|m| m.range()));
+    // The other two need a literal most texts lack: one pass finds it.
+    let bytes = text.as_bytes();
+    if memchr::memmem::find(bytes, b"<!--").is_some() {
+        found.extend(COMMENT.find_iter(text).map(|m| m.range()));
+    }
+    if memchr::memmem::find(bytes, b"ystem").is_some()
+        || memchr::memmem::find(bytes, b"YSTEM").is_some()
+    {
+        found.extend(HEADER.find_iter(text).map(|m| m.range()));
     }
     found.sort_by_key(|r| (r.start, r.end));
     let mut merged: Vec<Range<usize>> = Vec::new();
