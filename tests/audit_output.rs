@@ -452,7 +452,7 @@ fn secrets_are_echoed_by_search_and_context() {
     assert!(
         context
             .stdout
-            .contains("## 2026-11-01 block ␛[31m sk-…[masked]\n\ncontext ␇ text AKIA…[masked]\n-----BEGIN PRIVATE KEY…[masked]\n"),
+            .contains("> ## 2026-11-01 block ␛[31m sk-…[masked]\n>\n> context ␇ text AKIA…[masked]\n> -----BEGIN PRIVATE KEY…[masked]\n"),
         "{}",
         context.stdout
     );
@@ -580,7 +580,7 @@ fn newline_in_file_name_splits_human_report_lines() {
     assert_eq!(lines[1], "    A memory/decisions/nl␊name.md");
     let context = memlint(root, &["context"]);
     assert!(
-        context.stdout.contains("\n- nl␊name — Named\n"),
+        context.stdout.contains("\n> - nl␊name — Named\n"),
         "{}",
         context.stdout
     );

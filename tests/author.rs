@@ -826,7 +826,7 @@ fn show_gives_fields_body_and_what_points_at_the_record() {
     ));
     assert!(human
         .stdout
-        .contains("  replaces: memory/decisions/use-float-amounts.md\n"));
+        .contains("\n> replaces: memory/decisions/use-float-amounts.md\n"));
     let missing = memlint(ws.path(), &["show", "no-such-record"]);
     assert_eq!(missing.code, 2);
     assert!(missing.stderr.contains("no record named `no-such-record`"));

@@ -132,6 +132,51 @@ fn every_corpus_file_lints_without_panic() {
     ] {
         assert!(rules.contains(rule), "no {rule} in the corpora: {rules:?}");
     }
+    // The poisoning guards find exactly these, each checked by hand: stray
+    // zero-width spaces (pairs left by a translation tool inside Japanese,
+    // Korean and Chinese sentences; one before a code fence), and the phrase
+    // "ignore previous instructions" itself, quoted in two documents about
+    // prompt injection. Nothing else in 5,000 documents of prose.
+    let mut guarded: Vec<String> = diags
+        .iter()
+        .filter(|d| d["rule"] == "text/invisible" || d["rule"] == "text/injection")
+        .map(|d| {
+            let origin = names[d["path"].as_str().expect("path")]
+                .strip_prefix(&corpora)
+                .expect("under corpora")
+                .to_string_lossy()
+                .into_owned();
+            format!(
+                "{} {origin}:{}",
+                d["rule"].as_str().unwrap_or(""),
+                d["line"]
+            )
+        })
+        .collect();
+    guarded.sort();
+    let astro = "text/invisible astro-docs/src/content/docs";
+    let mut expected: Vec<String> = vec![
+            format!("{astro}/ja/basics/astro-pages.mdx:141"),
+            format!("{astro}/ko/guides/backend/firebase.mdx:336"),
+            format!("{astro}/ko/guides/cms/wordpress.mdx:64"),
+            format!("{astro}/ko/guides/styling.mdx:58"),
+            format!("{astro}/ko/reference/directives-reference.mdx:11"),
+            format!("{astro}/ko/reference/directives-reference.mdx:261"),
+            format!("{astro}/zh-cn/guides/content-collections.mdx:655"),
+            format!("{astro}/zh-cn/guides/upgrade-to/v5.mdx:1159"),
+            format!("{astro}/zh-cn/guides/upgrade-to/v5.mdx:240"),
+            format!("{astro}/zh-cn/guides/upgrade-to/v5.mdx:858"),
+            format!("{astro}/zh-cn/reference/content-loader-reference.mdx:80"),
+            format!("{astro}/zh-cn/reference/routing-reference.mdx:212"),
+            format!("{astro}/zh-cn/tutorial/6-islands/4.mdx:76"),
+            "text/invisible awesome-copilot/agents/azure-verified-modules-owner-triage.agent.md:506".into(),
+            "text/invisible awesome-copilot/agents/azure-verified-modules-owner-triage.agent.md:511".into(),
+            "text/injection awesome-copilot/hooks/governance-audit/README.md:26".into(),
+            "text/injection awesome-copilot/instructions/ai-prompt-engineering-safety-best-practices.instructions.md:206".into(),
+            "text/injection awesome-copilot/instructions/ai-prompt-engineering-safety-best-practices.instructions.md:212".into(),
+    ];
+    expected.sort();
+    assert_eq!(guarded, expected);
 }
 
 /// Runs the benchmark generator into `out`.

@@ -235,8 +235,16 @@ fn invisible_format_characters_are_shown_on_every_output() {
             "https://example.com/x",
         ],
     );
-    assert_eq!(new.code, 0, "{new:?}");
+    // `new` refuses them (`text/invisible`); the record is written as an
+    // editor would write it.
+    assert_eq!(new.code, 1, "{new:?}");
+    assert!(new.stderr.contains("text/invisible"), "{new:?}");
     let slug = "pay-gnp-exe-invoice-x";
+    std::fs::write(
+        root.join(format!("memory/decisions/{slug}.md")),
+        format!("---\ntitle: {title}\nstatus: active\ndate: 2026-12-01\nsources:\n  - https://example.com/x\n---\n"),
+    )
+    .expect("write the record");
     let mut outputs = Vec::new();
     let context = memlint(root, &["context"]);
     assert!(

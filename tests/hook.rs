@@ -250,12 +250,12 @@ fn session_start_over_budget_shows_the_records_the_search_index_holds() {
     let text = out(&o);
     assert!(
         text.contains(
-            "memory/decisions/ (3)\n- rebuild-index-in-parallel — 索引を並列に再構築する\n"
+            "> memory/decisions/ (3)\n> - rebuild-index-in-parallel — 索引を並列に再構築する\n"
         ),
         "{text}"
     );
     assert!(
-        text.contains("## Resident knowledge\n- index-rebuild-timing"),
+        text.contains("> ## Resident knowledge\n> - index-rebuild-timing"),
         "{text}"
     );
 }

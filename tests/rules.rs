@@ -378,6 +378,31 @@ cases! {
         err("secrets/detected", "staging/20261103-091500-3fa2.md", (9, 30, 9, 57),
             "this looks like a password or token value"),
     ];
+    text_invisible: "rules/text-invisible" => exit 1, [
+        // A BOM at the start is format/bom's; a joiner inside an emoji stays.
+        warn("format/bom", "knowledge/emoji-and-bom.md", (1, 1, 1, 2), "byte order mark"),
+        err("text/invisible", "knowledge/hidden-characters.md", (2, 15, 2, 16),
+            "U+200B (a zero-width space) in the front matter cannot be seen but is read"),
+        err("text/invisible", "knowledge/hidden-characters.md", (3, 14, 3, 47),
+            "this value, once its escapes are decoded, holds U+202E (a bidi control)"),
+        err("text/invisible", "knowledge/hidden-characters.md", (10, 30, 10, 31),
+            "U+202E (a bidi control) in the body"),
+        err("text/invisible", "knowledge/hidden-characters.md", (10, 44, 10, 45),
+            "U+202C (a bidi control) in the body"),
+        err("text/invisible", "knowledge/hidden-characters.md", (11, 13, 11, 19),
+            "6 invisible characters from U+E0049 (a tag character, which can spell hidden text) in the body"),
+    ];
+    text_injection: "rules/text-injection" => exit 0, [
+        // ordinary-note.md: "you are now ready", "你现在是一名 Astro 开发人员" do not fire.
+        warn("text/injection", "knowledge/poisoned-note.md", (11, 1, 11, 33),
+            "`Ignore all previous instructions` in the body speaks to the model"),
+        warn("text/injection", "knowledge/poisoned-note.md", (13, 1, 13, 9),
+            "`<!-- AI:` in the body"),
+        warn("text/injection", "knowledge/poisoned-note.md", (15, 1, 15, 12),
+            "`以前の指示をすべて無視` in the body"),
+        warn("text/injection", "knowledge/poisoned-note.md", (16, 1, 16, 10),
+            "`忽略之前的所有指令` in the body"),
+    ];
     staging_id: "rules/staging-id" => exit 1, [
         err("staging/id", "staging/20261103-091500-3fa2.md", (2, 5, 2, 25),
             "staging id `20261103-091500-3FA2` is not of the form YYYYMMDD-HHMMSS-xxxx"),

@@ -256,9 +256,12 @@ fn refused(s: &Settings, e: &AuthorError, format: AuthorFormat) -> ExitCode {
     code
 }
 
-/// A record for a person: its path, fields, what points at it, its body.
+/// A record for a person or an agent: its path, then the preface and the
+/// record quoted as a note (fields, what points at it, body), every line
+/// starting with `> `, so that no text of the record reads as memlint's
+/// own or as instructions.
 fn human_shown(shown: &author::Shown) -> String {
-    let mut t = format!("{} ({} {})\n", shown.path, shown.kind.name(), shown.slug);
+    let mut note = String::new();
     if let Some(fields) = shown.fields.as_object() {
         // In the file's order.
         for key in &shown.keys {
@@ -269,25 +272,31 @@ fn human_shown(shown: &author::Shown) -> String {
                 serde_json::Value::String(s) => s.clone(),
                 other => other.to_string(),
             };
-            t += &format!("  {key}: {value}\n");
+            note += &format!("{key}: {value}\n");
         }
     }
     for p in &shown.replaced_by_this {
-        t += &format!("  replaces: {p}\n");
+        note += &format!("replaces: {p}\n");
     }
     for p in &shown.cited_by {
-        t += &format!("  cited by: {p}\n");
+        note += &format!("cited by: {p}\n");
     }
     for m in &shown.drifted {
         t += &format!("  drifted: {}\n", crate::syntax::sanitize::line(m));
     }
     let body = shown.body.trim_matches('\n');
     if !body.is_empty() {
-        t += "\n";
-        t += body;
-        t += "\n";
+        note += "\n";
+        note += body;
+        note += "\n";
     }
-    t
+    format!(
+        "{} ({} {})\n{}",
+        shown.path,
+        shown.kind.name(),
+        shown.slug,
+        crate::syntax::framing::framed(&note)
+    )
 }
 
 /// The body from `file`, or from standard input for `-`: UTF-8 text of

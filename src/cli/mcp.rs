@@ -176,7 +176,7 @@ impl Memory {
         annotations(read_only_hint = true)
     )]
     fn memory_search(&self, Parameters(a): Parameters<SearchArgs>) -> CallToolResult {
-        self.call(|ws| {
+        notes(self.call(|ws| {
             let kind = parse_kind(a.kind.as_deref(), true)?;
             let query = crate::engine::search::Query {
                 text: a.query.clone(),
@@ -202,7 +202,7 @@ impl Memory {
             let hits = crate::engine::search::search(&ws, &query, &opts);
             let text = super::search::json(&a.query, &hits);
             serde_json::from_str(&text).map_err(|e| usage(&e.to_string()))
-        })
+        }))
     }
 
     #[tool(
@@ -210,11 +210,11 @@ impl Memory {
         annotations(read_only_hint = true)
     )]
     fn memory_read(&self, Parameters(a): Parameters<ReadArgs>) -> CallToolResult {
-        self.call(|ws| {
+        notes(self.call(|ws| {
             author::show(&ws, &a.target)
                 .map(to_value)
                 .map_err(author_error)
-        })
+        }))
     }
 
     #[tool(
@@ -269,7 +269,7 @@ impl Memory {
         annotations(read_only_hint = true)
     )]
     fn memory_context(&self) -> CallToolResult {
-        self.call(|ws| {
+        let mut result = self.call(|ws| {
             let env = |_: &str| None;
             let (mut settings, _) = crate::engine::context::Settings::resolve(
                 &ws.config.context,
@@ -284,7 +284,18 @@ impl Memory {
             let material = crate::engine::context::gather(&ws, settings.max_chars);
             let text = crate::engine::context::render(&material, &settings);
             Ok(serde_json::json!({ "text": text }))
-        })
+        });
+        // The context frames its notes itself: the text as it is.
+        if result.is_error != Some(true) {
+            if let Some(text) = result
+                .structured_content
+                .as_ref()
+                .and_then(|v| v["text"].as_str())
+            {
+                result.content = vec![ContentBlock::text(text.to_string())];
+            }
+        }
+        result
     }
 
     #[tool(
@@ -292,11 +303,11 @@ impl Memory {
         annotations(read_only_hint = true)
     )]
     fn memory_recent(&self, Parameters(a): Parameters<RecentArgs>) -> CallToolResult {
-        self.call(|ws| {
+        notes(self.call(|ws| {
             let kind = parse_kind(a.kind.as_deref(), true)?;
             let limit = a.limit.map_or(20, |n| n as usize);
             Ok(serde_json::json!({ "records": author::recent(&ws, kind, limit, false) }))
-        })
+        }))
     }
 
     #[tool(
@@ -560,6 +571,20 @@ fn show_invisibles(value: &mut serde_json::Value) {
         }
         _ => {}
     }
+}
+
+/// A result that hands records to the model, its text content framed as
+/// notes: the preface line, then the JSON with every line quoted (its
+/// strings escape line breaks, so a record's text stays inside its line).
+/// The structured content is unchanged.
+fn notes(mut result: CallToolResult) -> CallToolResult {
+    if result.is_error != Some(true) {
+        if let Some(value) = &result.structured_content {
+            let text = crate::syntax::framing::framed(&pretty(value));
+            result.content = vec![ContentBlock::text(text)];
+        }
+    }
+    result
 }
 
 fn pretty(value: &serde_json::Value) -> String {

@@ -27,6 +27,8 @@ pub struct Fired {
     pub bom: bool,
     /// `format/crlf`.
     pub crlf: bool,
+    /// `text/invisible`.
+    pub invisible: bool,
     /// `frontmatter/unknown-key`.
     pub unknown_key: bool,
     /// `sources/duplicate`.
@@ -46,6 +48,7 @@ impl Fired {
             match d.rule {
                 Rule::FormatBom => f.bom = true,
                 Rule::FormatCrlf => f.crlf = true,
+                Rule::TextInvisible => f.invisible = true,
                 Rule::FrontmatterUnknownKey => f.unknown_key = true,
                 Rule::SourcesDuplicate => f.duplicate_source = true,
                 _ => {}
@@ -58,6 +61,7 @@ impl Fired {
     pub fn any(&self) -> bool {
         self.bom
             || self.crlf
+            || self.invisible
             || self.unknown_key
             || self.duplicate_source
             || self.chain_target.is_some()
@@ -65,7 +69,8 @@ impl Fired {
     }
 }
 
-/// The edits that remove a BOM and turn CRLF into LF.
+/// The edits that remove a BOM, turn CRLF into LF and delete invisible
+/// characters.
 pub fn encoding_edits(text: &str, fired: &Fired) -> Vec<Edit> {
     let mut edits = Vec::new();
     if fired.bom {
@@ -73,6 +78,9 @@ pub fn encoding_edits(text: &str, fired: &Fired) -> Vec<Edit> {
     }
     if fired.crlf {
         edits.extend(rules::format::crlf_edits(text));
+    }
+    if fired.invisible {
+        edits.extend(rules::text::invisible_edits(text));
     }
     edits
 }

@@ -60,6 +60,7 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
     // Before the front matter is read: markers in it are why it does not
     // parse, and the body's are found whatever the front matter says.
     rules::format::conflict_markers::check(text, &mut sink);
+    rules::text::invisible::check(text, &mut sink);
     match kind {
         Some(kind) => lint_record(report, rel, kind, text, sink, config),
         None => lint_context(report, text, sink, config),
@@ -139,6 +140,7 @@ fn lint_context(report: FileReport, text: &str, mut sink: Sink, config: &Config)
         }
     }
     rules::secrets::scan(&report.path, text, &config.secrets_allow, &mut sink);
+    rules::text::injection::scan(text, 0..text.len(), "`CONTEXT.md`", &mut sink);
     line_endings(text, &mut sink);
     finish(report, text, sink, config)
 }
@@ -191,6 +193,7 @@ fn lint_record(
             check(&record, &mut sink);
         }
     }
+    rules::text::invisible::check_escapes(&record, &mut sink);
     report.info = record_info(&record);
     finish(report, text, sink, config)
 }

@@ -24,6 +24,7 @@ use crate::lint::rules::sources;
 use crate::lint::rules::staging;
 use crate::lint::rules::status;
 use crate::lint::rules::summary;
+use crate::lint::rules::text;
 use crate::lint::rules::workspace;
 use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
@@ -209,6 +210,12 @@ pub static REGISTRY: &[RuleDef] = &[
         Rule::SecretsDetected,
         Check::Record(secrets::detected::check),
         secrets::detected::DOC,
+    ),
+    def(Rule::TextInvisible, Reader, text::invisible::DOC),
+    def(
+        Rule::TextInjection,
+        Check::Record(text::injection::check),
+        text::injection::DOC,
     ),
     def(
         Rule::SummaryTooLong,

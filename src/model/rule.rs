@@ -81,6 +81,10 @@ pub enum Rule {
     BodyTooLong,
     /// `secrets/detected`: something that looks like a credential.
     SecretsDetected,
+    /// `text/invisible`: an invisible format character in a field or the body.
+    TextInvisible,
+    /// `text/injection`: text that tells the model to drop its instructions.
+    TextInjection,
     /// `summary/too-long`: the summary exceeds `summary_max_tokens`.
     SummaryTooLong,
     /// `staging/id`: a staging id that does not match its format or file stem.
@@ -126,7 +130,7 @@ const fn meta(name: &'static str, default: Severity, fixable: bool, summary: &'s
 }
 
 /// Every rule's data, in the order the variants are declared.
-const META: [Meta; 47] = [
+const META: [Meta; 49] = [
     // Rule::FrontmatterMissing
     meta(
         "frontmatter/missing",
@@ -344,6 +348,20 @@ const META: [Meta; 47] = [
         false,
         "something that looks like a credential",
     ),
+    // Rule::TextInvisible
+    meta(
+        "text/invisible",
+        E,
+        true,
+        "an invisible format character in a field or the body",
+    ),
+    // Rule::TextInjection
+    meta(
+        "text/injection",
+        W,
+        false,
+        "text that tells the model to drop its instructions",
+    ),
     // Rule::SummaryTooLong
     meta(
         "summary/too-long",
@@ -425,7 +443,7 @@ const META: [Meta; 47] = [
 
 impl Rule {
     /// Every rule, in the order of SPEC §3.
-    pub const ALL: [Rule; 47] = [
+    pub const ALL: [Rule; 49] = [
         Rule::FrontmatterMissing,
         Rule::FrontmatterUnclosed,
         Rule::FrontmatterParse,
@@ -462,6 +480,8 @@ impl Rule {
         Rule::LayoutUnknownFile,
         Rule::BodyTooLong,
         Rule::SecretsDetected,
+        Rule::TextInvisible,
+        Rule::TextInjection,
         Rule::SummaryTooLong,
         Rule::StagingId,
         Rule::SessionId,

@@ -8,6 +8,7 @@ pub mod config;
 pub mod dates;
 pub mod edit;
 pub mod fields;
+pub mod framing;
 pub mod frontmatter;
 pub mod quoting;
 pub mod sanitize;

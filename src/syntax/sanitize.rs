@@ -151,6 +151,14 @@ fn emoji_joiner(text: &str, i: usize) -> bool {
     before.is_some_and(pictograph) && after.is_some_and(pictograph)
 }
 
+/// The [`invisible`] characters of `text` that every output shows as
+/// [`INVISIBLE`], with their byte offsets: all of them but a joiner inside
+/// an emoji sequence. `text/invisible` reports these in stored text.
+pub fn hidden(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+    text.char_indices()
+        .filter(move |&(i, c)| invisible(c) && !(c == '\u{200d}' && emoji_joiner(text, i)))
+}
+
 /// [`symbol`] for the character `c` at byte `i` of `text`.
 fn symbol_at(text: &str, i: usize, c: char, mode: Mode) -> Option<char> {
     if c == '\u{200d}' && emoji_joiner(text, i) {

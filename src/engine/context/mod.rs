@@ -506,10 +506,13 @@ mod tests {
     #[test]
     fn small_material_is_rendered_whole() {
         let text = render(&material_with(2), &settings(4000));
-        assert!(text.starts_with("Header line.\n\n## 2026-11-03 今日の作業\n\n本文。\n"));
+        let preface = crate::syntax::framing::PREFACE;
+        assert!(text.starts_with(&format!(
+            "Header line.\n{preface}\n> ## 2026-11-03 今日の作業\n>\n> 本文。\n"
+        )));
         assert!(!text.contains("## 2026-11-02"));
-        assert!(text.contains("- wal-pitfalls — SQLite の WAL の落とし穴\n"));
-        assert!(text.contains("memory/decisions/ (2)\n- 记录-00000.md\n"));
+        assert!(text.contains("> - wal-pitfalls — SQLite の WAL の落とし穴\n"));
+        assert!(text.contains("> memory/decisions/ (2)\n> - 记录-00000.md\n"));
         assert!(!text.contains("memlint search QUERY` to recall"));
     }
 

@@ -107,7 +107,7 @@ impl List {
 }
 
 fn more(n: usize) -> String {
-    format!("(+{n} more)")
+    format!("> (+{n} more)")
 }
 
 /// The last line of a cut context, with the front end's words for how to
@@ -136,8 +136,10 @@ fn notice_for(max_chars: usize, header_size: usize, words: Words) -> Option<(Str
     Some((short, limit))
 }
 
-const RESIDENT_TITLE: &str = "## Resident knowledge";
-const TOC_TITLE: &str = "## Memory index (active records, newest first)";
+const RESIDENT_TITLE: &str = "> ## Resident knowledge";
+const TOC_TITLE: &str = "> ## Memory index (active records, newest first)";
+/// A blank line between quoted notes.
+const BLANK: &str = ">";
 
 /// Lays the material out: header, the first blocks of `CONTEXT.md`, the
 /// resident knowledge, the table of contents; never more than
@@ -163,6 +165,12 @@ fn shown(l: &str) -> String {
     crate::syntax::sanitize::line(l).into_owned()
 }
 
+/// A line of the notes as printed: [`shown`], then quoted, so that no text
+/// of a record or of `CONTEXT.md` can end the quote the preface announces.
+fn note(l: &str) -> String {
+    crate::syntax::framing::quote_line(&shown(l))
+}
+
 /// The header's lines, without trailing blank ones, and their count (a cut
 /// keeps a prefix of them).
 fn header(s: &Settings) -> (Vec<String>, usize) {
@@ -170,6 +178,8 @@ fn header(s: &Settings) -> (Vec<String>, usize) {
     while fixed.last().is_some_and(|l| l.trim().is_empty()) {
         fixed.pop();
     }
+    // What follows the header is memory: the preface says so, once.
+    fixed.push(crate::syntax::framing::PREFACE.to_string());
     let header_len = fixed.len();
     (fixed, header_len)
 }
@@ -179,19 +189,23 @@ fn header(s: &Settings) -> (Vec<String>, usize) {
 /// number of records per directory.
 fn brief(m: &Material, mut fixed: Vec<String>, header_len: usize, s: &Settings) -> String {
     if let Some(text) = &m.context_md {
-        for b in first_blocks(text, 1) {
-            fixed.push(String::new());
+        for (i, b) in first_blocks(text, 1).into_iter().enumerate() {
+            if i > 0 {
+                fixed.push(BLANK.into());
+            }
             // Masked as a whole: a private key's material is in the lines
             // after its `BEGIN` line.
             let b = crate::syntax::sanitize::secrets(&b);
-            fixed.extend(b.lines().map(shown));
+            fixed.extend(b.lines().map(note));
         }
     }
-    fixed.push(String::new());
-    fixed.push("## Memory index (active records)".into());
+    if fixed.len() > header_len {
+        fixed.push(BLANK.into());
+    }
+    fixed.push("> ## Memory index (active records)".into());
     fixed.extend(toc_fixed(m));
     for d in &m.dirs {
-        fixed.push(format!("{} ({})", d.dir, d.total));
+        fixed.push(note(&format!("{} ({})", d.dir, d.total)));
     }
     fit_fixed(&fixed, header_len, s.max_chars, s.words)
 }
@@ -211,28 +225,37 @@ struct Parts {
 impl Parts {
     fn gather(m: &Material, s: &Settings, mut fixed: Vec<String>, header_len: usize) -> Parts {
         if let Some(text) = &m.context_md {
-            for b in first_blocks(text, s.blocks) {
-                fixed.push(String::new());
+            for (i, b) in first_blocks(text, s.blocks).into_iter().enumerate() {
+                if i > 0 {
+                    fixed.push(BLANK.into());
+                }
                 // Masked as a whole: a private key's material is in the
                 // lines after its `BEGIN` line.
                 let b = crate::syntax::sanitize::secrets(&b);
-                fixed.extend(b.lines().map(shown));
+                fixed.extend(b.lines().map(note));
             }
         }
+        // A blank quoted line between parts, none right after the preface.
+        let gap = |first: bool| (!first).then(|| BLANK.to_string());
+        let has_blocks = fixed.len() > header_len;
         let resident = (s.resident && !m.resident.is_empty()).then(|| List {
-            head: vec![String::new(), RESIDENT_TITLE.into()],
+            head: gap(!has_blocks)
+                .into_iter()
+                .chain([RESIDENT_TITLE.into()])
+                .collect(),
             items: m
                 .resident
                 .iter()
                 .map(|(slug, d)| match d.as_str() {
-                    "" => shown(&format!("- {slug}")),
-                    d => shown(&format!("- {slug} — {d}")),
+                    "" => note(&format!("- {slug}")),
+                    d => note(&format!("- {slug} — {d}")),
                 })
                 .collect(),
             total: m.resident_total,
         });
-        let toc_head: Vec<String> = [String::new(), TOC_TITLE.into()]
+        let toc_head: Vec<String> = gap(!has_blocks && resident.is_none())
             .into_iter()
+            .chain([TOC_TITLE.into()])
             .chain(toc_fixed(m))
             .collect();
         let dirs: Vec<List> = m
@@ -240,8 +263,8 @@ impl Parts {
             .iter()
             .filter(|d| d.total > 0)
             .map(|d| List {
-                head: vec![format!("{} ({})", d.dir, d.total)],
-                items: d.names.iter().map(|n| shown(&format!("- {n}"))).collect(),
+                head: vec![note(&format!("{} ({})", d.dir, d.total))],
+                items: d.names.iter().map(|n| note(&format!("- {n}"))).collect(),
                 total: d.total,
             })
             .collect();
@@ -306,8 +329,8 @@ impl Parts {
         }
         let mut text = out.text;
         // No blank line before the notice (a part whose title did not fit).
-        while text.ends_with("\n\n") {
-            text.pop();
+        while text.ends_with("\n>\n") {
+            text.truncate(text.len() - 2);
         }
         text.push_str(&notice);
         text.push('\n');
@@ -367,10 +390,10 @@ impl Parts {
 fn toc_fixed(m: &Material) -> Vec<String> {
     let mut out = Vec::new();
     if m.summary {
-        out.push("memory/summary.md (rolling summary)".to_string());
+        out.push("> memory/summary.md (rolling summary)".to_string());
     }
     if m.staging > 0 {
-        out.push(format!("staging/ ({} awaiting consolidation)", m.staging));
+        out.push(format!("> staging/ ({} awaiting consolidation)", m.staging));
     }
     out
 }

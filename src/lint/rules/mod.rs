@@ -18,6 +18,7 @@ pub mod sources;
 pub mod staging;
 pub mod status;
 pub mod summary;
+pub mod text;
 pub mod workspace;
 
 // The paths the engine and the front ends used before the registry moved
