@@ -282,7 +282,7 @@ fn human_shown(shown: &author::Shown) -> String {
         note += &format!("cited by: {p}\n");
     }
     for m in &shown.drifted {
-        t += &format!("  drifted: {}\n", crate::syntax::sanitize::line(m));
+        note += &format!("drifted: {}\n", crate::syntax::sanitize::line(m));
     }
     let body = shown.body.trim_matches('\n');
     if !body.is_empty() {
