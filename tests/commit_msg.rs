@@ -219,3 +219,125 @@ fn commit_msg_trailers_must_be_trailers_and_match_the_commit() {
         assert_eq!(check(message), (0, String::new(), String::new()), "{message:?}");
     }
 }
+
+/// A plain `git merge` of a branch whose own commit removed a record with
+/// a `Memlint-GC:` trailer is not stopped by the commit-msg hook: the
+/// merged side's trailers explain its removals. A removal the merge itself
+/// makes still needs the merge message's trailer.
+#[test]
+fn merging_a_branch_whose_commit_explains_a_removal_goes_through() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().canonicalize().expect("canonical");
+    ok(&root, "git", &["init", "-q", "-b", "master"]);
+    ok(&root, BIN, &["init", "--hooks"]);
+    for name in ["aaa-one", "bbb-two", "ccc-three"] {
+        fs::write(root.join(format!("knowledge/{name}.md")), RECORD).expect("write");
+    }
+    ok(&root, "git", &["add", "-A"]);
+    ok(&root, "git", &["commit", "-q", "-m", "base"]);
+    ok(&root, "git", &["checkout", "-q", "-b", "feat"]);
+    ok(&root, "git", &["rm", "-q", "knowledge/bbb-two.md"]);
+    let message = "Drop bbb\n\nMemlint-GC: drop knowledge/bbb-two outdated\n";
+    ok(&root, "git", &["commit", "-q", "-m", message]);
+    ok(&root, "git", &["checkout", "-q", "master"]);
+    fs::write(root.join("notes.txt"), "other work\n").expect("write");
+    ok(&root, "git", &["add", "notes.txt"]);
+    ok(&root, "git", &["commit", "-q", "-m", "other work"]);
+
+    let out = run(&root, "git", &["merge", "--no-edit", "feat"]);
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{said}");
+    assert!(!said.contains("history/unexplained-removal"), "{said}");
+    let parents = ok(&root, "git", &["log", "-1", "--format=%P"]);
+    assert_eq!(parents.split_whitespace().count(), 2, "{parents}");
+    assert!(!root.join("knowledge/bbb-two.md").exists());
+
+    // The merge itself removing another record needs its own trailer.
+    ok(&root, "git", &["checkout", "-q", "-b", "more", "HEAD~1"]);
+    fs::write(root.join("more.txt"), "more\n").expect("write");
+    ok(&root, "git", &["add", "more.txt"]);
+    ok(&root, "git", &["commit", "-q", "-m", "more"]);
+    ok(&root, "git", &["checkout", "-q", "master"]);
+    ok(&root, "git", &["merge", "-q", "--no-commit", "more"]);
+    ok(&root, "git", &["rm", "-q", "knowledge/ccc-three.md"]);
+    let out = run(&root, "git", &["commit", "-q", "--no-edit"]);
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!out.status.success(), "{said}");
+    assert!(
+        said.contains("`knowledge/ccc-three.md` was removed since"),
+        "{said}"
+    );
+    assert!(!said.contains("bbb-two"), "{said}");
+    let message = "Merge more\n\nMemlint-GC: drop knowledge/ccc-three outdated\n";
+    ok(&root, "git", &["commit", "-q", "-m", message]);
+    let parents = ok(&root, "git", &["log", "-1", "--format=%P"]);
+    assert_eq!(parents.split_whitespace().count(), 2, "{parents}");
+}
+
+/// A malformed trailer in the message being committed is blamed on that
+/// message, not on HEAD, and the form it suggests is one that is accepted.
+#[test]
+fn a_malformed_trailer_of_the_message_is_blamed_on_it_and_its_fix_is_accepted() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().canonicalize().expect("canonical");
+    ok(&root, "git", &["init", "-q", "-b", "main"]);
+    ok(&root, BIN, &["init"]);
+    fs::write(root.join("knowledge/aaa-one.md"), RECORD).expect("write");
+    ok(&root, "git", &["add", "-A"]);
+    ok(&root, "git", &["commit", "-q", "--no-verify", "-m", "base"]);
+    let head = ok(&root, "git", &["rev-parse", "--short=7", "HEAD"]);
+    ok(&root, "git", &["rm", "-q", "knowledge/aaa-one.md"]);
+    let check = |message: &str| {
+        fs::write(root.join("MSG"), message).expect("write");
+        let out = run(
+            &root,
+            BIN,
+            &[
+                "check",
+                "--staged",
+                "--commit-msg",
+                "MSG",
+                "--color",
+                "never",
+            ],
+        );
+        (
+            out.status.code().expect("exit code"),
+            // The human report wraps long messages: compared as words.
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            )
+            .replace('│', " ")
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
+        )
+    };
+    let (code, said) = check("Drop\n\nMemlint-GC: drop ./knowledge/aaa-one.md outdated\n");
+    assert_eq!(code, 1, "{said}");
+    assert!(
+        said.contains("(the commit message has a malformed trailer naming it: `./knowledge/aaa-one.md`: name the record without `.md` (`knowledge/aaa-one`))"),
+        "{said}"
+    );
+    assert!(!said.contains(&format!("commit {}", head.trim())), "{said}");
+    let (code, said) = check("Drop\n\nMemlint-GC: drop ./knowledge/aaa-one outdated\n");
+    assert_eq!(code, 1, "{said}");
+    assert!(
+        said.contains("`./knowledge/aaa-one`: name the record relative to the workspace root, without `./` (`knowledge/aaa-one`)"),
+        "{said}"
+    );
+    assert_eq!(
+        check("Drop\n\nMemlint-GC: drop knowledge/aaa-one outdated\n"),
+        (0, String::new())
+    );
+}

@@ -10,7 +10,7 @@ use common::{ok_on_path as ok, run_on_path as run, BIN};
 use memlint::engine::merge::{merge, Markers, What};
 use memlint::model::kind::Kind;
 use proptest::prelude::*;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 
 /// `memlint merge-file O A B PATH` on three files in a temporary directory:
@@ -173,6 +173,59 @@ fn tags_written_by_new_and_extended_on_two_branches_merge_through_git() {
     );
 }
 
+const TWO: &str = "---\ntitle: Use gix\nstatus: active\ndate: 2026-12-01\nsources:\n  - file:a.md\n  - file:b.md\n---\n\nBody\n";
+
+#[test]
+fn an_item_commented_on_one_side_and_removed_on_the_other_conflicts_though_the_comment_text_is_elsewhere(
+) {
+    let ours = TWO.replace("file:a.md\n", "file:a.md  # verified\n");
+    let theirs = TWO.replace(
+        "  - file:a.md\n  - file:b.md\n",
+        "  - file:b.md  # verified\n",
+    );
+    let (code, result, said) = driver(TWO, &ours, &theirs);
+    assert_eq!(code, 1, "{result}\n{said}");
+    assert!(result.contains("  - file:a.md  # verified\n"), "{result}");
+    assert!(result.contains("<<<<<<< ours\n"), "{result}");
+    assert!(
+        said.contains("would lose the line `# verified` (with `file:a.md`)"),
+        "{said}"
+    );
+}
+
+#[test]
+fn a_comment_line_before_an_item_the_other_side_removes_conflicts_though_its_text_is_in_the_body() {
+    let ours = TWO.replace("  - file:a.md\n", "  # keep: reviewed\n  - file:a.md\n");
+    let theirs = TWO
+        .replace("  - file:a.md\n", "")
+        .replace("Body\n", "Body\n\n# keep: reviewed\n");
+    let (code, result, said) = driver(TWO, &ours, &theirs);
+    assert_eq!(code, 1, "{result}\n{said}");
+    assert!(
+        result.contains("  # keep: reviewed\n  - file:a.md\n"),
+        "{result}"
+    );
+}
+
+#[test]
+fn quoted_flow_items_with_commas_merge_cleanly_as_whole_items() {
+    let base = TWO.replace(
+        "sources:\n  - file:a.md\n  - file:b.md\n",
+        "sources: [file:z.md, 'file:a,b.md']\n",
+    );
+    let ours = base.replace("]\n", ", file:a.md]\n");
+    let theirs = base.replace("]\n", ", \"https://x/?a=1,2\"]\n");
+    let (code, result, said) = driver(&base, &ours, &theirs);
+    assert_eq!(code, 0, "{result}\n{said}");
+    assert_eq!(
+        result,
+        TWO.replace(
+            "  - file:a.md\n  - file:b.md\n",
+            "  - file:z.md\n  - 'file:a,b.md'\n  - file:a.md\n  - \"https://x/?a=1,2\"\n"
+        )
+    );
+}
+
 /// A decision with comments in the places people put them, as fields a
 /// random edit changes. Every word that can be lost is unique: `note-N`
 /// (comments), `decision:dN` (sources), `tag-N`, `Title-vN`, `Body-N.`.
@@ -191,13 +244,17 @@ struct Rec {
     tags_note: Option<u32>,
     end_note: Option<u32>,
     body: Vec<u32>,
+    /// Comments written from a pool of four texts (`note-0` … `note-3`),
+    /// so that the same comment text stands in several places.
+    pool: bool,
 }
 
 impl Rec {
     fn text(&self) -> String {
-        let note = |n: Option<u32>| n.map_or(String::new(), |n| format!(" # note-{n}"));
+        let pooled = |n: u32| if self.pool { n % 4 } else { n };
+        let note = |n: Option<u32>| n.map_or(String::new(), |n| format!(" # note-{}", pooled(n)));
         let line = |n: Option<u32>, indent: &str| {
-            n.map_or(String::new(), |n| format!("{indent}# note-{n}\n"))
+            n.map_or(String::new(), |n| format!("{indent}# note-{}\n", pooled(n)))
         };
         let mut out = String::from("---\n");
         out += &line(self.lead, "");
@@ -298,6 +355,7 @@ fn rec() -> impl Strategy<Value = Rec> {
             any::<bool>(),
         ),
         (note(), note(), prop::collection::vec(0u32..1000, 0..5)),
+        any::<bool>(),
     )
         .prop_map(
             |(
@@ -305,6 +363,7 @@ fn rec() -> impl Strategy<Value = Rec> {
                 s,
                 (sources_tail, tags, tags_flow),
                 (tags_note, end_note, body),
+                pool,
             )| {
                 // Base numbers are unique: body lines and notes get offsets.
                 let mut body: Vec<u32> = body
@@ -329,6 +388,7 @@ fn rec() -> impl Strategy<Value = Rec> {
                     tags_note: tags_note.map(|n| n + 5000),
                     end_note: end_note.map(|n| n + 6000),
                     body,
+                    pool,
                 }
             },
         )
@@ -338,16 +398,39 @@ fn edits() -> impl Strategy<Value = Vec<(u8, u32, bool)>> {
     prop::collection::vec((any::<u8>(), any::<u32>(), any::<bool>()), 0..6)
 }
 
-/// The words of a record that a merge must not lose.
-fn words(text: &str) -> BTreeSet<String> {
-    text.split(|c: char| c.is_whitespace() || "[],".contains(c))
-        .filter(|w| {
+/// The words of a record that a merge must not lose, each with how many
+/// times it stands in its place: a comment (`note-N`) paired with what it
+/// annotates (the first word of its line, or for a comment line of the
+/// next line with one), any other word on its own.
+fn words(text: &str) -> BTreeMap<(String, String), usize> {
+    let mut out = BTreeMap::new();
+    let mut pending: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let tokens: Vec<&str> = line
+            .split(|c: char| c.is_whitespace() || "[],".contains(c))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let kept = tokens.iter().filter(|w| {
             ["note-", "decision:", "tag-", "Title-", "Body-"]
                 .iter()
                 .any(|p| w.starts_with(p))
-        })
-        .map(str::to_string)
-        .collect()
+        });
+        let notes = kept.clone().filter(|w| w.starts_with("note-"));
+        let Some(anchor) = tokens.iter().find(|w| **w != "-" && !w.starts_with('#')) else {
+            pending.extend(notes.map(|w| w.to_string()));
+            continue;
+        };
+        for w in kept.filter(|w| !w.starts_with("note-")) {
+            *out.entry((String::new(), w.to_string())).or_insert(0) += 1;
+        }
+        for w in notes.map(|w| w.to_string()).chain(pending.drain(..)) {
+            *out.entry((anchor.to_string(), w)).or_insert(0) += 1;
+        }
+    }
+    for w in pending {
+        *out.entry((String::new(), w)).or_insert(0) += 1;
+    }
+    out
 }
 
 proptest! {
@@ -368,10 +451,14 @@ proptest! {
         let out = merge(What::Record(Kind::Decision), b.as_bytes(), o.as_bytes(), t.as_bytes(), &Markers::default(), 1 << 20);
         let text = String::from_utf8(out.merge.bytes).expect("utf-8");
         let (wb, wo, wt, have) = (words(&b), words(&o), words(&t), words(&text));
-        for w in wo.iter().filter(|w| wt.contains(*w) || !wb.contains(*w)).chain(wt.iter().filter(|w| !wb.contains(*w))) {
+        let n = |m: &BTreeMap<(String, String), usize>, w: &(String, String)| m.get(w).copied().unwrap_or(0);
+        for w in wo.keys().chain(wt.keys()) {
+            let (cb, co, ct) = (n(&wb, w), n(&wo, w), n(&wt, w));
+            // Kept by all three, plus the most either side added there.
+            let need = cb.min(co).min(ct) + co.saturating_sub(cb).max(ct.saturating_sub(cb));
             prop_assert!(
-                have.contains(w),
-                "{w} lost ({:?}, conflicts {:?}):\nbase\n{b}\nours\n{o}\ntheirs\n{t}\nresult\n{text}",
+                n(&have, w) >= need,
+                "{w:?} lost ({:?}, conflicts {:?}):\nbase\n{b}\nours\n{o}\ntheirs\n{t}\nresult\n{text}",
                 out.how, out.merge.conflicts
             );
         }

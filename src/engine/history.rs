@@ -44,7 +44,7 @@ pub fn staged_history(
             .any(|c| c.path == rel && c.new.is_none())
     };
     let mut mismatched = Vec::new();
-    let ops: Vec<Found<GcOp>> = good
+    let mut ops: Vec<Found<GcOp>> = good
         .into_iter()
         .filter(|op| match mismatch(op, &in_commit, &removed) {
             Some(why) => {
@@ -56,11 +56,11 @@ pub fn staged_history(
             }
             None => true,
         })
-        .map(|item| Found { commit: head, item })
+        .map(|item| Found { commit: None, item })
         .collect();
-    let malformed: Vec<Found<Malformed>> = bad
+    let mut malformed: Vec<Found<Malformed>> = bad
         .into_iter()
-        .map(|item| Found { commit: head, item })
+        .map(|item| Found { commit: None, item })
         .collect();
     outcome.warnings = malformed
         .iter()
@@ -73,6 +73,18 @@ pub fn staged_history(
         })
         .collect();
     outcome.warnings.extend(mismatched);
+    // A merge being committed: what the merged side(s) removed or rewrote
+    // is explained by the trailers of their own commits (those HEAD does
+    // not have); only what the merge itself does needs this message's.
+    let merging = repo.merge_heads();
+    if !merging.is_empty() {
+        for c in repo.commits(&merging, &[head])? {
+            let (good, bad) = trailers(&c.message);
+            let commit = Some(c.id);
+            ops.extend(good.into_iter().map(|item| Found { commit, item }));
+            malformed.extend(bad.into_iter().map(|item| Found { commit, item }));
+        }
+    }
     let max = ws.config.max_file_bytes;
     let read = |rel: &str| -> Option<Blob> {
         let object = staged.lookup(rel).filter(Object::is_file)?;
@@ -149,9 +161,10 @@ fn mismatch(
     }
 }
 
-/// A trailer found in a commit, with the commit it came from.
+/// A trailer found in a commit, with the commit it came from (`None`: the
+/// message of the commit being made).
 pub(crate) struct Found<T> {
-    pub(crate) commit: ObjectId,
+    pub(crate) commit: Option<ObjectId>,
     pub(crate) item: T,
 }
 
@@ -224,9 +237,12 @@ pub(crate) fn unexplained_removals(
             CATEGORIES.join("|")
         );
         if let Some(m) = malformed.iter().find(|m| m.item.line.contains(bare)) {
+            let whose = match &m.commit {
+                Some(id) => format!("commit {}", short(id)),
+                None => "the commit message".to_string(),
+            };
             message.push_str(&format!(
-                " (commit {} has a malformed trailer naming it: {})",
-                short(&m.commit),
+                " ({whose} has a malformed trailer naming it: {})",
                 m.item.reason
             ));
         }

@@ -709,15 +709,16 @@ pub fn base(
     let mut malformed = Vec::new();
     for c in repo.commits(&[head], &[base])? {
         let (good, bad) = trailers(&c.message);
-        ops.extend(good.into_iter().map(|item| Found { commit: c.id, item }));
-        malformed.extend(bad.into_iter().map(|item| Found { commit: c.id, item }));
+        let commit = Some(c.id);
+        ops.extend(good.into_iter().map(|item| Found { commit, item }));
+        malformed.extend(bad.into_iter().map(|item| Found { commit, item }));
     }
     let warnings: Vec<String> = malformed
         .iter()
         .map(|m| {
             format!(
                 "commit {}: malformed `{TRAILER}:` trailer `{}`: {}",
-                short(&m.commit),
+                m.commit.as_ref().map(short).unwrap_or_default(),
                 crate::syntax::sanitize::line(&m.item.line),
                 crate::syntax::sanitize::line(&m.item.reason)
             )

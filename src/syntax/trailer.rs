@@ -263,11 +263,19 @@ fn or_list(words: &[&str]) -> String {
 
 /// Why `record` is no `<kind-dir>/<slug>`.
 fn record_problem(record: &str) -> Result<(), String> {
-    if record.ends_with(".md") {
-        return Err(format!(
-            "`{record}`: name the record without `.md` (`{}`)",
-            record.trim_end_matches(".md")
-        ));
+    let bare = record.trim_start_matches("./");
+    if bare.ends_with(".md") || bare != record {
+        // The form to write instead, when it is one that is accepted.
+        let fixed = bare.trim_end_matches(".md");
+        let instead = match record_problem(fixed) {
+            Ok(()) => format!(" (`{fixed}`)"),
+            Err(_) => String::new(),
+        };
+        let what = match bare.ends_with(".md") {
+            true => "without `.md`",
+            false => "relative to the workspace root, without `./`",
+        };
+        return Err(format!("`{record}`: name the record {what}{instead}"));
     }
     let Some((dir, name)) = record.rsplit_once('/') else {
         return Err(format!(

@@ -21,7 +21,7 @@ pub use lines::Markers;
 
 use crate::engine::workspace::Workspace;
 use crate::model::kind::{classify, Kind, Place};
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// A merge's result.
@@ -184,60 +184,113 @@ fn canonical(bytes: &[u8], kind: Kind) -> Result<Vec<u8>, String> {
     Ok(text.into_bytes())
 }
 
-/// What a line is compared by when checking that a merge kept it: its
+/// What a merge must keep, with how many times it occurs: each line's
 /// text without surrounding white space and without a list item's `- `,
-/// with a comment (from ` #`) apart from what precedes it, and a flow list
-/// (`tags: [a, b]`) as its key and each item, since the merge and the
-/// formatter may rewrite a list between the two forms and move a comment
-/// from after its `]` to after its key.
-fn units(text: &str) -> HashSet<&str> {
-    let mut out = HashSet::new();
+/// a flow list (`tags: [a, b]`) as its key and each item (split at the
+/// commas outside quotes), and a comment (from ` #`, or a whole comment
+/// line) paired with the code it goes with: the code on its line, or for a
+/// comment line the next line's code, a flow list's code being its key,
+/// since the merge and the formatter may rewrite a list between the two
+/// forms and move a comment from after its `]` to after its key. Pairing
+/// and counting keep a comment that ours added or changed at one place
+/// from being taken for the same text theirs has at another.
+fn units<'t>(text: &'t str) -> HashMap<(&'t str, &'t str), usize> {
+    let mut out = HashMap::new();
+    let mut add = |at: &'t str, unit: &'t str| {
+        let unit = unit.trim();
+        if !unit.is_empty() {
+            *out.entry((at, unit)).or_insert(0) += 1;
+        }
+    };
+    let mut pending: Vec<&str> = Vec::new();
     for line in text.lines() {
         let line = line.trim();
         let line = line.strip_prefix("- ").unwrap_or(line).trim_start();
-        let (code, comment) = match line.strip_prefix('#') {
-            Some(_) => ("", line),
-            None => line
-                .find(" #")
-                .map_or((line, ""), |at| (&line[..at], &line[at + 1..])),
-        };
-        out.insert(comment.trim_end());
+        if line.starts_with('#') {
+            pending.push(line);
+            continue;
+        }
+        let (code, comment) = line
+            .find(" #")
+            .map_or((line, ""), |at| (&line[..at], &line[at + 1..]));
         let code = code.trim_end();
+        if code.is_empty() {
+            continue;
+        }
         let flow = code
             .strip_suffix(']')
             .and_then(|c| c.split_once(": ["))
             .filter(|(key, _)| !key.is_empty() && !key.contains(' '));
-        match flow {
+        let anchor = match flow {
             Some((key, items)) => {
-                out.insert(&code[..key.len() + 1]);
-                out.extend(items.split(',').map(str::trim));
+                let key = &code[..key.len() + 1];
+                add("", key);
+                for item in flow_items(items) {
+                    add("", item);
+                }
+                key
             }
             None => {
-                out.insert(code);
+                add("", code);
+                code
             }
+        };
+        add(anchor, comment);
+        for c in pending.drain(..) {
+            add(anchor, c);
         }
     }
-    out.remove("");
+    for c in pending {
+        add("", c);
+    }
+    out
+}
+
+/// The items of a flow list's inside (`a, 'b,c', "d"`), split at the
+/// commas outside single and double quotes.
+fn flow_items(inside: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut from, mut quote, mut escaped) = (0, None, false);
+    for (i, c) in inside.char_indices() {
+        match quote {
+            Some('"') if escaped => escaped = false,
+            Some('"') if c == '\\' => escaped = true,
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None if c == '\'' || c == '"' => quote = Some(c),
+            None if c == ',' => {
+                out.push(inside[from..i].trim());
+                from = i + 1;
+            }
+            None => {}
+        }
+    }
+    out.push(inside[from..].trim());
     out
 }
 
 /// An error (saying which line) unless `merged` holds every line of ours
 /// and theirs but those one side removed from the base: every line either
-/// side added, and every line both sides kept (comments included).
-/// Compared as [`units`].
+/// side added, and every line both sides kept (comments included), as
+/// many times as the sides hold it. Compared as [`units`].
 fn keeps_lines(base: &str, ours: &str, theirs: &str, merged: &[u8]) -> Result<(), String> {
     let merged = String::from_utf8_lossy(merged);
     let have = units(&merged);
     let (b, o, t) = (units(base), units(ours), units(theirs));
-    let mut lost: Vec<&&str> = o
-        .iter()
-        .filter(|u| t.contains(*u) || !b.contains(*u))
-        .chain(t.iter().filter(|u| !b.contains(*u)))
-        .filter(|u| !have.contains(**u))
+    let count = |m: &HashMap<(&str, &str), usize>, u: &(&str, &str)| m.get(u).copied().unwrap_or(0);
+    let mut lost: Vec<&(&str, &str)> = o
+        .keys()
+        .chain(t.keys())
+        .filter(|u| {
+            let (cb, co, ct) = (count(&b, u), count(&o, u), count(&t, u));
+            let need = cb.min(co).min(ct) + co.saturating_sub(cb).max(ct.saturating_sub(cb));
+            count(&have, u) < need
+        })
         .collect();
     lost.sort();
     match lost.first() {
-        Some(line) => Err(format!("would lose the line `{line}`")),
+        Some(("", line)) => Err(format!("would lose the line `{line}`")),
+        Some((at, line)) => Err(format!("would lose the line `{line}` (with `{at}`)")),
         None => Ok(()),
     }
 }

@@ -211,3 +211,23 @@ impl InOrder<'_> {
         vouched_entry(index, e, stat)
     }
 }
+
+impl Repo {
+    /// The commits being merged when a merge is under way (`MERGE_HEAD` in
+    /// the git dir, one id a line; at most 64 KiB of it read); empty
+    /// otherwise. Lines that are no commit id are left out.
+    pub fn merge_heads(&self) -> Vec<ObjectId> {
+        use std::io::Read;
+        let Ok(file) = std::fs::File::open(self.repo.git_dir().join("MERGE_HEAD")) else {
+            return Vec::new();
+        };
+        let mut text = String::new();
+        if file.take(64 * 1024).read_to_string(&mut text).is_err() {
+            return Vec::new();
+        }
+        text.lines()
+            .filter_map(|l| ObjectId::from_hex(l.trim().as_bytes()).ok())
+            .filter(|id| self.repo.find_commit(*id).is_ok())
+            .collect()
+    }
+}
