@@ -51,8 +51,8 @@ fn json_shape_and_contents() {
         sorted,
         vec![
             "diagnostics",
-            "duplicates",
             "drifted",
+            "duplicates",
             "records",
             "replaced_chains",
             "similar_slugs",
