@@ -432,7 +432,10 @@ fn a_timed_out_remote_leaves_no_transport_process_behind() {
     let ssh = tmp.path().join("slow-ssh");
     fs::write(
         &ssh,
-        format!("#!/bin/sh\necho $$ > '{}'\nexec sleep 40\n", pidfile.display()),
+        format!(
+            "#!/bin/sh\necho $$ > '{}'\nexec sleep 40\n",
+            pidfile.display()
+        ),
     )
     .expect("write");
     ok(&clones[0], "chmod", &["+x", &ssh.to_string_lossy()]);
