@@ -57,7 +57,7 @@ const CHAT_WORDS: &[&str] = &[
 ];
 
 /// The search terms of a prompt: its distinct words but function words and
-/// [`CHAT_WORDS`], in order, at most [`MAX_TERMS`]; empty when nothing
+/// `CHAT_WORDS`, in order, at most `MAX_TERMS`; empty when nothing
 /// else is left.
 pub fn prompt_terms(prompt: &str) -> Vec<String> {
     let head: String = prompt.chars().take(PROMPT_READ_CHARS).collect();

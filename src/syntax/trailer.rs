@@ -71,7 +71,7 @@ pub struct Malformed {
 }
 
 /// Finds the `Memlint-GC:` trailers of a commit message, as git reads
-/// trailers ([`trailer_block`]): only those in the trailer block count. A
+/// trailers (`trailer_block`): only those in the trailer block count. A
 /// `Memlint-GC` line anywhere else (the subject line, a paragraph in the
 /// middle) is reported as malformed, since git and every tool reading
 /// trailers ignore it; so is a slip in the grammar.

@@ -5,7 +5,7 @@
 //! named instead), and an OLD already replaced by another record (its
 //! successor is named; `force` re-points it).
 //!
-//! Replacements take turns over the workspace ([`Turn`] on the root, from
+//! Replacements take turns over the workspace (`Turn` on the root, from
 //! the first read to the last write), and decide on the records as they
 //! are on disk then: `replace a b` and `replace b a` at once make one
 //! replacement and one refused loop, and of several `new --replaces old`

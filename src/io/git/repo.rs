@@ -270,7 +270,7 @@ impl Repo {
     }
 
     /// Commits reachable from `tips` but not from `hidden`, newest first
-    /// (each message kept as [`kept_message`] says).
+    /// (each message kept as `kept_message` says).
     pub fn commits(
         &self,
         tips: &[ObjectId],
