@@ -3,8 +3,8 @@
 //! codec. A shadow of the files, always safe to delete. Never prints.
 
 pub mod codec;
-pub mod duplicates;
 pub mod drift;
+pub mod duplicates;
 pub mod failures;
 pub mod listing;
 pub mod material;
