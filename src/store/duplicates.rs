@@ -38,9 +38,10 @@ struct Stored {
 
 /// The comparable records of the view, as the cache keys them, sorted.
 fn table(view: &View) -> Table {
+    use rayon::prelude::*;
     let mut rows: Table = view
         .records
-        .iter()
+        .par_iter()
         .filter_map(|e| {
             let (kind, sketch) = comparable(e)?;
             let mut h = Xxh3::new();
@@ -51,7 +52,7 @@ fn table(view: &View) -> Table {
             Some((xxh3_64(e.path.as_bytes()), h.digest()))
         })
         .collect();
-    rows.sort_unstable();
+    rows.par_sort_unstable();
     rows
 }
 

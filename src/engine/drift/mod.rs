@@ -127,10 +127,10 @@ pub fn drifted<'a>(
             _ => by_record.push((c.record, vec![c])),
         }
     }
+    let now = judge.records_now(by_record.iter().map(|(r, _)| *r));
     let mut since_cache: HashMap<usize, Vec<usize>> = HashMap::new();
-    for (record, sources) in by_record {
+    for ((record, sources), (id, pinned)) in by_record.into_iter().zip(now) {
         // Pinned sources are judged by their pins; the others by history.
-        let pinned = judge.pins(record);
         let mut rest = Vec::new();
         for c in sources {
             match pinned.hashes.get(c.at.value.as_str()) {
@@ -146,7 +146,7 @@ pub fn drifted<'a>(
         if sources.is_empty() {
             continue;
         }
-        let written = match judge.written(record) {
+        let written = match judge.written(record, id) {
             Written::At(i) if !history.steps[i].boundary => i,
             Written::At(_) | Written::BeyondHistory => {
                 unjudged.shallow += 1;
@@ -275,6 +275,49 @@ struct Pinned {
     verified: Option<String>,
 }
 
+/// The pins of a record of text `bytes` (`memlint verify` wrote them), and
+/// its `verified` date; none without text. Only a text that mentions
+/// `pins` (or holds an escape that could spell it) is parsed.
+fn pins_of(bytes: Option<&[u8]>) -> Pinned {
+    let mut out = Pinned::default();
+    let Some(bytes) = bytes else {
+        return out;
+    };
+    if memchr::memmem::find(bytes, b"pins").is_none() && memchr::memchr(b'\\', bytes).is_none() {
+        return out;
+    }
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return out;
+    };
+    let crate::syntax::frontmatter::Split::Found(parts) = crate::syntax::frontmatter::split(text)
+    else {
+        return out;
+    };
+    let Ok(doc) = crate::syntax::yaml::parse(&text[parts.yaml.clone()], parts.yaml.start) else {
+        return out;
+    };
+    let Some(root) = doc.root else {
+        return out;
+    };
+    out.verified = root
+        .get("verified")
+        .and_then(|e| e.value.as_scalar())
+        .map(|s| s.text.clone());
+    if let Some(crate::syntax::yaml::Value::Seq { items, .. }) =
+        root.get("pins").map(|e| &e.value.value)
+    {
+        for item in items {
+            let Some(pin) = item.as_scalar().and_then(|s| s.as_str()) else {
+                continue;
+            };
+            if let Some((source, hash)) = crate::model::kind::split_pin(pin) {
+                out.hashes.insert(source.to_string(), hash.to_string());
+            }
+        }
+    }
+    out
+}
+
 /// When a record was last written.
 enum Written {
     /// By the commit at this index of the walk.
@@ -299,13 +342,53 @@ struct Judge<'r> {
 }
 
 impl Judge<'_> {
+    /// Each record's blob id as the mode sees it now, and its pins: one
+    /// read of each record, in parallel in the work tree (a check judges
+    /// every record that cites a file).
+    fn records_now<'a>(
+        &self,
+        records: impl Iterator<Item = &'a str>,
+    ) -> Vec<(Option<ObjectId>, Pinned)> {
+        let records: Vec<&str> = records.collect();
+        let now: Vec<(Option<ObjectId>, Pinned)> = match self.mode {
+            Mode::Staged => records
+                .iter()
+                .map(|r| {
+                    (
+                        self.current_id(r),
+                        pins_of(self.current_bytes(r).as_deref()),
+                    )
+                })
+                .collect(),
+            Mode::WorkTree => {
+                use rayon::prelude::*;
+                let (root, kind) = (&self.ws.root, self.repo.repo.object_hash());
+                records
+                    .par_iter()
+                    .map(|r| {
+                        let bytes = crate::io::source::read_source(root, r);
+                        let id = bytes.as_ref().and_then(|b| {
+                            gix::objs::compute_hash(kind, gix::objs::Kind::Blob, b).ok()
+                        });
+                        (id, pins_of(bytes.as_deref()))
+                    })
+                    .collect()
+            }
+        };
+        let mut ids = self.ids.borrow_mut();
+        for (r, (id, _)) in records.iter().zip(&now) {
+            ids.insert(r.to_string(), *id);
+        }
+        now
+    }
+
     /// The commit that last wrote `record`, when the record as it is now
-    /// (work tree or index) is the one committed there.
-    fn written(&self, record: &str) -> Written {
+    /// (work tree or index, blob `id`) is the one committed there.
+    fn written(&self, record: &str, id: Option<ObjectId>) -> Written {
         let Some(committed) = self.head_files.get(record) else {
             return Written::NotYet;
         };
-        if self.current_id(record) != Some(committed.id) {
+        if id != Some(committed.id) {
             return Written::NotYet;
         }
         match self.history.last_change(record) {
@@ -313,46 +396,6 @@ impl Judge<'_> {
             // In HEAD but changed by no commit walked: the history is cut.
             None => Written::BeyondHistory,
         }
-    }
-
-    /// The pins of `record` as it is now (`memlint verify` wrote them).
-    fn pins(&self, record: &str) -> Pinned {
-        let mut out = Pinned::default();
-        let Some(bytes) = self.current_bytes(record) else {
-            return out;
-        };
-        let Ok(text) = std::str::from_utf8(&bytes) else {
-            return out;
-        };
-        let crate::syntax::frontmatter::Split::Found(parts) =
-            crate::syntax::frontmatter::split(text)
-        else {
-            return out;
-        };
-        let Ok(doc) = crate::syntax::yaml::parse(&text[parts.yaml.clone()], parts.yaml.start)
-        else {
-            return out;
-        };
-        let Some(root) = doc.root else {
-            return out;
-        };
-        out.verified = root
-            .get("verified")
-            .and_then(|e| e.value.as_scalar())
-            .map(|s| s.text.clone());
-        if let Some(crate::syntax::yaml::Value::Seq { items, .. }) =
-            root.get("pins").map(|e| &e.value.value)
-        {
-            for item in items {
-                let Some(pin) = item.as_scalar().and_then(|s| s.as_str()) else {
-                    continue;
-                };
-                if let Some((source, hash)) = crate::model::kind::split_pin(pin) {
-                    out.hashes.insert(source.to_string(), hash.to_string());
-                }
-            }
-        }
-        out
     }
 
     /// Judges a pinned source by its pin.

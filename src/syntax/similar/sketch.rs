@@ -116,11 +116,11 @@ pub fn tokens(text: &str, mut emit: impl FnMut(u64)) {
     tokens_with(text, &mut String::new(), &mut emit);
 }
 
-/// [`tokens`] with a buffer for the current word.
-fn tokens_with(text: &str, word: &mut String, emit: &mut dyn FnMut(u64)) {
-    let mut cjk_prev: Option<char> = None;
-    let mut cjk_run = 0usize;
-    let flush_cjk = |prev: &mut Option<char>, run: &mut usize, emit: &mut dyn FnMut(u64)| {
+/// [`tokens`] with a buffer for the current word. A run of ASCII letters
+/// and digits that is a whole word in lowercase is hashed where it stands
+/// (the common case, no copy); other words are lowercased into `word`.
+fn tokens_with<F: FnMut(u64)>(text: &str, word: &mut String, emit: &mut F) {
+    fn flush_cjk<F: FnMut(u64)>(prev: &mut Option<char>, run: &mut usize, emit: &mut F) {
         if *run == 1 {
             if let Some(c) = *prev {
                 emit(char_hash(c, None));
@@ -128,26 +128,46 @@ fn tokens_with(text: &str, word: &mut String, emit: &mut dyn FnMut(u64)) {
         }
         *prev = None;
         *run = 0;
-    };
-    let end_word = |word: &mut String, emit: &mut dyn FnMut(u64)| {
+    }
+    fn end_word<F: FnMut(u64)>(word: &mut String, emit: &mut F) {
         if !word.is_empty() {
             emit(xxh3_64(word.as_bytes()));
             word.clear();
         }
-    };
-    for c in text.chars() {
-        // ASCII is never in a CJK run: no table lookup for it.
-        if c.is_ascii() {
+    }
+    let mut cjk_prev: Option<char> = None;
+    let mut cjk_run = 0usize;
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii() {
             if cjk_run > 0 {
                 flush_cjk(&mut cjk_prev, &mut cjk_run, emit);
             }
-            if c.is_ascii_alphanumeric() {
-                word.push(c.to_ascii_lowercase());
-            } else {
+            if !b.is_ascii_alphanumeric() {
                 end_word(word, emit);
+                i += 1;
+                continue;
+            }
+            let start = i;
+            while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
+                i += 1;
+            }
+            let run = &bytes[start..i];
+            // The word ends here when ASCII (or nothing) follows.
+            let ends = bytes.get(i).is_none_or(u8::is_ascii);
+            if word.is_empty() && ends && !run.iter().any(u8::is_ascii_uppercase) {
+                emit(xxh3_64(run));
+            } else {
+                word.extend(run.iter().map(|c| char::from(c.to_ascii_lowercase())));
             }
             continue;
         }
+        let Some(c) = text[i..].chars().next() else {
+            break;
+        };
+        i += c.len_utf8();
         if crate::syntax::cjk::in_cjk_run(c) {
             end_word(word, emit);
             if let Some(p) = cjk_prev {
@@ -176,6 +196,79 @@ fn char_hash(a: char, b: Option<char>) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The tokenizer as it was before the ASCII fast path, char by char.
+    fn reference(text: &str, word: &mut String, emit: &mut dyn FnMut(u64)) {
+        let mut cjk_prev: Option<char> = None;
+        let mut cjk_run = 0usize;
+        let flush_cjk = |prev: &mut Option<char>, run: &mut usize, emit: &mut dyn FnMut(u64)| {
+            if *run == 1 {
+                if let Some(c) = *prev {
+                    emit(char_hash(c, None));
+                }
+            }
+            *prev = None;
+            *run = 0;
+        };
+        let end_word = |word: &mut String, emit: &mut dyn FnMut(u64)| {
+            if !word.is_empty() {
+                emit(xxh3_64(word.as_bytes()));
+                word.clear();
+            }
+        };
+        for c in text.chars() {
+            // ASCII is never in a CJK run: no table lookup for it.
+            if c.is_ascii() {
+                if cjk_run > 0 {
+                    flush_cjk(&mut cjk_prev, &mut cjk_run, emit);
+                }
+                if c.is_ascii_alphanumeric() {
+                    word.push(c.to_ascii_lowercase());
+                } else {
+                    end_word(word, emit);
+                }
+                continue;
+            }
+            if crate::syntax::cjk::in_cjk_run(c) {
+                end_word(word, emit);
+                if let Some(p) = cjk_prev {
+                    emit(char_hash(p, Some(c)));
+                }
+                cjk_prev = Some(c);
+                cjk_run += 1;
+                continue;
+            }
+            flush_cjk(&mut cjk_prev, &mut cjk_run, emit);
+            if c.is_alphanumeric() {
+                word.extend(c.to_lowercase());
+            } else {
+                end_word(word, emit);
+            }
+        }
+        flush_cjk(&mut cjk_prev, &mut cjk_run, emit);
+        end_word(word, emit);
+    }
+
+    #[test]
+    fn fast_tokens_are_the_char_by_char_tokens() {
+        let texts = [
+            "Cache product pages at the CDN, then purge by key.",
+            "MixedCase words and ALLCAPS and digits 42abc x9",
+            "café Straße ÉCOLE naïve-résumé déjà",
+            "検索の設計 and 漢 a 字 mixed日本語text",
+            "abcé日本 x日 日x  trailing",
+            "",
+            "a",
+            "Ωmega ωmega word😀emoji",
+        ];
+        for text in texts {
+            let mut fast = Vec::new();
+            tokens(text, |t| fast.push(t));
+            let mut slow = Vec::new();
+            reference(text, &mut String::new(), &mut |t| slow.push(t));
+            assert_eq!(fast, slow, "{text}");
+        }
+    }
 
     fn sim(a: &str, b: &str) -> f64 {
         Sketch::of(a).unwrap().similarity(&Sketch::of(b).unwrap())

@@ -126,11 +126,11 @@ pub fn duplicate_pairs(view: &View) -> Vec<Pair> {
         .filter_map(|(i, e)| comparable(e).map(|(k, s)| (i, k, s)))
         .collect();
     let ratio = view.config.similar_content_ratio;
-    let mut found: Vec<(usize, usize)> = Vec::new();
-    let mut buckets: Map<(Kind, u32), (usize, usize)> =
-        Map::with_capacity_and_hasher(items.len(), Default::default());
-    for band in 0..BANDS {
-        buckets.clear();
+    // The bands are independent: each is bucketed on its own thread.
+    let band_pairs = |band: usize| -> Vec<(usize, usize)> {
+        let mut found = Vec::new();
+        let mut buckets: Map<(Kind, u32), (usize, usize)> =
+            Map::with_capacity_and_hasher(items.len(), Default::default());
         for (n, (_, kind, sketch)) in items.iter().enumerate() {
             let slot = buckets.entry((*kind, sketch.band(band))).or_insert((n, n));
             let (first, last) = *slot;
@@ -146,7 +146,15 @@ pub fn duplicate_pairs(view: &View) -> Vec<Pair> {
                 }
             }
         }
-    }
+        found
+    };
+    let mut found: Vec<(usize, usize)> = {
+        use rayon::prelude::*;
+        (0..BANDS)
+            .into_par_iter()
+            .flat_map_iter(band_pairs)
+            .collect()
+    };
     found.sort_unstable();
     found.dedup();
     let mut pairs: Vec<Pair> = found
