@@ -752,7 +752,7 @@ fn show_says_which_source_changed_in_which_commit() {
     assert_eq!(json["drifted"], serde_json::json!([message]));
     let human = memlint(root, &["show", "cache"]);
     assert!(
-        human.stdout.contains(&format!("  drifted: {message}\n")),
+        human.stdout.contains(&format!("> drifted: {message}\n")),
         "{}",
         human.stdout
     );
