@@ -189,10 +189,9 @@ fn refusals_come_back_as_tool_errors_and_nothing_is_written() {
         .as_str()
         .expect("text")
         .contains("already exists"));
-    assert!(error("escape")["text"]
-        .as_str()
-        .expect("text")
-        .contains("not where a record lives"));
+    assert!(error("escape")["text"].as_str().expect("text").contains(
+        "not where a record lives (records live under memory/, knowledge/ and staging/)"
+    ));
     assert!(error("bad_slug")["text"]
         .as_str()
         .expect("text")

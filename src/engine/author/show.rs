@@ -126,7 +126,7 @@ pub(super) fn find<'c>(
         let rel = target.trim_start_matches("./");
         if !matches!(classify(rel, &ws.config.banned_dirs), Place::Record(_)) {
             return Err(AuthorError::Usage(format!(
-                "{target} is not where a record lives (SPEC §1)"
+                "{target} is not where a record lives (records live under memory/, knowledge/ and staging/)"
             )));
         }
         return current

@@ -12,7 +12,7 @@ a required key is missing
 
 ## What it does
 
-Fires once per required key that is absent from a record's front matter, pointing at the opening `---`. Which keys are required depends on the kind (SPEC §2): for example `title`, `status`, `date` on a decision; `title`, `description`, `model_invocation`, `date` on knowledge; `id`, `source`, `created` on a staging file. A missing `sources` list is reported by `sources/missing` and a missing `replaced_by` by `status/missing-target` instead. When an unknown key looks like a misspelling of the missing one, the message says so (and `frontmatter/unknown-key` reports the misspelling too).
+Fires once per required key that is absent from a record's front matter, pointing at the opening `---`. Which keys are required depends on the kind: for example `title`, `status`, `date` on a decision; `title`, `description`, `model_invocation`, `date` on knowledge; `id`, `source`, `created` on a staging file. A missing `sources` list is reported by `sources/missing` and a missing `replaced_by` by `status/missing-target` instead. When an unknown key looks like a misspelling of the missing one, the message says so (and `frontmatter/unknown-key` reports the misspelling too).
 
 ## Why it matters
 

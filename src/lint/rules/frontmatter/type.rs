@@ -12,7 +12,7 @@ a value has the wrong type or is outside its enum
 
 ## What it does
 
-Fires on a known key whose value has the wrong type for its kind (SPEC §2): a string where a list is expected (`tags: cache`), a non-boolean `model_invocation` (`yes` is a string in YAML 1.2), a `status` outside its enum (`active`/`replaced`, plus `open`/`done` for requests), a title longer than 120 characters, a multi-line `description`, a `created` that is not an RFC 3339 timestamp. Malformed `date` values are `date/format` and empty `sources` are `sources/missing` instead. A value reported here is not inspected by any other rule, so one wrong value gives one diagnostic.
+Fires on a known key whose value has the wrong type for its kind: a string where a list is expected (`tags: cache`), a non-boolean `model_invocation` (`yes` is a string in YAML 1.2), a `status` outside its enum (`active`/`replaced`, plus `open`/`done` for requests), a title longer than 120 characters, a multi-line `description`, a `created` that is not an RFC 3339 timestamp. Malformed `date` values are `date/format` and empty `sources` are `sources/missing` instead. A value reported here is not inspected by any other rule, so one wrong value gives one diagnostic.
 
 ## Why it matters
 

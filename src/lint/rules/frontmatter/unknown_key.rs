@@ -12,7 +12,7 @@ a key the kind does not define
 
 ## What it does
 
-Fires on each front-matter key that the record's kind does not define (SPEC §2), at the key. The message suggests the closest known key (`tag` → `tags`, `model_invokation` → `model_invocation`), says when that key is already present, or lists the known keys when nothing is close. Keys are case-sensitive: `Title` is unknown.
+Fires on each front-matter key that the record's kind does not define, at the key. The message suggests the closest known key (`tag` → `tags`, `model_invokation` → `model_invocation`), says when that key is already present, or lists the known keys when nothing is close. Keys are case-sensitive: `Title` is unknown.
 
 ## Why it matters
 

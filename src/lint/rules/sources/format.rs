@@ -13,7 +13,7 @@ an entry is not a source string
 
 ## What it does
 
-Fires on each string entry of `sources` that is not a source string (SPEC §2): it must be `staging:<YYYYMMDD-HHMMSS-xxxx>`, `session:<id>` (no spaces), `cmem:<CMEM-YYYYMMDD-HHMMSS>`, `commit:<7–40 hex digits>`, `file:<path>` (optionally with a line range, `file:src/cache.rs#L10` or `file:src/cache.rs#L10-L42`; a malformed range such as `#L0` or `#L9-L3` fires here), `decision:<slug>`, `request:<slug>`, `knowledge:<slug>`, or an `http://`/`https://` URL with no spaces. The message says which form was expected. Entries that are not strings are `frontmatter/type`; entries that are well-formed but point at nothing are `sources/dangling`.
+Fires on each string entry of `sources` that is not a source string: it must be `staging:<YYYYMMDD-HHMMSS-xxxx>`, `session:<id>` (no spaces), `cmem:<CMEM-YYYYMMDD-HHMMSS>`, `commit:<7–40 hex digits>`, `file:<path>` (optionally with a line range, `file:src/cache.rs#L10` or `file:src/cache.rs#L10-L42`; a malformed range such as `#L0` or `#L9-L3` fires here), `decision:<slug>`, `request:<slug>`, `knowledge:<slug>`, or an `http://`/`https://` URL with no spaces. The message says which form was expected. Entries that are not strings are `frontmatter/type`; entries that are well-formed but point at nothing are `sources/dangling`.
 
 ## Why it matters
 
