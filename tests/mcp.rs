@@ -471,3 +471,26 @@ fn memory_write_refuses_a_copy_of_an_active_record_unless_forced() {
         .join("memory/decisions/statement-cache-in-wal-sqlite.md")
         .exists());
 }
+
+/// A black-box audit of issue 44 (N7): a title with no ASCII words to make
+/// a slug from is refused naming the tool's `slug` parameter, never the
+/// command line's `--slug`.
+#[test]
+fn a_title_without_a_slug_asks_for_the_slug_parameter() {
+    let ws = workspace();
+    let input = format!(
+        "{INIT}{}\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_write","arguments":{"kind":"decision","title":"日本語のタイトル","sources":["https://example.com"]}}}"#
+    );
+    let (code, messages, _) = raw(ws.path(), input.as_bytes());
+    assert_eq!(code, 0);
+    let m = messages.iter().find(|m| m["id"] == 2).expect("answered");
+    assert_eq!(m["result"]["isError"], true, "{m}");
+    let error = m["result"]["structuredContent"]["error"]
+        .as_str()
+        .expect("error");
+    assert_eq!(
+        error,
+        "the title has no ASCII words to make a slug from; give one in the slug parameter (lowercase ASCII words joined by `-`, such as slug: use-gix-for-git-reads)"
+    );
+}

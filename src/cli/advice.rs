@@ -20,6 +20,9 @@ pub fn words(advice: &Advice) -> String {
         Advice::SupersedeOrForce { old } => format!(
             ", or write this one with --replaces {old} if it supersedes it (or give --force to write it anyway)"
         ),
+        Advice::GiveSlug { example } => format!(
+            "; give one with --slug (lowercase ASCII words joined by `-`, such as --slug {example})"
+        ),
         Advice::RePoint { old, new } => {
             format!(" (or give --force to re-point `{old}` at `{new}`)")
         }

@@ -446,6 +446,9 @@ fn words(advice: &Advice) -> String {
         Advice::SupersedeOrForce { old } => format!(
             ", or call memory_write with replaces: {old} if this one supersedes it (or again with force: true to write it anyway)"
         ),
+        Advice::GiveSlug { example } => format!(
+            "; give one in the slug parameter (lowercase ASCII words joined by `-`, such as slug: {example})"
+        ),
         Advice::RePoint { old, new } => format!(
             " (or call memory_write again with force: true to re-point `{old}` at `{new}`)"
         ),

@@ -28,6 +28,9 @@ pub enum Advice {
     /// Write the new record as the replacement of `old` if it supersedes
     /// it, or write it anyway, overriding the refusal.
     SupersedeOrForce { old: String },
+    /// Name the record's file: give a slug (lowercase ASCII words joined
+    /// by `-`), such as `example`.
+    GiveSlug { example: String },
 }
 
 /// A front end's wording of an [`Advice`]: the clause it appends to the

@@ -175,16 +175,16 @@ fn slug_of_title(title: &str, kind: Kind) -> Result<String, AuthorError> {
             Some((_, what)) => format!(" besides what looks like {what}"),
             None => String::new(),
         };
-        return Err(usage(format!(
-            "the title has no ASCII words{besides} to make a slug from; give one with --slug (lowercase ASCII words joined by `-`, such as --slug {})",
-            example_slug(kind)
-        )));
+        return Err(AuthorError::NeedSlug {
+            why: format!("the title has no ASCII words{besides} to make a slug from"),
+            example: example_slug(kind).to_string(),
+        });
     };
     if let Some((_, what)) = crate::syntax::secrets::find(&slug).first() {
-        return Err(usage(format!(
-            "the slug made from the title looks like {what}; give one with --slug (lowercase ASCII words joined by `-`, such as --slug {})",
-            example_slug(kind)
-        )));
+        return Err(AuthorError::NeedSlug {
+            why: format!("the slug made from the title looks like {what}"),
+            example: example_slug(kind).to_string(),
+        });
     }
     Ok(slug)
 }

@@ -38,6 +38,10 @@ pub enum AuthorError {
     /// had, a date that is not absolute, a record that does not exist.
     #[error("{0}")]
     Usage(String),
+    /// No slug can be made from the title (exit 2): `why`, and an example
+    /// of a slug for the front end to offer as the way to give one.
+    #[error("{why}")]
+    NeedSlug { why: String, example: String },
     /// The workspace cannot be used (exit 2).
     #[error(transparent)]
     Workspace(#[from] WorkspaceError),
@@ -130,6 +134,7 @@ impl AuthorError {
     pub fn exit_code(&self) -> u8 {
         match self {
             AuthorError::Usage(_)
+            | AuthorError::NeedSlug { .. }
             | AuthorError::Workspace(_)
             | AuthorError::Write { .. }
             | AuthorError::Unreadable { .. } => 2,
@@ -142,6 +147,9 @@ impl AuthorError {
         use crate::engine::advice::Advice;
         match self {
             AuthorError::Similar { .. } => Some(Advice::Force),
+            AuthorError::NeedSlug { example, .. } => Some(Advice::GiveSlug {
+                example: example.clone(),
+            }),
             AuthorError::Duplicate { duplicates, .. } => Some(Advice::SupersedeOrForce {
                 old: duplicates.first().map(|d| d.0.clone()).unwrap_or_default(),
             }),

@@ -108,11 +108,8 @@ pub fn verify(
             path: path.clone(),
             source,
         })?;
-        let unreadable = || {
-            AuthorError::Usage(format!(
-                "{path}: its front matter cannot be read; run `memlint check {path}` and repair it first"
-            ))
-        };
+        // The front end words the way out (`Advice::Check`).
+        let unreadable = || AuthorError::Unreadable { path: path.clone() };
         let text = std::str::from_utf8(&seen.bytes).map_err(|_| unreadable())?;
         let edited = set_verified(text, today, &pins).ok_or_else(unreadable)?;
         let edited = match crate::fmt::format_record(&edited, kind) {
