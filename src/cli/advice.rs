@@ -20,6 +20,7 @@ pub fn words(advice: &Advice) -> String {
         Advice::SupersedeOrForce { old } => format!(
             ", or write this one with --replaces {old} if it supersedes it (or give --force to write it anyway)"
         ),
+        Advice::Retry => ", run the command again".to_string(),
         Advice::GiveSlug { example } => format!(
             "; give one with --slug (lowercase ASCII words joined by `-`, such as --slug {example})"
         ),

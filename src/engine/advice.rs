@@ -31,6 +31,8 @@ pub enum Advice {
     /// Name the record's file: give a slug (lowercase ASCII words joined
     /// by `-`), such as `example`.
     GiveSlug { example: String },
+    /// Nothing was done because another writer came first: do it again.
+    Retry,
 }
 
 /// A front end's wording of an [`Advice`]: the clause it appends to the

@@ -101,7 +101,7 @@ pub enum AuthorError {
     Cycle(String),
     /// Another program changed a file while memlint was about to change
     /// it (exit 1); nothing was written.
-    #[error("{0} changed while memlint was writing; nothing was written, run the command again")]
+    #[error("{0} changed while memlint was writing; nothing was written")]
     Changed(String),
     /// A file could not be written (exit 2).
     #[error("cannot write {path}: {source}")]
@@ -147,6 +147,7 @@ impl AuthorError {
         use crate::engine::advice::Advice;
         match self {
             AuthorError::Similar { .. } => Some(Advice::Force),
+            AuthorError::Changed(_) => Some(Advice::Retry),
             AuthorError::NeedSlug { example, .. } => Some(Advice::GiveSlug {
                 example: example.clone(),
             }),
