@@ -166,6 +166,9 @@ fn a_secret_is_never_shown_in_a_diagnostic() {
     );
     let value = hover["contents"]["value"].as_str().unwrap();
     assert!(value.contains("ghp_…[masked]"), "{value}");
+    // Plain text: a title is never rendered as markdown (a black-box audit
+    // of issue 44 made one fetch an image through the hover).
+    assert_eq!(hover["contents"]["kind"], "plaintext", "{hover}");
     assert!(
         !value.contains("abcdefghijklmnopqrstuvwxyz0123456789"),
         "{value}"

@@ -148,8 +148,10 @@ pub fn hover(state: &mut State, rel: &str, text: &str, offset: usize) -> Option<
         ))
         .into_owned()
     };
+    // Plain text, not markdown: a record's title is untrusted, and an
+    // editor renders markdown hovers (images it fetches, command links).
     let value = format!(
-        "**{}**\n\nstatus: {} · date: {} · `{}`",
+        "{}\n\nstatus: {} · date: {} · {}",
         show(&info.title),
         show(&info.status),
         show(&info.date),
@@ -157,7 +159,7 @@ pub fn hover(state: &mut State, rel: &str, text: &str, offset: usize) -> Option<
     );
     Some(Hover {
         contents: HoverContents::Markup(MarkupContent {
-            kind: MarkupKind::Markdown,
+            kind: MarkupKind::PlainText,
             value,
         }),
         range: Some(documents::range(text, &at.name)),
