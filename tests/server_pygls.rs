@@ -50,7 +50,7 @@ fn a_protocol_checked_client_gets_well_formed_answers() {
             "actions": ["Fix `frontmatter/unknown-key`", "Fix `sources/duplicate`", "Fix all memlint findings"],
             "formatted": null,
             "definition": "memory/decisions/use-float-amounts.md",
-            "hover": "**金額を浮動小数点で保持する**\n\nstatus: replaced · date: 2026-09-14 · `memory/decisions/use-float-amounts.md`",
+            "hover": "金額を浮動小数点で保持する\n\nstatus: replaced · date: 2026-09-14 · memory/decisions/use-float-amounts.md",
             "references": ["memory/decisions/new-money.md", "memory/decisions/new-money.md"],
             "completion": ["active", "replaced"],
             "rename": ["TextDocumentEdit", "RenameFile"]

@@ -352,7 +352,10 @@ mod tests {
             other => panic!("{other:?}"),
         };
         assert!(refused(draft(Kind::Decision, "  ")).contains("title is empty"));
-        assert!(refused(draft(Kind::Decision, "日本語")).contains("--slug"));
+        match draft(Kind::Decision, "日本語").lay_out("2026-12-04") {
+            Err(AuthorError::NeedSlug { why, .. }) => assert!(why.contains("no ASCII words")),
+            other => panic!("{other:?}"),
+        }
         assert!(refused(draft(Kind::Decision, "a\nb")).contains("one line"));
         assert!(refused(draft(Kind::Session, "x")).contains("not session"));
         let mut d = draft(Kind::Decision, "x");
