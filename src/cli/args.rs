@@ -224,13 +224,46 @@ pub enum ContextCommand {
 #[derive(Subcommand, Debug)]
 pub enum HookCommand {
     /// SessionStart: refresh the index and print the context (brief after a compaction); exit 0 always
-    SessionStart,
+    SessionStart(HookAgentArgs),
     /// PostToolUse on Write|Edit|MultiEdit: lint the written record; errors exit 2 for the agent to fix
     PostWrite,
     /// Stop: rotate CONTEXT.md and refresh the index; exit 0 always
     Stop,
     /// UserPromptSubmit: add the records most relevant to the prompt (each once per session); exit 0 always
-    Prompt,
+    Prompt(HookAgentArgs),
+}
+
+#[derive(Args, Debug, Clone, Copy, Default)]
+pub struct HookAgentArgs {
+    /// The agent runtime whose hook protocol to answer in (default: recognised from the input, else claude)
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub agent: Option<AgentName>,
+}
+
+/// An agent runtime with a hook protocol memlint speaks.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentName {
+    /// Claude Code
+    Claude,
+    /// OpenAI Codex CLI
+    Codex,
+    /// Gemini CLI
+    Gemini,
+    /// Cursor
+    Cursor,
+}
+
+impl AgentName {
+    /// The engine's agent.
+    pub fn agent(self) -> crate::engine::agents::Agent {
+        use crate::engine::agents::Agent;
+        match self {
+            AgentName::Claude => Agent::Claude,
+            AgentName::Codex => Agent::Codex,
+            AgentName::Gemini => Agent::Gemini,
+            AgentName::Cursor => Agent::Cursor,
+        }
+    }
 }
 
 #[derive(Args, Debug)]
@@ -312,9 +345,17 @@ pub struct InitArgs {
     /// With --hooks: replace an existing hook or core.hooksPath
     #[arg(long, requires = "hooks")]
     pub force: bool,
-    /// Register the agent-runtime hooks in FILE (default .claude/settings.json), merging with what is there
-    #[arg(long, value_name = "FILE", num_args = 0..=1, default_missing_value = crate::engine::init::AGENT_SETTINGS)]
-    pub agent_settings: Option<PathBuf>,
+    /// Register the agent-runtime hooks in FILE (default: each agent's own settings file, .claude/settings.json for Claude Code), merging with what is there
+    #[arg(long, value_name = "FILE", num_args = 0..=1)]
+    pub agent_settings: Option<Option<PathBuf>>,
+    /// With --agent-settings: the agent runtime to register the hooks for (repeatable; default claude): claude (.claude/settings.json), codex (.codex/hooks.json), gemini (.gemini/settings.json), cursor (.cursor/hooks.json)
+    #[arg(
+        long = "agent",
+        value_enum,
+        value_name = "NAME",
+        requires = "agent_settings"
+    )]
+    pub agents: Vec<AgentName>,
     /// Register memlint's merge driver: .gitattributes lines for CONTEXT.md and records, merge.memlint.driver in .git/config
     #[arg(long)]
     pub merge: bool,

@@ -15,7 +15,12 @@ use std::process::ExitCode;
 pub(super) fn run(global: &GlobalArgs, cmd: &HookCommand) -> ExitCode {
     never_fail_on_panic();
     let env = |name: &str| std::env::var(name).ok();
+    let agent = match cmd {
+        HookCommand::SessionStart(a) | HookCommand::Prompt(a) => a.agent.map(|n| n.agent()),
+        HookCommand::PostWrite | HookCommand::Stop => None,
+    };
     let request = Request {
+        agent,
         root: global.root.clone(),
         config: global.config.clone(),
         cwd: std::env::current_dir().ok(),
@@ -24,10 +29,10 @@ pub(super) fn run(global: &GlobalArgs, cmd: &HookCommand) -> ExitCode {
         words: super::advice::words,
     };
     let reply = match cmd {
-        HookCommand::SessionStart => hook::session_start(&request),
+        HookCommand::SessionStart(_) => hook::session_start(&request),
         HookCommand::PostWrite => hook::post_write(&request),
         HookCommand::Stop => hook::stop(&request),
-        HookCommand::Prompt => crate::engine::hook_prompt::prompt(&request),
+        HookCommand::Prompt(_) => crate::engine::hook_prompt::prompt(&request),
     };
     output::err(&reply.stderr);
     output::out(&reply.stdout);

@@ -3,11 +3,14 @@
 use super::args::{GlobalArgs, InitArgs};
 use super::output;
 use super::settings::Settings;
-use crate::engine::init::{self, AgentSettings, Hooks, Report};
+use crate::engine::agent_settings::{AgentSettings, MCP_HINT};
+use crate::engine::agents::Agent;
+use crate::engine::init::{self, Hooks, Report};
 use crate::engine::workspace::WorkspaceError;
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// `memlint init [--hooks [--force]] [--agent-settings [FILE]]`. What was
+/// `memlint init [--hooks [--force]] [--agent-settings [FILE] [--agent NAME…]]`. What was
 /// done is printed also when a later step fails.
 pub(super) fn run(global: &GlobalArgs, args: &InitArgs) -> Result<ExitCode, WorkspaceError> {
     let root = Settings::resolve_for_init(global)?;
@@ -16,15 +19,24 @@ pub(super) fn run(global: &GlobalArgs, args: &InitArgs) -> Result<ExitCode, Work
         true => Some(Hooks::plan(&root, args.force)?),
         false => None,
     };
-    let settings = args
-        .agent_settings
-        .as_deref()
-        .map(|file| AgentSettings::plan(&root, file))
-        .transpose()?;
+    // Every settings file is planned before anything is written.
+    let settings = settings_files(args)?
+        .into_iter()
+        .map(|(file, agent)| AgentSettings::plan(&root, &file, agent))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut report = Report::default();
     let done = init::run(&root, &mut report)
         .and_then(|()| hooks.map_or(Ok(()), |h| h.install(&mut report)))
-        .and_then(|()| settings.map_or(Ok(()), |s| s.write(&mut report)))
+        .and_then(|()| {
+            if settings.is_empty() {
+                return Ok(());
+            }
+            for s in settings {
+                s.write(&mut report)?;
+            }
+            report.say(MCP_HINT.to_string());
+            Ok(())
+        })
         .and_then(|()| match args.merge {
             true => crate::engine::merge::install::install(&root, &mut report),
             false => Ok(()),
@@ -47,6 +59,32 @@ pub(super) fn run(global: &GlobalArgs, args: &InitArgs) -> Result<ExitCode, Work
         output::out(&format!("{line}\n"));
     }
     done.map(|()| ExitCode::SUCCESS)
+}
+
+/// The settings files `--agent-settings [FILE] [--agent NAME…]` writes,
+/// with the agent whose format each takes: FILE for one agent (Claude Code
+/// by default), else each agent's own file.
+fn settings_files(args: &InitArgs) -> Result<Vec<(PathBuf, Agent)>, WorkspaceError> {
+    let Some(file) = &args.agent_settings else {
+        return Ok(Vec::new());
+    };
+    let mut agents: Vec<Agent> = args.agents.iter().map(|a| a.agent()).collect();
+    agents.sort();
+    agents.dedup();
+    if agents.is_empty() {
+        agents.push(Agent::Claude);
+    }
+    match (file, agents.as_slice()) {
+        (Some(file), [agent]) => Ok(vec![(file.clone(), *agent)]),
+        (Some(file), _) => Err(WorkspaceError::Usage(format!(
+            "--agent-settings {} names one file, for one --agent; leave the file out to write each agent's own settings file",
+            file.display()
+        ))),
+        (None, _) => Ok(agents
+            .into_iter()
+            .map(|a| (PathBuf::from(a.settings_file()), a))
+            .collect()),
+    }
 }
 
 /// Whether a line of `init`'s report asks the user to do something, which

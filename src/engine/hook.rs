@@ -23,6 +23,9 @@ pub const SESSION_START_BUDGET: Duration = Duration::from_secs(15);
 /// `--config`), the process's current directory, the runtime's JSON and
 /// the environment.
 pub struct Request<'a> {
+    /// The agent runtime whose protocol to answer in (`--agent`); `None`:
+    /// recognised from the input ([`crate::engine::agents::Agent::recognise`]).
+    pub agent: Option<crate::engine::agents::Agent>,
     /// `--root`, relative to `cwd`.
     pub root: Option<PathBuf>,
     /// `--config`.
@@ -37,6 +40,15 @@ pub struct Request<'a> {
     pub env: &'a dyn Fn(&str) -> Option<String>,
     /// The front end's words for the advice the context ends with when cut.
     pub words: crate::engine::advice::Words,
+}
+
+impl Request<'_> {
+    /// The agent runtime to answer: `--agent`, else recognised from the
+    /// input.
+    pub fn agent(&self) -> crate::engine::agents::Agent {
+        self.agent
+            .unwrap_or_else(|| crate::engine::agents::Agent::recognise(&self.input))
+    }
 }
 
 /// What the runtime should do after the hook.
@@ -85,10 +97,17 @@ fn root_of(request: &Request) -> Option<PathBuf> {
     if let Some(r) = &request.root {
         return Some(cwd.join(r));
     }
+    // Cursor sends no `cwd`, only its `workspace_roots`.
     let start = request
         .input
         .get("cwd")
         .and_then(|c| c.as_str())
+        .or_else(|| {
+            request
+                .input
+                .pointer("/workspace_roots/0")
+                .and_then(|c| c.as_str())
+        })
         .map(|c| cwd.join(c))
         .filter(|c| c.is_dir())
         .unwrap_or(cwd);
@@ -200,11 +219,11 @@ pub fn session_start(request: &Request) -> Reply {
         });
         rx.recv_timeout(budget).ok()
     });
-    let material = match fresh.flatten() {
+    let (material, context) = match fresh.flatten() {
         Some(material) => {
-            reply.stdout = crate::engine::context::render(&material, &settings);
+            let context = crate::engine::context::render(&material, &settings);
             tell_problems(&ws, &mut reply);
-            material
+            (material, context)
         }
         None => {
             reply.note(format_args!(
@@ -212,13 +231,16 @@ pub fn session_start(request: &Request) -> Reply {
                 budget.as_millis()
             ));
             let material = crate::engine::context::gather_stale(&ws, settings.max_chars);
-            reply.stdout = crate::engine::context::render(&material, &settings);
-            material
+            let context = crate::engine::context::render(&material, &settings);
+            (material, context)
         }
     };
+    // In the agent's own protocol: plain text for Claude Code, JSON for
+    // the others.
+    reply.stdout = request.agent().session_start_answer(&context);
     // The prompt hook starts afresh too, counting the resident knowledge
     // this context shows as already injected.
-    let shown = shown_resident(&material, &reply.stdout);
+    let shown = shown_resident(&material, &context);
     crate::store::prompted::start_session(
         &ws.root,
         session_of(&request.input),
@@ -317,6 +339,7 @@ const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
 ///     "tool_input": {"file_path": "memory/decisions/use-gix.md"},
 /// });
 /// let reply = post_write(&Request {
+///     agent: None,
 ///     root: None,
 ///     config: None,
 ///     cwd: std::env::current_dir().ok(),

@@ -16,8 +16,10 @@
 //!   returns without adding anything, and the text added is at most
 //!   `recall.prompt_chars` characters.
 //! - It never blocks the prompt: the verdict is always to proceed.
-//! - Gemini CLI's `BeforeAgent` hook sends the same fields and takes the
-//!   same answer: its event name is echoed back.
+//! - Gemini CLI's `BeforeAgent` and Codex's `UserPromptSubmit` send the
+//!   same fields and take the same answer (with their event name); Cursor's
+//!   `beforeSubmitPrompt` cannot take context, so it is answered
+//!   `{"continue":true}` ([`crate::engine::agents`]).
 
 use crate::engine::hook::{session_of, workspace_of, Reply, Request};
 use crate::engine::search::{Hit, Query};
@@ -93,6 +95,17 @@ pub fn prompt(request: &Request) -> Reply {
     if crate::engine::context::inject_disabled(request.env) {
         return reply;
     }
+    let agent = request.agent();
+    if agent.prompt_answer("").is_none() {
+        // Cursor's beforeSubmitPrompt answer has no field for context: the
+        // prompt goes on unchanged.
+        reply.stdout = "{\"continue\":true}\n".to_string();
+        reply.note(format_args!(
+            "{}'s prompt hook cannot add context to a prompt; nothing was added (its session-start hook gives the context)",
+            agent.name()
+        ));
+        return reply;
+    }
     let text = request
         .input
         .get("prompt")
@@ -140,24 +153,8 @@ pub fn prompt(request: &Request) -> Reply {
     if text.is_empty() {
         return reply;
     }
-    let out = serde_json::json!({
-        "hookSpecificOutput": {
-            "hookEventName": event_of(&request.input),
-            "additionalContext": text,
-        }
-    });
-    reply.stdout = format!("{}\n", crate::syntax::sanitize::json_text(&out.to_string()));
+    reply.stdout = agent.prompt_answer(&text).unwrap_or_default();
     reply
-}
-
-/// The event the answer is for: Gemini CLI's `BeforeAgent` when the input
-/// says so (its input and answer are Claude Code's otherwise), else
-/// Claude Code's `UserPromptSubmit`.
-fn event_of(input: &serde_json::Value) -> &'static str {
-    match input.get("hook_event_name").and_then(|e| e.as_str()) {
-        Some("BeforeAgent") => "BeforeAgent",
-        _ => "UserPromptSubmit",
-    }
 }
 
 /// The hits for `query`, or `None` when the search did not end within

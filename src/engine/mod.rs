@@ -4,6 +4,8 @@
 //! codes. Every front end (the CLI, and the servers to come) calls these.
 
 pub mod advice;
+pub mod agent_settings;
+pub mod agents;
 pub mod author;
 pub mod check;
 pub mod compact;
