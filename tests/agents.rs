@@ -17,6 +17,11 @@ const HEADER: &str = "memlint notes from earlier sessions that may bear on this 
 
 /// Runs `memlint ARGS` in `dir` with `stdin` on standard input.
 fn run(dir: &Path, args: &[&str], stdin: &str) -> Output {
+    run_env(dir, args, stdin, &[])
+}
+
+/// [`run`] with environment variables set.
+fn run_env(dir: &Path, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
     let mut c = Command::new(BIN);
     c.args(args).current_dir(dir);
     for k in [
@@ -27,6 +32,9 @@ fn run(dir: &Path, args: &[&str], stdin: &str) -> Output {
         "MEMLINT_SESSION_START_BUDGET_MS",
     ] {
         c.env_remove(k);
+    }
+    for (k, v) in env {
+        c.env(k, v);
     }
     c.stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -509,4 +517,33 @@ fn init_agent_settings_file_takes_one_agent() {
         0,
         "nothing created"
     );
+}
+
+/// Past the session-start time budget the context still comes in the
+/// agent's protocol; a wrong `--agent` is no reason to block a session.
+#[test]
+fn time_budget_and_a_wrong_agent_keep_the_protocol() {
+    let ws = common::workspace("context");
+    let input = json!({"hook_event_name": "SessionStart", "source": "startup", "cwd": ws.path()});
+    let o = run_env(
+        ws.path(),
+        &["hook", "session-start", "--agent", "gemini"],
+        &input.to_string(),
+        &[("MEMLINT_SESSION_START_BUDGET_MS", "0")],
+    );
+    let v = one_json(&o);
+    assert_eq!(v["hookSpecificOutput"]["hookEventName"], "SessionStart");
+    assert!(v["hookSpecificOutput"]["additionalContext"]
+        .as_str()
+        .is_some_and(|t| t.starts_with("Search memory")));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("took longer than 0 ms"));
+
+    let o = run(
+        ws.path(),
+        &["hook", "session-start", "--agent", "copilot"],
+        &input.to_string(),
+    );
+    assert_eq!(code(&o), 0);
+    assert_eq!(out(&o), "");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("nothing was done"));
 }
