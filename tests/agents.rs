@@ -289,6 +289,16 @@ const CODEX: &str = r#"{
           }
         ]
       }
+    ],
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "memlint hook stop --agent codex"
+          }
+        ]
+      }
     ]
   }
 }
@@ -319,6 +329,17 @@ const GEMINI: &str = r#"{
           }
         ]
       }
+    ],
+    "AfterAgent": [
+      {
+        "hooks": [
+          {
+            "name": "memlint-stop",
+            "type": "command",
+            "command": "memlint hook stop --agent gemini"
+          }
+        ]
+      }
     ]
   }
 }
@@ -330,6 +351,11 @@ const CURSOR: &str = r#"{
     "sessionStart": [
       {
         "command": "memlint hook session-start --agent cursor"
+      }
+    ],
+    "stop": [
+      {
+        "command": "memlint hook stop --agent cursor"
       }
     ]
   }
@@ -361,18 +387,18 @@ fn init_writes_each_agents_settings_and_a_second_run_changes_nothing() {
     let said = out(&o);
     assert!(
         said.contains(
-            "added memlint's SessionStart, UserPromptSubmit hook(s) to .codex/hooks.json\n"
+            "added memlint's SessionStart, UserPromptSubmit, Stop hook(s) to .codex/hooks.json\n"
         ),
         "{said}"
     );
     assert!(
         said.contains(
-            "added memlint's SessionStart, BeforeAgent hook(s) to .gemini/settings.json\n"
+            "added memlint's SessionStart, BeforeAgent, AfterAgent hook(s) to .gemini/settings.json\n"
         ),
         "{said}"
     );
     assert!(
-        said.contains("added memlint's sessionStart hook(s) to .cursor/hooks.json\n"),
+        said.contains("added memlint's sessionStart, stop hook(s) to .cursor/hooks.json\n"),
         "{said}"
     );
     assert_eq!(read(root, ".codex/hooks.json"), CODEX);
@@ -455,6 +481,7 @@ fn init_keeps_the_users_entries_in_each_agents_settings() {
         json!({"version": 1, "hooks": {
             "afterFileEdit": [{"command": "./hooks/format.sh"}],
             "sessionStart": [{"command": "./hooks/mine.sh"}, {"command": "memlint hook session-start --agent cursor"}],
+            "stop": [{"command": "memlint hook stop --agent cursor"}],
         }})
     );
 
@@ -546,4 +573,74 @@ fn time_budget_and_a_wrong_agent_keep_the_protocol() {
     assert_eq!(code(&o), 0);
     assert_eq!(out(&o), "");
     assert!(String::from_utf8_lossy(&o.stderr).contains("nothing was done"));
+}
+
+// ------------------------------------------------------------ end of turn
+
+/// A workspace whose `CONTEXT.md` has eight committed blocks.
+fn eight_blocks() -> tempfile::TempDir {
+    let ws = common::workspace("context");
+    let mut text = String::from("# Context\n");
+    for d in (1..=8).rev() {
+        text.push_str(&format!("\n## 2026-11-{d:02} work {d}\n\nNotes {d}.\n"));
+    }
+    std::fs::write(ws.path().join("CONTEXT.md"), text).expect("CONTEXT.md");
+    common::commit_all(ws.path());
+    ws
+}
+
+fn blocks(root: &Path) -> usize {
+    read(root, "CONTEXT.md")
+        .lines()
+        .filter(|l| l.starts_with("## "))
+        .count()
+}
+
+/// Each agent's end-of-turn hook, with its documented input, rotates
+/// `CONTEXT.md` and refreshes the index, and prints nothing on standard
+/// output (where Codex's `Stop`, Gemini CLI's `AfterAgent` and Cursor's
+/// `stop` take only JSON); what it did goes to standard error.
+#[test]
+fn end_of_turn_rotates_and_keeps_standard_output_clean() {
+    let codex = |dir: &Path| {
+        json!({
+            "session_id": "019a7f3c-codex", "turn_id": "turn-1", "transcript_path": null,
+            "cwd": dir, "hook_event_name": "Stop", "model": "gpt-5-codex",
+            "permission_mode": "default", "stop_hook_active": false,
+            "last_assistant_message": "Done.",
+        })
+    };
+    let gemini = |dir: &Path| {
+        json!({
+            "session_id": "gemini-1", "transcript_path": "/tmp/gemini/chat.json", "cwd": dir,
+            "hook_event_name": "AfterAgent", "timestamp": "2026-12-05T09:00:00.000Z",
+            "prompt": "Tidy up", "prompt_response": "Done.", "stop_hook_active": false,
+        })
+    };
+    let cursor = |dir: &Path| {
+        json!({
+            "conversation_id": "c0ffee", "generation_id": "g1", "hook_event_name": "stop",
+            "workspace_roots": [dir], "status": "completed", "loop_count": 0,
+        })
+    };
+    type Input = fn(&Path) -> Value;
+    let cases: [(&[&str], Input); 4] = [
+        (&["hook", "stop", "--agent", "codex"], codex),
+        (&["hook", "stop", "--agent", "gemini"], gemini),
+        (&["hook", "stop"], gemini),
+        (&["hook", "stop"], cursor),
+    ];
+    for (args, input) in cases {
+        let ws = eight_blocks();
+        let elsewhere = tempfile::tempdir().expect("tempdir");
+        let o = run(elsewhere.path(), args, &input(ws.path()).to_string());
+        assert_eq!(code(&o), 0, "{args:?}");
+        assert_eq!(out(&o), "", "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("git history"),
+            "{args:?}"
+        );
+        assert_eq!(blocks(ws.path()), 5, "{args:?}");
+        assert!(ws.path().join(".memlint/index").is_file(), "{args:?}");
+    }
 }

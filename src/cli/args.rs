@@ -228,7 +228,7 @@ pub enum HookCommand {
     /// PostToolUse on Write|Edit|MultiEdit: lint the written record; errors exit 2 for the agent to fix
     PostWrite,
     /// Stop: rotate CONTEXT.md and refresh the index; exit 0 always
-    Stop,
+    Stop(HookAgentArgs),
     /// UserPromptSubmit: add the records most relevant to the prompt (each once per session); exit 0 always
     Prompt(HookAgentArgs),
 }

@@ -16,8 +16,10 @@ pub(super) fn run(global: &GlobalArgs, cmd: &HookCommand) -> ExitCode {
     never_fail_on_panic();
     let env = |name: &str| std::env::var(name).ok();
     let agent = match cmd {
-        HookCommand::SessionStart(a) | HookCommand::Prompt(a) => a.agent.map(|n| n.agent()),
-        HookCommand::PostWrite | HookCommand::Stop => None,
+        HookCommand::SessionStart(a) | HookCommand::Prompt(a) | HookCommand::Stop(a) => {
+            a.agent.map(|n| n.agent())
+        }
+        HookCommand::PostWrite => None,
     };
     let request = Request {
         agent,
@@ -31,7 +33,7 @@ pub(super) fn run(global: &GlobalArgs, cmd: &HookCommand) -> ExitCode {
     let reply = match cmd {
         HookCommand::SessionStart(_) => hook::session_start(&request),
         HookCommand::PostWrite => hook::post_write(&request),
-        HookCommand::Stop => hook::stop(&request),
+        HookCommand::Stop(_) => hook::stop(&request),
         HookCommand::Prompt(_) => crate::engine::hook_prompt::prompt(&request),
     };
     output::err(&reply.stderr);

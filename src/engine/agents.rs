@@ -14,6 +14,9 @@
 //! - Gemini CLI: `SessionStart` and `BeforeAgent`, answered only in JSON
 //!   (`hookSpecificOutput.additionalContext`); plain text on standard
 //!   output is not allowed.
+//! - Each agent's end of turn (Codex's `Stop`, Gemini CLI's `AfterAgent`,
+//!   Cursor's `stop`) runs `hook stop`, which then prints nothing on
+//!   standard output, where those hooks take only JSON.
 //! - Cursor: `sessionStart` (`additional_context`). Its
 //!   `beforeSubmitPrompt` answer is documented as `continue` and
 //!   `user_message` only, so it cannot add context to a prompt.
@@ -56,7 +59,8 @@ impl Agent {
     pub fn recognise(input: &Value) -> Agent {
         match input.get("hook_event_name").and_then(Value::as_str) {
             Some("BeforeAgent") => Agent::Gemini,
-            Some("sessionStart" | "beforeSubmitPrompt") => Agent::Cursor,
+            Some("AfterAgent") => Agent::Gemini,
+            Some("sessionStart" | "beforeSubmitPrompt" | "stop") => Agent::Cursor,
             _ => Agent::Claude,
         }
     }
@@ -139,7 +143,8 @@ fn answer(value: &Value) -> String {
 pub const CODEX_HOOKS: &str = r#"{
   "hooks": {
     "SessionStart": [{"hooks": [{"type": "command", "command": "memlint hook session-start --agent codex", "timeout": 20}]}],
-    "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "memlint hook prompt", "timeout": 10}]}]
+    "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "memlint hook prompt", "timeout": 10}]}],
+    "Stop": [{"hooks": [{"type": "command", "command": "memlint hook stop --agent codex"}]}]
   }
 }
 "#;
@@ -149,7 +154,8 @@ pub const CODEX_HOOKS: &str = r#"{
 pub const GEMINI_HOOKS: &str = r#"{
   "hooks": {
     "SessionStart": [{"hooks": [{"name": "memlint-session-start", "type": "command", "command": "memlint hook session-start --agent gemini", "timeout": 20000}]}],
-    "BeforeAgent": [{"hooks": [{"name": "memlint-prompt", "type": "command", "command": "memlint hook prompt", "timeout": 10000}]}]
+    "BeforeAgent": [{"hooks": [{"name": "memlint-prompt", "type": "command", "command": "memlint hook prompt", "timeout": 10000}]}],
+    "AfterAgent": [{"hooks": [{"name": "memlint-stop", "type": "command", "command": "memlint hook stop --agent gemini"}]}]
   }
 }
 "#;
@@ -159,7 +165,8 @@ pub const GEMINI_HOOKS: &str = r#"{
 pub const CURSOR_HOOKS: &str = r#"{
   "version": 1,
   "hooks": {
-    "sessionStart": [{"command": "memlint hook session-start --agent cursor"}]
+    "sessionStart": [{"command": "memlint hook session-start --agent cursor"}],
+    "stop": [{"command": "memlint hook stop --agent cursor"}]
   }
 }
 "#;

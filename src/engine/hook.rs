@@ -269,8 +269,22 @@ fn shown_resident(
 }
 
 /// `memlint hook stop`: rotates `CONTEXT.md` (`MEMORY_KEEP_N` blocks, default
-/// 5) and refreshes the index. Always proceeds.
+/// 5) and refreshes the index. Always proceeds. What it did goes to
+/// standard output for Claude Code (which logs it) and to standard error
+/// for the others, whose end-of-turn hooks take only JSON there.
 pub fn stop(request: &Request) -> Reply {
+    let mut reply = stop_quietly(request);
+    if request.agent() != crate::engine::agents::Agent::Claude {
+        let said = std::mem::take(&mut reply.stdout);
+        for line in said.lines() {
+            reply.note(line);
+        }
+    }
+    reply
+}
+
+/// [`stop`], its report on standard output.
+fn stop_quietly(request: &Request) -> Reply {
     let mut reply = Reply::new();
     let Some(ws) = workspace_of(request, &mut reply) else {
         return reply;
