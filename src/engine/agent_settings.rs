@@ -10,9 +10,6 @@ use super::init::{inside, read_existing, update_err, write_err, Report};
 use crate::engine::workspace::WorkspaceError;
 use std::path::Path;
 
-/// Where `init --agent-settings` writes by default, relative to the root.
-pub const AGENT_SETTINGS: &str = ".claude/settings.json";
-
 /// A JSON value that keeps the order of object keys, so that merging into a
 /// user's settings file changes nothing but what is added.
 #[derive(Debug, Clone, PartialEq)]

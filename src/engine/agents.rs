@@ -50,6 +50,22 @@ impl Agent {
         }
     }
 
+    /// The agent's own name, for messages.
+    pub fn title(self) -> &'static str {
+        match self {
+            Agent::Claude => "Claude Code",
+            Agent::Codex => "Codex CLI",
+            Agent::Gemini => "Gemini CLI",
+            Agent::Cursor => "Cursor",
+        }
+    }
+
+    /// Whether the agent's prompt hook can add context to a prompt (not
+    /// Cursor's `beforeSubmitPrompt`).
+    pub fn takes_prompt_context(self) -> bool {
+        self != Agent::Cursor
+    }
+
     /// The agent a hook input comes from, by the event names only one
     /// runtime uses: Gemini CLI's `BeforeAgent`, Cursor's camelCase
     /// `sessionStart` and `beforeSubmitPrompt`. Anything else is answered
@@ -112,20 +128,21 @@ impl Agent {
         answer(&out)
     }
 
-    /// What `hook prompt` prints for the added `text`, or `None` when the
-    /// agent's prompt hook cannot add context (Cursor).
-    pub fn prompt_answer(self, text: &str) -> Option<String> {
+    /// What `hook prompt` prints for the added `text`: for Cursor, whose
+    /// prompt hook cannot add context, the answer that lets the prompt go
+    /// on unchanged.
+    pub fn prompt_answer(self, text: &str) -> String {
         let event = match self {
             Agent::Claude | Agent::Codex => "UserPromptSubmit",
             Agent::Gemini => "BeforeAgent",
-            Agent::Cursor => return None,
+            Agent::Cursor => return answer(&json!({ "continue": true })),
         };
-        Some(answer(&json!({
+        answer(&json!({
             "hookSpecificOutput": {
                 "hookEventName": event,
                 "additionalContext": text,
             }
-        })))
+        }))
     }
 }
 

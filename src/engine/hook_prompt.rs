@@ -96,13 +96,13 @@ pub fn prompt(request: &Request) -> Reply {
         return reply;
     }
     let agent = request.agent();
-    if agent.prompt_answer("").is_none() {
+    if !agent.takes_prompt_context() {
         // Cursor's beforeSubmitPrompt answer has no field for context: the
         // prompt goes on unchanged.
-        reply.stdout = "{\"continue\":true}\n".to_string();
+        reply.stdout = agent.prompt_answer("");
         reply.note(format_args!(
             "{}'s prompt hook cannot add context to a prompt; nothing was added (its session-start hook gives the context)",
-            agent.name()
+            agent.title()
         ));
         return reply;
     }
@@ -153,7 +153,7 @@ pub fn prompt(request: &Request) -> Reply {
     if text.is_empty() {
         return reply;
     }
-    reply.stdout = agent.prompt_answer(&text).unwrap_or_default();
+    reply.stdout = agent.prompt_answer(&text);
     reply
 }
 
