@@ -208,3 +208,28 @@ fn licence_texts_ship_with_every_package() {
         "the archives job does not pack the licence texts"
     );
 }
+
+/// The PyPI page (the wheel's long description) is written for someone
+/// installing the command: how to install it and the first commands, not
+/// the repository's contributor quick start.
+#[test]
+fn pypi_description_is_for_users() {
+    let wheel = std::fs::read_to_string(here().join("python/memlint-cli/pyproject.toml"))
+        .expect("python/memlint-cli/pyproject.toml");
+    let readme = wheel
+        .lines()
+        .find_map(|l| l.strip_prefix("readme = \""))
+        .and_then(|r| r.strip_suffix('"'))
+        .unwrap_or_else(|| panic!("no readme line:\n{wheel}"));
+    let page = std::fs::read_to_string(here().join("python/memlint-cli").join(readme))
+        .unwrap_or_else(|e| panic!("{readme}: {e}"));
+    for said in ["pipx install memlint-cli", "memlint init", "memlint check"] {
+        assert!(page.contains(said), "the PyPI page does not say `{said}`");
+    }
+    for contributor in ["cargo run", "cargo test", "fixtures/", "../"] {
+        assert!(
+            !page.contains(contributor),
+            "the PyPI page speaks to contributors (`{contributor}`)"
+        );
+    }
+}

@@ -21,19 +21,23 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The heading `--help` lists the options every command takes under, apart
+/// from the command's own.
+const GLOBAL: &str = "Global options";
+
 #[derive(Args, Debug, Clone)]
 pub struct GlobalArgs {
     /// Workspace root (default: nearest ancestor with .memlint.yml, else the git work tree, else the current directory)
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, global = true, help_heading = GLOBAL, value_name = "DIR")]
     pub root: Option<PathBuf>,
     /// Configuration file (default: <root>/.memlint.yml)
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, help_heading = GLOBAL, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// When to use colour
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    #[arg(long, global = true, help_heading = GLOBAL, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
     /// Print only what matters (no closing count line when clean)
-    #[arg(short, long, global = true)]
+    #[arg(short, long, global = true, help_heading = GLOBAL)]
     pub quiet: bool,
 }
 
