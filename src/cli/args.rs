@@ -197,7 +197,7 @@ fn parse_kind(s: &str) -> Result<crate::model::kind::Kind, String> {
 pub struct ContextArgs {
     #[command(subcommand)]
     pub command: Option<ContextCommand>,
-    /// Only the header and the number of records per directory (after a compaction)
+    /// Only the header, the newest CONTEXT.md block and the number of records per directory (after a compaction)
     #[arg(long)]
     pub brief: bool,
     /// Leave out the resident knowledge (the consolidation worker uses this)
