@@ -32,9 +32,19 @@ fn repo() -> PathBuf {
 /// One thing a page asks for, in page order.
 #[derive(Debug)]
 enum Step {
-    File { path: String, text: String },
-    Setup { line: usize, script: String },
-    Run { line: usize, command: String, expected: Vec<String> },
+    File {
+        path: String,
+        text: String,
+    },
+    Setup {
+        line: usize,
+        script: String,
+    },
+    Run {
+        line: usize,
+        command: String,
+        expected: Vec<String>,
+    },
 }
 
 /// The info string's `file=PATH`, if any.
@@ -102,7 +112,10 @@ fn parse(text: &str) -> Vec<Step> {
                 } else if let Some(Step::Run { expected, .. }) = steps.last_mut() {
                     expected.push(l.to_string());
                 } else {
-                    panic!("line {}: console output before any `$ ` command", start + k + 1);
+                    panic!(
+                        "line {}: console output before any `$ ` command",
+                        start + k + 1
+                    );
                 }
             }
         }
