@@ -297,3 +297,73 @@ fn the_harness_compares_and_fails() {
     );
     assert_eq!(steps.len(), 4, "{steps:?}");
 }
+
+/// Every install line a user reads works as written today: memlint is not
+/// on crates.io, so no page says `cargo install memlint`, and the PyPI
+/// package is offered only with a "once released" note until the first
+/// release. The pre-commit hook `init --hooks` writes, run where memlint is
+/// not on PATH, gives an install line that works.
+#[test]
+fn install_lines_work_as_written() {
+    let mut texts: Vec<String> = vec!["README.md".into()];
+    for entry in std::fs::read_dir(repo().join("docs")).expect("docs/") {
+        let path = entry.expect("entry").path();
+        let name = path
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned();
+        if name.ends_with(".md") || name.ends_with(".yml") {
+            texts.push(format!("docs/{name}"));
+        }
+    }
+    texts.extend(["action.yml".into(), "plugin/bin/memlint".into()]);
+    let crates_io = Regex::new(r"cargo install (--locked )?memlint\b").expect("regex");
+    let pypi = Regex::new(r"(pipx|uv tool|pip) install memlint-cli").expect("regex");
+    let mut wrong = Vec::new();
+    for rel in &texts {
+        let text = std::fs::read_to_string(repo().join(rel)).expect("read");
+        for (n, line) in text.lines().enumerate() {
+            if crates_io.is_match(line) {
+                wrong.push(format!(
+                    "{rel}:{}: memlint is not on crates.io: {line}",
+                    n + 1
+                ));
+            }
+        }
+        for m in pypi.find_iter(&text) {
+            let start = text[..m.start()]
+                .char_indices()
+                .rev()
+                .nth(600)
+                .map_or(0, |(i, _)| i);
+            let before = text[start..m.end()].to_lowercase();
+            if !(before.contains("once") && before.contains("release")) {
+                let line = text[..m.start()].lines().count();
+                wrong.push(format!(
+                    "{rel}:{line}: `{}` without a \"once released\" note",
+                    m.as_str()
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+
+    let scratch = tempfile::tempdir().expect("tempdir");
+    let root = scratch.path();
+    let (code, said) = shell(
+        root,
+        "git init -q . && memlint init >/dev/null && memlint init --hooks >/dev/null",
+    );
+    assert_eq!(code, 0, "{said}");
+    let out = Command::new("sh")
+        .arg(root.join(".githooks/pre-commit"))
+        .current_dir(root)
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .expect("run the hook");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{said}");
+    assert!(said.contains("cargo install --locked --path ."), "{said}");
+    assert!(!crates_io.is_match(&said), "{said}");
+}
