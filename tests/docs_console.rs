@@ -367,3 +367,60 @@ fn install_lines_work_as_written() {
     assert!(said.contains("cargo install --locked --path ."), "{said}");
     assert!(!crates_io.is_match(&said), "{said}");
 }
+
+/// No page, help text, rule document or message cites "SPEC", a document
+/// no user has: the pages, the man page and every command's `--help` are
+/// read, and the binary holds no such text at all (its messages included).
+#[test]
+fn nothing_a_user_reads_cites_the_spec() {
+    let spec = Regex::new(r"\bSPEC\b|§").expect("regex");
+    let mut found = Vec::new();
+    let mut texts: Vec<String> = vec![
+        "README.md".into(),
+        "action.yml".into(),
+        "python/memlint-cli/README.md".into(),
+        "plugin/.claude-plugin/plugin.json".into(),
+        ".claude-plugin/marketplace.json".into(),
+    ];
+    for entry in std::fs::read_dir(repo().join("docs")).expect("docs/") {
+        let name = entry
+            .expect("entry")
+            .file_name()
+            .to_string_lossy()
+            .into_owned();
+        texts.push(format!("docs/{name}"));
+    }
+    for rel in &texts {
+        let text = std::fs::read_to_string(repo().join(rel)).expect("read");
+        for (n, line) in text.lines().enumerate() {
+            if spec.is_match(line) {
+                found.push(format!("{rel}:{}: {line}", n + 1));
+            }
+        }
+    }
+    let man = common::memlint(&repo(), &["man"]).stdout;
+    let commands: Vec<String> = man
+        .lines()
+        .filter_map(|l| l.strip_prefix("\\fBmemlint "))
+        .filter_map(|l| l.strip_suffix("\\fR"))
+        .map(|c| c.replace("\\-", "-"))
+        .collect();
+    assert!(commands.len() > 10, "{man}");
+    let mut outputs = vec![("memlint man".to_string(), man.clone())];
+    for c in &commands {
+        let run = common::memlint(&repo(), &[c, "--help"]);
+        outputs.push((format!("memlint {c} --help"), run.stdout));
+    }
+    for (what, text) in outputs {
+        if spec.is_match(&text) {
+            found.push(format!("{what} cites SPEC"));
+        }
+    }
+    let binary = std::fs::read(common::BIN).expect("read the binary");
+    for needle in ["(SPEC", "SPEC \u{a7}", "SPEC's", "the SPEC"] {
+        if memchr::memmem::find(&binary, needle.as_bytes()).is_some() {
+            found.push(format!("the binary holds `{needle}`"));
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+}

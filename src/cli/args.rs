@@ -191,7 +191,7 @@ fn parse_kind(s: &str) -> Result<crate::model::kind::Kind, String> {
     })
 }
 
-/// `memlint context [rotate]` (SPEC §6).
+/// `memlint context [rotate]`.
 #[derive(Args, Debug)]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct ContextArgs {
@@ -224,7 +224,7 @@ pub enum ContextCommand {
     },
 }
 
-/// `memlint hook …` (SPEC §6): they read the runtime's JSON on standard input.
+/// `memlint hook …`: they read the runtime's JSON on standard input.
 #[derive(Subcommand, Debug)]
 pub enum HookCommand {
     /// SessionStart: refresh the index and print the context (brief after a compaction); exit 0 always
@@ -324,7 +324,7 @@ pub struct InitArgs {
     pub merge: bool,
 }
 
-/// `memlint staging …` (SPEC §9).
+/// `memlint staging …`.
 #[derive(Subcommand, Debug)]
 pub enum StagingCommand {
     /// Staging files, bytes, whether consolidation is due, and the lock holder
