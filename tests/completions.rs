@@ -155,3 +155,67 @@ fn man_page_is_roff_that_man_renders() {
     );
     assert!(text.contains("[-V|--version]"), "{text}");
 }
+
+/// The man page cites no page memlint does not ship: its commands are
+/// named `memlint check`, not `memlint-check(1)`, and it says where each
+/// command's options are.
+#[test]
+fn man_page_refers_only_to_pages_that_exist() {
+    let run = common::memlint(&here(), &["man"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let cited: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter(|l| l.contains("(1)") || l.contains("(5)") || l.contains("(7)"))
+        .collect();
+    assert!(cited.is_empty(), "the page cites other pages: {cited:?}");
+    for sub in ["check", "fmt", "search", "new", "mcp", "man"] {
+        assert!(
+            run.stdout.contains(&format!("\\fBmemlint {sub}\\fR")),
+            "`memlint {sub}` missing:\n{}",
+            run.stdout
+        );
+    }
+    assert!(
+        run.stdout
+            .contains("Each command's own options: memlint COMMAND \\-\\-help."),
+        "{}",
+        run.stdout
+    );
+}
+
+/// `--help` of a command lists the options every command takes under
+/// their own heading, apart from the command's.
+#[test]
+fn help_groups_global_options_apart() {
+    let run = common::memlint(&here(), &["check", "--help"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let (own, global) = run
+        .stdout
+        .split_once("\nGlobal options:\n")
+        .unwrap_or_else(|| panic!("no Global options heading:\n{}", run.stdout));
+    for flag in [
+        "--root <DIR>",
+        "--config <FILE>",
+        "--color <COLOR>",
+        "--quiet",
+    ] {
+        assert!(
+            global.contains(flag),
+            "{flag} not under Global options:\n{}",
+            run.stdout
+        );
+        assert!(
+            !own.contains(flag),
+            "{flag} among the command's options:\n{}",
+            run.stdout
+        );
+    }
+    for flag in ["--format <FORMAT>", "--staged", "--base <REV>"] {
+        assert!(
+            own.contains(flag),
+            "{flag} not among the command's options:\n{}",
+            run.stdout
+        );
+    }
+}

@@ -27,8 +27,9 @@ cargo test
 const GENERATED_ELSEWHERE: &str = "docs/rules.md";
 
 /// README.md is what a newcomer reads on a screen or two; the rest belongs
-/// in docs/.
-const README_MAX_LINES: usize = 250;
+/// in docs/. (The tour carries every file and command it runs, so that
+/// tests/docs_console.rs can run it: 270, not 250.)
+const README_MAX_LINES: usize = 270;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

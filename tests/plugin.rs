@@ -257,3 +257,85 @@ fn claude_code_validates_the_plugin() {
     assert!(!ok, "a bad hook type passed:\n{said}");
     assert!(said.contains("hooks.SessionStart.0.hooks.0.type"), "{said}");
 }
+
+/// `.claude-plugin/marketplace.json` at the repository's top makes the
+/// repository a plugin marketplace (`claude plugin marketplace add`): it
+/// has the documented shape and lists plugin/ under the manifest's name,
+/// version and description.
+#[test]
+fn repository_is_a_marketplace_listing_the_plugin() {
+    let top = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(top.join(".claude-plugin/marketplace.json"))
+        .expect(".claude-plugin/marketplace.json");
+    let market: Value = serde_json::from_str(&text).expect("marketplace.json is not JSON");
+    assert_eq!(market["name"], "memlint");
+    assert!(market["owner"]["name"].is_string(), "{market}");
+    let plugins = market["plugins"].as_array().expect("plugins");
+    assert_eq!(plugins.len(), 1, "{market}");
+    let entry = &plugins[0];
+    let manifest = json(".claude-plugin/plugin.json");
+    assert_eq!(entry["name"], manifest["name"]);
+    assert_eq!(entry["version"], manifest["version"]);
+    assert_eq!(entry["description"], manifest["description"]);
+    let source = entry["source"].as_str().expect("a relative source");
+    assert!(source.starts_with("./"), "{source}");
+    assert_eq!(
+        top.join(source).canonicalize().ok(),
+        plugin().canonicalize().ok()
+    );
+}
+
+#[test]
+fn claude_code_validates_and_adds_the_marketplace() {
+    let Some(claude) = claude() else {
+        eprintln!(
+            "SKIPPED claude_code_validates_and_adds_the_marketplace: Claude Code is not installed (npm install --prefix target/claude-code @anthropic-ai/claude-code)"
+        );
+        return;
+    };
+    let top = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (ok, said) = validate(&claude, top);
+    assert!(
+        ok,
+        "claude plugin validate refused the marketplace:\n{said}"
+    );
+    assert!(said.contains("Validation passed"), "{said}");
+
+    // `claude plugin marketplace add` on a copy holding what a clone holds.
+    let copy = tempfile::tempdir().expect("tempdir");
+    for rel in [
+        ".claude-plugin/marketplace.json",
+        "plugin/.claude-plugin/plugin.json",
+        "plugin/hooks/hooks.json",
+        "plugin/.mcp.json",
+        "plugin/bin/memlint",
+    ] {
+        let to = copy.path().join(rel);
+        std::fs::create_dir_all(to.parent().expect("parent")).expect("mkdir");
+        std::fs::copy(top.join(rel), &to).expect("copy");
+    }
+    let home = tempfile::tempdir().expect("tempdir");
+    let out = Command::new(&claude)
+        .args(["plugin", "marketplace", "add"])
+        .arg(copy.path())
+        .env("HOME", home.path())
+        .output()
+        .expect("run claude");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "marketplace add failed:\n{said}");
+    let out = Command::new(&claude)
+        .args(["plugin", "install", "memlint@memlint"])
+        .env("HOME", home.path())
+        .output()
+        .expect("run claude");
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "plugin install failed:\n{said}");
+}

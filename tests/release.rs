@@ -161,6 +161,13 @@ fn archives_step_packs_the_wheel_binary_and_writes_checksums() {
         .expect("tar");
     assert!(tar.success());
     let dir = file.trim_end_matches(".tar.gz");
+    // The licence texts travel with the binary.
+    for name in ["LICENSE-MIT", "LICENSE-APACHE"] {
+        assert!(
+            unpacked.join(dir).join(name).is_file(),
+            "{name} missing from {file}"
+        );
+    }
     let run = Command::new(unpacked.join(dir).join("memlint"))
         .arg("--version")
         .output()

@@ -21,19 +21,23 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The heading `--help` lists the options every command takes under, apart
+/// from the command's own.
+const GLOBAL: &str = "Global options";
+
 #[derive(Args, Debug, Clone)]
 pub struct GlobalArgs {
     /// Workspace root (default: nearest ancestor with .memlint.yml, else the git work tree, else the current directory)
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, global = true, help_heading = GLOBAL, value_name = "DIR")]
     pub root: Option<PathBuf>,
     /// Configuration file (default: <root>/.memlint.yml)
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, help_heading = GLOBAL, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// When to use colour
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    #[arg(long, global = true, help_heading = GLOBAL, value_enum, default_value_t = ColorChoice::Auto)]
     pub color: ColorChoice,
     /// Print only what matters (no closing count line when clean)
-    #[arg(short, long, global = true)]
+    #[arg(short, long, global = true, help_heading = GLOBAL)]
     pub quiet: bool,
 }
 
@@ -187,13 +191,13 @@ fn parse_kind(s: &str) -> Result<crate::model::kind::Kind, String> {
     })
 }
 
-/// `memlint context [rotate]` (SPEC §6).
+/// `memlint context [rotate]`.
 #[derive(Args, Debug)]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct ContextArgs {
     #[command(subcommand)]
     pub command: Option<ContextCommand>,
-    /// Only the header and the number of records per directory (after a compaction)
+    /// Only the header, the newest CONTEXT.md block and the number of records per directory (after a compaction)
     #[arg(long)]
     pub brief: bool,
     /// Leave out the resident knowledge (the consolidation worker uses this)
@@ -220,7 +224,7 @@ pub enum ContextCommand {
     },
 }
 
-/// `memlint hook …` (SPEC §6): they read the runtime's JSON on standard input.
+/// `memlint hook …`: they read the runtime's JSON on standard input.
 #[derive(Subcommand, Debug)]
 pub enum HookCommand {
     /// SessionStart: refresh the index and print the context (brief after a compaction); exit 0 always
@@ -361,7 +365,7 @@ pub struct InitArgs {
     pub merge: bool,
 }
 
-/// `memlint staging …` (SPEC §9).
+/// `memlint staging …`.
 #[derive(Subcommand, Debug)]
 pub enum StagingCommand {
     /// Staging files, bytes, whether consolidation is due, and the lock holder

@@ -216,7 +216,7 @@ pub const PRE_COMMIT: &str = r#"#!/bin/sh
 root=.
 
 if ! command -v memlint >/dev/null 2>&1; then
-    echo "memlint pre-commit: memlint is not on PATH; install it (cargo install memlint)," >&2
+    echo "memlint pre-commit: memlint is not on PATH; install it (in a clone of memlint: cargo install --locked --path .)," >&2
     echo "or commit without this hook once: git commit --no-verify" >&2
     exit 1
 fi

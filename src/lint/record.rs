@@ -161,11 +161,12 @@ impl<'a> Record<'a> {
         }
     }
 
-    /// The effective status (`active` for knowledge without one).
+    /// The effective status (the model's default when absent: `active`
+    /// for knowledge).
     pub fn status(&self) -> Option<&'a str> {
         match self.field("status") {
             FieldState::Valid(node) => node.as_scalar().map(|s| s.text.as_str()),
-            FieldState::Missing if self.kind == Kind::Knowledge => Some("active"),
+            FieldState::Missing => self.kind.field("status").and_then(|f| f.default),
             _ => None,
         }
     }

@@ -147,10 +147,27 @@ pub struct Field {
     pub key: &'static str,
     pub ty: FieldType,
     pub presence: Presence,
+    /// The value an optional field takes when it is absent, if any.
+    pub default: Option<&'static str>,
 }
 
 const fn f(key: &'static str, ty: FieldType, presence: Presence) -> Field {
-    Field { key, ty, presence }
+    Field {
+        key,
+        ty,
+        presence,
+        default: None,
+    }
+}
+
+/// An optional field that means `default` when absent.
+const fn with_default(key: &'static str, ty: FieldType, default: &'static str) -> Field {
+    Field {
+        key,
+        ty,
+        presence: Optional,
+        default: Some(default),
+    }
 }
 
 use FieldType::*;
@@ -186,7 +203,7 @@ static KNOWLEDGE: &[Field] = &[
     f("title", TITLE, Required),
     f("description", Line { min: 1, max: 1024 }, Required),
     f("model_invocation", Bool, Required),
-    f("status", Enum(&["active", "replaced"]), Optional),
+    with_default("status", Enum(&["active", "replaced"]), "active"),
     f("date", Date, Required),
     f("sources", Sources, Required),
     f("replaced_by", Slug, WhenReplaced),

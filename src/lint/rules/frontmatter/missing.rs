@@ -9,6 +9,8 @@ a record has no front matter
 
 Fires on a record file (a decision, request, session, knowledge, staging file or `memory/summary.md`) whose first line is not `---`. The message names the usual slips: TOML front matter between `+++` lines, blank lines before the opening `---`, an indented `---`, text after the `---`, or an empty file. The file then gets no other diagnostic except `slug/format` and `layout/*`, which need only its path; `CONTEXT.md` has no front matter and is not checked by this rule.
 
+Every kind's fields, with their types, which are required, the allowed values and defaults, are listed in `docs/records.md`.
+
 ## Why it matters
 
 Without front matter nothing can tell the record's title, status, date or sources: search shows it as `(no title)`, the session-start table of contents leaves it out, and every rule that would catch a real problem in it (secrets included) is skipped until the front matter exists.
@@ -41,7 +43,7 @@ Failed deliveries are retried 6 times, starting at 2 s and doubling, capped at 5
 
 ## Fix
 
-Not fixed automatically: add the front matter by hand (for a decision: `title`, `status`, `date`, `sources`) between two `---` lines that start on the first line of the file. The JSON Schemas in `schema/` list the keys of each kind.
+Not fixed automatically: add the front matter by hand (for a decision: `title`, `status`, `date`, `sources`) between two `---` lines that start on the first line of the file. `docs/records.md` lists the keys of each kind.
 
 ## Configuration
 

@@ -14,6 +14,8 @@ a required key is missing
 
 Fires once per required key that is absent from a record's front matter, pointing at the opening `---`. Which keys are required depends on the kind: for example `title`, `status`, `date` on a decision; `title`, `description`, `model_invocation`, `date` on knowledge; `id`, `source`, `created` on a staging file. A missing `sources` list is reported by `sources/missing` and a missing `replaced_by` by `status/missing-target` instead. When an unknown key looks like a misspelling of the missing one, the message says so (and `frontmatter/unknown-key` reports the misspelling too).
 
+Every kind's fields, with their types, which are required, the allowed values and defaults, are listed in `docs/records.md`.
+
 ## Why it matters
 
 Required keys are what the tools run on: without `model_invocation` memlint cannot tell whether a knowledge record belongs in the session-start context, without `status` whether a decision is still in force, without `date` how old it is.

@@ -14,6 +14,8 @@ a value has the wrong type or is outside its enum
 
 Fires on a known key whose value has the wrong type for its kind: a string where a list is expected (`tags: cache`), a non-boolean `model_invocation` (`yes` is a string in YAML 1.2), a `status` outside its enum (`active`/`replaced`, plus `open`/`done` for requests), a title longer than 120 characters, a multi-line `description`, a `created` that is not an RFC 3339 timestamp. Malformed `date` values are `date/format` and empty `sources` are `sources/missing` instead. A value reported here is not inspected by any other rule, so one wrong value gives one diagnostic.
 
+Every kind's fields, with their types, which are required, the allowed values and defaults, are listed in `docs/records.md`.
+
 ## Why it matters
 
 Every reader of the record relies on these types. `status: accepted` is neither `active` nor `replaced`, so nothing can tell whether the decision is still in force or let it take part in a `replaced_by` chain; `tags: cache` is not a tag list to tools that iterate tags; `model_invocation: yes` never puts a knowledge record in the session-start context.

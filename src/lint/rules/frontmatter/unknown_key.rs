@@ -14,6 +14,8 @@ a key the kind does not define
 
 Fires on each front-matter key that the record's kind does not define, at the key. The message suggests the closest known key (`tag` → `tags`, `model_invokation` → `model_invocation`), says when that key is already present, or lists the known keys when nothing is close. Keys are case-sensitive: `Title` is unknown.
 
+Every kind's fields, with their types, which are required, the allowed values and defaults, are listed in `docs/records.md`.
+
 ## Why it matters
 
 A misspelt key is silently ignored by every tool: `tag: [cache, retries]` leaves the decision without tags, so tag filters and search weighting miss it, and a misspelt required key also leaves the record without that key (`frontmatter/required`). Keys invented ad hoc by one agent drift between records and nobody reads them.
