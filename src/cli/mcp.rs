@@ -172,7 +172,7 @@ struct SessionArgs {
 #[tool_router]
 impl Memory {
     #[tool(
-        description = "Search the project's memory (decisions, requests, knowledge, sessions) by words, best first. Returns path, kind, slug, title, status, date, score, a snippet and drifted: null, or {source, commit, date} when a file the record cites changed after it was written or verified (as the last `memlint check` found). Search before starting work and whenever past context is needed. A drifted record may be stale: check it against the file, then run `memlint verify SLUG` if it still holds, or replace it (memory_write with replaces).",
+        description = "Search the project's memory (decisions, requests, knowledge, sessions) by words, best first: path, kind, slug, title, status, date, score, snippet, drifted. Search before starting work and whenever past context is needed. drifted (else null): a cited file changed after the record was written, {source, commit, date}; check it, then `memlint verify SLUG` or replace it (memory_write replaces).",
         annotations(read_only_hint = true)
     )]
     fn memory_search(&self, Parameters(a): Parameters<SearchArgs>) -> CallToolResult {
@@ -265,7 +265,7 @@ impl Memory {
     }
 
     #[tool(
-        description = "The session-start context: guidance, the newest CONTEXT.md block, resident knowledge and the memory index (slug and title of the newest active records; `(drifted: FILE changed in COMMIT)` marks a record whose cited file changed after it was written or verified: check it against the file, then run `memlint verify SLUG` if it still holds, or replace it with memory_write replaces).",
+        description = "The session-start context: guidance, the newest CONTEXT.md block, resident knowledge and the memory index (newest active records). `(drifted: FILE changed in COMMIT)` marks a record whose cited file changed since: check it, then `memlint verify SLUG` or replace it (memory_write replaces).",
         annotations(read_only_hint = true)
     )]
     fn memory_context(&self) -> CallToolResult {
