@@ -421,6 +421,7 @@ mod tests {
                 .collect(),
             summary: true,
             staging: 2,
+            drifted: 0,
         }
     }
 
