@@ -75,7 +75,7 @@ pub fn read_context_md(root: &Path, max_bytes: u64) -> Option<String> {
 /// ```
 pub fn gather(ws: &Workspace, max_chars: usize) -> Material {
     let mut m = gather_unmarked(ws, max_chars);
-    mark_drifted(ws, &mut m);
+    mark_drifted(ws, &mut m, max_chars);
     m
 }
 
@@ -136,28 +136,41 @@ fn gather_unmarked(ws: &Workspace, max_chars: usize) -> Material {
 /// context of at most `max_chars` characters.
 pub fn gather_stale(ws: &Workspace, max_chars: usize) -> Material {
     let mut m = gather_stale_unmarked(ws, max_chars);
-    mark_drifted(ws, &mut m);
+    mark_drifted(ws, &mut m, max_chars);
     m
 }
 
 /// Marks the listed records whose cited files changed, as the last `memlint
 /// check` found (`engine::drift_marks`; no history is read here): ` (drifted:
-/// src/cache.rs changed in abc1234)` after the record's index line.
-fn mark_drifted(ws: &Workspace, m: &mut Material) {
+/// src/cache.rs changed in abc1234)` after the record's index line. Only
+/// the lines a context of `max_chars` characters could show are looked at
+/// (each marked one is read again to see that its mark still holds).
+fn mark_drifted(ws: &Workspace, m: &mut Material, max_chars: usize) {
     let path = |dir: &str, line: &str| {
         let slug = line.split_once(" — ").map_or(line, |(slug, _)| slug);
         format!("{dir}{slug}.md")
     };
+    // A line shown takes its text, `> - ` and a line feed at least.
+    let could_show = |lines: &mut dyn Iterator<Item = &str>| -> Vec<String> {
+        let mut used = 0;
+        let mut out = Vec::new();
+        for l in lines {
+            used += l.chars().count() + 5;
+            if used > max_chars {
+                break;
+            }
+            out.push(l.to_string());
+        }
+        out
+    };
     let mut listed: std::collections::HashSet<String> = std::collections::HashSet::new();
     for d in &m.dirs {
-        listed.extend(d.names.iter().map(|n| path(d.dir, n)));
+        let names = could_show(&mut d.names.iter().map(String::as_str));
+        listed.extend(names.iter().map(|n| path(d.dir, n)));
     }
     let knowledge = crate::model::kind::Kind::Knowledge.dir();
-    listed.extend(
-        m.resident
-            .iter()
-            .map(|(slug, _)| format!("{knowledge}/{slug}.md")),
-    );
+    let resident = could_show(&mut m.resident.iter().map(|(slug, _)| slug.as_str()));
+    listed.extend(resident.iter().map(|slug| format!("{knowledge}/{slug}.md")));
     let marks = crate::engine::drift_marks::current(ws, |p| listed.contains(p));
     if marks.is_empty() {
         return;
