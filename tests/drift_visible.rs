@@ -71,16 +71,10 @@ fn drifted_by_path(json: &Value) -> Vec<(String, Value)> {
         .collect()
 }
 
-fn prompt_hook(root: &Path, prompt: &str) -> String {
-    let input = json!({
-        "session_id": format!("s-{prompt}"),
-        "cwd": root,
-        "hook_event_name": "UserPromptSubmit",
-        "prompt": prompt,
-    })
-    .to_string();
+/// `memlint hook EVENT` with `input` on standard input: its standard output.
+fn hook(root: &Path, event: &str, input: &Value) -> String {
     let mut child = std::process::Command::new(common::BIN)
-        .args(["hook", "prompt"])
+        .args(["hook", event])
         .current_dir(root)
         .env_remove("MEMORY_INJECT")
         .stdin(std::process::Stdio::piped())
@@ -92,10 +86,21 @@ fn prompt_hook(root: &Path, prompt: &str) -> String {
         .stdin
         .take()
         .unwrap()
-        .write_all(input.as_bytes())
+        .write_all(input.to_string().as_bytes())
         .unwrap();
     let out = child.wait_with_output().expect("wait");
-    let out: Value = serde_json::from_slice(&out.stdout).expect("hook JSON");
+    String::from_utf8(out.stdout).expect("UTF-8")
+}
+
+fn prompt_hook(root: &Path, prompt: &str) -> String {
+    let input = json!({
+        "session_id": format!("s-{prompt}"),
+        "cwd": root,
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt,
+    });
+    let out = hook(root, "prompt", &input);
+    let out: Value = serde_json::from_str(&out).expect("hook JSON");
     out["hookSpecificOutput"]["additionalContext"]
         .as_str()
         .expect("context added")
@@ -136,6 +141,18 @@ fn drift_is_marked_in_context_search_and_the_prompt_hook() {
     assert!(
         context.contains("A record marked `drifted` cites a file that changed after the record was written or verified (as the last `memlint check` found): it may be stale. Before relying on it, check it against the file; then run `memlint verify SLUG` if it still holds, or replace it (`memlint new … --replaces SLUG`).\n"),
         "{context}"
+    );
+
+    let started = hook(
+        root,
+        "session-start",
+        &json!({ "hook_event_name": "SessionStart", "source": "startup", "session_id": "s0", "cwd": root }),
+    );
+    assert!(
+        started.contains(&format!(
+            "> - cache — The cache is one SQLite file {mark}\n"
+        )),
+        "{started}"
     );
 
     let json = search_json(root, "cache");
@@ -274,6 +291,51 @@ fn mcp_search_context_and_read_say_which_source_drifted() {
         assert!(d.contains("memlint verify SLUG"), "{name}: {d}");
         assert!(d.contains("replaces"), "{name}: {d}");
     }
+}
+
+#[test]
+fn the_official_mcp_sdk_reads_drifted_in_search_results() {
+    let has_sdk = std::process::Command::new("python3")
+        .args(["-c", "import mcp.client.stdio"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_sdk {
+        eprintln!("skipped: the MCP Python SDK is not installed (pip install mcp)");
+        return;
+    }
+    let (dir, id, date) = drifted_repo();
+    let root = dir.path();
+    memlint(root, &["check"]);
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.py");
+    let out = std::process::Command::new("python3")
+        .arg(script)
+        .arg(common::BIN)
+        .arg(root)
+        .arg("drift")
+        .output()
+        .expect("run python3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(out["search"]["is_error"], false, "{out}");
+    assert_eq!(
+        drifted_by_path(&out["search"]["structured"]),
+        vec![
+            (
+                "memory/decisions/cache.md".to_string(),
+                json!({ "source": "file:src/cache.rs", "commit": id, "date": date })
+            ),
+            ("memory/decisions/queue.md".to_string(), Value::Null),
+        ]
+    );
+    let context = out["context"]["text"].as_str().expect("text");
+    assert!(
+        context.contains(&format!("(drifted: src/cache.rs changed in {})", &id[..7])),
+        "{context}"
+    );
 }
 
 #[test]
