@@ -143,6 +143,8 @@ fn drift_is_marked_in_context_search_and_the_prompt_hook() {
         "{context}"
     );
 
+    let brief = memlint(root, &["context", "--brief"]).stdout;
+    assert!(!brief.contains("drifted"), "{brief}");
     let started = hook(
         root,
         "session-start",

@@ -146,7 +146,8 @@ const BLANK: &str = ">";
 /// `max_chars` characters, cut at line boundaries and then ending with a
 /// line pointing to `memlint search`.
 pub fn render(m: &Material, s: &Settings) -> String {
-    let (fixed, header_len) = header(s, m.drifted > 0);
+    // `--brief` lists no record, so it marks none.
+    let (fixed, header_len) = header(s, m.drifted > 0 && !s.brief);
     if s.brief {
         return brief(m, fixed, header_len, s);
     }
