@@ -44,7 +44,7 @@ fn a_japanese_two_character_query_finds_unspaced_text() {
     keys.sort_unstable();
     assert_eq!(
         keys,
-        ["date", "kind", "path", "score", "slug", "snippet", "status", "title"]
+        ["date", "drifted", "kind", "path", "score", "slug", "snippet", "status", "title"]
     );
     assert_eq!(results[0]["kind"], "knowledge");
     assert_eq!(results[0]["slug"], "japanese-search");

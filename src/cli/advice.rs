@@ -8,6 +8,9 @@ pub fn words(advice: &Advice) -> String {
     match advice {
         Advice::Force => " (or give --force to write it anyway)".to_string(),
         Advice::Search => " run `memlint search QUERY` to recall the rest".to_string(),
+        Advice::VerifyOrReplace => {
+            " then run `memlint verify SLUG` if it still holds, or replace it (`memlint new … --replaces SLUG`)".to_string()
+        }
         Advice::SearchBrief => " `memlint search` recalls more".to_string(),
         Advice::ListSessions => " (`memlint compact list` shows the stored ones)".to_string(),
         Advice::SessionTemplate => {

@@ -172,7 +172,7 @@ struct SessionArgs {
 #[tool_router]
 impl Memory {
     #[tool(
-        description = "Search the project's memory (decisions, requests, knowledge, sessions) by words, best first. Returns path, kind, slug, title, status, score and a snippet. Search before starting work and whenever past context is needed.",
+        description = "Search the project's memory (decisions, requests, knowledge, sessions) by words, best first: path, kind, slug, title, status, date, score, snippet, drifted. Search before starting work and whenever past context is needed. drifted (else null): a cited file changed after the record was written, {source, commit, date}; check it, then `memlint verify SLUG` or replace it (memory_write replaces).",
         annotations(read_only_hint = true)
     )]
     fn memory_search(&self, Parameters(a): Parameters<SearchArgs>) -> CallToolResult {
@@ -265,7 +265,7 @@ impl Memory {
     }
 
     #[tool(
-        description = "The session-start context: guidance, the newest CONTEXT.md block, resident knowledge and the memory index (slug and title of the newest active records).",
+        description = "The session-start context: guidance, the newest CONTEXT.md block, resident knowledge and the memory index (newest active records). `(drifted: FILE changed in COMMIT)` marks a record whose cited file changed since: check it, then `memlint verify SLUG` or replace it (memory_write replaces).",
         annotations(read_only_hint = true)
     )]
     fn memory_context(&self) -> CallToolResult {
@@ -454,6 +454,7 @@ fn words(advice: &Advice) -> String {
             " (or call memory_write again with force: true to re-point `{old}` at `{new}`)"
         ),
         Advice::Search => " memory_search recalls the rest".to_string(),
+        Advice::VerifyOrReplace => " then run `memlint verify SLUG` if it still holds, or replace it (memory_write with replaces: SLUG)".to_string(),
         Advice::SearchBrief => " memory_search recalls more".to_string(),
         Advice::ListSessions => {
             " (memory_recent with kind session lists the stored ones)".to_string()

@@ -43,7 +43,10 @@ pub(super) fn run(s: &Settings, args: &SearchArgs) -> Result<ExitCode, Workspace
 
 /// The JSON of SPEC §4: `{"query", "results": [{"path", "kind", "slug",
 /// "title", "status", "score", "snippet"}]}`, each result with its `date`
-/// too.
+/// too, and `drifted`: `null`, or the source that changed since the record
+/// was written or verified, `{"source", "commit", "date"}` (the commit and
+/// its date `null` when the change is not committed yet or was found by a
+/// pin).
 pub(super) fn json(query: &str, hits: &[crate::engine::search::Hit]) -> String {
     let results: Vec<serde_json::Value> = hits
         .iter()
@@ -57,6 +60,7 @@ pub(super) fn json(query: &str, hits: &[crate::engine::search::Hit]) -> String {
                 "date": h.date,
                 "score": h.score,
                 "snippet": h.snippet,
+                "drifted": h.drifted,
             })
         })
         .collect();
@@ -84,6 +88,10 @@ fn human(hits: &[crate::engine::search::Hit], color: bool) -> String {
             " [replaced]"
         } else {
             ""
+        };
+        let replaced = match &h.drifted {
+            Some(m) => format!("{replaced} ({})", crate::engine::drift_marks::text(m)),
+            None => replaced.to_string(),
         };
         if color {
             let _ = writeln!(

@@ -33,6 +33,9 @@ pub enum Advice {
     GiveSlug { example: String },
     /// Nothing was done because another writer came first: do it again.
     Retry,
+    /// A record whose cited file changed was checked against it: verify it
+    /// if it still holds, or replace it.
+    VerifyOrReplace,
 }
 
 /// A front end's wording of an [`Advice`]: the clause it appends to the

@@ -116,6 +116,8 @@ pub fn run_with(
         reports.iter().map(|r| (r.path.as_str(), &r.info)),
         crate::engine::drift::Mode::WorkTree,
     );
+    // What context, search and the prompt hook mark (every record was judged).
+    crate::engine::drift_marks::keep(ws, &drift);
     diags.extend(drift.diagnostics);
     diags.retain(|d| selected(&d.path));
     let mut out = Outcome {

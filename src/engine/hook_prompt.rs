@@ -195,6 +195,9 @@ pub fn entry(hit: &Hit) -> String {
     if let Some(d) = &hit.date {
         head.push_str(&format!(" ({})", line(d)));
     }
+    if let Some(m) = &hit.drifted {
+        head.push_str(&format!(" ({})", crate::engine::drift_marks::text(m)));
+    }
     let snippet = hit.snippet.trim();
     if snippet.is_empty() {
         return head;

@@ -11,6 +11,7 @@ pub mod check;
 pub mod compact;
 pub mod context;
 pub mod drift;
+pub mod drift_marks;
 pub mod feedback;
 pub mod fix;
 pub mod fmt;

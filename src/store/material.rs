@@ -46,6 +46,9 @@ pub struct Material {
     pub summary: bool,
     /// Staging entries awaiting consolidation.
     pub staging: usize,
+    /// How many of the records listed are marked drifted (never stored:
+    /// the marks are added when the material is read).
+    pub drifted: usize,
 }
 
 /// A record is active unless it was replaced (requests both `open` and
@@ -209,6 +212,7 @@ pub fn decode_material(bytes: &[u8], keep: usize, key: u64) -> Option<Material> 
         dirs,
         summary,
         staging,
+        drifted: 0,
     })
 }
 

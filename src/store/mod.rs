@@ -4,6 +4,7 @@
 
 pub mod codec;
 pub mod drift;
+pub mod drift_marks;
 pub mod duplicates;
 pub mod failures;
 pub mod listing;

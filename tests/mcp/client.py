@@ -133,6 +133,14 @@ async def advice(session, init):
     return out
 
 
+async def drift(session, init):
+    """What a model reads of a record whose cited file changed."""
+    return {
+        "search": result(await session.call_tool("memory_search", {"query": "cache"})),
+        "context": result(await session.call_tool("memory_context", {})),
+    }
+
+
 async def race():
     async def one(_):
         async def steps(session, init):
@@ -147,7 +155,7 @@ async def main():
     if SCENARIO == "race":
         out = await race()
     else:
-        out = await session_do({"tools": tools, "happy": happy, "refused": refused, "secret": secret, "advice": advice}[SCENARIO])
+        out = await session_do({"tools": tools, "happy": happy, "refused": refused, "secret": secret, "advice": advice, "drift": drift}[SCENARIO])
     print(json.dumps(out))
 
 

@@ -74,6 +74,25 @@ pub fn actions(
             }));
         }
     }
+    if wants(&CodeActionKind::QUICKFIX) {
+        let drifted: Vec<&Diagnostic> = linted
+            .diagnostics
+            .iter()
+            .filter(|d| d.path == rel && d.rule == Rule::SourcesDrifted)
+            .filter(|d| {
+                let at = documents::range(text, &d.span);
+                overlaps(at, range)
+                    || asked.iter().any(|a| {
+                        a.range == at
+                            && a.code
+                                == Some(lsp_types::NumberOrString::String(d.rule.as_str().into()))
+                    })
+            })
+            .collect();
+        if !drifted.is_empty() {
+            out.extend(mark_verified(state, uri, rel, text, &drifted));
+        }
+    }
     let fix_all = CodeActionKind::from(FIX_ALL);
     if wants(&fix_all) && !mine.is_empty() {
         let mut fired = Fired::from_diagnostics(mine.iter().copied());
@@ -90,6 +109,53 @@ pub fn actions(
         }
     }
     out
+}
+
+/// "Mark as verified" on a record's `sources/drifted` findings: the edit
+/// `memlint verify` makes (today's `verified` and a pin of each `file:`
+/// source as the work tree holds it), applied to the buffer. Offered
+/// disabled, saying why, when a source cannot be pinned.
+fn mark_verified(
+    state: &State,
+    uri: &Uri,
+    rel: &str,
+    text: &str,
+    drifted: &[&Diagnostic],
+) -> Option<CodeActionOrCommand> {
+    let kind = state::kind_of(&state.ws, rel)?;
+    let report = crate::engine::author::verify::lint_text(&state.ws, rel, text);
+    let sources: Vec<String> = report
+        .info
+        .sources
+        .iter()
+        .map(|s| s.value.clone())
+        .collect();
+    let today = crate::engine::author::today();
+    let verified =
+        crate::engine::author::pin::verified_text(&state.ws, rel, kind, &sources, text, &today);
+    let (edit, disabled) = match verified {
+        Ok((edited, _)) if edited != text => (Some(edit(uri, text, edited)), None),
+        Ok(_) => return None,
+        Err(e) => (
+            None,
+            Some(lsp_types::CodeActionDisabled {
+                reason: e.to_string(),
+            }),
+        ),
+    };
+    Some(CodeActionOrCommand::CodeAction(CodeAction {
+        title: "Mark as verified".into(),
+        kind: Some(CodeActionKind::QUICKFIX),
+        diagnostics: Some(
+            drifted
+                .iter()
+                .map(|d| super::diagnostics::to_lsp(d, text, &state.rules_doc))
+                .collect(),
+        ),
+        edit,
+        disabled,
+        ..Default::default()
+    }))
 }
 
 /// The buffer's text with the fixes of `fired`, or `None` when they change

@@ -35,6 +35,11 @@ pub struct State {
     current: Option<Current>,
     /// The base of the rules' documentation links.
     pub rules_doc: String,
+    /// The `sources/drifted` findings of each open record, with the hash
+    /// of the buffer text they were judged for: judging reads the git
+    /// history, so it is done again only after the disk or the buffer
+    /// changed.
+    drift: std::collections::HashMap<String, (u64, Vec<crate::model::diagnostic::Diagnostic>)>,
     /// What reading the workspace met that the user must hear about
     /// (an unreadable directory, an ignore file not read), for the
     /// client's log; the loop takes them after each message.
@@ -52,6 +57,7 @@ impl State {
             config_errors: None,
             docs: Documents::default(),
             current: None,
+            drift: Default::default(),
             rules_doc: RULES_DOC.to_string(),
             notes: Vec::new(),
         };
@@ -81,6 +87,7 @@ impl State {
             }
         }
         self.current = None;
+        self.drift.clear();
         Ok(())
     }
 
@@ -114,6 +121,7 @@ impl State {
     /// Forgets what was read of the disk: the next question reads it again.
     pub fn disk_changed(&mut self) {
         self.current = None;
+        self.drift.clear();
     }
 
     /// The workspace's records as on disk.
@@ -149,7 +157,62 @@ impl State {
         let buffers = self.buffers();
         self.current();
         let current = self.current.as_ref().expect("read by current()");
-        verify::lint_changes(&self.ws, current, &buffers)
+        let mut linted = verify::lint_changes(&self.ws, current, &buffers);
+        let drifted = self.drifted(&buffers);
+        if !drifted.is_empty() {
+            linted.diagnostics.extend(drifted);
+            crate::model::diagnostic::sort(&mut linted.diagnostics);
+        }
+        linted
+    }
+
+    /// The `sources/drifted` findings of the open records whose buffer
+    /// holds what is on disk (the history judges the file, so an unsaved
+    /// edit is judged once saved), judged together for those not judged
+    /// since the disk or the buffer changed.
+    fn drifted(
+        &mut self,
+        buffers: &[(String, String)],
+    ) -> Vec<crate::model::diagnostic::Diagnostic> {
+        let mut judge: Vec<(String, u64, FileReport)> = Vec::new();
+        for (rel, text) in buffers {
+            let key = xxhash_rust::xxh3::xxh3_64(text.as_bytes());
+            if kind_of(&self.ws, rel).is_none()
+                || self.drift.get(rel).is_some_and(|(k, _)| *k == key)
+            {
+                continue;
+            }
+            let saved = matches!(
+                crate::io::bounded::read_regular_at_most(&self.ws.root.join(rel), self.ws.config.max_file_bytes),
+                Ok(crate::io::bounded::Bounded::Whole(bytes)) if bytes == text.as_bytes()
+            );
+            if saved {
+                judge.push((rel.clone(), key, verify::lint_text(&self.ws, rel, text)));
+            } else {
+                self.drift.insert(rel.clone(), (key, Vec::new()));
+            }
+        }
+        if !judge.is_empty() {
+            let found = crate::engine::drift::drifted(
+                &self.ws,
+                judge.iter().map(|(rel, _, r)| (rel.as_str(), &r.info)),
+                crate::engine::drift::Mode::WorkTree,
+            );
+            for (rel, key, _) in &judge {
+                let mine = found
+                    .diagnostics
+                    .iter()
+                    .filter(|d| d.path == *rel)
+                    .cloned()
+                    .collect();
+                self.drift.insert(rel.clone(), (*key, mine));
+            }
+        }
+        buffers
+            .iter()
+            .filter_map(|(rel, _)| self.drift.get(rel))
+            .flat_map(|(_, d)| d.iter().cloned())
+            .collect()
     }
 
     /// The report of the record of `kind` named `slug`: from its open

@@ -102,20 +102,13 @@ pub fn verify(
             .iter()
             .map(|s| s.value.clone())
             .collect();
-        let pins =
-            pins_for(ws, &sources).map_err(|why| AuthorError::Usage(format!("{path}: {why}")))?;
         let seen = Snapshot::read(&ws.root.join(&path)).map_err(|source| AuthorError::Write {
             path: path.clone(),
             source,
         })?;
-        // The front end words the way out (`Advice::Check`).
-        let unreadable = || AuthorError::Unreadable { path: path.clone() };
-        let text = std::str::from_utf8(&seen.bytes).map_err(|_| unreadable())?;
-        let edited = set_verified(text, today, &pins).ok_or_else(unreadable)?;
-        let edited = match crate::fmt::format_record(&edited, kind) {
-            crate::fmt::Outcome::Formatted(t) => t,
-            _ => edited,
-        };
+        let text = std::str::from_utf8(&seen.bytes)
+            .map_err(|_| AuthorError::Unreadable { path: path.clone() })?;
+        let (edited, pins) = verified_text(ws, &path, kind, &sources, text, today)?;
         let changed = edited != text;
         if changed {
             let changes = vec![(path.clone(), edited.clone())];
@@ -144,6 +137,30 @@ pub fn verify(
         });
     }
     Ok(out)
+}
+
+/// The text `verify` writes for the record `path` (of `kind`, citing
+/// `sources`) that holds `text`, as of `today`: `verified` and the pins of
+/// its `file:` sources set, then formatted; and the pins. The language
+/// server's "Mark as verified" applies the same edit to a buffer.
+pub fn verified_text(
+    ws: &Workspace,
+    path: &str,
+    kind: crate::model::kind::Kind,
+    sources: &[String],
+    text: &str,
+    today: &str,
+) -> Result<(String, Vec<String>), AuthorError> {
+    let pins = pins_for(ws, sources).map_err(|why| AuthorError::Usage(format!("{path}: {why}")))?;
+    // The front end words the way out (`Advice::Check`).
+    let edited = set_verified(text, today, &pins).ok_or_else(|| AuthorError::Unreadable {
+        path: path.to_string(),
+    })?;
+    let edited = match crate::fmt::format_record(&edited, kind) {
+        crate::fmt::Outcome::Formatted(t) => t,
+        _ => edited,
+    };
+    Ok((edited, pins))
 }
 
 /// `text` with `verified: <today>` and `pins` set (replaced where present,

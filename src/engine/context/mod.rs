@@ -74,6 +74,13 @@ pub fn read_context_md(root: &Path, max_bytes: u64) -> Option<String> {
 /// # Ok::<(), memlint::engine::workspace::WorkspaceError>(())
 /// ```
 pub fn gather(ws: &Workspace, max_chars: usize) -> Material {
+    let mut m = gather_unmarked(ws, max_chars);
+    mark_drifted(ws, &mut m, max_chars);
+    m
+}
+
+/// [`gather`] without the drift marks.
+fn gather_unmarked(ws: &Workspace, max_chars: usize) -> Material {
     let keep = keep_for(max_chars);
     let key = crate::io::cache::key(&ws.config);
     let with_md = |mut m: Material| {
@@ -128,6 +135,69 @@ pub fn gather(ws: &Workspace, max_chars: usize) -> Material {
 /// the records of the stored index if there is one (possibly stale), for a
 /// context of at most `max_chars` characters.
 pub fn gather_stale(ws: &Workspace, max_chars: usize) -> Material {
+    let mut m = gather_stale_unmarked(ws, max_chars);
+    mark_drifted(ws, &mut m, max_chars);
+    m
+}
+
+/// Marks the listed records whose cited files changed, as the last `memlint
+/// check` found (`engine::drift_marks`; no history is read here): ` (drifted:
+/// src/cache.rs changed in abc1234)` after the record's index line. Only
+/// the lines a context of `max_chars` characters could show are looked at
+/// (each marked one is read again to see that its mark still holds).
+fn mark_drifted(ws: &Workspace, m: &mut Material, max_chars: usize) {
+    let path = |dir: &str, line: &str| {
+        let slug = line.split_once(" — ").map_or(line, |(slug, _)| slug);
+        format!("{dir}{slug}.md")
+    };
+    // A line shown takes its text, `> - ` and a line feed at least.
+    let could_show = |lines: &mut dyn Iterator<Item = &str>| -> Vec<String> {
+        let mut used = 0;
+        let mut out = Vec::new();
+        for l in lines {
+            used += l.chars().count() + 5;
+            if used > max_chars {
+                break;
+            }
+            out.push(l.to_string());
+        }
+        out
+    };
+    let mut listed: std::collections::HashSet<String> = std::collections::HashSet::new();
+    for d in &m.dirs {
+        let names = could_show(&mut d.names.iter().map(String::as_str));
+        listed.extend(names.iter().map(|n| path(d.dir, n)));
+    }
+    let knowledge = crate::model::kind::Kind::Knowledge.dir();
+    let resident = could_show(&mut m.resident.iter().map(|(slug, _)| slug.as_str()));
+    listed.extend(resident.iter().map(|slug| format!("{knowledge}/{slug}.md")));
+    let marks = crate::engine::drift_marks::current(ws, |p| listed.contains(p));
+    if marks.is_empty() {
+        return;
+    }
+    let text = |p: &str| marks.get(p).map(crate::engine::drift_marks::text);
+    let mut shown = std::collections::HashSet::new();
+    for d in &mut m.dirs {
+        for name in &mut d.names {
+            let p = path(d.dir, name);
+            if let Some(t) = text(&p) {
+                name.push_str(&format!(" ({t})"));
+                shown.insert(p);
+            }
+        }
+    }
+    for (slug, description) in &mut m.resident {
+        let p = format!("{knowledge}/{slug}.md");
+        if let Some(t) = text(&p) {
+            *description = format!("{description} ({t})").trim_start().to_string();
+            shown.insert(p);
+        }
+    }
+    m.drifted = shown.len();
+}
+
+/// [`gather_stale`] without the drift marks.
+fn gather_stale_unmarked(ws: &Workspace, max_chars: usize) -> Material {
     let context_md = read_context_md(&ws.root, ws.config.max_file_bytes);
     let keep = keep_for(max_chars);
     // The search index's material is a fraction of the record table to read.
@@ -364,6 +434,7 @@ mod tests {
                 .collect(),
             summary: true,
             staging: 2,
+            drifted: 0,
         }
     }
 

@@ -146,7 +146,8 @@ const BLANK: &str = ">";
 /// `max_chars` characters, cut at line boundaries and then ending with a
 /// line pointing to `memlint search`.
 pub fn render(m: &Material, s: &Settings) -> String {
-    let (fixed, header_len) = header(s);
+    // `--brief` lists no record, so it marks none.
+    let (fixed, header_len) = header(s, m.drifted > 0 && !s.brief);
     if s.brief {
         return brief(m, fixed, header_len, s);
     }
@@ -172,11 +173,18 @@ fn note(l: &str) -> String {
 }
 
 /// The header's lines, without trailing blank ones, and their count (a cut
-/// keeps a prefix of them).
-fn header(s: &Settings) -> (Vec<String>, usize) {
+/// keeps a prefix of them); with what to do about a drifted record when
+/// the index marks one.
+fn header(s: &Settings, drifted: bool) -> (Vec<String>, usize) {
     let mut fixed: Vec<String> = s.header.lines().map(shown).collect();
     while fixed.last().is_some_and(|l| l.trim().is_empty()) {
         fixed.pop();
+    }
+    if drifted {
+        fixed.push(format!(
+            "A record marked `drifted` cites a file that changed after the record was written or verified (as the last `memlint check` found): it may be stale. Before relying on it, check it against the file;{}.",
+            (s.words)(&crate::engine::advice::Advice::VerifyOrReplace)
+        ));
     }
     // What follows the header is memory: the preface says so, once.
     fixed.push(crate::syntax::framing::PREFACE.to_string());

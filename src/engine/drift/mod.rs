@@ -56,6 +56,9 @@ pub struct Drift {
     pub fixes: Vec<SourceFix>,
     /// One line when records could not be judged, saying how many and why.
     pub notes: Vec<String>,
+    /// Each record whose cited file (or lines) changed, with that source:
+    /// what `.memlint/drifted` keeps for the commands that serve memory.
+    pub marks: Vec<(String, crate::store::drift_marks::DriftMark)>,
 }
 
 /// One `file:` source of a record.
@@ -180,6 +183,9 @@ impl Drift {
         let Some(severity) = ws.config.severity(Rule::SourcesDrifted) else {
             return;
         };
+        if let Some(mark) = mark_of(&c.at.value, &finding) {
+            self.marks.push((c.record.to_string(), mark));
+        }
         let fix = rule::rewrite(&c.at.value, &finding);
         if let Some(new) = &fix {
             self.fixes.push(SourceFix {
@@ -204,6 +210,21 @@ impl Drift {
             commits: finding.commits().iter().map(|c| c.id.clone()).collect(),
         });
     }
+}
+
+/// The mark of a finding that says the source's content changed (a rename
+/// or lines that only moved change nothing the record says).
+fn mark_of(source: &str, finding: &Finding) -> Option<crate::store::drift_marks::DriftMark> {
+    let newest = match finding {
+        Finding::Changed { commits, .. } => commits.first(),
+        Finding::Unpinned { .. } => None,
+        Finding::Renamed { .. } | Finding::Moved { .. } => return None,
+    };
+    Some(crate::store::drift_marks::DriftMark {
+        source: source.to_string(),
+        commit: newest.map(|c| c.id.clone()),
+        date: newest.map(|c| c.date.clone()),
+    })
 }
 
 /// The one line saying how many records were not judged, and why.

@@ -80,6 +80,9 @@ pub struct Hit {
     pub snippet: String,
     /// Byte ranges of the matched tokens in `snippet`.
     pub marks: Vec<Range<usize>>,
+    /// Which cited file changed since the record was written or verified,
+    /// as the last `memlint check` found (see `engine::drift_marks`).
+    pub drifted: Option<crate::store::drift_marks::DriftMark>,
 }
 
 /// Answers `query` from a fresh index, refreshing it first when any record
@@ -115,6 +118,20 @@ pub struct Answer {
 
 /// [`search`], also telling whether replaced records matched.
 pub fn search_answer(ws: &Workspace, query: &Query, opts: &crate::engine::scan::Options) -> Answer {
+    let mut answer = ranked(ws, query, opts);
+    if !answer.hits.is_empty() {
+        let shown: std::collections::HashSet<&str> =
+            answer.hits.iter().map(|h| h.path.as_str()).collect();
+        let mut marks = crate::engine::drift_marks::current(ws, |p| shown.contains(p));
+        for h in &mut answer.hits {
+            h.drifted = marks.remove(&h.path);
+        }
+    }
+    answer
+}
+
+/// The ranked hits, without their drift marks.
+fn ranked(ws: &Workspace, query: &Query, opts: &crate::engine::scan::Options) -> Answer {
     // Before anything is read, so that any later change shows.
     let watch = crate::io::watch::stamp(ws);
     let (listing, old) = match fresh_stored(ws, Want::Terms, watch) {
@@ -221,6 +238,7 @@ fn answer(ws: &Workspace, loaded: &Loaded, query: &Query) -> Option<Answer> {
             score: (score * 10_000.0).round() / 10_000.0,
             snippet: shown.snippet,
             marks: shown.marks,
+            drifted: None,
         }
     };
     if let Some(since) = &query.since {
