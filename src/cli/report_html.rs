@@ -19,7 +19,9 @@ pub(super) fn run(s: &Settings, file: &Path) -> Result<ExitCode, WorkspaceError>
     let refuse = |why: String| Err(WorkspaceError::Usage(why));
     let existing = match std::fs::symlink_metadata(file) {
         Ok(m) if !m.is_file() => {
-            return refuse(format!("{shown} exists and is not a regular file; not writing the report there"))
+            return refuse(format!(
+                "{shown} exists and is not a regular file; not writing the report there"
+            ))
         }
         Ok(_) => true,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => false,

@@ -2,7 +2,7 @@
 """Drives headless Chromium over the DevTools protocol (through a pipe,
 --remote-debugging-pipe: no port, no websocket, standard library only).
 
-    cdp.py PAGE STEPS.json
+    cdp.py [--no-js] PAGE STEPS.json
 
 opens PAGE (a file), waits until its script marks it ready
 (<html data-ready="1">), then runs the steps in order and prints one JSON
@@ -10,6 +10,8 @@ object: {"ready_ms", "results": {name: value}, "errors": [...]}, where
 errors are the console errors, uncaught exceptions and error log entries
 the page produced. A step is {"name", "eval": JS expression (awaited)},
 {"screenshot": PATH} or {"key": KEY} (a key press sent to the page).
+With --no-js the page's scripts are disabled and the steps run once the
+document has loaded (the steps' own expressions still run).
 Exit 3 when no Chromium is found.
 """
 import json, os, shutil, subprocess, sys, tempfile, time
@@ -101,7 +103,10 @@ def errors_of(events):
 
 
 def main():
-    page, steps = sys.argv[1], json.load(open(sys.argv[2]))
+    args = sys.argv[1:]
+    no_js = "--no-js" in args
+    args = [a for a in args if a != "--no-js"]
+    page, steps = args[0], json.load(open(args[1]))
     exe = browser()
     if not exe:
         print("no Chromium found (install the Debian package `chromium`)", file=sys.stderr)
@@ -121,13 +126,17 @@ def main():
                 raise RuntimeError(f"{expr}: {r['exceptionDetails']}")
             return r["result"].get("value")
 
+        if no_js:
+            cdp.send("Emulation.setScriptExecutionDisabled", {"value": True}, session=s)
         cdp.send("Page.navigate", {"url": "file://" + os.path.abspath(page)}, session=s)
         deadline = time.time() + 120
         ready = None
         while time.time() < deadline:
             try:
-                ready = evaluate("document.documentElement.dataset.ready === '1' && "
-                                 "Number(document.documentElement.dataset.readyMs)")
+                ready = evaluate("document.readyState === 'complete' && "
+                                 "document.URL.startsWith('file:') && -1") if no_js else evaluate(
+                    "document.documentElement.dataset.ready === '1' && "
+                    "Number(document.documentElement.dataset.readyMs)")
             except RuntimeError:
                 ready = None
             if ready:

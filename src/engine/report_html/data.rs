@@ -27,11 +27,7 @@ fn line(s: &str) -> String {
 /// The main data object (see the script for how each key is read).
 pub(crate) fn main(g: &Gathered) -> Value {
     let index = by_path(&g.recs);
-    let mut flags: Vec<u8> = g
-        .recs
-        .iter()
-        .map(|r| if r.cut { CUT } else { 0 })
-        .collect();
+    let mut flags: Vec<u8> = g.recs.iter().map(|r| if r.cut { CUT } else { 0 }).collect();
     for p in &g.report.drifted {
         if let Some(&i) = index.get(p.as_str()) {
             flags[i] |= DRIFTED;
@@ -42,7 +38,10 @@ pub(crate) fn main(g: &Gathered) -> Value {
         .duplicates
         .iter()
         .filter_map(|p| {
-            let (a, b) = (*index.get(p.first.as_str())?, *index.get(p.second.as_str())?);
+            let (a, b) = (
+                *index.get(p.first.as_str())?,
+                *index.get(p.second.as_str())?,
+            );
             flags[a] |= DUPLICATE;
             flags[b] |= DUPLICATE;
             Some(json!([a, b, p.percent]))
@@ -136,7 +135,13 @@ fn findings(
         let n = per.entry(i).or_default();
         *n += 1;
         if *n <= FINDINGS_PER_RECORD {
-            out.push(json!([i, d.rule.as_str(), u8::from(!error), d.line, line(&d.message)]));
+            out.push(json!([
+                i,
+                d.rule.as_str(),
+                u8::from(!error),
+                d.line,
+                line(&d.message)
+            ]));
         }
     }
     (out, drifted)
@@ -152,11 +157,21 @@ fn tags(g: &Gathered) -> (Vec<String>, Vec<Vec<usize>>) {
     }
     let mut names: Vec<(&str, usize)> = count.into_iter().collect();
     names.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-    let at: HashMap<&str, usize> = names.iter().enumerate().map(|(i, (n, _))| (*n, i)).collect();
+    let at: HashMap<&str, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, (n, _))| (*n, i))
+        .collect();
     let tags = g
         .recs
         .iter()
-        .map(|r| r.info.tags.iter().filter_map(|t| at.get(t.as_str()).copied()).collect())
+        .map(|r| {
+            r.info
+                .tags
+                .iter()
+                .filter_map(|t| at.get(t.as_str()).copied())
+                .collect()
+        })
         .collect();
     (names.into_iter().map(|(n, _)| line(n)).collect(), tags)
 }
@@ -166,18 +181,17 @@ fn commits(g: &Gathered) -> Vec<Value> {
     g.commits
         .iter()
         .map(|c| {
-            let gc: Vec<Value> = c
-                .gc
-                .iter()
-                .map(|op| {
-                    json!([
-                        line(&op.op),
-                        line(&op.record),
-                        op.into.as_deref().map(line).unwrap_or_default(),
-                        line(&op.categories.join(",")),
-                    ])
-                })
-                .collect();
+            let gc: Vec<Value> =
+                c.gc.iter()
+                    .map(|op| {
+                        json!([
+                            line(&op.op),
+                            line(&op.record),
+                            op.into.as_deref().map(line).unwrap_or_default(),
+                            line(&op.categories.join(",")),
+                        ])
+                    })
+                    .collect();
             json!([line(&c.id), line(&c.time), line(&c.summary), gc])
         })
         .collect()
@@ -188,11 +202,10 @@ fn commits(g: &Gathered) -> Vec<Value> {
 fn record_history(g: &Gathered, index: &HashMap<&str, usize>) -> Vec<Vec<usize>> {
     let mut out: Vec<Vec<usize>> = vec![Vec::new(); g.recs.len()];
     for (ci, c) in g.commits.iter().enumerate() {
-        let named = c
-            .gc
-            .iter()
-            .flat_map(|op| std::iter::once(&op.record).chain(op.into.as_ref()))
-            .map(|r| format!("{r}.md"));
+        let named =
+            c.gc.iter()
+                .flat_map(|op| std::iter::once(&op.record).chain(op.into.as_ref()))
+                .map(|r| format!("{r}.md"));
         for p in c.paths.iter().cloned().chain(named) {
             if let Some(&i) = index.get(p.as_str()) {
                 if out[i].last() != Some(&ci) {

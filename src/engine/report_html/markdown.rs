@@ -98,8 +98,14 @@ mod tests {
         assert!(!html.contains("<img"), "{html}");
         assert!(!html.contains("javascript:"), "{html}");
         assert!(html.contains("&lt;script&gt;"), "{html}");
-        assert!(html.contains("<a href=\"https://e.example/\">y</a>"), "{html}");
-        assert!(html.contains("<a href=\"https://e.example/i.png\">i</a>"), "{html}");
+        assert!(
+            html.contains("<a href=\"https://e.example/\">y</a>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<a href=\"https://e.example/i.png\">i</a>"),
+            "{html}"
+        );
     }
 
     #[test]

@@ -52,9 +52,27 @@ fn cards(out: &mut String, g: &Gathered) {
     card(out, "errors", errors, "errors", true);
     card(out, "warnings", warnings, "warnings", true);
     card(out, "drifted", r.drifted.len(), "drifted records", true);
-    card(out, "duplicates", r.duplicates.len(), "duplicate pairs", true);
-    card(out, "chains", r.replaced_chains.len(), "replacement chains", false);
-    card(out, "staging", r.staging.files, "staging files", r.staging.due);
+    card(
+        out,
+        "duplicates",
+        r.duplicates.len(),
+        "duplicate pairs",
+        true,
+    );
+    card(
+        out,
+        "chains",
+        r.replaced_chains.len(),
+        "replacement chains",
+        false,
+    );
+    card(
+        out,
+        "staging",
+        r.staging.files,
+        "staging files",
+        r.staging.due,
+    );
     out.push_str("</div>");
 }
 
@@ -70,21 +88,38 @@ fn kinds(out: &mut String, g: &Gathered) {
         *table.entry((kind, status)).or_default() += 1;
     }
     let order = ["active", "open", "done", "replaced"];
-    statuses.sort_by_key(|s| (order.iter().position(|o| o == s).unwrap_or(order.len()), s.clone()));
+    statuses.sort_by_key(|s| {
+        (
+            order.iter().position(|o| o == s).unwrap_or(order.len()),
+            s.clone(),
+        )
+    });
     out.push_str("<h2 id=\"h-kinds\">Records by kind and status</h2><table class=\"grid\" id=\"kinds\"><thead><tr><th scope=\"col\">kind</th>");
     for s in &statuses {
         let _ = write!(out, "<th scope=\"col\">{}</th>", line(s));
     }
     out.push_str("<th scope=\"col\">total</th></tr></thead><tbody>");
     for (ki, kind) in Kind::ALL.iter().enumerate() {
-        let total: usize = statuses.iter().map(|s| table.get(&(ki, s.clone())).copied().unwrap_or(0)).sum();
+        let total: usize = statuses
+            .iter()
+            .map(|s| table.get(&(ki, s.clone())).copied().unwrap_or(0))
+            .sum();
         if total == 0 {
             continue;
         }
-        let _ = write!(out, "<tr data-kind=\"{}\"><th scope=\"row\">{}</th>", kind.name(), kind.name());
+        let _ = write!(
+            out,
+            "<tr data-kind=\"{}\"><th scope=\"row\">{}</th>",
+            kind.name(),
+            kind.name()
+        );
         for s in &statuses {
             let n = table.get(&(ki, s.clone())).copied().unwrap_or(0);
-            let _ = write!(out, "<td>{}</td>", if n == 0 { String::new() } else { n.to_string() });
+            let _ = write!(
+                out,
+                "<td>{}</td>",
+                if n == 0 { String::new() } else { n.to_string() }
+            );
         }
         let _ = write!(out, "<td class=\"total\">{total}</td></tr>");
     }
@@ -101,7 +136,9 @@ fn doc_paragraph(doc: &str, heading: &str) -> Option<String> {
 fn rules(out: &mut String, g: &Gathered) {
     let mut per: BTreeMap<&str, (Severity, usize, crate::model::rule::Rule)> = BTreeMap::new();
     for d in &g.report.diagnostics {
-        let e = per.entry(d.rule.as_str()).or_insert((d.severity, 0, d.rule));
+        let e = per
+            .entry(d.rule.as_str())
+            .or_insert((d.severity, 0, d.rule));
         e.1 += d.count();
         if d.severity == Severity::Error {
             e.0 = Severity::Error;
@@ -158,7 +195,9 @@ fn lists(out: &mut String, g: &Gathered) {
         }
         more(out, g.report.drifted.len());
     }
-    out.push_str("</section><section aria-labelledby=\"h-dup\"><h2 id=\"h-dup\">Duplicate records</h2>");
+    out.push_str(
+        "</section><section aria-labelledby=\"h-dup\"><h2 id=\"h-dup\">Duplicate records</h2>",
+    );
     if g.report.duplicates.is_empty() {
         out.push_str("<p>None: no two active records say nearly the same thing.</p>");
     } else {
@@ -184,7 +223,11 @@ fn lists(out: &mut String, g: &Gathered) {
 fn more(out: &mut String, n: usize) {
     out.push_str("</ul>");
     if n > LIST_MAX {
-        let _ = write!(out, "<p class=\"more\">and {} more (use Find).</p>", n - LIST_MAX);
+        let _ = write!(
+            out,
+            "<p class=\"more\">and {} more (use Find).</p>",
+            n - LIST_MAX
+        );
     }
 }
 
@@ -198,7 +241,9 @@ fn staging_and_context(out: &mut String, g: &Gathered) {
         s.bytes,
         if s.due { "<strong>due now</strong>" } else { "not due yet" }
     );
-    out.push_str("<section aria-labelledby=\"h-context\"><h2 id=\"h-context\">Newest CONTEXT.md block</h2>");
+    out.push_str(
+        "<section aria-labelledby=\"h-context\"><h2 id=\"h-context\">Newest CONTEXT.md block</h2>",
+    );
     match &g.context_block {
         Some(b) => {
             let _ = write!(out, "<div class=\"md\" id=\"context\">{b}</div>");
@@ -247,6 +292,10 @@ fn removals(out: &mut String, g: &Gathered) {
     }
     out.push_str("</tbody></table>");
     if ops.len() > LIST_MAX * 2 {
-        let _ = write!(out, "<p class=\"more\">and {} more.</p>", ops.len() - LIST_MAX * 2);
+        let _ = write!(
+            out,
+            "<p class=\"more\">and {} more.</p>",
+            ops.len() - LIST_MAX * 2
+        );
     }
 }

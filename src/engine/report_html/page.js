@@ -447,6 +447,11 @@
       chain = chainSvg(members, function (d) { return 12 + (d - lo) / (hi - lo) * 616; }, 640, 64);
       sec.append(el('h3', null, 'Its chain'), chain);
     }
+    sec.append(el('h3', null, 'Body'));
+    var md = el('div', 'md body');
+    md.innerHTML = body(i); // rendered by memlint: inert (see the note at the top)
+    sec.append(md);
+    if (D.f[i] & F_CUT) sec.append(el('p', 'more', 'The body is cut here to keep the page quick; the full text is in ' + D.p[i] + '.'));
     section(sec, 'Replaces', mine, function (li, j) { li.append(link(j), ' ', el('span', 'date', D.d[j])); }, 'Replaces no record.');
     section(sec, 'Cited by', citers(i), function (li, j) { li.append(link(j)); }, 'No record cites it.');
     section(sec, 'Sources', D.sr[i], sourceItem, 'No sources.');
@@ -454,11 +459,6 @@
       li.append(badge(f[2] ? 'warning' : 'error', f[2] ? 'warn' : 'bad'), ' ', el('code', null, f[1]), ' line ' + f[3] + ': ', el('span', null, f[4]));
     }, 'No findings.');
     section(sec, 'Nearly the same as', duplicates(i), function (li, d) { li.append(link(d[0]), ' (' + d[1] + '% alike)'); }, 'No near-duplicate.');
-    sec.append(el('h3', null, 'Body'));
-    var md = el('div', 'md body');
-    md.innerHTML = body(i); // rendered by memlint: inert (see the note at the top)
-    sec.append(md);
-    if (D.f[i] & F_CUT) sec.append(el('p', 'more', 'The body is cut here to keep the page quick; the full text is in ' + D.p[i] + '.'));
     section(sec, 'History', D.rh[i], function (li, c) {
       var cm = D.cm[c];
       li.append(el('code', null, cm[0].slice(0, 7)), ' ', el('span', 'date', cm[1].slice(0, 10)), ' ', el('span', null, cm[2]));

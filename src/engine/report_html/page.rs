@@ -44,7 +44,10 @@ pub(crate) fn document(g: &Gathered) -> String {
     for (c, chunk) in g.recs.chunks(CHUNK).enumerate() {
         let bodies: Vec<&str> = chunk.iter().map(|r| r.body.as_str()).collect();
         let json = script_json(&serde_json::to_string(&bodies).unwrap_or_default());
-        let _ = writeln!(out, "<script type=\"application/json\" id=\"b{c}\">{json}</script>");
+        let _ = writeln!(
+            out,
+            "<script type=\"application/json\" id=\"b{c}\">{json}</script>"
+        );
     }
     let _ = write!(out, "<script>{SCRIPT}</script>\n</body></html>\n");
     out
