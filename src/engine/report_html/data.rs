@@ -4,7 +4,7 @@
 //! masked and stripped of control and bidi characters here; the caller
 //! escapes the JSON for its `<script>` element.
 
-use super::{by_path, Gathered};
+use super::gathered::{by_path, Gathered};
 use crate::model::diagnostic::Severity;
 use crate::model::kind::Kind;
 use serde_json::{json, Value};
@@ -89,7 +89,9 @@ pub(crate) fn main(g: &Gathered) -> Value {
             )
         })
         .collect();
-    let col = |f: &dyn Fn(&super::Rec) -> String| -> Vec<String> { g.recs.iter().map(f).collect() };
+    let col = |f: &dyn Fn(&super::gathered::Rec) -> String| -> Vec<String> {
+        g.recs.iter().map(f).collect()
+    };
     json!({
         "kinds": kinds,
         "p": col(&|r| line(&r.path)),
@@ -108,7 +110,7 @@ pub(crate) fn main(g: &Gathered) -> Value {
         "dup": dup,
         "cm": commits(g),
         "rh": record_history(g, &index),
-        "chunk": super::page::CHUNK,
+        "chunk": super::gathered::CHUNK,
     })
 }
 

@@ -12,17 +12,16 @@
 
 mod data;
 mod escape;
+mod gathered;
 mod markdown;
 mod overview;
 mod page;
 
-use crate::engine::log::{LogCommit, LogRequest};
-use crate::engine::report::Report;
+use crate::engine::log::LogRequest;
 use crate::engine::workspace::Workspace;
 use crate::lint::info::RecordInfo;
-use crate::model::kind::Kind;
+use gathered::{Gathered, Rec};
 use rayon::prelude::*;
-use std::collections::HashMap;
 
 /// The page's characters of rendered bodies, shared out among the
 /// records: a small workspace's bodies are shown whole, a large one's cut
@@ -31,7 +30,7 @@ const BODY_BUDGET: usize = 30_000_000;
 /// Fewest and most characters of one body on the page.
 const BODY_MIN: usize = 400;
 const BODY_MAX: usize = 20_000;
-/// Newest commits whose history the page shows.
+/// Newest commits whose history the page shows (see [`Gathered`]).
 const MAX_COMMITS: usize = 2_000;
 
 /// The review page, and what it holds.
@@ -43,33 +42,6 @@ pub struct HtmlReport {
     pub records: usize,
     /// Bodies cut to fit the page (the page says where the full text is).
     pub cut_bodies: usize,
-}
-
-/// One record as the page shows it.
-pub(crate) struct Rec {
-    pub path: String,
-    pub kind: Kind,
-    pub slug: String,
-    pub info: RecordInfo,
-    /// The body as HTML (inert), and whether it was cut.
-    pub body: String,
-    pub cut: bool,
-}
-
-/// Everything the page is made of.
-pub(crate) struct Gathered {
-    pub root_name: String,
-    pub generated: String,
-    pub report: Report,
-    pub recs: Vec<Rec>,
-    /// Newest first, at most [`MAX_COMMITS`].
-    pub commits: Vec<LogCommit>,
-    /// Why there is no history (not a git repository, …), if so.
-    pub history_note: Option<String>,
-    /// Commits in the repository beyond the ones shown.
-    pub older_commits: usize,
-    /// The newest `CONTEXT.md` block, as HTML.
-    pub context_block: Option<String>,
 }
 
 /// Builds the review page of `ws`, refreshing the index as `report` does.
@@ -160,12 +132,4 @@ fn body_of(ws: &Workspace, rel: &str, max: usize) -> (String, bool) {
         _ => &text[..],
     };
     markdown::render(body, max)
-}
-
-/// Record index by path.
-pub(crate) fn by_path(recs: &[Rec]) -> HashMap<&str, usize> {
-    recs.iter()
-        .enumerate()
-        .map(|(i, r)| (r.path.as_str(), i))
-        .collect()
 }

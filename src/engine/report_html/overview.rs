@@ -4,7 +4,7 @@
 //! the newest `CONTEXT.md` block and what the consolidation worker removed.
 
 use super::escape::{html, line};
-use super::{by_path, Gathered};
+use super::gathered::{by_path, Gathered};
 use crate::model::diagnostic::Severity;
 use crate::model::kind::Kind;
 use std::collections::BTreeMap;

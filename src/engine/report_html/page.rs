@@ -2,13 +2,9 @@
 //! overview, the empty views the script fills, the data and the script.
 
 use super::escape::{html, line, script_json};
-use super::Gathered;
+use super::gathered::Gathered;
 use sha2::{Digest, Sha256};
 use std::fmt::Write as _;
-
-/// Records per body chunk: the script parses one chunk when one of its
-/// records is opened, never all the bodies at once.
-pub(crate) const CHUNK: usize = 1000;
 
 const STYLE: &str = include_str!("page.css");
 const SCRIPT: &str = include_str!("page.js");
@@ -41,7 +37,7 @@ pub(crate) fn document(g: &Gathered) -> String {
         gen = html(&g.generated),
         overview = super::overview::render(g),
     );
-    for (c, chunk) in g.recs.chunks(CHUNK).enumerate() {
+    for (c, chunk) in g.recs.chunks(super::gathered::CHUNK).enumerate() {
         let bodies: Vec<&str> = chunk.iter().map(|r| r.body.as_str()).collect();
         let json = script_json(&serde_json::to_string(&bodies).unwrap_or_default());
         let _ = writeln!(
