@@ -39,6 +39,11 @@ fn workspace() -> tempfile::TempDir {
     common::write(root, "memory/decisions/hostile-markup.md", &hostile());
     common::write(
         root,
+        "knowledge/leaky-note.md",
+        &format!("---\ntitle: A leaky note\ndescription: the deploy token is {SECRET} for now\nmodel_invocation: false\ndate: 2026-11-05\nsources:\n  - file:docs/bank-api.md\n---\n\nRotate it.\n"),
+    );
+    common::write(
+        root,
         "memory/decisions/cache-in-memory.md",
         &decision(
             "Cache in memory",
@@ -96,7 +101,7 @@ fn report_html_writes_one_self_contained_page_without_the_secret() {
     assert_eq!(
         run.stdout,
         format!(
-            "Wrote {}: 16 records, {} bytes.\n",
+            "Wrote {}: 17 records, {} bytes.\n",
             out.display(),
             html.len()
         )
@@ -141,7 +146,7 @@ fn report_html_replaces_its_own_page_and_nothing_else() {
     assert_eq!(again.code, 0, "{}", again.stderr);
     let second = std::fs::read_to_string(&page).unwrap();
     assert_ne!(first, second);
-    assert!(second.contains("17 records"));
+    assert!(second.contains("18 records"));
 }
 
 // ---------------------------------------------------------------- browser
@@ -185,6 +190,15 @@ fn drive(page: &Path, steps: &Value, no_js: bool) -> Value {
 
 fn step(name: &str, js: &str) -> Value {
     json!({"name": name, "eval": js})
+}
+
+/// A step that waits until the record page has its details, then
+/// evaluates `js`.
+fn when_loaded(name: &str, js: &str) -> Value {
+    step(
+        name,
+        &format!("new Promise(r => {{ const t = setInterval(() => {{ if (document.getElementById('record').dataset.loaded === location.hash.slice(3)) {{ clearInterval(t); r({js}); }} }}, 10); }})"),
+    )
 }
 
 /// A step that waits two frames, then evaluates `js`.
@@ -238,20 +252,22 @@ fn report_html_in_chromium_counts_chains_search_and_record_pages() {
         {"key": "Enter"},
         after_frames("opened", "[location.hash === '#r/' + INDEX('Cache in Redis'), document.getElementById('record-title').textContent, document.activeElement.id]".replace("INDEX", INDEX_OF).as_str()),
         step("go-sqlite", &format!("location.hash = '#r/' + {INDEX_OF}('Cache in SQLite')")),
-        after_frames("sqlite", "[...document.querySelectorAll('#record h3')].map(h => h.textContent + ': ' + [...(h.nextElementSibling.matches('ul') ? h.nextElementSibling.children : [])].map(li => li.textContent).join(' | '))"),
+        when_loaded("sqlite", "[...document.querySelectorAll('#record h3')].map(h => h.textContent + ': ' + [...(h.nextElementSibling.matches('ul') ? h.nextElementSibling.children : [])].map(li => li.textContent).join(' | '))"),
         step("sqlite-chain", "document.querySelectorAll('#record svg.chain path.edge').length"),
         shot("record.png"),
         step("go-hostile", &format!("location.hash = '#r/' + JSON.parse(document.getElementById('data').textContent).p.indexOf('memory/decisions/hostile-markup.md')")),
-        after_frames("hostile", "[document.getElementById('record-title').textContent, document.querySelector('#record .md.body').innerText]"),
+        when_loaded("hostile", "[document.getElementById('record-title').textContent, document.querySelector('#record .md.body').innerText]"),
         step("links", "[...document.querySelectorAll('#record a')].map(a => a.getAttribute('href')).filter(h => !h.startsWith('#'))"),
         step("inert", "[window.pwned === undefined, document.querySelectorAll('img, iframe, object, embed').length, document.scripts.length, [...document.querySelectorAll('*')].filter(e => [...e.attributes].some(a => a.name.startsWith('on'))).length, [...document.querySelectorAll('[href]')].filter(e => !/^(#|https?:|mailto:)/i.test(e.getAttribute('href'))).length]"),
         shot("hostile.png"),
+        step("go-leaky", &format!("location.hash = '#r/' + {INDEX_OF}('A leaky note')")),
+        when_loaded("leaky", "[...document.querySelectorAll('#record dd')].map(d => d.textContent)"),
     ]);
     let got = drive(&page, &steps, false);
     eprintln!("screenshots: {}", shots.display());
     let r = &got["results"];
     assert_eq!(got["errors"], json!([]), "console errors");
-    assert_eq!(r["records"], "16");
+    assert_eq!(r["records"], "17");
     assert_eq!(r["decisions"], "8");
     assert_eq!(
         r["gc"],
@@ -265,13 +281,13 @@ fn report_html_in_chromium_counts_chains_search_and_record_pages() {
         r["cache-chain"],
         json!([2, 3, 1, "2026-06-01 — Cache in SQLite"])
     );
-    assert_eq!(r["all"], "16 records");
-    assert_eq!(r["redis"], json!(["1 record of 16", ["Cache in Redis"]]));
-    assert_eq!(r["knowledge"], "3 records of 16");
+    assert_eq!(r["all"], "17 records");
+    assert_eq!(r["redis"], json!(["1 record of 17", ["Cache in Redis"]]));
+    assert_eq!(r["knowledge"], "4 records of 17");
     assert_eq!(
         r["tagged"],
         json!([
-            "3 records of 16",
+            "3 records of 17",
             ["Cache in memory", "Cache in Redis", "Cache in SQLite"]
         ])
     );
@@ -284,7 +300,7 @@ fn report_html_in_chromium_counts_chains_search_and_record_pages() {
         !with_findings.contains(&json!("Cache in SQLite")),
         "{with_findings:?}"
     );
-    assert_eq!(r["typed"], "3 records of 16");
+    assert_eq!(r["typed"], "3 records of 17");
     assert_eq!(r["opened"], json!([true, "Cache in Redis", "record-title"]));
     let sections: Vec<String> = r["sqlite"]
         .as_array()
@@ -327,6 +343,14 @@ fn report_html_in_chromium_counts_chains_search_and_record_pages() {
         json!(["https://example.com/", "https://example.com/?a=<b>"])
     );
     assert_eq!(r["inert"], json!([true, 0, 3, 0, 0]));
+    assert!(
+        r["leaky"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("the deploy token is ghp_…[masked] for now")),
+        "{}",
+        r["leaky"]
+    );
 }
 
 #[test]
@@ -353,7 +377,7 @@ fn report_html_overview_reads_without_javascript() {
     let r = &got["results"];
     assert_eq!(r["js"], false);
     assert_eq!(r["overview"], "block");
-    assert_eq!(r["records"], "16");
+    assert_eq!(r["records"], "17");
     let rules = r["rules"].as_array().unwrap();
     assert!(rules.contains(&json!("secrets/detected")), "{rules:?}");
     assert!(rules.contains(&json!("status/chain")), "{rules:?}");

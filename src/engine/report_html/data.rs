@@ -24,8 +24,9 @@ fn line(s: &str) -> String {
     crate::syntax::sanitize::line(s).into_owned()
 }
 
-/// The main data object (see the script for how each key is read).
-pub(crate) fn main(g: &Gathered) -> Value {
+/// The main data object (see the script for how each key is read), and
+/// for each record what only its own page shows (see [`details`]).
+pub(crate) fn main(g: &Gathered) -> (Value, Vec<Value>) {
     let index = by_path(&g.recs);
     let mut flags: Vec<u8> = g.recs.iter().map(|r| if r.cut { CUT } else { 0 }).collect();
     for p in &g.report.drifted {
@@ -67,61 +68,114 @@ pub(crate) fn main(g: &Gathered) -> Value {
                 .map_or(-1, |&i| i as i64)
         })
         .collect();
-    let sources: Vec<Value> = g
+    let mut status_names: Vec<String> = Vec::new();
+    let statuses: Vec<usize> = g
         .recs
         .iter()
-        .enumerate()
-        .map(|(i, r)| {
-            let drifted = drifted_lines.get(&i);
-            Value::Array(
-                r.info
-                    .sources
-                    .iter()
-                    .map(|s| {
-                        let d = drifted.is_some_and(|ls| ls.contains(&s.line));
-                        if d {
-                            json!([line(&s.value), 1])
-                        } else {
-                            Value::String(line(&s.value))
-                        }
-                    })
-                    .collect(),
-            )
+        .map(|r| {
+            let s = r.info.status.as_deref().map(line).unwrap_or_default();
+            match status_names.iter().position(|n| *n == s) {
+                Some(at) => at,
+                None => {
+                    status_names.push(s);
+                    status_names.len() - 1
+                }
+            }
         })
         .collect();
     let col = |f: &dyn Fn(&super::gathered::Rec) -> String| -> Vec<String> {
         g.recs.iter().map(f).collect()
     };
-    json!({
+    let main = json!({
         "kinds": kinds,
         "p": col(&|r| line(&r.path)),
         "k": g.recs.iter().map(|r| Kind::ALL.iter().position(|k| *k == r.kind).unwrap_or(0)).collect::<Vec<_>>(),
         "t": col(&|r| r.info.title.as_deref().map(line).unwrap_or_default()),
-        "st": col(&|r| r.info.status.as_deref().map(line).unwrap_or_default()),
+        "sn": status_names,
+        "st": statuses,
         "d": col(&|r| r.info.date.as_deref().map(line).unwrap_or_default()),
         "ds": col(&|r| r.info.description.as_deref().map(line).unwrap_or_default()),
         "tn": tag_names,
         "tg": tags,
         "rb": rb,
-        "rbx": col(&|r| r.info.replaced_by.as_ref().map(|t| line(&t.value)).unwrap_or_default()),
-        "sr": sources,
         "f": flags,
-        "fd": findings,
         "dup": dup,
         "cm": commits(g),
         "rh": record_history(g, &index),
         "chunk": super::gathered::CHUNK,
-    })
+    });
+    let details = details(g, &slug_index, findings, &drifted_lines);
+    (main, details)
 }
 
-/// Findings per record: `[record, rule, severity (0 error, 1 warning),
-/// line, message]`, at most [`FINDINGS_PER_RECORD`] each; sets the flag
+/// What a record's page alone shows, one array per record: `[body HTML,
+/// sources, findings, replaced_by as written, cited by]`. A source is its
+/// text, or `[text, 1]` when `sources/drifted` flags it; a finding is
+/// `[rule, severity (0 error, 1 warning), line, message]`; cited by lists
+/// the records whose sources name this one.
+fn details(
+    g: &Gathered,
+    slug_index: &HashMap<(Kind, &str), usize>,
+    findings: Vec<(usize, Value)>,
+    drifted_lines: &HashMap<usize, Vec<usize>>,
+) -> Vec<Value> {
+    let mut cited_by: Vec<Vec<usize>> = vec![Vec::new(); g.recs.len()];
+    for (i, r) in g.recs.iter().enumerate() {
+        for s in &r.info.sources {
+            let target = s
+                .value
+                .split_once(':')
+                .and_then(|(k, slug)| Some((Kind::from_name(k)?, slug)))
+                .and_then(|(k, slug)| slug_index.get(&(k, slug)));
+            if let Some(&t) = target {
+                if t != i && cited_by[t].last() != Some(&i) {
+                    cited_by[t].push(i);
+                }
+            }
+        }
+    }
+    let mut per: Vec<Vec<Value>> = vec![Vec::new(); g.recs.len()];
+    for (i, f) in findings {
+        per[i].push(f);
+    }
+    g.recs
+        .iter()
+        .zip(per)
+        .zip(cited_by)
+        .enumerate()
+        .map(|(i, ((r, findings), cited))| {
+            let drifted = drifted_lines.get(&i);
+            let sources: Vec<Value> = r
+                .info
+                .sources
+                .iter()
+                .map(|s| {
+                    if drifted.is_some_and(|ls| ls.contains(&s.line)) {
+                        json!([line(&s.value), 1])
+                    } else {
+                        Value::String(line(&s.value))
+                    }
+                })
+                .collect();
+            let rbx = r
+                .info
+                .replaced_by
+                .as_ref()
+                .map(|t| line(&t.value))
+                .unwrap_or_default();
+            json!([r.body, sources, findings, rbx, cited])
+        })
+        .collect()
+}
+
+/// Findings per record: `(record, [rule, severity (0 error, 1 warning),
+/// line, message])`, at most [`FINDINGS_PER_RECORD`] each; sets the flag
 /// bits and returns the source lines `sources/drifted` points at.
 fn findings(
     g: &Gathered,
     index: &HashMap<&str, usize>,
     flags: &mut [u8],
-) -> (Vec<Value>, HashMap<usize, Vec<usize>>) {
+) -> (Vec<(usize, Value)>, HashMap<usize, Vec<usize>>) {
     let mut out = Vec::new();
     let mut per: HashMap<usize, usize> = HashMap::new();
     let mut drifted: HashMap<usize, Vec<usize>> = HashMap::new();
@@ -137,13 +191,10 @@ fn findings(
         let n = per.entry(i).or_default();
         *n += 1;
         if *n <= FINDINGS_PER_RECORD {
-            out.push(json!([
+            out.push((
                 i,
-                d.rule.as_str(),
-                u8::from(!error),
-                d.line,
-                line(&d.message)
-            ]));
+                json!([d.rule.as_str(), u8::from(!error), d.line, line(&d.message)]),
+            ));
         }
     }
     (out, drifted)

@@ -10,6 +10,7 @@
   root.classList.add('js');
   var D = JSON.parse(doc.getElementById('data').textContent);
   var N = D.p.length;
+  D.st = D.st.map(function (n) { return D.sn[n]; });
   var KIND = D.kinds;
   var F_DRIFT = 1, F_ERR = 2, F_WARN = 4, F_DUP = 8, F_CUT = 16;
   var SVG = 'http://www.w3.org/2000/svg';
@@ -38,7 +39,7 @@
   function kindOf(i) { return KIND[D.k[i]]; }
 
   // ------------------------------------------------------------ lazy indexes
-  var findingsOf = null, replacersOf = null, citersOf = null, dupOf = null, slugIdx = null;
+  var replacersOf = null, dupOf = null, slugIdx = null;
   function slugIndex() {
     if (!slugIdx) {
       slugIdx = new Map();
@@ -58,10 +59,6 @@
     }
     return m;
   }
-  function findings(i) {
-    if (!findingsOf) findingsOf = groupBy(D.fd, function (f) { return f[0]; });
-    return findingsOf.get(i) || [];
-  }
   function replacers(i) {
     if (!replacersOf) {
       replacersOf = new Map();
@@ -73,23 +70,6 @@
     return replacersOf.get(i) || [];
   }
   function srcText(s) { return Array.isArray(s) ? s[0] : s; }
-  function citers(i) {
-    if (!citersOf) {
-      citersOf = new Map();
-      var idx = slugIndex();
-      for (var j = 0; j < N; j++) {
-        var ss = D.sr[j];
-        for (var k = 0; k < ss.length; k++) {
-          var t = idx.get(srcText(ss[k]));
-          if (t !== undefined && t !== j) {
-            if (!citersOf.has(t)) citersOf.set(t, []);
-            citersOf.get(t).push(j);
-          }
-        }
-      }
-    }
-    return citersOf.get(i) || [];
-  }
   function duplicates(i) {
     if (!dupOf) {
       dupOf = new Map();
@@ -102,11 +82,20 @@
     }
     return dupOf.get(i) || [];
   }
+  // A record's details — [body HTML, sources, findings, replaced_by as
+  // written, cited by] — sit in compressed chunks of D.chunk records, read
+  // once, when one of their records is opened.
   var chunks = {};
-  function body(i) {
+  function inflate(b64) {
+    var bin = atob(b64), bytes = new Uint8Array(bin.length);
+    for (var k = 0; k < bin.length; k++) bytes[k] = bin.charCodeAt(k);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'));
+    return new Response(stream).text().then(JSON.parse);
+  }
+  function details(i) {
     var c = Math.floor(i / D.chunk);
-    if (!chunks[c]) chunks[c] = JSON.parse(doc.getElementById('b' + c).textContent);
-    return chunks[c][i - c * D.chunk];
+    if (!chunks[c]) chunks[c] = inflate(doc.getElementById('b' + c).textContent.trim());
+    return chunks[c].then(function (all) { return all[i - c * D.chunk]; });
   }
   // Follows replaced_by to the record in force (a cycle stops the walk).
   function headOf(i) {
@@ -417,9 +406,22 @@
     else li.append(el('code', null, text));
     if (Array.isArray(s)) li.append(' ', badge('drifted: the cited file changed since', 'warn'));
   }
+  function history(parent, i) {
+    section(parent, 'History', D.rh[i], function (li, c) {
+      var cm = D.cm[c];
+      li.append(el('code', null, cm[0].slice(0, 7)), ' ', el('span', 'date', cm[1].slice(0, 10)), ' ', el('span', null, cm[2]));
+      cm[3].forEach(function (op) {
+        var mine = op[1] + '.md' === D.p[i] || op[2] + '.md' === D.p[i];
+        if (!mine) return;
+        li.append(el('div', 'gc', 'Memlint-GC: ' + op[0] + ' ' + op[1] + (op[2] ? ' into ' + op[2] : '') + ' (' + op[3] + ')'));
+      });
+    }, 'No commit touched it (or the workspace is not in a git repository).');
+  }
+  var shown = -1;
   function showRecord(i) {
     var sec = doc.getElementById('record');
     sec.replaceChildren();
+    delete sec.dataset.loaded;
     if (!(i >= 0 && i < N)) { sec.append(el('p', null, 'No such record.')); return; }
     var back = el('a', 'back', '← Find'); back.href = '#find';
     var h = el('h2', null, D.t[i] || D.p[i]); h.tabIndex = -1; h.id = 'record-title';
@@ -435,39 +437,38 @@
     field(dl, 'description', D.ds[i]);
     if (D.tg[i].length) field(dl, 'tags', tags);
     if (D.rb[i] >= 0) field(dl, 'replaced by', link(D.rb[i]));
-    else if (D.rbx[i]) field(dl, 'replaced by', D.rbx[i] + ' (no such record)');
     sec.append(back, h, badges, dl);
-    var mine = replacers(i), chain = null;
+    var mine = replacers(i);
     if (kindOf(i) === 'decision' && (D.rb[i] >= 0 || mine.length)) {
       var head = headOf(i), members = [];
       for (var j = 0; j < N; j++) if (D.k[j] === D.k[i] && headOf(j) === head) members.push(j);
       var lo = Infinity, hi = -Infinity;
       members.forEach(function (m) { var d = day(D.d[m]); if (!isNaN(d)) { lo = Math.min(lo, d); hi = Math.max(hi, d); } });
       if (!(lo < hi)) { lo = (isFinite(lo) ? lo : 0) - 15; hi = lo + 30; }
-      chain = chainSvg(members, function (d) { return 12 + (d - lo) / (hi - lo) * 616; }, 640, 64);
-      sec.append(el('h3', null, 'Its chain'), chain);
+      sec.append(el('h3', null, 'Its chain'), chainSvg(members, function (d) { return 12 + (d - lo) / (hi - lo) * 616; }, 640, 64));
     }
-    sec.append(el('h3', null, 'Body'));
-    var md = el('div', 'md body');
-    md.innerHTML = body(i); // rendered by memlint: inert (see the note at the top)
-    sec.append(md);
-    if (D.f[i] & F_CUT) sec.append(el('p', 'more', 'The body is cut here to keep the page quick; the full text is in ' + D.p[i] + '.'));
-    section(sec, 'Replaces', mine, function (li, j) { li.append(link(j), ' ', el('span', 'date', D.d[j])); }, 'Replaces no record.');
-    section(sec, 'Cited by', citers(i), function (li, j) { li.append(link(j)); }, 'No record cites it.');
-    section(sec, 'Sources', D.sr[i], sourceItem, 'No sources.');
-    section(sec, 'Findings', findings(i), function (li, f) {
-      li.append(badge(f[2] ? 'warning' : 'error', f[2] ? 'warn' : 'bad'), ' ', el('code', null, f[1]), ' line ' + f[3] + ': ', el('span', null, f[4]));
-    }, 'No findings.');
-    section(sec, 'Nearly the same as', duplicates(i), function (li, d) { li.append(link(d[0]), ' (' + d[1] + '% alike)'); }, 'No near-duplicate.');
-    section(sec, 'History', D.rh[i], function (li, c) {
-      var cm = D.cm[c];
-      li.append(el('code', null, cm[0].slice(0, 7)), ' ', el('span', 'date', cm[1].slice(0, 10)), ' ', el('span', null, cm[2]));
-      cm[3].forEach(function (op) {
-        var mine = op[1] + '.md' === D.p[i] || op[2] + '.md' === D.p[i];
-        if (!mine) return;
-        li.append(el('div', 'gc', 'Memlint-GC: ' + op[0] + ' ' + op[1] + (op[2] ? ' into ' + op[2] : '') + ' (' + op[3] + ')'));
-      });
-    }, 'No commit touched it (or the workspace is not in a git repository).');
+    var rest = el('div', 'rest', 'Loading…');
+    sec.append(rest);
+    shown = i;
+    details(i).then(function (x) {
+      if (shown !== i) return;
+      rest.replaceChildren();
+      if (D.rb[i] < 0 && x[3]) field(dl, 'replaced by', x[3] + ' (no such record)');
+      rest.append(el('h3', null, 'Body'));
+      var md = el('div', 'md body');
+      md.innerHTML = x[0]; // rendered by memlint: inert (see the note at the top)
+      rest.append(md);
+      if (D.f[i] & F_CUT) rest.append(el('p', 'more', 'The body is cut here to keep the page quick; the full text is in ' + D.p[i] + '.'));
+      section(rest, 'Replaces', mine, function (li, j) { li.append(link(j), ' ', el('span', 'date', D.d[j])); }, 'Replaces no record.');
+      section(rest, 'Cited by', x[4], function (li, j) { li.append(link(j)); }, 'No record cites it.');
+      section(rest, 'Sources', x[1], sourceItem, 'No sources.');
+      section(rest, 'Findings', x[2], function (li, f) {
+        li.append(badge(f[1] ? 'warning' : 'error', f[1] ? 'warn' : 'bad'), ' ', el('code', null, f[0]), ' line ' + f[2] + ': ', el('span', null, f[3]));
+      }, 'No findings.');
+      section(rest, 'Nearly the same as', duplicates(i), function (li, d) { li.append(link(d[0]), ' (' + d[1] + '% alike)'); }, 'No near-duplicate.');
+      history(rest, i);
+      sec.dataset.loaded = String(i);
+    });
     h.focus();
   }
 

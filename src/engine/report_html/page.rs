@@ -11,7 +11,9 @@ const SCRIPT: &str = include_str!("page.js");
 
 /// The whole page.
 pub(crate) fn document(g: &Gathered) -> String {
-    let data = script_json(&serde_json::to_string(&super::data::main(g)).unwrap_or_default());
+    let (main, details) = super::data::main(g);
+    let data = script_json(&serde_json::to_string(&main).unwrap_or_default());
+    let chunks = chunks(&details);
     let mut out = String::with_capacity(data.len() + g.recs.len() * 512 + 65536);
     let hash = base64(&Sha256::digest(SCRIPT.as_bytes()));
     let name = line(&g.root_name);
@@ -37,16 +39,37 @@ pub(crate) fn document(g: &Gathered) -> String {
         gen = html(&g.generated),
         overview = super::overview::render(g),
     );
-    for (c, chunk) in g.recs.chunks(super::gathered::CHUNK).enumerate() {
-        let bodies: Vec<&str> = chunk.iter().map(|r| r.body.as_str()).collect();
-        let json = script_json(&serde_json::to_string(&bodies).unwrap_or_default());
+    for (c, chunk) in chunks.iter().enumerate() {
         let _ = writeln!(
             out,
-            "<script type=\"application/json\" id=\"b{c}\">{json}</script>"
+            "<script type=\"application/octet-stream\" id=\"b{c}\">{chunk}</script>"
         );
     }
     let _ = write!(out, "<script>{SCRIPT}</script>\n</body></html>\n");
     out
+}
+
+/// The records' details in chunks of [`CHUNK`](super::gathered::CHUNK):
+/// each a JSON array, zlib-compressed (the browser's `DecompressionStream`
+/// reads it back) and in base64, which holds no `<` that could end its
+/// element. Compressed, the bodies cost a page of 100,000 records a
+/// fifth of what they would as text, and the page opens that much sooner.
+fn chunks(details: &[serde_json::Value]) -> Vec<String> {
+    use rayon::prelude::*;
+    use std::io::Write as _;
+    details
+        .par_chunks(super::gathered::CHUNK)
+        .map(|chunk| {
+            let json = serde_json::to_vec(chunk).unwrap_or_default();
+            let mut z = gix::zlib::stream::deflate::Write::new(
+                Vec::with_capacity(json.len() / 4),
+                gix::zlib::Compression::DEFAULT,
+            );
+            // Writing to a vector cannot fail.
+            let _ = z.write_all(&json).and_then(|()| z.flush());
+            base64(&z.into_inner())
+        })
+        .collect()
 }
 
 /// Standard base64 with padding (the policy's script hash).
