@@ -505,4 +505,7 @@
   route();
   root.dataset.readyMs = String(Math.round(performance.now()));
   root.dataset.ready = '1';
+  // The search text of every record, made while the reader looks at the
+  // overview, so that the first search is as quick as the next.
+  (window.requestIdleCallback || setTimeout)(function () { haystack(); });
 })();
