@@ -106,9 +106,18 @@ fn report_html_writes_one_self_contained_page_without_the_secret() {
             html.len()
         )
     );
-    // The credential is masked everywhere: data, bodies, overview.
-    assert!(!html.contains(SECRET));
-    assert!(html.contains("ghp_…[masked]"));
+    // The credential is masked everywhere: the overview, the data, the
+    // records' details (both compressed).
+    let data = unpack(&html, "data");
+    let details = unpack(&html, "b0");
+    for text in [&html, &data, &details] {
+        assert!(!text.contains(SECRET));
+    }
+    assert!(data.contains("the deploy token is ghp_…[masked] for now"));
+    assert!(details.contains("The token ghp_…[masked] leaked here."));
+    // Bodies are inert HTML: their markup escaped, javascript: links gone.
+    assert!(details.contains("&lt;script&gt;window.pwned=3&lt;/script&gt;"));
+    assert!(!details.contains("javascript:"));
     // Nothing is fetched: no external script, style, image or font, and
     // a policy that forbids every request.
     for needle in ["src=\"http", "href=\"http://", "@import", "url(http"] {
@@ -118,6 +127,29 @@ fn report_html_writes_one_self_contained_page_without_the_secret() {
     // The only script elements are memlint's: data, one body chunk, code.
     assert_eq!(html.matches("<script").count(), 3);
     assert_eq!(html.matches("</script>").count(), 3);
+}
+
+/// The JSON in the `<script>` element `id` of the page: zlib in base64.
+fn unpack(html: &str, id: &str) -> String {
+    let open = format!("<script type=\"application/octet-stream\" id=\"{id}\">");
+    let at = html.find(&open).unwrap() + open.len();
+    let b64 = &html[at..at + html[at..].find("</script>").unwrap()];
+    let abc = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let (mut bytes, mut acc, mut bits) = (Vec::new(), 0u32, 0);
+    for c in b64.bytes().filter(|&c| c != b'=') {
+        acc = (acc << 6) | abc.iter().position(|&a| a == c).unwrap() as u32;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            bytes.push((acc >> bits) as u8);
+        }
+    }
+    let mut out = vec![0u8; 16 << 20];
+    let mut z = gix::zlib::Decompress::new();
+    z.decompress(&bytes, &mut out, gix::zlib::FlushDecompress::Finish)
+        .unwrap();
+    out.truncate(z.total_out() as usize);
+    String::from_utf8(out).unwrap()
 }
 
 #[test]
@@ -211,8 +243,7 @@ fn after_frames(name: &str, js: &str) -> Value {
     )
 }
 
-const INDEX_OF: &str =
-    "(t => JSON.parse(document.getElementById('data').textContent).t.indexOf(t))";
+const INDEX_OF: &str = "(t => window.memlint.data.t.indexOf(t))";
 
 #[test]
 fn report_html_in_chromium_counts_chains_search_and_record_pages() {
@@ -255,7 +286,7 @@ fn report_html_in_chromium_counts_chains_search_and_record_pages() {
         when_loaded("sqlite", "[...document.querySelectorAll('#record h3')].map(h => h.textContent + ': ' + [...(h.nextElementSibling.matches('ul') ? h.nextElementSibling.children : [])].map(li => li.textContent).join(' | '))"),
         step("sqlite-chain", "document.querySelectorAll('#record svg.chain path.edge').length"),
         shot("record.png"),
-        step("go-hostile", &format!("location.hash = '#r/' + JSON.parse(document.getElementById('data').textContent).p.indexOf('memory/decisions/hostile-markup.md')")),
+        step("go-hostile", &format!("location.hash = '#r/' + window.memlint.data.p.indexOf('memory/decisions/hostile-markup.md')")),
         when_loaded("hostile", "[document.getElementById('record-title').textContent, document.querySelector('#record .md.body').innerText]"),
         step("links", "[...document.querySelectorAll('#record a')].map(a => a.getAttribute('href')).filter(h => !h.startsWith('#'))"),
         step("inert", "[window.pwned === undefined, document.querySelectorAll('img, iframe, object, embed').length, document.scripts.length, [...document.querySelectorAll('*')].filter(e => [...e.attributes].some(a => a.name.startsWith('on'))).length, [...document.querySelectorAll('[href]')].filter(e => !/^(#|https?:|mailto:)/i.test(e.getAttribute('href'))).length]"),

@@ -4,7 +4,8 @@
 //! chains, a page per record and a search with filters.
 //!
 //! Everything is in the one file: styles and the script inline, the data
-//! embedded as JSON, nothing fetched (a Content-Security-Policy forbids
+//! embedded as zlib-compressed JSON in base64 (so no record text can end
+//! its `<script>` element), nothing fetched (a Content-Security-Policy forbids
 //! every request and every script but the page's own, by hash). Record
 //! text is untrusted: it is masked and escaped here, bodies are rendered
 //! from markdown with raw HTML shown as text (see [`markdown`]), and the

@@ -8,7 +8,22 @@
   var doc = document;
   var root = doc.documentElement;
   root.classList.add('js');
-  var D = JSON.parse(doc.getElementById('data').textContent);
+  // The data and the records' details are zlib-compressed JSON in base64
+  // (a quarter of the bytes to read; base64 holds no `<` to end an
+  // element); the browser's DecompressionStream reads them back.
+  function inflate(b64) {
+    var bin = atob(b64), bytes = new Uint8Array(bin.length);
+    for (var k = 0; k < bin.length; k++) bytes[k] = bin.charCodeAt(k);
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'));
+    return new Response(stream).text().then(JSON.parse);
+  }
+  inflate(doc.getElementById('data').textContent.trim()).then(start, function (e) {
+    console.error('memlint report: the page data could not be read: ' + e);
+  });
+
+  function start(D) {
+  // The data behind the page, for the curious (the console).
+  window.memlint = { data: D };
   var N = D.p.length;
   D.st = D.st.map(function (n) { return D.sn[n]; });
   var KIND = D.kinds;
@@ -86,12 +101,6 @@
   // written, cited by] — sit in compressed chunks of D.chunk records, read
   // once, when one of their records is opened.
   var chunks = {};
-  function inflate(b64) {
-    var bin = atob(b64), bytes = new Uint8Array(bin.length);
-    for (var k = 0; k < bin.length; k++) bytes[k] = bin.charCodeAt(k);
-    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('deflate'));
-    return new Response(stream).text().then(JSON.parse);
-  }
   function details(i) {
     var c = Math.floor(i / D.chunk);
     if (!chunks[c]) chunks[c] = inflate(doc.getElementById('b' + c).textContent.trim());
@@ -508,4 +517,5 @@
   // The search text of every record, made while the reader looks at the
   // overview, so that the first search is as quick as the next.
   (window.requestIdleCallback || setTimeout)(function () { haystack(); });
+  }
 })();
