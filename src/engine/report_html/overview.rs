@@ -160,12 +160,27 @@ fn rules(out: &mut String, g: &Gathered) {
             out,
             "<tr><th scope=\"row\"><code>{}</code></th><td><span class=\"sev {s}\">{s}</span></td><td class=\"num\">{n}</td><td>{}<details><summary>Why it matters</summary><p>{}</p></details></td></tr>",
             html(name),
-            html(rule.summary()),
-            html(&why),
+            with_code(rule.summary()),
+            with_code(&why),
             s = sev.as_str(),
         );
     }
     out.push_str("</tbody></table>");
+}
+
+/// A rule's text as HTML, its `code` spans shown as code.
+fn with_code(text: &str) -> String {
+    html(text)
+        .split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 {
+                format!("<code>{part}</code>")
+            } else {
+                part.to_string()
+            }
+        })
+        .collect()
 }
 
 fn record_link(out: &mut String, g: &Gathered, i: usize) {
