@@ -69,6 +69,13 @@ fn workspace() -> tempfile::TempDir {
     );
     common::commit_all(root);
     std::fs::remove_file(root.join("memory/requests/export-monthly-csv.md")).unwrap();
+    // Every record citing the bank API notes drifts.
+    let api = std::fs::read_to_string(root.join("docs/bank-api.md")).unwrap();
+    common::write(
+        root,
+        "docs/bank-api.md",
+        &format!("{api}\nThe limit is now 10 requests a second.\n"),
+    );
     common::write(
         root,
         "memory/decisions/cache-in-sqlite.md",
@@ -258,6 +265,7 @@ fn report_html_in_chromium_counts_chains_search_and_record_pages() {
     let shot = |name: &str| json!({"screenshot": shots.join(name).to_str().unwrap()});
     let steps = json!([
         step("records", "document.querySelector('#card-records .n').textContent"),
+        step("drifted-card", "document.querySelector('#card-drifted .n').textContent"),
         step("decisions", "document.querySelector('#kinds tr[data-kind=decision] .total').textContent"),
         step("gc", "[...document.querySelectorAll('#gc tbody tr')].map(r => r.cells[1].textContent + ' ' + r.cells[2].textContent + ' ' + r.cells[4].textContent)"),
         shot("overview.png"),
@@ -275,6 +283,9 @@ fn report_html_in_chromium_counts_chains_search_and_record_pages() {
         after_frames("tagged", "[document.getElementById('count').textContent, [...document.querySelectorAll('#list .row .title')].map(e => e.textContent)]"),
         step("findings", "(() => { const t = document.getElementById('ft'); t.value = ''; t.dispatchEvent(new Event('input')); const f = document.getElementById('ffi'); f.checked = true; f.dispatchEvent(new Event('change')); })()"),
         after_frames("with-findings", "[...document.querySelectorAll('#list .row .title')].map(e => e.textContent)"),
+        step("drifted", "(() => { const f = document.getElementById('ffi'); f.checked = false; f.dispatchEvent(new Event('change')); const d = document.getElementById('fdr'); d.checked = true; d.dispatchEvent(new Event('change')); })()"),
+        after_frames("drifted-rows", "[...document.querySelectorAll('#list .row')].map(e => e.querySelector('.path').textContent)"),
+        step("undrifted", "(() => { const d = document.getElementById('fdr'); d.checked = false; d.dispatchEvent(new Event('change')); })()"),
         shot("find.png"),
         // The keyboard: type in the search box, arrow down, Enter.
         step("reset", "(() => { const f = document.getElementById('ffi'); f.checked = false; f.dispatchEvent(new Event('change')); const q = document.getElementById('q'); q.value = 'cache in'; q.dispatchEvent(new Event('input')); q.focus(); })()"),
@@ -288,6 +299,7 @@ fn report_html_in_chromium_counts_chains_search_and_record_pages() {
         shot("record.png"),
         step("go-hostile", &format!("location.hash = '#r/' + window.memlint.data.p.indexOf('memory/decisions/hostile-markup.md')")),
         when_loaded("hostile", "[document.getElementById('record-title').textContent, document.querySelector('#record .md.body').innerText]"),
+        step("drifted-source", "[...document.querySelectorAll('#record .items li')].map(li => li.textContent).filter(t => t.startsWith('file:'))"),
         step("links", "[...document.querySelectorAll('#record a')].map(a => a.getAttribute('href')).filter(h => !h.startsWith('#'))"),
         step("inert", "[window.pwned === undefined, document.querySelectorAll('img, iframe, object, embed').length, document.scripts.length, [...document.querySelectorAll('*')].filter(e => [...e.attributes].some(a => a.name.startsWith('on'))).length, [...document.querySelectorAll('[href]')].filter(e => !/^(#|https?:|mailto:)/i.test(e.getAttribute('href'))).length]"),
         shot("hostile.png"),
@@ -299,6 +311,7 @@ fn report_html_in_chromium_counts_chains_search_and_record_pages() {
     let r = &got["results"];
     assert_eq!(got["errors"], json!([]), "console errors");
     assert_eq!(r["records"], "17");
+    assert_eq!(r["drifted-card"], "4");
     assert_eq!(r["decisions"], "8");
     assert_eq!(
         r["gc"],
@@ -330,6 +343,15 @@ fn report_html_in_chromium_counts_chains_search_and_record_pages() {
     assert!(
         !with_findings.contains(&json!("Cache in SQLite")),
         "{with_findings:?}"
+    );
+    assert_eq!(
+        r["drifted-rows"],
+        json!([
+            "knowledge/bank-api-rate-limits.md",
+            "knowledge/leaky-note.md",
+            "memory/decisions/hostile-markup.md",
+            "memory/decisions/retry-bank-sync-with-backoff.md"
+        ])
     );
     assert_eq!(r["typed"], "3 records of 17");
     assert_eq!(r["opened"], json!([true, "Cache in Redis", "record-title"]));
@@ -374,6 +396,10 @@ fn report_html_in_chromium_counts_chains_search_and_record_pages() {
         json!(["https://example.com/", "https://example.com/?a=<b>"])
     );
     assert_eq!(r["inert"], json!([true, 0, 3, 0, 0]));
+    assert_eq!(
+        r["drifted-source"],
+        json!(["file:docs/bank-api.md drifted: the file changed since this record was written"])
+    );
     assert!(
         r["leaky"]
             .as_array()

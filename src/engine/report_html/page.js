@@ -413,7 +413,7 @@
     if (t !== undefined) li.append(link(t, text));
     else if (/^https?:\/\//i.test(text)) { var a = el('a', null, text); a.href = text; a.rel = 'noopener noreferrer'; li.append(a); }
     else li.append(el('code', null, text));
-    if (Array.isArray(s)) li.append(' ', badge('drifted: the cited file changed since', 'warn'));
+    if (Array.isArray(s)) li.append(' ', badge('drifted: the file changed since this record was written', 'warn'));
   }
   function history(parent, i) {
     section(parent, 'History', D.rh[i], function (li, c) {
