@@ -63,7 +63,7 @@ fn cards(out: &mut String, g: &Gathered) {
         out,
         "chains",
         r.replaced_chains.len(),
-        "replacement chains",
+        "replacement chains (every kind)",
         false,
     );
     card(
