@@ -8,7 +8,7 @@
 //! its `<script>` element), nothing fetched (a Content-Security-Policy forbids
 //! every request and every script but the page's own, by hash). Record
 //! text is untrusted: it is masked and escaped here, bodies are rendered
-//! from markdown with raw HTML shown as text (see [`markdown`]), and the
+//! from markdown with raw HTML shown as text (see the `markdown` module), and the
 //! script builds its DOM with `textContent`.
 
 mod data;
