@@ -295,7 +295,7 @@ fn report_html_in_chromium_counts_chains_search_and_record_pages() {
         after_frames("opened", "[location.hash === '#r/' + INDEX('Cache in Redis'), document.getElementById('record-title').textContent, document.activeElement.id]".replace("INDEX", INDEX_OF).as_str()),
         step("go-sqlite", &format!("location.hash = '#r/' + {INDEX_OF}('Cache in SQLite')")),
         when_loaded("sqlite", "[...document.querySelectorAll('#record h3')].map(h => h.textContent + ': ' + [...(h.nextElementSibling.matches('ul') ? h.nextElementSibling.children : [])].map(li => li.textContent).join(' | '))"),
-        step("sqlite-chain", "document.querySelectorAll('#record svg.chain path.edge').length"),
+        step("sqlite-chain", "[document.querySelectorAll('#record svg.chain path.edge').length, [...document.querySelectorAll('#record .chainlist li')].map(li => li.textContent)]"),
         shot("record.png"),
         step("go-hostile", &format!("location.hash = '#r/' + window.memlint.data.p.indexOf('memory/decisions/hostile-markup.md')")),
         when_loaded("hostile", "[document.getElementById('record-title').textContent, document.querySelector('#record .md.body').innerText]"),
@@ -374,7 +374,17 @@ fn report_html_in_chromium_counts_chains_search_and_record_pages() {
         history.contains("consolidateMemlint-GC: trim memory/decisions/cache-in-sqlite (noisy)"),
         "{history}"
     );
-    assert_eq!(r["sqlite-chain"], 2);
+    assert_eq!(
+        r["sqlite-chain"],
+        json!([
+            2,
+            [
+                "Cache in memory 2026-01-10 → replaced by Cache in Redis",
+                "Cache in Redis 2026-03-01 → replaced by Cache in SQLite",
+                "Cache in SQLite 2026-06-01 in force"
+            ]
+        ])
+    );
     // The hostile record: its markup shown as text, bidi and secret shown
     // as every output shows them, only the https links kept.
     let hostile = &r["hostile"];

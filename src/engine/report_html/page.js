@@ -478,6 +478,16 @@
       members.forEach(function (m) { var d = day(D.d[m]); if (!isNaN(d)) { lo = Math.min(lo, d); hi = Math.max(hi, d); } });
       if (!(lo < hi)) { lo = (isFinite(lo) ? lo : 0) - 15; hi = lo + 30; }
       sec.append(el('h3', null, 'Its chain'), chainSvg(members, function (d) { return 12 + (d - lo) / (hi - lo) * 616; }, 640, 64));
+      // The same chain in words, oldest first.
+      var ol = el('ol', 'chainlist');
+      members.slice().sort(function (a, b) { return D.d[a] < D.d[b] ? -1 : D.d[a] > D.d[b] ? 1 : a - b; }).forEach(function (m) {
+        var li = el('li');
+        li.append(m === i ? el('strong', null, D.t[m] || D.p[m]) : link(m), ' ', el('span', 'date', D.d[m]));
+        if (m === head && D.st[m] !== 'replaced') li.append(' ', badge('in force', 'st-active'));
+        else if (D.rb[m] >= 0) li.append(el('span', 'date', ' → replaced by ' + (D.t[D.rb[m]] || D.p[D.rb[m]])));
+        ol.append(li);
+      });
+      sec.append(ol);
     }
     var rest = el('div', 'rest', 'Loading…');
     sec.append(rest);
