@@ -380,14 +380,19 @@
   }
   function axis(lo, hi, scale, W) {
     var svg = sv('svg', { width: W, height: 22, viewBox: '0 0 ' + W + ' 22', 'class': 'axis', 'aria-hidden': 'true' });
-    var y0 = new Date(lo * 864e5).getUTCFullYear(), y1 = new Date(hi * 864e5).getUTCFullYear();
-    var step = Math.max(1, Math.ceil((y1 - y0 + 1) / 10));
-    for (var y = y0; y <= y1 + 1; y += step) {
-      var x = scale(Date.UTC(y, 0, 1) / 864e5);
-      if (x < 0 || x > W) continue;
+    var a = new Date(lo * 864e5), b = new Date(hi * 864e5);
+    var months = (b.getUTCFullYear() - a.getUTCFullYear()) * 12 + b.getUTCMonth() - a.getUTCMonth() + 1;
+    // Years when the range is long, months (every few) when it is short.
+    var step = months > 24 ? 12 * Math.max(1, Math.ceil(months / 120)) : Math.max(1, Math.ceil(months / 10));
+    var y = a.getUTCFullYear(), m = months > 24 ? 0 : a.getUTCMonth();
+    for (var k = 0; k <= months + 12; k += step) {
+      var t0 = Date.UTC(y, m + k, 1), x = scale(t0 / 864e5);
+      // A label needs room to its right.
+      if (x < 0 || x > W - 48) continue;
+      var d = new Date(t0);
       svg.appendChild(sv('line', { x1: x, x2: x, y1: 14, y2: 22 }));
       var t = sv('text', { x: x + 3, y: 12 });
-      t.textContent = String(y);
+      t.textContent = months > 24 ? String(d.getUTCFullYear()) : d.toISOString().slice(0, 7);
       svg.appendChild(t);
     }
     var wrap = el('div', 'axisrow');
@@ -395,7 +400,16 @@
     return wrap;
   }
   function histogram(perMonth) {
-    var months = Array.from(perMonth.keys()).sort();
+    var seen = Array.from(perMonth.keys()).sort(), months = [];
+    // Every month from the first to the last, the empty ones too.
+    if (seen.length) {
+      var y = +seen[0].slice(0, 4), m = +seen[0].slice(5, 7) - 1, last = seen[seen.length - 1];
+      for (var guard = 0; guard < 1200; guard++, m++) {
+        var key = new Date(Date.UTC(y, m, 1)).toISOString().slice(0, 7);
+        months.push(key);
+        if (key >= last) break;
+      }
+    }
     var fig = el('figure', 'hist');
     if (!months.length) return fig;
     var max = Math.max.apply(null, Array.from(perMonth.values()));
@@ -405,7 +419,7 @@
     t.textContent = 'Decisions per month, ' + months[0] + ' to ' + months[months.length - 1];
     svg.appendChild(t);
     months.forEach(function (m, k) {
-      var n = perMonth.get(m), bh = Math.max(1, n / max * (H - 4));
+      var n = perMonth.get(m) || 0, bh = n ? Math.max(1, n / max * (H - 4)) : 0;
       var r = sv('rect', { x: k * bw, y: H - bh, width: Math.max(1, bw - 1), height: bh });
       var tt = sv('title', {}); tt.textContent = m + ': ' + n;
       r.appendChild(tt);
