@@ -275,6 +275,11 @@ pub struct ReportArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = ReportFormat::Human)]
     pub format: ReportFormat,
+    /// Write a self-contained HTML review page to FILE instead (overview,
+    /// decisions over time, a page per record, search); replaces only a
+    /// page memlint wrote
+    #[arg(long, value_name = "FILE", conflicts_with = "format")]
+    pub html: Option<std::path::PathBuf>,
 }
 
 #[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]

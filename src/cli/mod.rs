@@ -26,6 +26,7 @@ mod merge;
 pub mod progress;
 pub mod render;
 mod report;
+mod report_html;
 mod rule;
 mod search;
 mod server;

@@ -9,6 +9,9 @@ use std::process::ExitCode;
 
 /// `memlint report`: the consolidation worker's tidy-up material.
 pub(super) fn run(s: &Settings, args: &ReportArgs) -> Result<ExitCode, WorkspaceError> {
+    if let Some(file) = &args.html {
+        return super::report_html::run(s, file);
+    }
     let bar = super::progress::Bar::new("indexing");
     let opts = crate::engine::scan::Options {
         force: false,

@@ -22,6 +22,7 @@ pub mod init;
 pub mod log;
 pub mod merge;
 pub mod report;
+pub mod report_html;
 pub mod scan;
 pub mod search;
 pub mod staging;

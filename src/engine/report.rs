@@ -6,6 +6,7 @@
 
 use crate::engine::staging::Backlog;
 use crate::engine::workspace::Workspace;
+use crate::lint::info::RecordInfo;
 use crate::lint::rules::workspace::{NoDisk, View};
 use crate::model::diagnostic::{self, Diagnostic, Severity};
 use std::fmt::Write as _;
@@ -38,6 +39,15 @@ pub fn build(
     ws: &Workspace,
     opts: &crate::engine::scan::Options,
 ) -> Result<Report, crate::engine::staging::StagingError> {
+    build_with_records(ws, opts).map(|(report, _)| report)
+}
+
+/// [`build`], and the fields of every record (path and what was read of
+/// its front matter), for the HTML report.
+pub fn build_with_records(
+    ws: &Workspace,
+    opts: &crate::engine::scan::Options,
+) -> Result<(Report, Vec<(String, RecordInfo)>), crate::engine::staging::StagingError> {
     let staging = crate::engine::staging::backlog(&ws.root, &ws.config.staging)?;
     let files = crate::store::listing::files(ws);
     let (reports, mut diagnostics) = crate::engine::check::findings(ws, &files, opts);
@@ -81,11 +91,16 @@ pub fn build(
     drifted.sort();
     drifted.dedup();
     diagnostics.extend(drift.diagnostics);
+    let mut infos = Vec::with_capacity(records);
     for r in reports {
+        let r = *r;
         diagnostics.extend(r.diagnostics);
+        if r.info.kind.is_some() {
+            infos.push((r.path, r.info));
+        }
     }
     diagnostic::sort(&mut diagnostics);
-    Ok(Report {
+    let report = Report {
         records,
         diagnostics,
         replaced_chains,
@@ -94,7 +109,8 @@ pub fn build(
         duplicates,
         staging,
         drifted,
-    })
+    };
+    Ok((report, infos))
 }
 
 impl Report {
