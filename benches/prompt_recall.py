@@ -203,11 +203,13 @@ def main():
             print(f"{part:9s} {CATS.get(cat, 'all'):12s} {len(rs):4d} " + ' '.join(f"{avg[k]:15.1f}%" for k in names))
     n = len(rows)
     avg = {k: 100 * sum(r[2][k] for r in rows) / n for k in names}
-    best = max(avg['bm25s'], avg['bm25s+stem'])
+    # In one session per conversation, what counts is what the session has put before the agent.
+    k = '' if fresh else ', so far'
+    best = max(avg['bm25s' + k], avg['bm25s+stem' + k])
     print(f"LoCoMo prompt recall ({n} questions, {mode}, "
           f"{sum(r[2]['nothing injected'] for r in rows):.0f} prompts with nothing injected, "
           f"{sum(r[3] for r in rows) / n:.0f} characters on average): "
-          f"memlint {avg['memlint']:.1f}% vs best bm25s {best:.1f}% ({avg['memlint'] - best:+.1f} points); "
+          f"memlint{k} {avg['memlint' + k]:.1f}% vs best bm25s{k} {best:.1f}% ({avg['memlint' + k] - best:+.1f} points); "
           f"search R@10 {avg['search R@10']:.1f}%")
 
 
