@@ -684,3 +684,23 @@ fn a_possessive_or_contraction_in_a_query_stands_for_its_word() {
     let json = search_json(&root, &["didn't", "she", "call"]);
     assert_eq!(paths(&json)[0], "knowledge/sister-call.md");
 }
+
+#[test]
+fn function_words_that_stem_to_other_words_do_not_rank_either() {
+    let ws = workspace("example");
+    let root = ws.path().to_path_buf();
+    write(
+        &root,
+        "knowledge/told-notes.md",
+        "---\ntitle: Told notes\ndescription: Notes.\nmodel_invocation: false\ndate: 2026-11-04\nsources:\n  - https://example.org/told\n---\n\nIt only does what it is told, because it must, before and during the run, very much once.\n",
+    );
+    // `does`, `only`, `because`, `before`, `during`, `very` and `once` are
+    // searched as their stems (`doe`, `onli`, …): still function words.
+    let with = search_json(
+        &root,
+        &["what does the backoff do only because before during very once"],
+    );
+    let without = search_json(&root, &["backoff"]);
+    assert_eq!(paths(&with), paths(&without));
+    assert!(!paths(&with).contains(&"knowledge/told-notes.md".to_string()));
+}

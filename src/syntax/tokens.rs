@@ -292,9 +292,21 @@ const STOP_WORDS: &[&str] = &[
     "why", "will", "with", "would", "you", "your", "yours",
 ];
 
-/// Whether `term` is a common English function word (`the`, `what`, …).
+/// Whether `term` is a common English function word (`the`, `what`, …),
+/// as written or as the stem it is searched by (`does` is searched as
+/// `doe`, `only` as `onli`).
 pub fn is_stop_word(term: &str) -> bool {
+    static STEMS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+        let mut stems: Vec<String> = STOP_WORDS
+            .iter()
+            .map(|w| stem(Cow::Borrowed(w)).into_owned())
+            .filter(|s| STOP_WORDS.binary_search(&s.as_str()).is_err())
+            .collect();
+        stems.sort_unstable();
+        stems
+    });
     STOP_WORDS.binary_search(&term).is_ok()
+        || STEMS.binary_search_by(|s| s.as_str().cmp(term)).is_ok()
 }
 
 #[cfg(test)]
@@ -326,7 +338,7 @@ mod tests {
             ["carolin", "necklac", "symbol"]
         );
         assert_eq!(query_terms("don’t panic"), ["don", "panic"]);
-        assert_eq!(query_terms("replaced_by"), ["replaced_bi", "replac", "by"]);
+        assert_eq!(query_terms("replaced_by"), ["replaced_by", "replac"]);
     }
 
     /// The words the general segmenter finds in `text`.
