@@ -3,7 +3,10 @@
 # (../shared/recall): ../shared/recall/eval.py (recall@5/@10 next to bm25s,
 # with and without a Snowball stemmer), then the same questions per category
 # (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop) from
-# benches/recall_categories.py. Builds a release binary first.
+# benches/recall_categories.py, then the evidence the prompt hook puts before
+# the agent, by tuning and held-out part, beside bm25s laid out the same way
+# (benches/prompt_recall.py, a session per question). Builds a release binary
+# first.
 #
 #   benches/recall.sh
 #
@@ -20,3 +23,4 @@ cargo build --release --quiet --manifest-path "$CRATE/Cargo.toml"
 BIN="${CARGO_TARGET_DIR:-$CRATE/target}/release/memlint"
 python3 "$RECALL/eval.py" "$BIN" || true
 python3 "$CRATE/benches/recall_categories.py" "$BIN" "$RECALL/locomo-dev.json.gz"
+python3 "$CRATE/benches/prompt_recall.py" "$BIN" "$RECALL/locomo-dev.json.gz" --fresh

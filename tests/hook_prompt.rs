@@ -396,3 +396,145 @@ fn gemini_cli_before_agent_gets_the_same_answer() {
         .as_str()
         .is_some_and(|t| t.contains("knowledge/release-checklist.md")));
 }
+
+/// A record of `knowledge/` with `title` and `body`.
+fn note(root: &Path, slug: &str, title: &str, body: &str) {
+    fs::write(
+        root.join(format!("knowledge/{slug}.md")),
+        format!(
+            "---\ntitle: {title}\ndescription: A note.\nmodel_invocation: false\ndate: 2026-11-03\nsources:\n  - file:CONTEXT.md\n---\n\n{body}\n"
+        ),
+    )
+    .expect("write");
+}
+
+#[test]
+fn an_entry_shows_the_sentences_that_hold_the_prompts_words() {
+    let ws = workspace();
+    note(
+        ws.path(),
+        "harbour-day",
+        "Harbour day",
+        "We met at the harbour at noon and talked for hours about the old days. The ferry to Brin leaves from pier nine every Tuesday. Lunch was late, and the soup was cold.",
+    );
+    let t = added(&prompt(
+        ws.path(),
+        "s1",
+        "Which pier does the ferry leave from?",
+    ))
+    .expect("added");
+    assert_eq!(
+        t,
+        format!(
+            "{HEADER}\n> - knowledge/harbour-day.md — Harbour day (2026-11-03)\n>   … The ferry to Brin leaves from pier nine every Tuesday. …"
+        )
+    );
+}
+
+#[test]
+fn the_last_entry_is_cut_to_the_room_left_with_its_lines_whole() {
+    let ws = workspace();
+    let body = "The retry backoff doubles up to a minute, and every wait is jittered by a tenth.";
+    many_records(ws.path(), 3, body);
+    let head = |i: usize| {
+        format!(
+            "> - knowledge/retry-note-{i:03}.md — Retry note {i} (2026-11-0{})",
+            1 + i
+        )
+    };
+    let first = format!("{}\n>   {body}", head(0));
+    // Room for the second entry's head and 50 characters of its snippet.
+    let max = HEADER.chars().count()
+        + 1
+        + first.chars().count()
+        + 1
+        + head(1).chars().count()
+        + 1
+        + 4
+        + 50;
+    fs::write(
+        ws.path().join(".memlint.yml"),
+        format!("recall: {{prompt_chars: {max}}}\n"),
+    )
+    .expect("write");
+    let t = added(&prompt(ws.path(), "s1", "retry backoff jitter")).expect("added");
+    let cut: String = body.chars().take(49).collect();
+    assert_eq!(t, format!("{HEADER}\n{first}\n{}\n>   {cut}…", head(1)));
+    assert_eq!(t.chars().count(), max);
+}
+
+/// A hit of the search as the hook gets it.
+fn hit(i: usize, snippet: &str, word: &str) -> memlint::engine::search::Hit {
+    let marks = snippet
+        .match_indices(word)
+        .map(|(at, w)| at..at + w.len())
+        .collect();
+    memlint::engine::search::Hit {
+        path: format!("knowledge/note-{i:02}.md"),
+        kind: memlint::model::kind::Kind::Knowledge,
+        slug: Some(format!("note-{i:02}")),
+        title: Some(format!("Note {i} about the garden")),
+        status: None,
+        date: Some("2026-11-01".into()),
+        score: 5.0,
+        snippet: snippet.into(),
+        marks,
+    }
+}
+
+#[test]
+fn no_budget_is_exceeded_and_no_line_is_cut_into_its_quote_or_path() {
+    use memlint::engine::hook_prompt::render;
+    let long = "Roses want sun. ".repeat(6)
+        + "The tulips came up in March after the frost, late but whole and red, along the wall.";
+    let hits: Vec<_> = (0..12)
+        .map(|i| {
+            hit(
+                i,
+                if i % 2 == 0 {
+                    &long
+                } else {
+                    "Tulips again this year."
+                },
+                "tulips",
+            )
+        })
+        .collect();
+    let refs: Vec<_> = hits.iter().collect();
+    let header = HEADER.chars().count();
+    for max in 0..1600 {
+        let (t, shown) = render(&refs, max);
+        assert!(t.chars().count() <= max, "{max}");
+        if t.is_empty() {
+            assert!(shown.is_empty() && max < header + 17, "{max}");
+            continue;
+        }
+        let mut lines = t.lines();
+        assert_eq!(lines.next(), Some(HEADER));
+        let entries = t.lines().filter(|l| l.starts_with("> - ")).count();
+        assert_eq!(entries, shown.len(), "{max}: {t}");
+        for l in lines {
+            assert!(
+                l.starts_with("> - ") || l.starts_with(">   "),
+                "{max}: {l:?}"
+            );
+            if l.starts_with("> - ") && shown.len() > 1 {
+                assert!(l.contains(".md — Note "), "{max}: {l:?}");
+            }
+        }
+        // Every entry but the last is whole; the last is whole or cut.
+        for (k, h) in shown.iter().enumerate() {
+            let path = format!("> - {} — Note", h.path);
+            assert!(
+                t.contains(&path) || (k == 0 && shown.len() == 1),
+                "{max}: {t}"
+            );
+        }
+    }
+    // The snippet is the sentence that holds the match.
+    let (t, _) = render(&refs[..1], 1500);
+    assert!(
+        t.ends_with(">   … The tulips came up in March after the frost, late but whole and red, along the wall."),
+        "{t}"
+    );
+}

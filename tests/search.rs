@@ -652,3 +652,55 @@ fn korean_text_is_found_by_its_bigrams() {
     let json = search_json(&root, &["검색"]);
     assert_eq!(paths(&json)[0], "knowledge/korean-search-notes.md");
 }
+
+#[test]
+fn a_possessive_or_contraction_in_a_query_stands_for_its_word() {
+    let ws = workspace("example");
+    let root = ws.path().to_path_buf();
+    let note = |slug: &str, body: &str| {
+        write(
+            &root,
+            &format!("knowledge/{slug}.md"),
+            &format!("---\ntitle: Talk {slug}\ndescription: A talk.\nmodel_invocation: false\ndate: 2026-11-04\nsources:\n  - https://example.org/talk\n---\n\n{body}\n"),
+        );
+    };
+    note("sister-call", "Caroline's sister called about the trip.");
+    note(
+        "necklace",
+        "Caroline wore the necklace from her grandmother.",
+    );
+    for i in 0..8 {
+        note(
+            &format!("walk-{i}"),
+            &format!("Caroline walked {i} miles by the river."),
+        );
+    }
+    // `Caroline's` is the name and a possessive: the record about the
+    // necklace, not the one that happens to say `Caroline's`.
+    for q in ["What does Caroline's necklace mean?", "Caroline’s necklace"] {
+        let json = search_json(&root, &[q]);
+        assert_eq!(paths(&json)[0], "knowledge/necklace.md", "{q}");
+    }
+    let json = search_json(&root, &["didn't", "she", "call"]);
+    assert_eq!(paths(&json)[0], "knowledge/sister-call.md");
+}
+
+#[test]
+fn function_words_that_stem_to_other_words_do_not_rank_either() {
+    let ws = workspace("example");
+    let root = ws.path().to_path_buf();
+    write(
+        &root,
+        "knowledge/told-notes.md",
+        "---\ntitle: Told notes\ndescription: Notes.\nmodel_invocation: false\ndate: 2026-11-04\nsources:\n  - https://example.org/told\n---\n\nIt only does what it is told, because it must, before and during the run, very much once.\n",
+    );
+    // `does`, `only`, `because`, `before`, `during`, `very` and `once` are
+    // searched as their stems (`doe`, `onli`, …): still function words.
+    let with = search_json(
+        &root,
+        &["what does the backoff do only because before during very once"],
+    );
+    let without = search_json(&root, &["backoff"]);
+    assert_eq!(paths(&with), paths(&without));
+    assert!(!paths(&with).contains(&"knowledge/told-notes.md".to_string()));
+}

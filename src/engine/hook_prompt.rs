@@ -182,11 +182,29 @@ fn search_within(ws: &Workspace, text: String, budget: Duration) -> Option<Vec<H
     rx.recv_timeout(budget).ok()
 }
 
+/// Longest snippet of an entry, in characters.
+const ENTRY_SNIPPET: usize = 160;
+
+/// Fewest characters of snippet an entry is cut to so that it still fits
+/// at the end of the text; with less room it is left out.
+const MIN_CUT_SNIPPET: usize = 40;
+
 /// One hit as added to the prompt: its path, title and day on one line,
-/// the snippet around the match on the next, every value sanitized
-/// (credentials masked, control and invisible characters shown as
-/// symbols) before it is counted.
+/// on the next the sentences of the search's snippet that hold the words
+/// matched (`…` for what is left out; the first sentence when no word of
+/// the snippet matched), at most [`ENTRY_SNIPPET`] characters; every value
+/// sanitized (credentials masked, control and invisible characters shown
+/// as symbols) before it is counted.
 pub fn entry(hit: &Hit) -> String {
+    let (head, snippet) = entry_parts(hit);
+    if snippet.is_empty() {
+        return head;
+    }
+    format!("{head}\n  {snippet}")
+}
+
+/// The head line of [`entry`] and its snippet (empty when there is none).
+fn entry_parts(hit: &Hit) -> (String, String) {
     let line = crate::syntax::sanitize::line;
     let mut head = format!("- {}", line(&hit.path));
     if let Some(t) = hit.title.as_deref().filter(|t| !t.trim().is_empty()) {
@@ -198,44 +216,74 @@ pub fn entry(hit: &Hit) -> String {
     if let Some(m) = &hit.drifted {
         head.push_str(&format!(" ({})", crate::engine::drift_marks::text(m)));
     }
-    let snippet = hit.snippet.trim();
-    if snippet.is_empty() {
-        return head;
+    let excerpt = crate::syntax::excerpt::sentences(&hit.snippet, &hit.marks);
+    let snippet = line(excerpt.trim());
+    (head, cut_to(&snippet, ENTRY_SNIPPET))
+}
+
+/// `text` in at most `max` characters: whole, or its first characters and
+/// `…`.
+fn cut_to(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
     }
-    format!("{head}\n  {}", line(snippet))
+    let mut out: String = text.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
 }
 
 /// The text added for `hits`, best first, within `max_chars` characters
 /// (counted as characters): the header, then each entry that still fits
-/// whole; the first one is cut at a character to fit when it alone would
-/// not. Empty, with nothing shown, when not even the header and one
-/// entry's first characters fit.
+/// whole; an entry that does not fit with its snippet cut to at least
+/// [`MIN_CUT_SNIPPET`] characters (ending with `…`) is left out and the
+/// next tried, and one that does ends the text. Every line is quoted
+/// whole: a cut never falls inside a line's `> ` or its path. The first
+/// entry, when not even its head line fits, is cut at a character to fit.
+/// Empty, with nothing shown, when not even the header and one entry's
+/// first characters fit.
 pub fn render<'h>(hits: &[&'h Hit], max_chars: usize) -> (String, Vec<&'h Hit>) {
     let chars = |s: &str| s.chars().count();
     // Presented as data: the header is the preface, then each entry is
     // quoted, so that no record's text reads as memlint's own or as
     // instructions.
+    let quote = crate::syntax::framing::quote_line;
     let mut text = HEADER.to_string();
     let mut used = chars(&text);
     let mut shown = Vec::new();
     for hit in hits {
-        let quoted = crate::syntax::framing::quote(&entry(hit));
-        let e = quoted.trim_end_matches('\n');
-        let n = chars(&e) + 1;
+        let (head, snippet) = entry_parts(hit);
+        let head = quote(&head);
+        let whole = if snippet.is_empty() {
+            head.clone()
+        } else {
+            format!("{head}\n{}", quote(&format!("  {snippet}")))
+        };
+        let n = chars(&whole) + 1;
         if used + n <= max_chars {
             text.push('\n');
-            text.push_str(e);
+            text.push_str(&whole);
             used += n;
             shown.push(*hit);
-        } else if shown.is_empty() && used + 1 + 16 <= max_chars {
-            // The best hit, cut to the room there is, ending with `…`.
-            let room = max_chars - used - 2;
-            let cut: String = e.chars().take(room).collect();
+            continue;
+        }
+        // The snippet's line: `>   ` and the snippet cut to the room left.
+        let room = max_chars.saturating_sub(used + chars(&head) + 1 + 1 + 4);
+        if !snippet.is_empty() && room >= MIN_CUT_SNIPPET.min(chars(&snippet)) {
             text.push('\n');
-            text.push_str(&cut);
-            text.push('…');
+            text.push_str(&head);
+            text.push('\n');
+            text.push_str(&quote(&format!("  {}", cut_to(&snippet, room))));
             shown.push(*hit);
-            used = max_chars;
+            break;
+        }
+        if shown.is_empty() && used + 1 + 16 <= max_chars {
+            // The best hit, its head line cut to the room there is,
+            // ending with `…`.
+            let room = max_chars - used - 1;
+            text.push('\n');
+            text.push_str(&cut_to(&head, room));
+            shown.push(*hit);
+            break;
         }
     }
     if shown.is_empty() {

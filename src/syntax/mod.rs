@@ -7,6 +7,7 @@ pub mod cjk;
 pub mod config;
 pub mod dates;
 pub mod edit;
+pub mod excerpt;
 pub mod fields;
 pub mod framing;
 pub mod frontmatter;

@@ -209,8 +209,20 @@ fn lower(word: &str) -> Cow<'_, str> {
 
 /// The distinct tokens of a query, in order of first appearance.
 pub fn query_terms(query: &str) -> Vec<String> {
+    // A word with an apostrophe (`caroline's`, `don't`) stands for its
+    // parts, which it also yields: the whole is rarer than the name it
+    // holds and would outweigh it; the clitic left (`s`, `t`, `ll`) is a
+    // function word.
     let mut out: Vec<String> = Vec::new();
-    tokenize(query, |t, _| {
+    let mut whole: Option<Range<usize>> = None;
+    tokenize(query, |t, r| {
+        let part = whole
+            .as_ref()
+            .is_some_and(|w| w.start <= r.start && r.end <= w.end);
+        if !part && query[r.clone()].contains(['\'', '’']) {
+            whole = Some(r);
+            return;
+        }
         if !out.iter().any(|o| *o == *t) {
             out.push(t.into_owned());
         }
@@ -264,23 +276,37 @@ pub fn typo_budget(term: &str) -> usize {
     }
 }
 
-/// Common English function words (lowercase), sorted for a binary search.
+/// Common English function words (lowercase), and the clitics of
+/// contractions and possessives (`s`, `t`, `ll`, …), sorted for a binary
+/// search.
 const STOP_WORDS: &[&str] = &[
     "a", "about", "after", "all", "also", "am", "an", "and", "any", "are", "as", "at", "be",
-    "because", "been", "before", "being", "between", "both", "but", "by", "can", "could", "did",
-    "do", "does", "doing", "during", "each", "for", "from", "had", "has", "have", "having", "he",
-    "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its",
-    "itself", "just", "me", "more", "most", "my", "no", "nor", "not", "of", "on", "once", "only",
-    "or", "other", "our", "ours", "out", "over", "own", "same", "she", "should", "so", "some",
-    "such", "than", "that", "the", "their", "theirs", "them", "then", "there", "these", "they",
-    "this", "those", "through", "to", "too", "under", "until", "up", "very", "was", "we", "were",
-    "what", "when", "where", "which", "while", "who", "whom", "why", "will", "with", "would",
-    "you", "your", "yours",
+    "because", "been", "before", "being", "between", "both", "but", "by", "can", "could", "d",
+    "did", "do", "does", "doing", "during", "each", "for", "from", "had", "has", "have", "having",
+    "he", "her", "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its",
+    "itself", "just", "ll", "m", "me", "more", "most", "my", "no", "nor", "not", "of", "on",
+    "once", "only", "or", "other", "our", "ours", "out", "over", "own", "re", "s", "same", "she",
+    "should", "so", "some", "such", "t", "than", "that", "the", "their", "theirs", "them", "then",
+    "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up",
+    "ve", "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom",
+    "why", "will", "with", "would", "you", "your", "yours",
 ];
 
-/// Whether `term` is a common English function word (`the`, `what`, …).
+/// Whether `term` is a common English function word (`the`, `what`, …),
+/// as written or as the stem it is searched by (`does` is searched as
+/// `doe`, `only` as `onli`).
 pub fn is_stop_word(term: &str) -> bool {
+    static STEMS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
+        let mut stems: Vec<String> = STOP_WORDS
+            .iter()
+            .map(|w| stem(Cow::Borrowed(w)).into_owned())
+            .filter(|s| STOP_WORDS.binary_search(&s.as_str()).is_err())
+            .collect();
+        stems.sort_unstable();
+        stems
+    });
     STOP_WORDS.binary_search(&term).is_ok()
+        || STEMS.binary_search_by(|s| s.as_str().cmp(term)).is_ok()
 }
 
 #[cfg(test)]
@@ -305,6 +331,14 @@ mod tests {
         // English words are stemmed, the index's and the query's alike.
         assert_eq!(query_terms("retries retrying"), ["retri"]);
         assert_eq!(query_terms("the"), ["the"]);
+        // A possessive or contraction stands for its parts, its clitic a
+        // function word.
+        assert_eq!(
+            query_terms("What does Caroline's necklace symbolize?"),
+            ["carolin", "necklac", "symbol"]
+        );
+        assert_eq!(query_terms("don’t panic"), ["don", "panic"]);
+        assert_eq!(query_terms("replaced_by"), ["replaced_by", "replac"]);
     }
 
     /// The words the general segmenter finds in `text`.
