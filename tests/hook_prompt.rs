@@ -479,6 +479,7 @@ fn hit(i: usize, snippet: &str, word: &str) -> memlint::engine::search::Hit {
         score: 5.0,
         snippet: snippet.into(),
         marks,
+        drifted: None,
     }
 }
 
