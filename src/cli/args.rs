@@ -94,6 +94,8 @@ pub enum Command {
     Show(ShowArgs),
     /// Mark records as checked against their sources today: writes `verified` and a pin of each `file:` source
     Verify(VerifyArgs),
+    /// Take in memory kept in another tool's format: claude, memory-bank, basic-memory, beads, cursor, kiro
+    Import(ImportArgs),
     /// Serve the memory as Model Context Protocol tools on standard input/output
     Mcp,
     /// Run the language server (LSP) on standard input/output, for editors
@@ -540,4 +542,37 @@ pub struct StagingAddArgs {
     /// Output format
     #[arg(long, value_enum, default_value_t = AuthorFormat::Human)]
     pub format: AuthorFormat,
+}
+
+/// The formats on the command line.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportFormat {
+    /// Claude Code memory: MEMORY.md and topic files (name, description, type)
+    Claude,
+    /// Cline / Roo / Kilo memory bank (projectbrief.md, activeContext.md, …)
+    MemoryBank,
+    /// basic-memory notes (title, type, permalink, tags; observations, [[relations]])
+    BasicMemory,
+    /// beads issues (.beads/issues.jsonl)
+    Beads,
+    /// Cursor rules (.cursor/rules/*.mdc)
+    Cursor,
+    /// Kiro steering files (.kiro/steering/*.md)
+    Kiro,
+}
+
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    /// The format of the memory to import
+    #[arg(value_enum, value_name = "FORMAT")]
+    pub source_format: ImportFormat,
+    /// Files or directories inside the workspace root
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Show the plan; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Output format of the report
+    #[arg(long = "format", value_enum, default_value_t = AuthorFormat::Human)]
+    pub output: AuthorFormat,
 }

@@ -17,6 +17,7 @@ mod distribution;
 mod exit;
 mod fmt;
 mod hook;
+mod import;
 mod index;
 mod init;
 mod log;
@@ -72,6 +73,9 @@ pub fn run(cli: Cli) -> ExitCode {
         }
         Command::Verify(args) => {
             Settings::resolve_workspace(&cli.global).and_then(|s| author::verify(&s, args))
+        }
+        Command::Import(args) => {
+            Settings::resolve_workspace(&cli.global).and_then(|s| import::run(&s, args))
         }
         Command::MergeFile(args) => Ok(merge::run(args)),
         Command::Mcp => Ok(mcp::run(mcp::Place {

@@ -15,6 +15,7 @@ pub mod fmt;
 pub mod history;
 pub mod hook;
 pub mod hook_prompt;
+pub mod import;
 pub mod init;
 pub mod log;
 pub mod merge;

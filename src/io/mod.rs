@@ -7,6 +7,7 @@ pub mod cache;
 pub mod fs;
 pub mod git;
 pub mod ignores;
+pub mod lines;
 pub mod source;
 pub mod stat;
 pub mod turn;
