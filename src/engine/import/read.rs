@@ -154,9 +154,10 @@ fn own_place(rel: &str) -> bool {
 pub fn text(open: &Path, limit: u64) -> Result<String, String> {
     match read_regular_at_most(open, limit) {
         Ok(Bounded::Whole(bytes)) => String::from_utf8(bytes).map_err(|e| {
+            let at = e.utf8_error().valid_up_to();
+            let line = e.as_bytes()[..at].iter().filter(|b| **b == b'\n').count() + 1;
             format!(
-                "not valid UTF-8 (byte {}); memlint records are UTF-8, so nothing of it was imported",
-                e.utf8_error().valid_up_to()
+                "not valid UTF-8 (line {line}, byte {at}); memlint records are UTF-8, so nothing of it was imported"
             )
         }),
         Ok(Bounded::Over) => Err(format!(
