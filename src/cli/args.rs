@@ -96,6 +96,8 @@ pub enum Command {
     Verify(VerifyArgs),
     /// Take in memory kept in another tool's format: claude, memory-bank, basic-memory, beads, cursor, kiro
     Import(ImportArgs),
+    /// Write the memory block (resident knowledge, active decisions) into AGENTS.md, CLAUDE.md, GEMINI.md or .github/copilot-instructions.md
+    Export(ExportArgs),
     /// Serve the memory as Model Context Protocol tools on standard input/output
     Mcp,
     /// Run the language server (LSP) on standard input/output, for editors
@@ -575,4 +577,24 @@ pub struct ImportArgs {
     /// Output format of the report
     #[arg(long = "format", value_enum, default_value_t = AuthorFormat::Human)]
     pub output: AuthorFormat,
+}
+
+/// What `memlint export` writes.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportTarget {
+    /// The memory block of an agent instructions file (AGENTS.md by default)
+    AgentsMd,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// What to write
+    #[arg(value_enum)]
+    pub target: ExportTarget,
+    /// The file: AGENTS.md (default), CLAUDE.md, GEMINI.md or .github/copilot-instructions.md
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<String>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = AuthorFormat::Human)]
+    pub format: AuthorFormat,
 }

@@ -15,6 +15,7 @@ mod compact;
 mod context;
 mod distribution;
 mod exit;
+mod export;
 mod fmt;
 mod hook;
 mod import;
@@ -73,6 +74,9 @@ pub fn run(cli: Cli) -> ExitCode {
         }
         Command::Verify(args) => {
             Settings::resolve_workspace(&cli.global).and_then(|s| author::verify(&s, args))
+        }
+        Command::Export(args) => {
+            Settings::resolve_workspace(&cli.global).and_then(|s| export::run(&s, args))
         }
         Command::Import(args) => {
             Settings::resolve_workspace(&cli.global).and_then(|s| import::run(&s, args))

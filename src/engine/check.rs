@@ -117,6 +117,7 @@ pub fn run_with(
         crate::engine::drift::Mode::WorkTree,
     );
     diags.extend(drift.diagnostics);
+    diags.extend(crate::engine::export::stale_findings(ws));
     diags.retain(|d| selected(&d.path));
     let mut out = Outcome {
         warnings: drift.notes,

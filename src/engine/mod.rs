@@ -9,6 +9,7 @@ pub mod check;
 pub mod compact;
 pub mod context;
 pub mod drift;
+pub mod export;
 pub mod feedback;
 pub mod fix;
 pub mod fmt;
