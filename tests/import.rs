@@ -507,3 +507,34 @@ fn import_never_reimports_memlints_own_block() {
         "{text}"
     );
 }
+
+/// A record already there under the slug, which is not this item's
+/// import, is never touched: the next free slug is taken, and a second
+/// run still finds the item's own record.
+#[test]
+fn a_slug_taken_by_another_record_is_never_overwritten() {
+    let tmp = workspace();
+    let mine = "---\ntitle: Same Title\ndescription: mine\nmodel_invocation: false\ndate: 2025-01-01\nsources:\n  - https://example.com/mine\n---\n\nMine.\n";
+    fs::write(tmp.path().join("knowledge/same-title.md"), mine).unwrap();
+    fs::create_dir_all(tmp.path().join("notes")).unwrap();
+    fs::write(
+        tmp.path().join("notes/n.md"),
+        "---\ntitle: Same Title\n---\n\nTheirs.\n",
+    )
+    .unwrap();
+    for _ in 0..2 {
+        let report = json(&memlint(
+            tmp.path(),
+            &["import", "basic-memory", "notes", "--format", "json"],
+        ));
+        assert_eq!(
+            item(&report, "notes/n.md")["record"],
+            "knowledge/same-title-2.md",
+            "{report:#}"
+        );
+    }
+    assert_eq!(
+        fs::read_to_string(tmp.path().join("knowledge/same-title.md")).unwrap(),
+        mine
+    );
+}

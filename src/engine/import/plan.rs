@@ -114,7 +114,7 @@ pub fn settle(
         writes.push(c.write);
     }
     if !opts.dry_run && !writes.is_empty() {
-        commit(&ws.root, writes)?;
+        write_all(&ws.root, writes)?;
     }
     Ok(Report {
         format: "",
@@ -415,4 +415,48 @@ fn text(
             .replacen("\nstatus: open\n", "\nstatus: done\n", 1),
         false => laid.text,
     })
+}
+
+/// Writes the new records in parallel (each created, never over a file,
+/// synced), then the replaced files in order; when one fails, what this
+/// run created is removed again (while it still holds what was written)
+/// and the error returned.
+fn write_all(root: &std::path::Path, writes: Vec<Write>) -> Result<(), ImportError> {
+    use rayon::prelude::*;
+    let (creates, replaces): (Vec<Write>, Vec<Write>) = writes
+        .into_iter()
+        .partition(|w| matches!(w, Write::Create { .. }));
+    let results: Vec<(
+        String,
+        String,
+        Result<(), crate::engine::author::AuthorError>,
+    )> = creates
+        .into_par_iter()
+        .map(|w| {
+            let (path, text) = match &w {
+                Write::Create { path, text } => (path.clone(), text.clone()),
+                Write::Replace { path, text, .. } => (path.clone(), text.clone()),
+            };
+            (path, text, commit(root, vec![w]))
+        })
+        .collect();
+    let undo = |results: &[(String, String, Result<(), _>)]| {
+        for (path, text, r) in results {
+            let full = root.join(path);
+            if r.is_ok() && std::fs::read(&full).is_ok_and(|b| b == text.as_bytes()) {
+                let _ = std::fs::remove_file(&full);
+            }
+        }
+    };
+    if let Some(i) = results.iter().position(|(.., r)| r.is_err()) {
+        undo(&results);
+        let mut results = results;
+        let (.., e) = results.swap_remove(i);
+        return Err(e.expect_err("an error at this position").into());
+    }
+    if let Err(e) = commit(root, replaces) {
+        undo(&results);
+        return Err(e.into());
+    }
+    Ok(())
 }
