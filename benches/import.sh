@@ -54,7 +54,7 @@ for i in range(n):
     with open(f"{out}/note-{i:05}.md", "w") as f:
         f.write(f"---\ntitle: {title}\ntype: {kind}\npermalink: notes/note-{i:05}\ntags:\n- {random.choice(words)}\n- bench\n---\n\n# {title}\n\n## Observations\n{body}\n\n## Relations\n{links}\n")
 EOF
-(cd "$SRC" && git init -q . && git add notes && git -c user.name=b -c user.email=b@example.invalid commit -qm notes)
+(cd "$SRC" && git init -q . && git add notes && git -c gc.auto=0 -c maintenance.auto=false -c user.name=b -c user.email=b@example.invalid commit -qm notes)
 
 imports=(); checks=()
 for r in $(seq "$RUNS"); do

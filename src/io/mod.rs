@@ -2,6 +2,7 @@
 //! no-clobber writes), walking the workspace, git through gix, and the
 //! watcher. Imports `model`, `syntax`, `lint` and `fmt`; never prints.
 
+pub mod batch;
 pub mod bounded;
 pub mod cache;
 pub mod fs;

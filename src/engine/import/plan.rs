@@ -417,45 +417,54 @@ fn text(
     })
 }
 
-/// Writes the new records in parallel (each created, never over a file,
-/// synced), then the replaced files in order; when one fails, what this
-/// run created is removed again (while it still holds what was written)
-/// and the error returned.
+/// Writes the new records (each created, never over a file, the file
+/// system flushed once), then the replaced files in order; when one fails,
+/// what this run created is removed again (while it still holds what was
+/// written) and the error returned.
 fn write_all(root: &std::path::Path, writes: Vec<Write>) -> Result<(), ImportError> {
-    use rayon::prelude::*;
+    use crate::engine::author::AuthorError;
     let (creates, replaces): (Vec<Write>, Vec<Write>) = writes
         .into_iter()
         .partition(|w| matches!(w, Write::Create { .. }));
-    let results: Vec<(
-        String,
-        String,
-        Result<(), crate::engine::author::AuthorError>,
-    )> = creates
-        .into_par_iter()
-        .map(|w| {
-            let (path, text) = match &w {
-                Write::Create { path, text } => (path.clone(), text.clone()),
-                Write::Replace { path, text, .. } => (path.clone(), text.clone()),
-            };
-            (path, text, commit(root, vec![w]))
-        })
-        .collect();
-    let undo = |results: &[(String, String, Result<(), _>)]| {
-        for (path, text, r) in results {
-            let full = root.join(path);
-            if r.is_ok() && std::fs::read(&full).is_ok_and(|b| b == text.as_bytes()) {
-                let _ = std::fs::remove_file(&full);
+    let mut files: Vec<(std::path::PathBuf, Vec<u8>)> = Vec::with_capacity(creates.len());
+    let mut names: Vec<String> = Vec::with_capacity(creates.len());
+    for w in &creates {
+        if let Write::Create { path, text } = w {
+            // Nothing is written through a link out of the root.
+            if let crate::io::fs::Resolved::Escapes(link) =
+                crate::io::fs::resolve_inside(root, std::path::Path::new(path))
+            {
+                return Err(AuthorError::Usage(format!(
+                    "{link} leads out of the workspace root through a symbolic link; memlint never writes there"
+                ))
+                .into());
+            }
+            files.push((root.join(path), text.clone().into_bytes()));
+            names.push(path.clone());
+        }
+    }
+    let results = crate::io::batch::write_new_all(root, &files);
+    let undo = || {
+        for ((full, bytes), r) in files.iter().zip(&results) {
+            if r.is_ok() && std::fs::read(full).is_ok_and(|b| &b == bytes) {
+                let _ = std::fs::remove_file(full);
             }
         }
     };
-    if let Some(i) = results.iter().position(|(.., r)| r.is_err()) {
-        undo(&results);
-        let mut results = results;
-        let (.., e) = results.swap_remove(i);
-        return Err(e.expect_err("an error at this position").into());
+    if let Some(i) = results.iter().position(|r| r.is_err()) {
+        undo();
+        let path = names[i].clone();
+        return Err(match results.into_iter().nth(i).and_then(|r| r.err()) {
+            Some(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                AuthorError::Exists { path }
+            }
+            Some(source) => AuthorError::Write { path, source },
+            None => AuthorError::Changed(path),
+        }
+        .into());
     }
     if let Err(e) = commit(root, replaces) {
-        undo(&results);
+        undo();
         return Err(e.into());
     }
     Ok(())
