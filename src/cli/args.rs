@@ -98,6 +98,10 @@ pub enum Command {
     Show(ShowArgs),
     /// Mark records as checked against their sources today: writes `verified` and a pin of each `file:` source
     Verify(VerifyArgs),
+    /// Take in memory kept in another tool's format: claude, memory-bank, basic-memory, beads, cursor, kiro
+    Import(ImportArgs),
+    /// Write the memory block (resident knowledge, active decisions) into AGENTS.md, CLAUDE.md, GEMINI.md or .github/copilot-instructions.md
+    Export(ExportArgs),
     /// Serve the memory as Model Context Protocol tools on standard input/output
     Mcp,
     /// Run the language server (LSP) on standard input/output, for editors
@@ -587,6 +591,59 @@ pub struct StagingAddArgs {
     /// The body, from FILE, or from standard input with `-`
     #[arg(long, value_name = "FILE")]
     pub body_file: Option<PathBuf>,
+    /// Output format
+    #[arg(long, value_enum, default_value_t = AuthorFormat::Human)]
+    pub format: AuthorFormat,
+}
+
+/// The formats on the command line.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ImportFormat {
+    /// Claude Code memory: MEMORY.md and topic files (name, description, type)
+    Claude,
+    /// Cline / Roo / Kilo memory bank (projectbrief.md, activeContext.md, …)
+    MemoryBank,
+    /// basic-memory notes (title, type, permalink, tags; observations, [[relations]])
+    BasicMemory,
+    /// beads issues (.beads/issues.jsonl)
+    Beads,
+    /// Cursor rules (.cursor/rules/*.mdc)
+    Cursor,
+    /// Kiro steering files (.kiro/steering/*.md)
+    Kiro,
+}
+
+#[derive(Args, Debug)]
+pub struct ImportArgs {
+    /// The format of the memory to import
+    #[arg(value_enum, value_name = "FORMAT")]
+    pub source_format: ImportFormat,
+    /// Files or directories inside the workspace root
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Show the plan; write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Output format of the report
+    #[arg(long = "format", value_enum, default_value_t = AuthorFormat::Human)]
+    pub output: AuthorFormat,
+}
+
+/// What `memlint export` writes.
+#[derive(ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExportTarget {
+    /// The memory block of an agent instructions file (AGENTS.md by default)
+    AgentsMd,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// What to write
+    #[arg(value_enum)]
+    pub target: ExportTarget,
+    /// The file: AGENTS.md (default), CLAUDE.md, GEMINI.md or .github/copilot-instructions.md
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<String>,
     /// Output format
     #[arg(long, value_enum, default_value_t = AuthorFormat::Human)]
     pub format: AuthorFormat,

@@ -15,8 +15,10 @@ mod compact;
 mod context;
 mod distribution;
 mod exit;
+mod export;
 mod fmt;
 mod hook;
+mod import;
 mod index;
 mod init;
 mod log;
@@ -73,6 +75,12 @@ pub fn run(cli: Cli) -> ExitCode {
         }
         Command::Verify(args) => {
             Settings::resolve_workspace(&cli.global).and_then(|s| author::verify(&s, args))
+        }
+        Command::Export(args) => {
+            Settings::resolve_workspace(&cli.global).and_then(|s| export::run(&s, args))
+        }
+        Command::Import(args) => {
+            Settings::resolve_workspace(&cli.global).and_then(|s| import::run(&s, args))
         }
         Command::MergeFile(args) => Ok(merge::run(args)),
         Command::Mcp => Ok(mcp::run(mcp::Place {

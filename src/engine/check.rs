@@ -119,6 +119,7 @@ pub fn run_with(
     // What context, search and the prompt hook mark (every record was judged).
     crate::engine::drift_marks::keep(ws, &drift);
     diags.extend(drift.diagnostics);
+    diags.extend(crate::engine::export::stale_findings(ws));
     diags.retain(|d| selected(&d.path));
     let mut out = Outcome {
         warnings: drift.notes,

@@ -153,6 +153,9 @@ pub fn run(
             Err(e) => report.failed.push((rel, e)),
         }
     }
+    let (fixed, failed) = crate::engine::export::fix_stale(ws, selected);
+    report.fixed.extend(fixed);
+    report.failed.extend(failed);
     report
 }
 

@@ -2,11 +2,13 @@
 //! no-clobber writes), walking the workspace, git through gix, and the
 //! watcher. Imports `model`, `syntax`, `lint` and `fmt`; never prints.
 
+pub mod batch;
 pub mod bounded;
 pub mod cache;
 pub mod fs;
 pub mod git;
 pub mod ignores;
+pub mod lines;
 pub mod source;
 pub mod stat;
 pub mod turn;

@@ -263,6 +263,11 @@ pub static REGISTRY: &[RuleDef] = &[
         context::block_date::DOC,
     ),
     def(
+        Rule::ContextExportStale,
+        Check::Workspace(None),
+        context::export_stale::DOC,
+    ),
+    def(
         Rule::HistoryUnexplainedRemoval,
         History,
         history::unexplained_removal::DOC,

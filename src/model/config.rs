@@ -45,6 +45,8 @@ impl Level {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ContextConfig {
     pub max_chars: usize,
+    /// The budget of the block `memlint export agents-md` writes.
+    pub export_max_chars: usize,
     pub blocks: usize,
     pub header: String,
 }
@@ -141,6 +143,7 @@ impl Default for Config {
             rules: BTreeMap::new(),
             context: ContextConfig {
                 max_chars: 4000,
+                export_max_chars: 4000,
                 blocks: 1,
                 header: DEFAULT_HEADER.to_string(),
             },

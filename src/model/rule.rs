@@ -103,6 +103,8 @@ pub enum Rule {
     SessionDecisionReason,
     /// `context/block-date`: a `CONTEXT.md` block heading without an absolute date.
     ContextBlockDate,
+    /// `context/export-stale`: the block `memlint export agents-md` wrote is out of date.
+    ContextExportStale,
     /// `history/unexplained-removal`: a record removed without a `Memlint-GC:` trailer.
     HistoryUnexplainedRemoval,
     /// `history/decision-rewritten`: an active decision changed in place.
@@ -130,7 +132,7 @@ const fn meta(name: &'static str, default: Severity, fixable: bool, summary: &'s
 }
 
 /// Every rule's data, in the order the variants are declared.
-const META: [Meta; 49] = [
+const META: [Meta; 50] = [
     // Rule::FrontmatterMissing
     meta(
         "frontmatter/missing",
@@ -425,6 +427,13 @@ const META: [Meta; 49] = [
         false,
         "a `CONTEXT.md` block heading without an absolute date",
     ),
+    // Rule::ContextExportStale
+    meta(
+        "context/export-stale",
+        W,
+        true,
+        "the memory block of `AGENTS.md` (or `CLAUDE.md`, …) is out of date with the records",
+    ),
     // Rule::HistoryUnexplainedRemoval
     meta(
         "history/unexplained-removal",
@@ -443,7 +452,7 @@ const META: [Meta; 49] = [
 
 impl Rule {
     /// Every rule, in the order of SPEC §3.
-    pub const ALL: [Rule; 49] = [
+    pub const ALL: [Rule; 50] = [
         Rule::FrontmatterMissing,
         Rule::FrontmatterUnclosed,
         Rule::FrontmatterParse,
@@ -491,6 +500,7 @@ impl Rule {
         Rule::SessionWorkingFiles,
         Rule::SessionDecisionReason,
         Rule::ContextBlockDate,
+        Rule::ContextExportStale,
         Rule::HistoryUnexplainedRemoval,
         Rule::HistoryDecisionRewritten,
     ];

@@ -326,12 +326,17 @@ fn rules(
 
 /// `context`: the session-start context's budget, block count and header.
 fn context(r: &Reader, v: &Node, errs: &mut Vec<ConfigError>, config: &mut Config) {
-    const KEYS: &[&str] = &["max_chars", "blocks", "header"];
+    const KEYS: &[&str] = &["max_chars", "export_max_chars", "blocks", "header"];
     for e in noted(errs, r.mapping("context", v)).unwrap_or_default() {
         match key_name(e) {
             "max_chars" => {
                 if let Some(n) = noted(errs, r.positive("context.max_chars", &e.value)) {
                     config.context.max_chars = n as usize;
+                }
+            }
+            "export_max_chars" => {
+                if let Some(n) = noted(errs, r.positive("context.export_max_chars", &e.value)) {
+                    config.context.export_max_chars = n as usize;
                 }
             }
             "blocks" => {

@@ -9,7 +9,7 @@
 //! ([`crate::io::fs::write_new`]); changed files are replaced only while
 //! they still hold what was read ([`crate::io::fs::replace_if_unchanged`]).
 
-mod commit;
+pub(crate) mod commit;
 pub mod draft;
 pub mod new;
 pub mod pin;

@@ -71,17 +71,24 @@ pub struct Linted {
     pub chain_targets: std::collections::HashMap<String, String>,
 }
 
+/// How many changed files [`lint_changes`] compares one by one with every
+/// record for near-duplicates; above it, all pairs are found at once.
+const MANY_CHANGES: usize = 64;
+
 /// Lints `changes` ((path, text) pairs: an editor's open buffers, a record
 /// about to be written) as if each text were the file at its path, the
 /// cross-record rules resolved against the workspace with those texts in
 /// place of the files on disk. Front ends that lint unsaved text (the
 /// language server, the write path) call this.
 pub fn lint_changes(ws: &Workspace, current: &Current, changes: &[(String, String)]) -> Linted {
+    use rayon::prelude::*;
     let changed: Vec<FileReport> = changes
-        .iter()
+        .par_iter()
         .map(|(path, text)| lint_text(ws, path, text))
         .collect();
-    let is_changed = |p: &str| changes.iter().any(|(c, _)| c == p);
+    let changed_paths: std::collections::HashSet<&str> =
+        changes.iter().map(|(c, _)| c.as_str()).collect();
+    let is_changed = |p: &str| changed_paths.contains(p);
     let items = current
         .reports
         .iter()
@@ -93,7 +100,11 @@ pub fn lint_changes(ws: &Workspace, current: &Current, changes: &[(String, Strin
     view.known_clusters = Kind::ALL.into_iter().map(|k| (k, Vec::new())).collect();
     // Only the changed records' findings are kept: only their pairs are
     // looked for, one pass over the sketches each.
-    view.known_duplicates = Some(crate::lint::rules::content::pairs_of(&view, is_changed));
+    // Many changed files at once (an import): the rule's own pair finder
+    // over the whole workspace, rather than one pass per changed file.
+    if changes.len() <= MANY_CHANGES {
+        view.known_duplicates = Some(crate::lint::rules::content::pairs_of(&view, is_changed));
+    }
     let mut sink = WsSink::new(&ws.config);
     crate::lint::registry::check_workspace(&view, &mut sink);
     let chained: Vec<&str> = sink

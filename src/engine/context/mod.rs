@@ -635,6 +635,7 @@ mod tests {
     fn resolve_prefers_flags_then_environment_then_configuration() {
         let config = ContextConfig {
             max_chars: 4000,
+            export_max_chars: 4000,
             blocks: 1,
             header: "h".into(),
         };

@@ -4,3 +4,4 @@
 //! One file per rule: its documentation (`DOC`), its check, its fix.
 
 pub mod block_date;
+pub mod export_stale;

@@ -1,0 +1,159 @@
+//! The `CONTEXT.md` blocks of an import (a memory bank's active context):
+//! each a dated level-2 block naming the file it came from, put before the
+//! blocks already there (newest first), its headings moved two levels
+//! down so that they stay inside it.
+
+use super::item::{Dated, Item, What};
+use super::report::ImportError;
+use crate::engine::author::commit::Write;
+use crate::engine::workspace::Workspace;
+use crate::io::fs::{resolve_inside, Resolved, Snapshot};
+use std::collections::HashSet;
+use std::path::Path;
+
+/// The new text of `CONTEXT.md` and how to write it.
+pub struct Change {
+    pub text: String,
+    pub write: Write,
+}
+
+/// What the import does to `CONTEXT.md`.
+#[derive(Default)]
+pub struct Context {
+    pub change: Option<Change>,
+    already: HashSet<usize>,
+    planned: HashSet<usize>,
+    /// Why no block can be written, when none can.
+    pub refused: Option<String>,
+}
+
+impl Context {
+    /// For item `i`: `Some(true)` when imported already, `Some(false)`
+    /// when its block is in the change, `None` when it cannot be written.
+    pub fn outcome(&self, i: usize) -> Option<bool> {
+        match (self.already.contains(&i), self.planned.contains(&i)) {
+            (true, _) => Some(true),
+            (_, true) => Some(false),
+            _ => None,
+        }
+    }
+}
+
+/// The marker naming the file a block was imported from.
+fn marker(file: &str) -> String {
+    format!("(imported from file:{file})")
+}
+
+/// Plans the blocks of `items`.
+pub fn blocks(
+    ws: &Workspace,
+    items: &[Item],
+    dated: &[Option<Dated>],
+) -> Result<Context, ImportError> {
+    let mut ctx = Context::default();
+    if !items.iter().any(|i| matches!(i.what, What::Block(_))) {
+        return Ok(ctx);
+    }
+    let full = ws.root.join("CONTEXT.md");
+    let seen = match resolve_inside(&ws.root, Path::new("CONTEXT.md")) {
+        Resolved::Escapes(_) => {
+            ctx.refused = Some("CONTEXT.md is a symbolic link out of the workspace root; memlint never writes there".into());
+            return Ok(ctx);
+        }
+        Resolved::Missing => None,
+        _ => match std::fs::metadata(&full) {
+            Ok(m) if m.len() > ws.config.max_file_bytes => {
+                ctx.refused = Some(
+                    "CONTEXT.md is larger than max_file_bytes; not read, nothing written to it"
+                        .into(),
+                );
+                return Ok(ctx);
+            }
+            _ => match Snapshot::read(&full) {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    ctx.refused = Some(format!("CONTEXT.md cannot be read: {e}"));
+                    return Ok(ctx);
+                }
+            },
+        },
+    };
+    let old = match &seen {
+        Some(s) => match std::str::from_utf8(&s.bytes) {
+            Ok(t) => t.to_string(),
+            Err(_) => {
+                ctx.refused = Some("CONTEXT.md is not valid UTF-8; nothing written to it".into());
+                return Ok(ctx);
+            }
+        },
+        None => String::new(),
+    };
+    let mut new_blocks = String::new();
+    for (i, item) in items.iter().enumerate() {
+        let (What::Block(rec), Some(d)) = (&item.what, &dated[i]) else {
+            continue;
+        };
+        if old.contains(&marker(&item.file)) {
+            ctx.already.insert(i);
+            continue;
+        }
+        ctx.planned.insert(i);
+        new_blocks += &format!(
+            "## {} — {} {}\n\n{}\n\n",
+            d.date,
+            rec.title,
+            marker(&item.file),
+            demoted(rec.body.trim())
+        );
+    }
+    if new_blocks.is_empty() {
+        return Ok(ctx);
+    }
+    let at = crate::engine::context::blocks(&old)
+        .first()
+        .map_or(old.len(), |b| b.start);
+    let head = &old[..at];
+    let sep = match head.is_empty() || head.ends_with("\n\n") {
+        true => "",
+        false if head.ends_with('\n') => "\n",
+        false => "\n\n",
+    };
+    let mut text = format!("{head}{sep}{new_blocks}{}", &old[at..]);
+    while text.ends_with("\n\n") {
+        text.pop();
+    }
+    let write = match seen {
+        Some(seen) => Write::Replace {
+            path: "CONTEXT.md".into(),
+            seen,
+            text: text.clone(),
+        },
+        None => Write::Create {
+            path: "CONTEXT.md".into(),
+            text: text.clone(),
+        },
+    };
+    ctx.change = Some(Change { text, write });
+    Ok(ctx)
+}
+
+/// `body` with each heading outside code two levels down (at most 6).
+fn demoted(body: &str) -> String {
+    let mut fence = false;
+    let mut out = String::new();
+    for line in body.lines() {
+        let t = line.trim_start();
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fence = !fence;
+        }
+        let hashes = line.chars().take_while(|c| *c == '#').count();
+        if !fence && (1..=6).contains(&hashes) && line[hashes..].starts_with(' ') {
+            out += &"#".repeat((hashes + 2).min(6));
+            out += &line[hashes..];
+        } else {
+            out += line;
+        }
+        out.push('\n');
+    }
+    out.trim_end().to_string()
+}
