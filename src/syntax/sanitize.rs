@@ -122,14 +122,24 @@ pub const INVISIBLE: char = '\u{fffd}';
 /// joiners and the word joiner (U+200B–U+200D, U+2060–U+2064), the
 /// deprecated format controls (U+206A–U+206F), the BOM (U+FEFF), the soft
 /// hyphen, the Mongolian vowel separator, interlinear annotation marks, the
-/// musical format characters and the tag characters (U+E0000–U+E007F,
-/// which can spell hidden ASCII).
+/// musical format characters, the tag characters (U+E0000–U+E007F, which
+/// can spell hidden ASCII), the blank-looking fillers (the Hangul fillers
+/// U+115F, U+1160, U+3164, U+FFA0 and the braille blank U+2800) and the
+/// variation selectors (U+FE00–U+FE0F, U+E0100–U+E01EF), of which one
+/// after a visible character is left alone (see [`hidden`]).
 pub fn invisible(c: char) -> bool {
     matches!(
         c,
         '\u{ad}'
             | '\u{61c}'
+            | '\u{115f}'
+            | '\u{1160}'
             | '\u{180e}'
+            | '\u{2800}'
+            | '\u{3164}'
+            | '\u{fe00}'..='\u{fe0f}'
+            | '\u{ffa0}'
+            | '\u{e0100}'..='\u{e01ef}'
             | '\u{200b}'..='\u{200f}'
             | '\u{202a}'..='\u{202e}'
             | '\u{2060}'..='\u{2064}'
@@ -151,17 +161,43 @@ fn emoji_joiner(text: &str, i: usize) -> bool {
     before.is_some_and(pictograph) && after.is_some_and(pictograph)
 }
 
+/// Whether `c` is a variation selector (U+FE00–U+FE0F, U+E0100–U+E01EF).
+fn variation_selector(c: char) -> bool {
+    matches!(c, '\u{fe00}'..='\u{fe0f}' | '\u{e0100}'..='\u{e01ef}')
+}
+
+/// Whether the variation selector `c` at byte `i` of `text` picks the
+/// glyph of the visible character before it (❤️, an ideograph's variant),
+/// as it is meant to: one selector after a character that is neither a
+/// space nor invisible. A run of selectors spells hidden bytes (one per
+/// selector) and is never meant.
+fn selects_glyph(text: &str, i: usize, c: char) -> bool {
+    let before = text[..i].chars().next_back();
+    let after = text[i + c.len_utf8()..].chars().next();
+    before.is_some_and(|b| !b.is_whitespace() && !b.is_control() && !invisible(b))
+        && !after.is_some_and(variation_selector)
+}
+
+/// Whether the [`invisible`] character `c` at byte `i` of `text` is meant
+/// and shows as part of what is around it: a joiner inside an emoji
+/// sequence, a variation selector after a visible character.
+fn meant(text: &str, i: usize, c: char) -> bool {
+    (c == '\u{200d}' && emoji_joiner(text, i))
+        || (variation_selector(c) && selects_glyph(text, i, c))
+}
+
 /// The [`invisible`] characters of `text` that every output shows as
 /// [`INVISIBLE`], with their byte offsets: all of them but a joiner inside
-/// an emoji sequence. `text/invisible` reports these in stored text.
+/// an emoji sequence and a variation selector after a visible character.
+/// `text/invisible` reports these in stored text.
 pub fn hidden(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
     text.char_indices()
-        .filter(move |&(i, c)| invisible(c) && !(c == '\u{200d}' && emoji_joiner(text, i)))
+        .filter(move |&(i, c)| invisible(c) && !meant(text, i, c))
 }
 
 /// [`symbol`] for the character `c` at byte `i` of `text`.
 fn symbol_at(text: &str, i: usize, c: char, mode: Mode) -> Option<char> {
-    if c == '\u{200d}' && emoji_joiner(text, i) {
+    if invisible(c) && meant(text, i, c) {
         return None;
     }
     let crlf = text.as_bytes().get(i + 1) == Some(&b'\n');
@@ -190,7 +226,7 @@ fn may_hold_controls(text: &str, mode: Mode) -> bool {
         if (b < 0x20 && b != b'\t' && !(lf && b == b'\n')) || b == 0x7f || b == 0xc2 {
             return true;
         }
-        maybe_invisible |= matches!(b, 0xd8 | 0xe1 | 0xe2 | 0xef | 0xf0 | 0xf3);
+        maybe_invisible |= matches!(b, 0xd8 | 0xe1 | 0xe2 | 0xe3 | 0xef | 0xf0 | 0xf3);
     }
     maybe_invisible
         && text

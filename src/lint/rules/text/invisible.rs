@@ -16,9 +16,9 @@ an invisible format character in a field or the body
 
 ## What it does
 
-Fires on each run of invisible format characters anywhere in a record or `CONTEXT.md`, front matter and body alike: bidi controls (U+202A–U+202E, U+2066–U+2069, the marks U+200E, U+200F, U+061C), zero-width characters and the word joiner (U+200B–U+200D, U+2060–U+2064), the deprecated format controls (U+206A–U+206F), a byte order mark inside the text (U+FEFF), the soft hyphen (U+00AD), the Mongolian vowel separator, interlinear annotation marks, musical format characters, and the tag characters (U+E0000–U+E007F), which can spell out hidden ASCII text. A value written with a YAML escape in double quotes (`"\u202e"`) is checked as it reads once decoded.
+Fires on each run of invisible format characters anywhere in a record or `CONTEXT.md`, front matter and body alike: bidi controls (U+202A–U+202E, U+2066–U+2069, the marks U+200E, U+200F, U+061C), zero-width characters and the word joiner (U+200B–U+200D, U+2060–U+2064), the deprecated format controls (U+206A–U+206F), a byte order mark inside the text (U+FEFF), the soft hyphen (U+00AD), the Mongolian vowel separator, interlinear annotation marks, musical format characters, the tag characters (U+E0000–U+E007F), which can spell out hidden ASCII text, variation selectors (U+FE00–U+FE0F, U+E0100–U+E01EF) that select no glyph — two or more in a row, which can spell hidden bytes, or one after a space — and the blank-looking fillers (the Hangul fillers U+115F, U+1160, U+3164, U+FFA0 and the braille blank U+2800). A value written with a YAML escape in double quotes (`"\u202e"`) is checked as it reads once decoded.
 
-Left alone: a zero-width joiner inside an emoji sequence (👩‍💻, where it is meant and shows as one picture), and a byte order mark at the very start of the file, which is `format/bom`'s. Letters, spaces, line breaks and tabs are never reported; control characters are `format/encoding`'s (NUL) or shown as symbols on output.
+Left alone: a zero-width joiner inside an emoji sequence (👩‍💻, where it is meant and shows as one picture), one variation selector after a visible character (❤️, an ideograph's variant), and a byte order mark at the very start of the file, which is `format/bom`'s. Letters, spaces, line breaks and tabs are never reported; control characters are `format/encoding`'s (NUL) or shown as symbols on output.
 
 ## Why it matters
 
@@ -83,17 +83,25 @@ fn may_hold(text: &str) -> bool {
     (0..b.len()).any(|i| match b[i] {
         0xc2 => b.get(i + 1) == Some(&0xad),
         0xd8 => b.get(i + 1) == Some(&0x9c),
-        0xe1 => b.get(i + 1..i + 3) == Some(&[0xa0, 0x8e]),
+        0xe1 => matches!(
+            b.get(i + 1..i + 3),
+            Some([0xa0, 0x8e] | [0x85, 0x9f | 0xa0])
+        ),
         0xe2 => matches!(
             b.get(i + 1..i + 3),
-            Some([0x80, 0x8b..=0x8f | 0xaa..=0xae] | [0x81, 0xa0..=0xa4 | 0xa6..=0xaf])
+            Some(
+                [0x80, 0x8b..=0x8f | 0xaa..=0xae]
+                | [0x81, 0xa0..=0xa4 | 0xa6..=0xaf]
+                | [0xa0, 0x80],
+            )
         ),
+        0xe3 => b.get(i + 1..i + 3) == Some(&[0x85, 0xa4]),
         0xef => matches!(
             b.get(i + 1..i + 3),
-            Some([0xbb, 0xbf] | [0xbf, 0xb9..=0xbb])
+            Some([0xbb, 0xbf] | [0xbf, 0xb9..=0xbb] | [0xb8, 0x80..=0x8f] | [0xbe, 0xa0])
         ),
         0xf0 => b.get(i + 1..i + 3) == Some(&[0x9d, 0x85]),
-        0xf3 => matches!(b.get(i + 1..i + 3), Some([0xa0, 0x80 | 0x81])),
+        0xf3 => matches!(b.get(i + 1..i + 3), Some([0xa0, 0x80 | 0x81 | 0x84..=0x87])),
         _ => false,
     })
 }
@@ -133,6 +141,11 @@ fn what(c: char) -> &'static str {
         '\u{feff}' => "a byte order mark inside the text",
         '\u{ad}' => "a soft hyphen",
         '\u{e0000}'..='\u{e007f}' => "a tag character, which can spell hidden text",
+        '\u{fe00}'..='\u{fe0f}' | '\u{e0100}'..='\u{e01ef}' => {
+            "a variation selector that selects no glyph, which can spell hidden text"
+        }
+        '\u{115f}' | '\u{1160}' | '\u{3164}' | '\u{ffa0}' => "a Hangul filler",
+        '\u{2800}' => "a braille blank",
         _ => "an invisible format character",
     }
 }
@@ -245,6 +258,19 @@ mod tests {
             assert!(may_hold(&format!("a{c}b")), "U+{:04X}", c as u32);
         }
         assert!(!may_hold("a — “quoted” … € 日本語"));
+    }
+
+    #[test]
+    fn variation_selector_runs_and_fillers_are_reported_a_glyphs_selector_is_not() {
+        let smuggled: String = b"rm -rf"
+            .iter()
+            .map(|&b| char::from_u32(0xe0100 + u32::from(b) - 16).unwrap())
+            .collect();
+        let text =
+            format!("Tabs.{smuggled} ❤\u{fe0f} 1\u{fe0f}\u{20e3} a\u{3164}b \u{fe0f}c \u{2800}");
+        let found: Vec<_> = runs(&text).into_iter().map(|(_, c)| c.len()).collect();
+        assert_eq!(found, [6, 1, 1, 1]);
+        assert!(!may_hold("❤ 日本語の文章"));
     }
 
     #[test]
