@@ -184,10 +184,21 @@ const TRIGGERS: &[(&str, Trigger)] = &[
     ("系統指令", Trigger::Cjk),
 ];
 
-static PREFILTER: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
+/// The triggers in lowercase, searched with SIMD (Teddy) in a lowercased
+/// copy of the text; `None` where the processor has no SIMD for it.
+static PACKED: LazyLock<Option<aho_corasick::packed::Searcher>> = LazyLock::new(|| {
+    aho_corasick::packed::Config::new()
+        .match_kind(aho_corasick::packed::MatchKind::LeftmostFirst)
+        .builder()
+        .extend(TRIGGERS.iter().map(|(w, _)| w))
+        .build()
+});
+
+/// The triggers in any ASCII case, where [`PACKED`] is not available.
+static AUTOMATON: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
     aho_corasick::AhoCorasick::builder()
         .ascii_case_insensitive(true)
-        .match_kind(aho_corasick::MatchKind::Standard)
+        .kind(Some(aho_corasick::AhoCorasickKind::DFA))
         .build(TRIGGERS.iter().map(|(w, _)| w))
         .expect("valid triggers")
 });
@@ -195,21 +206,38 @@ static PREFILTER: LazyLock<aho_corasick::AhoCorasick> = LazyLock::new(|| {
 /// The patterns `text` may match: the groups of [`TRIGGERS`] found in it
 /// (an English word only where a word starts: the patterns begin with `\b`
 /// or `\s`), as flags in [`Trigger`] order.
+///
+/// No trigger ends with what another begins with, so a match found first
+/// never hides one that matters.
 fn triggered(text: &str) -> [bool; 4] {
     let mut hit = [false; 4];
     let bytes = text.as_bytes();
-    // Overlapping matches, so that no word hides another (`now` in `snow`
-    // must not hide a later one).
-    for m in PREFILTER.find_overlapping_iter(text) {
-        let group = TRIGGERS[m.pattern().as_usize()].1;
-        let starts_word = m.start() == 0 || {
-            let b = bytes[m.start() - 1];
+    let mut note = |pattern: usize, start: usize| {
+        let group = TRIGGERS[pattern].1;
+        let starts_word = start == 0 || {
+            let b = bytes[start - 1];
             !(b.is_ascii_alphanumeric() || b == b'_')
         };
         if group != Trigger::English || starts_word {
             hit[group as usize] = true;
-            if hit.iter().all(|h| *h) {
-                break;
+        }
+        hit.iter().all(|h| *h)
+    };
+    match &*PACKED {
+        Some(searcher) => {
+            // ASCII lowercasing keeps every byte where it was.
+            let lower = bytes.to_ascii_lowercase();
+            for m in searcher.find_iter(&lower) {
+                if note(m.pattern().as_usize(), m.start()) {
+                    break;
+                }
+            }
+        }
+        None => {
+            for m in AUTOMATON.find_iter(text) {
+                if note(m.pattern().as_usize(), m.start()) {
+                    break;
+                }
             }
         }
     }
