@@ -603,3 +603,35 @@ fn the_server_keeps_its_index_and_sees_every_change_made_by_others() {
     assert_eq!(server.search("hippogriff"), [wal]);
     assert_eq!(server.search("stable"), Vec::<String>::new());
 }
+
+#[cfg(target_os = "linux")]
+#[test]
+fn under_a_watcher_the_server_answers_from_memory_and_sees_changes() {
+    struct Watcher<'a>(&'a Path);
+    impl Drop for Watcher<'_> {
+        fn drop(&mut self) {
+            let _ = common::memlint(self.0, &["watch", "stop"]);
+        }
+    }
+    let ws = workspace();
+    let root = ws.path();
+    let started = common::memlint(root, &["watch", "start"]);
+    assert_eq!(started.code, 0, "{started:?}");
+    let _watcher = Watcher(root);
+    let mut server = Server::start(root);
+    let rounding = server.search("rounding");
+    assert!(!rounding.is_empty());
+    let stored = root.join(".memlint/search");
+    std::fs::remove_file(&stored).expect("remove the stored index");
+    assert_eq!(server.search("rounding"), rounding);
+    assert!(!stored.exists(), "the index was loaded again");
+    let rel = "knowledge/okapi-notes.md";
+    common::write(
+        root,
+        rel,
+        "---\ntitle: Okapi notes\ndescription: What the okapi eats.\nmodel_invocation: false\ndate: 2026-03-02\nsources:\n  - file:docs/bank-api.md\n---\n\nThe okapi eats leaves.\n",
+    );
+    assert_eq!(server.search("okapi"), [rel]);
+    std::fs::remove_file(root.join(rel)).expect("delete");
+    assert_eq!(server.search("okapi"), Vec::<String>::new());
+}
