@@ -29,6 +29,9 @@ use std::time::Duration;
 /// agent sees the prompt). `MEMLINT_PROMPT_BUDGET_MS` overrides.
 pub const PROMPT_BUDGET: Duration = Duration::from_millis(2000);
 
+/// Longest wait for a running watcher's answer before searching here.
+const WATCHER_WITHIN: Duration = Duration::from_millis(1000);
+
 /// Characters of the prompt looked at (a pasted log of megabytes is not
 /// searched whole).
 pub const PROMPT_READ_CHARS: usize = 2000;
@@ -161,7 +164,10 @@ fn event_of(input: &serde_json::Value) -> &'static str {
 }
 
 /// The hits for `query`, or `None` when the search did not end within
-/// `budget` (it is left running; its writes are atomic).
+/// `budget` (it is left running; its writes are atomic). A watcher
+/// running for the workspace answers from the index it holds (it is given
+/// at most half the budget, and at most [`WATCHER_WITHIN`]); without one,
+/// or when it does not answer in time, the search runs here.
 fn search_within(ws: &Workspace, text: String, budget: Duration) -> Option<Vec<Hit>> {
     let query = Query {
         text,
@@ -173,6 +179,13 @@ fn search_within(ws: &Workspace, text: String, budget: Duration) -> Option<Vec<H
     if budget.is_zero() {
         return None;
     }
+    let started = std::time::Instant::now();
+    if let Some(answer) =
+        crate::engine::search::served::ask(ws, &query, (budget / 2).min(WATCHER_WITHIN))
+    {
+        return Some(answer.hits);
+    }
+    let budget = budget.saturating_sub(started.elapsed());
     let (tx, rx) = std::sync::mpsc::channel();
     let ws = ws.clone();
     std::thread::spawn(move || {

@@ -18,6 +18,7 @@
 //! A missing, damaged or older index is rebuilt silently.
 
 mod refresh;
+pub mod served;
 
 use crate::engine::workspace::Workspace;
 use crate::model::kind::{stem, Kind};
