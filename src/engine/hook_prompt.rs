@@ -15,6 +15,9 @@
 //!   ([`PROMPT_BUDGET`], `MEMLINT_PROMPT_BUDGET_MS`) after which the hook
 //!   returns without adding anything, and the text added is at most
 //!   `recall.prompt_chars` characters.
+//! - Under `memlint watch`, the watcher answers the search from the index
+//!   it holds ([`crate::engine::search::served`]); on any failure the
+//!   search runs here, with the same answer.
 //! - It never blocks the prompt: the verdict is always to proceed.
 //! - Gemini CLI's `BeforeAgent` hook sends the same fields and takes the
 //!   same answer: its event name is echoed back.
