@@ -494,3 +494,144 @@ fn a_title_without_a_slug_asks_for_the_slug_parameter() {
         "the title has no ASCII words to make a slug from; give one in the slug parameter (lowercase ASCII words joined by `-`, such as slug: use-gix-for-git-reads)"
     );
 }
+
+/// A running `memlint mcp`, driven one request at a time over raw
+/// JSON-RPC, so that files can change between two calls.
+struct Server {
+    child: std::process::Child,
+    stdin: std::process::ChildStdin,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+    next: i64,
+}
+
+impl Server {
+    fn start(root: &Path) -> Server {
+        use std::io::Write;
+        let mut child = Command::new(common::BIN)
+            .arg("--root")
+            .arg(root)
+            .arg("mcp")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn");
+        let mut stdin = child.stdin.take().expect("stdin");
+        let stdout = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+        stdin.write_all(INIT.as_bytes()).expect("initialize");
+        let mut server = Server {
+            child,
+            stdin,
+            stdout,
+            next: 2,
+        };
+        assert_eq!(server.answer(1)["result"]["serverInfo"]["name"], "memlint");
+        server
+    }
+
+    fn answer(&mut self, id: i64) -> Value {
+        use std::io::BufRead;
+        loop {
+            let mut line = String::new();
+            let n = self.stdout.read_line(&mut line).expect("read");
+            assert!(n > 0, "the server closed its output");
+            let message: Value = serde_json::from_str(&line).expect("JSON-RPC");
+            if message["id"] == id {
+                return message;
+            }
+        }
+    }
+
+    /// The paths `memory_search` finds for `query`.
+    fn search(&mut self, query: &str) -> Vec<String> {
+        use std::io::Write;
+        let id = self.next;
+        self.next += 1;
+        let call = serde_json::json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "memory_search", "arguments": {"query": query}}});
+        writeln!(self.stdin, "{call}").expect("call");
+        let reply = self.answer(id);
+        assert_eq!(reply["result"]["isError"], false, "{reply}");
+        common::result_paths(&reply["result"]["structuredContent"])
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn the_server_keeps_its_index_and_sees_every_change_made_by_others() {
+    let ws = workspace();
+    let root = ws.path();
+    let mut server = Server::start(root);
+    assert_eq!(server.search("zebracorn"), Vec::<String>::new());
+    let rounding = server.search("rounding");
+    assert!(rounding.contains(&"knowledge/minor-unit-rounding.md".to_string()));
+    // The index is held: with its stored copy gone, the next search is
+    // answered from memory and does not build it again.
+    let stored = root.join(".memlint/search");
+    std::fs::remove_file(&stored).expect("remove the stored index");
+    assert_eq!(server.search("rounding"), rounding);
+    assert!(!stored.exists(), "the index was loaded again");
+
+    // Changes made by another process are all seen at the next call: a
+    // new record, a changed one, a deleted one.
+    let rel = "knowledge/zebracorn-notes.md";
+    let record = |word: &str| {
+        format!("---\ntitle: Stable notes\ndescription: What the stable holds.\nmodel_invocation: false\ndate: 2026-03-02\nsources:\n  - file:docs/bank-api.md\n---\n\nThe {word} lives in the stable.\n")
+    };
+    common::write(root, rel, &record("zebracorn"));
+    assert_eq!(server.search("zebracorn"), [rel]);
+    common::write(root, rel, &record("hippogriff"));
+    assert_eq!(server.search("zebracorn"), Vec::<String>::new());
+    assert_eq!(server.search("hippogriff"), [rel]);
+    let wal = "knowledge/sqlite-wal-pitfalls.md";
+    let text = std::fs::read_to_string(root.join(wal)).expect("read");
+    common::write(
+        root,
+        wal,
+        &format!("{text}\nA hippogriff once ate the WAL.\n"),
+    );
+    let mut both = server.search("hippogriff");
+    both.sort();
+    assert_eq!(both, [wal, rel]);
+    std::fs::remove_file(root.join(rel)).expect("delete");
+    assert_eq!(server.search("hippogriff"), [wal]);
+    assert_eq!(server.search("stable"), Vec::<String>::new());
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn under_a_watcher_the_server_answers_from_memory_and_sees_changes() {
+    struct Watcher<'a>(&'a Path);
+    impl Drop for Watcher<'_> {
+        fn drop(&mut self) {
+            let _ = common::memlint(self.0, &["watch", "stop"]);
+        }
+    }
+    let ws = workspace();
+    let root = ws.path();
+    let started = common::memlint(root, &["watch", "start"]);
+    assert_eq!(started.code, 0, "{started:?}");
+    let _watcher = Watcher(root);
+    let mut server = Server::start(root);
+    let rounding = server.search("rounding");
+    assert!(!rounding.is_empty());
+    let stored = root.join(".memlint/search");
+    std::fs::remove_file(&stored).expect("remove the stored index");
+    assert_eq!(server.search("rounding"), rounding);
+    assert!(!stored.exists(), "the index was loaded again");
+    let rel = "knowledge/okapi-notes.md";
+    common::write(
+        root,
+        rel,
+        "---\ntitle: Okapi notes\ndescription: What the okapi eats.\nmodel_invocation: false\ndate: 2026-03-02\nsources:\n  - file:docs/bank-api.md\n---\n\nThe okapi eats leaves.\n",
+    );
+    assert_eq!(server.search("okapi"), [rel]);
+    std::fs::remove_file(root.join(rel)).expect("delete");
+    assert_eq!(server.search("okapi"), Vec::<String>::new());
+}

@@ -48,7 +48,13 @@ pub fn run(place: Place) -> ExitCode {
         let (transport, reader, writer) = super::mcp_stdio::gated_stdio();
         let reader = tokio::spawn(reader);
         let writer = tokio::spawn(writer);
-        let served = match (Memory { place }).serve(transport).await {
+        let served = match (Memory {
+            place,
+            held: Default::default(),
+        })
+        .serve(transport)
+        .await
+        {
             Ok(service) => service
                 .waiting()
                 .await
@@ -74,10 +80,13 @@ pub fn run(place: Place) -> ExitCode {
 }
 
 /// The server: the workspace is loaded again for each call, so a changed
-/// `.memlint.yml` counts at once.
+/// `.memlint.yml` counts at once; the search index is kept in memory
+/// between calls and used again while nothing it depends on changed
+/// ([`crate::engine::search::search_held`]).
 #[derive(Debug, Clone)]
 struct Memory {
     place: Place,
+    held: std::sync::Arc<std::sync::Mutex<Option<crate::engine::search::Held>>>,
 }
 
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
@@ -199,7 +208,15 @@ impl Memory {
                 force: false,
                 progress: None,
             };
-            let hits = crate::engine::search::search(&ws, &query, &opts);
+            // A panic while it was held (caught by `call`) leaves the
+            // index in an unknown state: it is dropped then.
+            let mut held = self.held.lock().unwrap_or_else(|poisoned| {
+                let mut held = poisoned.into_inner();
+                *held = None;
+                held
+            });
+            let hits = crate::engine::search::search_held(&ws, &mut held, &query, &opts).hits;
+            drop(held);
             let text = super::search::json(&a.query, &hits);
             serde_json::from_str(&text).map_err(|e| usage(&e.to_string()))
         }))

@@ -21,12 +21,17 @@ pub(super) fn run(
     match cmd {
         WatchCommand::Run => {
             let quiet = s.quiet;
+            // The recall socket, once the watcher holds its lock; removed
+            // when the watcher stops.
+            let mut recall = None;
             w::run(&s.workspace, |status| {
+                recall = crate::engine::search::served::serve(&s.workspace);
                 if !quiet {
                     write_out(&status.human(root));
                 }
             })
             .map_err(|e| WorkspaceError::Usage(e.to_string()))?;
+            drop(recall);
             Ok(ExitCode::SUCCESS)
         }
         WatchCommand::Start => {

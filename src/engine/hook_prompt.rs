@@ -15,6 +15,9 @@
 //!   ([`PROMPT_BUDGET`], `MEMLINT_PROMPT_BUDGET_MS`) after which the hook
 //!   returns without adding anything, and the text added is at most
 //!   `recall.prompt_chars` characters.
+//! - Under `memlint watch`, the watcher answers the search from the index
+//!   it holds ([`crate::engine::search::served`]); on any failure the
+//!   search runs here, with the same answer.
 //! - It never blocks the prompt: the verdict is always to proceed.
 //! - Gemini CLI's `BeforeAgent` and Codex's `UserPromptSubmit` send the
 //!   same fields and take the same answer (with their event name); Cursor's
@@ -30,6 +33,9 @@ use std::time::Duration;
 /// The search's time budget (the runtime waits for the hook before the
 /// agent sees the prompt). `MEMLINT_PROMPT_BUDGET_MS` overrides.
 pub const PROMPT_BUDGET: Duration = Duration::from_millis(2000);
+
+/// Longest wait for a running watcher's answer before searching here.
+const WATCHER_WITHIN: Duration = Duration::from_millis(1000);
 
 /// Characters of the prompt looked at (a pasted log of megabytes is not
 /// searched whole).
@@ -158,7 +164,10 @@ pub fn prompt(request: &Request) -> Reply {
 }
 
 /// The hits for `query`, or `None` when the search did not end within
-/// `budget` (it is left running; its writes are atomic).
+/// `budget` (it is left running; its writes are atomic). A watcher
+/// running for the workspace answers from the index it holds (it is given
+/// at most half the budget, and at most [`WATCHER_WITHIN`]); without one,
+/// or when it does not answer in time, the search runs here.
 fn search_within(ws: &Workspace, text: String, budget: Duration) -> Option<Vec<Hit>> {
     let query = Query {
         text,
@@ -170,6 +179,13 @@ fn search_within(ws: &Workspace, text: String, budget: Duration) -> Option<Vec<H
     if budget.is_zero() {
         return None;
     }
+    let started = std::time::Instant::now();
+    if let Some(answer) =
+        crate::engine::search::served::ask(ws, &query, (budget / 2).min(WATCHER_WITHIN))
+    {
+        return Some(answer.hits);
+    }
+    let budget = budget.saturating_sub(started.elapsed());
     let (tx, rx) = std::sync::mpsc::channel();
     let ws = ws.clone();
     std::thread::spawn(move || {

@@ -18,6 +18,7 @@
 //! A missing, damaged or older index is rebuilt silently.
 
 mod refresh;
+pub mod served;
 
 use crate::engine::workspace::Workspace;
 use crate::model::kind::{stem, Kind};
@@ -134,6 +135,106 @@ pub fn search_answer(ws: &Workspace, query: &Query, opts: &crate::engine::scan::
 fn ranked(ws: &Workspace, query: &Query, opts: &crate::engine::scan::Options) -> Answer {
     // Before anything is read, so that any later change shows.
     let watch = crate::io::watch::stamp(ws);
+    load_and_answer(ws, query, opts, watch).0
+}
+
+/// A search index kept in memory between queries by a process that
+/// answers many (the MCP server), and what it was last found fresh
+/// against. See [`search_held`].
+pub struct Held {
+    loaded: Loaded,
+    root: std::path::PathBuf,
+    /// The configuration and executable it was built for.
+    key: u64,
+    /// The listing identity it matches.
+    listing: Option<u64>,
+    /// The watcher stamp under which it was last found fresh.
+    watch: Option<u64>,
+}
+
+impl std::fmt::Debug for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Held")
+            .field("root", &self.root)
+            .field("records", &self.loaded.docs.len())
+            .field("listing", &self.listing)
+            .field("watch", &self.watch)
+            .finish()
+    }
+}
+
+/// [`search_answer`] for a process that answers many queries: the index
+/// is kept in `held` and answers again while nothing it depends on
+/// changed. The watcher's stamp vouches for that without a file being
+/// looked at; without a watcher (or under another stamp), every record is
+/// stat'ed and the listing checked, as a search does, but the index is not
+/// read again. Anything changed (a record written, edited or deleted by
+/// any process, another configuration): the stored index is refreshed as
+/// [`search_answer`] refreshes it, reading only the records that changed,
+/// and kept.
+pub fn search_held(
+    ws: &Workspace,
+    held: &mut Option<Held>,
+    query: &Query,
+    opts: &crate::engine::scan::Options,
+) -> Answer {
+    let watch = crate::io::watch::stamp(ws);
+    if let Some(h) = held.as_mut() {
+        if still_fresh(ws, h, watch) {
+            h.watch = watch.or(h.watch);
+            if let Some(answer) = answer(ws, &h.loaded, query) {
+                return answer;
+            }
+        }
+    }
+    *held = None;
+    let (answer, kept) = load_and_answer(ws, query, opts, watch);
+    *held = kept.map(|(loaded, listing)| Held {
+        loaded,
+        root: ws.root.clone(),
+        key: crate::io::cache::key(&ws.config),
+        listing,
+        watch,
+    });
+    answer
+}
+
+/// Whether `held` still describes the workspace: the same root and
+/// configuration, and the watcher's stamp it was found fresh under, or
+/// else the same listing and every record's stat data (and, for a record
+/// changed within the timestamp granularity of the scan, its content).
+fn still_fresh(ws: &Workspace, held: &mut Held, watch: Option<u64>) -> bool {
+    if held.root != ws.root || held.key != crate::io::cache::key(&ws.config) {
+        return false;
+    }
+    if watch.is_some() && watch == held.watch {
+        return true;
+    }
+    let now = crate::io::stat::now_ns();
+    let (listing, same) = rayon::join(
+        || crate::store::listing::listing_id(ws),
+        || unchanged(ws, &held.loaded, now),
+    );
+    let Some(settled) = same.filter(|_| listing.is_some() && listing == held.listing) else {
+        return false;
+    };
+    if settled {
+        // Every record was found as indexed at `now`: the next check need
+        // not read the ones changed just before the index was built.
+        held.loaded.scanned_at = now;
+    }
+    true
+}
+
+/// The answer to `query` from the stored index, refreshed first when any
+/// record changed, and the index it came from with the listing identity
+/// it matches (`None` when a freshly built index failed to decode).
+fn load_and_answer(
+    ws: &Workspace,
+    query: &Query,
+    opts: &crate::engine::scan::Options,
+    watch: Option<u64>,
+) -> (Answer, Option<(Loaded, Option<u64>)>) {
     let (listing, old) = match fresh_stored(ws, Want::Terms, watch) {
         Stored::Fresh(loaded, listed, settled) => {
             if let Some(hits) = answer(ws, &loaded, query) {
@@ -144,7 +245,8 @@ fn ranked(ws: &Workspace, query: &Query, opts: &crate::engine::scan::Options) ->
                     loaded.sum,
                     stamps(&loaded, listed.as_ref(), settled, watch),
                 );
-                return hits;
+                let id = listed.map_or(loaded.listing, |l| l.id);
+                return (hits, Some((loaded, id)));
             }
             // A posting list failed its checksum: build anew.
             (
@@ -162,7 +264,8 @@ fn ranked(ws: &Workspace, query: &Query, opts: &crate::engine::scan::Options) ->
     let (bytes, _) = rebuild(ws, &listing, old.as_ref(), &known, &context, watch);
     save(ws, &bytes);
     let loaded = decode(bytes).expect("a freshly encoded index decodes");
-    answer(ws, &loaded, query).expect("a freshly built index is intact")
+    let hits = answer(ws, &loaded, query).expect("a freshly built index is intact");
+    (hits, Some((loaded, listing.id)))
 }
 
 /// The ranked hits, or `None` when a posting list read is damaged.

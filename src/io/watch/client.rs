@@ -215,7 +215,16 @@ pub(crate) mod unix {
         dir: &Path,
         f: impl FnOnce(&Path) -> std::io::Result<T>,
     ) -> std::io::Result<T> {
-        let direct = dir.join(super::SOCKET);
+        with_short_path_to(dir, super::SOCKET, f)
+    }
+
+    /// [`with_short_path`] for the socket `name` in `dir`.
+    pub(crate) fn with_short_path_to<T>(
+        dir: &Path,
+        name: &str,
+        f: impl FnOnce(&Path) -> std::io::Result<T>,
+    ) -> std::io::Result<T> {
+        let direct = dir.join(name);
         if direct.as_os_str().len() < SUN_PATH {
             return f(&direct);
         }
@@ -223,7 +232,7 @@ pub(crate) mod unix {
         {
             use std::os::fd::AsRawFd;
             let held = std::fs::File::open(dir)?;
-            let via = format!("/proc/self/fd/{}/{}", held.as_raw_fd(), super::SOCKET);
+            let via = format!("/proc/self/fd/{}/{}", held.as_raw_fd(), name);
             f(Path::new(&via))
         }
         #[cfg(not(target_os = "linux"))]
@@ -236,9 +245,15 @@ pub(crate) mod unix {
     /// or its backlog full) is no watcher.
     #[cfg(target_os = "linux")]
     pub(super) fn connect(dir: &Path) -> std::io::Result<UnixStream> {
+        connect_to(dir, super::SOCKET)
+    }
+
+    /// [`connect`] to the socket `name` in `dir`.
+    #[cfg(target_os = "linux")]
+    pub(crate) fn connect_to(dir: &Path, name: &str) -> std::io::Result<UnixStream> {
         use std::os::fd::FromRawFd;
         use std::os::unix::ffi::OsStrExt;
-        with_short_path(dir, |p| {
+        with_short_path_to(dir, name, |p| {
             let bytes = p.as_os_str().as_bytes();
             // SAFETY: a plain value type, all zeroes is valid.
             let mut addr: libc::sockaddr_un = unsafe { std::mem::zeroed() };
@@ -281,7 +296,12 @@ pub(crate) mod unix {
 
     #[cfg(not(target_os = "linux"))]
     pub(super) fn connect(dir: &Path) -> std::io::Result<UnixStream> {
-        with_short_path(dir, |p| UnixStream::connect(p))
+        connect_to(dir, super::SOCKET)
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    pub(crate) fn connect_to(dir: &Path, name: &str) -> std::io::Result<UnixStream> {
+        with_short_path_to(dir, name, |p| UnixStream::connect(p))
     }
 
     /// Refuses a peer running as another user.

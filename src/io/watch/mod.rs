@@ -5,6 +5,7 @@
 pub mod client;
 #[cfg(target_os = "linux")]
 pub mod daemon;
+pub mod recall;
 
 pub use client::*;
 #[cfg(target_os = "linux")]
