@@ -119,7 +119,12 @@ pub struct Answer {
 
 /// [`search`], also telling whether replaced records matched.
 pub fn search_answer(ws: &Workspace, query: &Query, opts: &crate::engine::scan::Options) -> Answer {
-    let mut answer = ranked(ws, query, opts);
+    marked(ws, ranked(ws, query, opts))
+}
+
+/// `answer` with the drift marks of its hits, as the last `memlint check`
+/// found them (see [`crate::engine::drift_marks`]).
+pub fn marked(ws: &Workspace, mut answer: Answer) -> Answer {
     if !answer.hits.is_empty() {
         let shown: std::collections::HashSet<&str> =
             answer.hits.iter().map(|h| h.path.as_str()).collect();
@@ -183,7 +188,7 @@ pub fn search_held(
         if still_fresh(ws, h, watch) {
             h.watch = watch.or(h.watch);
             if let Some(answer) = answer(ws, &h.loaded, query) {
-                return answer;
+                return marked(ws, answer);
             }
         }
     }
@@ -196,7 +201,7 @@ pub fn search_held(
         listing,
         watch,
     });
-    answer
+    marked(ws, answer)
 }
 
 /// Whether `held` still describes the workspace: the same root and

@@ -61,10 +61,14 @@ pub fn ask(ws: &Workspace, query: &Query, within: Duration) -> Option<Answer> {
         .iter()
         .map(hit_of)
         .collect::<Option<Vec<Hit>>>()?;
-    Some(Answer {
-        hits,
-        replaced_matched: answer.get("replaced_matched")?.as_bool()?,
-    })
+    // The marks as this process finds them (the watcher's answer has none).
+    Some(super::marked(
+        ws,
+        Answer {
+            hits,
+            replaced_matched: answer.get("replaced_matched")?.as_bool()?,
+        },
+    ))
 }
 
 /// The watcher's answer to one question `line` about `ws`, keeping the
@@ -220,5 +224,6 @@ fn hit_of(v: &Value) -> Option<Hit> {
         score: v.get("score")?.as_str()?.parse().ok()?,
         snippet,
         marks,
+        drifted: None,
     })
 }
