@@ -167,20 +167,15 @@ pub fn text(open: &Path, limit: u64) -> Result<String, String> {
     }
 }
 
-/// The markers of the block `memlint export agents-md` writes.
-pub const BEGIN: &str = "<!-- memlint:begin -->";
-pub const END: &str = "<!-- memlint:end -->";
-
 /// `text` without memlint's own managed block (what `export agents-md`
 /// wrote is memlint's records, never to be imported again), and whether
-/// one was taken out.
+/// one was taken out. Markers inside fenced code are an example, as
+/// `export agents-md` sees them, and stay.
 pub fn without_own_block(text: &str) -> (String, bool) {
-    let Some(begin) = text.find(BEGIN) else {
+    let Ok(Some(r)) = crate::engine::export::find_block(text) else {
         return (text.to_string(), false);
     };
-    let Some(end) = text[begin..].find(END).map(|e| begin + e + END.len()) else {
-        return (text.to_string(), false);
-    };
+    let (begin, end) = (r.start, r.end);
     let end = match text[end..].starts_with("\r\n") {
         true => end + 2,
         false => end + text[end..].starts_with('\n') as usize,
