@@ -538,3 +538,54 @@ fn a_slug_taken_by_another_record_is_never_overwritten() {
         mine
     );
 }
+
+/// A credential in an imported file's name never reaches a slug, a title
+/// or anything printed: the file is refused (its `file:` source would
+/// repeat the name) and the report masks it in the input's name.
+#[test]
+fn a_credential_in_a_file_name_is_never_printed_or_written() {
+    let tmp = workspace();
+    fs::create_dir_all(tmp.path().join("c")).unwrap();
+    let ghp = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    let akia = "AKIAIOSFODNN7EXAMPLE";
+    fs::write(tmp.path().join(format!("c/{ghp}.md")), "Build with make.\n").unwrap();
+    fs::write(
+        tmp.path().join(format!("c/{akia}-notes.md")),
+        "Deploy on Fridays never.\n",
+    )
+    .unwrap();
+    let leaks = |s: &str| {
+        let l = s.to_lowercase();
+        l.contains("abcdefghijklmnopqrstuvwxyz0123456789")
+            || l.contains("iosfodnn7")
+            || l.contains("akia-")
+    };
+    let text = memlint(tmp.path(), &["import", "claude", "c"]);
+    assert!(!leaks(&text.stdout) && !leaks(&text.stderr), "{text:?}");
+    let json_run = memlint(tmp.path(), &["import", "claude", "c", "--format", "json"]);
+    assert!(
+        !leaks(&json_run.stdout) && !leaks(&json_run.stderr),
+        "{json_run:?}"
+    );
+    let report = json(&json_run);
+    for it in report["items"].as_array().unwrap() {
+        assert_eq!(it["outcome"], "refused", "{report:#}");
+        assert!(
+            it["reason"]
+                .as_str()
+                .unwrap()
+                .starts_with("its path holds what looks like"),
+            "{report:#}"
+        );
+    }
+    assert_eq!(report["summary"]["refused"], 2, "{report:#}");
+    let mut files = Vec::new();
+    files_under(&tmp.path().join("knowledge"), &mut files);
+    for f in files {
+        let name = f.to_string_lossy().into_owned();
+        assert!(!leaks(&name), "{name}");
+        let body = fs::read_to_string(&f).unwrap();
+        let front = body.split("sources:").next().unwrap();
+        assert!(!leaks(front), "{name}: {body}");
+    }
+}

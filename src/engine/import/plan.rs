@@ -84,7 +84,7 @@ pub fn settle(
     let mut entries = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let mut e = Entry {
-            input: item.input.clone(),
+            input: crate::syntax::sanitize::secrets(&item.input).into_owned(),
             outcome: Outcome::Skipped,
             record: None,
             kind: None,
@@ -305,10 +305,19 @@ fn holds(text: &str, source: &str, marker: Option<&str>) -> bool {
     listed && marker.is_none_or(|m| text.lines().any(|l| l == m))
 }
 
+/// The slug of `rec`, made as `memlint new` makes one: never from what
+/// looks like a credential (a file name is committed, pushed and printed).
 fn base_slug(rec: &Rec, input: &str) -> String {
+    use crate::syntax::secrets::find;
     rec.slug_from
         .iter()
-        .find_map(|t| crate::syntax::slugify::from_title(t))
+        .find_map(|t| {
+            let mut words = t.clone();
+            for (range, _) in find(t).iter().rev() {
+                words.replace_range(range.clone(), " ");
+            }
+            crate::syntax::slugify::from_title(&words).filter(|s| find(s).is_empty())
+        })
         .unwrap_or_else(|| {
             // FNV-1a: a stable name for an item no slug can be made of.
             let h = input.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
