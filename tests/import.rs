@@ -589,3 +589,78 @@ fn a_credential_in_a_file_name_is_never_printed_or_written() {
         assert!(!leaks(front), "{name}: {body}");
     }
 }
+
+/// beads ids that differ only in case are different issues: a dependency
+/// cites the record of the exact id it names. An id (or a dependency's
+/// id) that is a number is an id.
+#[test]
+fn beads_dependencies_resolve_to_the_exact_id_and_numeric_ids_import() {
+    let tmp = workspace();
+    fs::create_dir_all(tmp.path().join(".beads")).unwrap();
+    fs::write(
+        tmp.path().join(".beads/issues.jsonl"),
+        concat!(
+            r#"{"id":"X-1","title":"Upper","status":"open","created_at":"2025-01-02T00:00:00Z"}"#,
+            "\n",
+            r#"{"id":"x-1","title":"Lower","status":"open","created_at":"2025-01-02T00:00:00Z"}"#,
+            "\n",
+            r#"{"id":"y-1","title":"Needs lower","status":"open","created_at":"2025-01-02T00:00:00Z","dependencies":[{"depends_on_id":"x-1","type":"blocks"}]}"#,
+            "\n",
+            r#"{"id":"y-2","title":"Needs upper","status":"open","created_at":"2025-01-02T00:00:00Z","dependencies":[{"depends_on_id":"X-1","type":"blocks"}]}"#,
+            "\n",
+            r#"{"id":42,"title":"Numbered","status":"closed","created_at":"2025-01-03T00:00:00Z","dependencies":[{"depends_on_id":"y-1","type":"blocks"}]}"#,
+            "\n",
+            r#"{"id":"y-3","title":"Needs numbered","status":"open","created_at":"2025-01-02T00:00:00Z","dependencies":[{"depends_on_id":42,"type":"blocks"}]}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let run = memlint(
+        tmp.path(),
+        &["import", "beads", ".beads/issues.jsonl", "--format", "json"],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let report = json(&run);
+    let upper = item(&report, ".beads/issues.jsonl#X-1")["record"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let lower = item(&report, ".beads/issues.jsonl#x-1")["record"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(upper, lower);
+    let numbered = item(&report, ".beads/issues.jsonl#42");
+    assert_eq!(numbered["outcome"], "written", "{report:#}");
+    assert_eq!(numbered["record"], "memory/requests/42.md");
+    let sources = |rel: &str| {
+        let text = fs::read_to_string(tmp.path().join("memory/requests").join(rel)).unwrap();
+        text.split("---\n").nth(1).unwrap().to_string()
+    };
+    let stem = |p: &str| {
+        p.trim_start_matches("memory/requests/")
+            .trim_end_matches(".md")
+            .to_string()
+    };
+    assert!(
+        sources("y-1.md").contains(&format!("  - request:{}\n", stem(&lower))),
+        "{}",
+        sources("y-1.md")
+    );
+    assert!(!sources("y-1.md").contains(&format!("  - request:{}\n", stem(&upper))));
+    assert!(
+        sources("y-2.md").contains(&format!("  - request:{}\n", stem(&upper))),
+        "{}",
+        sources("y-2.md")
+    );
+    assert!(!sources("y-2.md").contains(&format!("  - request:{}\n", stem(&lower))));
+    assert!(
+        sources("y-3.md").contains("  - request:42\n"),
+        "{}",
+        sources("y-3.md")
+    );
+    assert!(sources("42.md").contains("status: done\n"));
+    assert!(fs::read_to_string(tmp.path().join("memory/requests/42.md"))
+        .unwrap()
+        .contains("- id: `42`\n"));
+}

@@ -341,7 +341,18 @@ fn numbered(base: &str, n: usize) -> String {
     b
 }
 
-/// What items may be called by, lowercased: (kind, slug) of each record.
+/// The key an item is called by in [`names`]: a title or wiki-link name
+/// lowercased; a beads id (`beads:ID`) exactly, since ids that differ
+/// only in case are different issues.
+fn name_key(name: &str) -> String {
+    match name.starts_with("beads:") {
+        true => name.to_string(),
+        false => name.to_lowercase(),
+    }
+}
+
+/// What items may be called by (see [`name_key`]): (kind, slug) of each
+/// record.
 fn names(items: &[Item], slots: &[Slot]) -> HashMap<String, (Kind, String)> {
     let mut out = HashMap::new();
     for (item, slot) in items.iter().zip(slots) {
@@ -354,8 +365,7 @@ fn names(items: &[Item], slots: &[Slot]) -> HashMap<String, (Kind, String)> {
             Slot::None => continue,
         };
         for n in rec.names.iter().chain(std::iter::once(&rec.title)) {
-            out.entry(n.to_lowercase())
-                .or_insert((rec.kind, slug.clone()));
+            out.entry(name_key(n)).or_insert((rec.kind, slug.clone()));
         }
     }
     out
@@ -375,7 +385,7 @@ fn text(
         sources.push(format!("commit:{c}"));
     }
     for link in &rec.links {
-        match names.get(&link.to_lowercase()) {
+        match names.get(&name_key(link)) {
             Some((kind, target)) if target != slug => {
                 let s = format!("{}:{target}", kind.name());
                 if !sources.contains(&s) {
