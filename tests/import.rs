@@ -305,6 +305,28 @@ fn memory_bank_maps_files_to_kinds_and_context() {
         fs::read_to_string(tmp.path().join("CONTEXT.md")).unwrap(),
         context
     );
+    // The active context changed since: reported, CONTEXT.md left alone.
+    fs::write(
+        mb.join("activeContext.md"),
+        "# Active\n\n## Focus\n\nThe fog of war.\n",
+    )
+    .unwrap();
+    let run = memlint(
+        tmp.path(),
+        &["import", "memory-bank", "memory-bank", "--format", "json"],
+    );
+    assert_eq!(run.code, 1, "{run:?}");
+    let changed = json(&run);
+    assert_eq!(
+        item(&changed, "memory-bank/activeContext.md")["outcome"],
+        "changed",
+        "{changed:#}"
+    );
+    assert_eq!(changed["summary"]["unchanged"], 3, "{changed:#}");
+    assert_eq!(
+        fs::read_to_string(tmp.path().join("CONTEXT.md")).unwrap(),
+        context
+    );
 }
 
 /// Hostile inputs each get a clear line, and the rest is imported.
@@ -663,4 +685,77 @@ fn beads_dependencies_resolve_to_the_exact_id_and_numeric_ids_import() {
     assert!(fs::read_to_string(tmp.path().join("memory/requests/42.md"))
         .unwrap()
         .contains("- id: `42`\n"));
+}
+
+/// A source changed after its import is never reported `unchanged`: the
+/// item is `changed`, its record is left as it was, the exit code is 1.
+/// A source that only got committed since (its date now from git) is
+/// still `unchanged`.
+#[test]
+fn a_source_changed_since_its_import_is_reported_changed() {
+    let tmp = workspace();
+    fs::create_dir_all(tmp.path().join("c")).unwrap();
+    fs::write(
+        tmp.path().join("c/notes.md"),
+        "# Notes\n\nBuild with make.\n",
+    )
+    .unwrap();
+    fs::create_dir_all(tmp.path().join(".beads")).unwrap();
+    let issue = |status: &str| {
+        format!(
+            r#"{{"id":"x-1","title":"First","status":"{status}","created_at":"2025-01-02T00:00:00Z"}}"#
+        ) + "\n"
+    };
+    fs::write(tmp.path().join(".beads/issues.jsonl"), issue("open")).unwrap();
+    assert_eq!(memlint(tmp.path(), &["import", "claude", "c"]).code, 0);
+    assert_eq!(
+        memlint(tmp.path(), &["import", "beads", ".beads/issues.jsonl"]).code,
+        0
+    );
+    // Committed since: dated from git now, but the same import.
+    git(tmp.path(), &["add", "c"], &[]);
+    git(tmp.path(), &["commit", "-qm", "notes"], &[]);
+    let again = memlint(tmp.path(), &["import", "claude", "c", "--format", "json"]);
+    assert_eq!(again.code, 0, "{again:?}");
+    assert_eq!(item(&json(&again), "c/notes.md")["outcome"], "unchanged");
+    let record = fs::read_to_string(tmp.path().join("knowledge/notes.md")).unwrap();
+    fs::write(
+        tmp.path().join("c/notes.md"),
+        "# Notes\n\nBuild with make.\n\nDeploy with ansible.\n",
+    )
+    .unwrap();
+    let run = memlint(tmp.path(), &["import", "claude", "c", "--format", "json"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    let report = json(&run);
+    let it = item(&report, "c/notes.md");
+    assert_eq!(it["outcome"], "changed", "{report:#}");
+    assert_eq!(it["record"], "knowledge/notes.md");
+    assert_eq!(it["reason"], "the source changed since it was imported into knowledge/notes.md (or the record was edited since); not re-imported: bring the change into the record by hand");
+    assert_eq!(report["summary"]["changed"], 1);
+    assert_eq!(
+        fs::read_to_string(tmp.path().join("knowledge/notes.md")).unwrap(),
+        record
+    );
+    let human = memlint(tmp.path(), &["import", "claude", "c"]);
+    assert!(
+        human
+            .stdout
+            .contains("c/notes.md: changed knowledge/notes.md: the source changed"),
+        "{human:?}"
+    );
+    assert!(
+        human.stdout.contains(", 1 changed since imported"),
+        "{human:?}"
+    );
+    // A beads issue closed since its import.
+    fs::write(tmp.path().join(".beads/issues.jsonl"), issue("closed")).unwrap();
+    let run = memlint(
+        tmp.path(),
+        &["import", "beads", ".beads/issues.jsonl", "--format", "json"],
+    );
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(
+        item(&json(&run), ".beads/issues.jsonl#x-1")["outcome"],
+        "changed"
+    );
 }

@@ -234,6 +234,7 @@ fn summarize(items: &[Entry]) -> Summary {
         match e.outcome {
             Outcome::Written | Outcome::WouldWrite => s.written += 1,
             Outcome::Unchanged => s.unchanged += 1,
+            Outcome::Changed => s.changed += 1,
             Outcome::Skipped => s.skipped += 1,
             Outcome::Refused => s.refused += 1,
         }

@@ -17,8 +17,9 @@ use std::collections::{HashMap, HashSet};
 enum Slot {
     /// A new record at `path`, named `slug`.
     New { slug: String, path: String },
-    /// The record at `path` is this item's earlier import.
-    Existing { path: String },
+    /// The record at `path`, whose text is `text`, is this item's earlier
+    /// import.
+    Existing { path: String, text: String },
     /// Not a record.
     None,
 }
@@ -49,6 +50,15 @@ pub fn settle(
             (What::Record(rec), Slot::New { slug, .. }, Some(d)) => {
                 Some(text(rec, slug, &item.file, d, &names, &mut notes[i]))
             }
+            // What it would be now, to tell whether the source changed.
+            (What::Record(rec), Slot::Existing { path, .. }, Some(d)) => Some(text(
+                rec,
+                stem(path),
+                &item.file,
+                d,
+                &names,
+                &mut Vec::new(),
+            )),
             _ => None,
         })
         .collect();
@@ -160,11 +170,21 @@ fn judge(
             e.outcome = Outcome::Refused;
             e.reason = Some(why.clone());
         }
-        (What::Record(rec), Slot::Existing { path }) => {
-            e.outcome = Outcome::Unchanged;
+        (What::Record(rec), Slot::Existing { path, text: old }) => {
             e.kind = Some(rec.kind.name().into());
             e.record = Some(path.clone());
-            e.reason = Some(ALREADY.into());
+            match text {
+                Some(Ok(now)) if !same_import(old, now) => {
+                    e.outcome = Outcome::Changed;
+                    e.reason = Some(format!(
+                        "the source changed since it was imported into {path} (or the record was edited since); not re-imported: bring the change into the record by hand"
+                    ));
+                }
+                _ => {
+                    e.outcome = Outcome::Unchanged;
+                    e.reason = Some(ALREADY.into());
+                }
+            }
         }
         (What::Record(rec), Slot::New { path, .. }) => {
             e.kind = Some(rec.kind.name().into());
@@ -200,6 +220,10 @@ fn judge(
             e.kind = Some("context".into());
             e.record = Some("CONTEXT.md".into());
             match j.context.outcome(i) {
+                Some(true) if j.context.changed(i) => {
+                    e.outcome = Outcome::Changed;
+                    e.reason = Some("the source changed since it was imported into CONTEXT.md (or its block was edited since); not re-imported: bring the change into the block by hand".into());
+                }
                 Some(true) => {
                     e.outcome = Outcome::Unchanged;
                     e.reason = Some(ALREADY.into());
@@ -273,7 +297,7 @@ fn slots(ws: &Workspace, items: &[Item]) -> Vec<Slot> {
                     }
                     Some(text) if holds(&text, &source, rec.marker.as_deref()) => {
                         claimed.insert(path.clone());
-                        return Slot::Existing { path };
+                        return Slot::Existing { path, text };
                     }
                     Some(_) => continue,
                 }
@@ -292,6 +316,38 @@ fn existing(ws: &Workspace, path: &str) -> Option<String> {
         Ok(crate::io::bounded::Bounded::Whole(b)) => Some(String::from_utf8_lossy(&b).into_owned()),
         _ => Some(String::new()),
     }
+}
+
+/// Whether the record an earlier import wrote (`old`) is what the source
+/// gives `now`: the same text but for the date and the sources, which
+/// change with git history alone (a file committed after its import is
+/// dated by its commit then).
+fn same_import(old: &str, now: &str) -> bool {
+    fn essence(text: &str) -> String {
+        let text = text.replace("\r\n", "\n");
+        let (mut out, mut dashes, mut in_sources) = (String::new(), 0, false);
+        for line in text.lines() {
+            if dashes == 1 && line != "---" {
+                if line.starts_with("date:") {
+                    continue;
+                }
+                if line.starts_with("sources:") {
+                    in_sources = true;
+                    continue;
+                }
+                if in_sources && line.trim_start().starts_with("- ") {
+                    continue;
+                }
+                in_sources = false;
+            } else if line == "---" && dashes < 2 {
+                dashes += 1;
+            }
+            out += line.trim_end();
+            out.push('\n');
+        }
+        out.trim_end().to_string()
+    }
+    essence(old) == essence(now)
 }
 
 /// Whether a record's `text` lists `source` among its sources (and holds
@@ -361,7 +417,7 @@ fn names(items: &[Item], slots: &[Slot]) -> HashMap<String, (Kind, String)> {
         };
         let slug = match slot {
             Slot::New { slug, .. } => slug.clone(),
-            Slot::Existing { path } => stem(path).to_string(),
+            Slot::Existing { path, .. } => stem(path).to_string(),
             Slot::None => continue,
         };
         for n in rec.names.iter().chain(std::iter::once(&rec.title)) {
