@@ -759,3 +759,69 @@ fn a_source_changed_since_its_import_is_reported_changed() {
         "changed"
     );
 }
+
+/// Symbolic links are judged by where they lead: into memlint's own
+/// files (CONTEXT.md, .memlint.yml, records) or git's, nothing is read; a
+/// file reached both as itself and through a link is one record; `.git`
+/// itself is never walked.
+#[cfg(unix)]
+#[test]
+fn links_into_memlints_own_files_or_git_are_skipped_and_files_read_once() {
+    use std::os::unix::fs::symlink;
+    let tmp = workspace();
+    let root = tmp.path();
+    fs::write(
+        root.join("CONTEXT.md"),
+        "# Context\n\n## 2025-01-01 — Start\n\nBegun.\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("knowledge/kept.md"),
+        "---\ntitle: Kept\ndescription: kept\nmodel_invocation: false\ndate: 2025-01-01\nsources:\n  - https://example.com/k\n---\n\nKept.\n",
+    )
+    .unwrap();
+    fs::create_dir_all(root.join("mem")).unwrap();
+    fs::create_dir_all(root.join("mem2")).unwrap();
+    fs::write(root.join("mem/real.md"), "# Real\n\nOnce.\n").unwrap();
+    symlink("../CONTEXT.md", root.join("mem/ctx.md")).unwrap();
+    symlink("../.memlint.yml", root.join("mem/cfg.md")).unwrap();
+    symlink("../knowledge/kept.md", root.join("mem/kept.md")).unwrap();
+    symlink("real.md", root.join("mem/a-link.md")).unwrap();
+    symlink("../.git/HEAD", root.join("mem2/head.md")).unwrap();
+    let run = memlint(
+        root,
+        &["import", "claude", "mem", "mem2", "--format", "json"],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let report = json(&run);
+    for (input, to) in [
+        ("mem/ctx.md", "CONTEXT.md"),
+        ("mem/cfg.md", ".memlint.yml"),
+        ("mem/kept.md", "knowledge/kept.md"),
+        ("mem2/head.md", ".git/HEAD"),
+    ] {
+        let it = item(&report, input);
+        assert_eq!(it["outcome"], "skipped", "{report:#}");
+        assert_eq!(
+            it["reason"],
+            format!("inside memlint's own files (memory/, knowledge/, staging/, CONTEXT.md, .memlint.yml, .memlint/) or git's (.git/), through a symbolic link to {to}; not imported")
+        );
+    }
+    assert_eq!(item(&report, "mem/real.md")["outcome"], "written");
+    let link = item(&report, "mem/a-link.md");
+    assert_eq!(link["outcome"], "skipped", "{report:#}");
+    assert_eq!(
+        link["reason"],
+        "not imported again: the same file as mem/real.md, reached through a symbolic link"
+    );
+    assert_eq!(report["summary"]["written"], 1, "{report:#}");
+    let mut files = Vec::new();
+    files_under(&root.join("knowledge"), &mut files);
+    files.retain(|f| f.extension().is_some_and(|e| e == "md"));
+    assert_eq!(files.len(), 2, "{files:?}");
+    // `.git` named on the command line is not walked.
+    let run = memlint(root, &["import", "claude", ".git", "--format", "json"]);
+    let report = json(&run);
+    assert_eq!(report["summary"]["items"], 1, "{report:#}");
+    assert_eq!(item(&report, ".git")["outcome"], "skipped");
+}
