@@ -227,6 +227,16 @@ fn the_block_masks_secrets_and_keeps_to_its_budget() {
 #[test]
 fn markers_inside_fenced_code_are_not_the_block() {
     let tmp = workspace();
+    // One example in a fence, no block: nothing stale, nothing rewritten.
+    let example = format!("# Agents\n\n```\n{BEGIN}\nexample text\n{END}\n```\n");
+    fs::write(tmp.path().join("AGENTS.md"), &example).unwrap();
+    let (_, json) = check_json(tmp.path());
+    assert!(stale_paths(&json).is_empty(), "{json:#}");
+    memlint(tmp.path(), &["check", "--fix"]);
+    assert_eq!(
+        fs::read_to_string(tmp.path().join("AGENTS.md")).unwrap(),
+        example
+    );
     let doc = format!(
         "# Agents\n\nThe block looks like this:\n\n```markdown\n{BEGIN}\nexample text\n{END}\n```\n\n~~~\n{BEGIN}\n~~~\n"
     );

@@ -641,7 +641,6 @@ fn beads_dependencies_resolve_to_the_exact_id_and_numeric_ids_import() {
         tmp.path(),
         &["import", "beads", ".beads/issues.jsonl", "--format", "json"],
     );
-    assert_eq!(run.code, 0, "{run:?}");
     let report = json(&run);
     let upper = item(&report, ".beads/issues.jsonl#X-1")["record"]
         .as_str()
@@ -652,9 +651,6 @@ fn beads_dependencies_resolve_to_the_exact_id_and_numeric_ids_import() {
         .unwrap()
         .to_string();
     assert_ne!(upper, lower);
-    let numbered = item(&report, ".beads/issues.jsonl#42");
-    assert_eq!(numbered["outcome"], "written", "{report:#}");
-    assert_eq!(numbered["record"], "memory/requests/42.md");
     let sources = |rel: &str| {
         let text = fs::read_to_string(tmp.path().join("memory/requests").join(rel)).unwrap();
         text.split("---\n").nth(1).unwrap().to_string()
@@ -676,6 +672,10 @@ fn beads_dependencies_resolve_to_the_exact_id_and_numeric_ids_import() {
         sources("y-2.md")
     );
     assert!(!sources("y-2.md").contains(&format!("  - request:{}\n", stem(&lower))));
+    assert_eq!(run.code, 0, "{run:?}");
+    let numbered = item(&report, ".beads/issues.jsonl#42");
+    assert_eq!(numbered["outcome"], "written", "{report:#}");
+    assert_eq!(numbered["record"], "memory/requests/42.md");
     assert!(
         sources("y-3.md").contains("  - request:42\n"),
         "{}",
