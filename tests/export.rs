@@ -279,4 +279,18 @@ fn markers_inside_fenced_code_are_not_the_block() {
         fixed.contains("use-gix.md — Use gix for git reads"),
         "{fixed}"
     );
+    // A fence never closed: the block appended would be code, found by
+    // no later run; the file is left alone and the reason given.
+    let open = "# Agents\n\n```\nnot closed\n";
+    fs::write(tmp.path().join("CLAUDE.md"), open).unwrap();
+    let run = memlint(tmp.path(), &["export", "agents-md", "--file", "CLAUDE.md"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(
+        run.stderr,
+        "memlint: error: CLAUDE.md: it ends inside a fenced code block that is never closed; close the fence first\n"
+    );
+    assert_eq!(
+        fs::read_to_string(tmp.path().join("CLAUDE.md")).unwrap(),
+        open
+    );
 }

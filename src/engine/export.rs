@@ -217,6 +217,18 @@ pub fn find_block(text: &str) -> Result<Option<std::ops::Range<usize>>, String> 
     }
 }
 
+/// Whether `text` ends inside fenced code (a fence never closed).
+fn ends_in_fence(text: &str) -> bool {
+    use crate::lint::rules::format::conflict_markers::fence_step;
+    let mut fence = None;
+    for line in text.lines() {
+        if let Some(next) = fence_step(line, fence) {
+            fence = next;
+        }
+    }
+    fence.is_some()
+}
+
 /// Whether `text` holds git merge conflict markers.
 fn has_conflict(text: &str) -> bool {
     text.lines().any(|l| {
@@ -242,6 +254,13 @@ pub fn splice(old: &str, block: &str) -> Result<String, String> {
     Ok(match find_block(old)? {
         Some(r) => format!("{}{block}{}", &old[..r.start], &old[r.end..]),
         None if old.is_empty() => format!("{block}{eol}"),
+        // Appended there, the block would be code, never found again.
+        None if ends_in_fence(old) => {
+            return Err(
+                "it ends inside a fenced code block that is never closed; close the fence first"
+                    .into(),
+            )
+        }
         None => {
             let sep = match (old.ends_with(&format!("{eol}{eol}")), old.ends_with('\n')) {
                 (true, _) => String::new(),
