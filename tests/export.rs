@@ -218,3 +218,79 @@ fn the_block_masks_secrets_and_keeps_to_its_budget() {
     assert!(text.contains(" more: `memlint search`)\n"), "{text}");
     assert!(text.ends_with(&format!("{END}\n")));
 }
+
+/// Markers shown inside fenced code (``` or ~~~) are an example, not the
+/// block: `check` does not report them, `export` keeps the example byte
+/// for byte and appends the real block after the fence, and a file that
+/// documents the markers in a fence and also holds the real block is
+/// exported (not refused as holding the marker twice).
+#[test]
+fn markers_inside_fenced_code_are_not_the_block() {
+    let tmp = workspace();
+    // One example in a fence, no block: nothing stale, nothing rewritten.
+    let example = format!("# Agents\n\n```\n{BEGIN}\nexample text\n{END}\n```\n");
+    fs::write(tmp.path().join("AGENTS.md"), &example).unwrap();
+    let (_, json) = check_json(tmp.path());
+    assert!(stale_paths(&json).is_empty(), "{json:#}");
+    memlint(tmp.path(), &["check", "--fix"]);
+    assert_eq!(
+        fs::read_to_string(tmp.path().join("AGENTS.md")).unwrap(),
+        example
+    );
+    let doc = format!(
+        "# Agents\n\nThe block looks like this:\n\n```markdown\n{BEGIN}\nexample text\n{END}\n```\n\n~~~\n{BEGIN}\n~~~\n"
+    );
+    fs::write(tmp.path().join("AGENTS.md"), &doc).unwrap();
+    let (_, json) = check_json(tmp.path());
+    assert!(stale_paths(&json).is_empty(), "{json:#}");
+    let fix = memlint(tmp.path(), &["check", "--fix"]);
+    assert_eq!(
+        fs::read_to_string(tmp.path().join("AGENTS.md")).unwrap(),
+        doc,
+        "{fix:?}"
+    );
+    let run = memlint(tmp.path(), &["export", "agents-md"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let text = fs::read_to_string(tmp.path().join("AGENTS.md")).unwrap();
+    let (head, block) = text.split_at(doc.len());
+    assert_eq!(head, doc);
+    assert!(block.starts_with(&format!("\n{BEGIN}\n")), "{text}");
+    assert!(
+        block.contains("house-style — Tabs, never spaces."),
+        "{text}"
+    );
+    assert!(block.ends_with(&format!("{END}\n")), "{text}");
+    // Twice: the block is found again, nothing changes, nothing is stale.
+    assert_eq!(memlint(tmp.path(), &["export", "agents-md"]).code, 0);
+    assert_eq!(
+        fs::read_to_string(tmp.path().join("AGENTS.md")).unwrap(),
+        text
+    );
+    let (_, json) = check_json(tmp.path());
+    assert!(stale_paths(&json).is_empty(), "{json:#}");
+    // A stale real block is rewritten; the fenced example stays.
+    record(tmp.path(), "memory/decisions/use-gix.md", "---\ntitle: Use gix for git reads\nstatus: active\ndate: 2026-04-03\nsources:\n  - https://example.com/adr/2\n---\n\nNo subprocess.\n");
+    let (_, json) = check_json(tmp.path());
+    assert_eq!(stale_paths(&json), vec!["AGENTS.md".to_string()]);
+    memlint(tmp.path(), &["check", "--fix"]);
+    let fixed = fs::read_to_string(tmp.path().join("AGENTS.md")).unwrap();
+    assert!(fixed.starts_with(&doc), "{fixed}");
+    assert!(
+        fixed.contains("use-gix.md — Use gix for git reads"),
+        "{fixed}"
+    );
+    // A fence never closed: the block appended would be code, found by
+    // no later run; the file is left alone and the reason given.
+    let open = "# Agents\n\n```\nnot closed\n";
+    fs::write(tmp.path().join("CLAUDE.md"), open).unwrap();
+    let run = memlint(tmp.path(), &["export", "agents-md", "--file", "CLAUDE.md"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(
+        run.stderr,
+        "memlint: error: CLAUDE.md: it ends inside a fenced code block that is never closed; close the fence first\n"
+    );
+    assert_eq!(
+        fs::read_to_string(tmp.path().join("CLAUDE.md")).unwrap(),
+        open
+    );
+}

@@ -305,6 +305,28 @@ fn memory_bank_maps_files_to_kinds_and_context() {
         fs::read_to_string(tmp.path().join("CONTEXT.md")).unwrap(),
         context
     );
+    // The active context changed since: reported, CONTEXT.md left alone.
+    fs::write(
+        mb.join("activeContext.md"),
+        "# Active\n\n## Focus\n\nThe fog of war.\n",
+    )
+    .unwrap();
+    let run = memlint(
+        tmp.path(),
+        &["import", "memory-bank", "memory-bank", "--format", "json"],
+    );
+    assert_eq!(run.code, 1, "{run:?}");
+    let changed = json(&run);
+    assert_eq!(
+        item(&changed, "memory-bank/activeContext.md")["outcome"],
+        "changed",
+        "{changed:#}"
+    );
+    assert_eq!(changed["summary"]["unchanged"], 3, "{changed:#}");
+    assert_eq!(
+        fs::read_to_string(tmp.path().join("CONTEXT.md")).unwrap(),
+        context
+    );
 }
 
 /// Hostile inputs each get a clear line, and the rest is imported.
@@ -537,4 +559,269 @@ fn a_slug_taken_by_another_record_is_never_overwritten() {
         fs::read_to_string(tmp.path().join("knowledge/same-title.md")).unwrap(),
         mine
     );
+}
+
+/// A credential in an imported file's name never reaches a slug, a title
+/// or anything printed: the file is refused (its `file:` source would
+/// repeat the name) and the report masks it in the input's name.
+#[test]
+fn a_credential_in_a_file_name_is_never_printed_or_written() {
+    let tmp = workspace();
+    fs::create_dir_all(tmp.path().join("c")).unwrap();
+    let ghp = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+    let akia = "AKIAIOSFODNN7EXAMPLE";
+    fs::write(tmp.path().join(format!("c/{ghp}.md")), "Build with make.\n").unwrap();
+    fs::write(
+        tmp.path().join(format!("c/{akia}-notes.md")),
+        "Deploy on Fridays never.\n",
+    )
+    .unwrap();
+    let leaks = |s: &str| {
+        let l = s.to_lowercase();
+        l.contains("abcdefghijklmnopqrstuvwxyz0123456789")
+            || l.contains("iosfodnn7")
+            || l.contains("akia-")
+    };
+    let text = memlint(tmp.path(), &["import", "claude", "c"]);
+    assert!(!leaks(&text.stdout) && !leaks(&text.stderr), "{text:?}");
+    let json_run = memlint(tmp.path(), &["import", "claude", "c", "--format", "json"]);
+    assert!(
+        !leaks(&json_run.stdout) && !leaks(&json_run.stderr),
+        "{json_run:?}"
+    );
+    let report = json(&json_run);
+    for it in report["items"].as_array().unwrap() {
+        assert_eq!(it["outcome"], "refused", "{report:#}");
+        assert!(
+            it["reason"]
+                .as_str()
+                .unwrap()
+                .starts_with("its path holds what looks like"),
+            "{report:#}"
+        );
+    }
+    assert_eq!(report["summary"]["refused"], 2, "{report:#}");
+    let mut files = Vec::new();
+    files_under(&tmp.path().join("knowledge"), &mut files);
+    for f in files {
+        let name = f.to_string_lossy().into_owned();
+        assert!(!leaks(&name), "{name}");
+        let body = fs::read_to_string(&f).unwrap();
+        let front = body.split("sources:").next().unwrap();
+        assert!(!leaks(front), "{name}: {body}");
+    }
+}
+
+/// beads ids that differ only in case are different issues: a dependency
+/// cites the record of the exact id it names. An id (or a dependency's
+/// id) that is a number is an id.
+#[test]
+fn beads_dependencies_resolve_to_the_exact_id_and_numeric_ids_import() {
+    let tmp = workspace();
+    fs::create_dir_all(tmp.path().join(".beads")).unwrap();
+    fs::write(
+        tmp.path().join(".beads/issues.jsonl"),
+        concat!(
+            r#"{"id":"X-1","title":"Upper","status":"open","created_at":"2025-01-02T00:00:00Z"}"#,
+            "\n",
+            r#"{"id":"x-1","title":"Lower","status":"open","created_at":"2025-01-02T00:00:00Z"}"#,
+            "\n",
+            r#"{"id":"y-1","title":"Needs lower","status":"open","created_at":"2025-01-02T00:00:00Z","dependencies":[{"depends_on_id":"x-1","type":"blocks"}]}"#,
+            "\n",
+            r#"{"id":"y-2","title":"Needs upper","status":"open","created_at":"2025-01-02T00:00:00Z","dependencies":[{"depends_on_id":"X-1","type":"blocks"}]}"#,
+            "\n",
+            r#"{"id":42,"title":"Numbered","status":"closed","created_at":"2025-01-03T00:00:00Z","dependencies":[{"depends_on_id":"y-1","type":"blocks"}]}"#,
+            "\n",
+            r#"{"id":"y-3","title":"Needs numbered","status":"open","created_at":"2025-01-02T00:00:00Z","dependencies":[{"depends_on_id":42,"type":"blocks"}]}"#,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let run = memlint(
+        tmp.path(),
+        &["import", "beads", ".beads/issues.jsonl", "--format", "json"],
+    );
+    let report = json(&run);
+    let upper = item(&report, ".beads/issues.jsonl#X-1")["record"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let lower = item(&report, ".beads/issues.jsonl#x-1")["record"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_ne!(upper, lower);
+    let sources = |rel: &str| {
+        let text = fs::read_to_string(tmp.path().join("memory/requests").join(rel)).unwrap();
+        text.split("---\n").nth(1).unwrap().to_string()
+    };
+    let stem = |p: &str| {
+        p.trim_start_matches("memory/requests/")
+            .trim_end_matches(".md")
+            .to_string()
+    };
+    assert!(
+        sources("y-1.md").contains(&format!("  - request:{}\n", stem(&lower))),
+        "{}",
+        sources("y-1.md")
+    );
+    assert!(!sources("y-1.md").contains(&format!("  - request:{}\n", stem(&upper))));
+    assert!(
+        sources("y-2.md").contains(&format!("  - request:{}\n", stem(&upper))),
+        "{}",
+        sources("y-2.md")
+    );
+    assert!(!sources("y-2.md").contains(&format!("  - request:{}\n", stem(&lower))));
+    assert_eq!(run.code, 0, "{run:?}");
+    let numbered = item(&report, ".beads/issues.jsonl#42");
+    assert_eq!(numbered["outcome"], "written", "{report:#}");
+    assert_eq!(numbered["record"], "memory/requests/42.md");
+    assert!(
+        sources("y-3.md").contains("  - request:42\n"),
+        "{}",
+        sources("y-3.md")
+    );
+    assert!(sources("42.md").contains("status: done\n"));
+    assert!(fs::read_to_string(tmp.path().join("memory/requests/42.md"))
+        .unwrap()
+        .contains("- id: `42`\n"));
+}
+
+/// A source changed after its import is never reported `unchanged`: the
+/// item is `changed`, its record is left as it was, the exit code is 1.
+/// A source that only got committed since (its date now from git) is
+/// still `unchanged`.
+#[test]
+fn a_source_changed_since_its_import_is_reported_changed() {
+    let tmp = workspace();
+    fs::create_dir_all(tmp.path().join("c")).unwrap();
+    fs::write(
+        tmp.path().join("c/notes.md"),
+        "# Notes\n\nBuild with make.\n",
+    )
+    .unwrap();
+    fs::create_dir_all(tmp.path().join(".beads")).unwrap();
+    let issue = |status: &str| {
+        format!(
+            r#"{{"id":"x-1","title":"First","status":"{status}","created_at":"2025-01-02T00:00:00Z"}}"#
+        ) + "\n"
+    };
+    fs::write(tmp.path().join(".beads/issues.jsonl"), issue("open")).unwrap();
+    assert_eq!(memlint(tmp.path(), &["import", "claude", "c"]).code, 0);
+    assert_eq!(
+        memlint(tmp.path(), &["import", "beads", ".beads/issues.jsonl"]).code,
+        0
+    );
+    // Committed since: dated from git now, but the same import.
+    git(tmp.path(), &["add", "c"], &[]);
+    git(tmp.path(), &["commit", "-qm", "notes"], &[]);
+    let again = memlint(tmp.path(), &["import", "claude", "c", "--format", "json"]);
+    assert_eq!(again.code, 0, "{again:?}");
+    assert_eq!(item(&json(&again), "c/notes.md")["outcome"], "unchanged");
+    let record = fs::read_to_string(tmp.path().join("knowledge/notes.md")).unwrap();
+    fs::write(
+        tmp.path().join("c/notes.md"),
+        "# Notes\n\nBuild with make.\n\nDeploy with ansible.\n",
+    )
+    .unwrap();
+    let run = memlint(tmp.path(), &["import", "claude", "c", "--format", "json"]);
+    assert_eq!(run.code, 1, "{run:?}");
+    let report = json(&run);
+    let it = item(&report, "c/notes.md");
+    assert_eq!(it["outcome"], "changed", "{report:#}");
+    assert_eq!(it["record"], "knowledge/notes.md");
+    assert_eq!(it["reason"], "the source changed since it was imported into knowledge/notes.md (or the record was edited since); not re-imported: bring the change into the record by hand");
+    assert_eq!(report["summary"]["changed"], 1);
+    assert_eq!(
+        fs::read_to_string(tmp.path().join("knowledge/notes.md")).unwrap(),
+        record
+    );
+    let human = memlint(tmp.path(), &["import", "claude", "c"]);
+    assert!(
+        human
+            .stdout
+            .contains("c/notes.md: changed knowledge/notes.md: the source changed"),
+        "{human:?}"
+    );
+    assert!(
+        human.stdout.contains(", 1 changed since imported"),
+        "{human:?}"
+    );
+    // A beads issue closed since its import.
+    fs::write(tmp.path().join(".beads/issues.jsonl"), issue("closed")).unwrap();
+    let run = memlint(
+        tmp.path(),
+        &["import", "beads", ".beads/issues.jsonl", "--format", "json"],
+    );
+    assert_eq!(run.code, 1, "{run:?}");
+    assert_eq!(
+        item(&json(&run), ".beads/issues.jsonl#x-1")["outcome"],
+        "changed"
+    );
+}
+
+/// Symbolic links are judged by where they lead: into memlint's own
+/// files (CONTEXT.md, .memlint.yml, records) or git's, nothing is read; a
+/// file reached both as itself and through a link is one record; `.git`
+/// itself is never walked.
+#[cfg(unix)]
+#[test]
+fn links_into_memlints_own_files_or_git_are_skipped_and_files_read_once() {
+    use std::os::unix::fs::symlink;
+    let tmp = workspace();
+    let root = tmp.path();
+    fs::write(
+        root.join("CONTEXT.md"),
+        "# Context\n\n## 2025-01-01 — Start\n\nBegun.\n",
+    )
+    .unwrap();
+    fs::write(
+        root.join("knowledge/kept.md"),
+        "---\ntitle: Kept\ndescription: kept\nmodel_invocation: false\ndate: 2025-01-01\nsources:\n  - https://example.com/k\n---\n\nKept.\n",
+    )
+    .unwrap();
+    fs::create_dir_all(root.join("mem")).unwrap();
+    fs::create_dir_all(root.join("mem2")).unwrap();
+    fs::write(root.join("mem/real.md"), "# Real\n\nOnce.\n").unwrap();
+    symlink("../CONTEXT.md", root.join("mem/ctx.md")).unwrap();
+    symlink("../.memlint.yml", root.join("mem/cfg.md")).unwrap();
+    symlink("../knowledge/kept.md", root.join("mem/kept.md")).unwrap();
+    symlink("real.md", root.join("mem/a-link.md")).unwrap();
+    symlink("../.git/HEAD", root.join("mem2/head.md")).unwrap();
+    let run = memlint(
+        root,
+        &["import", "claude", "mem", "mem2", "--format", "json"],
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    let report = json(&run);
+    for (input, to) in [
+        ("mem/ctx.md", "CONTEXT.md"),
+        ("mem/cfg.md", ".memlint.yml"),
+        ("mem/kept.md", "knowledge/kept.md"),
+        ("mem2/head.md", ".git/HEAD"),
+    ] {
+        let it = item(&report, input);
+        assert_eq!(it["outcome"], "skipped", "{report:#}");
+        assert_eq!(
+            it["reason"],
+            format!("inside memlint's own files (memory/, knowledge/, staging/, CONTEXT.md, .memlint.yml, .memlint/) or git's (.git/), through a symbolic link to {to}; not imported")
+        );
+    }
+    assert_eq!(item(&report, "mem/real.md")["outcome"], "written");
+    let link = item(&report, "mem/a-link.md");
+    assert_eq!(link["outcome"], "skipped", "{report:#}");
+    assert_eq!(
+        link["reason"],
+        "not imported again: the same file as mem/real.md, reached through a symbolic link"
+    );
+    assert_eq!(report["summary"]["written"], 1, "{report:#}");
+    let mut files = Vec::new();
+    files_under(&root.join("knowledge"), &mut files);
+    files.retain(|f| f.extension().is_some_and(|e| e == "md"));
+    assert_eq!(files.len(), 2, "{files:?}");
+    // `.git` named on the command line is not walked.
+    let run = memlint(root, &["import", "claude", ".git", "--format", "json"]);
+    let report = json(&run);
+    assert_eq!(report["summary"]["items"], 1, "{report:#}");
+    assert_eq!(item(&report, ".git")["outcome"], "skipped");
 }

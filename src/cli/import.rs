@@ -1,6 +1,7 @@
 //! `memlint import FORMAT PATH…`: flags in, the engine's import, the
 //! report out (one line per input item, or JSON). Exit 1 when an item was
-//! refused (a secret, errors in its record, unreadable), else 0.
+//! refused (a secret, errors in its record, unreadable) or changed since
+//! its import, else 0.
 
 use super::args::{AuthorFormat, ImportArgs, ImportFormat};
 use super::output::write_out;
@@ -34,7 +35,7 @@ pub(super) fn run(s: &Settings, args: &ImportArgs) -> Result<ExitCode, Workspace
         AuthorFormat::Json => sanitize::json(&report),
         AuthorFormat::Human => human(&report, s.quiet),
     });
-    Ok(match report.summary.refused {
+    Ok(match report.summary.refused + report.summary.changed {
         0 => super::exit::Outcome::Clean.into(),
         _ => super::exit::Outcome::Findings.into(),
     })
@@ -45,6 +46,7 @@ fn outcome_word(o: Outcome) -> &'static str {
         Outcome::Written => "written",
         Outcome::WouldWrite => "would write",
         Outcome::Unchanged => "unchanged",
+        Outcome::Changed => "changed",
         Outcome::Skipped => "skipped",
         Outcome::Refused => "refused",
     }
@@ -74,6 +76,9 @@ fn human(r: &Report, quiet: bool) -> String {
         "import {}: {} item(s): {} {written}, {} unchanged, {} skipped, {} refused",
         r.format, s.items, s.written, s.unchanged, s.skipped, s.refused
     );
+    if s.changed > 0 {
+        t += &format!(", {} changed since imported", s.changed);
+    }
     if r.dry_run {
         t += " (dry run: nothing written)";
     } else if s.written == 0 {

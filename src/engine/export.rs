@@ -180,19 +180,29 @@ pub fn expected(ws: &Workspace) -> String {
 /// Where the block stands in `text`: the byte range from the start of the
 /// opening marker's line to the end of the closing marker's line (without
 /// its line break); `Ok(None)` when there is none; `Err` when the markers
-/// are not one opening line followed by one closing line.
+/// are not one opening line followed by one closing line. Marker lines
+/// inside fenced code (```` ``` ```` or `~~~`) are examples, not the block.
 pub fn find_block(text: &str) -> Result<Option<std::ops::Range<usize>>, String> {
+    use crate::lint::rules::format::conflict_markers::fence_step;
     let mut begin = None;
     let mut end = None;
     let mut at = 0;
+    let mut fence = None;
     for line in text.split_inclusive('\n') {
         let t = line.trim_end_matches(['\n', '\r']);
-        if t.trim() == BEGIN {
+        let code = match fence_step(t, fence) {
+            Some(next) => {
+                fence = next;
+                true
+            }
+            None => fence.is_some(),
+        };
+        if !code && t.trim() == BEGIN {
             if begin.is_some() {
                 return Err(format!("it holds `{BEGIN}` twice; keep one block"));
             }
             begin = Some(at);
-        } else if t.trim() == END {
+        } else if !code && t.trim() == END {
             if begin.is_none() || end.is_some() {
                 return Err(format!("its `{END}` has no `{BEGIN}` line before it"));
             }
@@ -205,6 +215,18 @@ pub fn find_block(text: &str) -> Result<Option<std::ops::Range<usize>>, String> 
         (Some(b), Some(e)) => Ok(Some(b..e)),
         _ => Err(format!("its `{BEGIN}` has no `{END}` line after it")),
     }
+}
+
+/// Whether `text` ends inside fenced code (a fence never closed).
+fn ends_in_fence(text: &str) -> bool {
+    use crate::lint::rules::format::conflict_markers::fence_step;
+    let mut fence = None;
+    for line in text.lines() {
+        if let Some(next) = fence_step(line, fence) {
+            fence = next;
+        }
+    }
+    fence.is_some()
 }
 
 /// Whether `text` holds git merge conflict markers.
@@ -232,6 +254,13 @@ pub fn splice(old: &str, block: &str) -> Result<String, String> {
     Ok(match find_block(old)? {
         Some(r) => format!("{}{block}{}", &old[..r.start], &old[r.end..]),
         None if old.is_empty() => format!("{block}{eol}"),
+        // Appended there, the block would be code, never found again.
+        None if ends_in_fence(old) => {
+            return Err(
+                "it ends inside a fenced code block that is never closed; close the fence first"
+                    .into(),
+            )
+        }
         None => {
             let sep = match (old.ends_with(&format!("{eol}{eol}")), old.ends_with('\n')) {
                 (true, _) => String::new(),

@@ -69,7 +69,7 @@ fn issue(rel: &str, n: usize, line: Line, limit: usize) -> Option<Item> {
         Ok(_) => return skip(at, format!("line {n} is not a JSON object; skipped")),
         Err(e) => return skip(at, format!("line {n} is not JSON ({e}); skipped")),
     };
-    let id = str_of(&map, "id").filter(|i| !i.trim().is_empty());
+    let id = id_of(map.get("id")).filter(|i| !i.trim().is_empty());
     let Some(id) = id else {
         return skip(at, format!("line {n} is an issue without an id; skipped"));
     };
@@ -125,6 +125,15 @@ fn id_line(id: &str) -> String {
     format!("- id: `{}`", id.replace('`', "'"))
 }
 
+/// An issue id: a string, or a number (some exports number their issues).
+fn id_of(v: Option<&Value>) -> Option<String> {
+    match v? {
+        Value::String(s) => Some(s.clone()),
+        Value::Number(n) => Some(n.to_string()),
+        _ => None,
+    }
+}
+
 fn str_of(map: &Map<String, Value>, key: &str) -> Option<String> {
     map.get(key).and_then(|v| v.as_str()).map(str::to_string)
 }
@@ -136,7 +145,7 @@ fn dependencies(map: &Map<String, Value>) -> Vec<(String, String)> {
     };
     deps.iter()
         .filter_map(|d| {
-            let id = d.get("depends_on_id")?.as_str()?.to_string();
+            let id = id_of(d.get("depends_on_id"))?;
             let kind = d
                 .get("type")
                 .and_then(|t| t.as_str())

@@ -146,10 +146,16 @@ pub fn first_line(body: &str) -> Option<String> {
 }
 
 /// A file name's stem as words: `productContext.md` → `product Context`,
-/// `feedback_testing.md` → `feedback testing`.
+/// `feedback_testing.md` → `feedback testing`. What looks like a
+/// credential in the name is left out (a title and a slug are printed,
+/// committed and pushed): `AKIA…-notes.md` → `notes`.
 pub fn stem_words(rel: &str) -> String {
     let name = rel.rsplit('/').next().unwrap_or(rel);
-    let stem = name.split('.').next().unwrap_or(name);
+    let mut name = name.to_string();
+    for (range, _) in crate::syntax::secrets::find(&name).iter().rev() {
+        name.replace_range(range.clone(), " ");
+    }
+    let stem = name.split('.').next().unwrap_or(&name);
     let mut out = String::new();
     let mut prev_lower = false;
     for c in stem.chars() {
@@ -189,6 +195,7 @@ mod tests {
     fn helpers() {
         assert_eq!(stem_words("a/productContext.md"), "product Context");
         assert_eq!(stem_words("feedback_testing.md"), "feedback testing");
+        assert_eq!(stem_words("c/AKIAIOSFODNN7EXAMPLE-notes.md"), "notes");
         assert_eq!(
             date_of("2026-01-15T09:59:05Z").as_deref(),
             Some("2026-01-15")

@@ -133,6 +133,15 @@ fn items(ws: &Workspace, format: Format, found: Vec<Found>) -> Vec<Item> {
         })
         .collect();
     for (f, text) in read {
+        if let Found::File { rel, .. } = &f {
+            if let Some((_, what)) = crate::syntax::secrets::find(rel).first() {
+                items.push(refused(
+                    rel,
+                    format!("its path holds what looks like {what}, which its record's `file:` source would repeat; skipped whole (rename the file to import it)"),
+                ));
+                continue;
+            }
+        }
         match f {
             Found::Skipped { rel, reason } => {
                 let problem = !reason.starts_with("not ") && !reason.starts_with("inside memlint");
@@ -225,6 +234,7 @@ fn summarize(items: &[Entry]) -> Summary {
         match e.outcome {
             Outcome::Written | Outcome::WouldWrite => s.written += 1,
             Outcome::Unchanged => s.unchanged += 1,
+            Outcome::Changed => s.changed += 1,
             Outcome::Skipped => s.skipped += 1,
             Outcome::Refused => s.refused += 1,
         }

@@ -17,8 +17,9 @@ use std::collections::{HashMap, HashSet};
 enum Slot {
     /// A new record at `path`, named `slug`.
     New { slug: String, path: String },
-    /// The record at `path` is this item's earlier import.
-    Existing { path: String },
+    /// The record at `path`, whose text is `text`, is this item's earlier
+    /// import.
+    Existing { path: String, text: String },
     /// Not a record.
     None,
 }
@@ -49,6 +50,15 @@ pub fn settle(
             (What::Record(rec), Slot::New { slug, .. }, Some(d)) => {
                 Some(text(rec, slug, &item.file, d, &names, &mut notes[i]))
             }
+            // What it would be now, to tell whether the source changed.
+            (What::Record(rec), Slot::Existing { path, .. }, Some(d)) => Some(text(
+                rec,
+                stem(path),
+                &item.file,
+                d,
+                &names,
+                &mut Vec::new(),
+            )),
             _ => None,
         })
         .collect();
@@ -84,7 +94,7 @@ pub fn settle(
     let mut entries = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let mut e = Entry {
-            input: item.input.clone(),
+            input: crate::syntax::sanitize::secrets(&item.input).into_owned(),
             outcome: Outcome::Skipped,
             record: None,
             kind: None,
@@ -160,11 +170,21 @@ fn judge(
             e.outcome = Outcome::Refused;
             e.reason = Some(why.clone());
         }
-        (What::Record(rec), Slot::Existing { path }) => {
-            e.outcome = Outcome::Unchanged;
+        (What::Record(rec), Slot::Existing { path, text: old }) => {
             e.kind = Some(rec.kind.name().into());
             e.record = Some(path.clone());
-            e.reason = Some(ALREADY.into());
+            match text {
+                Some(Ok(now)) if !same_import(old, now) => {
+                    e.outcome = Outcome::Changed;
+                    e.reason = Some(format!(
+                        "the source changed since it was imported into {path} (or the record was edited since); not re-imported: bring the change into the record by hand"
+                    ));
+                }
+                _ => {
+                    e.outcome = Outcome::Unchanged;
+                    e.reason = Some(ALREADY.into());
+                }
+            }
         }
         (What::Record(rec), Slot::New { path, .. }) => {
             e.kind = Some(rec.kind.name().into());
@@ -200,6 +220,10 @@ fn judge(
             e.kind = Some("context".into());
             e.record = Some("CONTEXT.md".into());
             match j.context.outcome(i) {
+                Some(true) if j.context.changed(i) => {
+                    e.outcome = Outcome::Changed;
+                    e.reason = Some("the source changed since it was imported into CONTEXT.md (or its block was edited since); not re-imported: bring the change into the block by hand".into());
+                }
                 Some(true) => {
                     e.outcome = Outcome::Unchanged;
                     e.reason = Some(ALREADY.into());
@@ -273,7 +297,7 @@ fn slots(ws: &Workspace, items: &[Item]) -> Vec<Slot> {
                     }
                     Some(text) if holds(&text, &source, rec.marker.as_deref()) => {
                         claimed.insert(path.clone());
-                        return Slot::Existing { path };
+                        return Slot::Existing { path, text };
                     }
                     Some(_) => continue,
                 }
@@ -294,6 +318,38 @@ fn existing(ws: &Workspace, path: &str) -> Option<String> {
     }
 }
 
+/// Whether the record an earlier import wrote (`old`) is what the source
+/// gives `now`: the same text but for the date and the sources, which
+/// change with git history alone (a file committed after its import is
+/// dated by its commit then).
+fn same_import(old: &str, now: &str) -> bool {
+    fn essence(text: &str) -> String {
+        let text = text.replace("\r\n", "\n");
+        let (mut out, mut dashes, mut in_sources) = (String::new(), 0, false);
+        for line in text.lines() {
+            if dashes == 1 && line != "---" {
+                if line.starts_with("date:") {
+                    continue;
+                }
+                if line.starts_with("sources:") {
+                    in_sources = true;
+                    continue;
+                }
+                if in_sources && line.trim_start().starts_with("- ") {
+                    continue;
+                }
+                in_sources = false;
+            } else if line == "---" && dashes < 2 {
+                dashes += 1;
+            }
+            out += line.trim_end();
+            out.push('\n');
+        }
+        out.trim_end().to_string()
+    }
+    essence(old) == essence(now)
+}
+
 /// Whether a record's `text` lists `source` among its sources (and holds
 /// `marker`, when there is one).
 fn holds(text: &str, source: &str, marker: Option<&str>) -> bool {
@@ -305,10 +361,19 @@ fn holds(text: &str, source: &str, marker: Option<&str>) -> bool {
     listed && marker.is_none_or(|m| text.lines().any(|l| l == m))
 }
 
+/// The slug of `rec`, made as `memlint new` makes one: never from what
+/// looks like a credential (a file name is committed, pushed and printed).
 fn base_slug(rec: &Rec, input: &str) -> String {
+    use crate::syntax::secrets::find;
     rec.slug_from
         .iter()
-        .find_map(|t| crate::syntax::slugify::from_title(t))
+        .find_map(|t| {
+            let mut words = t.clone();
+            for (range, _) in find(t).iter().rev() {
+                words.replace_range(range.clone(), " ");
+            }
+            crate::syntax::slugify::from_title(&words).filter(|s| find(s).is_empty())
+        })
         .unwrap_or_else(|| {
             // FNV-1a: a stable name for an item no slug can be made of.
             let h = input.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
@@ -332,7 +397,18 @@ fn numbered(base: &str, n: usize) -> String {
     b
 }
 
-/// What items may be called by, lowercased: (kind, slug) of each record.
+/// The key an item is called by in [`names`]: a title or wiki-link name
+/// lowercased; a beads id (`beads:ID`) exactly, since ids that differ
+/// only in case are different issues.
+fn name_key(name: &str) -> String {
+    match name.starts_with("beads:") {
+        true => name.to_string(),
+        false => name.to_lowercase(),
+    }
+}
+
+/// What items may be called by (see [`name_key`]): (kind, slug) of each
+/// record.
 fn names(items: &[Item], slots: &[Slot]) -> HashMap<String, (Kind, String)> {
     let mut out = HashMap::new();
     for (item, slot) in items.iter().zip(slots) {
@@ -341,12 +417,11 @@ fn names(items: &[Item], slots: &[Slot]) -> HashMap<String, (Kind, String)> {
         };
         let slug = match slot {
             Slot::New { slug, .. } => slug.clone(),
-            Slot::Existing { path } => stem(path).to_string(),
+            Slot::Existing { path, .. } => stem(path).to_string(),
             Slot::None => continue,
         };
         for n in rec.names.iter().chain(std::iter::once(&rec.title)) {
-            out.entry(n.to_lowercase())
-                .or_insert((rec.kind, slug.clone()));
+            out.entry(name_key(n)).or_insert((rec.kind, slug.clone()));
         }
     }
     out
@@ -366,7 +441,7 @@ fn text(
         sources.push(format!("commit:{c}"));
     }
     for link in &rec.links {
-        match names.get(&link.to_lowercase()) {
+        match names.get(&name_key(link)) {
             Some((kind, target)) if target != slug => {
                 let s = format!("{}:{target}", kind.name());
                 if !sources.contains(&s) {

@@ -22,6 +22,8 @@ pub struct Change {
 pub struct Context {
     pub change: Option<Change>,
     already: HashSet<usize>,
+    /// Imported already, but the block no longer holds what the file does.
+    changed: HashSet<usize>,
     planned: HashSet<usize>,
     /// Why no block can be written, when none can.
     pub refused: Option<String>,
@@ -37,6 +39,29 @@ impl Context {
             _ => None,
         }
     }
+
+    /// Whether item `i` was imported already and its file changed since
+    /// (or its block was edited).
+    pub fn changed(&self, i: usize) -> bool {
+        self.changed.contains(&i)
+    }
+}
+
+/// Whether the block of `old` imported from `file` holds `title` and
+/// `body` (its date may differ: a file committed since is dated by git).
+fn same_block(old: &str, file: &str, title: &str, body: &str) -> bool {
+    let marker = marker(file);
+    let Some(r) = crate::engine::context::blocks(old).into_iter().find(|r| {
+        old[r.clone()]
+            .lines()
+            .next()
+            .is_some_and(|h| h.contains(&marker))
+    }) else {
+        return true;
+    };
+    let block = old[r].replace("\r\n", "\n");
+    let (head, rest) = block.split_once('\n').unwrap_or((&block, ""));
+    head.trim_end().ends_with(&format!(" — {title} {marker}")) && rest.trim() == body.trim()
 }
 
 /// The marker naming the file a block was imported from.
@@ -95,6 +120,9 @@ pub fn blocks(
         };
         if old.contains(&marker(&item.file)) {
             ctx.already.insert(i);
+            if !same_block(&old, &item.file, &rec.title, &demoted(rec.body.trim())) {
+                ctx.changed.insert(i);
+            }
             continue;
         }
         ctx.planned.insert(i);

@@ -50,6 +50,7 @@ pub fn collect(
     }
     out.sort_by(|a, b| rel_of(a).cmp(rel_of(b)));
     out.dedup_by(|a, b| rel_of(a) == rel_of(b));
+    dedupe(&ws.root, &mut out);
     Ok(out)
 }
 
@@ -75,9 +76,7 @@ fn visit(
         reason,
     };
     if !rel.is_empty() && own_place(rel) {
-        out.push(skip(
-            "inside memlint's own directories (memory/, knowledge/, staging/, CONTEXT.md); not imported".into(),
-        ));
+        out.push(skip(format!("inside {OWN}; not imported")));
         return;
     }
     let full = ws.root.join(rel);
@@ -98,6 +97,16 @@ fn visit(
             return;
         }
     };
+    // A link is judged by where it leads: into memlint's own files or
+    // git's, it is not read.
+    let real = real_rel(&ws.root, &target);
+    if real.as_deref().is_some_and(|r| r != rel && own_place(r)) {
+        out.push(skip(format!(
+            "inside {OWN}, through a symbolic link to {}; not imported",
+            real.unwrap_or_default()
+        )));
+        return;
+    }
     if meta.file_type().is_symlink() && target.is_dir() {
         out.push(skip(
             "a symbolic link to a directory, which memlint never follows".into(),
@@ -142,12 +151,57 @@ fn visit(
     }
 }
 
-/// Whether `rel` is memlint's own: what it writes is never read back in.
+/// How the report names what [`own_place`] keeps out.
+const OWN: &str = "memlint's own files (memory/, knowledge/, staging/, CONTEXT.md, .memlint.yml, .memlint/) or git's (.git/)";
+
+/// Whether `rel` is memlint's own (what it writes is never read back
+/// in) or git's.
 fn own_place(rel: &str) -> bool {
+    let under = |dir: &str| rel == dir || rel.strip_prefix(dir).is_some_and(|x| x.starts_with('/'));
     rel == "CONTEXT.md"
-        || crate::model::kind::RECORD_ROOTS
-            .iter()
-            .any(|r| rel == *r || rel.strip_prefix(r).is_some_and(|x| x.starts_with('/')))
+        || rel == crate::model::config::FILE_NAME
+        || under(".git")
+        || under(".memlint")
+        || crate::model::kind::RECORD_ROOTS.iter().any(|r| under(r))
+}
+
+/// The root-relative, `/`-separated path of `target` (a path below the
+/// canonical root, links resolved).
+fn real_rel(root: &Path, target: &Path) -> Option<String> {
+    let r = target.strip_prefix(root).ok()?;
+    let parts: Option<Vec<&str>> = r.components().map(|c| c.as_os_str().to_str()).collect();
+    Some(parts?.join("/"))
+}
+
+/// Each file reached more than once (through symbolic links) is read
+/// once: as itself when it is among the paths found, else under the first
+/// name it was found by; the other names are reported.
+fn dedupe(root: &Path, found: &mut [Found]) {
+    let mut first: std::collections::HashMap<PathBuf, String> = Default::default();
+    for f in found.iter() {
+        if let Found::File { rel, open } = f {
+            let own = real_rel(root, open).as_deref() == Some(rel.as_str());
+            match first.get(open) {
+                Some(_) if !own => {}
+                _ => {
+                    first.insert(open.clone(), rel.clone());
+                }
+            }
+        }
+    }
+    for f in found.iter_mut() {
+        if let Found::File { rel, open } = f {
+            let kept = &first[&*open];
+            if kept != rel {
+                *f = Found::Skipped {
+                    rel: rel.clone(),
+                    reason: format!(
+                        "not imported again: the same file as {kept}, reached through a symbolic link"
+                    ),
+                };
+            }
+        }
+    }
 }
 
 /// The text of the file at `open`, at most `limit` bytes, or why not.
@@ -167,20 +221,15 @@ pub fn text(open: &Path, limit: u64) -> Result<String, String> {
     }
 }
 
-/// The markers of the block `memlint export agents-md` writes.
-pub const BEGIN: &str = "<!-- memlint:begin -->";
-pub const END: &str = "<!-- memlint:end -->";
-
 /// `text` without memlint's own managed block (what `export agents-md`
 /// wrote is memlint's records, never to be imported again), and whether
-/// one was taken out.
+/// one was taken out. Markers inside fenced code are an example, as
+/// `export agents-md` sees them, and stay.
 pub fn without_own_block(text: &str) -> (String, bool) {
-    let Some(begin) = text.find(BEGIN) else {
+    let Ok(Some(r)) = crate::engine::export::find_block(text) else {
         return (text.to_string(), false);
     };
-    let Some(end) = text[begin..].find(END).map(|e| begin + e + END.len()) else {
-        return (text.to_string(), false);
-    };
+    let (begin, end) = (r.start, r.end);
     let end = match text[end..].starts_with("\r\n") {
         true => end + 2,
         false => end + text[end..].starts_with('\n') as usize,

@@ -23,6 +23,10 @@ pub enum Outcome {
     WouldWrite,
     /// An earlier import wrote its record already.
     Unchanged,
+    /// An earlier import wrote its record, and the source no longer gives
+    /// that record (changed since, or the record was edited): not
+    /// imported again, so that nothing of either is lost.
+    Changed,
     /// Not imported, by design (an index, a deleted issue, a file that is
     /// not of the format): the reason says which.
     Skipped,
@@ -60,6 +64,7 @@ pub struct Summary {
     /// Written (with `--dry-run`: to be written).
     pub written: usize,
     pub unchanged: usize,
+    pub changed: usize,
     pub skipped: usize,
     pub refused: usize,
 }

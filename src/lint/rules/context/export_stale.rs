@@ -15,7 +15,7 @@ the memory block of `AGENTS.md` (or `CLAUDE.md`, …) is out of date with the re
 
 ## What it does
 
-Fires on `AGENTS.md`, `CLAUDE.md`, `GEMINI.md` and `.github/copilot-instructions.md` when the file holds the block `memlint export agents-md` writes (between `<!-- memlint:begin -->` and `<!-- memlint:end -->`) and the block differs from the one the records give now: a resident knowledge record or an active decision was added, changed, replaced or removed since the block was written. A file without the markers is not looked at.
+Fires on `AGENTS.md`, `CLAUDE.md`, `GEMINI.md` and `.github/copilot-instructions.md` when the file holds the block `memlint export agents-md` writes (between `<!-- memlint:begin -->` and `<!-- memlint:end -->`) and the block differs from the one the records give now: a resident knowledge record or an active decision was added, changed, replaced or removed since the block was written. A file without the markers is not looked at, and marker lines inside fenced code (an example of the block) are not the block.
 
 ## Why it matters
 

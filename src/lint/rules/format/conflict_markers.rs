@@ -125,7 +125,9 @@ fn marker(line: &str) -> Option<u8> {
 /// How `line` changes the fenced code block state: `Some(new state)` when
 /// it opens or closes a fence (CommonMark: up to three spaces, then three
 /// or more backticks or tildes; closed by at least as many of the same).
-fn fence_step(line: &str, fence: Option<(u8, usize)>) -> Option<Option<(u8, usize)>> {
+/// `context/export-stale` and `export agents-md` use it too, so that
+/// markers shown inside fenced code are never taken for the block.
+pub fn fence_step(line: &str, fence: Option<(u8, usize)>) -> Option<Option<(u8, usize)>> {
     let indent = line.len() - line.trim_start_matches(' ').len();
     if indent > 3 {
         return None;
