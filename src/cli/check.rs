@@ -101,7 +101,8 @@ pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceE
             }
         }
     }
-    let outcome = crate::engine::check::run_with(ws, &files, &selected, &index_opts);
+    let texts = args.format == CheckFormat::Human;
+    let outcome = crate::engine::check::run_texts(ws, &files, &selected, &index_opts, texts);
     notes(s, &outcome);
     let mut code = report_check(s, args, &outcome);
     // A fix that could not be written is a failure of the command, not a

@@ -656,9 +656,44 @@ pub fn staged(ws: &Workspace, selected: &dyn Fn(&str) -> bool) -> Result<Outcome
             record: &read,
         };
         let judged = (Which::Staged, selected);
-        drift_of_change(ws, &version, &staged.changes, &sides, judged, &mut outcome);
+        // Read only when the change modifies a file a record may cite.
+        let ids: Vec<(&str, gix::ObjectId)> = match modified_files(ws, &staged.changes).is_empty() {
+            true => Vec::new(),
+            false => staged
+                .paths()
+                .into_iter()
+                .filter(|(_, o)| o.is_file())
+                .map(|(p, o)| (p, o.id))
+                .collect(),
+        };
+        drift_of_change(
+            ws,
+            &version,
+            &ids,
+            &staged.changes,
+            &sides,
+            judged,
+            &mut outcome,
+        );
     }
     Ok(outcome)
+}
+
+/// The blob ids of the files of `paths`, when `changes` modify a file a
+/// record may cite (else nothing is needed).
+fn file_ids<'p>(
+    ws: &Workspace,
+    changes: &[crate::io::git::Change],
+    paths: &'p [(String, Object)],
+) -> Vec<(&'p str, gix::ObjectId)> {
+    if modified_files(ws, changes).is_empty() {
+        return Vec::new();
+    }
+    paths
+        .iter()
+        .filter(|(_, o)| o.is_file())
+        .map(|(p, o)| (p.as_str(), o.id))
+        .collect()
 }
 
 /// `sources/drifted` on a change: the records it leaves untouched whose
@@ -666,6 +701,7 @@ pub fn staged(ws: &Workspace, selected: &dyn Fn(&str) -> bool) -> Result<Outcome
 fn drift_of_change(
     ws: &Workspace,
     version: &Version,
+    ids: &[(&str, gix::ObjectId)],
     changes: &[crate::io::git::Change],
     sides: &Sides,
     (which, selected): (Which, &dyn Fn(&str) -> bool),
@@ -684,8 +720,56 @@ fn drift_of_change(
         .map(|p| (*p, classify(p, banned)))
         .filter(|(_, place)| matches!(place, Place::Record(_)))
         .collect();
+    let places = stored_citers(ws, places, ids, &modified);
     let records = mentioning(ws, version, &places, &touched, &mut needles);
     judge_change(ws, &records, &modified, sides, which, selected, outcome);
+}
+
+/// Of the records `places` (sorted by path), those that may cite one of
+/// the `modified` files: a record whose blob id in the version (`ids`,
+/// sorted by path) is the one `.memlint/cites` stored is kept only when
+/// it cites one of them; any other record is kept, to be read.
+fn stored_citers<'p>(
+    ws: &Workspace,
+    places: Vec<(&'p str, Place)>,
+    ids: &[(&str, gix::ObjectId)],
+    modified: &[String],
+) -> Vec<(&'p str, Place)> {
+    use crate::store::cites;
+    let Some(bytes) = cites::load(&ws.root) else {
+        return places;
+    };
+    let Some((key, stored)) = cites::decode(&bytes) else {
+        return places;
+    };
+    if key != crate::io::cache::key(&ws.config) {
+        return places;
+    }
+    let modified: Set<&str> = modified.iter().map(String::as_str).collect();
+    let (mut s, mut v) = (0, 0);
+    places
+        .into_iter()
+        .filter(|(p, _)| {
+            // Three lists sorted by path, walked together.
+            while s < stored.len() && stored[s].path < *p {
+                s += 1;
+            }
+            while v < ids.len() && ids[v].0 < *p {
+                v += 1;
+            }
+            let known = stored.get(s).filter(|r| r.path == *p);
+            let id = ids
+                .get(v)
+                .filter(|(q, _)| q == p)
+                .map(|(_, id)| cites::short_id(id));
+            match known {
+                Some(r) if Some(r.id) == id => {
+                    r.cites.iter().any(|c| modified.contains(c.as_ref()))
+                }
+                _ => true,
+            }
+        })
+        .collect()
 }
 
 /// `memlint check --base REV`: what changed between the merge base of REV
@@ -773,6 +857,7 @@ pub fn base(
     drift_of_change(
         ws,
         &version,
+        &file_ids(ws, &changes, &head_paths),
         &changes,
         &sides,
         (Which::Base, selected),
