@@ -121,38 +121,40 @@ pub fn drifted<'a>(
         }
     }
     // A shallow clone's boundary moves without HEAD moving: no reuse.
-    let caching = mode == Mode::WorkTree && !repo.repo.is_shallow().unwrap_or(true);
+    let mut caching = mode == Mode::WorkTree && !repo.repo.is_shallow().unwrap_or(true);
     let mut reuse = reuse::Reuse::load(ws, &repo, head, caching);
     let (kept, to_judge) = reuse.split(by_record);
     let mut verdicts = kept;
     if !to_judge.is_empty() {
-        if let Ok(history) = History::walk(&repo, head, &ws.root) {
-            let judge = Judge::new(ws, &repo, &history, mode, to_judge.len());
+        if let Ok(tree) = repo.tree_of(head) {
+            let judge = Judge::new(ws, &repo, (head, tree), mode, to_judge.len());
             judge.prepare(to_judge.iter().map(|(r, _)| *r));
             for (record, sources) in &to_judge {
                 verdicts.push(judge.record(record, sources));
             }
             reuse.learn(&judge);
+            // A history that could not be read judged nothing: not stored.
+            caching &= !judge.failed.get();
         }
     }
     verdicts.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+    if caching {
+        reuse.save(ws, &verdicts);
+    }
     let mut unjudged = Unjudged::default();
-    for (v, _) in &verdicts {
+    for (v, _) in verdicts {
         match v.unjudged {
             Why::No => {}
             Why::Uncommitted => unjudged.uncommitted += 1,
             Why::Shallow => unjudged.shallow += 1,
         }
-        out.diagnostics.extend(v.diagnostics.iter().cloned());
-        out.fixes.extend(v.fixes.iter().map(|f| SourceFix {
+        out.diagnostics.extend(v.diagnostics);
+        out.fixes.extend(v.fixes.into_iter().map(|f| SourceFix {
             path: v.path.clone(),
-            span: f.span.clone(),
-            old: f.old.clone(),
-            new: f.new.clone(),
+            span: f.span,
+            old: f.old,
+            new: f.new,
         }));
-    }
-    if caching {
-        reuse.save(ws, &verdicts);
     }
     out.notes.extend(note(&unjudged));
     out
@@ -317,6 +319,8 @@ enum Written {
     BeyondHistory,
     /// Not yet: it is new, or changed since its last commit.
     NotYet,
+    /// The history could not be read.
+    Unknown,
 }
 
 /// Past this many records to judge, HEAD's tree is flattened once instead
@@ -330,7 +334,14 @@ type Bytes = Option<Rc<Vec<u8>>>;
 struct Judge<'r> {
     ws: &'r Workspace,
     repo: &'r Repo,
-    history: &'r History,
+    /// HEAD and its tree.
+    head: (ObjectId, ObjectId),
+    /// The history, read when a record committed as it is needs it
+    /// ([`Judge::load_history`]); [`Judge::h`] is empty until then.
+    history: std::cell::OnceCell<History>,
+    empty: History,
+    /// The history could not be read.
+    failed: std::cell::Cell<bool>,
     mode: Mode,
     /// HEAD's files under the root, when many records are judged; else
     /// each path is looked up in HEAD's tree ([`Judge::head_id`]).
@@ -354,9 +365,15 @@ struct Judge<'r> {
 }
 
 impl<'r> Judge<'r> {
-    fn new(ws: &'r Workspace, repo: &'r Repo, history: &'r History, mode: Mode, n: usize) -> Self {
+    fn new(
+        ws: &'r Workspace,
+        repo: &'r Repo,
+        head: (ObjectId, ObjectId),
+        mode: Mode,
+        n: usize,
+    ) -> Self {
         let head_files = (n > LOOKUPS_UP_TO).then(|| {
-            repo.flatten(history.steps[0].tree)
+            repo.flatten(head.1)
                 .unwrap_or_default()
                 .into_iter()
                 .collect()
@@ -364,7 +381,14 @@ impl<'r> Judge<'r> {
         Judge {
             ws,
             repo,
-            history,
+            head,
+            history: Default::default(),
+            empty: History {
+                steps: Vec::new(),
+                at: HashMap::new(),
+                merges: false,
+            },
+            failed: Default::default(),
             mode,
             head_files,
             head_looked: Default::default(),
@@ -436,7 +460,7 @@ impl<'r> Judge<'r> {
         }
         let unjudged = match (rest.is_empty(), self.written(record, id)) {
             (true, _) => Why::No,
-            (false, Written::At(i)) if !self.history.steps[i].boundary => {
+            (false, Written::At(i)) if !self.h().steps[i].boundary => {
                 let since = self.since_of(i);
                 for c in rest {
                     found.extend(self.source(c, i, &since).map(|f| (c, f)));
@@ -445,6 +469,7 @@ impl<'r> Judge<'r> {
             }
             (false, Written::At(_) | Written::BeyondHistory) => Why::Shallow,
             (false, Written::NotYet) => Why::Uncommitted,
+            (false, Written::Unknown) => Why::No,
         };
         let mut v = verdict(self.ws, record, found);
         v.unjudged = unjudged;
@@ -454,11 +479,33 @@ impl<'r> Judge<'r> {
         (v, deps)
     }
 
+    /// The history, once read; empty before.
+    fn h(&self) -> &History {
+        self.history.get().unwrap_or(&self.empty)
+    }
+
+    /// Reads the history if it is not yet; false when it cannot be.
+    fn load_history(&self) -> bool {
+        if self.history.get().is_some() {
+            return true;
+        }
+        match History::walk(self.repo, self.head.0, &self.ws.root) {
+            Ok(h) => {
+                let _ = self.history.set(h);
+                true
+            }
+            Err(_) => {
+                self.failed.set(true);
+                false
+            }
+        }
+    }
+
     fn since_of(&self, written: usize) -> Vec<usize> {
         if let Some(s) = self.since.borrow().get(&written) {
             return s.clone();
         }
-        let s = self.history.since(self.repo, written).unwrap_or_default();
+        let s = self.h().since(self.repo, written).unwrap_or_default();
         self.since.borrow_mut().insert(written, s.clone());
         s
     }
@@ -472,7 +519,7 @@ impl<'r> Judge<'r> {
             return *known;
         }
         let id = (|| {
-            let tree = self.repo.repo.find_tree(self.history.steps[0].tree).ok()?;
+            let tree = self.repo.repo.find_tree(self.head.1).ok()?;
             let entry = tree
                 .lookup_entry_by_path(format!("{}{rel}", self.repo.prefix))
                 .ok()??;
@@ -491,7 +538,11 @@ impl<'r> Judge<'r> {
         if id != Some(committed) {
             return Written::NotYet;
         }
-        match self.history.last_change(record) {
+        // Only now is the history needed.
+        if !self.load_history() {
+            return Written::Unknown;
+        }
+        match self.h().last_change(record) {
             Some(i) => Written::At(i),
             // In HEAD but changed by no commit walked: the history is cut.
             None => Written::BeyondHistory,
@@ -578,7 +629,7 @@ impl<'r> Judge<'r> {
     }
 
     fn commit(&self, index: usize) -> Commit {
-        let s = &self.history.steps[index];
+        let s = &self.h().steps[index];
         Commit {
             id: s.id.to_string(),
             date: crate::model::clock::date(s.seconds + i64::from(s.offset)),
@@ -593,7 +644,7 @@ impl<'r> Judge<'r> {
         let mut changed: Vec<usize> = Vec::new();
         let mut renamed: Option<usize> = None;
         for &i in since {
-            let step = &self.history.steps[i];
+            let step = &self.h().steps[i];
             let Some(change) = change_of(&step.changes, &name) else {
                 continue;
             };
@@ -626,7 +677,7 @@ impl<'r> Judge<'r> {
                 if changed.is_empty() && !uncommitted && renamed_to.is_none() {
                     return None;
                 }
-                let then = self.blob_at(self.history.steps[written].tree, &c.path)?;
+                let then = self.blob_at(self.h().steps[written].tree, &c.path)?;
                 let now = self.current_bytes(&name)?;
                 let cited = rule::cited_lines(&String::from_utf8_lossy(&then), lines)?;
                 match rule::find_lines(&cited, &String::from_utf8_lossy(&now), lines) {

@@ -9,9 +9,9 @@ use super::{Cited, Judge};
 use crate::engine::workspace::Workspace;
 use crate::io::git::Repo;
 use crate::io::stat::Stat;
+use crate::model::hashing::Map as HashMap;
 use crate::store::judged::{Judged, Known, Verdict};
 use gix::ObjectId;
-use std::collections::HashMap;
 
 /// A verdict and the paths it read.
 pub(super) type Judgement = (Verdict, Vec<String>);
@@ -46,7 +46,7 @@ impl Reuse {
             head,
             prefix: repo.prefix.clone(),
             started,
-            now: HashMap::new(),
+            now: HashMap::default(),
             changed: stored.is_none(),
             stored: None,
         };
@@ -137,7 +137,7 @@ impl Reuse {
         if !self.changed {
             return;
         }
-        let mut index: HashMap<&str, usize> = HashMap::new();
+        let mut index: HashMap<&str, usize> = HashMap::default();
         let mut paths: Vec<&str> = Vec::new();
         let mut out = Vec::with_capacity(verdicts.len());
         for (v, deps) in verdicts {
