@@ -394,7 +394,7 @@ mod tests {
                 .map(|i| format!("w{} ", i * 7919 % 1009))
                 .collect();
             let mut mins = [u64::MAX; BINS];
-            let mut prev = None;
+            let mut prev: Option<u64> = None;
             tokens(&text, |t| {
                 if let Some(p) = prev {
                     let x = mix(p.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ t);
