@@ -882,3 +882,45 @@ fn staged_findings(root: &Path, args: &[&str]) -> Vec<(String, u64)> {
         })
         .collect()
 }
+
+/// Occurrences of `needle` in `hay`.
+fn occurrences(hay: &[u8], needle: &[u8]) -> usize {
+    hay.windows(needle.len()).filter(|w| *w == needle).count()
+}
+
+#[test]
+fn drift_verdicts_store_each_message_and_commit_once() {
+    // Forty records cite one file that changed since: forty findings with
+    // one message naming one commit.
+    let dir = repo_with(&[("src/a.rs", "a\n")], &["file:src/a.rs"]);
+    let root = dir.path();
+    for i in 0..40 {
+        write(
+            root,
+            &format!("memory/decisions/d{i:02}.md"),
+            &decision(&format!("Decision {i}"), &["file:src/a.rs"]),
+        );
+    }
+    commit(root, "Forty decisions");
+    write(root, "src/a.rs", "a2\n");
+    commit(root, "Change a");
+    let changed = head_of(root, "HEAD");
+    let cold = drifted(root, &[]);
+    assert_eq!(cold.len(), 41, "{cold:?}");
+    assert!(
+        cold.iter().all(|d| d.3 == vec![changed.clone()]),
+        "{cold:?}"
+    );
+    let stored = std::fs::read(root.join(".memlint/drift-judged")).expect("stored verdicts");
+    assert_eq!(occurrences(&stored, changed.as_bytes()), 1);
+    assert_eq!(
+        occurrences(&stored, cold[0].1.as_bytes()),
+        1,
+        "{}",
+        cold[0].1
+    );
+    assert!(stored.len() < 41 * 150, "{} bytes", stored.len());
+    // Read back, the same findings, without the history.
+    let warm = without_git_objects(root, || drifted(root, &[]));
+    assert_eq!(warm, cold);
+}

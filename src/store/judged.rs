@@ -8,11 +8,14 @@
 //! record again. Within one key, a record is judged again only when one of
 //! the files its conclusion read has another blob id now; a file whose
 //! stat data are those stored (and not racily close to the run that stored
-//! them) keeps its stored id without being read.
+//! them) keeps its stored id without being read. The strings findings
+//! repeat (messages, commit ids, rule names, fix texts) are stored once,
+//! in a table the findings point into.
 
 use crate::io::fs::read_regular;
 use crate::io::stat::Stat;
 use crate::model::diagnostic::{Diagnostic, Severity};
+use crate::model::hashing::Map;
 use crate::model::rule::Rule;
 use crate::store::codec::{checked, Reader, Writer, FORMAT};
 use crate::store::table::{make_dir, DIR};
@@ -23,7 +26,8 @@ use std::path::Path;
 /// The cache's name inside [`DIR`].
 pub const JUDGED: &str = "drift-judged";
 
-const MAGIC: &[u8; 8] = b"MLJUDGE\0";
+/// The second layout: the repeated strings in one table.
+const MAGIC: &[u8; 8] = b"MLJUDGE2";
 
 /// A file a conclusion read: its path, stat data and blob id then (`None`
 /// when it could not be read).
@@ -111,8 +115,45 @@ fn read_id(r: &mut Reader) -> Option<Option<ObjectId>> {
     }
 }
 
-fn diagnostic(w: &mut Writer, d: &Diagnostic) {
-    w.str(d.rule.as_str());
+/// The strings verdicts repeat (messages, commit ids, rule names, the
+/// source entries a fix rewrites), each stored once: many records citing
+/// one file draw the same message naming the same commits.
+#[derive(Default)]
+struct Strings<'a> {
+    index: Map<&'a str, usize>,
+    all: Vec<&'a str>,
+}
+
+impl<'a> Strings<'a> {
+    fn of(&mut self, s: &'a str) -> usize {
+        *self.index.entry(s).or_insert_with(|| {
+            self.all.push(s);
+            self.all.len() - 1
+        })
+    }
+}
+
+/// Interns the strings of `j`'s verdicts.
+fn strings(j: &Judged) -> Strings<'_> {
+    let mut t = Strings::default();
+    for v in &j.verdicts {
+        for d in &v.diagnostics {
+            t.of(d.rule.as_str());
+            t.of(&d.message);
+            for c in &d.commits {
+                t.of(c);
+            }
+        }
+        for f in &v.fixes {
+            t.of(&f.old);
+            t.of(&f.new);
+        }
+    }
+    t
+}
+
+fn diagnostic(w: &mut Writer, t: &Strings, d: &Diagnostic) {
+    w.usize(t.index[d.rule.as_str()]);
     w.u8(match d.severity {
         Severity::Warning => 0,
         Severity::Error => 1,
@@ -122,17 +163,22 @@ fn diagnostic(w: &mut Writer, d: &Diagnostic) {
     w.usize(d.end_line);
     w.usize(d.end_column);
     w.span(&d.span);
-    w.str(&d.message);
+    w.usize(t.index[d.message.as_str()]);
     w.u8(u8::from(d.fixable));
     w.usize(d.omitted);
     w.usize(d.commits.len());
     for c in &d.commits {
-        w.str(c);
+        w.usize(t.index[c.as_str()]);
     }
 }
 
-fn read_diagnostic(r: &mut Reader, path: &str) -> Option<Diagnostic> {
-    let rule = Rule::from_name(r.str_ref()?)?;
+/// A string of the table by its stored index.
+fn read_string<'a>(r: &mut Reader, table: &[&'a str]) -> Option<&'a str> {
+    table.get(r.usize()?).copied()
+}
+
+fn read_diagnostic(r: &mut Reader, table: &[&str], path: &str) -> Option<Diagnostic> {
+    let rule = Rule::from_name(read_string(r, table)?)?;
     let severity = match r.u8()? {
         0 => Severity::Warning,
         1 => Severity::Error,
@@ -140,13 +186,13 @@ fn read_diagnostic(r: &mut Reader, path: &str) -> Option<Diagnostic> {
     };
     let (line, column, end_line, end_column) = (r.usize()?, r.usize()?, r.usize()?, r.usize()?);
     let span = r.span()?;
-    let message = r.str()?;
+    let message = read_string(r, table)?.to_string();
     let fixable = r.flag()?;
     let omitted = r.usize()?;
     let n = r.count()?;
     let mut commits = Vec::with_capacity(n);
     for _ in 0..n {
-        commits.push(r.str()?);
+        commits.push(read_string(r, table)?.to_string());
     }
     Some(Diagnostic {
         rule,
@@ -178,6 +224,11 @@ fn encode(j: &Judged) -> Vec<u8> {
         w.opt_stat(f.stat.as_ref());
         id(&mut w, f.id.as_ref());
     }
+    let t = strings(j);
+    w.usize(t.all.len());
+    for s in &t.all {
+        w.str(s);
+    }
     w.usize(j.verdicts.len());
     for v in &j.verdicts {
         w.str(&v.path);
@@ -192,13 +243,13 @@ fn encode(j: &Judged) -> Vec<u8> {
         }
         w.usize(v.diagnostics.len());
         for d in &v.diagnostics {
-            diagnostic(&mut w, d);
+            diagnostic(&mut w, &t, d);
         }
         w.usize(v.fixes.len());
         for f in &v.fixes {
             w.span(&f.span);
-            w.str(&f.old);
-            w.str(&f.new);
+            w.usize(t.index[f.old.as_str()]);
+            w.usize(t.index[f.new.as_str()]);
         }
     }
     w.finish()
@@ -220,45 +271,14 @@ fn decode(bytes: &[u8]) -> Option<Judged> {
         });
     }
     let n = r.count()?;
+    let mut table = Vec::with_capacity(n);
+    for _ in 0..n {
+        table.push(r.str_ref()?);
+    }
+    let n = r.count()?;
     let mut verdicts = Vec::with_capacity(n);
     for _ in 0..n {
-        let path = r.str()?;
-        let unjudged = match r.u8()? {
-            0 => Unjudged::No,
-            1 => Unjudged::Uncommitted,
-            2 => Unjudged::Shallow,
-            _ => return None,
-        };
-        let m = r.count()?;
-        let mut deps = Vec::with_capacity(m);
-        for _ in 0..m {
-            let d = r.usize()?;
-            if d >= files.len() {
-                return None;
-            }
-            deps.push(d);
-        }
-        let m = r.count()?;
-        let mut diagnostics = Vec::with_capacity(m);
-        for _ in 0..m {
-            diagnostics.push(read_diagnostic(&mut r, &path)?);
-        }
-        let m = r.count()?;
-        let mut fixes = Vec::with_capacity(m);
-        for _ in 0..m {
-            fixes.push(Fix {
-                span: r.span()?,
-                old: r.str()?,
-                new: r.str()?,
-            });
-        }
-        verdicts.push(Verdict {
-            path,
-            deps,
-            diagnostics,
-            fixes,
-            unjudged,
-        });
+        verdicts.push(read_verdict(&mut r, &table, files.len())?);
     }
     r.at_end().then_some(Judged {
         key,
@@ -267,6 +287,46 @@ fn decode(bytes: &[u8]) -> Option<Judged> {
         started,
         files,
         verdicts,
+    })
+}
+
+fn read_verdict(r: &mut Reader, table: &[&str], files: usize) -> Option<Verdict> {
+    let path = r.str()?;
+    let unjudged = match r.u8()? {
+        0 => Unjudged::No,
+        1 => Unjudged::Uncommitted,
+        2 => Unjudged::Shallow,
+        _ => return None,
+    };
+    let m = r.count()?;
+    let mut deps = Vec::with_capacity(m);
+    for _ in 0..m {
+        let d = r.usize()?;
+        if d >= files {
+            return None;
+        }
+        deps.push(d);
+    }
+    let m = r.count()?;
+    let mut diagnostics = Vec::with_capacity(m);
+    for _ in 0..m {
+        diagnostics.push(read_diagnostic(r, table, &path)?);
+    }
+    let m = r.count()?;
+    let mut fixes = Vec::with_capacity(m);
+    for _ in 0..m {
+        fixes.push(Fix {
+            span: r.span()?,
+            old: read_string(r, table)?.to_string(),
+            new: read_string(r, table)?.to_string(),
+        });
+    }
+    Some(Verdict {
+        path,
+        deps,
+        diagnostics,
+        fixes,
+        unjudged,
     })
 }
 
