@@ -924,3 +924,45 @@ fn drift_verdicts_store_each_message_and_commit_once() {
     let warm = without_git_objects(root, || drifted(root, &[]));
     assert_eq!(warm, cold);
 }
+
+#[test]
+fn stored_citations_keep_records_citing_nothing_as_fingerprints() {
+    // One record cites a file, sixty cite none.
+    let dir = repo_with(
+        &[("src/a.rs", "a\n"), ("src/b.rs", "b\n")],
+        &["file:src/a.rs"],
+    );
+    let root = dir.path();
+    for i in 0..60 {
+        write(
+            root,
+            &format!("memory/decisions/plain-{i:02}.md"),
+            &decision(&format!("Plain {i}"), &["https://example.com/x"]),
+        );
+    }
+    commit(root, "Sixty decisions citing no file");
+    let run = memlint(root, &["check", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let stored = std::fs::read(root.join(".memlint/cites")).expect("stored citations");
+    assert_eq!(occurrences(&stored, b"memory/decisions/cache.md"), 1);
+    assert_eq!(occurrences(&stored, b"plain-"), 0);
+    assert!(stored.len() < 60 * 12, "{} bytes", stored.len());
+    // A record citing nothing then starts citing b, without a full check:
+    // it is no longer the one stored, and it is read.
+    write(
+        root,
+        "memory/decisions/plain-07.md",
+        &decision("Plain 7", &["file:src/b.rs"]),
+    );
+    commit(root, "Cite b");
+    write(root, "src/a.rs", "a2\n");
+    write(root, "src/b.rs", "b2\n");
+    git(root, &["add", "-A"]);
+    assert_eq!(
+        staged_findings(root, &["--staged"]),
+        vec![
+            ("memory/decisions/cache.md".to_string(), 6),
+            ("memory/decisions/plain-07.md".to_string(), 6),
+        ]
+    );
+}

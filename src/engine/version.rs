@@ -714,59 +714,59 @@ fn drift_of_change(
     let modified = needles.clone();
     let banned = &ws.config.banned_dirs;
     let touched: Set<&str> = changes.iter().map(|c| c.path.as_str()).collect();
-    let places: Vec<(&str, Place)> = version
-        .paths
-        .iter()
-        .map(|p| (*p, classify(p, banned)))
+    let places: Vec<(&str, Place)> = stored_citers(ws, &version.paths, ids, &modified)
+        .into_iter()
+        .map(|p| (p, classify(p, banned)))
         .filter(|(_, place)| matches!(place, Place::Record(_)))
         .collect();
-    let places = stored_citers(ws, places, ids, &modified);
     let records = mentioning(ws, version, &places, &touched, &mut needles);
     judge_change(ws, &records, &modified, sides, which, selected, outcome);
 }
 
-/// Of the records `places` (sorted by path), those that may cite one of
+/// Of the paths `paths` (sorted), those that may be records citing one of
 /// the `modified` files: a record whose blob id in the version (`ids`,
 /// sorted by path) is the one `.memlint/cites` stored is kept only when
-/// it cites one of them; any other record is kept, to be read.
+/// it cites one of them; any other path is kept, to be classified and
+/// read.
 fn stored_citers<'p>(
     ws: &Workspace,
-    places: Vec<(&'p str, Place)>,
+    paths: &[&'p str],
     ids: &[(&str, gix::ObjectId)],
     modified: &[String],
-) -> Vec<(&'p str, Place)> {
+) -> Vec<&'p str> {
     use crate::store::cites;
-    let Some(bytes) = cites::load(&ws.root) else {
-        return places;
+    let stored = cites::load(&ws.root);
+    let Some(stored) = stored
+        .as_deref()
+        .and_then(cites::decode)
+        .filter(|s| s.key == crate::io::cache::key(&ws.config))
+    else {
+        return paths.to_vec();
     };
-    let Some((key, stored)) = cites::decode(&bytes) else {
-        return places;
-    };
-    if key != crate::io::cache::key(&ws.config) {
-        return places;
-    }
     let modified: Set<&str> = modified.iter().map(String::as_str).collect();
+    let citing = &stored.citing;
     let (mut s, mut v) = (0, 0);
-    places
-        .into_iter()
-        .filter(|(p, _)| {
+    paths
+        .iter()
+        .copied()
+        .filter(|p| {
             // Three lists sorted by path, walked together.
-            while s < stored.len() && stored[s].path < *p {
+            while s < citing.len() && citing[s].path < *p {
                 s += 1;
             }
             while v < ids.len() && ids[v].0 < *p {
                 v += 1;
             }
-            let known = stored.get(s).filter(|r| r.path == *p);
-            let id = ids
+            let Some(id) = ids
                 .get(v)
                 .filter(|(q, _)| q == p)
-                .map(|(_, id)| cites::short_id(id));
-            match known {
-                Some(r) if Some(r.id) == id => {
-                    r.cites.iter().any(|c| modified.contains(c.as_ref()))
-                }
-                _ => true,
+                .map(|(_, id)| cites::short_id(id))
+            else {
+                return true;
+            };
+            match citing.get(s).filter(|r| r.path == *p) {
+                Some(r) if r.id == id => r.cites.iter().any(|c| modified.contains(c.as_ref())),
+                _ => !stored.cites_nothing(p, id),
             }
         })
         .collect()
