@@ -41,6 +41,9 @@ pub struct Version<'a> {
     pub read_fast: Option<&'a ReadFast<'a>>,
     /// Answers `file:` and `commit:` questions against this version.
     pub resolver: &'a dyn workspace::Resolver,
+    /// Whether the texts of the files with findings are wanted (to show
+    /// their lines): output that shows none reads no more files for them.
+    pub texts: bool,
 }
 
 /// The `.memlintignore` files of a version, read from it, so that a
@@ -464,7 +467,7 @@ fn outcome(
         }
         diags.extend(r.diagnostics);
     }
-    for d in &diags {
+    for d in diags.iter().filter(|_| version.texts) {
         if !out.sources.contains_key(&d.path) {
             if let Some(crate::io::git::Blob::Bytes(b)) = (version.read)(&d.path) {
                 out.sources
@@ -599,7 +602,13 @@ const CLOSURE_SCANS: usize = 64;
 
 /// `memlint check --staged`: lints what the next commit will contain, read
 /// from the git index, against the staged view of the whole workspace.
-pub fn staged(ws: &Workspace, selected: &dyn Fn(&str) -> bool) -> Result<Outcome, GitError> {
+/// The texts of the files with findings are kept in [`Outcome::sources`]
+/// only when `texts` is true.
+pub fn staged(
+    ws: &Workspace,
+    selected: &dyn Fn(&str) -> bool,
+    texts: bool,
+) -> Result<Outcome, GitError> {
     let repo = Repo::open(&ws.root, "`check --staged`")?;
     let staged = repo.staged()?;
     let paths: Vec<&str> = staged
@@ -641,6 +650,7 @@ pub fn staged(ws: &Workspace, selected: &dyn Fn(&str) -> bool) -> Result<Outcome
         read: &read,
         read_fast: Some(&fast),
         resolver: &resolver,
+        texts,
     };
     let mut outcome = run_version(ws, &version, selected);
     if let Some(head) = repo.head()? {
@@ -720,7 +730,12 @@ fn drift_of_change(
         .filter(|(_, place)| matches!(place, Place::Record(_)))
         .collect();
     let records = mentioning(ws, version, &places, &touched, &mut needles);
-    judge_change(ws, &records, &modified, sides, which, selected, outcome);
+    let none = |_: &str| None;
+    let sides = Sides {
+        record: if version.texts { sides.record } else { &none },
+        ..*sides
+    };
+    judge_change(ws, &records, &modified, &sides, which, selected, outcome);
 }
 
 /// Of the paths `paths` (sorted), those that may be records citing one of
@@ -772,13 +787,30 @@ fn stored_citers<'p>(
         .collect()
 }
 
+/// The warnings about malformed trailers of the change's commits.
+fn malformed_warnings(malformed: &[Found<crate::syntax::trailer::Malformed>]) -> Vec<String> {
+    malformed
+        .iter()
+        .map(|m| {
+            format!(
+                "commit {}: malformed `{TRAILER}:` trailer `{}`: {}",
+                m.commit.as_ref().map(short).unwrap_or_default(),
+                crate::syntax::sanitize::line(&m.item.line),
+                crate::syntax::sanitize::line(&m.item.reason)
+            )
+        })
+        .collect()
+}
+
 /// `memlint check --base REV`: what changed between the merge base of REV
 /// and HEAD, linted at HEAD against HEAD's whole workspace, plus the
-/// `history/*` rules.
+/// `history/*` rules; the texts of the files with findings kept as by
+/// [`staged`].
 pub fn base(
     ws: &Workspace,
     rev: &str,
     selected: &dyn Fn(&str) -> bool,
+    texts: bool,
 ) -> Result<Outcome, GitError> {
     let what = "`check --base`";
     let repo = Repo::open(&ws.root, what)?;
@@ -797,17 +829,7 @@ pub fn base(
         ops.extend(good.into_iter().map(|item| Found { commit, item }));
         malformed.extend(bad.into_iter().map(|item| Found { commit, item }));
     }
-    let warnings: Vec<String> = malformed
-        .iter()
-        .map(|m| {
-            format!(
-                "commit {}: malformed `{TRAILER}:` trailer `{}`: {}",
-                m.commit.as_ref().map(short).unwrap_or_default(),
-                crate::syntax::sanitize::line(&m.item.line),
-                crate::syntax::sanitize::line(&m.item.reason)
-            )
-        })
-        .collect();
+    let warnings = malformed_warnings(&malformed);
     let max = ws.config.max_file_bytes;
     let read = |rel: &str| -> Option<Blob> {
         let object = crate::io::git::tree_lookup(&head_paths, rel).filter(Object::is_file)?;
@@ -845,6 +867,7 @@ pub fn base(
         read: &read,
         read_fast: Some(&fast),
         resolver: &resolver,
+        texts,
     };
     let mut outcome = run_version(ws, &version, selected);
     outcome.warnings = warnings;

@@ -113,10 +113,15 @@ pub fn judge_change(
             }
         }
     }
+    let reported: Set<&str> = outcome
+        .diagnostics
+        .iter()
+        .map(|d| d.path.as_str())
+        .collect();
     let mut new_paths: Vec<&str> = found
         .iter()
         .map(|d| d.path.as_str())
-        .filter(|p| !outcome.diagnostics.iter().any(|d| d.path == *p))
+        .filter(|p| !reported.contains(p))
         .collect();
     new_paths.dedup();
     outcome.files += new_paths.len();
