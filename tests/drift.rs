@@ -757,3 +757,212 @@ fn show_says_which_source_changed_in_which_commit() {
         human.stdout
     );
 }
+
+/// Moves `.git/objects` aside (an empty object store in its place) while
+/// `f` runs: what a run reads of the history then shows.
+fn without_git_objects<T>(root: &Path, f: impl FnOnce() -> T) -> T {
+    let objects = root.join(".git/objects");
+    let away = root.join(".git/objects-away");
+    std::fs::rename(&objects, &away).expect("move the objects");
+    std::fs::create_dir_all(objects.join("pack")).expect("mkdir");
+    std::fs::create_dir_all(objects.join("info")).expect("mkdir");
+    let out = f();
+    std::fs::remove_dir_all(&objects).expect("rm");
+    std::fs::rename(&away, &objects).expect("restore the objects");
+    out
+}
+
+#[test]
+fn drift_verdicts_are_kept_and_judged_again_only_when_their_files_change() {
+    let dir = repo_with(
+        &[("src/a.rs", "a\n"), ("src/b.rs", "b1\nb2\n")],
+        &["file:src/a.rs", "file:src/b.rs#L2"],
+    );
+    let root = dir.path();
+    write(root, "src/a.rs", "a2\n");
+    commit(root, "Change a");
+    let first = drifted(root, &[]);
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert!(root.join(".memlint/drift-judged").is_file());
+    // Nothing changed: the stored verdicts are reported without reading
+    // the history (the git objects are out of reach).
+    let warm = without_git_objects(root, || drifted(root, &[]));
+    assert_eq!(warm, first);
+    // A cited file changes in the work tree: its record is judged again.
+    write(root, "src/b.rs", "b1\nB2\n");
+    let edited = drifted(root, &[]);
+    assert_eq!(edited.len(), 2, "{edited:?}");
+    assert!(edited[1].1.contains("uncommitted"), "{}", edited[1].1);
+    // And back: the first verdict again.
+    write(root, "src/b.rs", "b1\nb2\n");
+    assert_eq!(drifted(root, &[]), first);
+    // The record changes (uncommitted): not judged, and said so.
+    write(
+        root,
+        "memory/decisions/cache.md",
+        &decision("Cache, edited", &["file:src/a.rs"]),
+    );
+    let run = memlint(root, &["check", "--format", "json"]);
+    assert!(
+        run.stderr
+            .contains("1 record citing files could not be judged for drift: 1 not committed yet"),
+        "{}",
+        run.stderr
+    );
+    // A damaged store is judged again, not trusted.
+    commit(root, "Edit the record");
+    let clean = drifted(root, &[]);
+    assert_eq!(clean, vec![]);
+    std::fs::write(root.join(".memlint/drift-judged"), b"MLJUDGE\0garbage").unwrap();
+    assert_eq!(drifted(root, &[]), vec![]);
+    write(root, "src/a.rs", "a3\n");
+    assert_eq!(drifted(root, &[]).len(), 1);
+}
+
+#[test]
+fn staged_and_base_find_the_citing_records_from_the_stored_citations() {
+    let dir = repo_with(
+        &[("src/a.rs", "a\n"), ("src/b.rs", "b\n")],
+        &["file:src/a.rs"],
+    );
+    let root = dir.path();
+    write(
+        root,
+        "memory/decisions/other.md",
+        &decision("Other", &["https://example.com/other"]),
+    );
+    commit(root, "Another decision");
+    // A full check stores which records cite which files.
+    let run = memlint(root, &["check", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(root.join(".memlint/cites").is_file());
+    // The other record starts citing b after that check: its stored
+    // citations are stale, and it is read.
+    write(
+        root,
+        "memory/decisions/other.md",
+        &decision("Other", &["file:src/b.rs"]),
+    );
+    commit(root, "Cite b");
+    git(root, &["switch", "-q", "-c", "feature"]);
+    write(root, "src/a.rs", "a2\n");
+    write(root, "src/b.rs", "b2\n");
+    git(root, &["add", "-A"]);
+    let staged: Vec<(String, u64)> = staged_findings(root, &["--staged"]);
+    assert_eq!(
+        staged,
+        vec![
+            ("memory/decisions/cache.md".to_string(), 6),
+            ("memory/decisions/other.md".to_string(), 6),
+        ]
+    );
+    commit(root, "Change a and b");
+    assert_eq!(staged_findings(root, &["--base", "main"]), staged);
+    // After a full check the stored citations are current again.
+    memlint(root, &["check", "--format", "json"]);
+    assert_eq!(staged_findings(root, &["--base", "main"]), staged);
+}
+
+/// (path, line) of the `sources/drifted` findings of `check ARGS`.
+fn staged_findings(root: &Path, args: &[&str]) -> Vec<(String, u64)> {
+    let mut all = vec!["check", "--format", "json"];
+    all.extend_from_slice(args);
+    let run = memlint(root, &all);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
+    json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["rule"] == "sources/drifted")
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap_or("").to_string(),
+                d["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+/// Occurrences of `needle` in `hay`.
+fn occurrences(hay: &[u8], needle: &[u8]) -> usize {
+    hay.windows(needle.len()).filter(|w| *w == needle).count()
+}
+
+#[test]
+fn drift_verdicts_store_each_message_and_commit_once() {
+    // Forty records cite one file that changed since: forty findings with
+    // one message naming one commit.
+    let dir = repo_with(&[("src/a.rs", "a\n")], &["file:src/a.rs"]);
+    let root = dir.path();
+    for i in 0..40 {
+        write(
+            root,
+            &format!("memory/decisions/d{i:02}.md"),
+            &decision(&format!("Decision {i}"), &["file:src/a.rs"]),
+        );
+    }
+    commit(root, "Forty decisions");
+    write(root, "src/a.rs", "a2\n");
+    commit(root, "Change a");
+    let changed = head_of(root, "HEAD");
+    let cold = drifted(root, &[]);
+    assert_eq!(cold.len(), 41, "{cold:?}");
+    assert!(
+        cold.iter().all(|d| d.3 == vec![changed.clone()]),
+        "{cold:?}"
+    );
+    let stored = std::fs::read(root.join(".memlint/drift-judged")).expect("stored verdicts");
+    assert_eq!(occurrences(&stored, changed.as_bytes()), 1);
+    assert_eq!(
+        occurrences(&stored, cold[0].1.as_bytes()),
+        1,
+        "{}",
+        cold[0].1
+    );
+    assert!(stored.len() < 41 * 150, "{} bytes", stored.len());
+    // Read back, the same findings, without the history.
+    let warm = without_git_objects(root, || drifted(root, &[]));
+    assert_eq!(warm, cold);
+}
+
+#[test]
+fn stored_citations_keep_records_citing_nothing_as_fingerprints() {
+    // One record cites a file, sixty cite none.
+    let dir = repo_with(
+        &[("src/a.rs", "a\n"), ("src/b.rs", "b\n")],
+        &["file:src/a.rs"],
+    );
+    let root = dir.path();
+    for i in 0..60 {
+        write(
+            root,
+            &format!("memory/decisions/plain-{i:02}.md"),
+            &decision(&format!("Plain {i}"), &["https://example.com/x"]),
+        );
+    }
+    commit(root, "Sixty decisions citing no file");
+    let run = memlint(root, &["check", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let stored = std::fs::read(root.join(".memlint/cites")).expect("stored citations");
+    assert_eq!(occurrences(&stored, b"memory/decisions/cache.md"), 1);
+    assert_eq!(occurrences(&stored, b"plain-"), 0);
+    assert!(stored.len() < 60 * 12, "{} bytes", stored.len());
+    // A record citing nothing then starts citing b, without a full check:
+    // it is no longer the one stored, and it is read.
+    write(
+        root,
+        "memory/decisions/plain-07.md",
+        &decision("Plain 7", &["file:src/b.rs"]),
+    );
+    commit(root, "Cite b");
+    write(root, "src/a.rs", "a2\n");
+    write(root, "src/b.rs", "b2\n");
+    git(root, &["add", "-A"]);
+    assert_eq!(
+        staged_findings(root, &["--staged"]),
+        vec![
+            ("memory/decisions/cache.md".to_string(), 6),
+            ("memory/decisions/plain-07.md".to_string(), 6),
+        ]
+    );
+}

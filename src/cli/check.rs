@@ -61,8 +61,9 @@ pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceE
     if let (true, Some(file)) = (args.staged, &args.commit_msg) {
         return commit_msg(s, args, file, &selected);
     }
+    let texts = args.format == CheckFormat::Human;
     if args.staged {
-        let outcome = crate::engine::version::staged(ws, &selected).map_err(git_error)?;
+        let outcome = crate::engine::version::staged(ws, &selected, texts).map_err(git_error)?;
         notes(s, &outcome);
         matched(&outcome)?;
         // A commit of code only: the pre-commit hook has nothing to say.
@@ -72,7 +73,7 @@ pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceE
         return Ok(report_check(s, args, &outcome));
     }
     if let Some(rev) = &args.base {
-        let outcome = crate::engine::version::base(ws, rev, &selected).map_err(git_error)?;
+        let outcome = crate::engine::version::base(ws, rev, &selected, texts).map_err(git_error)?;
         for w in &outcome.warnings {
             errln!("memlint: warning: {w}");
         }
@@ -101,7 +102,7 @@ pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceE
             }
         }
     }
-    let outcome = crate::engine::check::run_with(ws, &files, &selected, &index_opts);
+    let outcome = crate::engine::check::run_texts(ws, &files, &selected, &index_opts, texts);
     notes(s, &outcome);
     let mut code = report_check(s, args, &outcome);
     // A fix that could not be written is a failure of the command, not a

@@ -70,7 +70,11 @@ pub fn findings(
     );
     // The index is written while the cross-record rules run.
     let (saved, cross) = rayon::join(
-        || scanned.save(&ws.root),
+        || {
+            let saved = scanned.save(&ws.root);
+            scanned.save_cites(ws);
+            saved
+        },
         || cross_record(ws, scanned.reports(), clusters),
     );
     (scanned.finish(saved).reports, cross)
@@ -110,6 +114,20 @@ pub fn run_with(
     selected: &dyn Fn(&str) -> bool,
     opts: &crate::engine::scan::Options,
 ) -> Outcome {
+    run_texts(ws, all, selected, opts, true)
+}
+
+/// [`run_with`], keeping the texts of the files with findings in
+/// [`Outcome::sources`] only when `texts` is true (output that shows no
+/// source lines, such as JSON, needs none: on a workspace with many
+/// findings, reading them again was a good part of a warm check).
+pub fn run_texts(
+    ws: &Workspace,
+    all: &[String],
+    selected: &dyn Fn(&str) -> bool,
+    opts: &crate::engine::scan::Options,
+    texts: bool,
+) -> Outcome {
     let (reports, mut diags) = findings(ws, all, opts);
     let drift = crate::engine::drift::drifted(
         ws,
@@ -130,10 +148,16 @@ pub fn run_with(
             continue;
         }
         out.files += 1;
-        if let Some(src) = &r.source {
+        if let Some(src) = r.source.as_ref().filter(|_| texts) {
             out.sources.insert(r.path.clone(), src.clone());
         }
         diags.extend(r.diagnostics.iter().cloned());
+    }
+    if !texts {
+        diagnostic::sort(&mut diags);
+        out.diagnostics = diags;
+        out.reports = reports;
+        return out;
     }
     // Findings from the index, and cross-record findings on files without
     // per-file findings, need their text too.

@@ -408,6 +408,35 @@ impl Scanned {
         .map(|()| true)
     }
 
+    /// Writes `.memlint/cites` ([`crate::store::cites`]) from the table
+    /// when the table changed or the file is missing: each record whose
+    /// entry holds the blob id the git index vouched for, with the files
+    /// it cites. Nothing when `sources/drifted` is off.
+    pub fn save_cites(&self, ws: &Workspace) {
+        use crate::store::cites;
+        if !ws.config.enabled(crate::model::rule::Rule::SourcesDrifted) {
+            return;
+        }
+        let file = ws.root.join(crate::store::table::DIR).join(cites::CITES);
+        if self.unchanged && file.is_file() {
+            return;
+        }
+        let records: Vec<cites::Record> = self
+            .table
+            .entries
+            .iter()
+            .filter(|e| e.report.info.kind.is_some() && e.report.info.parsed)
+            .filter_map(|e| {
+                Some(cites::Record {
+                    path: &e.report.path,
+                    id: cites::short_id(e.blob.as_ref()?),
+                    cites: crate::lint::rules::sources::drifted::cited_files(&e.report.info),
+                })
+            })
+            .collect();
+        cites::save(&ws.root, self.table.key, &records);
+    }
+
     /// The outcome, given what [`Scanned::save`] returned.
     pub fn finish(self, saved: std::io::Result<bool>) -> Refreshed {
         let entries = self.table.entries;

@@ -41,6 +41,9 @@ pub struct Version<'a> {
     pub read_fast: Option<&'a ReadFast<'a>>,
     /// Answers `file:` and `commit:` questions against this version.
     pub resolver: &'a dyn workspace::Resolver,
+    /// Whether the texts of the files with findings are wanted (to show
+    /// their lines): output that shows none reads no more files for them.
+    pub texts: bool,
 }
 
 /// The `.memlintignore` files of a version, read from it, so that a
@@ -464,7 +467,7 @@ fn outcome(
         }
         diags.extend(r.diagnostics);
     }
-    for d in &diags {
+    for d in diags.iter().filter(|_| version.texts) {
         if !out.sources.contains_key(&d.path) {
             if let Some(crate::io::git::Blob::Bytes(b)) = (version.read)(&d.path) {
                 out.sources
@@ -599,7 +602,13 @@ const CLOSURE_SCANS: usize = 64;
 
 /// `memlint check --staged`: lints what the next commit will contain, read
 /// from the git index, against the staged view of the whole workspace.
-pub fn staged(ws: &Workspace, selected: &dyn Fn(&str) -> bool) -> Result<Outcome, GitError> {
+/// The texts of the files with findings are kept in [`Outcome::sources`]
+/// only when `texts` is true.
+pub fn staged(
+    ws: &Workspace,
+    selected: &dyn Fn(&str) -> bool,
+    texts: bool,
+) -> Result<Outcome, GitError> {
     let repo = Repo::open(&ws.root, "`check --staged`")?;
     let staged = repo.staged()?;
     let paths: Vec<&str> = staged
@@ -641,6 +650,7 @@ pub fn staged(ws: &Workspace, selected: &dyn Fn(&str) -> bool) -> Result<Outcome
         read: &read,
         read_fast: Some(&fast),
         resolver: &resolver,
+        texts,
     };
     let mut outcome = run_version(ws, &version, selected);
     if let Some(head) = repo.head()? {
@@ -656,9 +666,44 @@ pub fn staged(ws: &Workspace, selected: &dyn Fn(&str) -> bool) -> Result<Outcome
             record: &read,
         };
         let judged = (Which::Staged, selected);
-        drift_of_change(ws, &version, &staged.changes, &sides, judged, &mut outcome);
+        // Read only when the change modifies a file a record may cite.
+        let ids: Vec<(&str, gix::ObjectId)> = match modified_files(ws, &staged.changes).is_empty() {
+            true => Vec::new(),
+            false => staged
+                .paths()
+                .into_iter()
+                .filter(|(_, o)| o.is_file())
+                .map(|(p, o)| (p, o.id))
+                .collect(),
+        };
+        drift_of_change(
+            ws,
+            &version,
+            &ids,
+            &staged.changes,
+            &sides,
+            judged,
+            &mut outcome,
+        );
     }
     Ok(outcome)
+}
+
+/// The blob ids of the files of `paths`, when `changes` modify a file a
+/// record may cite (else nothing is needed).
+fn file_ids<'p>(
+    ws: &Workspace,
+    changes: &[crate::io::git::Change],
+    paths: &'p [(String, Object)],
+) -> Vec<(&'p str, gix::ObjectId)> {
+    if modified_files(ws, changes).is_empty() {
+        return Vec::new();
+    }
+    paths
+        .iter()
+        .filter(|(_, o)| o.is_file())
+        .map(|(p, o)| (p.as_str(), o.id))
+        .collect()
 }
 
 /// `sources/drifted` on a change: the records it leaves untouched whose
@@ -666,6 +711,7 @@ pub fn staged(ws: &Workspace, selected: &dyn Fn(&str) -> bool) -> Result<Outcome
 fn drift_of_change(
     ws: &Workspace,
     version: &Version,
+    ids: &[(&str, gix::ObjectId)],
     changes: &[crate::io::git::Change],
     sides: &Sides,
     (which, selected): (Which, &dyn Fn(&str) -> bool),
@@ -678,23 +724,93 @@ fn drift_of_change(
     let modified = needles.clone();
     let banned = &ws.config.banned_dirs;
     let touched: Set<&str> = changes.iter().map(|c| c.path.as_str()).collect();
-    let places: Vec<(&str, Place)> = version
-        .paths
-        .iter()
-        .map(|p| (*p, classify(p, banned)))
+    let places: Vec<(&str, Place)> = stored_citers(ws, &version.paths, ids, &modified)
+        .into_iter()
+        .map(|p| (p, classify(p, banned)))
         .filter(|(_, place)| matches!(place, Place::Record(_)))
         .collect();
     let records = mentioning(ws, version, &places, &touched, &mut needles);
-    judge_change(ws, &records, &modified, sides, which, selected, outcome);
+    let none = |_: &str| None;
+    let sides = Sides {
+        record: if version.texts { sides.record } else { &none },
+        ..*sides
+    };
+    judge_change(ws, &records, &modified, &sides, which, selected, outcome);
+}
+
+/// Of the paths `paths` (sorted), those that may be records citing one of
+/// the `modified` files: a record whose blob id in the version (`ids`,
+/// sorted by path) is the one `.memlint/cites` stored is kept only when
+/// it cites one of them; any other path is kept, to be classified and
+/// read.
+fn stored_citers<'p>(
+    ws: &Workspace,
+    paths: &[&'p str],
+    ids: &[(&str, gix::ObjectId)],
+    modified: &[String],
+) -> Vec<&'p str> {
+    use crate::store::cites;
+    let stored = cites::load(&ws.root);
+    let Some(stored) = stored
+        .as_deref()
+        .and_then(cites::decode)
+        .filter(|s| s.key == crate::io::cache::key(&ws.config))
+    else {
+        return paths.to_vec();
+    };
+    let modified: Set<&str> = modified.iter().map(String::as_str).collect();
+    let citing = &stored.citing;
+    let (mut s, mut v) = (0, 0);
+    paths
+        .iter()
+        .copied()
+        .filter(|p| {
+            // Three lists sorted by path, walked together.
+            while s < citing.len() && citing[s].path < *p {
+                s += 1;
+            }
+            while v < ids.len() && ids[v].0 < *p {
+                v += 1;
+            }
+            let Some(id) = ids
+                .get(v)
+                .filter(|(q, _)| q == p)
+                .map(|(_, id)| cites::short_id(id))
+            else {
+                return true;
+            };
+            match citing.get(s).filter(|r| r.path == *p) {
+                Some(r) if r.id == id => r.cites.iter().any(|c| modified.contains(c.as_ref())),
+                _ => !stored.cites_nothing(p, id),
+            }
+        })
+        .collect()
+}
+
+/// The warnings about malformed trailers of the change's commits.
+fn malformed_warnings(malformed: &[Found<crate::syntax::trailer::Malformed>]) -> Vec<String> {
+    malformed
+        .iter()
+        .map(|m| {
+            format!(
+                "commit {}: malformed `{TRAILER}:` trailer `{}`: {}",
+                m.commit.as_ref().map(short).unwrap_or_default(),
+                crate::syntax::sanitize::line(&m.item.line),
+                crate::syntax::sanitize::line(&m.item.reason)
+            )
+        })
+        .collect()
 }
 
 /// `memlint check --base REV`: what changed between the merge base of REV
 /// and HEAD, linted at HEAD against HEAD's whole workspace, plus the
-/// `history/*` rules.
+/// `history/*` rules; the texts of the files with findings kept as by
+/// [`staged`].
 pub fn base(
     ws: &Workspace,
     rev: &str,
     selected: &dyn Fn(&str) -> bool,
+    texts: bool,
 ) -> Result<Outcome, GitError> {
     let what = "`check --base`";
     let repo = Repo::open(&ws.root, what)?;
@@ -713,17 +829,7 @@ pub fn base(
         ops.extend(good.into_iter().map(|item| Found { commit, item }));
         malformed.extend(bad.into_iter().map(|item| Found { commit, item }));
     }
-    let warnings: Vec<String> = malformed
-        .iter()
-        .map(|m| {
-            format!(
-                "commit {}: malformed `{TRAILER}:` trailer `{}`: {}",
-                m.commit.as_ref().map(short).unwrap_or_default(),
-                crate::syntax::sanitize::line(&m.item.line),
-                crate::syntax::sanitize::line(&m.item.reason)
-            )
-        })
-        .collect();
+    let warnings = malformed_warnings(&malformed);
     let max = ws.config.max_file_bytes;
     let read = |rel: &str| -> Option<Blob> {
         let object = crate::io::git::tree_lookup(&head_paths, rel).filter(Object::is_file)?;
@@ -761,6 +867,7 @@ pub fn base(
         read: &read,
         read_fast: Some(&fast),
         resolver: &resolver,
+        texts,
     };
     let mut outcome = run_version(ws, &version, selected);
     outcome.warnings = warnings;
@@ -773,6 +880,7 @@ pub fn base(
     drift_of_change(
         ws,
         &version,
+        &file_ids(ws, &changes, &head_paths),
         &changes,
         &sides,
         (Which::Base, selected),

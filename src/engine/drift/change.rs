@@ -13,7 +13,7 @@ use crate::io::git::{Blob, Change, Repo};
 use crate::lint::rules::sources::drifted as rule;
 use crate::lint::FileReport;
 use crate::model::diagnostic::{self, Diagnostic};
-use crate::model::hashing::Set;
+use crate::model::hashing::{Map, Set};
 use crate::model::kind::{classify, Place};
 use crate::model::rule::Rule;
 
@@ -66,6 +66,8 @@ pub fn judge_change(
     let modified: Set<&str> = modified.iter().map(String::as_str).collect();
     let reports = records;
     let mut found = Vec::new();
+    // Many records cite lines of one file: each file is read once.
+    let mut texts: Map<String, Option<(String, String)>> = Map::default();
     for r in reports {
         if !selected(&r.path) {
             continue;
@@ -88,7 +90,15 @@ pub fn judge_change(
             }
             let finding = match lines {
                 None => Some(None),
-                Some(lines) => judge_lines(sides.old, sides.new, &rel, lines),
+                Some(lines) => {
+                    let both = texts
+                        .entry(rel.to_string())
+                        .or_insert_with(|| both_texts(sides, &rel));
+                    let Some((old, new)) = both.as_ref() else {
+                        continue;
+                    };
+                    judge_lines(old, new, lines)
+                }
             };
             let Some(moved) = finding else { continue };
             found.extend(diagnostic_of(ws, &r.path, at, &rel, moved, which));
@@ -103,10 +113,15 @@ pub fn judge_change(
             }
         }
     }
+    let reported: Set<&str> = outcome
+        .diagnostics
+        .iter()
+        .map(|d| d.path.as_str())
+        .collect();
     let mut new_paths: Vec<&str> = found
         .iter()
         .map(|d| d.path.as_str())
-        .filter(|p| !outcome.diagnostics.iter().any(|d| d.path == *p))
+        .filter(|p| !reported.contains(p))
         .collect();
     new_paths.dedup();
     outcome.files += new_paths.len();
@@ -114,23 +129,27 @@ pub fn judge_change(
     diagnostic::sort(&mut outcome.diagnostics);
 }
 
-/// For cited `lines` of `rel`: `None` when the change leaves them as they
-/// were, `Some(None)` when it modifies them, `Some(Some(at))` when they
-/// only moved to `at`.
-fn judge_lines(
-    read_old: &dyn Fn(&str) -> Option<Blob>,
-    read_new: &dyn Fn(&str) -> Option<Blob>,
-    rel: &str,
-    lines: crate::model::kind::Lines,
-) -> Option<Option<crate::model::kind::Lines>> {
+/// The text of `rel` before and after the change, when it is a file on
+/// both sides.
+fn both_texts(sides: &Sides, rel: &str) -> Option<(String, String)> {
     let text = |b: Option<Blob>| match b {
         Some(Blob::Bytes(b)) => Some(String::from_utf8_lossy(&b).into_owned()),
         _ => None,
     };
-    let old = text(read_old(rel))?;
-    let new = text(read_new(rel))?;
-    let cited = rule::cited_lines(&old, lines)?;
-    match rule::find_lines(&cited, &new, lines) {
+    Some((text((sides.old)(rel))?, text((sides.new)(rel))?))
+}
+
+/// For cited `lines` of a file that read `old` before the change and
+/// `new` after it: `None` when the change leaves them as they were,
+/// `Some(None)` when it modifies them, `Some(Some(at))` when they only
+/// moved to `at`.
+fn judge_lines(
+    old: &str,
+    new: &str,
+    lines: crate::model::kind::Lines,
+) -> Option<Option<crate::model::kind::Lines>> {
+    let cited = rule::cited_lines(old, lines)?;
+    match rule::find_lines(&cited, new, lines) {
         Some(at) if at == lines => None,
         Some(at) => Some(Some(at)),
         None => Some(None),

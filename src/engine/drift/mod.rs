@@ -11,6 +11,7 @@
 
 pub mod change;
 pub mod history;
+mod reuse;
 
 use crate::engine::workspace::Workspace;
 use crate::io::git::{Blob, Change, Object, Repo};
@@ -19,10 +20,13 @@ use crate::lint::rules::sources::drifted::{self as rule, Commit, Finding};
 use crate::model::diagnostic::Diagnostic;
 use crate::model::kind::Lines;
 use crate::model::rule::Rule;
+use crate::store::judged::{Unjudged as Why, Verdict};
 use gix::ObjectId;
 use history::{change_of, History};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ops::Range;
+use std::rc::Rc;
 
 /// Which version of the cited files is compared with the history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,6 +83,12 @@ struct Unjudged {
 /// Judges every `file:` source of `records` (path, fields) against the git
 /// history of the workspace. Nothing when the rule is off, no record cites
 /// a file, or the workspace is not in a git repository.
+///
+/// In the work tree, what was concluded of each record is kept in
+/// `.memlint/drift-judged` (see [`crate::store::judged`]): a record is
+/// judged again only when HEAD moved or a file its conclusion read (the
+/// record, its cited files) changed, and the history is read only when
+/// some record is.
 pub fn drifted<'a>(
     ws: &Workspace,
     records: impl Iterator<Item = (&'a str, &'a RecordInfo)>,
@@ -95,33 +105,16 @@ pub fn drifted<'a>(
     let Ok(repo) = Repo::open(&ws.root, "`sources/drifted`") else {
         return out;
     };
-    let mut unjudged = Unjudged::default();
     let head = match repo.head() {
         Ok(Some(head)) => head,
         _ => {
-            unjudged.uncommitted = count_records(&cited);
+            let unjudged = Unjudged {
+                uncommitted: count_records(&cited),
+                shallow: 0,
+            };
             out.notes.extend(note(&unjudged));
             return out;
         }
-    };
-    let Ok(history) = History::walk(&repo, head, &ws.root) else {
-        return out;
-    };
-    let judge = Judge {
-        ws,
-        repo: &repo,
-        history: &history,
-        mode,
-        head_files: repo
-            .flatten(history.steps[0].tree)
-            .unwrap_or_default()
-            .into_iter()
-            .collect(),
-        staged: match mode {
-            Mode::Staged => repo.staged().ok(),
-            Mode::WorkTree => None,
-        },
-        ids: Default::default(),
     };
     let mut by_record: Vec<(&str, Vec<&Cited>)> = Vec::new();
     for c in &cited {
@@ -130,72 +123,74 @@ pub fn drifted<'a>(
             _ => by_record.push((c.record, vec![c])),
         }
     }
-    let now = judge.records_now(by_record.iter().map(|(r, _)| *r));
-    let mut since_cache: HashMap<usize, Vec<usize>> = HashMap::new();
-    for ((record, sources), (id, pinned)) in by_record.into_iter().zip(now) {
-        // Pinned sources are judged by their pins; the others by history.
-        let mut rest = Vec::new();
-        for c in sources {
-            match pinned.hashes.get(c.at.value.as_str()) {
-                Some(hash) => {
-                    if let Some(finding) = judge.by_pin(c, hash, &pinned.verified) {
-                        out.push(ws, c, finding);
-                    }
-                }
-                None => rest.push(c),
+    // A shallow clone's boundary moves without HEAD moving: no reuse.
+    let mut caching = mode == Mode::WorkTree && !repo.repo.is_shallow().unwrap_or(true);
+    let mut reuse = reuse::Reuse::load(ws, &repo, head, caching);
+    let (kept, to_judge) = reuse.split(by_record);
+    let mut verdicts = kept;
+    if !to_judge.is_empty() {
+        if let Ok(tree) = repo.tree_of(head) {
+            let judge = Judge::new(ws, &repo, (head, tree), mode, to_judge.len());
+            judge.prepare(to_judge.iter().map(|(r, _)| *r));
+            for (record, sources) in &to_judge {
+                verdicts.push(judge.record(record, sources));
             }
+            reuse.learn(&judge);
+            // A history that could not be read judged nothing: not stored.
+            caching &= !judge.failed.get();
         }
-        let sources = rest;
-        if sources.is_empty() {
-            continue;
+    }
+    verdicts.sort_by(|a, b| a.0.path.cmp(&b.0.path));
+    if caching {
+        reuse.save(ws, &verdicts);
+    }
+    let mut unjudged = Unjudged::default();
+    for (v, _) in verdicts {
+        match v.unjudged {
+            Why::No => {}
+            Why::Uncommitted => unjudged.uncommitted += 1,
+            Why::Shallow => unjudged.shallow += 1,
         }
-        let written = match judge.written(record, id) {
-            Written::At(i) if !history.steps[i].boundary => i,
-            Written::At(_) | Written::BeyondHistory => {
-                unjudged.shallow += 1;
-                continue;
-            }
-            Written::NotYet => {
-                unjudged.uncommitted += 1;
-                continue;
-            }
-        };
-        let since = match since_cache.get(&written) {
-            Some(s) => s.clone(),
-            None => {
-                let s = history.since(&repo, written).unwrap_or_default();
-                since_cache.insert(written, s.clone());
-                s
-            }
-        };
-        for c in sources {
-            if let Some(finding) = judge.source(c, written, &since) {
-                out.push(ws, c, finding);
-            }
-        }
+        out.diagnostics.extend(v.diagnostics);
+        out.marks
+            .extend(v.marks.into_iter().map(|m| (v.path.clone(), m)));
+        out.fixes.extend(v.fixes.into_iter().map(|f| SourceFix {
+            path: v.path.clone(),
+            span: f.span,
+            old: f.old,
+            new: f.new,
+        }));
     }
     out.notes.extend(note(&unjudged));
     out
 }
 
-impl Drift {
-    fn push(&mut self, ws: &Workspace, c: &Cited, finding: Finding) {
-        let Some(severity) = ws.config.severity(Rule::SourcesDrifted) else {
-            return;
-        };
+/// Turns a record's findings into what is reported and stored.
+fn verdict(ws: &Workspace, record: &str, found: Vec<(&Cited, Finding)>) -> Verdict {
+    let mut v = Verdict {
+        path: record.to_string(),
+        deps: Vec::new(),
+        diagnostics: Vec::new(),
+        fixes: Vec::new(),
+        marks: Vec::new(),
+        unjudged: Why::No,
+    };
+    let Some(severity) = ws.config.severity(Rule::SourcesDrifted) else {
+        return v;
+    };
+    for (c, finding) in found {
         if let Some(mark) = mark_of(&c.at.value, &finding) {
-            self.marks.push((c.record.to_string(), mark));
+            v.marks.push(mark);
         }
         let fix = rule::rewrite(&c.at.value, &finding);
         if let Some(new) = &fix {
-            self.fixes.push(SourceFix {
-                path: c.record.to_string(),
+            v.fixes.push(crate::store::judged::Fix {
                 span: c.at.span.clone(),
                 old: c.at.value.clone(),
                 new: new.clone(),
             });
         }
-        self.diagnostics.push(Diagnostic {
+        v.diagnostics.push(Diagnostic {
             rule: Rule::SourcesDrifted,
             severity,
             path: c.record.to_string(),
@@ -210,6 +205,7 @@ impl Drift {
             commits: finding.commits().iter().map(|c| c.id.clone()).collect(),
         });
     }
+    v
 }
 
 /// The mark of a finding that says the source's content changed (a rename
@@ -347,38 +343,103 @@ enum Written {
     BeyondHistory,
     /// Not yet: it is new, or changed since its last commit.
     NotYet,
+    /// The history could not be read.
+    Unknown,
 }
+
+/// Past this many records to judge, HEAD's tree is flattened once instead
+/// of looking each path up in it.
+const LOOKUPS_UP_TO: usize = 64;
+
+/// A file's bytes, shared by the sources that cite it.
+type Bytes = Option<Rc<Vec<u8>>>;
 
 /// What one run knows to judge a source.
 struct Judge<'r> {
     ws: &'r Workspace,
     repo: &'r Repo,
-    history: &'r History,
+    /// HEAD and its tree.
+    head: (ObjectId, ObjectId),
+    /// The history, read when a record committed as it is needs it
+    /// ([`Judge::load_history`]); [`Judge::h`] is empty until then.
+    history: std::cell::OnceCell<History>,
+    empty: History,
+    /// The history could not be read.
+    failed: std::cell::Cell<bool>,
     mode: Mode,
-    /// HEAD's files under the root.
-    head_files: HashMap<String, Object>,
+    /// HEAD's files under the root, when many records are judged; else
+    /// each path is looked up in HEAD's tree ([`Judge::head_id`]).
+    head_files: Option<HashMap<String, Object>>,
+    /// [`Judge::head_id`]'s answers when HEAD is not flattened.
+    head_looked: RefCell<HashMap<String, Option<ObjectId>>>,
     staged: Option<crate::io::git::Staged>,
     /// [`Judge::current_id`]'s answers.
-    ids: std::cell::RefCell<HashMap<String, Option<ObjectId>>>,
+    ids: RefCell<HashMap<String, Option<ObjectId>>>,
+    /// [`Judge::current_bytes`]'s answers.
+    bytes: RefCell<HashMap<String, Bytes>>,
+    /// [`Judge::blob_at`]'s answers.
+    then: RefCell<HashMap<(ObjectId, String), Bytes>>,
+    /// The pins of the records read ahead ([`Judge::prepare`]).
+    pins: RefCell<HashMap<String, Pinned>>,
+    /// [`History::since`]'s answers.
+    since: RefCell<HashMap<usize, Vec<usize>>>,
+    /// The paths read since the record being judged began: what its
+    /// conclusion depends on.
+    consulted: RefCell<Vec<String>>,
 }
 
-impl Judge<'_> {
-    /// Each record's blob id as the mode sees it now, and its pins: one
-    /// read of each record, in parallel in the work tree (a check judges
-    /// every record that cites a file).
-    fn records_now<'a>(
-        &self,
-        records: impl Iterator<Item = &'a str>,
-    ) -> Vec<(Option<ObjectId>, Pinned)> {
+impl<'r> Judge<'r> {
+    fn new(
+        ws: &'r Workspace,
+        repo: &'r Repo,
+        head: (ObjectId, ObjectId),
+        mode: Mode,
+        n: usize,
+    ) -> Self {
+        let head_files = (n > LOOKUPS_UP_TO).then(|| {
+            repo.flatten(head.1)
+                .unwrap_or_default()
+                .into_iter()
+                .collect()
+        });
+        Judge {
+            ws,
+            repo,
+            head,
+            history: Default::default(),
+            empty: History {
+                steps: Vec::new(),
+                at: HashMap::new(),
+                merges: false,
+            },
+            failed: Default::default(),
+            mode,
+            head_files,
+            head_looked: Default::default(),
+            staged: match mode {
+                Mode::Staged => repo.staged().ok(),
+                Mode::WorkTree => None,
+            },
+            ids: Default::default(),
+            bytes: Default::default(),
+            then: Default::default(),
+            pins: Default::default(),
+            since: Default::default(),
+            consulted: Default::default(),
+        }
+    }
+
+    /// Reads the records ahead, in parallel in the work tree: their blob
+    /// ids and pins (a cold check judges every record that cites a file).
+    fn prepare<'a>(&self, records: impl Iterator<Item = &'a str>) {
         let records: Vec<&str> = records.collect();
         let now: Vec<(Option<ObjectId>, Pinned)> = match self.mode {
             Mode::Staged => records
                 .iter()
                 .map(|r| {
-                    (
-                        self.current_id(r),
-                        pins_of(self.current_bytes(r).as_deref()),
-                    )
+                    let id = self.compute_id(r);
+                    let bytes = id.and_then(|id| self.blob(id));
+                    (id, pins_of(bytes.as_deref()))
                 })
                 .collect(),
             Mode::WorkTree => {
@@ -396,23 +457,116 @@ impl Judge<'_> {
                     .collect()
             }
         };
-        let mut ids = self.ids.borrow_mut();
-        for (r, (id, _)) in records.iter().zip(&now) {
-            ids.insert(r.to_string(), *id);
+        let (mut ids, mut pins) = (self.ids.borrow_mut(), self.pins.borrow_mut());
+        for (r, (id, pinned)) in records.iter().zip(now) {
+            ids.insert(r.to_string(), id);
+            pins.insert(r.to_string(), pinned);
         }
-        now
+    }
+
+    /// Judges every `file:` source of `record`; the verdict, and the paths
+    /// it read.
+    fn record(&self, record: &str, sources: &[&Cited]) -> (Verdict, Vec<String>) {
+        self.consulted.borrow_mut().clear();
+        let id = self.current_id(record);
+        let pinned = match self.pins.borrow_mut().remove(record) {
+            Some(p) => p,
+            None => pins_of(self.current_bytes(record).as_deref().map(Vec::as_slice)),
+        };
+        let mut found = Vec::new();
+        // Pinned sources are judged by their pins; the others by history.
+        let mut rest = Vec::new();
+        for &c in sources {
+            match pinned.hashes.get(c.at.value.as_str()) {
+                Some(hash) => found.extend(self.by_pin(c, hash, &pinned.verified).map(|f| (c, f))),
+                None => rest.push(c),
+            }
+        }
+        let unjudged = match (rest.is_empty(), self.written(record, id)) {
+            (true, _) => Why::No,
+            (false, Written::At(i)) if !self.h().steps[i].boundary => {
+                let since = self.since_of(i);
+                for c in rest {
+                    found.extend(self.source(c, i, &since).map(|f| (c, f)));
+                }
+                Why::No
+            }
+            (false, Written::At(_) | Written::BeyondHistory) => Why::Shallow,
+            (false, Written::NotYet) => Why::Uncommitted,
+            (false, Written::Unknown) => Why::No,
+        };
+        let mut v = verdict(self.ws, record, found);
+        v.unjudged = unjudged;
+        let mut deps = std::mem::take(&mut *self.consulted.borrow_mut());
+        deps.sort_unstable();
+        deps.dedup();
+        (v, deps)
+    }
+
+    /// The history, once read; empty before.
+    fn h(&self) -> &History {
+        self.history.get().unwrap_or(&self.empty)
+    }
+
+    /// Reads the history if it is not yet; false when it cannot be.
+    fn load_history(&self) -> bool {
+        if self.history.get().is_some() {
+            return true;
+        }
+        match History::walk(self.repo, self.head.0, &self.ws.root) {
+            Ok(h) => {
+                let _ = self.history.set(h);
+                true
+            }
+            Err(_) => {
+                self.failed.set(true);
+                false
+            }
+        }
+    }
+
+    fn since_of(&self, written: usize) -> Vec<usize> {
+        if let Some(s) = self.since.borrow().get(&written) {
+            return s.clone();
+        }
+        let s = self.h().since(self.repo, written).unwrap_or_default();
+        self.since.borrow_mut().insert(written, s.clone());
+        s
+    }
+
+    /// The blob id of `rel` in HEAD.
+    fn head_id(&self, rel: &str) -> Option<ObjectId> {
+        if let Some(all) = &self.head_files {
+            return all.get(rel).map(|o| o.id);
+        }
+        if let Some(known) = self.head_looked.borrow().get(rel) {
+            return *known;
+        }
+        let id = (|| {
+            let tree = self.repo.repo.find_tree(self.head.1).ok()?;
+            let entry = tree
+                .lookup_entry_by_path(format!("{}{rel}", self.repo.prefix))
+                .ok()??;
+            (!entry.mode().is_tree()).then(|| entry.object_id())
+        })();
+        self.head_looked.borrow_mut().insert(rel.to_string(), id);
+        id
     }
 
     /// The commit that last wrote `record`, when the record as it is now
     /// (work tree or index, blob `id`) is the one committed there.
     fn written(&self, record: &str, id: Option<ObjectId>) -> Written {
-        let Some(committed) = self.head_files.get(record) else {
+        let Some(committed) = self.head_id(record) else {
             return Written::NotYet;
         };
-        if id != Some(committed.id) {
+        if id != Some(committed) {
             return Written::NotYet;
         }
-        match self.history.last_change(record) {
+        // Only now is the history needed.
+        if !self.load_history() {
+            return Written::Unknown;
+        }
+        match self.h().last_change(record) {
             Some(i) => Written::At(i),
             // In HEAD but changed by no commit walked: the history is cut.
             None => Written::BeyondHistory,
@@ -442,6 +596,7 @@ impl Judge<'_> {
     /// The blob id of `rel` as the mode sees it now (each path hashed
     /// once per run: many records cite the same file).
     fn current_id(&self, rel: &str) -> Option<ObjectId> {
+        self.consulted.borrow_mut().push(rel.to_string());
         if let Some(known) = self.ids.borrow().get(rel) {
             return *known;
         }
@@ -454,19 +609,29 @@ impl Judge<'_> {
         match self.mode {
             Mode::Staged => self.staged.as_ref()?.lookup(rel).map(|o| o.id),
             Mode::WorkTree => {
-                let bytes = crate::io::source::read_source(&self.ws.root, rel)?;
+                let bytes = self.current_bytes(rel)?;
                 gix::objs::compute_hash(self.repo.repo.object_hash(), gix::objs::Kind::Blob, &bytes)
                     .ok()
             }
         }
     }
 
-    /// The bytes of `rel` as the mode sees it now.
-    fn current_bytes(&self, rel: &str) -> Option<Vec<u8>> {
-        match self.mode {
+    /// The bytes of `rel` as the mode sees it now (each path read once
+    /// per run).
+    fn current_bytes(&self, rel: &str) -> Bytes {
+        self.consulted.borrow_mut().push(rel.to_string());
+        if let Some(known) = self.bytes.borrow().get(rel) {
+            return known.clone();
+        }
+        let bytes = match self.mode {
             Mode::Staged => self.blob(self.staged.as_ref()?.lookup(rel)?.id),
             Mode::WorkTree => crate::io::source::read_source(&self.ws.root, rel),
         }
+        .map(Rc::new);
+        self.bytes
+            .borrow_mut()
+            .insert(rel.to_string(), bytes.clone());
+        bytes
     }
 
     fn blob(&self, id: ObjectId) -> Option<Vec<u8>> {
@@ -488,7 +653,7 @@ impl Judge<'_> {
     }
 
     fn commit(&self, index: usize) -> Commit {
-        let s = &self.history.steps[index];
+        let s = &self.h().steps[index];
         Commit {
             id: s.id.to_string(),
             date: crate::model::clock::date(s.seconds + i64::from(s.offset)),
@@ -503,7 +668,7 @@ impl Judge<'_> {
         let mut changed: Vec<usize> = Vec::new();
         let mut renamed: Option<usize> = None;
         for &i in since {
-            let step = &self.history.steps[i];
+            let step = &self.h().steps[i];
             let Some(change) = change_of(&step.changes, &name) else {
                 continue;
             };
@@ -536,7 +701,7 @@ impl Judge<'_> {
                 if changed.is_empty() && !uncommitted && renamed_to.is_none() {
                     return None;
                 }
-                let then = self.blob_at(self.history.steps[written].tree, &c.path)?;
+                let then = self.blob_at(self.h().steps[written].tree, &c.path)?;
                 let now = self.current_bytes(&name)?;
                 let cited = rule::cited_lines(&String::from_utf8_lossy(&then), lines)?;
                 match rule::find_lines(&cited, &String::from_utf8_lossy(&now), lines) {
@@ -557,10 +722,10 @@ impl Judge<'_> {
 
     /// Whether `rel` differs now (work tree or index) from HEAD.
     fn uncommitted(&self, rel: &str) -> bool {
-        let Some(head) = self.head_files.get(rel) else {
+        let Some(head) = self.head_id(rel) else {
             return false;
         };
-        self.current_id(rel).is_some_and(|now| now != head.id)
+        self.current_id(rel).is_some_and(|now| now != head)
     }
 
     /// Where the deleted path of `gone` went in a commit of `changes`: the
@@ -591,14 +756,24 @@ impl Judge<'_> {
     }
 
     /// The bytes of `rel` in `tree`.
-    fn blob_at(&self, tree: ObjectId, rel: &str) -> Option<Vec<u8>> {
-        let tree = self.repo.repo.find_tree(tree).ok()?;
-        let entry = tree
-            .lookup_entry_by_path(format!("{}{rel}", self.repo.prefix))
-            .ok()??;
-        if !entry.mode().is_blob() {
-            return None;
+    /// (Each pair read once per run.)
+    fn blob_at(&self, tree: ObjectId, rel: &str) -> Bytes {
+        let key = (tree, rel.to_string());
+        if let Some(known) = self.then.borrow().get(&key) {
+            return known.clone();
         }
-        self.blob(entry.object_id())
+        let bytes = (|| {
+            let tree = self.repo.repo.find_tree(tree).ok()?;
+            let entry = tree
+                .lookup_entry_by_path(format!("{}{rel}", self.repo.prefix))
+                .ok()??;
+            if !entry.mode().is_blob() {
+                return None;
+            }
+            self.blob(entry.object_id())
+        })()
+        .map(Rc::new);
+        self.then.borrow_mut().insert(key, bytes.clone());
+        bytes
     }
 }

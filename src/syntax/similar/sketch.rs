@@ -69,14 +69,23 @@ impl Sketch {
             return None;
         }
         let mut out = [0u8; BINS];
-        for (i, byte) in out.iter_mut().enumerate() {
-            // An empty bin borrows from the next filled one to its right,
-            // told apart by the distance (densification by rotation).
-            let (value, dist) = (0..BINS)
-                .map(|d| (mins[(i + d) % BINS], d as u64))
-                .find(|(v, _)| *v != u64::MAX)
-                .unwrap_or((0, 0));
-            *byte = mix(value ^ dist.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)) as u8;
+        // An empty bin borrows from the next filled one to its right
+        // (circularly), told apart by the distance (densification by
+        // rotation): one pass from the right, twice round, keeps the next
+        // filled bin. At least one bin is filled (there are shingles).
+        let mut next = BINS;
+        for j in (0..2 * BINS).rev() {
+            let i = j % BINS;
+            if mins[i] != u64::MAX {
+                next = j;
+            }
+            if j < BINS {
+                let (value, dist) = match next {
+                    n if n < 2 * BINS => (mins[n % BINS], (n - j) as u64),
+                    _ => (0, 0),
+                };
+                out[i] = mix(value ^ dist.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)) as u8;
+            }
         }
         Some(Sketch(out))
     }
@@ -85,14 +94,27 @@ impl Sketch {
     /// from 0 to 1: the share of equal bins, less what one-byte values
     /// agree on by chance.
     pub fn similarity(&self, other: &Sketch) -> f64 {
-        let equal = self
-            .0
-            .iter()
-            .zip(other.0.iter())
-            .filter(|(a, b)| a == b)
-            .count();
+        let equal = self.equal_bins(other);
         let chance = 1.0 / 256.0;
         ((equal as f64 / BINS as f64 - chance) / (1.0 - chance)).clamp(0.0, 1.0)
+    }
+
+    /// How many bins hold the same byte in both sketches: eight bins at a
+    /// time (a cold check compares millions of candidate pairs, and the
+    /// byte-by-byte count was a tenth of its time on 100k records).
+    pub fn equal_bins(&self, other: &Sketch) -> usize {
+        const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+        let mut differ = 0u32;
+        for (a, b) in self.0.chunks_exact(8).zip(other.0.chunks_exact(8)) {
+            let (Ok(a), Ok(b)) = (<[u8; 8]>::try_from(a), <[u8; 8]>::try_from(b)) else {
+                continue;
+            };
+            let x = u64::from_le_bytes(a) ^ u64::from_le_bytes(b);
+            // The top bit of each byte of `x` that is not zero.
+            let nonzero = (((x & LOW7) + LOW7) | x) & !LOW7;
+            differ += nonzero.count_ones();
+        }
+        BINS - differ as usize
     }
 
     /// The key of band `band` (its [`ROWS`] bytes).
@@ -323,6 +345,67 @@ mod tests {
                 total += (got - want).abs();
             }
             assert!(total / 20.0 < 0.04, "{shared}: mean error {}", total / 20.0);
+        }
+    }
+
+    #[test]
+    fn equal_bins_counts_byte_by_byte() {
+        let mut state = 0x1234_5678_9abc_def0u64;
+        for round in 0..2000 {
+            let mut a = [0u8; BINS];
+            let mut b = [0u8; BINS];
+            for i in 0..BINS {
+                state = mix(state.wrapping_add(i as u64));
+                a[i] = state as u8;
+                // Bytes equal with a share that varies by round, and
+                // values with every bit pattern (0x00, 0x80, 0xff).
+                b[i] = match (state >> 8) % 4 {
+                    _ if (state >> 16) % 100 < round % 100 => a[i],
+                    0 => a[i] ^ 0x80,
+                    1 => a[i] ^ 0x01,
+                    2 => 0xff,
+                    _ => (state >> 24) as u8,
+                };
+            }
+            let naive = a.iter().zip(&b).filter(|(x, y)| x == y).count();
+            assert_eq!(Sketch(a).equal_bins(&Sketch(b)), naive);
+        }
+    }
+
+    /// The densification as it was first written: each empty bin looks
+    /// right for the next filled one.
+    fn densified_reference(mins: &[u64; BINS]) -> [u8; BINS] {
+        let mut out = [0u8; BINS];
+        for (i, byte) in out.iter_mut().enumerate() {
+            let (value, dist) = (0..BINS)
+                .map(|d| (mins[(i + d) % BINS], d as u64))
+                .find(|(v, _)| *v != u64::MAX)
+                .unwrap_or((0, 0));
+            *byte = mix(value ^ dist.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)) as u8;
+        }
+        out
+    }
+
+    #[test]
+    fn one_pass_densification_is_the_reference_one() {
+        // Texts of every length: from bins mostly empty to all filled.
+        for words in [9usize, 12, 20, 40, 80, 160, 400, 1000] {
+            let text: String = (0..words)
+                .map(|i| format!("w{} ", i * 7919 % 1009))
+                .collect();
+            let mut mins = [u64::MAX; BINS];
+            let mut prev: Option<u64> = None;
+            tokens(&text, |t| {
+                if let Some(p) = prev {
+                    let x = mix(p.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ t);
+                    let bin = (x >> (64 - BIN_BITS)) as usize;
+                    let v = x & ((1 << (64 - BIN_BITS)) - 1);
+                    mins[bin] = mins[bin].min(v);
+                }
+                prev = Some(t);
+            });
+            let sketch = Sketch::of(&text).expect("sketch");
+            assert_eq!(sketch.0, densified_reference(&mins), "{words} words");
         }
     }
 

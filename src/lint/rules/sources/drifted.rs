@@ -413,3 +413,19 @@ mod tests {
         assert_eq!(find_lines(&cited, "", near), None);
     }
 }
+
+/// The root-relative files `info`'s well-formed `file:` sources name, as
+/// `sources/drifted` reads them on a change.
+pub fn cited_files(info: &crate::lint::RecordInfo) -> Vec<std::borrow::Cow<'_, str>> {
+    info.sources
+        .iter()
+        .filter_map(|at| {
+            let value = at.value.strip_prefix("file:")?;
+            if crate::model::kind::source_problem(&at.value).is_some() {
+                return None;
+            }
+            crate::model::kind::split_file_source(value).ok()?;
+            crate::lint::rules::sources::file_target(value).ok()
+        })
+        .collect()
+}

@@ -1,0 +1,189 @@
+//! What `sources/drifted` keeps between runs in the work tree
+//! (`.memlint/drift-judged`, [`crate::store::judged`]): the stored verdict
+//! of a record is reused while HEAD, the configuration and every file the
+//! verdict read (the record, its cited files) are as they were; a file is
+//! read again only when its stat data changed or were racily close to the
+//! run that stored them.
+
+use super::{Cited, Judge};
+use crate::engine::workspace::Workspace;
+use crate::io::git::Repo;
+use crate::io::stat::Stat;
+use crate::model::hashing::Map as HashMap;
+use crate::store::judged::{Judged, Known, Verdict};
+use gix::ObjectId;
+
+/// A verdict and the paths it read.
+pub(super) type Judgement = (Verdict, Vec<String>);
+
+/// The stored verdicts that may be reused, and what is known of files now.
+pub(super) struct Reuse {
+    key: u64,
+    head: ObjectId,
+    prefix: String,
+    started: i64,
+    stored: Option<Judged>,
+    /// Path → (stat now, blob id now) of the stored files, then of the
+    /// files read by this run's judging.
+    now: HashMap<String, (Option<Stat>, Option<ObjectId>)>,
+    /// Whether what is stored differs from what this run concludes.
+    changed: bool,
+}
+
+impl Reuse {
+    /// The stored verdicts for HEAD `head` and this configuration, their
+    /// files checked against the work tree (in parallel); nothing when
+    /// `caching` is off.
+    pub(super) fn load(ws: &Workspace, repo: &Repo, head: ObjectId, caching: bool) -> Reuse {
+        let started = crate::io::stat::now_ns();
+        let key = crate::io::cache::key(&ws.config);
+        let stored = caching
+            .then(|| crate::store::judged::load(&ws.root))
+            .flatten()
+            .filter(|j| j.key == key && j.head == head && j.prefix == repo.prefix);
+        let mut out = Reuse {
+            key,
+            head,
+            prefix: repo.prefix.clone(),
+            started,
+            now: HashMap::default(),
+            changed: stored.is_none(),
+            stored: None,
+        };
+        if let Some(j) = stored {
+            out.check_files(ws, repo, &j);
+            out.stored = Some(j);
+        }
+        out
+    }
+
+    /// Fills `now` from the stored files: the stored id where the stat
+    /// data match and are not racy, else the file read and hashed again.
+    fn check_files(&mut self, ws: &Workspace, repo: &Repo, j: &Judged) {
+        use rayon::prelude::*;
+        let paths: Vec<&str> = j.files.iter().map(|f| f.path.as_str()).collect();
+        let stats = Stat::many(&ws.root, &paths);
+        let kind = repo.repo.object_hash();
+        let now: Vec<(Option<Stat>, Option<ObjectId>, bool)> = j
+            .files
+            .par_iter()
+            .zip(stats)
+            .map(|(f, stat)| match (stat, f.stat) {
+                (None, None) => (None, None, false),
+                (Some(s), Some(old)) if s == old && !s.racy(j.started) => (Some(s), f.id, false),
+                (stat, _) => {
+                    let id = crate::io::source::read_source(&ws.root, &f.path).and_then(|b| {
+                        gix::objs::compute_hash(kind, gix::objs::Kind::Blob, &b).ok()
+                    });
+                    (stat, id, true)
+                }
+            })
+            .collect();
+        for (f, (stat, id, reread)) in j.files.iter().zip(now) {
+            self.changed |= reread;
+            self.now.insert(f.path.clone(), (stat, id));
+        }
+    }
+
+    /// The records whose stored verdicts hold (with them), and those to
+    /// judge.
+    pub(super) fn split<'a, 'c>(
+        &mut self,
+        by_record: Vec<(&'a str, Vec<&'c Cited<'a>>)>,
+    ) -> (Vec<Judgement>, Vec<(&'a str, Vec<&'c Cited<'a>>)>) {
+        let Some(stored) = self.stored.take() else {
+            return (Vec::new(), by_record);
+        };
+        let mut verdicts: HashMap<String, Verdict> = stored
+            .verdicts
+            .into_iter()
+            .map(|v| (v.path.clone(), v))
+            .collect();
+        let (mut kept, mut rest) = (Vec::new(), Vec::new());
+        for (record, sources) in by_record {
+            let holds = verdicts.remove(record).filter(|v| {
+                v.deps.iter().all(|&d| {
+                    let f = &stored.files[d];
+                    self.now.get(&f.path).is_some_and(|(_, id)| *id == f.id)
+                })
+            });
+            match holds {
+                Some(mut v) => {
+                    let deps = v
+                        .deps
+                        .iter()
+                        .map(|&d| stored.files[d].path.clone())
+                        .collect();
+                    v.deps.clear();
+                    kept.push((v, deps));
+                }
+                None => rest.push((record, sources)),
+            }
+        }
+        // A record gone, or no longer citing a file: stored for nothing.
+        self.changed |= !verdicts.is_empty() || !rest.is_empty();
+        (kept, rest)
+    }
+
+    /// Takes in the blob ids of the files `judge` read.
+    pub(super) fn learn(&mut self, judge: &Judge) {
+        for (path, id) in judge.ids.borrow().iter() {
+            self.now.entry(path.clone()).or_insert((None, *id)).1 = *id;
+        }
+    }
+
+    /// Stores the verdicts when they differ from the stored ones.
+    pub(super) fn save(mut self, ws: &Workspace, verdicts: &[Judgement]) {
+        if !self.changed {
+            return;
+        }
+        let mut index: HashMap<&str, usize> = HashMap::default();
+        let mut paths: Vec<&str> = Vec::new();
+        let mut out = Vec::with_capacity(verdicts.len());
+        for (v, deps) in verdicts {
+            let mut v = v.clone();
+            v.deps = deps
+                .iter()
+                .map(|p| {
+                    *index.entry(p.as_str()).or_insert_with(|| {
+                        paths.push(p.as_str());
+                        paths.len() - 1
+                    })
+                })
+                .collect();
+            out.push(v);
+        }
+        // The files read for the first time are stat'ed now: a change
+        // since they were read shows as a racy stat on the next run.
+        let unknown: Vec<&str> = paths
+            .iter()
+            .copied()
+            .filter(|p| self.now.get(*p).is_none_or(|(s, _)| s.is_none()))
+            .collect();
+        for (p, stat) in unknown.iter().zip(Stat::many(&ws.root, &unknown)) {
+            self.now.entry(p.to_string()).or_insert((None, None)).0 = stat;
+        }
+        let files = paths
+            .iter()
+            .map(|p| {
+                let (stat, id) = self.now.get(*p).copied().unwrap_or((None, None));
+                Known {
+                    path: p.to_string(),
+                    stat,
+                    id,
+                }
+            })
+            .collect();
+        crate::store::judged::save(
+            &ws.root,
+            &Judged {
+                key: self.key,
+                head: self.head,
+                prefix: self.prefix,
+                started: self.started,
+                files,
+                verdicts: out,
+            },
+        );
+    }
+}

@@ -1,0 +1,440 @@
+//! `.memlint/drift-judged`: what `sources/drifted` last concluded of each
+//! record citing a file, and the files each conclusion read (the record
+//! itself, its cited files, where they were renamed to), with their stat
+//! data and git blob id. The whole file is keyed by HEAD, the workspace's
+//! place in the repository and the configuration key
+//! ([`crate::io::cache::key`]): a commit, a rebase, a reset or an amend
+//! (HEAD moved), a new configuration or another memlint judges every
+//! record again. Within one key, a record is judged again only when one of
+//! the files its conclusion read has another blob id now; a file whose
+//! stat data are those stored (and not racily close to the run that stored
+//! them) keeps its stored id without being read. The strings findings
+//! repeat (messages, commit ids, rule names, fix texts) are stored once,
+//! in a table the findings point into.
+
+use crate::io::fs::read_regular;
+use crate::io::stat::Stat;
+use crate::model::diagnostic::{Diagnostic, Severity};
+use crate::model::hashing::Map;
+use crate::model::rule::Rule;
+use crate::store::codec::{checked, Reader, Writer, FORMAT};
+use crate::store::table::{make_dir, DIR};
+use gix::ObjectId;
+use std::ops::Range;
+use std::path::Path;
+
+/// The cache's name inside [`DIR`].
+pub const JUDGED: &str = "drift-judged";
+
+/// The second layout: the repeated strings in one table.
+const MAGIC: &[u8; 8] = b"MLJUDGE3";
+
+/// A file a conclusion read: its path, stat data and blob id then (`None`
+/// when it could not be read).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Known {
+    pub path: String,
+    pub stat: Option<Stat>,
+    pub id: Option<ObjectId>,
+}
+
+/// A rewrite `--fix` makes to a source entry (see
+/// `engine::drift::SourceFix`; the record is the verdict's).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fix {
+    pub span: Range<usize>,
+    pub old: String,
+    pub new: String,
+}
+
+/// Why a record was not judged, if it was not.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unjudged {
+    No,
+    Uncommitted,
+    Shallow,
+}
+
+/// What was concluded of one record.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    /// The record, root-relative.
+    pub path: String,
+    /// The files the conclusion read: indexes into [`Judged::files`].
+    pub deps: Vec<usize>,
+    pub diagnostics: Vec<Diagnostic>,
+    pub fixes: Vec<Fix>,
+    /// The drift marks of the record (see `engine::drift_marks`).
+    pub marks: Vec<crate::store::drift_marks::DriftMark>,
+    pub unjudged: Unjudged,
+}
+
+/// The stored conclusions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Judged {
+    /// The configuration key ([`crate::io::cache::key`]).
+    pub key: u64,
+    /// HEAD when they were drawn.
+    pub head: ObjectId,
+    /// The workspace root's place in the work tree.
+    pub prefix: String,
+    /// When the run that drew them started (ns since the epoch): a file
+    /// modified this close to it is read again.
+    pub started: i64,
+    pub files: Vec<Known>,
+    /// Sorted by path.
+    pub verdicts: Vec<Verdict>,
+}
+
+/// The stored conclusions, if there are readable ones.
+pub fn load(root: &Path) -> Option<Judged> {
+    let bytes = read_regular(&root.join(DIR).join(JUDGED)).ok()?;
+    decode(&bytes)
+}
+
+/// Stores the conclusions; a cache, so a failure to write is ignored (the
+/// next run judges again).
+pub fn save(root: &Path, judged: &Judged) {
+    let _ = make_dir(root)
+        .and_then(|dir| crate::io::fs::write_cache(&dir.join(JUDGED), &encode(judged)));
+}
+
+fn id(w: &mut Writer, id: Option<&ObjectId>) {
+    match id {
+        None => w.usize(0),
+        Some(id) => {
+            let bytes = id.as_bytes();
+            w.usize(bytes.len());
+            w.buf.extend_from_slice(bytes);
+        }
+    }
+}
+
+fn read_id(r: &mut Reader) -> Option<Option<ObjectId>> {
+    match r.usize()? {
+        0 => Some(None),
+        n => Some(Some(ObjectId::try_from(r.bytes(n)?).ok()?)),
+    }
+}
+
+/// The strings verdicts repeat (messages, commit ids, rule names, the
+/// source entries a fix rewrites), each stored once: many records citing
+/// one file draw the same message naming the same commits.
+#[derive(Default)]
+struct Strings<'a> {
+    index: Map<&'a str, usize>,
+    all: Vec<&'a str>,
+}
+
+impl<'a> Strings<'a> {
+    fn of(&mut self, s: &'a str) -> usize {
+        *self.index.entry(s).or_insert_with(|| {
+            self.all.push(s);
+            self.all.len() - 1
+        })
+    }
+}
+
+/// Interns the strings of `j`'s verdicts.
+fn strings(j: &Judged) -> Strings<'_> {
+    let mut t = Strings::default();
+    for v in &j.verdicts {
+        for d in &v.diagnostics {
+            t.of(d.rule.as_str());
+            t.of(&d.message);
+            for c in &d.commits {
+                t.of(c);
+            }
+        }
+        for f in &v.fixes {
+            t.of(&f.old);
+            t.of(&f.new);
+        }
+        for m in &v.marks {
+            t.of(&m.source);
+            for s in [&m.commit, &m.date].into_iter().flatten() {
+                t.of(s);
+            }
+        }
+    }
+    t
+}
+
+/// An optional interned string: 0 for none, else its index plus one.
+fn opt_string(w: &mut Writer, t: &Strings, s: Option<&String>) {
+    w.usize(s.map_or(0, |s| t.index[s.as_str()] + 1));
+}
+
+fn read_opt_string(r: &mut Reader, table: &[&str]) -> Option<Option<String>> {
+    match r.usize()? {
+        0 => Some(None),
+        i => Some(Some(table.get(i - 1)?.to_string())),
+    }
+}
+
+fn diagnostic(w: &mut Writer, t: &Strings, d: &Diagnostic) {
+    w.usize(t.index[d.rule.as_str()]);
+    w.u8(match d.severity {
+        Severity::Warning => 0,
+        Severity::Error => 1,
+    });
+    w.usize(d.line);
+    w.usize(d.column);
+    w.usize(d.end_line);
+    w.usize(d.end_column);
+    w.span(&d.span);
+    w.usize(t.index[d.message.as_str()]);
+    w.u8(u8::from(d.fixable));
+    w.usize(d.omitted);
+    w.usize(d.commits.len());
+    for c in &d.commits {
+        w.usize(t.index[c.as_str()]);
+    }
+}
+
+/// A string of the table by its stored index.
+fn read_string<'a>(r: &mut Reader, table: &[&'a str]) -> Option<&'a str> {
+    table.get(r.usize()?).copied()
+}
+
+fn read_diagnostic(r: &mut Reader, table: &[&str], path: &str) -> Option<Diagnostic> {
+    let rule = Rule::from_name(read_string(r, table)?)?;
+    let severity = match r.u8()? {
+        0 => Severity::Warning,
+        1 => Severity::Error,
+        _ => return None,
+    };
+    let (line, column, end_line, end_column) = (r.usize()?, r.usize()?, r.usize()?, r.usize()?);
+    let span = r.span()?;
+    let message = read_string(r, table)?.to_string();
+    let fixable = r.flag()?;
+    let omitted = r.usize()?;
+    let n = r.count()?;
+    let mut commits = Vec::with_capacity(n);
+    for _ in 0..n {
+        commits.push(read_string(r, table)?.to_string());
+    }
+    Some(Diagnostic {
+        rule,
+        severity,
+        path: path.to_string(),
+        line,
+        column,
+        end_line,
+        end_column,
+        message,
+        fixable,
+        span,
+        omitted,
+        commits,
+    })
+}
+
+fn encode(j: &Judged) -> Vec<u8> {
+    let mut w = Writer { buf: Vec::new() };
+    w.buf.extend_from_slice(MAGIC);
+    w.buf.extend_from_slice(&FORMAT.to_le_bytes());
+    w.uint(j.key);
+    id(&mut w, Some(&j.head));
+    w.str(&j.prefix);
+    w.int(j.started);
+    w.usize(j.files.len());
+    for f in &j.files {
+        w.str(&f.path);
+        w.opt_stat(f.stat.as_ref());
+        id(&mut w, f.id.as_ref());
+    }
+    let t = strings(j);
+    w.usize(t.all.len());
+    for s in &t.all {
+        w.str(s);
+    }
+    w.usize(j.verdicts.len());
+    for v in &j.verdicts {
+        w.str(&v.path);
+        w.u8(match v.unjudged {
+            Unjudged::No => 0,
+            Unjudged::Uncommitted => 1,
+            Unjudged::Shallow => 2,
+        });
+        w.usize(v.deps.len());
+        for d in &v.deps {
+            w.usize(*d);
+        }
+        w.usize(v.diagnostics.len());
+        for d in &v.diagnostics {
+            diagnostic(&mut w, &t, d);
+        }
+        w.usize(v.fixes.len());
+        for f in &v.fixes {
+            w.span(&f.span);
+            w.usize(t.index[f.old.as_str()]);
+            w.usize(t.index[f.new.as_str()]);
+        }
+        w.usize(v.marks.len());
+        for m in &v.marks {
+            w.usize(t.index[m.source.as_str()]);
+            opt_string(&mut w, &t, m.commit.as_ref());
+            opt_string(&mut w, &t, m.date.as_ref());
+        }
+    }
+    w.finish()
+}
+
+fn decode(bytes: &[u8]) -> Option<Judged> {
+    let mut r = checked(bytes, MAGIC)?;
+    let key = r.uint()?;
+    let head = read_id(&mut r)??;
+    let prefix = r.str()?;
+    let started = r.int()?;
+    let n = r.count()?;
+    let mut files = Vec::with_capacity(n);
+    for _ in 0..n {
+        files.push(Known {
+            path: r.str()?,
+            stat: r.opt_stat()?,
+            id: read_id(&mut r)?,
+        });
+    }
+    let n = r.count()?;
+    let mut table = Vec::with_capacity(n);
+    for _ in 0..n {
+        table.push(r.str_ref()?);
+    }
+    let n = r.count()?;
+    let mut verdicts = Vec::with_capacity(n);
+    for _ in 0..n {
+        verdicts.push(read_verdict(&mut r, &table, files.len())?);
+    }
+    r.at_end().then_some(Judged {
+        key,
+        head,
+        prefix,
+        started,
+        files,
+        verdicts,
+    })
+}
+
+fn read_verdict(r: &mut Reader, table: &[&str], files: usize) -> Option<Verdict> {
+    let path = r.str()?;
+    let unjudged = match r.u8()? {
+        0 => Unjudged::No,
+        1 => Unjudged::Uncommitted,
+        2 => Unjudged::Shallow,
+        _ => return None,
+    };
+    let m = r.count()?;
+    let mut deps = Vec::with_capacity(m);
+    for _ in 0..m {
+        let d = r.usize()?;
+        if d >= files {
+            return None;
+        }
+        deps.push(d);
+    }
+    let m = r.count()?;
+    let mut diagnostics = Vec::with_capacity(m);
+    for _ in 0..m {
+        diagnostics.push(read_diagnostic(r, table, &path)?);
+    }
+    let m = r.count()?;
+    let mut fixes = Vec::with_capacity(m);
+    for _ in 0..m {
+        fixes.push(Fix {
+            span: r.span()?,
+            old: read_string(r, table)?.to_string(),
+            new: read_string(r, table)?.to_string(),
+        });
+    }
+    let m = r.count()?;
+    let mut marks = Vec::with_capacity(m);
+    for _ in 0..m {
+        marks.push(crate::store::drift_marks::DriftMark {
+            source: read_string(r, table)?.to_string(),
+            commit: read_opt_string(r, table)?,
+            date: read_opt_string(r, table)?,
+        });
+    }
+    Some(Verdict {
+        path,
+        deps,
+        diagnostics,
+        fixes,
+        marks,
+        unjudged,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stored_conclusions_read_back_and_damage_is_refused() {
+        let a = ObjectId::from_hex(b"0123456789abcdef0123456789abcdef01234567").unwrap();
+        let judged = Judged {
+            key: 7,
+            head: a,
+            prefix: "sub/".into(),
+            started: 1_700_000_000_000_000_000,
+            files: vec![
+                Known {
+                    path: "knowledge/a.md".into(),
+                    stat: Some(Stat {
+                        size: 3,
+                        mtime: 5,
+                        ctime: 6,
+                        ino: 9,
+                    }),
+                    id: Some(a),
+                },
+                Known {
+                    path: "src/gone.rs".into(),
+                    stat: None,
+                    id: None,
+                },
+            ],
+            verdicts: vec![Verdict {
+                path: "knowledge/a.md".into(),
+                deps: vec![0, 1],
+                diagnostics: vec![Diagnostic {
+                    rule: Rule::SourcesDrifted,
+                    severity: Severity::Warning,
+                    path: "knowledge/a.md".into(),
+                    line: 4,
+                    column: 5,
+                    end_line: 4,
+                    end_column: 20,
+                    message: "changed".into(),
+                    fixable: true,
+                    span: 30..45,
+                    omitted: 0,
+                    commits: vec!["0123".into()],
+                }],
+                fixes: vec![Fix {
+                    span: 30..45,
+                    old: "file:a#L1-2".into(),
+                    new: "file:a#L3-4".into(),
+                }],
+                marks: vec![
+                    crate::store::drift_marks::DriftMark {
+                        source: "file:a#L1-2".into(),
+                        commit: Some("0123".into()),
+                        date: Some("2026-12-01".into()),
+                    },
+                    crate::store::drift_marks::DriftMark {
+                        source: "file:b".into(),
+                        commit: None,
+                        date: None,
+                    },
+                ],
+                unjudged: Unjudged::No,
+            }],
+        };
+        assert_eq!(decode(&encode(&judged)), Some(judged.clone()));
+        let mut bad = encode(&judged);
+        bad[14] ^= 1;
+        assert!(decode(&bad).is_none());
+    }
+}
