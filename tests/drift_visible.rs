@@ -123,9 +123,12 @@ fn drift_is_marked_in_context_search_and_the_prompt_hook() {
     let json = search_json(root, "cache");
     assert!(drifted_by_path(&json).iter().all(|(_, d)| d.is_null()));
 
-    // `check` judges and keeps what it found.
+    // `check` judges and keeps what it found; a second check, which reuses
+    // the stored verdicts, keeps the marks too.
     let check = memlint(root, &["check"]);
     assert!(check.stdout.contains("sources/drifted"), "{}", check.stdout);
+    let again = memlint(root, &["check"]);
+    assert_eq!(again.stdout, check.stdout);
 
     let context = memlint(root, &["context"]).stdout;
     assert!(
