@@ -825,3 +825,31 @@ fn links_into_memlints_own_files_or_git_are_skipped_and_files_read_once() {
     assert_eq!(report["summary"]["items"], 1, "{report:#}");
     assert_eq!(item(&report, ".git")["outcome"], "skipped");
 }
+
+/// A record directory that is a symbolic link out of the root: nothing of
+/// the import is written, out there or anywhere (exit 2, one line naming
+/// the link), however many records would go through it.
+#[cfg(unix)]
+#[test]
+fn a_record_directory_linked_out_of_the_root_gets_nothing_written() {
+    let tmp = workspace();
+    let notes = tmp.path().join("notes");
+    fs::create_dir_all(&notes).unwrap();
+    for i in 0..3 {
+        fs::write(
+            notes.join(format!("n{i}.md")),
+            format!("---\ntitle: Note {i}\n---\n\nText {i}.\n"),
+        )
+        .unwrap();
+    }
+    let outside = tempfile::tempdir().unwrap();
+    let _ = fs::remove_dir_all(tmp.path().join("knowledge"));
+    std::os::unix::fs::symlink(outside.path(), tmp.path().join("knowledge")).unwrap();
+    let run = memlint(tmp.path(), &["import", "basic-memory", "notes"]);
+    assert_eq!(run.code, 2, "{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        run.stderr,
+        "memlint: error: knowledge leads out of the workspace root through a symbolic link; memlint never writes there; nothing of this import was written\n"
+    );
+    assert_eq!(fs::read_dir(outside.path()).unwrap().count(), 0);
+}

@@ -11,30 +11,48 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
 
-/// Creates each `(path, bytes)` (parent directories included), in
-/// parallel; then flushes the file system holding `root` once. One result
+/// Creates each `(path, bytes)` (parent directories included, each made
+/// once), in parallel; then flushes the file system holding `root` once. One result
 /// per file, in order: [`std::io::ErrorKind::AlreadyExists`] when the path
 /// exists.
 pub fn write_new_all(root: &Path, files: &[(PathBuf, Vec<u8>)]) -> Vec<std::io::Result<()>> {
     use rayon::prelude::*;
+    // Each directory made once (not once per file), before the files.
+    let mut dirs: Vec<&Path> = files
+        .iter()
+        .map(|(path, _)| path.parent().unwrap_or(Path::new(".")))
+        .collect();
+    dirs.sort_unstable();
+    dirs.dedup();
+    let made: std::collections::HashSet<&Path> = dirs
+        .into_iter()
+        .filter(|d| std::fs::create_dir_all(d).is_ok())
+        .collect();
+    let pid = std::process::id();
     let results: Vec<std::io::Result<()>> = files
         .par_iter()
-        .map(|(path, bytes)| create(path, bytes))
+        .map(|(path, bytes)| {
+            let dir = path.parent().unwrap_or(Path::new("."));
+            if !made.contains(dir) {
+                // Tried again for the error to report.
+                std::fs::create_dir_all(dir)?;
+            }
+            create(path, bytes, pid)
+        })
         .collect();
     flush(root, files);
     results
 }
 
-fn create(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+fn create(path: &Path, bytes: &[u8], pid: u32) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     // The name `live_temporary` knows: another run's walk skips it.
-    let tmp = dir.join(format!(".{name}.memlint-{}-b{n:x}.tmp", std::process::id()));
+    let tmp = dir.join(format!(".{name}.memlint-{pid}-b{n:x}.tmp"));
     let written = std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)

@@ -6,6 +6,8 @@
 use super::front::{self, Front};
 use super::item::{date_of, first_heading, first_line, one_line, stem_words, Item, Rec, What};
 use crate::model::kind::Kind;
+// Each file is read on its own: in parallel, in order.
+use rayon::prelude::*;
 
 /// The longest title a record may have.
 pub const TITLE_MAX: usize = 120;
@@ -26,7 +28,7 @@ pub fn claude(files: &[(String, String)]) -> Vec<Item> {
         }
     }
     files
-        .iter()
+        .par_iter()
         .map(|(rel, text)| {
             let f = front::read(text);
             if file_name(rel) == "MEMORY.md" {
@@ -107,7 +109,7 @@ fn index_only(rel: &str, body: &str, names: &[&str]) -> Option<usize> {
 /// A Cline, Roo or Kilo memory bank.
 pub fn memory_bank(files: &[(String, String)]) -> Vec<Item> {
     files
-        .iter()
+        .par_iter()
         .map(|(rel, text)| {
             let f = front::read(text);
             let stem = stem_words(rel).to_lowercase().replace(' ', "");
@@ -145,7 +147,7 @@ pub fn memory_bank(files: &[(String, String)]) -> Vec<Item> {
 /// observations and `[[relations]]`.
 pub fn basic_memory(files: &[(String, String)]) -> Vec<Item> {
     files
-        .iter()
+        .par_iter()
         .map(|(rel, text)| {
             let f = front::read(text);
             let kind = match f.text("type").as_deref() {
@@ -208,7 +210,7 @@ pub fn kiro(files: &[(String, String)]) -> Vec<Item> {
 
 fn rules(files: &[(String, String)], always: fn(&Front) -> bool, known: &[&str]) -> Vec<Item> {
     files
-        .iter()
+        .par_iter()
         .map(|(rel, text)| {
             let f = front::read(text);
             let mut rec = Rec::new(

@@ -120,7 +120,9 @@ fn items(ws: &Workspace, format: Format, found: Vec<Found>) -> Vec<Item> {
         what: What::Refuse(why),
         notes: Vec::new(),
     };
-    let read: Vec<(Found, Option<Result<String, String>>)> = found
+    // Read and searched for secrets in parallel.
+    type Read = (Found, Option<Result<String, String>>, Option<&'static str>);
+    let read: Vec<Read> = found
         .into_par_iter()
         .map(|f| {
             let text = match (&f, format) {
@@ -129,10 +131,16 @@ fn items(ws: &Workspace, format: Format, found: Vec<Found>) -> Vec<Item> {
                 }
                 _ => None,
             };
-            (f, text)
+            let secret = match &text {
+                Some(Ok(t)) => crate::syntax::secrets::find(t)
+                    .first()
+                    .map(|(_, what)| *what),
+                _ => None,
+            };
+            (f, text, secret)
         })
         .collect();
-    for (f, text) in read {
+    for (f, text, secret) in read {
         if let Found::File { rel, .. } = &f {
             if let Some((_, what)) = crate::syntax::secrets::find(rel).first() {
                 items.push(refused(
@@ -158,7 +166,7 @@ fn items(ws: &Workspace, format: Format, found: Vec<Found>) -> Vec<Item> {
             }
             Found::File { rel, .. } => match text {
                 Some(Ok(text)) => {
-                    if let Some((_, what)) = crate::syntax::secrets::find(&text).first() {
+                    if let Some(what) = secret {
                         items.push(refused(
                             &rel,
                             format!("holds what looks like {what}; skipped whole (never written, never shown)"),

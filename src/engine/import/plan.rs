@@ -42,26 +42,31 @@ pub fn settle(
     let dated = dates(ws, &items, today);
     let slots = slots(ws, &items);
     let names = names(&items, &slots);
-    let mut notes: Vec<Vec<String>> = items.iter().map(|i| i.notes.clone()).collect();
-    let texts: Vec<Option<Result<String, String>>> = items
-        .iter()
+    // Each record laid out on its own: in parallel, in order.
+    use rayon::prelude::*;
+    let (texts, mut notes): (Vec<Option<Result<String, String>>>, Vec<Vec<String>>) = items
+        .par_iter()
         .enumerate()
-        .map(|(i, item)| match (&item.what, &slots[i], &dated[i]) {
-            (What::Record(rec), Slot::New { slug, .. }, Some(d)) => {
-                Some(text(rec, slug, &item.file, d, &names, &mut notes[i]))
-            }
-            // What it would be now, to tell whether the source changed.
-            (What::Record(rec), Slot::Existing { path, .. }, Some(d)) => Some(text(
-                rec,
-                stem(path),
-                &item.file,
-                d,
-                &names,
-                &mut Vec::new(),
-            )),
-            _ => None,
+        .map(|(i, item)| {
+            let mut notes = item.notes.clone();
+            let text = match (&item.what, &slots[i], &dated[i]) {
+                (What::Record(rec), Slot::New { slug, .. }, Some(d)) => {
+                    Some(text(rec, slug, &item.file, d, &names, &mut notes))
+                }
+                // What it would be now, to tell whether the source changed.
+                (What::Record(rec), Slot::Existing { path, .. }, Some(d)) => Some(text(
+                    rec,
+                    stem(path),
+                    &item.file,
+                    d,
+                    &names,
+                    &mut Vec::new(),
+                )),
+                _ => None,
+            };
+            (text, notes)
         })
-        .collect();
+        .unzip();
     let context = super::plan_context::blocks(ws, &items, &dated)?;
     let mut changes: Vec<(String, String)> = Vec::new();
     for (i, slot) in slots.iter().enumerate() {
@@ -503,12 +508,21 @@ fn write_all(root: &std::path::Path, writes: Vec<Write>) -> Result<(), ImportErr
         .partition(|w| matches!(w, Write::Create { .. }));
     let mut files: Vec<(std::path::PathBuf, Vec<u8>)> = Vec::with_capacity(creates.len());
     let mut names: Vec<String> = Vec::with_capacity(creates.len());
+    // Nothing is written through a link out of the root. A new record's
+    // own name is no link (its slot was free, and a link never writes
+    // through a name that is taken), so each directory is resolved once.
+    let canonical = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let mut dirs: HashMap<&str, Option<String>> = HashMap::new();
     for w in &creates {
         if let Write::Create { path, text } = w {
-            // Nothing is written through a link out of the root.
-            if let crate::io::fs::Resolved::Escapes(link) =
-                crate::io::fs::resolve_inside(root, std::path::Path::new(path))
-            {
+            let (dir, _) = path.rsplit_once('/').unwrap_or(("", path));
+            let escapes = dirs.entry(dir).or_insert_with(|| {
+                match crate::io::fs::resolve_below(&canonical, std::path::Path::new(path)) {
+                    crate::io::fs::Resolved::Escapes(link) => Some(link),
+                    _ => None,
+                }
+            });
+            if let Some(link) = escapes {
                 return Err(AuthorError::Usage(format!(
                     "{link} leads out of the workspace root through a symbolic link; memlint never writes there"
                 ))
