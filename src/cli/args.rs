@@ -603,7 +603,7 @@ pub enum ImportFormat {
     Claude,
     /// Cline / Roo / Kilo memory bank (projectbrief.md, activeContext.md, …)
     MemoryBank,
-    /// basic-memory notes (title, type, permalink, tags; observations, [[relations]])
+    /// basic-memory notes (title, type, permalink, tags; observations, wiki-link relations)
     BasicMemory,
     /// beads issues (.beads/issues.jsonl)
     Beads,

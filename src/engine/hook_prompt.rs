@@ -208,7 +208,7 @@ const MIN_CUT_SNIPPET: usize = 40;
 /// One hit as added to the prompt: its path, title and day on one line,
 /// on the next the sentences of the search's snippet that hold the words
 /// matched (`…` for what is left out; the first sentence when no word of
-/// the snippet matched), at most [`ENTRY_SNIPPET`] characters; every value
+/// the snippet matched), at most `ENTRY_SNIPPET` characters; every value
 /// sanitized (credentials masked, control and invisible characters shown
 /// as symbols) before it is counted.
 pub fn entry(hit: &Hit) -> String {
@@ -251,7 +251,7 @@ fn cut_to(text: &str, max: usize) -> String {
 /// The text added for `hits`, best first, within `max_chars` characters
 /// (counted as characters): the header, then each entry that still fits
 /// whole; an entry that does not fit with its snippet cut to at least
-/// [`MIN_CUT_SNIPPET`] characters (ending with `…`) is left out and the
+/// `MIN_CUT_SNIPPET` characters (ending with `…`) is left out and the
 /// next tried, and one that does ends the text. Every line is quoted
 /// whole: a cut never falls inside a line's `> ` or its path. The first
 /// entry, when not even its head line fits, is cut at a character to fit.
