@@ -308,6 +308,20 @@ fn the_harness_compares_and_fails() {
     assert!(matches(&want, &norm("a\nd")));
     assert!(!matches(&want, &norm("a\nb")));
     assert!(!matches(&norm("a\nb"), &norm("a\nc")));
+    // ` …` inside a line stands for the rest of a long line up to its end.
+    let long = norm("{\"ctx\":\"Search memory before starting work …\"}");
+    assert!(matches(
+        &long,
+        &norm("{\"ctx\":\"Search memory before starting work and more\"}")
+    ));
+    assert!(!matches(
+        &long,
+        &norm("{\"ctx\":\"Search memory before starting\"}")
+    ));
+    assert!(!matches(
+        &long,
+        &norm("{\"ctx\":\"Search memory before starting work and more\"")
+    ));
     let steps = parse(
         "<!-- doctest: git init -->\n```markdown file=a.md\nx\n```\n```console\n$ echo hi\nhi\n$ echo $?\n0\n```\n",
     );

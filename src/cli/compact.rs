@@ -194,7 +194,7 @@ mod render {
         path: &'a str,
     }
 
-    /// The JSON report of a stored import (SPEC §4).
+    /// The JSON report of a stored import (docs/commands.md).
     pub(super) fn imported_json(imported: &Imported) -> String {
         let value = ImportJson {
             operation: "import",
@@ -236,7 +236,7 @@ mod render {
         sessions: &'a [Listed],
     }
 
-    /// The JSON listing (SPEC §4): `{"sessions": [{"id", "created",
+    /// The JSON listing (docs/commands.md): `{"sessions": [{"id", "created",
     /// "description", "path"}]}`, newest first.
     pub(super) fn list_json(sessions: &[Listed]) -> String {
         crate::syntax::sanitize::json(&ListJson { sessions })

@@ -7,7 +7,7 @@ use super::settings::Settings;
 use crate::engine::workspace::WorkspaceError;
 use std::process::ExitCode;
 
-/// `memlint context [rotate]` (SPEC §6).
+/// `memlint context [rotate]` (docs/agent-hooks.md).
 pub(super) fn run(s: &Settings, args: &ContextArgs) -> Result<ExitCode, WorkspaceError> {
     use crate::engine::context as c;
     let env = |name: &str| std::env::var(name).ok();

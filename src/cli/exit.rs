@@ -1,10 +1,10 @@
-//! Exit codes (SPEC §4): 0 clean, 1 findings, 2 usage, unreadable or
+//! Exit codes (docs/commands.md): 0 clean, 1 findings, 2 usage, unreadable or
 //! internal errors, 3 staging lock held.
 
 use crate::engine::workspace::Workspace;
 use std::process::ExitCode;
 
-/// What a command's run came to, as SPEC §4 counts it. Every exit code
+/// What a command's run came to, as docs/commands.md counts it. Every exit code
 /// memlint picks is one of these (clap's own usage errors aside, which
 /// are 2 as well).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,7 +108,7 @@ pub(super) fn too_large(why: &str) -> ExitCode {
     Outcome::Findings.into()
 }
 
-/// `compact`'s failures (SPEC §4): 1 for a refused import or a missing
+/// `compact`'s failures (docs/commands.md): 1 for a refused import or a missing
 /// record, 2 for a usage error or an unusable workspace.
 pub(super) fn compact(e: &crate::engine::compact::CompactError) -> ExitCode {
     use crate::engine::compact::CompactError;
@@ -123,7 +123,7 @@ pub(super) fn compact(e: &crate::engine::compact::CompactError) -> ExitCode {
     }
 }
 
-/// `staging`'s failures (SPEC §4): 3 when the consolidation lock is held
+/// `staging`'s failures (docs/commands.md): 3 when the consolidation lock is held
 /// by someone else, else 2.
 pub(super) fn staging(e: &crate::engine::staging::StagingError) -> ExitCode {
     match e.is_conflict() {

@@ -41,7 +41,7 @@ pub(super) fn run(s: &Settings, args: &SearchArgs) -> Result<ExitCode, Workspace
     Ok(walk_outcome(&s.workspace, ExitCode::SUCCESS))
 }
 
-/// The JSON of SPEC §4: `{"query", "results": [{"path", "kind", "slug",
+/// The JSON of docs/commands.md: `{"query", "results": [{"path", "kind", "slug",
 /// "title", "status", "score", "snippet"}]}`, each result with its `date`
 /// too, and `drifted`: `null`, or the source that changed since the record
 /// was written or verified, `{"source", "commit", "date"}` (the commit and

@@ -106,7 +106,7 @@ pub fn run(ws: &Workspace, all: &[String], selected: &dyn Fn(&str) -> bool) -> O
 }
 
 /// [`run`] with explicit index options. Per-file results of unchanged files
-/// come from `.memlint/index` (SPEC §7); the cross-record rules run over
+/// come from `.memlint/index` (docs/recall.md); the cross-record rules run over
 /// every record each time.
 pub fn run_with(
     ws: &Workspace,

@@ -1,4 +1,4 @@
-//! `memlint compact`: compacted session memories (SPEC §2 "Session records").
+//! `memlint compact`: compacted session memories (docs/records.md "Session records").
 //!
 //! `import` validates a 14-section session text with the same rules
 //! `memlint check` runs and stores it as
@@ -193,7 +193,7 @@ pub struct Imported {
     pub problems: Vec<Problem>,
 }
 
-/// The empty 14-section session text (SPEC §2), for an agent to fill in.
+/// The empty 14-section session text (docs/records.md), for an agent to fill in.
 pub fn template() -> String {
     let mut out = String::new();
     for (i, name) in crate::syntax::session::SECTIONS.iter().enumerate() {
@@ -584,7 +584,7 @@ pub struct Listed {
     pub description: String,
     /// Relative to the root, with `/` separators.
     pub path: String,
-    /// Shown by the human output only: the JSON shape of SPEC §4 has no tags.
+    /// Shown by the human output only: the JSON shape of docs/commands.md has no tags.
     #[serde(skip)]
     pub tags: Vec<String>,
 }

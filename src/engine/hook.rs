@@ -1,4 +1,4 @@
-//! `memlint hook session-start|post-write|stop` (SPEC §6): adapters for the
+//! `memlint hook session-start|post-write|stop` (docs/agent-hooks.md): adapters for the
 //! hooks of Claude Code style agent runtimes. They never block a session
 //! because memory is broken: `session-start` and `stop` always proceed;
 //! `post-write` blocks only to hand lint errors back to the agent.

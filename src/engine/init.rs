@@ -73,7 +73,7 @@ fn create(path: &Path, bytes: &[u8]) -> Result<bool, WorkspaceError> {
 }
 
 /// Refuses to write `path` through a symbolic link that leads out of
-/// `root` (SPEC §1): a cloned repository could point `.gitignore` or
+/// `root` (docs/configuration.md): a cloned repository could point `.gitignore` or
 /// `.githooks` anywhere.
 pub(crate) fn inside(root: &Path, path: &Path) -> Result<(), WorkspaceError> {
     match crate::io::fs::path_stays_inside(root, path) {
@@ -271,7 +271,7 @@ echo "memlint commit-msg: commit stopped. Add the trailer to the message, or com
 exit 1
 "#;
 
-/// The agent-runtime hook settings (SPEC §6) `init --hooks` prints, in the
+/// The agent-runtime hook settings (docs/agent-hooks.md) `init --hooks` prints, in the
 /// settings format of Claude Code style runtimes.
 pub const AGENT_HOOKS: &str = r#"{
   "hooks": {

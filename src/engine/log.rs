@@ -1,4 +1,4 @@
-//! Git history: the `Memlint-GC:` trailer (SPEC §3) and `memlint log`.
+//! Git history: the `Memlint-GC:` trailer (docs/rules.md) and `memlint log`.
 //! Everything is read through gix. (`check --base` is in
 //! `crate::engine::version`.)
 
@@ -478,7 +478,7 @@ pub fn render_human(log: &Log) -> String {
     out
 }
 
-/// JSON output of `memlint log` (SPEC §4), secrets masked.
+/// JSON output of `memlint log` (docs/commands.md), secrets masked.
 pub fn render_json(log: &Log) -> String {
     crate::syntax::sanitize::json(log)
 }

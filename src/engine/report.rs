@@ -1,4 +1,4 @@
-//! `memlint report` (SPEC §4): the tidy-up material the consolidation worker
+//! `memlint report` (docs/commands.md): the tidy-up material the consolidation worker
 //! reads — every diagnostic per record, the `replaced_by` chains, records
 //! over `max_sources`, near-duplicate slug clusters, records that say
 //! nearly the same thing and the staging backlog.
@@ -114,7 +114,7 @@ pub fn build_with_records(
 }
 
 impl Report {
-    /// The JSON shape of SPEC §4, keys in the order the specification
+    /// The JSON shape of docs/commands.md, keys in the order the specification
     /// lists them.
     pub fn json(&self) -> String {
         #[derive(serde::Serialize)]

@@ -1,4 +1,4 @@
-//! Staging and the consolidation lock (SPEC §9): `memlint staging status`,
+//! Staging and the consolidation lock (docs/consolidation.md): `memlint staging status`,
 //! `claim` and `release`.
 //!
 //! Phase 1 drops activity logs into `staging/`; one consolidation worker at a
@@ -139,7 +139,7 @@ pub struct Backlog {
     pub due: bool,
 }
 
-/// What `staging status` reports (SPEC §4).
+/// What `staging status` reports (docs/commands.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Status {
     /// Number of staging files.
@@ -156,7 +156,7 @@ pub struct Status {
     pub unreadable_lock: Option<String>,
 }
 
-/// What `staging claim` reports (SPEC §4).
+/// What `staging claim` reports (docs/commands.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Claimed {
     /// The claiming pod.
@@ -170,7 +170,7 @@ pub struct Claimed {
     pub replaced_unreadable: Option<String>,
 }
 
-/// What `staging release` reports (SPEC §4).
+/// What `staging release` reports (docs/commands.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Released {
     /// The staging ids deleted (the claim's consumed list).

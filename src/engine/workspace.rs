@@ -128,7 +128,7 @@ impl Workspace {
             None => (root.join(config::FILE_NAME), false),
         };
         // A workspace's own configuration is never read from outside it
-        // (SPEC §1); `--config` names a file on purpose.
+        // (docs/configuration.md); `--config` names a file on purpose.
         if !required && !crate::io::fs::stays_inside(&root, &path) {
             return Err(WorkspaceError::Usage(format!(
                 "{} leads out of {} through a symbolic link; memlint never reads there (name it with --config to use it)",

@@ -1,4 +1,4 @@
-//! The formatter (SPEC §5): text and kind in, canonical text out. No disk, no
+//! The formatter (docs/formatting.md): text and kind in, canonical text out. No disk, no
 //! terminal; `fmt::command` is the edge that walks, writes and prints.
 //!
 //! The formatter never re-serializes YAML. It cuts the front matter into key
@@ -31,7 +31,7 @@ pub enum Outcome {
     },
 }
 
-/// Formats the text of a record of `kind` (SPEC §5).
+/// Formats the text of a record of `kind` (docs/formatting.md).
 pub fn format_record(text: &str, kind: Kind) -> Outcome {
     format_record_noted(text, kind).0
 }

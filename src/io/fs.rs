@@ -147,7 +147,7 @@ fn open_regular_with(
 /// Whether `path` (a file directly under `root`, or anywhere below it)
 /// stays inside `root`: true unless it is a symbolic link whose target lies
 /// outside (or cannot be resolved). Links are never followed out of the
-/// root (SPEC §1).
+/// root (docs/configuration.md).
 pub fn stays_inside(root: &Path, path: &Path) -> bool {
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => {
@@ -195,7 +195,7 @@ const MAX_LINKS: usize = 40;
 /// Resolves `rel` below `root` component by component, following symbolic
 /// links only while they stay inside the root. A link's target is judged
 /// by its text, never by looking outside: whatever exists out there, a path
-/// through such a link gets the one answer [`Resolved::Escapes`] (SPEC §10:
+/// through such a link gets the one answer [`Resolved::Escapes`] (docs/guarantees.md:
 /// nothing outside the root is read or revealed).
 pub fn resolve_inside(root: &Path, rel: &Path) -> Resolved {
     resolve_below(

@@ -42,7 +42,7 @@ impl Workspace {
     /// walk's result while no directory changed.
     pub fn walk(&self) -> Walked {
         // The walk starts at the root itself, never above it, so that only
-        // ignore files inside the root apply (SPEC §10: nothing outside the
+        // ignore files inside the root apply (docs/guarantees.md: nothing outside the
         // root is read) with git's precedence, and a record directory that
         // is a link is seen as a link (never followed out of the root).
         // Below the root it enters only the record roots and the banned

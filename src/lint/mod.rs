@@ -1,5 +1,5 @@
 //! Linting one file: text, path and configuration in, diagnostics out. No
-//! disk, no terminal. The order of the steps implements SPEC §3's precedence,
+//! disk, no terminal. The order of the steps implements docs/rules.md's precedence,
 //! so one defect gives one diagnostic.
 
 pub mod fix;
@@ -26,7 +26,7 @@ use std::ops::Range;
 /// Lints one file of the workspace. `rel` is root-relative with `/`.
 ///
 /// The reader's steps come first, each stopping at the first defect it
-/// finds (SPEC §3's precedence): the place, the bytes, the front matter's
+/// finds (docs/rules.md's precedence): the place, the bytes, the front matter's
 /// delimiters, its YAML, its mapping; then every per-record rule.
 pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) -> FileReport {
     let mut sink = Sink::default();
@@ -270,7 +270,7 @@ fn mapping(root: Option<yaml::Node>, parts: &Parts, sink: &mut Sink) -> Option<y
 }
 
 /// `format/bom` and `format/crlf`. On a record they are reported (and
-/// fixed) only when its front matter could be read: SPEC §3's precedence.
+/// fixed) only when its front matter could be read: docs/rules.md's precedence.
 fn line_endings(text: &str, sink: &mut Sink) {
     let bom = frontmatter::bom_len(text);
     if bom > 0 {

@@ -1,4 +1,4 @@
-//! The rule registry: every rule of SPEC §3 once, with how it runs.
+//! The rule registry: every rule of docs/rules.md once, with how it runs.
 //!
 //! A rule that looks at one record is a function `fn(&Record, &mut Sink)` in
 //! its rule's file; adding one is a file, a registry line, a fixture and a
@@ -69,7 +69,7 @@ const fn def(rule: Rule, check: Check, doc: &'static str) -> RuleDef {
 
 use Check::{History, Reader};
 
-/// Every rule, in the order of SPEC §3 (and of [`Rule::ALL`]).
+/// Every rule, in the order of docs/rules.md (and of [`Rule::ALL`]).
 pub static REGISTRY: &[RuleDef] = &[
     def(Rule::FrontmatterMissing, Reader, frontmatter::missing::DOC),
     def(

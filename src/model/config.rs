@@ -1,4 +1,4 @@
-//! The configuration (`.memlint.yml`, SPEC §8) as data: its values and
+//! The configuration (`.memlint.yml`, docs/configuration.md) as data: its values and
 //! defaults, and the located errors of a file that does not read. The
 //! strict reader of the file is [`crate::syntax::config`].
 
@@ -12,7 +12,7 @@ pub const FILE_NAME: &str = ".memlint.yml";
 /// The directory that is always banned.
 pub const ALWAYS_BANNED: &str = "memory/workflow";
 
-/// The default session-start header (SPEC §6).
+/// The default session-start header (docs/agent-hooks.md).
 pub const DEFAULT_HEADER: &str = "Search memory (`memlint search QUERY`) before starting work and \
 whenever past context is needed. Save decisions, user preferences and lasting facts as soon as \
 they appear, not later. Always write absolute dates (YYYY-MM-DD), never relative ones.

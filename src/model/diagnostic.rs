@@ -62,7 +62,7 @@ pub fn omitted_message(rule: Rule, omitted: usize) -> String {
 }
 
 impl Diagnostic {
-    /// The order SPEC §4 asks for: path, line, column, rule.
+    /// The order docs/commands.md asks for: path, line, column, rule.
     pub fn sort_key(&self) -> (&str, usize, usize, &str) {
         (&self.path, self.line, self.column, self.rule.as_str())
     }

@@ -1,4 +1,4 @@
-//! The record model: the kinds of SPEC §1–2, where they live, and the fields
+//! The record model: the kinds of docs/configuration.md–2, where they live, and the fields
 //! each kind's front matter defines, in canonical order.
 
 use std::fmt;
@@ -256,7 +256,7 @@ static SESSION: &[Field] = &[
     f("tags", Strings, Optional),
 ];
 
-/// What a path of the workspace is, by its place in the layout (SPEC §1).
+/// What a path of the workspace is, by its place in the layout (docs/configuration.md).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Place {
     /// A record of a kind.
@@ -562,7 +562,7 @@ pub fn split_pin(s: &str) -> Option<(&str, &str)> {
     ok.then_some((source, hash))
 }
 
-/// The source-string prefixes of SPEC §2.
+/// The source-string prefixes of docs/records.md.
 pub const SOURCE_PREFIXES: [&str; 8] = [
     "staging:",
     "session:",

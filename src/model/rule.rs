@@ -1,4 +1,4 @@
-//! Rule names: every rule of SPEC §3 once, as a type. A rule's name,
+//! Rule names: every rule of docs/rules.md once, as a type. A rule's name,
 //! default severity, fixability and one-line summary are data and live
 //! here; what it checks, how `--fix` repairs it and its documentation live
 //! together in its file under `lint/rules/`.
@@ -451,7 +451,7 @@ const META: [Meta; 50] = [
 ];
 
 impl Rule {
-    /// Every rule, in the order of SPEC §3.
+    /// Every rule, in the order of docs/rules.md.
     pub const ALL: [Rule; 50] = [
         Rule::FrontmatterMissing,
         Rule::FrontmatterUnclosed,

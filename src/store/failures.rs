@@ -1,5 +1,5 @@
 //! The consecutive post-write failures of each file, per agent session
-//! (SPEC §6), in `.memlint/post-write-failures.json`:
+//! (docs/agent-hooks.md), in `.memlint/post-write-failures.json`:
 //!
 //! ```json
 //! {"sessions": {"<session_id>": {"touched": 1764860000, "files": {"<path>": 2}}}}

@@ -1,4 +1,4 @@
-//! `.memlint/index` (SPEC §7): the record table, a disposable shadow of the
+//! `.memlint/index` (docs/recall.md): the record table, a disposable shadow of the
 //! workspace keyed by content.
 //!
 //! One entry per workspace file: its path, stat data (size, mtime, ctime,
@@ -22,7 +22,7 @@
 //! A file whose stat data changed is re-read and re-linted, in parallel,
 //! unless the git index vouches for the blob id the entry recorded: a
 //! tracked file is fingerprinted by the blob id of its git index entry when
-//! the entry's stat data match the file (SPEC §7), and git keeps that
+//! the entry's stat data match the file (docs/recall.md), and git keeps that
 //! entry up to date across checkouts that rewrite files unchanged. A
 //! file modified less than [`crate::io::stat::RACY_NS`] before the scan that recorded it could
 //! have changed again within the file system's timestamp granularity, so its

@@ -1,4 +1,4 @@
-//! `.memlint.yml` (SPEC §8): read strictly. An unknown key or a bad value is an
+//! `.memlint.yml` (docs/configuration.md): read strictly. An unknown key or a bad value is an
 //! error that names the key and its line. Text in, [`Config`] or every
 //! error out; the types are [`crate::model::config`].
 

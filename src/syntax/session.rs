@@ -1,4 +1,4 @@
-//! The body of a compacted session memory (SPEC §2): fourteen level-2
+//! The body of a compacted session memory (docs/records.md): fourteen level-2
 //! sections in a fixed order. Shared by the `session/*` rules and
 //! `memlint compact`.
 

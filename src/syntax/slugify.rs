@@ -4,7 +4,7 @@
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
-/// The longest slug SPEC §2 allows.
+/// The longest slug docs/records.md allows.
 pub const MAX_LEN: usize = 64;
 
 /// The slug `title` gives: its letters and digits in ASCII, lowercase, each

@@ -1,4 +1,4 @@
-//! Search tokens (SPEC §7): text outside CJK runs is split into Unicode
+//! Search tokens (docs/recall.md): text outside CJK runs is split into Unicode
 //! words (UAX #29), lowercased, and a word joined by punctuation
 //! (`replaced_by`, `Cargo.toml`) also yields its parts; runs of Han,
 //! Hiragana, Katakana and Hangul become overlapping character bigrams (a

@@ -1,4 +1,4 @@
-//! The `Memlint-GC:` commit trailer (SPEC §3): its grammar, and finding
+//! The `Memlint-GC:` commit trailer (docs/rules.md): its grammar, and finding
 //! the trailers of a commit message. Pure text.
 
 use crate::model::kind::Kind;

@@ -5,7 +5,7 @@ use crate::model::diagnostic::Diagnostic;
 use crate::syntax::sanitize;
 use serde_json::json;
 
-/// The JSON shape of SPEC §4.
+/// The JSON shape of docs/commands.md.
 /// Secrets in messages and paths are masked.
 pub fn json(diags: &[Diagnostic], summary: Summary) -> String {
     let value = json!({

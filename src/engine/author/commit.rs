@@ -58,7 +58,7 @@ pub fn commit(root: &Path, writes: Vec<Write>) -> Result<(), AuthorError> {
 }
 
 fn write_one(root: &Path, w: &Write) -> Result<(), AuthorError> {
-    // Nothing is written outside the root (SPEC §10): not through a kind
+    // Nothing is written outside the root (docs/guarantees.md): not through a kind
     // directory that is a symbolic link out of it, not by creating
     // directories out there.
     if let crate::io::fs::Resolved::Escapes(link) =

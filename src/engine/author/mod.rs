@@ -129,7 +129,7 @@ fn duplicate_list(duplicates: &[(String, String, u8)]) -> String {
 }
 
 impl AuthorError {
-    /// The exit code SPEC §4 gives this outcome: 2 for a usage error or an
+    /// The exit code docs/commands.md gives this outcome: 2 for a usage error or an
     /// unusable workspace, 1 for a refusal.
     pub fn exit_code(&self) -> u8 {
         match self {

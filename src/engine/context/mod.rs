@@ -1,4 +1,4 @@
-//! `memlint context` and `memlint context rotate` (SPEC §6): the text an
+//! `memlint context` and `memlint context rotate` (docs/agent-hooks.md): the text an
 //! agent runtime injects at session start, and the trimming of `CONTEXT.md`.
 //!
 //! The core is pure: [`material`] turns the record table into what the

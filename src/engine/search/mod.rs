@@ -1,4 +1,4 @@
-//! `memlint search` (SPEC §7): recall with BM25 over title (weighted up),
+//! `memlint search` (docs/recall.md): recall with BM25 over title (weighted up),
 //! description, tags and body, served from an inverted index kept in
 //! `.memlint/search` beside the record table.
 //!

@@ -501,7 +501,7 @@ impl Repo {
         .map_err(read_err)
     }
 
-    /// The index compared with HEAD (SPEC §4 `check --staged`).
+    /// The index compared with HEAD (docs/commands.md `check --staged`).
     pub fn staged(&self) -> Result<Staged, GitError> {
         let index = self.index()?;
         let head_tree = match self.head()? {

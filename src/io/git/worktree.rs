@@ -130,7 +130,7 @@ pub fn may_convert(repo: &gix::Repository, root: &Path, index: &gix::index::File
         })
 }
 
-/// The git index seen as content fingerprints (SPEC §7): for a tracked file
+/// The git index seen as content fingerprints (docs/recall.md): for a tracked file
 /// whose stat data match its index entry, the blob id git recorded for it.
 pub struct Tracked {
     index: gix::index::File,

@@ -1,6 +1,6 @@
 //! `memlint watch`: a watcher that spares recall the stat of every record.
 //!
-//! A search must never answer from a stale index (SPEC §7), and on a large
+//! A search must never answer from a stale index (docs/recall.md), and on a large
 //! workspace stat'ing every record to prove the index fresh costs more than
 //! everything else a search does. A watcher running in the background
 //! (`memlint watch start`) holds an inotify watch on every directory that
