@@ -55,9 +55,13 @@ const IMPURE: &[&str] = &[
     "eprintln!(",
 ];
 
-/// What the engine must not use: flags, standard streams, exit codes.
+/// What the engine must not use: flags, standard streams, exit codes, and
+/// the process's environment and current directory (a front end passes
+/// them in).
 const NOT_IN_ENGINE: &[&str] = &[
     "clap::",
+    "std::env",
+    "current_dir",
     "ExitCode",
     "std::process::exit",
     "std::io::stdout",
@@ -389,14 +393,8 @@ fn violations() -> Vec<String> {
         }
         graph.insert(s.module.clone(), deps);
         let lines_of = |needles: &[&str], what: &str, out: &mut Vec<String>| {
-            for needle in needles {
-                if let Some(at) = s.non_test.find(needle) {
-                    out.push(format!(
-                        "{what}: {} uses `{needle}` (line {})",
-                        s.rel,
-                        line_of(&s.non_test, at)
-                    ));
-                }
+            for (needle, line) in uses(&s.non_test, needles) {
+                out.push(format!("{what}: {} uses `{needle}` (line {line})", s.rel));
             }
         };
         match name {
@@ -441,6 +439,14 @@ fn violations() -> Vec<String> {
     out.sort();
     out.dedup();
     out
+}
+
+/// The first use of each of `needles` in `code`: (needle, line).
+fn uses<'n>(code: &str, needles: &[&'n str]) -> Vec<(&'n str, usize)> {
+    needles
+        .iter()
+        .filter_map(|needle| Some((*needle, line_of(code, code.find(needle)?))))
+        .collect()
 }
 
 /// Functions longer than [`MAX_FN_LINES`]: (name, lines).
@@ -544,4 +550,23 @@ fn the_checker_finds_imports_long_functions_and_test_modules() {
         long_functions(&code_only(&long)),
         vec![("big".to_string(), MAX_FN_LINES + 2)]
     );
+}
+
+/// Issue 48 item 6: the engine reads neither the environment nor the
+/// current directory; a front end passes them in. Code that does is
+/// found, and a mention in a comment or string is not.
+#[test]
+fn the_engine_reads_no_environment_nor_current_directory() {
+    let code = code_only(
+        "// std::env::current_dir() in a comment\n\
+         fn a() { let s = \"std::env::var\"; }\n\
+         fn b() { let cwd = std::env::current_dir(); }\n\
+         fn c() { let v = std::env::var(\"X\"); }\n",
+    );
+    assert_eq!(
+        uses(&code, NOT_IN_ENGINE),
+        vec![("std::env", 3), ("current_dir", 3)]
+    );
+    let imported = code_only("use std::env;\nfn d() { let _ = env::var(\"X\"); }\n");
+    assert_eq!(uses(&imported, NOT_IN_ENGINE), vec![("std::env", 1)]);
 }

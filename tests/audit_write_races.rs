@@ -84,7 +84,17 @@ fn eight_threads_updating_one_record_1000_times_never_lose_a_success_or_keep_a_f
     const ROUNDS: usize = 1000;
     let tmp = workspace();
     let root = tmp.path().canonicalize().expect("canonical");
-    let ws = Arc::new(Workspace::load(Some(&root), None).expect("workspace"));
+    let ws = Arc::new(
+        Workspace::load(
+            &memlint::engine::workspace::Surroundings {
+                cwd: &root,
+                env: &|_| None,
+            },
+            Some(&root),
+            None,
+        )
+        .expect("workspace"),
+    );
     let barrier = Arc::new(Barrier::new(WRITERS));
     let rounds: Arc<Mutex<Vec<Vec<Attempt>>>> = Arc::new(Mutex::new(vec![Vec::new(); ROUNDS]));
     let disk: Arc<Mutex<Vec<String>>> = Arc::new(Mutex::new(vec![String::new(); ROUNDS]));

@@ -53,7 +53,15 @@ fn workspace() -> (tempfile::TempDir, PathBuf) {
 /// [`workspace`], loaded, with its files.
 fn loaded_workspace() -> (tempfile::TempDir, PathBuf, Workspace, Vec<String>) {
     let (dir, root) = workspace();
-    let ws = Workspace::load(Some(&root), None).expect("workspace");
+    let ws = Workspace::load(
+        &memlint::engine::workspace::Surroundings {
+            cwd: &root,
+            env: &|_| None,
+        },
+        Some(&root),
+        None,
+    )
+    .expect("workspace");
     let files = ws.walk().files;
     (dir, root, ws, files)
 }
@@ -529,7 +537,15 @@ fn essence<R: std::borrow::Borrow<memlint::lint::FileReport>>(
 #[test]
 fn deltas_agree_with_linting_from_scratch() {
     let (_dir, root) = workspace();
-    let ws = Workspace::load(Some(&root), None).expect("workspace");
+    let ws = Workspace::load(
+        &memlint::engine::workspace::Surroundings {
+            cwd: &root,
+            env: &|_| None,
+        },
+        Some(&root),
+        None,
+    )
+    .expect("workspace");
     let opts = Options::default();
     let delta = root.join(".memlint/index.delta");
     let step = |what: &str| {
@@ -822,7 +838,15 @@ fn tracked_files_are_fingerprinted_by_their_git_blob() {
     let gix_md = "memory/decisions/use-gix.md";
     // An untracked record has no blob.
     commit_all_but_one_record(&root, &ws_root);
-    let ws = Workspace::load(Some(&ws_root), None).expect("workspace");
+    let ws = Workspace::load(
+        &memlint::engine::workspace::Surroundings {
+            cwd: &ws_root,
+            env: &|_| None,
+        },
+        Some(&ws_root),
+        None,
+    )
+    .expect("workspace");
     let files = ws.walk().files;
     let first = scan::refresh(&ws, &files, &Options::default());
     assert_eq!(first.reparsed, 5);
@@ -1149,7 +1173,15 @@ fn blob_ids_looked_up_in_order_are_those_looked_up_one_by_one() {
         &ws_root.join("memory/decisions/many-07.md"),
         decision("Changed", "active", "").as_bytes(),
     );
-    let ws = Workspace::load(Some(&ws_root), None).expect("workspace");
+    let ws = Workspace::load(
+        &memlint::engine::workspace::Surroundings {
+            cwd: &ws_root,
+            env: &|_| None,
+        },
+        Some(&ws_root),
+        None,
+    )
+    .expect("workspace");
     let mut files: Vec<String> = ws.walk().files;
     files.push("memory/decisions/no-such-file.md".to_string());
     let tracked = memlint::io::git::Tracked::open(&ws_root).expect("a repository");

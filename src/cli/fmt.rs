@@ -122,14 +122,12 @@ fn summary(write: bool, changed: usize, unchanged: usize, skipped: usize) -> Str
 /// keeps its buffer.
 fn editor(global: &GlobalArgs, path: &Path) -> Result<ExitCode, WorkspaceError> {
     use crate::io::bounded::{read_at_most, Bounded};
-    let cwd = std::env::current_dir().map_err(|source| WorkspaceError::Io {
-        path: ".".into(),
-        source,
-    })?;
+    let cwd = super::settings::cwd()?;
     let place = fmt::EditorPlace {
         root: global.root.as_deref(),
         config: global.config.as_deref(),
         cwd: &cwd,
+        env: &super::settings::env,
         path,
     };
     let stdin_err = |source| WorkspaceError::Io {

@@ -30,7 +30,7 @@ pub struct Place {
 pub fn run(place: Place) -> ExitCode {
     // The workspace must load once before serving: a broken configuration
     // is a clear error at start, not on the first call.
-    if let Err(e) = Workspace::load(place.root.as_deref(), place.config.as_deref()) {
+    if let Err(e) = super::settings::load(place.root.as_deref(), place.config.as_deref()) {
         errln!("memlint mcp: error: {e}");
         return ExitCode::from(2);
     }
@@ -418,7 +418,7 @@ impl Memory {
     ) -> CallToolResult {
         let place = self.place.clone();
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            let ws = Workspace::load(place.root.as_deref(), place.config.as_deref())
+            let ws = super::settings::load(place.root.as_deref(), place.config.as_deref())
                 .map_err(|e: WorkspaceError| usage(&e.to_string()))?;
             // Outside a workspace nothing is created (no `.memlint/`, no
             // `memory/`): the tool says there is none.

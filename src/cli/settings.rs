@@ -2,9 +2,40 @@
 //! found and its configuration loaded.
 
 use super::args::{ColorChoice, GlobalArgs};
-use crate::engine::workspace::{Workspace, WorkspaceError};
+use crate::engine::workspace::{Surroundings, Workspace, WorkspaceError};
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+/// The process's current directory, which the engine is given (it never
+/// reads it itself).
+pub(super) fn cwd() -> Result<PathBuf, WorkspaceError> {
+    std::env::current_dir().map_err(|source| WorkspaceError::Io {
+        path: ".".into(),
+        source,
+    })
+}
+
+/// Reads the process's environment, for the engine.
+pub(super) fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// Loads the workspace from the process's current directory and
+/// environment: `root` overrides discovery, `config` the configuration file.
+pub(super) fn load(
+    root: Option<&Path>,
+    config: Option<&Path>,
+) -> Result<Workspace, WorkspaceError> {
+    let cwd = cwd()?;
+    Workspace::load(
+        &Surroundings {
+            cwd: &cwd,
+            env: &env,
+        },
+        root,
+        config,
+    )
+}
 
 /// Resolved global settings.
 pub struct Settings {
@@ -26,7 +57,7 @@ impl Settings {
                 std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
             }
         };
-        let workspace = Workspace::load(global.root.as_deref(), global.config.as_deref())?;
+        let workspace = load(global.root.as_deref(), global.config.as_deref())?;
         Ok(Settings {
             color,
             quiet: global.quiet,
@@ -57,10 +88,7 @@ impl Settings {
     /// configuration. Another directory than the current one is named on
     /// standard error, with how to choose the current one instead.
     pub fn resolve_for_init(global: &GlobalArgs) -> Result<PathBuf, WorkspaceError> {
-        let cwd = std::env::current_dir().map_err(|source| WorkspaceError::Io {
-            path: ".".into(),
-            source,
-        })?;
+        let cwd = cwd()?;
         if let Some(r) = &global.root {
             return Ok(crate::engine::workspace::normalize(&cwd.join(r)));
         }

@@ -89,7 +89,9 @@ pub fn findings(
 /// use memlint::engine::{check, workspace::Workspace};
 /// use std::path::Path;
 ///
-/// let ws = Workspace::load(Some(Path::new("fixtures/example")), None)?;
+/// let cwd = std::env::current_dir().expect("the current directory");
+/// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
+/// let ws = Workspace::load(&at, Some(Path::new("fixtures/example")), None)?;
 /// let all = memlint::store::listing::files(&ws);
 /// let outcome = check::run(&ws, &all, &|_| true);
 /// for d in &outcome.diagnostics {

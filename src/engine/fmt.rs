@@ -247,6 +247,8 @@ pub struct EditorPlace<'a> {
     pub config: Option<&'a Path>,
     /// The current directory, that `path` is relative to.
     pub cwd: &'a Path,
+    /// Reads an environment variable.
+    pub env: &'a dyn Fn(&str) -> Option<String>,
     /// The file the text stands for (`--stdin-filepath`).
     pub path: &'a Path,
 }
@@ -266,6 +268,7 @@ pub struct EditorPlace<'a> {
 ///     root: None,
 ///     config: None,
 ///     cwd: Path::new("fixtures/example"),
+///     env: &|name| std::env::var(name).ok(),
 ///     path: Path::new("memory/decisions/use-float-amounts.md"),
 /// };
 /// if let Formatted::Text { text, .. } = text(&place, b"---\nstatus: active\ntitle: x\n---\n")? {
@@ -300,7 +303,11 @@ pub fn locate(place: &EditorPlace) -> Result<(Workspace, Option<String>), Worksp
             Some(discovered.as_path())
         }
     };
-    let ws = Workspace::load(root, place.config)?;
+    let at = crate::engine::workspace::Surroundings {
+        cwd,
+        env: place.env,
+    };
+    let ws = Workspace::load(&at, root, place.config)?;
     let rel = ws.relative(&abs);
     Ok((ws, rel))
 }

@@ -125,10 +125,16 @@ fn root_of(request: &Request) -> Option<PathBuf> {
     )
 }
 
-/// Loads the workspace at `root`; a broken configuration falls back to the
-/// defaults with a note (the hooks must keep working).
-fn load(root: &Path, config: Option<&Path>, reply: &mut Reply) -> Option<Workspace> {
-    match Workspace::load(Some(root), config) {
+/// Loads the workspace at `root` (`config` relative to `cwd`); a broken
+/// configuration falls back to the defaults with a note (the hooks must
+/// keep working).
+fn load(
+    at: &crate::engine::workspace::Surroundings,
+    root: &Path,
+    config: Option<&Path>,
+    reply: &mut Reply,
+) -> Option<Workspace> {
+    match Workspace::load(at, Some(root), config) {
         Ok(ws) => Some(ws),
         Err(e @ crate::engine::workspace::WorkspaceError::Config { .. }) => {
             for line in e.to_string().lines() {
@@ -136,10 +142,9 @@ fn load(root: &Path, config: Option<&Path>, reply: &mut Reply) -> Option<Workspa
             }
             reply.note("using the default configuration");
             let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
-            Some(Workspace::new(
-                root,
-                crate::model::config::Config::default(),
-            ))
+            let mut ws = Workspace::new(root, crate::model::config::Config::default());
+            ws.env_max_chars = crate::engine::context::settings::env_max_chars(at.env);
+            Some(ws)
         }
         Err(e) => {
             reply.note(e);
@@ -165,7 +170,12 @@ pub(crate) fn workspace_of(request: &Request, reply: &mut Reply) -> Option<Works
     if !crate::engine::workspace::is_workspace(&root) {
         return None;
     }
-    load(&root, request.config.as_deref(), reply)
+    let cwd = request.cwd.as_deref()?;
+    let at = crate::engine::workspace::Surroundings {
+        cwd,
+        env: request.env,
+    };
+    load(&at, &root, request.config.as_deref(), reply)
 }
 
 /// `memlint hook session-start`: refreshes the index and returns the

@@ -221,7 +221,9 @@ pub fn parse_log_args(words: &[String]) -> Result<LogRequest, String> {
 /// use memlint::engine::log::{log, LogRequest};
 /// use memlint::engine::workspace::Workspace;
 ///
-/// let ws = Workspace::load(None, None)?;
+/// let cwd = std::env::current_dir().expect("the current directory");
+/// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
+/// let ws = Workspace::load(&at, None, None)?;
 /// let request = LogRequest { record: Some("use-gix".into()), ..LogRequest::default() };
 /// for commit in log(&ws, &request)?.commits {
 ///     println!("{} {} {}", &commit.id[..7], commit.time, commit.summary);

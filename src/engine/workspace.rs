@@ -14,6 +14,19 @@ pub use crate::io::ignores::git_common_dir;
 pub use crate::io::walk::{normalize, Walked};
 pub use crate::model::workspace::Workspace;
 
+/// What a front end knows of the process it runs in and passes to
+/// [`Workspace::load`]: the engine reads neither the current directory nor
+/// the environment itself.
+#[derive(Clone, Copy)]
+pub struct Surroundings<'a> {
+    /// The directory a relative root or configuration path is taken
+    /// from, and where discovery starts.
+    pub cwd: &'a Path,
+    /// Reads an environment variable (`MEMORY_INJECT_MAX_CHARS` sizes the
+    /// context material the search index keeps).
+    pub env: &'a dyn Fn(&str) -> Option<String>,
+}
+
 /// Errors that make a workspace unusable (exit 2).
 #[derive(Debug, thiserror::Error)]
 pub enum WorkspaceError {
@@ -87,28 +100,28 @@ pub fn find_root(start: &Path) -> PathBuf {
     start.to_path_buf()
 }
 impl Workspace {
-    /// Finds and loads the workspace. `root` overrides discovery; `config_file`
-    /// overrides `<root>/.memlint.yml`.
+    /// Finds and loads the workspace, from `at.cwd`. `root` overrides
+    /// discovery; `config_file` overrides `<root>/.memlint.yml`.
     ///
     /// # Examples
     ///
     /// ```no_run
-    /// use memlint::engine::workspace::Workspace;
+    /// use memlint::engine::workspace::{Surroundings, Workspace};
     /// use std::path::Path;
     ///
     /// // The workspace at a root, with its own `.memlint.yml`.
-    /// let ws = Workspace::load(Some(Path::new("fixtures/example")), None)?;
+    /// let cwd = std::env::current_dir()?;
+    /// let at = Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
+    /// let ws = Workspace::load(&at, Some(Path::new("fixtures/example")), None)?;
     /// println!("{} files", memlint::store::listing::files(&ws).len());
-    /// # Ok::<(), memlint::engine::workspace::WorkspaceError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn load(
+        at: &Surroundings,
         root: Option<&Path>,
         config_file: Option<&Path>,
     ) -> Result<Workspace, WorkspaceError> {
-        let cwd = std::env::current_dir().map_err(|source| WorkspaceError::Io {
-            path: ".".into(),
-            source,
-        })?;
+        let cwd = at.cwd;
         let root = match root {
             Some(r) => {
                 let r = cwd.join(r);
@@ -120,7 +133,7 @@ impl Workspace {
                 }
                 r
             }
-            None => find_root(&cwd),
+            None => find_root(cwd),
         };
         let root = root.canonicalize().unwrap_or(root);
         let (path, required) = match config_file {
@@ -162,7 +175,9 @@ impl Workspace {
                 })
             }
         };
-        Ok(Workspace::new(root, config))
+        let mut ws = Workspace::new(root, config);
+        ws.env_max_chars = crate::engine::context::settings::env_max_chars(at.env);
+        Ok(ws)
     }
 
     /// A path named on the command line (`check PATH`, `fmt PATH`), each

@@ -50,6 +50,10 @@ impl std::fmt::Display for Problem {
 pub struct Workspace {
     pub root: PathBuf,
     pub config: Config,
+    /// The context size the environment asks for (`MEMORY_INJECT_MAX_CHARS`),
+    /// as the front end that loaded the workspace found it: it sizes the
+    /// context material the search index keeps. `None` when unset.
+    pub env_max_chars: Option<usize>,
     /// What walks met that the user must hear about (see
     /// [`Workspace::take_problems`]); shared by the clones of a workspace.
     problems: Arc<std::sync::Mutex<Vec<Problem>>>,
@@ -61,6 +65,7 @@ impl Workspace {
         Workspace {
             root,
             config,
+            env_max_chars: None,
             problems: Default::default(),
         }
     }

@@ -67,7 +67,7 @@ impl State {
 
     /// Reads the configuration again (after `.memlint.yml` changed).
     pub fn reload(&mut self) -> Result<(), WorkspaceError> {
-        match Workspace::load(Some(&self.root), self.config_file.as_deref()) {
+        match crate::cli::settings::load(Some(&self.root), self.config_file.as_deref()) {
             Ok(ws) => {
                 self.ws = ws;
                 self.config_errors = None;

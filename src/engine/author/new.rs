@@ -53,7 +53,9 @@ pub struct Created {
 /// use memlint::engine::workspace::Workspace;
 /// use memlint::model::kind::Kind;
 ///
-/// let ws = Workspace::load(None, None)?;
+/// let cwd = std::env::current_dir().expect("the current directory");
+/// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
+/// let ws = Workspace::load(&at, None, None)?;
 /// let draft = Draft {
 ///     kind: Some(Kind::Decision),
 ///     title: "Use gix for git reads".into(),

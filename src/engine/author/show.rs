@@ -44,7 +44,9 @@ pub struct Shown {
 /// use memlint::engine::author;
 /// use memlint::engine::workspace::Workspace;
 ///
-/// let ws = Workspace::load(None, None)?;
+/// let cwd = std::env::current_dir().expect("the current directory");
+/// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
+/// let ws = Workspace::load(&at, None, None)?;
 /// let shown = author::show(&ws, "decision:use-gix")?;
 /// println!("{} ({}), cited by {:?}", shown.path, shown.fields["title"], shown.cited_by);
 /// # Ok::<(), Box<dyn std::error::Error>>(())

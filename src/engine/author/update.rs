@@ -48,7 +48,9 @@ pub struct Updated {
 /// use memlint::engine::author::{self, Changes};
 /// use memlint::engine::workspace::Workspace;
 ///
-/// let ws = Workspace::load(None, None)?;
+/// let cwd = std::env::current_dir().expect("the current directory");
+/// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
+/// let ws = Workspace::load(&at, None, None)?;
 /// let changes = Changes { tags: Some(vec!["git".into()]), ..Changes::default() };
 /// let updated = author::update(&ws, "use-gix", &changes)?;
 /// println!("{} changed: {}", updated.path, updated.changed);

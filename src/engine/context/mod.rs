@@ -60,7 +60,9 @@ pub fn read_context_md(root: &Path, max_bytes: u64) -> Option<String> {
 /// use memlint::engine::workspace::Workspace;
 /// use std::path::Path;
 ///
-/// let ws = Workspace::load(Some(Path::new("fixtures/example")), None)?;
+/// let cwd = std::env::current_dir().expect("the current directory");
+/// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
+/// let ws = Workspace::load(&at, Some(Path::new("fixtures/example")), None)?;
 /// // Settings from the configuration and no environment.
 /// // The front end words the advice a cut context ends with.
 /// let words = |a: &Advice| match a {

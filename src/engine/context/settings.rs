@@ -104,12 +104,16 @@ pub fn keep_n(flag: Option<usize>, env: &dyn Fn(&str) -> Option<String>) -> (usi
     (n, warnings)
 }
 
+/// The context size `MEMORY_INJECT_MAX_CHARS` asks for in `env`; `None`
+/// when it is unset or not an integer of at least 1.
+pub fn env_max_chars(env: &dyn Fn(&str) -> Option<String>) -> Option<usize> {
+    env_number(env, "MEMORY_INJECT_MAX_CHARS", 1, &mut Vec::new())
+}
+
 /// How many items of each list the material stored beside the search index
 /// keeps (see [`crate::store::material`]): as many as a context of the configured
-/// size can show, or of the size `MEMORY_INJECT_MAX_CHARS` asks for.
-pub fn stored_keep(config: &ContextConfig) -> usize {
-    let env = |k: &str| std::env::var(k).ok();
-    // Only the size is wanted here: no text is worded.
-    let (settings, _) = Settings::resolve(config, &Flags::default(), &env, |_| String::new());
-    keep_for(settings.max_chars)
+/// size can show, or of the size the environment asks for
+/// ([`crate::model::workspace::Workspace::env_max_chars`]).
+pub fn stored_keep(ws: &crate::model::workspace::Workspace) -> usize {
+    keep_for(ws.env_max_chars.unwrap_or(ws.config.context.max_chars))
 }

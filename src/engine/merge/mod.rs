@@ -342,7 +342,12 @@ pub fn merge_file(files: &Files, markers: &Markers) -> Result<(Outcome, What), M
         })
     };
     let (base, ours, theirs) = (read(&files.base)?, read(&files.ours)?, read(&files.theirs)?);
-    let ws = Workspace::load(Some(&files.cwd), None).ok();
+    // Only the size limit is wanted: no environment is read.
+    let at = crate::engine::workspace::Surroundings {
+        cwd: &files.cwd,
+        env: &|_| None,
+    };
+    let ws = Workspace::load(&at, Some(&files.cwd), None).ok();
     let max_bytes = ws.as_ref().map_or(
         crate::model::config::Config::default().max_file_bytes,
         |w| w.config.max_file_bytes,

@@ -96,7 +96,9 @@ pub struct Hit {
 /// use memlint::engine::workspace::Workspace;
 /// use std::path::Path;
 ///
-/// let ws = Workspace::load(Some(Path::new("fixtures/example")), None)?;
+/// let cwd = std::env::current_dir().expect("the current directory");
+/// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
+/// let ws = Workspace::load(&at, Some(Path::new("fixtures/example")), None)?;
 /// let query = Query { text: "retry backoff".into(), kind: None, limit: 5, all: false, since: None };
 /// for hit in search(&ws, &query, &Default::default()) {
 ///     println!("{:.2} {} {}", hit.score, hit.path, hit.snippet);
@@ -262,7 +264,7 @@ fn load_and_answer(
         Stored::Stale(listing, old) => (listing, old),
     };
     let table = crate::engine::scan::refresh(ws, &listing.files, opts);
-    let keep = crate::engine::context::settings::stored_keep(&ws.config.context);
+    let keep = crate::engine::context::settings::stored_keep(ws);
     let context = context_block(ws, &table.reports, keep);
     let known = table.fingerprints;
     drop(table.reports);
@@ -623,7 +625,11 @@ mod tests {
             std::fs::write(root.join(rel), text).expect("write");
         };
         write("the alpaca word");
-        let ws = Workspace::load(Some(root), None).expect("workspace");
+        let at = crate::engine::workspace::Surroundings {
+            cwd: root,
+            env: &|_| None,
+        };
+        let ws = Workspace::load(&at, Some(root), None).expect("workspace");
         let opts = crate::engine::scan::Options {
             force: false,
             progress: None,

@@ -307,9 +307,7 @@ pub fn refresh_keeping(
 ) -> (crate::engine::scan::Refreshed, Refreshed, Vec<u8>) {
     let now = crate::io::stat::now_ns();
     let mut table = crate::engine::scan::refresh(ws, &listing.files, opts);
-    let keep = keep.max(crate::engine::context::settings::stored_keep(
-        &ws.config.context,
-    ));
+    let keep = keep.max(crate::engine::context::settings::stored_keep(ws));
     let context = context_block(ws, &table.reports, keep);
     table.reports = Vec::new();
     let known = std::mem::take(&mut table.fingerprints);
