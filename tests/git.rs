@@ -844,7 +844,7 @@ fn init_hooks_writes_the_hook_and_sets_hooks_path() {
     assert_eq!(run.code, 0, "{run:?}");
     let hook = repo.root.join(".githooks/pre-commit");
     let text = std::fs::read_to_string(&hook).expect("hook");
-    assert_eq!(text, memlint::engine::init::PRE_COMMIT);
+    assert_eq!(text, memlint::engine::init::templates::PRE_COMMIT);
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -869,7 +869,7 @@ fn init_hooks_writes_the_hook_and_sets_hooks_path() {
     assert_eq!(forced.code, 0, "{forced:?}");
     assert_eq!(
         std::fs::read_to_string(&hook).expect("hook"),
-        memlint::engine::init::PRE_COMMIT
+        memlint::engine::init::templates::PRE_COMMIT
     );
     // Another core.hooksPath is kept without --force, and nothing is
     // written.
@@ -922,7 +922,7 @@ fn init_hooks_keeps_a_hook_git_would_stop_running() {
 fn the_projects_own_hook_is_the_one_init_writes() {
     let own = Path::new(env!("CARGO_MANIFEST_DIR")).join(".githooks/pre-commit");
     let text = std::fs::read_to_string(&own).expect(".githooks/pre-commit");
-    assert_eq!(text, memlint::engine::init::PRE_COMMIT);
+    assert_eq!(text, memlint::engine::init::templates::PRE_COMMIT);
 }
 
 /// The hook in action: `git commit` runs it, with memlint on `PATH`.

@@ -1,7 +1,7 @@
 //! plugin/: the Claude Code plugin folder. Its manifest, hooks file and MCP
 //! registration have the shapes Claude Code's plugin reference documents;
 //! its hooks run the very commands `memlint init --agent-settings` writes
-//! (engine::init::AGENT_HOOKS), through its launcher, which is run here;
+//! (engine::init::templates::AGENT_HOOKS), through its launcher, which is run here;
 //! and Claude Code's own `claude plugin validate` accepts it.
 
 mod common;
@@ -99,7 +99,7 @@ fn plugin_hooks_are_the_agent_settings_hooks() {
         }
     }
     let settings: Value =
-        serde_json::from_str(memlint::engine::init::AGENT_HOOKS).expect("AGENT_HOOKS");
+        serde_json::from_str(memlint::engine::init::templates::AGENT_HOOKS).expect("AGENT_HOOKS");
     assert_eq!(normalised(plugin_hooks), normalised(settings));
 
     // And what `init --agent-settings` writes today is that same set.

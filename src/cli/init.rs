@@ -3,9 +3,10 @@
 use super::args::{GlobalArgs, InitArgs};
 use super::output;
 use super::settings::Settings;
-use crate::engine::agent_settings::{AgentSettings, MCP_HINT};
 use crate::engine::agents::Agent;
-use crate::engine::init::{self, Hooks, Report};
+use crate::engine::init::agent_settings::{AgentSettings, MCP_HINT};
+use crate::engine::init::files::Report;
+use crate::engine::init::hooks::Hooks;
 use crate::engine::workspace::WorkspaceError;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,7 +26,7 @@ pub(super) fn run(global: &GlobalArgs, args: &InitArgs) -> Result<ExitCode, Work
         .map(|(file, agent)| AgentSettings::plan(&root, &file, agent))
         .collect::<Result<Vec<_>, _>>()?;
     let mut report = Report::default();
-    let done = init::run(&root, &mut report)
+    let done = crate::engine::init::layout::run(&root, &mut report)
         .and_then(|()| hooks.map_or(Ok(()), |h| h.install(&mut report)))
         .and_then(|()| {
             if settings.is_empty() {

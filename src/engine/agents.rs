@@ -97,7 +97,7 @@ impl Agent {
     /// needs (Cursor's `"version": 1`).
     pub fn hooks_template(self) -> &'static str {
         match self {
-            Agent::Claude => super::init::AGENT_HOOKS,
+            Agent::Claude => super::init::templates::AGENT_HOOKS,
             Agent::Codex => CODEX_HOOKS,
             Agent::Gemini => GEMINI_HOOKS,
             Agent::Cursor => CURSOR_HOOKS,

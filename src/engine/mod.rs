@@ -4,7 +4,6 @@
 //! codes. Every front end (the CLI, and the servers to come) calls these.
 
 pub mod advice;
-pub mod agent_settings;
 pub mod agents;
 pub mod author;
 pub mod check;

@@ -3,7 +3,7 @@
 //! `merge.memlint.driver` in the repository's own configuration (git reads
 //! drivers only from configuration, never from the repository's files).
 
-use crate::engine::init::Report;
+use crate::engine::init::files::Report;
 use crate::engine::workspace::WorkspaceError;
 use std::path::Path;
 
@@ -28,7 +28,7 @@ pub fn install(root: &Path, report: &mut Report) -> Result<(), WorkspaceError> {
         crate::io::git::Repo::open(root, "`init --merge`").map_err(|e| usage(e.to_string()))?;
     let path = root.join(".gitattributes");
     // A `.gitattributes` that is a link out of the root is never written.
-    crate::engine::init::inside(root, &path)?;
+    crate::engine::init::files::inside(root, &path)?;
     let wanted: Vec<&str> = ATTRIBUTES.lines().skip(1).collect();
     let written = crate::io::fs::update(
         &path,

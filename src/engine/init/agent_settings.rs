@@ -5,129 +5,29 @@
 //! user's other settings and hooks in their order, adding nothing twice,
 //! written atomically.
 
-use super::agents::Agent;
-use super::init::{inside, read_existing, update_err, write_err, Report};
+use super::files::{inside, read_existing, update_err, write_err, Report};
+use super::json::Json;
+use crate::engine::agents::Agent;
 use crate::engine::workspace::WorkspaceError;
 use std::path::Path;
 
-/// A JSON value that keeps the order of object keys, so that merging into a
-/// user's settings file changes nothing but what is added.
-#[derive(Debug, Clone, PartialEq)]
-enum Json {
-    Null,
-    Bool(bool),
-    Number(serde_json::Number),
-    String(String),
-    Array(Vec<Json>),
-    Object(Vec<(String, Json)>),
-}
-
-impl<'de> serde::Deserialize<'de> for Json {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Json, D::Error> {
-        struct V;
-        impl<'de> serde::de::Visitor<'de> for V {
-            type Value = Json;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                f.write_str("a JSON value")
-            }
-            fn visit_unit<E>(self) -> Result<Json, E> {
-                Ok(Json::Null)
-            }
-            fn visit_bool<E>(self, b: bool) -> Result<Json, E> {
-                Ok(Json::Bool(b))
-            }
-            fn visit_i64<E>(self, n: i64) -> Result<Json, E> {
-                Ok(Json::Number(n.into()))
-            }
-            fn visit_u64<E>(self, n: u64) -> Result<Json, E> {
-                Ok(Json::Number(n.into()))
-            }
-            fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<Json, E> {
-                serde_json::Number::from_f64(n)
-                    .map(Json::Number)
-                    .ok_or_else(|| E::custom("not a finite number"))
-            }
-            fn visit_str<E>(self, s: &str) -> Result<Json, E> {
-                Ok(Json::String(s.to_string()))
-            }
-            fn visit_string<E>(self, s: String) -> Result<Json, E> {
-                Ok(Json::String(s))
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Json, A::Error> {
-                let mut out = Vec::new();
-                while let Some(v) = a.next_element()? {
-                    out.push(v);
-                }
-                Ok(Json::Array(out))
-            }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Json, A::Error> {
-                let mut out: Vec<(String, Json)> = Vec::new();
-                while let Some((k, v)) = a.next_entry::<String, Json>()? {
-                    // A repeated key: the last one wins, as with most readers.
-                    match out.iter_mut().find(|(x, _)| *x == k) {
-                        Some(slot) => slot.1 = v,
-                        None => out.push((k, v)),
-                    }
-                }
-                Ok(Json::Object(out))
-            }
-        }
-        d.deserialize_any(V)
+/// Whether `value` or anything in it is a hook running `command`
+/// (`memlint hook …`), whatever path it gives the program.
+fn runs(value: &Json, command: &str) -> bool {
+    match value {
+        Json::Object(entries) => entries.iter().any(|(k, v)| {
+            let same = match v {
+                Json::String(c) => k == "command" && same_command(c, command),
+                _ => false,
+            };
+            same || runs(v, command)
+        }),
+        Json::Array(items) => items.iter().any(|i| runs(i, command)),
+        _ => false,
     }
 }
 
-impl serde::Serialize for Json {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeMap, SerializeSeq};
-        match self {
-            Json::Null => s.serialize_unit(),
-            Json::Bool(b) => s.serialize_bool(*b),
-            Json::Number(n) => n.serialize(s),
-            Json::String(x) => s.serialize_str(x),
-            Json::Array(items) => {
-                let mut seq = s.serialize_seq(Some(items.len()))?;
-                for i in items {
-                    seq.serialize_element(i)?;
-                }
-                seq.end()
-            }
-            Json::Object(entries) => {
-                let mut map = s.serialize_map(Some(entries.len()))?;
-                for (k, v) in entries {
-                    map.serialize_entry(k, v)?;
-                }
-                map.end()
-            }
-        }
-    }
-}
-
-impl Json {
-    fn get_mut(&mut self, key: &str) -> Option<&mut Json> {
-        match self {
-            Json::Object(entries) => entries.iter_mut().find(|(k, _)| k == key).map(|(_, v)| v),
-            _ => None,
-        }
-    }
-
-    /// Whether this value or anything in it is a hook running `command`
-    /// (`memlint hook …`), whatever path it gives the program.
-    fn runs(&self, command: &str) -> bool {
-        match self {
-            Json::Object(entries) => entries.iter().any(|(k, v)| {
-                let same = match v {
-                    Json::String(c) => k == "command" && same_command(c, command),
-                    _ => false,
-                };
-                same || v.runs(command)
-            }),
-            Json::Array(items) => items.iter().any(|i| i.runs(command)),
-            _ => false,
-        }
-    }
-}
-
-/// Merges memlint's hooks (as in [`super::init::AGENT_HOOKS`]) into a settings text:
+/// Merges memlint's hooks (as in [`super::templates::AGENT_HOOKS`]) into a settings text:
 /// the user's other settings and hooks stay as they are, in their order, and
 /// an event that already runs memlint's command gets nothing added. Returns
 /// the new text and the events added to (empty when nothing changes).
@@ -199,10 +99,10 @@ pub fn merge_settings(
                     .map(|m| tool_names(m).into_iter().map(String::from).collect());
                 let runs_for = |tool: &str| {
                     list.iter()
-                        .any(|g| g.runs(&command) && matches_tool(g, tool))
+                        .any(|g| runs(g, &command) && matches_tool(g, tool))
                 };
                 match &wanted {
-                    None if list.iter().any(|g| g.runs(&command)) => continue,
+                    None if list.iter().any(|g| runs(g, &command)) => continue,
                     None => {}
                     Some(tools) => {
                         let missing: Vec<&str> = tools
@@ -229,7 +129,7 @@ pub fn merge_settings(
                 list.extend(ours);
                 added.push(event);
             }
-            Some(existing) if existing.runs(&command) => {}
+            Some(existing) if runs(existing, &command) => {}
             Some(_) => return Err(format!("has a `hooks.{event}` that is not a JSON array")),
             None => {
                 if let Json::Object(entries) = hooks {
