@@ -860,7 +860,12 @@ fn init_hooks_writes_the_hook_and_sets_hooks_path() {
     std::fs::write(&hook, "#!/bin/sh\necho mine\n").expect("write");
     let refused = memlint(&repo.root, &["init", "--hooks"]);
     assert_eq!(refused.code, 2, "{refused:?}");
-    assert!(refused.stderr.contains("--force"), "{refused:?}");
+    // The engine's refusal, worded for the command line (issue 48 item 6).
+    assert_eq!(
+        refused.stderr,
+        "memlint: error: .githooks/pre-commit exists and is not memlint's hook; rerun with --force to replace it\n",
+        "{refused:?}"
+    );
     assert_eq!(
         std::fs::read_to_string(&hook).expect("hook"),
         "#!/bin/sh\necho mine\n"
@@ -877,10 +882,9 @@ fn init_hooks_writes_the_hook_and_sets_hooks_path() {
     std::fs::remove_file(&hook).expect("remove the hook");
     let refused = memlint(&repo.root, &["init", "--hooks"]);
     assert_eq!(refused.code, 2, "{refused:?}");
-    assert!(
-        refused
-            .stderr
-            .contains("core.hooksPath is already `.husky`"),
+    assert_eq!(
+        refused.stderr,
+        "memlint: error: core.hooksPath is already `.husky`, and git runs the hooks there; rerun with --force to point it at .githooks (the hooks in `.husky` then stop running)\n",
         "{refused:?}"
     );
     assert!(!refused.stderr.contains("cannot read"), "{refused:?}");
@@ -896,8 +900,9 @@ fn init_hooks_keeps_a_hook_git_would_stop_running() {
     std::fs::write(&old, "#!/bin/sh\necho mine\n").expect("write");
     let refused = memlint(&repo.root, &["init", "--hooks"]);
     assert_eq!(refused.code, 2, "{refused:?}");
-    assert!(
-        refused.stderr.contains(".git/hooks/pre-commit exists"),
+    assert_eq!(
+        refused.stderr,
+        "memlint: error: .git/hooks/pre-commit exists, and git would stop running it once core.hooksPath points at .githooks; move what it does into .githooks/pre-commit after installing, or rerun with --force\n",
         "{refused:?}"
     );
     assert!(!repo.root.join(".githooks/pre-commit").exists());

@@ -27,6 +27,8 @@ pub fn words(advice: &Advice) -> String {
         Advice::GiveSlug { example } => format!(
             "; give one with --slug (lowercase ASCII words joined by `-`, such as --slug {example})"
         ),
+        Advice::Overrule { then } => format!("; rerun with --force to {then}"),
+        Advice::OrOverrule => ", or rerun with --force".to_string(),
         Advice::RePoint { old, new } => {
             format!(" (or give --force to re-point `{old}` at `{new}`)")
         }

@@ -6,7 +6,7 @@ use super::settings::Settings;
 use crate::engine::agents::Agent;
 use crate::engine::init::agent_settings::{AgentSettings, MCP_HINT};
 use crate::engine::init::files::Report;
-use crate::engine::init::hooks::Hooks;
+use crate::engine::init::hooks::{Hooks, PlanError};
 use crate::engine::workspace::WorkspaceError;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,7 +17,10 @@ pub(super) fn run(global: &GlobalArgs, args: &InitArgs) -> Result<ExitCode, Work
     let root = Settings::resolve_for_init(global)?;
     // `--hooks` is checked first, so that a refusal creates nothing.
     let hooks = match args.hooks {
-        true => Some(Hooks::plan(&root, args.force)?),
+        true => Some(Hooks::plan(&root, args.force).map_err(|e| match e {
+            PlanError::Workspace(e) => e,
+            refused => WorkspaceError::Usage(super::advice::said(&refused, refused.advice())),
+        })?),
         false => None,
     };
     // Every settings file is planned before anything is written.

@@ -464,6 +464,8 @@ fn words(advice: &Advice) -> String {
             ", or call memory_write with replaces: {old} if this one supersedes it (or again with force: true to write it anyway)"
         ),
         Advice::Retry => ", call the tool again".to_string(),
+        Advice::Overrule { then } => format!("; call the tool again with force: true to {then}"),
+        Advice::OrOverrule => ", or call the tool again with force: true".to_string(),
         Advice::GiveSlug { example } => format!(
             "; give one in the slug parameter (lowercase ASCII words joined by `-`, such as slug: {example})"
         ),

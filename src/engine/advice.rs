@@ -33,6 +33,12 @@ pub enum Advice {
     GiveSlug { example: String },
     /// Nothing was done because another writer came first: do it again.
     Retry,
+    /// Run it again overriding the refusal (forced), which then does
+    /// `then` (such as "replace it").
+    Overrule { then: String },
+    /// The other way out, after the one the message gives: run it again
+    /// overriding the refusal (forced).
+    OrOverrule,
     /// A record whose cited file changed was checked against it: verify it
     /// if it still holds, or replace it.
     VerifyOrReplace,

@@ -4,8 +4,40 @@
 
 use super::files::{create, inside, update_err, write_err, Report};
 use super::templates::{AGENT_HOOKS, COMMIT_MSG, PRE_COMMIT};
+use crate::engine::advice::Advice;
 use crate::engine::workspace::WorkspaceError;
 use std::path::Path;
+
+/// Why `init --hooks` will not install its hooks.
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    /// Someone else's hook or `core.hooksPath` is in the way: installing
+    /// anyway is what `advice` says (overriding the refusal).
+    #[error("{message}")]
+    Refused { message: String, advice: Advice },
+    #[error(transparent)]
+    Workspace(#[from] WorkspaceError),
+}
+
+impl PlanError {
+    /// What the user can do next, for the front end to word.
+    pub fn advice(&self) -> Option<Advice> {
+        match self {
+            PlanError::Refused { advice, .. } => Some(advice.clone()),
+            PlanError::Workspace(_) => None,
+        }
+    }
+}
+
+/// A refusal that installing anyway (forced) would then `then`.
+fn refused(message: String, then: &str) -> PlanError {
+    PlanError::Refused {
+        message,
+        advice: Advice::Overrule {
+            then: then.to_string(),
+        },
+    }
+}
 
 /// Where `init --hooks` puts the hook, relative to the top of the work tree.
 pub const HOOKS_DIR: &str = ".githooks";
@@ -36,9 +68,9 @@ enum Existing {
 
 impl Hooks {
     /// Checks that `init --hooks` can install its hook for `root`. An
-    /// existing, different hook or `core.hooksPath` is an error unless
+    /// existing, different hook or `core.hooksPath` is refused unless
     /// `force`.
-    pub fn plan(root: &Path, force: bool) -> Result<Self, WorkspaceError> {
+    pub fn plan(root: &Path, force: bool) -> Result<Self, PlanError> {
         let usage = WorkspaceError::Usage;
         let repo =
             crate::io::git::Repo::open(root, "`init --hooks`").map_err(|e| usage(e.to_string()))?;
@@ -65,39 +97,47 @@ impl Hooks {
         let current = crate::io::git::hooks_path(&repo).map_err(|e| usage(e.to_string()))?;
         let git_hook = repo.repo.git_dir().join("hooks/pre-commit");
         match current.as_deref() {
-        Some(HOOKS_DIR) => {}
-        Some(other) if !force => {
-            return Err(usage(format!(
-                "core.hooksPath is already `{other}`, and git runs the hooks there; rerun with --force to point it at {HOOKS_DIR} (the hooks in `{other}` then stop running)"
-            )))
+            Some(HOOKS_DIR) => {}
+            Some(other) if !force => {
+                return Err(refused(
+                    format!("core.hooksPath is already `{other}`, and git runs the hooks there"),
+                    &format!(
+                        "point it at {HOOKS_DIR} (the hooks in `{other}` then stop running)"
+                    ),
+                ))
+            }
+            None if git_hook.is_file() && !force => {
+                return Err(PlanError::Refused {
+                    message: format!(
+                        ".git/hooks/pre-commit exists, and git would stop running it once core.hooksPath points at {HOOKS_DIR}; move what it does into {shown} after installing"
+                    ),
+                    advice: Advice::OrOverrule,
+                })
+            }
+            _ => {}
         }
-        None if git_hook.is_file() && !force => {
-            return Err(usage(format!(
-                ".git/hooks/pre-commit exists, and git would stop running it once core.hooksPath points at {HOOKS_DIR}; move what it does into {shown} after installing, or rerun with --force"
-            )))
-        }
-        _ => {}
-    }
         let existing = match crate::io::fs::Snapshot::read(&hook) {
             Ok(seen) => Existing::File(seen),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Existing::Nothing,
             // Anything but a regular file there (a FIFO too) is someone's,
             // never read or replaced without --force.
             Err(e) if e.kind() == std::io::ErrorKind::InvalidInput && !force => {
-                return Err(usage(format!(
-                    "{shown} exists and is not memlint's hook; rerun with --force to replace it"
-                )))
+                return Err(refused(
+                    format!("{shown} exists and is not memlint's hook"),
+                    "replace it",
+                ))
             }
             Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => Existing::Other,
             // A hook that cannot be read is not taken for a missing one.
-            Err(e) => return Err(update_err(&hook)("read", e)),
+            Err(e) => return Err(update_err(&hook)("read", e).into()),
         };
         let up_to_date = match &existing {
             Existing::File(e) if e.bytes == script.as_bytes() => true,
             Existing::File(_) if !force => {
-                return Err(usage(format!(
-                    "{shown} exists and is not memlint's hook; rerun with --force to replace it"
-                )))
+                return Err(refused(
+                    format!("{shown} exists and is not memlint's hook"),
+                    "replace it",
+                ))
             }
             _ => false,
         };
