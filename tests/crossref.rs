@@ -549,3 +549,54 @@ fn check_path_still_resolves_against_the_whole_workspace() {
     let all = ws.found(&[D]);
     assert!(all.contains(&target("status/dangling-target", &dec("broken"), "nowhere")));
 }
+
+/// Issue 48 item 10: "who names record X" is the engine's
+/// (`engine::referrers`), not the language server's: the record it
+/// replaces and a record citing it are found, with the bytes of the name
+/// in each file.
+#[test]
+fn the_engine_finds_who_replaces_or_cites_a_record() {
+    use memlint::engine::referrers::Referrers;
+    use memlint::engine::workspace::{Surroundings, Workspace};
+    use memlint::model::kind::Kind;
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    let old = "---\ntitle: Use git2\nstatus: replaced\ndate: 2026-01-01\nreplaced_by: use-gix\n---\nOld.\n";
+    let new = "---\ntitle: Use gix\nstatus: active\ndate: 2026-01-02\n---\nNew.\n";
+    let note = "---\ntitle: Git notes\ndescription: how git is read\nsources:\n  - \"decision:use-gix\"\n---\nNotes.\n";
+    common::write(root, "memory/decisions/use-git2.md", old);
+    common::write(root, "memory/decisions/use-gix.md", new);
+    common::write(root, "knowledge/git-notes.md", note);
+    let at = Surroundings {
+        cwd: root,
+        env: &|_| None,
+    };
+    let ws = Workspace::load(&at, Some(root), None).expect("workspace");
+    let all = memlint::store::listing::files(&ws);
+    let outcome = memlint::engine::check::run(&ws, &all, &|_| true);
+    let mut found = Referrers::of(Kind::Decision, "use-gix");
+    for r in &outcome.reports {
+        found.look_at(r);
+    }
+    let places = found.places(|p| std::fs::read_to_string(ws.root.join(p)).ok());
+    let named: Vec<(String, &str)> = places
+        .iter()
+        .map(|(path, range)| {
+            let text = if path.starts_with("knowledge") {
+                note
+            } else {
+                old
+            };
+            (path.clone(), &text[range.clone()])
+        })
+        .collect();
+    assert_eq!(
+        named,
+        vec![
+            ("knowledge/git-notes.md".to_string(), "use-gix"),
+            ("memory/decisions/use-git2.md".to_string(), "use-gix"),
+        ]
+    );
+    let at_note = note.find("decision:use-gix").expect("cited") + "decision:".len();
+    assert_eq!(places[0].1, at_note..at_note + "use-gix".len());
+}

@@ -22,6 +22,7 @@ pub mod import;
 pub mod init;
 pub mod log;
 pub mod merge;
+pub mod referrers;
 pub mod report;
 pub mod report_html;
 pub mod scan;

@@ -5,6 +5,7 @@
 
 use super::documents;
 use super::state::{self, State};
+use crate::engine::referrers::{part, Referrers};
 use crate::lint::info::Located;
 use crate::lint::FileReport;
 use crate::model::kind::{stem, FieldType, Kind, SOURCE_PREFIXES};
@@ -33,14 +34,6 @@ pub struct AtCursor {
     pub name: Range<usize>,
 }
 
-/// The bytes of `value`'s `skip..` part inside `span` of `text` (the span
-/// may hold quotes around the value).
-pub fn part(text: &str, span: &Range<usize>, value: &str, skip: usize) -> Option<Range<usize>> {
-    let inside = text.get(span.clone())?;
-    let at = span.start + inside.find(value)?;
-    Some(at + skip..at + value.len())
-}
-
 /// What a source string names: `decision:x` → the decision `x`,
 /// `cmem:ID` → the session `ID`, `file:p` → the file `p`; with the byte
 /// length of its prefix.
@@ -60,16 +53,6 @@ pub fn source_target(value: &str) -> Option<(Target, usize)> {
         _ => return None,
     };
     Some((target, prefix.len() + 1))
-}
-
-/// The source string that names record `name` of `kind`, if a kind can be
-/// named by a source.
-pub fn source_of(kind: Kind, name: &str) -> Option<String> {
-    match kind {
-        Kind::Decision | Kind::Request | Kind::Knowledge => Some(format!("{kind}:{name}")),
-        Kind::Session => Some(format!("cmem:{name}")),
-        _ => None,
-    }
 }
 
 /// The reference at byte `offset` of the buffer of `rel`, if any.
@@ -177,33 +160,12 @@ pub fn subject(state: &State, rel: &str, text: &str, offset: usize) -> Option<(K
 }
 
 /// Every place that names record `name` of `kind`: `replaced_by` values of
-/// records of its kind and sources, as (path, name's bytes in that file).
+/// records of its kind and sources, as (path, name's bytes in that file),
+/// open buffers in place of their files.
 pub fn referrers(state: &mut State, kind: Kind, name: &str) -> Vec<(String, Range<usize>)> {
-    let source = source_of(kind, name);
-    let mut hits: Vec<(String, Located, usize)> = Vec::new();
-    state.each_report(|r| {
-        if let Some(l) = &r.info.replaced_by {
-            if r.info.kind == Some(kind) && l.value == name {
-                hits.push((r.path.clone(), l.clone(), 0));
-            }
-        }
-        for l in &r.info.sources {
-            if Some(&l.value) == source.as_ref() {
-                hits.push((r.path.clone(), l.clone(), l.value.len() - name.len()));
-            }
-        }
-    });
-    let mut out = Vec::new();
-    for (path, l, skip) in hits {
-        let Some(text) = state.text_of(&path) else {
-            continue;
-        };
-        if let Some(range) = part(&text, &l.span, &l.value, skip) {
-            out.push((path, range));
-        }
-    }
-    out.sort_by(|a, b| (&a.0, a.1.start).cmp(&(&b.0, b.1.start)));
-    out
+    let mut found = Referrers::of(kind, name);
+    state.each_report(|r| found.look_at(r));
+    found.places(|path| state.text_of(path))
 }
 
 /// `textDocument/references`: who replaces or cites the record the cursor
