@@ -572,10 +572,16 @@ fn the_engine_finds_who_replaces_or_cites_a_record() {
         env: &|_| None,
     };
     let ws = Workspace::load(&at, Some(root), None).expect("workspace");
-    let all = memlint::store::listing::files(&ws);
-    let outcome = memlint::engine::check::run(&ws, &all, &|_| true);
+    let opts = memlint::engine::scan::Options {
+        force: false,
+        progress: None,
+    };
+    let mode = memlint::engine::check::Mode::WorkTree { fix: false };
+    let selection = memlint::engine::check::Selection::all();
+    let checked =
+        memlint::engine::check::run(&ws, &mode, &selection, false, &opts).expect("checked");
     let mut found = Referrers::of(Kind::Decision, "use-gix");
-    for r in &outcome.reports {
+    for r in &checked.outcome.reports {
         found.look_at(r);
     }
     let places = found.places(|p| std::fs::read_to_string(ws.root.join(p)).ok());

@@ -1461,3 +1461,57 @@ fn duplicates_follow_edits_between_runs_through_the_cache() {
     std::fs::write(&thin, retired).expect("write");
     assert_eq!(dups(dir.path()).len(), 2);
 }
+
+/// Issue 48 item 10: `check` is one engine call, `engine::check::run(mode,
+/// selection)`: the paths resolve into a selection (a path missing from
+/// the work tree is an error there, not for git's versions), and the work
+/// tree is fixed, then checked, with what each path selected.
+#[test]
+fn the_engine_checks_in_one_call_fixing_first() {
+    use memlint::engine::check::{run, Mode, Selection};
+    use memlint::engine::workspace::{Surroundings, Workspace};
+    let dir = common::workspace("rules/format-crlf");
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("notes")).expect("mkdir");
+    let at = Surroundings {
+        cwd: root,
+        env: &|_| None,
+    };
+    let ws = Workspace::load(&at, Some(root), None).expect("workspace");
+    let gone = [root.join("knowledge/gone.md")];
+    let (warnings, missing) = Selection::of(&ws, &gone, false);
+    assert!(warnings.is_empty());
+    assert_eq!(
+        missing.expect_err("missing").to_string(),
+        format!("{}: no such file or directory", gone[0].display())
+    );
+    assert!(Selection::of(&ws, &gone, true).1.is_ok());
+    let paths = [root.join("knowledge"), root.join("notes")];
+    let (_, selection) = Selection::of(&ws, &paths, false);
+    let opts = memlint::engine::scan::Options {
+        force: false,
+        progress: None,
+    };
+    let mode = Mode::WorkTree { fix: true };
+    let checked = run(&ws, &mode, &selection.expect("selection"), true, &opts).expect("checked");
+    let fixed = checked.fixed.expect("fixed");
+    assert_eq!(fixed.fixed, vec!["knowledge/crlf-record.md".to_string()]);
+    assert!(fixed.failed.is_empty() && fixed.raced.is_empty());
+    let rules: Vec<&str> = checked
+        .outcome
+        .diagnostics
+        .iter()
+        .map(|d| d.rule.as_str())
+        .collect();
+    assert!(!rules.contains(&"format/crlf"), "{rules:?}");
+    assert_eq!(checked.outcome.files, 1);
+    let text = std::fs::read_to_string(root.join("knowledge/crlf-record.md")).expect("read");
+    assert!(!text.contains('\r'), "{text:?}");
+    assert_eq!(
+        checked.selects_nothing,
+        vec![format!(
+            "{} holds no record: memlint checks the .md files under memory/, knowledge/ and staging/, and CONTEXT.md",
+            paths[1].display()
+        )]
+    );
+}

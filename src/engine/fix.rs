@@ -101,7 +101,7 @@ pub fn run(
     selected: &dyn Fn(&str) -> bool,
     opts: &crate::engine::scan::Options,
 ) -> Report {
-    let (reports, cross) = crate::engine::check::findings(ws, all, opts);
+    let (reports, cross) = crate::engine::check::lint::findings(ws, all, opts);
     let chains = chain_targets(ws, &reports, &cross);
     let cited = replaced_sources(ws, &reports, &cross);
     let drift = crate::engine::drift::drifted(

@@ -4,7 +4,7 @@
 //! and on the commit being made (`check --staged --commit-msg`, for git's
 //! commit-msg hook).
 
-use crate::engine::check::Outcome;
+use crate::engine::check::lint::Outcome;
 use crate::engine::log::renames;
 use crate::engine::workspace::Workspace;
 use crate::io::git::{Blob, Change, GitError, Object, Repo};

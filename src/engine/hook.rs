@@ -391,7 +391,7 @@ pub fn post_write(request: &Request) -> Reply {
         force: false,
         progress: None,
     };
-    let mut outcome = crate::engine::check::run_with(&ws, &files, &|p: &str| p == rel, &opts);
+    let mut outcome = crate::engine::check::lint::run_with(&ws, &files, &|p: &str| p == rel, &opts);
     // The hook exits right after: the whole workspace's reports are not
     // freed one by one.
     std::mem::forget(std::mem::take(&mut outcome.reports));

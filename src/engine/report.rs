@@ -50,7 +50,7 @@ pub fn build_with_records(
 ) -> Result<(Report, Vec<(String, RecordInfo)>), crate::engine::staging::StagingError> {
     let staging = crate::engine::staging::backlog(&ws.root, &ws.config.staging)?;
     let files = crate::store::listing::files(ws);
-    let (reports, mut diagnostics) = crate::engine::check::findings(ws, &files, opts);
+    let (reports, mut diagnostics) = crate::engine::check::lint::findings(ws, &files, opts);
     let view = View::new(
         reports.iter().map(|r| (r.path.as_str(), &r.info)),
         &ws.config,

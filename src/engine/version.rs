@@ -4,7 +4,7 @@
 //! constructor ([`staged`], [`base`]); [`run_version`] lints it against the
 //! rest of that version.
 
-use crate::engine::check::Outcome;
+use crate::engine::check::lint::Outcome;
 use crate::engine::drift::change::{judge_change, modified_files, reader_at, Sides, Which};
 use crate::engine::history::{rewritten_decisions, short, unexplained_removals, Found};
 use crate::engine::log::renames;

@@ -26,7 +26,7 @@ impl Current {
             force: false,
             progress: None,
         };
-        let (reports, _) = crate::engine::check::findings(ws, &all, &opts);
+        let (reports, _) = crate::engine::check::lint::findings(ws, &all, &opts);
         Current { reports }
     }
 

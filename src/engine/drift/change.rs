@@ -7,7 +7,7 @@
 //! the history between them: it works in a CI checkout of depth 1 with the
 //! base fetched.
 
-use crate::engine::check::Outcome;
+use crate::engine::check::lint::Outcome;
 use crate::engine::workspace::Workspace;
 use crate::io::git::{Blob, Change, Repo};
 use crate::lint::rules::sources::drifted as rule;

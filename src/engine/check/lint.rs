@@ -1,6 +1,6 @@
-//! `memlint check` over a workspace: per-file rules on every file (in
-//! parallel), then the cross-record rules on the whole workspace, then the
-//! selection the user asked for.
+//! Linting the work tree: per-file rules on every file (in parallel), then
+//! the cross-record rules on the whole workspace, then the selection the
+//! user asked for; and the [`Outcome`] every mode of `check` returns.
 
 use crate::engine::workspace::Workspace;
 use crate::io::fs::read_regular;
@@ -80,36 +80,10 @@ pub fn findings(
     (scanned.finish(saved).reports, cross)
 }
 
-/// Lints `all` (every file of the workspace) and reports on those for which
-/// `selected` is true (reporting no progress).
-///
-/// # Examples
-///
-/// ```no_run
-/// use memlint::engine::{check, workspace::Workspace};
-/// use std::path::Path;
-///
-/// let cwd = std::env::current_dir().expect("the current directory");
-/// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
-/// let ws = Workspace::load(&at, Some(Path::new("fixtures/example")), None)?;
-/// let all = memlint::store::listing::files(&ws);
-/// let outcome = check::run(&ws, &all, &|_| true);
-/// for d in &outcome.diagnostics {
-///     println!("{}:{}:{}: {} {}", d.path, d.line, d.column, d.rule, d.message);
-/// }
-/// # Ok::<(), memlint::engine::workspace::WorkspaceError>(())
-/// ```
-pub fn run(ws: &Workspace, all: &[String], selected: &dyn Fn(&str) -> bool) -> Outcome {
-    let opts = crate::engine::scan::Options {
-        force: false,
-        progress: None,
-    };
-    run_with(ws, all, selected, &opts)
-}
-
-/// [`run`] with explicit index options. Per-file results of unchanged files
-/// come from `.memlint/index` (docs/recall.md); the cross-record rules run over
-/// every record each time.
+/// Lints `all` (every file of the workspace) with the index options `opts`
+/// and reports on those for which `selected` is true. Per-file results of
+/// unchanged files come from `.memlint/index` (docs/recall.md); the
+/// cross-record rules run over every record each time.
 pub fn run_with(
     ws: &Workspace,
     all: &[String],
@@ -174,7 +148,7 @@ pub fn run_texts(
         use rayon::prelude::*;
         missing
             .par_iter()
-            .filter_map(|p| Some((p.to_string(), crate::engine::check::source_text(ws, p)?)))
+            .filter_map(|p| Some((p.to_string(), source_text(ws, p)?)))
             .collect()
     };
     out.sources.extend(texts);
