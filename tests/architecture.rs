@@ -1,7 +1,8 @@
 //! The shape of the source, enforced: layers import one way only, no module
 //! imports itself back through others (no import circles), the pure layers
 //! touch neither the disk, the environment, git nor the terminal, the
-//! engine neither parses flags nor prints nor picks exit codes, and no
+//! engine neither parses flags nor prints nor picks exit codes nor reads the
+//! environment or the current directory, and no
 //! source file or function grows past the size a reader takes in at once.
 //!
 //! The layers, lowest first (a layer imports only layers below it; the
