@@ -45,7 +45,7 @@ fn cross_record<'r>(
     );
     view.known_clusters = clusters.unwrap_or_default();
     if workspace::enabled(&ws.config, Rule::ContentDuplicate) {
-        view.known_duplicates = Some(crate::store::duplicates::pairs(&ws.root, &view));
+        view.known_duplicates = Some(crate::store::duplicates::pairs(ws, &view));
     }
     let mut sink = WsSink::new(&ws.config);
     crate::lint::registry::check_workspace(&view, &mut sink);
@@ -71,7 +71,7 @@ pub fn findings(
     // The index is written while the cross-record rules run.
     let (saved, cross) = rayon::join(
         || {
-            let saved = scanned.save(&ws.root);
+            let saved = scanned.save(ws);
             scanned.save_cites(ws);
             saved
         },

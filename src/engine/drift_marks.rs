@@ -37,7 +37,7 @@ pub fn keep(ws: &Workspace, drift: &Drift) {
             })
             .collect()
     };
-    store::save(&ws.root, marks);
+    store::save(ws, marks);
 }
 
 /// The marks that still hold for the records `wanted` accepts, by path:

@@ -6,7 +6,7 @@
 
 use crate::engine::workspace::Workspace;
 use crate::io::git::Tracked;
-use crate::io::stat::{cold_reader, no_huge_pages, now_ns, Dirs, Opened, Stat};
+use crate::io::stat::{cold_reader, now_ns, Dirs, Opened, Stat};
 use crate::lint::{lint_file, Content, FileReport};
 use crate::model::kind::{classify, Place};
 use crate::store::codec::{trailer as checksum, Reader};
@@ -15,7 +15,6 @@ use crate::store::table::{
     stored_bytes, Entry, Glance, Stored, Table,
 };
 use rayon::prelude::*;
-use std::path::Path;
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Below this many files to read, no progress is reported.
@@ -204,7 +203,7 @@ const BLOB_RUN: usize = 2048;
 /// changed, and returns their reports.
 pub fn refresh(ws: &Workspace, files: &[String], opts: &Options) -> Refreshed {
     let scanned = scan(ws, files, opts);
-    let saved = scanned.save(&ws.root);
+    let saved = scanned.save(ws);
     scanned.finish(saved)
 }
 
@@ -239,9 +238,6 @@ pub fn scan(ws: &Workspace, files: &[String], opts: &Options) -> Scanned {
         .collect();
     let to_read = plans.iter().filter(|p| p.reads()).count();
     let by_blob = plans.iter().any(|p| matches!(p, Plan::ByBlob(..)));
-    if to_read >= PROGRESS_MIN {
-        no_huge_pages();
-    }
     let progress = opts.progress.filter(|_| to_read >= PROGRESS_MIN);
     if let Some(p) = progress {
         p.start(to_read);
@@ -386,7 +382,7 @@ impl Scanned {
     /// Writes the table back when anything changed: as a small delta next
     /// to the main file when few entries changed, else whole. `Ok(false)`
     /// when it was already up to date.
-    pub fn save(&self, root: &Path) -> std::io::Result<bool> {
+    pub fn save(&self, ws: &Workspace) -> std::io::Result<bool> {
         if self.unchanged {
             return Ok(false);
         }
@@ -401,9 +397,9 @@ impl Scanned {
                     .filter(|(_, d)| **d)
                     .map(|(e, _)| e)
                     .collect();
-                save_delta(root, base, table, &self.removed, &entries)
+                save_delta(ws, base, table, &self.removed, &entries)
             }
-            _ => save(root, table),
+            _ => save(ws, table),
         }
         .map(|()| true)
     }
@@ -434,7 +430,7 @@ impl Scanned {
                 })
             })
             .collect();
-        cites::save(&ws.root, self.table.key, &records);
+        cites::save(ws, self.table.key, &records);
     }
 
     /// The outcome, given what [`Scanned::save`] returned.

@@ -366,18 +366,3 @@ pub(crate) fn cold_reader<'a>(
         .build()
         .ok()
 }
-
-/// Turns transparent huge pages off for the rest of the process, on Linux
-/// (`MIMALLOC_ALLOW_THP` in the environment keeps them). Walking and
-/// linting thousands of files allocates from every thread at once, thinly
-/// spread, and the kernel zeroes each 2 MiB huge page whole on its first
-/// touch: on 100k records that was a tenth of the cold check. Warm runs
-/// decode the index densely and are faster with huge pages, so they keep
-/// them.
-pub(crate) fn no_huge_pages() {
-    #[cfg(target_os = "linux")]
-    if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
-        // SAFETY: sets a flag of this process; no memory is touched.
-        unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) };
-    }
-}

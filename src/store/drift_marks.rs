@@ -6,7 +6,8 @@
 //! record's text still hashes the same: verifying, updating or replacing
 //! the record drops it.
 
-use crate::io::cache::{make_dir, DIR};
+use crate::io::cache::DIR;
+use crate::model::workspace::Workspace;
 use crate::store::codec::{checked, Reader, Writer, FORMAT};
 use serde::Serialize;
 use std::path::Path;
@@ -55,14 +56,15 @@ pub fn load(root: &Path) -> Vec<Marked> {
 
 /// Stores `marks` (sorted by path here); a cache, so a failure to write is
 /// ignored. No file is created for no marks.
-pub fn save(root: &Path, mut marks: Vec<Marked>) {
+pub fn save(ws: &Workspace, mut marks: Vec<Marked>) {
+    let root = &ws.root;
     let path = root.join(DIR).join(DRIFT_MARKS);
     if marks.is_empty() && std::fs::symlink_metadata(&path).is_err() {
         return;
     }
     marks.sort_by(|a, b| a.path.cmp(&b.path));
     marks.dedup_by(|a, b| a.path == b.path);
-    let _ = make_dir(root)
+    let _ = crate::io::cache::make_dir_of(ws)
         .and_then(|dir| crate::io::fs::write_cache(&dir.join(DRIFT_MARKS), &encode(&marks)));
 }
 

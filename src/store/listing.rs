@@ -3,10 +3,10 @@
 //! the list, so that an unchanged workspace is not walked again.
 
 use crate::io::fs::{open_regular, read_regular};
-use crate::io::stat::{no_huge_pages, now_ns, Stat, RACY_NS};
+use crate::io::stat::{now_ns, Stat, RACY_NS};
 use crate::model::workspace::Workspace;
 use crate::store::codec::{checked, trailer, Reader, Writer, FORMAT};
-use crate::store::table::{key, make_dir, stored, DIR};
+use crate::store::table::{key, DIR};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -123,13 +123,9 @@ pub fn listing(ws: &Workspace) -> Listing {
 /// nothing changed during the walk), whatever listing was stored before.
 pub fn new_listing(ws: &Workspace) -> Listing {
     let key = key(&ws.config);
-    if !stored(&ws.root) {
-        // Every record will be read and linted.
-        no_huge_pages();
-    }
     // `.memlint/` first, so that creating it does not change the root
     // directory after it was recorded.
-    let dir = make_dir(&ws.root).ok();
+    let dir = crate::io::cache::make_dir_of(ws).ok();
     let clock = dir.as_deref().and_then(|d| FsClock::read(d, &ws.root));
     let scanned_at = now_ns();
     let walked = ws.walk();
@@ -149,7 +145,7 @@ pub fn new_listing(ws: &Workspace) -> Listing {
         if !racy {
             let bytes = encode_listing(&ws.root, key, &paths, &seen, &files);
             // A cache: when it cannot be written, the next run walks again.
-            let saved = make_dir(&ws.root)
+            let saved = crate::io::cache::make_dir_of(ws)
                 .and_then(|dir| crate::io::fs::write_cache(&dir.join(LISTING), &bytes));
             if saved.is_ok() {
                 return Listing {

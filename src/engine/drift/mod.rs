@@ -513,7 +513,7 @@ impl<'r> Judge<'r> {
         if self.history.get().is_some() {
             return true;
         }
-        match History::walk(self.repo, self.head.0, &self.ws.root) {
+        match History::walk(self.repo, self.head.0, self.ws) {
             Ok(h) => {
                 let _ = self.history.set(h);
                 true

@@ -391,7 +391,7 @@ pub fn stored_context(ws: &Workspace) -> StoredContext {
 
 pub(super) fn save(ws: &Workspace, bytes: &[u8]) {
     // A cache: when it cannot be written, the next run builds it again.
-    let _ = crate::io::cache::make_dir(&ws.root)
+    let _ = crate::io::cache::make_dir_of(ws)
         .and_then(|dir| crate::io::fs::write_cache(&dir.join(FILE), bytes));
 }
 
