@@ -20,8 +20,9 @@ pub const FILE: &str = "search";
 
 pub(crate) const MAGIC: &[u8; 8] = b"MLSEARCH";
 
-/// The on-disk format version; an index of another version is rebuilt.
-pub(crate) const FORMAT: u32 = 6;
+// The on-disk format version is that of every file under `.memlint/`: an
+// index of another version is rebuilt.
+use crate::store::codec::FORMAT;
 
 /// Documents per block of the stored head: each block is front-coded on
 /// its own and stored behind its length, so that blocks are decoded, and
@@ -344,10 +345,36 @@ pub(crate) fn read_u64(b: &[u8]) -> u64 {
     u64::from_le_bytes(b.try_into().unwrap_or_default())
 }
 
-/// Opens the index file at `path` and decodes its head; `None` when it is
-/// missing, of another format, or damaged.
-pub(crate) fn load(path: &std::path::Path) -> Option<Loaded> {
-    load_checked(path, &no_check, Want::Terms, None).map(|(loaded, _)| loaded)
+/// The search index's path in the workspace at `root`.
+pub(crate) fn path(root: &std::path::Path) -> std::path::PathBuf {
+    root.join(crate::io::cache::DIR).join(FILE)
+}
+
+/// Opens the index of the workspace at `root` and decodes its head; `None`
+/// when it is missing, of another format, or damaged.
+pub(crate) fn load(root: &std::path::Path) -> Option<Loaded> {
+    load_checked(root, &no_check, Want::Terms, None).map(|(loaded, _)| loaded)
+}
+
+/// Stores `bytes` (an [`encode`]d index) as the index of `ws`; a cache, so
+/// a failure to write is ignored (the next run builds it again).
+pub(crate) fn save(ws: &crate::model::workspace::Workspace, bytes: &[u8]) {
+    let _ = crate::io::cache::make_dir_of(ws)
+        .and_then(|dir| crate::io::fs::write_cache(&dir.join(FILE), bytes));
+}
+
+/// Rewrites the stored index of `ws` with `stamps`, when it is still the
+/// one loaded with head checksum `loaded_sum` (see [`restamp_bytes`]).
+pub(crate) fn restamp(ws: &crate::model::workspace::Workspace, loaded_sum: u64, stamps: Stamps) {
+    if stamps.is_empty() {
+        return;
+    }
+    let Ok(mut bytes) = crate::io::fs::read_regular(&path(&ws.root)) else {
+        return;
+    };
+    if restamp_bytes(&mut bytes, loaded_sum, stamps) {
+        save(ws, &bytes);
+    }
 }
 
 /// Whether a load decodes the term dictionary, which a query needs and
@@ -363,13 +390,13 @@ pub(crate) enum Want {
 /// `trusted`; without the term dictionary when `want` is
 /// [`Want::Documents`].
 pub(crate) fn load_checked(
-    path: &std::path::Path,
+    root: &std::path::Path,
     check: Check,
     want: Want,
     trusted: Option<u64>,
 ) -> Option<(Loaded, bool)> {
     use std::io::Read;
-    let mut file = crate::io::fs::open_regular(path).ok()?;
+    let mut file = crate::io::fs::open_regular(&path(root)).ok()?;
     let size = file.metadata().ok()?.len();
     let mut prefix = [0u8; PREFIX];
     file.read_exact(&mut prefix).ok()?;
