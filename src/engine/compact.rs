@@ -8,8 +8,9 @@
 //! Everything here works on a root path and returns values or typed errors;
 //! the command line renders them.
 
-use crate::lint::{lint_file, Content};
+use crate::lint::lint_file;
 use crate::model::config::Config;
+use crate::model::content::Content;
 use crate::model::diagnostic::Severity;
 use crate::model::kind::{classify, is_session_id, Kind};
 use crate::model::rule::Rule;
@@ -347,7 +348,7 @@ pub fn validate(request: &ImportRequest, config: &Config, id: &str, created: &st
     let content = if bytes.len() as u64 > config.max_file_bytes {
         Content::TooLarge(bytes.len() as u64)
     } else {
-        Content::Bytes(&bytes)
+        Content::Bytes(&bytes[..])
     };
     let place = classify(&rel, &config.banned_dirs);
     let report = lint_file(&rel, &place, content, config);

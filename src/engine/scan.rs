@@ -6,8 +6,9 @@
 
 use crate::engine::workspace::Workspace;
 use crate::io::git::Tracked;
-use crate::io::stat::{cold_reader, now_ns, Dirs, Opened, Stat};
-use crate::lint::{lint_file, Content, FileReport};
+use crate::io::stat::{cold_reader, now_ns, Dirs, Stat};
+use crate::lint::{lint_file, FileReport};
+use crate::model::content::Content;
 use crate::model::kind::{classify, Place};
 use crate::store::codec::{trailer as checksum, Reader};
 use crate::store::table::{
@@ -653,7 +654,7 @@ fn execute(
             let place = classify(rel, &ws.config.banned_dirs);
             let content = match stat {
                 Some(s) => Content::TooLarge(s.size),
-                None => Content::Bytes(b""),
+                None => Content::Bytes(&b""[..]),
             };
             let report = lint_file(rel, &place, content, &ws.config);
             (
@@ -667,7 +668,9 @@ fn execute(
             )
         }
         Plan::Verify(e) => match dirs.read(rel, ws.config.max_file_bytes) {
-            Ok(Opened::Bytes(_, bytes)) if Some(xxh3_64(&bytes)) == e.hash => (e, Done::Verified),
+            Ok((_, Content::Bytes(bytes))) if Some(xxh3_64(&bytes)) == e.hash => {
+                (e, Done::Verified)
+            }
             opened => (read_entry(ws, rel, opened), Done::Read),
         },
         Plan::Read | Plan::ByBlob(..) => (
@@ -678,13 +681,15 @@ fn execute(
 }
 
 /// The entry of a file from what reading it gave.
-fn read_entry(ws: &Workspace, rel: &str, opened: std::io::Result<Opened>) -> Entry {
+fn read_entry(ws: &Workspace, rel: &str, opened: std::io::Result<(Stat, Content)>) -> Entry {
     let place = classify(rel, &ws.config.banned_dirs);
     let (stat, hash, read) = match &opened {
-        Ok(Opened::Bytes(stat, bytes)) => {
-            (Some(*stat), Some(xxh3_64(bytes)), Ok(Content::Bytes(bytes)))
-        }
-        Ok(Opened::TooLarge(stat)) => (Some(*stat), None, Ok(Content::TooLarge(stat.size))),
+        Ok((stat, Content::Bytes(bytes))) => (
+            Some(*stat),
+            Some(xxh3_64(bytes)),
+            Ok(Content::Bytes(&bytes[..])),
+        ),
+        Ok((stat, Content::TooLarge(size))) => (Some(*stat), None, Ok(Content::TooLarge(*size))),
         // Never reused: read again next time.
         Err(e) => (None, None, Err(e)),
     };

@@ -9,6 +9,8 @@ pub mod fs;
 pub mod git;
 pub mod ignores;
 pub mod lines;
+pub mod read;
+pub mod regular;
 pub mod source;
 pub mod stat;
 pub mod turn;

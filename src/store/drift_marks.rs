@@ -48,8 +48,8 @@ pub struct Marked {
 /// damaged.
 pub fn load(root: &Path) -> Vec<Marked> {
     let path = root.join(DIR).join(DRIFT_MARKS);
-    match crate::io::bounded::read_regular_at_most(&path, MAX_BYTES) {
-        Ok(crate::io::bounded::Bounded::Whole(bytes)) => decode(&bytes).unwrap_or_default(),
+    match crate::io::read::read_capped(&path, MAX_BYTES) {
+        Ok(crate::model::content::Content::Bytes(bytes)) => decode(&bytes).unwrap_or_default(),
         _ => Vec::new(),
     }
 }

@@ -676,8 +676,9 @@ pub(crate) fn decode_delta<'a, T>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::io::stat::{Dirs, Opened};
+    use crate::io::stat::Dirs;
     use crate::lint::Located;
+    use crate::model::content::Content;
     use xxhash_rust::xxh3::xxh3_64;
 
     #[test]
@@ -693,7 +694,7 @@ mod tests {
         for n in sizes {
             let rel = format!("d/f{n}");
             match dirs.read(&rel, 1 << 20).expect("read") {
-                Opened::Bytes(stat, got) => {
+                (stat, Content::Bytes(got)) => {
                     assert_eq!(stat.size, n as u64);
                     assert_eq!(got.len(), n, "{rel}");
                     assert!(got
@@ -701,12 +702,12 @@ mod tests {
                         .enumerate()
                         .all(|(i, b)| *b == (i * 7 % 251) as u8));
                 }
-                Opened::TooLarge(_) => panic!("{rel} refused"),
+                (_, Content::TooLarge(_)) => panic!("{rel} refused"),
             }
         }
         assert!(matches!(
             dirs.read("d/f4097", 4096).expect("read"),
-            Opened::TooLarge(s) if s.size == 4097
+            (s, Content::TooLarge(4097)) if s.size == 4097
         ));
         assert!(dirs.read("d/missing", 4096).is_err());
     }

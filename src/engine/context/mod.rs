@@ -30,7 +30,8 @@ pub const CONTEXT_FILE: &str = "CONTEXT.md";
 pub fn read_context_md(root: &Path, max_bytes: u64) -> Option<String> {
     use std::io::Read;
     let path = root.join(CONTEXT_FILE);
-    if !path.is_file() || !crate::io::fs::stays_inside(root, &path) {
+    // Not a regular file: refused when opened.
+    if !crate::io::fs::stays_inside(root, &path) {
         return None;
     }
     let mut bytes = Vec::new();

@@ -14,9 +14,10 @@ pub mod history;
 mod reuse;
 
 use crate::engine::workspace::Workspace;
-use crate::io::git::{Blob, Change, Object, Repo};
+use crate::io::git::{Change, Object, Repo};
 use crate::lint::info::{Located, RecordInfo};
 use crate::lint::rules::sources::drifted::{self as rule, Commit, Finding};
+use crate::model::content::Content;
 use crate::model::diagnostic::Diagnostic;
 use crate::model::kind::Lines;
 use crate::model::rule::Rule;
@@ -640,8 +641,8 @@ impl<'r> Judge<'r> {
             .blob(id, crate::io::source::MAX_SOURCE_BYTES)
             .ok()?
         {
-            Blob::Bytes(b) => Some(b),
-            Blob::TooLarge(_) => None,
+            Content::Bytes(b) => Some(b),
+            Content::TooLarge(_) => None,
         }
     }
 

@@ -317,8 +317,10 @@ fn slots(ws: &Workspace, items: &[Item]) -> Vec<Slot> {
 fn existing(ws: &Workspace, path: &str) -> Option<String> {
     let full = ws.root.join(path);
     std::fs::symlink_metadata(&full).ok()?;
-    match crate::io::bounded::read_regular_at_most(&full, ws.config.max_file_bytes) {
-        Ok(crate::io::bounded::Bounded::Whole(b)) => Some(String::from_utf8_lossy(&b).into_owned()),
+    match crate::io::read::read_capped(&full, ws.config.max_file_bytes) {
+        Ok(crate::model::content::Content::Bytes(b)) => {
+            Some(String::from_utf8_lossy(&b).into_owned())
+        }
         _ => Some(String::new()),
     }
 }
