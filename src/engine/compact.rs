@@ -449,7 +449,7 @@ fn sessions_dir(root: &Path, create: bool) -> Result<Option<PathBuf>, CompactErr
         }
         Resolved::Inside(real) if real.is_dir() => {}
         Resolved::Unreadable(e) => return Err(io_err("read", &dir)(e)),
-        _ if create => std::fs::create_dir_all(&dir).map_err(io_err("create", &dir))?,
+        _ if create => crate::io::files::create_dir_all(&dir).map_err(io_err("create", &dir))?,
         _ => return Ok(None),
     }
     Ok(Some(dir))
@@ -606,7 +606,7 @@ pub fn list(root: &Path) -> Result<Listing, CompactError> {
     let Some(dir) = sessions_dir(root, false)? else {
         return Ok(listing);
     };
-    let entries = std::fs::read_dir(&dir).map_err(io_err("read", &dir))?;
+    let entries = crate::io::files::read_dir(&dir).map_err(io_err("read", &dir))?;
     let mut keyed = Vec::new();
     for entry in entries {
         let entry = entry.map_err(io_err("read", &dir))?;

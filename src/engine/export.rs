@@ -309,7 +309,7 @@ pub fn write(ws: &Workspace, file: &str, block: &str) -> Result<Exported, Export
         }
         Resolved::Missing => {
             if let Some(dir) = full.parent() {
-                std::fs::create_dir_all(dir).map_err(io)?;
+                crate::io::files::create_dir_all(dir).map_err(io)?;
             }
             let text = splice("", block).map_err(refused)?;
             write_new(&full, text.as_bytes()).map_err(|e| match e.kind() {

@@ -182,7 +182,7 @@ impl Workspace {
         })?;
         let shown = path.display();
         let resolved = resolve_below(&self.root, Path::new(&rel));
-        let link = std::fs::symlink_metadata(self.root.join(&rel))
+        let link = crate::io::files::symlink_metadata(self.root.join(&rel))
             .is_ok_and(|m| m.file_type().is_symlink());
         let skipped = match &resolved {
             Resolved::Escapes(through) if *through == rel => Some(format!(

@@ -753,7 +753,9 @@ fn dir_and_name(path: &Path) -> (&Path, String) {
     (dir, name)
 }
 
-fn sync_dir(dir: &Path) {
+/// Syncs the directory `dir`, so that links made and files removed in it
+/// survive a crash.
+pub fn sync_dir(dir: &Path) {
     // Best effort: some file systems refuse to sync a directory.
     if let Ok(d) = std::fs::File::open(dir) {
         let _ = d.sync_all();

@@ -59,7 +59,7 @@ pub fn load(root: &Path) -> Vec<Marked> {
 pub fn save(ws: &Workspace, mut marks: Vec<Marked>) {
     let root = &ws.root;
     let path = root.join(DIR).join(DRIFT_MARKS);
-    if marks.is_empty() && std::fs::symlink_metadata(&path).is_err() {
+    if marks.is_empty() && crate::io::files::symlink_metadata(&path).is_err() {
         return;
     }
     marks.sort_by(|a, b| a.path.cmp(&b.path));

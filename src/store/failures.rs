@@ -101,13 +101,7 @@ fn update<R>(
     change: impl FnOnce(&mut Counts) -> Option<R>,
 ) -> Option<Option<R>> {
     let dir = crate::io::cache::make_dir_of(ws).ok()?;
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(dir.join(LOCK_FILE))
-        .ok()?;
-    lock.lock().ok()?;
+    let _lock = crate::io::lock::lock_file(&dir.join(LOCK_FILE)).ok()?;
     let path = dir.join(FILE);
     let mut counts = read(&path);
     let Some(out) = change(&mut counts) else {
@@ -124,7 +118,7 @@ fn update<R>(
 fn prune(counts: &mut Counts, root: &Path, now: i64) {
     for s in counts.sessions.values_mut() {
         s.files
-            .retain(|rel, _| std::fs::symlink_metadata(root.join(rel)).is_ok());
+            .retain(|rel, _| crate::io::files::symlink_metadata(root.join(rel)).is_ok());
     }
     counts
         .sessions

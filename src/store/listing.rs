@@ -24,9 +24,9 @@ type Seen = Option<Stat>;
 
 fn seen(path: &Path) -> Seen {
     // An ignore file may be a link: what the walk reads is its target.
-    let meta = std::fs::symlink_metadata(path).ok()?;
+    let meta = crate::io::files::symlink_metadata(path).ok()?;
     match meta.file_type().is_symlink() {
-        true => std::fs::metadata(path).ok().or(Some(meta)),
+        true => crate::io::files::metadata(path).ok().or(Some(meta)),
         false => Some(meta),
     }
     .map(|m| Stat::of(&m))
@@ -185,7 +185,7 @@ impl FsClock {
             use std::os::unix::ffi::OsStrExt;
             use std::os::unix::fs::MetadataExt;
             let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-            let root_mtime = Stat::of(&std::fs::symlink_metadata(root).ok()?).mtime;
+            let root_mtime = Stat::of(&crate::io::files::symlink_metadata(root).ok()?).mtime;
             // Waiting only makes sense for a root modified a moment ago.
             let now = now_ns();
             let recent = (now - 100_000_000..=now).contains(&root_mtime);
@@ -196,7 +196,7 @@ impl FsClock {
                     return None;
                 }
                 // Followed, as `utimensat` follows it.
-                let meta = std::fs::metadata(dir).ok()?;
+                let meta = crate::io::files::metadata(dir).ok()?;
                 let now = Stat::of(&meta).mtime;
                 if now > root_mtime {
                     return Some(FsClock {
@@ -222,7 +222,7 @@ impl FsClock {
         {
             use std::os::unix::fs::MetadataExt;
             seen.mtime < self.now
-                && std::fs::symlink_metadata(path).is_ok_and(|m| m.dev() == self.dev)
+                && crate::io::files::symlink_metadata(path).is_ok_and(|m| m.dev() == self.dev)
         }
         #[cfg(not(unix))]
         {

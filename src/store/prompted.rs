@@ -105,13 +105,7 @@ fn update<R>(
     change: impl FnOnce(&mut State) -> Option<R>,
 ) -> Option<Option<R>> {
     let dir = crate::io::cache::make_dir_of(ws).ok()?;
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(dir.join(LOCK_FILE))
-        .ok()?;
-    lock.lock().ok()?;
+    let _lock = crate::io::lock::lock_file(&dir.join(LOCK_FILE)).ok()?;
     let path = dir.join(FILE);
     let mut state = read(&path);
     let Some(out) = change(&mut state) else {
@@ -139,7 +133,7 @@ fn prune(state: &mut State, now: i64) {
 
 /// The state at `path`; empty when absent, too large or unreadable.
 fn read(path: &Path) -> State {
-    let too_large = std::fs::metadata(path).is_ok_and(|m| m.len() > MAX_FILE_BYTES);
+    let too_large = crate::io::files::metadata(path).is_ok_and(|m| m.len() > MAX_FILE_BYTES);
     if too_large {
         return State::default();
     }

@@ -123,7 +123,7 @@ pub(crate) struct TermMeta {
 /// Where the postings are: the index file, read on demand, or the bytes of
 /// an index just built.
 pub(crate) enum Blob {
-    File(std::fs::File, u64),
+    File(crate::io::files::File, u64),
     Mem(Vec<u8>, usize),
 }
 
@@ -132,7 +132,7 @@ impl Blob {
         match self {
             Blob::File(file, base) => {
                 let mut buf = vec![0u8; len];
-                read_at(file, &mut buf, base.checked_add(offset)?).ok()?;
+                crate::io::files::read_exact_at(file, &mut buf, base.checked_add(offset)?).ok()?;
                 Some(Cow::Owned(buf))
             }
             Blob::Mem(bytes, base) => {
@@ -141,29 +141,6 @@ impl Blob {
             }
         }
     }
-}
-
-#[cfg(unix)]
-pub(crate) fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, at)
-}
-
-#[cfg(windows)]
-pub(crate) fn read_at(
-    file: &std::fs::File,
-    mut buf: &mut [u8],
-    mut at: u64,
-) -> std::io::Result<()> {
-    while !buf.is_empty() {
-        match std::os::windows::fs::FileExt::seek_read(file, buf, at)? {
-            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
-            n => {
-                buf = &mut buf[n..];
-                at += n as u64;
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Postings in memory: (doc id, weighted tf), by doc id.

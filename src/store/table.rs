@@ -223,7 +223,7 @@ pub fn save(ws: &Workspace, table: &Table) -> std::io::Result<()> {
     let parts = encode_parts(table);
     let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
     crate::io::fs::write_cache_parts(&dir.join(FILE), &parts)?;
-    match std::fs::remove_file(dir.join(DELTA)) {
+    match crate::io::files::remove_file(dir.join(DELTA)) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
         _ => Ok(()),
     }

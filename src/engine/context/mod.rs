@@ -329,7 +329,7 @@ impl RotateOutcome {
 /// stays in git history), or with `force`.
 pub fn rotate(root: &Path, keep: usize, force: bool) -> Result<RotateOutcome, RotateError> {
     let path = root.join(CONTEXT_FILE);
-    let meta = match std::fs::metadata(&path) {
+    let meta = match crate::io::files::metadata(&path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(RotateOutcome::Missing),
         Err(e) => return Err(RotateError::Read(e)),

@@ -81,7 +81,7 @@ fn visit(
         return;
     }
     let full = ws.root.join(rel);
-    let Ok(meta) = std::fs::symlink_metadata(&full) else {
+    let Ok(meta) = crate::io::files::symlink_metadata(&full) else {
         out.push(skip("cannot be read".into()));
         return;
     };
@@ -121,7 +121,7 @@ fn visit(
             )));
             return;
         }
-        let Ok(entries) = std::fs::read_dir(&full) else {
+        let Ok(entries) = crate::io::files::read_dir(&full) else {
             out.push(skip("a directory that cannot be read".into()));
             return;
         };
