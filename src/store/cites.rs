@@ -170,7 +170,8 @@ mod tests {
                 cites: vec![],
             },
         ];
-        save(dir.path(), 9, &records);
+        let ws = Workspace::new(dir.path().to_path_buf(), Default::default());
+        save(&ws, 9, &records);
         assert!(present(dir.path(), 9));
         assert!(!present(dir.path(), 8));
         let bytes = load(dir.path()).unwrap();
