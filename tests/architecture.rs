@@ -75,6 +75,22 @@ const NOT_IN_ENGINE: &[&str] = &[
     "IsTerminal",
 ];
 
+/// Where code reaches the file system itself (`std::fs`, also brought in
+/// by `use std::{fs, …}`): the offset of the first place, if any. The
+/// engine and the store go through `io` for that.
+fn fs_use(code: &str) -> Option<usize> {
+    let direct = code.find("std::fs");
+    let grouped = code.match_indices("std::{").find_map(|(at, m)| {
+        let rest = &code[at + m.len()..];
+        let group = &rest[..rest.find('}')?];
+        group
+            .split(|c: char| c == ',' || c == '{' || c.is_whitespace())
+            .any(|item| item == "fs" || item.starts_with("fs::"))
+            .then_some(at)
+    });
+    direct.into_iter().chain(grouped).min()
+}
+
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
@@ -403,6 +419,15 @@ fn violations() -> Vec<String> {
             "engine" => lines_of(NOT_IN_ENGINE, "engine", &mut out),
             _ => {}
         }
+        if name == "engine" || name == "store" {
+            if let Some(at) = fs_use(&s.non_test) {
+                out.push(format!(
+                    "io: {} ({name}) uses `std::fs` (line {}); go through io",
+                    s.rel,
+                    line_of(&s.non_test, at)
+                ));
+            }
+        }
         let test_lines: usize = test_items(&s.code)
             .into_iter()
             .map(|r| s.code[r].matches('\n').count() + 1)
@@ -570,4 +595,25 @@ fn the_engine_reads_no_environment_nor_current_directory() {
     );
     let imported = code_only("use std::env;\nfn d() { let _ = env::var(\"X\"); }\n");
     assert_eq!(uses(&imported, NOT_IN_ENGINE), vec![("std::env", 1)]);
+}
+
+/// The checker finds the file system used directly, however it is named.
+#[test]
+fn the_checker_finds_std_fs_however_it_is_imported() {
+    for code in [
+        "use std::fs;\nfn f() { fs::read(p); }",
+        "fn f() { std::fs::read(p); }",
+        "use std::{fs, io};",
+        "use std::{io, fs::File};",
+        "use std::{\n    io,\n    fs,\n};",
+    ] {
+        assert!(fs_use(&code_only(code)).is_some(), "{code}");
+    }
+    for code in [
+        "use crate::io::fs::read_regular;",
+        "use std::{io, path::Path};\nfn f() { crate::io::files::remove_file(p); }",
+        "// std::fs in a comment\nfn f() { let s = \"std::fs\"; }",
+    ] {
+        assert_eq!(fs_use(&code_only(code)), None, "{code}");
+    }
 }

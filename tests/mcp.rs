@@ -635,3 +635,45 @@ fn under_a_watcher_the_server_answers_from_memory_and_sees_changes() {
     std::fs::remove_file(root.join(rel)).expect("delete");
     assert_eq!(server.search("okapi"), Vec::<String>::new());
 }
+
+#[test]
+fn a_refused_cache_is_told_in_the_answer_of_each_call_that_met_it() {
+    let ws = workspace();
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    std::os::unix::fs::symlink(elsewhere.path(), ws.path().join(".memlint")).expect("symlink");
+    let call = |id: i64| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"memory_search","arguments":{{"query":"sqlite"}}}}}}"#
+        )
+    };
+    let input = format!("{INIT}{}\n{}\n", call(2), call(3));
+    let (code, messages, stderr) = raw(ws.path(), input.as_bytes());
+    assert_eq!(code, 0, "{stderr}");
+    let warning = "warning: .memlint is a symbolic link; memlint keeps no cache there \
+                   (every run checks every file)";
+    for id in [2, 3] {
+        let reply = messages
+            .iter()
+            .find(|m| m["id"] == id)
+            .unwrap_or_else(|| panic!("no answer {id}: {messages:?}"));
+        assert_eq!(reply["result"]["isError"], false, "{reply}");
+        let texts: Vec<&str> = reply["result"]["content"]
+            .as_array()
+            .expect("content")
+            .iter()
+            .filter_map(|c| c["text"].as_str())
+            .collect();
+        assert_eq!(texts.last(), Some(&warning), "{reply}");
+        // The search still answered.
+        assert!(texts[0].contains("use-sqlite-statement-cache"), "{reply}");
+    }
+    // Nothing is left for the end of the process, and nothing was written
+    // through the link.
+    assert!(!stderr.contains("keeps no cache"), "{stderr}");
+    assert_eq!(
+        std::fs::read_dir(elsewhere.path())
+            .expect("read_dir")
+            .count(),
+        0
+    );
+}

@@ -303,7 +303,9 @@ fn human_shown(shown: &author::Shown) -> String {
 /// at most `max` bytes (`max_file_bytes`: a record holding it could not
 /// be larger), read no further than that; `Err(why)` for a longer one.
 fn read_body(file: &Path, max: u64) -> Result<Result<String, String>, WorkspaceError> {
-    use crate::io::bounded::{read_at_most, read_regular_at_most, Bounded};
+    use crate::io::bounded::read_at_most;
+    use crate::io::read::read_capped;
+    use crate::model::content::Content;
     let stdin = file.as_os_str() == "-";
     let read = if stdin {
         read_at_most(std::io::stdin().lock(), max).map_err(|source| WorkspaceError::Io {
@@ -311,13 +313,13 @@ fn read_body(file: &Path, max: u64) -> Result<Result<String, String>, WorkspaceE
             source,
         })?
     } else {
-        read_regular_at_most(file, max).map_err(|source| {
+        read_capped(file, max).map_err(|source| {
             WorkspaceError::Usage(format!("cannot read {}: {source}", file.display()))
         })?
     };
     let bytes = match read {
-        Bounded::Whole(bytes) => bytes,
-        Bounded::Over => {
+        Content::Bytes(bytes) => bytes,
+        Content::TooLarge(_) => {
             let from = if stdin {
                 "standard input".to_string()
             } else {

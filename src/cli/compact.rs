@@ -97,7 +97,9 @@ fn read_import_input(
     file: Option<&std::path::Path>,
     max: u64,
 ) -> Result<Result<(String, Vec<u8>), String>, WorkspaceError> {
-    use crate::io::bounded::{read_at_most, read_regular_at_most, Bounded};
+    use crate::io::bounded::read_at_most;
+    use crate::io::read::read_capped;
+    use crate::model::content::Content;
     let too_large = |from: &str| {
         format!(
             "the session text in {from} has more than {max} bytes (`max_file_bytes`); nothing was stored"
@@ -106,7 +108,7 @@ fn read_import_input(
     if let Some(f) = file.filter(|f| f.as_os_str() != "-") {
         // A FIFO is read from standard input (`--file -`) instead: named
         // here it would be opened blind, and could wait for ever.
-        let read = read_regular_at_most(f, max).map_err(|source| {
+        let read = read_capped(f, max).map_err(|source| {
             let hint = if source.kind() == std::io::ErrorKind::InvalidInput {
                 "; pipe it to standard input instead (`--file -`)"
             } else {
@@ -115,8 +117,8 @@ fn read_import_input(
             WorkspaceError::Usage(format!("cannot read {}: {source}{hint}", f.display()))
         })?;
         return Ok(match read {
-            Bounded::Whole(text) => Ok((f.display().to_string(), text)),
-            Bounded::Over => Err(too_large(&f.display().to_string())),
+            Content::Bytes(text) => Ok((f.display().to_string(), text)),
+            Content::TooLarge(_) => Err(too_large(&f.display().to_string())),
         });
     }
     let stdin = std::io::stdin().lock();
@@ -127,8 +129,8 @@ fn read_import_input(
         path: "<stdin>".into(),
         source,
     })? {
-        Bounded::Whole(text) => Ok(Ok(("<stdin>".to_string(), text))),
-        Bounded::Over => Ok(Err(too_large("standard input"))),
+        Content::Bytes(text) => Ok(Ok(("<stdin>".to_string(), text))),
+        Content::TooLarge(_) => Ok(Err(too_large("standard input"))),
     }
 }
 

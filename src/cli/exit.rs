@@ -58,6 +58,14 @@ pub(super) fn walk_outcome(ws: &Workspace, code: ExitCode) -> ExitCode {
     }
 }
 
+/// Warns on standard error that `.memlint` could keep no cache for `ws`,
+/// when a command met that and did not report it with the walks' problems.
+pub(super) fn cache_problems(ws: &Workspace) {
+    for p in ws.take_cache_problems() {
+        errln!("memlint: warning: {p}");
+    }
+}
+
 /// A hook's verdict as the runtime reads it: blocking is exit 2 (standard
 /// error goes to the agent); proceeding and stopping (a JSON answer on
 /// standard output) are exit 0.

@@ -121,7 +121,8 @@ fn summary(write: bool, changed: usize, unchanged: usize, skipped: usize) -> Str
 /// output and the reason on standard error, with exit 1, so an editor
 /// keeps its buffer.
 fn editor(global: &GlobalArgs, path: &Path) -> Result<ExitCode, WorkspaceError> {
-    use crate::io::bounded::{read_at_most, Bounded};
+    use crate::io::bounded::read_at_most;
+    use crate::model::content::Content;
     let cwd = super::settings::cwd()?;
     let place = fmt::EditorPlace {
         root: global.root.as_deref(),
@@ -145,8 +146,8 @@ fn editor(global: &GlobalArgs, path: &Path) -> Result<ExitCode, WorkspaceError> 
     // is refused without being held whole.
     let max = ws.config.max_file_bytes;
     let formatted = match read_at_most(std::io::stdin().lock(), max).map_err(stdin_err)? {
-        Bounded::Whole(input) => fmt::text_in(&ws, &rel, &input),
-        Bounded::Over => Formatted::Refused {
+        Content::Bytes(input) => fmt::text_in(&ws, &rel, &input),
+        Content::TooLarge(_) => Formatted::Refused {
             why: format!("the text has more than {max} bytes (`max_file_bytes`)"),
             notes: Vec::new(),
         },

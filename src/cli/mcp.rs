@@ -417,6 +417,8 @@ impl Memory {
         f: impl FnOnce(Workspace) -> Result<serde_json::Value, serde_json::Value>,
     ) -> CallToolResult {
         let place = self.place.clone();
+        // The workspace the call ran on (its clones share what it noted).
+        let mut used: Option<Workspace> = None;
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let ws = super::settings::load(place.root.as_deref(), place.config.as_deref())
                 .map_err(|e: WorkspaceError| usage(&e.to_string()))?;
@@ -426,10 +428,11 @@ impl Memory {
                 let e = WorkspaceError::NoWorkspace { root: ws.root };
                 return Err(usage(&e.to_string()));
             }
+            used = Some(ws.clone());
             f(ws)
         }))
         .unwrap_or_else(|_| Err(usage("internal error in memlint; please report this bug")));
-        match outcome {
+        let mut result = match outcome {
             Ok(value) => {
                 let value = masked(&value);
                 let mut result = CallToolResult::structured(value.clone());
@@ -442,7 +445,15 @@ impl Memory {
                 result.content = vec![ContentBlock::text(readable_error(&value))];
                 result
             }
+        };
+        // What the call met that the model should hear about (`.memlint`
+        // could keep no cache): one more text block of this call's answer.
+        for p in used.iter().flat_map(Workspace::take_cache_problems) {
+            result
+                .content
+                .push(ContentBlock::text(format!("warning: {p}")));
         }
+        result
     }
 }
 
@@ -605,7 +616,11 @@ fn notes(mut result: CallToolResult) -> CallToolResult {
     if result.is_error != Some(true) {
         if let Some(value) = &result.structured_content {
             let text = crate::syntax::framing::framed(&pretty(value));
-            result.content = vec![ContentBlock::text(text)];
+            // The first block is the value; any after it are warnings.
+            match result.content.first_mut() {
+                Some(first) => *first = ContentBlock::text(text),
+                None => result.content = vec![ContentBlock::text(text)],
+            }
         }
     }
     result

@@ -34,6 +34,7 @@ mod search;
 mod server;
 mod settings;
 mod staging;
+mod tuning;
 mod watch;
 
 pub use args::*;
@@ -42,46 +43,71 @@ pub use settings::Settings;
 
 use std::process::ExitCode;
 
+/// Runs `command` with the settings resolved, then warns about what the
+/// walks did not report and the user must still hear: that `.memlint`
+/// could keep no cache.
+fn with(
+    settings: Result<Settings, crate::engine::workspace::WorkspaceError>,
+    command: impl FnOnce(&Settings) -> Result<ExitCode, crate::engine::workspace::WorkspaceError>,
+) -> Result<ExitCode, crate::engine::workspace::WorkspaceError> {
+    let s = settings?;
+    let result = command(&s);
+    exit::cache_problems(&s.workspace);
+    result
+}
+
+/// [`with`] for a command that lints the workspace, tuned for it first
+/// ([`tuning::before_lint`]).
+fn linting(
+    settings: Result<Settings, crate::engine::workspace::WorkspaceError>,
+    command: impl FnOnce(&Settings) -> Result<ExitCode, crate::engine::workspace::WorkspaceError>,
+) -> Result<ExitCode, crate::engine::workspace::WorkspaceError> {
+    with(settings, |s| {
+        tuning::before_lint(&s.workspace);
+        command(s)
+    })
+}
+
 /// Runs the parsed command line and returns the process exit code.
 pub fn run(cli: Cli) -> ExitCode {
     let result = match &cli.command {
         Command::Rule { name } => rule::run(name.as_deref()),
         Command::Init(args) => init::run(&cli.global, args),
-        Command::Log(args) => Settings::resolve(&cli.global).and_then(|s| log::run(&s, args)),
-        Command::Check(args) => Settings::resolve(&cli.global).and_then(|s| check::run(&s, args)),
-        Command::Staging(cmd) => Settings::resolve(&cli.global).and_then(|s| staging::run(&s, cmd)),
+        Command::Log(args) => with(Settings::resolve(&cli.global), |s| log::run(s, args)),
+        Command::Check(args) => linting(Settings::resolve(&cli.global), |s| check::run(s, args)),
+        Command::Staging(cmd) => with(Settings::resolve(&cli.global), |s| staging::run(s, cmd)),
         Command::Compact(args) => compact::run(&cli.global, &args.command),
         Command::Fmt(args) => fmt::run(&cli.global, args),
-        Command::Index => Settings::resolve_workspace(&cli.global).and_then(|s| index::run(&s)),
-        Command::Report(args) => Settings::resolve(&cli.global).and_then(|s| report::run(&s, args)),
-        Command::Context(args) => {
-            Settings::resolve_workspace(&cli.global).and_then(|s| context::run(&s, args))
-        }
+        Command::Index => linting(Settings::resolve_workspace(&cli.global), |s| index::run(s)),
+        Command::Report(args) => linting(Settings::resolve(&cli.global), |s| report::run(s, args)),
+        Command::Context(args) => linting(Settings::resolve_workspace(&cli.global), |s| {
+            context::run(s, args)
+        }),
         Command::Hook(cmd) => Ok(hook::run(&cli.global, cmd)),
-        Command::Search(args) => {
-            Settings::resolve_workspace(&cli.global).and_then(|s| search::run(&s, args))
-        }
-        Command::Watch(cmd) => {
-            Settings::resolve(&cli.global).and_then(|s| watch::run(&s, &cli.global, cmd))
-        }
-        Command::New(args) => {
-            Settings::resolve_workspace(&cli.global).and_then(|s| author::new(&s, args))
-        }
-        Command::Replace(args) => {
-            Settings::resolve_workspace(&cli.global).and_then(|s| author::replace(&s, args))
-        }
-        Command::Show(args) => {
-            Settings::resolve_workspace(&cli.global).and_then(|s| author::show(&s, args))
-        }
-        Command::Verify(args) => {
-            Settings::resolve_workspace(&cli.global).and_then(|s| author::verify(&s, args))
-        }
-        Command::Export(args) => {
-            Settings::resolve_workspace(&cli.global).and_then(|s| export::run(&s, args))
-        }
-        Command::Import(args) => {
-            Settings::resolve_workspace(&cli.global).and_then(|s| import::run(&s, args))
-        }
+        Command::Search(args) => linting(Settings::resolve_workspace(&cli.global), |s| {
+            search::run(s, args)
+        }),
+        Command::Watch(cmd) => with(Settings::resolve(&cli.global), |s| {
+            watch::run(s, &cli.global, cmd)
+        }),
+        Command::New(args) => with(Settings::resolve_workspace(&cli.global), |s| {
+            author::new(s, args)
+        }),
+        Command::Replace(args) => with(Settings::resolve_workspace(&cli.global), |s| {
+            author::replace(s, args)
+        }),
+        Command::Show(args) => with(Settings::resolve_workspace(&cli.global), |s| {
+            author::show(s, args)
+        }),
+        Command::Verify(args) => with(Settings::resolve_workspace(&cli.global), |s| {
+            author::verify(s, args)
+        }),
+        Command::Export(args) => with(Settings::resolve_workspace(&cli.global), |s| {
+            export::run(s, args)
+        }),
+        Command::Import(args) => with(Settings::resolve_workspace(&cli.global), |s| {
+            import::run(s, args)
+        }),
         Command::MergeFile(args) => Ok(merge::run(args)),
         Command::Mcp => Ok(mcp::run(mcp::Place {
             root: cli.global.root.clone(),
@@ -94,9 +120,6 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Completions { shell } => Ok(distribution::completions(*shell)),
         Command::Man => Ok(distribution::man()),
     };
-    if let Some(why) = crate::io::cache::refused() {
-        errln!("memlint: warning: {why}");
-    }
     match result {
         Ok(code) => code,
         Err(e) => {

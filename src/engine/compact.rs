@@ -8,8 +8,9 @@
 //! Everything here works on a root path and returns values or typed errors;
 //! the command line renders them.
 
-use crate::lint::{lint_file, Content};
+use crate::lint::lint_file;
 use crate::model::config::Config;
+use crate::model::content::Content;
 use crate::model::diagnostic::Severity;
 use crate::model::kind::{classify, is_session_id, Kind};
 use crate::model::rule::Rule;
@@ -347,7 +348,7 @@ pub fn validate(request: &ImportRequest, config: &Config, id: &str, created: &st
     let content = if bytes.len() as u64 > config.max_file_bytes {
         Content::TooLarge(bytes.len() as u64)
     } else {
-        Content::Bytes(&bytes)
+        Content::Bytes(&bytes[..])
     };
     let place = classify(&rel, &config.banned_dirs);
     let report = lint_file(&rel, &place, content, config);
@@ -448,7 +449,7 @@ fn sessions_dir(root: &Path, create: bool) -> Result<Option<PathBuf>, CompactErr
         }
         Resolved::Inside(real) if real.is_dir() => {}
         Resolved::Unreadable(e) => return Err(io_err("read", &dir)(e)),
-        _ if create => std::fs::create_dir_all(&dir).map_err(io_err("create", &dir))?,
+        _ if create => crate::io::files::create_dir_all(&dir).map_err(io_err("create", &dir))?,
         _ => return Ok(None),
     }
     Ok(Some(dir))
@@ -605,7 +606,7 @@ pub fn list(root: &Path) -> Result<Listing, CompactError> {
     let Some(dir) = sessions_dir(root, false)? else {
         return Ok(listing);
     };
-    let entries = std::fs::read_dir(&dir).map_err(io_err("read", &dir))?;
+    let entries = crate::io::files::read_dir(&dir).map_err(io_err("read", &dir))?;
     let mut keyed = Vec::new();
     for entry in entries {
         let entry = entry.map_err(io_err("read", &dir))?;

@@ -37,7 +37,7 @@ pub fn keep(ws: &Workspace, drift: &Drift) {
             })
             .collect()
     };
-    store::save(&ws.root, marks);
+    store::save(ws, marks);
 }
 
 /// The marks that still hold for the records `wanted` accepts, by path:
@@ -56,9 +56,9 @@ pub fn current(ws: &Workspace, wanted: impl Fn(&str) -> bool + Sync) -> HashMap<
 /// at most `max_file_bytes`.
 fn hash_of(ws: &Workspace, rel: &str) -> Option<u64> {
     let path = ws.root.join(rel);
-    match crate::io::bounded::read_regular_at_most(&path, ws.config.max_file_bytes).ok()? {
-        crate::io::bounded::Bounded::Whole(bytes) => Some(xxhash_rust::xxh3::xxh3_64(&bytes)),
-        crate::io::bounded::Bounded::Over => None,
+    match crate::io::read::read_capped(&path, ws.config.max_file_bytes).ok()? {
+        crate::model::content::Content::Bytes(bytes) => Some(xxhash_rust::xxh3::xxh3_64(&bytes)),
+        crate::model::content::Content::TooLarge(_) => None,
     }
 }
 

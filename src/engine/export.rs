@@ -309,7 +309,7 @@ pub fn write(ws: &Workspace, file: &str, block: &str) -> Result<Exported, Export
         }
         Resolved::Missing => {
             if let Some(dir) = full.parent() {
-                std::fs::create_dir_all(dir).map_err(io)?;
+                crate::io::files::create_dir_all(dir).map_err(io)?;
             }
             let text = splice("", block).map_err(refused)?;
             write_new(&full, text.as_bytes()).map_err(|e| match e.kind() {
@@ -324,10 +324,12 @@ pub fn write(ws: &Workspace, file: &str, block: &str) -> Result<Exported, Export
         }
         _ => {}
     }
-    if std::fs::metadata(&full).map_err(io)?.len() > ws.config.max_file_bytes {
-        return Err(refused("larger than max_file_bytes; not read".into()));
-    }
-    let seen = Snapshot::read(&full).map_err(io)?;
+    let seen = match Snapshot::read_capped(&full, ws.config.max_file_bytes).map_err(io)? {
+        crate::model::content::Content::Bytes(seen) => seen,
+        crate::model::content::Content::TooLarge(_) => {
+            return Err(refused("larger than max_file_bytes; not read".into()))
+        }
+    };
     let old = std::str::from_utf8(&seen.bytes)
         .map_err(|_| refused("not valid UTF-8; not changed".into()))?;
     let text = splice(old, block).map_err(refused)?;
@@ -361,8 +363,8 @@ pub fn stale(ws: &Workspace, expected: &dyn Fn() -> String) -> Vec<(String, usiz
         ) {
             continue;
         }
-        let Ok(crate::io::bounded::Bounded::Whole(bytes)) =
-            crate::io::bounded::read_regular_at_most(&full, ws.config.max_file_bytes)
+        let Ok(crate::model::content::Content::Bytes(bytes)) =
+            crate::io::read::read_capped(&full, ws.config.max_file_bytes)
         else {
             continue;
         };

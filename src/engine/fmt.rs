@@ -6,6 +6,7 @@
 
 use crate::engine::workspace::{find_root, Workspace, WorkspaceError};
 use crate::fmt::{format_record_noted, Outcome};
+use crate::model::content::Content;
 use crate::model::kind::{classify, Kind, Place};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -158,29 +159,21 @@ fn format_file(
     notes: &mut Vec<String>,
 ) -> Done {
     let path = ws.root.join(rel);
-    match std::fs::metadata(&path) {
-        // A FIFO or a device would block or never end.
-        Ok(m) if !m.is_file() => {
+    let max = ws.config.max_file_bytes;
+    // A FIFO or a device would block or never end: refused unread.
+    let seen = match crate::io::fs::Snapshot::read_capped(&path, max) {
+        Ok(Content::Bytes(s)) => s,
+        Ok(Content::TooLarge(n)) => {
             return Done::Skipped(format!(
-                "it is not a regular file ({})",
-                crate::io::fs::kind_of(&m)
+                "the file has {n} bytes, more than `max_file_bytes` ({max})"
             ))
         }
-        Ok(m) if m.len() > ws.config.max_file_bytes => {
-            return Done::Skipped(format!(
-                "the file has {} bytes, more than `max_file_bytes` ({})",
-                m.len(),
-                ws.config.max_file_bytes
-            ))
+        Err(e) if crate::io::regular::is_not_regular(&e) => {
+            return Done::Skipped(format!("it is {e}"))
         }
-        Ok(_) => {}
         Err(e) if crate::engine::workspace::lossy_name(rel, &e) => {
             return Done::Skipped(crate::engine::workspace::NON_UTF8_NAME.into())
         }
-        Err(e) => return Done::Failed(format!("cannot read: {e}")),
-    }
-    let seen = match crate::io::fs::Snapshot::read(&path) {
-        Ok(s) => s,
         Err(e) => return Done::Failed(format!("cannot read: {e}")),
     };
     let Ok(text) = std::str::from_utf8(&seen.bytes) else {

@@ -7,8 +7,9 @@
 use crate::engine::check::lint::Outcome;
 use crate::engine::log::renames;
 use crate::engine::workspace::Workspace;
-use crate::io::git::{Blob, Change, GitError, Object, Repo};
+use crate::io::git::{Change, GitError, Object, Repo};
 use crate::lint::rules::Finding;
+use crate::model::content::Content;
 use crate::model::diagnostic::{self, Diagnostic};
 use crate::model::kind::{classify, Kind, Place};
 use crate::model::rule::Rule;
@@ -86,7 +87,7 @@ pub fn staged_history(
         }
     }
     let max = ws.config.max_file_bytes;
-    let read = |rel: &str| -> Option<Blob> {
+    let read = |rel: &str| -> Option<Content> {
         let object = staged.lookup(rel).filter(Object::is_file)?;
         repo.blob(object.id, max).ok()
     };
@@ -250,8 +251,8 @@ pub(crate) fn unexplained_removals(
             .old
             .and_then(|o| repo.blob(o.id, max).ok())
             .map(|b| match b {
-                Blob::Bytes(b) => String::from_utf8_lossy(&b).into_owned(),
-                Blob::TooLarge(_) => String::new(),
+                Content::Bytes(b) => String::from_utf8_lossy(&b).into_owned(),
+                Content::TooLarge(_) => String::new(),
             })
             .unwrap_or_default();
         let finding = Finding {
@@ -279,7 +280,7 @@ pub(crate) fn rewritten_decisions(
     renamed: &HashMap<String, String>,
     ops: &[Found<GcOp>],
     base: &ObjectId,
-    read: &dyn Fn(&str) -> Option<Blob>,
+    read: &dyn Fn(&str) -> Option<Content>,
     selected: &dyn Fn(&str) -> bool,
     outcome: &mut Outcome,
 ) -> Vec<Diagnostic> {
@@ -309,7 +310,7 @@ pub(crate) fn rewritten_decisions(
         if named(&c.path) || named(old_path) {
             continue;
         }
-        let (Some(Blob::Bytes(old_bytes)), Some(Blob::Bytes(new_bytes))) =
+        let (Some(Content::Bytes(old_bytes)), Some(Content::Bytes(new_bytes))) =
             (repo.blob(old.id, max).ok(), read(&c.path))
         else {
             continue;
@@ -322,13 +323,7 @@ pub(crate) fn rewritten_decisions(
         };
         let decision = Place::Record(Kind::Decision);
         let lint = |path: &str, bytes: &[u8]| {
-            crate::lint::lint_file(
-                path,
-                &decision,
-                crate::lint::Content::Bytes(bytes),
-                &ws.config,
-            )
-            .info
+            crate::lint::lint_file(path, &decision, Content::Bytes(bytes), &ws.config).info
         };
         let (before, after) = (lint(old_path, &old_bytes), lint(&c.path, &new_bytes));
         if before.status.as_deref() != Some("active") {

@@ -200,7 +200,7 @@ pub fn session_start(request: &Request) -> Reply {
     // The session's post-write attempts start afresh, also on a resume
     // or after a compaction.
     crate::store::failures::start_session(
-        &ws.root,
+        &ws,
         session_of(&request.input),
         crate::model::clock::now_secs(),
     );
@@ -252,7 +252,7 @@ pub fn session_start(request: &Request) -> Reply {
     // this context shows as already injected.
     let shown = shown_resident(&material, &context);
     crate::store::prompted::start_session(
-        &ws.root,
+        &ws,
         session_of(&request.input),
         shown,
         crate::model::clock::now_secs(),
@@ -404,7 +404,7 @@ pub fn post_write(request: &Request) -> Reply {
     let session = session_of(&request.input);
     let now = crate::model::clock::now_secs();
     if errors == 0 {
-        crate::store::failures::reset(&ws.root, session, &rel, now);
+        crate::store::failures::reset(&ws, session, &rel, now);
         let formatted = crate::engine::feedback::format_record(&ws, &rel);
         if let Some(context) =
             crate::engine::feedback::post_write(&rel, &outcome.diagnostics, &formatted)
@@ -421,7 +421,7 @@ pub fn post_write(request: &Request) -> Reply {
     }
     let max = ws.config.post_write.max_failures;
     // Stop the agent at the limit; the next session starts counting afresh.
-    let counted = crate::store::failures::bump(&ws.root, session, &rel, max, now);
+    let counted = crate::store::failures::bump(&ws, session, &rel, max, now);
     let failures = counted.unwrap_or(1);
     if failures >= max {
         let reason = format!(

@@ -141,7 +141,7 @@ pub fn prompt(request: &Request) -> Reply {
     let max_chars = ws.config.recall.prompt_chars;
     let session = session_of(&request.input);
     let now = crate::model::clock::now_secs();
-    let claimed = crate::store::prompted::claim(&ws.root, session, now, |injected| {
+    let claimed = crate::store::prompted::claim(&ws, session, now, |injected| {
         let fresh: Vec<&Hit> = hits.iter().filter(|h| !seen(h, injected)).collect();
         let (text, shown) = render(&fresh, max_chars);
         (shown.iter().map(|h| key(h)).collect(), text)

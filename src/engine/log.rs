@@ -3,7 +3,8 @@
 //! `crate::engine::version`.)
 
 use crate::engine::workspace::Workspace;
-use crate::io::git::{Blob, Change, CommitInfo, GitError, Object, Repo};
+use crate::io::git::{Change, CommitInfo, GitError, Object, Repo};
+use crate::model::content::Content;
 use crate::model::kind::{classify, Kind, Place};
 use gix::ObjectId;
 use serde::Serialize;
@@ -47,7 +48,7 @@ pub(crate) fn renames(repo: &Repo, changes: &[Change], ws: &Workspace) -> HashMa
         return out;
     }
     let text = |o: &Object| match repo.blob(o.id, 1 << 20) {
-        Ok(Blob::Bytes(b)) => Some(
+        Ok(Content::Bytes(b)) => Some(
             String::from_utf8_lossy(&b)
                 .lines()
                 .filter(|l| !l.trim().is_empty() && l.trim_end() != "---")

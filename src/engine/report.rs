@@ -74,7 +74,7 @@ pub fn build_with_records(
         .collect();
     similar_slugs.sort();
     // Computed by `check::findings` just now: read from the cache.
-    let duplicates = crate::store::duplicates::pairs(&ws.root, &view);
+    let duplicates = crate::store::duplicates::pairs(ws, &view);
     let too_many_sources = reports
         .iter()
         .filter(|r| r.info.kind.is_some() && r.info.sources.len() > ws.config.max_sources)

@@ -6,8 +6,9 @@
 
 use crate::engine::workspace::Workspace;
 use crate::io::git::Tracked;
-use crate::io::stat::{cold_reader, no_huge_pages, now_ns, Dirs, Opened, Stat};
-use crate::lint::{lint_file, Content, FileReport};
+use crate::io::stat::{cold_reader, now_ns, Dirs, Stat};
+use crate::lint::{lint_file, FileReport};
+use crate::model::content::Content;
 use crate::model::kind::{classify, Place};
 use crate::store::codec::{trailer as checksum, Reader};
 use crate::store::table::{
@@ -15,7 +16,6 @@ use crate::store::table::{
     stored_bytes, Entry, Glance, Stored, Table,
 };
 use rayon::prelude::*;
-use std::path::Path;
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Below this many files to read, no progress is reported.
@@ -204,7 +204,7 @@ const BLOB_RUN: usize = 2048;
 /// changed, and returns their reports.
 pub fn refresh(ws: &Workspace, files: &[String], opts: &Options) -> Refreshed {
     let scanned = scan(ws, files, opts);
-    let saved = scanned.save(&ws.root);
+    let saved = scanned.save(ws);
     scanned.finish(saved)
 }
 
@@ -239,9 +239,6 @@ pub fn scan(ws: &Workspace, files: &[String], opts: &Options) -> Scanned {
         .collect();
     let to_read = plans.iter().filter(|p| p.reads()).count();
     let by_blob = plans.iter().any(|p| matches!(p, Plan::ByBlob(..)));
-    if to_read >= PROGRESS_MIN {
-        no_huge_pages();
-    }
     let progress = opts.progress.filter(|_| to_read >= PROGRESS_MIN);
     if let Some(p) = progress {
         p.start(to_read);
@@ -386,7 +383,7 @@ impl Scanned {
     /// Writes the table back when anything changed: as a small delta next
     /// to the main file when few entries changed, else whole. `Ok(false)`
     /// when it was already up to date.
-    pub fn save(&self, root: &Path) -> std::io::Result<bool> {
+    pub fn save(&self, ws: &Workspace) -> std::io::Result<bool> {
         if self.unchanged {
             return Ok(false);
         }
@@ -401,9 +398,9 @@ impl Scanned {
                     .filter(|(_, d)| **d)
                     .map(|(e, _)| e)
                     .collect();
-                save_delta(root, base, table, &self.removed, &entries)
+                save_delta(ws, base, table, &self.removed, &entries)
             }
-            _ => save(root, table),
+            _ => save(ws, table),
         }
         .map(|()| true)
     }
@@ -434,7 +431,7 @@ impl Scanned {
                 })
             })
             .collect();
-        cites::save(&ws.root, self.table.key, &records);
+        cites::save(ws, self.table.key, &records);
     }
 
     /// The outcome, given what [`Scanned::save`] returned.
@@ -657,7 +654,7 @@ fn execute(
             let place = classify(rel, &ws.config.banned_dirs);
             let content = match stat {
                 Some(s) => Content::TooLarge(s.size),
-                None => Content::Bytes(b""),
+                None => Content::Bytes(&b""[..]),
             };
             let report = lint_file(rel, &place, content, &ws.config);
             (
@@ -671,7 +668,9 @@ fn execute(
             )
         }
         Plan::Verify(e) => match dirs.read(rel, ws.config.max_file_bytes) {
-            Ok(Opened::Bytes(_, bytes)) if Some(xxh3_64(&bytes)) == e.hash => (e, Done::Verified),
+            Ok((_, Content::Bytes(bytes))) if Some(xxh3_64(&bytes)) == e.hash => {
+                (e, Done::Verified)
+            }
             opened => (read_entry(ws, rel, opened), Done::Read),
         },
         Plan::Read | Plan::ByBlob(..) => (
@@ -682,13 +681,15 @@ fn execute(
 }
 
 /// The entry of a file from what reading it gave.
-fn read_entry(ws: &Workspace, rel: &str, opened: std::io::Result<Opened>) -> Entry {
+fn read_entry(ws: &Workspace, rel: &str, opened: std::io::Result<(Stat, Content)>) -> Entry {
     let place = classify(rel, &ws.config.banned_dirs);
     let (stat, hash, read) = match &opened {
-        Ok(Opened::Bytes(stat, bytes)) => {
-            (Some(*stat), Some(xxh3_64(bytes)), Ok(Content::Bytes(bytes)))
-        }
-        Ok(Opened::TooLarge(stat)) => (Some(*stat), None, Ok(Content::TooLarge(stat.size))),
+        Ok((stat, Content::Bytes(bytes))) => (
+            Some(*stat),
+            Some(xxh3_64(bytes)),
+            Ok(Content::Bytes(&bytes[..])),
+        ),
+        Ok((stat, Content::TooLarge(size))) => (Some(*stat), None, Ok(Content::TooLarge(*size))),
         // Never reused: read again next time.
         Err(e) => (None, None, Err(e)),
     };

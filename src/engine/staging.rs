@@ -21,12 +21,12 @@
 //! - Release deletes the consumed files first and the lock last: a release cut
 //!   short leaves the lock in place, and running it again finishes the job.
 
+use crate::io::files;
 use crate::model::clock;
 use crate::model::config::StagingConfig;
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// The staging directory, relative to the workspace root.
@@ -306,7 +306,7 @@ pub fn claim(
 ) -> Result<Claimed, StagingError> {
     check_pod(&who.pod)?;
     let dir = staging_dir(root)?;
-    fs::create_dir_all(&dir).map_err(io_err(DIR))?;
+    files::create_dir_all(&dir).map_err(io_err(DIR))?;
     let lock_path = dir.join(LOCK_FILE);
     for _ in 0..MAX_ATTEMPTS {
         // A shortcut that spares losers the wait for the guard; what counts
@@ -315,7 +315,7 @@ pub fn claim(
         // The snapshot and the lock are made under the guard a release
         // deletes under: a claim and a release that race cannot interleave,
         // so every id snapshotted still has its file when the lock appears.
-        let guard = Guard::acquire(root, &dir)?;
+        let guard = guard(root, &dir)?;
         let seen = read_lock(&lock_path)?;
         let takeover = judge(&seen, who, now, cfg, force)?;
         let listing = list(&dir)?;
@@ -327,7 +327,8 @@ pub fn claim(
             started: clock::rfc3339(now),
             consumed: listing.entries.into_iter().map(|(id, _)| id).collect(),
         };
-        let tmp = Temp::write(&dir, &lock_bytes(&lock)).map_err(io_err(LOCK_PATH))?;
+        let mut tmp = crate::io::lock::Temp::write(&dir, TMP_PREFIX, &lock_bytes(&lock))
+            .map_err(io_err(LOCK_PATH))?;
         let Some(Takeover {
             holder: took_over,
             unreadable,
@@ -335,7 +336,7 @@ pub fn claim(
         else {
             // `link` never replaces a lock, even one made by a claim that
             // did not take the guard (an older memlint).
-            match fs::hard_link(&tmp.path, &lock_path) {
+            match tmp.link_to(&lock_path) {
                 Ok(()) => {
                     sync_dir(&dir);
                     return Ok(claimed(lock, None, None));
@@ -356,20 +357,21 @@ pub fn claim(
         }
         // A lock that is an empty directory (never one with files in it)
         // gives way to the forced claim.
-        let replaced = fs::rename(&tmp.path, &lock_path).or_else(|e| {
+        let replaced = tmp.rename_to(&lock_path).or_else(|e| {
             let odd = matches!(seen, Seen::Odd(_)) && lock_path.is_dir();
             if !odd {
                 return Err(io_err(LOCK_PATH)(e));
             }
-            fs::remove_dir(&lock_path).map_err(|_| StagingError::Unreadable {
-                lock: LOCK_PATH.to_string(),
-                reason: "a directory that is not empty; remove it by hand".into(),
+            crate::io::lock::remove_empty_dir(&lock_path).map_err(|_| {
+                StagingError::Unreadable {
+                    lock: LOCK_PATH.to_string(),
+                    reason: "a directory that is not empty; remove it by hand".into(),
+                }
             })?;
-            fs::rename(&tmp.path, &lock_path).map_err(io_err(LOCK_PATH))
+            tmp.rename_to(&lock_path).map_err(io_err(LOCK_PATH))
         });
         match replaced {
             Ok(()) => {
-                tmp.keep();
                 sync_dir(&dir);
                 return Ok(claimed(lock, took_over, unreadable));
             }
@@ -459,12 +461,12 @@ pub fn release(root: &Path, pod: &str) -> Result<Released, StagingError> {
             lock: LOCK_PATH.to_string(),
         });
     }
-    let _guard = Guard::acquire(root, &dir)?;
+    let _guard = guard(root, &dir)?;
     let lock = held_by(read_lock(&lock_path)?, pod)?;
     consume(&dir, &lock.consumed)?;
     // The deletions must be durable before the lock that records them goes.
     sync_dir(&dir);
-    match fs::remove_file(&lock_path) {
+    match files::remove_file(&lock_path) {
         Ok(()) => {}
         Err(e) if e.kind() == io::ErrorKind::NotFound => {}
         Err(e) => return Err(io_err(LOCK_PATH)(e)),
@@ -521,7 +523,7 @@ pub(crate) fn released(dir: &Path, lock: Lock) -> Result<Released, StagingError>
 pub(crate) fn consume(dir: &Path, consumed: &[String]) -> Result<(), StagingError> {
     for id in consumed {
         let name = format!("{id}.md");
-        match fs::remove_file(dir.join(&name)) {
+        match files::remove_file(dir.join(&name)) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
             Err(e) => return Err(io_err(&format!("{DIR}/{name}"))(e)),
@@ -630,7 +632,7 @@ fn is_entry_id(id: &str) -> bool {
 /// The staging directory, refusing a symbolic link out of the root.
 pub(crate) fn staging_dir(root: &Path) -> Result<PathBuf, StagingError> {
     let dir = root.join(DIR);
-    if let Ok(meta) = fs::symlink_metadata(&dir) {
+    if let Ok(meta) = files::symlink_metadata(&dir) {
         if meta.file_type().is_symlink() {
             let target = dir.canonicalize().map_err(io_err(DIR))?;
             let root = root.canonicalize().map_err(io_err("."))?;
@@ -667,7 +669,7 @@ pub(crate) fn list(dir: &Path) -> Result<Listing, StagingError> {
         entries: Vec::new(),
         temporaries: Vec::new(),
     };
-    let read = match fs::read_dir(dir) {
+    let read = match files::read_dir(dir) {
         Ok(read) => read,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(listing),
         Err(e) => return Err(io_err(DIR)(e)),
@@ -710,13 +712,13 @@ pub(crate) fn sweep(dir: &Path, temporaries: &[String]) {
         let writer = rest.split('.').next().and_then(|p| p.parse::<u32>().ok());
         let dead = writer.is_none_or(|pid| pid_alive(pid) == Some(false));
         let path = dir.join(name);
-        let old = fs::symlink_metadata(&path)
+        let old = files::symlink_metadata(&path)
             .and_then(|m| m.modified())
             .ok()
             .and_then(|t| t.elapsed().ok())
             .is_some_and(|age| age.as_secs() >= TMP_MAX_AGE_SECS);
         if dead || old {
-            let _ = fs::remove_file(path);
+            let _ = files::remove_file(path);
         }
     }
 }
@@ -737,7 +739,7 @@ pub(crate) enum Seen {
 }
 
 fn read_lock(path: &Path) -> Result<Seen, StagingError> {
-    match fs::symlink_metadata(path) {
+    match files::symlink_metadata(path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Seen::Absent),
         Err(e) => Err(io_err(LOCK_PATH)(e)),
         Ok(meta) if !meta.is_file() => Ok(Seen::Odd("it is not a regular file".to_string())),
@@ -749,93 +751,17 @@ fn read_lock(path: &Path) -> Result<Seen, StagingError> {
     }
 }
 
-/// A claim's temporary lock file, removed on drop unless kept.
-struct Temp {
-    path: PathBuf,
-    keep: bool,
-}
-
-impl Temp {
-    /// Writes `bytes` to a new, uniquely named file in `dir` and syncs it, so
-    /// that once linked into place the lock is complete even after a crash.
-    fn write(dir: &Path, bytes: &[u8]) -> io::Result<Temp> {
-        let pid = std::process::id();
-        for attempt in 0..1000u32 {
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.subsec_nanos())
-                .unwrap_or(0);
-            let path = dir.join(format!("{TMP_PREFIX}{pid}.{nanos:x}.{attempt}"));
-            match fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-            {
-                Ok(mut file) => {
-                    let tmp = Temp { path, keep: false };
-                    file.write_all(bytes)?;
-                    file.sync_all()?;
-                    return Ok(tmp);
-                }
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => continue,
-                Err(e) => return Err(e),
-            }
-        }
-        Err(io::Error::other("could not create a temporary file"))
-    }
-
-    /// The file became the lock: do not remove it.
-    fn keep(mut self) {
-        self.keep = true;
-    }
-}
-
-impl Drop for Temp {
-    fn drop(&mut self) {
-        if !self.keep {
-            let _ = fs::remove_file(&self.path);
-        }
-    }
-}
-
-/// The exclusive guard under which an existing lock is replaced or removed.
-/// On Unix it is an `flock` on the staging directory itself, so it needs no
-/// file of its own; the kernel releases it when the holder exits or dies.
-struct Guard {
-    _file: fs::File,
-}
-
-impl Guard {
-    fn acquire(root: &Path, dir: &Path) -> Result<Guard, StagingError> {
-        #[cfg(unix)]
-        let file = {
-            let _ = root;
-            fs::File::open(dir).map_err(io_err(DIR))?
-        };
-        #[cfg(not(unix))]
-        let file = {
-            // A directory cannot be opened as a file here: lock a file in the
-            // never-committed cache directory instead.
-            let _ = dir;
-            let cache = root.join(".memlint");
-            fs::create_dir_all(&cache).map_err(io_err(".memlint"))?;
-            fs::OpenOptions::new()
-                .create(true)
-                .truncate(false)
-                .write(true)
-                .open(cache.join("staging.guard"))
-                .map_err(io_err(".memlint/staging.guard"))?
-        };
-        file.lock().map_err(io_err(DIR))?;
-        Ok(Guard { _file: file })
-    }
+/// The exclusive guard under which an existing lock is replaced or
+/// removed: on Unix an `flock` on the staging directory itself; where a
+/// directory cannot be locked, a file in the never-committed cache
+/// directory. The kernel releases it when the holder exits or dies.
+fn guard(root: &Path, dir: &Path) -> Result<crate::io::lock::Held, StagingError> {
+    crate::io::lock::lock_dir(dir, &root.join(".memlint").join("staging.guard"))
+        .map_err(io_err(DIR))
 }
 
 pub(crate) fn sync_dir(dir: &Path) {
-    // Best effort: some file systems refuse to sync a directory.
-    if let Ok(d) = fs::File::open(dir) {
-        let _ = d.sync_all();
-    }
+    crate::io::fs::sync_dir(dir);
 }
 
 #[cfg(test)]

@@ -9,9 +9,10 @@ use crate::engine::drift::change::{judge_change, modified_files, reader_at, Side
 use crate::engine::history::{rewritten_decisions, short, unexplained_removals, Found};
 use crate::engine::log::renames;
 use crate::engine::workspace::Workspace;
-use crate::io::git::{may_convert, work_tree_copy, Blob, GitError, Object, Repo, VersionResolver};
+use crate::io::git::{may_convert, work_tree_copy, GitError, Object, Repo, VersionResolver};
 use crate::lint::rules::workspace::{self, View, WsSink};
 use crate::lint::FileReport;
+use crate::model::content::Content;
 use crate::model::diagnostic::{self, Diagnostic};
 use crate::model::hashing::{Map, Set};
 use crate::model::kind::{classify, Kind, Place};
@@ -35,7 +36,7 @@ pub struct Version<'a> {
     /// renamed away): records pointing at them are reported too.
     pub removed: Vec<String>,
     /// Reads a path of this version.
-    pub read: &'a dyn Fn(&str) -> Option<crate::io::git::Blob>,
+    pub read: &'a dyn Fn(&str) -> Option<Content>,
     /// Reads a path from the work tree when the file certainly holds this
     /// version's content; thread-safe, for when many records are needed.
     pub read_fast: Option<&'a ReadFast<'a>>,
@@ -74,9 +75,7 @@ impl<'v, 'a> Ignores<'v, 'a> {
         }
         let mut builder = ignore::gitignore::GitignoreBuilder::new(self.root.join(dir));
         let mut any = false;
-        if let Some(crate::io::git::Blob::Bytes(bytes)) =
-            (self.version.read)(&format!("{dir}.memlintignore"))
-        {
+        if let Some(Content::Bytes(bytes)) = (self.version.read)(&format!("{dir}.memlintignore")) {
             any = true;
             for line in String::from_utf8_lossy(&bytes).lines() {
                 let _ = builder.add_line(None, line);
@@ -114,13 +113,8 @@ impl<'v, 'a> Ignores<'v, 'a> {
 /// How many blobs are held in memory at once when every record is read.
 const CHUNK: usize = 2048;
 
-fn lint_blob(ws: &Workspace, rel: &str, place: &Place, blob: &crate::io::git::Blob) -> FileReport {
-    use crate::lint::Content;
-    let content = match blob {
-        crate::io::git::Blob::Bytes(b) => Content::Bytes(b),
-        crate::io::git::Blob::TooLarge(n) => Content::TooLarge(*n),
-    };
-    ws.lint_read(rel, place, Ok(content))
+fn lint_blob(ws: &Workspace, rel: &str, place: &Place, blob: &Content) -> FileReport {
+    ws.lint_read(rel, place, Ok(blob.as_slice()))
 }
 
 /// Reads `paths` through `version.read` (one thread: git objects are not
@@ -129,7 +123,7 @@ fn lint_version(ws: &Workspace, version: &Version, paths: &[(&str, Place)]) -> V
     use rayon::prelude::*;
     let mut out = Vec::with_capacity(paths.len());
     for chunk in paths.chunks(CHUNK) {
-        let blobs: Vec<(&str, &Place, crate::io::git::Blob)> = chunk
+        let blobs: Vec<(&str, &Place, Content)> = chunk
             .iter()
             .filter_map(|(p, place)| Some((*p, place, (version.read)(p)?)))
             .collect();
@@ -202,17 +196,17 @@ pub(crate) fn mentioning(
             .par_iter()
             .map(|(p, _)| read_fast.and_then(|read| read(p)))
             .collect();
-        let mut hits: Vec<(&str, &Place, crate::io::git::Blob)> = Vec::new();
+        let mut hits: Vec<(&str, &Place, Content)> = Vec::new();
         for ((p, place), bytes) in chunk.iter().map(|c| (c.0, &c.1)).zip(fast) {
             let blob = match bytes {
                 Some(b) if b.len() as u64 > ws.config.max_file_bytes => continue,
-                Some(b) => crate::io::git::Blob::Bytes(b),
+                Some(b) => Content::Bytes(b),
                 None => match (version.read)(p) {
                     Some(blob) => blob,
                     None => continue,
                 },
             };
-            if let crate::io::git::Blob::Bytes(b) = &blob {
+            if let Content::Bytes(b) = &blob {
                 if mentions.is_match(b) {
                     hits.push((p, place, blob));
                 }
@@ -469,7 +463,7 @@ fn outcome(
     }
     for d in diags.iter().filter(|_| version.texts) {
         if !out.sources.contains_key(&d.path) {
-            if let Some(crate::io::git::Blob::Bytes(b)) = (version.read)(&d.path) {
+            if let Some(Content::Bytes(b)) = (version.read)(&d.path) {
                 out.sources
                     .insert(d.path.clone(), String::from_utf8_lossy(&b).into_owned());
             }
@@ -630,7 +624,7 @@ pub fn staged(
         .map(|c| c.path.clone())
         .collect();
     let max = ws.config.max_file_bytes;
-    let read = |rel: &str| -> Option<Blob> {
+    let read = |rel: &str| -> Option<Content> {
         let object = staged.lookup(rel).filter(Object::is_file)?;
         repo.blob(object.id, max).ok()
     };
@@ -655,7 +649,7 @@ pub fn staged(
     let mut outcome = run_version(ws, &version, selected);
     if let Some(head) = repo.head()? {
         let read_head = reader_at(&repo, repo.tree_of(head)?);
-        let read_staged = |rel: &str| -> Option<Blob> {
+        let read_staged = |rel: &str| -> Option<Content> {
             let object = staged.lookup(rel).filter(Object::is_file)?;
             repo.blob(object.id, crate::io::source::MAX_SOURCE_BYTES)
                 .ok()
@@ -831,7 +825,7 @@ pub fn base(
     }
     let warnings = malformed_warnings(&malformed);
     let max = ws.config.max_file_bytes;
-    let read = |rel: &str| -> Option<Blob> {
+    let read = |rel: &str| -> Option<Content> {
         let object = crate::io::git::tree_lookup(&head_paths, rel).filter(Object::is_file)?;
         repo.blob(object.id, max).ok()
     };

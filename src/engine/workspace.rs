@@ -3,8 +3,9 @@
 //! itself is [`crate::model::workspace::Workspace`]; walking it is
 //! [`crate::io::walk`]'s.
 
-use crate::lint::{lint_file, Content, FileReport};
+use crate::lint::{lint_file, FileReport};
 use crate::model::config::{self, Config, ConfigError};
+use crate::model::content::Content;
 use crate::model::kind::{classify, Place};
 use crate::model::rule::Rule;
 use rayon::prelude::*;
@@ -196,7 +197,7 @@ impl Workspace {
         })?;
         let shown = path.display();
         let resolved = resolve_below(&self.root, Path::new(&rel));
-        let link = std::fs::symlink_metadata(self.root.join(&rel))
+        let link = crate::io::files::symlink_metadata(self.root.join(&rel))
             .is_ok_and(|m| m.file_type().is_symlink());
         let skipped = match &resolved {
             Resolved::Escapes(through) if *through == rel => Some(format!(
@@ -261,28 +262,11 @@ impl Workspace {
     pub fn lint_one(&self, rel: &str) -> FileReport {
         let place = classify(rel, &self.config.banned_dirs);
         if place == Place::Outside {
-            return self.lint_read(rel, &place, Ok(Content::Bytes(b"")));
+            return self.lint_read(rel, &place, Ok(Content::Bytes(&b""[..])));
         }
-        let path = self.root.join(rel);
-        let bytes;
-        let read = match std::fs::metadata(&path) {
-            // A FIFO or a device would block or never end.
-            Ok(m) if !m.is_file() => Err(std::io::Error::other(format!(
-                "not a regular file ({})",
-                crate::io::fs::kind_of(&m)
-            ))),
-            Ok(m) if m.len() > self.config.max_file_bytes => Ok(Content::TooLarge(m.len())),
-            // Read only as a regular file: swapped for a FIFO meanwhile,
-            // it would wait for a writer.
-            _ => match crate::io::fs::read_regular(&path) {
-                Ok(read) => {
-                    bytes = read;
-                    Ok(Content::Bytes(&bytes))
-                }
-                Err(e) => Err(e),
-            },
-        };
-        self.lint_read(rel, &place, read.as_ref().map(|c| *c))
+        // A FIFO or a device would block or never end: refused unread.
+        let read = crate::io::read::read_capped(&self.root.join(rel), self.config.max_file_bytes);
+        self.lint_read(rel, &place, read.as_ref().map(Content::as_slice))
     }
 
     /// Lints `rel`, at `place`, from what reading it gave: its content, or
@@ -292,7 +276,7 @@ impl Workspace {
         &self,
         rel: &str,
         place: &Place,
-        read: Result<Content<'_>, &std::io::Error>,
+        read: Result<Content<&[u8]>, &std::io::Error>,
     ) -> FileReport {
         match read {
             Ok(content) => lint_file(rel, place, content, &self.config),

@@ -5,6 +5,7 @@
 
 use crate::io::stat::Stat;
 use crate::model::config::Config;
+use crate::model::workspace::{Problem, Workspace};
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
@@ -33,15 +34,29 @@ pub fn key(config: &Config) -> u64 {
     h.digest()
 }
 
-/// Why this process keeps no cache, once [`make_dir`] found `.memlint`
-/// unusable; io never prints, a front end shows it once ([`refused`]).
-static REFUSED: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+/// Why `.memlint` cannot hold the caches, as the error [`make_dir`] gives.
+#[derive(Debug)]
+struct Refused(String);
 
-/// Why this process could keep no cache (`.memlint` is a link or not a
-/// directory), for the front end to warn about once; `None` when nothing
-/// was refused.
-pub fn refused() -> Option<&'static str> {
-    REFUSED.get().map(String::as_str)
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// [`make_dir`] for a command on `ws`: when `.memlint` cannot hold the
+/// caches, the command runs without them and `ws` notes why
+/// ([`Problem::Cache`]), for the front end to tell its user.
+pub fn make_dir_of(ws: &Workspace) -> std::io::Result<PathBuf> {
+    make_dir(&ws.root).inspect_err(|e| {
+        if let Some(refused) = e.get_ref().and_then(|e| e.downcast_ref::<Refused>()) {
+            ws.note(Problem::Cache {
+                reason: refused.0.clone(),
+            });
+        }
+    })
 }
 
 /// Creates `.memlint/` (with a `.gitignore` that keeps it out of commits)
@@ -59,10 +74,7 @@ pub fn make_dir(root: &Path) -> std::io::Result<PathBuf> {
                 true => "a symbolic link",
                 false => "not a directory",
             };
-            let _ = REFUSED.set(format!(
-                "{DIR} is {what}; memlint keeps no cache there (every run checks every file)"
-            ));
-            return Err(std::io::Error::other(format!("{DIR} is {what}")));
+            return Err(std::io::Error::other(Refused(format!("{DIR} is {what}"))));
         }
         Err(_) => {
             std::fs::create_dir_all(&dir)?;

@@ -2,6 +2,8 @@
 //! crash leaves the old file or the new one, never half of either. And
 //! reads that never wait: only regular files are read.
 
+use crate::io::regular::{kind_of, not_regular};
+use crate::model::content::Content;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -63,37 +65,6 @@ pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
     open_regular_named(path)
 }
 
-/// What kind of file `meta` describes, for messages about a file that is
-/// not a regular one ("a FIFO", "a directory").
-pub fn kind_of(meta: &std::fs::Metadata) -> &'static str {
-    let t = meta.file_type();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a FIFO";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-        if t.is_char_device() {
-            return "a character device";
-        }
-        if t.is_block_device() {
-            return "a block device";
-        }
-    }
-    if t.is_dir() {
-        "a directory"
-    } else if t.is_symlink() {
-        "a symbolic link"
-    } else if t.is_file() {
-        "a regular file"
-    } else {
-        "not a regular file"
-    }
-}
-
 /// [`open_regular`], whose error for anything but a regular file names
 /// what it is ("not a regular file (a FIFO)").
 pub fn open_regular_named(path: &Path) -> std::io::Result<std::fs::File> {
@@ -121,12 +92,7 @@ fn open_regular_with(
     path: &Path,
     open: impl FnOnce() -> std::io::Result<std::fs::File>,
 ) -> std::io::Result<std::fs::File> {
-    let not_regular = |meta: &std::fs::Metadata| {
-        std::io::Error::new(
-            std::io::ErrorKind::InvalidInput,
-            format!("not a regular file ({})", kind_of(meta)),
-        )
-    };
+    let not_regular = |meta: &std::fs::Metadata| not_regular(kind_of(meta));
     let file = match open() {
         Ok(file) => file,
         // A socket cannot be opened at all (ENXIO): say what it is.
@@ -411,19 +377,34 @@ impl Snapshot {
     /// identity is taken after the bytes, so that a write during the read
     /// shows as a change later.
     pub fn read(path: &Path) -> std::io::Result<Snapshot> {
+        match Snapshot::read_capped(path, u64::MAX)? {
+            Content::Bytes(seen) => Ok(seen),
+            Content::TooLarge(n) => Err(std::io::Error::other(format!("{n} bytes"))),
+        }
+    }
+
+    /// [`Snapshot::read`] under the size cap of [`crate::io::read::read_capped`]: over `max`
+    /// bytes the file is not read and only its size is given.
+    pub fn read_capped(path: &Path, max: u64) -> std::io::Result<Content<Snapshot>> {
         let mut file = open_regular(path)?;
-        let mut bytes = Vec::with_capacity(
-            file.metadata()
-                .map_or(0, |m| usize::try_from(m.len()).unwrap_or(0)),
-        );
-        file.read_to_end(&mut bytes)?;
+        let len = file.metadata()?.len();
+        if len > max {
+            return Ok(Content::TooLarge(len));
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+        (&mut file)
+            .take(max.saturating_add(1))
+            .read_to_end(&mut bytes)?;
+        if bytes.len() as u64 > max {
+            return Ok(Content::TooLarge(bytes.len() as u64));
+        }
         let meta = file.metadata()?;
-        Ok(Snapshot {
+        Ok(Content::Bytes(Snapshot {
             bytes,
             identity: Identity::of(&meta),
             regular: true,
             permissions: Some(meta.permissions()),
-        })
+        }))
     }
 
     /// What is at `path` now, without following a final symbolic link;
@@ -772,7 +753,9 @@ fn dir_and_name(path: &Path) -> (&Path, String) {
     (dir, name)
 }
 
-fn sync_dir(dir: &Path) {
+/// Syncs the directory `dir`, so that links made and files removed in it
+/// survive a crash.
+pub fn sync_dir(dir: &Path) {
     // Best effort: some file systems refuse to sync a directory.
     if let Ok(d) = std::fs::File::open(dir) {
         let _ = d.sync_all();

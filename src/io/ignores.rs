@@ -159,7 +159,10 @@ fn read_regular_or_say(
         Err(e) => {
             let reason = match std::fs::metadata(path) {
                 Ok(m) if !m.is_file() => {
-                    format!("is not a regular file ({})", crate::io::fs::kind_of(&m))
+                    format!(
+                        "is not a regular file ({})",
+                        crate::io::regular::kind_of(&m)
+                    )
                 }
                 _ => format!("cannot be read ({e})"),
             };

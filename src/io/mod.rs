@@ -5,10 +5,14 @@
 pub mod batch;
 pub mod bounded;
 pub mod cache;
+pub mod files;
 pub mod fs;
 pub mod git;
 pub mod ignores;
 pub mod lines;
+pub mod lock;
+pub mod read;
+pub mod regular;
 pub mod source;
 pub mod stat;
 pub mod turn;

@@ -3,6 +3,7 @@
 //! the workspace root, without updating access times), the page-cache probe
 //! and the pool of reader threads for a cold cache.
 
+use crate::model::content::Content;
 use rayon::prelude::*;
 use std::path::Path;
 
@@ -131,14 +132,6 @@ pub(crate) struct Dirs<'r> {
     noatime: bool,
 }
 
-/// A file read through [`Dirs::read`].
-pub(crate) enum Opened {
-    /// Its stat data (taken before reading) and its bytes.
-    Bytes(Stat, Vec<u8>),
-    /// Larger than the limit given: not read.
-    TooLarge(Stat),
-}
-
 impl<'r> Dirs<'r> {
     pub(crate) fn new(root: &'r Path) -> Self {
         Dirs {
@@ -260,22 +253,21 @@ impl<'r> Dirs<'r> {
     }
 
     /// Stats `rel` through its open descriptor and reads it unless it has
-    /// more than `max` bytes. The stat data come first, so a write that
-    /// races the read shows as changed stat data on the next run.
-    pub(crate) fn read(&mut self, rel: &str, max: u64) -> std::io::Result<Opened> {
+    /// more than `max` bytes: its stat data and what was read. The stat
+    /// data come first, so a write that races the read shows as changed
+    /// stat data on the next run.
+    pub(crate) fn read(&mut self, rel: &str, max: u64) -> std::io::Result<(Stat, Content)> {
         use std::io::Read;
         let mut file = self.open(rel)?;
         let (stat, regular) = Stat::of_file(&file)?;
         if !regular {
             let kind = file
                 .metadata()
-                .map_or("not a regular file", |m| crate::io::fs::kind_of(&m));
-            return Err(std::io::Error::other(format!(
-                "not a regular file ({kind})"
-            )));
+                .map_or("not a regular file", |m| crate::io::regular::kind_of(&m));
+            return Err(crate::io::regular::not_regular(kind));
         }
         if stat.size > max {
-            return Ok(Opened::TooLarge(stat));
+            return Ok((stat, Content::TooLarge(stat.size)));
         }
         // One byte of room past the size, so that a file read whole in one
         // call is known to be whole without a second call.
@@ -293,10 +285,8 @@ impl<'r> Dirs<'r> {
             }
             if len as u64 > max {
                 // It grew past the limit since the stat: not read further.
-                return Ok(Opened::TooLarge(Stat {
-                    size: len as u64,
-                    ..stat
-                }));
+                let size = len as u64;
+                return Ok((Stat { size, ..stat }, Content::TooLarge(size)));
             }
             if len == buf.len() {
                 // It grew since the stat: read on to the end.
@@ -304,7 +294,7 @@ impl<'r> Dirs<'r> {
             }
         }
         buf.truncate(len);
-        Ok(Opened::Bytes(stat, buf))
+        Ok((stat, Content::Bytes(buf)))
     }
 }
 
@@ -365,19 +355,4 @@ pub(crate) fn cold_reader<'a>(
         .thread_name(|i| format!("memlint-read-{i}"))
         .build()
         .ok()
-}
-
-/// Turns transparent huge pages off for the rest of the process, on Linux
-/// (`MIMALLOC_ALLOW_THP` in the environment keeps them). Walking and
-/// linting thousands of files allocates from every thread at once, thinly
-/// spread, and the kernel zeroes each 2 MiB huge page whole on its first
-/// touch: on 100k records that was a tenth of the cold check. Warm runs
-/// decode the index densely and are faster with huge pages, so they keep
-/// them.
-pub(crate) fn no_huge_pages() {
-    #[cfg(target_os = "linux")]
-    if std::env::var_os("MIMALLOC_ALLOW_THP").is_none() {
-        // SAFETY: sets a flag of this process; no memory is touched.
-        unsafe { libc::prctl(libc::PR_SET_THP_DISABLE, 1, 0, 0, 0) };
-    }
 }

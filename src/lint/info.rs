@@ -6,15 +6,6 @@ use crate::model::diagnostic::Diagnostic;
 use crate::model::kind::Kind;
 use std::ops::Range;
 
-/// What was read of a file.
-#[derive(Debug, Clone, Copy)]
-pub enum Content<'a> {
-    /// The file is larger than `max_file_bytes` and was not read.
-    TooLarge(u64),
-    /// The file's bytes.
-    Bytes(&'a [u8]),
-}
-
 /// The parts of a record that cross-record rules and the index need.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RecordInfo {

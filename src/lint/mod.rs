@@ -9,7 +9,8 @@ pub mod registry;
 pub mod rules;
 pub mod sink;
 
-pub use info::{Content, FileReport, Located, RecordInfo};
+use crate::model::content::Content;
+pub use info::{FileReport, Located, RecordInfo};
 
 use crate::lint::record::{FieldState, Record};
 use crate::lint::registry::{Check, REGISTRY};
@@ -28,7 +29,7 @@ use std::ops::Range;
 /// The reader's steps come first, each stopping at the first defect it
 /// finds (docs/rules.md's precedence): the place, the bytes, the front matter's
 /// delimiters, its YAML, its mapping; then every per-record rule.
-pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) -> FileReport {
+pub fn lint_file(rel: &str, place: &Place, content: Content<&[u8]>, config: &Config) -> FileReport {
     let mut sink = Sink::default();
     let mut report = FileReport {
         path: rel.to_string(),
@@ -70,7 +71,12 @@ pub fn lint_file(rel: &str, place: &Place, content: Content, config: &Config) ->
 /// A file where no record belongs (a banned directory, an unknown file
 /// under a record directory): committed all the same, so what looks like
 /// a credential in its text is reported too; nothing else of it is read.
-fn misplaced(report: FileReport, content: Content, mut sink: Sink, config: &Config) -> FileReport {
+fn misplaced(
+    report: FileReport,
+    content: Content<&[u8]>,
+    mut sink: Sink,
+    config: &Config,
+) -> FileReport {
     let text = match content {
         Content::Bytes(b) => std::str::from_utf8(b).ok().filter(|t| !t.contains('\0')),
         Content::TooLarge(_) => None,
@@ -86,7 +92,11 @@ fn misplaced(report: FileReport, content: Content, mut sink: Sink, config: &Conf
 
 /// The file's text, or (after `format/too-large` or `format/encoding`) the
 /// text to show with the diagnostics.
-fn decode<'a>(content: Content<'a>, config: &Config, sink: &mut Sink) -> Result<&'a str, String> {
+fn decode<'a>(
+    content: Content<&'a [u8]>,
+    config: &Config,
+    sink: &mut Sink,
+) -> Result<&'a str, String> {
     let bytes = match content {
         Content::TooLarge(size) => {
             sink.emit(

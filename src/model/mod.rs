@@ -5,6 +5,7 @@
 
 pub mod clock;
 pub mod config;
+pub mod content;
 pub mod diagnostic;
 pub mod hashing;
 pub mod kind;

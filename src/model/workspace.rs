@@ -17,6 +17,9 @@ pub enum Problem {
     /// A file of the git repository that is not read, and so neither is
     /// the repository (a warning).
     GitFile { path: String, reason: String },
+    /// `.memlint` cannot hold the caches (a link, or not a directory): the
+    /// command ran without them (a warning). `reason` says what it is.
+    Cache { reason: String },
 }
 
 impl Problem {
@@ -40,6 +43,10 @@ impl std::fmt::Display for Problem {
             Problem::GitFile { path, reason } => write!(
                 f,
                 "{path} {reason}; the git repository is not read (`commit:` sources are not checked)"
+            ),
+            Problem::Cache { reason } => write!(
+                f,
+                "{reason}; memlint keeps no cache there (every run checks every file)"
             ),
         }
     }
@@ -87,6 +94,21 @@ impl Workspace {
         problems.sort();
         problems.dedup();
         problems
+    }
+
+    /// The problems that say the caches could not be kept (see
+    /// [`Problem::Cache`]), each once; they are taken from the list, the
+    /// others stay. A front end that reports nothing else of the walks
+    /// still reports these.
+    pub fn take_cache_problems(&self) -> Vec<Problem> {
+        let mut problems = self.problems.lock().unwrap_or_else(|e| e.into_inner());
+        let (mut cache, rest): (Vec<Problem>, Vec<Problem>) = std::mem::take(&mut *problems)
+            .into_iter()
+            .partition(|p| matches!(p, Problem::Cache { .. }));
+        *problems = rest;
+        cache.sort();
+        cache.dedup();
+        cache
     }
 
     /// Adds every one of `problems` to those [`Workspace::take_problems`]

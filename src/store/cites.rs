@@ -14,8 +14,9 @@
 //! small fraction of the record table and a lookup decodes no path.
 
 use crate::io::fs::read_regular;
+use crate::model::workspace::Workspace;
 use crate::store::codec::{checked, Reader, Writer, FORMAT};
-use crate::store::table::{make_dir, DIR};
+use crate::store::table::DIR;
 use gix::ObjectId;
 use std::borrow::Cow;
 use std::path::Path;
@@ -72,7 +73,7 @@ impl Stored<'_> {
 
 /// Writes the records (sorted by path) under configuration key `key`; a
 /// cache, so a failure to write is ignored.
-pub fn save(root: &Path, key: u64, records: &[Record]) {
+pub fn save(ws: &Workspace, key: u64, records: &[Record]) {
     let mut others: Vec<u64> = records
         .iter()
         .filter(|r| r.cites.is_empty())
@@ -99,7 +100,8 @@ pub fn save(root: &Path, key: u64, records: &[Record]) {
         w.buf.extend_from_slice(&f.to_le_bytes());
     }
     let bytes = w.finish();
-    let _ = make_dir(root).and_then(|dir| crate::io::fs::write_cache(&dir.join(CITES), &bytes));
+    let _ = crate::io::cache::make_dir_of(ws)
+        .and_then(|dir| crate::io::fs::write_cache(&dir.join(CITES), &bytes));
 }
 
 /// Whether the stored file exists and is for configuration key `key`
@@ -168,7 +170,8 @@ mod tests {
                 cites: vec![],
             },
         ];
-        save(dir.path(), 9, &records);
+        let ws = Workspace::new(dir.path().to_path_buf(), Default::default());
+        save(&ws, 9, &records);
         assert!(present(dir.path(), 9));
         assert!(!present(dir.path(), 8));
         let bytes = load(dir.path()).unwrap();

@@ -8,8 +8,9 @@
 
 use crate::io::fs::read_regular;
 use crate::io::git::{Change, FileKind, Object};
+use crate::model::workspace::Workspace;
 use crate::store::codec::{checked, Reader, Writer, FORMAT};
-use crate::store::table::{make_dir, DIR};
+use crate::store::table::DIR;
 use gix::ObjectId;
 use std::path::Path;
 
@@ -59,8 +60,8 @@ pub fn load(root: &Path) -> Option<Stored> {
 
 /// Stores the walk; a cache, so a failure to write is ignored (the next
 /// run walks again).
-pub fn save(root: &Path, stored: &Stored) {
-    let _ = make_dir(root)
+pub fn save(ws: &Workspace, stored: &Stored) {
+    let _ = crate::io::cache::make_dir_of(ws)
         .and_then(|dir| crate::io::fs::write_cache(&dir.join(DRIFT), &encode(stored)));
 }
 

@@ -6,7 +6,8 @@
 //! record's text still hashes the same: verifying, updating or replacing
 //! the record drops it.
 
-use crate::io::cache::{make_dir, DIR};
+use crate::io::cache::DIR;
+use crate::model::workspace::Workspace;
 use crate::store::codec::{checked, Reader, Writer, FORMAT};
 use serde::Serialize;
 use std::path::Path;
@@ -47,22 +48,23 @@ pub struct Marked {
 /// damaged.
 pub fn load(root: &Path) -> Vec<Marked> {
     let path = root.join(DIR).join(DRIFT_MARKS);
-    match crate::io::bounded::read_regular_at_most(&path, MAX_BYTES) {
-        Ok(crate::io::bounded::Bounded::Whole(bytes)) => decode(&bytes).unwrap_or_default(),
+    match crate::io::read::read_capped(&path, MAX_BYTES) {
+        Ok(crate::model::content::Content::Bytes(bytes)) => decode(&bytes).unwrap_or_default(),
         _ => Vec::new(),
     }
 }
 
 /// Stores `marks` (sorted by path here); a cache, so a failure to write is
 /// ignored. No file is created for no marks.
-pub fn save(root: &Path, mut marks: Vec<Marked>) {
+pub fn save(ws: &Workspace, mut marks: Vec<Marked>) {
+    let root = &ws.root;
     let path = root.join(DIR).join(DRIFT_MARKS);
-    if marks.is_empty() && std::fs::symlink_metadata(&path).is_err() {
+    if marks.is_empty() && crate::io::files::symlink_metadata(&path).is_err() {
         return;
     }
     marks.sort_by(|a, b| a.path.cmp(&b.path));
     marks.dedup_by(|a, b| a.path == b.path);
-    let _ = make_dir(root)
+    let _ = crate::io::cache::make_dir_of(ws)
         .and_then(|dir| crate::io::fs::write_cache(&dir.join(DRIFT_MARKS), &encode(&marks)));
 }
 

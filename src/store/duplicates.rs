@@ -11,9 +11,9 @@ use crate::io::fs::read_regular;
 use crate::lint::rules::content::{comparable, duplicate_pairs, pairs_of, Pair};
 use crate::lint::rules::workspace::View;
 use crate::model::hashing::Set;
+use crate::model::workspace::Workspace;
 use crate::store::codec::{checked, Writer, FORMAT};
-use crate::store::table::{make_dir, DIR};
-use std::path::Path;
+use crate::store::table::DIR;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 /// The duplicate cache's name inside [`DIR`].
@@ -59,7 +59,8 @@ fn table(view: &View) -> Table {
 /// The `content/duplicate` pairs of the view's records: from
 /// `.memlint/duplicates` when it was written for the same records, updated
 /// there when a few changed, else computed and written there.
-pub fn pairs(root: &Path, view: &View) -> Vec<Pair> {
+pub fn pairs(ws: &Workspace, view: &View) -> Vec<Pair> {
+    let root = &ws.root;
     let ratio = view.config.similar_content_ratio.to_bits();
     let now = table(view);
     let stored = read_regular(&root.join(DIR).join(DUPLICATES))
@@ -80,7 +81,7 @@ pub fn pairs(root: &Path, view: &View) -> Vec<Pair> {
         pairs,
     };
     // A cache: when it cannot be written, the next run computes again.
-    let _ = make_dir(root)
+    let _ = crate::io::cache::make_dir_of(ws)
         .and_then(|dir| crate::io::fs::write_cache(&dir.join(DUPLICATES), &encode(&stored)));
     stored.pairs
 }

@@ -14,6 +14,7 @@
 //! exist and the sessions untouched for [`SESSION_TTL_SECS`], and keeps at
 //! most [`MAX_SESSIONS`], so the file stays small.
 
+use crate::model::workspace::Workspace;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -48,8 +49,8 @@ struct Session {
 /// Counts one more failure of `rel` in `session` and returns the count,
 /// forgetting it at `max`. `None` when `.memlint/` cannot be written
 /// (nothing is counted then).
-pub fn bump(root: &Path, session: &str, rel: &str, max: u32, now: i64) -> Option<u32> {
-    update(root, now, |counts| {
+pub fn bump(ws: &Workspace, session: &str, rel: &str, max: u32, now: i64) -> Option<u32> {
+    update(ws, now, |counts| {
         let s = counts.sessions.entry(session.to_string()).or_default();
         s.touched = now;
         let n = s.files.get(rel).copied().unwrap_or(0).saturating_add(1);
@@ -64,14 +65,15 @@ pub fn bump(root: &Path, session: &str, rel: &str, max: u32, now: i64) -> Option
 }
 
 /// Forgets the failures of `rel` in `session` (a clean lint).
-pub fn reset(root: &Path, session: &str, rel: &str, now: i64) {
+pub fn reset(ws: &Workspace, session: &str, rel: &str, now: i64) {
+    let root = &ws.root;
     // Without a count there is nothing to lock for.
     let counted = read(&root.join(crate::io::cache::DIR).join(FILE))
         .sessions
         .get(session)
         .is_some_and(|s| s.files.contains_key(rel));
     if counted {
-        update(root, now, |counts| {
+        update(ws, now, |counts| {
             let s = counts.sessions.get_mut(session)?;
             s.files.remove(rel)?;
             s.touched = now;
@@ -81,10 +83,10 @@ pub fn reset(root: &Path, session: &str, rel: &str, now: i64) {
 }
 
 /// Forgets every count of `session` (it starts, resumes or was compacted).
-pub fn start_session(root: &Path, session: &str, now: i64) {
-    let path = root.join(crate::io::cache::DIR).join(FILE);
+pub fn start_session(ws: &Workspace, session: &str, now: i64) {
+    let path = ws.root.join(crate::io::cache::DIR).join(FILE);
     if read(&path).sessions.contains_key(session) {
-        update(root, now, |counts| {
+        update(ws, now, |counts| {
             counts.sessions.remove(session).map(|_| ())
         });
     }
@@ -94,24 +96,18 @@ pub fn start_session(root: &Path, session: &str, now: i64) {
 /// when it returns `Some`. `None` when the lock or the file cannot be
 /// written.
 fn update<R>(
-    root: &Path,
+    ws: &Workspace,
     now: i64,
     change: impl FnOnce(&mut Counts) -> Option<R>,
 ) -> Option<Option<R>> {
-    let dir = crate::io::cache::make_dir(root).ok()?;
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(dir.join(LOCK_FILE))
-        .ok()?;
-    lock.lock().ok()?;
+    let dir = crate::io::cache::make_dir_of(ws).ok()?;
+    let _lock = crate::io::lock::lock_file(&dir.join(LOCK_FILE)).ok()?;
     let path = dir.join(FILE);
     let mut counts = read(&path);
     let Some(out) = change(&mut counts) else {
         return Some(None);
     };
-    prune(&mut counts, root, now);
+    prune(&mut counts, &ws.root, now);
     let text = serde_json::to_string_pretty(&counts).ok()?;
     crate::io::fs::write_cache(&path, text.as_bytes()).ok()?;
     Some(Some(out))
@@ -122,7 +118,7 @@ fn update<R>(
 fn prune(counts: &mut Counts, root: &Path, now: i64) {
     for s in counts.sessions.values_mut() {
         s.files
-            .retain(|rel, _| std::fs::symlink_metadata(root.join(rel)).is_ok());
+            .retain(|rel, _| crate::io::files::symlink_metadata(root.join(rel)).is_ok());
     }
     counts
         .sessions
@@ -152,22 +148,23 @@ mod tests {
     fn counts_are_per_session_and_pruned() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path();
+        let ws = Workspace::new(root.to_path_buf(), Default::default());
         std::fs::write(root.join("a.md"), "x").expect("write");
         std::fs::write(root.join("b.md"), "x").expect("write");
-        assert_eq!(bump(root, "s1", "a.md", 3, 100), Some(1));
-        assert_eq!(bump(root, "s1", "a.md", 3, 101), Some(2));
-        assert_eq!(bump(root, "s2", "a.md", 3, 102), Some(1));
+        assert_eq!(bump(&ws, "s1", "a.md", 3, 100), Some(1));
+        assert_eq!(bump(&ws, "s1", "a.md", 3, 101), Some(2));
+        assert_eq!(bump(&ws, "s2", "a.md", 3, 102), Some(1));
         // At the limit the count is forgotten.
-        assert_eq!(bump(root, "s1", "a.md", 3, 103), Some(3));
-        assert_eq!(bump(root, "s1", "a.md", 3, 104), Some(1));
-        start_session(root, "s1", 105);
-        assert_eq!(bump(root, "s1", "a.md", 3, 106), Some(1));
-        reset(root, "s2", "a.md", 107);
-        assert_eq!(bump(root, "s2", "a.md", 3, 108), Some(1));
+        assert_eq!(bump(&ws, "s1", "a.md", 3, 103), Some(3));
+        assert_eq!(bump(&ws, "s1", "a.md", 3, 104), Some(1));
+        start_session(&ws, "s1", 105);
+        assert_eq!(bump(&ws, "s1", "a.md", 3, 106), Some(1));
+        reset(&ws, "s2", "a.md", 107);
+        assert_eq!(bump(&ws, "s2", "a.md", 3, 108), Some(1));
         // A gone file and an old session are dropped at the next write.
-        bump(root, "s3", "b.md", 3, 109);
+        bump(&ws, "s3", "b.md", 3, 109);
         std::fs::remove_file(root.join("b.md")).expect("rm");
-        bump(root, "s4", "a.md", 3, 109 + SESSION_TTL_SECS);
+        bump(&ws, "s4", "a.md", 3, 109 + SESSION_TTL_SECS);
         let text = std::fs::read_to_string(root.join(".memlint").join(FILE)).expect("read");
         let counts: Counts = serde_json::from_str(&text).expect("json");
         assert_eq!(counts.sessions.keys().collect::<Vec<_>>(), ["s4"]);

@@ -17,8 +17,9 @@ use crate::io::stat::Stat;
 use crate::model::diagnostic::{Diagnostic, Severity};
 use crate::model::hashing::Map;
 use crate::model::rule::Rule;
+use crate::model::workspace::Workspace;
 use crate::store::codec::{checked, Reader, Writer, FORMAT};
-use crate::store::table::{make_dir, DIR};
+use crate::store::table::DIR;
 use gix::ObjectId;
 use std::ops::Range;
 use std::path::Path;
@@ -94,8 +95,8 @@ pub fn load(root: &Path) -> Option<Judged> {
 
 /// Stores the conclusions; a cache, so a failure to write is ignored (the
 /// next run judges again).
-pub fn save(root: &Path, judged: &Judged) {
-    let _ = make_dir(root)
+pub fn save(ws: &Workspace, judged: &Judged) {
+    let _ = crate::io::cache::make_dir_of(ws)
         .and_then(|dir| crate::io::fs::write_cache(&dir.join(JUDGED), &encode(judged)));
 }
 

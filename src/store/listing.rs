@@ -3,10 +3,10 @@
 //! the list, so that an unchanged workspace is not walked again.
 
 use crate::io::fs::{open_regular, read_regular};
-use crate::io::stat::{no_huge_pages, now_ns, Stat, RACY_NS};
+use crate::io::stat::{now_ns, Stat, RACY_NS};
 use crate::model::workspace::Workspace;
 use crate::store::codec::{checked, trailer, Reader, Writer, FORMAT};
-use crate::store::table::{key, make_dir, stored, DIR};
+use crate::store::table::{key, DIR};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -24,9 +24,9 @@ type Seen = Option<Stat>;
 
 fn seen(path: &Path) -> Seen {
     // An ignore file may be a link: what the walk reads is its target.
-    let meta = std::fs::symlink_metadata(path).ok()?;
+    let meta = crate::io::files::symlink_metadata(path).ok()?;
     match meta.file_type().is_symlink() {
-        true => std::fs::metadata(path).ok().or(Some(meta)),
+        true => crate::io::files::metadata(path).ok().or(Some(meta)),
         false => Some(meta),
     }
     .map(|m| Stat::of(&m))
@@ -123,13 +123,9 @@ pub fn listing(ws: &Workspace) -> Listing {
 /// nothing changed during the walk), whatever listing was stored before.
 pub fn new_listing(ws: &Workspace) -> Listing {
     let key = key(&ws.config);
-    if !stored(&ws.root) {
-        // Every record will be read and linted.
-        no_huge_pages();
-    }
     // `.memlint/` first, so that creating it does not change the root
     // directory after it was recorded.
-    let dir = make_dir(&ws.root).ok();
+    let dir = crate::io::cache::make_dir_of(ws).ok();
     let clock = dir.as_deref().and_then(|d| FsClock::read(d, &ws.root));
     let scanned_at = now_ns();
     let walked = ws.walk();
@@ -149,7 +145,7 @@ pub fn new_listing(ws: &Workspace) -> Listing {
         if !racy {
             let bytes = encode_listing(&ws.root, key, &paths, &seen, &files);
             // A cache: when it cannot be written, the next run walks again.
-            let saved = make_dir(&ws.root)
+            let saved = crate::io::cache::make_dir_of(ws)
                 .and_then(|dir| crate::io::fs::write_cache(&dir.join(LISTING), &bytes));
             if saved.is_ok() {
                 return Listing {
@@ -189,7 +185,7 @@ impl FsClock {
             use std::os::unix::ffi::OsStrExt;
             use std::os::unix::fs::MetadataExt;
             let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).ok()?;
-            let root_mtime = Stat::of(&std::fs::symlink_metadata(root).ok()?).mtime;
+            let root_mtime = Stat::of(&crate::io::files::symlink_metadata(root).ok()?).mtime;
             // Waiting only makes sense for a root modified a moment ago.
             let now = now_ns();
             let recent = (now - 100_000_000..=now).contains(&root_mtime);
@@ -200,7 +196,7 @@ impl FsClock {
                     return None;
                 }
                 // Followed, as `utimensat` follows it.
-                let meta = std::fs::metadata(dir).ok()?;
+                let meta = crate::io::files::metadata(dir).ok()?;
                 let now = Stat::of(&meta).mtime;
                 if now > root_mtime {
                     return Some(FsClock {
@@ -226,7 +222,7 @@ impl FsClock {
         {
             use std::os::unix::fs::MetadataExt;
             seen.mtime < self.now
-                && std::fs::symlink_metadata(path).is_ok_and(|m| m.dev() == self.dev)
+                && crate::io::files::symlink_metadata(path).is_ok_and(|m| m.dev() == self.dev)
         }
         #[cfg(not(unix))]
         {

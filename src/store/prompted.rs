@@ -13,6 +13,7 @@
 //! untouched for [`SESSION_TTL_SECS`] and keeps at most [`MAX_SESSIONS`]
 //! sessions of at most [`MAX_RECORDS`] records, so the file stays small.
 
+use crate::model::workspace::Workspace;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -60,8 +61,8 @@ pub fn resident_key(slug: &str) -> String {
 /// Starts `session` afresh with `shown` as already injected (what the
 /// session-start context shows). `false` when `.memlint/` cannot be
 /// written.
-pub fn start_session(root: &Path, session: &str, shown: BTreeSet<String>, now: i64) -> bool {
-    update(root, now, |state| {
+pub fn start_session(ws: &Workspace, session: &str, shown: BTreeSet<String>, now: i64) -> bool {
+    update(ws, now, |state| {
         state.sessions.insert(
             session.to_string(),
             Session {
@@ -78,12 +79,12 @@ pub fn start_session(root: &Path, session: &str, shown: BTreeSet<String>, now: i
 /// lock; what it returns is added to them and written. `None` when the
 /// lock or the file cannot be had (`pick` is not run then).
 pub fn claim<R>(
-    root: &Path,
+    ws: &Workspace,
     session: &str,
     now: i64,
     pick: impl FnOnce(&BTreeSet<String>) -> (Vec<String>, R),
 ) -> Option<R> {
-    update(root, now, |state| {
+    update(ws, now, |state| {
         let s = state.sessions.entry(session.to_string()).or_default();
         let (new, out) = pick(&s.records);
         if s.records.len() + new.len() > MAX_RECORDS {
@@ -99,18 +100,12 @@ pub fn claim<R>(
 /// Runs `change` on the state under the lock and writes it (pruned) when it
 /// returns `Some`. `None` when the lock or the file cannot be written.
 fn update<R>(
-    root: &Path,
+    ws: &Workspace,
     now: i64,
     change: impl FnOnce(&mut State) -> Option<R>,
 ) -> Option<Option<R>> {
-    let dir = crate::io::cache::make_dir(root).ok()?;
-    let lock = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(dir.join(LOCK_FILE))
-        .ok()?;
-    lock.lock().ok()?;
+    let dir = crate::io::cache::make_dir_of(ws).ok()?;
+    let _lock = crate::io::lock::lock_file(&dir.join(LOCK_FILE)).ok()?;
     let path = dir.join(FILE);
     let mut state = read(&path);
     let Some(out) = change(&mut state) else {
@@ -138,7 +133,7 @@ fn prune(state: &mut State, now: i64) {
 
 /// The state at `path`; empty when absent, too large or unreadable.
 fn read(path: &Path) -> State {
-    let too_large = std::fs::metadata(path).is_ok_and(|m| m.len() > MAX_FILE_BYTES);
+    let too_large = crate::io::files::metadata(path).is_ok_and(|m| m.len() > MAX_FILE_BYTES);
     if too_large {
         return State::default();
     }
@@ -156,8 +151,9 @@ mod tests {
     fn a_record_is_claimed_once_per_session() {
         let dir = tempfile::tempdir().expect("tempdir");
         let root = dir.path();
+        let ws = Workspace::new(root.to_path_buf(), Default::default());
         let shown: BTreeSet<String> = ["knowledge:a".to_string()].into();
-        assert!(start_session(root, "s1", shown, 100));
+        assert!(start_session(&ws, "s1", shown, 100));
         let pick = |seen: &BTreeSet<String>| {
             let new: Vec<String> = ["knowledge:a", "b.md"]
                 .iter()
@@ -166,10 +162,10 @@ mod tests {
                 .collect();
             (new.clone(), new)
         };
-        assert_eq!(claim(root, "s1", 101, pick), Some(vec!["b.md".to_string()]));
-        assert_eq!(claim(root, "s1", 102, pick), Some(vec![]));
-        assert_eq!(claim(root, "s2", 103, pick).map(|v| v.len()), Some(2));
-        assert!(start_session(root, "s1", BTreeSet::new(), 104));
-        assert_eq!(claim(root, "s1", 105, pick).map(|v| v.len()), Some(2));
+        assert_eq!(claim(&ws, "s1", 101, pick), Some(vec!["b.md".to_string()]));
+        assert_eq!(claim(&ws, "s1", 102, pick), Some(vec![]));
+        assert_eq!(claim(&ws, "s2", 103, pick).map(|v| v.len()), Some(2));
+        assert!(start_session(&ws, "s1", BTreeSet::new(), 104));
+        assert_eq!(claim(&ws, "s1", 105, pick).map(|v| v.len()), Some(2));
     }
 }

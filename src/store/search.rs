@@ -20,8 +20,9 @@ pub const FILE: &str = "search";
 
 pub(crate) const MAGIC: &[u8; 8] = b"MLSEARCH";
 
-/// The on-disk format version; an index of another version is rebuilt.
-pub(crate) const FORMAT: u32 = 6;
+// The on-disk format version is that of every file under `.memlint/`: an
+// index of another version is rebuilt.
+use crate::store::codec::FORMAT;
 
 /// Documents per block of the stored head: each block is front-coded on
 /// its own and stored behind its length, so that blocks are decoded, and
@@ -122,7 +123,7 @@ pub(crate) struct TermMeta {
 /// Where the postings are: the index file, read on demand, or the bytes of
 /// an index just built.
 pub(crate) enum Blob {
-    File(std::fs::File, u64),
+    File(crate::io::files::File, u64),
     Mem(Vec<u8>, usize),
 }
 
@@ -131,7 +132,7 @@ impl Blob {
         match self {
             Blob::File(file, base) => {
                 let mut buf = vec![0u8; len];
-                read_at(file, &mut buf, base.checked_add(offset)?).ok()?;
+                crate::io::files::read_exact_at(file, &mut buf, base.checked_add(offset)?).ok()?;
                 Some(Cow::Owned(buf))
             }
             Blob::Mem(bytes, base) => {
@@ -140,29 +141,6 @@ impl Blob {
             }
         }
     }
-}
-
-#[cfg(unix)]
-pub(crate) fn read_at(file: &std::fs::File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
-    std::os::unix::fs::FileExt::read_exact_at(file, buf, at)
-}
-
-#[cfg(windows)]
-pub(crate) fn read_at(
-    file: &std::fs::File,
-    mut buf: &mut [u8],
-    mut at: u64,
-) -> std::io::Result<()> {
-    while !buf.is_empty() {
-        match std::os::windows::fs::FileExt::seek_read(file, buf, at)? {
-            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
-            n => {
-                buf = &mut buf[n..];
-                at += n as u64;
-            }
-        }
-    }
-    Ok(())
 }
 
 /// Postings in memory: (doc id, weighted tf), by doc id.
@@ -344,10 +322,36 @@ pub(crate) fn read_u64(b: &[u8]) -> u64 {
     u64::from_le_bytes(b.try_into().unwrap_or_default())
 }
 
-/// Opens the index file at `path` and decodes its head; `None` when it is
-/// missing, of another format, or damaged.
-pub(crate) fn load(path: &std::path::Path) -> Option<Loaded> {
-    load_checked(path, &no_check, Want::Terms, None).map(|(loaded, _)| loaded)
+/// The search index's path in the workspace at `root`.
+pub(crate) fn path(root: &std::path::Path) -> std::path::PathBuf {
+    root.join(crate::io::cache::DIR).join(FILE)
+}
+
+/// Opens the index of the workspace at `root` and decodes its head; `None`
+/// when it is missing, of another format, or damaged.
+pub(crate) fn load(root: &std::path::Path) -> Option<Loaded> {
+    load_checked(root, &no_check, Want::Terms, None).map(|(loaded, _)| loaded)
+}
+
+/// Stores `bytes` (an [`encode`]d index) as the index of `ws`; a cache, so
+/// a failure to write is ignored (the next run builds it again).
+pub(crate) fn save(ws: &crate::model::workspace::Workspace, bytes: &[u8]) {
+    let _ = crate::io::cache::make_dir_of(ws)
+        .and_then(|dir| crate::io::fs::write_cache(&dir.join(FILE), bytes));
+}
+
+/// Rewrites the stored index of `ws` with `stamps`, when it is still the
+/// one loaded with head checksum `loaded_sum` (see [`restamp_bytes`]).
+pub(crate) fn restamp(ws: &crate::model::workspace::Workspace, loaded_sum: u64, stamps: Stamps) {
+    if stamps.is_empty() {
+        return;
+    }
+    let Ok(mut bytes) = crate::io::fs::read_regular(&path(&ws.root)) else {
+        return;
+    };
+    if restamp_bytes(&mut bytes, loaded_sum, stamps) {
+        save(ws, &bytes);
+    }
 }
 
 /// Whether a load decodes the term dictionary, which a query needs and
@@ -363,13 +367,13 @@ pub(crate) enum Want {
 /// `trusted`; without the term dictionary when `want` is
 /// [`Want::Documents`].
 pub(crate) fn load_checked(
-    path: &std::path::Path,
+    root: &std::path::Path,
     check: Check,
     want: Want,
     trusted: Option<u64>,
 ) -> Option<(Loaded, bool)> {
     use std::io::Read;
-    let mut file = crate::io::fs::open_regular(path).ok()?;
+    let mut file = crate::io::fs::open_regular(&path(root)).ok()?;
     let size = file.metadata().ok()?.len();
     let mut prefix = [0u8; PREFIX];
     file.read_exact(&mut prefix).ok()?;

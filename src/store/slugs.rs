@@ -6,7 +6,7 @@ use crate::io::fs::read_regular;
 use crate::model::kind::{classify, Kind, Place};
 use crate::model::workspace::Workspace;
 use crate::store::codec::{checked, Writer, FORMAT};
-use crate::store::table::{make_dir, DIR};
+use crate::store::table::DIR;
 use xxhash_rust::xxh3::Xxh3;
 
 /// The near-duplicate slug cache's name inside [`DIR`].
@@ -80,7 +80,7 @@ pub fn slug_clusters(ws: &Workspace, files: &[String]) -> Vec<(Kind, Vec<Vec<Str
     }
     if changed {
         // A cache: when it cannot be written, the next run computes again.
-        let _ = make_dir(root)
+        let _ = crate::io::cache::make_dir_of(ws)
             .and_then(|dir| crate::io::fs::write_cache(&dir.join(SLUGS), &encode_slugs(&out)));
     }
     out.into_iter().map(|(k, _, c)| (k, c)).collect()

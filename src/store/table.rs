@@ -35,6 +35,7 @@ use crate::lint::{FileReport, RecordInfo};
 use crate::model::diagnostic::{Diagnostic, Severity};
 use crate::model::kind::Kind;
 use crate::model::rule::Rule;
+use crate::model::workspace::Workspace;
 use crate::store::codec::{checked, trailer, Reader, Writer, FORMAT};
 
 pub use crate::io::cache::{key, make_dir, DIR};
@@ -217,12 +218,12 @@ pub(crate) fn load_stored(root: &Path, key: Option<u64>) -> Option<Stored> {
 
 /// Writes `table` as `root`'s whole index file atomically (dropping any
 /// delta), creating `.memlint/` as needed.
-pub fn save(root: &Path, table: &Table) -> std::io::Result<()> {
-    let dir = make_dir(root)?;
+pub fn save(ws: &Workspace, table: &Table) -> std::io::Result<()> {
+    let dir = crate::io::cache::make_dir_of(ws)?;
     let parts = encode_parts(table);
     let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
     crate::io::fs::write_cache_parts(&dir.join(FILE), &parts)?;
-    match std::fs::remove_file(dir.join(DELTA)) {
+    match crate::io::files::remove_file(dir.join(DELTA)) {
         Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
         _ => Ok(()),
     }
@@ -280,6 +281,20 @@ pub(crate) fn stored(root: &Path) -> bool {
     [FILE, DELTA]
         .iter()
         .any(|f| root.join(DIR).join(f).exists())
+}
+
+/// Whether `root`'s stored index was written for `key`, by its head alone
+/// (the rest may still prove damaged): when it was not, every record is
+/// read and linted again.
+pub(crate) fn stored_for(root: &Path, key: u64) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 20];
+    crate::io::fs::open_regular(&path(root))
+        .and_then(|mut f| f.read_exact(&mut head))
+        .is_ok()
+        && head[..8] == MAGIC[..]
+        && head[8..12] == FORMAT.to_le_bytes()
+        && head[12..20] == key.to_le_bytes()
 }
 
 /// The bytes of the index file for `table`.
@@ -340,13 +355,13 @@ fn encode_delta(base: u64, table: &Table, removed: &[String], entries: &[&Entry]
 
 /// Writes the delta file atomically.
 pub(crate) fn save_delta(
-    root: &Path,
+    ws: &Workspace,
     base: u64,
     table: &Table,
     removed: &[String],
     entries: &[&Entry],
 ) -> std::io::Result<()> {
-    let dir = make_dir(root)?;
+    let dir = crate::io::cache::make_dir_of(ws)?;
     crate::io::fs::write_cache(
         &dir.join(DELTA),
         &encode_delta(base, table, removed, entries),
@@ -661,8 +676,9 @@ pub(crate) fn decode_delta<'a, T>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::io::stat::{Dirs, Opened};
+    use crate::io::stat::Dirs;
     use crate::lint::Located;
+    use crate::model::content::Content;
     use xxhash_rust::xxh3::xxh3_64;
 
     #[test]
@@ -678,7 +694,7 @@ mod tests {
         for n in sizes {
             let rel = format!("d/f{n}");
             match dirs.read(&rel, 1 << 20).expect("read") {
-                Opened::Bytes(stat, got) => {
+                (stat, Content::Bytes(got)) => {
                     assert_eq!(stat.size, n as u64);
                     assert_eq!(got.len(), n, "{rel}");
                     assert!(got
@@ -686,12 +702,12 @@ mod tests {
                         .enumerate()
                         .all(|(i, b)| *b == (i * 7 % 251) as u8));
                 }
-                Opened::TooLarge(_) => panic!("{rel} refused"),
+                (_, Content::TooLarge(_)) => panic!("{rel} refused"),
             }
         }
         assert!(matches!(
             dirs.read("d/f4097", 4096).expect("read"),
-            Opened::TooLarge(s) if s.size == 4097
+            (s, Content::TooLarge(4097)) if s.size == 4097
         ));
         assert!(dirs.read("d/missing", 4096).is_err());
     }

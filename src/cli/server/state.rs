@@ -183,8 +183,8 @@ impl State {
                 continue;
             }
             let saved = matches!(
-                crate::io::bounded::read_regular_at_most(&self.ws.root.join(rel), self.ws.config.max_file_bytes),
-                Ok(crate::io::bounded::Bounded::Whole(bytes)) if bytes == text.as_bytes()
+                crate::io::read::read_capped(&self.ws.root.join(rel), self.ws.config.max_file_bytes),
+                Ok(crate::model::content::Content::Bytes(bytes)) if bytes == text.as_bytes()
             );
             if saved {
                 judge.push((rel.clone(), key, verify::lint_text(&self.ws, rel, text)));

@@ -76,7 +76,7 @@ fn write_one(root: &Path, w: &Write) -> Result<(), AuthorError> {
     match w {
         Write::Create { path, text } => {
             if let Some(dir) = full.parent() {
-                std::fs::create_dir_all(dir).map_err(io)?;
+                crate::io::files::create_dir_all(dir).map_err(io)?;
             }
             write_new(&full, text.as_bytes()).map_err(|e| match e.kind() {
                 std::io::ErrorKind::AlreadyExists => AuthorError::Exists { path: path.clone() },
@@ -103,7 +103,7 @@ fn undo(root: &Path, done: &[&Write]) {
         };
         match w {
             Write::Create { text, .. } if now.bytes == text.as_bytes() => {
-                let _ = std::fs::remove_file(&full);
+                let _ = crate::io::files::remove_file(&full);
             }
             Write::Replace { seen, text, .. } if now.bytes == text.as_bytes() => {
                 let _ = replace_if_unchanged(&full, &now, &seen.bytes);

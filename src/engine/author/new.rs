@@ -91,7 +91,7 @@ pub fn new(
     }
     let current = Current::read(ws);
     if current.record(laid.kind, &laid.slug).is_some()
-        || std::fs::symlink_metadata(ws.root.join(&laid.path)).is_ok()
+        || crate::io::files::symlink_metadata(ws.root.join(&laid.path)).is_ok()
     {
         return Err(AuthorError::Exists { path: laid.path });
     }

@@ -18,7 +18,8 @@ use super::AuthorError;
 use crate::engine::workspace::Workspace;
 use crate::io::fs::Snapshot;
 use crate::io::turn::Turn;
-use crate::lint::{lint_file, Content, FileReport};
+use crate::lint::{lint_file, FileReport};
+use crate::model::content::Content;
 use crate::model::diagnostic::Diagnostic;
 use crate::model::kind::{classify, Kind};
 use crate::syntax::edit::{apply, Edit};
@@ -270,16 +271,10 @@ fn replaced_by(report: &FileReport) -> Option<String> {
 /// may lag behind a replacement that just ended); `None` when it cannot
 /// be read or is larger than `max_file_bytes`.
 fn on_disk(ws: &Workspace, path: &str) -> Option<Option<String>> {
-    use std::io::Read;
-    let file = crate::io::fs::open_regular(&ws.root.join(path)).ok()?;
-    let mut bytes = Vec::new();
-    let max = ws.config.max_file_bytes;
-    file.take(max.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .ok()?;
-    if bytes.len() as u64 > max {
+    let read = crate::io::read::read_capped(&ws.root.join(path), ws.config.max_file_bytes);
+    let Content::Bytes(bytes) = read.ok()? else {
         return None;
-    }
+    };
     let place = classify(path, &ws.config.banned_dirs);
     let report = lint_file(path, &place, Content::Bytes(&bytes), &ws.config);
     report.info.parsed.then(|| replaced_by(&report))

@@ -62,14 +62,13 @@ pub fn show(ws: &Workspace, target: &str) -> Result<Shown, AuthorError> {
     // Read no further than `max_file_bytes`: a larger record is not
     // parsed by the linter either, and is not shown.
     let max = ws.config.max_file_bytes;
-    let read =
-        crate::io::bounded::read_regular_at_most(&ws.root.join(&path), max).map_err(|source| {
-            AuthorError::Workspace(crate::engine::workspace::WorkspaceError::Io {
-                path: path.clone(),
-                source,
-            })
-        })?;
-    let crate::io::bounded::Bounded::Whole(bytes) = read else {
+    let read = crate::io::read::read_capped(&ws.root.join(&path), max).map_err(|source| {
+        AuthorError::Workspace(crate::engine::workspace::WorkspaceError::Io {
+            path: path.clone(),
+            source,
+        })
+    })?;
+    let crate::model::content::Content::Bytes(bytes) = read else {
         return Err(AuthorError::Usage(format!(
             "{path} has more than {max} bytes (`max_file_bytes`); it is not shown"
         )));

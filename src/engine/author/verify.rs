@@ -4,7 +4,8 @@
 
 use crate::engine::workspace::Workspace;
 use crate::lint::rules::workspace::{View, WsSink};
-use crate::lint::{lint_file, Content, FileReport};
+use crate::lint::{lint_file, FileReport};
+use crate::model::content::Content;
 use crate::model::diagnostic::{self, Diagnostic};
 use crate::model::kind::{classify, Kind};
 use crate::model::severity::Severity;

@@ -3,9 +3,9 @@
 //! user asked for; and the [`Outcome`] every mode of `check` returns.
 
 use crate::engine::workspace::Workspace;
-use crate::io::fs::read_regular;
 use crate::lint::rules::workspace::{self, View, WsSink};
 use crate::lint::FileReport;
+use crate::model::content::Content;
 use crate::model::diagnostic::{self, Diagnostic};
 use crate::model::kind::{classify, Kind, Place};
 use crate::model::rule::Rule;
@@ -45,7 +45,7 @@ fn cross_record<'r>(
     );
     view.known_clusters = clusters.unwrap_or_default();
     if workspace::enabled(&ws.config, Rule::ContentDuplicate) {
-        view.known_duplicates = Some(crate::store::duplicates::pairs(&ws.root, &view));
+        view.known_duplicates = Some(crate::store::duplicates::pairs(ws, &view));
     }
     let mut sink = WsSink::new(&ws.config);
     crate::lint::registry::check_workspace(&view, &mut sink);
@@ -71,7 +71,7 @@ pub fn findings(
     // The index is written while the cross-record rules run.
     let (saved, cross) = rayon::join(
         || {
-            let saved = scanned.save(&ws.root);
+            let saved = scanned.save(ws);
             scanned.save_cites(ws);
             saved
         },
@@ -166,13 +166,13 @@ pub fn source_text(ws: &Workspace, rel: &str) -> Option<String> {
     if classify(rel, &ws.config.banned_dirs) == Place::Outside {
         return Some(String::new());
     }
-    let path = ws.root.join(rel);
     // Only regular files are read: a FIFO would wait for a writer.
-    let meta = std::fs::metadata(&path).ok()?;
-    if !meta.is_file() || meta.len() > ws.config.max_file_bytes {
-        return Some(String::new());
-    }
-    let bytes = read_regular(&path).ok()?;
+    let bytes = match crate::io::read::read_capped(&ws.root.join(rel), ws.config.max_file_bytes) {
+        Ok(Content::Bytes(bytes)) => bytes,
+        Ok(Content::TooLarge(_)) => return Some(String::new()),
+        Err(e) if crate::io::regular::is_not_regular(&e) => return Some(String::new()),
+        Err(_) => return None,
+    };
     Some(match String::from_utf8(bytes) {
         Ok(text) if !text.contains('\0') => text,
         Ok(text) => text.replace('\0', "\u{2400}"),

@@ -30,7 +30,8 @@ pub const CONTEXT_FILE: &str = "CONTEXT.md";
 pub fn read_context_md(root: &Path, max_bytes: u64) -> Option<String> {
     use std::io::Read;
     let path = root.join(CONTEXT_FILE);
-    if !path.is_file() || !crate::io::fs::stays_inside(root, &path) {
+    // Not a regular file: refused when opened.
+    if !crate::io::fs::stays_inside(root, &path) {
         return None;
     }
     let mut bytes = Vec::new();
@@ -330,7 +331,7 @@ impl RotateOutcome {
 /// stays in git history), or with `force`.
 pub fn rotate(root: &Path, keep: usize, force: bool) -> Result<RotateOutcome, RotateError> {
     let path = root.join(CONTEXT_FILE);
-    let meta = match std::fs::metadata(&path) {
+    let meta = match crate::io::files::metadata(&path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(RotateOutcome::Missing),
         Err(e) => return Err(RotateError::Read(e)),

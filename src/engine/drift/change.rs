@@ -9,9 +9,10 @@
 
 use crate::engine::check::lint::Outcome;
 use crate::engine::workspace::Workspace;
-use crate::io::git::{Blob, Change, Repo};
+use crate::io::git::{Change, Repo};
 use crate::lint::rules::sources::drifted as rule;
 use crate::lint::FileReport;
+use crate::model::content::Content;
 use crate::model::diagnostic::{self, Diagnostic};
 use crate::model::hashing::{Map, Set};
 use crate::model::kind::{classify, Place};
@@ -44,11 +45,11 @@ pub fn modified_files(ws: &Workspace, changes: &[Change]) -> Vec<String> {
 /// How a change is read.
 pub struct Sides<'a> {
     /// A path as it was before the change.
-    pub old: &'a dyn Fn(&str) -> Option<Blob>,
+    pub old: &'a dyn Fn(&str) -> Option<Content>,
     /// A path as the change leaves it.
-    pub new: &'a dyn Fn(&str) -> Option<Blob>,
+    pub new: &'a dyn Fn(&str) -> Option<Content>,
     /// A record as the change leaves it (for showing it).
-    pub record: &'a dyn Fn(&str) -> Option<Blob>,
+    pub record: &'a dyn Fn(&str) -> Option<Content>,
 }
 
 /// Adds to `outcome` the `sources/drifted` findings of a change: of
@@ -106,7 +107,7 @@ pub fn judge_change(
     }
     for d in &found {
         if !outcome.sources.contains_key(&d.path) {
-            if let Some(Blob::Bytes(b)) = (sides.record)(&d.path) {
+            if let Some(Content::Bytes(b)) = (sides.record)(&d.path) {
                 outcome
                     .sources
                     .insert(d.path.clone(), String::from_utf8_lossy(&b).into_owned());
@@ -132,8 +133,8 @@ pub fn judge_change(
 /// The text of `rel` before and after the change, when it is a file on
 /// both sides.
 fn both_texts(sides: &Sides, rel: &str) -> Option<(String, String)> {
-    let text = |b: Option<Blob>| match b {
-        Some(Blob::Bytes(b)) => Some(String::from_utf8_lossy(&b).into_owned()),
+    let text = |b: Option<Content>| match b {
+        Some(Content::Bytes(b)) => Some(String::from_utf8_lossy(&b).into_owned()),
         _ => None,
     };
     Some((text((sides.old)(rel))?, text((sides.new)(rel))?))
@@ -194,7 +195,7 @@ fn diagnostic_of(
 /// Reads root-relative paths of `tree` (of at most
 /// [`crate::io::source::MAX_SOURCE_BYTES`]): one lookup per path, for the
 /// few files a change modifies.
-pub fn reader_at(repo: &Repo, tree: gix::ObjectId) -> impl Fn(&str) -> Option<Blob> + '_ {
+pub fn reader_at(repo: &Repo, tree: gix::ObjectId) -> impl Fn(&str) -> Option<Content> + '_ {
     move |rel: &str| {
         let tree = repo.repo.find_tree(tree).ok()?;
         let entry = tree

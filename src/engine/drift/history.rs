@@ -22,7 +22,12 @@ impl History {
     /// Walks the history from `head`: from `.memlint/drift` when HEAD has
     /// not moved since it was stored, else diffing only the commits it does
     /// not hold (and storing the new walk).
-    pub fn walk(repo: &Repo, head: ObjectId, root: &std::path::Path) -> Result<History, GitError> {
+    pub fn walk(
+        repo: &Repo,
+        head: ObjectId,
+        ws: &crate::model::workspace::Workspace,
+    ) -> Result<History, GitError> {
+        let root = &ws.root;
         let stored = crate::store::drift::load(root).filter(|s| s.prefix == repo.prefix);
         // A shallow clone's boundary moves without HEAD moving (`git fetch
         // --deepen`): its walk is checked against the commits it holds.
@@ -51,7 +56,7 @@ impl History {
                     prefix: repo.prefix.clone(),
                     steps,
                 };
-                crate::store::drift::save(root, &stored);
+                crate::store::drift::save(ws, &stored);
                 stored.steps
             }
         };

@@ -14,9 +14,10 @@ pub mod history;
 mod reuse;
 
 use crate::engine::workspace::Workspace;
-use crate::io::git::{Blob, Change, Object, Repo};
+use crate::io::git::{Change, Object, Repo};
 use crate::lint::info::{Located, RecordInfo};
 use crate::lint::rules::sources::drifted::{self as rule, Commit, Finding};
+use crate::model::content::Content;
 use crate::model::diagnostic::Diagnostic;
 use crate::model::kind::Lines;
 use crate::model::rule::Rule;
@@ -513,7 +514,7 @@ impl<'r> Judge<'r> {
         if self.history.get().is_some() {
             return true;
         }
-        match History::walk(self.repo, self.head.0, &self.ws.root) {
+        match History::walk(self.repo, self.head.0, self.ws) {
             Ok(h) => {
                 let _ = self.history.set(h);
                 true
@@ -640,8 +641,8 @@ impl<'r> Judge<'r> {
             .blob(id, crate::io::source::MAX_SOURCE_BYTES)
             .ok()?
         {
-            Blob::Bytes(b) => Some(b),
-            Blob::TooLarge(_) => None,
+            Content::Bytes(b) => Some(b),
+            Content::TooLarge(_) => None,
         }
     }
 

@@ -175,7 +175,7 @@ impl Reuse {
             })
             .collect();
         crate::store::judged::save(
-            &ws.root,
+            ws,
             &Judged {
                 key: self.key,
                 head: self.head,

@@ -316,9 +316,11 @@ fn slots(ws: &Workspace, items: &[Item]) -> Vec<Slot> {
 /// when it cannot be read: taken, but not this item's).
 fn existing(ws: &Workspace, path: &str) -> Option<String> {
     let full = ws.root.join(path);
-    std::fs::symlink_metadata(&full).ok()?;
-    match crate::io::bounded::read_regular_at_most(&full, ws.config.max_file_bytes) {
-        Ok(crate::io::bounded::Bounded::Whole(b)) => Some(String::from_utf8_lossy(&b).into_owned()),
+    crate::io::files::symlink_metadata(&full).ok()?;
+    match crate::io::read::read_capped(&full, ws.config.max_file_bytes) {
+        Ok(crate::model::content::Content::Bytes(b)) => {
+            Some(String::from_utf8_lossy(&b).into_owned())
+        }
         _ => Some(String::new()),
     }
 }
@@ -535,8 +537,8 @@ fn write_all(root: &std::path::Path, writes: Vec<Write>) -> Result<(), ImportErr
     let results = crate::io::batch::write_new_all(root, &files);
     let undo = || {
         for ((full, bytes), r) in files.iter().zip(&results) {
-            if r.is_ok() && std::fs::read(full).is_ok_and(|b| &b == bytes) {
-                let _ = std::fs::remove_file(full);
+            if r.is_ok() && crate::io::fs::read_regular(full).is_ok_and(|b| &b == bytes) {
+                let _ = crate::io::files::remove_file(full);
             }
         }
     };

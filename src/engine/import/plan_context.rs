@@ -8,6 +8,7 @@ use super::report::ImportError;
 use crate::engine::author::commit::Write;
 use crate::engine::workspace::Workspace;
 use crate::io::fs::{resolve_inside, Resolved, Snapshot};
+use crate::model::content::Content;
 use std::collections::HashSet;
 use std::path::Path;
 
@@ -86,21 +87,19 @@ pub fn blocks(
             return Ok(ctx);
         }
         Resolved::Missing => None,
-        _ => match std::fs::metadata(&full) {
-            Ok(m) if m.len() > ws.config.max_file_bytes => {
+        _ => match Snapshot::read_capped(&full, ws.config.max_file_bytes) {
+            Ok(Content::Bytes(s)) => Some(s),
+            Ok(Content::TooLarge(_)) => {
                 ctx.refused = Some(
                     "CONTEXT.md is larger than max_file_bytes; not read, nothing written to it"
                         .into(),
                 );
                 return Ok(ctx);
             }
-            _ => match Snapshot::read(&full) {
-                Ok(s) => Some(s),
-                Err(e) => {
-                    ctx.refused = Some(format!("CONTEXT.md cannot be read: {e}"));
-                    return Ok(ctx);
-                }
-            },
+            Err(e) => {
+                ctx.refused = Some(format!("CONTEXT.md cannot be read: {e}"));
+                return Ok(ctx);
+            }
         },
     };
     let old = match &seen {

@@ -3,8 +3,9 @@
 //! up to a limit, each refusal a line of the report.
 
 use crate::engine::workspace::{Workspace, WorkspaceError};
-use crate::io::bounded::{read_regular_at_most, Bounded};
 use crate::io::fs::{resolve_below, Resolved};
+use crate::io::read::read_capped;
+use crate::model::content::Content;
 use std::path::{Path, PathBuf};
 
 /// The most files one import looks at.
@@ -80,7 +81,7 @@ fn visit(
         return;
     }
     let full = ws.root.join(rel);
-    let Ok(meta) = std::fs::symlink_metadata(&full) else {
+    let Ok(meta) = crate::io::files::symlink_metadata(&full) else {
         out.push(skip("cannot be read".into()));
         return;
     };
@@ -120,7 +121,7 @@ fn visit(
             )));
             return;
         }
-        let Ok(entries) = std::fs::read_dir(&full) else {
+        let Ok(entries) = crate::io::files::read_dir(&full) else {
             out.push(skip("a directory that cannot be read".into()));
             return;
         };
@@ -206,15 +207,15 @@ fn dedupe(root: &Path, found: &mut [Found]) {
 
 /// The text of the file at `open`, at most `limit` bytes, or why not.
 pub fn text(open: &Path, limit: u64) -> Result<String, String> {
-    match read_regular_at_most(open, limit) {
-        Ok(Bounded::Whole(bytes)) => String::from_utf8(bytes).map_err(|e| {
+    match read_capped(open, limit) {
+        Ok(Content::Bytes(bytes)) => String::from_utf8(bytes).map_err(|e| {
             let at = e.utf8_error().valid_up_to();
             let line = e.as_bytes()[..at].iter().filter(|b| **b == b'\n').count() + 1;
             format!(
                 "not valid UTF-8 (line {line}, byte {at}); memlint records are UTF-8, so nothing of it was imported"
             )
         }),
-        Ok(Bounded::Over) => Err(format!(
+        Ok(Content::TooLarge(_)) => Err(format!(
             "larger than {limit} bytes (max_file_bytes); not read"
         )),
         Err(e) => Err(format!("cannot be read: {e}")),

@@ -352,7 +352,8 @@ impl AgentSettings {
             return Ok(());
         }
         if let Some(dir) = path.parent().filter(|d| !d.exists()) {
-            std::fs::create_dir_all(dir).map_err(write_err("create the directory", dir))?;
+            crate::io::files::create_dir_all(dir)
+                .map_err(write_err("create the directory", dir))?;
         }
         let mut added = Vec::new();
         crate::io::fs::update(

@@ -170,7 +170,8 @@ impl Hooks {
             true => report.say(format!("{shown} is up to date")),
             false => {
                 let dir = top.join(HOOKS_DIR);
-                std::fs::create_dir_all(&dir).map_err(write_err("create the directory", &dir))?;
+                crate::io::files::create_dir_all(&dir)
+                    .map_err(write_err("create the directory", &dir))?;
                 let changed = || {
                     usage(format!(
                         "{shown} changed while memlint was installing its hook; it was left as it is: look at it and rerun"
@@ -194,12 +195,8 @@ impl Hooks {
                     Existing::Other => crate::io::fs::write_atomic(&hook, script.as_bytes())
                         .map_err(write_err("write", &hook))?,
                 }
-                #[cfg(unix)]
-                {
-                    use std::os::unix::fs::PermissionsExt;
-                    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755))
-                        .map_err(write_err("make executable", &hook))?;
-                }
+                crate::io::files::set_executable(&hook)
+                .map_err(write_err("make executable", &hook))?;
                 report.say(format!("wrote {shown}"));
             }
         }
@@ -251,12 +248,8 @@ fn commit_msg_hook(
     );
     match written {
         Ok(true) => {
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-                    .map_err(write_err("make executable", &path))?;
-            }
+            crate::io::files::set_executable(&path)
+                .map_err(write_err("make executable", &path))?;
             report.say(format!("wrote {shown}"));
         }
         Ok(false) => report.say(format!("{shown} is up to date")),

@@ -50,7 +50,8 @@ pub fn run(root: &Path, report: &mut Report) -> Result<(), WorkspaceError> {
     for dir in DIRS {
         let path = root.join(dir);
         if !path.is_dir() {
-            std::fs::create_dir_all(&path).map_err(write_err("create the directory", &path))?;
+            crate::io::files::create_dir_all(&path)
+                .map_err(write_err("create the directory", &path))?;
             create(&path.join(".gitkeep"), b"")?;
             done.push(format!("created {dir}/"));
         }
@@ -59,7 +60,7 @@ pub fn run(root: &Path, report: &mut Report) -> Result<(), WorkspaceError> {
         let path = root.join(name);
         // A dangling link is something there too: never written through;
         // nor a file created meanwhile.
-        if std::fs::symlink_metadata(&path).is_err() && create(&path, content.as_bytes())? {
+        if crate::io::files::symlink_metadata(&path).is_err() && create(&path, content.as_bytes())? {
             done.push(format!("created {name}"));
         }
     }

@@ -635,7 +635,7 @@ mod tests {
             progress: None,
         };
         let _ = refresh(&ws, &crate::store::listing::listing(&ws), &opts, None);
-        let old = load(&file(&ws)).expect("stored");
+        let old = load(&ws.root).expect("stored");
         let hash = old.docs[0].hash;
         // Different bytes and stat data; the table is made to vouch for the
         // old hash at the new stat data, so the file must not be read.

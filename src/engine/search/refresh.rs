@@ -86,20 +86,6 @@ pub(super) fn tokenize_record<'t>(
 // ---------------------------------------------------------------------------
 // Freshness and refresh
 
-/// Rewrites the stored index, when it is still the one loaded with head
-/// checksum `loaded_sum`, with `stamps`.
-pub(super) fn restamp(ws: &Workspace, loaded_sum: u64, stamps: Stamps) {
-    if stamps.is_empty() {
-        return;
-    }
-    let Ok(mut bytes) = crate::io::fs::read_regular(&file(ws)) else {
-        return;
-    };
-    if restamp_bytes(&mut bytes, loaded_sum, stamps) {
-        save(ws, &bytes);
-    }
-}
-
 /// The record files among the workspace's files.
 pub(super) fn record_files<'f>(ws: &Workspace, files: &'f [String]) -> Vec<(&'f str, Kind)> {
     files
@@ -224,7 +210,7 @@ pub(super) fn fresh_stored(ws: &Workspace, want: Want, watch: Option<u64>) -> St
         check.all(docs.map(|(i, d)| (block.path(i), d)), scanned_at)
     };
     let (listing_id, stored) = if watch.is_some() {
-        let stored = load_checked(&file(ws), &all, want, watch);
+        let stored = load_checked(&ws.root, &all, want, watch);
         if let Some((loaded, _)) = stored.as_ref().filter(|(l, _)| l.watch == watch) {
             debug_assert!(loaded.watch.is_some());
             let (loaded, _) = stored.expect("just matched");
@@ -234,7 +220,7 @@ pub(super) fn fresh_stored(ws: &Workspace, want: Want, watch: Option<u64>) -> St
     } else {
         rayon::join(
             || crate::store::listing::listing_id(ws),
-            || load_checked(&file(ws), &all, want, None),
+            || load_checked(&ws.root, &all, want, None),
         )
     };
     let stored = stored.map(|(loaded, same)| (loaded, same.then(|| check.settled())));
@@ -274,10 +260,6 @@ pub struct Refreshed {
     pub tokenized: usize,
 }
 
-pub(super) fn file(ws: &Workspace) -> std::path::PathBuf {
-    ws.root.join(crate::io::cache::DIR).join(FILE)
-}
-
 /// Brings the record table and the search index up to date for the listed
 /// files (every file of the workspace, sorted, as [`crate::store::listing::listing`] gives
 /// them), reading only what changed. The table's reports are dropped
@@ -311,7 +293,7 @@ pub fn refresh_keeping(
     let context = context_block(ws, &table.reports, keep);
     table.reports = Vec::new();
     let known = std::mem::take(&mut table.fingerprints);
-    let old = if opts.force { None } else { load(&file(ws)) };
+    let old = if opts.force { None } else { load(&ws.root) };
     if let Some(old) = &old {
         // The stored material still holds when the records are unchanged,
         // unless it was gathered by another executable or configuration, or
@@ -367,7 +349,7 @@ pub enum StoredContext {
 /// The context material stored in the search index, fresh or not (nothing
 /// is stat'ed); `None` without a readable index.
 pub fn stored_context_unchecked(ws: &Workspace) -> Option<Vec<u8>> {
-    load_checked(&file(ws), &no_check, Want::Documents, None).map(|(loaded, _)| loaded.context)
+    load_checked(&ws.root, &no_check, Want::Documents, None).map(|(loaded, _)| loaded.context)
 }
 
 /// The context material stored in the search index, when the index is
@@ -385,12 +367,6 @@ pub fn stored_context(ws: &Workspace) -> StoredContext {
         }
         Stored::Stale(listing, old) => StoredContext::Stale(listing, old.is_some(), watch),
     }
-}
-
-pub(super) fn save(ws: &Workspace, bytes: &[u8]) {
-    // A cache: when it cannot be written, the next run builds it again.
-    let _ = crate::io::cache::make_dir(&ws.root)
-        .and_then(|dir| crate::io::fs::write_cache(&dir.join(FILE), bytes));
 }
 
 /// What to do with one record when rebuilding.

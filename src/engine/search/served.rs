@@ -29,7 +29,7 @@ fn identity(_ws: &Workspace) -> Option<(u64, u64, String)> {
 #[cfg(unix)]
 fn identity(ws: &Workspace) -> Option<(u64, u64, String)> {
     use std::os::unix::fs::MetadataExt;
-    let meta = std::fs::metadata(&ws.root).ok()?;
+    let meta = crate::io::files::metadata(&ws.root).ok()?;
     Some((
         meta.dev(),
         meta.ino(),

@@ -36,7 +36,10 @@ pub fn special_file(root: &Path) -> Option<(String, String)> {
         (!m.is_file() && !m.is_dir()).then(|| {
             (
                 shown(p),
-                format!("is not a regular file ({})", crate::io::fs::kind_of(&m)),
+                format!(
+                    "is not a regular file ({})",
+                    crate::io::regular::kind_of(&m)
+                ),
             )
         })
     };

@@ -4,6 +4,7 @@
 
 use crate::io::git::open::special_file;
 use crate::io::git::types::*;
+use crate::model::content::Content;
 use gix::bstr::ByteSlice;
 use gix::ObjectId;
 use std::path::Path;
@@ -468,25 +469,25 @@ impl Repo {
             return None;
         }
         match self.blob(entry.object_id(), max).ok()? {
-            Blob::Bytes(b) => Some(b),
-            Blob::TooLarge(_) => None,
+            Content::Bytes(b) => Some(b),
+            Content::TooLarge(_) => None,
         }
     }
 
     /// Reads a blob, without its content when it exceeds `max` bytes.
-    pub fn blob(&self, id: ObjectId, max: u64) -> Result<Blob, GitError> {
+    pub fn blob(&self, id: ObjectId, max: u64) -> Result<Content, GitError> {
         // The size from the object's header: a large blob is never
         // inflated into memory.
         let size = self.repo.find_header(id).map_err(read_err)?.size();
         if size > max {
-            return Ok(Blob::TooLarge(size));
+            return Ok(Content::TooLarge(size));
         }
         let mut blob = self.repo.find_blob(id).map_err(read_err)?;
         let data = blob.take_data();
         if data.len() as u64 > max {
-            return Ok(Blob::TooLarge(data.len() as u64));
+            return Ok(Content::TooLarge(data.len() as u64));
         }
-        Ok(Blob::Bytes(data))
+        Ok(Content::Bytes(data))
     }
 
     /// The git index, read without verifying its trailing checksum (as git

@@ -87,14 +87,6 @@ pub struct Change {
     pub new: Option<Object>,
 }
 
-/// The content of a blob, as `lint_file` wants it.
-pub enum Blob {
-    /// The whole content.
-    Bytes(Vec<u8>),
-    /// Larger than `max_file_bytes`: only its size.
-    TooLarge(u64),
-}
-
 /// A commit as `log` and `check --base` use it.
 #[derive(Debug, Clone)]
 pub struct CommitInfo {
