@@ -20,7 +20,7 @@ use crate::model::diagnostic::{Diagnostic, LineIndex, MAX_PER_RULE};
 use crate::model::kind::{Kind, Place};
 use crate::model::rule::Rule;
 use crate::syntax::frontmatter::{self, Parts, Split};
-use crate::syntax::yaml::{self, Resolved, Value};
+use crate::syntax::yaml::{self, Resolved};
 use std::ops::Range;
 
 /// Lints one file of the workspace. `rel` is root-relative with `/`.
@@ -447,21 +447,20 @@ fn record_info(r: &Record) -> RecordInfo {
             end_column: e.column,
         }
     };
+    let valid = |key: &str, _: &yaml::Node| matches!(r.field(key), FieldState::Valid(_));
+    let p = crate::syntax::fields::project(r.root, r.kind, &valid);
+    let owned = |v: &str| v.to_string();
     RecordInfo {
         kind: Some(r.kind),
-        title: r.str_field("title").map(|(t, _)| t.to_string()),
-        status: r.status().map(str::to_string),
-        date: r
-            .str_field("date")
-            .or_else(|| r.str_field("updated"))
-            .or_else(|| r.str_field("created"))
-            .map(|(d, _)| d.to_string()),
+        title: p.title.map(owned),
+        status: p.status.map(owned),
+        date: p.date.map(owned),
         replaced_by: r.str_field("replaced_by").map(|(v, s)| locate(v, s)),
         sources: rules::sources::entries(r)
             .into_iter()
             .map(|(v, s)| locate(v, s))
             .collect(),
-        description: r.str_field("description").map(|(d, _)| d.to_string()),
+        description: p.description.map(owned),
         model_invocation: match r.field("model_invocation") {
             FieldState::Valid(node) => match node.as_scalar().map(|s| s.resolve()) {
                 Some(Resolved::Bool(b)) => Some(b),
@@ -469,17 +468,7 @@ fn record_info(r: &Record) -> RecordInfo {
             },
             _ => None,
         },
-        tags: match r.field("tags") {
-            FieldState::Valid(node) => match &node.value {
-                Value::Seq { items, .. } => items
-                    .iter()
-                    .filter_map(|n| n.as_scalar().and_then(|s| s.as_str()))
-                    .map(str::to_string)
-                    .collect(),
-                _ => Vec::new(),
-            },
-            _ => Vec::new(),
-        },
+        tags: p.tags.into_iter().map(owned).collect(),
         parsed: true,
         sketch: content_sketch(r),
     }
