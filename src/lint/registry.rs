@@ -2,8 +2,8 @@
 //!
 //! A rule that looks at one record is a function `fn(&Record, &mut Sink)` in
 //! its rule's file; adding one is a file, a registry line, a fixture and a
-//! test. Rules emitted while reading a file (encoding, delimiters, YAML) are
-//! `Check::Reader`; rules over the whole workspace are `Check::Workspace`.
+//! test. Rules checked while reading a file (encoding, delimiters, YAML) are
+//! `Check::Reader` (the reader calls the check in the rule's file); rules over the whole workspace are `Check::Workspace`.
 //!
 //! This module imports every rule; only the linter's driver (and the front
 //! ends, through it) import it, so no rule imports it back.
@@ -32,7 +32,9 @@ use crate::model::rule::Rule;
 /// How a rule is run.
 #[derive(Clone, Copy)]
 pub enum Check {
-    /// Emitted by the reader, before or while the front matter is parsed.
+    /// Checked by the reader (`lint::lint_file`), before or while the
+    /// front matter is parsed: the reader calls the check in the rule's
+    /// file at its step of docs/rules.md's precedence.
     Reader,
     /// Runs on one parsed record.
     Record(fn(&Record, &mut Sink)),
