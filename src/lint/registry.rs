@@ -178,7 +178,7 @@ pub static REGISTRY: &[RuleDef] = &[
     ),
     def(
         Rule::StatusDanglingTarget,
-        Check::Workspace(Some(status::dangling_target::graph)),
+        Check::Workspace(Some(status_graph)),
         status::dangling_target::DOC,
     ),
     def(
@@ -298,4 +298,13 @@ pub fn check_workspace(view: &workspace::View, out: &mut workspace::WsSink) {
             f(view, out);
         }
     }
+}
+
+/// `status/dangling-target`, `status/cycle` and `status/chain`, each judged
+/// in its own file over one `replaced_by` graph built for the three.
+fn status_graph(view: &workspace::View, out: &mut workspace::WsSink) {
+    let graph = status::graph::Graph::of(view);
+    status::dangling_target::check(view, &graph, out);
+    status::cycle::check(view, &graph, out);
+    status::chain::check(view, &graph, out);
 }
