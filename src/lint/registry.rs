@@ -291,11 +291,21 @@ pub fn names() -> Vec<&'static str> {
     Rule::names()
 }
 
-/// Runs every cross-record rule.
-pub fn check_workspace(view: &workspace::View, out: &mut workspace::WsSink) {
+/// The one driver of the cross-record rules: runs every one over `view`.
+/// `slug/similar` runs over `similar` instead when one is given: the git
+/// modes read only the changed records, and hand in the names of the
+/// clusters those can belong to.
+pub fn check_workspace(
+    view: &workspace::View,
+    similar: Option<&workspace::View>,
+    out: &mut workspace::WsSink,
+) {
     for rule in REGISTRY {
         if let Check::Workspace(Some(f)) = rule.check {
-            f(view, out);
+            match similar {
+                Some(near) if rule.rule == Rule::SlugSimilar => f(near, out),
+                _ => f(view, out),
+            }
         }
     }
 }
