@@ -2,8 +2,9 @@
 //! imports itself back through others (no import circles), the pure layers
 //! touch neither the disk, the environment, git nor the terminal, the
 //! engine neither parses flags nor prints nor picks exit codes nor reads the
-//! environment or the current directory, and no
-//! source file or function grows past the size a reader takes in at once.
+//! environment or the current directory, no source file or function grows
+//! past the size a reader takes in at once, and every rule is reported only
+//! from its own file under `src/lint/rules/`.
 //!
 //! The layers, lowest first (a layer imports only layers below it; the
 //! two at one level do not import each other):
@@ -446,6 +447,7 @@ fn violations() -> Vec<String> {
             ));
         }
     }
+    out.extend(rules_away_from_home(&sources));
     // Circles: every module that can reach itself.
     for m in graph.keys() {
         let mut seen = BTreeSet::new();
@@ -473,6 +475,152 @@ fn uses<'n>(code: &str, needles: &[&'n str]) -> Vec<(&'n str, usize)> {
         .iter()
         .filter_map(|needle| Some((*needle, line_of(code, code.find(needle)?))))
         .collect()
+}
+
+/// Every rule's home, from the registry: its `Rule` variant → the file of
+/// the `DOC` it is registered with (`def(Rule::X, …, family::name::DOC)`
+/// → `src/lint/rules/family/name.rs`).
+fn rule_homes(registry: &str) -> BTreeMap<String, String> {
+    let mut homes = BTreeMap::new();
+    for (at, _) in registry.match_indices("def(") {
+        let call = &registry[at..matching_paren(registry, at + 3)];
+        let Some(variant) = rule_variants(call).into_iter().next().map(|(_, v)| v) else {
+            continue;
+        };
+        let Some(doc) = call.find("::DOC") else {
+            continue;
+        };
+        let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':' || c == '#';
+        let start = call[..doc].rfind(|c: char| !word(c)).map_or(0, |i| i + 1);
+        let path = call[start..doc].replace("r#", "").replace("::", "/");
+        homes.insert(variant, format!("src/lint/rules/{path}.rs"));
+    }
+    homes
+}
+
+/// The byte just past the `)` that closes the `(` at `open`.
+fn matching_paren(code: &str, open: usize) -> usize {
+    let mut depth = 0;
+    for (i, c) in code[open..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return open + i + 1;
+                }
+            }
+            _ => {}
+        }
+    }
+    code.len()
+}
+
+/// Every `Rule::Variant` in `code` (also written `crate::model::rule::Rule::…`,
+/// never `ProblemRule::…`): (offset of its path's start, variant).
+fn rule_variants(code: &str) -> Vec<(usize, String)> {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = Vec::new();
+    for (at, _) in code.match_indices("Rule::") {
+        if code[..at].chars().last().is_some_and(ident) {
+            continue;
+        }
+        let variant: String = code[at + 6..].chars().take_while(|&c| ident(c)).collect();
+        // Variants are CamelCase; `Rule::ALL` and `Rule::names` are not rules.
+        let mut chars = variant.chars();
+        let camel = chars.next().is_some_and(|c| c.is_ascii_uppercase())
+            && chars.any(|c| c.is_ascii_lowercase());
+        if !camel {
+            continue;
+        }
+        let start = code[..at]
+            .rfind(|c: char| !(ident(c) || c == ':'))
+            .map_or(0, |i| i + 1);
+        out.push((start, variant));
+    }
+    out
+}
+
+/// Whether the rule named at `start..end` of `code` is only asked about
+/// (compared, matched, looked up in the configuration), not reported: a
+/// diagnostic is built from a rule given to `emit`, set as a `rule:` field,
+/// or bound to a name, and those are left to the rule's own file.
+fn only_asked(code: &str, start: usize, end: usize) -> bool {
+    let before = code[..start].trim_end();
+    let after = code[end..].trim_start();
+    let compared = before.ends_with("==") || before.ends_with("!=");
+    let or_pattern = |s: &str| s.ends_with('|') && !s.ends_with("||");
+    let pattern = after.starts_with("=>")
+        || (after.starts_with('|') && !after.starts_with("||"))
+        || or_pattern(before);
+    // The call the rule is an argument of.
+    let mut depth = 0usize;
+    let mut call = None;
+    for (i, c) in code[..start].char_indices().rev() {
+        match c {
+            ')' | ']' | '}' => depth += 1,
+            '(' | '[' | '{' if depth > 0 => depth -= 1,
+            '(' => {
+                call = Some(i);
+                break;
+            }
+            '[' | '{' | ';' => break,
+            _ => {}
+        }
+    }
+    let asking = call.is_some_and(|i| {
+        let name = code[..i].trim_end_matches('!');
+        ["enabled", "severity", "matches"]
+            .iter()
+            .any(|f| name.ends_with(f))
+    });
+    compared || pattern || asking
+}
+
+/// Rules reported from a file other than their own: every `Rule::X` that
+/// is not only asked about appears in the rule's file or in the registry.
+fn rules_away_from_home(sources: &[Source]) -> Vec<String> {
+    let Some(registry) = sources.iter().find(|s| s.rel == "src/lint/registry.rs") else {
+        return vec!["rule: src/lint/registry.rs is missing".to_string()];
+    };
+    let homes = rule_homes(&registry.non_test);
+    let mut out = Vec::new();
+    if homes.len() < 40 {
+        out.push(format!(
+            "rule: the registry's rules were not found ({} of them)",
+            homes.len()
+        ));
+    }
+    for (variant, home) in &homes {
+        if !sources.iter().any(|s| &s.rel == home) {
+            out.push(format!(
+                "rule: the home of Rule::{variant}, {home}, is missing"
+            ));
+        }
+    }
+    for s in sources {
+        if s.rel == "src/model/rule.rs" || s.rel == "src/lint/registry.rs" {
+            continue;
+        }
+        for (start, variant) in rule_variants(&s.non_test) {
+            let Some(home) = homes.get(&variant) else {
+                continue;
+            };
+            let end = s.non_test[start..]
+                .find(&variant)
+                .map_or(start, |i| start + i)
+                + variant.len();
+            if home == &s.rel || only_asked(&s.non_test, start, end) {
+                continue;
+            }
+            out.push(format!(
+                "rule: {} reports Rule::{variant} (line {}); its home is {home}",
+                s.rel,
+                line_of(&s.non_test, start)
+            ));
+        }
+    }
+    out
 }
 
 /// Functions longer than [`MAX_FN_LINES`]: (name, lines).
@@ -616,4 +764,67 @@ fn the_checker_finds_std_fs_however_it_is_imported() {
     ] {
         assert_eq!(fs_use(&code_only(code)), None, "{code}");
     }
+}
+
+/// The rule check: a rule given to `emit` or set as a diagnostic's `rule`
+/// away from its file is found; comparing, matching and asking the
+/// configuration about it is not.
+#[test]
+fn the_checker_finds_a_rule_reported_away_from_its_file() {
+    let registry = code_only(
+        "pub static REGISTRY: &[RuleDef] = &[\n\
+         def(Rule::FormatBom, Reader, format::bom::DOC),\n\
+         def(\n    Rule::FrontmatterType,\n    Check::Record(frontmatter::r#type::check),\n    frontmatter::r#type::DOC,\n),\n];\n",
+    );
+    let homes = rule_homes(&registry);
+    assert_eq!(
+        homes.get("FormatBom").map(String::as_str),
+        Some("src/lint/rules/format/bom.rs")
+    );
+    assert_eq!(
+        homes.get("FrontmatterType").map(String::as_str),
+        Some("src/lint/rules/frontmatter/type.rs")
+    );
+    let source = |rel: &str, text: &str| {
+        let code = code_only(text);
+        Source {
+            module: String::new(),
+            rel: rel.to_string(),
+            non_test: code.clone(),
+            code,
+        }
+    };
+    let sources = [
+        source("src/lint/registry.rs", &format!("{registry}")),
+        source(
+            "src/lint/rules/format/bom.rs",
+            "fn check(s: &mut Sink) { s.emit(Rule::FormatBom, 0..0, \"bom\"); }\n",
+        ),
+        source(
+            "src/lint/rules/frontmatter/type.rs",
+            "fn check(s: &mut Sink) { s.emit(\n    Rule::FrontmatterType,\n    0..0,\n    \"t\",\n); }\n",
+        ),
+        source(
+            "src/lint/mod.rs",
+            "fn a(s: &mut Sink, d: &Diagnostic, c: &Config) {\n\
+             if d.rule == Rule::FormatBom || c.enabled(Rule::FrontmatterType) {}\n\
+             let _ = matches!(d.rule, Rule::FormatBom | Rule::FrontmatterType);\n\
+             match d.rule { Rule::FormatBom => {}, _ => {} }\n\
+             s.emit(Rule::FormatBom, 0..0, \"x\");\n\
+             let _ = Diagnostic { rule: crate::model::rule::Rule::FrontmatterType, ..d.clone() };\n\
+             let r = Rule::FormatBom;\n\
+             let _ = ProblemRule::Type;\n}\n",
+        ),
+    ];
+    assert_eq!(
+        rules_away_from_home(&sources)
+            .into_iter()
+            .filter(|v| !v.contains("were not found"))
+            .collect::<Vec<_>>(),
+        [
+            "rule: src/lint/mod.rs reports Rule::FormatBom (line 5); its home is src/lint/rules/format/bom.rs",
+            "rule: src/lint/mod.rs reports Rule::FrontmatterType (line 6); its home is src/lint/rules/frontmatter/type.rs",
+            "rule: src/lint/mod.rs reports Rule::FormatBom (line 7); its home is src/lint/rules/format/bom.rs",
+        ]
+    );
 }

@@ -704,3 +704,55 @@ fn function_words_that_stem_to_other_words_do_not_rank_either() {
     assert_eq!(paths(&with), paths(&without));
     assert!(!paths(&with).contains(&"knowledge/told-notes.md".to_string()));
 }
+
+/// Search reads a record's fields as `memlint check` reads them (one
+/// projection, docs/records.md): a summary's day is its `updated`, a field
+/// whose value check rejects is not read, and a knowledge record without
+/// `status` is active.
+#[test]
+fn search_reads_the_fields_check_reads() {
+    let ws = workspace("search");
+    let root = ws.path();
+    write(
+        root,
+        "memory/summary.md",
+        "---\ntitle: Search fixture summary\nupdated: 2026-11-20\n---\n\nThe platypus notes.\n",
+    );
+    let json = search_json(root, &["platypus", "--since", "2026-11-01"]);
+    assert_eq!(paths(&json), ["memory/summary.md"]);
+    assert_eq!(json["results"][0]["date"], "2026-11-20");
+    let knowledge = |status: &str, tags: &str| {
+        format!(
+            "---\ntitle: Numbat notes\ndescription: Where the numbats live.\nmodel_invocation: false\n{status}date: 2026-10-12\nsources:\n  - session:7f3c2a10-0007\n{tags}---\n\nThe notes on the burrow.\n"
+        )
+    };
+    // `tags: numbat` is one word, not a list: check rejects it, so it is
+    // no tag to search either.
+    write(
+        root,
+        "knowledge/numbat-notes.md",
+        &knowledge("", "tags: kookaburra\n"),
+    );
+    let check = memlint(root, &["check", "--format", "json"]);
+    assert!(
+        check.stdout.contains("\"rule\": \"frontmatter/type\""),
+        "{}",
+        check.stdout
+    );
+    assert_eq!(
+        paths(&search_json(root, &["kookaburra"])),
+        Vec::<String>::new()
+    );
+    let json = search_json(root, &["burrow"]);
+    assert_eq!(paths(&json), ["knowledge/numbat-notes.md"]);
+    assert_eq!(json["results"][0]["status"], "active");
+    // A status that is not one of the allowed values is no status.
+    write(
+        root,
+        "knowledge/numbat-notes.md",
+        &knowledge("status: retired\n", "tags: [kookaburra]\n"),
+    );
+    let json = search_json(root, &["kookaburra"]);
+    assert_eq!(paths(&json), ["knowledge/numbat-notes.md"]);
+    assert_eq!(json["results"][0]["status"], Value::Null);
+}

@@ -24,14 +24,14 @@ use std::path::{Path, PathBuf};
 /// How many seconds past "now" an import looks for a free id.
 const MAX_ID_ATTEMPTS: i64 = 3600;
 
-/// Rules whose findings `--force` cannot override: the stored record would be
-/// unreadable, unsafe to commit, or out of place.
-const UNFORCEABLE: [Rule; 4] = [
-    Rule::FormatEncoding,
-    Rule::FormatTooLarge,
-    Rule::SecretsDetected,
-    Rule::LayoutBannedDir,
-];
+/// Whether `--force` cannot override `rule`'s findings: the stored record
+/// would be unreadable, unsafe to commit, or out of place.
+fn unforceable(rule: Rule) -> bool {
+    matches!(
+        rule,
+        Rule::FormatEncoding | Rule::FormatTooLarge | Rule::SecretsDetected | Rule::LayoutBannedDir
+    )
+}
 
 /// Errors of the `compact` commands.
 #[derive(Debug, thiserror::Error)]
@@ -165,7 +165,7 @@ impl Problem {
 
     /// True when `--force` may store the text despite this problem.
     pub fn forceable(&self) -> bool {
-        !(self.blocks() && UNFORCEABLE.contains(&self.rule))
+        !(self.blocks() && unforceable(self.rule))
     }
 }
 
@@ -395,19 +395,16 @@ pub fn validate(request: &ImportRequest, config: &Config, id: &str, created: &st
     // sections read) but leaves the record without its required
     // `project_root`: say so where the user can fix it.
     if let (Some(text), None) = (text, &root) {
-        let found = sections(text);
-        if let Some(s) = section(&found, "Project Root") {
-            let pos = crate::model::diagnostic::LineIndex::new(text).position(s.heading.start);
+        if let Some(f) = crate::lint::rules::session::absolute_path::empty_project_root(text) {
+            let pos = crate::model::diagnostic::LineIndex::new(text).position(f.span.start);
             problems.push(Problem {
-                rule: Rule::SessionAbsolutePath,
+                rule: f.rule,
                 severity: Severity::Error,
                 at: Location::Text {
                     line: pos.line,
                     column: pos.column,
                 },
-                message: "`Project Root` names no path; write the project's absolute path under \
-                          it (the record's `project_root` is taken from it)"
-                    .to_string(),
+                message: f.message,
             });
         }
     }

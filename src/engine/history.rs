@@ -1,5 +1,8 @@
-//! The `history/*` rules: records removed without a `Memlint-GC:`
-//! trailer naming them, and active decisions rewritten in place. Run on
+//! The `history/*` rules' git side: records removed without a
+//! `Memlint-GC:` trailer naming them, and active decisions rewritten in
+//! place. The engine reads the changes, trailers and blobs from git and
+//! hands them, as values, to the rules' checks (`lint/rules/history/`),
+//! which judge them. Run on
 //! the changes since a revision (`check --base`, from [`super::version`])
 //! and on the commit being made (`check --staged --commit-msg`, for git's
 //! commit-msg hook).
@@ -8,12 +11,12 @@ use crate::engine::check::lint::Outcome;
 use crate::engine::log::renames;
 use crate::engine::workspace::Workspace;
 use crate::io::git::{Change, GitError, Object, Repo};
-use crate::lint::rules::Finding;
+use crate::lint::rules::history::decision_rewritten;
+use crate::lint::rules::history::unexplained_removal::{self, MalformedIn};
 use crate::model::content::Content;
 use crate::model::diagnostic::{self, Diagnostic};
 use crate::model::kind::{classify, Kind, Place};
-use crate::model::rule::Rule;
-use crate::syntax::trailer::{trailers, GcOp, Malformed, CATEGORIES, TRAILER};
+use crate::syntax::trailer::{trailers, GcOp, Malformed, TRAILER};
 use gix::ObjectId;
 use std::collections::HashMap;
 
@@ -173,34 +176,6 @@ pub(crate) fn short(id: &ObjectId) -> String {
     id.to_hex_with_len(7).to_string()
 }
 
-/// The body of a record text with LF line endings and no trailing blank
-/// space, and the offset where it starts.
-fn body_of(text: &str) -> Option<(String, usize)> {
-    let crate::syntax::frontmatter::Split::Found(parts) = crate::syntax::frontmatter::split(text)
-    else {
-        return None;
-    };
-    let body = text[parts.body.clone()].replace("\r\n", "\n");
-    Some((body.trim_end().to_string(), parts.body.start))
-}
-
-/// The span of the `title` value in a record's front matter.
-fn title_span(text: &str) -> Option<std::ops::Range<usize>> {
-    let crate::syntax::frontmatter::Split::Found(parts) = crate::syntax::frontmatter::split(text)
-    else {
-        return None;
-    };
-    let mut at = parts.yaml.start;
-    for line in text[parts.yaml.clone()].split_inclusive('\n') {
-        if let Some(value) = line.strip_prefix("title:") {
-            let start = at + "title:".len() + (value.len() - value.trim_start().len());
-            return Some(start..start + value.trim().len());
-        }
-        at += line.len();
-    }
-    None
-}
-
 /// `history/unexplained-removal`: records removed since `base` without a
 /// `Memlint-GC:` trailer that drops them (nor a rename).
 #[allow(clippy::too_many_arguments)]
@@ -216,37 +191,29 @@ pub(crate) fn unexplained_removals(
     outcome: &mut Outcome,
 ) -> Vec<Diagnostic> {
     let max = ws.config.max_file_bytes;
-    let dropped = |path: &str| ops.iter().any(|f| f.item.is_on(path) && f.item.removes());
+    let base = short(base);
+    let ops: Vec<&GcOp> = ops.iter().map(|f| &f.item).collect();
+    let malformed: Vec<MalformedIn> = malformed
+        .iter()
+        .map(|m| MalformedIn {
+            commit: m.commit.as_ref().map(short),
+            item: &m.item,
+        })
+        .collect();
     let mut diags: Vec<Diagnostic> = Vec::new();
     for c in changes.iter().filter(|c| c.new.is_none()) {
         let Place::Record(kind) = classify(&c.path, &ws.config.banned_dirs) else {
             continue;
         };
-        // Staging files are consumed by design (`staging release`).
-        if kind == Kind::Staging
-            || !selected(&c.path)
-            || renamed.contains_key(&c.path)
-            || dropped(&c.path)
-        {
+        if !selected(&c.path) {
             continue;
         }
-        let bare = c.path.trim_end_matches(".md");
-        let mut message = format!(
-            "`{}` was removed since {} without a `{TRAILER}:` trailer naming it; add `{TRAILER}: drop {bare} <{}>` to the message of the commit that removes it, or restore the file",
-            c.path,
-            short(base),
-            CATEGORIES.join("|")
-        );
-        if let Some(m) = malformed.iter().find(|m| m.item.line.contains(bare)) {
-            let whose = match &m.commit {
-                Some(id) => format!("commit {}", short(id)),
-                None => "the commit message".to_string(),
-            };
-            message.push_str(&format!(
-                " ({whose} has a malformed trailer naming it: {})",
-                m.item.reason
-            ));
-        }
+        let renamed = renamed.contains_key(&c.path);
+        let Some(finding) =
+            unexplained_removal::check(&c.path, kind, renamed, &base, &ops, &malformed)
+        else {
+            continue;
+        };
         let text = c
             .old
             .and_then(|o| repo.blob(o.id, max).ok())
@@ -255,12 +222,6 @@ pub(crate) fn unexplained_removals(
                 Content::TooLarge(_) => String::new(),
             })
             .unwrap_or_default();
-        let finding = Finding {
-            rule: Rule::HistoryUnexplainedRemoval,
-            span: 0..0,
-            message,
-            fixable: false,
-        };
         let found = crate::lint::to_diagnostics(&c.path, &text, vec![finding], &ws.config);
         if !found.is_empty() && !text.is_empty() {
             outcome.sources.entry(c.path.clone()).or_insert(text);
@@ -285,7 +246,8 @@ pub(crate) fn rewritten_decisions(
     outcome: &mut Outcome,
 ) -> Vec<Diagnostic> {
     let max = ws.config.max_file_bytes;
-    let named = |path: &str| ops.iter().any(|f| f.item.names(path));
+    let base = short(base);
+    let ops: Vec<&GcOp> = ops.iter().map(|f| &f.item).collect();
     let mut diags: Vec<Diagnostic> = Vec::new();
     let old_of: HashMap<&str, (&str, Object)> = changes
         .iter()
@@ -307,7 +269,7 @@ pub(crate) fn rewritten_decisions(
         let Some(&(old_path, old)) = old_of.get(c.path.as_str()) else {
             continue;
         };
-        if named(&c.path) || named(old_path) {
+        if decision_rewritten::named(&c.path, old_path, &ops) {
             continue;
         }
         let (Some(Content::Bytes(old_bytes)), Some(Content::Bytes(new_bytes))) =
@@ -326,35 +288,16 @@ pub(crate) fn rewritten_decisions(
             crate::lint::lint_file(path, &decision, Content::Bytes(bytes), &ws.config).info
         };
         let (before, after) = (lint(old_path, &old_bytes), lint(&c.path, &new_bytes));
-        if before.status.as_deref() != Some("active") {
-            continue;
-        }
-        let (Some(a), Some(b)) = (body_of(old_text), body_of(new_text)) else {
-            continue;
+        let rewrite = decision_rewritten::Rewrite {
+            path: &c.path,
+            old_text,
+            new_text,
+            before: &before,
+            after: &after,
+            base: &base,
         };
-        let title_changed = before.title != after.title;
-        let body_changed = a.0 != b.0;
-        if !title_changed && !body_changed {
+        let Some(finding) = decision_rewritten::check(&rewrite) else {
             continue;
-        }
-        let what = match (title_changed, body_changed) {
-            (true, true) => "its title and body",
-            (true, false) => "its title",
-            _ => "its body",
-        };
-        let span = match (title_span(new_text), title_changed) {
-            (Some(span), true) => span,
-            _ => b.1..b.1,
-        };
-        let slug = crate::model::kind::stem(&c.path);
-        let finding = Finding {
-            rule: Rule::HistoryDecisionRewritten,
-            span,
-            message: format!(
-                "the active decision `{slug}` was rewritten in place ({what} changed since {}); write the new decision to a new file and set `status: replaced` with `replaced_by: <new-slug>` here, or name the edit in a `{TRAILER}:` trailer",
-                short(base)
-            ),
-            fixable: false,
         };
         let found = crate::lint::to_diagnostics(&c.path, new_text, vec![finding], &ws.config);
         if !found.is_empty() {

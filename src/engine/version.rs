@@ -399,38 +399,29 @@ fn workspace_findings<'a>(
     read.sort_unstable_by(|a, b| a.0.cmp(b.0));
     let mut view = View::new(read, &ws.config, version.resolver);
     view.others = Some(&others);
-    let mut sink = WsSink::new(&ws.config);
     // `slug/similar` runs on the clusters the changed records can belong
     // to, drawn from every name of their kinds.
-    for rule in crate::lint::rules::REGISTRY {
-        if let crate::lint::rules::Check::Workspace(Some(f)) = rule.check {
-            if rule.rule == Rule::SlugSimilar {
-                if !workspace::enabled(&ws.config, rule.rule) {
-                    continue;
-                }
-                let members = similar_closure(version, &view, changed);
-                let mut near_items: Vec<(&str, &crate::lint::RecordInfo)> = Vec::new();
-                for (kind, slug) in &members {
-                    let Some(p) = find(&format!("{}/{slug}.md", kind.dir())) else {
-                        continue;
-                    };
-                    let info = match reports.get(p) {
-                        Some(r) => &r.info,
-                        None => match unread_info(*kind) {
-                            Some(info) => info,
-                            None => continue,
-                        },
-                    };
-                    near_items.push((p, info));
-                }
-                near_items.sort_unstable_by(|a, b| a.0.cmp(b.0));
-                let near = View::new(near_items, &ws.config, version.resolver);
-                f(&near, &mut sink);
-            } else {
-                f(&view, &mut sink);
-            }
+    let near = workspace::enabled(&ws.config, Rule::SlugSimilar).then(|| {
+        let members = similar_closure(version, &view, changed);
+        let mut near_items: Vec<(&str, &crate::lint::RecordInfo)> = Vec::new();
+        for (kind, slug) in &members {
+            let Some(p) = find(&format!("{}/{slug}.md", kind.dir())) else {
+                continue;
+            };
+            let info = match reports.get(p) {
+                Some(r) => &r.info,
+                None => match unread_info(*kind) {
+                    Some(info) => info,
+                    None => continue,
+                },
+            };
+            near_items.push((p, info));
         }
-    }
+        near_items.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        View::new(near_items, &ws.config, version.resolver)
+    });
+    let mut sink = WsSink::new(&ws.config);
+    crate::lint::registry::check_workspace(&view, near.as_ref(), &mut sink);
     sink.diagnostics
 }
 

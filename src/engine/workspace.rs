@@ -7,7 +7,6 @@ use crate::lint::{lint_file, FileReport};
 use crate::model::config::{self, Config, ConfigError};
 use crate::model::content::Content;
 use crate::model::kind::{classify, Place};
-use crate::model::rule::Rule;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
@@ -305,7 +304,7 @@ impl Workspace {
         } else {
             format!("the file cannot be read: {e}; make it a readable regular file, or move it out of the memory directories")
         };
-        sink.emit(Rule::FormatEncoding, 0..0, message);
+        crate::lint::rules::format::encoding::unreadable(message, &mut sink);
         report.diagnostics = crate::lint::to_diagnostics(rel, "", sink.findings, &self.config);
         report
     }

@@ -21,7 +21,7 @@ use crate::model::diagnostic::{Diagnostic, LineIndex, MAX_PER_RULE};
 use crate::model::kind::{Kind, Place};
 use crate::model::rule::Rule;
 use crate::syntax::frontmatter::{self, Parts, Split};
-use crate::syntax::yaml::{self, Resolved, Value};
+use crate::syntax::yaml::{self, Resolved};
 use std::ops::Range;
 
 /// Lints one file of the workspace. `rel` is root-relative with `/`.
@@ -38,11 +38,11 @@ pub fn lint_file(rel: &str, place: &Place, content: Content<&[u8]>, config: &Con
     let kind = match place {
         Place::Outside => return report,
         Place::Banned(dir) => {
-            sink.emit(Rule::LayoutBannedDir, 0..0, layout::banned_message(dir));
+            layout::banned_dir::check(dir, &mut sink);
             return misplaced(report, content, sink, config);
         }
         Place::Unknown => {
-            sink.emit(Rule::LayoutUnknownFile, 0..0, layout::unknown_message(rel));
+            layout::unknown_file::check(rel, &mut sink);
             return misplaced(report, content, sink, config);
         }
         Place::Context => None,
@@ -50,9 +50,7 @@ pub fn lint_file(rel: &str, place: &Place, content: Content<&[u8]>, config: &Con
     };
     report.info.kind = kind;
     if kind.is_some_and(Kind::has_slug) {
-        if let Some(msg) = rules::slug::stem_problem(crate::model::kind::stem(rel)) {
-            sink.emit(Rule::SlugFormat, 0..0, msg);
-        }
+        rules::slug::format::check(crate::model::kind::stem(rel), &mut sink);
     }
     let text = match decode(content, config, &mut sink) {
         Ok(text) => text,
@@ -97,49 +95,36 @@ fn decode<'a>(
     config: &Config,
     sink: &mut Sink,
 ) -> Result<&'a str, String> {
-    let bytes = match content {
+    match content {
         Content::TooLarge(size) => {
-            sink.emit(
-                Rule::FormatTooLarge,
-                0..0,
-                format!(
-                    "the file has {size} bytes, more than `max_file_bytes` ({}); it was not read. Shorten it or split it into several records, or raise `max_file_bytes` in .memlint.yml",
-                    config.max_file_bytes
-                ),
-            );
-            return Err(String::new());
+            rules::format::too_large::check(size, config.max_file_bytes, sink);
+            Err(String::new())
         }
-        Content::Bytes(b) => b,
-    };
-    // The SIMD check answers for valid text; std finds where invalid text
-    // goes wrong.
-    let valid = simdutf8::basic::from_utf8(bytes).or_else(|_| std::str::from_utf8(bytes));
-    // memchr's SIMD search; std's `contains(char)` goes a word at a time.
-    let nul = memchr::memchr(0, bytes);
-    match valid {
-        Ok(t) if nul.is_none() => Ok(t),
-        Ok(t) => {
-            let at = nul.unwrap_or(0);
-            sink.emit(
-                Rule::FormatEncoding,
-                at..at,
-                "the file contains a NUL byte; records are text",
-            );
-            Err(printable(t))
-        }
-        Err(e) => {
-            let at = e.valid_up_to();
-            sink.emit(
-                Rule::FormatEncoding,
-                at..at,
-                format!(
-                    "the file is not valid UTF-8 (byte {at} is 0x{:02x}); save it as UTF-8",
-                    bytes[at]
-                ),
-            );
-            Err(printable(&String::from_utf8_lossy(bytes)))
-        }
+        Content::Bytes(bytes) => rules::format::encoding::check(bytes, sink),
     }
+}
+
+/// The front matter's delimiters, or `frontmatter/missing` or
+/// `frontmatter/unclosed`.
+fn delimiters(text: &str, sink: &mut Sink) -> Option<Parts> {
+    match frontmatter::split(text) {
+        Split::None(absence) => {
+            rules::frontmatter::missing::check(text, &absence, sink);
+            None
+        }
+        Split::Unclosed { opener } => {
+            rules::frontmatter::unclosed::check(text, opener, sink);
+            None
+        }
+        Split::Found(parts) => Some(parts),
+    }
+}
+
+/// `format/bom` and `format/crlf`. On a record they are reported (and
+/// fixed) only when its front matter could be read: docs/rules.md's precedence.
+fn line_endings(text: &str, sink: &mut Sink) {
+    rules::format::bom::check(text, sink);
+    rules::format::crlf::check(text, sink);
 }
 
 /// `CONTEXT.md`: its own rules, secrets and line endings.
@@ -178,11 +163,14 @@ fn lint_record(
     let doc = match yaml::parse(&text[parts.yaml.clone()], parts.yaml.start) {
         Ok(doc) => doc,
         Err(err) => {
-            yaml_error(text, &parts, &err, &mut sink);
+            // YAML that runs into the markdown is a missing closing line.
+            if !rules::frontmatter::unclosed::runs_into_body(text, &parts, err.at, &mut sink) {
+                rules::frontmatter::parse::check(text, &parts, &err, &mut sink);
+            }
             return unread(report, sink);
         }
     };
-    let Some(root) = mapping(doc.root, &parts, &mut sink) else {
+    let Some(root) = rules::frontmatter::parse::mapping(doc.root, &parts, &mut sink) else {
         return unread(report, sink);
     };
     let record = Record {
@@ -208,240 +196,6 @@ fn lint_record(
     finish(report, text, sink, config)
 }
 
-/// The front matter's delimiters, or `frontmatter/missing` or
-/// `frontmatter/unclosed`.
-fn delimiters(text: &str, sink: &mut Sink) -> Option<Parts> {
-    match frontmatter::split(text) {
-        Split::None(absence) => {
-            let first = first_line(text, frontmatter::bom_len(text));
-            sink.emit(Rule::FrontmatterMissing, first, absence.message());
-            None
-        }
-        Split::Unclosed { opener } => {
-            // A closing `---` after a bare CR is not on a line of its own.
-            let bare_cr = memchr::memchr_iter(b'\r', text.as_bytes())
-                .any(|i| text.as_bytes().get(i + 1) != Some(&b'\n'));
-            let message = if bare_cr {
-                "the front matter has no closing `---` line: lines here end with a bare CR \
-                 (classic Mac OS line endings), which is no line break for memlint; save the \
-                 file with LF line endings"
-            } else {
-                "the front matter has no closing `---` line; add one after the last key"
-            };
-            sink.emit(Rule::FrontmatterUnclosed, opener, message);
-            None
-        }
-        Split::Found(parts) => Some(parts),
-    }
-}
-
-/// YAML that does not parse: `frontmatter/unclosed` when the front matter
-/// runs into the markdown, else `frontmatter/parse`.
-fn yaml_error(text: &str, parts: &Parts, err: &yaml::Error, sink: &mut Sink) {
-    if let Some(line) = runs_into_body(text, parts, err.at) {
-        sink.emit(
-            Rule::FrontmatterUnclosed,
-            parts.opener.clone(),
-            format!(
-                "the front matter has no closing `---` line: it runs into the markdown at line {line}; add `---` after the last key"
-            ),
-        );
-    } else {
-        let (span, message) = parse_message(text, parts, err);
-        sink.emit(Rule::FrontmatterParse, span, message);
-    }
-}
-
-/// The front matter's mapping, or `frontmatter/parse` for an empty front
-/// matter or one that is not a mapping.
-fn mapping(root: Option<yaml::Node>, parts: &Parts, sink: &mut Sink) -> Option<yaml::Node> {
-    let (span, message) = match root {
-        Some(root) if root.entries().is_some() => return Some(root),
-        None => (
-            parts.opener.clone(),
-            "the front matter is empty; a record needs its keys between the `---` lines"
-                .to_string(),
-        ),
-        Some(node) if node.is_null() => (
-            parts.opener.clone(),
-            "the front matter is empty; a record needs its keys between the `---` lines"
-                .to_string(),
-        ),
-        Some(node) => (
-            node.span.clone(),
-            format!(
-                "the front matter must be a mapping of keys to values, not {}",
-                node.type_name()
-            ),
-        ),
-    };
-    sink.emit(Rule::FrontmatterParse, span, message);
-    None
-}
-
-/// `format/bom` and `format/crlf`. On a record they are reported (and
-/// fixed) only when its front matter could be read: docs/rules.md's precedence.
-fn line_endings(text: &str, sink: &mut Sink) {
-    let bom = frontmatter::bom_len(text);
-    if bom > 0 {
-        sink.emit(
-            Rule::FormatBom,
-            0..bom,
-            "the file starts with a byte order mark; save it as UTF-8 without BOM",
-        );
-    }
-    // The first CRLF, found by memchr on `\r` (a substring search is far
-    // slower, and almost every file has no `\r` at all).
-    let crlf = memchr::memchr_iter(b'\r', text.as_bytes())
-        .find(|&i| text.as_bytes().get(i + 1) == Some(&b'\n'));
-    if let Some(i) = crlf {
-        let line_start = text[..i].rfind('\n').map_or(0, |p| p + 1);
-        sink.emit(
-            Rule::FormatCrlf,
-            line_start.max(bom)..i,
-            "the file has CRLF line endings; use LF",
-        );
-    }
-}
-
-/// The text shown under an encoding diagnostic: NUL bytes become `␀`, so a
-/// terminal (or a snapshot) never receives one. Offsets up to the first NUL
-/// or invalid byte, where the diagnostic points, are unchanged.
-fn printable(text: &str) -> String {
-    text.replace('\0', "\u{2400}")
-}
-
-fn first_line(text: &str, from: usize) -> Range<usize> {
-    let end = text[from..]
-        .find(['\n', '\r'])
-        .map_or(text.len(), |i| from + i);
-    from..end
-}
-
-/// When YAML fails after a blank line followed by a markdown heading, the
-/// closing `---` was most likely forgotten and the `---` found belongs to the
-/// body. Returns the heading's line number.
-fn runs_into_body(text: &str, parts: &Parts, err_at: usize) -> Option<usize> {
-    let yaml = &text[parts.yaml.clone()];
-    let mut offset = parts.yaml.start;
-    let mut prev_blank = false;
-    for line in yaml.split_inclusive('\n') {
-        let start = offset;
-        offset += line.len();
-        let content = line.trim_end_matches(['\n', '\r']);
-        let hashes = content.bytes().take_while(|b| *b == b'#').count();
-        let is_heading = (1..=6).contains(&hashes)
-            && content[hashes..].starts_with(' ')
-            && !content[hashes..].trim().is_empty();
-        if prev_blank && is_heading && start <= err_at {
-            return Some(LineIndex::new(text).position(start).line);
-        }
-        prev_blank = content.trim().is_empty();
-    }
-    None
-}
-
-/// A `frontmatter/parse` message with a hint for the common slips.
-fn parse_message(text: &str, parts: &Parts, err: &yaml::Error) -> (Range<usize>, String) {
-    let index = LineIndex::new(text);
-    let pos = index.position(err.at);
-    let at = err.at..err.at;
-    if err.kind == yaml::ErrorKind::Budget {
-        return (at, format!("front matter refused: {}", err.message));
-    }
-    // Look at the offending line, the one before it and the one after it
-    // (a tab is found only once the line before it ended) for a known slip.
-    let candidates = [pos.line, pos.line.saturating_sub(1), pos.line + 1];
-    for line_no in candidates {
-        if line_no == 0 {
-            continue;
-        }
-        let range = index.line_range(line_no);
-        if range.start < parts.yaml.start || range.end > parts.yaml.end {
-            continue;
-        }
-        let line = &text[range.clone()];
-        if line.starts_with('\t') || line.trim_start_matches(' ').starts_with('\t') {
-            return (
-                range,
-                format!("YAML does not allow a tab for indentation (line {line_no}); indent with spaces"),
-            );
-        }
-        // What follows the `[` of a flow list that is a key's value.
-        let flow = line
-            .split_once(": ")
-            .and_then(|(_, v)| v.trim_start().strip_prefix('['));
-        // A list item, in a block list or a flow list, that starts with `*`
-        // or `&` (a glob such as `*.md`).
-        let block_item = line.trim_start().strip_prefix("- ").map(str::trim);
-        let flow_items = flow
-            .into_iter()
-            .flat_map(|rest| rest.split([',', ']']).map(str::trim));
-        let starred = block_item
-            .into_iter()
-            .chain(flow_items)
-            .find(|v| v.starts_with('*') || v.starts_with('&'));
-        // ` #` inside a flow list starts a comment that eats the `]`; after
-        // the first `]`, a comment is fine.
-        if let Some(item) = flow
-            .and_then(|rest| rest.split(']').next())
-            .and_then(|inner| inner.split(',').find(|i| i.contains(" #")))
-        {
-            let item = item.trim();
-            return (
-                range,
-                format!(
-                    "` #` starts a comment in YAML, which cuts the list short at `{item}`; quote the item: '{}'",
-                    item.replace('\'', "''")
-                ),
-            );
-        }
-        if let Some(v) = starred {
-            return (
-                range,
-                format!(
-                    "the list item `{v}` starts with `{}`, which YAML reads as an {}; quote it: '{}'",
-                    &v[..1],
-                    if v.starts_with('*') { "alias" } else { "anchor" },
-                    v.replace('\'', "''")
-                ),
-            );
-        }
-        if let Some((key, value)) = line.split_once(": ") {
-            let v = value.trim_start();
-            let plain = !v.starts_with(['"', '\'', '[', '{', '|', '>']);
-            if plain && (v.starts_with('*') || v.starts_with('&')) {
-                return (
-                    range,
-                    format!(
-                        "`{}` starts with `{}`, which YAML reads as an {}; quote the value: {}: '{}'",
-                        v,
-                        &v[..1],
-                        if v.starts_with('*') { "alias" } else { "anchor" },
-                        key.trim(),
-                        v.replace('\'', "''")
-                    ),
-                );
-            }
-            if plain && (v.contains(": ") || v.ends_with(':')) {
-                return (
-                    range,
-                    format!(
-                        "the value of `{}` contains `: `, which YAML reads as a nested key; quote the value: {}: '{}'",
-                        key.trim(),
-                        key.trim(),
-                        v.replace('\'', "''")
-                    ),
-                );
-            }
-        }
-    }
-    (
-        at,
-        format!("the front matter is not valid YAML: {}", err.message),
-    )
-}
-
 fn record_info(r: &Record) -> RecordInfo {
     // Every located value is in the front matter: index only that part.
     let index = LineIndex::new(&r.text[..r.parts.yaml.end]);
@@ -457,21 +211,20 @@ fn record_info(r: &Record) -> RecordInfo {
             end_column: e.column,
         }
     };
+    let valid = |key: &str, _: &yaml::Node| matches!(r.field(key), FieldState::Valid(_));
+    let p = crate::syntax::fields::project(r.root, r.kind, &valid);
+    let owned = |v: &str| v.to_string();
     RecordInfo {
         kind: Some(r.kind),
-        title: r.str_field("title").map(|(t, _)| t.to_string()),
-        status: r.status().map(str::to_string),
-        date: r
-            .str_field("date")
-            .or_else(|| r.str_field("updated"))
-            .or_else(|| r.str_field("created"))
-            .map(|(d, _)| d.to_string()),
+        title: p.title.map(owned),
+        status: p.status.map(owned),
+        date: p.date.map(owned),
         replaced_by: r.str_field("replaced_by").map(|(v, s)| locate(v, s)),
         sources: rules::sources::entries(r)
             .into_iter()
             .map(|(v, s)| locate(v, s))
             .collect(),
-        description: r.str_field("description").map(|(d, _)| d.to_string()),
+        description: p.description.map(owned),
         model_invocation: match r.field("model_invocation") {
             FieldState::Valid(node) => match node.as_scalar().map(|s| s.resolve()) {
                 Some(Resolved::Bool(b)) => Some(b),
@@ -479,17 +232,7 @@ fn record_info(r: &Record) -> RecordInfo {
             },
             _ => None,
         },
-        tags: match r.field("tags") {
-            FieldState::Valid(node) => match &node.value {
-                Value::Seq { items, .. } => items
-                    .iter()
-                    .filter_map(|n| n.as_scalar().and_then(|s| s.as_str()))
-                    .map(str::to_string)
-                    .collect(),
-                _ => Vec::new(),
-            },
-            _ => Vec::new(),
-        },
+        tags: p.tags.into_iter().map(owned).collect(),
         parsed: true,
         sketch: content_sketch(r),
     }

@@ -172,6 +172,14 @@ impl<'a> Record<'a> {
     }
 }
 
+/// Whether `node` is a valid value of field `key` of a record of `kind`
+/// (defined for the kind, and [`field_problem`] finds nothing): the type
+/// check the shared field projection (`syntax::fields`) reads through.
+pub fn valid_value(kind: Kind, key: &str, node: &Node) -> bool {
+    kind.field(key)
+        .is_some_and(|def| field_problem(def.ty, key, node).is_none())
+}
+
 /// Which rule reports a problem with a field's value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ProblemRule {

@@ -2,8 +2,8 @@
 //!
 //! A rule that looks at one record is a function `fn(&Record, &mut Sink)` in
 //! its rule's file; adding one is a file, a registry line, a fixture and a
-//! test. Rules emitted while reading a file (encoding, delimiters, YAML) are
-//! `Check::Reader`; rules over the whole workspace are `Check::Workspace`.
+//! test. Rules checked while reading a file (encoding, delimiters, YAML) are
+//! `Check::Reader` (the reader calls the check in the rule's file); rules over the whole workspace are `Check::Workspace`.
 //!
 //! This module imports every rule; only the linter's driver (and the front
 //! ends, through it) import it, so no rule imports it back.
@@ -32,7 +32,9 @@ use crate::model::rule::Rule;
 /// How a rule is run.
 #[derive(Clone, Copy)]
 pub enum Check {
-    /// Emitted by the reader, before or while the front matter is parsed.
+    /// Checked by the reader (`lint::lint_file`), before or while the
+    /// front matter is parsed: the reader calls the check in the rule's
+    /// file at its step of docs/rules.md's precedence.
     Reader,
     /// Runs on one parsed record.
     Record(fn(&Record, &mut Sink)),
@@ -176,7 +178,7 @@ pub static REGISTRY: &[RuleDef] = &[
     ),
     def(
         Rule::StatusDanglingTarget,
-        Check::Workspace(Some(status::dangling_target::graph)),
+        Check::Workspace(Some(status_graph)),
         status::dangling_target::DOC,
     ),
     def(
@@ -289,11 +291,30 @@ pub fn names() -> Vec<&'static str> {
     Rule::names()
 }
 
-/// Runs every cross-record rule.
-pub fn check_workspace(view: &workspace::View, out: &mut workspace::WsSink) {
+/// The one driver of the cross-record rules: runs every one over `view`.
+/// `slug/similar` runs over `similar` instead when one is given: the git
+/// modes read only the changed records, and hand in the names of the
+/// clusters those can belong to.
+pub fn check_workspace(
+    view: &workspace::View,
+    similar: Option<&workspace::View>,
+    out: &mut workspace::WsSink,
+) {
     for rule in REGISTRY {
         if let Check::Workspace(Some(f)) = rule.check {
-            f(view, out);
+            match similar {
+                Some(near) if rule.rule == Rule::SlugSimilar => f(near, out),
+                _ => f(view, out),
+            }
         }
     }
+}
+
+/// `status/dangling-target`, `status/cycle` and `status/chain`, each judged
+/// in its own file over one `replaced_by` graph built for the three.
+fn status_graph(view: &workspace::View, out: &mut workspace::WsSink) {
+    let graph = status::graph::Graph::of(view);
+    status::dangling_target::check(view, &graph, out);
+    status::cycle::check(view, &graph, out);
+    status::chain::check(view, &graph, out);
 }

@@ -107,7 +107,7 @@ pub fn lint_changes(ws: &Workspace, current: &Current, changes: &[(String, Strin
         view.known_duplicates = Some(crate::lint::rules::content::pairs_of(&view, is_changed));
     }
     let mut sink = WsSink::new(&ws.config);
-    crate::lint::registry::check_workspace(&view, &mut sink);
+    crate::lint::registry::check_workspace(&view, None, &mut sink);
     let chained: Vec<&str> = sink
         .diagnostics
         .iter()

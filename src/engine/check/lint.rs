@@ -48,7 +48,7 @@ fn cross_record<'r>(
         view.known_duplicates = Some(crate::store::duplicates::pairs(ws, &view));
     }
     let mut sink = WsSink::new(&ws.config);
-    crate::lint::registry::check_workspace(&view, &mut sink);
+    crate::lint::registry::check_workspace(&view, None, &mut sink);
     sink.diagnostics
 }
 

@@ -176,20 +176,14 @@ fn diagnostic_of(
             false,
         ),
     };
-    Some(Diagnostic {
-        rule: Rule::SourcesDrifted,
+    Some(rule::diagnostic(
+        record,
+        at,
         severity,
-        path: record.to_string(),
-        line: at.line,
-        column: at.column,
-        end_line: at.end_line,
-        end_column: at.end_column,
         message,
         fixable,
-        span: at.span.clone(),
-        omitted: 0,
-        commits: Vec::new(),
-    })
+        Vec::new(),
+    ))
 }
 
 /// Reads root-relative paths of `tree` (of at most

@@ -191,20 +191,14 @@ fn verdict(ws: &Workspace, record: &str, found: Vec<(&Cited, Finding)>) -> Verdi
                 new: new.clone(),
             });
         }
-        v.diagnostics.push(Diagnostic {
-            rule: Rule::SourcesDrifted,
+        v.diagnostics.push(rule::diagnostic(
+            c.record,
+            &c.at,
             severity,
-            path: c.record.to_string(),
-            line: c.at.line,
-            column: c.at.column,
-            end_line: c.at.end_line,
-            end_column: c.at.end_column,
-            message: rule::message(&c.at.value, &finding),
-            fixable: fix.is_some(),
-            span: c.at.span.clone(),
-            omitted: 0,
-            commits: finding.commits().iter().map(|c| c.id.clone()).collect(),
-        });
+            rule::message(&c.at.value, &finding),
+            fix.is_some(),
+            finding.commits().iter().map(|c| c.id.clone()).collect(),
+        ));
     }
     v
 }

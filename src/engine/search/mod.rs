@@ -414,7 +414,10 @@ struct Shown {
 fn shown(ws: &Workspace, path: &str, kind: Kind, terms: &[String]) -> Shown {
     let bytes = crate::io::fs::read_regular(&ws.root.join(path)).unwrap_or_default();
     let text = String::from_utf8_lossy(&bytes);
-    let f = fields(&text, kind);
+    let valid = |key: &str, node: &crate::syntax::yaml::Node| {
+        crate::lint::record::valid_value(kind, key, node)
+    };
+    let f = fields(&text, kind, &valid);
     // Secrets are masked before a line is chosen and cut, so that no
     // part of one is shown (a private key's lines between its `BEGIN` and
     // `END` lines hold the key material).

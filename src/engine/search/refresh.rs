@@ -41,7 +41,10 @@ pub(super) fn tokenize_record<'t>(
     text: &'t str,
     hash: u64,
 ) -> Tokenized<'t> {
-    let f = fields(text, kind);
+    let valid = |key: &str, node: &crate::syntax::yaml::Node| {
+        crate::lint::record::valid_value(kind, key, node)
+    };
+    let f = fields(text, kind, &valid);
     // Records hold one distinct term per six to ten bytes: sized near
     // that up front rather than grown through every power of two
     // (rehashing was about 4% of a cold index build). Capped, so that a

@@ -1,5 +1,8 @@
 //! `format/bom`: the file starts with a BOM.
 
+use crate::lint::sink::Sink;
+use crate::model::rule::Rule;
+
 use crate::syntax::edit::Edit;
 use crate::syntax::frontmatter;
 
@@ -73,4 +76,16 @@ pub fn bom_edit(text: &str) -> Option<Edit> {
         span: 0..3,
         text: String::new(),
     })
+}
+
+/// `format/bom`: the file starts with a byte order mark.
+pub fn check(text: &str, sink: &mut Sink) {
+    let bom = frontmatter::bom_len(text);
+    if bom > 0 {
+        sink.emit(
+            Rule::FormatBom,
+            0..bom,
+            "the file starts with a byte order mark; save it as UTF-8 without BOM",
+        );
+    }
 }

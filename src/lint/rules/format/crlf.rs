@@ -1,5 +1,8 @@
 //! `format/crlf`: cRLF line endings.
 
+use crate::lint::sink::Sink;
+use crate::model::rule::Rule;
+
 use crate::syntax::edit::Edit;
 
 /// The rule's documentation, as `memlint rule format/crlf` prints it.
@@ -80,4 +83,21 @@ pub fn crlf_edits(text: &str) -> Vec<Edit> {
             }
         })
         .collect()
+}
+
+/// `format/crlf`: the file's first CRLF line ending.
+pub fn check(text: &str, sink: &mut Sink) {
+    let bom = crate::syntax::frontmatter::bom_len(text);
+    // The first CRLF, found by memchr on `\r` (a substring search is far
+    // slower, and almost every file has no `\r` at all).
+    let crlf = memchr::memchr_iter(b'\r', text.as_bytes())
+        .find(|&i| text.as_bytes().get(i + 1) == Some(&b'\n'));
+    if let Some(i) = crlf {
+        let line_start = text[..i].rfind('\n').map_or(0, |p| p + 1);
+        sink.emit(
+            Rule::FormatCrlf,
+            line_start.max(bom)..i,
+            "the file has CRLF line endings; use LF",
+        );
+    }
 }

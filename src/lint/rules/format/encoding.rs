@@ -1,5 +1,8 @@
 //! `format/encoding`: the file is not valid UTF-8 or contains NUL.
 
+use crate::lint::sink::Sink;
+use crate::model::rule::Rule;
+
 /// The rule's documentation, as `memlint rule format/encoding` prints it.
 pub const DOC: &str = r#"# format/encoding
 
@@ -65,3 +68,50 @@ rules:
   format/encoding: warning   # default: error; or off
 ```
 "#;
+
+/// `format/encoding` on a file's bytes: its text, or (after the
+/// diagnostic) the text to show with the diagnostics.
+pub fn check<'a>(bytes: &'a [u8], sink: &mut Sink) -> Result<&'a str, String> {
+    // The SIMD check answers for valid text; std finds where invalid text
+    // goes wrong.
+    let valid = simdutf8::basic::from_utf8(bytes).or_else(|_| std::str::from_utf8(bytes));
+    // memchr's SIMD search; std's `contains(char)` goes a word at a time.
+    let nul = memchr::memchr(0, bytes);
+    match valid {
+        Ok(t) if nul.is_none() => Ok(t),
+        Ok(t) => {
+            let at = nul.unwrap_or(0);
+            sink.emit(
+                Rule::FormatEncoding,
+                at..at,
+                "the file contains a NUL byte; records are text",
+            );
+            Err(printable(t))
+        }
+        Err(e) => {
+            let at = e.valid_up_to();
+            sink.emit(
+                Rule::FormatEncoding,
+                at..at,
+                format!(
+                    "the file is not valid UTF-8 (byte {at} is 0x{:02x}); save it as UTF-8",
+                    bytes[at]
+                ),
+            );
+            Err(printable(&String::from_utf8_lossy(bytes)))
+        }
+    }
+}
+
+/// `format/encoding` on a file that could not be read at all: `why` says
+/// what went wrong and what to do.
+pub fn unreadable(why: impl Into<String>, sink: &mut Sink) {
+    sink.emit(Rule::FormatEncoding, 0..0, why);
+}
+
+/// The text shown under an encoding diagnostic: NUL bytes become `␀`, so a
+/// terminal (or a snapshot) never receives one. Offsets up to the first NUL
+/// or invalid byte, where the diagnostic points, are unchanged.
+fn printable(text: &str) -> String {
+    text.replace('\0', "\u{2400}")
+}

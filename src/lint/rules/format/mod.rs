@@ -1,6 +1,6 @@
 //! `format/*`: the file is text a record can be read from. The linter's
-//! reader emits these rules; the fixes of `format/bom` and `format/crlf` are
-//! in their files.
+//! reader calls these rules' checks as it reads a file; each check, and the
+//! fixes of `format/bom` and `format/crlf`, are in the rule's file.
 //!
 //! One file per rule: its documentation (`DOC`), its check, its fix.
 

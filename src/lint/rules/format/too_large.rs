@@ -1,5 +1,8 @@
 //! `format/too-large`: the file exceeds `max_file_bytes`.
 
+use crate::lint::sink::Sink;
+use crate::model::rule::Rule;
+
 /// The rule's documentation, as `memlint rule format/too-large` prints it.
 pub const DOC: &str = r#"# format/too-large
 
@@ -65,3 +68,15 @@ rules:
   format/too-large: warning   # default: error; or off
 ```
 "#;
+
+/// `format/too-large` on a file of `size` bytes, more than `max_file_bytes`
+/// (`max`): it was not read.
+pub fn check(size: u64, max: u64, sink: &mut Sink) {
+    sink.emit(
+        Rule::FormatTooLarge,
+        0..0,
+        format!(
+            "the file has {size} bytes, more than `max_file_bytes` ({max}); it was not read. Shorten it or split it into several records, or raise `max_file_bytes` in .memlint.yml"
+        ),
+    );
+}

@@ -1,5 +1,9 @@
 //! `frontmatter/missing`: a record has no front matter.
 
+use crate::lint::sink::Sink;
+use crate::model::rule::Rule;
+use crate::syntax::frontmatter::{self, Absence};
+
 /// The rule's documentation, as `memlint rule frontmatter/missing` prints it.
 pub const DOC: &str = r#"# frontmatter/missing
 
@@ -53,3 +57,13 @@ rules:
   frontmatter/missing: warning   # default: error; or off
 ```
 "#;
+
+/// `frontmatter/missing` on a record whose text opens no front matter
+/// (`absence` says how), at its first line.
+pub fn check(text: &str, absence: &Absence, sink: &mut Sink) {
+    let from = frontmatter::bom_len(text);
+    let end = text[from..]
+        .find(['\n', '\r'])
+        .map_or(text.len(), |i| from + i);
+    sink.emit(Rule::FrontmatterMissing, from..end, absence.message());
+}

@@ -1,5 +1,11 @@
 //! `frontmatter/unclosed`: no closing `---`.
 
+use crate::lint::sink::Sink;
+use crate::model::diagnostic::LineIndex;
+use crate::model::rule::Rule;
+use crate::syntax::frontmatter::Parts;
+use std::ops::Range;
+
 /// The rule's documentation, as `memlint rule frontmatter/unclosed` prints it.
 pub const DOC: &str = r#"# frontmatter/unclosed
 
@@ -56,3 +62,59 @@ rules:
   frontmatter/unclosed: warning   # default: error; or off
 ```
 "#;
+
+/// `frontmatter/unclosed` on a front matter opened at `opener` that no
+/// line closes.
+pub fn check(text: &str, opener: Range<usize>, sink: &mut Sink) {
+    // A closing `---` after a bare CR is not on a line of its own.
+    let bare_cr = memchr::memchr_iter(b'\r', text.as_bytes())
+        .any(|i| text.as_bytes().get(i + 1) != Some(&b'\n'));
+    let message = if bare_cr {
+        "the front matter has no closing `---` line: lines here end with a bare CR \
+         (classic Mac OS line endings), which is no line break for memlint; save the \
+         file with LF line endings"
+    } else {
+        "the front matter has no closing `---` line; add one after the last key"
+    };
+    sink.emit(Rule::FrontmatterUnclosed, opener, message);
+}
+
+/// `frontmatter/unclosed` on YAML that fails at `err_at` after a blank line
+/// followed by a markdown heading: the closing `---` was most likely
+/// forgotten and the `---` found belongs to the body. Whether it fired
+/// (else the failure is `frontmatter/parse`'s).
+pub fn runs_into_body(text: &str, parts: &Parts, err_at: usize, sink: &mut Sink) -> bool {
+    let Some(line) = heading_line(text, parts, err_at) else {
+        return false;
+    };
+    sink.emit(
+        Rule::FrontmatterUnclosed,
+        parts.opener.clone(),
+        format!(
+            "the front matter has no closing `---` line: it runs into the markdown at line {line}; add `---` after the last key"
+        ),
+    );
+    true
+}
+
+/// The line of the markdown heading, after a blank line, that the YAML
+/// failing at `err_at` ran into.
+fn heading_line(text: &str, parts: &Parts, err_at: usize) -> Option<usize> {
+    let yaml = &text[parts.yaml.clone()];
+    let mut offset = parts.yaml.start;
+    let mut prev_blank = false;
+    for line in yaml.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let content = line.trim_end_matches(['\n', '\r']);
+        let hashes = content.bytes().take_while(|b| *b == b'#').count();
+        let is_heading = (1..=6).contains(&hashes)
+            && content[hashes..].starts_with(' ')
+            && !content[hashes..].trim().is_empty();
+        if prev_blank && is_heading && start <= err_at {
+            return Some(LineIndex::new(text).position(start).line);
+        }
+        prev_blank = content.trim().is_empty();
+    }
+    None
+}

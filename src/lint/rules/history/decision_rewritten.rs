@@ -1,5 +1,10 @@
 //! `history/decision-rewritten`: an active decision changed in place.
 
+use crate::lint::info::RecordInfo;
+use crate::lint::sink::Finding;
+use crate::model::rule::Rule;
+use crate::syntax::trailer::{GcOp, TRAILER};
+
 /// The rule's documentation, as `memlint rule history/decision-rewritten` prints it.
 pub const DOC: &str = r#"# history/decision-rewritten
 
@@ -106,3 +111,80 @@ rules:
   history/decision-rewritten: error   # default: warning; or off
 ```
 "#;
+
+/// An active decision changed since the base revision, as the engine read
+/// it from git: its path, both texts and what the linter read of each.
+pub struct Rewrite<'a> {
+    pub path: &'a str,
+    pub old_text: &'a str,
+    pub new_text: &'a str,
+    pub before: &'a RecordInfo,
+    pub after: &'a RecordInfo,
+    /// The base revision's short id.
+    pub base: &'a str,
+}
+
+/// Whether a `Memlint-GC:` trailer names the decision at `path` (or at
+/// `old_path`, its path at the base), which explains any edit.
+pub fn named(path: &str, old_path: &str, ops: &[&GcOp]) -> bool {
+    ops.iter().any(|op| op.names(path) || op.names(old_path))
+}
+
+/// `history/decision-rewritten` on a decision no trailer names: it was
+/// active at the base, and its title or body changed.
+pub fn check(r: &Rewrite) -> Option<Finding> {
+    if r.before.status.as_deref() != Some("active") {
+        return None;
+    }
+    let (a, b) = (body_of(r.old_text)?, body_of(r.new_text)?);
+    let title_changed = r.before.title != r.after.title;
+    let body_changed = a.0 != b.0;
+    let what = match (title_changed, body_changed) {
+        (false, false) => return None,
+        (true, true) => "its title and body",
+        (true, false) => "its title",
+        _ => "its body",
+    };
+    let span = match (title_span(r.new_text), title_changed) {
+        (Some(span), true) => span,
+        _ => b.1..b.1,
+    };
+    let slug = crate::model::kind::stem(r.path);
+    Some(Finding {
+        rule: Rule::HistoryDecisionRewritten,
+        span,
+        message: format!(
+            "the active decision `{slug}` was rewritten in place ({what} changed since {}); write the new decision to a new file and set `status: replaced` with `replaced_by: <new-slug>` here, or name the edit in a `{TRAILER}:` trailer",
+            r.base
+        ),
+        fixable: false,
+    })
+}
+
+/// The body of a record text with LF line endings and no trailing blank
+/// space, and the offset where it starts.
+fn body_of(text: &str) -> Option<(String, usize)> {
+    let crate::syntax::frontmatter::Split::Found(parts) = crate::syntax::frontmatter::split(text)
+    else {
+        return None;
+    };
+    let body = text[parts.body.clone()].replace("\r\n", "\n");
+    Some((body.trim_end().to_string(), parts.body.start))
+}
+
+/// The span of the `title` value in a record's front matter.
+fn title_span(text: &str) -> Option<std::ops::Range<usize>> {
+    let crate::syntax::frontmatter::Split::Found(parts) = crate::syntax::frontmatter::split(text)
+    else {
+        return None;
+    };
+    let mut at = parts.yaml.start;
+    for line in text[parts.yaml.clone()].split_inclusive('\n') {
+        if let Some(value) = line.strip_prefix("title:") {
+            let start = at + "title:".len() + (value.len() - value.trim_start().len());
+            return Some(start..start + value.trim().len());
+        }
+        at += line.len();
+    }
+    None
+}

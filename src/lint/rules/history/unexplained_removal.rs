@@ -1,6 +1,11 @@
 //! `history/unexplained-removal`: a record removed without a `Memlint-GC:`
 //! trailer.
 
+use crate::lint::sink::Finding;
+use crate::model::kind::Kind;
+use crate::model::rule::Rule;
+use crate::syntax::trailer::{GcOp, Malformed, CATEGORIES, TRAILER};
+
 /// The rule's documentation, as `memlint rule history/unexplained-removal` prints it.
 pub const DOC: &str = r#"# history/unexplained-removal
 
@@ -83,3 +88,52 @@ rules:
   history/unexplained-removal: warning   # default: error; or off
 ```
 "#;
+
+/// A `Memlint-GC:` trailer that does not parse, and the commit whose
+/// message holds it: its short id, or `None` for the commit being made.
+pub struct MalformedIn<'a> {
+    pub commit: Option<String>,
+    pub item: &'a Malformed,
+}
+
+/// `history/unexplained-removal` on `path`, a record of `kind` removed
+/// since `base` (its short id), as git found it: `renamed` when it lives on
+/// under another name; `ops` and `malformed` are the `Memlint-GC:` trailers
+/// of the commits since `base` (and of the commit being made).
+pub fn check(
+    path: &str,
+    kind: Kind,
+    renamed: bool,
+    base: &str,
+    ops: &[&GcOp],
+    malformed: &[MalformedIn],
+) -> Option<Finding> {
+    // Staging files are consumed by design (`staging release`).
+    if kind == Kind::Staging || renamed {
+        return None;
+    }
+    if ops.iter().any(|op| op.is_on(path) && op.removes()) {
+        return None;
+    }
+    let bare = path.trim_end_matches(".md");
+    let mut message = format!(
+        "`{path}` was removed since {base} without a `{TRAILER}:` trailer naming it; add `{TRAILER}: drop {bare} <{}>` to the message of the commit that removes it, or restore the file",
+        CATEGORIES.join("|")
+    );
+    if let Some(m) = malformed.iter().find(|m| m.item.line.contains(bare)) {
+        let whose = match &m.commit {
+            Some(id) => format!("commit {id}"),
+            None => "the commit message".to_string(),
+        };
+        message.push_str(&format!(
+            " ({whose} has a malformed trailer naming it: {})",
+            m.item.reason
+        ));
+    }
+    Some(Finding {
+        rule: Rule::HistoryUnexplainedRemoval,
+        span: 0..0,
+        message,
+        fixable: false,
+    })
+}

@@ -1,5 +1,8 @@
 //! `layout/banned-dir`: a file under a banned directory.
 
+use crate::lint::sink::Sink;
+use crate::model::rule::Rule;
+
 /// The rule's documentation, as `memlint rule layout/banned-dir` prints it.
 pub const DOC: &str = r#"# layout/banned-dir
 
@@ -63,7 +66,7 @@ rules:
 "#;
 
 /// The message for `layout/banned-dir`.
-pub fn banned_message(dir: &str) -> String {
+fn banned_message(dir: &str) -> String {
     if dir == crate::model::config::ALWAYS_BANNED {
         "`memory/workflow/` is banned: workflow state is not memory; move lasting facts to \
          `knowledge/` or `memory/decisions/` and delete the rest"
@@ -71,4 +74,9 @@ pub fn banned_message(dir: &str) -> String {
     } else {
         format!("`{dir}/` is a banned directory (`banned_dirs` in .memlint.yml); move or delete this file")
     }
+}
+
+/// `layout/banned-dir` on a file under the banned directory `dir`.
+pub fn check(dir: &str, sink: &mut Sink) {
+    sink.emit(Rule::LayoutBannedDir, 0..0, banned_message(dir));
 }

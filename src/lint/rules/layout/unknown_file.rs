@@ -1,5 +1,8 @@
 //! `layout/unknown-file`: a file in a memory directory that is no record.
 
+use crate::lint::sink::Sink;
+use crate::model::rule::Rule;
+
 /// The rule's documentation, as `memlint rule layout/unknown-file` prints it.
 pub const DOC: &str = r#"# layout/unknown-file
 
@@ -65,7 +68,7 @@ rules:
 "#;
 
 /// The message for `layout/unknown-file`.
-pub fn unknown_message(rel: &str) -> String {
+fn unknown_message(rel: &str) -> String {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     if let Some(of) = leftover_of(name) {
         return format!(
@@ -86,6 +89,11 @@ fn leftover_of(name: &str) -> Option<&str> {
     let inner = name.strip_prefix('.')?.strip_suffix(".tmp")?;
     let (of, _) = inner.rsplit_once(".memlint-")?;
     (!of.is_empty()).then_some(of)
+}
+
+/// `layout/unknown-file` on `rel`, a file where no record belongs.
+pub fn check(rel: &str, sink: &mut Sink) {
+    sink.emit(Rule::LayoutUnknownFile, 0..0, unknown_message(rel));
 }
 
 #[cfg(test)]

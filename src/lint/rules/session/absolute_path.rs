@@ -2,7 +2,7 @@
 
 use crate::lint::record::Record;
 use crate::lint::rules::session::shared::*;
-use crate::lint::sink::Sink;
+use crate::lint::sink::{Finding, Sink};
 use crate::model::kind::{is_absolute_path, Kind};
 use crate::model::rule::Rule;
 use crate::syntax::session::{content_lines, file_entry, is_none, section};
@@ -174,4 +174,21 @@ pub fn check(r: &Record, out: &mut Sink) {
             }
         }
     }
+}
+
+/// `session/absolute-path` on a session text being imported (`memlint
+/// compact`) whose `## Project Root` section names no path: the record's
+/// `project_root` is taken from it, so the record would lack it. At the
+/// section's heading.
+pub fn empty_project_root(text: &str) -> Option<Finding> {
+    let found = crate::syntax::session::sections(text);
+    let s = section(&found, "Project Root")?;
+    Some(Finding {
+        rule: Rule::SessionAbsolutePath,
+        span: s.heading.start..s.heading.start,
+        message: "`Project Root` names no path; write the project's absolute path under \
+                  it (the record's `project_root` is taken from it)"
+            .to_string(),
+        fixable: false,
+    })
 }

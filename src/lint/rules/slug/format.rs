@@ -1,5 +1,8 @@
 //! `slug/format`: a file stem is not a slug.
 
+use crate::lint::sink::Sink;
+use crate::model::rule::Rule;
+
 /// The rule's documentation, as `memlint rule slug/format` prints it.
 pub const DOC: &str = r#"# slug/format
 
@@ -63,7 +66,7 @@ rules:
 "#;
 
 /// Why a file stem is not a slug, for `slug/format`.
-pub fn stem_problem(stem: &str) -> Option<String> {
+fn stem_problem(stem: &str) -> Option<String> {
     if crate::model::kind::is_slug(stem) {
         return None;
     }
@@ -103,4 +106,11 @@ fn suggest(stem: &str) -> String {
     }
     let trimmed: String = out.trim_end_matches('-').chars().take(64).collect();
     trimmed.trim_end_matches('-').to_string()
+}
+
+/// `slug/format` on a record's file stem.
+pub fn check(stem: &str, sink: &mut Sink) {
+    if let Some(message) = stem_problem(stem) {
+        sink.emit(Rule::SlugFormat, 0..0, message);
+    }
 }

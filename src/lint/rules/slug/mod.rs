@@ -8,4 +8,3 @@ pub mod similar;
 
 // The paths the linter, the fixer and the engine call.
 pub use crate::syntax::similar::{similar_clusters, suffix_key};
-pub use format::stem_problem;

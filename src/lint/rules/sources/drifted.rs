@@ -195,6 +195,33 @@ fn commit_label(c: &Commit) -> String {
     format!("{short} ({}, \"{subject}\")", c.date)
 }
 
+/// The `sources/drifted` diagnostic of `record` at its source `at`, with
+/// the rule's configured `severity`: what the engine reports once it has
+/// judged the source against git's history with this file's functions.
+pub fn diagnostic(
+    record: &str,
+    at: &crate::lint::info::Located,
+    severity: crate::model::severity::Severity,
+    message: String,
+    fixable: bool,
+    commits: Vec<String>,
+) -> crate::model::diagnostic::Diagnostic {
+    crate::model::diagnostic::Diagnostic {
+        rule: crate::model::rule::Rule::SourcesDrifted,
+        severity,
+        path: record.to_string(),
+        line: at.line,
+        column: at.column,
+        end_line: at.end_line,
+        end_column: at.end_column,
+        message,
+        fixable,
+        span: at.span.clone(),
+        omitted: 0,
+        commits,
+    }
+}
+
 /// The diagnostic's message for `source` (the entry as written).
 pub fn message(source: &str, finding: &Finding) -> String {
     let source = crate::syntax::sanitize::line(source);

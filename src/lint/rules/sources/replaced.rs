@@ -3,7 +3,7 @@
 //! replacement chain.
 
 use crate::lint::record::Record;
-use crate::lint::rules::status::dangling_target::{cycle_members, targets, walk, Walk};
+use crate::lint::rules::status::graph::{cycle_members, targets, walk, Walk};
 use crate::lint::rules::workspace::{View, WsSink};
 use crate::model::kind::Kind;
 use crate::model::rule::Rule;

@@ -1,8 +1,12 @@
 //! `status/chain`: `replaced_by` points at a record that is itself replaced.
 //!
-//! Found by the one pass over the `replaced_by` graph in
-//! `dangling_target.rs`; the fix, pointing `replaced_by` at the chain's end,
-//! is here.
+//! Judged on the `replaced_by` graph (`graph.rs`) that
+//! `status/dangling-target` and `status/cycle` share; the fix points
+//! `replaced_by` at the chain's end.
+
+use crate::lint::rules::status::graph::{replaced, Graph, Walk};
+use crate::lint::rules::workspace::{View, WsSink};
+use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule status/chain` prints it.
 pub const DOC: &str = r#"# status/chain
@@ -103,5 +107,79 @@ pub fn chain_edit(
     crate::syntax::edit::Edit {
         span: replaced_by_value,
         text: crate::syntax::quoting::plain_or_quoted(final_slug),
+    }
+}
+
+/// `status/chain`: a replaced record whose `replaced_by` names a record
+/// that is itself replaced (records on or into a cycle are
+/// `status/cycle`'s).
+pub fn check(view: &View, graph: &Graph, out: &mut WsSink) {
+    let next = &graph.next;
+    for r in replaced(view) {
+        let (i, e, target) = (r.index, r.entry, r.target);
+        if graph.on_cycle[i] {
+            continue;
+        }
+        let Some(t) = next[i] else { continue };
+        if next[t].is_none() && view.records[t].info.status.as_deref() != Some("replaced") {
+            continue;
+        }
+        let Walk::Final(f) = graph.walk(i) else {
+            continue;
+        };
+        if fixable_chain(view, graph, i) {
+            out.emit(
+                Rule::StatusChain,
+                e.path,
+                Some(target),
+                format!(
+                    "replaced_by points to `{}`, which is itself replaced; point it at the final record `{}`",
+                    target.value, view.records[f].slug
+                ),
+            );
+        } else {
+            // The chain ends at a replaced record whose own target is
+            // missing or names nothing: no final record to point at.
+            out.emit_fixable(
+                Rule::StatusChain,
+                e.path,
+                Some(target),
+                format!(
+                    "replaced_by points to `{}`, which is itself replaced; the chain ends at `{}`, which is replaced by no record: mend that one first",
+                    target.value, view.records[f].slug
+                ),
+                false,
+            );
+        }
+    }
+}
+
+/// The final target of every record whose `replaced_by` forms a chain, as
+/// (record path, final slug): what `check --fix` writes for `status/chain`.
+pub fn chain_fixes(view: &View) -> Vec<(String, String)> {
+    let graph = Graph::of(view);
+    let mut out = Vec::new();
+    for (i, e) in view.records.iter().enumerate() {
+        if graph.on_cycle[i] || !fixable_chain(view, &graph, i) {
+            continue;
+        }
+        if let Walk::Final(f) = graph.walk(i) {
+            out.push((e.path.to_string(), view.records[f].slug.to_string()));
+        }
+    }
+    out
+}
+
+/// Whether record `i` starts a chain `--fix` can shorten: it points at a
+/// record that points on, and the chain ends at a record that is not
+/// replaced (a final record to point at).
+fn fixable_chain(view: &View, graph: &Graph, i: usize) -> bool {
+    let Some(t) = graph.next[i] else { return false };
+    if graph.next[t].is_none() {
+        return false;
+    }
+    match graph.walk(i) {
+        Walk::Final(f) => view.records[f].info.status.as_deref() != Some("replaced"),
+        Walk::Cycle => false,
     }
 }

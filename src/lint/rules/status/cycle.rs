@@ -1,7 +1,11 @@
 //! `status/cycle`: `replaced_by` leads back to a record already visited.
 //!
-//! Found by the one pass over the `replaced_by` graph that also gives
-//! `status/dangling-target` and `status/chain` (`dangling_target.rs`).
+//! Judged on the `replaced_by` graph (`graph.rs`) that
+//! `status/dangling-target` and `status/chain` share.
+
+use crate::lint::rules::status::graph::{replaced, Graph, Walk};
+use crate::lint::rules::workspace::{View, WsSink};
+use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule status/cycle` prints it.
 pub const DOC: &str = r#"# status/cycle
@@ -78,3 +82,71 @@ rules:
   status/cycle: warning   # default: error; or off
 ```
 "#;
+
+/// `status/cycle`: a replaced record on a `replaced_by` cycle, or whose
+/// chain runs into one.
+pub fn check(view: &View, graph: &Graph, out: &mut WsSink) {
+    let next = &graph.next;
+    for r in replaced(view) {
+        let (i, e, target) = (r.index, r.entry, r.target);
+        if graph.on_cycle[i] {
+            out.emit(
+                Rule::StatusCycle,
+                e.path,
+                Some(target),
+                format!(
+                    "following `replaced_by` from `{}` comes back to it: {}",
+                    e.slug,
+                    cycle_text(view, next, i)
+                ),
+            );
+            continue;
+        }
+        let Some(t) = next[i] else { continue };
+        let chained =
+            next[t].is_some() || view.records[t].info.status.as_deref() == Some("replaced");
+        // Not on the cycle itself, but following it never ends: the walk
+        // returns to a record already visited.
+        if chained && graph.walk(i) == Walk::Cycle {
+            out.emit(
+                Rule::StatusCycle,
+                e.path,
+                Some(target),
+                format!(
+                    "following `replaced_by` from `{}` runs into a cycle: {}; no record ends it",
+                    e.slug,
+                    lead_in_text(view, next, i)
+                ),
+            );
+        }
+    }
+}
+
+fn cycle_text(view: &View, next: &[Option<usize>], start: usize) -> String {
+    let mut names = vec![view.records[start].slug.to_string()];
+    let mut at = next[start];
+    while let Some(i) = at {
+        names.push(view.records[i].slug.to_string());
+        if i == start || names.len() > 64 {
+            break;
+        }
+        at = next[i];
+    }
+    names.join(" → ")
+}
+
+/// The walk from `start` until it first returns to a record already visited.
+fn lead_in_text(view: &View, next: &[Option<usize>], start: usize) -> String {
+    let mut seen = vec![start];
+    let mut names = vec![view.records[start].slug.to_string()];
+    let mut at = next[start];
+    while let Some(i) = at {
+        names.push(view.records[i].slug.to_string());
+        if seen.contains(&i) || names.len() > 64 {
+            break;
+        }
+        seen.push(i);
+        at = next[i];
+    }
+    names.join(" → ")
+}

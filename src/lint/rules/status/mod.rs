@@ -5,9 +5,11 @@
 pub mod chain;
 pub mod cycle;
 pub mod dangling_target;
+pub mod graph;
 pub mod missing_target;
 pub mod target_without_replaced;
 
 // The paths the linter, the fixer and the engine call.
 pub use chain::chain_edit;
-pub use dangling_target::{chain_fixes, replaced_chains};
+pub use chain::chain_fixes;
+pub use graph::replaced_chains;
