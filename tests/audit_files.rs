@@ -7,11 +7,10 @@
 
 mod common;
 
-use common::{commit_all, git, memlint, write, Run, BIN};
-use std::io::{Read, Write};
+use common::{git, memlint, write, Memlint, Run, TempWorkspace, BIN};
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
 
 /// How long a run may take before it counts as held up by a special file
 /// (`MEMLINT_TEST_TIMEOUT_SECS` shortens it to check the tests against a
@@ -27,63 +26,11 @@ fn limit() -> Duration {
 /// Runs `memlint ARGS` in `dir` with `stdin`, killing it and failing the
 /// test when it has not ended within [`limit`].
 fn bounded(dir: &Path, args: &[&str], stdin: &str) -> Run {
-    bounded_cmd(Command::new(BIN).args(args).current_dir(dir), args, stdin)
-}
-
-fn bounded_cmd(cmd: &mut Command, args: &[&str], stdin: &str) -> Run {
-    for var in [
-        "MEMORY_INJECT",
-        "MEMORY_INJECT_MAX_CHARS",
-        "MEMORY_INJECT_BLOCKS",
-        "MEMORY_KEEP_N",
-    ] {
-        cmd.env_remove(var);
-    }
-    let mut child = cmd
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn memlint");
-    let mut input = child.stdin.take().expect("stdin");
-    let text = stdin.as_bytes().to_vec();
-    let feeder = std::thread::spawn(move || {
-        let _ = input.write_all(&text);
-    });
-    let pipe = |mut r: Box<dyn Read + Send>| {
-        std::thread::spawn(move || {
-            let mut bytes = Vec::new();
-            let _ = r.read_to_end(&mut bytes);
-            String::from_utf8_lossy(&bytes).into_owned()
-        })
-    };
-    let out = pipe(Box::new(child.stdout.take().expect("stdout")));
-    let err = pipe(Box::new(child.stderr.take().expect("stderr")));
-    let deadline = Instant::now() + limit();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("memlint {args:?} was still running after {:?}", limit());
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let _ = feeder.join();
-    let run = Run {
-        code: status.code().unwrap_or(-1),
-        stdout: out.join().expect("stdout"),
-        stderr: err.join().expect("stderr"),
-    };
-    assert!(
-        !run.stderr.contains("panicked") && !run.stderr.contains("internal error"),
-        "memlint {args:?} crashed:\n{}",
-        run.stderr
-    );
-    run
+    Memlint::new(dir)
+        .args(args)
+        .stdin(stdin)
+        .timeout(limit())
+        .run()
 }
 
 /// A decision that lints clean and is formatted.
@@ -92,14 +39,12 @@ const DECISION: &str = "---\ntitle: Adopt quokka naming\nstatus: active\ndate: 2
 /// A git repository made a workspace by `memlint init`, with one clean
 /// decision, all committed.
 fn repo() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path();
-    git(root, &["init", "-q", "-b", "main"]);
-    let init = memlint(root, &["init"]);
-    assert_eq!(init.code, 0, "{init:?}");
-    write(root, "memory/decisions/adopt-quokka-naming.md", DECISION);
-    commit_all(root);
-    dir
+    TempWorkspace::new()
+        .git()
+        .init()
+        .file("memory/decisions/adopt-quokka-naming.md", DECISION)
+        .commit("snapshot")
+        .build()
 }
 
 /// What sits at a position instead of a regular file.
@@ -565,17 +510,16 @@ fn open_to_all(path: &Path) {
 /// `memlint ARGS` in `dir` as a user without privileges: the user running
 /// the tests, or `nobody` (65534) when that is root. `None`, said on
 /// standard error, when no such user can run it here.
-fn unprivileged(dir: &Path, args: &[&str]) -> Option<Command> {
+fn unprivileged(dir: &Path, args: &[&str]) -> Option<Memlint> {
     use std::os::unix::process::CommandExt;
-    let mut cmd = Command::new(BIN);
-    cmd.args(args).current_dir(dir);
+    let mut cmd = Memlint::new(dir).args(args).timeout(limit());
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
         return Some(cmd);
     }
     // SAFETY: only async-signal-safe calls between fork and exec.
     unsafe {
-        cmd.pre_exec(|| {
+        cmd.command().pre_exec(|| {
             if libc::setgroups(0, std::ptr::null()) != 0
                 || libc::setgid(65534) != 0
                 || libc::setuid(65534) != 0
@@ -641,17 +585,17 @@ fn an_unreadable_record_directory_is_an_error_not_skipped_in_silence() {
         &["fmt"],
         &["fmt", "--check"],
     ] {
-        let Some(mut cmd) = unprivileged(root, args) else {
+        let Some(cmd) = unprivileged(root, args) else {
             return;
         };
-        let run = bounded_cmd(&mut cmd, args, "");
+        let run = cmd.run();
         assert_eq!(run.code, 2, "{args:?}: {run:?}");
         assert!(run.stderr.ends_with(error), "{args:?}: {run:?}");
         // Twice: a listing stored by the first run must not hide it.
-        let Some(mut cmd) = unprivileged(root, args) else {
+        let Some(cmd) = unprivileged(root, args) else {
             return;
         };
-        let again = bounded_cmd(&mut cmd, args, "");
+        let again = cmd.run();
         assert_eq!(again.code, 2, "{args:?} again: {again:?}");
     }
     // The hooks still exit 0, and say it.
@@ -663,10 +607,10 @@ fn an_unreadable_record_directory_is_an_error_not_skipped_in_silence() {
             post_write_input(root, "memory/decisions/adopt-quokka-naming.md"),
         ),
     ] {
-        let Some(mut cmd) = unprivileged(root, args) else {
+        let Some(cmd) = unprivileged(root, args) else {
             return;
         };
-        let run = bounded_cmd(&mut cmd, args, &input);
+        let run = cmd.stdin(input).run();
         assert_eq!(run.code, 0, "{args:?}: {run:?}");
         assert!(
             run.stderr.contains(
@@ -873,10 +817,10 @@ fn init_names_a_write_failure_as_a_write() {
     std::fs::create_dir_all(&root).expect("mkdir");
     open_to_all(dir.path());
     std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o555)).expect("chmod");
-    let Some(mut cmd) = unprivileged(&root, &["init"]) else {
+    let Some(cmd) = unprivileged(&root, &["init"]) else {
         return;
     };
-    let run = bounded_cmd(&mut cmd, &["init"], "");
+    let run = cmd.run();
     assert_eq!(run.code, 2, "{run:?}");
     assert_eq!(
         run.stderr,
@@ -898,10 +842,10 @@ fn init_names_a_write_failure_as_a_write() {
     }
     open_to_all(&root);
     std::fs::set_permissions(&root, std::fs::Permissions::from_mode(0o555)).expect("chmod");
-    let Some(mut cmd) = unprivileged(&root, &["init"]) else {
+    let Some(cmd) = unprivileged(&root, &["init"]) else {
         return;
     };
-    let run = bounded_cmd(&mut cmd, &["init"], "");
+    let run = cmd.run();
     assert_eq!(run.code, 2, "{run:?}");
     assert!(
         run.stderr.starts_with(&format!(

@@ -7,12 +7,10 @@
 
 mod common;
 
-use common::{git, memlint, write, Run, BIN};
+use common::{git, memlint, write, Memlint, Run};
 use serde_json::Value;
-use std::io::{Read, Write};
 use std::path::Path;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// The address space a bounded run may take: far above what memlint needs
 /// on these inputs, far below what a blow-up takes.
@@ -24,22 +22,14 @@ const TIMEOUT: Duration = Duration::from_secs(60);
 /// address space, killed after [`TIMEOUT`]. An abort (out of memory) gives
 /// code -1, a timeout fails the test.
 fn bounded(dir: &Path, args: &[&str], stdin: &str) -> Run {
-    let mut cmd = Command::new(BIN);
-    cmd.args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env_remove("MEMORY_INJECT")
-        .env_remove("COLUMNS")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let mut cmd = Memlint::new(dir).args(args).stdin(stdin).timeout(TIMEOUT);
     #[cfg(unix)]
     {
         use std::os::unix::process::CommandExt;
         // SAFETY: setrlimit is async-signal-safe; nothing else runs between
         // fork and exec.
         unsafe {
-            cmd.pre_exec(|| {
+            cmd.command().pre_exec(|| {
                 let limit = libc::rlimit {
                     rlim_cur: MEMORY_LIMIT as libc::rlim_t,
                     rlim_max: MEMORY_LIMIT as libc::rlim_t,
@@ -51,46 +41,7 @@ fn bounded(dir: &Path, args: &[&str], stdin: &str) -> Run {
             });
         }
     }
-    let mut child = cmd.spawn().expect("run memlint");
-    let mut input = child.stdin.take().expect("stdin");
-    let text = stdin.to_string();
-    let feeder = std::thread::spawn(move || {
-        let _ = input.write_all(text.as_bytes());
-    });
-    let (mut out, mut err) = (
-        child.stdout.take().expect("stdout"),
-        child.stderr.take().expect("stderr"),
-    );
-    let reader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = out.read_to_end(&mut s);
-        s
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut s = Vec::new();
-        let _ = err.read_to_end(&mut s);
-        s
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            break status;
-        }
-        if start.elapsed() > TIMEOUT {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("memlint {args:?} did not finish in {TIMEOUT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    let _ = feeder.join();
-    let stdout = reader.join().expect("stdout reader");
-    let stderr = err_reader.join().expect("stderr reader");
-    Run {
-        code: status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&stderr).into_owned(),
-    }
+    cmd.run()
 }
 
 /// `check --format json` of `dir`, parsed.

@@ -5,19 +5,11 @@
 
 mod common;
 
+use common::Memlint;
+
 use std::fs;
 use std::path::Path;
-use std::process::{Command, Output};
-
-const BIN: &str = env!("CARGO_BIN_EXE_memlint");
-
-/// The environment variables that change the output; every run clears them.
-const ENV: [&str; 4] = [
-    "MEMORY_INJECT",
-    "MEMORY_INJECT_MAX_CHARS",
-    "MEMORY_INJECT_BLOCKS",
-    "MEMORY_KEEP_N",
-];
+use std::process::Output;
 
 /// A fresh copy of the fixture.
 fn workspace() -> tempfile::TempDir {
@@ -25,15 +17,12 @@ fn workspace() -> tempfile::TempDir {
 }
 
 fn run(root: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(BIN);
-    c.arg("--root").arg(root).args(args);
-    for k in ENV {
-        c.env_remove(k);
-    }
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    c.output().expect("run memlint")
+    Memlint::new(root)
+        .arg("--root")
+        .arg(root)
+        .args(args)
+        .envs(env)
+        .output()
 }
 
 /// stdout of a successful run with an empty stderr.

@@ -4,13 +4,14 @@
 //! YAML (alias bombs, deep nesting). Nothing may panic; exit codes are 0 or 1
 //! and the output is valid JSON.
 
+mod common;
+
+use common::Memlint;
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_memlint");
 
 fn shared(rel: &str) -> Option<PathBuf> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -29,17 +30,11 @@ fn shared(rel: &str) -> Option<PathBuf> {
 
 /// `memlint check --format json` on `root`: (exit code, JSON, stderr).
 fn check_json(root: &Path) -> (i32, Value, String) {
-    let out = Command::new(BIN)
+    let out = Memlint::new(root)
         .args(["check", "--format", "json", "--root"])
         .arg(root)
-        .output()
-        .expect("run memlint");
+        .output();
     let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(
-        !stderr.contains("panicked") && !stderr.contains("internal error"),
-        "memlint crashed on {}:\n{stderr}",
-        root.display()
-    );
     let json = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
         panic!(
             "output on {} is not JSON ({e}); stderr:\n{stderr}",

@@ -4,18 +4,8 @@
 
 mod common;
 
-use common::{git, memlint, write};
+use common::{decision, git, memlint, write, TempWorkspace};
 use std::path::Path;
-
-/// A decision citing `sources`, one per line.
-fn decision(title: &str, sources: &[&str]) -> String {
-    let mut text = format!("---\ntitle: {title}\nstatus: active\ndate: 2026-01-02\nsources:\n");
-    for s in sources {
-        text.push_str(&format!("  - {s}\n"));
-    }
-    text.push_str("---\n\nBody.\n");
-    text
-}
 
 /// (rule, line, message) of every diagnostic of `check ARGS --format json`.
 fn findings(root: &Path, args: &[&str]) -> (i32, Vec<(String, u64, String)>) {
@@ -156,19 +146,13 @@ fn drifted(root: &Path, args: &[&str]) -> Vec<(u64, String, bool, Vec<String>)> 
 /// A repository with one decision citing `sources`, committed along with
 /// `files`.
 fn repo_with(files: &[(&str, &str)], sources: &[&str]) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = dir.path();
-    git(root, &["init", "-q", "-b", "main"]);
+    let mut repo = TempWorkspace::new().git();
     for (path, text) in files {
-        write(root, path, text);
+        repo = repo.file(path, text);
     }
-    write(
-        root,
-        "memory/decisions/cache.md",
-        &decision("Cache", sources),
-    );
-    commit(root, "Write the decision");
-    dir
+    repo.file("memory/decisions/cache.md", &decision("Cache", sources))
+        .commit("Write the decision")
+        .build()
 }
 
 #[test]

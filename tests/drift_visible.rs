@@ -8,7 +8,7 @@
 mod common;
 mod lsp;
 
-use common::{git, memlint, write};
+use common::{git, memlint, write, Memlint};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -73,22 +73,10 @@ fn drifted_by_path(json: &Value) -> Vec<(String, Value)> {
 
 /// `memlint hook EVENT` with `input` on standard input: its standard output.
 fn hook(root: &Path, event: &str, input: &Value) -> String {
-    let mut child = std::process::Command::new(common::BIN)
+    let out = Memlint::new(root)
         .args(["hook", event])
-        .current_dir(root)
-        .env_remove("MEMORY_INJECT")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(input.to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().expect("wait");
+        .stdin(input.to_string())
+        .output();
     String::from_utf8(out.stdout).expect("UTF-8")
 }
 
@@ -199,20 +187,12 @@ fn drift_is_marked_in_context_search_and_the_prompt_hook() {
 
 /// Runs `memlint mcp` with `input` on standard input: the messages it wrote.
 fn mcp(root: &Path, input: &str) -> Vec<Value> {
-    let mut child = std::process::Command::new(common::BIN)
+    let out = Memlint::new(root)
         .arg("--root")
         .arg(root)
         .arg("mcp")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    use std::io::Write;
-    let mut stdin = child.stdin.take().expect("stdin");
-    stdin.write_all(input.as_bytes()).expect("write");
-    drop(stdin);
-    let out = child.wait_with_output().expect("wait");
+        .stdin(input)
+        .output();
     String::from_utf8(out.stdout)
         .expect("UTF-8")
         .lines()

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::memlint;
+use common::{memlint, write, TempWorkspace};
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -44,17 +44,11 @@ fn agents_files(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 fn workspace() -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().unwrap();
-    assert_eq!(memlint(tmp.path(), &["init"]).code, 0);
-    record(tmp.path(), "knowledge/house-style.md", "---\ntitle: House style\ndescription: Tabs, never spaces.\nmodel_invocation: true\ndate: 2026-04-01\nsources:\n  - https://example.com/style\n---\n\nIndent with tabs.\n");
-    record(tmp.path(), "memory/decisions/use-sqlite.md", "---\ntitle: Use SQLite for local state\nstatus: active\ndate: 2026-04-02\nsources:\n  - https://example.com/adr/1\n---\n\nOne file, no server.\n");
-    tmp
-}
-
-fn record(root: &Path, rel: &str, text: &str) {
-    let p = root.join(rel);
-    fs::create_dir_all(p.parent().unwrap()).unwrap();
-    fs::write(p, text).unwrap();
+    TempWorkspace::new()
+        .init()
+        .file("knowledge/house-style.md", "---\ntitle: House style\ndescription: Tabs, never spaces.\nmodel_invocation: true\ndate: 2026-04-01\nsources:\n  - https://example.com/style\n---\n\nIndent with tabs.\n")
+        .file("memory/decisions/use-sqlite.md", "---\ntitle: Use SQLite for local state\nstatus: active\ndate: 2026-04-02\nsources:\n  - https://example.com/adr/1\n---\n\nOne file, no server.\n")
+        .build()
 }
 
 fn check_json(root: &Path) -> (i32, Value) {
@@ -128,7 +122,7 @@ fn every_agents_md_sample_keeps_its_bytes_and_the_block_stays_fresh() {
         assert_eq!((code, stale_paths(&json)), (0, vec![]), "{}", f.display());
         if i % 10 == 0 {
             let slug = format!("decision-{i}");
-            record(root, &format!("memory/decisions/{slug}.md"), &format!("---\ntitle: Decision {i}\nstatus: active\ndate: 2026-05-01\nsources:\n  - https://example.com/{i}\n---\n\nMade.\n"));
+            write(root, &format!("memory/decisions/{slug}.md"), &format!("---\ntitle: Decision {i}\nstatus: active\ndate: 2026-05-01\nsources:\n  - https://example.com/{i}\n---\n\nMade.\n"));
             let (_, json) = check_json(root);
             assert_eq!(stale_paths(&json), vec!["AGENTS.md"]);
             assert_eq!(memlint(root, &["check", "--fix"]).code, 0);
@@ -198,9 +192,9 @@ fn the_block_masks_secrets_and_keeps_to_its_budget() {
     let tmp = workspace();
     let root = tmp.path();
     let token = format!("ghp_{}", "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8");
-    record(root, "knowledge/token.md", &format!("---\ntitle: Token\ndescription: the token is {token}\nmodel_invocation: true\ndate: 2026-04-03\nsources:\n  - https://example.com/t\n---\n\nx\n"));
+    write(root, "knowledge/token.md", &format!("---\ntitle: Token\ndescription: the token is {token}\nmodel_invocation: true\ndate: 2026-04-03\nsources:\n  - https://example.com/t\n---\n\nx\n"));
     for i in 0..60 {
-        record(root, &format!("knowledge/fact-{i:02}.md"), &format!("---\ntitle: Fact {i}\ndescription: A lasting fact number {i} that every session should know about.\nmodel_invocation: true\ndate: 2026-04-01\nsources:\n  - https://example.com/{i}\n---\n\nx\n"));
+        write(root, &format!("knowledge/fact-{i:02}.md"), &format!("---\ntitle: Fact {i}\ndescription: A lasting fact number {i} that every session should know about.\nmodel_invocation: true\ndate: 2026-04-01\nsources:\n  - https://example.com/{i}\n---\n\nx\n"));
     }
     fs::write(
         root.join(".memlint.yml"),
@@ -269,7 +263,7 @@ fn markers_inside_fenced_code_are_not_the_block() {
     let (_, json) = check_json(tmp.path());
     assert!(stale_paths(&json).is_empty(), "{json:#}");
     // A stale real block is rewritten; the fenced example stays.
-    record(tmp.path(), "memory/decisions/use-gix.md", "---\ntitle: Use gix for git reads\nstatus: active\ndate: 2026-04-03\nsources:\n  - https://example.com/adr/2\n---\n\nNo subprocess.\n");
+    write(tmp.path(), "memory/decisions/use-gix.md", "---\ntitle: Use gix for git reads\nstatus: active\ndate: 2026-04-03\nsources:\n  - https://example.com/adr/2\n---\n\nNo subprocess.\n");
     let (_, json) = check_json(tmp.path());
     assert_eq!(stale_paths(&json), vec!["AGENTS.md".to_string()]);
     memlint(tmp.path(), &["check", "--fix"]);

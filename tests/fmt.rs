@@ -1,12 +1,12 @@
 //! `memlint fmt` and `memlint check --fix`, run as the real binary on small
 //! workspaces in temporary directories.
 
+mod common;
+
+use common::{Memlint, BIN};
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-
-const BIN: &str = env!("CARGO_BIN_EXE_memlint");
 
 const CLEAN: &str = "---\ntitle: Use gix\nstatus: active\ndate: 2026-11-01\nsources:\n  - commit:abc1234\ntags: [git]\n---\n\nBody.\n";
 const MESSY: &str = "---\ndate: 2026-11-01\nsources: [commit:abc1234]\n# why it matters\ntitle: yes   \nstatus: active\ntags:\n  - git\n---\n\nBody.\n\n\n";
@@ -25,31 +25,15 @@ fn workspace(files: &[(&str, &str)]) -> tempfile::TempDir {
 }
 
 fn run(root: &Path, args: &[&str]) -> Output {
-    Command::new(BIN)
+    Memlint::new(root)
         .arg("--root")
         .arg(root)
         .args(args)
-        .stdin(Stdio::null())
         .output()
-        .expect("run memlint")
 }
 
 fn run_stdin(dir: &Path, args: &[&str], input: &[u8]) -> Output {
-    let mut child = Command::new(BIN)
-        .current_dir(dir)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run memlint");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input)
-        .expect("write stdin");
-    child.wait_with_output().expect("memlint finishes")
+    Memlint::new(dir).args(args).stdin(input).output()
 }
 
 fn read(root: &Path, rel: &str) -> String {

@@ -7,6 +7,8 @@
 //! editor mode (`fmt --stdin-filepath knowledge/<name>.md`). Skipped with a
 //! message when the corpora are absent.
 
+mod common;
+
 use memlint::fmt::{comments, format_record, record_meaning, Outcome};
 use memlint::model::kind::Kind;
 use memlint::syntax::frontmatter::{self, Split};
@@ -174,7 +176,6 @@ fn corpora_through_stdin_filepath() {
     markdown_files(&dir, &mut files);
     let root = tempfile::tempdir().expect("temp dir");
     std::fs::create_dir(root.path().join("knowledge")).expect("knowledge dir");
-    let bin = env!("CARGO_BIN_EXE_memlint");
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let chunk = files.len().div_ceil(threads);
     let failures: Vec<String> = std::thread::scope(|s| {
@@ -187,7 +188,7 @@ fn corpora_through_stdin_filepath() {
                     for f in part {
                         let bytes = std::fs::read(f).expect("readable corpus file");
                         let stem = f.file_stem().map_or("x".into(), |s| s.to_string_lossy());
-                        let output = run_stdin(bin, root, &format!("knowledge/{stem}.md"), &bytes);
+                        let output = run_stdin(root, &format!("knowledge/{stem}.md"), &bytes);
                         let expected = match std::str::from_utf8(&bytes) {
                             Err(_) => None,
                             Ok(text) => match format_record(text, Kind::Knowledge) {
@@ -232,23 +233,9 @@ fn corpora_through_stdin_filepath() {
     assert!(failures.is_empty());
 }
 
-fn run_stdin(bin: &str, root: &Path, as_path: &str, input: &[u8]) -> std::process::Output {
-    use std::io::Write;
-    use std::process::{Command, Stdio};
-    let mut child = Command::new(bin)
-        .current_dir(root)
+fn run_stdin(root: &Path, as_path: &str, input: &[u8]) -> std::process::Output {
+    common::Memlint::new(root)
         .args(["fmt", "--stdin-filepath", as_path])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("memlint runs");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let input = input.to_vec();
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().expect("memlint finishes");
-    let _ = writer.join();
-    out
+        .stdin(input)
+        .output_unchecked()
 }

@@ -57,14 +57,12 @@ impl std::fmt::Debug for Run {
 
 /// Runs memlint in `dir` with no `PATH`: it must never need the `git` program.
 fn memlint(dir: &Path, args: &[&str]) -> Run {
-    let out = Command::new(BIN)
+    let out = common::Memlint::new(dir)
         .args(args)
-        .current_dir(dir)
         .env("PATH", "")
         .env_remove("GIT_DIR")
         .env_remove("GIT_INDEX_FILE")
-        .output()
-        .expect("run memlint");
+        .output();
     Run {
         code: out.status.code().unwrap_or(-1),
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),

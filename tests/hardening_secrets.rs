@@ -7,43 +7,13 @@ mod common;
 #[allow(dead_code)]
 mod lsp;
 
-use common::{memlint, write, Run, BIN};
+use common::{memlint, memlint_stdin, write, Run, BIN};
 use serde_json::Value;
-use std::io::Write as _;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 const GH: &str = "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
 /// What of [`GH`] must never be shown: everything after its kind.
 const GH_SECRET: &str = "AbCdEfGhIj";
-
-/// `memlint ARGS` in `dir` with `stdin` as standard input.
-fn memlint_stdin(dir: &Path, args: &[&str], stdin: &str) -> Run {
-    let mut child = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .env_remove("MEMORY_INJECT")
-        .env_remove("MEMORY_INJECT_MAX_CHARS")
-        .env_remove("MEMORY_INJECT_BLOCKS")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("run memlint");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    let out = child.wait_with_output().expect("wait");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
-}
 
 /// Calls MCP tool `name` with `arguments` on `memlint mcp` in `root`: the
 /// raw JSON-RPC text the server wrote, and the call's result.

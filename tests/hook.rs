@@ -4,21 +4,12 @@
 
 mod common;
 
+use common::Memlint;
+
 use serde_json::{json, Value};
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-
-const BIN: &str = env!("CARGO_BIN_EXE_memlint");
-
-const ENV: [&str; 5] = [
-    "MEMORY_INJECT",
-    "MEMORY_INJECT_MAX_CHARS",
-    "MEMORY_INJECT_BLOCKS",
-    "MEMORY_KEEP_N",
-    "MEMLINT_SESSION_START_BUDGET_MS",
-];
+use std::process::Output;
 
 fn workspace() -> tempfile::TempDir {
     common::workspace("context")
@@ -26,23 +17,7 @@ fn workspace() -> tempfile::TempDir {
 
 /// Runs `memlint ARGS` in `dir` with `stdin` on standard input.
 fn hook(dir: &Path, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
-    let mut c = Command::new(BIN);
-    c.args(args).current_dir(dir);
-    for k in ENV {
-        c.env_remove(k);
-    }
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    c.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = c.spawn().expect("spawn memlint");
-    let mut input = child.stdin.take().expect("stdin");
-    // The hook may exit before reading everything.
-    let _ = input.write_all(stdin.as_bytes());
-    drop(input);
-    child.wait_with_output().expect("wait")
+    Memlint::new(dir).args(args).stdin(stdin).envs(env).output()
 }
 
 fn out(o: &Output) -> String {
@@ -230,11 +205,7 @@ fn session_start_over_its_time_budget_prints_what_is_at_hand() {
 fn session_start_over_budget_shows_the_records_the_search_index_holds() {
     let ws = workspace();
     let root = ws.path();
-    let o = Command::new(BIN)
-        .args(["search", "索引"])
-        .current_dir(root)
-        .output()
-        .expect("search");
+    let o = Memlint::new(root).args(["search", "索引"]).output();
     assert_eq!(o.status.code(), Some(0));
     // Without the record table, the stored search index still has the
     // table of contents to show.

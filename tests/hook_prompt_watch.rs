@@ -7,14 +7,14 @@
 
 mod common;
 
+use common::Memlint;
+
 use serde_json::json;
 use std::io::{BufRead, Write};
 use std::os::unix::net::UnixListener;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_memlint");
 
 /// Prompts with one, several or no records to add.
 const PROMPTS: &[&str] = &[
@@ -26,27 +26,16 @@ const PROMPTS: &[&str] = &[
 ];
 
 fn hook(dir: &Path, session: &str, prompt: &str) -> Output {
-    let mut c = Command::new(BIN);
-    c.args(["hook", "prompt"]).current_dir(dir);
-    for k in ["MEMORY_INJECT", "MEMLINT_PROMPT_BUDGET_MS"] {
-        c.env_remove(k);
-    }
-    c.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = c.spawn().expect("spawn memlint");
     let input = json!({
         "session_id": session,
         "cwd": dir,
         "hook_event_name": "UserPromptSubmit",
         "prompt": prompt,
     });
-    let mut stdin = child.stdin.take().expect("stdin");
-    stdin
-        .write_all(input.to_string().as_bytes())
-        .expect("write stdin");
-    drop(stdin);
-    let o = child.wait_with_output().expect("wait");
+    let o = Memlint::new(dir)
+        .args(["hook", "prompt"])
+        .stdin(input.to_string())
+        .output();
     assert_eq!(o.status.code(), Some(0), "{o:?}");
     assert_eq!(String::from_utf8_lossy(&o.stderr), "", "{prompt:?}");
     o

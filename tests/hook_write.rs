@@ -6,36 +6,18 @@
 
 mod common;
 
+use common::Memlint;
+
 use serde_json::{json, Value};
 use std::fs;
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
-
-const BIN: &str = env!("CARGO_BIN_EXE_memlint");
+use std::process::Output;
 
 fn hook(dir: &Path, event: &str, input: &Value) -> Output {
-    let mut child = Command::new(BIN)
+    Memlint::new(dir)
         .args(["hook", event])
-        .current_dir(dir)
-        .env_remove("MEMORY_INJECT")
-        .env_remove("MEMORY_INJECT_MAX_CHARS")
-        .env_remove("MEMORY_INJECT_BLOCKS")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn memlint");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let _ = stdin.write_all(input.to_string().as_bytes());
-    drop(stdin);
-    let out = child.wait_with_output().expect("wait");
-    assert!(
-        !String::from_utf8_lossy(&out.stderr).contains("internal error"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+        .stdin(input.to_string())
+        .output()
 }
 
 fn out(o: &Output) -> String {
@@ -288,18 +270,10 @@ fn sixty_four_parallel_hooks_count_sixty_four_failures() {
     let input = write_input("Edit", DECISION, ws.path(), "parallel").to_string();
     let children: Vec<_> = (0..64)
         .map(|_| {
-            let mut child = Command::new(BIN)
+            Memlint::new(ws.path())
                 .args(["hook", "post-write"])
-                .current_dir(ws.path())
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
+                .stdin(&input)
                 .spawn()
-                .expect("spawn");
-            let mut stdin = child.stdin.take().expect("stdin");
-            stdin.write_all(input.as_bytes()).expect("write");
-            drop(stdin);
-            child
         })
         .collect();
     let mut attempts: Vec<u32> = children

@@ -7,11 +7,10 @@
 
 mod common;
 
-use common::{copy_dir, memlint, Run};
+use common::{copy_dir, git_with as git, memlint, Run, TempWorkspace};
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 fn samples(rel: &str) -> Option<PathBuf> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -28,27 +27,9 @@ fn samples(rel: &str) -> Option<PathBuf> {
     }
 }
 
-fn git(dir: &Path, args: &[&str], env: &[(&str, &str)]) {
-    let mut cmd = Command::new("git");
-    cmd.args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.invalid")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.invalid");
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().expect("run git");
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-}
-
 /// A workspace in a fresh git repository.
 fn workspace() -> tempfile::TempDir {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    git(tmp.path(), &["init", "-q", "."], &[]);
-    assert_eq!(memlint(tmp.path(), &["init"]).code, 0);
-    tmp
+    TempWorkspace::new().git().init().build()
 }
 
 fn json(run: &Run) -> Value {

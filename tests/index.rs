@@ -281,31 +281,11 @@ fn a_record_growing_past_the_size_limit_and_back_is_seen() {
 /// exited after 30 seconds (it waited on a FIFO). Exit code, standard
 /// output, and both outputs together.
 fn run_bounded(root: &Path, args: &[&str], stdin: &str) -> (Option<i32>, String, String) {
-    use std::io::Write;
-    let mut child = std::process::Command::new(common::BIN)
+    let out = common::Memlint::new(root)
         .args(args)
-        .current_dir(root)
-        .env("NO_COLOR", "1")
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    let started = std::time::Instant::now();
-    while child.try_wait().expect("wait").is_none() {
-        if started.elapsed() > std::time::Duration::from_secs(30) {
-            let _ = child.kill();
-            panic!("`memlint {}` waited on a FIFO", args.join(" "));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let out = child.wait_with_output().expect("output");
+        .stdin(stdin)
+        .timeout(std::time::Duration::from_secs(30))
+        .output();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     let both = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
     (out.status.code(), stdout, both)

@@ -2,6 +2,8 @@
 //! `.gitignore` lines, never clobbering what exists; a second run changes
 //! nothing.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
@@ -10,17 +12,9 @@ const BIN: &str = env!("CARGO_BIN_EXE_memlint");
 
 /// Runs `memlint ARGS` in `dir`: (exit code, stdout).
 fn memlint(dir: &Path, args: &[&str]) -> (i32, String) {
-    let out = Command::new(BIN)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("run memlint");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.is_empty(), "memlint {args:?}: {stderr}");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-    )
+    let run = common::Memlint::new(dir).args(args).run();
+    assert!(run.stderr.is_empty(), "memlint {args:?}: {}", run.stderr);
+    (run.code, run.stdout)
 }
 
 /// Every file and directory under `root` with its contents (`None` for a

@@ -7,9 +7,7 @@
 mod common;
 
 use serde_json::Value;
-use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
 
 /// Whether `s` holds a character every output must show visibly instead.
 fn has_invisible(s: &str) -> bool {
@@ -20,29 +18,8 @@ fn has_invisible(s: &str) -> bool {
 
 /// Runs `memlint ARGS` in `dir` with `stdin`: (exit code, stdout, stderr).
 fn run_stdin(dir: &Path, args: &[&str], stdin: &str) -> (i32, String, String) {
-    let mut child = Command::new(common::BIN)
-        .args(args)
-        .current_dir(dir)
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    let out = child.wait_with_output().expect("wait");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!stderr.contains("panicked"), "{stderr}");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr,
-    )
+    let run = common::memlint_stdin(dir, args, stdin);
+    (run.code, run.stdout, run.stderr)
 }
 
 const INIT: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}

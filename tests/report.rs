@@ -3,31 +3,24 @@
 //! replaced request, a cluster of three near-duplicate slugs, a record over
 //! `max_sources` and a staging backlog that is due.
 
+mod common;
+
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::process::Command;
-
-const BIN: &str = env!("CARGO_BIN_EXE_memlint");
 
 fn fixture() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/report")
 }
 
 fn report(root: &Path, args: &[&str]) -> (i32, String) {
-    let out = Command::new(BIN)
+    let run = common::Memlint::new(root)
         .arg("report")
         .arg("--root")
         .arg(root)
         .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .expect("run memlint");
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.is_empty(), "stderr: {stderr}");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-    )
+        .run();
+    assert!(run.stderr.is_empty(), "stderr: {}", run.stderr);
+    (run.code, run.stdout)
 }
 
 fn report_json(root: &Path) -> Value {
@@ -89,11 +82,10 @@ fn json_shape_and_contents() {
         json!({"files": 2, "bytes": 264, "due": true})
     );
     // The diagnostics are exactly `check`'s, field for field.
-    let check = Command::new(BIN)
+    let check = common::Memlint::new(&fixture())
         .args(["check", "--format", "json", "--root"])
         .arg(fixture())
-        .output()
-        .expect("run check");
+        .output();
     let check: Value = serde_json::from_slice(&check.stdout).expect("check JSON");
     assert_eq!(json["diagnostics"], check["diagnostics"]);
     let located: Vec<(&str, &str, u64, u64, u64, u64)> = json["diagnostics"]
