@@ -7,7 +7,7 @@
 //! the path; the check step annotates what a pull request changes and
 //! writes the SARIF report. Nothing is downloaded from the network.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

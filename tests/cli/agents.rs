@@ -4,7 +4,7 @@
 //! exact answer is checked; `init --agent-settings --agent NAME` writes each
 //! runtime's own settings file, merged with what the user has there.
 
-mod common;
+use crate::common;
 
 use common::Memlint;
 

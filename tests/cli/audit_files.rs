@@ -5,7 +5,7 @@
 
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use common::{git, memlint, write, Memlint, Run, TempWorkspace, BIN};
 use std::path::Path;

@@ -5,7 +5,7 @@
 //! run it under a 1 GiB address-space limit and a 60 s timeout, so that a
 //! blow-up shows as a failed test, not as a machine out of memory.
 
-mod common;
+use crate::common;
 
 use common::{git, memlint, write, Memlint, Run};
 use serde_json::Value;

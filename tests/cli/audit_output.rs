@@ -3,7 +3,7 @@
 //! file name, a commit message or a lock reaches a terminal; revision
 //! errors of `log` and `check --base` speak plainly.
 
-mod common;
+use crate::common;
 
 use common::{git, git_with, memlint, memlint_stdin, write, Run};
 use serde_json::Value;

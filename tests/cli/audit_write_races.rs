@@ -4,7 +4,7 @@
 //! on disk. Threads calling the engine's `update` (what the MCP server's
 //! `memory_update` runs), then real `memlint mcp` processes.
 
-mod common;
+use crate::common;
 
 use memlint::engine::author::{self, AuthorError, Changes};
 use memlint::engine::workspace::Workspace;

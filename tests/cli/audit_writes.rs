@@ -3,7 +3,7 @@
 //! command, the staging lock under racing claims and releases, temporary
 //! files of live runs, and the post-write failure counter.
 
-mod common;
+use crate::common;
 
 use common::{memlint, write, BIN};
 use std::fs;

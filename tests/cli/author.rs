@@ -2,7 +2,7 @@
 //! add`: records written by command, checked by every rule first, never
 //! overwriting, safe when many run at once.
 
-mod common;
+use crate::common;
 
 use common::{memlint, memlint_stdin, workspace, write, Run, BIN};
 use std::fs;

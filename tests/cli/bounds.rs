@@ -11,7 +11,7 @@
 //! against `max_file_bytes: 1000`.
 #![cfg(unix)]
 
-mod common;
+use crate::common;
 
 use common::BIN;
 use std::io::{Read, Write};

@@ -2,7 +2,7 @@
 //! that removes a record without a `Memlint-GC:` trailer naming it is
 //! stopped before it is a commit; with the trailer it goes through.
 
-mod common;
+use crate::common;
 
 use common::{ok_on_path as ok, run_on_path as run, BIN};
 use std::fs;

@@ -7,8 +7,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 const BIN: &str = env!("CARGO_BIN_EXE_memlint");
-const VALID: &str = include_str!("../fixtures/compact/valid.md");
-const CJK: &str = include_str!("../fixtures/compact/cjk.md");
+const VALID: &str = include_str!("../../fixtures/compact/valid.md");
+const CJK: &str = include_str!("../../fixtures/compact/cjk.md");
 const SECTIONS: [&str; 14] = [
     "Session ID",
     "Project Root",

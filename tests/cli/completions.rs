@@ -3,7 +3,7 @@
 //! asks (COMP_WORDS, COMP_CWORD, then the registered function); the man
 //! page is rendered by a real `man` when the machine has one.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::process::{Command, Stdio};

@@ -3,7 +3,7 @@
 //! Chinese records and `CONTEXT.md` blocks, replaced records of each kind,
 //! two resident knowledge records and a staging entry.
 
-mod common;
+use crate::common;
 
 use common::Memlint;
 

@@ -4,7 +4,7 @@
 //! YAML (alias bombs, deep nesting). Nothing may panic; exit codes are 0 or 1
 //! and the output is valid JSON.
 
-mod common;
+use crate::common;
 
 use common::Memlint;
 use serde_json::Value;

@@ -5,7 +5,7 @@
 //! against the whole workspace. Every case asserts the exact rule, path and
 //! span with `--format json`.
 
-mod common;
+use crate::common;
 
 use common::git;
 

@@ -6,10 +6,10 @@
 //!
 //! Needs `maturin` (PyPI; `.ci/run` installs it); without it the test says
 //! so and passes. `MEMLINT_SKIP_PACKAGING_TESTS=1` turns it off. The
-//! build shares `target/pre-commit` with tests/pre_commit.rs: the first
+//! build shares `target/pre-commit` with tests/cli/pre_commit.rs: the first
 //! run compiles the dependencies (minutes), later ones memlint only.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -59,6 +59,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn wheel_installs_memlint_into_a_fresh_venv() {
+    let _one_at_a_time = common::packaging_lock();
     if common::packaging_tests_skipped("wheel_installs_memlint_into_a_fresh_venv") {
         return;
     }
@@ -170,7 +171,7 @@ fn pre_commit_package_pins_the_wheel_of_this_version() {
 /// texts are at the top of the repository, the wheel's folder holds the
 /// same bytes (maturin takes licence files from there only) and names
 /// them, `cargo package` carries them, and the release archives copy them
-/// out of each wheel (tests/action.rs unpacks such an archive).
+/// out of each wheel (tests/cli/action.rs unpacks such an archive).
 #[test]
 fn licence_texts_ship_with_every_package() {
     let top_mit = std::fs::read_to_string(here().join("LICENSE-MIT")).expect("LICENSE-MIT");

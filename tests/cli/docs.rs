@@ -28,7 +28,7 @@ const GENERATED_ELSEWHERE: &str = "docs/rules.md";
 
 /// README.md is what a newcomer reads on a screen or two; the rest belongs
 /// in docs/. (The tour carries every file and command it runs, so that
-/// tests/docs_console.rs can run it: 270, not 250.)
+/// tests/cli/docs_console.rs can run it: 270, not 250.)
 const README_MAX_LINES: usize = 270;
 
 fn repo() -> PathBuf {

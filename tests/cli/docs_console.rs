@@ -19,7 +19,7 @@
 //! replaced by placeholders, the repository's path written as `/tmp/tour`
 //! and trailing blanks removed.
 
-mod common;
+use crate::common;
 
 use regex::Regex;
 use std::path::{Path, PathBuf};

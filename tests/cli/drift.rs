@@ -2,7 +2,7 @@
 //! `sources/drifted`, on workspaces in temporary directories with real git
 //! histories (set up with the `git` program; memlint reads them through gix).
 
-mod common;
+use crate::common;
 
 use common::{decision, git, memlint, write, TempWorkspace};
 use std::path::Path;

@@ -5,8 +5,8 @@
 //! `sources/drifted` with a "Mark as verified" code action. Real git
 //! repositories, built by the test.
 
-mod common;
-mod lsp;
+use crate::common;
+use crate::lsp;
 
 use common::{git, memlint, write, Memlint};
 use serde_json::{json, Value};

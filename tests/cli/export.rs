@@ -5,7 +5,7 @@
 //! --fix` rewrites it; conflict markers are never written over; secrets
 //! are masked; the budget holds.
 
-mod common;
+use crate::common;
 
 use common::{memlint, write, TempWorkspace};
 use serde_json::Value;

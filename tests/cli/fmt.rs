@@ -1,7 +1,7 @@
 //! `memlint fmt` and `memlint check --fix`, run as the real binary on small
 //! workspaces in temporary directories.
 
-mod common;
+use crate::common;
 
 use common::{Memlint, BIN};
 use std::fs;

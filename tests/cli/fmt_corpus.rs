@@ -7,7 +7,7 @@
 //! editor mode (`fmt --stdin-filepath knowledge/<name>.md`). Skipped with a
 //! message when the corpora are absent.
 
-mod common;
+use crate::common;
 
 use memlint::fmt::{comments, format_record, record_meaning, Outcome};
 use memlint::model::kind::Kind;

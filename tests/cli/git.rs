@@ -3,7 +3,7 @@
 //! only sets the repositories up; memlint always runs with `PATH` emptied, so
 //! any attempt of memlint to run `git` would fail these tests.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

@@ -3,9 +3,9 @@
 //! line, the agent hook, the MCP server over raw JSON-RPC) and fails on the
 //! code before its fix.
 
-mod common;
+use crate::common;
 #[allow(dead_code)]
-mod lsp;
+use crate::lsp;
 
 use common::{memlint, memlint_stdin, write, Run, BIN};
 use serde_json::Value;

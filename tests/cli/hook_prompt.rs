@@ -2,7 +2,7 @@
 //! binary with the JSON the runtime sends on standard input, on copies of
 //! `fixtures/context`.
 
-mod common;
+use crate::common;
 
 use common::Memlint;
 

@@ -5,7 +5,7 @@
 //! half an answer leave the hook answering by itself.
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use common::Memlint;
 

@@ -4,7 +4,7 @@
 //! relative `file_path`, `cwd` in a subdirectory), stdout, stderr and exit
 //! codes checked separately.
 
-mod common;
+use crate::common;
 
 use common::Memlint;
 

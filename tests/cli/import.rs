@@ -5,7 +5,7 @@
 //! does not parse, wiki links to nowhere, two notes with one title, a
 //! symbolic link out of the root).
 
-mod common;
+use crate::common;
 
 use common::{copy_dir, git_with as git, memlint, Run, TempWorkspace};
 use serde_json::Value;

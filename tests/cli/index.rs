@@ -4,7 +4,7 @@
 //! configuration change invalidates cached diagnostics, and `memlint index`
 //! says what it did.
 
-mod common;
+use crate::common;
 
 use memlint::engine::scan::{self, Options};
 use memlint::engine::workspace::Workspace;

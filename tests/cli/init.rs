@@ -2,7 +2,7 @@
 //! `.gitignore` lines, never clobbering what exists; a second run changes
 //! nothing.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

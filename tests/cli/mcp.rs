@@ -4,7 +4,7 @@
 //! clients racing to write one title. Skipped, with a message, when the
 //! SDK is not installed (`pip install mcp`; `.ci/run` installs it).
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::Path;

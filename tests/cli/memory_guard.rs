@@ -4,7 +4,7 @@
 //! (`text/injection`), and every output presents records as quoted notes
 //! that their text cannot close.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::Path;

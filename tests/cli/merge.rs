@@ -5,7 +5,7 @@
 //! or truncated `%A`, and random records never lose a line either side
 //! added.
 
-mod common;
+use crate::common;
 
 use common::{ok_on_path as ok, run_on_path as run, BIN};
 use memlint::engine::merge::{merge, How, Markers, What};

@@ -4,7 +4,7 @@
 //! Driven through the real `memlint merge-file` and, for random three-way
 //! edits of commented records, through the engine's merge.
 
-mod common;
+use crate::common;
 
 use common::{ok_on_path as ok, run_on_path as run, BIN};
 use memlint::engine::merge::{merge, Markers, What};

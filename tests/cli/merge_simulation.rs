@@ -6,7 +6,7 @@
 //! and source is there exactly once at the end; without it, the same run
 //! conflicts (which proves the run tests something).
 
-mod common;
+use crate::common;
 
 use common::{ok_on_path as ok, run_on_path as run, BIN};
 use std::fs;

@@ -4,7 +4,7 @@
 //! (engine::init::AGENT_HOOKS), through its launcher, which is run here;
 //! and Claude Code's own `claude plugin validate` accepts it.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};

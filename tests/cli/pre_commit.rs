@@ -12,7 +12,7 @@
 //! profile, so the dependencies are compiled once and each try-repo only
 //! rebuilds memlint itself.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -113,6 +113,7 @@ fn text(out: &Output) -> String {
 
 #[test]
 fn pre_commit_try_repo_runs_the_hooks() {
+    let _one_at_a_time = common::packaging_lock();
     if Command::new("pre-commit")
         .arg("--version")
         .output()
@@ -204,6 +205,7 @@ fn dir_of(program: &str) -> Option<PathBuf> {
 
 #[test]
 fn pre_commit_python_hooks_run_without_cargo() {
+    let _one_at_a_time = common::packaging_lock();
     let test = "pre_commit_python_hooks_run_without_cargo";
     if common::packaging_tests_skipped(test) {
         return;

@@ -3,7 +3,7 @@
 //! packs the binary and writes checksums that `sha256sum -c` accepts.
 //! Nothing is pushed or published.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -96,6 +96,7 @@ fn archive_script(wf: &Value) -> String {
 /// `actions/download-artifact` lays the artifacts out.
 #[test]
 fn archives_step_packs_the_wheel_binary_and_writes_checksums() {
+    let _one_at_a_time = common::packaging_lock();
     let test = "archives_step_packs_the_wheel_binary_and_writes_checksums";
     if common::packaging_tests_skipped(test) {
         return;

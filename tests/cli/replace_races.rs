@@ -5,7 +5,7 @@
 //! silently (`--force`, or `force` for the MCP tool, does it); and a
 //! replacement killed mid-way holds up no other.
 
-mod common;
+use crate::common;
 
 use common::{memlint, BIN};
 use std::fs;

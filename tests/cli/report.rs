@@ -3,7 +3,7 @@
 //! replaced request, a cluster of three near-duplicate slugs, a record over
 //! `max_sources` and a staging backlog that is due.
 
-mod common;
+use crate::common;
 
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

@@ -4,7 +4,7 @@
 //! tests are skipped, with a message, when no Chromium is installed
 //! (`.ci/run` installs the Debian package); the file tests always run.
 
-mod common;
+use crate::common;
 
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};

@@ -2,7 +2,7 @@
 //! `fixtures/`, asserting the exact rule, path, span, severity, message and
 //! exit code of every diagnostic.
 
-mod common;
+use crate::common;
 
 use common::Run;
 use serde_json::Value;

@@ -3,7 +3,7 @@
 //! decision that names gix in its title and one that mentions it in passing,
 //! and a replaced decision.
 
-mod common;
+use crate::common;
 
 use common::{age, age_directories, memlint, workspace, write, Run};
 use serde_json::Value;

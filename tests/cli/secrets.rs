@@ -2,7 +2,7 @@
 //! `secrets.allow` in `.memlint.yml` lets a documented example key stay;
 //! the secret itself is never accepted there, nor printed.
 
-mod common;
+use crate::common;
 
 use common::{memlint, write};
 

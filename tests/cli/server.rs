@@ -4,8 +4,8 @@
 //! equal to `memlint fmt`, navigation, rename, configuration changes, and
 //! what a careless or crashed client sends.
 
-mod common;
-mod lsp;
+use crate::common;
+use crate::lsp;
 
 use lsp::{uri, Client};
 use serde_json::{json, Value};

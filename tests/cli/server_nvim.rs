@@ -4,7 +4,7 @@
 //! with a message, when `nvim` is not installed (`.ci/run` installs it
 //! where apt is available).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -4,7 +4,7 @@
 //! message, when pygls is not installed (`pip install pygls`; `.ci/run`
 //! installs it).
 
-mod common;
+use crate::common;
 
 use serde_json::json;
 use std::path::Path;

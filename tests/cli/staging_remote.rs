@@ -4,7 +4,7 @@
 //! another machine is taken over only once it is stale, and only the
 //! holder may release.
 
-mod common;
+use crate::common;
 
 use common::{ok_on_path as ok, run_on_path as run, BIN};
 use std::fs;

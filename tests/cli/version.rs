@@ -3,9 +3,9 @@
 //! (a branch, a linked worktree, packed refs, a detached HEAD, no `.git`),
 //! and the binary under test against `git rev-parse HEAD` of this tree.
 
-mod common;
+use crate::common;
 
-#[path = "../build/git_head.rs"]
+#[path = "../../build/git_head.rs"]
 mod git_head;
 
 use std::path::Path;

@@ -6,7 +6,7 @@
 
 #![cfg(target_os = "linux")]
 
-mod common;
+use crate::common;
 
 use common::{copy_dir, fixture, memlint, workspace, write, Run};
 use serde_json::Value;

@@ -2,7 +2,7 @@
 //! of a continuation line of a double-quoted value — was accepted (the
 //! YAML parser lets it pass); it is a `frontmatter/parse` error at the tab.
 
-mod common;
+use crate::common;
 
 use common::{memlint, write};
 

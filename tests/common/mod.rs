@@ -494,6 +494,14 @@ pub fn quick_release_build(cmd: &mut Command) -> &mut Command {
         .env("PRE_COMMIT_HOME", target.join("home"))
 }
 
+/// Held by each test that builds with [`quick_release_build`]: they share
+/// its target directory and pre-commit home, and run one at a time, as
+/// they did when each was a test binary of its own.
+pub fn packaging_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// Whether the slow packaging tests (wheel, pre-commit builds) are turned
 /// off by `MEMLINT_SKIP_PACKAGING_TESTS=1`; says so when they are.
 pub fn packaging_tests_skipped(test: &str) -> bool {
