@@ -17,41 +17,215 @@ pub struct Run {
     pub stderr: String,
 }
 
+/// The variables the tests clear before each run: the context settings, the
+/// hook budgets, and `COLUMNS` (human output wraps at the default width).
+const CLEARED: &[&str] = &[
+    "MEMORY_INJECT",
+    "MEMORY_INJECT_MAX_CHARS",
+    "MEMORY_INJECT_BLOCKS",
+    "MEMORY_KEEP_N",
+    "MEMLINT_PROMPT_BUDGET_MS",
+    "MEMLINT_SESSION_START_BUDGET_MS",
+    "COLUMNS",
+];
+
+/// One run of the binary under test, set up step by step:
+///
+/// ```ignore
+/// let run = Memlint::new(dir).args(&["hook", "prompt"]).stdin(json)
+///     .env("MEMORY_INJECT", "off").timeout(Duration::from_secs(30)).run();
+/// ```
+///
+/// It runs in `dir` with colours off and [`CLEARED`] unset; standard input
+/// is what [`Memlint::stdin`] gave (empty otherwise), fed while the output
+/// is read so that neither side blocks; a [`Memlint::timeout`] kills the
+/// run and fails the test. [`Memlint::run`] and [`Memlint::output`] fail
+/// the test when memlint panicked or reported an internal error.
+pub struct Memlint {
+    cmd: Command,
+    args: Vec<String>,
+    stdin: Vec<u8>,
+    timeout: Option<std::time::Duration>,
+}
+
+impl Memlint {
+    /// `memlint` in `dir`, no arguments yet.
+    pub fn new(dir: &Path) -> Self {
+        let mut cmd = Command::new(BIN);
+        cmd.current_dir(dir).env("NO_COLOR", "1");
+        for var in CLEARED {
+            cmd.env_remove(var);
+        }
+        Memlint {
+            cmd,
+            args: Vec::new(),
+            stdin: Vec::new(),
+            timeout: None,
+        }
+    }
+
+    /// Appends arguments.
+    pub fn args<S: AsRef<std::ffi::OsStr>>(mut self, args: impl IntoIterator<Item = S>) -> Self {
+        for arg in args {
+            let arg = arg.as_ref();
+            self.args.push(arg.to_string_lossy().into_owned());
+            self.cmd.arg(arg);
+        }
+        self
+    }
+
+    /// Appends one argument.
+    pub fn arg(self, arg: impl AsRef<std::ffi::OsStr>) -> Self {
+        self.args([arg])
+    }
+
+    /// What standard input carries.
+    pub fn stdin(mut self, bytes: impl AsRef<[u8]>) -> Self {
+        self.stdin = bytes.as_ref().to_vec();
+        self
+    }
+
+    /// Sets an environment variable.
+    pub fn env(mut self, key: &str, value: impl AsRef<std::ffi::OsStr>) -> Self {
+        self.cmd.env(key, value);
+        self
+    }
+
+    /// Sets each `(name, value)`.
+    pub fn envs(mut self, vars: &[(&str, &str)]) -> Self {
+        for (k, v) in vars {
+            self.cmd.env(k, v);
+        }
+        self
+    }
+
+    /// Unsets an environment variable.
+    pub fn env_remove(mut self, key: &str) -> Self {
+        self.cmd.env_remove(key);
+        self
+    }
+
+    /// Kills the run and fails the test when it has not ended after `limit`.
+    pub fn timeout(mut self, limit: std::time::Duration) -> Self {
+        self.timeout = Some(limit);
+        self
+    }
+
+    /// The command itself, for what the builder does not cover
+    /// (`pre_exec`, a user id).
+    pub fn command(&mut self) -> &mut Command {
+        &mut self.cmd
+    }
+
+    /// Runs it: the exit code and both outputs as text.
+    pub fn run(self) -> Run {
+        let out = self.output();
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// Runs it: the status and both outputs as bytes.
+    pub fn output(self) -> std::process::Output {
+        let args = self.args.clone();
+        let out = self.output_unchecked();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !stderr.contains("panicked") && !stderr.contains("internal error"),
+            "memlint {args:?} crashed:\n{stderr}"
+        );
+        out
+    }
+
+    /// Starts it and gives it its standard input, which is then closed;
+    /// standard output and error are pipes (for runs side by side).
+    pub fn spawn(mut self) -> std::process::Child {
+        use std::io::Write;
+        use std::process::Stdio;
+        let mut child = self
+            .cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn memlint");
+        let mut input = child.stdin.take().expect("stdin");
+        let bytes = std::mem::take(&mut self.stdin);
+        std::thread::spawn(move || {
+            let _ = input.write_all(&bytes);
+        });
+        child
+    }
+
+    /// [`Memlint::output`] without the crash check, for the tests that
+    /// look at a crash themselves.
+    pub fn output_unchecked(mut self) -> std::process::Output {
+        use std::io::{Read, Write};
+        use std::process::Stdio;
+        let mut child = self
+            .cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn memlint");
+        let mut input = child.stdin.take().expect("stdin");
+        let bytes = std::mem::take(&mut self.stdin);
+        // A run may stop reading early (a size cap): its error is no failure.
+        let feeder = std::thread::spawn(move || {
+            let _ = input.write_all(&bytes);
+        });
+        let pipe = |mut r: Box<dyn Read + Send>| {
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                let _ = r.read_to_end(&mut bytes);
+                bytes
+            })
+        };
+        let stdout = pipe(Box::new(child.stdout.take().expect("stdout")));
+        let stderr = pipe(Box::new(child.stderr.take().expect("stderr")));
+        let status = match self.timeout {
+            None => child.wait().expect("wait"),
+            Some(limit) => {
+                let deadline = std::time::Instant::now() + limit;
+                loop {
+                    if let Some(status) = child.try_wait().expect("wait") {
+                        break status;
+                    }
+                    if std::time::Instant::now() > deadline {
+                        let _ = child.kill();
+                        let _ = child.wait();
+                        panic!("memlint {:?} was still running after {limit:?}", self.args);
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+            }
+        };
+        let _ = feeder.join();
+        std::process::Output {
+            status,
+            stdout: stdout.join().expect("stdout"),
+            stderr: stderr.join().expect("stderr"),
+        }
+    }
+}
+
 /// Runs `memlint ARGS` in `dir` with colours off and the context variables
 /// and `COLUMNS` cleared, and fails the test on a panic or an internal error.
 pub fn memlint(dir: &Path, args: &[&str]) -> Run {
-    memlint_with(dir, args, &[])
+    Memlint::new(dir).args(args).run()
 }
 
 /// [`memlint`] with extra environment variables.
 pub fn memlint_with(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Run {
-    let mut cmd = Command::new(BIN);
-    cmd.args(args).current_dir(dir).env("NO_COLOR", "1");
-    for var in [
-        "MEMORY_INJECT",
-        "MEMORY_INJECT_MAX_CHARS",
-        "MEMORY_INJECT_BLOCKS",
-        "MEMORY_KEEP_N",
-        // Human output wraps at the default width.
-        "COLUMNS",
-    ] {
-        cmd.env_remove(var);
-    }
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let out = cmd.output().expect("run memlint");
-    let run = Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    };
-    assert!(
-        !run.stderr.contains("panicked") && !run.stderr.contains("internal error"),
-        "memlint {args:?} crashed:\n{}",
-        run.stderr
-    );
-    run
+    Memlint::new(dir).args(args).envs(env).run()
+}
+
+/// [`memlint`] with `stdin` on standard input.
+pub fn memlint_stdin(dir: &Path, args: &[&str], stdin: impl AsRef<[u8]>) -> Run {
+    Memlint::new(dir).args(args).stdin(stdin).run()
 }
 
 /// `fixtures/<name>` in the source tree.
@@ -140,6 +314,130 @@ pub fn commit_all(root: &Path) {
     git(root, &["commit", "-q", "--allow-empty", "-m", "snapshot"]);
 }
 
+/// A workspace in a temporary directory, set up step by step:
+///
+/// ```ignore
+/// let dir = TempWorkspace::new().git().init()
+///     .file("memory/decisions/use-a.md", &decision("Use a", &["https://example.com/a"]))
+///     .commit("base").build();
+/// ```
+///
+/// Each step runs at once and fails the test when it fails; git runs with
+/// [`test_identity`].
+pub struct TempWorkspace {
+    dir: tempfile::TempDir,
+}
+
+impl TempWorkspace {
+    /// An empty temporary directory.
+    pub fn new() -> Self {
+        TempWorkspace {
+            dir: tempfile::tempdir().expect("tempdir"),
+        }
+    }
+
+    /// Its root.
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Makes it a git repository on branch `main`.
+    pub fn git(self) -> Self {
+        git(self.path(), &["init", "-q", "-b", "main"]);
+        self
+    }
+
+    /// Runs `memlint init` in it, which must succeed.
+    pub fn init(self) -> Self {
+        self.init_with(&[])
+    }
+
+    /// Runs `memlint init ARGS` in it, which must succeed.
+    pub fn init_with(self, args: &[&str]) -> Self {
+        let run = Memlint::new(self.path()).arg("init").args(args).run();
+        assert_eq!(run.code, 0, "memlint init {args:?}: {run:?}");
+        self
+    }
+
+    /// Writes the configuration, `.memlint.yml`.
+    pub fn config(self, yaml: &str) -> Self {
+        self.file(".memlint.yml", yaml)
+    }
+
+    /// Writes `text` to `rel`, creating directories.
+    pub fn file(self, rel: &str, text: &str) -> Self {
+        write(self.path(), rel, text);
+        self
+    }
+
+    /// Commits everything with `message` (the directory must be a
+    /// repository: [`TempWorkspace::git`]).
+    pub fn commit(self, message: &str) -> Self {
+        git(self.path(), &["add", "-A"]);
+        git(
+            self.path(),
+            &["commit", "-q", "--allow-empty", "-m", message],
+        );
+        self
+    }
+
+    /// The directory, removed when dropped.
+    pub fn build(self) -> tempfile::TempDir {
+        self.dir
+    }
+}
+
+impl Default for TempWorkspace {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// The `sources` key with one line per source (none: a key without a
+/// value).
+fn sources_yaml(sources: &[&str]) -> String {
+    let mut text = String::from("sources:\n");
+    for s in sources {
+        text.push_str(&format!("  - {s}\n"));
+    }
+    text
+}
+
+/// An active decision dated 2026-01-02 citing `sources` (one per line).
+pub fn decision(title: &str, sources: &[&str]) -> String {
+    format!(
+        "---\ntitle: {title}\nstatus: active\ndate: 2026-01-02\n{}---\n\nBody.\n",
+        sources_yaml(sources)
+    )
+}
+
+/// An open request dated 2026-01-02 citing `sources`.
+pub fn request(title: &str, sources: &[&str]) -> String {
+    format!(
+        "---\ntitle: {title}\nstatus: open\ndate: 2026-01-02\n{}---\n\nBody.\n",
+        sources_yaml(sources)
+    )
+}
+
+/// A knowledge record dated 2026-01-02 citing `sources`, injected at
+/// session start when `model_invocation` is true.
+pub fn knowledge(
+    title: &str,
+    description: &str,
+    model_invocation: bool,
+    sources: &[&str],
+) -> String {
+    format!(
+        "---\ntitle: {title}\ndescription: {description}\nmodel_invocation: {model_invocation}\ndate: 2026-01-02\n{}---\n\nBody.\n",
+        sources_yaml(sources)
+    )
+}
+
+/// The rolling summary, updated 2026-01-02.
+pub fn summary(title: &str, body: &str) -> String {
+    format!("---\ntitle: {title}\nupdated: 2026-01-02\n---\n\n{body}")
+}
+
 /// Sets the mtime of every directory under `root` (and `root`) an hour back,
 /// so the listing cache trusts them.
 pub fn age_directories(root: &Path) {
@@ -194,6 +492,14 @@ pub fn quick_release_build(cmd: &mut Command) -> &mut Command {
         .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
         .env("CARGO_INCREMENTAL", "0")
         .env("PRE_COMMIT_HOME", target.join("home"))
+}
+
+/// Held by each test that builds with [`quick_release_build`]: they share
+/// its target directory and pre-commit home, and run one at a time, as
+/// they did when each was a test binary of its own.
+pub fn packaging_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Whether the slow packaging tests (wheel, pre-commit builds) are turned

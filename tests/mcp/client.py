@@ -2,7 +2,7 @@
 
 Usage: client.py MEMLINT_BINARY WORKSPACE SCENARIO
 
-Prints one JSON object with what the scenario saw; tests/mcp.rs asserts on
+Prints one JSON object with what the scenario saw; tests/cli/mcp.rs asserts on
 it. Each scenario starts its own server process(es), as a client would.
 """
 

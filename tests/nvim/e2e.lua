@@ -1,4 +1,4 @@
--- Headless Neovim as memlint's language server client (tests/server_nvim.rs).
+-- Headless Neovim as memlint's language server client (tests/cli/server_nvim.rs).
 -- Starts `memlint server` for the workspace, opens a broken decision, waits
 -- for the diagnostics and writes them to $OUT (one line each), then formats
 -- $FMT_FILE through the server and writes the buffer to $FMT_OUT.

@@ -1,0 +1,952 @@
+//! Keeping memory true (issue 45): line-range `file:` sources and
+//! `sources/drifted`, on workspaces in temporary directories with real git
+//! histories (set up with the `git` program; memlint reads them through gix).
+
+use crate::common;
+
+use common::{decision, git, memlint, write, TempWorkspace};
+use std::path::Path;
+
+/// (rule, line, message) of every diagnostic of `check ARGS --format json`.
+fn findings(root: &Path, args: &[&str]) -> (i32, Vec<(String, u64, String)>) {
+    let mut all = vec!["check", "--format", "json"];
+    all.extend_from_slice(args);
+    let run = memlint(root, &all);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
+    let found = json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|d| {
+            (
+                d["rule"].as_str().unwrap_or("").to_string(),
+                d["line"].as_u64().unwrap_or(0),
+                d["message"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect();
+    (run.code, found)
+}
+
+fn f(rule: &str, line: u64, message: &str) -> (String, u64, String) {
+    (rule.to_string(), line, message.to_string())
+}
+
+#[test]
+fn line_range_sources_are_checked_against_the_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    write(root, "src/a.rs", "a\nb\nc\n");
+    write(root, "docs/a#Lx.md", "x\n");
+    write(
+        root,
+        "memory/decisions/use-a.md",
+        &decision(
+            "Use a",
+            &[
+                "file:src/a.rs#L2-L3",
+                "file:src/a.rs#L3",
+                "file:src/a.rs#L3-L9",
+                "file:src/a.rs#L4",
+                "file:src/a.rs#L0",
+                "file:src/a.rs#L3-L1",
+                "file:src/a.rs#L2-9",
+                "file:docs/a#Lx.md",
+            ],
+        ),
+    );
+    let (code, found) = findings(root, &[]);
+    assert_eq!(code, 1, "{found:?}");
+    let form = "write `#L<line>` or `#L<first>-L<last>`, lines counted from 1";
+    assert_eq!(
+        found,
+        vec![
+            f(
+                "sources/dangling",
+                8,
+                "`file:src/a.rs#L3-L9` cites lines 3-9, but `src/a.rs` has 3 lines"
+            ),
+            f(
+                "sources/dangling",
+                9,
+                "`file:src/a.rs#L4` cites line 4, but `src/a.rs` has 3 lines"
+            ),
+            f(
+                "sources/format",
+                10,
+                &format!("`file:src/a.rs#L0` is not a source string: the line range `#L0` is malformed (there is no line 0): {form}")
+            ),
+            f(
+                "sources/format",
+                11,
+                &format!("`file:src/a.rs#L3-L1` is not a source string: the line range `#L3-L1` is malformed (it ends before it starts): {form}")
+            ),
+            f(
+                "sources/format",
+                12,
+                &format!("`file:src/a.rs#L2-9` is not a source string: the line range `#L2-9` is malformed: {form}")
+            ),
+        ]
+    );
+    // The staged version is judged by the staged blob: two lines there.
+    git(root, &["init", "-q", "-b", "main"]);
+    write(root, "src/a.rs", "a\nb");
+    git(root, &["add", "-A"]);
+    let (_, staged) = findings(root, &["--staged"]);
+    assert!(
+        staged.contains(&f(
+            "sources/dangling",
+            7,
+            "`file:src/a.rs#L3` cites line 3, but `src/a.rs` has 2 lines"
+        )),
+        "{staged:?}"
+    );
+}
+
+/// `git commit -qam MESSAGE` (everything, new files too).
+fn commit(root: &Path, message: &str) {
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", message]);
+}
+
+fn head_of(root: &Path, rev: &str) -> String {
+    git(root, &["rev-parse", rev])
+}
+
+/// (rule, line, message, fixable, commits) of the `sources/drifted` findings.
+fn drifted(root: &Path, args: &[&str]) -> Vec<(u64, String, bool, Vec<String>)> {
+    let mut all = vec!["check", "--format", "json"];
+    all.extend_from_slice(args);
+    let run = memlint(root, &all);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
+    json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["rule"] == "sources/drifted")
+        .map(|d| {
+            let commits = d["commits"]
+                .as_array()
+                .map(|c| {
+                    c.iter()
+                        .map(|v| v.as_str().unwrap_or("").to_string())
+                        .collect()
+                })
+                .unwrap_or_default();
+            (
+                d["line"].as_u64().unwrap_or(0),
+                d["message"].as_str().unwrap_or("").to_string(),
+                d["fixable"].as_bool().unwrap_or(false),
+                commits,
+            )
+        })
+        .collect()
+}
+
+/// A repository with one decision citing `sources`, committed along with
+/// `files`.
+fn repo_with(files: &[(&str, &str)], sources: &[&str]) -> tempfile::TempDir {
+    let mut repo = TempWorkspace::new().git();
+    for (path, text) in files {
+        repo = repo.file(path, text);
+    }
+    repo.file("memory/decisions/cache.md", &decision("Cache", sources))
+        .commit("Write the decision")
+        .build()
+}
+
+#[test]
+fn drifted_whole_files_renames_and_moved_ranges() {
+    let dir = repo_with(
+        &[
+            ("src/cache.rs", "1\n2\n3\n4\n5\n"),
+            ("src/other.rs", "x\ny\n"),
+            ("src/same.rs", "s\n"),
+        ],
+        &[
+            "file:src/cache.rs",
+            "file:src/cache.rs#L2-L3",
+            "file:src/other.rs",
+            "file:src/same.rs",
+        ],
+    );
+    let root = dir.path();
+    // Nothing changed since the record was written.
+    assert_eq!(drifted(root, &[]), vec![]);
+    write(root, "src/cache.rs", "0\n1\n2\n3\n4\n5\n");
+    commit(root, "Prepend a line\n\nbody");
+    let prepend = head_of(root, "HEAD");
+    git(root, &["mv", "src/other.rs", "src/moved.rs"]);
+    commit(root, "Rename other \u{1b}[31mred");
+    let rename = head_of(root, "HEAD");
+    let date = git(root, &["log", "-1", "--format=%ad", "--date=short"]);
+    let expect = vec![
+        (
+            6,
+            format!("`file:src/cache.rs` changed after this record was last written: 1 commit, the newest {} ({date}, \"Prepend a line\"); check the record against it, then verify it or replace it", &prepend[..7]),
+            false,
+            vec![prepend.clone()],
+        ),
+        (
+            7,
+            "the lines `file:src/cache.rs#L2-L3` cites are unchanged but now sit at `#L3-L4`; `--fix` moves the range".to_string(),
+            true,
+            vec![],
+        ),
+        (
+            8,
+            format!("`file:src/other.rs` was renamed to `src/moved.rs` by {} ({date}, \"Rename other ␛[31mred\"); `--fix` rewrites the path", &rename[..7]),
+            true,
+            vec![rename.clone()],
+        ),
+    ];
+    assert_eq!(drifted(root, &[]), expect);
+    // Uncommitted changes to a cited file count while the record has none.
+    write(root, "src/same.rs", "t\n");
+    let found = drifted(root, &[]);
+    assert_eq!(found.len(), 4, "{found:?}");
+    assert_eq!(
+        found[3].1,
+        "`file:src/same.rs` changed after this record was last written: uncommitted changes; check the record against it, then verify it or replace it"
+    );
+    git(root, &["checkout", "--", "src/same.rs"]);
+    // `--fix` moves the range and rewrites the renamed path, and nothing else.
+    let run = memlint(root, &["check", "--fix"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = std::fs::read_to_string(root.join("memory/decisions/cache.md")).expect("read");
+    assert_eq!(
+        text,
+        decision(
+            "Cache",
+            &[
+                "file:src/cache.rs",
+                "file:src/cache.rs#L3-L4",
+                "file:src/moved.rs",
+                "file:src/same.rs",
+            ]
+        )
+    );
+}
+
+#[test]
+fn drifted_ranges_judge_the_cited_text_reverts_and_crlf() {
+    let dir = repo_with(
+        &[("src/a.rs", "a\nb\nc\nd\n")],
+        &["file:src/a.rs#L2-L3", "file:src/a.rs#L4"],
+    );
+    let root = dir.path();
+    // Another line changes: the cited ones are the same.
+    write(root, "src/a.rs", "A\nb\nc\nd\n");
+    commit(root, "Change line 1");
+    assert_eq!(drifted(root, &[]), vec![]);
+    // A cited line changes, then a revert restores it: not drift.
+    write(root, "src/a.rs", "A\nB\nc\nd\n");
+    commit(root, "Change line 2");
+    let changed = head_of(root, "HEAD");
+    let found = drifted(root, &[]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, 6);
+    assert!(
+        found[0].1.starts_with("the lines `file:src/a.rs#L2-L3` cites changed after this record was last written: 2 commits, the newest"),
+        "{}",
+        found[0].1
+    );
+    assert_eq!(found[0].3.len(), 2);
+    assert_eq!(found[0].3[0], changed);
+    git(root, &["revert", "--no-edit", "HEAD"]);
+    assert_eq!(drifted(root, &[]), vec![]);
+    // A CRLF checkout of the same text is not drift either.
+    write(root, ".gitattributes", "*.rs text eol=crlf\n");
+    commit(root, "CRLF checkouts");
+    std::fs::remove_file(root.join("src/a.rs")).expect("rm");
+    git(root, &["checkout", "--", "src/a.rs"]);
+    let bytes = std::fs::read(root.join("src/a.rs")).expect("read");
+    assert!(bytes.windows(2).any(|w| w == b"\r\n"), "a CRLF checkout");
+    assert_eq!(drifted(root, &[]), vec![]);
+}
+
+#[test]
+fn drift_not_judged_is_said_once() {
+    let dir = repo_with(&[("src/a.rs", "a\n")], &["file:src/a.rs"]);
+    let root = dir.path();
+    write(
+        root,
+        "memory/decisions/new-one.md",
+        &decision("New one", &["file:src/a.rs"]),
+    );
+    write(
+        root,
+        "memory/decisions/new-two.md",
+        &decision("New two", &["file:src/a.rs"]),
+    );
+    let run = memlint(root, &["check"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr
+            .lines()
+            .filter(|l| l.contains("sources/drifted"))
+            .collect::<Vec<_>>(),
+        vec!["memlint: note: sources/drifted: 2 records citing files could not be judged for drift: 2 not committed yet"],
+        "{}",
+        run.stderr
+    );
+    // A shallow clone whose history begins after the record was written.
+    commit(root, "Two more");
+    write(root, "src/a.rs", "b\n");
+    commit(root, "Change a");
+    write(root, "src/z.rs", "z\n");
+    commit(root, "Unrelated");
+    let clone = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", root.display());
+    git(
+        clone.path(),
+        &["clone", "-q", "--depth", "1", &url, "shallow"],
+    );
+    let shallow = clone.path().join("shallow");
+    let run = memlint(&shallow, &["check", "--format", "json"]);
+    assert!(!run.stdout.contains("sources/drifted"), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("sources/drifted: 3 records citing files could not be judged for drift: 3 last written before the history of this shallow clone begins (fetch more history)"),
+        "{}",
+        run.stderr
+    );
+    // Deep enough: judged.
+    git(&shallow, &["fetch", "-q", "--deepen", "3"]);
+    let found = drifted(&shallow, &[]);
+    assert_eq!(found.len(), 3, "{found:?}");
+}
+
+#[test]
+fn drifted_on_a_change_staged_and_base_land_on_the_record() {
+    let dir = repo_with(
+        &[
+            ("src/a.rs", "1\n2\n3\n"),
+            ("src/b.rs", "b1\nb2\n"),
+            ("src/c.rs", "c\n"),
+        ],
+        &["file:src/a.rs", "file:src/b.rs#L1", "file:src/c.rs#L1"],
+    );
+    let root = dir.path();
+    git(root, &["switch", "-q", "-c", "feature"]);
+    write(root, "src/a.rs", "1\n2\n3\n4\n");
+    write(root, "src/b.rs", "b0\nb1\nb2\n");
+    write(root, "src/c.rs", "c\nd\n");
+    commit(root, "Change the sources");
+    let run = memlint(root, &["check", "--base", "main", "--format", "github"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "::warning file=memory/decisions/cache.md,line=6,col=5,endLine=6,endColumn=18,title=sources/drifted::this change modifies `src/a.rs`, cited by `memory/decisions/cache.md`, and leaves the record as it was; check the record against the change, then verify it or replace it\n\
+         ::warning file=memory/decisions/cache.md,line=7,col=5,endLine=7,endColumn=21,title=sources/drifted::the lines `file:src/b.rs#L1` cites are unchanged but now sit at `#L2`; `--fix` moves the range\n\
+         memlint: Found 0 errors and 2 warnings in 1 file.\n"
+    );
+    let sarif = memlint(root, &["check", "--base", "main", "--format", "sarif"]);
+    let log: serde_json::Value = serde_json::from_str(&sarif.stdout).expect("sarif");
+    let results = log["runs"][0]["results"].as_array().expect("results");
+    assert_eq!(results.len(), 2);
+    for r in results {
+        assert_eq!(r["ruleId"], "sources/drifted");
+        assert_eq!(
+            r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            "memory/decisions/cache.md"
+        );
+    }
+    // A change that also rewrites the record leaves nothing to report.
+    write(
+        root,
+        "memory/decisions/cache.md",
+        &decision("Cache again", &["file:src/a.rs"]),
+    );
+    commit(root, "Rewrite the record");
+    let (_, found) = findings(root, &["--base", "main"]);
+    assert!(
+        found.iter().all(|(rule, ..)| rule != "sources/drifted"),
+        "{found:?}"
+    );
+    // The staged change: the pre-commit hook names the records it leaves stale.
+    git(root, &["switch", "-q", "main"]);
+    write(root, "src/b.rs", "B1\nb2\n");
+    git(root, &["add", "-A"]);
+    let (_, found) = findings(root, &["--staged"]);
+    assert_eq!(
+        found,
+        vec![f(
+            "sources/drifted",
+            7,
+            "the staged change modifies `src/b.rs#L1`, cited by `memory/decisions/cache.md`, and leaves the record as it was; check the record against the change, then verify it or replace it"
+        )]
+    );
+}
+
+#[test]
+fn drifted_on_a_pull_request_in_a_depth_1_checkout() {
+    let dir = repo_with(&[("src/a.rs", "1\n")], &["file:src/a.rs"]);
+    let root = dir.path();
+    git(root, &["switch", "-q", "-c", "feature"]);
+    write(root, "src/a.rs", "2\n");
+    commit(root, "Change a");
+    let ci = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", root.display());
+    git(
+        ci.path(),
+        &[
+            "clone", "-q", "--depth", "1", "--branch", "feature", &url, "work",
+        ],
+    );
+    let work = ci.path().join("work");
+    git(
+        &work,
+        &[
+            "fetch",
+            "-q",
+            "--depth",
+            "1",
+            "origin",
+            "main:refs/remotes/origin/main",
+        ],
+    );
+    let (code, found) = findings(&work, &["--base", "origin/main"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        found,
+        vec![f(
+            "sources/drifted",
+            6,
+            "this change modifies `src/a.rs`, cited by `memory/decisions/cache.md`, and leaves the record as it was; check the record against the change, then verify it or replace it"
+        )]
+    );
+}
+
+/// One step of a random history.
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    /// Append a line to the cited file.
+    Modify,
+    /// Change another file.
+    Other,
+    /// Rewrite the record (it is written again).
+    Touch,
+    /// Rename the cited file, content unchanged.
+    Rename,
+    /// Revert the last commit.
+    Revert,
+}
+
+fn op() -> impl proptest::strategy::Strategy<Value = Op> {
+    use proptest::prelude::*;
+    prop_oneof![
+        Just(Op::Modify),
+        Just(Op::Other),
+        Just(Op::Touch),
+        Just(Op::Rename),
+        Just(Op::Revert)
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config { cases: 12, ..Default::default() })]
+
+    /// Whole-file `sources/drifted` names the commits `git log --follow
+    /// R..HEAD -- PATH` lists (R: the record's last commit), except the
+    /// pure renames, which are not drift.
+    #[test]
+    fn whole_file_drift_agrees_with_git_log_follow(ops in proptest::collection::vec(op(), 1..7)) {
+        let dir = repo_with(&[("src/a.txt", "a\n"), ("src/other.txt", "o\n")], &["file:src/a.txt"]);
+        let root = dir.path();
+        let mut name = "src/a.txt".to_string();
+        let mut renames: Vec<String> = Vec::new();
+        for (i, op) in ops.iter().enumerate() {
+            match op {
+                Op::Modify => {
+                    let mut text = std::fs::read_to_string(root.join(&name)).expect("read");
+                    text.push_str(&format!("line {i}\n"));
+                    write(root, &name, &text);
+                    commit(root, &format!("Modify {i}"));
+                }
+                Op::Other => {
+                    write(root, "src/other.txt", &format!("o{i}\n"));
+                    commit(root, &format!("Other {i}"));
+                }
+                Op::Touch => {
+                    let source = format!("file:{name}");
+                    write(root, "memory/decisions/cache.md", &decision(&format!("Cache {i}"), &[&source]));
+                    commit(root, &format!("Touch {i}"));
+                }
+                Op::Rename => {
+                    let to = format!("src/a{i}.txt");
+                    git(root, &["mv", &name, &to]);
+                    commit(root, &format!("Rename {i}"));
+                    renames.push(head_of(root, "HEAD"));
+                    name = to;
+                }
+                Op::Revert => {
+                    // Only changes of the files are reverted (reverting the
+                    // record or a rename would make it cite a path gone).
+                    let subject = git(root, &["log", "-1", "--format=%s"]);
+                    if !subject.starts_with("Modify") && !subject.starts_with("Other") {
+                        continue;
+                    }
+                    git(root, &["revert", "--no-edit", "HEAD"]);
+                }
+            }
+        }
+        let record = git(root, &["log", "-1", "--format=%H", "--", "memory/decisions/cache.md"]);
+        let range = format!("{record}..HEAD");
+        let oracle: Vec<String> = git(root, &["log", "--follow", "--format=%H", &range, "--", &name])
+            .lines()
+            .map(str::to_string)
+            .filter(|c| !renames.contains(c))
+            .collect();
+        let found = drifted(root, &[]);
+        let ours: Vec<String> = found
+            .iter()
+            .filter(|(_, m, ..)| !m.contains("was renamed"))
+            .flat_map(|(.., commits)| commits.clone())
+            .collect();
+        proptest::prop_assert_eq!(ours, oracle, "{:?} {:?}", ops, found);
+    }
+}
+
+#[test]
+fn drifted_through_a_merge_names_the_branch_commit() {
+    let dir = repo_with(&[("src/a.rs", "a\n")], &["file:src/a.rs"]);
+    let root = dir.path();
+    git(root, &["switch", "-q", "-c", "side"]);
+    write(root, "src/a.rs", "b\n");
+    git(root, &["add", "-A"]);
+    // Older than the record's rewrite on main, yet not its ancestor.
+    let old = [
+        ("GIT_AUTHOR_DATE", "2020-01-01T00:00:00Z"),
+        ("GIT_COMMITTER_DATE", "2020-01-01T00:00:00Z"),
+    ];
+    common::git_with(root, &["commit", "-q", "-m", "Change a on a branch"], &old);
+    let side = head_of(root, "HEAD");
+    git(root, &["switch", "-q", "main"]);
+    write(
+        root,
+        "memory/decisions/cache.md",
+        &decision("Cache again", &["file:src/a.rs"]),
+    );
+    commit(root, "Rewrite the record");
+    let record = head_of(root, "HEAD");
+    git(root, &["merge", "-q", "--no-edit", "side"]);
+    let found = drifted(root, &[]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].3, vec![side.clone()]);
+    let oracle = git(
+        root,
+        &[
+            "log",
+            "--follow",
+            "--format=%H",
+            &format!("{record}..HEAD"),
+            "--",
+            "src/a.rs",
+        ],
+    );
+    assert_eq!(oracle, side);
+}
+
+fn today() -> String {
+    std::process::Command::new("date")
+        .args(["-u", "+%Y-%m-%d"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .expect("date")
+}
+
+#[test]
+fn verify_pins_sources_and_drift_is_judged_by_the_pins() {
+    let dir = repo_with(
+        &[("src/a.rs", "a\nb\nc\n"), ("src/b.rs", "x\n")],
+        &["file:src/a.rs", "file:src/a.rs#L2-L3", "file:src/b.rs"],
+    );
+    let root = dir.path();
+    write(root, "src/a.rs", "a\nB\nc\n");
+    write(root, "src/b.rs", "y\n");
+    commit(root, "Change the sources");
+    assert_eq!(drifted(root, &[]).len(), 3);
+    let run = memlint(root, &["verify", "--drifted"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "verified memory/decisions/cache.md (3 pins)\n");
+    let text = std::fs::read_to_string(root.join("memory/decisions/cache.md")).expect("read");
+    let body = decision(
+        "Cache",
+        &["file:src/a.rs", "file:src/a.rs#L2-L3", "file:src/b.rs"],
+    );
+    let (head, rest) = body.split_once("---\n\nBody.").expect("closing");
+    let pin_a = "xxh3:7f2a62c9609aecb0";
+    assert_eq!(
+        text,
+        format!(
+            "{head}verified: {}\npins:\n  - file:src/a.rs {pin_a}\n  - file:src/a.rs#L2-L3 {}\n  - file:src/b.rs {}\n---\n\nBody.{rest}",
+            today(),
+            pin_of(root, &["check"], "file:src/a.rs#L2-L3", &text),
+            pin_of(root, &["check"], "file:src/b.rs", &text),
+        )
+    );
+    // The verified record is not committed, yet it is judged: by its pins.
+    let run = memlint(root, &["check"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        !run.stderr.contains("could not be judged"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(drifted(root, &[]), vec![]);
+    commit(root, "Verify the cache decision");
+    // A later change: a shallow clone, without the record's history,
+    // judges it by the pins.
+    write(root, "src/a.rs", "z\na\nB\nc\n");
+    commit(root, "Prepend to a");
+    let clone = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", root.display());
+    git(
+        clone.path(),
+        &["clone", "-q", "--depth", "1", &url, "shallow"],
+    );
+    let shallow = clone.path().join("shallow");
+    let found = drifted(&shallow, &[]);
+    assert_eq!(
+        found.iter().map(|(l, m, fixable, _)| (*l, m.clone(), *fixable)).collect::<Vec<_>>(),
+        vec![
+            (6, format!("`file:src/a.rs` changed since this record was verified on {}: it no longer matches its pin; check the record against it, then verify it or replace it", today()), false),
+            (7, "the lines `file:src/a.rs#L2-L3` cites are unchanged but now sit at `#L3-L4`; `--fix` moves the range".to_string(), true),
+        ]
+    );
+    // A CRLF checkout of the same content matches the pins.
+    write(root, ".gitattributes", "*.rs text eol=crlf\n");
+    git(root, &["checkout", "HEAD~1", "--", "src/a.rs"]);
+    commit(root, "Back, with CRLF checkouts");
+    std::fs::remove_file(root.join("src/a.rs")).expect("rm");
+    git(root, &["checkout", "--", "src/a.rs"]);
+    assert!(std::fs::read(root.join("src/a.rs"))
+        .expect("read")
+        .starts_with(b"a\r\n"));
+    assert_eq!(drifted(root, &[]), vec![]);
+    // A source that cannot be pinned: nothing is written.
+    std::fs::remove_file(root.join("src/b.rs")).expect("rm");
+    let before = std::fs::read(root.join("memory/decisions/cache.md")).expect("read");
+    let run = memlint(root, &["verify", "cache"]);
+    assert_eq!(run.code, 2);
+    assert!(
+        run.stderr
+            .contains("memory/decisions/cache.md: `file:src/b.rs` cannot be pinned"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        std::fs::read(root.join("memory/decisions/cache.md")).expect("read"),
+        before
+    );
+}
+
+/// The hash `verify` wrote for `source` in `text`.
+fn pin_of(_root: &Path, _args: &[&str], source: &str, text: &str) -> String {
+    let prefix = format!("  - {source} ");
+    text.lines()
+        .find_map(|l| l.strip_prefix(prefix.as_str()))
+        .expect("pinned")
+        .to_string()
+}
+
+#[test]
+fn the_stored_history_follows_head_through_amend_reset_and_rebase() {
+    let dir = repo_with(
+        &[("src/a.rs", "a\n"), ("src/b.rs", "b\n")],
+        &["file:src/a.rs"],
+    );
+    let root = dir.path();
+    write(root, "src/a.rs", "a2\n");
+    commit(root, "Change a");
+    let first = drifted(root, &[]);
+    assert_eq!(first[0].3, vec![head_of(root, "HEAD")]);
+    assert!(root.join(".memlint/drift").is_file(), "the walk is stored");
+    // Amend: HEAD moves to a commit the store has not seen.
+    git(
+        root,
+        &["commit", "-q", "--amend", "-m", "Change a, amended"],
+    );
+    let amended = drifted(root, &[]);
+    assert_eq!(amended[0].3, vec![head_of(root, "HEAD")]);
+    assert!(
+        amended[0].1.contains("\"Change a, amended\""),
+        "{}",
+        amended[0].1
+    );
+    // Reset: the change is gone, and so is the drift.
+    git(root, &["reset", "-q", "--hard", "HEAD~1"]);
+    assert_eq!(drifted(root, &[]), vec![]);
+    // Rebase: a branch that changed a, replayed onto one that changed b.
+    git(root, &["switch", "-q", "-c", "topic"]);
+    write(root, "src/a.rs", "a3\n");
+    commit(root, "Change a on topic");
+    git(root, &["switch", "-q", "main"]);
+    write(root, "src/b.rs", "b2\n");
+    commit(root, "Change b");
+    git(root, &["switch", "-q", "topic"]);
+    let before = drifted(root, &[]);
+    git(root, &["rebase", "-q", "main"]);
+    let after = drifted(root, &[]);
+    assert_eq!(after[0].3, vec![head_of(root, "HEAD")]);
+    assert_ne!(after[0].3, before[0].3);
+}
+
+#[test]
+fn report_lists_drifted_records() {
+    let dir = repo_with(&[("src/a.rs", "a\n")], &["file:src/a.rs"]);
+    let root = dir.path();
+    write(root, "src/a.rs", "b\n");
+    commit(root, "Change a");
+    let run = memlint(root, &["report", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
+    assert_eq!(
+        json["drifted"],
+        serde_json::json!(["memory/decisions/cache.md"])
+    );
+    assert!(json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .any(|d| d["rule"] == "sources/drifted"));
+    let human = memlint(root, &["report"]);
+    assert!(
+        human
+            .stdout
+            .contains("Drifted records (1):\n  memory/decisions/cache.md\n"),
+        "{}",
+        human.stdout
+    );
+}
+
+#[test]
+fn show_says_which_source_changed_in_which_commit() {
+    let dir = repo_with(&[("src/a.rs", "a\n")], &["file:src/a.rs"]);
+    let root = dir.path();
+    let fresh = memlint(root, &["show", "cache", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&fresh.stdout).expect(&fresh.stdout);
+    assert_eq!(json["drifted"], serde_json::json!([]));
+    write(root, "src/a.rs", "b\n");
+    commit(root, "Change a");
+    let id = head_of(root, "HEAD");
+    let date = git(root, &["log", "-1", "--format=%ad", "--date=short"]);
+    let message = format!("`file:src/a.rs` changed after this record was last written: 1 commit, the newest {} ({date}, \"Change a\"); check the record against it, then verify it or replace it", &id[..7]);
+    let run = memlint(root, &["show", "cache", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
+    assert_eq!(json["drifted"], serde_json::json!([message]));
+    let human = memlint(root, &["show", "cache"]);
+    assert!(
+        human.stdout.contains(&format!("> drifted: {message}\n")),
+        "{}",
+        human.stdout
+    );
+}
+
+/// Moves `.git/objects` aside (an empty object store in its place) while
+/// `f` runs: what a run reads of the history then shows.
+fn without_git_objects<T>(root: &Path, f: impl FnOnce() -> T) -> T {
+    let objects = root.join(".git/objects");
+    let away = root.join(".git/objects-away");
+    std::fs::rename(&objects, &away).expect("move the objects");
+    std::fs::create_dir_all(objects.join("pack")).expect("mkdir");
+    std::fs::create_dir_all(objects.join("info")).expect("mkdir");
+    let out = f();
+    std::fs::remove_dir_all(&objects).expect("rm");
+    std::fs::rename(&away, &objects).expect("restore the objects");
+    out
+}
+
+#[test]
+fn drift_verdicts_are_kept_and_judged_again_only_when_their_files_change() {
+    let dir = repo_with(
+        &[("src/a.rs", "a\n"), ("src/b.rs", "b1\nb2\n")],
+        &["file:src/a.rs", "file:src/b.rs#L2"],
+    );
+    let root = dir.path();
+    write(root, "src/a.rs", "a2\n");
+    commit(root, "Change a");
+    let first = drifted(root, &[]);
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert!(root.join(".memlint/drift-judged").is_file());
+    // Nothing changed: the stored verdicts are reported without reading
+    // the history (the git objects are out of reach).
+    let warm = without_git_objects(root, || drifted(root, &[]));
+    assert_eq!(warm, first);
+    // A cited file changes in the work tree: its record is judged again.
+    write(root, "src/b.rs", "b1\nB2\n");
+    let edited = drifted(root, &[]);
+    assert_eq!(edited.len(), 2, "{edited:?}");
+    assert!(edited[1].1.contains("uncommitted"), "{}", edited[1].1);
+    // And back: the first verdict again.
+    write(root, "src/b.rs", "b1\nb2\n");
+    assert_eq!(drifted(root, &[]), first);
+    // The record changes (uncommitted): not judged, and said so.
+    write(
+        root,
+        "memory/decisions/cache.md",
+        &decision("Cache, edited", &["file:src/a.rs"]),
+    );
+    let run = memlint(root, &["check", "--format", "json"]);
+    assert!(
+        run.stderr
+            .contains("1 record citing files could not be judged for drift: 1 not committed yet"),
+        "{}",
+        run.stderr
+    );
+    // A damaged store is judged again, not trusted.
+    commit(root, "Edit the record");
+    let clean = drifted(root, &[]);
+    assert_eq!(clean, vec![]);
+    std::fs::write(root.join(".memlint/drift-judged"), b"MLJUDGE\0garbage").unwrap();
+    assert_eq!(drifted(root, &[]), vec![]);
+    write(root, "src/a.rs", "a3\n");
+    assert_eq!(drifted(root, &[]).len(), 1);
+}
+
+#[test]
+fn staged_and_base_find_the_citing_records_from_the_stored_citations() {
+    let dir = repo_with(
+        &[("src/a.rs", "a\n"), ("src/b.rs", "b\n")],
+        &["file:src/a.rs"],
+    );
+    let root = dir.path();
+    write(
+        root,
+        "memory/decisions/other.md",
+        &decision("Other", &["https://example.com/other"]),
+    );
+    commit(root, "Another decision");
+    // A full check stores which records cite which files.
+    let run = memlint(root, &["check", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(root.join(".memlint/cites").is_file());
+    // The other record starts citing b after that check: its stored
+    // citations are stale, and it is read.
+    write(
+        root,
+        "memory/decisions/other.md",
+        &decision("Other", &["file:src/b.rs"]),
+    );
+    commit(root, "Cite b");
+    git(root, &["switch", "-q", "-c", "feature"]);
+    write(root, "src/a.rs", "a2\n");
+    write(root, "src/b.rs", "b2\n");
+    git(root, &["add", "-A"]);
+    let staged: Vec<(String, u64)> = staged_findings(root, &["--staged"]);
+    assert_eq!(
+        staged,
+        vec![
+            ("memory/decisions/cache.md".to_string(), 6),
+            ("memory/decisions/other.md".to_string(), 6),
+        ]
+    );
+    commit(root, "Change a and b");
+    assert_eq!(staged_findings(root, &["--base", "main"]), staged);
+    // After a full check the stored citations are current again.
+    memlint(root, &["check", "--format", "json"]);
+    assert_eq!(staged_findings(root, &["--base", "main"]), staged);
+}
+
+/// (path, line) of the `sources/drifted` findings of `check ARGS`.
+fn staged_findings(root: &Path, args: &[&str]) -> Vec<(String, u64)> {
+    let mut all = vec!["check", "--format", "json"];
+    all.extend_from_slice(args);
+    let run = memlint(root, &all);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
+    json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["rule"] == "sources/drifted")
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap_or("").to_string(),
+                d["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+/// Occurrences of `needle` in `hay`.
+fn occurrences(hay: &[u8], needle: &[u8]) -> usize {
+    hay.windows(needle.len()).filter(|w| *w == needle).count()
+}
+
+#[test]
+fn drift_verdicts_store_each_message_and_commit_once() {
+    // Forty records cite one file that changed since: forty findings with
+    // one message naming one commit.
+    let dir = repo_with(&[("src/a.rs", "a\n")], &["file:src/a.rs"]);
+    let root = dir.path();
+    for i in 0..40 {
+        write(
+            root,
+            &format!("memory/decisions/d{i:02}.md"),
+            &decision(&format!("Decision {i}"), &["file:src/a.rs"]),
+        );
+    }
+    commit(root, "Forty decisions");
+    write(root, "src/a.rs", "a2\n");
+    commit(root, "Change a");
+    let changed = head_of(root, "HEAD");
+    let cold = drifted(root, &[]);
+    assert_eq!(cold.len(), 41, "{cold:?}");
+    assert!(
+        cold.iter().all(|d| d.3 == vec![changed.clone()]),
+        "{cold:?}"
+    );
+    let stored = std::fs::read(root.join(".memlint/drift-judged")).expect("stored verdicts");
+    assert_eq!(occurrences(&stored, changed.as_bytes()), 1);
+    assert_eq!(
+        occurrences(&stored, cold[0].1.as_bytes()),
+        1,
+        "{}",
+        cold[0].1
+    );
+    assert!(stored.len() < 41 * 150, "{} bytes", stored.len());
+    // Read back, the same findings, without the history.
+    let warm = without_git_objects(root, || drifted(root, &[]));
+    assert_eq!(warm, cold);
+}
+
+#[test]
+fn stored_citations_keep_records_citing_nothing_as_fingerprints() {
+    // One record cites a file, sixty cite none.
+    let dir = repo_with(
+        &[("src/a.rs", "a\n"), ("src/b.rs", "b\n")],
+        &["file:src/a.rs"],
+    );
+    let root = dir.path();
+    for i in 0..60 {
+        write(
+            root,
+            &format!("memory/decisions/plain-{i:02}.md"),
+            &decision(&format!("Plain {i}"), &["https://example.com/x"]),
+        );
+    }
+    commit(root, "Sixty decisions citing no file");
+    let run = memlint(root, &["check", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let stored = std::fs::read(root.join(".memlint/cites")).expect("stored citations");
+    assert_eq!(occurrences(&stored, b"memory/decisions/cache.md"), 1);
+    assert_eq!(occurrences(&stored, b"plain-"), 0);
+    assert!(stored.len() < 60 * 12, "{} bytes", stored.len());
+    // A record citing nothing then starts citing b, without a full check:
+    // it is no longer the one stored, and it is read.
+    write(
+        root,
+        "memory/decisions/plain-07.md",
+        &decision("Plain 7", &["file:src/b.rs"]),
+    );
+    commit(root, "Cite b");
+    write(root, "src/a.rs", "a2\n");
+    write(root, "src/b.rs", "b2\n");
+    git(root, &["add", "-A"]);
+    assert_eq!(
+        staged_findings(root, &["--staged"]),
+        vec![
+            ("memory/decisions/cache.md".to_string(), 6),
+            ("memory/decisions/plain-07.md".to_string(), 6),
+        ]
+    );
+}
