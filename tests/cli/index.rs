@@ -458,7 +458,7 @@ fn unchanged_files_are_not_read_again() {
     let key = table::key(&ws.config);
     let mut table = table::load(&root, key).expect("stored");
     table.scanned_at += 10 * stat::RACY_NS;
-    table::save(&root, &table).expect("save");
+    table::save(&ws, &table).expect("save");
     let second = scan::refresh(&ws, &files, &Options::default());
     assert_eq!(second.reparsed, 0);
     assert!(matches!(second.saved, Ok(false)), "nothing to write");
@@ -476,7 +476,7 @@ fn unchanged_files_are_not_read_again() {
     let mut table = table::load(&root, key).expect("stored");
     table.scanned_at -= 10 * stat::RACY_NS;
     table.scanned_at = table.scanned_at.max(now_ns());
-    table::save(&root, &table).expect("save");
+    table::save(&ws, &table).expect("save");
     let third = scan::refresh(&ws, &files, &Options::default());
     assert_eq!(third.reparsed, 0);
     let forced = scan::refresh(
