@@ -62,8 +62,18 @@ pub fn save(root: &Path, mut marks: Vec<Marked>) {
     }
     marks.sort_by(|a, b| a.path.cmp(&b.path));
     marks.dedup_by(|a, b| a.path == b.path);
-    let _ = make_dir(root)
-        .and_then(|dir| crate::io::fs::write_cache(&dir.join(DRIFT_MARKS), &encode(&marks)));
+    let bytes = encode(&marks);
+    // The marks of a check that changed nothing they hold: the file is
+    // left as it is (not rewritten).
+    if let Ok(crate::io::bounded::Bounded::Whole(old)) =
+        crate::io::bounded::read_regular_at_most(&path, MAX_BYTES)
+    {
+        if old == bytes {
+            return;
+        }
+    }
+    let _ =
+        make_dir(root).and_then(|dir| crate::io::fs::write_cache(&dir.join(DRIFT_MARKS), &bytes));
 }
 
 fn encode(marks: &[Marked]) -> Vec<u8> {

@@ -30,11 +30,21 @@ pub(super) struct Reuse {
     changed: bool,
 }
 
+/// The stat data a caller already took of some files this run (the record
+/// table's), so that they are not stat'ed again.
+pub type Stats<'k> = &'k (dyn Fn(&str) -> Option<Stat> + Sync);
+
 impl Reuse {
     /// The stored verdicts for HEAD `head` and this configuration, their
     /// files checked against the work tree (in parallel); nothing when
     /// `caching` is off.
-    pub(super) fn load(ws: &Workspace, repo: &Repo, head: ObjectId, caching: bool) -> Reuse {
+    pub(super) fn load(
+        ws: &Workspace,
+        repo: &Repo,
+        head: ObjectId,
+        caching: bool,
+        known: Stats,
+    ) -> Reuse {
         let started = crate::io::stat::now_ns();
         let key = crate::io::cache::key(&ws.config);
         let stored = caching
@@ -51,7 +61,7 @@ impl Reuse {
             stored: None,
         };
         if let Some(j) = stored {
-            out.check_files(ws, repo, &j);
+            out.check_files(ws, repo, &j, known);
             out.stored = Some(j);
         }
         out
@@ -59,10 +69,19 @@ impl Reuse {
 
     /// Fills `now` from the stored files: the stored id where the stat
     /// data match and are not racy, else the file read and hashed again.
-    fn check_files(&mut self, ws: &Workspace, repo: &Repo, j: &Judged) {
+    fn check_files(&mut self, ws: &Workspace, repo: &Repo, j: &Judged, known: Stats) {
         use rayon::prelude::*;
-        let paths: Vec<&str> = j.files.iter().map(|f| f.path.as_str()).collect();
-        let stats = Stat::many(&ws.root, &paths);
+        let mut stats: Vec<Option<Stat>> = j.files.iter().map(|f| known(&f.path)).collect();
+        let (at, paths): (Vec<usize>, Vec<&str>) = j
+            .files
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| stats[*i].is_none())
+            .map(|(i, f)| (i, f.path.as_str()))
+            .unzip();
+        for (i, stat) in at.into_iter().zip(Stat::many(&ws.root, &paths)) {
+            stats[i] = stat;
+        }
         let kind = repo.repo.object_hash();
         let now: Vec<(Option<Stat>, Option<ObjectId>, bool)> = j
             .files
@@ -100,8 +119,11 @@ impl Reuse {
             .map(|v| (v.path.clone(), v))
             .collect();
         let (mut kept, mut rest) = (Vec::new(), Vec::new());
+        let mut stale = 0;
         for (record, sources) in by_record {
-            let holds = verdicts.remove(record).filter(|v| {
+            let stored_one = verdicts.remove(record);
+            let was_stored = stored_one.is_some();
+            let holds = stored_one.filter(|v| {
                 v.deps.iter().all(|&d| {
                     let f = &stored.files[d];
                     self.now.get(&f.path).is_some_and(|(_, id)| *id == f.id)
@@ -117,12 +139,23 @@ impl Reuse {
                     v.deps.clear();
                     kept.push((v, deps));
                 }
-                None => rest.push((record, sources)),
+                None => {
+                    stale += usize::from(was_stored);
+                    rest.push((record, sources));
+                }
             }
         }
-        // A record gone, or no longer citing a file: stored for nothing.
-        self.changed |= !verdicts.is_empty() || !rest.is_empty();
+        // A record gone, or no longer citing a file, or judged again: what
+        // is stored changes. (A record not stored, judged now, changes it
+        // only if it is stored: see [`Reuse::judged`].)
+        self.changed |= !verdicts.is_empty() || stale > 0;
         (kept, rest)
+    }
+
+    /// Takes in what this run judged: a verdict that is stored (one of a
+    /// record committed as it is, see [`Reuse::save`]) changes the file.
+    pub(super) fn judged(&mut self, verdicts: &[Judgement]) {
+        self.changed |= verdicts.iter().any(|(v, _)| stored(v));
     }
 
     /// Takes in the blob ids of the files `judge` read.
@@ -132,7 +165,11 @@ impl Reuse {
         }
     }
 
-    /// Stores the verdicts when they differ from the stored ones.
+    /// Stores the verdicts when they differ from the stored ones. The
+    /// verdicts of records not committed as they are (edited since their
+    /// last commit, or new) are not stored: judging one needs no history,
+    /// and a record being edited would otherwise rewrite the whole file at
+    /// every check.
     pub(super) fn save(mut self, ws: &Workspace, verdicts: &[Judgement]) {
         if !self.changed {
             return;
@@ -140,7 +177,7 @@ impl Reuse {
         let mut index: HashMap<&str, usize> = HashMap::default();
         let mut paths: Vec<&str> = Vec::new();
         let mut out = Vec::with_capacity(verdicts.len());
-        for (v, deps) in verdicts {
+        for (v, deps) in verdicts.iter().filter(|(v, _)| stored(v)) {
             let mut v = v.clone();
             v.deps = deps
                 .iter()
@@ -186,4 +223,10 @@ impl Reuse {
             },
         );
     }
+}
+
+/// Whether a verdict is kept in the file: not one of a record that is not
+/// committed as it is.
+fn stored(v: &Verdict) -> bool {
+    v.unjudged != crate::store::judged::Unjudged::Uncommitted
 }
