@@ -23,8 +23,13 @@ pub(super) struct Reuse {
     prefix: String,
     started: i64,
     stored: Option<Judged>,
-    /// Path → (stat now, blob id now) of the stored files, then of the
-    /// files read by this run's judging.
+    /// (stat now, blob id now) of each stored file, in the order of the
+    /// stored files ([`Reuse::files`]).
+    checked: Vec<(Option<Stat>, Option<ObjectId>)>,
+    /// The stored files (taken from `stored` by [`Reuse::split`]).
+    files: Vec<Known>,
+    /// Path → (stat now, blob id now) of the files read by this run's
+    /// judging; the stored files join them when the verdicts are saved.
     now: HashMap<String, (Option<Stat>, Option<ObjectId>)>,
     /// Whether what is stored differs from what this run concludes.
     changed: bool,
@@ -57,6 +62,8 @@ impl Reuse {
             prefix: repo.prefix.clone(),
             started,
             now: HashMap::default(),
+            checked: Vec::new(),
+            files: Vec::new(),
             changed: stored.is_none(),
             stored: None,
         };
@@ -98,9 +105,9 @@ impl Reuse {
                 }
             })
             .collect();
-        for (f, (stat, id, reread)) in j.files.iter().zip(now) {
+        for (stat, id, reread) in now {
             self.changed |= reread;
-            self.now.insert(f.path.clone(), (stat, id));
+            self.checked.push((stat, id));
         }
     }
 
@@ -113,20 +120,22 @@ impl Reuse {
         let Some(stored) = self.stored.take() else {
             return (Vec::new(), by_record);
         };
-        let mut verdicts: HashMap<String, Verdict> = stored
-            .verdicts
-            .into_iter()
-            .map(|v| (v.path.clone(), v))
-            .collect();
+        // Both sorted by path: the stored verdict of each record is found
+        // by one walk over both.
+        let mut verdicts = stored.verdicts.into_iter().peekable();
+        let mut leftover = 0usize;
         let (mut kept, mut rest) = (Vec::new(), Vec::new());
         let mut stale = 0;
         for (record, sources) in by_record {
-            let stored_one = verdicts.remove(record);
+            while verdicts.next_if(|v| v.path.as_str() < record).is_some() {
+                leftover += 1;
+            }
+            let stored_one = verdicts.next_if(|v| v.path == record);
             let was_stored = stored_one.is_some();
             let holds = stored_one.filter(|v| {
                 v.deps.iter().all(|&d| {
                     let f = &stored.files[d];
-                    self.now.get(&f.path).is_some_and(|(_, id)| *id == f.id)
+                    self.checked.get(d).is_some_and(|(_, id)| *id == f.id)
                 })
             });
             match holds {
@@ -145,10 +154,12 @@ impl Reuse {
                 }
             }
         }
+        leftover += verdicts.count();
+        self.files = stored.files;
         // A record gone, or no longer citing a file, or judged again: what
         // is stored changes. (A record not stored, judged now, changes it
         // only if it is stored: see [`Reuse::judged`].)
-        self.changed |= !verdicts.is_empty() || stale > 0;
+        self.changed |= leftover > 0 || stale > 0;
         (kept, rest)
     }
 
@@ -173,6 +184,15 @@ impl Reuse {
     pub(super) fn save(mut self, ws: &Workspace, verdicts: &[Judgement]) {
         if !self.changed {
             return;
+        }
+        // What is known of the stored files now, under what this run read.
+        for (f, (stat, id)) in self.files.iter().zip(&self.checked) {
+            match self.now.get_mut(&f.path) {
+                Some(known) => known.0 = *stat,
+                None => {
+                    self.now.insert(f.path.clone(), (*stat, *id));
+                }
+            }
         }
         let mut index: HashMap<&str, usize> = HashMap::default();
         let mut paths: Vec<&str> = Vec::new();
