@@ -16,14 +16,17 @@ const MARK_PATH_CHARS: usize = 60;
 
 /// Keeps the marks of a `sources/drifted` run over every record of `ws`
 /// (what `check` judged), replacing those kept before: the first drifted
-/// source of each record.
-pub fn keep(ws: &Workspace, drift: &Drift) {
-    let mut first: Vec<(&str, &DriftMark)> = Vec::new();
-    for (path, mark) in &drift.marks {
-        if !first.iter().any(|(p, _)| p == path) {
-            first.push((path, mark));
-        }
-    }
+/// source of each record. `known` gives the hash of a record's bytes when
+/// the check already knows it (its record table); any other record is read
+/// and hashed.
+pub fn keep(ws: &Workspace, drift: &Drift, known: &(dyn Fn(&str) -> Option<u64> + Sync)) {
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let first: Vec<(&str, &DriftMark)> = drift
+        .marks
+        .iter()
+        .filter(|(path, _)| seen.insert(path.as_str()))
+        .map(|(path, mark)| (path.as_str(), mark))
+        .collect();
     let marks: Vec<Marked> = {
         use rayon::prelude::*;
         first
@@ -31,7 +34,7 @@ pub fn keep(ws: &Workspace, drift: &Drift) {
             .filter_map(|(path, mark)| {
                 Some(Marked {
                     path: path.to_string(),
-                    hash: hash_of(ws, path)?,
+                    hash: known(path).or_else(|| hash_of(ws, path))?,
                     mark: (*mark).clone(),
                 })
             })

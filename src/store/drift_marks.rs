@@ -64,8 +64,18 @@ pub fn save(ws: &Workspace, mut marks: Vec<Marked>) {
     }
     marks.sort_by(|a, b| a.path.cmp(&b.path));
     marks.dedup_by(|a, b| a.path == b.path);
+    let bytes = encode(&marks);
+    // The marks of a check that changed nothing they hold: the file is
+    // left as it is (not rewritten).
+    if let Ok(crate::model::content::Content::Bytes(old)) =
+        crate::io::read::read_capped(&path, MAX_BYTES)
+    {
+        if old == bytes {
+            return;
+        }
+    }
     let _ = crate::io::cache::make_dir_of(ws)
-        .and_then(|dir| crate::io::fs::write_cache(&dir.join(DRIFT_MARKS), &encode(&marks)));
+        .and_then(|dir| crate::io::fs::write_cache(&dir.join(DRIFT_MARKS), &bytes));
 }
 
 fn encode(marks: &[Marked]) -> Vec<u8> {

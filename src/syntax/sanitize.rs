@@ -357,6 +357,10 @@ pub fn json_text(json: &str) -> Cow<'_, str> {
     let mut out: Option<String> = None;
     let mut done = 0;
     let mut i = 0;
+    // The masked form of each string without escapes, by its text: a
+    // report repeats its keys and many of its values (rule names, paths,
+    // messages) thousands of times, and each is looked at once.
+    let mut seen: crate::model::hashing::Map<&str, Option<String>> = Default::default();
     while let Some(open) = memchr::memchr(b'"', &bytes[i..]).map(|k| i + k) {
         // The closing quote: the next one not escaped.
         let mut j = open + 1;
@@ -382,10 +386,12 @@ pub fn json_text(json: &str) -> Cow<'_, str> {
             // No escape: the literal is the string between its quotes, and
             // its masked form needs none either.
             let inner = &literal[1..literal.len().saturating_sub(1).max(1)];
-            match secrets(inner) {
-                Cow::Owned(m) => Some(format!("\"{m}\"")),
-                Cow::Borrowed(_) => None,
-            }
+            seen.entry(inner)
+                .or_insert_with(|| match secrets(inner) {
+                    Cow::Owned(m) => Some(format!("\"{m}\"")),
+                    Cow::Borrowed(_) => None,
+                })
+                .clone()
         };
         if let Some(m) = masked {
             let o = out.get_or_insert_with(|| String::with_capacity(json.len()));

@@ -59,6 +59,17 @@ pub fn findings(
     all: &[String],
     opts: &crate::engine::scan::Options,
 ) -> (Vec<Box<FileReport>>, Vec<Diagnostic>) {
+    let (refreshed, cross) = refreshed_findings(ws, all, opts);
+    (refreshed.reports, cross)
+}
+
+/// [`findings`], with what the record table knows of each file's content
+/// (stat data and hash), in the order of the reports.
+fn refreshed_findings(
+    ws: &Workspace,
+    all: &[String],
+    opts: &crate::engine::scan::Options,
+) -> (crate::engine::scan::Refreshed, Vec<Diagnostic>) {
     // Near-duplicate slugs depend on the file names alone: they are
     // clustered while the files are read.
     let (scanned, clusters) = rayon::join(
@@ -77,7 +88,7 @@ pub fn findings(
         },
         || cross_record(ws, scanned.reports(), clusters),
     );
-    (scanned.finish(saved).reports, cross)
+    (scanned.finish(saved), cross)
 }
 
 /// Lints `all` (every file of the workspace) with the index options `opts`
@@ -104,14 +115,22 @@ pub fn run_texts(
     opts: &crate::engine::scan::Options,
     texts: bool,
 ) -> Outcome {
-    let (reports, mut diags) = findings(ws, all, opts);
-    let drift = crate::engine::drift::drifted(
+    let (refreshed, mut diags) = refreshed_findings(ws, all, opts);
+    let (reports, prints) = (refreshed.reports, refreshed.fingerprints);
+    // The reports are in the order of `all`, sorted by path.
+    let at = |rel: &str| reports.binary_search_by(|r| r.path.as_str().cmp(rel)).ok();
+    let print = |rel: &str| at(rel).and_then(|i| prints.of.get(i).copied().flatten());
+    let stat = |rel: &str| print(rel).map(|(s, _)| s);
+    let drift = crate::engine::drift::drifted_with(
         ws,
         reports.iter().map(|r| (r.path.as_str(), &r.info)),
         crate::engine::drift::Mode::WorkTree,
+        &stat,
     );
-    // What context, search and the prompt hook mark (every record was judged).
-    crate::engine::drift_marks::keep(ws, &drift);
+    // What context, search and the prompt hook mark (every record was
+    // judged), with the hashes of the records the table just vouched for.
+    let known = |rel: &str| print(rel).map(|(_, h)| h);
+    crate::engine::drift_marks::keep(ws, &drift, &known);
     diags.extend(drift.diagnostics);
     diags.extend(crate::engine::export::stale_findings(ws));
     diags.retain(|d| selected(&d.path));

@@ -95,6 +95,17 @@ pub fn drifted<'a>(
     records: impl Iterator<Item = (&'a str, &'a RecordInfo)>,
     mode: Mode,
 ) -> Drift {
+    drifted_with(ws, records, mode, &|_| None)
+}
+
+/// [`drifted`], given the stat data the caller already took of some files
+/// this run (`check`'s record table), which are then not stat'ed again.
+pub fn drifted_with<'a>(
+    ws: &Workspace,
+    records: impl Iterator<Item = (&'a str, &'a RecordInfo)>,
+    mode: Mode,
+    known: reuse::Stats,
+) -> Drift {
     let mut out = Drift::default();
     if !ws.config.enabled(Rule::SourcesDrifted) {
         return out;
@@ -126,16 +137,19 @@ pub fn drifted<'a>(
     }
     // A shallow clone's boundary moves without HEAD moving: no reuse.
     let mut caching = mode == Mode::WorkTree && !repo.repo.is_shallow().unwrap_or(true);
-    let mut reuse = reuse::Reuse::load(ws, &repo, head, caching);
+    let mut reuse = reuse::Reuse::load(ws, &repo, head, caching, known);
     let (kept, to_judge) = reuse.split(by_record);
     let mut verdicts = kept;
     if !to_judge.is_empty() {
         if let Ok(tree) = repo.tree_of(head) {
             let judge = Judge::new(ws, &repo, (head, tree), mode, to_judge.len());
             judge.prepare(to_judge.iter().map(|(r, _)| *r));
-            for (record, sources) in &to_judge {
-                verdicts.push(judge.record(record, sources));
-            }
+            let judged: Vec<reuse::Judgement> = to_judge
+                .iter()
+                .map(|(record, sources)| judge.record(record, sources))
+                .collect();
+            reuse.judged(&judged);
+            verdicts.extend(judged);
             reuse.learn(&judge);
             // A history that could not be read judged nothing: not stored.
             caching &= !judge.failed.get();

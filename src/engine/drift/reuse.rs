@@ -23,18 +23,33 @@ pub(super) struct Reuse {
     prefix: String,
     started: i64,
     stored: Option<Judged>,
-    /// Path → (stat now, blob id now) of the stored files, then of the
-    /// files read by this run's judging.
+    /// (stat now, blob id now) of each stored file, in the order of the
+    /// stored files ([`Reuse::files`]).
+    checked: Vec<(Option<Stat>, Option<ObjectId>)>,
+    /// The stored files (taken from `stored` by [`Reuse::split`]).
+    files: Vec<Known>,
+    /// Path → (stat now, blob id now) of the files read by this run's
+    /// judging; the stored files join them when the verdicts are saved.
     now: HashMap<String, (Option<Stat>, Option<ObjectId>)>,
     /// Whether what is stored differs from what this run concludes.
     changed: bool,
 }
 
+/// The stat data a caller already took of some files this run (the record
+/// table's), so that they are not stat'ed again.
+pub type Stats<'k> = &'k (dyn Fn(&str) -> Option<Stat> + Sync);
+
 impl Reuse {
     /// The stored verdicts for HEAD `head` and this configuration, their
     /// files checked against the work tree (in parallel); nothing when
     /// `caching` is off.
-    pub(super) fn load(ws: &Workspace, repo: &Repo, head: ObjectId, caching: bool) -> Reuse {
+    pub(super) fn load(
+        ws: &Workspace,
+        repo: &Repo,
+        head: ObjectId,
+        caching: bool,
+        known: Stats,
+    ) -> Reuse {
         let started = crate::io::stat::now_ns();
         let key = crate::io::cache::key(&ws.config);
         let stored = caching
@@ -47,11 +62,13 @@ impl Reuse {
             prefix: repo.prefix.clone(),
             started,
             now: HashMap::default(),
+            checked: Vec::new(),
+            files: Vec::new(),
             changed: stored.is_none(),
             stored: None,
         };
         if let Some(j) = stored {
-            out.check_files(ws, repo, &j);
+            out.check_files(ws, repo, &j, known);
             out.stored = Some(j);
         }
         out
@@ -59,10 +76,19 @@ impl Reuse {
 
     /// Fills `now` from the stored files: the stored id where the stat
     /// data match and are not racy, else the file read and hashed again.
-    fn check_files(&mut self, ws: &Workspace, repo: &Repo, j: &Judged) {
+    fn check_files(&mut self, ws: &Workspace, repo: &Repo, j: &Judged, known: Stats) {
         use rayon::prelude::*;
-        let paths: Vec<&str> = j.files.iter().map(|f| f.path.as_str()).collect();
-        let stats = Stat::many(&ws.root, &paths);
+        let mut stats: Vec<Option<Stat>> = j.files.iter().map(|f| known(&f.path)).collect();
+        let (at, paths): (Vec<usize>, Vec<&str>) = j
+            .files
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| stats[*i].is_none())
+            .map(|(i, f)| (i, f.path.as_str()))
+            .unzip();
+        for (i, stat) in at.into_iter().zip(Stat::many(&ws.root, &paths)) {
+            stats[i] = stat;
+        }
         let kind = repo.repo.object_hash();
         let now: Vec<(Option<Stat>, Option<ObjectId>, bool)> = j
             .files
@@ -79,9 +105,9 @@ impl Reuse {
                 }
             })
             .collect();
-        for (f, (stat, id, reread)) in j.files.iter().zip(now) {
+        for (stat, id, reread) in now {
             self.changed |= reread;
-            self.now.insert(f.path.clone(), (stat, id));
+            self.checked.push((stat, id));
         }
     }
 
@@ -94,17 +120,22 @@ impl Reuse {
         let Some(stored) = self.stored.take() else {
             return (Vec::new(), by_record);
         };
-        let mut verdicts: HashMap<String, Verdict> = stored
-            .verdicts
-            .into_iter()
-            .map(|v| (v.path.clone(), v))
-            .collect();
+        // Both sorted by path: the stored verdict of each record is found
+        // by one walk over both.
+        let mut verdicts = stored.verdicts.into_iter().peekable();
+        let mut leftover = 0usize;
         let (mut kept, mut rest) = (Vec::new(), Vec::new());
+        let mut stale = 0;
         for (record, sources) in by_record {
-            let holds = verdicts.remove(record).filter(|v| {
+            while verdicts.next_if(|v| v.path.as_str() < record).is_some() {
+                leftover += 1;
+            }
+            let stored_one = verdicts.next_if(|v| v.path == record);
+            let was_stored = stored_one.is_some();
+            let holds = stored_one.filter(|v| {
                 v.deps.iter().all(|&d| {
                     let f = &stored.files[d];
-                    self.now.get(&f.path).is_some_and(|(_, id)| *id == f.id)
+                    self.checked.get(d).is_some_and(|(_, id)| *id == f.id)
                 })
             });
             match holds {
@@ -117,12 +148,25 @@ impl Reuse {
                     v.deps.clear();
                     kept.push((v, deps));
                 }
-                None => rest.push((record, sources)),
+                None => {
+                    stale += usize::from(was_stored);
+                    rest.push((record, sources));
+                }
             }
         }
-        // A record gone, or no longer citing a file: stored for nothing.
-        self.changed |= !verdicts.is_empty() || !rest.is_empty();
+        leftover += verdicts.count();
+        self.files = stored.files;
+        // A record gone, or no longer citing a file, or judged again: what
+        // is stored changes. (A record not stored, judged now, changes it
+        // only if it is stored: see [`Reuse::judged`].)
+        self.changed |= leftover > 0 || stale > 0;
         (kept, rest)
+    }
+
+    /// Takes in what this run judged: a verdict that is stored (one of a
+    /// record committed as it is, see [`Reuse::save`]) changes the file.
+    pub(super) fn judged(&mut self, verdicts: &[Judgement]) {
+        self.changed |= verdicts.iter().any(|(v, _)| stored(v));
     }
 
     /// Takes in the blob ids of the files `judge` read.
@@ -132,15 +176,28 @@ impl Reuse {
         }
     }
 
-    /// Stores the verdicts when they differ from the stored ones.
+    /// Stores the verdicts when they differ from the stored ones. The
+    /// verdicts of records not committed as they are (edited since their
+    /// last commit, or new) are not stored: judging one needs no history,
+    /// and a record being edited would otherwise rewrite the whole file at
+    /// every check.
     pub(super) fn save(mut self, ws: &Workspace, verdicts: &[Judgement]) {
         if !self.changed {
             return;
         }
+        // What is known of the stored files now, under what this run read.
+        for (f, (stat, id)) in self.files.iter().zip(&self.checked) {
+            match self.now.get_mut(&f.path) {
+                Some(known) => known.0 = *stat,
+                None => {
+                    self.now.insert(f.path.clone(), (*stat, *id));
+                }
+            }
+        }
         let mut index: HashMap<&str, usize> = HashMap::default();
         let mut paths: Vec<&str> = Vec::new();
         let mut out = Vec::with_capacity(verdicts.len());
-        for (v, deps) in verdicts {
+        for (v, deps) in verdicts.iter().filter(|(v, _)| stored(v)) {
             let mut v = v.clone();
             v.deps = deps
                 .iter()
@@ -186,4 +243,10 @@ impl Reuse {
             },
         );
     }
+}
+
+/// Whether a verdict is kept in the file: not one of a record that is not
+/// committed as it is.
+fn stored(v: &Verdict) -> bool {
+    v.unjudged != crate::store::judged::Unjudged::Uncommitted
 }

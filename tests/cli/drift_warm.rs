@@ -1,0 +1,141 @@
+//! A warm `check` with `sources/drifted` on leaves the files under
+//! `.memlint/` that nothing changed as they are (issue 45's warm target):
+//! the stored verdicts while only a record not committed is edited, the
+//! drift marks while they are the same. What is reported stays the same,
+//! and a stored file is still replaced when HEAD moves.
+
+use crate::common;
+
+use common::{git, memlint, write};
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+fn decision(title: &str, sources: &[&str]) -> String {
+    let mut text = format!("---\ntitle: {title}\nstatus: active\ndate: 2026-01-02\nsources:\n");
+    for s in sources {
+        text.push_str(&format!("  - {s}\n"));
+    }
+    text.push_str("---\n\nBody.\n");
+    text
+}
+
+fn commit(root: &Path, message: &str) {
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", message]);
+}
+
+/// (path, line, message) of the `sources/drifted` findings of a check.
+fn drifted(root: &Path) -> Vec<(String, u64, String)> {
+    let run = memlint(root, &["check", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
+    json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["rule"] == "sources/drifted")
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap_or("").to_string(),
+                d["line"].as_u64().unwrap_or(0),
+                d["message"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The inode and bytes of a file under `.memlint/`: a file replaced (even
+/// with the same bytes) has another inode.
+fn stored(root: &Path, name: &str) -> (u64, Vec<u8>) {
+    let path = root.join(".memlint").join(name);
+    let meta = std::fs::metadata(&path).expect(name);
+    (meta.ino(), std::fs::read(&path).expect(name))
+}
+
+/// A repository where two decisions cite `src/a.rs`, changed after them.
+fn drifted_repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    write(root, "src/a.rs", "a\n");
+    for name in ["one", "two"] {
+        write(
+            root,
+            &format!("memory/decisions/{name}.md"),
+            &decision(name, &["file:src/a.rs"]),
+        );
+    }
+    commit(root, "Write the decisions");
+    write(root, "src/a.rs", "a2\n");
+    commit(root, "Change a");
+    // A file changed within two seconds of a run is read again by the
+    // next one (its stat data cannot vouch for it): past that.
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    dir
+}
+
+#[test]
+fn editing_an_uncommitted_record_leaves_the_stored_verdicts_and_marks_as_they_are() {
+    let dir = drifted_repo();
+    let root = dir.path();
+    let cold = drifted(root);
+    assert_eq!(cold.len(), 2, "{cold:?}");
+    let (judged, marks) = (stored(root, "drift-judged"), stored(root, "drifted"));
+    // Nothing changed: neither file is written again.
+    assert_eq!(drifted(root), cold);
+    assert_eq!(stored(root, "drift-judged"), judged);
+    assert_eq!(stored(root, "drifted"), marks);
+    // Record two is edited and not committed: not judged (said so), and
+    // its verdict leaves the stored ones.
+    let edit = |n: usize| {
+        let body = decision("two", &["file:src/a.rs"]) + &"More.\n".repeat(n);
+        write(root, "memory/decisions/two.md", &body);
+    };
+    edit(1);
+    let edited = drifted(root);
+    assert_eq!(edited, cold[..1].to_vec());
+    let judged = stored(root, "drift-judged");
+    let marks = stored(root, "drifted");
+    // Edited again, and again: the stored verdicts and marks are kept as
+    // they are (same file, same bytes).
+    for n in 2..4 {
+        edit(n);
+        let run = memlint(root, &["check", "--format", "json"]);
+        assert!(
+            run.stderr.contains(
+                "sources/drifted: 1 record citing files could not be judged for drift: 1 not committed yet"
+            ),
+            "{}",
+            run.stderr
+        );
+        assert_eq!(drifted(root), edited);
+        assert_eq!(stored(root, "drift-judged"), judged, "edit {n}");
+        assert_eq!(stored(root, "drifted"), marks, "edit {n}");
+    }
+    // Committed, the record is judged again (written after the change of
+    // `src/a.rs`: not drifted), and HEAD moved: the stored verdicts are
+    // replaced.
+    commit(root, "Edit two");
+    assert_eq!(drifted(root), edited);
+    assert_ne!(stored(root, "drift-judged").1, judged.1);
+    write(root, "src/a.rs", "a3\n");
+    commit(root, "Change a again");
+    let again = drifted(root);
+    assert_eq!(again.len(), 2, "{again:?}");
+    assert_eq!(again[1].0, "memory/decisions/two.md");
+}
+
+#[test]
+fn stored_verdicts_of_an_old_head_are_not_reused_after_a_reset() {
+    let dir = drifted_repo();
+    let root = dir.path();
+    assert_eq!(drifted(root).len(), 2);
+    // Back to before the change of the cited file: nothing drifted.
+    git(root, &["reset", "-q", "--hard", "HEAD~1"]);
+    assert_eq!(drifted(root), vec![]);
+    // And forward again.
+    git(root, &["reset", "-q", "--hard", "HEAD@{1}"]);
+    assert_eq!(drifted(root).len(), 2);
+    assert!(!std::fs::read(root.join(".memlint/drifted"))
+        .unwrap()
+        .is_empty());
+}
