@@ -77,6 +77,10 @@ fn hook(root: &Path, event: &str, input: &Value) -> String {
         .args(["hook", event])
         .current_dir(root)
         .env_remove("MEMORY_INJECT")
+        // A generous search budget, as tests/hook_prompt.rs gives it: on a
+        // loaded machine the default two seconds would turn a test of what
+        // is recalled into one of timing.
+        .env("MEMLINT_PROMPT_BUDGET_MS", "60000")
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .spawn()

@@ -31,6 +31,10 @@ fn hook(dir: &Path, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output 
     for k in ENV {
         c.env_remove(k);
     }
+    // A generous search budget, as tests/hook_prompt.rs gives it: on a
+    // loaded machine the default two seconds would turn a test of what is
+    // recalled into one of timing.
+    c.env("MEMLINT_PROMPT_BUDGET_MS", "60000");
     for (k, v) in env {
         c.env(k, v);
     }
