@@ -30,6 +30,50 @@ impl Current {
         Current { reports }
     }
 
+    /// Reads what a record of the `kinds` about to be written needs: the
+    /// reports of every record of those kinds (from the index where it is
+    /// fresh, each file stat'ed and the changed ones read again), and every
+    /// other record by name only (its kind and path: it exists, its fields
+    /// are not read). Nothing is written back. Enough for the rules on a
+    /// new record that names records of no other kind: its slug and
+    /// content are compared within its kind, and `replaced_by` chains stay
+    /// within a kind. Without a usable index, [`Current::read`].
+    pub fn read_kinds(ws: &Workspace, kinds: &[Kind]) -> Current {
+        use crate::model::kind::Place;
+        let all = crate::store::listing::files(ws);
+        let kind_of = |f: &str| match classify(f, &ws.config.banned_dirs) {
+            Place::Record(k) => Some(k),
+            _ => None,
+        };
+        let picked: Vec<String> = all
+            .iter()
+            .filter(|f| kind_of(f).is_some_and(|k| kinds.contains(&k)))
+            .cloned()
+            .collect();
+        let wanted: std::collections::HashSet<&str> = picked.iter().map(String::as_str).collect();
+        let key = crate::store::table::key(&ws.config);
+        let Some(stored) = crate::store::table::load_picked(&ws.root, key, &|p| wanted.contains(p))
+        else {
+            return Current::read(ws);
+        };
+        let (mut reports, _) =
+            crate::engine::scan::refresh_picked(ws, &picked, stored.entries, stored.scanned_at);
+        reports.extend(all.iter().filter_map(|f| {
+            let kind = kind_of(f).filter(|k| !kinds.contains(k))?;
+            Some(Box::new(FileReport {
+                path: f.clone(),
+                info: crate::lint::RecordInfo {
+                    kind: Some(kind),
+                    ..Default::default()
+                },
+                ..FileReport::default()
+            }))
+        }));
+        // In path order, as a whole read gives them.
+        reports.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+        Current { reports }
+    }
+
     /// The report of the record of `kind` named `slug`, if there is one.
     pub fn record(&self, kind: Kind, slug: &str) -> Option<&FileReport> {
         self.reports
