@@ -142,6 +142,7 @@ pub fn lint_changes(ws: &Workspace, current: &Current, changes: &[(String, Strin
     let resolver = crate::io::git::DiskResolver::of(ws);
     let mut view = View::new(items, &ws.config, &resolver);
     view.known_clusters = Kind::ALL.into_iter().map(|k| (k, Vec::new())).collect();
+    view.reported = Some(&is_changed);
     // Only the changed records' findings are kept: only their pairs are
     // looked for, one pass over the sketches each.
     // Many changed files at once (an import): the rule's own pair finder
