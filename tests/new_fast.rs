@@ -94,6 +94,16 @@ fn sources_naming_records_of_other_kinds_are_judged_against_them() {
         "{}",
         run.stderr
     );
+    // A session memory, known by name only, exists.
+    let run = new(
+        root,
+        "Sync retries stop after five attempts",
+        "sync-retries-stop-after-five",
+        "cmem:CMEM-20261102-174500",
+        "The bank sync gives up after the fifth attempt and says so in the log.\n",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("sources/dangling"), "{}", run.stderr);
     // A request that does not exist, with the one that does as the hint.
     let run = new(
         root,

@@ -16,6 +16,9 @@ pub struct Current {
     /// their boxes would copy them all).
     #[allow(clippy::vec_box)]
     pub reports: Vec<Box<FileReport>>,
+    /// Paths of the records that exist but were not read (see
+    /// [`Current::read_kinds`]), sorted: known by name only.
+    pub unread: Vec<String>,
 }
 
 impl Current {
@@ -27,7 +30,10 @@ impl Current {
             progress: None,
         };
         let (reports, _) = crate::engine::check::findings(ws, &all, &opts);
-        Current { reports }
+        Current {
+            reports,
+            unread: Vec::new(),
+        }
     }
 
     /// Reads what a record of the `kinds` about to be written needs: the
@@ -56,22 +62,14 @@ impl Current {
         else {
             return Current::read(ws);
         };
-        let (mut reports, _) =
+        let (reports, _) =
             crate::engine::scan::refresh_picked(ws, &picked, stored.entries, stored.scanned_at);
-        reports.extend(all.iter().filter_map(|f| {
-            let kind = kind_of(f).filter(|k| !kinds.contains(k))?;
-            Some(Box::new(FileReport {
-                path: f.clone(),
-                info: crate::lint::RecordInfo {
-                    kind: Some(kind),
-                    ..Default::default()
-                },
-                ..FileReport::default()
-            }))
-        }));
-        // In path order, as a whole read gives them.
-        reports.sort_unstable_by(|a, b| a.path.cmp(&b.path));
-        Current { reports }
+        drop(wanted);
+        let unread: Vec<String> = all
+            .into_iter()
+            .filter(|f| kind_of(f).is_some_and(|k| !kinds.contains(&k)))
+            .collect();
+        Current { reports, unread }
     }
 
     /// The report of the record of `kind` named `slug`, if there is one.
@@ -143,6 +141,15 @@ pub fn lint_changes(ws: &Workspace, current: &Current, changes: &[(String, Strin
     let mut view = View::new(items, &ws.config, &resolver);
     view.known_clusters = Kind::ALL.into_iter().map(|k| (k, Vec::new())).collect();
     view.reported = Some(&is_changed);
+    // Records known by name only exist, with fields no rule on the changed
+    // records needs.
+    let unread = |kind: Kind, slug: &str| {
+        let path = format!("{}/{slug}.md", kind.dir());
+        current.unread.binary_search(&path).is_ok()
+    };
+    if !current.unread.is_empty() {
+        view.others = Some(&unread);
+    }
     // Only the changed records' findings are kept: only their pairs are
     // looked for, one pass over the sketches each.
     // Many changed files at once (an import): the rule's own pair finder
