@@ -313,6 +313,51 @@ pub fn scan(ws: &Workspace, files: &[String], opts: &Options) -> Scanned {
     }
 }
 
+/// The reports of `files` (sorted: part of the workspace, such as the
+/// records of some kinds) brought up to date as [`scan`] would bring them,
+/// from `stored`, their stored entries (sorted, from a scan that started
+/// at `scanned_at`), without writing anything back: a file whose stat data
+/// changed, or changed too close to that scan, is verified or read and
+/// linted again; the others are kept. With the number of files read.
+pub fn refresh_picked(
+    ws: &Workspace,
+    files: &[String],
+    stored: Vec<Entry>,
+    scanned_at: i64,
+) -> (Vec<Box<FileReport>>, usize) {
+    let mut stored = stored.into_iter().peekable();
+    let aligned: Vec<Option<Entry>> = files
+        .iter()
+        .map(|f| {
+            while stored
+                .next_if(|e| e.report.path.as_str() < f.as_str())
+                .is_some()
+            {}
+            stored.next_if(|e| e.report.path == *f)
+        })
+        .collect();
+    let plans: Vec<Plan> = probes(ws, files, true)
+        .into_par_iter()
+        .zip(aligned.into_par_iter())
+        .map(|(probe, old)| plan(ws, &probe, old, scanned_at))
+        .collect();
+    let tracked = plans
+        .iter()
+        .any(|p| matches!(p, Plan::ByBlob(..)))
+        .then(|| Tracked::open(&ws.root))
+        .flatten();
+    let done: Vec<(Entry, Done)> = files
+        .par_iter()
+        .zip(plans.into_par_iter())
+        .map_init(
+            || Dirs::new(&ws.root),
+            |dirs, (rel, plan)| execute(ws, dirs, rel, plan, tracked.as_ref()),
+        )
+        .collect();
+    let reads = done.iter().filter(|(_, d)| *d == Done::Read).count();
+    (done.into_iter().map(|(e, _)| e.report).collect(), reads)
+}
+
 /// Records the git blob id of every file read whose stat data the git index
 /// vouches for. The files are sorted, as the index is: each run of them
 /// walks along it.

@@ -216,6 +216,71 @@ pub(crate) fn load_stored(root: &Path, key: Option<u64>) -> Option<Stored> {
     })
 }
 
+/// The stored entries a command needs, as [`load_picked`] gives them.
+pub struct Picked {
+    /// When the scan that produced them started (ns since the epoch).
+    pub scanned_at: i64,
+    /// The entries of the paths picked, sorted by path.
+    pub entries: Vec<Entry>,
+}
+
+/// The stored entries (delta applied) of the paths `pick` accepts, for
+/// `key`: every other entry is skipped by its length without being decoded
+/// (a command about one kind of record need not decode the others). `None`
+/// when nothing intact of this format and key is stored.
+pub fn load_picked(root: &Path, key: u64, pick: &dyn Fn(&str) -> bool) -> Option<Picked> {
+    let (bytes, delta) = stored_bytes(root)?;
+    let mut r = checked(&bytes, MAGIC)?;
+    if r.fixed64()? != key {
+        return None;
+    }
+    let mut scanned_at = i64::from_le_bytes(r.bytes(8)?.try_into().ok()?);
+    let n = r.count()?;
+    let mut main: Vec<Entry> = Vec::new();
+    let mut last: Option<&str> = None;
+    for _ in 0..n {
+        let start = r.pos;
+        let path = r.glance()?.path;
+        // Out of order is damage, as for a whole decode.
+        if last.is_some_and(|prev| prev >= path) {
+            return None;
+        }
+        last = Some(path);
+        if pick(path) {
+            r.pos = start;
+            main.push(r.entry()?);
+        }
+    }
+    if !r.at_end() {
+        return None;
+    }
+    let base = trailer(&bytes)?;
+    let delta = delta
+        .as_deref()
+        .and_then(|d| decode_delta(d, Reader::entry, entry_path))
+        .filter(|d| d.base == base && d.key == key);
+    let Some(delta) = delta else {
+        return Some(Picked {
+            scanned_at,
+            entries: main,
+        });
+    };
+    scanned_at = delta.scanned_at;
+    let changed: Vec<Entry> = delta
+        .entries
+        .into_iter()
+        .filter(|e| pick(entry_path(e)))
+        .collect();
+    let mut entries = Vec::with_capacity(main.len() + changed.len());
+    merge(main, &delta.removed, changed, entry_path, |e, _, _| {
+        entries.push(e)
+    });
+    Some(Picked {
+        scanned_at,
+        entries,
+    })
+}
+
 /// Writes `table` as `root`'s whole index file atomically (dropping any
 /// delta), creating `.memlint/` as needed.
 pub fn save(ws: &Workspace, table: &Table) -> std::io::Result<()> {

@@ -16,7 +16,11 @@ const HEADER: &str = "memlint notes from earlier sessions that may bear on this 
 
 /// Runs `memlint ARGS` in `dir` with `stdin` on standard input.
 fn run(dir: &Path, args: &[&str], stdin: &str) -> Output {
-    Memlint::new(dir).args(args).stdin(stdin).output()
+    Memlint::new(dir)
+        .args(args)
+        .stdin(stdin)
+        .env("MEMLINT_PROMPT_BUDGET_MS", "60000")
+        .output()
 }
 
 fn code(o: &Output) -> i32 {

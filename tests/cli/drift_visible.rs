@@ -75,6 +75,7 @@ fn drifted_by_path(json: &Value) -> Vec<(String, Value)> {
 fn hook(root: &Path, event: &str, input: &Value) -> String {
     let out = Memlint::new(root)
         .args(["hook", event])
+        .env("MEMLINT_PROMPT_BUDGET_MS", "60000")
         .stdin(input.to_string())
         .output();
     String::from_utf8(out.stdout).expect("UTF-8")

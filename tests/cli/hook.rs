@@ -17,7 +17,15 @@ fn workspace() -> tempfile::TempDir {
 
 /// Runs `memlint ARGS` in `dir` with `stdin` on standard input.
 fn hook(dir: &Path, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
-    Memlint::new(dir).args(args).stdin(stdin).envs(env).output()
+    Memlint::new(dir)
+        .args(args)
+        .stdin(stdin)
+        // A generous search budget, as tests/hook_prompt.rs gives it: on a
+        // loaded machine the default two seconds would turn a test of what is
+        // recalled into one of timing.
+        .env("MEMLINT_PROMPT_BUDGET_MS", "60000")
+        .envs(env)
+        .output()
 }
 
 fn out(o: &Output) -> String {

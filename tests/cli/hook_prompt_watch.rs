@@ -32,8 +32,11 @@ fn hook(dir: &Path, session: &str, prompt: &str) -> Output {
         "hook_event_name": "UserPromptSubmit",
         "prompt": prompt,
     });
+    // A generous search budget, as tests/hook_prompt.rs gives it; the
+    // watcher is still asked for at most a second.
     let o = Memlint::new(dir)
         .args(["hook", "prompt"])
+        .env("MEMLINT_PROMPT_BUDGET_MS", "60000")
         .stdin(input.to_string())
         .output();
     assert_eq!(o.status.code(), Some(0), "{o:?}");

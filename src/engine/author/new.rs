@@ -89,7 +89,12 @@ pub fn new(
             laid.text = text;
         }
     }
-    let current = Current::read(ws);
+    let current = match &opts.replaces {
+        // A replacement changes records beyond the new one: the whole
+        // workspace is read.
+        Some(_) => Current::read(ws),
+        None => Current::read_kinds(ws, &kinds_needed(ws, &laid)),
+    };
     if current.record(laid.kind, &laid.slug).is_some()
         || crate::io::files::symlink_metadata(ws.root.join(&laid.path)).is_ok()
     {
@@ -151,6 +156,26 @@ pub fn new(
         retargeted,
         warnings: diagnostics,
     })
+}
+
+/// The kinds of record the rules on the new record `laid` need read: its
+/// own (slug clash, similar slugs, near-duplicate content) and those its
+/// sources name (`decision:`, `request:`, `knowledge:`: whether the record
+/// named is replaced, and by what, is a chain within that kind).
+fn kinds_needed(ws: &Workspace, laid: &super::draft::Laid) -> Vec<Kind> {
+    let mut kinds = vec![laid.kind];
+    let info = verify::lint_text(ws, &laid.path, &laid.text).info;
+    for s in &info.sources {
+        let named = s
+            .value
+            .split_once(':')
+            .and_then(|(prefix, _)| Kind::from_name(prefix))
+            .filter(|k| matches!(k, Kind::Decision | Kind::Request | Kind::Knowledge));
+        if let Some(k) = named.filter(|k| !kinds.contains(k)) {
+            kinds.push(k);
+        }
+    }
+    kinds
 }
 
 /// The active records of the new record's kind whose title and body say

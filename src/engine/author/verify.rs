@@ -17,6 +17,9 @@ pub struct Current {
     /// their boxes would copy them all).
     #[allow(clippy::vec_box)]
     pub reports: Vec<Box<FileReport>>,
+    /// Paths of the records that exist but were not read (see
+    /// [`Current::read_kinds`]), sorted: known by name only.
+    pub unread: Vec<String>,
 }
 
 impl Current {
@@ -28,7 +31,46 @@ impl Current {
             progress: None,
         };
         let (reports, _) = crate::engine::check::lint::findings(ws, &all, &opts);
-        Current { reports }
+        Current {
+            reports,
+            unread: Vec::new(),
+        }
+    }
+
+    /// Reads what a record of the `kinds` about to be written needs: the
+    /// reports of every record of those kinds (from the index where it is
+    /// fresh, each file stat'ed and the changed ones read again), and every
+    /// other record by name only (its kind and path: it exists, its fields
+    /// are not read). Nothing is written back. Enough for the rules on a
+    /// new record that names records of no other kind: its slug and
+    /// content are compared within its kind, and `replaced_by` chains stay
+    /// within a kind. Without a usable index, [`Current::read`].
+    pub fn read_kinds(ws: &Workspace, kinds: &[Kind]) -> Current {
+        use crate::model::kind::Place;
+        let all = crate::store::listing::files(ws);
+        let kind_of = |f: &str| match classify(f, &ws.config.banned_dirs) {
+            Place::Record(k) => Some(k),
+            _ => None,
+        };
+        let picked: Vec<String> = all
+            .iter()
+            .filter(|f| kind_of(f).is_some_and(|k| kinds.contains(&k)))
+            .cloned()
+            .collect();
+        let wanted: std::collections::HashSet<&str> = picked.iter().map(String::as_str).collect();
+        let key = crate::store::table::key(&ws.config);
+        let Some(stored) = crate::store::table::load_picked(&ws.root, key, &|p| wanted.contains(p))
+        else {
+            return Current::read(ws);
+        };
+        let (reports, _) =
+            crate::engine::scan::refresh_picked(ws, &picked, stored.entries, stored.scanned_at);
+        drop(wanted);
+        let unread: Vec<String> = all
+            .into_iter()
+            .filter(|f| kind_of(f).is_some_and(|k| !kinds.contains(&k)))
+            .collect();
+        Current { reports, unread }
     }
 
     /// The report of the record of `kind` named `slug`, if there is one.
@@ -99,6 +141,16 @@ pub fn lint_changes(ws: &Workspace, current: &Current, changes: &[(String, Strin
     let resolver = crate::io::git::DiskResolver::of(ws);
     let mut view = View::new(items, &ws.config, &resolver);
     view.known_clusters = Kind::ALL.into_iter().map(|k| (k, Vec::new())).collect();
+    view.reported = Some(&is_changed);
+    // Records known by name only exist, with fields no rule on the changed
+    // records needs.
+    let unread = |kind: Kind, slug: &str| {
+        let path = format!("{}/{slug}.md", kind.dir());
+        current.unread.binary_search(&path).is_ok()
+    };
+    if !current.unread.is_empty() {
+        view.others = Some(&unread);
+    }
     // Only the changed records' findings are kept: only their pairs are
     // looked for, one pass over the sketches each.
     // Many changed files at once (an import): the rule's own pair finder

@@ -196,7 +196,7 @@ impl Hooks {
                         .map_err(write_err("write", &hook))?,
                 }
                 crate::io::files::set_executable(&hook)
-                .map_err(write_err("make executable", &hook))?;
+                    .map_err(write_err("make executable", &hook))?;
                 report.say(format!("wrote {shown}"));
             }
         }

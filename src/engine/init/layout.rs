@@ -60,7 +60,8 @@ pub fn run(root: &Path, report: &mut Report) -> Result<(), WorkspaceError> {
         let path = root.join(name);
         // A dangling link is something there too: never written through;
         // nor a file created meanwhile.
-        if crate::io::files::symlink_metadata(&path).is_err() && create(&path, content.as_bytes())? {
+        if crate::io::files::symlink_metadata(&path).is_err() && create(&path, content.as_bytes())?
+        {
             done.push(format!("created {name}"));
         }
     }

@@ -77,6 +77,10 @@ pub struct View<'a> {
     /// Records the workspace has beyond `records`, known by name only (the
     /// git modes read only what changed): answers `exists` for them.
     pub others: Option<&'a Others<'a>>,
+    /// When set, only the records it accepts are reported on, and rules
+    /// may skip looking at the disk for the others (a write checks the
+    /// records it writes, not each of the workspace's sources).
+    pub reported: Option<&'a dyn Fn(&str) -> bool>,
 }
 
 impl<'a> View<'a> {
@@ -108,6 +112,7 @@ impl<'a> View<'a> {
             known_clusters: Vec::new(),
             known_duplicates: None,
             others: None,
+            reported: None,
         }
     }
 

@@ -142,6 +142,9 @@ pub fn check(
     out: &mut crate::lint::rules::workspace::WsSink,
 ) {
     for e in &view.records {
+        if view.reported.is_some_and(|reported| !reported(e.path)) {
+            continue;
+        }
         for s in &e.info.sources {
             let Some((prefix, value)) = s.value.split_once(':') else {
                 continue;

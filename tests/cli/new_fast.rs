@@ -1,0 +1,195 @@
+//! `memlint new` reads only what the new record needs (issue 46 item 3):
+//! the records of its kind, and of the kinds its sources name, proved
+//! fresh file by file; every other record by name only. What it refuses
+//! and warns about stays what the whole workspace says.
+
+use crate::common;
+
+use common::{age, age_directories, memlint, workspace, write};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+fn decision(title: &str, body: &str) -> String {
+    format!(
+        "---\ntitle: {title}\nstatus: active\ndate: 2026-10-28\nsources:\n  - file:docs/architecture.md\n---\n\n{body}\n"
+    )
+}
+
+/// `memlint new decision TITLE --slug SLUG --source SOURCE --body-file BODY`.
+fn new(root: &Path, title: &str, slug: &str, source: &str, body: &str) -> common::Run {
+    std::fs::write(root.join("body.md"), body).expect("body");
+    memlint(
+        root,
+        &[
+            "new",
+            "decision",
+            title,
+            "--slug",
+            slug,
+            "--source",
+            source,
+            "--body-file",
+            "body.md",
+        ],
+    )
+}
+
+const BODY: &str = "Ledger exports are signed with the release key kept in the\n\
+hardware token, and the signature travels beside every CSV file as a detached\n\
+armoured block, so that an auditor can check any month without our tools.\n";
+
+#[test]
+fn a_record_rewritten_in_place_since_the_index_is_seen_as_it_is_now() {
+    let ws = workspace("example");
+    let root = ws.path();
+    assert_eq!(memlint(root, &["check"]).code, 0);
+    age_directories(root);
+    // Rewritten in place: no directory changes, only the file's stat data.
+    let rel = "memory/decisions/retry-bank-sync-with-backoff.md";
+    write(root, rel, &decision("Sign every ledger export", BODY));
+    age(&root.join(rel));
+    let run = new(
+        root,
+        "Signed ledger exports",
+        "signed-ledger-exports",
+        "file:docs/architecture.md",
+        BODY,
+    );
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("says nearly the same as `retry-bank-sync-with-backoff` (memory/decisions/retry-bank-sync-with-backoff.md, "),
+        "{}",
+        run.stderr
+    );
+    assert!(!root
+        .join("memory/decisions/signed-ledger-exports.md")
+        .exists());
+}
+
+#[test]
+fn sources_naming_records_of_other_kinds_are_judged_against_them() {
+    let ws = workspace("example");
+    let root = ws.path();
+    assert_eq!(memlint(root, &["check"]).code, 0);
+    // A knowledge record replaced since the index, and cited.
+    let rel = "knowledge/sqlite-wal-pitfalls.md";
+    let text = std::fs::read_to_string(root.join(rel)).expect("read");
+    let text = text.replacen(
+        "---\n",
+        "---\nstatus: replaced\nreplaced_by: minor-unit-rounding\n",
+        1,
+    );
+    write(root, rel, &text);
+    let run = new(
+        root,
+        "Checkpoint the WAL after every sync",
+        "checkpoint-wal-after-sync",
+        "knowledge:sqlite-wal-pitfalls",
+        "The sync ends with a full checkpoint so the exporter never reads a long WAL.\n",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("sources/replaced") && run.stderr.contains("`minor-unit-rounding`"),
+        "{}",
+        run.stderr
+    );
+    // A session memory, known by name only, exists.
+    let run = new(
+        root,
+        "Sync retries stop after five attempts",
+        "sync-retries-stop-after-five",
+        "cmem:CMEM-20261102-174500",
+        "The bank sync gives up after the fifth attempt and says so in the log.\n",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stderr.contains("sources/dangling"), "{}", run.stderr);
+    // A request that does not exist, with the one that does as the hint.
+    let run = new(
+        root,
+        "Amounts in yen use no minor unit",
+        "yen-has-no-minor-unit",
+        "request:show-amount-in-yen",
+        "Yen amounts are whole numbers; the minor unit exponent is zero.\n",
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("`request:show-amount-in-yen` names no request (did you mean `request:show-amounts-in-yen`?)"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// How long `memlint new` takes (refused as a near-duplicate, so that
+/// nothing changes) in `root`, the least of `runs` runs.
+fn refused_new_time(root: &Path, runs: usize) -> Duration {
+    (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            let run = new(
+                root,
+                "Use SQLite with WAL for the statement cache",
+                "use-sqlite-statement-cache-v2",
+                "file:docs/architecture.md",
+                "The statement cache is one SQLite database, opened in WAL mode.\n",
+            );
+            assert_eq!(run.code, 1, "{}", run.stderr);
+            t.elapsed()
+        })
+        .min()
+        .expect("a run")
+}
+
+/// Twelve words that differ from note to note.
+fn words(i: u64) -> String {
+    let mut x = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..12)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            format!("w{:x}", x % 0xFFFFF)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn records_of_other_kinds_changed_since_the_index_are_not_read_again() {
+    // Two copies of one workspace of many knowledge records; in one, every
+    // knowledge record changed after the index was built.
+    let (fresh, stale) = (workspace("example"), workspace("example"));
+    for ws in [&fresh, &stale] {
+        for i in 0..3000u64 {
+            let w = words(i);
+            let slug = w.split(' ').take(3).collect::<Vec<_>>().join("-");
+            write(
+                ws.path(),
+                &format!("knowledge/{slug}.md"),
+                &format!(
+                    "---\ntitle: Note {i}\ndescription: note number {i}\nmodel_invocation: false\nstatus: active\ndate: 2026-10-28\nsources:\n  - file:docs/architecture.md\n---\n\n{w} about the ledger.\n"
+                ),
+            );
+        }
+        let run = memlint(ws.path(), &["check"]);
+        assert_eq!(run.code, 0, "{}", run.stdout);
+    }
+    for i in 0..3000u64 {
+        let w = words(i);
+        let slug = w.split(' ').take(3).collect::<Vec<_>>().join("-");
+        let rel = format!("knowledge/{slug}.md");
+        let text = std::fs::read_to_string(stale.path().join(&rel)).expect("read");
+        write(stale.path(), &rel, &text.replace("about", "on"));
+    }
+    // The first `new` in the changed copy (one that reads them stores
+    // them, and the next would not); the least of three in the other.
+    let s = refused_new_time(stale.path(), 1);
+    let f = refused_new_time(fresh.path(), 3);
+    // Re-reading 3,000 records costs many times one `new`; the bound
+    // leaves room for a loaded machine.
+    assert!(
+        s < f * 3 + Duration::from_millis(300),
+        "new with 3,000 changed knowledge records took {s:?}, {f:?} without"
+    );
+}
