@@ -227,3 +227,41 @@ fn staged_and_base_report_what_reading_every_record_reports() {
         base[2].2
     );
 }
+
+#[test]
+fn sources_naming_records_are_not_stored() {
+    // A change modifying a record is no drift of the records citing it: the
+    // store keeps only the sources naming other files.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    write(root, "src/a.rs", "a\n");
+    let d = "memory/decisions";
+    write(
+        root,
+        &format!("{d}/base.md"),
+        &decision("Base", &["file:src/a.rs"]),
+    );
+    write(
+        root,
+        &format!("{d}/on-a-record.md"),
+        &decision("On a record", &["file:memory/decisions/base.md"]),
+    );
+    commit(root, "Two decisions");
+    let run = memlint(root, &["check", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let stored = std::fs::read(root.join(".memlint/cites")).expect("stored citations");
+    let has = |needle: &[u8]| stored.windows(needle.len()).any(|w| w == needle);
+    assert!(has(b"memory/decisions/base.md"));
+    assert!(has(b"file:src/a.rs"));
+    assert!(!has(b"on-a-record"));
+    // The record and the file change: only the file is drift of base.md.
+    write(root, "src/a.rs", "a2\n");
+    write(
+        root,
+        &format!("{d}/base.md"),
+        &decision("Base, edited", &["file:src/a.rs"]),
+    );
+    git(root, &["add", "-A"]);
+    assert_eq!(drift_findings(root, &["--staged"]), vec![]);
+}

@@ -422,6 +422,10 @@ impl Scanned {
         if self.unchanged && cites::present(&ws.root, self.table.key) {
             return;
         }
+        // A change modifying a record is no drift of the records citing it
+        // (`check --staged` and `--base` judge only the other files): a
+        // source naming a record is not stored.
+        let banned = &ws.config.banned_dirs;
         let records: Vec<cites::Record> = self
             .table
             .entries
@@ -431,7 +435,10 @@ impl Scanned {
                 Some(cites::Record {
                     path: &e.report.path,
                     id: cites::short_id(e.blob.as_ref()?),
-                    sources: crate::lint::rules::sources::drifted::cited_sources(&e.report.info),
+                    sources: crate::lint::rules::sources::drifted::cited_sources(&e.report.info)
+                        .into_iter()
+                        .filter(|(_, file)| !matches!(classify(file, banned), Place::Record(_)))
+                        .collect(),
                 })
             })
             .collect();
