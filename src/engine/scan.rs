@@ -451,18 +451,23 @@ impl Scanned {
     }
 
     /// Writes `.memlint/cites` ([`crate::store::cites`]) from the table
-    /// when the table changed or the file is missing: each record whose
-    /// entry holds the blob id the git index vouched for, with the files
-    /// it cites. Nothing when `sources/drifted` is off.
+    /// when the table changed or the file is missing or not of this
+    /// layout and configuration: each record whose entry holds the blob id
+    /// the git index vouched for, with the `file:` sources it cites. Nothing when `sources/drifted` is off.
     pub fn save_cites(&self, ws: &Workspace) {
         use crate::store::cites;
         if !ws.config.enabled(crate::model::rule::Rule::SourcesDrifted) {
             return;
         }
-        let file = ws.root.join(crate::store::table::DIR).join(cites::CITES);
-        if self.unchanged && file.is_file() {
+        // A file of an earlier layout, or another configuration, is
+        // written again even when the table did not change.
+        if self.unchanged && cites::present(&ws.root, self.table.key) {
             return;
         }
+        // A change modifying a record is no drift of the records citing it
+        // (`check --staged` and `--base` judge only the other files): a
+        // source naming a record is not stored.
+        let banned = &ws.config.banned_dirs;
         let records: Vec<cites::Record> = self
             .table
             .entries
@@ -472,7 +477,10 @@ impl Scanned {
                 Some(cites::Record {
                     path: &e.report.path,
                     id: cites::short_id(e.blob.as_ref()?),
-                    cites: crate::lint::rules::sources::drifted::cited_files(&e.report.info),
+                    sources: crate::lint::rules::sources::drifted::cited_sources(&e.report.info)
+                        .into_iter()
+                        .filter(|(_, file)| !matches!(classify(file, banned), Place::Record(_)))
+                        .collect(),
                 })
             })
             .collect();

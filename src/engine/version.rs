@@ -161,18 +161,22 @@ fn pointing_at(
         .chain(replaced_stems)
         .filter(|n| !n.is_empty())
         .collect();
-    mentioning(ws, version, places, changed, &mut needles)
+    mentioning(ws, version, places, changed, &mut needles, &lint_blob)
 }
 
+/// How [`mentioning`] reads a record it finds.
+type Lint<'l> = &'l (dyn Fn(&Workspace, &str, &Place, &Content) -> FileReport + Sync);
+
 /// The records of `places` not in `changed` whose text mentions one of
-/// `needles`, linted (their text from the work tree where it matches the
-/// version, in parallel, else from git).
+/// `needles`, read by `lint` (their text from the work tree where it
+/// matches the version, in parallel, else from git).
 pub(crate) fn mentioning(
     ws: &Workspace,
     version: &Version,
     places: &[(&str, Place)],
     changed: &Set<&str>,
     needles: &mut Vec<String>,
+    lint: Lint,
 ) -> Vec<FileReport> {
     use rayon::prelude::*;
     needles.sort();
@@ -214,7 +218,7 @@ pub(crate) fn mentioning(
         }
         out.par_extend(
             hits.par_iter()
-                .map(|(p, place, blob)| lint_blob(ws, p, place, blob)),
+                .map(|(p, place, blob)| lint(ws, p, place, blob)),
         );
     }
     out
@@ -596,12 +600,13 @@ pub fn staged(
 ) -> Result<Outcome, GitError> {
     let repo = Repo::open(&ws.root, "`check --staged`")?;
     let staged = repo.staged()?;
-    let paths: Vec<&str> = staged
+    let files: Vec<(&str, gix::ObjectId)> = staged
         .paths()
         .into_iter()
         .filter(|(_, o)| o.is_file())
-        .map(|(p, _)| p)
+        .map(|(p, o)| (p, o.id))
         .collect();
+    let paths: Vec<&str> = files.iter().map(|(p, _)| *p).collect();
     let changed: Vec<String> = staged
         .changes
         .iter()
@@ -651,20 +656,10 @@ pub fn staged(
             record: &read,
         };
         let judged = (Which::Staged, selected);
-        // Read only when the change modifies a file a record may cite.
-        let ids: Vec<(&str, gix::ObjectId)> = match modified_files(ws, &staged.changes).is_empty() {
-            true => Vec::new(),
-            false => staged
-                .paths()
-                .into_iter()
-                .filter(|(_, o)| o.is_file())
-                .map(|(p, o)| (p, o.id))
-                .collect(),
-        };
         drift_of_change(
             ws,
             &version,
-            &ids,
+            &files,
             &staged.changes,
             &sides,
             judged,
@@ -709,12 +704,39 @@ fn drift_of_change(
     let modified = needles.clone();
     let banned = &ws.config.banned_dirs;
     let touched: Set<&str> = changes.iter().map(|c| c.path.as_str()).collect();
-    let places: Vec<(&str, Place)> = stored_citers(ws, &version.paths, ids, &modified)
+    let bytes = crate::store::cites::load(&ws.root);
+    let (unknown, known) = stored_citers(ws, &version.paths, ids, &modified, bytes.as_deref());
+    let places: Vec<(&str, Place)> = unknown
         .into_iter()
         .map(|p| (p, classify(p, banned)))
         .filter(|(_, place)| matches!(place, Place::Record(_)))
         .collect();
-    let records = mentioning(ws, version, &places, &touched, &mut needles);
+    let sources_only = |ws: &Workspace, rel: &str, place: &Place, blob: &Content| {
+        let mut report = FileReport {
+            path: rel.to_string(),
+            ..FileReport::default()
+        };
+        if let (Place::Record(kind), Content::Bytes(b)) = (place, blob) {
+            let content = Content::Bytes(b.as_slice());
+            report.info.sources = crate::lint::sources_of(rel, *kind, content, &ws.config);
+        }
+        report
+    };
+    let mut records = mentioning(ws, version, &places, &touched, &mut needles, &sources_only);
+    records.extend(
+        known
+            .into_iter()
+            .filter(|c| !touched.contains(c.path))
+            .filter(|c| matches!(classify(c.path, banned), Place::Record(_)))
+            .map(|c| {
+                let mut report = FileReport {
+                    path: c.path.to_string(),
+                    ..FileReport::default()
+                };
+                report.info.sources = c.sources;
+                report
+            }),
+    );
     let none = |_: &str| None;
     let sides = Sides {
         record: if version.texts { sides.record } else { &none },
@@ -723,37 +745,42 @@ fn drift_of_change(
     judge_change(ws, &records, &modified, &sides, which, selected, outcome);
 }
 
-/// Of the paths `paths` (sorted), those that may be records citing one of
-/// the `modified` files: a record whose blob id in the version (`ids`,
-/// sorted by path) is the one `.memlint/cites` stored is kept only when
-/// it cites one of them; any other path is kept, to be classified and
-/// read.
-fn stored_citers<'p>(
+/// Of the paths `paths` (sorted), those `.memlint/cites` (`stored`) does
+/// not know, to be classified and read, and the stored records citing one
+/// of the `modified` files, with their sources: a record whose blob id in
+/// the version (`ids`, sorted by path) is the stored one is known by its
+/// stored sources and not read. Without a stored file for this
+/// configuration, every path is unknown.
+fn stored_citers<'p, 's>(
     ws: &Workspace,
     paths: &[&'p str],
     ids: &[(&str, gix::ObjectId)],
     modified: &[String],
-) -> Vec<&'p str> {
+    stored: Option<&'s [u8]>,
+) -> (Vec<&'p str>, Vec<crate::store::cites::Citer<'s>>) {
     use crate::store::cites;
-    let stored = cites::load(&ws.root);
     let Some(stored) = stored
-        .as_deref()
         .and_then(cites::decode)
         .filter(|s| s.key == crate::io::cache::key(&ws.config))
     else {
-        return paths.to_vec();
+        return (paths.to_vec(), Vec::new());
     };
-    let modified: Set<&str> = modified.iter().map(String::as_str).collect();
-    let citing = &stored.citing;
-    let (mut s, mut v) = (0, 0);
-    paths
+    let files: Vec<&str> = modified.iter().map(String::as_str).collect();
+    let Some(citing) = stored.citing(&files) else {
+        return (paths.to_vec(), Vec::new());
+    };
+    let by_path: Map<&str, (u64, usize)> = citing
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.path, (c.id, i)))
+        .collect();
+    let mut hits = vec![false; citing.len()];
+    let mut v = 0;
+    let unknown = paths
         .iter()
         .copied()
         .filter(|p| {
-            // Three lists sorted by path, walked together.
-            while s < citing.len() && citing[s].path < *p {
-                s += 1;
-            }
+            // Two lists sorted by path, walked together.
             while v < ids.len() && ids[v].0 < *p {
                 v += 1;
             }
@@ -764,12 +791,21 @@ fn stored_citers<'p>(
             else {
                 return true;
             };
-            match citing.get(s).filter(|r| r.path == *p) {
-                Some(r) if r.id == id => r.cites.iter().any(|c| modified.contains(c.as_ref())),
-                _ => !stored.cites_nothing(p, id),
+            match by_path.get(p) {
+                Some(&(stored_id, i)) if stored_id == id => {
+                    hits[i] = true;
+                    false
+                }
+                _ => !stored.knows(p, id),
             }
         })
-        .collect()
+        .collect();
+    let known = citing
+        .into_iter()
+        .zip(hits)
+        .filter_map(|(c, hit)| hit.then_some(c))
+        .collect();
+    (unknown, known)
 }
 
 /// The warnings about malformed trailers of the change's commits.

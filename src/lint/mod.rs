@@ -196,10 +196,11 @@ fn lint_record(
     finish(report, text, sink, config)
 }
 
-fn record_info(r: &Record) -> RecordInfo {
+/// A value of the front matter at `span`, located (line and column).
+fn locator<'r>(r: &'r Record) -> impl Fn(&str, Range<usize>) -> Located + 'r {
     // Every located value is in the front matter: index only that part.
     let index = LineIndex::new(&r.text[..r.parts.yaml.end]);
-    let locate = |value: &str, span: Range<usize>| {
+    move |value: &str, span: Range<usize>| {
         let s = index.position(span.start);
         let e = index.position(span.end);
         Located {
@@ -210,7 +211,49 @@ fn record_info(r: &Record) -> RecordInfo {
             end_line: e.line,
             end_column: e.column,
         }
+    }
+}
+
+/// The sources of a record of `kind`, located, exactly as [`lint_file`]
+/// reports them in [`RecordInfo::sources`], without running any rule: for
+/// reading what many records cite when nothing else of them is wanted.
+/// Empty where `lint_file` reads none (text that is not UTF-8, front
+/// matter that does not parse).
+pub fn sources_of(rel: &str, kind: Kind, content: Content<&[u8]>, config: &Config) -> Vec<Located> {
+    let mut sink = Sink::default();
+    let Ok(text) = decode(content, config, &mut sink) else {
+        return Vec::new();
     };
+    let Split::Found(parts) = frontmatter::split(text) else {
+        return Vec::new();
+    };
+    let Ok(doc) = yaml::parse(&text[parts.yaml.clone()], parts.yaml.start) else {
+        return Vec::new();
+    };
+    let Some(root) = rules::frontmatter::parse::mapping(doc.root, &parts, &mut sink) else {
+        return Vec::new();
+    };
+    let record = Record {
+        path: rel,
+        kind,
+        text,
+        parts: &parts,
+        root: &root,
+        duplicates: &doc.duplicates,
+        config,
+        sections: Default::default(),
+        fields: Default::default(),
+        hint_words: Default::default(),
+    };
+    let locate = locator(&record);
+    rules::sources::entries(&record)
+        .into_iter()
+        .map(|(v, s)| locate(v, s))
+        .collect()
+}
+
+fn record_info(r: &Record) -> RecordInfo {
+    let locate = locator(r);
     let valid = |key: &str, _: &yaml::Node| matches!(r.field(key), FieldState::Valid(_));
     let p = crate::syntax::fields::project(r.root, r.kind, &valid);
     let owned = |v: &str| v.to_string();

@@ -3,17 +3,25 @@
 //! records citing a file the change modifies without reading every
 //! record. Written by a full `check` from the record table: every record
 //! whose table entry carries the blob id the git index vouched for, with
-//! the `file:` paths it cites. A record of the change's version whose blob
-//! id is the stored one cites exactly the stored paths; any other record
-//! is read as before. Keyed by the configuration
-//! ([`crate::io::cache::key`]), which decides what is a record and how its
-//! sources read.
+//! its well-formed `file:` sources, located. A record of the change's
+//! version whose blob id is the stored one has exactly the stored
+//! sources, so it is not read at all; any other record is read as before.
+//! Keyed by the configuration ([`crate::io::cache::key`]), which decides
+//! what is a record and how its sources read.
 //!
-//! Most records cite no file: those are kept as one 64-bit fingerprint of
-//! path and blob id each, sorted, not by path, so that the file stays a
-//! small fraction of the record table and a lookup decodes no path.
+//! The file is laid out so that a lookup decodes only what it needs:
+//!
+//! - the cited files, sorted, each with the indexes of the records citing
+//!   it (an inverted map: a change modifying one file decodes the few
+//!   records citing it, not every citing record);
+//! - the citing records, sorted by path, each at an offset of a table of
+//!   fixed-width offsets: path, blob id (short), sources;
+//! - the [`fingerprint`]s of every stored record (citing or not), sorted:
+//!   whether a record of the version is known, without decoding a path.
 
 use crate::io::fs::read_regular;
+use crate::lint::Located;
+use crate::model::hashing::{Map, Set};
 use crate::model::workspace::Workspace;
 use crate::store::codec::{checked, Reader, Writer, FORMAT};
 use crate::store::table::DIR;
@@ -25,8 +33,9 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 /// The cache's name inside [`DIR`].
 pub const CITES: &str = "cites";
 
-/// The second layout: records citing nothing kept as fingerprints.
-const MAGIC: &[u8; 8] = b"MLCITES2";
+/// The third layout: cited files → records, located sources, every
+/// record's fingerprint. A file of an earlier layout is not read.
+const MAGIC: &[u8; 8] = b"MLCITES3";
 
 /// The first eight bytes of a blob id: what a record's version is told
 /// apart by (two versions of one record agreeing on them by chance is a
@@ -38,80 +47,184 @@ pub fn short_id(id: &ObjectId) -> u64 {
     u64::from_le_bytes(out)
 }
 
-/// One record as stored: its path, its blob id (short), the files it
-/// cites.
+/// One record as stored: its path, its blob id (short), its well-formed
+/// `file:` sources, each with the root-relative file it names.
 pub struct Record<'a> {
     pub path: &'a str,
     pub id: u64,
-    pub cites: Vec<Cow<'a, str>>,
+    pub sources: Vec<(&'a Located, Cow<'a, str>)>,
 }
 
-/// What stands for a record citing no file: its path and blob id (short)
-/// hashed together (two records agreeing on it by chance is a 2^-64
-/// event).
+/// A stored record citing one of the files asked about.
+pub struct Citer<'a> {
+    pub path: &'a str,
+    pub id: u64,
+    /// Its well-formed `file:` sources, located, in the record's order.
+    pub sources: Vec<Located>,
+}
+
+/// What stands for a record: its path and blob id (short) hashed together
+/// (two records agreeing on it by chance is a 2^-64 event).
 pub fn fingerprint(path: &str, id: u64) -> u64 {
     xxh3_64_with_seed(path.as_bytes(), id)
 }
 
-/// The stored citations.
+/// The stored citations, decoded only as far as asked.
 pub struct Stored<'a> {
     /// The configuration key.
     pub key: u64,
-    /// The records citing a file, sorted by path.
-    pub citing: Vec<Record<'a>>,
-    /// The [`fingerprint`]s of the records citing none, sorted.
-    others: Vec<u64>,
+    /// Cited file → the LEB128 indexes (ascending) of the records citing it.
+    files: Map<&'a str, &'a [u8]>,
+    /// One little-endian u32 per citing record: where it starts in `data`.
+    offsets: &'a [u8],
+    /// The citing records.
+    data: &'a [u8],
+    /// The sorted fingerprints of every stored record, little-endian u64s.
+    known: &'a [u8],
 }
 
-impl Stored<'_> {
-    /// Whether the record at `path` with blob id `id` (short) is one
-    /// stored as citing no file.
-    pub fn cites_nothing(&self, path: &str, id: u64) -> bool {
-        self.others.binary_search(&fingerprint(path, id)).is_ok()
+impl<'a> Stored<'a> {
+    /// Whether the record at `path` with blob id `id` (short) is stored
+    /// (citing a file or not).
+    pub fn knows(&self, path: &str, id: u64) -> bool {
+        let target = fingerprint(path, id);
+        let n = self.known.len() / 8;
+        let at = |i: usize| {
+            let b = &self.known[i * 8..i * 8 + 8];
+            u64::from_le_bytes(b.try_into().unwrap_or_default())
+        };
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match at(mid).cmp(&target) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return true,
+            }
+        }
+        false
+    }
+
+    /// The stored records citing one of `files`, sorted by path; `None`
+    /// when the file is damaged.
+    pub fn citing(&self, files: &[&str]) -> Option<Vec<Citer<'a>>> {
+        let count = self.offsets.len() / 4;
+        let mut indexes: Vec<usize> = Vec::new();
+        for f in files {
+            let Some(list) = self.files.get(f) else {
+                continue;
+            };
+            let mut r = Reader { buf: list, pos: 0 };
+            while !r.at_end() {
+                let i = r.usize()?;
+                if i >= count {
+                    return None;
+                }
+                indexes.push(i);
+            }
+        }
+        indexes.sort_unstable();
+        indexes.dedup();
+        indexes.into_iter().map(|i| self.record(i)).collect()
+    }
+
+    fn record(&self, i: usize) -> Option<Citer<'a>> {
+        let b = self.offsets.get(i * 4..i * 4 + 4)?;
+        let at = u32::from_le_bytes(b.try_into().ok()?) as usize;
+        let mut r = Reader {
+            buf: self.data,
+            pos: at,
+        };
+        let path = r.str_ref()?;
+        let id = r.fixed64()?;
+        let n = r.count()?;
+        let mut sources = Vec::with_capacity(n);
+        for _ in 0..n {
+            sources.push(r.located()?);
+        }
+        Some(Citer { path, id, sources })
     }
 }
 
 /// Writes the records (sorted by path) under configuration key `key`; a
 /// cache, so a failure to write is ignored.
 pub fn save(ws: &Workspace, key: u64, records: &[Record]) {
-    let mut others: Vec<u64> = records
-        .iter()
-        .filter(|r| r.cites.is_empty())
-        .map(|r| fingerprint(r.path, r.id))
-        .collect();
-    others.sort_unstable();
-    others.dedup();
-    let mut w = Writer { buf: Vec::new() };
-    w.buf.extend_from_slice(MAGIC);
-    w.buf.extend_from_slice(&FORMAT.to_le_bytes());
-    w.uint(key);
-    let citing: Vec<&Record> = records.iter().filter(|r| !r.cites.is_empty()).collect();
-    w.usize(citing.len());
-    for r in citing {
-        w.str(r.path);
-        w.buf.extend_from_slice(&r.id.to_le_bytes());
-        w.usize(r.cites.len());
-        for c in &r.cites {
-            w.str(c);
-        }
-    }
-    w.usize(others.len());
-    for f in &others {
-        w.buf.extend_from_slice(&f.to_le_bytes());
-    }
-    let bytes = w.finish();
+    let Some(bytes) = encode(key, records) else {
+        return;
+    };
     let _ = crate::io::cache::make_dir_of(ws)
         .and_then(|dir| crate::io::fs::write_cache(&dir.join(CITES), &bytes));
 }
 
-/// Whether the stored file exists and is for configuration key `key`
-/// (its checksum is not verified: a full check only needs to know whether
-/// to write it).
+/// The file's bytes; `None` when the records' data would not fit the
+/// 32-bit offsets (never on a workspace memlint reads in full).
+fn encode(key: u64, records: &[Record]) -> Option<Vec<u8>> {
+    let mut known: Vec<u64> = records.iter().map(|r| fingerprint(r.path, r.id)).collect();
+    known.sort_unstable();
+    known.dedup();
+    let citing: Vec<&Record> = records.iter().filter(|r| !r.sources.is_empty()).collect();
+    let mut by_file: Map<&str, Vec<usize>> = Map::default();
+    for (i, r) in citing.iter().enumerate() {
+        let files: Set<&str> = r.sources.iter().map(|(_, f)| f.as_ref()).collect();
+        for f in files {
+            by_file.entry(f).or_default().push(i);
+        }
+    }
+    let mut files: Vec<(&str, Vec<usize>)> = by_file.into_iter().collect();
+    files.sort_unstable();
+    let mut w = Writer { buf: Vec::new() };
+    w.buf.extend_from_slice(MAGIC);
+    w.buf.extend_from_slice(&FORMAT.to_le_bytes());
+    w.uint(key);
+    w.usize(files.len());
+    for (f, indexes) in &files {
+        w.str(f);
+        let mut list = Writer { buf: Vec::new() };
+        for i in indexes {
+            list.usize(*i);
+        }
+        w.usize(list.buf.len());
+        w.buf.extend_from_slice(&list.buf);
+    }
+    let mut data = Writer { buf: Vec::new() };
+    let mut offsets = Vec::with_capacity(citing.len() * 4);
+    for r in &citing {
+        let at = u32::try_from(data.buf.len()).ok()?;
+        offsets.extend_from_slice(&at.to_le_bytes());
+        data.str(r.path);
+        data.buf.extend_from_slice(&r.id.to_le_bytes());
+        data.usize(r.sources.len());
+        for (at, _) in &r.sources {
+            data.located(at);
+        }
+    }
+    w.usize(citing.len());
+    w.buf.extend_from_slice(&offsets);
+    w.usize(data.buf.len());
+    w.buf.extend_from_slice(&data.buf);
+    w.usize(known.len());
+    for f in &known {
+        w.buf.extend_from_slice(&f.to_le_bytes());
+    }
+    Some(w.finish())
+}
+
+/// Whether the stored file is of this layout and for configuration key
+/// `key` (read from its first bytes; its checksum is not verified: a full
+/// check only needs to know whether to write it).
 pub fn present(root: &Path, key: u64) -> bool {
-    let Ok(bytes) = read_regular(&root.join(DIR).join(CITES)) else {
+    use std::io::Read;
+    let Ok(file) = std::fs::File::open(root.join(DIR).join(CITES)) else {
         return false;
     };
-    decode(&bytes).is_some_and(|s| s.key == key)
+    let mut head = Vec::with_capacity(32);
+    if file.take(32).read_to_end(&mut head).is_err() {
+        return false;
+    }
+    let mut r = Reader { buf: &head, pos: 0 };
+    r.bytes(MAGIC.len()) == Some(MAGIC.as_slice())
+        && r.bytes(4) == Some(FORMAT.to_le_bytes().as_slice())
+        && r.uint() == Some(key)
 }
 
 /// The stored bytes, to be read with [`decode`].
@@ -119,35 +232,35 @@ pub fn load(root: &Path) -> Option<Vec<u8>> {
     read_regular(&root.join(DIR).join(CITES)).ok()
 }
 
-/// The citations of stored `bytes`; `None` when damaged.
+/// The citations of stored `bytes`; `None` when damaged or of another
+/// layout. Only the cited files are decoded here; records are decoded by
+/// [`Stored::citing`].
 pub fn decode(bytes: &[u8]) -> Option<Stored<'_>> {
     let mut r: Reader = checked(bytes, MAGIC)?;
     let key = r.uint()?;
     let n = r.count()?;
-    let mut citing = Vec::with_capacity(n);
+    let mut files = Map::default();
+    files.reserve(n);
     for _ in 0..n {
-        let path = r.str_ref()?;
-        let id = r.fixed64()?;
-        let m = r.count()?;
-        let mut cites = Vec::with_capacity(m);
-        for _ in 0..m {
-            cites.push(Cow::Borrowed(r.str_ref()?));
-        }
-        citing.push(Record { path, id, cites });
+        let f = r.str_ref()?;
+        let len = r.usize()?;
+        files.insert(f, r.bytes(len)?);
     }
+    let n = r.count()?;
+    let offsets = r.bytes(n.checked_mul(4)?)?;
+    let len = r.usize()?;
+    let data = r.bytes(len)?;
     let n = r.usize()?;
     if n.checked_mul(8)? != r.buf.len() - r.pos {
         return None;
     }
-    let others = r
-        .bytes(n * 8)?
-        .chunks_exact(8)
-        .map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default()))
-        .collect();
+    let known = r.bytes(n * 8)?;
     r.at_end().then_some(Stored {
         key,
-        citing,
-        others,
+        files,
+        offsets,
+        data,
+        known,
     })
 }
 
@@ -155,19 +268,40 @@ pub fn decode(bytes: &[u8]) -> Option<Stored<'_>> {
 mod tests {
     use super::*;
 
+    fn at(value: &str, line: usize) -> Located {
+        Located {
+            value: value.to_string(),
+            span: 10 * line..10 * line + value.len(),
+            line,
+            column: 5,
+            end_line: line,
+            end_column: 5 + value.len(),
+        }
+    }
+
     #[test]
     fn stored_records_read_back() {
         let dir = tempfile::tempdir().unwrap();
+        let (a, b, c) = (
+            at("file:src/a.rs", 3),
+            at("file:src/b.rs#L2-L4", 4),
+            at("file:src/a.rs#L1", 5),
+        );
         let records = vec![
             Record {
                 path: "knowledge/a.md",
                 id: 7,
-                cites: vec!["src/a.rs".into(), "src/b.rs".into()],
+                sources: vec![(&a, "src/a.rs".into()), (&b, "src/b.rs".into())],
             },
             Record {
                 path: "knowledge/b.md",
                 id: u64::MAX,
-                cites: vec![],
+                sources: vec![],
+            },
+            Record {
+                path: "knowledge/c.md",
+                id: 1,
+                sources: vec![(&c, "src/a.rs".into())],
             },
         ];
         let ws = Workspace::new(dir.path().to_path_buf(), Default::default());
@@ -177,13 +311,63 @@ mod tests {
         let bytes = load(dir.path()).unwrap();
         let stored = decode(&bytes).unwrap();
         assert_eq!(stored.key, 9);
-        assert_eq!(stored.citing.len(), 1);
-        assert_eq!(stored.citing[0].cites, vec!["src/a.rs", "src/b.rs"]);
-        assert!(stored.cites_nothing("knowledge/b.md", u64::MAX));
-        assert!(!stored.cites_nothing("knowledge/b.md", 7));
-        assert!(!stored.cites_nothing("knowledge/a.md", 7));
+        let of = |files: &[&str]| -> Vec<(String, Vec<String>)> {
+            stored
+                .citing(files)
+                .unwrap()
+                .into_iter()
+                .map(|c| {
+                    let values = c.sources.iter().map(|s| s.value.clone()).collect();
+                    (c.path.to_string(), values)
+                })
+                .collect()
+        };
+        assert_eq!(
+            of(&["src/b.rs"]),
+            vec![(
+                "knowledge/a.md".to_string(),
+                vec![
+                    "file:src/a.rs".to_string(),
+                    "file:src/b.rs#L2-L4".to_string()
+                ]
+            )]
+        );
+        let both = of(&["src/a.rs", "src/b.rs"]);
+        assert_eq!(both.len(), 2);
+        assert_eq!(both[1].0, "knowledge/c.md");
+        assert!(of(&["src/c.rs"]).is_empty());
+        let citer = &stored.citing(&["src/a.rs"]).unwrap()[1];
+        assert_eq!(citer.id, 1);
+        assert_eq!(citer.sources[0].span, c.span);
+        assert_eq!(citer.sources[0].line, 5);
+        assert!(stored.knows("knowledge/b.md", u64::MAX));
+        assert!(stored.knows("knowledge/a.md", 7));
+        assert!(!stored.knows("knowledge/b.md", 7));
+        assert!(!stored.knows("knowledge/d.md", 7));
         let mut bad = bytes.clone();
         bad[20] ^= 1;
         assert!(decode(&bad).is_none());
+    }
+
+    /// A file of the second layout (before the cited files were mapped to
+    /// their records) is not read, nor taken as present.
+    #[test]
+    fn an_older_layout_is_ignored() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut w = Writer { buf: Vec::new() };
+        w.buf.extend_from_slice(b"MLCITES2");
+        w.buf.extend_from_slice(&FORMAT.to_le_bytes());
+        w.uint(9);
+        w.usize(1);
+        w.str("knowledge/a.md");
+        w.buf.extend_from_slice(&7u64.to_le_bytes());
+        w.usize(1);
+        w.str("src/a.rs");
+        w.usize(0);
+        let bytes = w.finish();
+        crate::io::cache::make_dir(dir.path()).unwrap();
+        crate::io::fs::write_cache(&dir.path().join(DIR).join(CITES), &bytes).unwrap();
+        assert!(decode(&bytes).is_none());
+        assert!(!present(dir.path(), 9));
     }
 }

@@ -32,6 +32,7 @@ mod distribution;
 mod docs;
 mod docs_console;
 mod drift;
+mod drift_change;
 mod drift_visible;
 mod drift_warm;
 mod export;

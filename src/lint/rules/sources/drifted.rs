@@ -441,9 +441,11 @@ mod tests {
     }
 }
 
-/// The root-relative files `info`'s well-formed `file:` sources name, as
-/// `sources/drifted` reads them on a change.
-pub fn cited_files(info: &crate::lint::RecordInfo) -> Vec<std::borrow::Cow<'_, str>> {
+/// The well-formed `file:` sources of `info`, each with the root-relative
+/// file it names, as `sources/drifted` reads them on a change.
+pub fn cited_sources(
+    info: &crate::lint::RecordInfo,
+) -> Vec<(&crate::lint::Located, std::borrow::Cow<'_, str>)> {
     info.sources
         .iter()
         .filter_map(|at| {
@@ -452,7 +454,7 @@ pub fn cited_files(info: &crate::lint::RecordInfo) -> Vec<std::borrow::Cow<'_, s
                 return None;
             }
             crate::model::kind::split_file_source(value).ok()?;
-            crate::lint::rules::sources::file_target(value).ok()
+            Some((at, crate::lint::rules::sources::file_target(value).ok()?))
         })
         .collect()
 }

@@ -1,0 +1,267 @@
+//! `sources/drifted` on a change (`check --staged`, `check --base`) read
+//! from `.memlint/cites`: the records a full check stored are known by
+//! their stored sources, and what is reported is what reading every
+//! record reports, in every format.
+
+use crate::common;
+
+use common::{git, memlint, write, Run};
+use std::path::Path;
+
+/// A decision citing `sources`, one per line.
+fn decision(title: &str, sources: &[&str]) -> String {
+    let mut text = format!("---\ntitle: {title}\nstatus: active\ndate: 2026-01-02\nsources:\n");
+    for s in sources {
+        text.push_str(&format!("  - {s}\n"));
+    }
+    text.push_str("---\n\nBody.\n");
+    text
+}
+
+fn commit(root: &Path, message: &str) {
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", message]);
+}
+
+/// The lines `first..=last` of a source file, one word each.
+fn lines(word: &str, n: usize) -> String {
+    (1..=n).map(|i| format!("{word} {i}\n")).collect()
+}
+
+/// (path, line) of the `sources/drifted` findings of `check ARGS`.
+fn drift_findings(root: &Path, args: &[&str]) -> Vec<(String, u64)> {
+    let mut all = vec!["check", "--format", "json"];
+    all.extend_from_slice(args);
+    let run = memlint(root, &all);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
+    json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["rule"] == "sources/drifted")
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap_or("").to_string(),
+                d["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
+
+/// LEB128, as memlint's caches write integers.
+fn leb128(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
+fn read_leb128(bytes: &[u8]) -> u64 {
+    let mut v = 0u64;
+    for (i, b) in bytes.iter().enumerate() {
+        v |= u64::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            break;
+        }
+    }
+    v
+}
+
+#[test]
+fn an_older_layout_of_the_stored_citations_is_ignored_and_written_again() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    write(root, "src/a.rs", "a\n");
+    write(
+        root,
+        "memory/decisions/cache.md",
+        &decision("Cache", &["file:src/a.rs"]),
+    );
+    commit(root, "Write the decision");
+    let run = memlint(root, &["check", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let file = root.join(".memlint/cites");
+    let stored = std::fs::read(&file).expect("stored citations");
+    // The layout before this one: magic, format, configuration key, the
+    // citing records, then the fingerprints of the others. Written with
+    // this workspace's format and key, it says (wrongly) that the decision
+    // cites nothing: a reader that took it would miss the finding.
+    let (format, key) = (&stored[8..12], read_leb128(&stored[12..]));
+    let blob = git(root, &["rev-parse", "HEAD:memory/decisions/cache.md"]);
+    let mut short = [0u8; 8];
+    for (i, b) in short.iter_mut().enumerate() {
+        *b = u8::from_str_radix(&blob.trim()[2 * i..2 * i + 2], 16).expect("hex");
+    }
+    let id = u64::from_le_bytes(short);
+    let mut old = b"MLCITES2".to_vec();
+    old.extend_from_slice(format);
+    leb128(key, &mut old);
+    leb128(0, &mut old);
+    leb128(1, &mut old);
+    let fingerprint = xxhash_rust::xxh3::xxh3_64_with_seed(b"memory/decisions/cache.md", id);
+    old.extend_from_slice(&fingerprint.to_le_bytes());
+    let sum = xxhash_rust::xxh3::xxh3_64(&old);
+    old.extend_from_slice(&sum.to_le_bytes());
+    std::fs::write(&file, &old).expect("write the old layout");
+    write(root, "src/a.rs", "a2\n");
+    git(root, &["add", "-A"]);
+    assert_eq!(
+        drift_findings(root, &["--staged"]),
+        vec![("memory/decisions/cache.md".to_string(), 6)]
+    );
+    // A full check writes the file again, though no record changed.
+    let run = memlint(root, &["check", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let again = std::fs::read(&file).expect("stored citations");
+    assert_eq!(&again[..8], b"MLCITES3");
+    assert_eq!(again, stored);
+}
+
+/// Everything `check ARGS` prints, in every format.
+fn outputs(root: &Path, args: &[&str]) -> Vec<(String, i32, String, String)> {
+    ["human", "json", "github", "sarif"]
+        .iter()
+        .map(|format| {
+            let mut all = vec!["check", "--format", format];
+            all.extend_from_slice(args);
+            let Run {
+                code,
+                stdout,
+                stderr,
+            } = memlint(root, &all);
+            (format.to_string(), code, stdout, stderr)
+        })
+        .collect()
+}
+
+/// The outputs of `check ARGS` with the citations a full check stored,
+/// checked against those of reading every record (the store removed).
+fn same_without_the_store(root: &Path, args: &[&str]) -> Vec<(String, i32, String, String)> {
+    let stored = std::fs::read(root.join(".memlint/cites")).expect("stored citations");
+    assert_eq!(&stored[..8], b"MLCITES3");
+    let with = outputs(root, args);
+    std::fs::remove_file(root.join(".memlint/cites")).expect("remove");
+    let without = outputs(root, args);
+    assert_eq!(with, without);
+    std::fs::write(root.join(".memlint/cites"), stored).expect("restore");
+    with
+}
+
+#[test]
+fn staged_and_base_report_what_reading_every_record_reports() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    write(root, "src/a.rs", &lines("a", 10));
+    write(root, "src/b.rs", &lines("b", 10));
+    write(root, "src/c.rs", &lines("c", 3));
+    let d = "memory/decisions";
+    let record = |name: &str, title: &str, sources: &[&str]| {
+        write(root, &format!("{d}/{name}.md"), &decision(title, sources));
+    };
+    record("whole", "Whole", &["file:src/a.rs"]);
+    record(
+        "range",
+        "Range",
+        &["https://example.com/x", "file:src/a.rs#L2-L3"],
+    );
+    record("moved", "Moved", &["file:src/b.rs#L5-L6"]);
+    record(
+        "twice",
+        "Twice",
+        &[
+            "file:src/a.rs#L8",
+            "file:src/a.rs#Lx",
+            "file:src/b.rs",
+            "file:src/c.rs",
+        ],
+    );
+    record("plain", "Plain", &["https://example.com/y"]);
+    record("unchanged", "Unchanged", &["file:src/a.rs#L5"]);
+    // CRLF line endings and a non-ASCII title: columns and spans as the
+    // record reads.
+    let crlf = decision("Différent", &["file:src/a.rs#L9", "file:src/b.rs#L1"]);
+    write(root, &format!("{d}/crlf.md"), &crlf.replace('\n', "\r\n"));
+    commit(root, "Records citing sources");
+    let run = memlint(root, &["check", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    // Committed after the full check: not in the store, read.
+    record("late", "Late", &["file:src/c.rs#L1-L2"]);
+    commit(root, "A record the store does not know");
+    git(root, &["switch", "-q", "-c", "feature"]);
+    let a = lines("a", 10)
+        .replace("a 2\n", "a two\n")
+        .replace("a 8\n", "a eight\n")
+        .replace("a 9\n", "a nine\n");
+    write(root, "src/a.rs", &a);
+    write(root, "src/b.rs", &format!("b 0\n{}", lines("b", 10)));
+    write(root, "src/c.rs", "c one\nc 2\nc 3\n");
+    // A record the change rewrites is not reported.
+    record("plain", "Plain", &["file:src/b.rs#L2"]);
+    git(root, &["add", "-A"]);
+    let expected: Vec<(String, u64)> = [
+        ("crlf", 6),
+        ("crlf", 7),
+        ("late", 6),
+        ("moved", 6),
+        ("range", 7),
+        ("twice", 6),
+        ("twice", 8),
+        ("twice", 9),
+        ("whole", 6),
+    ]
+    .iter()
+    .map(|(name, line)| (format!("{d}/{name}.md"), *line))
+    .collect();
+    let staged = same_without_the_store(root, &["--staged"]);
+    assert_eq!(drift_findings(root, &["--staged"]), expected);
+    assert!(staged[0].2.contains("crlf.md"), "{}", staged[0].2);
+    commit(root, "Change the sources");
+    let base = same_without_the_store(root, &["--base", "main"]);
+    assert_eq!(drift_findings(root, &["--base", "main"]), expected);
+    assert!(
+        base[2].2.contains("file=memory/decisions/moved.md,line=6"),
+        "{}",
+        base[2].2
+    );
+}
+
+#[test]
+fn sources_naming_records_are_not_stored() {
+    // A change modifying a record is no drift of the records citing it: the
+    // store keeps only the sources naming other files.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    write(root, "src/a.rs", "a\n");
+    let d = "memory/decisions";
+    write(
+        root,
+        &format!("{d}/base.md"),
+        &decision("Base", &["file:src/a.rs"]),
+    );
+    write(
+        root,
+        &format!("{d}/on-a-record.md"),
+        &decision("On a record", &["file:memory/decisions/base.md"]),
+    );
+    commit(root, "Two decisions");
+    let run = memlint(root, &["check", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let stored = std::fs::read(root.join(".memlint/cites")).expect("stored citations");
+    let has = |needle: &[u8]| stored.windows(needle.len()).any(|w| w == needle);
+    assert!(has(b"memory/decisions/base.md"));
+    assert!(has(b"file:src/a.rs"));
+    assert!(!has(b"on-a-record"));
+    // The record and the file change: only the file is drift of base.md.
+    write(root, "src/a.rs", "a2\n");
+    write(
+        root,
+        &format!("{d}/base.md"),
+        &decision("Base, edited", &["file:src/a.rs"]),
+    );
+    git(root, &["add", "-A"]);
+    assert_eq!(drift_findings(root, &["--staged"]), vec![]);
+}
