@@ -108,12 +108,14 @@ fn a_watched_search_sees_every_change() {
     write(
         root,
         staged,
-        &QUOKKA.replace("Adopt quokka naming", "Quokka log"),
+        // Staging entries and sessions have no title: search finds their
+        // body.
+        &QUOKKA.replace("Body.", "Quokka log."),
     );
     write(
         root,
         session,
-        &QUOKKA.replace("Adopt quokka naming", "Quokka session"),
+        &QUOKKA.replace("Body.", "Quokka session."),
     );
     let found = search_paths(root, &["quokka"]);
     assert!(found.contains(&staged.to_string()), "{found:?}");
