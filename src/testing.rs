@@ -2,7 +2,7 @@
 
 /// A deterministic xorshift64 source from `seed` (not zero): each call
 /// gives a number below its argument.
-pub fn below(mut seed: u64) -> impl FnMut(usize) -> usize {
+pub(crate) fn below(mut seed: u64) -> impl FnMut(usize) -> usize {
     move |n| {
         seed ^= seed << 13;
         seed ^= seed >> 7;

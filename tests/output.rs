@@ -352,7 +352,7 @@ fn json_shape() {
                 "{dir}: end before start in {d}"
             );
             let rule = d["rule"].as_str().expect("rule");
-            let registered = memlint::lint::rules::lookup(rule).expect("a registered rule");
+            let registered = memlint::lint::registry::lookup(rule).expect("a registered rule");
             assert_eq!(d["fixable"], registered.rule.fixable(), "{dir}: {rule}");
             let path = d["path"].as_str().expect("path");
             assert!(

@@ -4,7 +4,7 @@
 use crate::engine::advice::Advice;
 
 /// The clause the command line appends to an engine message.
-pub fn words(advice: &Advice) -> String {
+pub(crate) fn words(advice: &Advice) -> String {
     match advice {
         Advice::Force => " (or give --force to write it anyway)".to_string(),
         Advice::Search => " run `memlint search QUERY` to recall the rest".to_string(),
@@ -36,7 +36,7 @@ pub fn words(advice: &Advice) -> String {
 }
 
 /// An engine message followed by the command line's words for its advice.
-pub fn said(message: impl std::fmt::Display, advice: Option<Advice>) -> String {
+pub(crate) fn said(message: impl std::fmt::Display, advice: Option<Advice>) -> String {
     format!(
         "{message}{}",
         advice.as_ref().map(words).unwrap_or_default()

@@ -263,7 +263,7 @@ pub enum AgentName {
 
 impl AgentName {
     /// The engine's agent.
-    pub fn agent(self) -> crate::engine::agents::Agent {
+    pub(crate) fn agent(self) -> crate::engine::agents::Agent {
         use crate::engine::agents::Agent;
         match self {
             AgentName::Claude => Agent::Claude,
@@ -490,7 +490,7 @@ pub enum NewKind {
 
 impl NewKind {
     /// The kind it names.
-    pub fn kind(self) -> crate::model::kind::Kind {
+    pub(crate) fn kind(self) -> crate::model::kind::Kind {
         use crate::model::kind::Kind;
         match self {
             NewKind::Decision => Kind::Decision,

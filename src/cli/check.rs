@@ -9,7 +9,7 @@ use crate::engine::workspace::WorkspaceError;
 use std::process::ExitCode;
 
 use super::render::{self, Summary};
-use crate::model::diagnostic::Severity;
+use crate::model::severity::Severity;
 
 /// `memlint check`: lints the work tree, the staged version or the changes since `--base`; exit 1 on findings.
 pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {

@@ -1,14 +1,14 @@
 //! Exit codes (docs/commands.md): 0 clean, 1 findings, 2 usage, unreadable or
 //! internal errors, 3 staging lock held.
 
-use crate::engine::workspace::Workspace;
+use crate::model::workspace::Workspace;
 use std::process::ExitCode;
 
 /// What a command's run came to, as docs/commands.md counts it. Every exit code
 /// memlint picks is one of these (clap's own usage errors aside, which
 /// are 2 as well).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// 0: nothing to report.
     Clean,
     /// 1: findings, files `fmt --check` would change, a refused import, a

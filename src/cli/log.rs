@@ -18,7 +18,7 @@ pub(super) fn run(s: &Settings, args: &LogArgs) -> Result<ExitCode, WorkspaceErr
             errln!(
                 "memlint: warning: commit {}: malformed `{}:` trailer `{}`: {}",
                 &c.id[..7.min(c.id.len())],
-                crate::engine::log::TRAILER,
+                crate::syntax::trailer::TRAILER,
                 crate::syntax::sanitize::line(&m.line),
                 crate::syntax::sanitize::line(&m.reason)
             );

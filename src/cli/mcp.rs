@@ -10,8 +10,9 @@
 
 use crate::engine::advice::Advice;
 use crate::engine::author::{self, AuthorError};
-use crate::engine::workspace::{Workspace, WorkspaceError};
+use crate::engine::workspace::WorkspaceError;
 use crate::model::kind::Kind;
+use crate::model::workspace::Workspace;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::{schemars, tool, tool_handler, tool_router, ServerHandler, ServiceExt};
@@ -21,13 +22,13 @@ use std::process::ExitCode;
 
 /// Where the server finds its workspace: `--root`, `--config`.
 #[derive(Debug, Clone)]
-pub struct Place {
+pub(crate) struct Place {
     pub root: Option<PathBuf>,
     pub config: Option<PathBuf>,
 }
 
 /// Runs the server until the client closes standard input (exit 0).
-pub fn run(place: Place) -> ExitCode {
+pub(crate) fn run(place: Place) -> ExitCode {
     // The workspace must load once before serving: a broken configuration
     // is a clear error at start, not on the first call.
     if let Err(e) = super::settings::load(place.root.as_deref(), place.config.as_deref()) {

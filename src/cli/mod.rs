@@ -25,8 +25,8 @@ mod log;
 mod mcp;
 mod mcp_stdio;
 mod merge;
-pub mod progress;
-pub mod render;
+pub(crate) mod progress;
+pub(crate) mod render;
 mod report;
 mod report_html;
 mod rule;
@@ -39,7 +39,7 @@ mod watch;
 
 pub use args::*;
 pub use hook::{hook_usage_note, is_hook_call};
-pub use settings::Settings;
+pub(crate) use settings::Settings;
 
 use std::process::ExitCode;
 

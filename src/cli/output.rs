@@ -21,13 +21,13 @@ macro_rules! err {
 
 /// Writes `text` to standard output (no colour). A closed pipe
 /// (`memlint check | head`) is not an error worth reporting.
-pub fn out(text: &str) {
+pub(crate) fn out(text: &str) {
     write_to(&mut std::io::stdout().lock(), text, false);
 }
 
 /// [`out`] for output memlint coloured itself: its colour sequences are
 /// let through, nothing else.
-pub fn out_colored(text: &str, color: bool) {
+pub(crate) fn out_colored(text: &str, color: bool) {
     write_to(&mut std::io::stdout().lock(), text, color);
 }
 
@@ -53,7 +53,7 @@ pub(super) fn write_out(text: &str) {
 /// hands back a buffer, which must come back byte for byte.
 /// Copies `reader` to standard output as it comes, in pieces (a text of
 /// any length passes through in constant memory).
-pub fn raw_stream(mut reader: impl std::io::Read) -> std::io::Result<u64> {
+pub(crate) fn raw_stream(mut reader: impl std::io::Read) -> std::io::Result<u64> {
     use std::io::Write;
     let mut w = std::io::stdout().lock();
     let n = std::io::copy(&mut reader, &mut w)?;
@@ -61,7 +61,7 @@ pub fn raw_stream(mut reader: impl std::io::Read) -> std::io::Result<u64> {
     Ok(n)
 }
 
-pub fn raw(bytes: &[u8]) {
+pub(crate) fn raw(bytes: &[u8]) {
     use std::io::Write;
     let mut w = std::io::stdout().lock();
     let _ = w.write_all(bytes);

@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 
 /// A progress bar on standard error for `len` files, hidden unless `show`
 /// is set and standard error is a terminal.
-pub fn progress(show: bool, len: usize, doing: &str) -> indicatif::ProgressBar {
+pub(crate) fn progress(show: bool, len: usize, doing: &str) -> indicatif::ProgressBar {
     use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
     if !show || !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
@@ -20,14 +20,14 @@ pub fn progress(show: bool, len: usize, doing: &str) -> indicatif::ProgressBar {
 
 /// A bar drawn once a scan reports that it reads many files (see
 /// [`crate::engine::scan::Progress`]).
-pub struct Bar {
+pub(crate) struct Bar {
     doing: &'static str,
     bar: std::sync::OnceLock<indicatif::ProgressBar>,
 }
 
 impl Bar {
     /// A bar that will say what is `doing` ("indexing").
-    pub fn new(doing: &'static str) -> Bar {
+    pub(crate) fn new(doing: &'static str) -> Bar {
         Bar {
             doing,
             bar: std::sync::OnceLock::new(),
@@ -35,7 +35,7 @@ impl Bar {
     }
 
     /// This bar as a scan's progress, when progress is to be `shown`.
-    pub fn shown(&self, shown: bool) -> Option<&dyn crate::engine::scan::Progress> {
+    pub(crate) fn shown(&self, shown: bool) -> Option<&dyn crate::engine::scan::Progress> {
         shown.then_some(self as &dyn crate::engine::scan::Progress)
     }
 }

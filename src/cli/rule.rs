@@ -9,7 +9,7 @@ pub(super) fn run(name: Option<&str>) -> Result<ExitCode, WorkspaceError> {
     let mut out = String::new();
     match name {
         None => {
-            for r in crate::lint::rules::REGISTRY {
+            for r in crate::lint::registry::REGISTRY {
                 out.push_str(&format!(
                     "{:<32} {:<8} {:<4} {}\n",
                     r.rule.as_str(),
@@ -20,8 +20,8 @@ pub(super) fn run(name: Option<&str>) -> Result<ExitCode, WorkspaceError> {
             }
         }
         Some(n) => {
-            let Some(r) = crate::lint::rules::lookup(n) else {
-                let names = crate::lint::rules::names();
+            let Some(r) = crate::lint::registry::lookup(n) else {
+                let names = crate::lint::registry::names();
                 let hint = crate::syntax::text::closest(n, &names, 0.5)
                     .map(|m| format!(" (did you mean `{m}`?)"))
                     .unwrap_or_default();

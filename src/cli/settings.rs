@@ -2,7 +2,8 @@
 //! found and its configuration loaded.
 
 use super::args::{ColorChoice, GlobalArgs};
-use crate::engine::workspace::{Surroundings, Workspace, WorkspaceError};
+use crate::engine::workspace::{Surroundings, WorkspaceError};
+use crate::model::workspace::Workspace;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 
@@ -38,7 +39,7 @@ pub(super) fn load(
 }
 
 /// Resolved global settings.
-pub struct Settings {
+pub(crate) struct Settings {
     /// Whether to colour human output (`--color`, `NO_COLOR`, a terminal).
     pub color: bool,
     /// `--quiet`.
@@ -49,7 +50,7 @@ pub struct Settings {
 
 impl Settings {
     /// Resolves the global flags, loading the workspace they name.
-    pub fn resolve(global: &GlobalArgs) -> Result<Settings, WorkspaceError> {
+    pub(crate) fn resolve(global: &GlobalArgs) -> Result<Settings, WorkspaceError> {
         let color = match global.color {
             ColorChoice::Always => true,
             ColorChoice::Never => false,
@@ -71,7 +72,7 @@ impl Settings {
     /// memory (`search`, `context`, `index`, `new`, `replace`, `show`): a
     /// root that is no workspace is an error saying how to make one, and
     /// nothing (`.memlint/`, `memory/`) is created there.
-    pub fn resolve_workspace(global: &GlobalArgs) -> Result<Settings, WorkspaceError> {
+    pub(crate) fn resolve_workspace(global: &GlobalArgs) -> Result<Settings, WorkspaceError> {
         let s = Settings::resolve(global)?;
         match crate::engine::workspace::is_workspace(&s.workspace.root) {
             true => Ok(s),
@@ -87,10 +88,10 @@ impl Settings {
     /// git work tree, else the current directory. It needs no valid
     /// configuration. Another directory than the current one is named on
     /// standard error, with how to choose the current one instead.
-    pub fn resolve_for_init(global: &GlobalArgs) -> Result<PathBuf, WorkspaceError> {
+    pub(crate) fn resolve_for_init(global: &GlobalArgs) -> Result<PathBuf, WorkspaceError> {
         let cwd = cwd()?;
         if let Some(r) = &global.root {
-            return Ok(crate::engine::workspace::normalize(&cwd.join(r)));
+            return Ok(crate::io::walk::normalize(&cwd.join(r)));
         }
         let root = crate::engine::workspace::find_root(&cwd);
         if root != cwd {

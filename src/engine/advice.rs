@@ -5,7 +5,7 @@
 
 /// One thing the user can do next.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Advice {
+pub(crate) enum Advice {
     /// Do it anyway, overriding the check that refused it (where the front
     /// end can).
     Force,
@@ -46,4 +46,4 @@ pub enum Advice {
 
 /// A front end's wording of an [`Advice`]: the clause it appends to the
 /// engine's message, starting with its own connective (` (`…`)`, `, or`).
-pub type Words = fn(&Advice) -> String;
+pub(crate) type Words = fn(&Advice) -> String;

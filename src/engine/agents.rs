@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 
 /// An agent runtime with a hook protocol memlint speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Agent {
+pub(crate) enum Agent {
     /// Claude Code (the default).
     Claude,
     /// OpenAI Codex CLI.
@@ -38,10 +38,10 @@ pub enum Agent {
 
 impl Agent {
     /// Every agent, in the order `init --agent-settings` reports them.
-    pub const ALL: [Agent; 4] = [Agent::Claude, Agent::Codex, Agent::Gemini, Agent::Cursor];
+    pub(crate) const ALL: [Agent; 4] = [Agent::Claude, Agent::Codex, Agent::Gemini, Agent::Cursor];
 
     /// The name `--agent` takes.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
@@ -51,7 +51,7 @@ impl Agent {
     }
 
     /// The agent's own name, for messages.
-    pub fn title(self) -> &'static str {
+    pub(crate) fn title(self) -> &'static str {
         match self {
             Agent::Claude => "Claude Code",
             Agent::Codex => "Codex CLI",
@@ -62,7 +62,7 @@ impl Agent {
 
     /// Whether the agent's prompt hook can add context to a prompt (not
     /// Cursor's `beforeSubmitPrompt`).
-    pub fn takes_prompt_context(self) -> bool {
+    pub(crate) fn takes_prompt_context(self) -> bool {
         self != Agent::Cursor
     }
 
@@ -72,7 +72,7 @@ impl Agent {
     /// as Claude Code (whose answers Codex takes too); Gemini CLI's
     /// `SessionStart` looks like Claude Code's, so its settings name the
     /// agent with `--agent gemini`.
-    pub fn recognise(input: &Value) -> Agent {
+    pub(crate) fn recognise(input: &Value) -> Agent {
         match input.get("hook_event_name").and_then(Value::as_str) {
             Some("BeforeAgent") => Agent::Gemini,
             Some("AfterAgent") => Agent::Gemini,
@@ -83,7 +83,7 @@ impl Agent {
 
     /// The settings file `init --agent-settings --agent NAME` writes,
     /// relative to the workspace root.
-    pub fn settings_file(self) -> &'static str {
+    pub(crate) fn settings_file(self) -> &'static str {
         match self {
             Agent::Claude => ".claude/settings.json",
             Agent::Codex => ".codex/hooks.json",
@@ -95,7 +95,7 @@ impl Agent {
     /// The hooks memlint registers for this agent, in its settings format:
     /// `{"hooks": {event: [entry]}}`, plus the top-level keys the format
     /// needs (Cursor's `"version": 1`).
-    pub fn hooks_template(self) -> &'static str {
+    pub(crate) fn hooks_template(self) -> &'static str {
         match self {
             Agent::Claude => super::init::templates::AGENT_HOOKS,
             Agent::Codex => CODEX_HOOKS,
@@ -105,13 +105,13 @@ impl Agent {
     }
 
     /// Whether the settings also take Claude Code's `permissions.allow`.
-    pub fn has_permissions(self) -> bool {
+    pub(crate) fn has_permissions(self) -> bool {
         self == Agent::Claude
     }
 
     /// What `hook session-start` prints for the context `text` (empty:
     /// nothing).
-    pub fn session_start_answer(self, text: &str) -> String {
+    pub(crate) fn session_start_answer(self, text: &str) -> String {
         if text.is_empty() {
             return String::new();
         }
@@ -131,7 +131,7 @@ impl Agent {
     /// What `hook prompt` prints for the added `text`: for Cursor, whose
     /// prompt hook cannot add context, the answer that lets the prompt go
     /// on unchanged.
-    pub fn prompt_answer(self, text: &str) -> String {
+    pub(crate) fn prompt_answer(self, text: &str) -> String {
         let event = match self {
             Agent::Claude | Agent::Codex => "UserPromptSubmit",
             Agent::Gemini => "BeforeAgent",
@@ -157,7 +157,7 @@ fn answer(value: &Value) -> String {
 /// The hooks `init --agent-settings --agent codex` registers in
 /// `.codex/hooks.json` (Claude Code's format; timeouts in seconds). The
 /// file's top level may hold only `description` and `hooks`.
-pub const CODEX_HOOKS: &str = r#"{
+pub(crate) const CODEX_HOOKS: &str = r#"{
   "hooks": {
     "SessionStart": [{"hooks": [{"type": "command", "command": "memlint hook session-start --agent codex", "timeout": 20}]}],
     "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "memlint hook prompt", "timeout": 10}]}],
@@ -168,7 +168,7 @@ pub const CODEX_HOOKS: &str = r#"{
 
 /// The hooks `init --agent-settings --agent gemini` registers in
 /// `.gemini/settings.json` (timeouts in milliseconds).
-pub const GEMINI_HOOKS: &str = r#"{
+pub(crate) const GEMINI_HOOKS: &str = r#"{
   "hooks": {
     "SessionStart": [{"hooks": [{"name": "memlint-session-start", "type": "command", "command": "memlint hook session-start --agent gemini", "timeout": 20000}]}],
     "BeforeAgent": [{"hooks": [{"name": "memlint-prompt", "type": "command", "command": "memlint hook prompt", "timeout": 10000}]}],
@@ -179,7 +179,7 @@ pub const GEMINI_HOOKS: &str = r#"{
 
 /// The hook `init --agent-settings --agent cursor` registers in
 /// `.cursor/hooks.json`.
-pub const CURSOR_HOOKS: &str = r#"{
+pub(crate) const CURSOR_HOOKS: &str = r#"{
   "version": 1,
   "hooks": {
     "sessionStart": [{"command": "memlint hook session-start --agent cursor"}],

@@ -11,9 +11,9 @@
 use crate::lint::lint_file;
 use crate::model::config::Config;
 use crate::model::content::Content;
-use crate::model::diagnostic::Severity;
 use crate::model::kind::{classify, is_session_id, Kind};
 use crate::model::rule::Rule;
+use crate::model::severity::Severity;
 use crate::syntax::frontmatter::{self, Split};
 use crate::syntax::session::{content_lines, section, sections};
 use crate::syntax::yaml::{self, Value};
@@ -35,7 +35,7 @@ fn unforceable(rule: Rule) -> bool {
 
 /// Errors of the `compact` commands.
 #[derive(Debug, thiserror::Error)]
-pub enum CompactError {
+pub(crate) enum CompactError {
     /// The text to import is empty or blank.
     #[error("the session text is empty; nothing to import")]
     Empty,
@@ -89,7 +89,7 @@ pub enum CompactError {
 
 impl CompactError {
     /// What the user can do next, for the front end to word.
-    pub fn advice(&self) -> Option<crate::engine::advice::Advice> {
+    pub(crate) fn advice(&self) -> Option<crate::engine::advice::Advice> {
         use crate::engine::advice::Advice;
         match self {
             CompactError::Empty => Some(Advice::SessionTemplate),
@@ -126,7 +126,7 @@ fn io_err(action: &'static str, path: &Path) -> impl FnOnce(std::io::Error) -> C
 
 /// Where a problem of an import is.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Location {
+pub(crate) enum Location {
     /// Line and column (1-based, columns in characters) of the imported text.
     Text {
         /// 1-based line.
@@ -144,7 +144,7 @@ pub enum Location {
 
 /// One finding of the import validation, located in what the user gave.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
+pub(crate) struct Problem {
     /// The lint rule, e.g. `session/sections`.
     pub rule: Rule,
     /// Its configured severity.
@@ -159,19 +159,19 @@ impl Problem {
     /// True when the problem refuses the import (without `--force`): every
     /// error, and every `session/*` finding, because the issue asks import
     /// to enforce 3–8 working files and reasons on decisions.
-    pub fn blocks(&self) -> bool {
+    pub(crate) fn blocks(&self) -> bool {
         self.severity == Severity::Error || self.rule.family() == "session"
     }
 
     /// True when `--force` may store the text despite this problem.
-    pub fn forceable(&self) -> bool {
+    pub(crate) fn forceable(&self) -> bool {
         !(self.blocks() && unforceable(self.rule))
     }
 }
 
 /// What to import.
 #[derive(Debug, Clone, Default)]
-pub struct ImportRequest<'a> {
+pub(crate) struct ImportRequest<'a> {
     /// The session text, as read.
     pub text: &'a [u8],
     /// `--description`; empty when not given.
@@ -184,7 +184,7 @@ pub struct ImportRequest<'a> {
 
 /// A stored session memory.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Imported {
+pub(crate) struct Imported {
     /// `CMEM-YYYYMMDD-HHMMSS`.
     pub id: String,
     /// Relative to the root, with `/` separators.
@@ -195,7 +195,7 @@ pub struct Imported {
 }
 
 /// The empty 14-section session text (docs/records.md), for an agent to fill in.
-pub fn template() -> String {
+pub(crate) fn template() -> String {
     let mut out = String::new();
     for (i, name) in crate::syntax::session::SECTIONS.iter().enumerate() {
         if i > 0 {
@@ -215,7 +215,7 @@ pub fn template() -> String {
 }
 
 /// The `Project Root` path of a session text, when it names one.
-pub fn project_root(text: &str) -> Option<String> {
+pub(crate) fn project_root(text: &str) -> Option<String> {
     let found = sections(text);
     let s = section(&found, "Project Root")?;
     let lines = content_lines(text, s.content.clone());
@@ -257,7 +257,7 @@ fn build_record(
 /// A YAML scalar that reads back as exactly `s`: single-quoted when every
 /// character may stand in a single-quoted scalar, else double-quoted with
 /// escapes (line breaks, tabs, control and non-printable characters).
-pub fn quote(s: &str) -> String {
+pub(crate) fn quote(s: &str) -> String {
     if s.chars().all(single_quotable) {
         return format!("'{}'", s.replace('\'', "''"));
     }
@@ -316,7 +316,7 @@ fn quote_item(s: &str) -> String {
 }
 
 /// The `--tags` values: trimmed, without empty entries or repeats.
-pub fn clean_tags(raw: &[String]) -> Vec<String> {
+pub(crate) fn clean_tags(raw: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for t in raw {
         let t = t.trim();
@@ -330,7 +330,12 @@ pub fn clean_tags(raw: &[String]) -> Vec<String> {
 /// Validates a session text as the record it would become
 /// (`memory/sessions/<id>.md`, front matter included) and
 /// returns every finding, located in what the user gave. No disk access.
-pub fn validate(request: &ImportRequest, config: &Config, id: &str, created: &str) -> Vec<Problem> {
+pub(crate) fn validate(
+    request: &ImportRequest,
+    config: &Config,
+    id: &str,
+    created: &str,
+) -> Vec<Problem> {
     let rel = format!("{}/{id}.md", Kind::Session.dir());
     let text = std::str::from_utf8(request.text).ok();
     let root = text.and_then(project_root);
@@ -454,7 +459,7 @@ fn sessions_dir(root: &Path, create: bool) -> Result<Option<PathBuf>, CompactErr
 
 /// Validates `request` and stores it as a new session record under `root`,
 /// named after `now` (seconds since the epoch, UTC) or the next free second.
-pub fn import(
+pub(crate) fn import(
     root: &Path,
     config: &Config,
     request: &ImportRequest,
@@ -527,7 +532,7 @@ pub fn import(
 
 /// The session text stored under `id`, exactly as it was imported (`compact
 /// export` prints it through the sanitizer).
-pub fn export(root: &Path, id: &str) -> Result<Vec<u8>, CompactError> {
+pub(crate) fn export(root: &Path, id: &str) -> Result<Vec<u8>, CompactError> {
     if !is_session_id(id) {
         return Err(CompactError::BadId(id.to_string()));
     }
@@ -573,7 +578,7 @@ pub fn export(root: &Path, id: &str) -> Result<Vec<u8>, CompactError> {
 
 /// A stored session memory, as `list` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Listed {
+pub(crate) struct Listed {
     /// The `id` key, or the file stem when it has none.
     pub id: String,
     /// The `created` timestamp as written; empty when missing.
@@ -589,7 +594,7 @@ pub struct Listed {
 
 /// The result of `list`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Listing {
+pub(crate) struct Listing {
     /// Newest first.
     pub sessions: Vec<Listed>,
     /// Files that could not be read: (path, why).
@@ -598,7 +603,7 @@ pub struct Listing {
 
 /// Reads the front matter of every `memory/sessions/*.md`, newest first
 /// (by `created`, then id). Files that cannot be read are skipped and named.
-pub fn list(root: &Path) -> Result<Listing, CompactError> {
+pub(crate) fn list(root: &Path) -> Result<Listing, CompactError> {
     let mut listing = Listing::default();
     let Some(dir) = sessions_dir(root, false)? else {
         return Ok(listing);

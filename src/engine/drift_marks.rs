@@ -7,7 +7,7 @@
 //! it). Without a check there are no marks: nothing is guessed.
 
 use crate::engine::drift::Drift;
-use crate::engine::workspace::Workspace;
+use crate::model::workspace::Workspace;
 use crate::store::drift_marks::{self as store, DriftMark, Marked};
 use std::collections::HashMap;
 
@@ -19,7 +19,7 @@ const MARK_PATH_CHARS: usize = 60;
 /// source of each record. `known` gives the hash of a record's bytes when
 /// the check already knows it (its record table); any other record is read
 /// and hashed.
-pub fn keep(ws: &Workspace, drift: &Drift, known: &(dyn Fn(&str) -> Option<u64> + Sync)) {
+pub(crate) fn keep(ws: &Workspace, drift: &Drift, known: &(dyn Fn(&str) -> Option<u64> + Sync)) {
     let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let first: Vec<(&str, &DriftMark)> = drift
         .marks
@@ -46,7 +46,10 @@ pub fn keep(ws: &Workspace, drift: &Drift, known: &(dyn Fn(&str) -> Option<u64> 
 /// The marks that still hold for the records `wanted` accepts, by path:
 /// each marked record is read again (only those) and its mark dropped when
 /// its text changed since it was judged.
-pub fn current(ws: &Workspace, wanted: impl Fn(&str) -> bool + Sync) -> HashMap<String, DriftMark> {
+pub(crate) fn current(
+    ws: &Workspace,
+    wanted: impl Fn(&str) -> bool + Sync,
+) -> HashMap<String, DriftMark> {
     use rayon::prelude::*;
     store::load(&ws.root)
         .into_par_iter()
@@ -67,7 +70,7 @@ fn hash_of(ws: &Workspace, rel: &str) -> Option<u64> {
 
 /// The mark as shown beside a record, sanitized and short:
 /// `drifted: src/cache.rs changed in abc1234`.
-pub fn text(mark: &DriftMark) -> String {
+pub(crate) fn text(mark: &DriftMark) -> String {
     let source = mark.source.strip_prefix("file:").unwrap_or(&mark.source);
     let source = match crate::syntax::sanitize::clip(source, MARK_PATH_CHARS) {
         (cut, true) => format!("{cut}…"),

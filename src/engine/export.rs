@@ -8,20 +8,20 @@
 //! with merge conflict markers is never written. `context/export-stale`
 //! reports a block that no longer matches the records.
 
-use crate::engine::workspace::Workspace;
 use crate::io::fs::{
     replace_if_unchanged, resolve_inside, write_new, Replaced, Resolved, Snapshot,
 };
+use crate::model::workspace::Workspace;
 use crate::store::material::Material;
 use crate::syntax::framing::{quote_line, PREFACE};
 use std::path::Path;
 
 /// The opening marker of the managed block.
-pub const BEGIN: &str = "<!-- memlint:begin -->";
+pub(crate) const BEGIN: &str = "<!-- memlint:begin -->";
 /// The closing marker.
-pub const END: &str = "<!-- memlint:end -->";
+pub(crate) const END: &str = "<!-- memlint:end -->";
 /// The files the block may live in, the default first.
-pub const TARGETS: [&str; 4] = [
+pub(crate) const TARGETS: [&str; 4] = [
     "AGENTS.md",
     "CLAUDE.md",
     "GEMINI.md",
@@ -30,7 +30,7 @@ pub const TARGETS: [&str; 4] = [
 
 /// Why an export wrote nothing.
 #[derive(Debug, thiserror::Error)]
-pub enum ExportError {
+pub(crate) enum ExportError {
     /// The file named is not one the block is written to (exit 2).
     #[error("{0}")]
     Usage(String),
@@ -54,7 +54,7 @@ pub enum ExportError {
 
 /// What an export did.
 #[derive(Debug, Clone, serde::Serialize)]
-pub struct Exported {
+pub(crate) struct Exported {
     /// Root-relative path of the file.
     pub path: String,
     /// False when the block was up to date already.
@@ -65,7 +65,7 @@ pub struct Exported {
 
 /// The block for `material`, markers included, at most `max_chars`
 /// characters, lines ending with `\n`.
-pub fn block(m: &Material, max_chars: usize) -> String {
+pub(crate) fn block(m: &Material, max_chars: usize) -> String {
     let head = [
         BEGIN.to_string(),
         "<!-- Written by `memlint export agents-md` from the memory records; edits between these markers are replaced. -->".into(),
@@ -172,7 +172,7 @@ impl Budget {
 }
 
 /// The block the records of `ws` give now.
-pub fn expected(ws: &Workspace) -> String {
+pub(crate) fn expected(ws: &Workspace) -> String {
     let max = ws.config.context.export_max_chars;
     block(&crate::engine::context::gather(ws, max), max)
 }
@@ -182,7 +182,7 @@ pub fn expected(ws: &Workspace) -> String {
 /// its line break); `Ok(None)` when there is none; `Err` when the markers
 /// are not one opening line followed by one closing line. Marker lines
 /// inside fenced code (```` ``` ```` or `~~~`) are examples, not the block.
-pub fn find_block(text: &str) -> Result<Option<std::ops::Range<usize>>, String> {
+pub(crate) fn find_block(text: &str) -> Result<Option<std::ops::Range<usize>>, String> {
     use crate::lint::rules::format::conflict_markers::fence_step;
     let mut begin = None;
     let mut end = None;
@@ -240,7 +240,7 @@ fn has_conflict(text: &str) -> bool {
 
 /// `old` with its block replaced by `block` (or `block` appended after a
 /// blank line), in the file's line endings.
-pub fn splice(old: &str, block: &str) -> Result<String, String> {
+pub(crate) fn splice(old: &str, block: &str) -> Result<String, String> {
     if has_conflict(old) {
         return Err("it holds merge conflict markers; resolve the conflict first".into());
     }
@@ -273,14 +273,14 @@ pub fn splice(old: &str, block: &str) -> Result<String, String> {
 }
 
 /// The block in `text`, in LF line endings, when there is one.
-pub fn current(text: &str) -> Option<String> {
+pub(crate) fn current(text: &str) -> Option<String> {
     let r = find_block(text).ok()??;
     Some(format!("{}\n", text[r].replace("\r\n", "\n")))
 }
 
 /// Writes the block into `file` (root-relative, one of [`TARGETS`]),
 /// creating the file when it does not exist.
-pub fn export(ws: &Workspace, file: &str) -> Result<Exported, ExportError> {
+pub(crate) fn export(ws: &Workspace, file: &str) -> Result<Exported, ExportError> {
     if !TARGETS.contains(&file) {
         return Err(ExportError::Usage(format!(
             "--file {file}: the block is written to one of {}",
@@ -291,7 +291,7 @@ pub fn export(ws: &Workspace, file: &str) -> Result<Exported, ExportError> {
 }
 
 /// Writes `block` into `file`, changing nothing outside the markers.
-pub fn write(ws: &Workspace, file: &str, block: &str) -> Result<Exported, ExportError> {
+pub(crate) fn write(ws: &Workspace, file: &str, block: &str) -> Result<Exported, ExportError> {
     let refused = |why: String| ExportError::Refused {
         path: file.to_string(),
         why,
@@ -352,7 +352,7 @@ pub fn write(ws: &Workspace, file: &str, block: &str) -> Result<Exported, Export
 
 /// For each file of [`TARGETS`] holding a block that differs from
 /// `expected`: its path and the 1-based line of its opening marker.
-pub fn stale(ws: &Workspace, expected: &dyn Fn() -> String) -> Vec<(String, usize)> {
+pub(crate) fn stale(ws: &Workspace, expected: &dyn Fn() -> String) -> Vec<(String, usize)> {
     let mut out = Vec::new();
     let mut want: Option<String> = None;
     for file in TARGETS {
@@ -386,7 +386,7 @@ pub fn stale(ws: &Workspace, expected: &dyn Fn() -> String) -> Vec<(String, usiz
 
 /// The `context/export-stale` findings of `ws` (none when the rule is
 /// off; the records are gathered only when a file holds a block).
-pub fn stale_findings(ws: &Workspace) -> Vec<crate::model::diagnostic::Diagnostic> {
+pub(crate) fn stale_findings(ws: &Workspace) -> Vec<crate::model::diagnostic::Diagnostic> {
     if !ws
         .config
         .enabled(crate::model::rule::Rule::ContextExportStale)
@@ -403,7 +403,7 @@ pub fn stale_findings(ws: &Workspace) -> Vec<crate::model::diagnostic::Diagnosti
 
 /// `check --fix`: rewrites each stale block among the files `selected`
 /// takes; (path, error) for each that could not be written.
-pub fn fix_stale(
+pub(crate) fn fix_stale(
     ws: &Workspace,
     selected: &dyn Fn(&str) -> bool,
 ) -> (Vec<String>, Vec<(String, String)>) {

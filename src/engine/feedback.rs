@@ -4,14 +4,14 @@
 //! `post_write.format`). The runtime hands this text to the model as
 //! `additionalContext`; errors go another way (exit 2).
 
-use crate::engine::workspace::Workspace;
 use crate::io::fs::{replace_if_unchanged, Replaced, Snapshot};
 use crate::model::diagnostic::Diagnostic;
 use crate::model::kind::{classify, Place};
+use crate::model::workspace::Workspace;
 
 /// What formatting the written file found or did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Formatted {
+pub(crate) enum Formatted {
     /// Not a record (`CONTEXT.md`), unreadable, or already canonical.
     Nothing,
     /// Not in canonical form; `post_write.format` is off.
@@ -24,7 +24,7 @@ pub enum Formatted {
 
 /// Checks (and with `post_write.format`, applies) the canonical form of
 /// the record at root-relative `rel`.
-pub fn format_record(ws: &Workspace, rel: &str) -> Formatted {
+pub(crate) fn format_record(ws: &Workspace, rel: &str) -> Formatted {
     let Place::Record(kind) = classify(rel, &ws.config.banned_dirs) else {
         return Formatted::Nothing;
     };
@@ -52,7 +52,11 @@ pub fn format_record(ws: &Workspace, rel: &str) -> Formatted {
 
 /// The `additionalContext` for a write of `rel` without errors: `None`
 /// when there is nothing to say.
-pub fn post_write(rel: &str, diagnostics: &[Diagnostic], formatted: &Formatted) -> Option<String> {
+pub(crate) fn post_write(
+    rel: &str,
+    diagnostics: &[Diagnostic],
+    formatted: &Formatted,
+) -> Option<String> {
     let line = crate::syntax::sanitize::line;
     let shown = line(rel);
     let mut text = String::new();

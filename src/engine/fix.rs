@@ -4,19 +4,20 @@
 //! editor's save meanwhile stays; `check` then lints again and reports what
 //! remains.
 
-use crate::engine::workspace::Workspace;
-use crate::lint::fix::{apply, encoding_edits, fix_record, Fired};
+use crate::lint::fix::{encoding_edits, fix_record, Fired};
 use crate::lint::FileReport;
 use crate::model::diagnostic::Diagnostic;
 use crate::model::kind::Place;
 use crate::model::rule::Rule;
+use crate::model::workspace::Workspace;
+use crate::syntax::edit::apply;
 use rayon::prelude::*;
 use std::collections::{HashMap, HashSet};
 
 /// The final record of each `replaced_by` chain that starts at a record with
 /// a `status/chain` diagnostic (a rule turned off fixes nothing): path →
 /// final slug, as the cross-record pass computes it.
-pub fn chain_targets(
+pub(crate) fn chain_targets(
     ws: &Workspace,
     reports: &[Box<FileReport>],
     diags: &[Diagnostic],
@@ -44,7 +45,7 @@ pub fn chain_targets(
 /// The rewrites of the sources that name a replaced record, for each file
 /// with a fixable `sources/replaced` diagnostic: path → (source as
 /// written, source naming the chain's final record).
-pub fn replaced_sources(
+pub(crate) fn replaced_sources(
     ws: &Workspace,
     reports: &[Box<FileReport>],
     diags: &[Diagnostic],
@@ -95,7 +96,7 @@ enum Fixed {
 /// writes them atomically. The findings come from `.memlint/index`
 /// (refreshed with `opts`), so only files changed since it was written are
 /// read. The caller checks again to report what remains.
-pub fn run(
+pub(crate) fn run(
     ws: &Workspace,
     all: &[String],
     selected: &dyn Fn(&str) -> bool,

@@ -4,16 +4,17 @@
 //! path. It returns what happened ([`Report`], [`Formatted`]); the front
 //! end renders it and picks the exit code.
 
-use crate::engine::workspace::{find_root, Workspace, WorkspaceError};
+use crate::engine::workspace::{find_root, WorkspaceError};
 use crate::fmt::{format_record_noted, Outcome};
 use crate::model::content::Content;
 use crate::model::kind::{classify, Kind, Place};
+use crate::model::workspace::Workspace;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 /// What `fmt` was asked to do (resolved from the command line).
 #[derive(Clone, Default)]
-pub struct Options<'p> {
+pub(crate) struct Options<'p> {
     /// Files or directories to format; empty means the whole workspace.
     pub paths: Vec<PathBuf>,
     /// Write nothing; list the files that would change.
@@ -27,7 +28,7 @@ pub struct Options<'p> {
 
 /// What happened to one file.
 #[derive(Debug)]
-pub enum Done {
+pub(crate) enum Done {
     /// Already in canonical form.
     Unchanged,
     /// Reformatted (or would be); the texts are kept for `--diff` only.
@@ -43,7 +44,7 @@ pub enum Done {
 
 /// One file `fmt` looked at.
 #[derive(Debug)]
-pub struct FileReport {
+pub(crate) struct FileReport {
     /// Root-relative path.
     pub rel: String,
     /// What happened to it.
@@ -55,7 +56,7 @@ pub struct FileReport {
 /// What `fmt` did: the warnings of the selection, then every record, in
 /// path order.
 #[derive(Debug, Default)]
-pub struct Report {
+pub(crate) struct Report {
     /// Why a path given selects nothing, or was skipped.
     pub warnings: Vec<String>,
     /// Every record looked at.
@@ -65,12 +66,12 @@ pub struct Report {
 }
 
 /// The note on a file another program changed while memlint rewrote it.
-pub const RACED: &str = "changed while memlint was formatting it; left as it is";
+pub(crate) const RACED: &str = "changed while memlint was formatting it; left as it is";
 
 /// The root-relative files selected by `paths` (all when empty), as `check`
 /// selects them.
 /// Why a path selects nothing is added to `warnings`.
-pub fn select(
+pub(crate) fn select(
     ws: &Workspace,
     paths: &[PathBuf],
     warnings: &mut Vec<String>,
@@ -109,7 +110,7 @@ pub fn select(
 }
 
 /// Formats the workspace's records (or those under `opts.paths`).
-pub fn run(ws: &Workspace, opts: &Options) -> Result<Report, WorkspaceError> {
+pub(crate) fn run(ws: &Workspace, opts: &Options) -> Result<Report, WorkspaceError> {
     let mut warnings = Vec::new();
     let records: Vec<(String, Kind)> = select(ws, &opts.paths, &mut warnings)?
         .into_iter()
@@ -199,7 +200,7 @@ fn format_file(
 }
 
 /// A unified diff of one file, `a/` and `b/` prefixed like git's.
-pub fn unified_diff(rel: &str, old: &str, new: &str) -> String {
+pub(crate) fn unified_diff(rel: &str, old: &str, new: &str) -> String {
     similar::TextDiff::from_lines(old, new)
         .unified_diff()
         .context_radius(3)
@@ -210,7 +211,7 @@ pub fn unified_diff(rel: &str, old: &str, new: &str) -> String {
 
 /// What the editor mode made of a text.
 #[derive(Debug)]
-pub enum Formatted {
+pub(crate) enum Formatted {
     /// Not a record of the workspace (outside it, excluded by
     /// `.gitignore`/`.memlintignore`, not in a record directory): the text
     /// comes back unchanged.
@@ -233,7 +234,7 @@ pub enum Formatted {
 
 /// Where the editor mode's text comes from: the file it stands for, and
 /// `--root`/`--config` as given.
-pub struct EditorPlace<'a> {
+pub(crate) struct EditorPlace<'a> {
     /// `--root`.
     pub root: Option<&'a Path>,
     /// `--config`.
@@ -252,7 +253,7 @@ pub struct EditorPlace<'a> {
 ///
 /// # Examples
 ///
-/// ```no_run
+/// ```ignore
 /// use memlint::engine::fmt::{text, EditorPlace, Formatted};
 /// use std::path::Path;
 ///
@@ -269,7 +270,7 @@ pub struct EditorPlace<'a> {
 /// }
 /// # Ok::<(), memlint::engine::workspace::WorkspaceError>(())
 /// ```
-pub fn text(place: &EditorPlace, input: &[u8]) -> Result<Formatted, WorkspaceError> {
+pub(crate) fn text(place: &EditorPlace, input: &[u8]) -> Result<Formatted, WorkspaceError> {
     let (ws, rel) = locate(place)?;
     Ok(match rel {
         Some(rel) => text_in(&ws, &rel, input),
@@ -280,9 +281,9 @@ pub fn text(place: &EditorPlace, input: &[u8]) -> Result<Formatted, WorkspaceErr
 /// Editor mode's first step: the workspace the file `place.path` belongs
 /// to, and the file's path in it (`None` outside it), so that a front end
 /// knows the configuration (`max_file_bytes`) before it reads the text.
-pub fn locate(place: &EditorPlace) -> Result<(Workspace, Option<String>), WorkspaceError> {
+pub(crate) fn locate(place: &EditorPlace) -> Result<(Workspace, Option<String>), WorkspaceError> {
     let cwd = place.cwd;
-    let abs = crate::engine::workspace::normalize(&cwd.join(place.path));
+    let abs = crate::io::walk::normalize(&cwd.join(place.path));
     let discovered;
     let root = match place.root {
         Some(r) => Some(r),
@@ -308,7 +309,7 @@ pub fn locate(place: &EditorPlace) -> Result<(Workspace, Option<String>), Worksp
 /// Whether editor mode formats a text given as the workspace file `rel`:
 /// a record's place that no ignore file excludes (any other text comes
 /// back unchanged).
-pub fn formats(ws: &Workspace, rel: &str) -> bool {
+pub(crate) fn formats(ws: &Workspace, rel: &str) -> bool {
     matches!(classify(rel, &ws.config.banned_dirs), Place::Record(_)) && !ignored(&ws.root, rel)
 }
 
@@ -316,7 +317,7 @@ pub fn formats(ws: &Workspace, rel: &str) -> bool {
 /// workspace file `rel` (what [`text`] does once it has found the
 /// workspace; a front end that holds one, as the language server does,
 /// calls this).
-pub fn text_in(ws: &Workspace, rel: &str, input: &[u8]) -> Formatted {
+pub(crate) fn text_in(ws: &Workspace, rel: &str, input: &[u8]) -> Formatted {
     let kind = match classify(rel, &ws.config.banned_dirs) {
         Place::Record(kind) if !ignored(&ws.root, rel) => Some(kind),
         _ => None,
@@ -353,6 +354,6 @@ pub fn text_in(ws: &Workspace, rel: &str, input: &[u8]) -> Formatted {
 
 /// Whether the ignore files from the root down to the file's directory
 /// exclude `rel`, as the walk that lists the workspace's files decides.
-pub fn ignored(root: &Path, rel: &str) -> bool {
+pub(crate) fn ignored(root: &Path, rel: &str) -> bool {
     crate::io::ignores::excludes(root, rel)
 }

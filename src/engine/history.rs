@@ -9,13 +9,13 @@
 
 use crate::engine::check::lint::Outcome;
 use crate::engine::log::renames;
-use crate::engine::workspace::Workspace;
 use crate::io::git::{Change, GitError, Object, Repo};
 use crate::lint::rules::history::decision_rewritten;
 use crate::lint::rules::history::unexplained_removal::{self, MalformedIn};
 use crate::model::content::Content;
 use crate::model::diagnostic::{self, Diagnostic};
 use crate::model::kind::{classify, Kind, Place};
+use crate::model::workspace::Workspace;
 use crate::syntax::trailer::{trailers, GcOp, Malformed, TRAILER};
 use gix::ObjectId;
 use std::collections::HashMap;
@@ -25,7 +25,7 @@ use std::collections::HashMap;
 /// HEAD), with the `Memlint-GC:` trailers of its `message`, so that an
 /// unexplained removal is stopped before it is a commit. Only the
 /// `history/*` diagnostics: the pre-commit hook lints the records.
-pub fn staged_history(
+pub(crate) fn staged_history(
     ws: &Workspace,
     message: &str,
     selected: &dyn Fn(&str) -> bool,

@@ -7,22 +7,23 @@
 //! them in ([`Request`]); each hook returns what to print and what the
 //! runtime should do ([`Reply`]).
 
-use crate::engine::workspace::{find_root, Workspace};
+use crate::engine::workspace::find_root;
+use crate::model::workspace::Workspace;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The failure counts of `post-write`, under `.memlint/`.
-pub const FAILURES_FILE: &str = crate::store::failures::FILE;
+pub(crate) const FAILURES_FILE: &str = crate::store::failures::FILE;
 
 /// How long `session-start` may take before it prints what it has (the
 /// runtime's timeout is 20 s). `MEMLINT_SESSION_START_BUDGET_MS` overrides.
-pub const SESSION_START_BUDGET: Duration = Duration::from_secs(15);
+pub(crate) const SESSION_START_BUDGET: Duration = Duration::from_secs(15);
 
 /// What a hook is given: where it was asked to run (`--root`,
 /// `--config`), the process's current directory, the runtime's JSON and
 /// the environment.
-pub struct Request<'a> {
+pub(crate) struct Request<'a> {
     /// The agent runtime whose protocol to answer in (`--agent`); `None`:
     /// recognised from the input ([`crate::engine::agents::Agent::recognise`]).
     pub agent: Option<crate::engine::agents::Agent>,
@@ -45,7 +46,7 @@ pub struct Request<'a> {
 impl Request<'_> {
     /// The agent runtime to answer: `--agent`, else recognised from the
     /// input.
-    pub fn agent(&self) -> crate::engine::agents::Agent {
+    pub(crate) fn agent(&self) -> crate::engine::agents::Agent {
         self.agent
             .unwrap_or_else(|| crate::engine::agents::Agent::recognise(&self.input))
     }
@@ -53,7 +54,7 @@ impl Request<'_> {
 
 /// What the runtime should do after the hook.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
+pub(crate) enum Verdict {
     /// Go on (exit 0).
     Proceed,
     /// Hand standard error back to the agent to act on (exit 2).
@@ -65,7 +66,7 @@ pub enum Verdict {
 
 /// What a hook prints and what the runtime should do.
 #[derive(Debug, Clone)]
-pub struct Reply {
+pub(crate) struct Reply {
     /// For standard output (the context; the stop request).
     pub stdout: String,
     /// For standard error: notes and warnings, each line starting with
@@ -188,7 +189,7 @@ pub(crate) fn workspace_of(request: &Request, reply: &mut Reply) -> Option<Works
 /// reply and ends the process (the refresh's writes are atomic); the index
 /// is brought up to date by the next command that needs it (the `stop`
 /// hook at the end of the turn).
-pub fn session_start(request: &Request) -> Reply {
+pub(crate) fn session_start(request: &Request) -> Reply {
     let mut reply = Reply::new();
     let env = request.env;
     if crate::engine::context::inject_disabled(env) {
@@ -282,7 +283,7 @@ fn shown_resident(
 /// 5) and refreshes the index. Always proceeds. What it did goes to
 /// standard output for Claude Code (which logs it) and to standard error
 /// for the others, whose end-of-turn hooks take only JSON there.
-pub fn stop(request: &Request) -> Reply {
+pub(crate) fn stop(request: &Request) -> Reply {
     let mut reply = stop_quietly(request);
     if request.agent() != crate::engine::agents::Agent::Claude {
         let said = std::mem::take(&mut reply.stdout);
@@ -354,7 +355,7 @@ const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
 ///
 /// # Examples
 ///
-/// ```no_run
+/// ```ignore
 /// use memlint::engine::hook::{post_write, Request, Verdict};
 ///
 /// let input = serde_json::json!({
@@ -376,7 +377,7 @@ const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
 /// let code = if reply.verdict == Verdict::Block { 2 } else { 0 };
 /// # let _ = code;
 /// ```
-pub fn post_write(request: &Request) -> Reply {
+pub(crate) fn post_write(request: &Request) -> Reply {
     let mut reply = Reply::new();
     let Some((ws, rel)) = written_record(request, &mut reply) else {
         return reply;
@@ -398,7 +399,7 @@ pub fn post_write(request: &Request) -> Reply {
     let errors = outcome
         .diagnostics
         .iter()
-        .filter(|d| d.severity == crate::model::diagnostic::Severity::Error)
+        .filter(|d| d.severity == crate::model::severity::Severity::Error)
         .map(crate::model::diagnostic::Diagnostic::count)
         .sum::<usize>();
     let session = session_of(&request.input);

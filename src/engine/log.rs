@@ -2,17 +2,17 @@
 //! Everything is read through gix. (`check --base` is in
 //! `crate::engine::version`.)
 
-use crate::engine::workspace::Workspace;
 use crate::io::git::{Change, CommitInfo, GitError, Object, Repo};
 use crate::model::content::Content;
 use crate::model::kind::{classify, Kind, Place};
+use crate::model::workspace::Workspace;
 use gix::ObjectId;
 use serde::Serialize;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-pub use crate::syntax::trailer::{
-    parse_trailer, trailers, GcOp, Malformed, CATEGORIES, OPS, TRAILER,
-};
+#[cfg(test)]
+use crate::syntax::trailer::parse_trailer;
+use crate::syntax::trailer::{trailers, GcOp, Malformed, TRAILER};
 
 /// Records whose removal or rename git would see: `old → new` for the
 /// removed paths that reappear under another name. An identical blob is a
@@ -87,7 +87,7 @@ pub(crate) fn renames(repo: &Repo, changes: &[Change], ws: &Workspace) -> HashMa
 
 /// What `memlint log` was asked for.
 #[derive(Debug, Clone, Default)]
-pub struct LogRequest {
+pub(crate) struct LogRequest {
     /// A record's path (relative to the root) or slug; `None`: the workspace.
     pub record: Option<String>,
     /// `A..B`, `A..`, `..B`, `A...B` or one revision (default HEAD).
@@ -98,7 +98,7 @@ pub struct LogRequest {
 
 /// One commit of `memlint log`.
 #[derive(Debug, Clone, Serialize)]
-pub struct LogCommit {
+pub(crate) struct LogCommit {
     /// The full commit id.
     pub id: String,
     /// Author time, RFC 3339 with the author's offset.
@@ -120,13 +120,13 @@ pub struct LogCommit {
 
 /// The result of `memlint log`.
 #[derive(Debug, Clone, Serialize)]
-pub struct Log {
+pub(crate) struct Log {
     /// Newest first.
     pub commits: Vec<LogCommit>,
 }
 
 /// RFC 3339 with the offset the time was recorded in.
-pub fn rfc3339_offset(seconds: i64, offset: i32) -> String {
+pub(crate) fn rfc3339_offset(seconds: i64, offset: i32) -> String {
     let local = seconds + offset as i64;
     let date = crate::model::clock::date(local);
     let rem = local.rem_euclid(86_400);
@@ -191,7 +191,7 @@ impl Target {
 /// Splits the words after `log` into the record and the range: a word with
 /// `..` is a range; a path or slug of a record is the record; another word
 /// that names a revision is the range.
-pub fn parse_log_args(words: &[String]) -> Result<LogRequest, String> {
+pub(crate) fn parse_log_args(words: &[String]) -> Result<LogRequest, String> {
     let mut req = LogRequest::default();
     if words.len() > 2 {
         return Err("`memlint log` takes at most a record (path or slug) and a range".into());
@@ -218,9 +218,9 @@ pub fn parse_log_args(words: &[String]) -> Result<LogRequest, String> {
 ///
 /// # Examples
 ///
-/// ```no_run
+/// ```ignore
 /// use memlint::engine::log::{log, LogRequest};
-/// use memlint::engine::workspace::Workspace;
+/// use memlint::model::workspace::Workspace;
 ///
 /// let cwd = std::env::current_dir().expect("the current directory");
 /// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
@@ -231,7 +231,7 @@ pub fn parse_log_args(words: &[String]) -> Result<LogRequest, String> {
 /// }
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn log(ws: &Workspace, req: &LogRequest) -> Result<Log, GitError> {
+pub(crate) fn log(ws: &Workspace, req: &LogRequest) -> Result<Log, GitError> {
     let repo = Repo::open(&ws.root, "`log`")?;
     let Some(head) = repo.head()? else {
         if let Some(r) = &req.range {
@@ -454,7 +454,7 @@ fn commit_changes(repo: &Repo, c: &CommitInfo) -> Result<Vec<Change>, GitError> 
 
 /// Human output of `memlint log`: commit messages and file names with
 /// secrets masked and control characters shown as symbols.
-pub fn render_human(log: &Log) -> String {
+pub(crate) fn render_human(log: &Log) -> String {
     use crate::syntax::sanitize::line;
     let mut out = String::new();
     for c in &log.commits {
@@ -482,7 +482,7 @@ pub fn render_human(log: &Log) -> String {
 }
 
 /// JSON output of `memlint log` (docs/commands.md), secrets masked.
-pub fn render_json(log: &Log) -> String {
+pub(crate) fn render_json(log: &Log) -> String {
     crate::syntax::sanitize::json(log)
 }
 

@@ -10,7 +10,12 @@ use std::ops::Range;
 
 /// The bytes of `value`'s `skip..` part inside `span` of `text` (the span
 /// may hold quotes around the value).
-pub fn part(text: &str, span: &Range<usize>, value: &str, skip: usize) -> Option<Range<usize>> {
+pub(crate) fn part(
+    text: &str,
+    span: &Range<usize>,
+    value: &str,
+    skip: usize,
+) -> Option<Range<usize>> {
     let inside = text.get(span.clone())?;
     let at = span.start + inside.find(value)?;
     Some(at + skip..at + value.len())
@@ -18,7 +23,7 @@ pub fn part(text: &str, span: &Range<usize>, value: &str, skip: usize) -> Option
 
 /// The source string that names record `name` of `kind`, if a kind can be
 /// named by a source.
-pub fn citation(kind: Kind, name: &str) -> Option<String> {
+pub(crate) fn citation(kind: Kind, name: &str) -> Option<String> {
     match kind {
         Kind::Decision | Kind::Request | Kind::Knowledge => Some(format!("{kind}:{name}")),
         Kind::Session => Some(format!("cmem:{name}")),

@@ -5,15 +5,17 @@
 //! Built from the index, so a warm report re-reads only changed files.
 
 use crate::engine::staging::Backlog;
-use crate::engine::workspace::Workspace;
 use crate::lint::info::RecordInfo;
 use crate::lint::rules::workspace::{NoDisk, View};
-use crate::model::diagnostic::{self, Diagnostic, Severity};
+use crate::model::diagnostic;
+use crate::model::diagnostic::Diagnostic;
+use crate::model::severity::Severity;
+use crate::model::workspace::Workspace;
 use std::fmt::Write as _;
 
 /// What `report` found.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Report {
+pub(crate) struct Report {
     /// Number of records (files of a record kind) in the workspace.
     pub records: usize,
     /// Every diagnostic of the workspace, sorted as `check` sorts them.
@@ -35,7 +37,7 @@ pub struct Report {
 }
 
 /// Builds the report for the whole workspace, refreshing the index.
-pub fn build(
+pub(crate) fn build(
     ws: &Workspace,
     opts: &crate::engine::scan::Options,
 ) -> Result<Report, crate::engine::staging::StagingError> {
@@ -44,7 +46,7 @@ pub fn build(
 
 /// [`build`], and the fields of every record (path and what was read of
 /// its front matter), for the HTML report.
-pub fn build_with_records(
+pub(crate) fn build_with_records(
     ws: &Workspace,
     opts: &crate::engine::scan::Options,
 ) -> Result<(Report, Vec<(String, RecordInfo)>), crate::engine::staging::StagingError> {
@@ -116,7 +118,7 @@ pub fn build_with_records(
 impl Report {
     /// The JSON shape of docs/commands.md, keys in the order the specification
     /// lists them.
-    pub fn json(&self) -> String {
+    pub(crate) fn json(&self) -> String {
         #[derive(serde::Serialize)]
         struct Shape<'a> {
             records: usize,
@@ -155,7 +157,7 @@ impl Report {
 
     /// Plain text for a terminal: diagnostics grouped per record, then one
     /// section per kind of tidy-up material.
-    pub fn human(&self) -> String {
+    pub(crate) fn human(&self) -> String {
         let mut out = String::new();
         let mut last: Option<&str> = None;
         for d in &self.diagnostics {

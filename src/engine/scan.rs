@@ -4,15 +4,16 @@
 //! reads files (`io`), lints them (`lint`) and updates the table (`store`);
 //! it never prints: progress goes to a [`Progress`] the caller gives.
 
-use crate::engine::workspace::Workspace;
+use crate::io::cache::key;
 use crate::io::git::Tracked;
 use crate::io::stat::{cold_reader, now_ns, Dirs, Stat};
 use crate::lint::{lint_file, FileReport};
 use crate::model::content::Content;
 use crate::model::kind::{classify, Place};
+use crate::model::workspace::Workspace;
 use crate::store::codec::{trailer as checksum, Reader};
 use crate::store::table::{
-    decode_delta, decode_main, glance_path, key, load_stored, merge, save, save_delta, stored,
+    decode_delta, decode_main, glance_path, load_stored, merge, save, save_delta, stored,
     stored_bytes, Entry, Glance, Stored, Table,
 };
 use rayon::prelude::*;
@@ -78,7 +79,7 @@ impl Fingerprints {
     /// `None` when the table has none, the stat data differ, or they are
     /// too recent for the scan to vouch that the bytes did not change
     /// after they were read.
-    pub fn hash(&self, i: usize, now: &Stat) -> Option<u64> {
+    pub(crate) fn hash(&self, i: usize, now: &Stat) -> Option<u64> {
         let (stat, hash) = (*self.of.get(i)?)?;
         (stat == *now && !stat.racy(self.scanned_at)).then_some(hash)
     }
@@ -86,7 +87,7 @@ impl Fingerprints {
 
 impl Refreshed {
     /// Number of records (files of a record kind) among the reports.
-    pub fn records(&self) -> usize {
+    pub(crate) fn records(&self) -> usize {
         self.reports
             .iter()
             .filter(|r| r.info.kind.is_some())
@@ -211,7 +212,7 @@ pub fn refresh(ws: &Workspace, files: &[String], opts: &Options) -> Refreshed {
 /// Brings the table up to date for `files` (every file of the workspace,
 /// sorted) without writing it. Unchanged files are not re-read; changed
 /// ones are read and linted in parallel.
-pub fn scan(ws: &Workspace, files: &[String], opts: &Options) -> Scanned {
+pub(crate) fn scan(ws: &Workspace, files: &[String], opts: &Options) -> Scanned {
     let scanned_at = now_ns();
     let key = key(&ws.config);
     // Stat every file while the stored table loads. Without a stored
@@ -319,7 +320,7 @@ pub fn scan(ws: &Workspace, files: &[String], opts: &Options) -> Scanned {
 /// at `scanned_at`), without writing anything back: a file whose stat data
 /// changed, or changed too close to that scan, is verified or read and
 /// linted again; the others are kept. With the number of files read.
-pub fn refresh_picked(
+pub(crate) fn refresh_picked(
     ws: &Workspace,
     files: &[String],
     stored: Vec<Entry>,
@@ -405,7 +406,7 @@ fn dirty(done: &[(Entry, Done)], flags: &[Flags], scanned_at: i64) -> Vec<bool> 
 
 /// A refreshed table, not yet written back: [`Scanned::save`] can run while
 /// the caller goes on with [`Scanned::reports`].
-pub struct Scanned {
+pub(crate) struct Scanned {
     table: Table,
     /// Per entry: whether the main file lacks it as it is now.
     dirty: Vec<bool>,
@@ -421,14 +422,14 @@ pub struct Scanned {
 
 impl Scanned {
     /// One report per file given to [`scan`], in the same order.
-    pub fn reports(&self) -> impl Iterator<Item = &FileReport> {
+    pub(crate) fn reports(&self) -> impl Iterator<Item = &FileReport> {
         self.table.entries.iter().map(|e| &*e.report)
     }
 
     /// Writes the table back when anything changed: as a small delta next
     /// to the main file when few entries changed, else whole. `Ok(false)`
     /// when it was already up to date.
-    pub fn save(&self, ws: &Workspace) -> std::io::Result<bool> {
+    pub(crate) fn save(&self, ws: &Workspace) -> std::io::Result<bool> {
         if self.unchanged {
             return Ok(false);
         }
@@ -454,7 +455,7 @@ impl Scanned {
     /// when the table changed or the file is missing or not of this
     /// layout and configuration: each record whose entry holds the blob id
     /// the git index vouched for, with the `file:` sources it cites. Nothing when `sources/drifted` is off.
-    pub fn save_cites(&self, ws: &Workspace) {
+    pub(crate) fn save_cites(&self, ws: &Workspace) {
         use crate::store::cites;
         if !ws.config.enabled(crate::model::rule::Rule::SourcesDrifted) {
             return;
@@ -488,7 +489,7 @@ impl Scanned {
     }
 
     /// The outcome, given what [`Scanned::save`] returned.
-    pub fn finish(self, saved: std::io::Result<bool>) -> Refreshed {
+    pub(crate) fn finish(self, saved: std::io::Result<bool>) -> Refreshed {
         let entries = self.table.entries;
         let mut reports = Vec::with_capacity(entries.len());
         let mut fingerprints = Vec::with_capacity(entries.len());

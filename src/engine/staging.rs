@@ -30,13 +30,13 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// The staging directory, relative to the workspace root.
-pub const DIR: &str = "staging";
+pub(crate) const DIR: &str = "staging";
 
 /// The lock's file name inside the staging directory.
-pub const LOCK_FILE: &str = ".consolidation.lock";
+pub(crate) const LOCK_FILE: &str = ".consolidation.lock";
 
 /// The lock's root-relative path, as messages show it.
-pub const LOCK_PATH: &str = "staging/.consolidation.lock";
+pub(crate) const LOCK_PATH: &str = "staging/.consolidation.lock";
 
 /// Prefix of the temporary files a claim writes before linking one into
 /// place; `<pid>.<nanos>.<n>` follows.
@@ -51,7 +51,7 @@ const MAX_ATTEMPTS: usize = 200;
 
 /// The content of `staging/.consolidation.lock`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Lock {
+pub(crate) struct Lock {
     /// The consolidation worker's pod id.
     pub pod: String,
     /// The worker's process id on `host`.
@@ -66,7 +66,7 @@ pub struct Lock {
 
 impl Lock {
     /// Who holds this lock.
-    pub fn holder(&self) -> Holder {
+    pub(crate) fn holder(&self) -> Holder {
         Holder {
             pod: self.pod.clone(),
             pid: self.pid,
@@ -79,7 +79,7 @@ impl Lock {
 /// Who held a lock: the `took_over` object of `claim`, and the subject of a
 /// conflict.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Holder {
+pub(crate) struct Holder {
     /// The holder's pod id.
     pub pod: String,
     /// The holder's process id on `host`.
@@ -106,7 +106,7 @@ impl fmt::Display for Holder {
 
 /// The process making a claim.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Claimant {
+pub(crate) struct Claimant {
     /// The worker's pod id.
     pub pod: String,
     /// The worker's process id, recorded in the lock.
@@ -119,7 +119,7 @@ impl Claimant {
     /// A claimant for `pod` on this machine. The pid defaults to the parent
     /// of this process: memlint exits right after the claim, while the worker
     /// that ran it lives on and holds the lock.
-    pub fn here(pod: &str, pid: Option<u32>) -> Claimant {
+    pub(crate) fn here(pod: &str, pid: Option<u32>) -> Claimant {
         Claimant {
             pod: pod.to_string(),
             pid: pid.unwrap_or_else(parent_pid),
@@ -130,7 +130,7 @@ impl Claimant {
 
 /// The staging backlog.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Backlog {
+pub(crate) struct Backlog {
     /// Number of staging files.
     pub files: usize,
     /// Their total size in bytes.
@@ -141,7 +141,7 @@ pub struct Backlog {
 
 /// What `staging status` reports (docs/commands.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Status {
+pub(crate) struct Status {
     /// Number of staging files.
     pub files: usize,
     /// Their total size in bytes.
@@ -158,7 +158,7 @@ pub struct Status {
 
 /// What `staging claim` reports (docs/commands.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Claimed {
+pub(crate) struct Claimed {
     /// The claiming pod.
     pub pod: String,
     /// The staging ids this claim consumes, sorted.
@@ -172,7 +172,7 @@ pub struct Claimed {
 
 /// What `staging release` reports (docs/commands.md).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Released {
+pub(crate) struct Released {
     /// The staging ids deleted (the claim's consumed list).
     pub released: Vec<String>,
     /// Staging files left, added after the claim.
@@ -183,7 +183,7 @@ pub struct Released {
 
 impl Status {
     /// What is wrong with a lock file that cannot be read, in one sentence.
-    pub fn lock_problem(&self) -> Option<String> {
+    pub(crate) fn lock_problem(&self) -> Option<String> {
         self.unreadable_lock.as_deref().map(|reason| {
             format!(
                 "{LOCK_PATH} cannot be read ({reason}); claims fail until it is removed or replaced with `staging claim --force`"
@@ -194,7 +194,7 @@ impl Status {
 
 /// Errors of the staging commands.
 #[derive(Debug, thiserror::Error)]
-pub enum StagingError {
+pub(crate) enum StagingError {
     /// A live worker holds the lock.
     #[error("staging is claimed by {0}")]
     Held(Holder),
@@ -245,7 +245,7 @@ pub enum StagingError {
 
 impl StagingError {
     /// True for conflicts over the lock, which exit 3; the others exit 2.
-    pub fn is_conflict(&self) -> bool {
+    pub(crate) fn is_conflict(&self) -> bool {
         matches!(
             self,
             StagingError::Held(_)
@@ -266,14 +266,14 @@ pub(crate) fn io_err(path: &str) -> impl Fn(io::Error) -> StagingError + '_ {
 /// The backlog: every regular `staging/<id>.md` file counts. Hidden names are
 /// skipped (writers' in-progress temporaries); invalid ids still count, since
 /// the `staging/id` rule reports them and the worker must consume them.
-pub fn backlog(root: &Path, cfg: &StagingConfig) -> Result<Backlog, StagingError> {
+pub(crate) fn backlog(root: &Path, cfg: &StagingConfig) -> Result<Backlog, StagingError> {
     let dir = staging_dir(root)?;
     let listing = list(&dir)?;
     Ok(listing.backlog(cfg))
 }
 
 /// The backlog and the current lock. A lock that cannot be read is an error.
-pub fn status(root: &Path, cfg: &StagingConfig) -> Result<Status, StagingError> {
+pub(crate) fn status(root: &Path, cfg: &StagingConfig) -> Result<Status, StagingError> {
     let dir = staging_dir(root)?;
     let b = list(&dir)?.backlog(cfg);
     // An unreadable lock does not hide the backlog: it is reported beside.
@@ -297,7 +297,7 @@ pub fn status(root: &Path, cfg: &StagingConfig) -> Result<Status, StagingError> 
 /// Claims staging for `who` at `now` (seconds since the epoch): snapshots the
 /// staging ids and creates the lock. A live lock is a conflict; a stale one is
 /// taken over; an unreadable one is replaced only with `force`.
-pub fn claim(
+pub(crate) fn claim(
     root: &Path,
     cfg: &StagingConfig,
     who: &Claimant,
@@ -452,7 +452,7 @@ pub(crate) fn claimed(
 /// Releases the lock held by `pod`: deletes exactly the consumed staging
 /// files, then the lock. Files added after the claim stay. Safe to repeat
 /// after a crash: the lock goes last.
-pub fn release(root: &Path, pod: &str) -> Result<Released, StagingError> {
+pub(crate) fn release(root: &Path, pod: &str) -> Result<Released, StagingError> {
     check_pod(pod)?;
     let dir = staging_dir(root)?;
     let lock_path = dir.join(LOCK_FILE);
@@ -533,7 +533,7 @@ pub(crate) fn consume(dir: &Path, consumed: &[String]) -> Result<(), StagingErro
 }
 
 /// Parses and checks the bytes of a lock; the error says what is wrong.
-pub fn parse_lock(bytes: &[u8]) -> Result<Lock, String> {
+pub(crate) fn parse_lock(bytes: &[u8]) -> Result<Lock, String> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err("the file is empty".to_string());
     }
@@ -562,7 +562,7 @@ pub fn parse_lock(bytes: &[u8]) -> Result<Lock, String> {
 /// Whether the holder of `lock` is alive, seen from host `here` at `now`: on
 /// the same host its pid must run; on another host it must be younger than
 /// `stale_after_secs`.
-pub fn is_live(lock: &Lock, here: &str, now: i64, cfg: &StagingConfig) -> bool {
+pub(crate) fn is_live(lock: &Lock, here: &str, now: i64, cfg: &StagingConfig) -> bool {
     if lock.host == here {
         if let Some(alive) = pid_alive(lock.pid) {
             return alive;

@@ -62,7 +62,7 @@ fn on_remote(e: StagingError, name: &str) -> StagingError {
 /// Claims staging on remote `name` for `who` at `now`: a live lock there is
 /// a conflict, a stale one is taken over, an unreadable one is replaced
 /// only with `force`.
-pub fn claim(
+pub(crate) fn claim(
     root: &Path,
     cfg: &StagingConfig,
     who: &Claimant,
@@ -107,7 +107,7 @@ pub fn claim(
 /// Releases the lock `pod` holds on remote `name`: deletes the consumed
 /// staging files here, then the remote ref (only while it still is the
 /// lock read).
-pub fn release(
+pub(crate) fn release(
     root: &Path,
     cfg: &StagingConfig,
     pod: &str,

@@ -8,7 +8,6 @@ use crate::engine::check::lint::Outcome;
 use crate::engine::drift::change::{judge_change, modified_files, reader_at, Sides, Which};
 use crate::engine::history::{rewritten_decisions, short, unexplained_removals, Found};
 use crate::engine::log::renames;
-use crate::engine::workspace::Workspace;
 use crate::io::git::{may_convert, work_tree_copy, GitError, Object, Repo, VersionResolver};
 use crate::lint::rules::workspace::{self, View, WsSink};
 use crate::lint::FileReport;
@@ -17,17 +16,18 @@ use crate::model::diagnostic::{self, Diagnostic};
 use crate::model::hashing::{Map, Set};
 use crate::model::kind::{classify, Kind, Place};
 use crate::model::rule::Rule;
+use crate::model::workspace::Workspace;
 use crate::syntax::trailer::{trailers, TRAILER};
 use std::collections::HashSet;
 
 /// Reads a root-relative path from the work tree, from any thread; `None`
 /// when the file may not hold the version's content.
-pub type ReadFast<'a> = dyn Fn(&str) -> Option<Vec<u8>> + Sync + 'a;
+pub(crate) type ReadFast<'a> = dyn Fn(&str) -> Option<Vec<u8>> + Sync + 'a;
 
 /// A version of the workspace that git holds (the index, or a commit),
 /// read blob by blob so that only what changed is linted (`check --staged`,
 /// `check --base`).
-pub struct Version<'a> {
+pub(crate) struct Version<'a> {
     /// Every path of the version under the root, root-relative and sorted.
     pub paths: Vec<&'a str>,
     /// Paths added or modified in this version: they are linted and reported.
@@ -256,7 +256,11 @@ fn points_at_removed(
 /// records that point at a removed path. Unchanged records are known by name
 /// only, except those a changed record's `replaced_by` leads to and, when
 /// something was removed, those whose text mentions it.
-pub fn run_version(ws: &Workspace, version: &Version, selected: &dyn Fn(&str) -> bool) -> Outcome {
+pub(crate) fn run_version(
+    ws: &Workspace,
+    version: &Version,
+    selected: &dyn Fn(&str) -> bool,
+) -> Outcome {
     let banned = &ws.config.banned_dirs;
     // `version.paths` is sorted: every question is a binary search, so
     // nothing is done per record of the workspace unless something was
@@ -525,7 +529,7 @@ fn similar_closure<'a>(
         // Every cluster that holds a slug reached so far, from the kind's
         // clusters computed whole.
         let whole = |seen: &Set<&'a str>, members: &mut HashSet<(Kind, &'a str)>| {
-            for cluster in crate::lint::rules::slug::similar_clusters(&slugs, ratio) {
+            for cluster in crate::syntax::similar::similar_clusters(&slugs, ratio) {
                 if cluster.iter().any(|s| seen.contains(s.as_str())) {
                     let found = cluster.iter().filter_map(|s| by_name.get(s.as_str()));
                     members.extend(found.map(|b| (kind, *b)));
@@ -542,7 +546,7 @@ fn similar_closure<'a>(
             }
             members.insert((kind, a));
             let ca = letter_counts(a);
-            let key = crate::lint::rules::slug::suffix_key(a);
+            let key = crate::syntax::similar::suffix_key(a);
             let mut near: Vec<&'a str> = vec![a];
             for b in &slugs {
                 if *b == a {
@@ -555,7 +559,7 @@ fn similar_closure<'a>(
                         ca.iter().zip(&cb).map(|(x, y)| (*x).min(*y) as usize).sum();
                     2.0 * common as f64 / total >= ratio - 1e-9
                 };
-                if close || crate::lint::rules::slug::suffix_key(b) == key {
+                if close || crate::syntax::similar::suffix_key(b) == key {
                     near.push(b);
                 }
             }
@@ -568,7 +572,7 @@ fn similar_closure<'a>(
                 break;
             }
             // The rule's own clustering decides which candidates are similar.
-            for cluster in crate::lint::rules::slug::similar_clusters(&near, ratio) {
+            for cluster in crate::syntax::similar::similar_clusters(&near, ratio) {
                 if !cluster.iter().any(|s| s == a) {
                     continue;
                 }
@@ -593,7 +597,7 @@ const CLOSURE_SCANS: usize = 64;
 /// from the git index, against the staged view of the whole workspace.
 /// The texts of the files with findings are kept in [`Outcome::sources`]
 /// only when `texts` is true.
-pub fn staged(
+pub(crate) fn staged(
     ws: &Workspace,
     selected: &dyn Fn(&str) -> bool,
     texts: bool,
@@ -827,7 +831,7 @@ fn malformed_warnings(malformed: &[Found<crate::syntax::trailer::Malformed>]) ->
 /// and HEAD, linted at HEAD against HEAD's whole workspace, plus the
 /// `history/*` rules; the texts of the files with findings kept as by
 /// [`staged`].
-pub fn base(
+pub(crate) fn base(
     ws: &Workspace,
     rev: &str,
     selected: &dyn Fn(&str) -> bool,

@@ -1,7 +1,7 @@
 //! Finding and loading the workspace (its root and `.memlint.yml`), paths
 //! named on the command line, and reading and linting one file. The value
 //! itself is [`crate::model::workspace::Workspace`]; walking it is
-//! [`crate::io::walk`]'s.
+//! `crate::io::walk`'s.
 
 use crate::lint::{lint_file, FileReport};
 use crate::model::config::{self, Config, ConfigError};
@@ -10,9 +10,7 @@ use crate::model::kind::{classify, Place};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
-pub use crate::io::ignores::git_common_dir;
-pub use crate::io::walk::{normalize, Walked};
-pub use crate::model::workspace::Workspace;
+use crate::model::workspace::Workspace;
 
 /// What a front end knows of the process it runs in and passes to
 /// [`Workspace::load`]: the engine reads neither the current directory nor
@@ -72,7 +70,7 @@ fn config_lines(path: &str, errors: &[ConfigError]) -> String {
 /// `CONTEXT.md`, `memory/` or `knowledge/`. Commands that would create
 /// files (`.memlint/`, records) in a directory that is none refuse, and the
 /// hooks stay silent there.
-pub fn is_workspace(root: &Path) -> bool {
+pub(crate) fn is_workspace(root: &Path) -> bool {
     [
         config::FILE_NAME,
         // `engine::context::CONTEXT_FILE`, which imports this module.
@@ -86,7 +84,7 @@ pub fn is_workspace(root: &Path) -> bool {
 
 /// The nearest ancestor of `start` holding `.memlint.yml`, else the root of
 /// the git work tree, else `start`.
-pub fn find_root(start: &Path) -> PathBuf {
+pub(crate) fn find_root(start: &Path) -> PathBuf {
     for dir in start.ancestors() {
         if dir.join(config::FILE_NAME).is_file() {
             return dir.to_path_buf();
@@ -105,7 +103,7 @@ impl Workspace {
     ///
     /// # Examples
     ///
-    /// ```no_run
+    /// ```ignore
     /// use memlint::engine::workspace::{Surroundings, Workspace};
     /// use std::path::Path;
     ///
@@ -160,7 +158,7 @@ impl Workspace {
                         message: "the configuration is not valid UTF-8".into(),
                     }],
                 })?;
-                crate::syntax::config::parse_all(&text, &crate::lint::rules::names()).map_err(
+                crate::syntax::config::parse_all(&text, &crate::lint::registry::names()).map_err(
                     |errors| WorkspaceError::Config {
                         path: shown,
                         errors,
@@ -185,7 +183,7 @@ impl Workspace {
     /// the root is a usage error; one through a link out of the root is
     /// never looked at beyond the link, and gets the same answer whatever
     /// exists out there.
-    pub fn given(&self, path: &Path) -> Result<Given, WorkspaceError> {
+    pub(crate) fn given(&self, path: &Path) -> Result<Given, WorkspaceError> {
         use crate::io::fs::{resolve_below, Resolved};
         let rel = self.relative(path).ok_or_else(|| {
             WorkspaceError::Usage(format!(
@@ -223,7 +221,12 @@ impl Workspace {
     /// as `shown`) selects none of `files` (the workspace's, sorted), to
     /// say as a warning; `None` when it selects some. Only `check` and `fmt`
     /// ask, so nothing is looked at unless the answer is empty.
-    pub fn selects_nothing(&self, rel: &str, shown: &str, files: &[String]) -> Option<String> {
+    pub(crate) fn selects_nothing(
+        &self,
+        rel: &str,
+        shown: &str,
+        files: &[String],
+    ) -> Option<String> {
         let from = files.partition_point(|f| f.as_str() < rel);
         let selects = |f: &String| {
             rel.is_empty() || f == rel || f.strip_prefix(rel).is_some_and(|r| r.starts_with('/'))
@@ -258,7 +261,7 @@ impl Workspace {
     }
 
     /// Reads and lints one root-relative file.
-    pub fn lint_one(&self, rel: &str) -> FileReport {
+    pub(crate) fn lint_one(&self, rel: &str) -> FileReport {
         let place = classify(rel, &self.config.banned_dirs);
         if place == Place::Outside {
             return self.lint_read(rel, &place, Ok(Content::Bytes(&b""[..])));
@@ -271,7 +274,7 @@ impl Workspace {
     /// Lints `rel`, at `place`, from what reading it gave: its content, or
     /// why it could not be read. The one step from a read to a report,
     /// whatever read it (the work tree, the index refresh, a git version).
-    pub fn lint_read(
+    pub(crate) fn lint_read(
         &self,
         rel: &str,
         place: &Place,
@@ -289,7 +292,7 @@ impl Workspace {
     }
 
     /// The report of a file that could not be read.
-    pub fn unreadable(&self, rel: &str, e: &std::io::Error) -> FileReport {
+    pub(crate) fn unreadable(&self, rel: &str, e: &std::io::Error) -> FileReport {
         let mut report = FileReport {
             path: rel.to_string(),
             ..FileReport::default()
@@ -298,7 +301,7 @@ impl Workspace {
         if let Place::Record(kind) = classify(rel, &self.config.banned_dirs) {
             report.info.kind = Some(kind);
         }
-        let mut sink = crate::lint::rules::Sink::default();
+        let mut sink = crate::lint::sink::Sink::default();
         let message = if lossy_name(rel, e) {
             NON_UTF8_NAME.to_string()
         } else {
@@ -313,17 +316,17 @@ impl Workspace {
 /// Why a file listed under a name that is not valid UTF-8 cannot be read:
 /// paths are kept as text, so such a name is listed with U+FFFD in place
 /// of its bad bytes and cannot be opened by it.
-pub const NON_UTF8_NAME: &str =
+pub(crate) const NON_UTF8_NAME: &str =
     "the file name is not valid UTF-8, so memlint cannot open the file by it; rename it";
 /// Whether `rel` failed to open because it is the lossy form of a name that
 /// is not valid UTF-8.
-pub fn lossy_name(rel: &str, e: &std::io::Error) -> bool {
+pub(crate) fn lossy_name(rel: &str, e: &std::io::Error) -> bool {
     rel.contains('\u{fffd}') && e.kind() == std::io::ErrorKind::NotFound
 }
 
 /// A path named on the command line (see [`Workspace::given`]).
 #[derive(Debug)]
-pub struct Given {
+pub(crate) struct Given {
     /// Root-relative, `/`-separated (empty for the root itself).
     pub rel: String,
     /// Whether it exists inside the root (a path through a link out of the

@@ -39,7 +39,7 @@ pub fn format_record(text: &str, kind: Kind) -> Outcome {
 /// [`format_record`], with notes on what was left in a non-canonical form
 /// because it cannot take that form without loss (a `tags` list holding a
 /// comment stays a block list), the rest being formatted.
-pub fn format_record_noted(text: &str, kind: Kind) -> (Outcome, Vec<String>) {
+pub(crate) fn format_record_noted(text: &str, kind: Kind) -> (Outcome, Vec<String>) {
     match format_text(text, kind) {
         Ok((None, notes)) => (Outcome::Unchanged, notes),
         Ok((Some(out), notes)) => (Outcome::Formatted(out), notes),
@@ -808,7 +808,7 @@ pub enum Meaning {
 
 /// The meaning of a tree; scalars whose span is in `as_str` count as
 /// strings (they gained quotes on purpose).
-pub fn meaning_of(root: Option<&Node>, as_str: &[Range<usize>]) -> Meaning {
+pub(crate) fn meaning_of(root: Option<&Node>, as_str: &[Range<usize>]) -> Meaning {
     match root {
         None => Meaning::Map(Vec::new()),
         Some(n) => meaning(n, as_str),
@@ -848,7 +848,7 @@ fn meaning(n: &Node, as_str: &[Range<usize>]) -> Meaning {
     }
 }
 
-/// What a record's front matter means to memlint: as [`meaning_of`], but
+/// What a record's front matter means to memlint: as `meaning_of`, but
 /// the values of the kind's string fields (and the items of its string
 /// lists) count as strings whatever a plain scalar would resolve to, so a
 /// value that gained quotes means what it meant. Nulls stay nulls.

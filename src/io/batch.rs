@@ -15,7 +15,7 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 /// once), in parallel; then flushes the file system holding `root` once. One result
 /// per file, in order: [`std::io::ErrorKind::AlreadyExists`] when the path
 /// exists.
-pub fn write_new_all(root: &Path, files: &[(PathBuf, Vec<u8>)]) -> Vec<std::io::Result<()>> {
+pub(crate) fn write_new_all(root: &Path, files: &[(PathBuf, Vec<u8>)]) -> Vec<std::io::Result<()>> {
     use rayon::prelude::*;
     // Each directory made once (not once per file), before the files.
     let mut dirs: Vec<&Path> = files

@@ -10,7 +10,7 @@ use std::io::Read;
 /// `limit` bytes: then what was read is dropped and only how much it was
 /// is given (`limit + 1`: a stream's size is not known before its end). A
 /// file is read with [`crate::io::read::read_capped`].
-pub fn read_at_most(reader: impl Read, limit: u64) -> std::io::Result<Content> {
+pub(crate) fn read_at_most(reader: impl Read, limit: u64) -> std::io::Result<Content> {
     let mut bytes = Vec::new();
     reader
         .take(limit.saturating_add(1))

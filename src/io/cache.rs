@@ -10,10 +10,10 @@ use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 /// The directory of the index and caches, under the workspace root.
-pub const DIR: &str = ".memlint";
+pub(crate) const DIR: &str = ".memlint";
 
 /// The on-disk format version; an index of another version is rebuilt.
-pub const FORMAT: u32 = 7;
+pub(crate) const FORMAT: u32 = 7;
 
 /// The key the stored diagnostics depend on: the format, memlint's version,
 /// the running executable (a rebuilt binary may lint differently under the
@@ -49,7 +49,7 @@ impl std::error::Error for Refused {}
 /// [`make_dir`] for a command on `ws`: when `.memlint` cannot hold the
 /// caches, the command runs without them and `ws` notes why
 /// ([`Problem::Cache`]), for the front end to tell its user.
-pub fn make_dir_of(ws: &Workspace) -> std::io::Result<PathBuf> {
+pub(crate) fn make_dir_of(ws: &Workspace) -> std::io::Result<PathBuf> {
     make_dir(&ws.root).inspect_err(|e| {
         if let Some(refused) = e.get_ref().and_then(|e| e.downcast_ref::<Refused>()) {
             ws.note(Problem::Cache {
@@ -65,7 +65,7 @@ pub fn make_dir_of(ws: &Workspace) -> std::io::Result<PathBuf> {
 /// A `.memlint` that is a symbolic link is never written through: it
 /// could lead out of the root, or to `.git` (whose `index` the cache's
 /// would replace). Commands then run without their cache.
-pub fn make_dir(root: &Path) -> std::io::Result<PathBuf> {
+pub(crate) fn make_dir(root: &Path) -> std::io::Result<PathBuf> {
     let dir = root.join(DIR);
     match std::fs::symlink_metadata(&dir) {
         Ok(m) if m.is_dir() => {}

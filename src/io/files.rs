@@ -8,17 +8,17 @@ use std::io;
 use std::path::Path;
 
 /// An open file (see [`crate::io::fs::open_regular`]).
-pub type File = std::fs::File;
+pub(crate) type File = std::fs::File;
 
 /// Reads exactly `buf.len()` bytes of `file` at offset `at`, without
 /// moving its cursor (so that threads can share the file).
 #[cfg(unix)]
-pub fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+pub(crate) fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
     std::os::unix::fs::FileExt::read_exact_at(file, buf, at)
 }
 
 #[cfg(windows)]
-pub fn read_exact_at(file: &File, mut buf: &mut [u8], mut at: u64) -> std::io::Result<()> {
+pub(crate) fn read_exact_at(file: &File, mut buf: &mut [u8], mut at: u64) -> std::io::Result<()> {
     while !buf.is_empty() {
         match std::os::windows::fs::FileExt::seek_read(file, buf, at)? {
             0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
@@ -32,38 +32,38 @@ pub fn read_exact_at(file: &File, mut buf: &mut [u8], mut at: u64) -> std::io::R
 }
 
 /// What is at `path`, without following a final symbolic link.
-pub fn symlink_metadata(path: impl AsRef<Path>) -> io::Result<std::fs::Metadata> {
+pub(crate) fn symlink_metadata(path: impl AsRef<Path>) -> io::Result<std::fs::Metadata> {
     std::fs::symlink_metadata(path)
 }
 
 /// What is at `path`, following symbolic links.
-pub fn metadata(path: impl AsRef<Path>) -> io::Result<std::fs::Metadata> {
+pub(crate) fn metadata(path: impl AsRef<Path>) -> io::Result<std::fs::Metadata> {
     std::fs::metadata(path)
 }
 
 /// Whether anything is at `path`, a dangling symbolic link included.
-pub fn exists(path: impl AsRef<Path>) -> bool {
+pub(crate) fn exists(path: impl AsRef<Path>) -> bool {
     std::fs::symlink_metadata(path).is_ok()
 }
 
 /// Creates the directory `path` and those above it, as needed.
-pub fn create_dir_all(path: impl AsRef<Path>) -> io::Result<()> {
+pub(crate) fn create_dir_all(path: impl AsRef<Path>) -> io::Result<()> {
     std::fs::create_dir_all(path)
 }
 
 /// The entries of the directory `path`.
-pub fn read_dir(path: impl AsRef<Path>) -> io::Result<std::fs::ReadDir> {
+pub(crate) fn read_dir(path: impl AsRef<Path>) -> io::Result<std::fs::ReadDir> {
     std::fs::read_dir(path)
 }
 
 /// Removes the file (or symbolic link) at `path`.
-pub fn remove_file(path: impl AsRef<Path>) -> io::Result<()> {
+pub(crate) fn remove_file(path: impl AsRef<Path>) -> io::Result<()> {
     std::fs::remove_file(path)
 }
 
 /// Makes the file at `path` executable by everyone who may read it
 /// (`0o755`), on Unix.
-pub fn set_executable(path: impl AsRef<Path>) -> io::Result<()> {
+pub(crate) fn set_executable(path: impl AsRef<Path>) -> io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;

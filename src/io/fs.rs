@@ -24,7 +24,7 @@ const NOATIME: libc::c_int = 0;
 /// another owner), after which `ask` is cleared so that a caller opening
 /// many files stops asking.
 #[cfg(unix)]
-pub fn open_noatime<T>(
+pub(crate) fn open_noatime<T>(
     ask: &mut bool,
     open: impl Fn(libc::c_int) -> std::io::Result<T>,
 ) -> std::io::Result<T> {
@@ -40,7 +40,7 @@ pub fn open_noatime<T>(
 /// Opens `path` for reading without blocking (a FIFO opened for reading
 /// waits for a writer otherwise) and, where the owner may ask so, without
 /// updating its access time.
-pub fn open_read(path: &Path) -> std::io::Result<std::fs::File> {
+pub(crate) fn open_read(path: &Path) -> std::io::Result<std::fs::File> {
     let open = |extra| {
         let mut options = std::fs::OpenOptions::new();
         options.read(true);
@@ -61,20 +61,20 @@ pub fn open_read(path: &Path) -> std::io::Result<std::fs::File> {
 
 /// Opens `path` for reading when it is a regular file (following symbolic
 /// links); anything else is an error, never a wait (see [`open_read`]).
-pub fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
+pub(crate) fn open_regular(path: &Path) -> std::io::Result<std::fs::File> {
     open_regular_named(path)
 }
 
 /// [`open_regular`], whose error for anything but a regular file names
 /// what it is ("not a regular file (a FIFO)").
-pub fn open_regular_named(path: &Path) -> std::io::Result<std::fs::File> {
+pub(crate) fn open_regular_named(path: &Path) -> std::io::Result<std::fs::File> {
     open_regular_with(path, || open_read(path))
 }
 
 /// Opens `path` for writing (or reading and writing) as `options` say,
 /// when it is a regular file or does not exist yet: never waiting for a
 /// FIFO's reader, and refusing anything but a regular file.
-pub fn open_regular_options(
+pub(crate) fn open_regular_options(
     path: &Path,
     options: &mut std::fs::OpenOptions,
 ) -> std::io::Result<std::fs::File> {
@@ -114,7 +114,7 @@ fn open_regular_with(
 /// stays inside `root`: true unless it is a symbolic link whose target lies
 /// outside (or cannot be resolved). Links are never followed out of the
 /// root (docs/configuration.md).
-pub fn stays_inside(root: &Path, path: &Path) -> bool {
+pub(crate) fn stays_inside(root: &Path, path: &Path) -> bool {
     match std::fs::symlink_metadata(path) {
         Ok(m) if m.file_type().is_symlink() => {
             let root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
@@ -128,7 +128,7 @@ pub fn stays_inside(root: &Path, path: &Path) -> bool {
 /// Whether `path` lies below `root` once every component is resolved
 /// (`..` and symbolic links included; see [`resolve_inside`]): a path that
 /// does not exist yet counts as inside when what exists of it does.
-pub fn path_stays_inside(root: &Path, path: &Path) -> bool {
+pub(crate) fn path_stays_inside(root: &Path, path: &Path) -> bool {
     let rel = match path.strip_prefix(root) {
         Ok(rel) => rel,
         Err(_) if path.is_relative() => path,
@@ -140,7 +140,7 @@ pub fn path_stays_inside(root: &Path, path: &Path) -> bool {
 /// Where a root-relative path leads, resolved one component at a time
 /// (see [`resolve_inside`]).
 #[derive(Debug)]
-pub enum Resolved {
+pub(crate) enum Resolved {
     /// It exists; the path, inside the root, with every link resolved.
     Inside(PathBuf),
     /// A component does not exist (inside the root); nothing beyond it was
@@ -163,7 +163,7 @@ const MAX_LINKS: usize = 40;
 /// by its text, never by looking outside: whatever exists out there, a path
 /// through such a link gets the one answer [`Resolved::Escapes`] (docs/guarantees.md:
 /// nothing outside the root is read or revealed).
-pub fn resolve_inside(root: &Path, rel: &Path) -> Resolved {
+pub(crate) fn resolve_inside(root: &Path, rel: &Path) -> Resolved {
     resolve_below(
         &root.canonicalize().unwrap_or_else(|_| root.to_path_buf()),
         rel,
@@ -172,7 +172,7 @@ pub fn resolve_inside(root: &Path, rel: &Path) -> Resolved {
 
 /// [`resolve_inside`] below a root that is already canonical (as a
 /// workspace's is), sparing the resolution of the root on every call.
-pub fn resolve_below(root: &Path, rel: &Path) -> Resolved {
+pub(crate) fn resolve_below(root: &Path, rel: &Path) -> Resolved {
     use std::path::Component;
     let root = root.to_path_buf();
     // Components still to resolve, and for each the root-relative name
@@ -270,7 +270,7 @@ fn is_missing(e: &std::io::Error) -> bool {
 }
 
 /// The bytes of the regular file at `path` (see [`open_regular`]).
-pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
+pub(crate) fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
     let mut file = open_regular(path)?;
     let mut bytes = Vec::with_capacity(
         file.metadata()
@@ -286,7 +286,7 @@ pub fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
 /// symbolic link is written through: its target is replaced and the link
 /// stays a link (callers never hand over a link that leads out of the
 /// root; see [`stays_inside`]).
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
         return replace(&path.canonicalize()?, &[bytes], true);
     }
@@ -297,13 +297,13 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// and a rename, so readers never see half a file, but without waiting for
 /// the disk. After a power loss a cache may come back empty or damaged;
 /// every cache carries a checksum and is then rebuilt.
-pub fn write_cache(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_cache(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     replace(path, &[bytes], false)
 }
 
 /// [`write_cache`] of the concatenation of `parts`, without concatenating
 /// them in memory first.
-pub fn write_cache_parts(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
+pub(crate) fn write_cache_parts(path: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
     replace(path, parts, false)
 }
 
@@ -336,7 +336,7 @@ fn replace(path: &Path, parts: &[&[u8]], durable: bool) -> std::io::Result<()> {
 /// (device, inode, size, modification time), so that the file is replaced
 /// only while it still is what was read ([`replace_if_unchanged`]).
 #[derive(Debug, Clone)]
-pub struct Snapshot {
+pub(crate) struct Snapshot {
     /// The bytes read.
     pub bytes: Vec<u8>,
     identity: Identity,
@@ -376,7 +376,7 @@ impl Snapshot {
     /// Reads the regular file at `path` (see [`open_regular`]). The
     /// identity is taken after the bytes, so that a write during the read
     /// shows as a change later.
-    pub fn read(path: &Path) -> std::io::Result<Snapshot> {
+    pub(crate) fn read(path: &Path) -> std::io::Result<Snapshot> {
         match Snapshot::read_capped(path, u64::MAX)? {
             Content::Bytes(seen) => Ok(seen),
             Content::TooLarge(n) => Err(std::io::Error::other(format!("{n} bytes"))),
@@ -385,7 +385,7 @@ impl Snapshot {
 
     /// [`Snapshot::read`] under the size cap of [`crate::io::read::read_capped`]: over `max`
     /// bytes the file is not read and only its size is given.
-    pub fn read_capped(path: &Path, max: u64) -> std::io::Result<Content<Snapshot>> {
+    pub(crate) fn read_capped(path: &Path, max: u64) -> std::io::Result<Content<Snapshot>> {
         let mut file = open_regular(path)?;
         let len = file.metadata()?.len();
         if len > max {
@@ -440,7 +440,7 @@ impl Snapshot {
 
 /// What [`replace_if_unchanged`] did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Replaced {
+pub(crate) enum Replaced {
     /// The file still held what was read; it now holds the new bytes.
     Written,
     /// The file changed after it was read (another program wrote, replaced,
@@ -480,7 +480,7 @@ const MAX_EXCHANGES: usize = 64;
 /// end of the exchange), so that of several replacing one file at once
 /// each either wins over what the previous winner wrote or is told the
 /// file changed, and none of them is undone by another.
-pub fn replace_if_unchanged(
+pub(crate) fn replace_if_unchanged(
     path: &Path,
     seen: &Snapshot,
     bytes: &[u8],
@@ -503,7 +503,7 @@ const UPDATE_ATTEMPTS: usize = 8;
 /// ([`write_new`]); when another program changed it in between, it is read
 /// and changed again. True when the file was written. I/O errors go
 /// through `io_err` with what failed (`"read"` or `"write"`).
-pub fn update<E>(
+pub(crate) fn update<E>(
     path: &Path,
     mut change: impl FnMut(Option<&[u8]>) -> Result<Option<Vec<u8>>, E>,
     io_err: impl Fn(&'static str, std::io::Error) -> E,
@@ -755,7 +755,7 @@ fn dir_and_name(path: &Path) -> (&Path, String) {
 
 /// Syncs the directory `dir`, so that links made and files removed in it
 /// survive a crash.
-pub fn sync_dir(dir: &Path) {
+pub(crate) fn sync_dir(dir: &Path) {
     // Best effort: some file systems refuse to sync a directory.
     if let Ok(d) = std::fs::File::open(dir) {
         let _ = d.sync_all();
@@ -767,7 +767,7 @@ pub fn sync_dir(dir: &Path) {
 /// hard-linked to `path`, so the file appears complete or not at all. Fails
 /// with [`std::io::ErrorKind::AlreadyExists`] when `path` exists. Where hard
 /// links are unsupported, falls back to an exclusive create and write.
-pub fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_new(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let (dir, name) = dir_and_name(path);
     let (tmp, mut file) = tempfile_in(dir, &name)?;
     let written = file.write_all(bytes).and_then(|()| file.sync_all());
@@ -808,7 +808,7 @@ fn create_exclusive(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// another run's write in progress, not a file of the workspace. A file
 /// whose writer is gone (killed mid-write) is not live; nor is one written
 /// on another host or in another pid namespace, which cannot be told apart.
-pub fn live_temporary(name: &std::ffi::OsStr) -> bool {
+pub(crate) fn live_temporary(name: &std::ffi::OsStr) -> bool {
     temporary_writer(name).is_some_and(|pid| pid_alive(pid) == Some(true))
 }
 
@@ -817,7 +817,7 @@ pub fn live_temporary(name: &std::ffi::OsStr) -> bool {
 /// writer runs ([`live_temporary`]), or it finished and removed the file
 /// after the directory was read (the file is looked at again after the
 /// writer, so that one finishing in between is not taken for one killed).
-pub fn temporary_in_progress(path: &Path) -> bool {
+pub(crate) fn temporary_in_progress(path: &Path) -> bool {
     let Some(name) = path.file_name() else {
         return false;
     };
@@ -845,7 +845,7 @@ fn temporary_writer(name: &std::ffi::OsStr) -> Option<u32> {
 
 /// Whether process `pid` exists on this host; `None` where that cannot be
 /// told.
-pub fn pid_alive(pid: u32) -> Option<bool> {
+pub(crate) fn pid_alive(pid: u32) -> Option<bool> {
     #[cfg(unix)]
     {
         let Ok(pid) = libc::pid_t::try_from(pid) else {

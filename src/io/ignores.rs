@@ -15,13 +15,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// The ignore files read in every directory, lowest precedence first.
-pub const NAMES: [&str; 3] = [".gitignore", ".ignore", ".memlintignore"];
+pub(crate) const NAMES: [&str; 3] = [".gitignore", ".ignore", ".memlintignore"];
 
-pub use crate::model::workspace::Problem;
+use crate::model::workspace::Problem;
 
 /// One directory's ignore rules, linked to its parent's.
 #[derive(Debug)]
-pub struct Rules {
+pub(crate) struct Rules {
     parent: Option<Arc<Rules>>,
     /// `.gitignore`, `.ignore`, `.memlintignore`, `info/exclude`: each
     /// empty when the file is absent.
@@ -39,7 +39,7 @@ impl Rules {
     /// files are read only inside it (the git directory's `info/exclude`
     /// excepted: git keeps it there). Files left out are added to
     /// `problems`.
-    pub fn of_dir(
+    pub(crate) fn of_dir(
         root: &Path,
         dir: &Path,
         parent: Option<Arc<Rules>>,
@@ -66,7 +66,7 @@ impl Rules {
 
     /// Whether `path` (inside the directory these rules belong to) is
     /// ignored.
-    pub fn ignored(&self, path: &Path, is_dir: bool) -> bool {
+    pub(crate) fn ignored(&self, path: &Path, is_dir: bool) -> bool {
         if !self.any {
             return false;
         }
@@ -192,7 +192,7 @@ fn shown(root: &Path, path: &Path) -> String {
 /// exclude root-relative `rel` or a directory on the way to it, as the walk
 /// would decide. Problems with the ignore files are not reported here (the
 /// walk reports them).
-pub fn excludes(root: &Path, rel: &str) -> bool {
+pub(crate) fn excludes(root: &Path, rel: &str) -> bool {
     let mut problems = Vec::new();
     let mut rules = Rules::of_dir(root, root, None, &mut problems);
     let parts: Vec<&str> = rel.split('/').filter(|p| !p.is_empty()).collect();
@@ -217,7 +217,7 @@ pub fn excludes(root: &Path, rel: &str) -> bool {
 /// The git directory whose `info/exclude` the walk applies below `dir`, as
 /// the `ignore` crate finds it: `dir/.git`, or, when `.git` is a file (a
 /// linked worktree), the common directory of the repository it names.
-pub fn git_common_dir(dir: &Path) -> PathBuf {
+pub(crate) fn git_common_dir(dir: &Path) -> PathBuf {
     let dot_git = dir.join(".git");
     // These files hold one short line; a larger one is not git's.
     let first_line = |path: &Path| -> Option<String> {

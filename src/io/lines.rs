@@ -6,7 +6,7 @@ use std::io::BufRead;
 
 /// One line of a file read by [`for_each_line`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Line {
+pub(crate) enum Line {
     /// The line's bytes, without its line break.
     Text(Vec<u8>),
     /// The line is longer than the limit: its length in bytes, counted
@@ -16,7 +16,7 @@ pub enum Line {
 
 /// Calls `each(number, line)` for each line of `reader` (numbered from 1),
 /// each line held only while it is at most `limit` bytes long.
-pub fn for_each_line(
+pub(crate) fn for_each_line(
     reader: impl std::io::Read,
     limit: usize,
     mut each: impl FnMut(usize, Line),

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 /// A new file written whole and synced, removed on drop unless kept.
-pub struct Temp {
+pub(crate) struct Temp {
     path: PathBuf,
     keep: bool,
 }
@@ -18,7 +18,7 @@ impl Temp {
     /// Writes `bytes` to a new file in `dir` named `prefix`, this process's
     /// id and a unique tail, and syncs it, so that once linked into place
     /// it is complete even after a crash.
-    pub fn write(dir: &Path, prefix: &str, bytes: &[u8]) -> io::Result<Temp> {
+    pub(crate) fn write(dir: &Path, prefix: &str, bytes: &[u8]) -> io::Result<Temp> {
         let pid = std::process::id();
         for attempt in 0..1000u32 {
             let nanos = std::time::SystemTime::now()
@@ -47,13 +47,13 @@ impl Temp {
     /// Makes the temporary the file at `to`, unless something is there
     /// already (`AlreadyExists`): a hard link, which never replaces a file.
     /// The temporary is still removed on drop.
-    pub fn link_to(&self, to: &Path) -> io::Result<()> {
+    pub(crate) fn link_to(&self, to: &Path) -> io::Result<()> {
         std::fs::hard_link(&self.path, to)
     }
 
     /// Makes the temporary the file at `to`, replacing a file there, and
     /// keeps it.
-    pub fn rename_to(&mut self, to: &Path) -> io::Result<()> {
+    pub(crate) fn rename_to(&mut self, to: &Path) -> io::Result<()> {
         std::fs::rename(&self.path, to)?;
         self.keep = true;
         Ok(())
@@ -69,13 +69,13 @@ impl Drop for Temp {
 }
 
 /// Removes the empty directory at `path` (an error when it holds anything).
-pub fn remove_empty_dir(path: &Path) -> io::Result<()> {
+pub(crate) fn remove_empty_dir(path: &Path) -> io::Result<()> {
     std::fs::remove_dir(path)
 }
 
 /// An exclusive advisory lock, released when dropped or when the process
 /// exits or dies.
-pub struct Held {
+pub(crate) struct Held {
     _file: std::fs::File,
 }
 
@@ -83,7 +83,7 @@ pub struct Held {
 /// `flock` on the directory, which needs no file of its own); where a
 /// directory cannot be opened as a file, of the file `fallback` instead
 /// (created, with its directory, as needed).
-pub fn lock_dir(dir: &Path, fallback: &Path) -> io::Result<Held> {
+pub(crate) fn lock_dir(dir: &Path, fallback: &Path) -> io::Result<Held> {
     #[cfg(unix)]
     let file = {
         let _ = fallback;
@@ -103,7 +103,7 @@ pub fn lock_dir(dir: &Path, fallback: &Path) -> io::Result<Held> {
 
 /// Waits for the exclusive lock of the file at `path`, created empty when
 /// it is missing (its content is never read or changed).
-pub fn lock_file(path: &Path) -> io::Result<Held> {
+pub(crate) fn lock_file(path: &Path) -> io::Result<Held> {
     let file = open_lock_file(path)?;
     file.lock()?;
     Ok(Held { _file: file })

@@ -2,19 +2,19 @@
 //! no-clobber writes), walking the workspace, git through gix, and the
 //! watcher. Imports `model`, `syntax`, `lint` and `fmt`; never prints.
 
-pub mod batch;
-pub mod bounded;
+pub(crate) mod batch;
+pub(crate) mod bounded;
 pub mod cache;
-pub mod files;
-pub mod fs;
+pub(crate) mod files;
+pub(crate) mod fs;
 pub mod git;
-pub mod ignores;
-pub mod lines;
-pub mod lock;
-pub mod read;
-pub mod regular;
-pub mod source;
+pub(crate) mod ignores;
+pub(crate) mod lines;
+pub(crate) mod lock;
+pub(crate) mod read;
+pub(crate) mod regular;
+pub(crate) mod source;
 pub mod stat;
-pub mod turn;
-pub mod walk;
-pub mod watch;
+pub(crate) mod turn;
+pub(crate) mod walk;
+pub(crate) mod watch;

@@ -15,7 +15,7 @@ use std::path::Path;
 /// error, never a wait), its size taken before it is read: over `max`
 /// bytes it is not read and only its size is given. One that grows past
 /// `max` while it is read is cut off there and given as too large.
-pub fn read_capped(path: &Path, max: u64) -> std::io::Result<Content> {
+pub(crate) fn read_capped(path: &Path, max: u64) -> std::io::Result<Content> {
     let file = open_regular(path)?;
     let len = file.metadata()?.len();
     if len > max {

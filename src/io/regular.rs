@@ -4,7 +4,7 @@
 
 /// What kind of file `meta` describes, for messages about a file that is
 /// not a regular one ("a FIFO", "a directory").
-pub fn kind_of(meta: &std::fs::Metadata) -> &'static str {
+pub(crate) fn kind_of(meta: &std::fs::Metadata) -> &'static str {
     let t = meta.file_type();
     #[cfg(unix)]
     {
@@ -35,7 +35,7 @@ pub fn kind_of(meta: &std::fs::Metadata) -> &'static str {
 
 /// The error for a path that holds `kind` (see [`kind_of`]) where a regular
 /// file was wanted: "not a regular file (a FIFO)".
-pub fn not_regular(kind: &str) -> std::io::Error {
+pub(crate) fn not_regular(kind: &str) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::InvalidInput,
         NotRegular(format!("not a regular file ({kind})")),
@@ -43,7 +43,7 @@ pub fn not_regular(kind: &str) -> std::io::Error {
 }
 
 /// Whether `e` says the path was not a regular file ([`not_regular`]).
-pub fn is_not_regular(e: &std::io::Error) -> bool {
+pub(crate) fn is_not_regular(e: &std::io::Error) -> bool {
     e.get_ref().is_some_and(|e| e.is::<NotRegular>())
 }
 

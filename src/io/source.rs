@@ -7,11 +7,11 @@ use std::path::Path;
 
 /// The largest cited file read whole; a larger one is not judged (its
 /// line ranges and drift are left alone rather than guessed).
-pub const MAX_SOURCE_BYTES: u64 = 16 << 20;
+pub(crate) const MAX_SOURCE_BYTES: u64 = 16 << 20;
 
 /// The bytes of the file at root-relative, normalised `rel`, when it is a
 /// regular file inside `root` of at most [`MAX_SOURCE_BYTES`] bytes.
-pub fn read_source(root: &Path, rel: &str) -> Option<Vec<u8>> {
+pub(crate) fn read_source(root: &Path, rel: &str) -> Option<Vec<u8>> {
     let crate::io::fs::Resolved::Inside(path) = crate::io::fs::resolve_below(root, Path::new(rel))
     else {
         return None;
@@ -29,7 +29,7 @@ pub fn read_source(root: &Path, rel: &str) -> Option<Vec<u8>> {
 }
 
 /// How many lines `bytes` hold: a last line without a newline counts.
-pub fn count_lines(bytes: &[u8]) -> usize {
+pub(crate) fn count_lines(bytes: &[u8]) -> usize {
     let newlines = memchr::memchr_iter(b'\n', bytes).count();
     newlines + usize::from(bytes.last().is_some_and(|&b| b != b'\n'))
 }

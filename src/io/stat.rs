@@ -99,7 +99,7 @@ impl Stat {
     /// like `std::fs::metadata`), in parallel. On Unix each directory is
     /// opened once per batch and its files are stat'ed relative to it,
     /// which spares the kernel most of the path walk.
-    pub fn many(root: &Path, rels: &[&str]) -> Vec<Option<Stat>> {
+    pub(crate) fn many(root: &Path, rels: &[&str]) -> Vec<Option<Stat>> {
         // An indexed collect writes straight into the result: collecting
         // per-batch vectors grew it by doubling, and fresh memory is dear
         // on a short run (a tenth of a warm `context` on 100k records).
@@ -311,7 +311,7 @@ const COLD_MIN: usize = 256;
 const COLD_SAMPLE: usize = 32;
 
 /// Threads that read when the files are not in the page cache.
-pub const IO_THREADS: usize = 16;
+pub(crate) const IO_THREADS: usize = 16;
 
 /// A pool of [`IO_THREADS`] threads to read and lint in, when many files
 /// are to be read and at least a quarter of a sample of them is not in the

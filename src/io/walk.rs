@@ -3,8 +3,9 @@
 //! `info/exclude`) read by `crate::io::ignores`; what it meets and leaves
 //! out is noted on the workspace as a [`Problem`].
 
-use crate::io::ignores::{Problem, Rules};
+use crate::io::ignores::Rules;
 use crate::model::kind::{classify, Place, RECORD_ROOTS};
+use crate::model::workspace::Problem;
 use crate::model::workspace::Workspace;
 use rayon::prelude::*;
 use std::path::{Component, Path, PathBuf};
@@ -13,7 +14,7 @@ use std::sync::Arc;
 impl Workspace {
     /// Root-relative path with `/` separators, or `None` when `path` is not
     /// inside the root.
-    pub fn relative(&self, path: &Path) -> Option<String> {
+    pub(crate) fn relative(&self, path: &Path) -> Option<String> {
         let abs = if path.is_absolute() {
             path.to_path_buf()
         } else {
@@ -29,7 +30,7 @@ impl Workspace {
     }
 
     /// Whether any of the record directories or `CONTEXT.md` is there.
-    pub fn has_layout(&self) -> bool {
+    pub(crate) fn has_layout(&self) -> bool {
         RECORD_ROOTS
             .iter()
             .chain(&["CONTEXT.md"])
@@ -38,7 +39,7 @@ impl Workspace {
 
     /// Walks the workspace: every file memlint looks at, root-relative,
     /// sorted, and the directories the walk entered. The engine lists
-    /// files through [`crate::store::listing::files`], which keeps this
+    /// files through `crate::store::listing::files`, which keeps this
     /// walk's result while no directory changed.
     pub fn walk(&self) -> Walked {
         // The walk starts at the root itself, never above it, so that only
@@ -368,7 +369,7 @@ impl Drop for Visitor<'_> {
 }
 
 /// Removes `.` and `..` components without touching the disk.
-pub fn normalize(path: &Path) -> PathBuf {
+pub(crate) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {

@@ -18,11 +18,11 @@ use crate::model::rule::Rule;
 use crate::syntax::frontmatter::{self, Split};
 use crate::syntax::yaml;
 
-pub use crate::syntax::edit::{apply, Edit};
+use crate::syntax::edit::{apply, Edit};
 
 /// Which fixable rules fired on one file.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Fired {
+pub(crate) struct Fired {
     /// `format/bom`.
     pub bom: bool,
     /// `format/crlf`.
@@ -42,7 +42,7 @@ pub struct Fired {
 
 impl Fired {
     /// Reads the fixable rules off a file's diagnostics.
-    pub fn from_diagnostics<'d>(diags: impl IntoIterator<Item = &'d Diagnostic>) -> Fired {
+    pub(crate) fn from_diagnostics<'d>(diags: impl IntoIterator<Item = &'d Diagnostic>) -> Fired {
         let mut f = Fired::default();
         for d in diags {
             match d.rule {
@@ -58,7 +58,7 @@ impl Fired {
     }
 
     /// Whether any fixable rule fired.
-    pub fn any(&self) -> bool {
+    pub(crate) fn any(&self) -> bool {
         self.bom
             || self.crlf
             || self.invisible
@@ -71,7 +71,7 @@ impl Fired {
 
 /// The edits that remove a BOM, turn CRLF into LF and delete invisible
 /// characters.
-pub fn encoding_edits(text: &str, fired: &Fired) -> Vec<Edit> {
+pub(crate) fn encoding_edits(text: &str, fired: &Fired) -> Vec<Edit> {
     let mut edits = Vec::new();
     if fired.bom {
         edits.extend(rules::format::bom_edit(text));
@@ -87,7 +87,7 @@ pub fn encoding_edits(text: &str, fired: &Fired) -> Vec<Edit> {
 
 /// The edits of the rules that need the parsed record: unknown-key renames,
 /// duplicate-source removals and the `status/chain` target.
-pub fn record_edits(r: &Record, fired: &Fired) -> Vec<Edit> {
+pub(crate) fn record_edits(r: &Record, fired: &Fired) -> Vec<Edit> {
     let mut edits = Vec::new();
     if fired.unknown_key {
         edits.extend(rules::frontmatter::rename_edits(r));
@@ -112,7 +112,7 @@ pub fn record_edits(r: &Record, fired: &Fired) -> Vec<Edit> {
 }
 
 /// Fixes one record's text. `None` when nothing could be fixed.
-pub fn fix_record(
+pub(crate) fn fix_record(
     text: &str,
     rel: &str,
     kind: Kind,

@@ -2,12 +2,12 @@
 //! disk, no terminal. The order of the steps implements docs/rules.md's precedence,
 //! so one defect gives one diagnostic.
 
-pub mod fix;
-pub mod info;
-pub mod record;
+pub(crate) mod fix;
+pub(crate) mod info;
+pub(crate) mod record;
 pub mod registry;
-pub mod rules;
-pub mod sink;
+pub(crate) mod rules;
+pub(crate) mod sink;
 
 use crate::model::content::Content;
 pub use info::{FileReport, Located, RecordInfo};
@@ -29,7 +29,12 @@ use std::ops::Range;
 /// The reader's steps come first, each stopping at the first defect it
 /// finds (docs/rules.md's precedence): the place, the bytes, the front matter's
 /// delimiters, its YAML, its mapping; then every per-record rule.
-pub fn lint_file(rel: &str, place: &Place, content: Content<&[u8]>, config: &Config) -> FileReport {
+pub(crate) fn lint_file(
+    rel: &str,
+    place: &Place,
+    content: Content<&[u8]>,
+    config: &Config,
+) -> FileReport {
     let mut sink = Sink::default();
     let mut report = FileReport {
         path: rel.to_string(),
@@ -219,7 +224,12 @@ fn locator<'r>(r: &'r Record) -> impl Fn(&str, Range<usize>) -> Located + 'r {
 /// reading what many records cite when nothing else of them is wanted.
 /// Empty where `lint_file` reads none (text that is not UTF-8, front
 /// matter that does not parse).
-pub fn sources_of(rel: &str, kind: Kind, content: Content<&[u8]>, config: &Config) -> Vec<Located> {
+pub(crate) fn sources_of(
+    rel: &str,
+    kind: Kind,
+    content: Content<&[u8]>,
+    config: &Config,
+) -> Vec<Located> {
     let mut sink = Sink::default();
     let Ok(text) = decode(content, config, &mut sink) else {
         return Vec::new();
@@ -295,7 +305,7 @@ fn content_sketch(r: &Record) -> Option<crate::syntax::similar::sketch::Sketch> 
 }
 
 /// Turns findings into located diagnostics with their configured severity.
-pub fn to_diagnostics(
+pub(crate) fn to_diagnostics(
     path: &str,
     text: &str,
     findings: Vec<Finding>,

@@ -10,7 +10,7 @@ use std::ops::Range;
 
 /// The state of one defined field after type checking.
 #[derive(Debug, Clone, Copy)]
-pub enum FieldState<'a> {
+pub(crate) enum FieldState<'a> {
     Missing,
     /// Present, but its type was reported (by `frontmatter/type`,
     /// `date/format` or `sources/missing`): content rules leave it alone.
@@ -50,30 +50,30 @@ pub struct Field<'a> {
 
 impl<'a> Record<'a> {
     /// The file stem.
-    pub fn stem(&self) -> &'a str {
+    pub(crate) fn stem(&self) -> &'a str {
         crate::model::kind::stem(self.path)
     }
 
     /// The words of the literal hints in the whole text.
-    pub fn hint_words(&self) -> &crate::syntax::text::HintWords {
+    pub(crate) fn hint_words(&self) -> &crate::syntax::text::HintWords {
         self.hint_words
             .get_or_init(|| crate::syntax::text::HintWords::of(self.text))
     }
 
     /// The body text.
-    pub fn body(&self) -> &'a str {
+    pub(crate) fn body(&self) -> &'a str {
         &self.text[self.parts.body.clone()]
     }
 
     /// The body text: the body without the blank lines around it and the
     /// final line break, which are layout, not text.
-    pub fn body_text(&self) -> &'a str {
+    pub(crate) fn body_text(&self) -> &'a str {
         self.body().trim_matches(['\n', '\r'])
     }
 
     /// The span of the body text's first line, where findings about the
     /// body point (the closing delimiter when the body is empty).
-    pub fn body_span(&self) -> Range<usize> {
+    pub(crate) fn body_span(&self) -> Range<usize> {
         let text = self.body_text();
         if text.is_empty() {
             return self.parts.closer.clone();
@@ -86,7 +86,7 @@ impl<'a> Record<'a> {
     }
 
     /// The body text's length in characters, CRLF counted as one.
-    pub fn body_chars(&self) -> usize {
+    pub(crate) fn body_chars(&self) -> usize {
         let body = self.body_text();
         let crlf = if body.contains('\r') {
             body.matches("\r\n").count()
@@ -97,7 +97,7 @@ impl<'a> Record<'a> {
     }
 
     /// The span of the opening delimiter, where "missing key" findings point.
-    pub fn opener(&self) -> Range<usize> {
+    pub(crate) fn opener(&self) -> Range<usize> {
         self.parts.opener.clone()
     }
 
@@ -128,7 +128,7 @@ impl<'a> Record<'a> {
     }
 
     /// The state of field `key` (which must be defined for the kind).
-    pub fn field(&self, key: &str) -> FieldState<'a> {
+    pub(crate) fn field(&self, key: &str) -> FieldState<'a> {
         match self.fields().iter().find(|f| f.key == key) {
             None => FieldState::Missing,
             Some(f) if f.problem.is_some() => FieldState::Invalid,
@@ -138,7 +138,7 @@ impl<'a> Record<'a> {
 
     /// The entry of field `key` and its problem, when it has one of the
     /// kind `rule` reports (the field must be defined for the kind).
-    pub fn problem(
+    pub(crate) fn problem(
         &self,
         key: &str,
         rule: ProblemRule,
@@ -151,7 +151,7 @@ impl<'a> Record<'a> {
     }
 
     /// The valid string value of `key`, with its span.
-    pub fn str_field(&self, key: &str) -> Option<(&'a str, Range<usize>)> {
+    pub(crate) fn str_field(&self, key: &str) -> Option<(&'a str, Range<usize>)> {
         match self.field(key) {
             FieldState::Valid(node) => node
                 .as_scalar()
@@ -163,7 +163,7 @@ impl<'a> Record<'a> {
 
     /// The effective status (the model's default when absent: `active`
     /// for knowledge).
-    pub fn status(&self) -> Option<&'a str> {
+    pub(crate) fn status(&self) -> Option<&'a str> {
         match self.field("status") {
             FieldState::Valid(node) => node.as_scalar().map(|s| s.text.as_str()),
             FieldState::Missing => self.kind.field("status").and_then(|f| f.default),
@@ -175,14 +175,14 @@ impl<'a> Record<'a> {
 /// Whether `node` is a valid value of field `key` of a record of `kind`
 /// (defined for the kind, and [`field_problem`] finds nothing): the type
 /// check the shared field projection (`syntax::fields`) reads through.
-pub fn valid_value(kind: Kind, key: &str, node: &Node) -> bool {
+pub(crate) fn valid_value(kind: Kind, key: &str, node: &Node) -> bool {
     kind.field(key)
         .is_some_and(|def| field_problem(def.ty, key, node).is_none())
 }
 
 /// Which rule reports a problem with a field's value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ProblemRule {
+pub(crate) enum ProblemRule {
     Type,
     DateFormat,
     SourcesMissing,
@@ -190,7 +190,7 @@ pub enum ProblemRule {
 
 /// A problem with a field's value, or `None` when its type is right. Content
 /// rules (format of ids, slug mismatch, …) run only on values without one.
-pub fn field_problem(
+pub(crate) fn field_problem(
     ty: FieldType,
     key: &str,
     node: &Node,
@@ -355,7 +355,7 @@ fn list_problem(
 }
 
 /// True when `key` must be present in a record of `kind` with `status`.
-pub fn is_required(presence: Presence) -> bool {
+pub(crate) fn is_required(presence: Presence) -> bool {
     presence == Presence::Required
 }
 

@@ -47,7 +47,7 @@ pub enum Check {
     History,
 }
 
-/// A rule of the registry: what it is ([`Rule`]) and how it runs.
+/// A rule of the registry: what it is (`Rule`) and how it runs.
 pub struct RuleDef {
     /// What the rule is: its name, default severity, fixability, summary.
     pub rule: Rule,
@@ -71,7 +71,7 @@ const fn def(rule: Rule, check: Check, doc: &'static str) -> RuleDef {
 
 use Check::{History, Reader};
 
-/// Every rule, in the order of docs/rules.md (and of [`Rule::ALL`]).
+/// Every rule, in the order of docs/rules.md (and of `Rule::ALL`).
 pub static REGISTRY: &[RuleDef] = &[
     def(Rule::FrontmatterMissing, Reader, frontmatter::missing::DOC),
     def(
@@ -295,7 +295,7 @@ pub fn names() -> Vec<&'static str> {
 /// `slug/similar` runs over `similar` instead when one is given: the git
 /// modes read only the changed records, and hand in the names of the
 /// clusters those can belong to.
-pub fn check_workspace(
+pub(crate) fn check_workspace(
     view: &workspace::View,
     similar: Option<&workspace::View>,
     out: &mut workspace::WsSink,

@@ -20,13 +20,13 @@ pub struct Sink {
 }
 
 impl Sink {
-    pub fn emit(&mut self, rule: Rule, span: Range<usize>, message: impl Into<String>) {
+    pub(crate) fn emit(&mut self, rule: Rule, span: Range<usize>, message: impl Into<String>) {
         self.emit_fixable(rule, span, message, true);
     }
 
     /// [`Sink::emit`] for a finding of a fixable rule that `--fix` may not
     /// be able to repair: `fixable` says whether it can.
-    pub fn emit_fixable(
+    pub(crate) fn emit_fixable(
         &mut self,
         rule: Rule,
         span: Range<usize>,

@@ -13,7 +13,7 @@ pub fn now_secs() -> i64 {
 
 /// (year, month, day) of a day count since 1970-01-01 (Howard Hinnant's
 /// civil_from_days).
-pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
@@ -27,7 +27,7 @@ pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
 }
 
 /// Day count since 1970-01-01 of a civil date.
-pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+pub(crate) fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y.rem_euclid(400);
@@ -45,7 +45,7 @@ fn parts(secs: i64) -> (i64, u32, u32, i64, i64, i64) {
 }
 
 /// `YYYY-MM-DD`.
-pub fn date(secs: i64) -> String {
+pub(crate) fn date(secs: i64) -> String {
     let (y, m, d, ..) = parts(secs);
     format!("{y:04}-{m:02}-{d:02}")
 }
@@ -57,7 +57,7 @@ pub fn rfc3339(secs: i64) -> String {
 }
 
 /// `YYYYMMDD-HHMMSS`, as in staging and session ids.
-pub fn compact(secs: i64) -> String {
+pub(crate) fn compact(secs: i64) -> String {
     let (y, m, d, h, mi, s) = parts(secs);
     format!("{y:04}{m:02}{d:02}-{h:02}{mi:02}{s:02}")
 }

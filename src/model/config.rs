@@ -2,18 +2,19 @@
 //! defaults, and the located errors of a file that does not read. The
 //! strict reader of the file is [`crate::syntax::config`].
 
-use crate::model::diagnostic::Severity;
+use crate::model::severity::Severity;
 use std::collections::BTreeMap;
 use std::fmt;
 
 /// The name of the configuration file.
-pub const FILE_NAME: &str = ".memlint.yml";
+pub(crate) const FILE_NAME: &str = ".memlint.yml";
 
 /// The directory that is always banned.
-pub const ALWAYS_BANNED: &str = "memory/workflow";
+pub(crate) const ALWAYS_BANNED: &str = "memory/workflow";
 
 /// The default session-start header (docs/agent-hooks.md).
-pub const DEFAULT_HEADER: &str = "Search memory (`memlint search QUERY`) before starting work and \
+pub(crate) const DEFAULT_HEADER: &str =
+    "Search memory (`memlint search QUERY`) before starting work and \
 whenever past context is needed. Save decisions, user preferences and lasting facts as soon as \
 they appear, not later. Always write absolute dates (YYYY-MM-DD), never relative ones.
 Save with `memlint new decision|request|knowledge \"Title\" --source SRC` (memory/decisions/, \
@@ -21,7 +22,7 @@ memory/requests/, knowledge/; knowledge also takes --description and --resident)
 changes an earlier decision takes `--replaces OLD-SLUG`. `memlint show SLUG` reads one.";
 
 /// The default `similar_content_ratio`.
-pub const DEFAULT_CONTENT_RATIO: f64 = 0.85;
+pub(crate) const DEFAULT_CONTENT_RATIO: f64 = 0.85;
 
 /// A per-rule severity override.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +33,7 @@ pub enum Level {
 }
 
 impl Level {
-    pub fn severity(self) -> Option<Severity> {
+    pub(crate) fn severity(self) -> Option<Severity> {
         match self {
             Level::Off => None,
             Level::Warning => Some(Severity::Warning),
@@ -114,10 +115,10 @@ impl Config {
     /// The severity `rule` reports with: the configured level, else the
     /// rule's default; `None` when it is off. The one place severity is
     /// resolved.
-    pub fn severity(
+    pub(crate) fn severity(
         &self,
         rule: crate::model::rule::Rule,
-    ) -> Option<crate::model::diagnostic::Severity> {
+    ) -> Option<crate::model::severity::Severity> {
         match self.rules.get(rule.as_str()) {
             Some(level) => level.severity(),
             None => Some(rule.default_severity()),
@@ -125,7 +126,7 @@ impl Config {
     }
 
     /// Whether `rule` runs at all (it is not `off`).
-    pub fn enabled(&self, rule: crate::model::rule::Rule) -> bool {
+    pub(crate) fn enabled(&self, rule: crate::model::rule::Rule) -> bool {
         self.severity(rule).is_some()
     }
 }
@@ -181,7 +182,7 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 /// The commented configuration `memlint init` writes.
-pub const TEMPLATE: &str = "\
+pub(crate) const TEMPLATE: &str = "\
 # memlint configuration. Every key is optional; the values shown are the defaults.
 # Directories whose files are always an error (memory/workflow is banned even if omitted).
 banned_dirs: [memory/workflow]

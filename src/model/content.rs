@@ -7,7 +7,7 @@
 /// What was read of a file: its bytes (`B`, owned or borrowed), or only its
 /// size when it is larger than the limit and was not read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Content<B = Vec<u8>> {
+pub(crate) enum Content<B = Vec<u8>> {
     /// The whole content.
     Bytes(B),
     /// Larger than the limit: not read, only its size in bytes.
@@ -16,7 +16,7 @@ pub enum Content<B = Vec<u8>> {
 
 impl<B: AsRef<[u8]>> Content<B> {
     /// The same content, borrowed.
-    pub fn as_slice(&self) -> Content<&[u8]> {
+    pub(crate) fn as_slice(&self) -> Content<&[u8]> {
         match self {
             Content::Bytes(b) => Content::Bytes(b.as_ref()),
             Content::TooLarge(n) => Content::TooLarge(*n),
@@ -26,7 +26,7 @@ impl<B: AsRef<[u8]>> Content<B> {
 
 impl<B> Content<B> {
     /// The bytes, when they were read.
-    pub fn bytes(self) -> Option<B> {
+    pub(crate) fn bytes(self) -> Option<B> {
         match self {
             Content::Bytes(b) => Some(b),
             Content::TooLarge(_) => None,

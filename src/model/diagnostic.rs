@@ -1,13 +1,13 @@
 //! Diagnostics: what a rule found, where, and how bad it is.
 
 use crate::model::rule::Rule;
-pub use crate::model::severity::Severity;
+use crate::model::severity::Severity;
 use serde::Serialize;
 use std::ops::Range;
 
 /// A line and column, both 1-based; the column counts Unicode scalar values.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Position {
+pub(crate) struct Position {
     pub line: usize,
     pub column: usize,
 }
@@ -28,7 +28,7 @@ pub struct Diagnostic {
     /// Byte span in the file, for rendering the source snippet.
     #[serde(skip)]
     pub span: Range<usize>,
-    /// For the entry that closes a capped list ([`MAX_PER_RULE`]): how many
+    /// For the entry that closes a capped list (`MAX_PER_RULE`): how many
     /// findings of its rule in its file are not listed, this one included.
     /// 0 for an ordinary diagnostic (and then absent from the JSON).
     #[serde(skip_serializing_if = "is_zero")]
@@ -51,11 +51,11 @@ fn is_zero(n: &usize) -> bool {
 /// `max-issues-per-linter`, the rest are counted, not listed: in one
 /// closing entry that says how many more there are. No real record comes
 /// near the cap.
-pub const MAX_PER_RULE: usize = 100;
+pub(crate) const MAX_PER_RULE: usize = 100;
 
 /// The message of the entry that stands for `omitted` findings of `rule`
 /// left out of a file's list.
-pub fn omitted_message(rule: Rule, omitted: usize) -> String {
+pub(crate) fn omitted_message(rule: Rule, omitted: usize) -> String {
     format!(
         "… and {omitted} more `{rule}` in this file (at most {MAX_PER_RULE} of a rule are listed per file)"
     )
@@ -63,21 +63,21 @@ pub fn omitted_message(rule: Rule, omitted: usize) -> String {
 
 impl Diagnostic {
     /// The order docs/commands.md asks for: path, line, column, rule.
-    pub fn sort_key(&self) -> (&str, usize, usize, &str) {
+    pub(crate) fn sort_key(&self) -> (&str, usize, usize, &str) {
         (&self.path, self.line, self.column, self.rule.as_str())
     }
 
     /// How many findings this entry stands for: 1, or the count of a
     /// capped list's closing entry. Totals add these, so that they count
     /// every finding, listed or not.
-    pub fn count(&self) -> usize {
+    pub(crate) fn count(&self) -> usize {
         self.omitted.max(1)
     }
 }
 
 /// Sorts diagnostics by path, line, column, rule, drops exact repeats, and
 /// keeps at most [`MAX_PER_RULE`] of a rule per file (see [`cap`]).
-pub fn sort(diags: &mut Vec<Diagnostic>) {
+pub(crate) fn sort(diags: &mut Vec<Diagnostic>) {
     diags.sort_by(|a, b| {
         a.sort_key()
             .cmp(&b.sort_key())
@@ -90,7 +90,7 @@ pub fn sort(diags: &mut Vec<Diagnostic>) {
 /// In a list sorted by path: keeps the first [`MAX_PER_RULE`] diagnostics
 /// of each rule of each file and folds the rest (and any closing entries
 /// already there) into one closing entry at the first of them.
-pub fn cap(diags: &mut Vec<Diagnostic>) {
+pub(crate) fn cap(diags: &mut Vec<Diagnostic>) {
     let mut out: Option<Vec<Diagnostic>> = None;
     let mut start = 0;
     while start < diags.len() {
@@ -169,13 +169,13 @@ fn capped_file(file: &[Diagnostic]) -> Vec<Diagnostic> {
 }
 
 /// Maps byte offsets of one text to lines and columns.
-pub struct LineIndex<'a> {
+pub(crate) struct LineIndex<'a> {
     text: &'a str,
     starts: Vec<usize>,
 }
 
 impl<'a> LineIndex<'a> {
-    pub fn new(text: &'a str) -> Self {
+    pub(crate) fn new(text: &'a str) -> Self {
         let mut starts = vec![0];
         // Most texts indexed are a front matter of a few lines, where a
         // plain scan beats setting up a searcher.
@@ -190,7 +190,7 @@ impl<'a> LineIndex<'a> {
 
     /// The position of byte `offset` (clamped to the text, and moved back to a
     /// character boundary).
-    pub fn position(&self, offset: usize) -> Position {
+    pub(crate) fn position(&self, offset: usize) -> Position {
         let mut offset = offset.min(self.text.len());
         while !self.text.is_char_boundary(offset) {
             offset -= 1;
@@ -204,7 +204,7 @@ impl<'a> LineIndex<'a> {
     }
 
     /// Byte range of line `line` (1-based), without its line break.
-    pub fn line_range(&self, line: usize) -> Range<usize> {
+    pub(crate) fn line_range(&self, line: usize) -> Range<usize> {
         let start = self
             .starts
             .get(line - 1)

@@ -12,10 +12,10 @@
 //! large workspace uses these.
 
 /// A hash map with a seed of its own.
-pub type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+pub(crate) type Map<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
 /// A hash set with a seed of its own.
-pub type Set<T> = std::collections::HashSet<T, foldhash::fast::RandomState>;
+pub(crate) type Set<T> = std::collections::HashSet<T, foldhash::fast::RandomState>;
 
 #[cfg(test)]
 mod tests {

@@ -25,7 +25,7 @@ impl Kind {
         Kind::Staging,
     ];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Kind::Summary => "summary",
             Kind::Decision => "decision",
@@ -36,14 +36,14 @@ impl Kind {
         }
     }
 
-    pub fn from_name(name: &str) -> Option<Kind> {
+    pub(crate) fn from_name(name: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|k| k.name() == name)
     }
 
     /// A kind as a person types it: its name (`decision`), the name of its
     /// directory (`decisions`, `memory/decisions`, with or without a
     /// trailing `/`), in any case.
-    pub fn parse(text: &str) -> Option<Kind> {
+    pub(crate) fn parse(text: &str) -> Option<Kind> {
         let t = text.trim().trim_end_matches('/').to_ascii_lowercase();
         Kind::from_name(&t).or_else(|| {
             Kind::ALL.into_iter().find(|k| {
@@ -66,7 +66,7 @@ impl Kind {
     }
 
     /// Kinds whose file stem is a slug (`slug/format`, `slug/similar`).
-    pub fn has_slug(self) -> bool {
+    pub(crate) fn has_slug(self) -> bool {
         matches!(self, Kind::Decision | Kind::Request | Kind::Knowledge)
     }
 
@@ -82,7 +82,7 @@ impl Kind {
         }
     }
 
-    pub fn field(self, key: &str) -> Option<&'static Field> {
+    pub(crate) fn field(self, key: &str) -> Option<&'static Field> {
         self.fields().iter().find(|f| f.key == key)
     }
 }
@@ -122,7 +122,7 @@ pub enum FieldType {
     /// A list of strings.
     Strings,
     /// A list of pins: `<file source> xxh3:<16 hex digits>` (see
-    /// [`split_pin`]).
+    /// `split_pin`).
     Pins,
     /// `YYYYMMDD-HHMMSS-xxxx`.
     StagingId,
@@ -272,7 +272,7 @@ pub enum Place {
 }
 
 /// The top-level directories memlint looks into.
-pub const RECORD_ROOTS: [&str; 3] = ["memory", "knowledge", "staging"];
+pub(crate) const RECORD_ROOTS: [&str; 3] = ["memory", "knowledge", "staging"];
 
 /// Files allowed in memory directories that are not records.
 fn is_housekeeping(name: &str) -> bool {
@@ -339,7 +339,7 @@ pub fn classify(rel: &str, banned_dirs: &[String]) -> Place {
 }
 
 /// The file stem of a root-relative path.
-pub fn stem(rel: &str) -> &str {
+pub(crate) fn stem(rel: &str) -> &str {
     // A byte scan: paths are short, and the general searcher costs more.
     let name = match rel.bytes().rposition(|b| b == b'/') {
         Some(at) => &rel[at + 1..],
@@ -349,7 +349,7 @@ pub fn stem(rel: &str) -> &str {
 }
 
 /// `^[a-z0-9]+(-[a-z0-9]+)*$`, at most 64 characters.
-pub fn is_slug(s: &str) -> bool {
+pub(crate) fn is_slug(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 64
         && !s.starts_with('-')
@@ -384,7 +384,7 @@ fn valid_ymd(y: &str, m: &str, d: &str) -> bool {
 }
 
 /// An absolute valid calendar date `YYYY-MM-DD`.
-pub fn is_date(s: &str) -> bool {
+pub(crate) fn is_date(s: &str) -> bool {
     let b = s.as_bytes();
     b.len() == 10
         && b[4] == b'-'
@@ -396,7 +396,7 @@ pub fn is_date(s: &str) -> bool {
 }
 
 /// RFC 3339 date-time with an offset (`Z` or `±HH:MM`).
-pub fn is_timestamp(s: &str) -> bool {
+pub(crate) fn is_timestamp(s: &str) -> bool {
     if s.len() < 20 || !s.is_char_boundary(10) || !is_date(&s[..10]) {
         return false;
     }
@@ -456,7 +456,7 @@ fn is_compact_datetime(s: &str) -> bool {
 }
 
 /// `YYYYMMDD-HHMMSS-xxxx` with four lowercase hex digits.
-pub fn is_staging_id(s: &str) -> bool {
+pub(crate) fn is_staging_id(s: &str) -> bool {
     s.len() == 20
         && s.is_char_boundary(15)
         && is_compact_datetime(&s[..15])
@@ -467,13 +467,13 @@ pub fn is_staging_id(s: &str) -> bool {
 }
 
 /// `CMEM-YYYYMMDD-HHMMSS`.
-pub fn is_session_id(s: &str) -> bool {
+pub(crate) fn is_session_id(s: &str) -> bool {
     s.strip_prefix("CMEM-").is_some_and(is_compact_datetime)
 }
 
 /// An absolute path: POSIX (`/x`), Windows drive (`D:\x`, `D:/x`) or UNC
 /// (`\\server\share`).
-pub fn is_absolute_path(s: &str) -> bool {
+pub(crate) fn is_absolute_path(s: &str) -> bool {
     let b = s.as_bytes();
     if s.starts_with('/') {
         return true;
@@ -492,7 +492,7 @@ pub fn is_absolute_path(s: &str) -> bool {
 /// The lines a `file:` source cites: `#L10` or `#L10-L42` after the path
 /// (GitHub's anchors), counted from 1, both ends included.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Lines {
+pub(crate) struct Lines {
     /// The first line cited.
     pub first: usize,
     /// The last line cited (equal to `first` for `#L10`).
@@ -513,7 +513,7 @@ impl std::fmt::Display for Lines {
 /// path and its line range. An anchor is `#L` followed by a digit at the
 /// end of the value; anything else after a `#` is part of the path. `Err`
 /// says why an anchor is malformed (`#L0`, `#L9-L3`, `#L10-42`).
-pub fn split_file_source(value: &str) -> Result<(&str, Option<Lines>), String> {
+pub(crate) fn split_file_source(value: &str) -> Result<(&str, Option<Lines>), String> {
     let Some(at) = value.rfind("#L") else {
         return Ok((value, None));
     };
@@ -550,7 +550,7 @@ pub fn split_file_source(value: &str) -> Result<(&str, Option<Lines>), String> {
 /// A pin (`memlint verify`): the `file:` source it pins and the hash of
 /// the content it pinned, `xxh3:` and 16 lowercase hex digits; `None` when
 /// `s` is not a pin.
-pub fn split_pin(s: &str) -> Option<(&str, &str)> {
+pub(crate) fn split_pin(s: &str) -> Option<(&str, &str)> {
     let (source, hash) = s.rsplit_once(' ')?;
     let hex = hash.strip_prefix("xxh3:")?;
     let ok = source.starts_with("file:")
@@ -575,7 +575,7 @@ pub const SOURCE_PREFIXES: [&str; 8] = [
 ];
 
 /// Why an entry is not a source string, or `None` when it is one.
-pub fn source_problem(s: &str) -> Option<String> {
+pub(crate) fn source_problem(s: &str) -> Option<String> {
     if let Some(rest) = s
         .strip_prefix("https://")
         .or_else(|| s.strip_prefix("http://"))

@@ -5,10 +5,10 @@
 
 pub mod clock;
 pub mod config;
-pub mod content;
+pub(crate) mod content;
 pub mod diagnostic;
-pub mod hashing;
+pub(crate) mod hashing;
 pub mod kind;
-pub mod rule;
-pub mod severity;
+pub(crate) mod rule;
+pub(crate) mod severity;
 pub mod workspace;

@@ -452,7 +452,7 @@ const META: [Meta; 50] = [
 
 impl Rule {
     /// Every rule, in the order of docs/rules.md.
-    pub const ALL: [Rule; 50] = [
+    pub(crate) const ALL: [Rule; 50] = [
         Rule::FrontmatterMissing,
         Rule::FrontmatterUnclosed,
         Rule::FrontmatterParse,
@@ -516,12 +516,12 @@ impl Rule {
     }
 
     /// The family, the part of the name before `/`.
-    pub fn family(self) -> &'static str {
+    pub(crate) fn family(self) -> &'static str {
         self.as_str().split('/').next().unwrap_or_default()
     }
 
     /// The severity when the configuration does not set one.
-    pub const fn default_severity(self) -> Severity {
+    pub(crate) const fn default_severity(self) -> Severity {
         self.meta().default
     }
 
@@ -531,17 +531,17 @@ impl Rule {
     }
 
     /// What fires it, in one line.
-    pub const fn summary(self) -> &'static str {
+    pub(crate) const fn summary(self) -> &'static str {
         self.meta().summary
     }
 
     /// The rule named `name`, if any.
-    pub fn from_name(name: &str) -> Option<Rule> {
+    pub(crate) fn from_name(name: &str) -> Option<Rule> {
         Rule::ALL.into_iter().find(|r| r.as_str() == name)
     }
 
     /// Every rule name, in the order of [`Rule::ALL`].
-    pub fn names() -> Vec<&'static str> {
+    pub(crate) fn names() -> Vec<&'static str> {
         Rule::ALL.iter().map(|r| r.as_str()).collect()
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 /// Something a walk met that the user must hear about.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Problem {
+pub(crate) enum Problem {
     /// A directory (or entry) the walk could not read: what it holds is
     /// left out, so the command's answer is incomplete (exit 2).
     Unreadable { path: String, reason: String },
@@ -25,7 +25,7 @@ pub enum Problem {
 impl Problem {
     /// Whether the problem makes the command fail (exit 2): the workspace
     /// could not be read whole.
-    pub fn is_error(&self) -> bool {
+    pub(crate) fn is_error(&self) -> bool {
         matches!(self, Problem::Unreadable { .. })
     }
 }
@@ -68,7 +68,7 @@ pub struct Workspace {
 
 impl Workspace {
     /// The workspace at `root` (already resolved) with `config`.
-    pub fn new(root: PathBuf, config: Config) -> Workspace {
+    pub(crate) fn new(root: PathBuf, config: Config) -> Workspace {
         Workspace {
             root,
             config,
@@ -78,7 +78,7 @@ impl Workspace {
     }
 
     /// Adds `problem` to those [`Workspace::take_problems`] gives.
-    pub fn note(&self, problem: Problem) {
+    pub(crate) fn note(&self, problem: Problem) {
         self.problems
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -88,7 +88,7 @@ impl Workspace {
     /// What the walks so far met and left out (unreadable directories,
     /// ignore files that are not read), each once, sorted; the list is
     /// emptied. Commands report them at their end.
-    pub fn take_problems(&self) -> Vec<Problem> {
+    pub(crate) fn take_problems(&self) -> Vec<Problem> {
         let mut problems =
             std::mem::take(&mut *self.problems.lock().unwrap_or_else(|e| e.into_inner()));
         problems.sort();
@@ -100,7 +100,7 @@ impl Workspace {
     /// [`Problem::Cache`]), each once; they are taken from the list, the
     /// others stay. A front end that reports nothing else of the walks
     /// still reports these.
-    pub fn take_cache_problems(&self) -> Vec<Problem> {
+    pub(crate) fn take_cache_problems(&self) -> Vec<Problem> {
         let mut problems = self.problems.lock().unwrap_or_else(|e| e.into_inner());
         let (mut cache, rest): (Vec<Problem>, Vec<Problem>) = std::mem::take(&mut *problems)
             .into_iter()
@@ -113,7 +113,7 @@ impl Workspace {
 
     /// Adds every one of `problems` to those [`Workspace::take_problems`]
     /// gives.
-    pub fn note_all(&self, problems: impl IntoIterator<Item = Problem>) {
+    pub(crate) fn note_all(&self, problems: impl IntoIterator<Item = Problem>) {
         self.problems
             .lock()
             .unwrap_or_else(|e| e.into_inner())

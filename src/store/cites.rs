@@ -19,19 +19,20 @@
 //! - the [`fingerprint`]s of every stored record (citing or not), sorted:
 //!   whether a record of the version is known, without decoding a path.
 
+use crate::io::cache::DIR;
+use crate::io::cache::FORMAT;
 use crate::io::fs::read_regular;
 use crate::lint::Located;
 use crate::model::hashing::{Map, Set};
 use crate::model::workspace::Workspace;
-use crate::store::codec::{checked, Reader, Writer, FORMAT};
-use crate::store::table::DIR;
+use crate::store::codec::{checked, Reader, Writer};
 use gix::ObjectId;
 use std::borrow::Cow;
 use std::path::Path;
 use xxhash_rust::xxh3::xxh3_64_with_seed;
 
 /// The cache's name inside [`DIR`].
-pub const CITES: &str = "cites";
+pub(crate) const CITES: &str = "cites";
 
 /// The third layout: cited files → records, located sources, every
 /// record's fingerprint. A file of an earlier layout is not read.
@@ -40,7 +41,7 @@ const MAGIC: &[u8; 8] = b"MLCITES3";
 /// The first eight bytes of a blob id: what a record's version is told
 /// apart by (two versions of one record agreeing on them by chance is a
 /// 2^-64 event).
-pub fn short_id(id: &ObjectId) -> u64 {
+pub(crate) fn short_id(id: &ObjectId) -> u64 {
     let b = id.as_bytes();
     let mut out = [0u8; 8];
     out.copy_from_slice(&b[..8]);
@@ -49,14 +50,14 @@ pub fn short_id(id: &ObjectId) -> u64 {
 
 /// One record as stored: its path, its blob id (short), its well-formed
 /// `file:` sources, each with the root-relative file it names.
-pub struct Record<'a> {
+pub(crate) struct Record<'a> {
     pub path: &'a str,
     pub id: u64,
     pub sources: Vec<(&'a Located, Cow<'a, str>)>,
 }
 
 /// A stored record citing one of the files asked about.
-pub struct Citer<'a> {
+pub(crate) struct Citer<'a> {
     pub path: &'a str,
     pub id: u64,
     /// Its well-formed `file:` sources, located, in the record's order.
@@ -65,12 +66,12 @@ pub struct Citer<'a> {
 
 /// What stands for a record: its path and blob id (short) hashed together
 /// (two records agreeing on it by chance is a 2^-64 event).
-pub fn fingerprint(path: &str, id: u64) -> u64 {
+pub(crate) fn fingerprint(path: &str, id: u64) -> u64 {
     xxh3_64_with_seed(path.as_bytes(), id)
 }
 
 /// The stored citations, decoded only as far as asked.
-pub struct Stored<'a> {
+pub(crate) struct Stored<'a> {
     /// The configuration key.
     pub key: u64,
     /// Cited file → the LEB128 indexes (ascending) of the records citing it.
@@ -86,7 +87,7 @@ pub struct Stored<'a> {
 impl<'a> Stored<'a> {
     /// Whether the record at `path` with blob id `id` (short) is stored
     /// (citing a file or not).
-    pub fn knows(&self, path: &str, id: u64) -> bool {
+    pub(crate) fn knows(&self, path: &str, id: u64) -> bool {
         let target = fingerprint(path, id);
         let n = self.known.len() / 8;
         let at = |i: usize| {
@@ -107,7 +108,7 @@ impl<'a> Stored<'a> {
 
     /// The stored records citing one of `files`, sorted by path; `None`
     /// when the file is damaged.
-    pub fn citing(&self, files: &[&str]) -> Option<Vec<Citer<'a>>> {
+    pub(crate) fn citing(&self, files: &[&str]) -> Option<Vec<Citer<'a>>> {
         let count = self.offsets.len() / 4;
         let mut indexes: Vec<usize> = Vec::new();
         for f in files {
@@ -148,7 +149,7 @@ impl<'a> Stored<'a> {
 
 /// Writes the records (sorted by path) under configuration key `key`; a
 /// cache, so a failure to write is ignored.
-pub fn save(ws: &Workspace, key: u64, records: &[Record]) {
+pub(crate) fn save(ws: &Workspace, key: u64, records: &[Record]) {
     let Some(bytes) = encode(key, records) else {
         return;
     };
@@ -212,7 +213,7 @@ fn encode(key: u64, records: &[Record]) -> Option<Vec<u8>> {
 /// Whether the stored file is of this layout and for configuration key
 /// `key` (read from its first bytes; its checksum is not verified: a full
 /// check only needs to know whether to write it).
-pub fn present(root: &Path, key: u64) -> bool {
+pub(crate) fn present(root: &Path, key: u64) -> bool {
     use std::io::Read;
     let Ok(file) = std::fs::File::open(root.join(DIR).join(CITES)) else {
         return false;
@@ -228,14 +229,14 @@ pub fn present(root: &Path, key: u64) -> bool {
 }
 
 /// The stored bytes, to be read with [`decode`].
-pub fn load(root: &Path) -> Option<Vec<u8>> {
+pub(crate) fn load(root: &Path) -> Option<Vec<u8>> {
     read_regular(&root.join(DIR).join(CITES)).ok()
 }
 
 /// The citations of stored `bytes`; `None` when damaged or of another
 /// layout. Only the cited files are decoded here; records are decoded by
 /// [`Stored::citing`].
-pub fn decode(bytes: &[u8]) -> Option<Stored<'_>> {
+pub(crate) fn decode(bytes: &[u8]) -> Option<Stored<'_>> {
     let mut r: Reader = checked(bytes, MAGIC)?;
     let key = r.uint()?;
     let n = r.count()?;

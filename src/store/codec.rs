@@ -5,7 +5,7 @@
 //! never trusts what it reads (every count is bounded by the bytes left).
 //! A file opens with its magic and [`FORMAT`], checked by `checked`.
 
-pub(crate) use crate::io::cache::FORMAT;
+use crate::io::cache::FORMAT;
 use crate::io::stat::Stat;
 use crate::lint::Located;
 use std::ops::Range;

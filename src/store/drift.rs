@@ -6,22 +6,23 @@
 //! decides which stored commits still count: one no longer reachable is
 //! dropped when the file is written again.
 
+use crate::io::cache::DIR;
+use crate::io::cache::FORMAT;
 use crate::io::fs::read_regular;
 use crate::io::git::{Change, FileKind, Object};
 use crate::model::workspace::Workspace;
-use crate::store::codec::{checked, Reader, Writer, FORMAT};
-use crate::store::table::DIR;
+use crate::store::codec::{checked, Reader, Writer};
 use gix::ObjectId;
 use std::path::Path;
 
 /// The cache's name inside [`DIR`].
-pub const DRIFT: &str = "drift";
+pub(crate) const DRIFT: &str = "drift";
 
 const MAGIC: &[u8; 8] = b"MLDRIFT\0";
 
 /// One commit of the history.
 #[derive(Debug, Clone)]
-pub struct Step {
+pub(crate) struct Step {
     /// The commit id.
     pub id: ObjectId,
     /// Author time (seconds since the epoch) and offset.
@@ -43,7 +44,7 @@ pub struct Step {
 }
 
 /// The stored walk: HEAD when it was written, and its steps newest first.
-pub struct Stored {
+pub(crate) struct Stored {
     /// HEAD when the walk was stored.
     pub head: ObjectId,
     /// The workspace root's place in the work tree when it was stored.
@@ -53,14 +54,14 @@ pub struct Stored {
 }
 
 /// The stored walk, if there is a readable one.
-pub fn load(root: &Path) -> Option<Stored> {
+pub(crate) fn load(root: &Path) -> Option<Stored> {
     let bytes = read_regular(&root.join(DIR).join(DRIFT)).ok()?;
     decode(&bytes)
 }
 
 /// Stores the walk; a cache, so a failure to write is ignored (the next
 /// run walks again).
-pub fn save(ws: &Workspace, stored: &Stored) {
+pub(crate) fn save(ws: &Workspace, stored: &Stored) {
     let _ = crate::io::cache::make_dir_of(ws)
         .and_then(|dir| crate::io::fs::write_cache(&dir.join(DRIFT), &encode(stored)));
 }

@@ -7,13 +7,14 @@
 //! the record drops it.
 
 use crate::io::cache::DIR;
+use crate::io::cache::FORMAT;
 use crate::model::workspace::Workspace;
-use crate::store::codec::{checked, Reader, Writer, FORMAT};
+use crate::store::codec::{checked, Reader, Writer};
 use serde::Serialize;
 use std::path::Path;
 
 /// The file's name inside [`DIR`].
-pub const DRIFT_MARKS: &str = "drifted";
+pub(crate) const DRIFT_MARKS: &str = "drifted";
 
 const MAGIC: &[u8; 8] = b"MLDMARK\0";
 
@@ -35,7 +36,7 @@ pub struct DriftMark {
 
 /// One marked record.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Marked {
+pub(crate) struct Marked {
     /// The record, root-relative.
     pub path: String,
     /// The xxh3-64 hash of the record's bytes when it was judged.
@@ -46,7 +47,7 @@ pub struct Marked {
 
 /// The stored marks, sorted by path; none when the file is missing or
 /// damaged.
-pub fn load(root: &Path) -> Vec<Marked> {
+pub(crate) fn load(root: &Path) -> Vec<Marked> {
     let path = root.join(DIR).join(DRIFT_MARKS);
     match crate::io::read::read_capped(&path, MAX_BYTES) {
         Ok(crate::model::content::Content::Bytes(bytes)) => decode(&bytes).unwrap_or_default(),
@@ -56,7 +57,7 @@ pub fn load(root: &Path) -> Vec<Marked> {
 
 /// Stores `marks` (sorted by path here); a cache, so a failure to write is
 /// ignored. No file is created for no marks.
-pub fn save(ws: &Workspace, mut marks: Vec<Marked>) {
+pub(crate) fn save(ws: &Workspace, mut marks: Vec<Marked>) {
     let root = &ws.root;
     let path = root.join(DIR).join(DRIFT_MARKS);
     if marks.is_empty() && crate::io::files::symlink_metadata(&path).is_err() {

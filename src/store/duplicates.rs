@@ -7,17 +7,18 @@
 //! sketch is bucketed again. So a warm `check` after an edit costs a hash
 //! per record, not the buckets.
 
+use crate::io::cache::DIR;
+use crate::io::cache::FORMAT;
 use crate::io::fs::read_regular;
 use crate::lint::rules::content::{comparable, duplicate_pairs, pairs_of, Pair};
 use crate::lint::rules::workspace::View;
 use crate::model::hashing::Set;
 use crate::model::workspace::Workspace;
-use crate::store::codec::{checked, Writer, FORMAT};
-use crate::store::table::DIR;
+use crate::store::codec::{checked, Writer};
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 /// The duplicate cache's name inside [`DIR`].
-pub const DUPLICATES: &str = "duplicates";
+pub(crate) const DUPLICATES: &str = "duplicates";
 
 const MAGIC: &[u8; 8] = b"MLDUPS\0\0";
 
@@ -59,7 +60,7 @@ fn table(view: &View) -> Table {
 /// The `content/duplicate` pairs of the view's records: from
 /// `.memlint/duplicates` when it was written for the same records, updated
 /// there when a few changed, else computed and written there.
-pub fn pairs(ws: &Workspace, view: &View) -> Vec<Pair> {
+pub(crate) fn pairs(ws: &Workspace, view: &View) -> Vec<Pair> {
     let root = &ws.root;
     let ratio = view.config.similar_content_ratio.to_bits();
     let now = table(view);

@@ -20,16 +20,16 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// The counts file, under `.memlint/`.
-pub const FILE: &str = "post-write-failures.json";
+pub(crate) const FILE: &str = "post-write-failures.json";
 
 /// The lock file beside [`FILE`].
 const LOCK_FILE: &str = "post-write-failures.lock";
 
 /// A session not heard of for this long is forgotten.
-pub const SESSION_TTL_SECS: i64 = 7 * 24 * 3600;
+pub(crate) const SESSION_TTL_SECS: i64 = 7 * 24 * 3600;
 
 /// Most sessions kept; the least recently touched go first.
-pub const MAX_SESSIONS: usize = 64;
+pub(crate) const MAX_SESSIONS: usize = 64;
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct Counts {
@@ -49,7 +49,7 @@ struct Session {
 /// Counts one more failure of `rel` in `session` and returns the count,
 /// forgetting it at `max`. `None` when `.memlint/` cannot be written
 /// (nothing is counted then).
-pub fn bump(ws: &Workspace, session: &str, rel: &str, max: u32, now: i64) -> Option<u32> {
+pub(crate) fn bump(ws: &Workspace, session: &str, rel: &str, max: u32, now: i64) -> Option<u32> {
     update(ws, now, |counts| {
         let s = counts.sessions.entry(session.to_string()).or_default();
         s.touched = now;
@@ -65,7 +65,7 @@ pub fn bump(ws: &Workspace, session: &str, rel: &str, max: u32, now: i64) -> Opt
 }
 
 /// Forgets the failures of `rel` in `session` (a clean lint).
-pub fn reset(ws: &Workspace, session: &str, rel: &str, now: i64) {
+pub(crate) fn reset(ws: &Workspace, session: &str, rel: &str, now: i64) {
     let root = &ws.root;
     // Without a count there is nothing to lock for.
     let counted = read(&root.join(crate::io::cache::DIR).join(FILE))
@@ -83,7 +83,7 @@ pub fn reset(ws: &Workspace, session: &str, rel: &str, now: i64) {
 }
 
 /// Forgets every count of `session` (it starts, resumes or was compacted).
-pub fn start_session(ws: &Workspace, session: &str, now: i64) {
+pub(crate) fn start_session(ws: &Workspace, session: &str, now: i64) {
     let path = ws.root.join(crate::io::cache::DIR).join(FILE);
     if read(&path).sessions.contains_key(session) {
         update(ws, now, |counts| {

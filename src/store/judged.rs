@@ -12,20 +12,22 @@
 //! repeat (messages, commit ids, rule names, fix texts) are stored once,
 //! in a table the findings point into.
 
+use crate::io::cache::DIR;
+use crate::io::cache::FORMAT;
 use crate::io::fs::read_regular;
 use crate::io::stat::Stat;
-use crate::model::diagnostic::{Diagnostic, Severity};
+use crate::model::diagnostic::Diagnostic;
 use crate::model::hashing::Map;
 use crate::model::rule::Rule;
+use crate::model::severity::Severity;
 use crate::model::workspace::Workspace;
-use crate::store::codec::{checked, Reader, Writer, FORMAT};
-use crate::store::table::DIR;
+use crate::store::codec::{checked, Reader, Writer};
 use gix::ObjectId;
 use std::ops::Range;
 use std::path::Path;
 
 /// The cache's name inside [`DIR`].
-pub const JUDGED: &str = "drift-judged";
+pub(crate) const JUDGED: &str = "drift-judged";
 
 /// The second layout: the repeated strings in one table.
 const MAGIC: &[u8; 8] = b"MLJUDGE3";
@@ -33,7 +35,7 @@ const MAGIC: &[u8; 8] = b"MLJUDGE3";
 /// A file a conclusion read: its path, stat data and blob id then (`None`
 /// when it could not be read).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Known {
+pub(crate) struct Known {
     pub path: String,
     pub stat: Option<Stat>,
     pub id: Option<ObjectId>,
@@ -42,7 +44,7 @@ pub struct Known {
 /// A rewrite `--fix` makes to a source entry (see
 /// `engine::drift::SourceFix`; the record is the verdict's).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Fix {
+pub(crate) struct Fix {
     pub span: Range<usize>,
     pub old: String,
     pub new: String,
@@ -50,7 +52,7 @@ pub struct Fix {
 
 /// Why a record was not judged, if it was not.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unjudged {
+pub(crate) enum Unjudged {
     No,
     Uncommitted,
     Shallow,
@@ -58,7 +60,7 @@ pub enum Unjudged {
 
 /// What was concluded of one record.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Verdict {
+pub(crate) struct Verdict {
     /// The record, root-relative.
     pub path: String,
     /// The files the conclusion read: indexes into [`Judged::files`].
@@ -72,7 +74,7 @@ pub struct Verdict {
 
 /// The stored conclusions.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Judged {
+pub(crate) struct Judged {
     /// The configuration key ([`crate::io::cache::key`]).
     pub key: u64,
     /// HEAD when they were drawn.
@@ -88,14 +90,14 @@ pub struct Judged {
 }
 
 /// The stored conclusions, if there are readable ones.
-pub fn load(root: &Path) -> Option<Judged> {
+pub(crate) fn load(root: &Path) -> Option<Judged> {
     let bytes = read_regular(&root.join(DIR).join(JUDGED)).ok()?;
     decode(&bytes)
 }
 
 /// Stores the conclusions; a cache, so a failure to write is ignored (the
 /// next run judges again).
-pub fn save(ws: &Workspace, judged: &Judged) {
+pub(crate) fn save(ws: &Workspace, judged: &Judged) {
     let _ = crate::io::cache::make_dir_of(ws)
         .and_then(|dir| crate::io::fs::write_cache(&dir.join(JUDGED), &encode(judged)));
 }

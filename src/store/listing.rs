@@ -2,20 +2,21 @@
 //! with the stat data of every directory and ignore file that could change
 //! the list, so that an unchanged workspace is not walked again.
 
+use crate::io::cache::FORMAT;
+use crate::io::cache::{key, DIR};
 use crate::io::fs::{open_regular, read_regular};
 use crate::io::stat::{now_ns, Stat, RACY_NS};
 use crate::model::workspace::Workspace;
-use crate::store::codec::{checked, trailer, Reader, Writer, FORMAT};
-use crate::store::table::{key, DIR};
+use crate::store::codec::{checked, trailer, Reader, Writer};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 
 /// The ignore files the walk reads in every directory (besides
 /// `info/exclude` of the git directory).
-pub const IGNORE_FILES: [&str; 3] = crate::io::ignores::NAMES;
+pub(crate) const IGNORE_FILES: [&str; 3] = crate::io::ignores::NAMES;
 
 /// The listing cache's name inside [`DIR`].
-pub const LISTING: &str = "listing";
+pub(crate) const LISTING: &str = "listing";
 
 const LISTING_MAGIC: &[u8; 8] = b"MLLIST\0\0";
 
@@ -85,13 +86,13 @@ fn watched(ws: &Workspace, walked: &crate::io::walk::Walked) -> Option<Vec<Strin
 /// again. A directory modified within [`RACY_NS`] before the walk is
 /// trusted only when the file system's clock shows it older than the walk
 /// (`FsClock`).
-pub fn files(ws: &Workspace) -> Vec<String> {
+pub(crate) fn files(ws: &Workspace) -> Vec<String> {
     listing(ws).files
 }
 
 /// The workspace's files, and which stored listing they came from.
 #[derive(Debug, Default)]
-pub struct Listing {
+pub(crate) struct Listing {
     /// As [`files`] gives them.
     pub files: Vec<String>,
     /// The stored listing's checksum, `None` when the files were not
@@ -102,7 +103,7 @@ pub struct Listing {
 }
 
 /// [`files`], with the identity of the stored listing.
-pub fn listing(ws: &Workspace) -> Listing {
+pub(crate) fn listing(ws: &Workspace) -> Listing {
     let key = key(&ws.config);
     if let Some(found) = read_regular(&ws.root.join(DIR).join(LISTING))
         .ok()
@@ -121,7 +122,7 @@ pub fn listing(ws: &Workspace) -> Listing {
 
 /// Walks the workspace and stores what it found as the listing (when
 /// nothing changed during the walk), whatever listing was stored before.
-pub fn new_listing(ws: &Workspace) -> Listing {
+pub(crate) fn new_listing(ws: &Workspace) -> Listing {
     let key = key(&ws.config);
     // `.memlint/` first, so that creating it does not change the root
     // directory after it was recorded.
@@ -239,7 +240,7 @@ impl FsClock {
 /// and the checksum that ends it are read: the watched paths decide
 /// whether the files could have changed, and the checksum names the
 /// listing (a damaged file list is caught where it is decoded).
-pub fn listing_id(ws: &Workspace) -> Option<u64> {
+pub(crate) fn listing_id(ws: &Workspace) -> Option<u64> {
     use std::io::{Read, Seek, SeekFrom};
     /// How much of the listing's start is read for the watched paths.
     const HEAD_MAX: u64 = 1 << 20;

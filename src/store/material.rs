@@ -9,7 +9,7 @@ use crate::store::table::Glance;
 use rayon::prelude::*;
 
 /// The record directories of the table of contents, in the order shown.
-pub const TOC_DIRS: [(&str, Kind); 4] = [
+pub(crate) const TOC_DIRS: [(&str, Kind); 4] = [
     ("memory/decisions/", Kind::Decision),
     ("memory/requests/", Kind::Request),
     ("memory/sessions/", Kind::Session),
@@ -18,7 +18,7 @@ pub const TOC_DIRS: [(&str, Kind); 4] = [
 
 /// One directory of the table of contents.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TocDir {
+pub(crate) struct TocDir {
     /// `memory/decisions/` and the like.
     pub dir: &'static str,
     /// Its newest active records, newest first, as index lines
@@ -31,7 +31,7 @@ pub struct TocDir {
 
 /// Everything the context can show, gathered from the record table.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Material {
+pub(crate) struct Material {
     /// The text of `CONTEXT.md`, when it could be read.
     pub context_md: Option<String>,
     /// `(slug, description)` of the active knowledge records with
@@ -72,7 +72,7 @@ fn newest_first(a: &(Option<&str>, &str), b: &(Option<&str>, &str)) -> std::cmp:
 /// How many items of a list to keep for a context of at most `max_chars`
 /// characters: an item takes at least three (`- x` and its newline), so
 /// more than this many never fit.
-pub fn keep_for(max_chars: usize) -> usize {
+pub(crate) fn keep_for(max_chars: usize) -> usize {
     max_chars / 3 + 1
 }
 
@@ -93,7 +93,7 @@ fn newest<T: Send>(
 /// Gathers the context material from what the index holds of every
 /// workspace file, keeping at most `keep` items of each list (see
 /// [`keep_for`]).
-pub fn material(files: &[Glance], context_md: Option<String>, keep: usize) -> Material {
+pub(crate) fn material(files: &[Glance], context_md: Option<String>, keep: usize) -> Material {
     let mut per_dir: Vec<Vec<(Option<&str>, &str, &Glance)>> = vec![Vec::new(); TOC_DIRS.len()];
     let mut resident: Vec<(Option<&str>, &str, &str)> = Vec::new();
     let mut m = Material {
@@ -145,7 +145,7 @@ pub fn material(files: &[Glance], context_md: Option<String>, keep: usize) -> Ma
 /// The material (without `CONTEXT.md`) as stored beside the search index:
 /// the key of the index it was gathered for (configuration and executable),
 /// how many items each list kept, then the lists.
-pub fn encode_material(m: &Material, keep: usize, key: u64) -> Vec<u8> {
+pub(crate) fn encode_material(m: &Material, keep: usize, key: u64) -> Vec<u8> {
     let mut w = crate::store::codec::Writer {
         buf: Vec::with_capacity(64 + keep * 48),
     };
@@ -173,7 +173,7 @@ pub fn encode_material(m: &Material, keep: usize, key: u64) -> Vec<u8> {
 /// The stored material, with at most `keep` items per list, when it was
 /// gathered for `key` with at least that many; `None` otherwise (or when
 /// damaged), and the caller gathers it from the record table.
-pub fn decode_material(bytes: &[u8], keep: usize, key: u64) -> Option<Material> {
+pub(crate) fn decode_material(bytes: &[u8], keep: usize, key: u64) -> Option<Material> {
     let mut r = crate::store::codec::Reader { buf: bytes, pos: 0 };
     if r.fixed64()? != key || r.usize()? < keep {
         return None;
@@ -218,7 +218,7 @@ pub fn decode_material(bytes: &[u8], keep: usize, key: u64) -> Option<Material> 
 
 /// Most characters of a title in the memory index: the line says what the
 /// record is about, `memlint show` gives the rest.
-pub const INDEX_TITLE_CHARS: usize = 80;
+pub(crate) const INDEX_TITLE_CHARS: usize = 80;
 
 /// A record's line in the memory index: `slug — title` (a session's
 /// description stands for its title), the title's credentials masked and

@@ -2,16 +2,16 @@
 //! slug-cluster cache, the search index and the counters, in one binary
 //! codec. A shadow of the files, always safe to delete. Never prints.
 
-pub mod cites;
-pub mod codec;
-pub mod drift;
-pub mod drift_marks;
-pub mod duplicates;
-pub mod failures;
-pub mod judged;
-pub mod listing;
-pub mod material;
-pub mod prompted;
-pub mod search;
-pub mod slugs;
+pub(crate) mod cites;
+pub(crate) mod codec;
+pub(crate) mod drift;
+pub(crate) mod drift_marks;
+pub(crate) mod duplicates;
+pub(crate) mod failures;
+pub(crate) mod judged;
+pub(crate) mod listing;
+pub(crate) mod material;
+pub(crate) mod prompted;
+pub(crate) mod search;
+pub(crate) mod slugs;
 pub mod table;

@@ -19,20 +19,20 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 /// The state file, under `.memlint/`.
-pub const FILE: &str = "prompt-sessions.json";
+pub(crate) const FILE: &str = "prompt-sessions.json";
 
 /// The lock file beside [`FILE`].
 const LOCK_FILE: &str = "prompt-sessions.lock";
 
 /// A session not heard of for this long is forgotten.
-pub const SESSION_TTL_SECS: i64 = 7 * 24 * 3600;
+pub(crate) const SESSION_TTL_SECS: i64 = 7 * 24 * 3600;
 
 /// Most sessions kept; the least recently touched go first.
-pub const MAX_SESSIONS: usize = 64;
+pub(crate) const MAX_SESSIONS: usize = 64;
 
 /// Most records remembered for one session (the oldest entries are not
 /// told apart: past this many, the list starts again).
-pub const MAX_RECORDS: usize = 20_000;
+pub(crate) const MAX_RECORDS: usize = 20_000;
 
 /// Largest state file read, in bytes; a larger one counts as empty.
 const MAX_FILE_BYTES: u64 = 16 << 20;
@@ -54,14 +54,19 @@ struct Session {
 
 /// The key of a resident knowledge record shown by the session-start
 /// context (which names records by slug); other records are kept by path.
-pub fn resident_key(slug: &str) -> String {
+pub(crate) fn resident_key(slug: &str) -> String {
     format!("knowledge:{slug}")
 }
 
 /// Starts `session` afresh with `shown` as already injected (what the
 /// session-start context shows). `false` when `.memlint/` cannot be
 /// written.
-pub fn start_session(ws: &Workspace, session: &str, shown: BTreeSet<String>, now: i64) -> bool {
+pub(crate) fn start_session(
+    ws: &Workspace,
+    session: &str,
+    shown: BTreeSet<String>,
+    now: i64,
+) -> bool {
     update(ws, now, |state| {
         state.sessions.insert(
             session.to_string(),
@@ -78,7 +83,7 @@ pub fn start_session(ws: &Workspace, session: &str, shown: BTreeSet<String>, now
 /// Runs `pick` on the records already injected in `session`, under the
 /// lock; what it returns is added to them and written. `None` when the
 /// lock or the file cannot be had (`pick` is not run then).
-pub fn claim<R>(
+pub(crate) fn claim<R>(
     ws: &Workspace,
     session: &str,
     now: i64,

@@ -9,20 +9,20 @@ use crate::model::hashing::Map;
 use crate::model::kind::Kind;
 use crate::store::codec::{Reader, Writer};
 use crate::store::listing::Listing;
-use crate::syntax::tokens::in_cjk_run;
+use crate::syntax::cjk::in_cjk_run;
 use rayon::prelude::*;
 use std::borrow::Cow;
 use std::ops::Range;
 use xxhash_rust::xxh3::xxh3_64;
 
 /// The search index's name inside [`crate::io::cache::DIR`].
-pub const FILE: &str = "search";
+pub(crate) const FILE: &str = "search";
 
 pub(crate) const MAGIC: &[u8; 8] = b"MLSEARCH";
 
 // The on-disk format version is that of every file under `.memlint/`: an
 // index of another version is rebuilt.
-use crate::store::codec::FORMAT;
+use crate::io::cache::FORMAT;
 
 /// Documents per block of the stored head: each block is front-coded on
 /// its own and stored behind its length, so that blocks are decoded, and

@@ -2,15 +2,16 @@
 //! by the kind's slug set, so `slug/similar` compares pairs only when a
 //! slug was added, removed or renamed.
 
+use crate::io::cache::DIR;
+use crate::io::cache::FORMAT;
 use crate::io::fs::read_regular;
 use crate::model::kind::{classify, Kind, Place};
 use crate::model::workspace::Workspace;
-use crate::store::codec::{checked, Writer, FORMAT};
-use crate::store::table::DIR;
+use crate::store::codec::{checked, Writer};
 use xxhash_rust::xxh3::Xxh3;
 
 /// The near-duplicate slug cache's name inside [`DIR`].
-pub const SLUGS: &str = "slugs";
+pub(crate) const SLUGS: &str = "slugs";
 
 const SLUGS_MAGIC: &[u8; 8] = b"MLSLUGS\0";
 
@@ -37,7 +38,7 @@ fn slugs_key(ratio: f64, slugs: &[&str]) -> u64 {
 /// `.memlint/slugs` keyed by the kind's slug set and the ratio, and
 /// recomputed only when either changed (an edit of a record's content
 /// changes neither).
-pub fn slug_clusters(ws: &Workspace, files: &[String]) -> Vec<(Kind, Vec<Vec<String>>)> {
+pub(crate) fn slug_clusters(ws: &Workspace, files: &[String]) -> Vec<(Kind, Vec<Vec<String>>)> {
     let mut by_kind: Vec<(Kind, Vec<&str>)> = Vec::new();
     for f in files {
         let Place::Record(kind) = classify(f, &ws.config.banned_dirs) else {
@@ -73,7 +74,7 @@ pub fn slug_clusters(ws: &Workspace, files: &[String]) -> Vec<(Kind, Vec<Vec<Str
             Some((_, _, clusters)) => out.push((kind, key, clusters.clone())),
             None => {
                 changed = true;
-                let clusters = crate::lint::rules::slug::similar_clusters(slugs, ratio);
+                let clusters = crate::syntax::similar::similar_clusters(slugs, ratio);
                 out.push((kind, key, clusters));
             }
         }

@@ -29,28 +29,30 @@
 //! content is hashed and compared with the fingerprint (git's "racily clean"
 //! problem).
 
+use crate::io::cache::FORMAT;
 use crate::io::fs::read_regular;
 use crate::io::stat::Stat;
 use crate::lint::{FileReport, RecordInfo};
-use crate::model::diagnostic::{Diagnostic, Severity};
+use crate::model::diagnostic::Diagnostic;
 use crate::model::kind::Kind;
 use crate::model::rule::Rule;
+use crate::model::severity::Severity;
 use crate::model::workspace::Workspace;
-use crate::store::codec::{checked, trailer, Reader, Writer, FORMAT};
+use crate::store::codec::{checked, trailer, Reader, Writer};
 
-pub use crate::io::cache::{key, make_dir, DIR};
+use crate::io::cache::DIR;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
 /// The index file's name inside [`DIR`].
-pub const FILE: &str = "index";
+pub(crate) const FILE: &str = "index";
 
 /// The delta file's name inside [`DIR`]: the entries changed since the index
 /// file was written, so a run that finds a few changes writes a few entries
 /// instead of the whole table. It names the checksum of the index file it
 /// applies to and is ignored when that file changed.
-pub const DELTA: &str = "index.delta";
+pub(crate) const DELTA: &str = "index.delta";
 
 const DELTA_MAGIC: &[u8; 8] = b"MLDELTA\0";
 
@@ -132,7 +134,7 @@ pub struct Table {
 }
 
 /// The path of the index file of `root`.
-pub fn path(root: &Path) -> PathBuf {
+pub(crate) fn path(root: &Path) -> PathBuf {
     root.join(DIR).join(FILE)
 }
 
@@ -217,7 +219,7 @@ pub(crate) fn load_stored(root: &Path, key: Option<u64>) -> Option<Stored> {
 }
 
 /// The stored entries a command needs, as [`load_picked`] gives them.
-pub struct Picked {
+pub(crate) struct Picked {
     /// When the scan that produced them started (ns since the epoch).
     pub scanned_at: i64,
     /// The entries of the paths picked, sorted by path.
@@ -228,7 +230,7 @@ pub struct Picked {
 /// `key`: every other entry is skipped by its length without being decoded
 /// (a command about one kind of record need not decode the others). `None`
 /// when nothing intact of this format and key is stored.
-pub fn load_picked(root: &Path, key: u64, pick: &dyn Fn(&str) -> bool) -> Option<Picked> {
+pub(crate) fn load_picked(root: &Path, key: u64, pick: &dyn Fn(&str) -> bool) -> Option<Picked> {
     let (bytes, delta) = stored_bytes(root)?;
     let mut r = checked(&bytes, MAGIC)?;
     if r.fixed64()? != key {
@@ -363,7 +365,7 @@ pub(crate) fn stored_for(root: &Path, key: u64) -> bool {
 }
 
 /// The bytes of the index file for `table`.
-pub fn encode(table: &Table) -> Vec<u8> {
+pub(crate) fn encode(table: &Table) -> Vec<u8> {
     encode_parts(table).concat()
 }
 

@@ -68,14 +68,14 @@ fn class(c: char) -> Option<Class> {
 /// each): Han, Hiragana, Katakana, Hangul, CJK punctuation and fullwidth
 /// forms.
 #[inline]
-pub fn counts_as_cjk(c: char) -> bool {
+pub(crate) fn counts_as_cjk(c: char) -> bool {
     matches!(class(c), Some(Letter | Counted))
 }
 
 /// Whether `c` belongs to a run of Han, Hiragana, Katakana or Hangul
 /// letters, which search cuts into bigrams (punctuation ends a run).
 #[inline]
-pub fn in_cjk_run(c: char) -> bool {
+pub(crate) fn in_cjk_run(c: char) -> bool {
     matches!(class(c), Some(Letter | RunOnly))
 }
 

@@ -143,7 +143,7 @@ fn key_name(entry: &yaml::Entry) -> &str {
 
 /// Parses the text of a configuration file. `known_rules` lists the rule
 /// names that `rules:` may mention. The error is the first problem; see
-/// [`parse_all`] for every one.
+/// `parse_all` for every one.
 pub fn parse(text: &str, known_rules: &[&str]) -> Result<Config, ConfigError> {
     parse_all(text, known_rules).map_err(|mut errors| errors.swap_remove(0))
 }
@@ -156,7 +156,7 @@ fn noted<T>(errors: &mut Vec<ConfigError>, result: Result<T, ConfigError>) -> Op
 /// [`parse`], with every problem of the file at once (sorted by position),
 /// so that one run shows all there is to fix. Only YAML that does not
 /// parse stops the reading at its first error.
-pub fn parse_all(text: &str, known_rules: &[&str]) -> Result<Config, Vec<ConfigError>> {
+pub(crate) fn parse_all(text: &str, known_rules: &[&str]) -> Result<Config, Vec<ConfigError>> {
     let r = Reader {
         index: LineIndex::new(text),
     };

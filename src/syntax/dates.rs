@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 /// Every match holds a date word of [`crate::syntax::text::HintWords`] (`day`, `tomorrow`,
 /// `week`, `month`, `year` in any ASCII case): texts without one are ruled
 /// out by that literal search.
-pub static ENGLISH: LazyLock<Regex> = LazyLock::new(|| {
+pub(crate) static ENGLISH: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(
         r"(?i-u)\b(?:yesterday|today|tomorrow|(?:last|next|this)\s+(?:week|month|year)|\d+\s+days?\s+ago)\b",
     )
@@ -17,7 +17,7 @@ pub static ENGLISH: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// Japanese and Chinese relative date words.
-pub const CJK_WORDS: &[&str] = &[
+pub(crate) const CJK_WORDS: &[&str] = &[
     "一昨日",
     "明後日",
     "昨日",

@@ -5,7 +5,7 @@ use std::ops::Range;
 
 /// A text edit: replace the bytes of `span` with `text`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Edit {
+pub(crate) struct Edit {
     /// Byte range in the text the edit applies to.
     pub span: Range<usize>,
     /// The replacement.
@@ -15,7 +15,7 @@ pub struct Edit {
 /// Appends `text[range]` to `out` with the edits that fall inside `range`
 /// applied. `edits` must be sorted by start and must not overlap; an edit
 /// that crosses the range's boundary is an error.
-pub fn splice(
+pub(crate) fn splice(
     text: &str,
     range: Range<usize>,
     edits: &[Edit],
@@ -50,7 +50,7 @@ pub fn splice(
 }
 
 /// Applies `edits` to `text`. Overlapping edits are an error.
-pub fn apply(text: &str, mut edits: Vec<Edit>) -> Result<String, String> {
+pub(crate) fn apply(text: &str, mut edits: Vec<Edit>) -> Result<String, String> {
     edits.sort_by_key(|e| (e.span.start, e.span.end));
     for w in edits.windows(2) {
         if w[0].span.end > w[1].span.start {

@@ -18,14 +18,14 @@ use std::ops::Range;
 ///
 /// # Examples
 ///
-/// ```
+/// ```ignore
 /// use memlint::syntax::excerpt::sentences;
 ///
 /// let line = "Hi there! I went to the lake. It was cold. Then we ate.";
 /// let at = line.find("lake").unwrap();
 /// assert_eq!(sentences(line, &[at..at + 4]), "… I went to the lake. …");
 /// ```
-pub fn sentences(line: &str, marks: &[Range<usize>]) -> String {
+pub(crate) fn sentences(line: &str, marks: &[Range<usize>]) -> String {
     let bounds = sentence_bounds(line);
     let marked: Vec<bool> = bounds
         .iter()

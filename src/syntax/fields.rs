@@ -16,11 +16,11 @@ use crate::syntax::yaml::{Node, Value};
 use std::borrow::Cow;
 
 /// Whether `value`, the value of field `key`, passes the field's type check.
-pub type Valid<'v> = dyn Fn(&str, &Node) -> bool + 'v;
+pub(crate) type Valid<'v> = dyn Fn(&str, &Node) -> bool + 'v;
 
 /// What a parsed front matter says: the one projection lint and search share.
 #[derive(Debug, Default, PartialEq, Eq)]
-pub struct Projection<'n> {
+pub(crate) struct Projection<'n> {
     /// `title`, when valid and not empty.
     pub title: Option<&'n str>,
     /// `description`, when valid and not empty.
@@ -38,7 +38,7 @@ pub struct Projection<'n> {
 impl Projection<'_> {
     /// The record's day, `YYYY-MM-DD`: the first ten characters of
     /// [`Projection::date`] when they are a date.
-    pub fn day(&self) -> Option<&str> {
+    pub(crate) fn day(&self) -> Option<&str> {
         self.date
             .and_then(|d| d.get(..10))
             .filter(|d| crate::model::kind::is_date(d))
@@ -46,7 +46,7 @@ impl Projection<'_> {
 }
 
 /// Projects `root`, the front-matter mapping of a record of `kind`.
-pub fn project<'n>(root: &'n Node, kind: Kind, valid: &Valid) -> Projection<'n> {
+pub(crate) fn project<'n>(root: &'n Node, kind: Kind, valid: &Valid) -> Projection<'n> {
     // The value of a field defined for the kind, present and valid; the
     // first of repeated keys counts.
     let value = |key: &str| -> Option<&'n Node> {
@@ -87,7 +87,7 @@ pub fn project<'n>(root: &'n Node, kind: Kind, valid: &Valid) -> Projection<'n> 
 /// The searchable fields of a record's text. A record whose front matter
 /// cannot be read is searched as plain text: a broken record must still be
 /// found.
-pub struct Fields<'t> {
+pub(crate) struct Fields<'t> {
     /// `title` ([`Projection::title`]).
     pub title: Option<Cow<'t, str>>,
     /// `description` ([`Projection::description`]).
@@ -104,7 +104,7 @@ pub struct Fields<'t> {
 
 /// Reads the fields of `text`, a record of `kind`, through [`project`];
 /// `valid` is the fields' type check.
-pub fn fields<'t>(text: &'t str, kind: Kind, valid: &Valid) -> Fields<'t> {
+pub(crate) fn fields<'t>(text: &'t str, kind: Kind, valid: &Valid) -> Fields<'t> {
     let plain = Fields {
         title: None,
         description: None,

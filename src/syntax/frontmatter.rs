@@ -52,7 +52,7 @@ pub struct Parts {
 }
 
 /// Length of the UTF-8 byte order mark at the start of `text`, if any.
-pub fn bom_len(text: &str) -> usize {
+pub(crate) fn bom_len(text: &str) -> usize {
     if text.starts_with('\u{feff}') {
         3
     } else {
@@ -162,7 +162,7 @@ fn classify_absence(text: &str, start: usize) -> Absence {
 
 impl Absence {
     /// A plain-words explanation for `frontmatter/missing`.
-    pub fn message(self) -> String {
+    pub(crate) fn message(self) -> String {
         match self {
             Absence::Plain => "the file has no front matter: a record starts with a `---` line, \
                  then YAML keys, then a closing `---` line"

@@ -3,22 +3,22 @@
 //! trailers and the sanitizer of printed text. Imports only `model`; no file
 //! system, environment, git or terminal.
 
-pub mod cjk;
+pub(crate) mod cjk;
 pub mod config;
-pub mod dates;
-pub mod edit;
-pub mod excerpt;
-pub mod fields;
-pub mod framing;
+pub(crate) mod dates;
+pub(crate) mod edit;
+pub(crate) mod excerpt;
+pub(crate) mod fields;
+pub(crate) mod framing;
 pub mod frontmatter;
-pub mod quoting;
+pub(crate) mod quoting;
 pub mod sanitize;
 pub mod secrets;
-pub mod session;
-pub mod similar;
+pub(crate) mod session;
+pub(crate) mod similar;
 pub mod slugify;
-pub mod text;
-pub mod tokens;
-pub mod trailer;
+pub(crate) mod text;
+pub(crate) mod tokens;
+pub(crate) mod trailer;
 pub mod yaml;
-pub mod yaml_tabs;
+pub(crate) mod yaml_tabs;

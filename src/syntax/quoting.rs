@@ -10,7 +10,7 @@ use std::sync::LazyLock;
 /// string by a YAML 1.2 core-schema reader or a YAML 1.1 reader (booleans
 /// such as `yes`/`on`, dates, `1_000`, `0b1`, `1:30`, `.5`, …). Nulls stay
 /// as written: quoting them would turn "no value" into a word.
-pub fn needs_quotes(t: &str) -> bool {
+pub(crate) fn needs_quotes(t: &str) -> bool {
     if t.is_empty() {
         return false;
     }
@@ -62,7 +62,7 @@ fn yaml11_non_string(t: &str) -> bool {
 
 /// `s` as a YAML value: plain when every reader reads it back as that
 /// string, single-quoted otherwise.
-pub fn plain_or_quoted(s: &str) -> String {
+pub(crate) fn plain_or_quoted(s: &str) -> String {
     if needs_quotes(s) {
         format!("'{}'", s.replace('\'', "''"))
     } else {

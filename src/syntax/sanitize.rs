@@ -4,17 +4,17 @@
 //! is never echoed (by any rule, command or format) and no control
 //! character reaches a terminal, a CI log or an agent's prompt.
 //!
-//! - Secrets: [`secrets()`] keeps a credential's kind (`ghp_…[masked]`) and
+//! - Secrets: `secrets()` keeps a credential's kind (`ghp_…[masked]`) and
 //!   hides the rest; it is the detector of `secrets/detected`, so what is
-//!   flagged is what is masked. JSON gets this alone ([`json`]); its
+//!   flagged is what is masked. JSON gets this alone (`json`); its
 //!   escaping already shows control characters as `\u001b`.
-//! - Control characters: [`line()`] and [`text`] show them as symbols (`␛`
+//! - Control characters: `line()` and `text` show them as symbols (`␛`
 //!   for ESC, `␇` for BEL, U+2400 + c for the rest of C0, `␡` for DEL,
 //!   U+FFFD for C1): one character for one, so a character budget counted
-//!   on the result is exact. [`line()`] is for a value printed on one line (a
-//!   file name, a title), where a line feed would split the output; [`text`]
+//!   on the result is exact. `line()` is for a value printed on one line (a
+//!   file name, a title), where a line feed would split the output; `text`
 //!   keeps the line feeds and tabs of a text of several lines.
-//! - [`terminal`] is the last edge: the CLI's output module passes
+//! - `terminal` is the last edge: the CLI's output module passes
 //!   everything written to standard output or standard error through it,
 //!   whatever a call site forgot.
 
@@ -22,12 +22,12 @@ use crate::syntax::secrets;
 use std::borrow::Cow;
 
 /// What replaces the hidden part of a credential.
-pub const MASK: &str = "…[masked]";
+pub(crate) const MASK: &str = "…[masked]";
 
 /// `text` with every credential masked: its kind's prefix kept, the rest
 /// replaced by [`MASK`] (a private key from its `BEGIN` line through its
 /// `END` line). Never longer than `text`, counted in characters.
-pub fn secrets(text: &str) -> Cow<'_, str> {
+pub(crate) fn secrets(text: &str) -> Cow<'_, str> {
     let hidden = secrets::hidden(text);
     if hidden.is_empty() {
         return Cow::Borrowed(text);
@@ -56,7 +56,7 @@ pub fn secrets(text: &str) -> Cow<'_, str> {
 /// its first `max` characters, and whether it was cut. In this order: a
 /// credential cut short is no longer recognised, so masking after the
 /// cut would show the part of it before the cut.
-pub fn clip(text: &str, max: usize) -> (Cow<'_, str>, bool) {
+pub(crate) fn clip(text: &str, max: usize) -> (Cow<'_, str>, bool) {
     let masked = secrets(text);
     let Some((at, _)) = masked.char_indices().nth(max) else {
         return (masked, false);
@@ -74,7 +74,7 @@ pub fn clip(text: &str, max: usize) -> (Cow<'_, str>, bool) {
 /// `text` with every byte of its credentials' hidden parts replaced by
 /// `*` (line breaks kept): every byte offset and line stays where it was,
 /// for output that points into the text (the source excerpts of `check`).
-pub fn secrets_in_place(text: &str) -> Cow<'_, str> {
+pub(crate) fn secrets_in_place(text: &str) -> Cow<'_, str> {
     let hidden = secrets::hidden(text);
     if hidden.is_empty() {
         return Cow::Borrowed(text);
@@ -114,7 +114,7 @@ fn symbol(c: char, mode: Mode, crlf: bool) -> Option<char> {
 
 /// What an invisible format character is shown as: one visible character
 /// for one, as control characters are, so budgets stay exact.
-pub const INVISIBLE: char = '\u{fffd}';
+pub(crate) const INVISIBLE: char = '\u{fffd}';
 
 /// Unicode format characters that change how a text reads without being
 /// seen: bidi embeddings, overrides and isolates (U+202A–U+202E,
@@ -126,7 +126,7 @@ pub const INVISIBLE: char = '\u{fffd}';
 /// can spell hidden ASCII), the blank-looking fillers (the Hangul fillers
 /// U+115F, U+1160, U+3164, U+FFA0 and the braille blank U+2800) and the
 /// variation selectors (U+FE00–U+FE0F, U+E0100–U+E01EF), of which one
-/// after a visible character is left alone (see [`hidden`]).
+/// after a visible character is left alone (see `hidden`).
 pub fn invisible(c: char) -> bool {
     matches!(
         c,
@@ -190,7 +190,7 @@ fn meant(text: &str, i: usize, c: char) -> bool {
 /// [`INVISIBLE`], with their byte offsets: all of them but a joiner inside
 /// an emoji sequence and a variation selector after a visible character.
 /// `text/invisible` reports these in stored text.
-pub fn hidden(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+pub(crate) fn hidden(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
     text.char_indices()
         .filter(move |&(i, c)| invisible(c) && !meant(text, i, c))
 }
@@ -206,7 +206,7 @@ fn symbol_at(text: &str, i: usize, c: char, mode: Mode) -> Option<char> {
 
 /// How [`controls`] treats line breaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// A value shown on one line: line feeds and carriage returns too are
     /// shown as symbols.
     Line,
@@ -236,7 +236,7 @@ fn may_hold_controls(text: &str, mode: Mode) -> bool {
 
 /// `text` with its control characters shown as symbols (see [`Mode`]),
 /// one character for one; credentials are not looked at.
-pub fn controls(text: &str, mode: Mode) -> Cow<'_, str> {
+pub(crate) fn controls(text: &str, mode: Mode) -> Cow<'_, str> {
     if !may_hold_controls(text, mode) {
         return Cow::Borrowed(text);
     }
@@ -245,7 +245,7 @@ pub fn controls(text: &str, mode: Mode) -> Cow<'_, str> {
 
 /// [`controls`], and where each byte offset of `text` lands in the result
 /// (for marks and spans into it).
-pub fn controls_shifted(text: &str, mode: Mode) -> (Cow<'_, str>, Shift) {
+pub(crate) fn controls_shifted(text: &str, mode: Mode) -> (Cow<'_, str>, Shift) {
     if !may_hold_controls(text, mode) {
         return (Cow::Borrowed(text), Shift::default());
     }
@@ -268,14 +268,14 @@ pub fn controls_shifted(text: &str, mode: Mode) -> (Cow<'_, str>, Shift) {
 
 /// Where the byte offsets of a text land in its [`controls_shifted`] form.
 #[derive(Debug, Clone, Default)]
-pub struct Shift {
+pub(crate) struct Shift {
     /// (offset after a replaced character, total growth up to there).
     growth: Vec<(usize, isize)>,
 }
 
 impl Shift {
     /// The offset in the shown text of byte `o` of the original.
-    pub fn at(&self, o: usize) -> usize {
+    pub(crate) fn at(&self, o: usize) -> usize {
         let before = self.growth.partition_point(|&(end, _)| end <= o);
         let grown = before.checked_sub(1).map_or(0, |k| self.growth[k].1);
         o.saturating_add_signed(grown)
@@ -285,14 +285,14 @@ impl Shift {
 /// A value printed on one line (a file name, a title, a pod id): its
 /// credentials masked and its control characters, line breaks included,
 /// shown as symbols.
-pub fn line(text: &str) -> Cow<'_, str> {
+pub(crate) fn line(text: &str) -> Cow<'_, str> {
     shown(text, Mode::Line)
 }
 
 /// A text of several lines (a `CONTEXT.md` block, a diff): its credentials
 /// masked and its control characters but line feeds and tabs shown as
 /// symbols.
-pub fn text(text: &str) -> Cow<'_, str> {
+pub(crate) fn text(text: &str) -> Cow<'_, str> {
     shown(text, Mode::Text)
 }
 
@@ -306,7 +306,7 @@ fn shown(text: &str, mode: Mode) -> Cow<'_, str> {
 /// The last edge before standard output or standard error: [`text`], but
 /// with `sgr` the colour sequences memlint itself writes (`ESC [ … m`) are
 /// let through. Every writer of the binary calls this.
-pub fn terminal(out: &str, sgr: bool) -> Cow<'_, str> {
+pub(crate) fn terminal(out: &str, sgr: bool) -> Cow<'_, str> {
     if !sgr {
         return text(out);
     }
@@ -341,7 +341,7 @@ pub fn terminal(out: &str, sgr: bool) -> Cow<'_, str> {
 
 /// `value` as pretty JSON ending with a line feed, with the credentials
 /// in its strings masked (see [`json_text`]).
-pub fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
+pub(crate) fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
     let mut s = serde_json::to_string_pretty(value).unwrap_or_default();
     s.push('\n');
     json_text(&s).into_owned()
@@ -352,7 +352,7 @@ pub fn json<T: serde::Serialize + ?Sized>(value: &T) -> String {
 /// the keys keep their order and control characters keep their escapes
 /// (`\u001b`). Each string is looked at decoded, so that an escape
 /// (`password: \"…`) hides no credential.
-pub fn json_text(json: &str) -> Cow<'_, str> {
+pub(crate) fn json_text(json: &str) -> Cow<'_, str> {
     let bytes = json.as_bytes();
     let mut out: Option<String> = None;
     let mut done = 0;
@@ -443,7 +443,7 @@ fn escaped_invisibles(json: &str) -> Option<String> {
 /// joiner inside an emoji sequence), nothing else changed: for values
 /// handed on as data (MCP structured content, LSP messages), whose control
 /// characters their JSON escapes already show.
-pub fn invisibles(text: &str) -> Cow<'_, str> {
+pub(crate) fn invisibles(text: &str) -> Cow<'_, str> {
     if !text.chars().any(invisible) {
         return Cow::Borrowed(text);
     }
@@ -462,7 +462,7 @@ pub fn invisibles(text: &str) -> Cow<'_, str> {
 /// The data of a GitHub Actions workflow command (the message): masked,
 /// `%`, CR and LF escaped as the runner decodes them, and any other control
 /// character shown as a symbol.
-pub fn github_data(s: &str) -> String {
+pub(crate) fn github_data(s: &str) -> String {
     let escaped = secrets(s)
         .replace('%', "%25")
         .replace('\r', "%0D")
@@ -472,7 +472,7 @@ pub fn github_data(s: &str) -> String {
 
 /// A property of a workflow command (`file=`, `title=`): as
 /// [`github_data`], and `:` and `,` escaped too.
-pub fn github_property(s: &str) -> String {
+pub(crate) fn github_property(s: &str) -> String {
     github_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 

@@ -161,7 +161,7 @@ fn key_assigned(text: &str, words: &HintWords) -> bool {
 
 /// How many times [`fingerprint`] hashes again: a guess checked against a
 /// printed fingerprint costs as many SHA-256 computations.
-pub const FINGERPRINT_ROUNDS: u32 = 1 << 14;
+pub(crate) const FINGERPRINT_ROUNDS: u32 = 1 << 14;
 
 /// The fingerprint of credential `secret` (see [`Finding::secret`]) found
 /// in the file at root-relative `path`, as `secrets/detected` prints it and
@@ -172,7 +172,7 @@ pub const FINGERPRINT_ROUNDS: u32 = 1 << 14;
 /// compute for a reader of a log to confirm a guessed secret with it (of
 /// 65536 wrong guesses, one matches by chance, and each costs 16384
 /// hashes; the path keys it, so nothing can be computed in advance).
-pub fn fingerprint(path: &str, secret: &str) -> String {
+pub(crate) fn fingerprint(path: &str, secret: &str) -> String {
     use sha2::{Digest, Sha256};
     let mut h = Sha256::new();
     h.update(b"memlint secrets.allow v2\0");
@@ -189,7 +189,7 @@ pub fn fingerprint(path: &str, secret: &str) -> String {
 }
 
 /// Whether `text` has the shape of a [`fingerprint`].
-pub fn is_fingerprint(text: &str) -> bool {
+pub(crate) fn is_fingerprint(text: &str) -> bool {
     text.len() == 4 && text.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
@@ -197,7 +197,7 @@ pub fn is_fingerprint(text: &str) -> bool {
 /// digits of an unsalted fast hash of the matched text. `secrets.allow`
 /// entries of this shape are still honoured, but for private keys (whose
 /// matched text was their `BEGIN` line alone, the same for every key).
-pub fn legacy_fingerprint(matched: &str) -> String {
+pub(crate) fn legacy_fingerprint(matched: &str) -> String {
     format!(
         "{:012x}",
         xxhash_rust::xxh3::xxh3_64(matched.as_bytes()) >> 16
@@ -205,13 +205,13 @@ pub fn legacy_fingerprint(matched: &str) -> String {
 }
 
 /// Whether `text` has the shape of a [`legacy_fingerprint`].
-pub fn is_legacy_fingerprint(text: &str) -> bool {
+pub(crate) fn is_legacy_fingerprint(text: &str) -> bool {
     text.len() == 12 && text.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// A credential found in a text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Finding {
+pub(crate) struct Finding {
     /// Where it is (a private key: its `BEGIN` line).
     pub range: std::ops::Range<usize>,
     /// What it looks like (`an AWS access key id`).
@@ -224,7 +224,7 @@ pub struct Finding {
 
 impl Finding {
     /// Whether it is a private key block.
-    pub fn is_private_key(&self) -> bool {
+    pub(crate) fn is_private_key(&self) -> bool {
         self.what == PRIVATE_KEY
     }
 
@@ -232,7 +232,7 @@ impl Finding {
     /// [`fingerprint`] reads it: a private key's material without its line
     /// breaks and indentation, so that re-wrapping or re-indenting the
     /// block leaves it the same key.
-    pub fn secret(&self, text: &str) -> String {
+    pub(crate) fn secret(&self, text: &str) -> String {
         let v = text.get(self.value.clone()).unwrap_or_default();
         if self.is_private_key() {
             v.chars().filter(|c| !c.is_whitespace()).collect()
@@ -270,7 +270,7 @@ pub fn find(text: &str) -> Vec<(std::ops::Range<usize>, &'static str)> {
 /// (the kind's prefix, `ghp_`, `AKIA`, a private key's `-----BEGIN … KEY`,
 /// or the `password: ` of a pair) and never the rest.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Hidden {
+pub(crate) struct Hidden {
     /// The credential's bytes in the text.
     pub range: std::ops::Range<usize>,
     /// How many of its first bytes only say what kind it is.
@@ -287,7 +287,7 @@ static KEY_END: LazyLock<Regex> = LazyLock::new(|| {
 /// its `BEGIN` line through its `END` line (to the end of the text when
 /// there is none), since the key material is in the lines between.
 /// Sorted, not overlapping.
-pub fn hidden(text: &str) -> Vec<Hidden> {
+pub(crate) fn hidden(text: &str) -> Vec<Hidden> {
     // Most printed strings hold neither a prefix nor a key word: one
     // search each rules them out before the hint words are collected.
     if !PREFIXES.is_match(text) && !KEY_WORD.is_match(text) && !text.contains("://") {
@@ -324,7 +324,10 @@ static KEY_WORD: LazyLock<Regex> =
 const PRIVATE_KEY: &str = "a private key block";
 
 /// [`find`], given the hint words of `text`.
-pub fn find_with(text: &str, words: &HintWords) -> Vec<(std::ops::Range<usize>, &'static str)> {
+pub(crate) fn find_with(
+    text: &str,
+    words: &HintWords,
+) -> Vec<(std::ops::Range<usize>, &'static str)> {
     found(text, words)
         .into_iter()
         .map(|f| (f.finding.range, f.finding.what))
@@ -333,7 +336,7 @@ pub fn find_with(text: &str, words: &HintWords) -> Vec<(std::ops::Range<usize>, 
 
 /// Every credential in `text`, given its hint words, with the secret
 /// itself (for fingerprints).
-pub fn findings_with(text: &str, words: &HintWords) -> Vec<Finding> {
+pub(crate) fn findings_with(text: &str, words: &HintWords) -> Vec<Finding> {
     found(text, words).into_iter().map(|f| f.finding).collect()
 }
 

@@ -5,7 +5,7 @@
 use std::ops::Range;
 
 /// The sections, in order.
-pub const SECTIONS: [&str; 14] = [
+pub(crate) const SECTIONS: [&str; 14] = [
     "Session ID",
     "Project Root",
     "Objective",
@@ -23,7 +23,7 @@ pub const SECTIONS: [&str; 14] = [
 ];
 
 /// Valid words after `### Source:`.
-pub const PLAN_SOURCES: [&str; 4] = ["workflow", "todo", "user-stated", "inferred"];
+pub(crate) const PLAN_SOURCES: [&str; 4] = ["workflow", "todo", "user-stated", "inferred"];
 
 /// One section heading found in the text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,7 +39,7 @@ pub struct Section {
 /// The sections of a session text, in the order they appear. Only `## `
 /// headings that name a known section count, and not inside fenced code or a
 /// `<details>` block, so a plan kept verbatim may hold headings of its own.
-pub fn sections(text: &str) -> Vec<Section> {
+pub(crate) fn sections(text: &str) -> Vec<Section> {
     match scan_sections(text, true) {
         Some(found) => found,
         // An unclosed `<details>` would hide every later heading: read the
@@ -115,13 +115,13 @@ impl Hidden {
 }
 
 /// The first section named `name`.
-pub fn section<'a>(found: &'a [Section], name: &str) -> Option<&'a Section> {
+pub(crate) fn section<'a>(found: &'a [Section], name: &str) -> Option<&'a Section> {
     let index = SECTIONS.iter().position(|s| *s == name)?;
     found.iter().find(|s| s.index == index)
 }
 
 /// A problem with the sections: (byte range, message).
-pub fn section_problems(text: &str, found: &[Section]) -> Vec<(Range<usize>, String)> {
+pub(crate) fn section_problems(text: &str, found: &[Section]) -> Vec<(Range<usize>, String)> {
     let mut out = Vec::new();
     let mut seen = [false; SECTIONS.len()];
     let mut last = None::<usize>;
@@ -164,7 +164,7 @@ pub fn section_problems(text: &str, found: &[Section]) -> Vec<(Range<usize>, Str
 
 /// The non-empty lines of a section's content, with their byte ranges,
 /// outside fenced code and `<details>` blocks.
-pub fn content_lines(text: &str, range: Range<usize>) -> Vec<(Range<usize>, &str)> {
+pub(crate) fn content_lines(text: &str, range: Range<usize>) -> Vec<(Range<usize>, &str)> {
     let mut out = Vec::new();
     let mut offset = range.start;
     let mut hidden = Hidden::default();
@@ -181,12 +181,12 @@ pub fn content_lines(text: &str, range: Range<usize>) -> Vec<(Range<usize>, &str
 }
 
 /// True when a section's content says it is empty.
-pub fn is_none(lines: &[(Range<usize>, &str)]) -> bool {
+pub(crate) fn is_none(lines: &[(Range<usize>, &str)]) -> bool {
     lines.is_empty() || (lines.len() == 1 && lines[0].1.trim() == "(none)")
 }
 
 /// A file-list entry `- <absolute path> (role: <role>)`: the path and its range.
-pub fn file_entry(line: &str, at: usize) -> Option<(&str, Range<usize>)> {
+pub(crate) fn file_entry(line: &str, at: usize) -> Option<(&str, Range<usize>)> {
     let rest = line
         .strip_prefix("- ")
         .or_else(|| line.strip_prefix("* "))?;
@@ -201,7 +201,7 @@ pub fn file_entry(line: &str, at: usize) -> Option<(&str, Range<usize>)> {
 }
 
 /// The plan source line: `### Source: <word>[ label]`, valid or not.
-pub fn plan_source(line: &str) -> Result<&str, String> {
+pub(crate) fn plan_source(line: &str) -> Result<&str, String> {
     let Some(rest) = line.trim().strip_prefix("### Source:") else {
         return Err(
             "`Execution Plan` must start with `### Source: <workflow|todo|user-stated|inferred>`"

@@ -1,14 +1,14 @@
 //! Slugs made from titles (`memlint new`): the title's ASCII words,
-//! lowercase, joined by `-`, at most [`MAX_LEN`] characters.
+//! lowercase, joined by `-`, at most `MAX_LEN` characters.
 
 use unicode_normalization::char::is_combining_mark;
 use unicode_normalization::UnicodeNormalization;
 
 /// The longest slug docs/records.md allows.
-pub const MAX_LEN: usize = 64;
+pub(crate) const MAX_LEN: usize = 64;
 
 /// The slug `title` gives: its letters and digits in ASCII, lowercase, each
-/// run of anything else one `-`, cut at a word boundary to [`MAX_LEN`].
+/// run of anything else one `-`, cut at a word boundary to `MAX_LEN`.
 /// Latin letters lose their accents (`Café` → `cafe`, `Straße` →
 /// `strasse`); an apostrophe joins (`Don't` → `dont`). `None` when the
 /// title has no ASCII word, as a Japanese or Chinese title: a slug made up

@@ -40,7 +40,7 @@ static WIDE_WORDS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(
 impl HintWords {
     /// Every occurrence in `text` of the ASCII words, overlapping ones
     /// included, and the leftmost-first matches of the others.
-    pub fn of(text: &str) -> HintWords {
+    pub(crate) fn of(text: &str) -> HintWords {
         // ASCII letters lowercased, every other byte kept: offsets agree.
         let lower: Vec<u8> = text
             .bytes()
@@ -67,14 +67,14 @@ impl HintWords {
     }
 
     /// Whether a date word lies within `range`.
-    pub fn date_in(&self, range: &Range<usize>) -> bool {
+    pub(crate) fn date_in(&self, range: &Range<usize>) -> bool {
         self.dates
             .iter()
             .any(|w| w.start >= range.start && w.end <= range.end)
     }
 
     /// Whether a Japanese or Chinese relative date lies within `range`.
-    pub fn cjk_date_in(&self, range: &Range<usize>) -> bool {
+    pub(crate) fn cjk_date_in(&self, range: &Range<usize>) -> bool {
         self.cjk_dates
             .iter()
             .any(|w| w.start >= range.start && w.end <= range.end)
@@ -83,7 +83,7 @@ impl HintWords {
 
 /// Byte ranges of `text` that are prose: fenced code blocks and inline code
 /// spans are left out.
-pub fn prose_ranges(text: &str) -> Vec<Range<usize>> {
+pub(crate) fn prose_ranges(text: &str) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut fence: Option<(u8, usize)> = None;
     let mut offset = 0;
@@ -160,7 +160,7 @@ fn inline_prose(line: &str, base: usize, out: &mut Vec<Range<usize>>) {
 /// Myers diff matches exactly a longest common subsequence), without a diff
 /// per candidate: the LCS comes from a bit-parallel count (Allison–Dix), so a
 /// hint over tens of thousands of slugs stays cheap.
-pub fn closest<'a>(word: &str, candidates: &[&'a str], cutoff: f32) -> Option<&'a str> {
+pub(crate) fn closest<'a>(word: &str, candidates: &[&'a str], cutoff: f32) -> Option<&'a str> {
     let w: Vec<char> = word.chars().collect();
     let m = w.len();
     if m > 64 {
@@ -230,7 +230,7 @@ pub(crate) fn every_text_of(pieces: &[&str], n: u32) -> Vec<String> {
 }
 
 /// The relative date expressions in `text`, as byte ranges.
-pub fn find_relative(text: &str) -> Vec<std::ops::Range<usize>> {
+pub(crate) fn find_relative(text: &str) -> Vec<std::ops::Range<usize>> {
     let words = HintWords::of(text);
     let mut out = words.cjk_dates;
     if !words.dates.is_empty() {

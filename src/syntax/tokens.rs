@@ -12,10 +12,10 @@ use unicode_segmentation::UnicodeSegmentation;
 
 /// Whether `c` belongs to a Han, Hiragana, Katakana or Hangul run: the
 /// one CJK table, in `syntax::cjk`.
-pub use crate::syntax::cjk::in_cjk_run;
+use crate::syntax::cjk::in_cjk_run;
 
 /// Calls `emit` with every token of `text` and the byte range it came from.
-pub fn tokenize(text: &str, mut emit: impl FnMut(Cow<'_, str>, Range<usize>)) {
+pub(crate) fn tokenize(text: &str, mut emit: impl FnMut(Cow<'_, str>, Range<usize>)) {
     let mut start = 0;
     while start < text.len() {
         let rest = &text[start..];
@@ -208,7 +208,7 @@ fn lower(word: &str) -> Cow<'_, str> {
 }
 
 /// The distinct tokens of a query, in order of first appearance.
-pub fn query_terms(query: &str) -> Vec<String> {
+pub(crate) fn query_terms(query: &str) -> Vec<String> {
     // A word with an apostrophe (`caroline's`, `don't`) stands for its
     // parts, which it also yields: the whole is rarer than the name it
     // holds and would outweigh it; the clitic left (`s`, `t`, `ll`) is a
@@ -238,7 +238,7 @@ pub fn query_terms(query: &str) -> Vec<String> {
 /// Whether `a` and `b` are at most `max` single-character edits apart
 /// (insertions, deletions, substitutions; Levenshtein), computed in a band
 /// of width `2 * max + 1` so that a dictionary can be scanned quickly.
-pub fn within_edits(a: &str, b: &str, max: usize) -> bool {
+pub(crate) fn within_edits(a: &str, b: &str, max: usize) -> bool {
     let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
     if a.len().abs_diff(b.len()) > max {
         return false;
@@ -268,7 +268,7 @@ pub fn within_edits(a: &str, b: &str, max: usize) -> bool {
 /// How many edits a query term that matches nothing may be from a term of
 /// the index to stand for it: none for short words (too many neighbours),
 /// one up to seven letters, two beyond.
-pub fn typo_budget(term: &str) -> usize {
+pub(crate) fn typo_budget(term: &str) -> usize {
     match term.chars().count() {
         0..=3 => 0,
         4..=7 => 1,
@@ -295,7 +295,7 @@ const STOP_WORDS: &[&str] = &[
 /// Whether `term` is a common English function word (`the`, `what`, …),
 /// as written or as the stem it is searched by (`does` is searched as
 /// `doe`, `only` as `onli`).
-pub fn is_stop_word(term: &str) -> bool {
+pub(crate) fn is_stop_word(term: &str) -> bool {
     static STEMS: std::sync::LazyLock<Vec<String>> = std::sync::LazyLock::new(|| {
         let mut stems: Vec<String> = STOP_WORDS
             .iter()

@@ -5,15 +5,15 @@ use crate::model::kind::Kind;
 use serde::Serialize;
 
 /// The trailer key of the consolidation worker's commits.
-pub const TRAILER: &str = "Memlint-GC";
+pub(crate) const TRAILER: &str = "Memlint-GC";
 /// The operations a `Memlint-GC:` trailer names.
-pub const OPS: [&str; 5] = ["drop", "merge", "split", "trim", "rewrite"];
+pub(crate) const OPS: [&str; 5] = ["drop", "merge", "split", "trim", "rewrite"];
 /// The reason categories of a `Memlint-GC:` trailer.
-pub const CATEGORIES: [&str; 4] = ["outdated", "superseded", "unused", "noisy"];
+pub(crate) const CATEGORIES: [&str; 4] = ["outdated", "superseded", "unused", "noisy"];
 
 /// One operation named by a `Memlint-GC:` trailer.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct GcOp {
+pub(crate) struct GcOp {
     /// One of [`OPS`].
     pub op: String,
     /// `<kind-dir>/<slug>`, root-relative, without `.md`.
@@ -27,7 +27,7 @@ pub struct GcOp {
 impl GcOp {
     /// Whether the operation names the record at root-relative `path`
     /// (`memory/decisions/x.md`), as its subject or as its `into` target.
-    pub fn names(&self, path: &str) -> bool {
+    pub(crate) fn names(&self, path: &str) -> bool {
         let bare = path.strip_suffix(".md").unwrap_or(path);
         self.record == bare || self.into.as_deref() == Some(bare)
     }
@@ -35,18 +35,18 @@ impl GcOp {
     /// Whether the operation is on the record at `path` as its subject: the
     /// record that goes away or changes (`merge a into b` explains the
     /// removal of `a`, not of `b`, which survives).
-    pub fn is_on(&self, path: &str) -> bool {
+    pub(crate) fn is_on(&self, path: &str) -> bool {
         self.record == path.strip_suffix(".md").unwrap_or(path)
     }
 
     /// Whether the operation explains the removal of its subject: `drop`,
     /// `merge` and `split` take a record away; `trim` and `rewrite` keep it.
-    pub fn removes(&self) -> bool {
+    pub(crate) fn removes(&self) -> bool {
         matches!(self.op.as_str(), "drop" | "merge" | "split")
     }
 
     /// The trailer's text after `Memlint-GC: `.
-    pub fn value(&self) -> String {
+    pub(crate) fn value(&self) -> String {
         let into = self
             .into
             .as_ref()
@@ -63,7 +63,7 @@ impl GcOp {
 
 /// A `Memlint-GC:` trailer that does not follow the grammar.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Malformed {
+pub(crate) struct Malformed {
     /// The whole trailer line.
     pub line: String,
     /// What is wrong with it, and the expected form.
@@ -75,7 +75,7 @@ pub struct Malformed {
 /// `Memlint-GC` line anywhere else (the subject line, a paragraph in the
 /// middle) is reported as malformed, since git and every tool reading
 /// trailers ignore it; so is a slip in the grammar.
-pub fn trailers(message: &str) -> (Vec<GcOp>, Vec<Malformed>) {
+pub(crate) fn trailers(message: &str) -> (Vec<GcOp>, Vec<Malformed>) {
     let mut ops = Vec::new();
     let mut bad = Vec::new();
     let lines = message_lines(message);
@@ -185,7 +185,7 @@ fn is_trailer_line(line: &str) -> bool {
 
 /// Parses the value of one trailer:
 /// `<op> <kind-dir>/<slug> [into <kind-dir>/<slug>] <category>[,<category>…]`.
-pub fn parse_trailer(value: &str) -> Result<GcOp, String> {
+pub(crate) fn parse_trailer(value: &str) -> Result<GcOp, String> {
     let expected =
         "expected `<op> <kind-dir>/<slug> [into <kind-dir>/<slug>] <category>[,<category>…]`";
     let tokens: Vec<&str> = value.split_whitespace().collect();

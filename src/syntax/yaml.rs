@@ -11,14 +11,14 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 /// Deepest nesting of collections accepted in front matter.
-pub const MAX_DEPTH: usize = 64;
+pub(crate) const MAX_DEPTH: usize = 64;
 /// Most nodes (after alias expansion) accepted in one document.
-pub const MAX_NODES: usize = 20_000;
+pub(crate) const MAX_NODES: usize = 20_000;
 /// Least text (bytes of scalars) aliases may repeat in one document. A
 /// document may repeat as much text as it holds, or this much when it holds
 /// less, so the tree stays linear in the size of the input: counting nodes
 /// alone let one long string aliased thousands of times take gigabytes.
-pub const MIN_ALIAS_BYTES: usize = 64 * 1024;
+pub(crate) const MIN_ALIAS_BYTES: usize = 64 * 1024;
 
 /// How a scalar was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,7 +32,7 @@ pub enum Style {
 
 impl Style {
     /// True for the quoted and block styles, which always read as strings.
-    pub fn is_quoted(self) -> bool {
+    pub(crate) fn is_quoted(self) -> bool {
         !matches!(self, Style::Plain)
     }
 }
@@ -49,7 +49,7 @@ pub struct Scalar {
 
 /// What a scalar resolves to under the YAML 1.2 core schema.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Resolved {
+pub(crate) enum Resolved {
     Null,
     Bool(bool),
     Int,
@@ -59,7 +59,7 @@ pub enum Resolved {
 
 impl Scalar {
     /// Resolves the scalar's type as a YAML 1.2 core-schema reader would.
-    pub fn resolve(&self) -> Resolved {
+    pub(crate) fn resolve(&self) -> Resolved {
         if let Some(tag) = &self.tag {
             return match tag.as_str() {
                 "null" => Resolved::Null,
@@ -76,13 +76,13 @@ impl Scalar {
     }
 
     /// The string value, when the scalar resolves to a string.
-    pub fn as_str(&self) -> Option<&str> {
+    pub(crate) fn as_str(&self) -> Option<&str> {
         (self.resolve() == Resolved::Str).then_some(self.text.as_str())
     }
 }
 
 /// Resolves a plain scalar under the YAML 1.2 core schema.
-pub fn resolve_plain(t: &str) -> Resolved {
+pub(crate) fn resolve_plain(t: &str) -> Resolved {
     match t {
         "" | "~" | "null" | "Null" | "NULL" => return Resolved::Null,
         "true" | "True" | "TRUE" => return Resolved::Bool(true),
@@ -182,20 +182,20 @@ impl Node {
     }
 
     /// The first entry whose key is the string `key`.
-    pub fn get(&self, key: &str) -> Option<&Entry> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Entry> {
         self.entries()?
             .iter()
             .find(|e| e.key.as_scalar().is_some_and(|s| s.text == key))
     }
 
     /// True for a null scalar (`~`, `null`, or nothing at all).
-    pub fn is_null(&self) -> bool {
+    pub(crate) fn is_null(&self) -> bool {
         self.as_scalar()
             .is_some_and(|s| s.resolve() == Resolved::Null)
     }
 
     /// A short word for the node's type, for messages.
-    pub fn type_name(&self) -> &'static str {
+    pub(crate) fn type_name(&self) -> &'static str {
         match &self.value {
             Value::Scalar(s) => match s.resolve() {
                 Resolved::Null => "null",
@@ -211,7 +211,7 @@ impl Node {
 
     /// The node as one line of flow-style YAML (`[a, b]`, `{a: 1}`), for
     /// messages about keys that are collections and to compare them.
-    pub fn flow_text(&self) -> String {
+    pub(crate) fn flow_text(&self) -> String {
         let mut out = String::new();
         self.write_flow(&mut out);
         out

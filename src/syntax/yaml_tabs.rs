@@ -12,7 +12,7 @@ use std::ops::Range;
 /// held to it too (an empty line inside a quoted value has fewer spaces
 /// than needed, or the spaces and then separation), as the parser's
 /// strict mode holds it.
-pub fn quoted_tab(
+pub(crate) fn quoted_tab(
     src: &str,
     collection: usize,
     is_seq: bool,

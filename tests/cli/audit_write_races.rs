@@ -7,7 +7,7 @@
 use crate::common;
 
 use memlint::engine::author::{self, AuthorError, Changes};
-use memlint::engine::workspace::Workspace;
+use memlint::model::workspace::Workspace;
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;

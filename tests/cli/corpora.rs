@@ -200,7 +200,7 @@ fn generate(out: &Path, extra: &[&str]) -> bool {
 
 /// The rules the per-file pipeline implements (no workspace or history rule).
 fn per_file_rules() -> BTreeSet<&'static str> {
-    use memlint::lint::rules::{Check, REGISTRY};
+    use memlint::lint::registry::{Check, REGISTRY};
     REGISTRY
         .iter()
         .filter(|r| {

@@ -557,8 +557,9 @@ fn check_path_still_resolves_against_the_whole_workspace() {
 #[test]
 fn the_engine_finds_who_replaces_or_cites_a_record() {
     use memlint::engine::referrers::Referrers;
-    use memlint::engine::workspace::{Surroundings, Workspace};
+    use memlint::engine::workspace::Surroundings;
     use memlint::model::kind::Kind;
+    use memlint::model::workspace::Workspace;
     let dir = tempfile::tempdir().expect("temp dir");
     let root = dir.path();
     let old = "---\ntitle: Use git2\nstatus: replaced\ndate: 2026-01-01\nreplaced_by: use-gix\n---\nOld.\n";

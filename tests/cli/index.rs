@@ -7,8 +7,8 @@
 use crate::common;
 
 use memlint::engine::scan::{self, Options};
-use memlint::engine::workspace::Workspace;
 use memlint::io::stat;
+use memlint::model::workspace::Workspace;
 use memlint::store::table;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -455,7 +455,7 @@ fn unchanged_files_are_not_read_again() {
     assert!(matches!(first.saved, Ok(true)));
     // Files modified just before a scan are verified by content on the next
     // run; pretend the scan happened well after the files were written.
-    let key = table::key(&ws.config);
+    let key = memlint::io::cache::key(&ws.config);
     let mut table = table::load(&root, key).expect("stored");
     table.scanned_at += 10 * stat::RACY_NS;
     table::save(&ws, &table).expect("save");

@@ -96,7 +96,7 @@ fn init_config_parses_to_the_defaults() {
     let (code, _) = memlint(tmp.path(), &["init"]);
     assert_eq!(code, 0);
     let text = std::fs::read_to_string(tmp.path().join(".memlint.yml")).expect("config");
-    let config = memlint::syntax::config::parse(&text, &memlint::lint::rules::names())
+    let config = memlint::syntax::config::parse(&text, &memlint::lint::registry::names())
         .unwrap_or_else(|e| panic!("the written .memlint.yml does not parse: {e}"));
     assert_eq!(config, memlint::model::config::Config::default());
     // Every key of SPEC §8 is spelled out for the user to edit.

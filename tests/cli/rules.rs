@@ -543,7 +543,7 @@ cases! {
 /// The rules a single file is enough for: everything but the workspace and
 /// history rules.
 fn per_file_rules() -> Vec<&'static str> {
-    use memlint::lint::rules::{Check, REGISTRY};
+    use memlint::lint::registry::{Check, REGISTRY};
     REGISTRY
         .iter()
         .filter(|r| {
@@ -1469,7 +1469,8 @@ fn duplicates_follow_edits_between_runs_through_the_cache() {
 #[test]
 fn the_engine_checks_in_one_call_fixing_first() {
     use memlint::engine::check::{run, Mode, Selection};
-    use memlint::engine::workspace::{Surroundings, Workspace};
+    use memlint::engine::workspace::Surroundings;
+    use memlint::model::workspace::Workspace;
     let dir = common::workspace("rules/format-crlf");
     let root = dir.path();
     std::fs::create_dir_all(root.join("notes")).expect("mkdir");

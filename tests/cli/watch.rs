@@ -112,11 +112,7 @@ fn a_watched_search_sees_every_change() {
         // body.
         &QUOKKA.replace("Body.", "Quokka log."),
     );
-    write(
-        root,
-        session,
-        &QUOKKA.replace("Body.", "Quokka session."),
-    );
+    write(root, session, &QUOKKA.replace("Body.", "Quokka session."));
     let found = search_paths(root, &["quokka"]);
     assert!(found.contains(&staged.to_string()), "{found:?}");
     assert!(found.contains(&session.to_string()), "{found:?}");

@@ -1,13 +1,14 @@
 //! `check --format github`: GitHub Actions workflow commands.
 
 use super::summary::Summary;
-use crate::model::diagnostic::{Diagnostic, Severity};
+use crate::model::diagnostic::Diagnostic;
+use crate::model::severity::Severity;
 use crate::syntax::sanitize;
 use std::fmt::Write as _;
 
 /// GitHub Actions workflow commands, ending with a one-line summary (GitHub
 /// shows only a few annotations per step).
-pub fn github(diags: &[Diagnostic], summary: Summary) -> String {
+pub(crate) fn github(diags: &[Diagnostic], summary: Summary) -> String {
     let mut out = String::new();
     for d in diags {
         let level = match d.severity {

@@ -2,7 +2,8 @@
 //! the excerpt masked and its control characters shown, then the count line.
 
 use super::summary::Summary;
-use crate::model::diagnostic::{Diagnostic, Severity};
+use crate::model::diagnostic::Diagnostic;
+use crate::model::severity::Severity;
 use crate::syntax::sanitize;
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource};
 use std::collections::HashMap;
@@ -59,7 +60,7 @@ impl miette::Diagnostic for Report<'_> {
 
 /// The width human output wraps messages at: `COLUMNS` when set, else the
 /// terminal's width when standard output is one, else 100.
-pub fn width() -> usize {
+pub(crate) fn width() -> usize {
     if let Some(n) = std::env::var("COLUMNS")
         .ok()
         .and_then(|v| v.trim().parse::<usize>().ok())
@@ -247,7 +248,7 @@ fn floor_boundary(text: &str, mut o: usize) -> usize {
 /// Human output: one graphical report per diagnostic, then the count line.
 /// `sources` maps a path to its text (files with diagnostics only);
 /// messages wrap at `width` columns.
-pub fn human(
+pub(crate) fn human(
     diags: &[Diagnostic],
     sources: &HashMap<String, String>,
     summary: Summary,

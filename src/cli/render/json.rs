@@ -7,7 +7,7 @@ use serde_json::json;
 
 /// The JSON shape of docs/commands.md.
 /// Secrets in messages and paths are masked.
-pub fn json(diags: &[Diagnostic], summary: Summary) -> String {
+pub(crate) fn json(diags: &[Diagnostic], summary: Summary) -> String {
     let value = json!({
         "version": 1,
         "diagnostics": diags,

@@ -7,8 +7,8 @@ mod json;
 mod sarif;
 mod summary;
 
-pub use github::github;
-pub use human::{human, width};
-pub use json::json;
-pub use sarif::sarif;
-pub use summary::Summary;
+pub(crate) use github::github;
+pub(crate) use human::{human, width};
+pub(crate) use json::json;
+pub(crate) use sarif::sarif;
+pub(crate) use summary::Summary;

@@ -1,6 +1,6 @@
 //! `check --format sarif`: one SARIF 2.1.0 log.
 
-use crate::lint::rules::REGISTRY;
+use crate::lint::registry::REGISTRY;
 use crate::model::diagnostic::Diagnostic;
 use crate::syntax::sanitize;
 use serde_json::json;
@@ -22,7 +22,7 @@ fn uri_path(path: &str) -> String {
 }
 
 /// One SARIF 2.1.0 log; secrets in messages and paths are masked.
-pub fn sarif(diags: &[Diagnostic]) -> String {
+pub(crate) fn sarif(diags: &[Diagnostic]) -> String {
     let rules: Vec<_> = REGISTRY
         .iter()
         .map(|r| {

@@ -1,10 +1,11 @@
 //! The totals of a `check`, shared by every output format.
 
-use crate::model::diagnostic::{Diagnostic, Severity};
+use crate::model::diagnostic::Diagnostic;
+use crate::model::severity::Severity;
 
 /// Totals for the closing line and the JSON summary.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Summary {
+pub(crate) struct Summary {
     /// Files linted.
     pub files: usize,
     /// Errors, capped lists counted whole.
@@ -16,7 +17,7 @@ pub struct Summary {
 impl Summary {
     /// The totals of `diags`: every finding, those a capped list leaves
     /// out included ([`Diagnostic::count`]).
-    pub fn of(files: usize, diags: &[Diagnostic]) -> Summary {
+    pub(crate) fn of(files: usize, diags: &[Diagnostic]) -> Summary {
         let total = |severity: Severity| {
             diags
                 .iter()
@@ -32,7 +33,7 @@ impl Summary {
     }
 
     /// `Found 2 errors and 1 warning in 14 files.` / `No problems in 14 files.`
-    pub fn line(&self) -> String {
+    pub(crate) fn line(&self) -> String {
         let files = plural(self.files, "file");
         if self.errors == 0 && self.warnings == 0 {
             return format!("No problems in {files}.");

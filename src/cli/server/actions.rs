@@ -6,20 +6,21 @@
 
 use super::documents;
 use super::state::{self, State};
-use crate::lint::fix::{apply, encoding_edits, fix_record, Fired};
+use crate::lint::fix::{encoding_edits, fix_record, Fired};
 use crate::model::diagnostic::Diagnostic;
 use crate::model::rule::Rule;
+use crate::syntax::edit::apply;
 use lsp_types::{CodeAction, CodeActionKind, CodeActionOrCommand, Range, Uri, WorkspaceEdit};
 use std::collections::HashMap;
 
 /// The kind of the fix-all action.
-pub const FIX_ALL: &str = "source.fixAll.memlint";
+pub(crate) const FIX_ALL: &str = "source.fixAll.memlint";
 
 /// The code actions for `range` of the buffer `rel`: quick fixes for the
 /// fixable findings in the range or among the diagnostics the client sends
 /// (`asked`), and fix-all (`only`: the kinds the client asks for, when it
 /// narrows them).
-pub fn actions(
+pub(crate) fn actions(
     state: &mut State,
     uri: &Uri,
     rel: &str,

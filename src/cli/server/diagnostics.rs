@@ -7,17 +7,18 @@ use super::documents;
 use super::state::State;
 use crate::engine::author::verify::Linted;
 use crate::model::config::ConfigError;
-use crate::model::diagnostic::{Diagnostic, Severity};
+use crate::model::diagnostic::Diagnostic;
 use crate::model::rule::Rule;
+use crate::model::severity::Severity;
 use lsp_types::{CodeDescription, DiagnosticSeverity, NumberOrString, Position, Range, Uri};
 use std::str::FromStr;
 
 /// The source every diagnostic names.
-pub const SOURCE: &str = "memlint";
+pub(crate) const SOURCE: &str = "memlint";
 
 /// The anchor of `rule`'s heading in the rules reference, as Markdown
 /// renderers make it: `status/chain` → `statuschain`.
-pub fn anchor(rule: Rule) -> String {
+pub(crate) fn anchor(rule: Rule) -> String {
     rule.as_str()
         .chars()
         .filter(|c| c.is_ascii_alphanumeric() || *c == '-' || *c == '_')
@@ -25,12 +26,12 @@ pub fn anchor(rule: Rule) -> String {
 }
 
 /// The link to `rule`'s documentation under `base`.
-pub fn href(base: &str, rule: Rule) -> Option<Uri> {
+pub(crate) fn href(base: &str, rule: Rule) -> Option<Uri> {
     Uri::from_str(&format!("{base}#{}", anchor(rule))).ok()
 }
 
 /// One engine diagnostic of the buffer `text` as the client shows it.
-pub fn to_lsp(d: &Diagnostic, text: &str, rules_doc: &str) -> lsp_types::Diagnostic {
+pub(crate) fn to_lsp(d: &Diagnostic, text: &str, rules_doc: &str) -> lsp_types::Diagnostic {
     let severity = match d.severity {
         Severity::Error => DiagnosticSeverity::ERROR,
         Severity::Warning => DiagnosticSeverity::WARNING,
@@ -52,7 +53,7 @@ pub fn to_lsp(d: &Diagnostic, text: &str, rules_doc: &str) -> lsp_types::Diagnos
 
 /// The diagnostics of the open buffer `rel` (a record or `CONTEXT.md`),
 /// linted with the other open buffers in place of their files.
-pub fn of_buffer(state: &mut State, rel: &str, text: &str) -> Vec<lsp_types::Diagnostic> {
+pub(crate) fn of_buffer(state: &mut State, rel: &str, text: &str) -> Vec<lsp_types::Diagnostic> {
     if !super::state::lintable(&state.ws, rel) {
         return Vec::new();
     }
@@ -62,7 +63,7 @@ pub fn of_buffer(state: &mut State, rel: &str, text: &str) -> Vec<lsp_types::Dia
 
 /// The diagnostics of buffer `rel` among those of a lint of every buffer
 /// (one lint serves every buffer changed at once).
-pub fn of_linted(
+pub(crate) fn of_linted(
     linted: &Linted,
     rel: &str,
     text: &str,
@@ -78,7 +79,7 @@ pub fn of_linted(
 
 /// The problems of a configuration that does not load, on `.memlint.yml`
 /// (`text` is the file's text, to place them).
-pub fn of_config(errors: &[ConfigError], text: &str) -> Vec<lsp_types::Diagnostic> {
+pub(crate) fn of_config(errors: &[ConfigError], text: &str) -> Vec<lsp_types::Diagnostic> {
     errors
         .iter()
         .map(|e| {

@@ -12,7 +12,7 @@ use std::str::FromStr;
 /// One buffer the client opened: its text as the editor holds it (saved or
 /// not) and the file it stands for.
 #[derive(Debug, Clone)]
-pub struct Document {
+pub(crate) struct Document {
     /// The buffer's text.
     pub text: String,
     /// The client's version of it.
@@ -23,39 +23,39 @@ pub struct Document {
 
 /// The open buffers, by URI as the client spelled it.
 #[derive(Debug, Default)]
-pub struct Documents {
+pub(crate) struct Documents {
     open: HashMap<String, Document>,
 }
 
 impl Documents {
     /// Records an opened buffer (replacing one with the same URI).
-    pub fn open(&mut self, uri: &Uri, doc: Document) {
+    pub(crate) fn open(&mut self, uri: &Uri, doc: Document) {
         self.open.insert(uri.as_str().to_string(), doc);
     }
 
     /// Forgets a closed buffer.
-    pub fn close(&mut self, uri: &Uri) -> Option<Document> {
+    pub(crate) fn close(&mut self, uri: &Uri) -> Option<Document> {
         self.open.remove(uri.as_str())
     }
 
     /// The buffer of `uri`, if it is open.
-    pub fn get(&self, uri: &Uri) -> Option<&Document> {
+    pub(crate) fn get(&self, uri: &Uri) -> Option<&Document> {
         self.open.get(uri.as_str())
     }
 
     /// The buffer of `uri`, to change it.
-    pub fn get_mut(&mut self, uri: &Uri) -> Option<&mut Document> {
+    pub(crate) fn get_mut(&mut self, uri: &Uri) -> Option<&mut Document> {
         self.open.get_mut(uri.as_str())
     }
 
     /// The open buffer standing for the workspace file `rel`.
-    pub fn by_rel(&self, rel: &str) -> Option<&Document> {
+    pub(crate) fn by_rel(&self, rel: &str) -> Option<&Document> {
         self.open.values().find(|d| d.rel.as_deref() == Some(rel))
     }
 
     /// The URI (as the client spelled it) of the open buffer standing for
     /// the workspace file `rel`.
-    pub fn uri_by_rel(&self, rel: &str) -> Option<Uri> {
+    pub(crate) fn uri_by_rel(&self, rel: &str) -> Option<Uri> {
         self.open
             .iter()
             .find(|(_, d)| d.rel.as_deref() == Some(rel))
@@ -63,7 +63,7 @@ impl Documents {
     }
 
     /// The URIs of the open buffers.
-    pub fn uris(&self) -> Vec<Uri> {
+    pub(crate) fn uris(&self) -> Vec<Uri> {
         self.open
             .keys()
             .filter_map(|u| Uri::from_str(u).ok())
@@ -71,7 +71,7 @@ impl Documents {
     }
 
     /// Every open buffer: (URI, document).
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &Document)> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&String, &Document)> {
         self.open.iter()
     }
 }
@@ -79,7 +79,7 @@ impl Documents {
 /// Applies one `didChange` event to `text`: a whole new text, or a range
 /// replaced. A range that does not fit the text is refused (the text stays
 /// as it was) with the reason.
-pub fn apply_change(
+pub(crate) fn apply_change(
     text: &mut String,
     change: &TextDocumentContentChangeEvent,
 ) -> Result<(), String> {
@@ -103,7 +103,7 @@ pub fn apply_change(
 }
 
 /// `line:character` as a message shows a position (0-based, as sent).
-pub fn show(p: Position) -> String {
+pub(crate) fn show(p: Position) -> String {
     format!("{}:{}", p.line, p.character)
 }
 
@@ -111,7 +111,7 @@ pub fn show(p: Position) -> String {
 /// does not exist, the character is past the line's end, or it falls
 /// between the two halves of a surrogate pair. A line is ended by `\n`;
 /// the `\r` of a CRLF ending is not part of it, as editors count.
-pub fn offset(text: &str, p: Position) -> Option<usize> {
+pub(crate) fn offset(text: &str, p: Position) -> Option<usize> {
     let mut start = 0;
     for _ in 0..p.line {
         start += text[start..].find('\n')? + 1;
@@ -137,7 +137,7 @@ pub fn offset(text: &str, p: Position) -> Option<usize> {
 
 /// The LSP position of byte offset `at` in `text` (clamped to the text and
 /// to a character boundary before it).
-pub fn position(text: &str, at: usize) -> Position {
+pub(crate) fn position(text: &str, at: usize) -> Position {
     let mut at = at.min(text.len());
     while !text.is_char_boundary(at) {
         at -= 1;
@@ -153,7 +153,7 @@ pub fn position(text: &str, at: usize) -> Position {
 }
 
 /// The LSP range of byte range `span` in `text`.
-pub fn range(text: &str, span: &std::ops::Range<usize>) -> Range {
+pub(crate) fn range(text: &str, span: &std::ops::Range<usize>) -> Range {
     Range {
         start: position(text, span.start),
         end: position(text, span.end.max(span.start)),
@@ -165,7 +165,7 @@ pub fn range(text: &str, span: &std::ops::Range<usize>) -> Range {
 /// differ within them. An editor applies them without moving the cursor,
 /// folds or marks of the untouched text, as a replacement of the whole
 /// buffer would. Positions are in `old`, as the protocol wants.
-pub fn edits(old: &str, new: &str) -> Vec<lsp_types::TextEdit> {
+pub(crate) fn edits(old: &str, new: &str) -> Vec<lsp_types::TextEdit> {
     let lines = |t: &str| -> Vec<(usize, usize)> {
         let mut at = 0;
         t.split_inclusive('\n')
@@ -215,7 +215,7 @@ pub fn edits(old: &str, new: &str) -> Vec<lsp_types::TextEdit> {
 }
 
 /// The range covering all of `text`.
-pub fn whole(text: &str) -> Range {
+pub(crate) fn whole(text: &str) -> Range {
     Range {
         start: Position::new(0, 0),
         end: position(text, text.len()),
@@ -224,7 +224,7 @@ pub fn whole(text: &str) -> Range {
 
 /// The file a `file:` URI names, its percent escapes decoded; `None` for
 /// other schemes or a malformed escape.
-pub fn uri_path(uri: &Uri) -> Option<PathBuf> {
+pub(crate) fn uri_path(uri: &Uri) -> Option<PathBuf> {
     let s = uri.as_str();
     let rest = s.strip_prefix("file://")?;
     // `file://host/path`: only the local host (empty or `localhost`).
@@ -256,7 +256,7 @@ pub fn uri_path(uri: &Uri) -> Option<PathBuf> {
 }
 
 /// The `file:` URI of an absolute path, escaping what a URI may not hold.
-pub fn path_uri(path: &Path) -> Option<Uri> {
+pub(crate) fn path_uri(path: &Path) -> Option<Uri> {
     let s = path.to_str()?.replace('\\', "/");
     let mut out = String::from("file://");
     if !s.starts_with('/') {

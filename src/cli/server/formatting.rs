@@ -12,7 +12,7 @@ use lsp_types::TextEdit;
 /// The edits that format the buffer of workspace file `rel`: one edit
 /// replacing the whole text, none when it is already formatted or not a
 /// record. `Err` says why the formatter refused (the buffer is kept).
-pub fn format(state: &State, rel: &str, text: &str) -> Result<Vec<TextEdit>, String> {
+pub(crate) fn format(state: &State, rel: &str, text: &str) -> Result<Vec<TextEdit>, String> {
     match crate::engine::fmt::text_in(&state.ws, rel, text.as_bytes()) {
         Formatted::Text { text: new, .. } if new != text => Ok(vec![TextEdit {
             range: documents::whole(text),

@@ -36,7 +36,7 @@ const DEBOUNCE: Duration = Duration::from_millis(150);
 const MAX_DELAY: Duration = Duration::from_millis(1000);
 
 /// `--root` and `--config` as given.
-pub struct Place {
+pub(crate) struct Place {
     /// `--root`.
     pub root: Option<PathBuf>,
     /// `--config`.
@@ -45,7 +45,7 @@ pub struct Place {
 
 /// Serves until the client says `exit` or closes the pipe. Exit code 0
 /// after `shutdown` then `exit`, 1 otherwise (as the protocol asks).
-pub fn run(place: Place) -> ExitCode {
+pub(crate) fn run(place: Place) -> ExitCode {
     let (conn, io) = stdio::connection();
     let served = serve(&conn, &place);
     // The writer stops when the last sender is gone.
@@ -511,8 +511,8 @@ impl Server<'_> {
 
     fn is_config(&self, uri: &Uri) -> bool {
         documents::uri_path(uri).is_some_and(|p| {
-            let p = crate::engine::workspace::normalize(&p);
-            let config = crate::engine::workspace::normalize(&self.state.config_path());
+            let p = crate::io::walk::normalize(&p);
+            let config = crate::io::walk::normalize(&self.state.config_path());
             p == config || p.canonicalize().ok() == config.canonicalize().ok() && p.exists()
         })
     }

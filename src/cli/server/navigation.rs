@@ -17,7 +17,7 @@ use std::ops::Range;
 
 /// What a reference in a record names.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
+pub(crate) enum Target {
     /// A record of a kind, by its name (slug or session id).
     Record(Kind, String),
     /// A workspace file (a `file:` source), root-relative, and the lines
@@ -27,7 +27,7 @@ pub enum Target {
 
 /// A reference under the cursor: what it names, and the bytes of the name
 /// in the buffer (the slug alone, without its prefix or quotes).
-pub struct AtCursor {
+pub(crate) struct AtCursor {
     /// What it names.
     pub target: Target,
     /// The name's bytes in the buffer.
@@ -37,7 +37,7 @@ pub struct AtCursor {
 /// What a source string names: `decision:x` → the decision `x`,
 /// `cmem:ID` → the session `ID`, `file:p` → the file `p`; with the byte
 /// length of its prefix.
-pub fn source_target(value: &str) -> Option<(Target, usize)> {
+pub(crate) fn source_target(value: &str) -> Option<(Target, usize)> {
     let (prefix, name) = value.split_once(':')?;
     let target = match prefix {
         "decision" | "request" | "knowledge" => {
@@ -56,7 +56,7 @@ pub fn source_target(value: &str) -> Option<(Target, usize)> {
 }
 
 /// The reference at byte `offset` of the buffer of `rel`, if any.
-pub fn at_cursor(state: &State, rel: &str, text: &str, offset: usize) -> Option<AtCursor> {
+pub(crate) fn at_cursor(state: &State, rel: &str, text: &str, offset: usize) -> Option<AtCursor> {
     let report = crate::engine::author::verify::lint_text(&state.ws, rel, text);
     let kind = state::kind_of(&state.ws, rel)?;
     let within = |l: &Located| l.span.start <= offset && offset <= l.span.end;
@@ -100,7 +100,12 @@ fn lines_location(state: &State, rel: &str, lines: crate::model::kind::Lines) ->
 
 /// `textDocument/definition`: the record or file the reference under the
 /// cursor names.
-pub fn definition(state: &mut State, rel: &str, text: &str, offset: usize) -> Option<Location> {
+pub(crate) fn definition(
+    state: &mut State,
+    rel: &str,
+    text: &str,
+    offset: usize,
+) -> Option<Location> {
     let at = at_cursor(state, rel, text, offset)?;
     match &at.target {
         Target::File(path, lines) => {
@@ -121,7 +126,7 @@ pub fn definition(state: &mut State, rel: &str, text: &str, offset: usize) -> Op
 
 /// `textDocument/hover`: the title, status and date of the record the
 /// reference under the cursor names (credentials masked).
-pub fn hover(state: &mut State, rel: &str, text: &str, offset: usize) -> Option<Hover> {
+pub(crate) fn hover(state: &mut State, rel: &str, text: &str, offset: usize) -> Option<Hover> {
     let at = at_cursor(state, rel, text, offset)?;
     let report = report_of(state, &at.target)?;
     let info = &report.info;
@@ -151,7 +156,12 @@ pub fn hover(state: &mut State, rel: &str, text: &str, offset: usize) -> Option<
 
 /// The record the cursor is about: the one a reference under it names,
 /// else the buffer's own record.
-pub fn subject(state: &State, rel: &str, text: &str, offset: usize) -> Option<(Kind, String)> {
+pub(crate) fn subject(
+    state: &State,
+    rel: &str,
+    text: &str,
+    offset: usize,
+) -> Option<(Kind, String)> {
     match at_cursor(state, rel, text, offset).map(|a| a.target) {
         Some(Target::Record(kind, name)) => Some((kind, name)),
         Some(Target::File(..)) => None,
@@ -162,7 +172,7 @@ pub fn subject(state: &State, rel: &str, text: &str, offset: usize) -> Option<(K
 /// Every place that names record `name` of `kind`: `replaced_by` values of
 /// records of its kind and sources, as (path, name's bytes in that file),
 /// open buffers in place of their files.
-pub fn referrers(state: &mut State, kind: Kind, name: &str) -> Vec<(String, Range<usize>)> {
+pub(crate) fn referrers(state: &mut State, kind: Kind, name: &str) -> Vec<(String, Range<usize>)> {
     let mut found = Referrers::of(kind, name);
     state.each_report(|r| found.look_at(r));
     found.places(|path| state.text_of(path))
@@ -170,7 +180,7 @@ pub fn referrers(state: &mut State, kind: Kind, name: &str) -> Vec<(String, Rang
 
 /// `textDocument/references`: who replaces or cites the record the cursor
 /// is about (and the record itself when the client asks for it).
-pub fn references(
+pub(crate) fn references(
     state: &mut State,
     rel: &str,
     text: &str,
@@ -255,7 +265,7 @@ const MAX_ITEMS: usize = 200;
 /// `textDocument/completion`: keys the kind defines at a line's start,
 /// enum values (`status`), slugs of the record's kind in `replaced_by`, and
 /// source strings naming records in `sources`.
-pub fn completion(
+pub(crate) fn completion(
     state: &mut State,
     rel: &str,
     text: &str,

@@ -16,7 +16,7 @@ use std::ops::Range;
 
 /// The workspace edit renaming the record the cursor is about (a reference
 /// to it, or the buffer's own record) to `new_name`; `Err` says why not.
-pub fn rename(
+pub(crate) fn rename(
     state: &mut State,
     rel: &str,
     text: &str,

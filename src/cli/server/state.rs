@@ -5,20 +5,21 @@
 
 use super::documents::{self, Documents};
 use crate::engine::author::verify::{self, Current, Linted};
-use crate::engine::workspace::{Workspace, WorkspaceError};
+use crate::engine::workspace::WorkspaceError;
 use crate::lint::FileReport;
 use crate::model::config::ConfigError;
 use crate::model::kind::{classify, Kind, Place};
+use crate::model::workspace::Workspace;
 use lsp_types::Uri;
 use std::path::{Path, PathBuf};
 
 /// Where the documentation of the rules is, by default: `docs/rules.md` of
 /// the repository, one heading per rule. Clients may name another copy with
 /// the initialization option `rulesDocumentation`.
-pub const RULES_DOC: &str = "https://github.com/memlint/memlint/blob/main/docs/rules.md";
+pub(crate) const RULES_DOC: &str = "https://github.com/memlint/memlint/blob/main/docs/rules.md";
 
 /// The server's state.
-pub struct State {
+pub(crate) struct State {
     /// The workspace, with the configuration in force.
     pub ws: Workspace,
     /// `--root` as given, to load the workspace again.
@@ -49,7 +50,10 @@ pub struct State {
 impl State {
     /// Loads the workspace at `root`; a broken configuration leaves the
     /// defaults in force and is kept to be shown.
-    pub fn load(root: PathBuf, config_file: Option<PathBuf>) -> Result<State, WorkspaceError> {
+    pub(crate) fn load(
+        root: PathBuf,
+        config_file: Option<PathBuf>,
+    ) -> Result<State, WorkspaceError> {
         let mut state = State {
             ws: Workspace::new(root.clone(), Default::default()),
             root,
@@ -66,7 +70,7 @@ impl State {
     }
 
     /// Reads the configuration again (after `.memlint.yml` changed).
-    pub fn reload(&mut self) -> Result<(), WorkspaceError> {
+    pub(crate) fn reload(&mut self) -> Result<(), WorkspaceError> {
         match crate::cli::settings::load(Some(&self.root), self.config_file.as_deref()) {
             Ok(ws) => {
                 self.ws = ws;
@@ -92,7 +96,7 @@ impl State {
     }
 
     /// The path of the configuration file in force or looked for.
-    pub fn config_path(&self) -> PathBuf {
+    pub(crate) fn config_path(&self) -> PathBuf {
         match &self.config_file {
             // Relative to the directory the server started in, as `--config`
             // is read.
@@ -102,9 +106,9 @@ impl State {
     }
 
     /// The workspace path of a URI, when it names a file inside the root.
-    pub fn rel_of(&self, uri: &Uri) -> Option<String> {
+    pub(crate) fn rel_of(&self, uri: &Uri) -> Option<String> {
         let path = documents::uri_path(uri)?;
-        let path = crate::engine::workspace::normalize(&path);
+        let path = crate::io::walk::normalize(&path);
         let path = canonical_parent(&path);
         self.ws.relative(&path)
     }
@@ -112,20 +116,20 @@ impl State {
     /// The URI of the workspace file `rel`: as the client spelled it when
     /// the file is open (clients escape characters differently), else
     /// made from its path.
-    pub fn uri_of(&self, rel: &str) -> Option<Uri> {
+    pub(crate) fn uri_of(&self, rel: &str) -> Option<Uri> {
         self.docs
             .uri_by_rel(rel)
             .or_else(|| documents::path_uri(&self.ws.root.join(rel)))
     }
 
     /// Forgets what was read of the disk: the next question reads it again.
-    pub fn disk_changed(&mut self) {
+    pub(crate) fn disk_changed(&mut self) {
         self.current = None;
         self.drift.clear();
     }
 
     /// The workspace's records as on disk.
-    pub fn current(&mut self) -> &Current {
+    pub(crate) fn current(&mut self) -> &Current {
         if self.current.is_none() {
             let read = Current::read(&self.ws);
             // Taken, so that they are told once and do not pile up.
@@ -138,7 +142,7 @@ impl State {
 
     /// Every open buffer that stands for a record or `CONTEXT.md`, as
     /// (path, text): what the engine lints in place of the files on disk.
-    pub fn buffers(&self) -> Vec<(String, String)> {
+    pub(crate) fn buffers(&self) -> Vec<(String, String)> {
         let mut out: Vec<(String, String)> = self
             .docs
             .iter()
@@ -153,7 +157,7 @@ impl State {
 
     /// Lints the open buffers against the workspace; the caller picks the
     /// diagnostics of the file it asks about.
-    pub fn lint(&mut self) -> Linted {
+    pub(crate) fn lint(&mut self) -> Linted {
         let buffers = self.buffers();
         self.current();
         let current = self.current.as_ref().expect("read by current()");
@@ -217,7 +221,7 @@ impl State {
 
     /// The report of the record of `kind` named `slug`: from its open
     /// buffer when one is open, else as on disk.
-    pub fn record(&mut self, kind: Kind, slug: &str) -> Option<FileReport> {
+    pub(crate) fn record(&mut self, kind: Kind, slug: &str) -> Option<FileReport> {
         let on_disk = self.current().record(kind, slug).cloned();
         let rel = match &on_disk {
             Some(r) => r.path.clone(),
@@ -231,7 +235,7 @@ impl State {
 
     /// Calls `f` with every record's report, open buffers in place of
     /// their files.
-    pub fn each_report(&mut self, mut f: impl FnMut(&FileReport)) {
+    pub(crate) fn each_report(&mut self, mut f: impl FnMut(&FileReport)) {
         let buffers = self.buffers();
         let linted: Vec<FileReport> = buffers
             .iter()
@@ -246,7 +250,7 @@ impl State {
     }
 
     /// The names of the records of `kind` (slugs, session ids), sorted.
-    pub fn names(&mut self, kind: Kind) -> Vec<String> {
+    pub(crate) fn names(&mut self, kind: Kind) -> Vec<String> {
         let mut out = Vec::new();
         self.each_report(|r| {
             if r.info.kind == Some(kind) {
@@ -259,7 +263,7 @@ impl State {
     }
 
     /// The text of workspace file `rel`: its open buffer, else the file.
-    pub fn text_of(&self, rel: &str) -> Option<String> {
+    pub(crate) fn text_of(&self, rel: &str) -> Option<String> {
         match self.docs.by_rel(rel) {
             Some(d) => Some(d.text.clone()),
             None => std::fs::read_to_string(self.ws.root.join(rel)).ok(),
@@ -269,7 +273,7 @@ impl State {
 
 /// Whether the workspace file `rel` is one the linter reads (a record or
 /// `CONTEXT.md`).
-pub fn lintable(ws: &Workspace, rel: &str) -> bool {
+pub(crate) fn lintable(ws: &Workspace, rel: &str) -> bool {
     matches!(
         classify(rel, &ws.config.banned_dirs),
         Place::Record(_) | Place::Context
@@ -277,7 +281,7 @@ pub fn lintable(ws: &Workspace, rel: &str) -> bool {
 }
 
 /// The record kind of workspace file `rel`.
-pub fn kind_of(ws: &Workspace, rel: &str) -> Option<Kind> {
+pub(crate) fn kind_of(ws: &Workspace, rel: &str) -> Option<Kind> {
     match classify(rel, &ws.config.banned_dirs) {
         Place::Record(k) => Some(k),
         _ => None,

@@ -9,7 +9,7 @@ use crate::io::fs::{replace_if_unchanged, write_new, Replaced, Snapshot};
 use std::path::Path;
 
 /// One file to write.
-pub enum Write {
+pub(crate) enum Write {
     /// Create `path`; it must not exist.
     Create { path: String, text: String },
     /// Replace `path`, which held `seen` when it was read.
@@ -29,7 +29,7 @@ impl Write {
 }
 
 /// Writes `writes` (root-relative paths) in order: creations first.
-pub fn commit(root: &Path, writes: Vec<Write>) -> Result<(), AuthorError> {
+pub(crate) fn commit(root: &Path, writes: Vec<Write>) -> Result<(), AuthorError> {
     let (creates, replaces): (Vec<Write>, Vec<Write>) = writes
         .into_iter()
         .partition(|w| matches!(w, Write::Create { .. }));

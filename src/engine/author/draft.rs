@@ -7,11 +7,11 @@ use super::AuthorError;
 use crate::model::kind::Kind;
 
 /// The kinds a person or an agent writes one record of at a time.
-pub const AUTHORED: [Kind; 3] = [Kind::Decision, Kind::Request, Kind::Knowledge];
+pub(crate) const AUTHORED: [Kind; 3] = [Kind::Decision, Kind::Request, Kind::Knowledge];
 
 /// What a new record holds.
 #[derive(Debug, Clone, Default)]
-pub struct Draft {
+pub(crate) struct Draft {
     pub kind: Option<Kind>,
     pub title: String,
     /// The slug; derived from the title when absent.
@@ -31,7 +31,7 @@ pub struct Draft {
 
 /// A draft checked and laid out: the file to create.
 #[derive(Debug, Clone)]
-pub struct Laid {
+pub(crate) struct Laid {
     pub kind: Kind,
     pub slug: String,
     /// Root-relative path of the record.
@@ -44,7 +44,7 @@ impl Draft {
     /// form; `today` is the date used when none was given. What the rules
     /// check (title length, source strings, secrets, …) is left to them,
     /// so that the refusal reads as `memlint check` would.
-    pub fn lay_out(&self, today: &str) -> Result<Laid, AuthorError> {
+    pub(crate) fn lay_out(&self, today: &str) -> Result<Laid, AuthorError> {
         let kind = self
             .kind
             .ok_or_else(|| usage("the kind of record is missing"))?;
@@ -134,7 +134,7 @@ impl Draft {
 /// What follows the closing `---` for `body`: nothing for a blank body,
 /// else a blank line, the body without leading blank lines, and exactly
 /// one final newline (the formatter's layout).
-pub fn body_section(body: &str) -> String {
+pub(crate) fn body_section(body: &str) -> String {
     let body = body.trim_end();
     match body.trim().is_empty() {
         true => String::new(),
@@ -194,7 +194,7 @@ fn slug_of_title(title: &str, kind: Kind) -> Result<String, AuthorError> {
 /// before it comes near the disk, and so is one that looks like a
 /// credential (a file name is committed, pushed and printed), without
 /// repeating it or a hint made from it.
-pub fn checked_slug(slug: &str) -> Result<String, AuthorError> {
+pub(crate) fn checked_slug(slug: &str) -> Result<String, AuthorError> {
     if let Some((_, what)) = crate::syntax::secrets::find(slug).first() {
         return Err(usage(format!(
             "the slug given looks like {what}; a file name is committed, pushed and printed, so choose one that is not a secret"
@@ -224,13 +224,13 @@ fn example_slug(kind: Kind) -> &'static str {
 
 /// A YAML scalar for a block value (`key: value`, `- item`): plain when it
 /// reads back as the same string, single-quoted otherwise.
-pub fn scalar(s: &str) -> String {
+pub(crate) fn scalar(s: &str) -> String {
     quoted_unless_plain(s, false)
 }
 
 /// [`scalar`] for an item of a flow list (`[a, b]`), where `,`, `[` and
 /// `]` end a plain item.
-pub fn flow_scalar(s: &str) -> String {
+pub(crate) fn flow_scalar(s: &str) -> String {
     quoted_unless_plain(s, true)
 }
 

@@ -6,26 +6,26 @@
 //! linted as they would be on disk, with the cross-record rules run over
 //! the whole workspace as it would then be, and nothing is written on any
 //! error. New files are created without ever replacing one
-//! ([`crate::io::fs::write_new`]); changed files are replaced only while
-//! they still hold what was read ([`crate::io::fs::replace_if_unchanged`]).
+//! (`crate::io::fs::write_new`); changed files are replaced only while
+//! they still hold what was read (`crate::io::fs::replace_if_unchanged`).
 
 pub(crate) mod commit;
-pub mod draft;
-pub mod new;
-pub mod pin;
-pub mod recent;
-pub mod replace;
-pub mod show;
-pub mod staging;
-pub mod update;
-pub mod verify;
+pub(crate) mod draft;
+pub(crate) mod new;
+pub(crate) mod pin;
+pub(crate) mod recent;
+pub(crate) mod replace;
+pub(crate) mod show;
+pub(crate) mod staging;
+pub(crate) mod update;
+pub(crate) mod verify;
 
-pub use draft::Draft;
-pub use new::{new, Created, NewOptions};
-pub use recent::{recent, Recent};
-pub use replace::{replace, Replaced};
-pub use show::{show, Shown};
-pub use staging::{add_staging, StagingAdded};
+pub(crate) use draft::Draft;
+pub(crate) use new::{new, NewOptions};
+pub(crate) use recent::recent;
+pub(crate) use replace::replace;
+pub(crate) use show::{show, Shown};
+pub(crate) use staging::add_staging;
 pub use update::{update, Changes, Updated};
 
 use crate::engine::workspace::WorkspaceError;
@@ -131,7 +131,7 @@ fn duplicate_list(duplicates: &[(String, String, u8)]) -> String {
 impl AuthorError {
     /// The exit code docs/commands.md gives this outcome: 2 for a usage error or an
     /// unusable workspace, 1 for a refusal.
-    pub fn exit_code(&self) -> u8 {
+    pub(crate) fn exit_code(&self) -> u8 {
         match self {
             AuthorError::Usage(_)
             | AuthorError::NeedSlug { .. }
@@ -143,7 +143,7 @@ impl AuthorError {
     }
 
     /// What the user can do next, for the front end to word.
-    pub fn advice(&self) -> Option<crate::engine::advice::Advice> {
+    pub(crate) fn advice(&self) -> Option<crate::engine::advice::Advice> {
         use crate::engine::advice::Advice;
         match self {
             AuthorError::Similar { .. } => Some(Advice::Force),
@@ -166,6 +166,6 @@ impl AuthorError {
 }
 
 /// Today's date in UTC, as memlint writes dates.
-pub fn today() -> String {
+pub(crate) fn today() -> String {
     crate::model::clock::date(crate::model::clock::now_secs())
 }

@@ -6,14 +6,14 @@ use super::draft::Draft;
 use super::replace;
 use super::verify::{self, Current};
 use super::AuthorError;
-use crate::engine::workspace::Workspace;
 use crate::model::diagnostic::Diagnostic;
 use crate::model::kind::{stem, Kind};
+use crate::model::workspace::Workspace;
 use serde::Serialize;
 
 /// How `new` may go beyond the draft.
 #[derive(Debug, Clone, Default)]
-pub struct NewOptions {
+pub(crate) struct NewOptions {
     /// Write it even when its slug is a near-duplicate of an active
     /// record's, or its title and body say nearly the same as one's, and
     /// point the record it replaces at it even when that one is already
@@ -25,7 +25,7 @@ pub struct NewOptions {
 
 /// What `new` wrote.
 #[derive(Debug, Clone, Serialize)]
-pub struct Created {
+pub(crate) struct Created {
     /// Root-relative path of the new record.
     pub path: String,
     pub kind: Kind,
@@ -48,9 +48,9 @@ pub struct Created {
 ///
 /// # Examples
 ///
-/// ```no_run
+/// ```ignore
 /// use memlint::engine::author::{self, Draft, NewOptions};
-/// use memlint::engine::workspace::Workspace;
+/// use memlint::model::workspace::Workspace;
 /// use memlint::model::kind::Kind;
 ///
 /// let cwd = std::env::current_dir().expect("the current directory");
@@ -69,7 +69,7 @@ pub struct Created {
 /// }
 /// # Ok::<(), memlint::engine::workspace::WorkspaceError>(())
 /// ```
-pub fn new(
+pub(crate) fn new(
     ws: &Workspace,
     draft: &Draft,
     opts: &NewOptions,

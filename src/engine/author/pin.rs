@@ -8,15 +8,15 @@ use super::commit::{commit, Write};
 use super::draft::scalar;
 use super::verify::{self, Current};
 use super::AuthorError;
-use crate::engine::workspace::Workspace;
 use crate::io::fs::Snapshot;
+use crate::model::workspace::Workspace;
 use crate::syntax::edit::{apply, Edit};
 use crate::syntax::frontmatter::{self, Split};
 use serde::Serialize;
 
 /// One record `verify` wrote.
 #[derive(Debug, Clone, Serialize)]
-pub struct Verified {
+pub(crate) struct Verified {
     /// The record, root-relative.
     pub path: String,
     /// The date written into `verified`.
@@ -30,7 +30,7 @@ pub struct Verified {
 /// The pins of `sources` (the record's entries) as the work tree holds
 /// their files: `Err` names a `file:` source that cannot be pinned (its
 /// file is missing, unreadable, too large, or lacks the cited lines).
-pub fn pins_for(ws: &Workspace, sources: &[String]) -> Result<Vec<String>, String> {
+pub(crate) fn pins_for(ws: &Workspace, sources: &[String]) -> Result<Vec<String>, String> {
     let mut pins = Vec::new();
     for s in sources {
         let Some(value) = s.strip_prefix("file:") else {
@@ -57,7 +57,7 @@ pub fn pins_for(ws: &Workspace, sources: &[String]) -> Result<Vec<String>, Strin
 
 /// The records `sources/drifted` reports as changed in the work tree
 /// (`verify --drifted`), root-relative and sorted.
-pub fn drifted_records(ws: &Workspace) -> Vec<String> {
+pub(crate) fn drifted_records(ws: &Workspace) -> Vec<String> {
     let current = Current::read(ws);
     let drift = crate::engine::drift::drifted(
         ws,
@@ -79,7 +79,7 @@ pub fn drifted_records(ws: &Workspace) -> Vec<String> {
 /// `today`: writes `verified` and the pins of its `file:` sources, checked
 /// by every rule first, each file replaced atomically and only while it
 /// holds what was read.
-pub fn verify(
+pub(crate) fn verify(
     ws: &Workspace,
     targets: &[String],
     today: &str,
@@ -143,7 +143,7 @@ pub fn verify(
 /// `sources`) that holds `text`, as of `today`: `verified` and the pins of
 /// its `file:` sources set, then formatted; and the pins. The language
 /// server's "Mark as verified" applies the same edit to a buffer.
-pub fn verified_text(
+pub(crate) fn verified_text(
     ws: &Workspace,
     path: &str,
     kind: crate::model::kind::Kind,
@@ -165,7 +165,7 @@ pub fn verified_text(
 
 /// `text` with `verified: <today>` and `pins` set (replaced where present,
 /// added before the closing `---` where not; no pins: the key is removed).
-pub fn set_verified(text: &str, today: &str, pins: &[String]) -> Option<String> {
+pub(crate) fn set_verified(text: &str, today: &str, pins: &[String]) -> Option<String> {
     let Split::Found(parts) = frontmatter::split(text) else {
         return None;
     };

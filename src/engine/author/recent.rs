@@ -2,13 +2,13 @@
 //! `memory_recent`): what an agent joining a workspace reads first.
 
 use super::verify::Current;
-use crate::engine::workspace::Workspace;
 use crate::model::kind::{stem, Kind};
+use crate::model::workspace::Workspace;
 use serde::Serialize;
 
 /// One record of [`recent`].
 #[derive(Debug, Clone, Serialize)]
-pub struct Recent {
+pub(crate) struct Recent {
     pub path: String,
     pub kind: Kind,
     pub slug: String,
@@ -20,7 +20,7 @@ pub struct Recent {
 
 /// The `limit` newest records (of `kind`, when given), newest first by
 /// date, then by path; replaced records only with `include_replaced`.
-pub fn recent(
+pub(crate) fn recent(
     ws: &Workspace,
     kind: Option<Kind>,
     limit: usize,

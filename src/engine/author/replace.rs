@@ -15,20 +15,20 @@ use super::commit::{commit, Write};
 use super::draft::{checked_slug, scalar, AUTHORED};
 use super::verify::{self, Current};
 use super::AuthorError;
-use crate::engine::workspace::Workspace;
 use crate::io::fs::Snapshot;
 use crate::io::turn::Turn;
 use crate::lint::{lint_file, FileReport};
 use crate::model::content::Content;
 use crate::model::diagnostic::Diagnostic;
 use crate::model::kind::{classify, Kind};
+use crate::model::workspace::Workspace;
 use crate::syntax::edit::{apply, Edit};
 use crate::syntax::frontmatter::{self, Split};
 use serde::Serialize;
 
 /// What `replace` did.
 #[derive(Debug, Clone, Serialize)]
-pub struct Replaced {
+pub(crate) struct Replaced {
     pub kind: Kind,
     /// Path of the record now replaced.
     pub old: String,
@@ -51,14 +51,14 @@ pub(super) struct Plan {
 
 impl Plan {
     /// The new texts, for the rules.
-    pub fn changes(&self) -> impl Iterator<Item = (String, String)> + '_ {
+    pub(crate) fn changes(&self) -> impl Iterator<Item = (String, String)> + '_ {
         self.rewrites.iter().map(|(p, _, t)| (p.clone(), t.clone()))
     }
 
     /// The writes, OLD before the records retargeted: every state in
     /// between is valid (a record pointing at a replaced record is a
     /// `status/chain` warning, not an error).
-    pub fn writes(self) -> impl Iterator<Item = Write> {
+    pub(crate) fn writes(self) -> impl Iterator<Item = Write> {
         self.rewrites
             .into_iter()
             .map(|(path, seen, text)| Write::Replace { path, seen, text })
@@ -73,7 +73,7 @@ impl Plan {
 ///
 /// ```no_run
 /// use memlint::engine::author;
-/// use memlint::engine::workspace::Workspace;
+/// use memlint::model::workspace::Workspace;
 ///
 /// let cwd = std::env::current_dir().expect("the current directory");
 /// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
@@ -82,7 +82,7 @@ impl Plan {
 /// println!("{} is replaced by {}; retargeted {:?}", done.old, done.new, done.retargeted);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn replace(
+pub(crate) fn replace(
     ws: &Workspace,
     kind: Option<Kind>,
     old: &str,
@@ -318,7 +318,7 @@ fn rewrite(
 /// `text` with each (key, value) set in its front matter: the value of a
 /// key present is replaced, a key absent is added at the end (the
 /// formatter then puts it in its place).
-pub fn set_fields(text: &str, _kind: Kind, fields: &[(&str, &str)]) -> Option<String> {
+pub(crate) fn set_fields(text: &str, _kind: Kind, fields: &[(&str, &str)]) -> Option<String> {
     let Split::Found(parts) = frontmatter::split(text) else {
         return None;
     };

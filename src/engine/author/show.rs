@@ -4,15 +4,15 @@
 use super::draft::AUTHORED;
 use super::verify::Current;
 use super::AuthorError;
-use crate::engine::workspace::Workspace;
 use crate::model::kind::{classify, stem, Kind, Place};
+use crate::model::workspace::Workspace;
 use crate::syntax::frontmatter::{self, Split};
 use crate::syntax::yaml::{Node, Resolved, Value};
 use serde::Serialize;
 
 /// A record as `show` gives it.
 #[derive(Debug, Clone, Serialize)]
-pub struct Shown {
+pub(crate) struct Shown {
     pub path: String,
     pub kind: Kind,
     /// The file stem (decision, request, knowledge) or id.
@@ -42,7 +42,7 @@ pub struct Shown {
 ///
 /// ```no_run
 /// use memlint::engine::author;
-/// use memlint::engine::workspace::Workspace;
+/// use memlint::model::workspace::Workspace;
 ///
 /// let cwd = std::env::current_dir().expect("the current directory");
 /// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
@@ -51,7 +51,7 @@ pub struct Shown {
 /// println!("{} ({}), cited by {:?}", shown.path, shown.fields["title"], shown.cited_by);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn show(ws: &Workspace, target: &str) -> Result<Shown, AuthorError> {
+pub(crate) fn show(ws: &Workspace, target: &str) -> Result<Shown, AuthorError> {
     let current = Current::read(ws);
     let report = find(&current, ws, target)?;
     let kind = report

@@ -2,14 +2,14 @@
 //! other writer takes, however many run at once.
 
 use super::AuthorError;
-use crate::engine::workspace::Workspace;
 use crate::model::diagnostic::Diagnostic;
 use crate::model::kind::Kind;
+use crate::model::workspace::Workspace;
 use serde::Serialize;
 
 /// What `staging add` wrote.
 #[derive(Debug, Clone, Serialize)]
-pub struct StagingAdded {
+pub(crate) struct StagingAdded {
     /// `YYYYMMDD-HHMMSS-xxxx`.
     pub id: String,
     pub path: String,
@@ -23,7 +23,7 @@ const ATTEMPTS: u32 = 64;
 /// Writes a staging entry from `source` with `body`, created at `now`
 /// (seconds since the epoch): refused when a rule finds an error in it (an
 /// empty source, a secret in the body).
-pub fn add_staging(
+pub(crate) fn add_staging(
     ws: &Workspace,
     source: &str,
     body: &str,

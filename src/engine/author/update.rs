@@ -9,10 +9,10 @@ use super::commit::{commit, Write};
 use super::draft::{flow_scalar, scalar};
 use super::verify::{self, Current};
 use super::AuthorError;
-use crate::engine::workspace::Workspace;
 use crate::io::fs::Snapshot;
 use crate::model::diagnostic::Diagnostic;
 use crate::model::kind::Kind;
+use crate::model::workspace::Workspace;
 use crate::syntax::edit::{apply, Edit};
 use crate::syntax::frontmatter::{self, Split};
 use serde::Serialize;
@@ -40,13 +40,13 @@ pub struct Updated {
 }
 
 /// Applies `changes` to the record `target` names (see
-/// [`super::show::show`]).
+/// `super::show::show`).
 ///
 /// # Examples
 ///
-/// ```no_run
+/// ```ignore
 /// use memlint::engine::author::{self, Changes};
-/// use memlint::engine::workspace::Workspace;
+/// use memlint::model::workspace::Workspace;
 ///
 /// let cwd = std::env::current_dir().expect("the current directory");
 /// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };

@@ -2,17 +2,17 @@
 //! linted from its new text, and the cross-record rules run over the
 //! workspace as it would be with those texts in place.
 
-use crate::engine::workspace::Workspace;
 use crate::lint::rules::workspace::{View, WsSink};
 use crate::lint::{lint_file, FileReport};
 use crate::model::content::Content;
 use crate::model::diagnostic::{self, Diagnostic};
 use crate::model::kind::{classify, Kind};
 use crate::model::severity::Severity;
+use crate::model::workspace::Workspace;
 
 /// The workspace as it is: every file's report, from `.memlint/index`
 /// (refreshed as `check` refreshes it).
-pub struct Current {
+pub(crate) struct Current {
     /// Boxed as `check::findings` gives them (moving 100k reports out of
     /// their boxes would copy them all).
     #[allow(clippy::vec_box)]
@@ -24,7 +24,7 @@ pub struct Current {
 
 impl Current {
     /// Reads the workspace (from the index where it is fresh).
-    pub fn read(ws: &Workspace) -> Current {
+    pub(crate) fn read(ws: &Workspace) -> Current {
         let all = crate::store::listing::files(ws);
         let opts = crate::engine::scan::Options {
             force: false,
@@ -45,7 +45,7 @@ impl Current {
     /// new record that names records of no other kind: its slug and
     /// content are compared within its kind, and `replaced_by` chains stay
     /// within a kind. Without a usable index, [`Current::read`].
-    pub fn read_kinds(ws: &Workspace, kinds: &[Kind]) -> Current {
+    pub(crate) fn read_kinds(ws: &Workspace, kinds: &[Kind]) -> Current {
         use crate::model::kind::Place;
         let all = crate::store::listing::files(ws);
         let kind_of = |f: &str| match classify(f, &ws.config.banned_dirs) {
@@ -58,7 +58,7 @@ impl Current {
             .cloned()
             .collect();
         let wanted: std::collections::HashSet<&str> = picked.iter().map(String::as_str).collect();
-        let key = crate::store::table::key(&ws.config);
+        let key = crate::io::cache::key(&ws.config);
         let Some(stored) = crate::store::table::load_picked(&ws.root, key, &|p| wanted.contains(p))
         else {
             return Current::read(ws);
@@ -74,7 +74,7 @@ impl Current {
     }
 
     /// The report of the record of `kind` named `slug`, if there is one.
-    pub fn record(&self, kind: Kind, slug: &str) -> Option<&FileReport> {
+    pub(crate) fn record(&self, kind: Kind, slug: &str) -> Option<&FileReport> {
         self.reports
             .iter()
             .map(|r| r.as_ref())
@@ -82,7 +82,7 @@ impl Current {
     }
 
     /// The reports of every record of `kind`.
-    pub fn of_kind(&self, kind: Kind) -> impl Iterator<Item = &FileReport> {
+    pub(crate) fn of_kind(&self, kind: Kind) -> impl Iterator<Item = &FileReport> {
         self.reports
             .iter()
             .map(|r| r.as_ref())
@@ -95,7 +95,7 @@ impl Current {
 /// `slug/similar` is left out: whether a new slug is a near-duplicate is
 /// the caller's question, asked of the one slug (clustering a large
 /// workspace's slugs costs more than every other rule).
-pub fn diagnostics(
+pub(crate) fn diagnostics(
     ws: &Workspace,
     current: &Current,
     changes: &[(String, String)],
@@ -105,7 +105,7 @@ pub fn diagnostics(
 
 /// What [`lint_changes`] finds on texts that are not (or not yet) on disk.
 #[derive(Debug, Default)]
-pub struct Linted {
+pub(crate) struct Linted {
     /// The changed files' diagnostics, sorted, as [`diagnostics`] gives them.
     pub diagnostics: Vec<Diagnostic>,
     /// For each changed file with a `status/chain` finding: the slug of its
@@ -123,7 +123,11 @@ const MANY_CHANGES: usize = 64;
 /// cross-record rules resolved against the workspace with those texts in
 /// place of the files on disk. Front ends that lint unsaved text (the
 /// language server, the write path) call this.
-pub fn lint_changes(ws: &Workspace, current: &Current, changes: &[(String, String)]) -> Linted {
+pub(crate) fn lint_changes(
+    ws: &Workspace,
+    current: &Current,
+    changes: &[(String, String)],
+) -> Linted {
     use rayon::prelude::*;
     let changed: Vec<FileReport> = changes
         .par_iter()
@@ -189,7 +193,7 @@ pub fn lint_changes(ws: &Workspace, current: &Current, changes: &[(String, Strin
 
 /// The per-file report of `text` as the file at `path`, read as `check`
 /// would read it: a text over `max_file_bytes` is not parsed.
-pub fn lint_text(ws: &Workspace, path: &str, text: &str) -> FileReport {
+pub(crate) fn lint_text(ws: &Workspace, path: &str, text: &str) -> FileReport {
     let place = classify(path, &ws.config.banned_dirs);
     let content = match text.len() as u64 {
         n if n > ws.config.max_file_bytes => Content::TooLarge(n),
@@ -199,13 +203,13 @@ pub fn lint_text(ws: &Workspace, path: &str, text: &str) -> FileReport {
 }
 
 /// Whether any of `diags` is an error.
-pub fn has_errors(diags: &[Diagnostic]) -> bool {
+pub(crate) fn has_errors(diags: &[Diagnostic]) -> bool {
     diags.iter().any(|d| d.severity == Severity::Error)
 }
 
 /// Whether slugs `a` and `b` are near-duplicates as `slug/similar` sees
 /// them: equal but for a version-like suffix, or similar enough.
-pub fn near(a: &str, b: &str, ratio: f64) -> bool {
+pub(crate) fn near(a: &str, b: &str, ratio: f64) -> bool {
     use crate::syntax::similar::{sequence_ratio, suffix_key};
     if suffix_key(a) == suffix_key(b) {
         return true;

@@ -2,13 +2,13 @@
 //! the cross-record rules on the whole workspace, then the selection the
 //! user asked for; and the [`Outcome`] every mode of `check` returns.
 
-use crate::engine::workspace::Workspace;
 use crate::lint::rules::workspace::{self, View, WsSink};
 use crate::lint::FileReport;
 use crate::model::content::Content;
 use crate::model::diagnostic::{self, Diagnostic};
 use crate::model::kind::{classify, Kind, Place};
 use crate::model::rule::Rule;
+use crate::model::workspace::Workspace;
 use std::collections::HashMap;
 
 /// What `check` found.
@@ -54,7 +54,7 @@ fn cross_record<'r>(
 
 /// The report of every file of `all` (every file of the workspace), from
 /// `.memlint/index` refreshed with `opts`, and the cross-record findings.
-pub fn findings(
+pub(crate) fn findings(
     ws: &Workspace,
     all: &[String],
     opts: &crate::engine::scan::Options,
@@ -95,7 +95,7 @@ fn refreshed_findings(
 /// and reports on those for which `selected` is true. Per-file results of
 /// unchanged files come from `.memlint/index` (docs/recall.md); the
 /// cross-record rules run over every record each time.
-pub fn run_with(
+pub(crate) fn run_with(
     ws: &Workspace,
     all: &[String],
     selected: &dyn Fn(&str) -> bool,
@@ -108,7 +108,7 @@ pub fn run_with(
 /// [`Outcome::sources`] only when `texts` is true (output that shows no
 /// source lines, such as JSON, needs none: on a workspace with many
 /// findings, reading them again was a good part of a warm check).
-pub fn run_texts(
+pub(crate) fn run_texts(
     ws: &Workspace,
     all: &[String],
     selected: &dyn Fn(&str) -> bool,
@@ -181,7 +181,7 @@ pub fn run_texts(
 /// keeps it: empty for files outside the memory or over the size limit, the bytes
 /// decoded lossily with NUL shown as `␀` otherwise. `None` when the file
 /// cannot be read.
-pub fn source_text(ws: &Workspace, rel: &str) -> Option<String> {
+pub(crate) fn source_text(ws: &Workspace, rel: &str) -> Option<String> {
     if classify(rel, &ws.config.banned_dirs) == Place::Outside {
         return Some(String::new());
     }

@@ -2,12 +2,13 @@
 //! [`Selection`], then the version the [`Mode`] names linted (the work
 //! tree, fixed first when asked; the staged version; the commit message
 //! being written; the changes since a base), returned as [`Checked`] for the
-//! front end to render. Linting the work tree itself is [`lint`]'s.
+//! front end to render. Linting the work tree itself is `lint`'s.
 
-pub mod lint;
+pub(crate) mod lint;
 
 use crate::engine::check::lint::Outcome;
-use crate::engine::workspace::{Workspace, WorkspaceError};
+use crate::engine::workspace::WorkspaceError;
+use crate::model::workspace::Workspace;
 use std::path::PathBuf;
 
 /// Which version `check` lints.
@@ -92,7 +93,7 @@ impl Selection {
     }
 
     /// Whether the root-relative file `f` is selected.
-    pub fn selects(&self, f: &str) -> bool {
+    pub(crate) fn selects(&self, f: &str) -> bool {
         self.given.is_empty()
             || self.given.iter().any(|g| {
                 g.rel.is_empty()
@@ -118,13 +119,13 @@ pub struct Checked {
     /// findings.
     pub selects_nothing: Vec<String>,
     /// The work tree: the workspace's files, kept (as
-    /// [`Outcome::reports`]) so that the caller decides when to free them.
+    /// `Outcome::reports`) so that the caller decides when to free them.
     pub files: Vec<String>,
 }
 
 /// Runs `check` in `mode` on the files of `selection`, reading the index
 /// with `opts`; the texts of the files with findings are kept in
-/// [`Outcome::sources`] only when `texts` is true (for output that shows
+/// `Outcome::sources` only when `texts` is true (for output that shows
 /// source lines).
 ///
 /// # Examples

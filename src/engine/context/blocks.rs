@@ -7,7 +7,7 @@ use std::ops::Range;
 /// The byte ranges of the blocks of a `CONTEXT.md` text: a block is a
 /// level-2 heading and what follows it, up to the next heading of level 1
 /// or 2 outside fenced code, or the end.
-pub fn blocks(text: &str) -> Vec<Range<usize>> {
+pub(crate) fn blocks(text: &str) -> Vec<Range<usize>> {
     let mut out: Vec<Range<usize>> = Vec::new();
     let mut open: Option<usize> = None;
     let mut fence: Option<(char, usize)> = None;
@@ -62,7 +62,7 @@ pub fn blocks(text: &str) -> Vec<Range<usize>> {
 
 /// The first `n` blocks of a `CONTEXT.md` text, each without trailing blank
 /// lines and with LF line endings.
-pub fn first_blocks(text: &str, n: usize) -> Vec<String> {
+pub(crate) fn first_blocks(text: &str, n: usize) -> Vec<String> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     blocks(text)
         .into_iter()
@@ -82,7 +82,7 @@ pub fn first_blocks(text: &str, n: usize) -> Vec<String> {
 
 /// The result of trimming a `CONTEXT.md` text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Rotated {
+pub(crate) struct Rotated {
     /// The new text (`None` when nothing changes).
     pub text: Option<String>,
     /// Blocks before and after.
@@ -96,7 +96,7 @@ pub struct Rotated {
 /// Keeps the first `keep` blocks of `text` and everything that is not a
 /// block (the title and introduction, level-1 sections); the later blocks go,
 /// except those `droppable` refuses (text that is not in git history yet).
-pub fn rotate_text(text: &str, keep: usize, droppable: &dyn Fn(&str) -> bool) -> Rotated {
+pub(crate) fn rotate_text(text: &str, keep: usize, droppable: &dyn Fn(&str) -> bool) -> Rotated {
     let all = blocks(text);
     let before = all.len();
     let gone: Vec<&Range<usize>> = all

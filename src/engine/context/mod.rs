@@ -8,26 +8,26 @@
 
 mod blocks;
 mod render;
-pub mod settings;
+pub(crate) mod settings;
 
-use crate::engine::workspace::Workspace;
-pub use crate::store::material::{
-    decode_material, encode_material, keep_for, material, Material, TocDir, TOC_DIRS,
-};
+use crate::model::workspace::Workspace;
+use crate::store::material::{decode_material, keep_for, material, Material};
+#[cfg(test)]
+use crate::store::material::{encode_material, TocDir, TOC_DIRS};
 use crate::store::table::Glance;
-pub use blocks::{blocks, first_blocks, rotate_text, Rotated};
-pub use render::{fair_shares, render};
-pub use settings::{inject_disabled, keep_n, stored_keep, Flags, Settings, DEFAULT_KEEP};
+pub(crate) use blocks::{blocks, first_blocks, rotate_text};
+pub(crate) use render::{fair_shares, render};
+pub(crate) use settings::{inject_disabled, keep_n, Flags, Settings};
 use std::path::Path;
 
 /// The file of working-context blocks, at the workspace root.
-pub const CONTEXT_FILE: &str = "CONTEXT.md";
+pub(crate) const CONTEXT_FILE: &str = "CONTEXT.md";
 
 // ---------------------------------------------------------------- edges
 
 /// Reads `CONTEXT.md` as text (lossily), or `None` when it is missing, not
 /// a file or unreadable. At most `max_bytes` are read.
-pub fn read_context_md(root: &Path, max_bytes: u64) -> Option<String> {
+pub(crate) fn read_context_md(root: &Path, max_bytes: u64) -> Option<String> {
     use std::io::Read;
     let path = root.join(CONTEXT_FILE);
     // Not a regular file: refused when opened.
@@ -55,10 +55,10 @@ pub fn read_context_md(root: &Path, max_bytes: u64) -> Option<String> {
 ///
 /// # Examples
 ///
-/// ```no_run
+/// ```ignore
 /// use memlint::engine::advice::Advice;
 /// use memlint::engine::context::{gather, render, Flags, Settings};
-/// use memlint::engine::workspace::Workspace;
+/// use memlint::model::workspace::Workspace;
 /// use std::path::Path;
 ///
 /// let cwd = std::env::current_dir().expect("the current directory");
@@ -76,7 +76,7 @@ pub fn read_context_md(root: &Path, max_bytes: u64) -> Option<String> {
 /// print!("{}", render(&material, &settings));
 /// # Ok::<(), memlint::engine::workspace::WorkspaceError>(())
 /// ```
-pub fn gather(ws: &Workspace, max_chars: usize) -> Material {
+pub(crate) fn gather(ws: &Workspace, max_chars: usize) -> Material {
     let mut m = gather_unmarked(ws, max_chars);
     mark_drifted(ws, &mut m, max_chars);
     m
@@ -137,7 +137,7 @@ fn gather_unmarked(ws: &Workspace, max_chars: usize) -> Material {
 /// The material available without refreshing the index: `CONTEXT.md`, and
 /// the records of the stored index if there is one (possibly stale), for a
 /// context of at most `max_chars` characters.
-pub fn gather_stale(ws: &Workspace, max_chars: usize) -> Material {
+pub(crate) fn gather_stale(ws: &Workspace, max_chars: usize) -> Material {
     let mut m = gather_stale_unmarked(ws, max_chars);
     mark_drifted(ws, &mut m, max_chars);
     m
@@ -227,7 +227,7 @@ fn gather_stale_unmarked(ws: &Workspace, max_chars: usize) -> Material {
 
 /// Why `context rotate` could not rotate.
 #[derive(Debug, thiserror::Error)]
-pub enum RotateError {
+pub(crate) enum RotateError {
     #[error("{CONTEXT_FILE} is a symbolic link that leads out of the workspace root; it was left unchanged")]
     /// `CONTEXT.md` leads out of the root.
     OutsideRoot,
@@ -247,7 +247,7 @@ pub enum RotateError {
 
 /// What `context rotate` did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RotateOutcome {
+pub(crate) enum RotateOutcome {
     /// There is no `CONTEXT.md`.
     Missing,
     /// `CONTEXT.md` has `blocks` blocks, no more than `keep`.
@@ -277,7 +277,7 @@ pub enum RotateOutcome {
 
 impl RotateOutcome {
     /// One line for the user.
-    pub fn human(&self) -> String {
+    pub(crate) fn human(&self) -> String {
         match self {
             RotateOutcome::Missing => format!("No {CONTEXT_FILE}; nothing to rotate.\n"),
             RotateOutcome::Raced => {
@@ -329,7 +329,7 @@ impl RotateOutcome {
 /// Keeps the first `keep` blocks of `<root>/CONTEXT.md`, atomically. An
 /// older block is dropped only when HEAD's `CONTEXT.md` holds it (so it
 /// stays in git history), or with `force`.
-pub fn rotate(root: &Path, keep: usize, force: bool) -> Result<RotateOutcome, RotateError> {
+pub(crate) fn rotate(root: &Path, keep: usize, force: bool) -> Result<RotateOutcome, RotateError> {
     let path = root.join(CONTEXT_FILE);
     let meta = match crate::io::files::metadata(&path) {
         Ok(m) => m,

@@ -145,7 +145,7 @@ const BLANK: &str = ">";
 /// resident knowledge, the table of contents; never more than
 /// `max_chars` characters, cut at line boundaries and then ending with a
 /// line pointing to `memlint search`.
-pub fn render(m: &Material, s: &Settings) -> String {
+pub(crate) fn render(m: &Material, s: &Settings) -> String {
     // `--brief` lists no record, so it marks none.
     let (fixed, header_len) = header(s, m.drifted > 0 && !s.brief);
     if s.brief {
@@ -469,7 +469,7 @@ fn dir_shares(dirs: &[List], least: &[usize], room: usize) -> Vec<usize> {
 /// Splits `budget` fairly among parts needing `sizes`: parts that need less
 /// than an equal share get what they need, the rest share what remains
 /// equally (max-min fairness).
-pub fn fair_shares(sizes: &[usize], budget: usize) -> Vec<usize> {
+pub(crate) fn fair_shares(sizes: &[usize], budget: usize) -> Vec<usize> {
     let mut shares = vec![0; sizes.len()];
     let mut open: Vec<usize> = (0..sizes.len()).collect();
     let mut left = budget;

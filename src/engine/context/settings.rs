@@ -6,12 +6,12 @@ use crate::model::config::ContextConfig;
 use crate::store::material::keep_for;
 
 /// Blocks `context rotate` keeps by default.
-pub const DEFAULT_KEEP: usize = 5;
+pub(crate) const DEFAULT_KEEP: usize = 5;
 
 /// What `memlint context` was asked for, resolved: flags over environment
 /// over configuration.
 #[derive(Debug, Clone)]
-pub struct Settings {
+pub(crate) struct Settings {
     /// At most this many characters.
     pub max_chars: usize,
     /// How many `CONTEXT.md` blocks to show.
@@ -28,7 +28,7 @@ pub struct Settings {
 
 /// The command-line overrides of `memlint context`.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct Flags {
+pub(crate) struct Flags {
     /// `--brief`.
     pub brief: bool,
     /// `--no-resident`.
@@ -40,7 +40,7 @@ pub struct Flags {
 }
 
 /// Whether `MEMORY_INJECT` turns the context off (`0`, `false`, `no`, `off`).
-pub fn inject_disabled(env: &dyn Fn(&str) -> Option<String>) -> bool {
+pub(crate) fn inject_disabled(env: &dyn Fn(&str) -> Option<String>) -> bool {
     env("MEMORY_INJECT").is_some_and(|v| {
         matches!(
             v.trim().to_ascii_lowercase().as_str(),
@@ -73,7 +73,7 @@ impl Settings {
     /// Flags win over `MEMORY_INJECT_MAX_CHARS` / `MEMORY_INJECT_BLOCKS`, which
     /// win over `context:` in the configuration. Returns the settings and the
     /// warnings about ignored environment values.
-    pub fn resolve(
+    pub(crate) fn resolve(
         config: &ContextConfig,
         flags: &Flags,
         env: &dyn Fn(&str) -> Option<String>,
@@ -96,7 +96,10 @@ impl Settings {
 
 /// How many blocks `context rotate` keeps: the flag, else `MEMORY_KEEP_N`,
 /// else [`DEFAULT_KEEP`]; with the warning about an ignored value.
-pub fn keep_n(flag: Option<usize>, env: &dyn Fn(&str) -> Option<String>) -> (usize, Vec<String>) {
+pub(crate) fn keep_n(
+    flag: Option<usize>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> (usize, Vec<String>) {
     let mut warnings = Vec::new();
     let n = flag
         .or_else(|| env_number(env, "MEMORY_KEEP_N", 0, &mut warnings))
@@ -106,7 +109,7 @@ pub fn keep_n(flag: Option<usize>, env: &dyn Fn(&str) -> Option<String>) -> (usi
 
 /// The context size `MEMORY_INJECT_MAX_CHARS` asks for in `env`; `None`
 /// when it is unset or not an integer of at least 1.
-pub fn env_max_chars(env: &dyn Fn(&str) -> Option<String>) -> Option<usize> {
+pub(crate) fn env_max_chars(env: &dyn Fn(&str) -> Option<String>) -> Option<usize> {
     env_number(env, "MEMORY_INJECT_MAX_CHARS", 1, &mut Vec::new())
 }
 
@@ -114,6 +117,6 @@ pub fn env_max_chars(env: &dyn Fn(&str) -> Option<String>) -> Option<usize> {
 /// keeps (see [`crate::store::material`]): as many as a context of the configured
 /// size can show, or of the size the environment asks for
 /// ([`crate::model::workspace::Workspace::env_max_chars`]).
-pub fn stored_keep(ws: &crate::model::workspace::Workspace) -> usize {
+pub(crate) fn stored_keep(ws: &crate::model::workspace::Workspace) -> usize {
     keep_for(ws.env_max_chars.unwrap_or(ws.config.context.max_chars))
 }

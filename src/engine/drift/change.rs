@@ -8,7 +8,6 @@
 //! base fetched.
 
 use crate::engine::check::lint::Outcome;
-use crate::engine::workspace::Workspace;
 use crate::io::git::{Change, Repo};
 use crate::lint::rules::sources::drifted as rule;
 use crate::lint::FileReport;
@@ -17,10 +16,11 @@ use crate::model::diagnostic::{self, Diagnostic};
 use crate::model::hashing::{Map, Set};
 use crate::model::kind::{classify, Place};
 use crate::model::rule::Rule;
+use crate::model::workspace::Workspace;
 
 /// Which change is judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Which {
+pub(crate) enum Which {
     /// What is staged (`check --staged`).
     Staged,
     /// The pull request (`check --base`).
@@ -29,7 +29,7 @@ pub enum Which {
 
 /// The files (not records) `changes` modifies, sorted; empty when the
 /// rule is off.
-pub fn modified_files(ws: &Workspace, changes: &[Change]) -> Vec<String> {
+pub(crate) fn modified_files(ws: &Workspace, changes: &[Change]) -> Vec<String> {
     if !ws.config.enabled(Rule::SourcesDrifted) {
         return Vec::new();
     }
@@ -43,7 +43,7 @@ pub fn modified_files(ws: &Workspace, changes: &[Change]) -> Vec<String> {
 }
 
 /// How a change is read.
-pub struct Sides<'a> {
+pub(crate) struct Sides<'a> {
     /// A path as it was before the change.
     pub old: &'a dyn Fn(&str) -> Option<Content>,
     /// A path as the change leaves it.
@@ -55,7 +55,7 @@ pub struct Sides<'a> {
 /// Adds to `outcome` the `sources/drifted` findings of a change: of
 /// `records` (the records the change leaves untouched that mention a
 /// `modified` file, linted), those whose cited file or lines it modifies.
-pub fn judge_change(
+pub(crate) fn judge_change(
     ws: &Workspace,
     records: &[FileReport],
     modified: &[String],
@@ -189,7 +189,7 @@ fn diagnostic_of(
 /// Reads root-relative paths of `tree` (of at most
 /// [`crate::io::source::MAX_SOURCE_BYTES`]): one lookup per path, for the
 /// few files a change modifies.
-pub fn reader_at(repo: &Repo, tree: gix::ObjectId) -> impl Fn(&str) -> Option<Content> + '_ {
+pub(crate) fn reader_at(repo: &Repo, tree: gix::ObjectId) -> impl Fn(&str) -> Option<Content> + '_ {
     move |rel: &str| {
         let tree = repo.repo.find_tree(tree).ok()?;
         let entry = tree

@@ -6,10 +6,10 @@ use crate::io::git::{Change, CommitInfo, GitError, Repo};
 use gix::ObjectId;
 use std::collections::{HashMap, HashSet};
 
-pub use crate::store::drift::Step;
+use crate::store::drift::Step;
 
 /// Every commit reachable from HEAD, newest first.
-pub struct History {
+pub(crate) struct History {
     /// The walk, newest first.
     pub steps: Vec<Step>,
     /// Commit id → index into `steps`.
@@ -22,7 +22,7 @@ impl History {
     /// Walks the history from `head`: from `.memlint/drift` when HEAD has
     /// not moved since it was stored, else diffing only the commits it does
     /// not hold (and storing the new walk).
-    pub fn walk(
+    pub(crate) fn walk(
         repo: &Repo,
         head: ObjectId,
         ws: &crate::model::workspace::Workspace,
@@ -67,13 +67,13 @@ impl History {
 
     /// The index of the newest commit that changed `rel` (a root-relative
     /// path), if one did.
-    pub fn last_change(&self, rel: &str) -> Option<usize> {
+    pub(crate) fn last_change(&self, rel: &str) -> Option<usize> {
         self.steps.iter().position(|s| touches(&s.changes, rel))
     }
 
     /// The indexes of the commits reachable from HEAD but not from the
     /// commit at `index`, oldest first.
-    pub fn since(&self, repo: &Repo, index: usize) -> Result<Vec<usize>, GitError> {
+    pub(crate) fn since(&self, repo: &Repo, index: usize) -> Result<Vec<usize>, GitError> {
         if !self.merges {
             return Ok((0..index).rev().collect());
         }
@@ -90,14 +90,14 @@ impl History {
 }
 
 /// Whether `changes` (sorted by path) hold `rel`.
-pub fn touches(changes: &[Change], rel: &str) -> bool {
+pub(crate) fn touches(changes: &[Change], rel: &str) -> bool {
     changes
         .binary_search_by(|c| c.path.as_str().cmp(rel))
         .is_ok()
 }
 
 /// The change of `rel` in `changes` (sorted by path).
-pub fn change_of<'c>(changes: &'c [Change], rel: &str) -> Option<&'c Change> {
+pub(crate) fn change_of<'c>(changes: &'c [Change], rel: &str) -> Option<&'c Change> {
     changes
         .binary_search_by(|c| c.path.as_str().cmp(rel))
         .ok()

@@ -9,11 +9,10 @@
 //! The rule's text (documentation, messages, the search for moved lines)
 //! is in `crate::lint::rules::sources::drifted`; this module reads git.
 
-pub mod change;
-pub mod history;
+pub(crate) mod change;
+pub(crate) mod history;
 mod reuse;
 
-use crate::engine::workspace::Workspace;
 use crate::io::git::{Change, Object, Repo};
 use crate::lint::info::{Located, RecordInfo};
 use crate::lint::rules::sources::drifted::{self as rule, Commit, Finding};
@@ -21,6 +20,7 @@ use crate::model::content::Content;
 use crate::model::diagnostic::Diagnostic;
 use crate::model::kind::Lines;
 use crate::model::rule::Rule;
+use crate::model::workspace::Workspace;
 use crate::store::judged::{Unjudged as Why, Verdict};
 use gix::ObjectId;
 use history::{change_of, History};
@@ -31,7 +31,7 @@ use std::rc::Rc;
 
 /// Which version of the cited files is compared with the history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
+pub(crate) enum Mode {
     /// The work tree (`check`): uncommitted changes count.
     WorkTree,
     /// The git index (`check --staged`): staged changes count.
@@ -41,7 +41,7 @@ pub enum Mode {
 /// A rewrite `--fix` makes to a source entry: the cited path after a
 /// rename, or the line range where the cited lines now sit.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SourceFix {
+pub(crate) struct SourceFix {
     /// The record, root-relative.
     pub path: String,
     /// The entry's bytes in the record (quotes included, if any).
@@ -54,7 +54,7 @@ pub struct SourceFix {
 
 /// What the drift check found.
 #[derive(Debug, Default)]
-pub struct Drift {
+pub(crate) struct Drift {
     /// `sources/drifted` diagnostics.
     pub diagnostics: Vec<Diagnostic>,
     /// The rewrites `--fix` makes.
@@ -90,7 +90,7 @@ struct Unjudged {
 /// judged again only when HEAD moved or a file its conclusion read (the
 /// record, its cited files) changed, and the history is read only when
 /// some record is.
-pub fn drifted<'a>(
+pub(crate) fn drifted<'a>(
     ws: &Workspace,
     records: impl Iterator<Item = (&'a str, &'a RecordInfo)>,
     mode: Mode,
@@ -100,7 +100,7 @@ pub fn drifted<'a>(
 
 /// [`drifted`], given the stat data the caller already took of some files
 /// this run (`check`'s record table), which are then not stat'ed again.
-pub fn drifted_with<'a>(
+pub(crate) fn drifted_with<'a>(
     ws: &Workspace,
     records: impl Iterator<Item = (&'a str, &'a RecordInfo)>,
     mode: Mode,

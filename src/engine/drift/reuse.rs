@@ -6,10 +6,10 @@
 //! run that stored them.
 
 use super::{Cited, Judge};
-use crate::engine::workspace::Workspace;
 use crate::io::git::Repo;
 use crate::io::stat::Stat;
 use crate::model::hashing::Map as HashMap;
+use crate::model::workspace::Workspace;
 use crate::store::judged::{Judged, Known, Verdict};
 use gix::ObjectId;
 
@@ -37,7 +37,7 @@ pub(super) struct Reuse {
 
 /// The stat data a caller already took of some files this run (the record
 /// table's), so that they are not stat'ed again.
-pub type Stats<'k> = &'k (dyn Fn(&str) -> Option<Stat> + Sync);
+pub(crate) type Stats<'k> = &'k (dyn Fn(&str) -> Option<Stat> + Sync);
 
 impl Reuse {
     /// The stored verdicts for HEAD `head` and this configuration, their

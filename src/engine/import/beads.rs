@@ -19,7 +19,7 @@ const SECTIONS: [(&str, &str); 4] = [
 
 /// The items of the issues file `rel` (opened at `open`), each line at
 /// most `limit` bytes; `Err` when the file cannot be opened.
-pub fn read(rel: &str, open: &std::path::Path, limit: usize) -> Result<Vec<Item>, String> {
+pub(crate) fn read(rel: &str, open: &std::path::Path, limit: usize) -> Result<Vec<Item>, String> {
     let file = crate::io::fs::open_regular(open).map_err(|e| format!("cannot be read: {e}"))?;
     let mut items = Vec::new();
     for_each_line(file, limit, |n, line| {

@@ -7,12 +7,12 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 /// The most commits one import walks for dates.
-pub const MAX_COMMITS: usize = 10_000;
+pub(crate) const MAX_COMMITS: usize = 10_000;
 
 /// For each of `paths` (root-relative) that the history of HEAD holds:
 /// (the date of the commit that added it, that commit's id). Empty when
 /// the root is in no repository or the history cannot be read.
-pub fn added(root: &Path, paths: &HashSet<String>) -> HashMap<String, (String, String)> {
+pub(crate) fn added(root: &Path, paths: &HashSet<String>) -> HashMap<String, (String, String)> {
     let mut out = HashMap::new();
     if paths.is_empty() {
         return out;

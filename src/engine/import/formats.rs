@@ -10,13 +10,13 @@ use crate::model::kind::Kind;
 use rayon::prelude::*;
 
 /// The longest title a record may have.
-pub const TITLE_MAX: usize = 120;
+pub(crate) const TITLE_MAX: usize = 120;
 /// The longest description memlint writes (the rules allow 1024).
 const DESCRIPTION_MAX: usize = 1000;
 
 /// Claude Code memory: `MEMORY.md` (an index, or memory itself) and topic
 /// files with `name`, `description` and `type`.
-pub fn claude(files: &[(String, String)]) -> Vec<Item> {
+pub(crate) fn claude(files: &[(String, String)]) -> Vec<Item> {
     let names: Vec<&str> = files.iter().map(|(r, _)| r.as_str()).collect();
     // What each index says of the topic files it lists.
     let mut indexed: std::collections::HashMap<String, String> = Default::default();
@@ -107,7 +107,7 @@ fn index_only(rel: &str, body: &str, names: &[&str]) -> Option<usize> {
 }
 
 /// A Cline, Roo or Kilo memory bank.
-pub fn memory_bank(files: &[(String, String)]) -> Vec<Item> {
+pub(crate) fn memory_bank(files: &[(String, String)]) -> Vec<Item> {
     files
         .par_iter()
         .map(|(rel, text)| {
@@ -145,7 +145,7 @@ pub fn memory_bank(files: &[(String, String)]) -> Vec<Item> {
 
 /// basic-memory notes: `title`, `type`, `permalink`, `tags`,
 /// observations and `[[relations]]`.
-pub fn basic_memory(files: &[(String, String)]) -> Vec<Item> {
+pub(crate) fn basic_memory(files: &[(String, String)]) -> Vec<Item> {
     files
         .par_iter()
         .map(|(rel, text)| {
@@ -190,7 +190,7 @@ pub fn basic_memory(files: &[(String, String)]) -> Vec<Item> {
 
 /// Cursor rules (`.mdc`): `alwaysApply: true` rules become resident
 /// knowledge.
-pub fn cursor(files: &[(String, String)]) -> Vec<Item> {
+pub(crate) fn cursor(files: &[(String, String)]) -> Vec<Item> {
     rules(
         files,
         |f| f.text("alwaysApply").as_deref() == Some("true"),
@@ -200,7 +200,7 @@ pub fn cursor(files: &[(String, String)]) -> Vec<Item> {
 
 /// Kiro steering files: `inclusion: always` (the default) become resident
 /// knowledge.
-pub fn kiro(files: &[(String, String)]) -> Vec<Item> {
+pub(crate) fn kiro(files: &[(String, String)]) -> Vec<Item> {
     rules(
         files,
         |f| matches!(f.text("inclusion").as_deref(), None | Some("always")),
@@ -242,7 +242,7 @@ fn file_name(rel: &str) -> &str {
 
 /// The first of `candidates` that is not empty, else the file's stem in
 /// words, as a title of at most [`TITLE_MAX`] characters.
-pub fn title(candidates: &[Option<String>], rel: &str) -> String {
+pub(crate) fn title(candidates: &[Option<String>], rel: &str) -> String {
     let t = candidates
         .iter()
         .flatten()
@@ -283,7 +283,7 @@ fn keep_front(rec: &mut Rec, f: &Front, known: &[&str]) {
 }
 
 /// `text` in a code fence longer than any backtick run it holds.
-pub fn fenced(text: &str, lang: &str) -> String {
+pub(crate) fn fenced(text: &str, lang: &str) -> String {
     let mut longest = 0;
     let mut run = 0;
     for c in text.chars() {
@@ -295,7 +295,7 @@ pub fn fenced(text: &str, lang: &str) -> String {
 }
 
 /// The targets of the `[[wiki links]]` of `body`, in order, once each.
-pub fn wiki_links(body: &str) -> Vec<String> {
+pub(crate) fn wiki_links(body: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     let mut rest = body;
     while let Some(at) = rest.find("[[") {

@@ -9,14 +9,14 @@ use crate::syntax::yaml::{self, Node, Value};
 
 /// One value of the front matter: a string, or a list of strings.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Field {
+pub(crate) enum Field {
     Text(String),
     List(Vec<String>),
 }
 
 impl Field {
     /// The value as one line of text (a list joined by `, `).
-    pub fn text(&self) -> String {
+    pub(crate) fn text(&self) -> String {
         match self {
             Field::Text(t) => t.clone(),
             Field::List(l) => l.join(", "),
@@ -24,7 +24,7 @@ impl Field {
     }
 
     /// The value as a list (a text split at commas).
-    pub fn list(&self) -> Vec<String> {
+    pub(crate) fn list(&self) -> Vec<String> {
         match self {
             Field::Text(t) => t
                 .trim_matches(['[', ']'])
@@ -39,7 +39,7 @@ impl Field {
 
 /// A file split into its front matter and body.
 #[derive(Debug, Clone, Default)]
-pub struct Front {
+pub(crate) struct Front {
     /// Top-level keys in order; a nested mapping's keys as `outer.inner`.
     pub fields: Vec<(String, Field)>,
     /// The front matter's text as written (without the `---` lines).
@@ -53,7 +53,7 @@ pub struct Front {
 
 impl Front {
     /// The value of `key`, if present and not empty.
-    pub fn get(&self, key: &str) -> Option<&Field> {
+    pub(crate) fn get(&self, key: &str) -> Option<&Field> {
         self.fields
             .iter()
             .find(|(k, v)| k == key && !matches!(v, Field::Text(t) if t.trim().is_empty()))
@@ -61,7 +61,7 @@ impl Front {
     }
 
     /// The value of `key` as one trimmed line.
-    pub fn text(&self, key: &str) -> Option<String> {
+    pub(crate) fn text(&self, key: &str) -> Option<String> {
         self.get(key)
             .map(|f| f.text().trim().to_string())
             .filter(|t| !t.is_empty())
@@ -69,7 +69,7 @@ impl Front {
 
     /// The keys other than `known` (for the report and the body's copy of
     /// the front matter).
-    pub fn other_keys(&self, known: &[&str]) -> Vec<&str> {
+    pub(crate) fn other_keys(&self, known: &[&str]) -> Vec<&str> {
         self.fields
             .iter()
             .map(|(k, _)| k.as_str())
@@ -83,7 +83,7 @@ impl Front {
 }
 
 /// Splits `text` and reads its front matter, never failing.
-pub fn read(text: &str) -> Front {
+pub(crate) fn read(text: &str) -> Front {
     match split(text) {
         Split::None(_) => Front {
             body: text.to_string(),

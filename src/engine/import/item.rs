@@ -6,7 +6,7 @@ use crate::model::kind::Kind;
 
 /// One input item and what the format makes of it.
 #[derive(Debug, Clone)]
-pub struct Item {
+pub(crate) struct Item {
     /// How the report names it: the root-relative path, and for an issue
     /// of a beads file its id (`.beads/issues.jsonl#bd-12`).
     pub input: String,
@@ -19,7 +19,7 @@ pub struct Item {
 
 /// What an item becomes.
 #[derive(Debug, Clone)]
-pub enum What {
+pub(crate) enum What {
     /// A record.
     Record(Rec),
     /// A block of `CONTEXT.md` (the working context), headed by the
@@ -36,7 +36,7 @@ pub enum What {
 /// A record to be: what the format read, before slugs, dates and sources
 /// are settled.
 #[derive(Debug, Clone)]
-pub struct Rec {
+pub(crate) struct Rec {
     pub kind: Kind,
     pub title: String,
     /// Texts to make the slug from, the first that gives one winning.
@@ -65,7 +65,7 @@ pub struct Rec {
 
 impl Rec {
     /// A record of `kind` titled `title` with `body`.
-    pub fn new(kind: Kind, title: String, body: String) -> Rec {
+    pub(crate) fn new(kind: Kind, title: String, body: String) -> Rec {
         Rec {
             kind,
             slug_from: vec![title.clone()],
@@ -85,7 +85,7 @@ impl Rec {
 
 /// An item's date and where it came from (`source`, `git`, `today`),
 /// with the commit that gave it.
-pub struct Dated {
+pub(crate) struct Dated {
     pub date: String,
     pub from: &'static str,
     pub note: String,
@@ -93,14 +93,14 @@ pub struct Dated {
 }
 
 /// The first `YYYY-MM-DD` a date or timestamp value starts with.
-pub fn date_of(value: &str) -> Option<String> {
+pub(crate) fn date_of(value: &str) -> Option<String> {
     let v = value.trim().trim_matches(['"', '\'']);
     let d = v.get(..10)?;
     crate::model::kind::is_date(d).then(|| d.to_string())
 }
 
 /// The first level-1 heading of a markdown body, outside code.
-pub fn first_heading(body: &str) -> Option<String> {
+pub(crate) fn first_heading(body: &str) -> Option<String> {
     let mut fence = false;
     for line in body.lines() {
         let t = line.trim_start();
@@ -122,7 +122,7 @@ pub fn first_heading(body: &str) -> Option<String> {
 /// The first line of prose of a body (no heading, no fence, no table, no
 /// front matter), its list and emphasis markers taken off: a knowledge
 /// record's description when its source gives none.
-pub fn first_line(body: &str) -> Option<String> {
+pub(crate) fn first_line(body: &str) -> Option<String> {
     let mut fence = false;
     for line in body.lines() {
         let t = line.trim();
@@ -149,7 +149,7 @@ pub fn first_line(body: &str) -> Option<String> {
 /// `feedback_testing.md` → `feedback testing`. What looks like a
 /// credential in the name is left out (a title and a slug are printed,
 /// committed and pushed): `AKIA…-notes.md` → `notes`.
-pub fn stem_words(rel: &str) -> String {
+pub(crate) fn stem_words(rel: &str) -> String {
     let name = rel.rsplit('/').next().unwrap_or(rel);
     let mut name = name.to_string();
     for (range, _) in crate::syntax::secrets::find(&name).iter().rev() {
@@ -170,7 +170,7 @@ pub fn stem_words(rel: &str) -> String {
 
 /// `text` as one line of at most `max` characters: control characters as
 /// spaces, runs of spaces as one, cut with `…`.
-pub fn one_line(text: &str, max: usize) -> String {
+pub(crate) fn one_line(text: &str, max: usize) -> String {
     let mut out = String::new();
     for c in text.chars() {
         let c = if c.is_control() { ' ' } else { c };

@@ -10,25 +10,25 @@
 //! A record that holds this item's source already is this item's earlier
 //! import: a second run writes nothing.
 
-pub mod beads;
-pub mod dates;
-pub mod formats;
-pub mod front;
-pub mod item;
-pub mod plan;
-pub mod plan_context;
-pub mod read;
-pub mod report;
+pub(crate) mod beads;
+pub(crate) mod dates;
+pub(crate) mod formats;
+pub(crate) mod front;
+pub(crate) mod item;
+pub(crate) mod plan;
+pub(crate) mod plan_context;
+pub(crate) mod read;
+pub(crate) mod report;
 
-use crate::engine::workspace::Workspace;
+use crate::model::workspace::Workspace;
 use item::{Item, What};
 use read::Found;
-pub use report::{Entry, ImportError, Options, Outcome, Report, Summary};
+pub(crate) use report::{Entry, ImportError, Options, Outcome, Report, Summary};
 use std::path::PathBuf;
 
 /// The formats `memlint import` reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// Claude Code memory: `MEMORY.md` and topic files.
     Claude,
     /// A Cline, Roo or Kilo memory bank.
@@ -45,7 +45,7 @@ pub enum Format {
 
 impl Format {
     /// Every format, in the order the docs list them.
-    pub const ALL: [Format; 6] = [
+    pub(crate) const ALL: [Format; 6] = [
         Format::Claude,
         Format::MemoryBank,
         Format::BasicMemory,
@@ -55,7 +55,7 @@ impl Format {
     ];
 
     /// The name typed on the command line.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Format::Claude => "claude",
             Format::MemoryBank => "memory-bank",
@@ -67,7 +67,7 @@ impl Format {
     }
 
     /// The format named `name`.
-    pub fn from_name(name: &str) -> Option<Format> {
+    pub(crate) fn from_name(name: &str) -> Option<Format> {
         Format::ALL.into_iter().find(|f| f.name() == name)
     }
 
@@ -92,7 +92,7 @@ impl Format {
 
 /// Imports the `paths` (files or directories inside the workspace root)
 /// as `format`, dated `today` where nothing older says when.
-pub fn import(
+pub(crate) fn import(
     ws: &Workspace,
     format: Format,
     paths: &[PathBuf],

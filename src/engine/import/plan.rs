@@ -7,10 +7,10 @@ use super::report::{Entry, ImportError, Options, Outcome, Report, Summary};
 use crate::engine::author::commit::{commit, Write};
 use crate::engine::author::verify::{self, Current};
 use crate::engine::author::Draft;
-use crate::engine::workspace::Workspace;
 use crate::model::diagnostic::Diagnostic;
 use crate::model::kind::{stem, Kind};
 use crate::model::severity::Severity;
+use crate::model::workspace::Workspace;
 use std::collections::{HashMap, HashSet};
 
 /// Where an item's record goes.
@@ -33,7 +33,7 @@ struct Judged<'a> {
 }
 
 /// Plans (and unless `dry_run`, writes) the records of `items`.
-pub fn settle(
+pub(crate) fn settle(
     ws: &Workspace,
     items: Vec<Item>,
     opts: &Options,

@@ -6,21 +6,21 @@
 use super::item::{Dated, Item, What};
 use super::report::ImportError;
 use crate::engine::author::commit::Write;
-use crate::engine::workspace::Workspace;
 use crate::io::fs::{resolve_inside, Resolved, Snapshot};
 use crate::model::content::Content;
+use crate::model::workspace::Workspace;
 use std::collections::HashSet;
 use std::path::Path;
 
 /// The new text of `CONTEXT.md` and how to write it.
-pub struct Change {
+pub(crate) struct Change {
     pub text: String,
     pub write: Write,
 }
 
 /// What the import does to `CONTEXT.md`.
 #[derive(Default)]
-pub struct Context {
+pub(crate) struct Context {
     pub change: Option<Change>,
     already: HashSet<usize>,
     /// Imported already, but the block no longer holds what the file does.
@@ -33,7 +33,7 @@ pub struct Context {
 impl Context {
     /// For item `i`: `Some(true)` when imported already, `Some(false)`
     /// when its block is in the change, `None` when it cannot be written.
-    pub fn outcome(&self, i: usize) -> Option<bool> {
+    pub(crate) fn outcome(&self, i: usize) -> Option<bool> {
         match (self.already.contains(&i), self.planned.contains(&i)) {
             (true, _) => Some(true),
             (_, true) => Some(false),
@@ -43,7 +43,7 @@ impl Context {
 
     /// Whether item `i` was imported already and its file changed since
     /// (or its block was edited).
-    pub fn changed(&self, i: usize) -> bool {
+    pub(crate) fn changed(&self, i: usize) -> bool {
         self.changed.contains(&i)
     }
 }
@@ -71,7 +71,7 @@ fn marker(file: &str) -> String {
 }
 
 /// Plans the blocks of `items`.
-pub fn blocks(
+pub(crate) fn blocks(
     ws: &Workspace,
     items: &[Item],
     dated: &[Option<Dated>],

@@ -2,20 +2,21 @@
 //! workspace root, never through a symbolic link out of it, each file read
 //! up to a limit, each refusal a line of the report.
 
-use crate::engine::workspace::{Workspace, WorkspaceError};
+use crate::engine::workspace::WorkspaceError;
 use crate::io::fs::{resolve_below, Resolved};
 use crate::io::read::read_capped;
 use crate::model::content::Content;
+use crate::model::workspace::Workspace;
 use std::path::{Path, PathBuf};
 
 /// The most files one import looks at.
-pub const MAX_FILES: usize = 200_000;
+pub(crate) const MAX_FILES: usize = 200_000;
 /// How deep below a given directory an import looks.
 const MAX_DEPTH: usize = 32;
 
 /// A file found under the paths given: root-relative, `/`-separated.
 #[derive(Debug, Clone)]
-pub enum Found {
+pub(crate) enum Found {
     /// A file to read: its root-relative path, and the path to open (the
     /// target of a link that stays inside the root).
     File { rel: String, open: PathBuf },
@@ -25,7 +26,7 @@ pub enum Found {
 
 /// The files under `paths` (files or directories, as typed), sorted, with
 /// those `wanted` does not take and those that cannot be reached reported.
-pub fn collect(
+pub(crate) fn collect(
     ws: &Workspace,
     paths: &[PathBuf],
     wanted: &dyn Fn(&str) -> bool,
@@ -206,7 +207,7 @@ fn dedupe(root: &Path, found: &mut [Found]) {
 }
 
 /// The text of the file at `open`, at most `limit` bytes, or why not.
-pub fn text(open: &Path, limit: u64) -> Result<String, String> {
+pub(crate) fn text(open: &Path, limit: u64) -> Result<String, String> {
     match read_capped(open, limit) {
         Ok(Content::Bytes(bytes)) => String::from_utf8(bytes).map_err(|e| {
             let at = e.utf8_error().valid_up_to();
@@ -226,7 +227,7 @@ pub fn text(open: &Path, limit: u64) -> Result<String, String> {
 /// wrote is memlint's records, never to be imported again), and whether
 /// one was taken out. Markers inside fenced code are an example, as
 /// `export agents-md` sees them, and stay.
-pub fn without_own_block(text: &str) -> (String, bool) {
+pub(crate) fn without_own_block(text: &str) -> (String, bool) {
     let Ok(Some(r)) = crate::engine::export::find_block(text) else {
         return (text.to_string(), false);
     };

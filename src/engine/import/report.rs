@@ -8,7 +8,7 @@ use serde::Serialize;
 
 /// How an import may run.
 #[derive(Debug, Clone, Default)]
-pub struct Options {
+pub(crate) struct Options {
     /// Plan only: nothing is written.
     pub dry_run: bool,
 }
@@ -16,7 +16,7 @@ pub struct Options {
 /// What became of one input item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Outcome {
+pub(crate) enum Outcome {
     /// Its record (or block) was written.
     Written,
     /// `--dry-run`: its record would be written.
@@ -37,7 +37,7 @@ pub enum Outcome {
 
 /// One line of the report.
 #[derive(Debug, Clone, Serialize)]
-pub struct Entry {
+pub(crate) struct Entry {
     /// The input item: its root-relative path, or `path#id` for an issue.
     pub input: String,
     pub outcome: Outcome,
@@ -59,7 +59,7 @@ pub struct Entry {
 
 /// Counts over the report.
 #[derive(Debug, Clone, Default, Serialize)]
-pub struct Summary {
+pub(crate) struct Summary {
     pub items: usize,
     /// Written (with `--dry-run`: to be written).
     pub written: usize,
@@ -71,7 +71,7 @@ pub struct Summary {
 
 /// The report of an import.
 #[derive(Debug, Clone, Serialize)]
-pub struct Report {
+pub(crate) struct Report {
     pub format: &'static str,
     pub dry_run: bool,
     pub items: Vec<Entry>,
@@ -80,7 +80,7 @@ pub struct Report {
 
 /// Why an import could not run at all.
 #[derive(Debug, thiserror::Error)]
-pub enum ImportError {
+pub(crate) enum ImportError {
     /// A path given is outside the root, or does not exist (exit 2).
     #[error(transparent)]
     Workspace(#[from] WorkspaceError),

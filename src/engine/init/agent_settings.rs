@@ -31,7 +31,9 @@ fn runs(value: &Json, command: &str) -> bool {
 /// the user's other settings and hooks stay as they are, in their order, and
 /// an event that already runs memlint's command gets nothing added. Returns
 /// the new text and the events added to (empty when nothing changes).
-pub fn merge_agent_settings(existing: Option<&str>) -> Result<(String, Vec<String>), String> {
+pub(crate) fn merge_agent_settings(
+    existing: Option<&str>,
+) -> Result<(String, Vec<String>), String> {
     merge_settings(Agent::Claude, existing)
 }
 
@@ -39,7 +41,7 @@ pub fn merge_agent_settings(existing: Option<&str>) -> Result<(String, Vec<Strin
 /// ([`Agent::hooks_template`]): its other top-level keys (Cursor's
 /// `version`) are added when missing, never changed; Claude Code's
 /// permissions only for Claude Code.
-pub fn merge_settings(
+pub(crate) fn merge_settings(
     agent: Agent,
     existing: Option<&str>,
 ) -> Result<(String, Vec<String>), String> {
@@ -153,7 +155,7 @@ const PERMISSIONS: &str = "permissions";
 /// The memlint commands an agent runs through its Bash tool, allowed
 /// without asking each time (`permissions.allow`, Claude Code's rule
 /// syntax): saving, replacing, reading and searching records.
-pub const AGENT_PERMISSIONS: [&str; 7] = [
+pub(crate) const AGENT_PERMISSIONS: [&str; 7] = [
     "Bash(memlint new:*)",
     "Bash(memlint replace:*)",
     "Bash(memlint show:*)",
@@ -281,7 +283,7 @@ fn first_command(v: &Json) -> Option<String> {
 /// existing file and the merge are settled by [`AgentSettings::plan`]
 /// before `init` creates anything, and [`AgentSettings::write`] then
 /// writes.
-pub struct AgentSettings {
+pub(crate) struct AgentSettings {
     agent: Agent,
     path: std::path::PathBuf,
     shown: String,
@@ -296,7 +298,11 @@ impl AgentSettings {
     /// the root once `..` and every link on the way are resolved; a file
     /// there that is not a regular file or not a JSON object is left alone
     /// (exit 2).
-    pub fn plan(root: &Path, file: &Path, agent: Agent) -> Result<AgentSettings, WorkspaceError> {
+    pub(crate) fn plan(
+        root: &Path,
+        file: &Path,
+        agent: Agent,
+    ) -> Result<AgentSettings, WorkspaceError> {
         let shown = file.display().to_string();
         let outside = || {
             WorkspaceError::Usage(format!(
@@ -305,7 +311,7 @@ impl AgentSettings {
             ))
         };
         let rel = if file.is_absolute() {
-            let file = crate::engine::workspace::normalize(file);
+            let file = crate::io::walk::normalize(file);
             let real = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
             file.strip_prefix(root)
                 .or_else(|_| file.strip_prefix(&real))
@@ -340,7 +346,7 @@ impl AgentSettings {
     /// merged again into what the file holds when it is written: an edit
     /// saved since [`AgentSettings::plan`] read it is kept, never
     /// overwritten.
-    pub fn write(self, report: &mut Report) -> Result<(), WorkspaceError> {
+    pub(crate) fn write(self, report: &mut Report) -> Result<(), WorkspaceError> {
         let AgentSettings {
             agent,
             path,
@@ -386,7 +392,7 @@ impl AgentSettings {
 
 /// How to register the MCP server, which `--agent-settings` says after the
 /// hooks: for agents the hooks do not drive (other runtimes, sub-agents).
-pub const MCP_HINT: &str = "agents the hooks do not reach can use memlint's MCP server: for Claude Code add {\"mcpServers\": {\"memlint\": {\"command\": \"memlint\", \"args\": [\"mcp\"]}}} to .mcp.json (Cursor: .cursor/mcp.json; any client: the command `memlint mcp`; see docs/mcp.md)";
+pub(crate) const MCP_HINT: &str = "agents the hooks do not reach can use memlint's MCP server: for Claude Code add {\"mcpServers\": {\"memlint\": {\"command\": \"memlint\", \"args\": [\"mcp\"]}}} to .mcp.json (Cursor: .cursor/mcp.json; any client: the command `memlint mcp`; see docs/mcp.md)";
 
 /// `rel` with its `.` and `..` resolved by their text, when it never climbs
 /// above where it starts.

@@ -80,7 +80,7 @@ pub(crate) fn inside(root: &Path, path: &Path) -> Result<(), WorkspaceError> {
 /// output. The steps add to it as they go, so that what was done before a
 /// step failed is still told.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Report {
+pub(crate) struct Report {
     /// One line each (without the line feed).
     pub lines: Vec<String>,
 }

@@ -10,7 +10,7 @@ use std::path::Path;
 
 /// Why `init --hooks` will not install its hooks.
 #[derive(Debug, thiserror::Error)]
-pub enum PlanError {
+pub(crate) enum PlanError {
     /// Someone else's hook or `core.hooksPath` is in the way: installing
     /// anyway is what `advice` says (overriding the refusal).
     #[error("{message}")]
@@ -21,7 +21,7 @@ pub enum PlanError {
 
 impl PlanError {
     /// What the user can do next, for the front end to word.
-    pub fn advice(&self) -> Option<Advice> {
+    pub(crate) fn advice(&self) -> Option<Advice> {
         match self {
             PlanError::Refused { advice, .. } => Some(advice.clone()),
             PlanError::Workspace(_) => None,
@@ -40,13 +40,13 @@ fn refused(message: String, then: &str) -> PlanError {
 }
 
 /// Where `init --hooks` puts the hook, relative to the top of the work tree.
-pub const HOOKS_DIR: &str = ".githooks";
+pub(crate) const HOOKS_DIR: &str = ".githooks";
 
 /// `memlint init --hooks`, checked: everything that would stop the
 /// installation (no repository, someone else's hook or `core.hooksPath`) is
 /// found by [`Hooks::plan`] before `init` creates anything, and
 /// [`Hooks::install`] then writes.
-pub struct Hooks {
+pub(crate) struct Hooks {
     repo: crate::io::git::Repo,
     top: std::path::PathBuf,
     script: String,
@@ -70,7 +70,7 @@ impl Hooks {
     /// Checks that `init --hooks` can install its hook for `root`. An
     /// existing, different hook or `core.hooksPath` is refused unless
     /// `force`.
-    pub fn plan(root: &Path, force: bool) -> Result<Self, PlanError> {
+    pub(crate) fn plan(root: &Path, force: bool) -> Result<Self, PlanError> {
         let usage = WorkspaceError::Usage;
         let repo =
             crate::io::git::Repo::open(root, "`init --hooks`").map_err(|e| usage(e.to_string()))?;
@@ -154,7 +154,7 @@ impl Hooks {
     /// Writes `.githooks/pre-commit` at the top of the work tree, sets
     /// `core.hooksPath` through gix, and prints the agent-runtime hook
     /// settings.
-    pub fn install(self, report: &mut Report) -> Result<(), WorkspaceError> {
+    pub(crate) fn install(self, report: &mut Report) -> Result<(), WorkspaceError> {
         let usage = WorkspaceError::Usage;
         let Hooks {
             repo,

@@ -6,7 +6,7 @@ use crate::engine::workspace::WorkspaceError;
 use std::path::Path;
 
 /// Lines `init` makes sure `.gitignore` holds.
-pub const GITIGNORE_LINES: [&str; 2] = [".memlint/", "staging/.consolidation.lock"];
+pub(crate) const GITIGNORE_LINES: [&str; 2] = [".memlint/", "staging/.consolidation.lock"];
 
 const DIRS: [&str; 5] = [
     "memory/decisions",
@@ -17,7 +17,7 @@ const DIRS: [&str; 5] = [
 ];
 
 /// Creates what is missing under `root` and tells in `report` what it did.
-pub fn run(root: &Path, report: &mut Report) -> Result<(), WorkspaceError> {
+pub(crate) fn run(root: &Path, report: &mut Report) -> Result<(), WorkspaceError> {
     let mut done: Vec<String> = Vec::new();
     let today = crate::model::clock::date(crate::model::clock::now_secs());
     let files: [(&str, String); 3] = [

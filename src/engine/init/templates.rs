@@ -56,7 +56,7 @@ exit "$status"
 /// The git commit-msg hook `init --hooks` writes to `.githooks/commit-msg`:
 /// the `history/*` rules on what the commit removes or rewrites, against
 /// the message's `Memlint-GC:` trailers. `root=.` as in [`PRE_COMMIT`].
-pub const COMMIT_MSG: &str = r#"#!/bin/sh
+pub(crate) const COMMIT_MSG: &str = r#"#!/bin/sh
 # memlint commit-msg hook, written by `memlint init --hooks`.
 #
 # Stops a commit that removes a record (or rewrites an active decision)

@@ -87,7 +87,7 @@ fn order<'t>(base: &Parts<'t>, ours: &Parts<'t>, theirs: &Parts<'t>) -> Vec<&'t 
 
 /// Merges three `CONTEXT.md` texts (LF line endings); `None` when one of
 /// them cannot be cut into blocks.
-pub fn merge(base: &str, ours: &str, theirs: &str, markers: &Markers) -> Option<Merge> {
+pub(crate) fn merge(base: &str, ours: &str, theirs: &str, markers: &Markers) -> Option<Merge> {
     let (b, o, t) = (parts(base)?, parts(ours)?, parts(theirs)?);
     let mut conflicts = Vec::new();
     let preamble = pick(b.preamble, o.preamble, t.preamble, markers, || {

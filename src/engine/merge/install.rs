@@ -10,19 +10,19 @@ use std::path::Path;
 /// The `.gitattributes` lines, relative to the workspace root (where the
 /// file is written, so that they apply to the workspace's files wherever
 /// it is in the repository).
-pub const ATTRIBUTES: &str = "# memlint's merge driver (memlint init --merge): CONTEXT.md by block, records by key.\n/CONTEXT.md merge=memlint\n/memory/**/*.md merge=memlint\n/knowledge/**/*.md merge=memlint\n";
+pub(crate) const ATTRIBUTES: &str = "# memlint's merge driver (memlint init --merge): CONTEXT.md by block, records by key.\n/CONTEXT.md merge=memlint\n/memory/**/*.md merge=memlint\n/knowledge/**/*.md merge=memlint\n";
 
 /// The driver's command line (git expands `%O`, `%A`, `%B`, `%P`, `%L`,
 /// and since git 2.44 the labels `%S`, `%X`, `%Y`).
-pub const DRIVER: &str =
+pub(crate) const DRIVER: &str =
     "memlint merge-file %O %A %B %P -L %L --base-label %S --ours-label %X --theirs-label %Y";
 
 /// Why a forge's merge button does not use the driver.
-pub const FORGES: &str = "note: forges (GitHub, GitLab, …) do not run custom merge drivers: a pull request merged in the browser gets git's line conflicts; merge or rebase locally to use memlint's, and `format/conflict-markers` stops markers left behind";
+pub(crate) const FORGES: &str = "note: forges (GitHub, GitLab, …) do not run custom merge drivers: a pull request merged in the browser gets git's line conflicts; merge or rebase locally to use memlint's, and `format/conflict-markers` stops markers left behind";
 
 /// Writes the `.gitattributes` lines at `root` (keeping what is there)
 /// and sets the driver in the configuration of the repository holding it.
-pub fn install(root: &Path, report: &mut Report) -> Result<(), WorkspaceError> {
+pub(crate) fn install(root: &Path, report: &mut Report) -> Result<(), WorkspaceError> {
     let usage = WorkspaceError::Usage;
     let repo =
         crate::io::git::Repo::open(root, "`init --merge`").map_err(|e| usage(e.to_string()))?;

@@ -34,7 +34,7 @@ impl Default for Markers {
 /// Merges `ours` and `theirs` line by line against `base`, as git's
 /// default driver does (conflicts kept with markers, in git's `merge`
 /// style). Returns the result and whether it holds a conflict.
-pub fn merge(base: &[u8], ours: &[u8], theirs: &[u8], markers: &Markers) -> (Vec<u8>, bool) {
+pub(crate) fn merge(base: &[u8], ours: &[u8], theirs: &[u8], markers: &Markers) -> (Vec<u8>, bool) {
     let mut out = Vec::with_capacity(ours.len().max(theirs.len()));
     let mut input = InternedInput::default();
     let labels = Labels {
@@ -57,7 +57,7 @@ pub fn merge(base: &[u8], ours: &[u8], theirs: &[u8], markers: &Markers) -> (Vec
 
 /// Text (`ours` or `theirs`) wrapped in conflict markers, as one conflict:
 /// for a front matter key changed differently on both sides.
-pub fn conflict(ours: &str, theirs: &str, markers: &Markers) -> String {
+pub(crate) fn conflict(ours: &str, theirs: &str, markers: &Markers) -> String {
     let n = usize::from(markers.size.get());
     let line = |c: char, label: &str| {
         let mut s: String = std::iter::repeat_n(c, n).collect();

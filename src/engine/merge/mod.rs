@@ -1,26 +1,26 @@
 //! `memlint merge-file`: git's merge driver for memory files
 //! (`merge.memlint.driver`, registered by `memlint init --merge`).
 //!
-//! `CONTEXT.md` is merged as a set of blocks ([`context`]), a record key by
-//! key with its body line by line ([`record`]), and the result of a clean
+//! `CONTEXT.md` is merged as a set of blocks (`context`), a record key by
+//! key with its body line by line (`record`), and the result of a clean
 //! merge is formatted canonically and must parse. Anything else, or
 //! anything memlint cannot merge by its structure, is merged line by line
-//! as git would ([`lines`]); binary content is left as ours, a conflict.
+//! as git would (`lines`); binary content is left as ours, a conflict.
 //! A structured merge that would lose a line (one either side added, or
 //! one both sides kept: a comment, an item, a key) falls back to the line
 //! merge, and a clean line merge that would lose one is a conflict of the
 //! whole file, so that a bug here costs a conflict, never a line.
 
-pub mod context;
-pub mod install;
-pub mod lines;
+pub(crate) mod context;
+pub(crate) mod install;
+pub(crate) mod lines;
 mod list;
-pub mod record;
+pub(crate) mod record;
 
 pub use lines::Markers;
 
-use crate::engine::workspace::Workspace;
 use crate::model::kind::{classify, Kind, Place};
+use crate::model::workspace::Workspace;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -297,7 +297,7 @@ fn keeps_lines(base: &str, ours: &str, theirs: &str, merged: &[u8]) -> Result<()
 
 /// The files git gives a merge driver.
 #[derive(Debug, Clone)]
-pub struct Files {
+pub(crate) struct Files {
     /// `%O`: the common ancestor's version.
     pub base: PathBuf,
     /// `%A`: ours, where the result is written.
@@ -312,7 +312,7 @@ pub struct Files {
 
 /// Why [`merge_file`] could not run.
 #[derive(Debug, thiserror::Error)]
-pub enum MergeError {
+pub(crate) enum MergeError {
     /// A side could not be read.
     #[error("cannot read {path}: {source}")]
     Read {
@@ -334,7 +334,7 @@ pub enum MergeError {
 /// Runs the merge driver: reads `%O`, `%A` and `%B`, merges them as the
 /// kind of file `%P` is, and writes the result to `%A` atomically (a
 /// failed run leaves `%A` as it was).
-pub fn merge_file(files: &Files, markers: &Markers) -> Result<(Outcome, What), MergeError> {
+pub(crate) fn merge_file(files: &Files, markers: &Markers) -> Result<(Outcome, What), MergeError> {
     let read = |p: &Path| {
         crate::io::fs::read_regular(p).map_err(|source| MergeError::Read {
             path: p.display().to_string(),
@@ -370,7 +370,7 @@ pub fn merge_file(files: &Files, markers: &Markers) -> Result<(Outcome, What), M
 
 /// What kind of memory file `path` (relative to `cwd`) is.
 fn what(ws: Option<&Workspace>, cwd: &Path, path: &Path) -> What {
-    let abs = crate::engine::workspace::normalize(&cwd.join(path));
+    let abs = crate::io::walk::normalize(&cwd.join(path));
     let (rel, banned) = match ws {
         Some(ws) => match ws.relative(&abs) {
             Some(rel) => (rel, ws.config.banned_dirs.clone()),

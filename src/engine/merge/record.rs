@@ -89,7 +89,7 @@ fn side(text: &str) -> Option<Side<'_>> {
 
 /// Merges three record texts (LF line endings); `None` when one side's
 /// front matter cannot be read, and the caller merges line by line.
-pub fn merge(base: &str, ours: &str, theirs: &str, markers: &Markers) -> Option<Merge> {
+pub(crate) fn merge(base: &str, ours: &str, theirs: &str, markers: &Markers) -> Option<Merge> {
     let (b, o, t) = (side(base)?, side(ours)?, side(theirs)?);
     if o.keys.is_empty() && t.keys.is_empty() {
         return None;

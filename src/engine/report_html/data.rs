@@ -5,8 +5,8 @@
 //! escapes the JSON for its `<script>` element.
 
 use super::gathered::{by_path, Gathered};
-use crate::model::diagnostic::Severity;
 use crate::model::kind::Kind;
+use crate::model::severity::Severity;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 

@@ -19,8 +19,8 @@ mod overview;
 mod page;
 
 use crate::engine::log::LogRequest;
-use crate::engine::workspace::Workspace;
 use crate::lint::info::RecordInfo;
+use crate::model::workspace::Workspace;
 use gathered::{Gathered, Rec};
 use rayon::prelude::*;
 
@@ -36,7 +36,7 @@ const MAX_COMMITS: usize = 2_000;
 
 /// The review page, and what it holds.
 #[derive(Debug, Clone)]
-pub struct HtmlReport {
+pub(crate) struct HtmlReport {
     /// The whole HTML document.
     pub html: String,
     /// Records on the page.
@@ -46,7 +46,7 @@ pub struct HtmlReport {
 }
 
 /// Builds the review page of `ws`, refreshing the index as `report` does.
-pub fn build(
+pub(crate) fn build(
     ws: &Workspace,
     opts: &crate::engine::scan::Options,
 ) -> Result<HtmlReport, crate::engine::staging::StagingError> {

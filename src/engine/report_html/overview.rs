@@ -5,8 +5,8 @@
 
 use super::escape::{html, line};
 use super::gathered::{by_path, Gathered};
-use crate::model::diagnostic::Severity;
 use crate::model::kind::Kind;
+use crate::model::severity::Severity;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 

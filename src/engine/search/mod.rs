@@ -2,7 +2,7 @@
 //! description, tags and body, served from an inverted index kept in
 //! `.memlint/search` beside the record table.
 //!
-//! Tokens ([`tokenize`]): text outside CJK runs is split into Unicode words
+//! Tokens (`tokenize`): text outside CJK runs is split into Unicode words
 //! (UAX #29), lowercased, and a word joined by punctuation (`replaced_by`,
 //! `Cargo.toml`) also yields its parts; runs of Han, Hiragana, Katakana and
 //! Hangul become overlapping character bigrams (a one-character run is
@@ -18,18 +18,18 @@
 //! A missing, damaged or older index is rebuilt silently.
 
 mod refresh;
-pub mod served;
+pub(crate) mod served;
 
-use crate::engine::workspace::Workspace;
 use crate::model::kind::{stem, Kind};
+use crate::model::workspace::Workspace;
 
 use crate::store::search::*;
 use crate::syntax::fields::{fields, Fields};
 use crate::syntax::tokens::{query_terms, tokenize};
 use rayon::prelude::*;
 use refresh::*;
-pub use refresh::{
-    refresh, refresh_keeping, stored_context, stored_context_unchecked, Refreshed, StoredContext,
+pub(crate) use refresh::{
+    refresh, refresh_keeping, stored_context, stored_context_unchecked, StoredContext,
 };
 use std::borrow::Cow;
 use std::ops::Range;
@@ -46,7 +46,7 @@ const SNIPPET_CHARS: usize = 160;
 
 /// A search request.
 #[derive(Debug, Clone)]
-pub struct Query {
+pub(crate) struct Query {
     /// The query as typed.
     pub text: String,
     /// Only records of this kind.
@@ -91,9 +91,9 @@ pub struct Hit {
 ///
 /// # Examples
 ///
-/// ```no_run
+/// ```ignore
 /// use memlint::engine::search::{search, Query};
-/// use memlint::engine::workspace::Workspace;
+/// use memlint::model::workspace::Workspace;
 /// use std::path::Path;
 ///
 /// let cwd = std::env::current_dir().expect("the current directory");
@@ -105,13 +105,17 @@ pub struct Hit {
 /// }
 /// # Ok::<(), memlint::engine::workspace::WorkspaceError>(())
 /// ```
-pub fn search(ws: &Workspace, query: &Query, opts: &crate::engine::scan::Options) -> Vec<Hit> {
+pub(crate) fn search(
+    ws: &Workspace,
+    query: &Query,
+    opts: &crate::engine::scan::Options,
+) -> Vec<Hit> {
     search_answer(ws, query, opts).hits
 }
 
 /// What [`search_answer`] found.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Answer {
+pub(crate) struct Answer {
     /// The ranked hits.
     pub hits: Vec<Hit>,
     /// Whether replaced records matched too (they are hits only with
@@ -120,13 +124,17 @@ pub struct Answer {
 }
 
 /// [`search`], also telling whether replaced records matched.
-pub fn search_answer(ws: &Workspace, query: &Query, opts: &crate::engine::scan::Options) -> Answer {
+pub(crate) fn search_answer(
+    ws: &Workspace,
+    query: &Query,
+    opts: &crate::engine::scan::Options,
+) -> Answer {
     marked(ws, ranked(ws, query, opts))
 }
 
 /// `answer` with the drift marks of its hits, as the last `memlint check`
 /// found them (see [`crate::engine::drift_marks`]).
-pub fn marked(ws: &Workspace, mut answer: Answer) -> Answer {
+pub(crate) fn marked(ws: &Workspace, mut answer: Answer) -> Answer {
     if !answer.hits.is_empty() {
         let shown: std::collections::HashSet<&str> =
             answer.hits.iter().map(|h| h.path.as_str()).collect();
@@ -148,7 +156,7 @@ fn ranked(ws: &Workspace, query: &Query, opts: &crate::engine::scan::Options) ->
 /// A search index kept in memory between queries by a process that
 /// answers many (the MCP server), and what it was last found fresh
 /// against. See [`search_held`].
-pub struct Held {
+pub(crate) struct Held {
     loaded: Loaded,
     root: std::path::PathBuf,
     /// The configuration and executable it was built for.
@@ -179,7 +187,7 @@ impl std::fmt::Debug for Held {
 /// any process, another configuration): the stored index is refreshed as
 /// [`search_answer`] refreshes it, reading only the records that changed,
 /// and kept.
-pub fn search_held(
+pub(crate) fn search_held(
     ws: &Workspace,
     held: &mut Option<Held>,
     query: &Query,

@@ -2,10 +2,10 @@
 //! content hash, the record table's fingerprints, the watcher's stamp),
 //! tokenizing them, and rebuilding the stored index from the old one.
 
-use crate::engine::workspace::Workspace;
 use crate::io::stat::Stat;
 use crate::model::hashing::Map;
 use crate::model::kind::{classify, Kind, Place};
+use crate::model::workspace::Workspace;
 use crate::store::listing::Listing;
 use crate::store::search::*;
 use crate::syntax::fields::fields;
@@ -256,7 +256,7 @@ pub(super) enum Stored {
 
 /// What a refresh did.
 #[derive(Debug, Default, Clone, Copy)]
-pub struct Refreshed {
+pub(crate) struct Refreshed {
     /// Records in the search index.
     pub records: usize,
     /// Records read and tokenized in this run.
@@ -270,7 +270,7 @@ pub struct Refreshed {
 /// returned), so the two are never in memory together. `watch` is the
 /// watcher stamp taken before the files were listed
 /// ([`crate::io::watch::stamp`]), which the index keeps.
-pub fn refresh(
+pub(crate) fn refresh(
     ws: &Workspace,
     listing: &Listing,
     opts: &crate::engine::scan::Options,
@@ -283,7 +283,7 @@ pub fn refresh(
 /// [`refresh`], with a context material stored for lists of at least
 /// `keep` items (see [`crate::store::material::keep_for`]); also returns that
 /// material, encoded.
-pub fn refresh_keeping(
+pub(crate) fn refresh_keeping(
     ws: &Workspace,
     listing: &Listing,
     opts: &crate::engine::scan::Options,
@@ -340,7 +340,7 @@ pub(super) fn context_block(
 }
 
 /// What `memlint context` finds in the stored search index.
-pub enum StoredContext {
+pub(crate) enum StoredContext {
     /// The index describes the workspace as it is: its context material,
     /// encoded (see [`crate::store::material::decode_material`]).
     Fresh(Vec<u8>),
@@ -351,13 +351,13 @@ pub enum StoredContext {
 
 /// The context material stored in the search index, fresh or not (nothing
 /// is stat'ed); `None` without a readable index.
-pub fn stored_context_unchecked(ws: &Workspace) -> Option<Vec<u8>> {
+pub(crate) fn stored_context_unchecked(ws: &Workspace) -> Option<Vec<u8>> {
     load_checked(&ws.root, &no_check, Want::Documents, None).map(|(loaded, _)| loaded.context)
 }
 
 /// The context material stored in the search index, when the index is
 /// fresh: checked like a search's, without its term dictionary.
-pub fn stored_context(ws: &Workspace) -> StoredContext {
+pub(crate) fn stored_context(ws: &Workspace) -> StoredContext {
     let watch = crate::io::watch::stamp(ws);
     match fresh_stored(ws, Want::Documents, watch) {
         Stored::Fresh(loaded, listed, settled) => {

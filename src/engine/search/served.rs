@@ -11,8 +11,8 @@
 //! asker searches by itself: the answers are the same either way.
 
 use super::{search_held, Answer, Held, Hit, Query};
-use crate::engine::workspace::Workspace;
 use crate::model::kind::Kind;
+use crate::model::workspace::Workspace;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -40,7 +40,7 @@ fn identity(ws: &Workspace) -> Option<(u64, u64, String)> {
 /// Asks the watcher of `ws` to answer `query`, waiting at most `within`;
 /// `None` when no watcher answers, in time, for this workspace and
 /// configuration.
-pub fn ask(ws: &Workspace, query: &Query, within: Duration) -> Option<Answer> {
+pub(crate) fn ask(ws: &Workspace, query: &Query, within: Duration) -> Option<Answer> {
     let (dev, ino, key) = identity(ws)?;
     let question = json!({
         "v": VERSION,
@@ -73,7 +73,7 @@ pub fn ask(ws: &Workspace, query: &Query, within: Duration) -> Option<Answer> {
 
 /// The watcher's answer to one question `line` about `ws`, keeping the
 /// index in `held`.
-pub fn answer_line(ws: &Workspace, held: &mut Option<Held>, line: &str) -> String {
+pub(crate) fn answer_line(ws: &Workspace, held: &mut Option<Held>, line: &str) -> String {
     let refuse = |why: &str| json!({ "error": why }).to_string();
     let Ok(q) = serde_json::from_str::<Value>(line) else {
         return refuse("not JSON");
@@ -130,7 +130,7 @@ pub fn answer_line(ws: &Workspace, held: &mut Option<Held>, line: &str) -> Strin
 /// removed when the returned value is dropped. `None` when it cannot be
 /// bound.
 #[cfg(unix)]
-pub fn serve(ws: &Workspace) -> Option<crate::io::watch::recall::Bound> {
+pub(crate) fn serve(ws: &Workspace) -> Option<crate::io::watch::recall::Bound> {
     let bound = crate::io::watch::recall::bind(&ws.root).ok()?;
     let held = std::sync::Arc::new(std::sync::Mutex::new(None::<Held>));
     let (ws1, held1, ws2) = (ws.clone(), held.clone(), ws.clone());
@@ -152,7 +152,7 @@ pub fn serve(ws: &Workspace) -> Option<crate::io::watch::recall::Bound> {
 
 /// Searches are answered through a watcher on Unix only.
 #[cfg(not(unix))]
-pub fn serve(_ws: &Workspace) -> Option<()> {
+pub(crate) fn serve(_ws: &Workspace) -> Option<()> {
     None
 }
 

@@ -6,7 +6,7 @@ use gix::bstr::ByteSlice;
 
 /// What `set_hooks_path` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HooksPath {
+pub(crate) enum HooksPath {
     /// It already was the wanted directory.
     Unchanged,
     /// It was set (or replaced with `force`).
@@ -14,7 +14,7 @@ pub enum HooksPath {
 }
 
 /// The repository's own `core.hooksPath`, if set.
-pub fn hooks_path(repo: &Repo) -> Result<Option<String>, GitError> {
+pub(crate) fn hooks_path(repo: &Repo) -> Result<Option<String>, GitError> {
     let path = repo.repo.common_dir().join("config");
     let file = gix::config::File::from_path_no_includes(path, gix::config::Source::Local)
         .map_err(read_err)?;
@@ -26,7 +26,7 @@ pub fn hooks_path(repo: &Repo) -> Result<Option<String>, GitError> {
 
 /// Sets `core.hooksPath` to `dir` in the repository's own configuration
 /// file, through gix. A different value is kept unless `force`.
-pub fn set_hooks_path(repo: &Repo, dir: &str, force: bool) -> Result<HooksPath, GitError> {
+pub(crate) fn set_hooks_path(repo: &Repo, dir: &str, force: bool) -> Result<HooksPath, GitError> {
     let written = edit_local_config(repo, |file| {
         if let Ok(current) = file.raw_value("core.hooksPath") {
             if current.as_bytes() == dir.as_bytes() {
@@ -51,7 +51,7 @@ pub fn set_hooks_path(repo: &Repo, dir: &str, force: bool) -> Result<HooksPath, 
 
 /// Sets each `(key, value)` in the repository's own configuration file,
 /// through gix; `true` when anything changed.
-pub fn set_config(repo: &Repo, values: &[(&str, &str)]) -> Result<bool, GitError> {
+pub(crate) fn set_config(repo: &Repo, values: &[(&str, &str)]) -> Result<bool, GitError> {
     edit_local_config(repo, |file| {
         let mut changed = false;
         for (key, value) in values {

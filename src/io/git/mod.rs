@@ -1,18 +1,17 @@
-//! Git reads, all through gix. The one exception is [`remote`]: talking
+//! Git reads, all through gix. The one exception is `remote`: talking
 //! to a remote (pushing the consolidation lock) runs the `git` program,
 //! which gix cannot do and where transports and credentials are set up.
 
-pub mod hooks;
-pub mod open;
-pub mod remote;
-pub mod repo;
-pub mod resolve;
-pub mod types;
-pub mod worktree;
+pub(crate) mod hooks;
+pub(crate) mod open;
+pub(crate) mod remote;
+pub(crate) mod repo;
+pub(crate) mod resolve;
+pub(crate) mod types;
+pub(crate) mod worktree;
 
-pub use hooks::*;
-pub use open::*;
-pub use repo::*;
-pub use resolve::*;
-pub use types::*;
+pub(crate) use hooks::*;
+pub(crate) use repo::*;
+pub(crate) use resolve::*;
+pub(crate) use types::*;
 pub use worktree::*;

@@ -5,7 +5,7 @@ use std::path::Path;
 
 /// The repository whose work tree holds `root`, if any (and none when one
 /// of its files would hold the reader up; see [`special_file`]).
-pub fn open(root: &Path) -> Option<gix::Repository> {
+pub(crate) fn open(root: &Path) -> Option<gix::Repository> {
     if special_file(root).is_some() {
         return None;
     }
@@ -22,7 +22,7 @@ pub fn open(root: &Path) -> Option<gix::Repository> {
 /// `config`, `config.worktree`, `index`, `packed-refs`, `shallow`,
 /// `commondir` and `objects/info/alternates`. Loose objects and packs are
 /// not looked at: git writes them, people do not.
-pub fn special_file(root: &Path) -> Option<(String, String)> {
+pub(crate) fn special_file(root: &Path) -> Option<(String, String)> {
     let top = root
         .ancestors()
         .find(|d| std::fs::symlink_metadata(d.join(".git")).is_ok())?;
@@ -101,7 +101,7 @@ pub fn special_file(root: &Path) -> Option<(String, String)> {
 
 /// Whether `hex` (7–40 hex digits) names an object in `repo` (an ambiguous
 /// prefix counts as present).
-pub fn object_exists(repo: &gix::Repository, hex: &str) -> bool {
+pub(crate) fn object_exists(repo: &gix::Repository, hex: &str) -> bool {
     if hex.len() == 40 {
         return gix::ObjectId::from_hex(hex.as_bytes()).is_ok_and(|id| repo.has_object(id));
     }

@@ -14,11 +14,11 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// The remote ref the lock lives in.
-pub const LOCK_REF: &str = "refs/memlint/consolidation-lock";
+pub(crate) const LOCK_REF: &str = "refs/memlint/consolidation-lock";
 
 /// The most a lock blob may hold: its JSON names a pod, a host and the
 /// staging ids consumed, far below this. A larger one is not read.
-pub const LOCK_MAX: u64 = 1 << 20;
+pub(crate) const LOCK_MAX: u64 = 1 << 20;
 
 /// The most of `git`'s output that is kept (a ref listing, messages).
 const OUTPUT_MAX: u64 = 1 << 20;
@@ -26,7 +26,7 @@ const OUTPUT_MAX: u64 = 1 << 20;
 /// How `git` reaches the remote: which one, and how long any one
 /// operation may take before it is given up (`staging.remote_timeout_secs`).
 #[derive(Debug, Clone, Copy)]
-pub struct Remote<'a> {
+pub(crate) struct Remote<'a> {
     pub name: &'a str,
     pub timeout: Duration,
 }
@@ -113,7 +113,7 @@ fn kill_group(child: &mut std::process::Child) {
 }
 
 /// The object the remote's `LOCK_REF` points at, `None` when it has none.
-pub fn remote_ref(repo: &Repo, to: Remote) -> Result<Option<ObjectId>, GitError> {
+pub(crate) fn remote_ref(repo: &Repo, to: Remote) -> Result<Option<ObjectId>, GitError> {
     let remote = to.name;
     let dir = work_dir(repo)?;
     let out = git(
@@ -140,7 +140,7 @@ pub fn remote_ref(repo: &Repo, to: Remote) -> Result<Option<ObjectId>, GitError>
 
 /// What the remote's lock ref points at.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LockObject {
+pub(crate) enum LockObject {
     /// A blob of at most [`LOCK_MAX`] bytes: its content.
     Blob(Vec<u8>),
     /// Something no lock can be (a tree, a commit, a blob too large to be
@@ -149,7 +149,7 @@ pub enum LockObject {
 }
 
 /// The lock object `id` on `remote`, fetched when it is not here yet.
-pub fn read_lock(repo: &Repo, to: Remote, id: ObjectId) -> Result<LockObject, GitError> {
+pub(crate) fn read_lock(repo: &Repo, to: Remote, id: ObjectId) -> Result<LockObject, GitError> {
     if let Some(found) = local_lock(repo, id) {
         return Ok(found);
     }
@@ -201,7 +201,7 @@ fn local_lock(repo: &Repo, id: ObjectId) -> Option<LockObject> {
 }
 
 /// Writes `bytes` as a blob in the local repository.
-pub fn write_blob(repo: &Repo, bytes: &[u8]) -> Result<ObjectId, GitError> {
+pub(crate) fn write_blob(repo: &Repo, bytes: &[u8]) -> Result<ObjectId, GitError> {
     repo.repo
         .write_blob(bytes)
         .map(|id| id.detach())
@@ -210,7 +210,7 @@ pub fn write_blob(repo: &Repo, bytes: &[u8]) -> Result<ObjectId, GitError> {
 
 /// What a compare-and-swap push did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Swap {
+pub(crate) enum Swap {
     /// The ref now holds the new value (or already did).
     Done,
     /// The ref did not hold the expected value: someone else changed it.
@@ -220,7 +220,7 @@ pub enum Swap {
 /// Sets `LOCK_REF` on `remote` to `new` (deletes it for `None`) only while
 /// it holds `expected` (absent for `None`): `git push
 /// --force-with-lease`, which the remote checks and applies atomically.
-pub fn swap(
+pub(crate) fn swap(
     repo: &Repo,
     to: Remote,
     expected: Option<ObjectId>,

@@ -11,7 +11,7 @@ use std::path::Path;
 
 /// A repository opened for one of memlint's git modes, with the workspace
 /// root's place in its work tree.
-pub struct Repo {
+pub(crate) struct Repo {
     /// The repository, as gix opened it.
     pub repo: gix::Repository,
     /// The workspace root relative to the work tree, `/`-separated, ending
@@ -22,7 +22,7 @@ pub struct Repo {
 impl Repo {
     /// Opens the repository whose work tree holds `root`; `what` names the
     /// command for the error message.
-    pub fn open(root: &Path, what: &'static str) -> Result<Repo, GitError> {
+    pub(crate) fn open(root: &Path, what: &'static str) -> Result<Repo, GitError> {
         let not_a_repo = || GitError::NotARepository {
             root: root.display().to_string(),
             what,
@@ -46,7 +46,7 @@ impl Repo {
     }
 
     /// The commit HEAD points at, or `None` when there is none yet.
-    pub fn head(&self) -> Result<Option<ObjectId>, GitError> {
+    pub(crate) fn head(&self) -> Result<Option<ObjectId>, GitError> {
         let head = self.repo.head().map_err(read_err)?;
         Ok(head.id().map(|id| id.detach()))
     }
@@ -54,7 +54,7 @@ impl Repo {
     /// Resolves `rev` to a commit. When it does not resolve, the error says
     /// why in a user's words (an unknown name, an ambiguous id, a `~N` past
     /// the first commit), never in gix's.
-    pub fn resolve(&self, rev: &str) -> Result<ObjectId, GitError> {
+    pub(crate) fn resolve(&self, rev: &str) -> Result<ObjectId, GitError> {
         let unknown = |hint: String| GitError::UnknownRevision {
             rev: rev.to_string(),
             hint,
@@ -222,7 +222,12 @@ impl Repo {
     }
 
     /// The best common ancestor of `a` and `b`.
-    pub fn merge_base(&self, a: ObjectId, b: ObjectId, a_name: &str) -> Result<ObjectId, GitError> {
+    pub(crate) fn merge_base(
+        &self,
+        a: ObjectId,
+        b: ObjectId,
+        a_name: &str,
+    ) -> Result<ObjectId, GitError> {
         // In a shallow clone the ancestor may lie beyond the history
         // fetched: say so rather than send people hunting for unrelated
         // histories.
@@ -250,13 +255,13 @@ impl Repo {
     }
 
     /// The tree of `commit`.
-    pub fn tree_of(&self, commit: ObjectId) -> Result<ObjectId, GitError> {
+    pub(crate) fn tree_of(&self, commit: ObjectId) -> Result<ObjectId, GitError> {
         let c = self.repo.find_commit(commit).map_err(read_err)?;
         Ok(c.tree_id().map_err(read_err)?.detach())
     }
 
     /// The commit's metadata.
-    pub fn commit(&self, id: ObjectId) -> Result<CommitInfo, GitError> {
+    pub(crate) fn commit(&self, id: ObjectId) -> Result<CommitInfo, GitError> {
         let c = self.repo.find_commit(id).map_err(read_err)?;
         let decoded = c.decode().map_err(read_err)?;
         let time = decoded.author().ok().and_then(|a| a.time().ok());
@@ -272,7 +277,7 @@ impl Repo {
 
     /// Commits reachable from `tips` but not from `hidden`, newest first
     /// (each message kept as `kept_message` says).
-    pub fn commits(
+    pub(crate) fn commits(
         &self,
         tips: &[ObjectId],
         hidden: &[ObjectId],
@@ -296,7 +301,7 @@ impl Repo {
 
     /// The ids of the commits reachable from `tips` but not from `hidden`,
     /// newest first (nothing else of them is decoded).
-    pub fn commit_ids(
+    pub(crate) fn commit_ids(
         &self,
         tips: &[ObjectId],
         hidden: &[ObjectId],
@@ -334,7 +339,7 @@ impl Repo {
 
     /// Every path under the workspace root in `tree`, root-relative and
     /// sorted, with the object it points at.
-    pub fn flatten(&self, tree: ObjectId) -> Result<Vec<(String, Object)>, GitError> {
+    pub(crate) fn flatten(&self, tree: ObjectId) -> Result<Vec<(String, Object)>, GitError> {
         let mut out = Vec::new();
         if let Some(root) = self.root_tree(tree)? {
             self.flatten_into(root, &mut String::new(), &mut out)?;
@@ -374,7 +379,7 @@ impl Repo {
 
     /// The paths under the workspace root that differ between the trees
     /// (`None`: the empty tree), root-relative, sorted.
-    pub fn diff_trees(
+    pub(crate) fn diff_trees(
         &self,
         old: Option<ObjectId>,
         new: Option<ObjectId>,
@@ -459,7 +464,7 @@ impl Repo {
 
     /// The bytes of the workspace file `rel` in HEAD's tree, when HEAD has
     /// it as a blob of at most `max` bytes.
-    pub fn committed(&self, rel: &str, max: u64) -> Option<Vec<u8>> {
+    pub(crate) fn committed(&self, rel: &str, max: u64) -> Option<Vec<u8>> {
         let id = self.head().ok()??;
         let tree = self.repo.find_tree(self.tree_of(id).ok()?).ok()?;
         let entry = tree
@@ -475,7 +480,7 @@ impl Repo {
     }
 
     /// Reads a blob, without its content when it exceeds `max` bytes.
-    pub fn blob(&self, id: ObjectId, max: u64) -> Result<Content, GitError> {
+    pub(crate) fn blob(&self, id: ObjectId, max: u64) -> Result<Content, GitError> {
         // The size from the object's header: a large blob is never
         // inflated into memory.
         let size = self.repo.find_header(id).map_err(read_err)?.size();
@@ -492,7 +497,7 @@ impl Repo {
 
     /// The git index, read without verifying its trailing checksum (as git
     /// does when it reads the index): that alone would double the cost.
-    pub fn index(&self) -> Result<gix::index::File, GitError> {
+    pub(crate) fn index(&self) -> Result<gix::index::File, GitError> {
         gix::index::File::at_or_default(
             self.repo.index_path(),
             self.repo.object_hash(),
@@ -503,7 +508,7 @@ impl Repo {
     }
 
     /// The index compared with HEAD (docs/commands.md `check --staged`).
-    pub fn staged(&self) -> Result<Staged, GitError> {
+    pub(crate) fn staged(&self) -> Result<Staged, GitError> {
         let index = self.index()?;
         let head_tree = match self.head()? {
             Some(commit) => self.root_tree(self.tree_of(commit)?)?,
@@ -558,7 +563,7 @@ impl Repo {
 }
 
 /// The git index seen from the workspace root, and how it differs from HEAD.
-pub struct Staged {
+pub(crate) struct Staged {
     index: gix::index::File,
     /// The entries under the root.
     range: std::ops::Range<usize>,
@@ -573,7 +578,7 @@ pub struct Staged {
 impl Staged {
     /// Every path the next commit holds under the root, root-relative,
     /// sorted, with its object.
-    pub fn paths(&self) -> Vec<(&str, Object)> {
+    pub(crate) fn paths(&self) -> Vec<(&str, Object)> {
         let backing = self.index.path_backing();
         let plen = self.prefix.len();
         let mut out: Vec<(&str, Object)> = self.index.entries()[self.range.clone()]
@@ -594,17 +599,17 @@ impl Staged {
     }
 
     /// The git index this view was read from.
-    pub fn index(&self) -> &gix::index::File {
+    pub(crate) fn index(&self) -> &gix::index::File {
         &self.index
     }
 
     /// The workspace root relative to the top of the work tree (see [`Repo::prefix`]).
-    pub fn prefix(&self) -> &str {
+    pub(crate) fn prefix(&self) -> &str {
         &self.prefix
     }
 
     /// The staged object at root-relative `rel`.
-    pub fn lookup(&self, rel: &str) -> Option<Object> {
+    pub(crate) fn lookup(&self, rel: &str) -> Option<Object> {
         let full = format!("{}{rel}", self.prefix);
         let Some(e) = self.index.entry_by_path(full.as_bytes().as_bstr()) else {
             return tree_lookup(&self.sparse, rel);
@@ -616,7 +621,7 @@ impl Staged {
     }
 
     /// Whether root-relative `rel` is a file or a directory of the index.
-    pub fn exists(&self, rel: &str) -> bool {
+    pub(crate) fn exists(&self, rel: &str) -> bool {
         let full = format!("{}{rel}", self.prefix);
         self.lookup(rel).is_some()
             || self.index.path_is_directory(full.as_bytes().as_bstr())
@@ -956,7 +961,7 @@ impl IndexWalk<'_> {
 /// a directory compares as if its name ended with `/`.
 /// The most of a commit message memlint keeps: messages are written by
 /// whoever pushes, and a larger one is not held, parsed or printed whole.
-pub const MESSAGE_MAX: usize = 1 << 20;
+pub(crate) const MESSAGE_MAX: usize = 1 << 20;
 
 /// A commit message as memlint keeps it: whole up to [`MESSAGE_MAX`]
 /// bytes; past that only its first line (cut to 200 characters), with a

@@ -11,7 +11,7 @@ use std::sync::Mutex;
 
 /// Answers `sources/dangling` questions from the work tree and the object
 /// database, caching each answer.
-pub struct DiskResolver<'a> {
+pub(crate) struct DiskResolver<'a> {
     root: &'a Path,
     repo: Option<Mutex<gix::Repository>>,
     files: Mutex<HashMap<String, Result<(), Option<String>>>>,
@@ -20,7 +20,7 @@ pub struct DiskResolver<'a> {
 }
 
 impl<'a> DiskResolver<'a> {
-    pub fn new(root: &'a Path) -> Self {
+    pub(crate) fn new(root: &'a Path) -> Self {
         DiskResolver {
             root,
             repo: open(root).map(Mutex::new),
@@ -51,7 +51,7 @@ impl<'a> DiskResolver<'a> {
     /// [`DiskResolver::new`] for `ws`, noting among its problems a
     /// repository left unread because one of its files is not a regular
     /// file (its `commit:` sources are then not checked).
-    pub fn of(ws: &'a crate::model::workspace::Workspace) -> Self {
+    pub(crate) fn of(ws: &'a crate::model::workspace::Workspace) -> Self {
         if let Some((path, reason)) = special_file(&ws.root) {
             ws.note(crate::model::workspace::Problem::GitFile { path, reason });
         }
@@ -94,7 +94,7 @@ impl crate::lint::rules::workspace::Resolver for DiskResolver<'_> {
 
 /// Answers `sources/dangling` questions from a version that git holds: the
 /// index (`--staged`) or a commit's tree (`--base`).
-pub enum VersionResolver<'a> {
+pub(crate) enum VersionResolver<'a> {
     /// The staged view and the repository for `commit:` sources.
     Index(&'a Staged, &'a gix::Repository),
     /// Sorted paths of a flattened tree.

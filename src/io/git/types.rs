@@ -4,7 +4,7 @@ use gix::ObjectId;
 
 /// Why a git-backed command cannot run (exit 2).
 #[derive(Debug, thiserror::Error)]
-pub enum GitError {
+pub(crate) enum GitError {
     /// The workspace is not inside a git work tree.
     #[error("{root} is not in a git repository; {what} reads git (run `git init` first)")]
     NotARepository { root: String, what: &'static str },
@@ -40,7 +40,7 @@ pub(crate) fn read_err(e: impl std::fmt::Display) -> GitError {
 
 /// What a path of a git tree or index holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FileKind {
+pub(crate) enum FileKind {
     /// A regular file (executable or not).
     Blob,
     /// A symbolic link: its blob is the link target, never a record.
@@ -51,7 +51,7 @@ pub enum FileKind {
 
 /// An object a path points at.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Object {
+pub(crate) struct Object {
     /// The blob (or submodule commit) id.
     pub id: ObjectId,
     /// What the path holds.
@@ -71,14 +71,14 @@ impl Object {
     }
 
     /// Whether the path is a regular file whose blob can be read as a record.
-    pub fn is_file(&self) -> bool {
+    pub(crate) fn is_file(&self) -> bool {
         self.kind == FileKind::Blob
     }
 }
 
 /// A path that differs between two versions, root-relative.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Change {
+pub(crate) struct Change {
     /// Root-relative, `/`-separated.
     pub path: String,
     /// `None`: the path is new.
@@ -89,7 +89,7 @@ pub struct Change {
 
 /// A commit as `log` and `check --base` use it.
 #[derive(Debug, Clone)]
-pub struct CommitInfo {
+pub(crate) struct CommitInfo {
     /// The commit id.
     pub id: ObjectId,
     /// Author time: seconds since the epoch and offset in seconds east of UTC.
@@ -106,13 +106,13 @@ pub struct CommitInfo {
 
 impl CommitInfo {
     /// The first line of the message.
-    pub fn summary(&self) -> &str {
+    pub(crate) fn summary(&self) -> &str {
         self.message.lines().next().unwrap_or("").trim_end()
     }
 }
 
 /// Whether sorted `paths` hold `rel` as a file or as a directory.
-pub fn tree_has(paths: &[(String, Object)], rel: &str) -> bool {
+pub(crate) fn tree_has(paths: &[(String, Object)], rel: &str) -> bool {
     if paths.binary_search_by(|(p, _)| p.as_str().cmp(rel)).is_ok() {
         return true;
     }
@@ -122,7 +122,7 @@ pub fn tree_has(paths: &[(String, Object)], rel: &str) -> bool {
 }
 
 /// The object at `rel` in sorted `paths`.
-pub fn tree_lookup(paths: &[(String, Object)], rel: &str) -> Option<Object> {
+pub(crate) fn tree_lookup(paths: &[(String, Object)], rel: &str) -> Option<Object> {
     paths
         .binary_search_by(|(p, _)| p.as_str().cmp(rel))
         .ok()

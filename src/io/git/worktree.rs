@@ -11,7 +11,7 @@ use std::path::Path;
 /// file certainly holds blob `id`: the git index vouches for that blob with
 /// the file's stat data (see `vouched`). Reading many files this way runs
 /// in parallel and skips pack decoding.
-pub fn work_tree_copy(
+pub(crate) fn work_tree_copy(
     index: &gix::index::File,
     prefix: &str,
     root: &Path,
@@ -91,7 +91,7 @@ fn vouched_entry(
 /// `core.autocrlf`. The work tree's bytes of a file then need not be its
 /// blob's, even where the git index vouches for the file's stat data, so no
 /// blob id stands for them.
-pub fn may_convert(repo: &gix::Repository, root: &Path, index: &gix::index::File) -> bool {
+pub(crate) fn may_convert(repo: &gix::Repository, root: &Path, index: &gix::index::File) -> bool {
     let attributes_in = |dir: &Path| dir.join(".gitattributes").exists();
     let canonical = |p: &Path| p.canonicalize().unwrap_or_else(|_| p.to_path_buf());
     let top = repo.workdir().map(canonical);
@@ -216,7 +216,7 @@ impl Repo {
     /// The commits being merged when a merge is under way (`MERGE_HEAD` in
     /// the git dir, one id a line; at most 64 KiB of it read); empty
     /// otherwise. Lines that are no commit id are left out.
-    pub fn merge_heads(&self) -> Vec<ObjectId> {
+    pub(crate) fn merge_heads(&self) -> Vec<ObjectId> {
         use std::io::Read;
         let Ok(file) = std::fs::File::open(self.repo.git_dir().join("MERGE_HEAD")) else {
             return Vec::new();

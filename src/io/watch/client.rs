@@ -34,13 +34,13 @@ use crate::model::workspace::Workspace;
 use std::path::Path;
 
 /// The socket's name inside `.memlint/`.
-pub const SOCKET: &str = "watch.sock";
+pub(crate) const SOCKET: &str = "watch.sock";
 
 /// The lock file a running watcher holds, with its process id.
-pub const LOCK: &str = "watch.lock";
+pub(crate) const LOCK: &str = "watch.lock";
 
 /// Where a detached watcher writes what it has to say.
-pub const LOG: &str = "watch.log";
+pub(crate) const LOG: &str = "watch.log";
 
 /// Cookie files are named with this prefix.
 pub(crate) const COOKIE: &str = "watch-cookie-";
@@ -52,7 +52,7 @@ const ANSWER_WITHIN: std::time::Duration = std::time::Duration::from_millis(1000
 /// What a watcher vouches for: nothing watched changed since it gave the
 /// same token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Token {
+pub(crate) struct Token {
     /// Tells watchers apart (a restarted one starts counting anew).
     pub instance: u64,
     /// Events seen.
@@ -63,7 +63,7 @@ impl Token {
     /// The stamp an index built for `ws` under this token stores: it also
     /// depends on the configuration and the executable, which can change
     /// without any file under watch changing (`--config`, an upgrade).
-    pub fn stamp(&self, ws: &Workspace) -> u64 {
+    pub(crate) fn stamp(&self, ws: &Workspace) -> u64 {
         let mut bytes = [0u8; 24];
         bytes[..8].copy_from_slice(&self.instance.to_le_bytes());
         bytes[8..16].copy_from_slice(&self.seq.to_le_bytes());
@@ -77,7 +77,7 @@ impl Token {
 /// every file). Costs one failed `connect` when no watcher runs; with
 /// `watch: true` in the configuration, one is then started in the
 /// background for the next command.
-pub fn stamp(ws: &Workspace) -> Option<u64> {
+pub(crate) fn stamp(ws: &Workspace) -> Option<u64> {
     match ask(&ws.root, "sync") {
         Ok(line) => parse_token(&line).map(|t| t.stamp(ws)),
         Err(_) => {
@@ -90,7 +90,7 @@ pub fn stamp(ws: &Workspace) -> Option<u64> {
 }
 
 /// The token of the watcher of the workspace at `root`; see [`stamp`].
-pub fn sync(root: &Path) -> Option<Token> {
+pub(crate) fn sync(root: &Path) -> Option<Token> {
     parse_token(&ask(root, "sync").ok()?)
 }
 
@@ -107,7 +107,7 @@ fn parse_token(line: &str) -> Option<Token> {
 
 /// What a running watcher says about itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Status {
+pub(crate) struct Status {
     pub pid: u32,
     /// Directories watched.
     pub dirs: usize,
@@ -121,7 +121,7 @@ pub struct Status {
 
 impl Status {
     /// One line for `memlint watch status`.
-    pub fn human(&self, root: &Path) -> String {
+    pub(crate) fn human(&self, root: &Path) -> String {
         let count = |n: u64, one: &str, many: &str| match n {
             1 => format!("1 {one}"),
             _ => format!("{n} {many}"),
@@ -144,7 +144,7 @@ impl Status {
 }
 
 /// The status of the watcher of the workspace at `root`, if one answers.
-pub fn status(root: &Path) -> Option<Status> {
+pub(crate) fn status(root: &Path) -> Option<Status> {
     let line = ask(root, "status").ok()?;
     parse_status(&line)
 }
@@ -170,7 +170,7 @@ fn parse_status(line: &str) -> Option<Status> {
 }
 
 /// Asks the watcher to stop; its process id when one answered.
-pub fn stop(root: &Path) -> Option<u32> {
+pub(crate) fn stop(root: &Path) -> Option<u32> {
     let pid = status(root)?.pid;
     let answer = ask(root, "stop").ok()?;
     (answer.trim() == "stopping").then_some(pid)
@@ -342,7 +342,7 @@ pub(crate) mod unix {
 
 /// Why a watcher cannot run.
 #[derive(Debug, thiserror::Error)]
-pub enum Error {
+pub(crate) enum Error {
     #[error("a watcher already runs for {0} (pid {1})")]
     Running(String, String),
     #[error("{0}")]
@@ -353,7 +353,7 @@ pub enum Error {
 
 /// Watching needs inotify.
 #[cfg(not(target_os = "linux"))]
-pub fn run(_ws: &Workspace, _started: impl FnOnce(&Status)) -> Result<(), Error> {
+pub(crate) fn run(_ws: &Workspace, _started: impl FnOnce(&Status)) -> Result<(), Error> {
     run_unsupported()
 }
 
@@ -361,7 +361,7 @@ pub fn run(_ws: &Workspace, _started: impl FnOnce(&Status)) -> Result<(), Error>
 /// `memlint watch run` of this executable in a session of its own, writing
 /// to `.memlint/watch.log`) and waits until it answers.
 #[cfg(target_os = "linux")]
-pub fn start(root: &Path, config: Option<&Path>) -> Result<Status, Error> {
+pub(crate) fn start(root: &Path, config: Option<&Path>) -> Result<Status, Error> {
     let (mut child, log_path) = spawn(root, config)?;
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
@@ -433,7 +433,7 @@ fn spawn(
 
 /// Watching needs inotify.
 #[cfg(not(target_os = "linux"))]
-pub fn start(_root: &Path, _config: Option<&Path>) -> Result<Status, Error> {
+pub(crate) fn start(_root: &Path, _config: Option<&Path>) -> Result<Status, Error> {
     run_unsupported()
 }
 

@@ -101,7 +101,7 @@ struct Watcher {
 /// Watches the workspace until asked to stop, or until the workspace
 /// or its `.memlint/` goes away. `started` is told once every watch is
 /// in place and the socket answers.
-pub fn run(ws: &Workspace, started: impl FnOnce(&Status)) -> Result<(), Error> {
+pub(crate) fn run(ws: &Workspace, started: impl FnOnce(&Status)) -> Result<(), Error> {
     let io = |what: &Path| {
         let shown = what.display().to_string();
         move |e| Error::Io(shown, e)

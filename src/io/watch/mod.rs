@@ -2,11 +2,11 @@
 //! The client side (asking a watcher, starting and stopping it) is
 //! [`client`]; the watcher itself is `daemon` (Linux only).
 
-pub mod client;
+pub(crate) mod client;
 #[cfg(target_os = "linux")]
-pub mod daemon;
-pub mod recall;
+pub(crate) mod daemon;
+pub(crate) mod recall;
 
-pub use client::*;
+pub(crate) use client::*;
 #[cfg(target_os = "linux")]
-pub use daemon::run;
+pub(crate) use daemon::run;

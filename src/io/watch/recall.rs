@@ -18,20 +18,20 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// The socket's name inside `.memlint/`.
-pub const RECALL_SOCKET: &str = "recall.sock";
+pub(crate) const RECALL_SOCKET: &str = "recall.sock";
 
 /// Longest question read, newline included.
-pub const MAX_QUESTION: usize = 64 << 10;
+pub(crate) const MAX_QUESTION: usize = 64 << 10;
 
 /// Longest answer read, newline included.
-pub const MAX_ANSWER: usize = 16 << 20;
+pub(crate) const MAX_ANSWER: usize = 16 << 20;
 
 /// How long the server waits for a client's question.
 const QUESTION_WITHIN: Duration = Duration::from_millis(500);
 
 /// A bound recall socket, removed when dropped if it is still this one.
 #[cfg(unix)]
-pub struct Bound {
+pub(crate) struct Bound {
     listener: std::os::unix::net::UnixListener,
     path: std::path::PathBuf,
     ino: Option<u64>,
@@ -41,7 +41,7 @@ pub struct Bound {
 /// file left there by a watcher that died: the caller holds the watcher's
 /// lock), readable and writable by its owner only.
 #[cfg(unix)]
-pub fn bind(root: &Path) -> std::io::Result<Bound> {
+pub(crate) fn bind(root: &Path) -> std::io::Result<Bound> {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     use std::os::unix::net::UnixListener;
     let own = root.join(crate::io::cache::DIR);
@@ -69,7 +69,7 @@ impl Bound {
     /// the process ends (`first` runs there before). A question is handled
     /// at a time; a peer of another user, a question that is too long, not
     /// ended or not in time gets no answer.
-    pub fn spawn(
+    pub(crate) fn spawn(
         &self,
         first: impl FnOnce() + Send + 'static,
         answer: impl FnMut(&str) -> String + Send + 'static,
@@ -136,7 +136,7 @@ fn read_question(stream: &std::os::unix::net::UnixStream) -> Option<String> {
 /// `root` and returns the answer line, without its newline, when a
 /// watcher of this user answers whole within `within`.
 #[cfg(unix)]
-pub fn ask(root: &Path, question: &str, within: Duration) -> std::io::Result<String> {
+pub(crate) fn ask(root: &Path, question: &str, within: Duration) -> std::io::Result<String> {
     use std::io::{Read, Write};
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     let deadline = Instant::now() + within;
@@ -182,6 +182,6 @@ pub fn ask(root: &Path, question: &str, within: Duration) -> std::io::Result<Str
 
 /// Recall through a watcher needs Unix sockets.
 #[cfg(not(unix))]
-pub fn ask(_root: &Path, _question: &str, _within: Duration) -> std::io::Result<String> {
+pub(crate) fn ask(_root: &Path, _question: &str, _within: Duration) -> std::io::Result<String> {
     Err(std::io::ErrorKind::Unsupported.into())
 }

@@ -3,26 +3,20 @@
 //! modules beside this one (`lint::record`, `lint::sink`, `lint::registry`),
 //! so no family imports this module back.
 
-pub mod body;
-pub mod content;
-pub mod context;
-pub mod date;
-pub mod format;
-pub mod frontmatter;
-pub mod history;
-pub mod layout;
-pub mod secrets;
-pub mod session;
-pub mod slug;
-pub mod sources;
-pub mod staging;
-pub mod status;
-pub mod summary;
-pub mod text;
-pub mod workspace;
-
-// The paths the engine and the front ends used before the registry moved
-// out of this module; they keep working.
-pub use crate::lint::record::{field_problem, FieldState, ProblemRule, Record};
-pub use crate::lint::registry::{lookup, names, Check, RuleDef, REGISTRY};
-pub use crate::lint::sink::{Finding, Sink};
+pub(crate) mod body;
+pub(crate) mod content;
+pub(crate) mod context;
+pub(crate) mod date;
+pub(crate) mod format;
+pub(crate) mod frontmatter;
+pub(crate) mod history;
+pub(crate) mod layout;
+pub(crate) mod secrets;
+pub(crate) mod session;
+pub(crate) mod slug;
+pub(crate) mod sources;
+pub(crate) mod staging;
+pub(crate) mod status;
+pub(crate) mod summary;
+pub(crate) mod text;
+pub(crate) mod workspace;

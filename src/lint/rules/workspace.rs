@@ -41,7 +41,7 @@ pub trait Resolver {
 
 /// A resolver for views whose rules ask it nothing (`report` reads chains
 /// and clusters only): every file exists, and there is no repository.
-pub struct NoDisk;
+pub(crate) struct NoDisk;
 
 impl Resolver for NoDisk {
     fn file_exists(&self, _rel: &str) -> bool {
@@ -55,7 +55,7 @@ impl Resolver for NoDisk {
 
 /// Whether the workspace has a record of a kind and slug beyond those a
 /// [`View`] holds.
-pub type Others<'a> = dyn Fn(Kind, &str) -> bool + 'a;
+pub(crate) type Others<'a> = dyn Fn(Kind, &str) -> bool + 'a;
 
 /// The whole workspace, for cross-record rules.
 pub struct View<'a> {
@@ -85,7 +85,7 @@ pub struct View<'a> {
 
 impl<'a> View<'a> {
     /// Builds the view from (path, info) pairs of every record in the workspace.
-    pub fn new(
+    pub(crate) fn new(
         items: impl IntoIterator<Item = (&'a str, &'a RecordInfo)>,
         config: &'a Config,
         resolver: &'a dyn Resolver,
@@ -118,14 +118,14 @@ impl<'a> View<'a> {
 
     /// The slugs of `kind` that `slug/similar` compares (valid slugs only),
     /// sorted.
-    pub fn comparable_slugs(&self, kind: Kind) -> Vec<&'a str> {
+    pub(crate) fn comparable_slugs(&self, kind: Kind) -> Vec<&'a str> {
         let mut slugs = self.slugs(kind);
         slugs.retain(|s| crate::model::kind::is_slug(s));
         slugs
     }
 
     /// Clusters of near-duplicate slugs of `kind`: known ones, else computed.
-    pub fn similar_clusters(&self, kind: Kind) -> Vec<Vec<String>> {
+    pub(crate) fn similar_clusters(&self, kind: Kind) -> Vec<Vec<String>> {
         match self.known_clusters.iter().find(|(k, _)| *k == kind) {
             Some((_, clusters)) => clusters.clone(),
             None => crate::syntax::similar::similar_clusters(
@@ -136,22 +136,22 @@ impl<'a> View<'a> {
     }
 
     /// The readable record of `kind` named `slug`.
-    pub fn get(&self, kind: Kind, slug: &str) -> Option<&Entry<'a>> {
+    pub(crate) fn get(&self, kind: Kind, slug: &str) -> Option<&Entry<'a>> {
         self.by_index(kind, slug).map(|i| &self.records[i])
     }
 
     /// The index of the readable record of `kind` named `slug`.
-    pub fn by_index(&self, kind: Kind, slug: &str) -> Option<usize> {
+    pub(crate) fn by_index(&self, kind: Kind, slug: &str) -> Option<usize> {
         self.by_slug.get(&(kind, slug)).copied().flatten()
     }
 
     /// Whether a record of `kind` named `slug` exists (readable or not).
-    pub fn exists(&self, kind: Kind, slug: &str) -> bool {
+    pub(crate) fn exists(&self, kind: Kind, slug: &str) -> bool {
         self.by_slug.contains_key(&(kind, slug)) || self.others.is_some_and(|more| more(kind, slug))
     }
 
     /// Slugs of every record of `kind`.
-    pub fn slugs(&self, kind: Kind) -> Vec<&'a str> {
+    pub(crate) fn slugs(&self, kind: Kind) -> Vec<&'a str> {
         let mut v: Vec<&str> = self
             .records
             .iter()
@@ -171,7 +171,7 @@ pub struct WsSink<'c> {
 }
 
 impl<'c> WsSink<'c> {
-    pub fn new(config: &'c Config) -> Self {
+    pub(crate) fn new(config: &'c Config) -> Self {
         WsSink {
             config,
             diagnostics: Vec::new(),
@@ -179,13 +179,13 @@ impl<'c> WsSink<'c> {
     }
 
     /// Emits `rule` on `path` at `at` (or line 1, column 1).
-    pub fn emit(&mut self, rule: Rule, path: &str, at: Option<&Located>, message: String) {
+    pub(crate) fn emit(&mut self, rule: Rule, path: &str, at: Option<&Located>, message: String) {
         self.emit_fixable(rule, path, at, message, true);
     }
 
     /// [`WsSink::emit`] for a finding of a fixable rule that `--fix` may
     /// not be able to repair: `fixable` says whether it can.
-    pub fn emit_fixable(
+    pub(crate) fn emit_fixable(
         &mut self,
         rule: Rule,
         path: &str,
@@ -219,7 +219,7 @@ impl<'c> WsSink<'c> {
 
 /// Whether `rule` reports anything under `config` (its level is not `off`),
 /// so that a rule that is off costs nothing.
-pub fn enabled(config: &Config, rule: Rule) -> bool {
+pub(crate) fn enabled(config: &Config, rule: Rule) -> bool {
     config.enabled(rule)
 }
 

@@ -6,18 +6,18 @@
 
 mod pairs;
 mod ratio;
-pub mod sketch;
+pub(crate) mod sketch;
 mod trie;
 
 use crate::syntax::similar::pairs::search_pairs;
 use crate::syntax::similar::ratio::str_ratio;
 use crate::syntax::similar::trie::ENUMERATE_UP_TO;
 
-pub use crate::syntax::similar::ratio::sequence_ratio;
+pub(crate) use crate::syntax::similar::ratio::sequence_ratio;
 
 /// The slug without a version-like suffix (`-2`, `-v2`, `-new`, `-old`,
 /// `-fix`, …), when it has one.
-pub fn strip_suffix(slug: &str) -> Option<&str> {
+pub(crate) fn strip_suffix(slug: &str) -> Option<&str> {
     const WORDS: [&str; 10] = [
         "new", "old", "fix", "fixed", "copy", "final", "draft", "tmp", "bak", "alt",
     ];
@@ -33,7 +33,7 @@ pub fn strip_suffix(slug: &str) -> Option<&str> {
 /// The key under which `slug/similar` joins slugs that are equal but for a
 /// version-like suffix (up to two: `use-gix-v2-new` → `use-gix`); a slug
 /// without one is its own key.
-pub fn suffix_key(slug: &str) -> &str {
+pub(crate) fn suffix_key(slug: &str) -> &str {
     match strip_suffix(slug) {
         Some(base) => strip_suffix(base).unwrap_or(base),
         None => slug,
@@ -73,7 +73,7 @@ fn similar_pairs(
 }
 
 /// Clusters of near-duplicate slugs (each sorted, clusters sorted).
-pub fn similar_clusters(slugs: &[&str], ratio: f64) -> Vec<Vec<String>> {
+pub(crate) fn similar_clusters(slugs: &[&str], ratio: f64) -> Vec<Vec<String>> {
     let mut sorted: Vec<&str> = slugs.to_vec();
     sorted.sort_unstable();
     sorted.dedup();

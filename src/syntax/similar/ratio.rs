@@ -3,7 +3,7 @@
 /// The ratio of Python's `difflib.SequenceMatcher(None, a, b).ratio()` (no
 /// junk heuristics, which only apply to strings of 200 characters or more):
 /// twice the matched characters over the total length.
-pub fn sequence_ratio<T: PartialEq>(a: &[T], b: &[T]) -> f64 {
+pub(crate) fn sequence_ratio<T: PartialEq>(a: &[T], b: &[T]) -> f64 {
     let total = a.len() + b.len();
     if total == 0 {
         return 1.0;

@@ -15,17 +15,17 @@
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Bins (bytes) of a sketch.
-pub const BINS: usize = 128;
+pub(crate) const BINS: usize = 128;
 const BIN_BITS: u32 = BINS.trailing_zeros();
 const _: () = assert!(BINS.is_power_of_two());
 
 /// Bins per band: two texts are compared when all the bins of one band agree.
-pub const ROWS: usize = 4;
+pub(crate) const ROWS: usize = 4;
 /// Bands of a sketch.
-pub const BANDS: usize = BINS / ROWS;
+pub(crate) const BANDS: usize = BINS / ROWS;
 /// Fewest distinct shingles a text needs for a sketch: below this, two
 /// texts agree by accident too easily ("Use Redis." and "Use Redis.").
-pub const MIN_SHINGLES: usize = 8;
+pub(crate) const MIN_SHINGLES: usize = 8;
 
 /// A text's sketch: one byte per bin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -34,13 +34,13 @@ pub struct Sketch(pub [u8; BINS]);
 impl Sketch {
     /// The sketch of `text`, or `None` when it has fewer than
     /// [`MIN_SHINGLES`] distinct shingles.
-    pub fn of(text: &str) -> Option<Sketch> {
+    pub(crate) fn of(text: &str) -> Option<Sketch> {
         Sketch::of_parts(&[text])
     }
 
     /// The sketch of the texts one after the other, as if joined by a line
     /// break (a record's title, then its body), without joining them.
-    pub fn of_parts(parts: &[&str]) -> Option<Sketch> {
+    pub(crate) fn of_parts(parts: &[&str]) -> Option<Sketch> {
         let mut mins = [u64::MAX; BINS];
         let mut prev: Option<u64> = None;
         let mut shingles = 0usize;
@@ -93,7 +93,7 @@ impl Sketch {
     /// The estimated Jaccard similarity of the two texts' shingle sets,
     /// from 0 to 1: the share of equal bins, less what one-byte values
     /// agree on by chance.
-    pub fn similarity(&self, other: &Sketch) -> f64 {
+    pub(crate) fn similarity(&self, other: &Sketch) -> f64 {
         let equal = self.equal_bins(other);
         let chance = 1.0 / 256.0;
         ((equal as f64 / BINS as f64 - chance) / (1.0 - chance)).clamp(0.0, 1.0)
@@ -102,7 +102,7 @@ impl Sketch {
     /// How many bins hold the same byte in both sketches: eight bins at a
     /// time (a cold check compares millions of candidate pairs, and the
     /// byte-by-byte count was a tenth of its time on 100k records).
-    pub fn equal_bins(&self, other: &Sketch) -> usize {
+    pub(crate) fn equal_bins(&self, other: &Sketch) -> usize {
         const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
         let mut differ = 0u32;
         for (a, b) in self.0.chunks_exact(8).zip(other.0.chunks_exact(8)) {
@@ -118,7 +118,7 @@ impl Sketch {
     }
 
     /// The key of band `band` (its [`ROWS`] bytes).
-    pub fn band(&self, band: usize) -> u32 {
+    pub(crate) fn band(&self, band: usize) -> u32 {
         let b = &self.0[band * ROWS..band * ROWS + ROWS];
         u32::from_le_bytes([b[0], b[1], b[2], b[3]])
     }
@@ -134,7 +134,7 @@ fn mix(mut x: u64) -> u64 {
 /// Calls `emit` with the hash of every normalised token of `text`, in
 /// order: words of letters and digits, lowercased; CJK runs as
 /// overlapping character bigrams (a one-character run as itself).
-pub fn tokens(text: &str, mut emit: impl FnMut(u64)) {
+pub(crate) fn tokens(text: &str, mut emit: impl FnMut(u64)) {
     tokens_with(text, &mut String::new(), &mut emit);
 }
 

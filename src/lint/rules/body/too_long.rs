@@ -6,7 +6,7 @@ use crate::model::kind::Kind;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule body/too-long` prints it.
-pub const DOC: &str = r#"# body/too-long
+pub(crate) const DOC: &str = r#"# body/too-long
 
 a body longer than `max_body_chars`
 
@@ -77,7 +77,7 @@ rules:
 
 /// `body/too-long`: a decision, request or knowledge body longer than
 /// `max_body_chars`; long records crowd the context and mix topics.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     if !matches!(r.kind, Kind::Decision | Kind::Request | Kind::Knowledge) {
         return;
     }

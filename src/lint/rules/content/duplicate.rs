@@ -14,7 +14,7 @@ use crate::model::rule::Rule;
 use crate::syntax::similar::sketch::{Sketch, BANDS};
 
 /// The rule's documentation, as `memlint rule content/duplicate` prints it.
-pub const DOC: &str = r#"# content/duplicate
+pub(crate) const DOC: &str = r#"# content/duplicate
 
 two active records of one kind say nearly the same thing
 
@@ -102,7 +102,9 @@ pub struct Pair {
 
 /// Whether record `info` takes part: an active decision, request or
 /// knowledge record whose text has a sketch.
-pub fn comparable<'a>(e: &crate::lint::rules::workspace::Entry<'a>) -> Option<(Kind, &'a Sketch)> {
+pub(crate) fn comparable<'a>(
+    e: &crate::lint::rules::workspace::Entry<'a>,
+) -> Option<(Kind, &'a Sketch)> {
     let kind = e.info.kind?;
     if !matches!(kind, Kind::Decision | Kind::Request | Kind::Knowledge)
         || !e.info.parsed
@@ -118,7 +120,7 @@ pub fn comparable<'a>(e: &crate::lint::rules::workspace::Entry<'a>) -> Option<(K
 /// bucket per band and band value, and each is compared only with the
 /// first and the last record before it in each of its buckets: linear in
 /// the number of records, whatever the texts.
-pub fn duplicate_pairs(view: &View) -> Vec<Pair> {
+pub(crate) fn duplicate_pairs(view: &View) -> Vec<Pair> {
     // The sketches copied side by side: the buckets then read them from
     // one array, not from every record's own allocation (a cold check on
     // 100k records spent most of this function waiting for memory).
@@ -186,7 +188,7 @@ pub fn duplicate_pairs(view: &View) -> Vec<Pair> {
 /// comparing its sketch with every comparable record of its kind: one pass
 /// over the sketches per chosen record, for the few records an edit
 /// changed.
-pub fn pairs_of(view: &View, chosen: impl Fn(&str) -> bool) -> Vec<Pair> {
+pub(crate) fn pairs_of(view: &View, chosen: impl Fn(&str) -> bool) -> Vec<Pair> {
     let items: Vec<(&str, Kind, &Sketch)> = view
         .records
         .iter()
@@ -221,7 +223,7 @@ pub fn pairs_of(view: &View, chosen: impl Fn(&str) -> bool) -> Vec<Pair> {
 
 /// `content/duplicate`: each record that has an earlier (in path order)
 /// near-copy gets one diagnostic naming the closest one.
-pub fn check(view: &View, out: &mut WsSink) {
+pub(crate) fn check(view: &View, out: &mut WsSink) {
     if !crate::lint::rules::workspace::enabled(view.config, Rule::ContentDuplicate) {
         return;
     }

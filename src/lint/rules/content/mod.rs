@@ -2,7 +2,7 @@
 //!
 //! One file per rule: its documentation (`DOC`), its check.
 
-pub mod duplicate;
+pub(crate) mod duplicate;
 
 // The paths the engine calls.
-pub use duplicate::{comparable, duplicate_pairs, pairs_of, Pair};
+pub(crate) use duplicate::{comparable, duplicate_pairs, pairs_of, Pair};

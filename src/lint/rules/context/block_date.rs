@@ -6,7 +6,7 @@ use crate::model::kind::is_date;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule context/block-date` prints it.
-pub const DOC: &str = r#"# context/block-date
+pub(crate) const DOC: &str = r#"# context/block-date
 
 a `CONTEXT.md` block heading without an absolute date
 
@@ -65,7 +65,7 @@ rules:
 
 /// Level-2 headings of a markdown text outside fenced code: (byte offset of
 /// the line, heading text).
-pub fn level2_headings(text: &str) -> Vec<(usize, &str)> {
+pub(crate) fn level2_headings(text: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     let mut fence: Option<&str> = None;
     let mut offset = 0;
@@ -111,7 +111,7 @@ fn starts_with_date(heading: &str) -> bool {
 }
 
 /// `context/block-date`.
-pub fn check(text: &str, out: &mut Sink) {
+pub(crate) fn check(text: &str, out: &mut Sink) {
     for (offset, heading) in level2_headings(text) {
         if !starts_with_date(heading) {
             out.emit(

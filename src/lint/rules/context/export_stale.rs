@@ -9,7 +9,7 @@ use crate::model::diagnostic::Diagnostic;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule context/export-stale` prints it.
-pub const DOC: &str = r#"# context/export-stale
+pub(crate) const DOC: &str = r#"# context/export-stale
 
 the memory block of `AGENTS.md` (or `CLAUDE.md`, …) is out of date with the records
 
@@ -114,7 +114,7 @@ context:
 
 /// The finding on `path` (root-relative), whose block opens on `line`;
 /// `None` when the rule is off.
-pub fn finding(path: &str, line: usize, config: &Config) -> Option<Diagnostic> {
+pub(crate) fn finding(path: &str, line: usize, config: &Config) -> Option<Diagnostic> {
     let severity = config.severity(Rule::ContextExportStale)?;
     Some(Diagnostic {
         rule: Rule::ContextExportStale,

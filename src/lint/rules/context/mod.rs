@@ -3,5 +3,5 @@
 //!
 //! One file per rule: its documentation (`DOC`), its check, its fix.
 
-pub mod block_date;
-pub mod export_stale;
+pub(crate) mod block_date;
+pub(crate) mod export_stale;

@@ -5,7 +5,7 @@ use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule date/format` prints it.
-pub const DOC: &str = r#"# date/format
+pub(crate) const DOC: &str = r#"# date/format
 
 a date is not an absolute `YYYY-MM-DD`
 
@@ -63,7 +63,7 @@ rules:
 "#;
 
 /// `date/format`: a date field is not an absolute valid `YYYY-MM-DD`.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     for field in r.kind.fields() {
         // Only date fields have date problems.
         if !matches!(field.ty, crate::model::kind::FieldType::Date) {

@@ -2,5 +2,5 @@
 //!
 //! One file per rule: its documentation (`DOC`), its check, its fix.
 
-pub mod format;
-pub mod relative;
+pub(crate) mod format;
+pub(crate) mod relative;

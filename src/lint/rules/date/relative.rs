@@ -8,7 +8,7 @@ use crate::syntax::dates::ENGLISH;
 use crate::syntax::text::{find_relative, prose_ranges};
 
 /// The rule's documentation, as `memlint rule date/relative` prints it.
-pub const DOC: &str = r#"# date/relative
+pub(crate) const DOC: &str = r#"# date/relative
 
 a relative date expression in a title, description or body
 
@@ -68,7 +68,7 @@ rules:
 "#;
 
 /// `date/relative`: a relative date in a title, description or body.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     for key in ["title", "description"] {
         if let Some((value, span)) = r.str_field(key) {
             // Point into the value when it is written as it reads on one

@@ -7,7 +7,7 @@ use crate::syntax::edit::Edit;
 use crate::syntax::frontmatter;
 
 /// The rule's documentation, as `memlint rule format/bom` prints it.
-pub const DOC: &str = r#"# format/bom
+pub(crate) const DOC: &str = r#"# format/bom
 
 the file starts with a BOM
 
@@ -71,7 +71,7 @@ rules:
 "#;
 
 /// The `format/bom` fix: remove the UTF-8 byte order mark, when there is one.
-pub fn bom_edit(text: &str) -> Option<Edit> {
+pub(crate) fn bom_edit(text: &str) -> Option<Edit> {
     (frontmatter::bom_len(text) > 0).then(|| Edit {
         span: 0..3,
         text: String::new(),
@@ -79,7 +79,7 @@ pub fn bom_edit(text: &str) -> Option<Edit> {
 }
 
 /// `format/bom`: the file starts with a byte order mark.
-pub fn check(text: &str, sink: &mut Sink) {
+pub(crate) fn check(text: &str, sink: &mut Sink) {
     let bom = frontmatter::bom_len(text);
     if bom > 0 {
         sink.emit(

@@ -1,10 +1,10 @@
 //! `format/conflict-markers`: merge conflict markers left in a file.
 
-use crate::lint::rules::Sink;
+use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule format/conflict-markers` prints it.
-pub const DOC: &str = r#"# format/conflict-markers
+pub(crate) const DOC: &str = r#"# format/conflict-markers
 
 merge conflict markers left in the file
 
@@ -66,7 +66,7 @@ rules:
 "#;
 
 /// Reports the conflict marker lines of `text` outside fenced code blocks.
-pub fn check(text: &str, sink: &mut Sink) {
+pub(crate) fn check(text: &str, sink: &mut Sink) {
     // Almost no file has a marker: one SIMD search for the characters
     // every conflict has decides for them.
     let bytes = text.as_bytes();
@@ -127,7 +127,7 @@ fn marker(line: &str) -> Option<u8> {
 /// or more backticks or tildes; closed by at least as many of the same).
 /// `context/export-stale` and `export agents-md` use it too, so that
 /// markers shown inside fenced code are never taken for the block.
-pub fn fence_step(line: &str, fence: Option<(u8, usize)>) -> Option<Option<(u8, usize)>> {
+pub(crate) fn fence_step(line: &str, fence: Option<(u8, usize)>) -> Option<Option<(u8, usize)>> {
     let indent = line.len() - line.trim_start_matches(' ').len();
     if indent > 3 {
         return None;

@@ -6,7 +6,7 @@ use crate::model::rule::Rule;
 use crate::syntax::edit::Edit;
 
 /// The rule's documentation, as `memlint rule format/crlf` prints it.
-pub const DOC: &str = r#"# format/crlf
+pub(crate) const DOC: &str = r#"# format/crlf
 
 CRLF line endings
 
@@ -70,7 +70,7 @@ rules:
 "#;
 
 /// The `format/crlf` fix: turn every CRLF into LF.
-pub fn crlf_edits(text: &str) -> Vec<Edit> {
+pub(crate) fn crlf_edits(text: &str) -> Vec<Edit> {
     // The whole run of CRs before a LF goes, as the formatter does, so that
     // `\r\r\n` leaves no CRLF behind.
     let bytes = text.as_bytes();
@@ -86,7 +86,7 @@ pub fn crlf_edits(text: &str) -> Vec<Edit> {
 }
 
 /// `format/crlf`: the file's first CRLF line ending.
-pub fn check(text: &str, sink: &mut Sink) {
+pub(crate) fn check(text: &str, sink: &mut Sink) {
     let bom = crate::syntax::frontmatter::bom_len(text);
     // The first CRLF, found by memchr on `\r` (a substring search is far
     // slower, and almost every file has no `\r` at all).

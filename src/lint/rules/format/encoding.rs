@@ -4,7 +4,7 @@ use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule format/encoding` prints it.
-pub const DOC: &str = r#"# format/encoding
+pub(crate) const DOC: &str = r#"# format/encoding
 
 the file is not valid UTF-8 or contains NUL
 
@@ -71,7 +71,7 @@ rules:
 
 /// `format/encoding` on a file's bytes: its text, or (after the
 /// diagnostic) the text to show with the diagnostics.
-pub fn check<'a>(bytes: &'a [u8], sink: &mut Sink) -> Result<&'a str, String> {
+pub(crate) fn check<'a>(bytes: &'a [u8], sink: &mut Sink) -> Result<&'a str, String> {
     // The SIMD check answers for valid text; std finds where invalid text
     // goes wrong.
     let valid = simdutf8::basic::from_utf8(bytes).or_else(|_| std::str::from_utf8(bytes));
@@ -105,7 +105,7 @@ pub fn check<'a>(bytes: &'a [u8], sink: &mut Sink) -> Result<&'a str, String> {
 
 /// `format/encoding` on a file that could not be read at all: `why` says
 /// what went wrong and what to do.
-pub fn unreadable(why: impl Into<String>, sink: &mut Sink) {
+pub(crate) fn unreadable(why: impl Into<String>, sink: &mut Sink) {
     sink.emit(Rule::FormatEncoding, 0..0, why);
 }
 

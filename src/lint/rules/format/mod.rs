@@ -4,12 +4,12 @@
 //!
 //! One file per rule: its documentation (`DOC`), its check, its fix.
 
-pub mod bom;
-pub mod conflict_markers;
-pub mod crlf;
-pub mod encoding;
-pub mod too_large;
+pub(crate) mod bom;
+pub(crate) mod conflict_markers;
+pub(crate) mod crlf;
+pub(crate) mod encoding;
+pub(crate) mod too_large;
 
 // The paths the linter, the fixer and the engine call.
-pub use bom::bom_edit;
-pub use crlf::crlf_edits;
+pub(crate) use bom::bom_edit;
+pub(crate) use crlf::crlf_edits;

@@ -4,7 +4,7 @@ use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule format/too-large` prints it.
-pub const DOC: &str = r#"# format/too-large
+pub(crate) const DOC: &str = r#"# format/too-large
 
 the file exceeds `max_file_bytes`
 
@@ -71,7 +71,7 @@ rules:
 
 /// `format/too-large` on a file of `size` bytes, more than `max_file_bytes`
 /// (`max`): it was not read.
-pub fn check(size: u64, max: u64, sink: &mut Sink) {
+pub(crate) fn check(size: u64, max: u64, sink: &mut Sink) {
     sink.emit(
         Rule::FormatTooLarge,
         0..0,

@@ -5,7 +5,7 @@ use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule frontmatter/duplicate-key` prints it.
-pub const DOC: &str = r#"# frontmatter/duplicate-key
+pub(crate) const DOC: &str = r#"# frontmatter/duplicate-key
 
 a key appears twice
 
@@ -65,7 +65,7 @@ rules:
 
 /// `frontmatter/duplicate-key`: a key appears twice. YAML readers disagree on
 /// which value wins, so the record means different things to different tools.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     if r.duplicates.is_empty() {
         return;
     }

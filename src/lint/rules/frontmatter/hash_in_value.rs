@@ -6,7 +6,7 @@ use crate::model::rule::Rule;
 use crate::syntax::yaml::{Style, Value};
 
 /// The rule's documentation, as `memlint rule frontmatter/hash-in-value` prints it.
-pub const DOC: &str = r#"# frontmatter/hash-in-value
+pub(crate) const DOC: &str = r#"# frontmatter/hash-in-value
 
 an unquoted value is cut short by ` #`
 
@@ -66,7 +66,7 @@ rules:
 /// `frontmatter/hash-in-value`: `title: Fix #2 for CJK` reads as `Fix`; the
 /// rest became a comment. Fires when ` #` is directly followed by a non-space
 /// character after an unquoted value.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     // A value's line ends inside the front matter: without a `#` there,
     // there is nothing to find.
     if !r.text[r.parts.yaml.clone()].contains('#') {

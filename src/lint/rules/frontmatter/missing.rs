@@ -5,7 +5,7 @@ use crate::model::rule::Rule;
 use crate::syntax::frontmatter::{self, Absence};
 
 /// The rule's documentation, as `memlint rule frontmatter/missing` prints it.
-pub const DOC: &str = r#"# frontmatter/missing
+pub(crate) const DOC: &str = r#"# frontmatter/missing
 
 a record has no front matter
 
@@ -60,7 +60,7 @@ rules:
 
 /// `frontmatter/missing` on a record whose text opens no front matter
 /// (`absence` says how), at its first line.
-pub fn check(text: &str, absence: &Absence, sink: &mut Sink) {
+pub(crate) fn check(text: &str, absence: &Absence, sink: &mut Sink) {
     let from = frontmatter::bom_len(text);
     let end = text[from..]
         .find(['\n', '\r'])

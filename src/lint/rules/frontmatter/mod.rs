@@ -3,17 +3,15 @@
 //! One file per rule: its documentation (`DOC`), its check, its fix. What
 //! the rules share is in `shared`, a leaf.
 
-pub mod duplicate_key;
-pub mod hash_in_value;
-pub mod missing;
-pub mod parse;
-pub mod required;
-pub mod shared;
-pub mod r#type;
-pub mod unclosed;
-pub mod unknown_key;
+pub(crate) mod duplicate_key;
+pub(crate) mod hash_in_value;
+pub(crate) mod missing;
+pub(crate) mod parse;
+pub(crate) mod required;
+pub(crate) mod shared;
+pub(crate) mod r#type;
+pub(crate) mod unclosed;
+pub(crate) mod unknown_key;
 
 // The paths the linter, the fixer and the engine call.
-pub use shared::rename_target;
-pub use shared::value_span;
-pub use unknown_key::{rename_edits, safe_renames};
+pub(crate) use unknown_key::rename_edits;

@@ -8,7 +8,7 @@ use crate::syntax::yaml;
 use std::ops::Range;
 
 /// The rule's documentation, as `memlint rule frontmatter/parse` prints it.
-pub const DOC: &str = r#"# frontmatter/parse
+pub(crate) const DOC: &str = r#"# frontmatter/parse
 
 the YAML does not parse, or is not a mapping
 
@@ -67,14 +67,18 @@ rules:
 
 /// `frontmatter/parse` on YAML that does not parse, with a hint for the
 /// common slips.
-pub fn check(text: &str, parts: &Parts, err: &yaml::Error, sink: &mut Sink) {
+pub(crate) fn check(text: &str, parts: &Parts, err: &yaml::Error, sink: &mut Sink) {
     let (span, message) = parse_message(text, parts, err);
     sink.emit(Rule::FrontmatterParse, span, message);
 }
 
 /// The front matter's mapping, or `frontmatter/parse` for an empty front
 /// matter or one that is not a mapping.
-pub fn mapping(root: Option<yaml::Node>, parts: &Parts, sink: &mut Sink) -> Option<yaml::Node> {
+pub(crate) fn mapping(
+    root: Option<yaml::Node>,
+    parts: &Parts,
+    sink: &mut Sink,
+) -> Option<yaml::Node> {
     let (span, message) = match root {
         Some(root) if root.entries().is_some() => return Some(root),
         None => (

@@ -6,7 +6,7 @@ use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule frontmatter/required` prints it.
-pub const DOC: &str = r#"# frontmatter/required
+pub(crate) const DOC: &str = r#"# frontmatter/required
 
 a required key is missing
 
@@ -68,7 +68,7 @@ rules:
 
 /// `frontmatter/required`: a required key is missing. (`sources` is reported
 /// by `sources/missing`, `replaced_by` by `status/missing-target`.)
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     for field in r.kind.fields() {
         if !is_required(field.presence) || field.key == "sources" {
             continue;

@@ -6,7 +6,7 @@ use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule frontmatter/type` prints it.
-pub const DOC: &str = r#"# frontmatter/type
+pub(crate) const DOC: &str = r#"# frontmatter/type
 
 a value has the wrong type or is outside its enum
 
@@ -68,7 +68,7 @@ rules:
 "#;
 
 /// `frontmatter/type`: a value has the wrong type or is outside its enum.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     for field in r.kind.fields() {
         if let Some((entry, span, message)) = r.problem(field.key, ProblemRule::Type) {
             out.emit(

@@ -7,7 +7,7 @@ use crate::syntax::frontmatter::Parts;
 use std::ops::Range;
 
 /// The rule's documentation, as `memlint rule frontmatter/unclosed` prints it.
-pub const DOC: &str = r#"# frontmatter/unclosed
+pub(crate) const DOC: &str = r#"# frontmatter/unclosed
 
 no closing `---`
 
@@ -65,7 +65,7 @@ rules:
 
 /// `frontmatter/unclosed` on a front matter opened at `opener` that no
 /// line closes.
-pub fn check(text: &str, opener: Range<usize>, sink: &mut Sink) {
+pub(crate) fn check(text: &str, opener: Range<usize>, sink: &mut Sink) {
     // A closing `---` after a bare CR is not on a line of its own.
     let bare_cr = memchr::memchr_iter(b'\r', text.as_bytes())
         .any(|i| text.as_bytes().get(i + 1) != Some(&b'\n'));
@@ -83,7 +83,7 @@ pub fn check(text: &str, opener: Range<usize>, sink: &mut Sink) {
 /// followed by a markdown heading: the closing `---` was most likely
 /// forgotten and the `---` found belongs to the body. Whether it fired
 /// (else the failure is `frontmatter/parse`'s).
-pub fn runs_into_body(text: &str, parts: &Parts, err_at: usize, sink: &mut Sink) -> bool {
+pub(crate) fn runs_into_body(text: &str, parts: &Parts, err_at: usize, sink: &mut Sink) -> bool {
     let Some(line) = heading_line(text, parts, err_at) else {
         return false;
     };

@@ -6,7 +6,7 @@ use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule frontmatter/unknown-key` prints it.
-pub const DOC: &str = r#"# frontmatter/unknown-key
+pub(crate) const DOC: &str = r#"# frontmatter/unknown-key
 
 a key the kind does not define
 
@@ -69,7 +69,7 @@ rules:
 
 /// `frontmatter/unknown-key`: a key the kind does not define, with the closest
 /// known key suggested; fixable when `--fix` renames it ([`safe_renames`]).
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     let known: Vec<&str> = r.kind.fields().iter().map(|f| f.key).collect();
     let mut renames: Option<Vec<(&crate::syntax::yaml::Entry, &'static str)>> = None;
     for entry in r.root.entries().unwrap_or(&[]) {
@@ -156,7 +156,7 @@ fn shortened(text: &str) -> String {
 
 /// The `frontmatter/unknown-key` fix: rename every unknown key that is a
 /// safe, unambiguous misspelling of a defined one (see [`safe_renames`]).
-pub fn rename_edits(r: &Record) -> Vec<crate::syntax::edit::Edit> {
+pub(crate) fn rename_edits(r: &Record) -> Vec<crate::syntax::edit::Edit> {
     safe_renames(r)
         .into_iter()
         .map(|(entry, target)| crate::syntax::edit::Edit {
@@ -168,7 +168,9 @@ pub fn rename_edits(r: &Record) -> Vec<crate::syntax::edit::Edit> {
 
 /// The unknown keys `--fix` renames, with their new names: those with a
 /// [`rename_target`] that no other unknown key would also be renamed to.
-pub fn safe_renames<'r>(r: &Record<'r>) -> Vec<(&'r crate::syntax::yaml::Entry, &'static str)> {
+pub(crate) fn safe_renames<'r>(
+    r: &Record<'r>,
+) -> Vec<(&'r crate::syntax::yaml::Entry, &'static str)> {
     let known: Vec<&str> = r.kind.fields().iter().map(|f| f.key).collect();
     let mut renames: Vec<(&crate::syntax::yaml::Entry, &'static str)> = Vec::new();
     for entry in r.root.entries().unwrap_or(&[]) {

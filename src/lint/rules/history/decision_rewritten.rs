@@ -6,7 +6,7 @@ use crate::model::rule::Rule;
 use crate::syntax::trailer::{GcOp, TRAILER};
 
 /// The rule's documentation, as `memlint rule history/decision-rewritten` prints it.
-pub const DOC: &str = r#"# history/decision-rewritten
+pub(crate) const DOC: &str = r#"# history/decision-rewritten
 
 an active decision changed in place
 
@@ -114,7 +114,7 @@ rules:
 
 /// An active decision changed since the base revision, as the engine read
 /// it from git: its path, both texts and what the linter read of each.
-pub struct Rewrite<'a> {
+pub(crate) struct Rewrite<'a> {
     pub path: &'a str,
     pub old_text: &'a str,
     pub new_text: &'a str,
@@ -126,13 +126,13 @@ pub struct Rewrite<'a> {
 
 /// Whether a `Memlint-GC:` trailer names the decision at `path` (or at
 /// `old_path`, its path at the base), which explains any edit.
-pub fn named(path: &str, old_path: &str, ops: &[&GcOp]) -> bool {
+pub(crate) fn named(path: &str, old_path: &str, ops: &[&GcOp]) -> bool {
     ops.iter().any(|op| op.names(path) || op.names(old_path))
 }
 
 /// `history/decision-rewritten` on a decision no trailer names: it was
 /// active at the base, and its title or body changed.
-pub fn check(r: &Rewrite) -> Option<Finding> {
+pub(crate) fn check(r: &Rewrite) -> Option<Finding> {
     if r.before.status.as_deref() != Some("active") {
         return None;
     }

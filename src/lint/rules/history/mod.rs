@@ -1,4 +1,4 @@
 //! The `history/*` rules, one file each.
 
-pub mod decision_rewritten;
-pub mod unexplained_removal;
+pub(crate) mod decision_rewritten;
+pub(crate) mod unexplained_removal;

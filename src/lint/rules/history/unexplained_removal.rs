@@ -7,7 +7,7 @@ use crate::model::rule::Rule;
 use crate::syntax::trailer::{GcOp, Malformed, CATEGORIES, TRAILER};
 
 /// The rule's documentation, as `memlint rule history/unexplained-removal` prints it.
-pub const DOC: &str = r#"# history/unexplained-removal
+pub(crate) const DOC: &str = r#"# history/unexplained-removal
 
 a record removed without a `Memlint-GC:` trailer
 
@@ -91,7 +91,7 @@ rules:
 
 /// A `Memlint-GC:` trailer that does not parse, and the commit whose
 /// message holds it: its short id, or `None` for the commit being made.
-pub struct MalformedIn<'a> {
+pub(crate) struct MalformedIn<'a> {
     pub commit: Option<String>,
     pub item: &'a Malformed,
 }
@@ -100,7 +100,7 @@ pub struct MalformedIn<'a> {
 /// since `base` (its short id), as git found it: `renamed` when it lives on
 /// under another name; `ops` and `malformed` are the `Memlint-GC:` trailers
 /// of the commits since `base` (and of the commit being made).
-pub fn check(
+pub(crate) fn check(
     path: &str,
     kind: Kind,
     renamed: bool,

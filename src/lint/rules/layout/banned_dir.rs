@@ -4,7 +4,7 @@ use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule layout/banned-dir` prints it.
-pub const DOC: &str = r#"# layout/banned-dir
+pub(crate) const DOC: &str = r#"# layout/banned-dir
 
 a file under a banned directory
 
@@ -77,6 +77,6 @@ fn banned_message(dir: &str) -> String {
 }
 
 /// `layout/banned-dir` on a file under the banned directory `dir`.
-pub fn check(dir: &str, sink: &mut Sink) {
+pub(crate) fn check(dir: &str, sink: &mut Sink) {
     sink.emit(Rule::LayoutBannedDir, 0..0, banned_message(dir));
 }

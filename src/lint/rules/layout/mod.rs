@@ -2,5 +2,5 @@
 //!
 //! One file per rule: its documentation (`DOC`), its check, its fix.
 
-pub mod banned_dir;
-pub mod unknown_file;
+pub(crate) mod banned_dir;
+pub(crate) mod unknown_file;

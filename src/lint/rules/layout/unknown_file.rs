@@ -4,7 +4,7 @@ use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule layout/unknown-file` prints it.
-pub const DOC: &str = r#"# layout/unknown-file
+pub(crate) const DOC: &str = r#"# layout/unknown-file
 
 a file in a memory directory that is no record
 
@@ -92,7 +92,7 @@ fn leftover_of(name: &str) -> Option<&str> {
 }
 
 /// `layout/unknown-file` on `rel`, a file where no record belongs.
-pub fn check(rel: &str, sink: &mut Sink) {
+pub(crate) fn check(rel: &str, sink: &mut Sink) {
     sink.emit(Rule::LayoutUnknownFile, 0..0, unknown_message(rel));
 }
 

@@ -7,7 +7,7 @@ use crate::syntax::secrets::{findings_with, fingerprint, legacy_fingerprint, Fin
 use crate::syntax::text::HintWords;
 
 /// The rule's documentation, as `memlint rule secrets/detected` prints it.
-pub const DOC: &str = r#"# secrets/detected
+pub(crate) const DOC: &str = r#"# secrets/detected
 
 something that looks like a credential
 
@@ -70,7 +70,7 @@ secrets:
 "#;
 
 /// `secrets/detected` on a record.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     emit(
         r.path,
         r.text,
@@ -82,7 +82,7 @@ pub fn check(r: &Record, out: &mut Sink) {
 
 /// `secrets/detected` on any text (records and `CONTEXT.md`) of the file
 /// at root-relative `path`, but the credentials `allow` lists.
-pub fn scan(path: &str, text: &str, allow: &[String], out: &mut Sink) {
+pub(crate) fn scan(path: &str, text: &str, allow: &[String], out: &mut Sink) {
     emit(
         path,
         text,

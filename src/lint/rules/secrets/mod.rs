@@ -3,7 +3,7 @@
 //!
 //! One file per rule: its documentation (`DOC`), its check, its fix.
 
-pub mod detected;
+pub(crate) mod detected;
 
 // The paths the linter, the fixer and the engine call.
-pub use detected::scan;
+pub(crate) use detected::scan;

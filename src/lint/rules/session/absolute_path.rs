@@ -8,7 +8,7 @@ use crate::model::rule::Rule;
 use crate::syntax::session::{content_lines, file_entry, is_none, section};
 
 /// The rule's documentation, as `memlint rule session/absolute-path` prints it.
-pub const DOC: &str = r#"# session/absolute-path
+pub(crate) const DOC: &str = r#"# session/absolute-path
 
 a project root or file-list entry is not absolute
 
@@ -124,7 +124,7 @@ rules:
 "#;
 
 /// `session/absolute-path`: `project_root`, `Project Root` and file lists.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     if r.kind != Kind::Session {
         return;
     }
@@ -180,7 +180,7 @@ pub fn check(r: &Record, out: &mut Sink) {
 /// compact`) whose `## Project Root` section names no path: the record's
 /// `project_root` is taken from it, so the record would lack it. At the
 /// section's heading.
-pub fn empty_project_root(text: &str) -> Option<Finding> {
+pub(crate) fn empty_project_root(text: &str) -> Option<Finding> {
     let found = crate::syntax::session::sections(text);
     let s = section(&found, "Project Root")?;
     Some(Finding {

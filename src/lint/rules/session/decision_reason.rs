@@ -7,7 +7,7 @@ use crate::model::rule::Rule;
 use crate::syntax::session::{content_lines, is_none, section};
 
 /// The rule's documentation, as `memlint rule session/decision-reason` prints it.
-pub const DOC: &str = r#"# session/decision-reason
+pub(crate) const DOC: &str = r#"# session/decision-reason
 
 a `Decisions` entry without `: <reasoning>`
 
@@ -123,7 +123,7 @@ rules:
 "#;
 
 /// `session/decision-reason`: each `Decisions` entry gives its reasoning.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     let Some((base, found)) = body_sections(r) else {
         return;
     };

@@ -6,7 +6,7 @@ use crate::model::kind::{is_session_id, Kind};
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule session/id` prints it.
-pub const DOC: &str = r#"# session/id
+pub(crate) const DOC: &str = r#"# session/id
 
 a session id that does not match its format or file stem
 
@@ -122,7 +122,7 @@ rules:
 "#;
 
 /// `session/id`: `CMEM-YYYYMMDD-HHMMSS`, equal to the file stem.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     if r.kind != Kind::Session {
         return;
     }

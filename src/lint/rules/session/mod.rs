@@ -4,10 +4,10 @@
 //! One file per rule: its documentation (`DOC`), its check, its fix. What
 //! the rules share is in `shared`, a leaf.
 
-pub mod absolute_path;
-pub mod decision_reason;
-pub mod id;
-pub mod plan_source;
-pub mod sections;
-pub mod shared;
-pub mod working_files;
+pub(crate) mod absolute_path;
+pub(crate) mod decision_reason;
+pub(crate) mod id;
+pub(crate) mod plan_source;
+pub(crate) mod sections;
+pub(crate) mod shared;
+pub(crate) mod working_files;

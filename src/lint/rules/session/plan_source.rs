@@ -7,7 +7,7 @@ use crate::model::rule::Rule;
 use crate::syntax::session::{content_lines, plan_source, section};
 
 /// The rule's documentation, as `memlint rule session/plan-source` prints it.
-pub const DOC: &str = r#"# session/plan-source
+pub(crate) const DOC: &str = r#"# session/plan-source
 
 `Execution Plan` lacks a valid `### Source:` line
 
@@ -123,7 +123,7 @@ rules:
 "#;
 
 /// `session/plan-source`: `Execution Plan` starts with a valid `### Source:`.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     let Some((base, found)) = body_sections(r) else {
         return;
     };

@@ -7,7 +7,7 @@ use crate::model::rule::Rule;
 use crate::syntax::session::section_problems;
 
 /// The rule's documentation, as `memlint rule session/sections` prints it.
-pub const DOC: &str = r#"# session/sections
+pub(crate) const DOC: &str = r#"# session/sections
 
 a section is missing, repeated or out of order
 
@@ -121,7 +121,7 @@ rules:
 "#;
 
 /// `session/sections`: each of the 14 sections once, in order.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     let Some((base, found)) = body_sections(r) else {
         return;
     };

@@ -7,7 +7,7 @@ use crate::model::rule::Rule;
 use crate::syntax::session::{content_lines, file_entry, is_none, section};
 
 /// The rule's documentation, as `memlint rule session/working-files` prints it.
-pub const DOC: &str = r#"# session/working-files
+pub(crate) const DOC: &str = r#"# session/working-files
 
 fewer than 3 or more than 8 working files
 
@@ -124,7 +124,7 @@ rules:
 "#;
 
 /// `session/working-files`: 3 to 8 working files.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     let Some((base, found)) = body_sections(r) else {
         return;
     };

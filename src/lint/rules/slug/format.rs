@@ -4,7 +4,7 @@ use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule slug/format` prints it.
-pub const DOC: &str = r#"# slug/format
+pub(crate) const DOC: &str = r#"# slug/format
 
 a file stem is not a slug
 
@@ -109,7 +109,7 @@ fn suggest(stem: &str) -> String {
 }
 
 /// `slug/format` on a record's file stem.
-pub fn check(stem: &str, sink: &mut Sink) {
+pub(crate) fn check(stem: &str, sink: &mut Sink) {
     if let Some(message) = stem_problem(stem) {
         sink.emit(Rule::SlugFormat, 0..0, message);
     }

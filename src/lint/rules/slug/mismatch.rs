@@ -5,7 +5,7 @@ use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule slug/mismatch` prints it.
-pub const DOC: &str = r#"# slug/mismatch
+pub(crate) const DOC: &str = r#"# slug/mismatch
 
 a `slug` key differs from the file stem
 
@@ -65,7 +65,7 @@ rules:
 "#;
 
 /// `slug/mismatch`: a `slug` key differs from the file stem.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     let Some((slug, span)) = r.str_field("slug") else {
         return;
     };

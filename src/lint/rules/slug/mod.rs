@@ -2,9 +2,6 @@
 //!
 //! One file per rule: its documentation (`DOC`), its check, its fix.
 
-pub mod format;
-pub mod mismatch;
-pub mod similar;
-
-// The paths the linter, the fixer and the engine call.
-pub use crate::syntax::similar::{similar_clusters, suffix_key};
+pub(crate) mod format;
+pub(crate) mod mismatch;
+pub(crate) mod similar;

@@ -4,7 +4,7 @@ use crate::lint::rules::workspace::{View, WsSink};
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule slug/similar` prints it.
-pub const DOC: &str = r#"# slug/similar
+pub(crate) const DOC: &str = r#"# slug/similar
 
 slugs of the same kind look like near-duplicates
 
@@ -84,12 +84,12 @@ rules:
 /// Most other members a `slug/similar` message names; the rest are
 /// counted. Naming them all made a cluster of n slugs n² bytes of output
 /// (20,000 `note-N` records: gigabytes).
-pub const SIMILAR_NAMED: usize = 5;
+pub(crate) const SIMILAR_NAMED: usize = 5;
 
 /// `slug/similar`: near-duplicate slugs of one kind, reported once per
 /// cluster on each member after the first in sorted order, naming the first
 /// [`SIMILAR_NAMED`] others and counting the rest.
-pub fn check(view: &View, out: &mut WsSink) {
+pub(crate) fn check(view: &View, out: &mut WsSink) {
     // The clusters are the costliest cross-record work: skipped when off.
     if !crate::lint::rules::workspace::enabled(view.config, Rule::SlugSimilar) {
         return;
@@ -138,7 +138,11 @@ pub fn check(view: &View, out: &mut WsSink) {
 
 /// `a`, `b` and `c`, or `a`, `b`, `c` and 17 more when `count` (the length
 /// of `names`) exceeds `most`.
-pub fn named_list<'s>(names: impl Iterator<Item = &'s str>, count: usize, most: usize) -> String {
+pub(crate) fn named_list<'s>(
+    names: impl Iterator<Item = &'s str>,
+    count: usize,
+    most: usize,
+) -> String {
     let shown: Vec<String> = names.take(most).map(|s| format!("`{s}`")).collect();
     let rest = count - shown.len();
     match shown.split_last() {
@@ -152,7 +156,7 @@ pub fn named_list<'s>(names: impl Iterator<Item = &'s str>, count: usize, most: 
 /// The members of a near-duplicate cluster that still count: a replaced
 /// record was dealt with as the rule advises (one replaces the other), so
 /// it is left out, and a cluster of fewer than two left is none.
-pub fn active_members(cluster: &[String], replaced: impl Fn(&str) -> bool) -> Vec<String> {
+pub(crate) fn active_members(cluster: &[String], replaced: impl Fn(&str) -> bool) -> Vec<String> {
     let active: Vec<String> = cluster.iter().filter(|s| !replaced(s)).cloned().collect();
     if active.len() < 2 {
         return Vec::new();

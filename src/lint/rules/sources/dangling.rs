@@ -4,7 +4,7 @@ use crate::model::kind::{source_problem, Kind};
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule sources/dangling` prints it.
-pub const DOC: &str = r#"# sources/dangling
+pub(crate) const DOC: &str = r#"# sources/dangling
 
 a source points at nothing
 
@@ -81,7 +81,7 @@ rules:
 /// root-relative path (borrowed when the value is already normal, as it
 /// nearly always is).
 /// A line range (`#L10-L42`) after the path is not part of it.
-pub fn file_target(value: &str) -> Result<std::borrow::Cow<'_, str>, String> {
+pub(crate) fn file_target(value: &str) -> Result<std::borrow::Cow<'_, str>, String> {
     let value = crate::model::kind::split_file_source(value).map_or(value, |(path, _)| path);
     if value.starts_with('/') || value.starts_with('\\') || value.get(1..2) == Some(":") {
         return Err(
@@ -137,7 +137,7 @@ fn past_the_end(
 }
 
 /// `sources/dangling`: a source that points at nothing.
-pub fn check(
+pub(crate) fn check(
     view: &crate::lint::rules::workspace::View,
     out: &mut crate::lint::rules::workspace::WsSink,
 ) {

@@ -6,7 +6,7 @@
 use crate::model::kind::{split_file_source, Lines};
 
 /// The rule's documentation, as `memlint rule sources/drifted` prints it.
-pub const DOC: &str = r#"# sources/drifted
+pub(crate) const DOC: &str = r#"# sources/drifted
 
 a `file:` source changed after the record was last written
 
@@ -119,7 +119,7 @@ rules:
 
 /// A commit that changed a cited file.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Commit {
+pub(crate) struct Commit {
     /// The full id.
     pub id: String,
     /// The author date, `YYYY-MM-DD`.
@@ -130,7 +130,7 @@ pub struct Commit {
 
 /// Changes not committed yet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pending {
+pub(crate) enum Pending {
     /// In the work tree.
     WorkTree,
     /// In the index.
@@ -139,7 +139,7 @@ pub enum Pending {
 
 /// What became of a cited file since the record was last written.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Finding {
+pub(crate) enum Finding {
     /// The file (or the cited lines) changed.
     Changed {
         /// The commits that changed it, newest first.
@@ -174,7 +174,7 @@ pub enum Finding {
 
 impl Finding {
     /// The commits the finding names, newest first.
-    pub fn commits(&self) -> Vec<&Commit> {
+    pub(crate) fn commits(&self) -> Vec<&Commit> {
         match self {
             Finding::Changed { commits, .. } => commits.iter().collect(),
             Finding::Renamed { commit, .. } => vec![commit],
@@ -198,7 +198,7 @@ fn commit_label(c: &Commit) -> String {
 /// The `sources/drifted` diagnostic of `record` at its source `at`, with
 /// the rule's configured `severity`: what the engine reports once it has
 /// judged the source against git's history with this file's functions.
-pub fn diagnostic(
+pub(crate) fn diagnostic(
     record: &str,
     at: &crate::lint::info::Located,
     severity: crate::model::severity::Severity,
@@ -223,7 +223,7 @@ pub fn diagnostic(
 }
 
 /// The diagnostic's message for `source` (the entry as written).
-pub fn message(source: &str, finding: &Finding) -> String {
+pub(crate) fn message(source: &str, finding: &Finding) -> String {
     let source = crate::syntax::sanitize::line(source);
     match finding {
         Finding::Changed {
@@ -299,7 +299,7 @@ pub fn message(source: &str, finding: &Finding) -> String {
 /// The message for a record a change leaves untouched while it modifies
 /// the file (or the lines) `source` cites: `staged` for the change about to
 /// be committed, else the pull request's.
-pub fn change_message(source: &str, rel: &str, record: &str, staged: bool) -> String {
+pub(crate) fn change_message(source: &str, rel: &str, record: &str, staged: bool) -> String {
     let cited = source.strip_prefix("file:").unwrap_or(source);
     let lines = split_file_source(cited)
         .ok()
@@ -320,7 +320,7 @@ pub fn change_message(source: &str, rel: &str, record: &str, staged: bool) -> St
 
 /// The entry `--fix` writes instead of `source`, when the finding can be
 /// repaired without a judgement: a renamed file, lines that moved.
-pub fn rewrite(source: &str, finding: &Finding) -> Option<String> {
+pub(crate) fn rewrite(source: &str, finding: &Finding) -> Option<String> {
     let value = source.strip_prefix("file:")?;
     let (path, old_lines) = split_file_source(value).ok()?;
     match finding {
@@ -342,7 +342,7 @@ fn lines_of(text: &str) -> Vec<&str> {
 }
 
 /// The cited lines of `text`, when the file has them all.
-pub fn cited_lines(text: &str, lines: Lines) -> Option<Vec<String>> {
+pub(crate) fn cited_lines(text: &str, lines: Lines) -> Option<Vec<String>> {
     let all = lines_of(text);
     if lines.last > all.len() {
         return None;
@@ -357,7 +357,7 @@ pub fn cited_lines(text: &str, lines: Lines) -> Option<Vec<String>> {
 
 /// Where `cited` lines sit in `text`: at `near` when they still do, else
 /// the occurrence closest to it; `None` when they are nowhere.
-pub fn find_lines(cited: &[String], text: &str, near: Lines) -> Option<Lines> {
+pub(crate) fn find_lines(cited: &[String], text: &str, near: Lines) -> Option<Lines> {
     let all = lines_of(text);
     let n = cited.len();
     if n == 0 || n > all.len() {
@@ -381,7 +381,7 @@ pub fn find_lines(cited: &[String], text: &str, near: Lines) -> Option<Lines> {
 /// xxh3-64 hash of the file's content (for a range, of its lines, each
 /// ending with `\n`), line endings read as LF so that a CRLF checkout pins
 /// the same; `None` when the file lacks the cited lines.
-pub fn pin(bytes: &[u8], lines: Option<Lines>) -> Option<String> {
+pub(crate) fn pin(bytes: &[u8], lines: Option<Lines>) -> Option<String> {
     let text = String::from_utf8_lossy(bytes);
     let normal: String = match lines {
         None => text.replace("\r\n", "\n"),
@@ -398,7 +398,7 @@ pub fn pin(bytes: &[u8], lines: Option<Lines>) -> Option<String> {
 
 /// Where lines matching `pinned` (the pin of a range as long as `near`)
 /// sit in `bytes`: at `near` when they still do, else the nearest.
-pub fn find_pinned(bytes: &[u8], pinned: &str, near: Lines) -> Option<Lines> {
+pub(crate) fn find_pinned(bytes: &[u8], pinned: &str, near: Lines) -> Option<Lines> {
     let text = String::from_utf8_lossy(bytes);
     let all = lines_of(&text);
     let n = near.last - near.first + 1;
@@ -443,7 +443,7 @@ mod tests {
 
 /// The well-formed `file:` sources of `info`, each with the root-relative
 /// file it names, as `sources/drifted` reads them on a change.
-pub fn cited_sources(
+pub(crate) fn cited_sources(
     info: &crate::lint::RecordInfo,
 ) -> Vec<(&crate::lint::Located, std::borrow::Cow<'_, str>)> {
     info.sources

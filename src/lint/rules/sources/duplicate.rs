@@ -9,7 +9,7 @@ use crate::syntax::edit::Edit;
 use crate::syntax::yaml::Value;
 
 /// The rule's documentation, as `memlint rule sources/duplicate` prints it.
-pub const DOC: &str = r#"# sources/duplicate
+pub(crate) const DOC: &str = r#"# sources/duplicate
 
 the same source entry twice
 
@@ -70,7 +70,7 @@ rules:
 "#;
 
 /// `sources/duplicate`: the same entry twice.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     let mut seen: Map<&str, usize> = Map::default();
     // What `--fix` deletes, computed at the first duplicate: an entry
     // sharing its line with a comment, say, is left for a person.
@@ -99,7 +99,7 @@ pub fn check(r: &Record, out: &mut Sink) {
 /// Deletes every repeated `sources` entry: the whole line of a block-list
 /// item (when the line holds nothing else), or the item and its comma in a
 /// flow list.
-pub fn duplicate_source_edits(r: &Record) -> Vec<Edit> {
+pub(crate) fn duplicate_source_edits(r: &Record) -> Vec<Edit> {
     let Some(entry) = r.root.get("sources") else {
         return Vec::new();
     };

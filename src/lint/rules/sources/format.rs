@@ -7,7 +7,7 @@ use crate::model::kind::source_problem;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule sources/format` prints it.
-pub const DOC: &str = r#"# sources/format
+pub(crate) const DOC: &str = r#"# sources/format
 
 an entry is not a source string
 
@@ -67,7 +67,7 @@ rules:
 "#;
 
 /// `sources/format`: an entry is not a source string.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     for (s, span) in entries(r) {
         if let Some(why) = source_problem(s) {
             out.emit(

@@ -6,7 +6,7 @@ use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule sources/missing` prints it.
-pub const DOC: &str = r#"# sources/missing
+pub(crate) const DOC: &str = r#"# sources/missing
 
 a kind that requires sources has none
 
@@ -63,7 +63,7 @@ rules:
 "#;
 
 /// `sources/missing`: a kind that requires sources has none, or an empty list.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     match r.root.get("sources") {
         None if requires_sources(r.kind) => out.emit(
             Rule::SourcesMissing,

@@ -10,7 +10,7 @@ use crate::model::rule::Rule;
 use crate::syntax::edit::Edit;
 
 /// The rule's documentation, as `memlint rule sources/replaced` prints it.
-pub const DOC: &str = r#"# sources/replaced
+pub(crate) const DOC: &str = r#"# sources/replaced
 
 a source names a replaced record
 
@@ -174,7 +174,7 @@ fn on_chain(next: &[Option<usize>], from: usize, record: usize) -> bool {
 }
 
 /// `sources/replaced`.
-pub fn check(view: &View, out: &mut WsSink) {
+pub(crate) fn check(view: &View, out: &mut WsSink) {
     if !crate::lint::rules::workspace::enabled(view.config, Rule::SourcesReplaced) {
         return;
     }
@@ -210,7 +210,7 @@ pub fn check(view: &View, out: &mut WsSink) {
 
 /// What `check --fix` writes for `sources/replaced`: (record path, the
 /// source as written, the source naming the chain's final record).
-pub fn replaced_source_fixes(view: &View) -> Vec<(String, String, String)> {
+pub(crate) fn replaced_source_fixes(view: &View) -> Vec<(String, String, String)> {
     found(view)
         .into_iter()
         .filter_map(|f| {
@@ -226,7 +226,7 @@ pub fn replaced_source_fixes(view: &View) -> Vec<(String, String, String)> {
 
 /// The edits that rewrite each source of `r` equal to an `old` of `fixes`
 /// into its `new`.
-pub fn replaced_source_edits(r: &Record, fixes: &[(String, String)]) -> Vec<Edit> {
+pub(crate) fn replaced_source_edits(r: &Record, fixes: &[(String, String)]) -> Vec<Edit> {
     crate::lint::rules::sources::entries(r)
         .into_iter()
         .filter_map(|(value, span)| {

@@ -6,7 +6,7 @@ use crate::model::kind::Kind;
 use crate::syntax::yaml::Value;
 
 /// Kinds that must list sources.
-pub fn requires_sources(kind: Kind) -> bool {
+pub(crate) fn requires_sources(kind: Kind) -> bool {
     matches!(kind, Kind::Decision | Kind::Request | Kind::Knowledge)
 }
 
@@ -14,7 +14,7 @@ pub fn requires_sources(kind: Kind) -> bool {
 /// valid list, and the string entries of a list whose other entries have
 /// the wrong type (reported by `frontmatter/type`), so that one bad entry
 /// does not hide the others' problems.
-pub fn entries<'a>(r: &Record<'a>) -> Vec<(&'a str, std::ops::Range<usize>)> {
+pub(crate) fn entries<'a>(r: &Record<'a>) -> Vec<(&'a str, std::ops::Range<usize>)> {
     let node = match r.field("sources") {
         FieldState::Valid(node) => node,
         FieldState::Invalid => match r.root.get("sources") {

@@ -6,7 +6,7 @@ use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule sources/thin` prints it.
-pub const DOC: &str = r#"# sources/thin
+pub(crate) const DOC: &str = r#"# sources/thin
 
 a long body backed by a single source
 
@@ -78,7 +78,7 @@ rules:
 "#;
 
 /// `sources/thin`: a long body backed by a single source.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     // A list with a wrongly typed entry holds more than its strings.
     if !requires_sources(r.kind) || !matches!(r.field("sources"), FieldState::Valid(_)) {
         return;

@@ -6,7 +6,7 @@ use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule sources/too-many` prints it.
-pub const DOC: &str = r#"# sources/too-many
+pub(crate) const DOC: &str = r#"# sources/too-many
 
 more than `max_sources` entries
 
@@ -80,7 +80,7 @@ rules:
 
 /// `sources/too-many`: more than `max_sources` entries; the record probably
 /// mixes several topics.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     let FieldState::Valid(node) = r.field("sources") else {
         return;
     };

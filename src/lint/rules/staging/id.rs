@@ -6,7 +6,7 @@ use crate::model::kind::{is_staging_id, Kind};
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule staging/id` prints it.
-pub const DOC: &str = r#"# staging/id
+pub(crate) const DOC: &str = r#"# staging/id
 
 a staging id that does not match its format or file stem
 
@@ -62,7 +62,7 @@ rules:
 "#;
 
 /// `staging/id`: the id must be `YYYYMMDD-HHMMSS-xxxx` and equal the file stem.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     if r.kind != Kind::Staging {
         return;
     }

@@ -2,4 +2,4 @@
 //!
 //! One file per rule: its documentation (`DOC`), its check, its fix.
 
-pub mod id;
+pub(crate) mod id;

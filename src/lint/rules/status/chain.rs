@@ -9,7 +9,7 @@ use crate::lint::rules::workspace::{View, WsSink};
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule status/chain` prints it.
-pub const DOC: &str = r#"# status/chain
+pub(crate) const DOC: &str = r#"# status/chain
 
 `replaced_by` points at a record that is itself replaced
 
@@ -100,7 +100,7 @@ rules:
 
 /// The `status/chain` fix: point `replaced_by` (its value's span) at the
 /// final record of the chain.
-pub fn chain_edit(
+pub(crate) fn chain_edit(
     replaced_by_value: std::ops::Range<usize>,
     final_slug: &str,
 ) -> crate::syntax::edit::Edit {
@@ -113,7 +113,7 @@ pub fn chain_edit(
 /// `status/chain`: a replaced record whose `replaced_by` names a record
 /// that is itself replaced (records on or into a cycle are
 /// `status/cycle`'s).
-pub fn check(view: &View, graph: &Graph, out: &mut WsSink) {
+pub(crate) fn check(view: &View, graph: &Graph, out: &mut WsSink) {
     let next = &graph.next;
     for r in replaced(view) {
         let (i, e, target) = (r.index, r.entry, r.target);
@@ -156,7 +156,7 @@ pub fn check(view: &View, graph: &Graph, out: &mut WsSink) {
 
 /// The final target of every record whose `replaced_by` forms a chain, as
 /// (record path, final slug): what `check --fix` writes for `status/chain`.
-pub fn chain_fixes(view: &View) -> Vec<(String, String)> {
+pub(crate) fn chain_fixes(view: &View) -> Vec<(String, String)> {
     let graph = Graph::of(view);
     let mut out = Vec::new();
     for (i, e) in view.records.iter().enumerate() {

@@ -8,7 +8,7 @@ use crate::lint::rules::workspace::{View, WsSink};
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule status/cycle` prints it.
-pub const DOC: &str = r#"# status/cycle
+pub(crate) const DOC: &str = r#"# status/cycle
 
 `replaced_by` leads back to a record already visited
 
@@ -85,7 +85,7 @@ rules:
 
 /// `status/cycle`: a replaced record on a `replaced_by` cycle, or whose
 /// chain runs into one.
-pub fn check(view: &View, graph: &Graph, out: &mut WsSink) {
+pub(crate) fn check(view: &View, graph: &Graph, out: &mut WsSink) {
     let next = &graph.next;
     for r in replaced(view) {
         let (i, e, target) = (r.index, r.entry, r.target);

@@ -6,7 +6,7 @@ use crate::model::kind::Kind;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule status/dangling-target` prints it.
-pub const DOC: &str = r#"# status/dangling-target
+pub(crate) const DOC: &str = r#"# status/dangling-target
 
 `replaced_by` names no record of the same kind
 
@@ -81,7 +81,7 @@ rules:
 
 /// `status/dangling-target`: a replaced record whose `replaced_by` names no
 /// record of its kind (a record on a cycle is `status/cycle`'s).
-pub fn check(view: &View, graph: &Graph, out: &mut WsSink) {
+pub(crate) fn check(view: &View, graph: &Graph, out: &mut WsSink) {
     for r in replaced(view) {
         let (e, target) = (r.entry, r.target);
         let Some(kind) = e.info.kind else { continue };

@@ -8,7 +8,7 @@ use crate::lint::rules::workspace::{Entry, View};
 
 /// Where following `replaced_by` from a record ends.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Walk {
+pub(crate) enum Walk {
     /// At a record that is not replaced (or whose target is unknown): its index.
     Final(usize),
     /// The walk entered a cycle.
@@ -17,7 +17,7 @@ pub enum Walk {
 
 /// The `replaced_by` graph: for every record, the record it points at,
 /// and whether it lies on a cycle.
-pub struct Graph {
+pub(crate) struct Graph {
     /// For every record, the index of the readable record of its kind its
     /// `replaced_by` names (only for a replaced record).
     pub next: Vec<Option<usize>>,
@@ -27,21 +27,21 @@ pub struct Graph {
 
 impl Graph {
     /// The graph of `view`'s records.
-    pub fn of(view: &View) -> Graph {
+    pub(crate) fn of(view: &View) -> Graph {
         let next = targets(view);
         let on_cycle = cycle_members(&next);
         Graph { next, on_cycle }
     }
 
     /// Follows `replaced_by` from `start` to the final record.
-    pub fn walk(&self, start: usize) -> Walk {
+    pub(crate) fn walk(&self, start: usize) -> Walk {
         walk(&self.next, &self.on_cycle, start)
     }
 }
 
 /// A replaced record and its `replaced_by` value, as the `status/*` rules
 /// see it.
-pub struct Replaced<'v, 'a> {
+pub(crate) struct Replaced<'v, 'a> {
     /// Its index in the view.
     pub index: usize,
     pub entry: &'v Entry<'a>,
@@ -50,7 +50,7 @@ pub struct Replaced<'v, 'a> {
 }
 
 /// Every replaced record that names a `replaced_by`.
-pub fn replaced<'v, 'a>(view: &'v View<'a>) -> impl Iterator<Item = Replaced<'v, 'a>> {
+pub(crate) fn replaced<'v, 'a>(view: &'v View<'a>) -> impl Iterator<Item = Replaced<'v, 'a>> {
     view.records
         .iter()
         .enumerate()
@@ -117,7 +117,7 @@ pub(crate) fn cycle_members(next: &[Option<usize>]) -> Vec<bool> {
 }
 
 /// Follows `replaced_by` from `start` to the final record.
-pub fn walk(next: &[Option<usize>], on_cycle: &[bool], start: usize) -> Walk {
+pub(crate) fn walk(next: &[Option<usize>], on_cycle: &[bool], start: usize) -> Walk {
     let mut at = start;
     let mut steps = 0;
     while let Some(n) = next[at] {
@@ -134,7 +134,7 @@ pub fn walk(next: &[Option<usize>], on_cycle: &[bool], start: usize) -> Walk {
 /// (one nothing replaces into) to the final one: `[a, b, c]` when `a` is
 /// replaced by `b` and `b` by `c`. Chains that run into a cycle are left out
 /// (`status/cycle` reports them). Sorted.
-pub fn replaced_chains(view: &View) -> Vec<Vec<String>> {
+pub(crate) fn replaced_chains(view: &View) -> Vec<Vec<String>> {
     let next = targets(view);
     let on_cycle = cycle_members(&next);
     let mut pointed_at = vec![false; next.len()];

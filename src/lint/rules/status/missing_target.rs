@@ -5,7 +5,7 @@ use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule status/missing-target` prints it.
-pub const DOC: &str = r#"# status/missing-target
+pub(crate) const DOC: &str = r#"# status/missing-target
 
 `status: replaced` without `replaced_by`
 
@@ -78,7 +78,7 @@ rules:
 "#;
 
 /// `status/missing-target`: `status: replaced` without `replaced_by`.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     if r.status() != Some("replaced") || r.root.get("replaced_by").is_some() {
         return;
     }

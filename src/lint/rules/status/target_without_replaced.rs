@@ -6,7 +6,7 @@ use crate::lint::sink::Sink;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule status/target-without-replaced` prints it.
-pub const DOC: &str = r#"# status/target-without-replaced
+pub(crate) const DOC: &str = r#"# status/target-without-replaced
 
 `replaced_by` while status is not `replaced`
 
@@ -80,7 +80,7 @@ rules:
 "#;
 
 /// `status/target-without-replaced`: `replaced_by` while status is not `replaced`.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     let Some(status) = r.status() else { return };
     if status == "replaced" {
         return;

@@ -6,7 +6,7 @@ use crate::model::kind::Kind;
 use crate::model::rule::Rule;
 
 /// The rule's documentation, as `memlint rule summary/too-long` prints it.
-pub const DOC: &str = r#"# summary/too-long
+pub(crate) const DOC: &str = r#"# summary/too-long
 
 the summary exceeds `summary_max_tokens`
 
@@ -69,7 +69,7 @@ rules:
 
 /// Estimated tokens: a CJK character counts one; other characters one per 4,
 /// rounded up.
-pub fn estimate_tokens(text: &str) -> usize {
+pub(crate) fn estimate_tokens(text: &str) -> usize {
     let mut cjk = 0usize;
     let mut other = 0usize;
     for c in text.chars() {
@@ -83,7 +83,7 @@ pub fn estimate_tokens(text: &str) -> usize {
 }
 
 /// `summary/too-long`: the summary body exceeds `summary_max_tokens`.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     if r.kind != Kind::Summary {
         return;
     }

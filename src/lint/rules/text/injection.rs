@@ -8,7 +8,7 @@ use std::ops::Range;
 use std::sync::LazyLock;
 
 /// The rule's documentation, as `memlint rule text/injection` prints it.
-pub const DOC: &str = r#"# text/injection
+pub(crate) const DOC: &str = r#"# text/injection
 
 text that tells the model to drop its instructions
 
@@ -245,7 +245,7 @@ fn triggered(text: &str) -> [bool; 4] {
 }
 
 /// The matches of every pattern in `text`, sorted, overlapping ones merged.
-pub fn find(text: &str) -> Vec<Range<usize>> {
+pub(crate) fn find(text: &str) -> Vec<Range<usize>> {
     let mut found: Vec<Range<usize>> = Vec::new();
     let hit = triggered(text);
     let run = |re: &Regex, found: &mut Vec<Range<usize>>| {
@@ -275,7 +275,7 @@ pub fn find(text: &str) -> Vec<Range<usize>> {
 }
 
 /// `text/injection` on a span of `text` (a value, the body, `CONTEXT.md`).
-pub fn scan(text: &str, span: Range<usize>, place: &str, sink: &mut Sink) {
+pub(crate) fn scan(text: &str, span: Range<usize>, place: &str, sink: &mut Sink) {
     let Some(part) = text.get(span.clone()) else {
         return;
     };
@@ -292,7 +292,7 @@ pub fn scan(text: &str, span: Range<usize>, place: &str, sink: &mut Sink) {
 }
 
 /// `text/injection` on a record: its title, description and body.
-pub fn check(r: &Record, out: &mut Sink) {
+pub(crate) fn check(r: &Record, out: &mut Sink) {
     for key in ["title", "description"] {
         if let Some((_, span)) = r.str_field(key) {
             let place = format!("the {key}");

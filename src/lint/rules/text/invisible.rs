@@ -10,7 +10,7 @@ use crate::syntax::yaml::{Node, Style, Value};
 use std::ops::Range;
 
 /// The rule's documentation, as `memlint rule text/invisible` prints it.
-pub const DOC: &str = r#"# text/invisible
+pub(crate) const DOC: &str = r#"# text/invisible
 
 an invisible format character in a field or the body
 
@@ -165,7 +165,7 @@ fn described(chars: &[char]) -> String {
 
 /// `text/invisible` on a file's text as stored: every run of invisible
 /// characters, with where it is (front matter or body).
-pub fn check(text: &str, sink: &mut Sink) {
+pub(crate) fn check(text: &str, sink: &mut Sink) {
     let found = runs(text);
     if found.is_empty() {
         return;
@@ -194,7 +194,7 @@ pub fn check(text: &str, sink: &mut Sink) {
 /// `text/invisible` on a record's front-matter values written with YAML
 /// escapes in double quotes: the decoded value holds what the file's bytes
 /// do not show.
-pub fn check_escapes(r: &Record, sink: &mut Sink) {
+pub(crate) fn check_escapes(r: &Record, sink: &mut Sink) {
     if !r.text[r.parts.yaml.clone()].contains('\\') {
         return;
     }
@@ -237,7 +237,7 @@ fn escapes_in(node: &Node, text: &str, sink: &mut Sink) {
 
 /// The `text/invisible` fix: delete every reported invisible character
 /// written as it is.
-pub fn invisible_edits(text: &str) -> Vec<Edit> {
+pub(crate) fn invisible_edits(text: &str) -> Vec<Edit> {
     runs(text)
         .into_iter()
         .map(|(span, _)| Edit {

@@ -4,8 +4,8 @@
 //!
 //! One file per rule: its documentation (`DOC`), its check, its fix.
 
-pub mod injection;
-pub mod invisible;
+pub(crate) mod injection;
+pub(crate) mod invisible;
 
 // The paths the linter and the fixer call.
-pub use invisible::invisible_edits;
+pub(crate) use invisible::invisible_edits;
