@@ -2,9 +2,12 @@
 //! imports itself back through others (no import circles), the pure layers
 //! touch neither the disk, the environment, git nor the terminal, the
 //! engine neither parses flags nor prints nor picks exit codes nor reads the
-//! environment or the current directory, no source file or function grows
-//! past the size a reader takes in at once, and every rule is reported only
-//! from its own file under `src/lint/rules/`.
+//! environment or the current directory, a value has one import path (no
+//! `pub use` of an item from outside the module's own subtree; a facade
+//! `pub use child::X` is fine), items are `pub(crate)` unless `src/lib.rs`
+//! names them as the library's API, no source file or function grows past
+//! the size a reader takes in at once, and every rule is reported only from
+//! its own file under `src/lint/rules/`.
 //!
 //! The layers, lowest first (a layer imports only layers below it; the
 //! two at one level do not import each other):
@@ -309,6 +312,9 @@ fn imports(module: &str, code: &str, known: &BTreeSet<String>) -> BTreeSet<Strin
 /// `{a, b::{c, d}}` gives `a`, `b::c` and `b::d`.
 fn expand(start: &str, tail: &str, out: &mut Vec<String>) {
     let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    if tail.trim().is_empty() {
+        return; // after a trailing comma
+    }
     let head: String = tail.chars().take_while(|&c| word(c) || c == ':').collect();
     let rest = &tail[head.len()..];
     let prefix = format!("{start}{head}");
@@ -334,6 +340,243 @@ fn expand(start: &str, tail: &str, out: &mut Vec<String>) {
             _ => {}
         }
     }
+}
+
+/// The re-exports of a module that give a second path to a value homed
+/// elsewhere: every `pub use` (of any visibility) whose item does not live
+/// below `module` (a facade `pub use child::X` is fine), as (item, line).
+fn reexports(module: &str, code: &str, known: &BTreeSet<String>) -> Vec<(String, usize)> {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let parent = module.rsplit_once("::").map_or("", |(p, _)| p);
+    let mut out = Vec::new();
+    for (at, _) in code.match_indices("pub") {
+        if at > 0 && word(code[..at].chars().last().unwrap_or(' ')) {
+            continue;
+        }
+        let mut rest = &code[at + 3..];
+        if rest.starts_with('(') {
+            let Some(close) = rest.find(')') else {
+                continue;
+            };
+            rest = &rest[close + 1..];
+        }
+        let Some(tree) = rest.trim_start().strip_prefix("use ") else {
+            continue;
+        };
+        let Some(end) = tree.find(';') else { continue };
+        let mut paths = Vec::new();
+        expand("", tree[..end].trim_start(), &mut paths);
+        for p in paths {
+            let p = p.split_whitespace().next().unwrap_or("").to_string();
+            let abs = if let Some(t) = p.strip_prefix("crate::") {
+                t.to_string()
+            } else if let Some(t) = p.strip_prefix("super::") {
+                if parent.is_empty() {
+                    t.to_string()
+                } else {
+                    format!("{parent}::{t}")
+                }
+            } else if let Some(t) = p.strip_prefix("self::") {
+                format!("{module}::{t}")
+            } else if known.contains(&format!("{module}::{}", p.split("::").next().unwrap_or(""))) {
+                format!("{module}::{p}")
+            } else {
+                continue; // another crate's item
+            };
+            if !abs.starts_with(&format!("{module}::")) {
+                out.push((abs, line_of(code, at)));
+            }
+        }
+    }
+    out
+}
+
+/// The library's API as `src/lib.rs` names it: the intra-doc links
+/// (`` [`a::b`] ``) of its "The library's API" section.
+fn api_paths(lib: &str) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    let mut inside = false;
+    for line in lib.lines() {
+        let Some(doc) = line.trim_start().strip_prefix("//!") else {
+            continue;
+        };
+        if doc.trim_start().starts_with('#') {
+            inside = doc.contains("The library's API");
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        // links, and plain `a::b` for items only reachable through a signature
+        for part in doc.split('`').skip(1).step_by(2) {
+            if part.contains("::") {
+                out.insert(part.trim_start_matches("crate::").to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The bare `pub` items of a file's code (visible outside the crate when
+/// their modules are): (path, line), methods as `module::Type::name`,
+/// re-exports as `module::name`.
+fn pub_items(module: &str, code: &str) -> Vec<(String, usize)> {
+    const KINDS: &[&str] = &[
+        "fn", "struct", "enum", "trait", "type", "const", "static", "mod", "use", "union",
+    ];
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut out = Vec::new();
+    // (indent, segment) of the impl blocks and inline modules around a line
+    let mut around: Vec<(usize, String)> = Vec::new();
+    let mut offset = 0;
+    for (n, line) in code.lines().enumerate() {
+        let at = offset;
+        offset += line.len() + 1;
+        let text = line.trim_start();
+        let indent = line.len() - text.len();
+        if text.is_empty() {
+            continue;
+        }
+        if text.starts_with('}') && around.last().is_some_and(|(i, _)| *i == indent) {
+            around.pop();
+            continue;
+        }
+        while around.last().is_some_and(|(i, _)| indent <= *i)
+            && !text.starts_with("where")
+            && !text.starts_with('{')
+        {
+            around.pop();
+        }
+        let head = text
+            .strip_prefix("pub(crate) ")
+            .or(text.strip_prefix("pub(super) "));
+        let bare = text.strip_prefix("pub ");
+        let rest = bare.or(head).unwrap_or(text);
+        let mut rest = rest;
+        for q in ["async ", "unsafe ", "extern \"C\" "] {
+            rest = rest.strip_prefix(q).unwrap_or(rest);
+        }
+        if let Some(r) = rest.strip_prefix("impl") {
+            if !r.starts_with(|c: char| c == '<' || c.is_whitespace()) {
+                continue;
+            }
+            let mut r = r.trim_start();
+            if r.starts_with('<') {
+                let mut depth = 0;
+                for (i, c) in r.char_indices() {
+                    depth += match c {
+                        '<' => 1,
+                        '>' => -1,
+                        _ => 0,
+                    };
+                    if depth == 0 {
+                        r = r[i + 1..].trim_start();
+                        break;
+                    }
+                }
+            }
+            if let Some((_, ty)) = r.split_once(" for ") {
+                r = ty;
+            }
+            let ty: String = r
+                .split(|c: char| !(word(c) || c == ':'))
+                .next()
+                .unwrap_or("")
+                .rsplit("::")
+                .next()
+                .unwrap_or("")
+                .to_string();
+            around.push((indent, ty));
+            continue;
+        }
+        let Some((kind, tail)) = rest.split_once(' ') else {
+            continue;
+        };
+        let kind = if kind == "const" && tail.starts_with("fn ") {
+            "fn"
+        } else {
+            kind
+        };
+        if !KINDS.contains(&kind) {
+            continue;
+        }
+        let mut path: Vec<String> = module
+            .split("::")
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect();
+        path.extend(around.iter().map(|(_, s)| s.clone()));
+        if kind == "mod" && text.ends_with('{') {
+            let name: String = tail.chars().take_while(|&c| word(c)).collect();
+            around.push((indent, name));
+        }
+        if bare.is_none() {
+            continue;
+        }
+        let tail = if kind == "fn" && rest.starts_with("const ") {
+            &tail[3..]
+        } else {
+            tail
+        };
+        let names: Vec<String> = if kind == "use" {
+            let end = code[at..].find(';').map_or(code.len(), |e| at + e);
+            let tree = &code[at..end];
+            let tree = &tree[tree.find("use ").map_or(0, |u| u + 4)..];
+            // `b as c` is named `c`
+            let mut tree = tree.to_string();
+            while let Some(at) = tree.find(" as ") {
+                let start = tree[..at]
+                    .rfind(|c: char| !(word(c) || c == ':'))
+                    .map_or(0, |i| i + 1);
+                tree.replace_range(start..at + 4, "");
+            }
+            let mut paths = Vec::new();
+            if !tree.trim_end().ends_with('*') {
+                expand("", tree.trim_start(), &mut paths);
+            }
+            paths
+                .iter()
+                .filter(|p| !p.ends_with('*')) // a glob lifts items named at their homes
+                .map(|p| {
+                    let p = p.trim();
+                    match p.rsplit_once(" as ") {
+                        Some((_, alias)) => alias.trim().to_string(),
+                        None => p.rsplit("::").next().unwrap_or(p).to_string(),
+                    }
+                })
+                .collect()
+        } else {
+            let name: String = tail.trim_start().chars().take_while(|&c| word(c)).collect();
+            vec![name]
+        };
+        for name in names {
+            let mut p = path.clone();
+            p.push(name);
+            out.push((p.join("::"), n + 1));
+        }
+    }
+    out
+}
+
+/// Whether `item` is part of the named API: named itself, a module on the
+/// way to a named item, a method of a named type, or the home of an item
+/// a facade above it re-exports under a named path.
+fn in_api(item: &str, api: &BTreeSet<String>) -> bool {
+    if api.contains(item) || api.iter().any(|p| p.starts_with(&format!("{item}::"))) {
+        return true;
+    }
+    let (parent, name) = item.rsplit_once("::").unwrap_or(("", item));
+    let ty = parent.rsplit("::").next().unwrap_or(parent);
+    if api.contains(parent)
+        || (ty.starts_with(|c: char| c.is_ascii_uppercase())
+            && api.iter().any(|p| p.ends_with(&format!("::{ty}"))))
+    {
+        return true; // a method of a named type (its impl may live elsewhere)
+    }
+    api.iter().any(|p| {
+        let (pm, pn) = p.rsplit_once("::").unwrap_or(("", p));
+        pn == name && (item.starts_with(&format!("{pm}::")) || pm.is_empty())
+    })
 }
 
 fn layer(module: &str) -> Option<(&'static str, u8)> {
@@ -409,6 +652,12 @@ fn violations() -> Vec<String> {
                 out.push(format!("layer: {} ({name}) imports {d} ({dname})", s.rel));
             }
         }
+        for (item, line) in reexports(&s.module, &s.non_test, &known) {
+            out.push(format!(
+                "reexport: {} (line {line}) re-exports {item}; import it from its home",
+                s.rel
+            ));
+        }
         graph.insert(s.module.clone(), deps);
         let lines_of = |needles: &[&str], what: &str, out: &mut Vec<String>| {
             for (needle, line) in uses(&s.non_test, needles) {
@@ -448,6 +697,23 @@ fn violations() -> Vec<String> {
         }
     }
     out.extend(rules_away_from_home(&sources));
+    // `pub(crate)` by default: a bare `pub` item is the library's API, which
+    // lib.rs names.
+    let lib = std::fs::read_to_string(src().join("lib.rs")).expect("read lib.rs");
+    let api = api_paths(&lib);
+    for s in &sources {
+        if s.module == "testing" {
+            continue;
+        }
+        for (item, line) in pub_items(&s.module, &s.non_test) {
+            if !in_api(&item, &api) {
+                out.push(format!(
+                    "api: {} (line {line}) `pub` {item} is not in lib.rs's API; make it pub(crate) or name it there",
+                    s.rel
+                ));
+            }
+        }
+    }
     // Circles: every module that can reach itself.
     for m in graph.keys() {
         let mut seen = BTreeSet::new();
@@ -719,6 +985,68 @@ fn the_checker_finds_imports_long_functions_and_test_modules() {
     assert!(!all.contains("cli"), "string literals are not code");
     let tests = test_items(&code);
     assert_eq!(tests.len(), 1);
+    let facade = code_only(
+        "pub use child::X;\npub use self::child::{Y, Z as W};\n\
+         pub use crate::lint::rules::child::V;\npub use rayon::prelude;\n\
+         pub use crate::model::workspace::Workspace;\n\
+         pub(crate) use crate::lint::registry::{lookup, names};\npub use super::sink::Sink;\n",
+    );
+    let known: BTreeSet<String> = ["lint::rules::child"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    assert_eq!(
+        reexports("lint::rules", &facade, &known),
+        vec![
+            ("model::workspace::Workspace".to_string(), 5),
+            ("lint::registry::lookup".to_string(), 6),
+            ("lint::registry::names".to_string(), 6),
+            ("lint::sink::Sink".to_string(), 7),
+        ]
+    );
+    let lib = "//! Intro [`not::this`].\n//!\n//! ## The library's API\n//!\n\
+               //! - [`engine::staging::host_name`], [`model::kind::Kind`]\n\
+               //! - [`engine::author::new`]\n";
+    let api = api_paths(lib);
+    assert_eq!(
+        api.iter().map(String::as_str).collect::<Vec<_>>(),
+        [
+            "engine::author::new",
+            "engine::staging::host_name",
+            "model::kind::Kind"
+        ]
+    );
+    let items = pub_items(
+        "model::kind",
+        &code_only(
+            "pub enum Kind {}\nimpl Kind {\n    pub fn as_str(self) {}\n    pub(crate) fn x() {}\n}\n\
+             pub(crate) struct Hidden;\nimpl Hidden {\n    pub fn leak(&self) {}\n}\n\
+             pub const fn limit() {}\npub use inner::{a, b as c};\n",
+        ),
+    );
+    assert_eq!(
+        items,
+        [
+            ("model::kind::Kind".to_string(), 1),
+            ("model::kind::Kind::as_str".to_string(), 3),
+            ("model::kind::Hidden::leak".to_string(), 8),
+            ("model::kind::limit".to_string(), 10),
+            ("model::kind::a".to_string(), 11),
+            ("model::kind::c".to_string(), 11),
+        ]
+    );
+    let allowed: Vec<&str> = items
+        .iter()
+        .map(|(i, _)| i.as_str())
+        .filter(|i| in_api(i, &api))
+        .collect();
+    assert_eq!(allowed, ["model::kind::Kind", "model::kind::Kind::as_str"]);
+    assert!(in_api("engine", &api) && in_api("engine::staging", &api));
+    assert!(
+        in_api("engine::author::new::new", &api),
+        "the home of a facade's item"
+    );
+    assert!(!in_api("engine::author::newer", &api));
     let long = format!("fn big() {{\n{}}}\n", "    x();\n".repeat(MAX_FN_LINES));
     assert_eq!(
         long_functions(&code_only(&long)),

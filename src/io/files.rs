@@ -46,6 +46,14 @@ pub(crate) fn exists(path: impl AsRef<Path>) -> bool {
     std::fs::symlink_metadata(path).is_ok()
 }
 
+/// The first `n` bytes of the file at `path` (fewer when it is shorter).
+pub(crate) fn read_head(path: impl AsRef<Path>, n: u64) -> io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(n as usize);
+    std::fs::File::open(path)?.take(n).read_to_end(&mut head)?;
+    Ok(head)
+}
+
 /// Creates the directory `path` and those above it, as needed.
 pub(crate) fn create_dir_all(path: impl AsRef<Path>) -> io::Result<()> {
     std::fs::create_dir_all(path)

@@ -214,14 +214,9 @@ fn encode(key: u64, records: &[Record]) -> Option<Vec<u8>> {
 /// `key` (read from its first bytes; its checksum is not verified: a full
 /// check only needs to know whether to write it).
 pub(crate) fn present(root: &Path, key: u64) -> bool {
-    use std::io::Read;
-    let Ok(file) = std::fs::File::open(root.join(DIR).join(CITES)) else {
+    let Ok(head) = crate::io::files::read_head(root.join(DIR).join(CITES), 32) else {
         return false;
     };
-    let mut head = Vec::with_capacity(32);
-    if file.take(32).read_to_end(&mut head).is_err() {
-        return false;
-    }
     let mut r = Reader { buf: &head, pos: 0 };
     r.bytes(MAGIC.len()) == Some(MAGIC.as_slice())
         && r.bytes(4) == Some(FORMAT.to_le_bytes().as_slice())
