@@ -38,9 +38,11 @@ pub(crate) enum Agent {
 
 impl Agent {
     /// Every agent, in the order `init --agent-settings` reports them.
+    #[cfg(test)] // only the unit tests call it
     pub(crate) const ALL: [Agent; 4] = [Agent::Claude, Agent::Codex, Agent::Gemini, Agent::Cursor];
 
     /// The name `--agent` takes.
+    #[cfg(test)] // only the unit tests call it
     pub(crate) fn name(self) -> &'static str {
         match self {
             Agent::Claude => "claude",

@@ -247,37 +247,6 @@ pub(crate) struct EditorPlace<'a> {
     pub path: &'a Path,
 }
 
-/// Editor mode: formats `input` as if it were the file `place.path`. The
-/// root and configuration are discovered from the file's place, as they
-/// would be for that file.
-///
-/// # Examples
-///
-/// ```ignore
-/// use memlint::engine::fmt::{text, EditorPlace, Formatted};
-/// use std::path::Path;
-///
-/// // An editor's unsaved buffer, formatted as the file it stands for.
-/// let place = EditorPlace {
-///     root: None,
-///     config: None,
-///     cwd: Path::new("fixtures/example"),
-///     env: &|name| std::env::var(name).ok(),
-///     path: Path::new("memory/decisions/use-float-amounts.md"),
-/// };
-/// if let Formatted::Text { text, .. } = text(&place, b"---\nstatus: active\ntitle: x\n---\n")? {
-///     print!("{text}");
-/// }
-/// # Ok::<(), memlint::engine::workspace::WorkspaceError>(())
-/// ```
-pub(crate) fn text(place: &EditorPlace, input: &[u8]) -> Result<Formatted, WorkspaceError> {
-    let (ws, rel) = locate(place)?;
-    Ok(match rel {
-        Some(rel) => text_in(&ws, &rel, input),
-        None => Formatted::NotARecord,
-    })
-}
-
 /// Editor mode's first step: the workspace the file `place.path` belongs
 /// to, and the file's path in it (`None` outside it), so that a front end
 /// knows the configuration (`max_file_bytes`) before it reads the text.
@@ -314,9 +283,9 @@ pub(crate) fn formats(ws: &Workspace, rel: &str) -> bool {
 }
 
 /// Editor mode in a loaded workspace: formats `input` as if it were the
-/// workspace file `rel` (what [`text`] does once it has found the
-/// workspace; a front end that holds one, as the language server does,
-/// calls this).
+/// workspace file `rel` (after [`locate`] has found the workspace; a
+/// front end that holds one, as the language server does, calls this
+/// directly).
 pub(crate) fn text_in(ws: &Workspace, rel: &str, input: &[u8]) -> Formatted {
     let kind = match classify(rel, &ws.config.banned_dirs) {
         Place::Record(kind) if !ignored(&ws.root, rel) => Some(kind),

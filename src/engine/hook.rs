@@ -13,9 +13,6 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-/// The failure counts of `post-write`, under `.memlint/`.
-pub(crate) const FAILURES_FILE: &str = crate::store::failures::FILE;
-
 /// How long `session-start` may take before it prints what it has (the
 /// runtime's timeout is 20 s). `MEMLINT_SESSION_START_BUDGET_MS` overrides.
 pub(crate) const SESSION_START_BUDGET: Duration = Duration::from_secs(15);

@@ -210,16 +210,8 @@ const MIN_CUT_SNIPPET: usize = 40;
 /// matched (`…` for what is left out; the first sentence when no word of
 /// the snippet matched), at most `ENTRY_SNIPPET` characters; every value
 /// sanitized (credentials masked, control and invisible characters shown
-/// as symbols) before it is counted.
-pub(crate) fn entry(hit: &Hit) -> String {
-    let (head, snippet) = entry_parts(hit);
-    if snippet.is_empty() {
-        return head;
-    }
-    format!("{head}\n  {snippet}")
-}
-
-/// The head line of [`entry`] and its snippet (empty when there is none).
+/// as symbols) before it is counted: the head line and the snippet line
+/// (empty when there is none).
 fn entry_parts(hit: &Hit) -> (String, String) {
     let line = crate::syntax::sanitize::line;
     let mut head = format!("- {}", line(&hit.path));

@@ -85,16 +85,6 @@ impl Fingerprints {
     }
 }
 
-impl Refreshed {
-    /// Number of records (files of a record kind) among the reports.
-    pub(crate) fn records(&self) -> usize {
-        self.reports
-            .iter()
-            .filter(|r| r.info.kind.is_some())
-            .count()
-    }
-}
-
 /// What `f` makes of a glance at every stored entry, in the order of
 /// `files` (every file of the workspace, sorted), when the stored table is
 /// fresh for them: when [`refresh`] would keep every entry without reading

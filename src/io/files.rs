@@ -41,11 +41,6 @@ pub(crate) fn metadata(path: impl AsRef<Path>) -> io::Result<std::fs::Metadata> 
     std::fs::metadata(path)
 }
 
-/// Whether anything is at `path`, a dangling symbolic link included.
-pub(crate) fn exists(path: impl AsRef<Path>) -> bool {
-    std::fs::symlink_metadata(path).is_ok()
-}
-
 /// The first `n` bytes of the file at `path` (fewer when it is shorter).
 pub(crate) fn read_head(path: impl AsRef<Path>, n: u64) -> io::Result<Vec<u8>> {
     use std::io::Read;

@@ -808,6 +808,7 @@ fn create_exclusive(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// another run's write in progress, not a file of the workspace. A file
 /// whose writer is gone (killed mid-write) is not live; nor is one written
 /// on another host or in another pid namespace, which cannot be told apart.
+#[cfg(test)] // only the unit tests call it
 pub(crate) fn live_temporary(name: &std::ffi::OsStr) -> bool {
     temporary_writer(name).is_some_and(|pid| pid_alive(pid) == Some(true))
 }

@@ -26,6 +26,7 @@ impl<B: AsRef<[u8]>> Content<B> {
 
 impl<B> Content<B> {
     /// The bytes, when they were read.
+    #[cfg(test)] // only the unit tests call it
     pub(crate) fn bytes(self) -> Option<B> {
         match self {
             Content::Bytes(b) => Some(b),

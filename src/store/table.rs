@@ -365,6 +365,7 @@ pub(crate) fn stored_for(root: &Path, key: u64) -> bool {
 }
 
 /// The bytes of the index file for `table`.
+#[cfg(test)] // only the unit tests call it
 pub(crate) fn encode(table: &Table) -> Vec<u8> {
     encode_parts(table).concat()
 }

@@ -114,6 +114,15 @@ fn push_trimmed(line: &str, range: Range<usize>, out: &mut Vec<Range<usize>>) {
 mod tests {
     use super::*;
 
+    /// The example of [`sentences`]' documentation (a doctest cannot
+    /// reach a `pub(crate)` item).
+    #[test]
+    fn the_documented_example_holds() {
+        let line = "Hi there! I went to the lake. It was cold. Then we ate.";
+        let at = line.find("lake").unwrap();
+        assert_eq!(sentences(line, &[at..at + 4]), "… I went to the lake. …");
+    }
+
     fn mark(line: &str, word: &str) -> Range<usize> {
         let at = line.find(word).expect("word in line");
         at..at + word.len()

@@ -71,7 +71,7 @@ impl Plan {
 ///
 /// # Examples
 ///
-/// ```no_run
+/// ```ignore
 /// use memlint::engine::author;
 /// use memlint::model::workspace::Workspace;
 ///

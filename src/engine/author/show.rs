@@ -40,7 +40,7 @@ pub(crate) struct Shown {
 ///
 /// # Examples
 ///
-/// ```no_run
+/// ```ignore
 /// use memlint::engine::author;
 /// use memlint::model::workspace::Workspace;
 ///

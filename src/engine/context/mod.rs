@@ -16,7 +16,7 @@ use crate::store::material::{decode_material, keep_for, material, Material};
 use crate::store::material::{encode_material, TocDir, TOC_DIRS};
 use crate::store::table::Glance;
 pub(crate) use blocks::{blocks, first_blocks, rotate_text};
-pub(crate) use render::{fair_shares, render};
+pub(crate) use render::render;
 pub(crate) use settings::{inject_disabled, keep_n, Flags, Settings};
 use std::path::Path;
 
@@ -394,7 +394,7 @@ pub(crate) fn rotate(root: &Path, keep: usize, force: bool) -> Result<RotateOutc
 
 #[cfg(test)]
 mod tests {
-    use super::render::{chars, cut_notice, short_cut_notice};
+    use super::render::{chars, cut_notice, fair_shares, short_cut_notice};
     use super::*;
     use crate::model::config::ContextConfig;
 

@@ -44,16 +44,6 @@ pub(crate) enum Format {
 }
 
 impl Format {
-    /// Every format, in the order the docs list them.
-    pub(crate) const ALL: [Format; 6] = [
-        Format::Claude,
-        Format::MemoryBank,
-        Format::BasicMemory,
-        Format::Beads,
-        Format::Cursor,
-        Format::Kiro,
-    ];
-
     /// The name typed on the command line.
     pub(crate) fn name(self) -> &'static str {
         match self {
@@ -64,11 +54,6 @@ impl Format {
             Format::Cursor => "cursor",
             Format::Kiro => "kiro",
         }
-    }
-
-    /// The format named `name`.
-    pub(crate) fn from_name(name: &str) -> Option<Format> {
-        Format::ALL.into_iter().find(|f| f.name() == name)
     }
 
     /// Whether a file of this name is an input of the format, and how the

@@ -31,13 +31,7 @@ fn runs(value: &Json, command: &str) -> bool {
 /// the user's other settings and hooks stay as they are, in their order, and
 /// an event that already runs memlint's command gets nothing added. Returns
 /// the new text and the events added to (empty when nothing changes).
-pub(crate) fn merge_agent_settings(
-    existing: Option<&str>,
-) -> Result<(String, Vec<String>), String> {
-    merge_settings(Agent::Claude, existing)
-}
-
-/// [`merge_agent_settings`] for `agent`'s settings format
+/// `agent`'s settings format decides the rest
 /// ([`Agent::hooks_template`]): its other top-level keys (Cursor's
 /// `version`) are added when missing, never changed; Claude Code's
 /// permissions only for Claude Code.

@@ -89,11 +89,6 @@ pub(crate) fn stamp(ws: &Workspace) -> Option<u64> {
     }
 }
 
-/// The token of the watcher of the workspace at `root`; see [`stamp`].
-pub(crate) fn sync(root: &Path) -> Option<Token> {
-    parse_token(&ask(root, "sync").ok()?)
-}
-
 fn parse_token(line: &str) -> Option<Token> {
     let mut words = line.split_whitespace();
     match (words.next(), words.next(), words.next()) {

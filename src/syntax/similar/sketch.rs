@@ -34,6 +34,7 @@ pub struct Sketch(pub [u8; BINS]);
 impl Sketch {
     /// The sketch of `text`, or `None` when it has fewer than
     /// [`MIN_SHINGLES`] distinct shingles.
+    #[cfg(test)] // only the unit tests call it
     pub(crate) fn of(text: &str) -> Option<Sketch> {
         Sketch::of_parts(&[text])
     }
@@ -134,6 +135,7 @@ fn mix(mut x: u64) -> u64 {
 /// Calls `emit` with the hash of every normalised token of `text`, in
 /// order: words of letters and digits, lowercased; CJK runs as
 /// overlapping character bigrams (a one-character run as itself).
+#[cfg(test)] // only the unit tests call it
 pub(crate) fn tokens(text: &str, mut emit: impl FnMut(u64)) {
     tokens_with(text, &mut String::new(), &mut emit);
 }
