@@ -136,7 +136,10 @@ fn normalise(text: &str, root: &Path) -> Vec<String> {
             let l = id.replace_all(l, "<ID>");
             let l = date.replace_all(&l, "<DATE>");
             let l = hash.replace_all(&l, |c: &regex::Captures| {
-                if c[0].bytes().any(|b| b.is_ascii_digit()) {
+                // A commit id may be letters only (`daafdcf`): one of the
+                // lengths git and memlint print counts, a word of a-f
+                // letters of another length does not.
+                if c[0].bytes().any(|b| b.is_ascii_digit()) || [7, 12, 40].contains(&c[0].len()) {
                     "<HASH>".to_string()
                 } else {
                     c[0].to_string()

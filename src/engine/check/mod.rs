@@ -132,7 +132,8 @@ pub struct Checked {
 ///
 /// ```no_run
 /// use memlint::engine::check::{self, Mode, Selection};
-/// use memlint::engine::workspace::{Surroundings, Workspace};
+/// use memlint::engine::workspace::Surroundings;
+/// use memlint::model::workspace::Workspace;
 /// use std::path::Path;
 ///
 /// let cwd = std::env::current_dir().expect("the current directory");
