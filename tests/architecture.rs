@@ -697,6 +697,19 @@ fn violations() -> Vec<String> {
         }
     }
     out.extend(rules_away_from_home(&sources));
+    // One home for the workspace's methods: what io and engine add to it
+    // are free functions of their modules.
+    for s in &sources {
+        if s.rel == WORKSPACE_HOME {
+            continue;
+        }
+        for line in workspace_impls(&s.non_test) {
+            out.push(format!(
+                "home: {} (line {line}) has `impl Workspace`; its methods live in {WORKSPACE_HOME}, the rest are free functions",
+                s.rel
+            ));
+        }
+    }
     // `pub(crate)` by default: a bare `pub` item is the library's API, which
     // lib.rs names.
     let lib = std::fs::read_to_string(src().join("lib.rs")).expect("read lib.rs");
@@ -733,6 +746,44 @@ fn violations() -> Vec<String> {
     out.sort();
     out.dedup();
     out
+}
+
+/// The file that holds `Workspace` and every `impl` of it.
+const WORKSPACE_HOME: &str = "src/model/workspace.rs";
+
+/// The lines of `code` (comments and strings blanked) where an `impl`
+/// block of `Workspace` begins: `impl Workspace {` or `impl T for
+/// Workspace {`.
+fn workspace_impls(code: &str) -> Vec<usize> {
+    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut lines = Vec::new();
+    for (at, _) in code.match_indices("impl") {
+        if code[..at].chars().next_back().is_some_and(ident) {
+            continue;
+        }
+        let head = &code[at..];
+        let Some(end) = head.find(['{', ';']) else {
+            continue;
+        };
+        let words: Vec<&str> = head[..end]
+            .split(|c: char| !ident(c))
+            .filter(|w| !w.is_empty())
+            .collect();
+        let target = match words.iter().position(|w| *w == "for") {
+            Some(i) => words.get(i + 1..),
+            None => words.get(1..),
+        };
+        // The type is the first word after `impl` (or `for`) that is not a
+        // path segment leading to it (`crate::model::workspace::Workspace`).
+        if target.is_some_and(|t| {
+            t.iter()
+                .find(|w| !matches!(**w, "crate" | "model" | "workspace" | "super" | "self"))
+                == Some(&"Workspace")
+        }) {
+            lines.push(line_of(code, at));
+        }
+    }
+    lines
 }
 
 /// The first use of each of `needles` in `code`: (needle, line).
@@ -1155,4 +1206,20 @@ fn the_checker_finds_a_rule_reported_away_from_its_file() {
             "rule: src/lint/mod.rs reports Rule::FormatBom (line 7); its home is src/lint/rules/format/bom.rs",
         ]
     );
+}
+
+/// The home check: an `impl` of `Workspace` is found however it is
+/// written, and an `impl` of another type is not.
+#[test]
+fn the_checker_finds_impl_workspace_away_from_home() {
+    let code = code_only(
+        "impl Workspace {\n}\n\
+         impl std::fmt::Debug for Workspace {\n}\n\
+         impl crate::model::workspace::Workspace {\n}\n\
+         impl WorkspaceError {\n}\n\
+         impl Walked {\n}\n\
+         // impl Workspace in a comment\n\
+         fn f() { let s = \"impl Workspace {\"; }\n",
+    );
+    assert_eq!(workspace_impls(&code), vec![1, 3, 5]);
 }

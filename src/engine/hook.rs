@@ -132,7 +132,7 @@ fn load(
     config: Option<&Path>,
     reply: &mut Reply,
 ) -> Option<Workspace> {
-    match Workspace::load(at, Some(root), config) {
+    match crate::engine::workspace::load(at, Some(root), config) {
         Ok(ws) => Some(ws),
         Err(e @ crate::engine::workspace::WorkspaceError::Config { .. }) => {
             for line in e.to_string().lines() {
@@ -470,7 +470,7 @@ fn written_record(request: &Request, reply: &mut Reply) -> Option<(Workspace, St
     if let Ok(canonical) = path.canonicalize() {
         path = canonical;
     }
-    let rel = ws.relative(&path).filter(|r| !r.is_empty())?;
+    let rel = crate::io::walk::relative(&ws, &path).filter(|r| !r.is_empty())?;
     if crate::model::kind::classify(&rel, &ws.config.banned_dirs)
         == crate::model::kind::Place::Outside
     {

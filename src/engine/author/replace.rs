@@ -77,7 +77,7 @@ impl Plan {
 ///
 /// let cwd = std::env::current_dir().expect("the current directory");
 /// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
-/// let ws = Workspace::load(&at, None, None)?;
+/// let ws = memlint::engine::workspace::load(&at, None, None)?;
 /// let done = author::replace(&ws, None, "use-git2", "use-gix", false)?;
 /// println!("{} is replaced by {}; retargeted {:?}", done.old, done.new, done.retargeted);
 /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -63,7 +63,7 @@ pub(crate) fn read_context_md(root: &Path, max_bytes: u64) -> Option<String> {
 ///
 /// let cwd = std::env::current_dir().expect("the current directory");
 /// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
-/// let ws = Workspace::load(&at, Some(Path::new("fixtures/example")), None)?;
+/// let ws = memlint::engine::workspace::load(&at, Some(Path::new("fixtures/example")), None)?;
 /// // Settings from the configuration and no environment.
 /// // The front end words the advice a cut context ends with.
 /// let words = |a: &Advice| match a {
