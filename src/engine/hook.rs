@@ -303,10 +303,10 @@ fn stop_quietly(request: &Request) -> Reply {
     }
     match crate::engine::context::rotate(&ws.root, keep, false) {
         Ok(done @ crate::engine::context::RotateOutcome::Rotated { .. }) => {
-            reply.stdout.push_str(&done.human())
+            reply.stdout.push_str(&done.human(request.words))
         }
         Ok(done @ crate::engine::context::RotateOutcome::Raced) => {
-            let _ = write!(reply.stderr, "memlint hook: {}", done.human());
+            let _ = write!(reply.stderr, "memlint hook: {}", done.human(request.words));
         }
         Ok(_) => {}
         Err(e) => reply.note(e),
@@ -404,9 +404,12 @@ pub(crate) fn post_write(request: &Request) -> Reply {
     if errors == 0 {
         crate::store::failures::reset(&ws, session, &rel, now);
         let formatted = crate::engine::feedback::format_record(&ws, &rel);
-        if let Some(context) =
-            crate::engine::feedback::post_write(&rel, &outcome.diagnostics, &formatted)
-        {
+        if let Some(context) = crate::engine::feedback::post_write(
+            &rel,
+            &outcome.diagnostics,
+            &formatted,
+            request.words,
+        ) {
             let out = serde_json::json!({
                 "hookSpecificOutput": {
                     "hookEventName": "PostToolUse",
