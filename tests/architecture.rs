@@ -815,7 +815,6 @@ const FLAGS_ALLOWED: &[(&str, &str)] = &[
     ("src/engine/init/hooks.rs", "--hooks"),
     // Not typed yet (each still worded by the engine for the command line).
     ("src/engine/author/draft.rs", "--date"),
-    ("src/engine/author/replace.rs", "--kind"),
     ("src/engine/author/staging.rs", "--source"),
     ("src/engine/export.rs", "--file"),
     ("src/engine/history.rs", "--staged"),

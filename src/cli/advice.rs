@@ -37,6 +37,7 @@ pub(crate) fn words(advice: &Advice) -> String {
         Advice::OrForceDrop => ", or use --force to drop them".to_string(),
         Advice::ForceClaim => " `staging claim --force`".to_string(),
         Advice::OrClaimForced => " or claim with --force".to_string(),
+        Advice::SayKind => "; say which with --kind".to_string(),
     }
 }
 

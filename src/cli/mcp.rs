@@ -498,6 +498,7 @@ fn words(advice: &Advice) -> String {
         Advice::OrForceDrop => ", or rotate with force to drop them".to_string(),
         Advice::ForceClaim => " a forced claim".to_string(),
         Advice::OrClaimForced => " or claim with force".to_string(),
+        Advice::SayKind => "; say which in the kind parameter".to_string(),
     }
 }
 

@@ -56,6 +56,8 @@ pub(crate) enum Advice {
     /// The other way out of a lock that cannot be read: claim it whatever
     /// it holds (a forced claim).
     OrClaimForced,
+    /// A name that several kinds of record share: say which kind.
+    SayKind,
 }
 
 /// A front end's wording of an [`Advice`]: the clause it appends to the

@@ -146,9 +146,9 @@ fn kind_of(current: &Current, slug: &str) -> Result<Kind, AuthorError> {
         [] => Err(AuthorError::Usage(format!(
             "there is no decision, request or knowledge record named `{slug}`"
         ))),
-        _ => Err(AuthorError::Usage(format!(
-            "`{slug}` names records of several kinds; say which with --kind"
-        ))),
+        _ => Err(AuthorError::SeveralKinds {
+            slug: slug.to_string(),
+        }),
     }
 }
 
