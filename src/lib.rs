@@ -89,6 +89,8 @@
 //!   [`engine::staging::host_name`]
 //!   [`engine::workspace::Surroundings`]
 //!   [`engine::workspace::WorkspaceError`]
+//!   [`engine::workspace::lint`]
+//!   [`engine::workspace::load`]
 //! - `fmt`:
 //!   [`fmt::Meaning`]
 //!   [`fmt::Outcome`]
@@ -97,12 +99,13 @@
 //!   [`fmt::format_record`]
 //!   [`fmt::record_meaning`]
 //! - `io`:
-//!   `io::walk::Walked` (in a signature above; not nameable)
 //!   [`io::cache::key`]
 //!   [`io::git::InOrder`]
 //!   [`io::git::Tracked`]
 //!   [`io::stat::RACY_NS`]
 //!   [`io::stat::Stat`]
+//!   [`io::walk::Walked`]
+//!   [`io::walk::walk`]
 //! - `lint`:
 //!   `lint::record::Field` (in a signature above; not nameable)
 //!   `lint::record::Record` (in a signature above; not nameable)

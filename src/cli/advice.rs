@@ -32,6 +32,12 @@ pub(crate) fn words(advice: &Advice) -> String {
         Advice::RePoint { old, new } => {
             format!(" (or give --force to re-point `{old}` at `{new}`)")
         }
+        Advice::Fix { path } => format!("fix: `memlint check --fix {path}`"),
+        Advice::WasForced => " (--force)".to_string(),
+        Advice::OrForceDrop => ", or use --force to drop them".to_string(),
+        Advice::ForceClaim => " `staging claim --force`".to_string(),
+        Advice::OrClaimForced => " or claim with --force".to_string(),
+        Advice::SayKind => "; say which with --kind".to_string(),
     }
 }
 

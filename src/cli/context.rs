@@ -19,13 +19,13 @@ pub(super) fn run(s: &Settings, args: &ContextArgs) -> Result<ExitCode, Workspac
         return match c::rotate(&s.workspace.root, keep, *force) {
             Ok(done @ c::RotateOutcome::Raced) => {
                 if !s.quiet {
-                    err!("memlint: note: {}", done.human());
+                    err!("memlint: note: {}", done.human(super::advice::words));
                 }
                 Ok(ExitCode::SUCCESS)
             }
             Ok(done) => {
                 if !s.quiet {
-                    write_out(&done.human());
+                    write_out(&done.human(super::advice::words));
                 }
                 Ok(ExitCode::SUCCESS)
             }

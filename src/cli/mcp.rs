@@ -493,6 +493,12 @@ fn words(advice: &Advice) -> String {
         Advice::SessionTemplate => " (a session text has the 14 level-2 sections from `## Session ID` to `## Notes`, in order)".to_string(),
         Advice::Check { path } => format!(" (fix the front matter in {path} itself)"),
         Advice::ReplaceDecision { slug } => format!(" (memory_write with replaces: {slug})"),
+        Advice::Fix { path } => format!("fix: rewrite {path} in its canonical form"),
+        Advice::WasForced => " (forced)".to_string(),
+        Advice::OrForceDrop => ", or rotate with force to drop them".to_string(),
+        Advice::ForceClaim => " a forced claim".to_string(),
+        Advice::OrClaimForced => " or claim with force".to_string(),
+        Advice::SayKind => "; say which in the kind parameter".to_string(),
     }
 }
 

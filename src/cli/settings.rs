@@ -28,7 +28,7 @@ pub(super) fn load(
     config: Option<&Path>,
 ) -> Result<Workspace, WorkspaceError> {
     let cwd = cwd()?;
-    Workspace::load(
+    crate::engine::workspace::load(
         &Surroundings {
             cwd: &cwd,
             env: &env,

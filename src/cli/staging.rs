@@ -19,7 +19,7 @@ pub(super) fn run(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, Worksp
         StagingCommand::Add(args) => return super::author::staging_add(s, args),
         StagingCommand::Status { format } => st::status(root, cfg).map(|status| match format {
             StagingFormat::Json => {
-                if let Some(problem) = status.lock_problem() {
+                if let Some(problem) = status.lock_problem(crate::cli::advice::words) {
                     errln!("memlint: warning: {problem}");
                 }
                 json(&status)
@@ -76,7 +76,7 @@ pub(super) fn run(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, Worksp
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            errln!("memlint: error: {e}");
+            errln!("memlint: error: {}", super::advice::said(&e, e.advice()));
             Ok(super::exit::staging(&e))
         }
     }
@@ -101,7 +101,7 @@ mod human {
             }
         );
         match (&status.lock, live) {
-            (None, _) => match status.lock_problem() {
+            (None, _) => match status.lock_problem(crate::cli::advice::words) {
                 Some(problem) => out.push_str(&format!("lock: {problem}\n")),
                 None => out.push_str("lock: none\n"),
             },

@@ -42,6 +42,22 @@ pub(crate) enum Advice {
     /// A record whose cited file changed was checked against it: verify it
     /// if it still holds, or replace it.
     VerifyOrReplace,
+    /// The record at `path` (root-relative, shown) has findings memlint
+    /// fixes itself: how to have them fixed.
+    Fix { path: String },
+    /// A note that what it follows was done because the user overrode the
+    /// refusal (forced).
+    WasForced,
+    /// The other way out of keeping what is not committed yet: override the
+    /// refusal (forced) to drop it.
+    OrForceDrop,
+    /// Take over the consolidation lock whatever it holds (a forced claim).
+    ForceClaim,
+    /// The other way out of a lock that cannot be read: claim it whatever
+    /// it holds (a forced claim).
+    OrClaimForced,
+    /// A name that several kinds of record share: say which kind.
+    SayKind,
 }
 
 /// A front end's wording of an [`Advice`]: the clause it appends to the

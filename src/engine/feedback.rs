@@ -56,6 +56,7 @@ pub(crate) fn post_write(
     rel: &str,
     diagnostics: &[Diagnostic],
     formatted: &Formatted,
+    words: crate::engine::advice::Words,
 ) -> Option<String> {
     let line = crate::syntax::sanitize::line;
     let shown = line(rel);
@@ -67,7 +68,9 @@ pub(crate) fn post_write(
         );
         for d in diagnostics {
             let fix = if d.fixable {
-                format!("fix: `memlint check --fix {shown}`")
+                words(&crate::engine::advice::Advice::Fix {
+                    path: shown.to_string(),
+                })
             } else {
                 format!("see `memlint rule {}`", d.rule)
             };

@@ -79,7 +79,7 @@ pub(crate) fn select(
     let mut files = crate::store::listing::files(ws);
     if paths.is_empty() {
         if files.is_empty() {
-            if let Some(why) = ws.selects_nothing("", ".", &files) {
+            if let Some(why) = crate::engine::workspace::selects_nothing(ws, "", ".", &files) {
                 warnings.push(why);
             }
         }
@@ -87,7 +87,7 @@ pub(crate) fn select(
     }
     let mut wanted = Vec::new();
     for p in paths {
-        let given = ws.given(p)?;
+        let given = crate::engine::workspace::given(ws, p)?;
         if let Some(why) = &given.skipped {
             warnings.push(why.to_string());
         } else if !given.exists {
@@ -95,7 +95,12 @@ pub(crate) fn select(
                 "{}: no such file or directory",
                 p.display()
             )));
-        } else if let Some(why) = ws.selects_nothing(&given.rel, &p.display().to_string(), &files) {
+        } else if let Some(why) = crate::engine::workspace::selects_nothing(
+            ws,
+            &given.rel,
+            &p.display().to_string(),
+            &files,
+        ) {
             // "0 files reformatted" alone would not say why.
             warnings.push(why);
         }
@@ -270,8 +275,8 @@ pub(crate) fn locate(place: &EditorPlace) -> Result<(Workspace, Option<String>),
         cwd,
         env: place.env,
     };
-    let ws = Workspace::load(&at, root, place.config)?;
-    let rel = ws.relative(&abs);
+    let ws = crate::engine::workspace::load(&at, root, place.config)?;
+    let rel = crate::io::walk::relative(&ws, &abs);
     Ok((ws, rel))
 }
 

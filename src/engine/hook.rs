@@ -132,7 +132,7 @@ fn load(
     config: Option<&Path>,
     reply: &mut Reply,
 ) -> Option<Workspace> {
-    match Workspace::load(at, Some(root), config) {
+    match crate::engine::workspace::load(at, Some(root), config) {
         Ok(ws) => Some(ws),
         Err(e @ crate::engine::workspace::WorkspaceError::Config { .. }) => {
             for line in e.to_string().lines() {
@@ -303,10 +303,10 @@ fn stop_quietly(request: &Request) -> Reply {
     }
     match crate::engine::context::rotate(&ws.root, keep, false) {
         Ok(done @ crate::engine::context::RotateOutcome::Rotated { .. }) => {
-            reply.stdout.push_str(&done.human())
+            reply.stdout.push_str(&done.human(request.words))
         }
         Ok(done @ crate::engine::context::RotateOutcome::Raced) => {
-            let _ = write!(reply.stderr, "memlint hook: {}", done.human());
+            let _ = write!(reply.stderr, "memlint hook: {}", done.human(request.words));
         }
         Ok(_) => {}
         Err(e) => reply.note(e),
@@ -404,9 +404,12 @@ pub(crate) fn post_write(request: &Request) -> Reply {
     if errors == 0 {
         crate::store::failures::reset(&ws, session, &rel, now);
         let formatted = crate::engine::feedback::format_record(&ws, &rel);
-        if let Some(context) =
-            crate::engine::feedback::post_write(&rel, &outcome.diagnostics, &formatted)
-        {
+        if let Some(context) = crate::engine::feedback::post_write(
+            &rel,
+            &outcome.diagnostics,
+            &formatted,
+            request.words,
+        ) {
             let out = serde_json::json!({
                 "hookSpecificOutput": {
                     "hookEventName": "PostToolUse",
@@ -470,7 +473,7 @@ fn written_record(request: &Request, reply: &mut Reply) -> Option<(Workspace, St
     if let Ok(canonical) = path.canonicalize() {
         path = canonical;
     }
-    let rel = ws.relative(&path).filter(|r| !r.is_empty())?;
+    let rel = crate::io::walk::relative(&ws, &path).filter(|r| !r.is_empty())?;
     if crate::model::kind::classify(&rel, &ws.config.banned_dirs)
         == crate::model::kind::Place::Outside
     {

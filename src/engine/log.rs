@@ -224,7 +224,7 @@ pub(crate) fn parse_log_args(words: &[String]) -> Result<LogRequest, String> {
 ///
 /// let cwd = std::env::current_dir().expect("the current directory");
 /// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
-/// let ws = Workspace::load(&at, None, None)?;
+/// let ws = memlint::engine::workspace::load(&at, None, None)?;
 /// let request = LogRequest { record: Some("use-gix".into()), ..LogRequest::default() };
 /// for commit in log(&ws, &request)?.commits {
 ///     println!("{} {} {}", &commit.id[..7], commit.time, commit.summary);
@@ -391,7 +391,7 @@ fn record_target(
             Place::Record(_) | Place::Context
         )
     };
-    let rel = ws.relative(std::path::Path::new(word));
+    let rel = crate::io::walk::relative(ws, std::path::Path::new(word));
     if let Some(rel) = rel.filter(|r| is_record(r)) {
         return Ok((Target::Paths(BTreeSet::from([rel])), true));
     }

@@ -191,7 +191,7 @@ enum Done {
 const BLOB_RUN: usize = 2048;
 
 /// Brings the table up to date for `files` (every file of the workspace,
-/// sorted, as `Workspace::walk` gives them), writes it back when anything
+/// sorted, as `io::walk::walk` gives them), writes it back when anything
 /// changed, and returns their reports.
 pub fn refresh(ws: &Workspace, files: &[String], opts: &Options) -> Refreshed {
     let scanned = scan(ws, files, opts);
@@ -741,6 +741,6 @@ fn read_entry(ws: &Workspace, rel: &str, opened: std::io::Result<(Stat, Content)
         stat,
         hash,
         blob: None,
-        report: Box::new(ws.lint_read(rel, &place, read)),
+        report: Box::new(crate::engine::workspace::lint_read(ws, rel, &place, read)),
     }
 }

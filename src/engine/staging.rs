@@ -183,10 +183,11 @@ pub(crate) struct Released {
 
 impl Status {
     /// What is wrong with a lock file that cannot be read, in one sentence.
-    pub(crate) fn lock_problem(&self) -> Option<String> {
+    pub(crate) fn lock_problem(&self, words: crate::engine::advice::Words) -> Option<String> {
         self.unreadable_lock.as_deref().map(|reason| {
             format!(
-                "{LOCK_PATH} cannot be read ({reason}); claims fail until it is removed or replaced with `staging claim --force`"
+                "{LOCK_PATH} cannot be read ({reason}); claims fail until it is removed or replaced with{}",
+                words(&crate::engine::advice::Advice::ForceClaim)
             )
         })
     }
@@ -201,7 +202,7 @@ pub(crate) enum StagingError {
     /// The lock exists but is not a lock memlint can read.
     #[error(
         "{lock} cannot be read as a consolidation lock ({reason}); it is not taken over: \
-         inspect it, then remove it or claim with --force"
+         inspect it, then remove it"
     )]
     Unreadable {
         /// Where the lock is: [`LOCK_PATH`], or the ref on a remote.
@@ -244,6 +245,14 @@ pub(crate) enum StagingError {
 }
 
 impl StagingError {
+    /// What the user can do next, for the front end to word.
+    pub(crate) fn advice(&self) -> Option<crate::engine::advice::Advice> {
+        match self {
+            StagingError::Unreadable { .. } => Some(crate::engine::advice::Advice::OrClaimForced),
+            _ => None,
+        }
+    }
+
     /// True for conflicts over the lock, which exit 3; the others exit 2.
     pub(crate) fn is_conflict(&self) -> bool {
         matches!(

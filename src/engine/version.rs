@@ -48,7 +48,7 @@ pub(crate) struct Version<'a> {
 }
 
 /// The `.memlintignore` files of a version, read from it, so that a
-/// version's paths are excluded as `Workspace::walk` excludes the work
+/// version's paths are excluded as `io::walk::walk` excludes the work
 /// tree's. `.gitignore` files are not read: every path of a version is
 /// tracked, and git ignores only untracked files (a record added with
 /// `git add -f` is in the commit and is linted). Only the paths to report
@@ -114,7 +114,7 @@ impl<'v, 'a> Ignores<'v, 'a> {
 const CHUNK: usize = 2048;
 
 fn lint_blob(ws: &Workspace, rel: &str, place: &Place, blob: &Content) -> FileReport {
-    ws.lint_read(rel, place, Ok(blob.as_slice()))
+    crate::engine::workspace::lint_read(ws, rel, place, Ok(blob.as_slice()))
 }
 
 /// Reads `paths` through `version.read` (one thread: git objects are not

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::model::workspace::Workspace;
 
 /// What a front end knows of the process it runs in and passes to
-/// [`Workspace::load`]: the engine reads neither the current directory nor
+/// [`load`]: the engine reads neither the current directory nor
 /// the environment itself.
 #[derive(Clone, Copy)]
 pub struct Surroundings<'a> {
@@ -97,220 +97,218 @@ pub(crate) fn find_root(start: &Path) -> PathBuf {
     }
     start.to_path_buf()
 }
-impl Workspace {
-    /// Finds and loads the workspace, from `at.cwd`. `root` overrides
-    /// discovery; `config_file` overrides `<root>/.memlint.yml`.
-    ///
-    /// # Examples
-    ///
-    /// ```ignore
-    /// use memlint::engine::workspace::{Surroundings, Workspace};
-    /// use std::path::Path;
-    ///
-    /// // The workspace at a root, with its own `.memlint.yml`.
-    /// let cwd = std::env::current_dir()?;
-    /// let at = Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
-    /// let ws = Workspace::load(&at, Some(Path::new("fixtures/example")), None)?;
-    /// println!("{} files", memlint::store::listing::files(&ws).len());
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn load(
-        at: &Surroundings,
-        root: Option<&Path>,
-        config_file: Option<&Path>,
-    ) -> Result<Workspace, WorkspaceError> {
-        let cwd = at.cwd;
-        let root = match root {
-            Some(r) => {
-                let r = cwd.join(r);
-                if !r.is_dir() {
-                    return Err(WorkspaceError::Usage(format!(
-                        "--root {}: not a directory",
-                        r.display()
-                    )));
-                }
-                r
+/// Finds and loads the workspace, from `at.cwd`. `root` overrides
+/// discovery; `config_file` overrides `<root>/.memlint.yml`.
+///
+/// # Examples
+///
+/// ```ignore
+/// use memlint::engine::workspace::{self, Surroundings};
+/// use std::path::Path;
+///
+/// // The workspace at a root, with its own `.memlint.yml`.
+/// let cwd = std::env::current_dir()?;
+/// let at = Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
+/// let ws = workspace::load(&at, Some(Path::new("fixtures/example")), None)?;
+/// println!("{} files", memlint::store::listing::files(&ws).len());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn load(
+    at: &Surroundings,
+    root: Option<&Path>,
+    config_file: Option<&Path>,
+) -> Result<Workspace, WorkspaceError> {
+    let cwd = at.cwd;
+    let root = match root {
+        Some(r) => {
+            let r = cwd.join(r);
+            if !r.is_dir() {
+                return Err(WorkspaceError::Usage(format!(
+                    "--root {}: not a directory",
+                    r.display()
+                )));
             }
-            None => find_root(cwd),
-        };
-        let root = root.canonicalize().unwrap_or(root);
-        let (path, required) = match config_file {
-            Some(p) => (cwd.join(p), true),
-            None => (root.join(config::FILE_NAME), false),
-        };
-        // A workspace's own configuration is never read from outside it
-        // (docs/configuration.md); `--config` names a file on purpose.
-        if !required && !crate::io::fs::stays_inside(&root, &path) {
-            return Err(WorkspaceError::Usage(format!(
-                "{} leads out of {} through a symbolic link; memlint never reads there (name it with --config to use it)",
-                config::FILE_NAME,
-                root.display()
-            )));
+            r
         }
-        let config = match crate::io::fs::read_regular(&path) {
-            Ok(bytes) => {
-                let shown = path.display().to_string();
-                let text = String::from_utf8(bytes).map_err(|_| WorkspaceError::Config {
-                    path: shown.clone(),
-                    errors: vec![ConfigError {
-                        line: 1,
-                        column: 1,
-                        message: "the configuration is not valid UTF-8".into(),
-                    }],
-                })?;
-                crate::syntax::config::parse_all(&text, &crate::lint::registry::names()).map_err(
-                    |errors| WorkspaceError::Config {
-                        path: shown,
-                        errors,
-                    },
-                )?
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => Config::default(),
-            Err(source) => {
-                return Err(WorkspaceError::Io {
-                    path: path.display().to_string(),
-                    source,
-                })
-            }
-        };
-        let mut ws = Workspace::new(root, config);
-        ws.env_max_chars = crate::engine::context::settings::env_max_chars(at.env);
-        Ok(ws)
+        None => find_root(cwd),
+    };
+    let root = root.canonicalize().unwrap_or(root);
+    let (path, required) = match config_file {
+        Some(p) => (cwd.join(p), true),
+        None => (root.join(config::FILE_NAME), false),
+    };
+    // A workspace's own configuration is never read from outside it
+    // (docs/configuration.md); `--config` names a file on purpose.
+    if !required && !crate::io::fs::stays_inside(&root, &path) {
+        return Err(WorkspaceError::Usage(format!(
+            "{} leads out of {} through a symbolic link; memlint never reads there (name it with --config to use it)",
+            config::FILE_NAME,
+            root.display()
+        )));
     }
-
-    /// A path named on the command line (`check PATH`, `fmt PATH`), each
-    /// of its components resolved without leaving the root: a path outside
-    /// the root is a usage error; one through a link out of the root is
-    /// never looked at beyond the link, and gets the same answer whatever
-    /// exists out there.
-    pub(crate) fn given(&self, path: &Path) -> Result<Given, WorkspaceError> {
-        use crate::io::fs::{resolve_below, Resolved};
-        let rel = self.relative(path).ok_or_else(|| {
-            WorkspaceError::Usage(format!(
-                "{} is outside the workspace root {}",
-                path.display(),
-                self.root.display()
-            ))
-        })?;
-        let shown = path.display();
-        let resolved = resolve_below(&self.root, Path::new(&rel));
-        let link = crate::io::files::symlink_metadata(self.root.join(&rel))
-            .is_ok_and(|m| m.file_type().is_symlink());
-        let skipped = match &resolved {
-            Resolved::Escapes(through) if *through == rel => Some(format!(
-                "{shown} is a symbolic link, which memlint never follows out of the workspace root; nothing under it is looked at"
-            )),
-            Resolved::Escapes(through) => Some(format!(
-                "{shown} leads out of the workspace root through the symbolic link {through}, which memlint never follows; nothing under it is looked at"
-            )),
-            // The walk lists a link to a file inside the root, but never
-            // enters a link to a directory.
-            Resolved::Inside(target) if link && target.is_dir() => Some(format!(
-                "{shown} is a symbolic link, which memlint never follows; nothing under it is looked at"
-            )),
-            _ => None,
-        };
-        Ok(Given {
-            exists: matches!(resolved, Resolved::Inside(_)),
-            rel,
-            skipped,
-        })
-    }
-
-    /// Why a path named on the command line (`rel`, root-relative, shown
-    /// as `shown`) selects none of `files` (the workspace's, sorted), to
-    /// say as a warning; `None` when it selects some. Only `check` and `fmt`
-    /// ask, so nothing is looked at unless the answer is empty.
-    pub(crate) fn selects_nothing(
-        &self,
-        rel: &str,
-        shown: &str,
-        files: &[String],
-    ) -> Option<String> {
-        let from = files.partition_point(|f| f.as_str() < rel);
-        let selects = |f: &String| {
-            rel.is_empty() || f == rel || f.strip_prefix(rel).is_some_and(|r| r.starts_with('/'))
-        };
-        if files[from..]
-            .iter()
-            .take_while(|f| f.starts_with(rel))
-            .any(selects)
-        {
-            return None;
+    let config = match crate::io::fs::read_regular(&path) {
+        Ok(bytes) => {
+            let shown = path.display().to_string();
+            let text = String::from_utf8(bytes).map_err(|_| WorkspaceError::Config {
+                path: shown.clone(),
+                errors: vec![ConfigError {
+                    line: 1,
+                    column: 1,
+                    message: "the configuration is not valid UTF-8".into(),
+                }],
+            })?;
+            crate::syntax::config::parse_all(&text, &crate::lint::registry::names()).map_err(
+                |errors| WorkspaceError::Config {
+                    path: shown,
+                    errors,
+                },
+            )?
         }
-        let records =
-            "memlint checks the .md files under memory/, knowledge/ and staging/, and CONTEXT.md";
-        let place = classify(rel, &self.config.banned_dirs);
-        Some(if rel.is_empty() && !self.has_layout() {
-            format!(
-                "{} holds no memlint workspace: none of memory/, knowledge/, staging/ or CONTEXT.md is there (`memlint init` creates them)",
-                self.root.display()
-            )
-        } else if place == Place::Outside && !self.root.join(rel).is_dir() {
-            format!("{shown} is not a record: {records}")
-        } else if crate::io::ignores::excludes(&self.root, rel) {
-            format!("{shown} is excluded by an ignore file (.gitignore, .ignore, .memlintignore or .git/info/exclude)")
-        } else {
-            format!("{shown} holds no record: {records}")
-        })
-    }
-
-    /// Reads and lints the given root-relative files in parallel.
-    pub fn lint(&self, files: &[String]) -> Vec<FileReport> {
-        files.par_iter().map(|rel| self.lint_one(rel)).collect()
-    }
-
-    /// Reads and lints one root-relative file.
-    pub(crate) fn lint_one(&self, rel: &str) -> FileReport {
-        let place = classify(rel, &self.config.banned_dirs);
-        if place == Place::Outside {
-            return self.lint_read(rel, &place, Ok(Content::Bytes(&b""[..])));
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => Config::default(),
+        Err(source) => {
+            return Err(WorkspaceError::Io {
+                path: path.display().to_string(),
+                source,
+            })
         }
-        // A FIFO or a device would block or never end: refused unread.
-        let read = crate::io::read::read_capped(&self.root.join(rel), self.config.max_file_bytes);
-        self.lint_read(rel, &place, read.as_ref().map(Content::as_slice))
-    }
+    };
+    let mut ws = Workspace::new(root, config);
+    ws.env_max_chars = crate::engine::context::settings::env_max_chars(at.env);
+    Ok(ws)
+}
 
-    /// Lints `rel`, at `place`, from what reading it gave: its content, or
-    /// why it could not be read. The one step from a read to a report,
-    /// whatever read it (the work tree, the index refresh, a git version).
-    pub(crate) fn lint_read(
-        &self,
-        rel: &str,
-        place: &Place,
-        read: Result<Content<&[u8]>, &std::io::Error>,
-    ) -> FileReport {
-        match read {
-            Ok(content) => lint_file(rel, place, content, &self.config),
-            // A misplaced file is read only to look for credentials: one
-            // that cannot be read (a FIFO, a socket) is judged by its path.
-            Err(_) if matches!(place, Place::Banned(_) | Place::Unknown) => {
-                lint_file(rel, place, Content::Bytes(b""), &self.config)
-            }
-            Err(e) => self.unreadable(rel, e),
-        }
-    }
+/// A path named on the command line (`check PATH`, `fmt PATH`), each
+/// of its components resolved without leaving the root: a path outside
+/// the root is a usage error; one through a link out of the root is
+/// never looked at beyond the link, and gets the same answer whatever
+/// exists out there.
+pub(crate) fn given(ws: &Workspace, path: &Path) -> Result<Given, WorkspaceError> {
+    use crate::io::fs::{resolve_below, Resolved};
+    let rel = crate::io::walk::relative(ws, path).ok_or_else(|| {
+        WorkspaceError::Usage(format!(
+            "{} is outside the workspace root {}",
+            path.display(),
+            ws.root.display()
+        ))
+    })?;
+    let shown = path.display();
+    let resolved = resolve_below(&ws.root, Path::new(&rel));
+    let link = crate::io::files::symlink_metadata(ws.root.join(&rel))
+        .is_ok_and(|m| m.file_type().is_symlink());
+    let skipped = match &resolved {
+        Resolved::Escapes(through) if *through == rel => Some(format!(
+            "{shown} is a symbolic link, which memlint never follows out of the workspace root; nothing under it is looked at"
+        )),
+        Resolved::Escapes(through) => Some(format!(
+            "{shown} leads out of the workspace root through the symbolic link {through}, which memlint never follows; nothing under it is looked at"
+        )),
+        // The walk lists a link to a file inside the root, but never
+        // enters a link to a directory.
+        Resolved::Inside(target) if link && target.is_dir() => Some(format!(
+            "{shown} is a symbolic link, which memlint never follows; nothing under it is looked at"
+        )),
+        _ => None,
+    };
+    Ok(Given {
+        exists: matches!(resolved, Resolved::Inside(_)),
+        rel,
+        skipped,
+    })
+}
 
-    /// The report of a file that could not be read.
-    pub(crate) fn unreadable(&self, rel: &str, e: &std::io::Error) -> FileReport {
-        let mut report = FileReport {
-            path: rel.to_string(),
-            ..FileReport::default()
-        };
-        // It exists: it counts as a record of its kind, unparsed.
-        if let Place::Record(kind) = classify(rel, &self.config.banned_dirs) {
-            report.info.kind = Some(kind);
-        }
-        let mut sink = crate::lint::sink::Sink::default();
-        let message = if lossy_name(rel, e) {
-            NON_UTF8_NAME.to_string()
-        } else {
-            format!("the file cannot be read: {e}; make it a readable regular file, or move it out of the memory directories")
-        };
-        crate::lint::rules::format::encoding::unreadable(message, &mut sink);
-        report.diagnostics = crate::lint::to_diagnostics(rel, "", sink.findings, &self.config);
-        report
+/// Why a path named on the command line (`rel`, root-relative, shown
+/// as `shown`) selects none of `files` (the workspace's, sorted), to
+/// say as a warning; `None` when it selects some. Only `check` and `fmt`
+/// ask, so nothing is looked at unless the answer is empty.
+pub(crate) fn selects_nothing(
+    ws: &Workspace,
+    rel: &str,
+    shown: &str,
+    files: &[String],
+) -> Option<String> {
+    let from = files.partition_point(|f| f.as_str() < rel);
+    let selects = |f: &String| {
+        rel.is_empty() || f == rel || f.strip_prefix(rel).is_some_and(|r| r.starts_with('/'))
+    };
+    if files[from..]
+        .iter()
+        .take_while(|f| f.starts_with(rel))
+        .any(selects)
+    {
+        return None;
     }
+    let records =
+        "memlint checks the .md files under memory/, knowledge/ and staging/, and CONTEXT.md";
+    let place = classify(rel, &ws.config.banned_dirs);
+    Some(if rel.is_empty() && !crate::io::walk::has_layout(ws) {
+        format!(
+            "{} holds no memlint workspace: none of memory/, knowledge/, staging/ or CONTEXT.md is there (`memlint init` creates them)",
+            ws.root.display()
+        )
+    } else if place == Place::Outside && !ws.root.join(rel).is_dir() {
+        format!("{shown} is not a record: {records}")
+    } else if crate::io::ignores::excludes(&ws.root, rel) {
+        format!("{shown} is excluded by an ignore file (.gitignore, .ignore, .memlintignore or .git/info/exclude)")
+    } else {
+        format!("{shown} holds no record: {records}")
+    })
+}
+
+/// Reads and lints the given root-relative files in parallel.
+pub fn lint(ws: &Workspace, files: &[String]) -> Vec<FileReport> {
+    files.par_iter().map(|rel| lint_one(ws, rel)).collect()
+}
+
+/// Reads and lints one root-relative file.
+pub(crate) fn lint_one(ws: &Workspace, rel: &str) -> FileReport {
+    let place = classify(rel, &ws.config.banned_dirs);
+    if place == Place::Outside {
+        return lint_read(ws, rel, &place, Ok(Content::Bytes(&b""[..])));
+    }
+    // A FIFO or a device would block or never end: refused unread.
+    let read = crate::io::read::read_capped(&ws.root.join(rel), ws.config.max_file_bytes);
+    lint_read(ws, rel, &place, read.as_ref().map(Content::as_slice))
+}
+
+/// Lints `rel`, at `place`, from what reading it gave: its content, or
+/// why it could not be read. The one step from a read to a report,
+/// whatever read it (the work tree, the index refresh, a git version).
+pub(crate) fn lint_read(
+    ws: &Workspace,
+    rel: &str,
+    place: &Place,
+    read: Result<Content<&[u8]>, &std::io::Error>,
+) -> FileReport {
+    match read {
+        Ok(content) => lint_file(rel, place, content, &ws.config),
+        // A misplaced file is read only to look for credentials: one
+        // that cannot be read (a FIFO, a socket) is judged by its path.
+        Err(_) if matches!(place, Place::Banned(_) | Place::Unknown) => {
+            lint_file(rel, place, Content::Bytes(b""), &ws.config)
+        }
+        Err(e) => unreadable(ws, rel, e),
+    }
+}
+
+/// The report of a file that could not be read.
+pub(crate) fn unreadable(ws: &Workspace, rel: &str, e: &std::io::Error) -> FileReport {
+    let mut report = FileReport {
+        path: rel.to_string(),
+        ..FileReport::default()
+    };
+    // It exists: it counts as a record of its kind, unparsed.
+    if let Place::Record(kind) = classify(rel, &ws.config.banned_dirs) {
+        report.info.kind = Some(kind);
+    }
+    let mut sink = crate::lint::sink::Sink::default();
+    let message = if lossy_name(rel, e) {
+        NON_UTF8_NAME.to_string()
+    } else {
+        format!("the file cannot be read: {e}; make it a readable regular file, or move it out of the memory directories")
+    };
+    crate::lint::rules::format::encoding::unreadable(message, &mut sink);
+    report.diagnostics = crate::lint::to_diagnostics(rel, "", sink.findings, &ws.config);
+    report
 }
 
 /// Why a file listed under a name that is not valid UTF-8 cannot be read:
@@ -324,7 +322,7 @@ pub(crate) fn lossy_name(rel: &str, e: &std::io::Error) -> bool {
     rel.contains('\u{fffd}') && e.kind() == std::io::ErrorKind::NotFound
 }
 
-/// A path named on the command line (see [`Workspace::given`]).
+/// A path named on the command line (see [`given`]).
 #[derive(Debug)]
 pub(crate) struct Given {
     /// Root-relative, `/`-separated (empty for the root itself).

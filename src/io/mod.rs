@@ -16,5 +16,5 @@ pub(crate) mod regular;
 pub(crate) mod source;
 pub mod stat;
 pub(crate) mod turn;
-pub(crate) mod walk;
+pub mod walk;
 pub(crate) mod watch;

@@ -11,204 +11,203 @@ use rayon::prelude::*;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
-impl Workspace {
-    /// Root-relative path with `/` separators, or `None` when `path` is not
-    /// inside the root.
-    pub(crate) fn relative(&self, path: &Path) -> Option<String> {
-        let abs = if path.is_absolute() {
-            path.to_path_buf()
-        } else {
-            std::env::current_dir().ok()?.join(path)
-        };
-        let abs = normalize(&abs);
-        let rel = abs.strip_prefix(&self.root).ok()?;
-        let parts: Vec<String> = rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect();
-        Some(parts.join("/"))
-    }
+/// Root-relative path with `/` separators, or `None` when `path` is not
+/// inside the root.
+pub(crate) fn relative(ws: &Workspace, path: &Path) -> Option<String> {
+    let abs = if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        std::env::current_dir().ok()?.join(path)
+    };
+    let abs = normalize(&abs);
+    let rel = abs.strip_prefix(&ws.root).ok()?;
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    Some(parts.join("/"))
+}
 
-    /// Whether any of the record directories or `CONTEXT.md` is there.
-    pub(crate) fn has_layout(&self) -> bool {
-        RECORD_ROOTS
+/// Whether any of the record directories or `CONTEXT.md` is there.
+pub(crate) fn has_layout(ws: &Workspace) -> bool {
+    RECORD_ROOTS
+        .iter()
+        .chain(&["CONTEXT.md"])
+        .any(|n| std::fs::symlink_metadata(ws.root.join(n)).is_ok())
+}
+
+/// Walks the workspace: every file memlint looks at, root-relative,
+/// sorted, and the directories the walk entered. The engine lists
+/// files through `crate::store::listing::files`, which keeps this
+/// walk's result while no directory changed.
+pub fn walk(ws: &Workspace) -> Walked {
+    // The walk starts at the root itself, never above it, so that only
+    // ignore files inside the root apply (docs/guarantees.md: nothing outside the
+    // root is read) with git's precedence, and a record directory that
+    // is a link is seen as a link (never followed out of the root).
+    // Below the root it enters only the record roots and the banned
+    // directories, and the directories leading to them.
+    let mut tops: Vec<String> = RECORD_ROOTS.iter().map(|r| r.to_string()).collect();
+    for dir in &ws.config.banned_dirs {
+        if !RECORD_ROOTS
             .iter()
-            .chain(&["CONTEXT.md"])
-            .any(|n| std::fs::symlink_metadata(self.root.join(n)).is_ok())
-    }
-
-    /// Walks the workspace: every file memlint looks at, root-relative,
-    /// sorted, and the directories the walk entered. The engine lists
-    /// files through `crate::store::listing::files`, which keeps this
-    /// walk's result while no directory changed.
-    pub fn walk(&self) -> Walked {
-        // The walk starts at the root itself, never above it, so that only
-        // ignore files inside the root apply (docs/guarantees.md: nothing outside the
-        // root is read) with git's precedence, and a record directory that
-        // is a link is seen as a link (never followed out of the root).
-        // Below the root it enters only the record roots and the banned
-        // directories, and the directories leading to them.
-        let mut tops: Vec<String> = RECORD_ROOTS.iter().map(|r| r.to_string()).collect();
-        for dir in &self.config.banned_dirs {
-            if !RECORD_ROOTS
-                .iter()
-                .any(|r| dir.starts_with(&format!("{r}/")))
-            {
-                tops.push(dir.trim_matches('/').to_string());
-            }
-        }
-        let mut out = Vec::new();
-        let context = self.root.join("CONTEXT.md");
-        // Listed whatever it is but a directory (a FIFO is then reported as
-        // unreadable), and as a link only to a file inside the root.
-        let listed = match std::fs::symlink_metadata(&context) {
-            Ok(m) if m.file_type().is_symlink() => {
-                context.is_file() && crate::io::fs::stays_inside(&self.root, &context)
-            }
-            Ok(m) => !m.is_dir(),
-            Err(_) => false,
-        };
-        if listed {
-            out.push("CONTEXT.md".to_string());
-        }
-        if !tops.iter().any(|t| self.root.join(t).is_dir()) {
-            return Walked {
-                files: out,
-                dirs: Vec::new(),
-                complete: true,
-            };
-        }
-        // The ignore files are read here, not by the walker, which would
-        // open them whatever they are (see `crate::io::ignores`).
-        let mut problems = Vec::new();
-        let root_rules = Rules::of_dir(&self.root, &self.root, None, &mut problems);
-        let filter = Arc::new(Filter {
-            root: self.root.clone(),
-            // Below this depth every entry lies inside a top: its ancestor
-            // at this depth was let through.
-            deepest: tops.iter().map(|t| t.split('/').count()).max().unwrap_or(1),
-            tops,
-            root_rules,
-            rules: Default::default(),
-            problems: std::sync::Mutex::new(problems),
-        });
-        let mut builder = ignore::WalkBuilder::new(&self.root);
-        let keep = filter.clone();
-        builder
-            .standard_filters(false)
-            .follow_links(false)
-            .filter_entry(move |e| keep.keep(e));
-        // Directories are read on as many threads as the rayon pool has (so
-        // `RAYON_NUM_THREADS` applies), each keeping its own list until it
-        // is done.
-        let found = std::sync::Mutex::new(Found::default());
-        builder
-            .threads(rayon::current_num_threads())
-            .build_parallel()
-            .visit(&mut Lister {
-                ws: self,
-                found: &found,
-            });
-        // Made root-relative and classified here, in parallel: the walk
-        // of a large directory is serial.
-        let found = found.into_inner().unwrap_or_else(|e| e.into_inner());
-        out.par_extend(found.files.into_par_iter().filter_map(|p| self.listed(&p)));
-        out.par_sort_unstable();
-        out.dedup();
-        let mut problems =
-            std::mem::take(&mut *filter.problems.lock().unwrap_or_else(|e| e.into_inner()));
-        problems.extend(found.errors.iter().map(|e| self.unreadable_dir(e)));
-        // A walk that left something out is not stored as the listing, so
-        // that every later command says so again.
-        let complete = !found.incomplete && problems.is_empty();
-        self.note_all(problems);
-        Walked {
-            files: out,
-            dirs: found.dirs,
-            complete,
-        }
-    }
-
-    /// The problem a walker error stands for: the entry it names could not
-    /// be read.
-    fn unreadable_dir(&self, e: &ignore::Error) -> Problem {
-        fn parts(e: &ignore::Error) -> (Option<&Path>, String) {
-            match e {
-                ignore::Error::WithPath { path, err } => (Some(path), parts(err).1),
-                ignore::Error::WithDepth { err, .. }
-                | ignore::Error::WithLineNumber { err, .. } => parts(err),
-                ignore::Error::Io(io) => (None, io.to_string()),
-                other => (None, other.to_string()),
-            }
-        }
-        let (path, reason) = parts(e);
-        let path = path
-            .and_then(|p| self.relative(p))
-            .filter(|p| !p.is_empty())
-            .unwrap_or_else(|| ".".into());
-        Problem::Unreadable { path, reason }
-    }
-
-    /// The path of a walked entry when it is a file (or a link to a file
-    /// inside the root).
-    fn walked(&self, entry: ignore::DirEntry) -> Option<PathBuf> {
-        let ft = entry.file_type()?;
-        if ft.is_dir() {
-            return None;
-        }
-        if ft.is_symlink() {
-            // Never follow a link out of the root.
-            match entry.path().canonicalize() {
-                Ok(target) if target.starts_with(&self.root) && target.is_file() => {}
-                _ => return None,
-            }
-        }
-        Some(entry.into_path())
-    }
-
-    /// The root-relative path of a walked file when [`Workspace::walk`]
-    /// lists it: one that memlint looks at.
-    fn listed(&self, path: &Path) -> Option<String> {
-        #[cfg(unix)]
+            .any(|r| dir.starts_with(&format!("{r}/")))
         {
-            // The walk joins names onto the root: the root's bytes and a
-            // `/` begin every path, which a byte comparison sees at once
-            // (100k records make it count; `strip_prefix` parses both).
-            use std::os::unix::ffi::OsStrExt;
-            let root = self.root.as_os_str().as_bytes();
-            if let Some(rel) = path.as_os_str().as_bytes().strip_prefix(root) {
-                let rel = if root.ends_with(b"/") {
-                    Some(rel)
-                } else {
-                    rel.strip_prefix(b"/")
-                };
-                if let Some(rel) = rel.and_then(|r| std::str::from_utf8(r).ok()) {
-                    return (classify(rel, &self.config.banned_dirs) != Place::Outside)
-                        .then(|| rel.to_string());
-                }
-            }
+            tops.push(dir.trim_matches('/').to_string());
         }
-        let rel = path.strip_prefix(&self.root).ok()?;
-        // Where `/` is the separator a UTF-8 path is already in the
-        // root-relative form; 100k records make the shortcut count.
-        let rel = match rel.to_str() {
-            Some(s) if std::path::MAIN_SEPARATOR == '/' => s.to_string(),
-            _ => rel
-                .components()
-                .map(|c| c.as_os_str().to_string_lossy().into_owned())
-                .collect::<Vec<String>>()
-                .join("/"),
+    }
+    let mut out = Vec::new();
+    let context = ws.root.join("CONTEXT.md");
+    // Listed whatever it is but a directory (a FIFO is then reported as
+    // unreadable), and as a link only to a file inside the root.
+    let context_listed = match std::fs::symlink_metadata(&context) {
+        Ok(m) if m.file_type().is_symlink() => {
+            context.is_file() && crate::io::fs::stays_inside(&ws.root, &context)
+        }
+        Ok(m) => !m.is_dir(),
+        Err(_) => false,
+    };
+    if context_listed {
+        out.push("CONTEXT.md".to_string());
+    }
+    if !tops.iter().any(|t| ws.root.join(t).is_dir()) {
+        return Walked {
+            files: out,
+            dirs: Vec::new(),
+            complete: true,
         };
-        // `.gitkeep`, the consolidation lock and the like are not memlint's
-        // business and do not count as linted files.
-        (classify(&rel, &self.config.banned_dirs) != Place::Outside).then_some(rel)
+    }
+    // The ignore files are read here, not by the walker, which would
+    // open them whatever they are (see `crate::io::ignores`).
+    let mut problems = Vec::new();
+    let root_rules = Rules::of_dir(&ws.root, &ws.root, None, &mut problems);
+    let filter = Arc::new(Filter {
+        root: ws.root.clone(),
+        // Below this depth every entry lies inside a top: its ancestor
+        // at this depth was let through.
+        deepest: tops.iter().map(|t| t.split('/').count()).max().unwrap_or(1),
+        tops,
+        root_rules,
+        rules: Default::default(),
+        problems: std::sync::Mutex::new(problems),
+    });
+    let mut builder = ignore::WalkBuilder::new(&ws.root);
+    let keep = filter.clone();
+    builder
+        .standard_filters(false)
+        .follow_links(false)
+        .filter_entry(move |e| keep.keep(e));
+    // Directories are read on as many threads as the rayon pool has (so
+    // `RAYON_NUM_THREADS` applies), each keeping its own list until it
+    // is done.
+    let found = std::sync::Mutex::new(Found::default());
+    builder
+        .threads(rayon::current_num_threads())
+        .build_parallel()
+        .visit(&mut Lister {
+            ws: ws,
+            found: &found,
+        });
+    // Made root-relative and classified here, in parallel: the walk
+    // of a large directory is serial.
+    let found = found.into_inner().unwrap_or_else(|e| e.into_inner());
+    out.par_extend(found.files.into_par_iter().filter_map(|p| listed(ws, &p)));
+    out.par_sort_unstable();
+    out.dedup();
+    let mut problems =
+        std::mem::take(&mut *filter.problems.lock().unwrap_or_else(|e| e.into_inner()));
+    problems.extend(found.errors.iter().map(|e| unreadable_dir(ws, e)));
+    // A walk that left something out is not stored as the listing, so
+    // that every later command says so again.
+    let complete = !found.incomplete && problems.is_empty();
+    ws.note_all(problems);
+    Walked {
+        files: out,
+        dirs: found.dirs,
+        complete,
     }
 }
 
-/// What [`Workspace::walk`] found.
+/// The problem a walker error stands for: the entry it names could not
+/// be read.
+fn unreadable_dir(ws: &Workspace, e: &ignore::Error) -> Problem {
+    fn parts(e: &ignore::Error) -> (Option<&Path>, String) {
+        match e {
+            ignore::Error::WithPath { path, err } => (Some(path), parts(err).1),
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+                parts(err)
+            }
+            ignore::Error::Io(io) => (None, io.to_string()),
+            other => (None, other.to_string()),
+        }
+    }
+    let (path, reason) = parts(e);
+    let path = path
+        .and_then(|p| relative(ws, p))
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(|| ".".into());
+    Problem::Unreadable { path, reason }
+}
+
+/// The path of a walked entry when it is a file (or a link to a file
+/// inside the root).
+fn walked(ws: &Workspace, entry: ignore::DirEntry) -> Option<PathBuf> {
+    let ft = entry.file_type()?;
+    if ft.is_dir() {
+        return None;
+    }
+    if ft.is_symlink() {
+        // Never follow a link out of the root.
+        match entry.path().canonicalize() {
+            Ok(target) if target.starts_with(&ws.root) && target.is_file() => {}
+            _ => return None,
+        }
+    }
+    Some(entry.into_path())
+}
+
+/// The root-relative path of a walked file when [`walk`]
+/// lists it: one that memlint looks at.
+fn listed(ws: &Workspace, path: &Path) -> Option<String> {
+    #[cfg(unix)]
+    {
+        // The walk joins names onto the root: the root's bytes and a
+        // `/` begin every path, which a byte comparison sees at once
+        // (100k records make it count; `strip_prefix` parses both).
+        use std::os::unix::ffi::OsStrExt;
+        let root = ws.root.as_os_str().as_bytes();
+        if let Some(rel) = path.as_os_str().as_bytes().strip_prefix(root) {
+            let rel = if root.ends_with(b"/") {
+                Some(rel)
+            } else {
+                rel.strip_prefix(b"/")
+            };
+            if let Some(rel) = rel.and_then(|r| std::str::from_utf8(r).ok()) {
+                return (classify(rel, &ws.config.banned_dirs) != Place::Outside)
+                    .then(|| rel.to_string());
+            }
+        }
+    }
+    let rel = path.strip_prefix(&ws.root).ok()?;
+    // Where `/` is the separator a UTF-8 path is already in the
+    // root-relative form; 100k records make the shortcut count.
+    let rel = match rel.to_str() {
+        Some(s) if std::path::MAIN_SEPARATOR == '/' => s.to_string(),
+        _ => rel
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<String>>()
+            .join("/"),
+    };
+    // `.gitkeep`, the consolidation lock and the like are not memlint's
+    // business and do not count as linted files.
+    (classify(&rel, &ws.config.banned_dirs) != Place::Outside).then_some(rel)
+}
+
+/// What [`walk`] found.
 #[derive(Debug, Default)]
 pub struct Walked {
-    /// As [`Workspace::walk`] gives them.
+    /// As [`walk`] gives them.
     pub files: Vec<String>,
     /// Every directory the walk entered (not the ignored ones), unsorted.
     pub dirs: Vec<PathBuf>,
@@ -305,7 +304,7 @@ impl Filter {
     }
 }
 
-/// Builds the visitors of [`Workspace::walk`]'s parallel walk.
+/// Builds the visitors of [`walk`]'s parallel walk.
 struct Lister<'w> {
     ws: &'w Workspace,
     found: &'w std::sync::Mutex<Found>,
@@ -344,7 +343,7 @@ impl ignore::ParallelVisitor for Visitor<'_> {
                     // A link's target can change under an unchanged
                     // directory.
                     self.local.incomplete |= ft.is_some_and(|t| t.is_symlink());
-                    if let Some(path) = self.ws.walked(e) {
+                    if let Some(path) = walked(self.ws, e) {
                         self.local.files.push(path);
                     }
                 }

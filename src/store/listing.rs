@@ -34,7 +34,7 @@ fn seen(path: &Path) -> Seen {
 }
 
 /// The directories and ignore files whose change could change what
-/// `Workspace::walk` lists, given what a walk found: the root (with its
+/// `io::walk::walk` lists, given what a walk found: the root (with its
 /// `.gitignore`, `.ignore`, `.memlintignore` and `.git/info/exclude`; no
 /// ignore file above the root applies), the parents of every walked root up to the root
 /// (so that a root created later is seen), and every directory the walk
@@ -78,7 +78,7 @@ fn watched(ws: &Workspace, walked: &crate::io::walk::Walked) -> Option<Vec<Strin
     Some(out)
 }
 
-/// Every file of the workspace, as [`Workspace::walk`] lists them. The
+/// Every file of the workspace, as [`io::walk::walk`] lists them. The
 /// listing is kept in `.memlint/listing` with the stat data of every
 /// directory the walk could have seen and of every ignore file that could
 /// apply; while none of them changed (a file added, removed or renamed
@@ -129,7 +129,7 @@ pub(crate) fn new_listing(ws: &Workspace) -> Listing {
     let dir = crate::io::cache::make_dir_of(ws).ok();
     let clock = dir.as_deref().and_then(|d| FsClock::read(d, &ws.root));
     let scanned_at = now_ns();
-    let walked = ws.walk();
+    let walked = crate::io::walk::walk(ws);
     let watched = watched(ws, &walked);
     let files = walked.files;
     if let Some(paths) = watched.filter(|_| dir.is_some()) {

@@ -7,7 +7,6 @@
 use crate::common;
 
 use memlint::engine::author::{self, AuthorError, Changes};
-use memlint::model::workspace::Workspace;
 use std::fs;
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -85,7 +84,7 @@ fn eight_threads_updating_one_record_1000_times_never_lose_a_success_or_keep_a_f
     let tmp = workspace();
     let root = tmp.path().canonicalize().expect("canonical");
     let ws = Arc::new(
-        Workspace::load(
+        memlint::engine::workspace::load(
             &memlint::engine::workspace::Surroundings {
                 cwd: &root,
                 env: &|_| None,

@@ -1018,3 +1018,28 @@ fn a_record_saying_nearly_the_same_as_an_active_one_is_refused_unless_forced() {
         "memory/decisions/wal-sqlite-for-statements.md\n"
     );
 }
+
+/// A slug several kinds share: the command line says which flag picks the
+/// kind, in the words it always had.
+#[test]
+fn replace_of_a_slug_of_several_kinds_asks_for_the_kind_flag() {
+    let ws = workspace("example");
+    let record =
+        "---\ntitle: Tabs\ndate: 2026-11-01\nstatus: active\nsources: [file:CONTEXT.md]\n---\nx\n";
+    write(ws.path(), "memory/decisions/tabs-everywhere.md", record);
+    write(ws.path(), "memory/requests/tabs-everywhere.md", record);
+    let run = memlint(ws.path(), &["replace", "tabs-everywhere", "other"]);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert_eq!(
+        run.stderr,
+        "memlint: error: `tabs-everywhere` names records of several kinds; say which with --kind\n"
+    );
+    let run = memlint(
+        ws.path(),
+        &["replace", "tabs-everywhere", "other", "--format", "json"],
+    );
+    assert_eq!(
+        json(&run)["error"],
+        "`tabs-everywhere` names records of several kinds; say which with --kind"
+    );
+}

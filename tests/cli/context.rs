@@ -485,6 +485,13 @@ fn rotate_never_drops_blocks_that_are_not_committed() {
     let (code, out, _) = rotate(ws.path(), &["--keep", "1"], &[]);
     assert_eq!(code, 0);
     assert!(out.contains("not in git history yet"), "{out}");
+    // The way out is worded with the command line's flag.
+    assert!(
+        out.contains(
+            "(not committed); commit CONTEXT.md and rotate again, or use --force to drop them.\n"
+        ),
+        "{out}"
+    );
     assert_eq!(
         fs::read_to_string(ws.path().join("CONTEXT.md")).expect("read"),
         after
@@ -495,7 +502,9 @@ fn rotate_never_drops_blocks_that_are_not_committed() {
     // It was never committed: the output does not claim git keeps it.
     assert!(!out.contains("remain in git history"), "{out}");
     assert!(
-        out.contains("1 removed block(s) were never committed and are gone"),
+        out.contains(
+            "CONTEXT.md: 1 removed block(s) were never committed and are gone (--force).\n"
+        ),
         "{out}"
     );
     let after = fs::read_to_string(ws.path().join("CONTEXT.md")).expect("read");

@@ -559,7 +559,6 @@ fn the_engine_finds_who_replaces_or_cites_a_record() {
     use memlint::engine::referrers::Referrers;
     use memlint::engine::workspace::Surroundings;
     use memlint::model::kind::Kind;
-    use memlint::model::workspace::Workspace;
     let dir = tempfile::tempdir().expect("temp dir");
     let root = dir.path();
     let old = "---\ntitle: Use git2\nstatus: replaced\ndate: 2026-01-01\nreplaced_by: use-gix\n---\nOld.\n";
@@ -572,7 +571,7 @@ fn the_engine_finds_who_replaces_or_cites_a_record() {
         cwd: root,
         env: &|_| None,
     };
-    let ws = Workspace::load(&at, Some(root), None).expect("workspace");
+    let ws = memlint::engine::workspace::load(&at, Some(root), None).expect("workspace");
     let opts = memlint::engine::scan::Options {
         force: false,
         progress: None,

@@ -102,7 +102,10 @@ fn warnings_reach_the_agent_as_additional_context() {
             lines[2].starts_with(&format!("{DECISION}:7:1: warning[frontmatter/unknown-key]")),
             "{context}"
         );
-        assert!(lines[2].contains("fix: `memlint check --fix"), "{context}");
+        assert!(
+            lines[2].ends_with(&format!(" (fix: `memlint check --fix {DECISION}`)")),
+            "{context}"
+        );
         assert!(
             lines[3].starts_with(&format!("{DECISION}:10:9: warning[date/relative]")),
             "{context}"

@@ -53,7 +53,7 @@ fn workspace() -> (tempfile::TempDir, PathBuf) {
 /// [`workspace`], loaded, with its files.
 fn loaded_workspace() -> (tempfile::TempDir, PathBuf, Workspace, Vec<String>) {
     let (dir, root) = workspace();
-    let ws = Workspace::load(
+    let ws = memlint::engine::workspace::load(
         &memlint::engine::workspace::Surroundings {
             cwd: &root,
             env: &|_| None,
@@ -62,7 +62,7 @@ fn loaded_workspace() -> (tempfile::TempDir, PathBuf, Workspace, Vec<String>) {
         None,
     )
     .expect("workspace");
-    let files = ws.walk().files;
+    let files = memlint::io::walk::walk(&ws).files;
     (dir, root, ws, files)
 }
 
@@ -517,7 +517,7 @@ fn essence<R: std::borrow::Borrow<memlint::lint::FileReport>>(
 #[test]
 fn deltas_agree_with_linting_from_scratch() {
     let (_dir, root) = workspace();
-    let ws = Workspace::load(
+    let ws = memlint::engine::workspace::load(
         &memlint::engine::workspace::Surroundings {
             cwd: &root,
             env: &|_| None,
@@ -529,12 +529,12 @@ fn deltas_agree_with_linting_from_scratch() {
     let opts = Options::default();
     let delta = root.join(".memlint/index.delta");
     let step = |what: &str| {
-        let files = ws.walk().files;
+        let files = memlint::io::walk::walk(&ws).files;
         let got = scan::refresh(&ws, &files, &opts);
         assert!(got.saved.is_ok(), "{what}: {:?}", got.saved);
         assert_eq!(
             essence(&got.reports),
-            essence(&ws.lint(&files)),
+            essence(&memlint::engine::workspace::lint(&ws, &files)),
             "after {what}"
         );
         // What was stored reads back the same.
@@ -818,7 +818,7 @@ fn tracked_files_are_fingerprinted_by_their_git_blob() {
     let gix_md = "memory/decisions/use-gix.md";
     // An untracked record has no blob.
     commit_all_but_one_record(&root, &ws_root);
-    let ws = Workspace::load(
+    let ws = memlint::engine::workspace::load(
         &memlint::engine::workspace::Surroundings {
             cwd: &ws_root,
             env: &|_| None,
@@ -827,7 +827,7 @@ fn tracked_files_are_fingerprinted_by_their_git_blob() {
         None,
     )
     .expect("workspace");
-    let files = ws.walk().files;
+    let files = memlint::io::walk::walk(&ws).files;
     let first = scan::refresh(&ws, &files, &Options::default());
     assert_eq!(first.reparsed, 5);
     let head_blob = |rel: &str| common::git(&root, &["rev-parse", &format!("HEAD:agent/{rel}")]);
@@ -996,13 +996,13 @@ fn a_glance_at_a_fresh_index_sees_its_delta_and_agrees_with_it() {
     scan::refresh(&ws, &files, &Options::default());
     std::fs::write(root.join("knowledge/new.md"), "---\ntitle: New\n---\n").expect("write");
     assert!(
-        scan::with_fresh(&ws, &ws.walk().files, |_| ()).is_none(),
+        scan::with_fresh(&ws, &memlint::io::walk::walk(&ws).files, |_| ()).is_none(),
         "added"
     );
     std::fs::remove_file(root.join("knowledge/new.md")).expect("remove");
     std::fs::remove_file(root.join(rel)).expect("remove");
     assert!(
-        scan::with_fresh(&ws, &ws.walk().files, |_| ()).is_none(),
+        scan::with_fresh(&ws, &memlint::io::walk::walk(&ws).files, |_| ()).is_none(),
         "removed"
     );
 }
@@ -1153,7 +1153,7 @@ fn blob_ids_looked_up_in_order_are_those_looked_up_one_by_one() {
         &ws_root.join("memory/decisions/many-07.md"),
         decision("Changed", "active", "").as_bytes(),
     );
-    let ws = Workspace::load(
+    let ws = memlint::engine::workspace::load(
         &memlint::engine::workspace::Surroundings {
             cwd: &ws_root,
             env: &|_| None,
@@ -1162,7 +1162,7 @@ fn blob_ids_looked_up_in_order_are_those_looked_up_one_by_one() {
         None,
     )
     .expect("workspace");
-    let mut files: Vec<String> = ws.walk().files;
+    let mut files: Vec<String> = memlint::io::walk::walk(&ws).files;
     files.push("memory/decisions/no-such-file.md".to_string());
     let tracked = memlint::io::git::Tracked::open(&ws_root).expect("a repository");
     let stat = |rel: &str| {

@@ -1470,7 +1470,6 @@ fn duplicates_follow_edits_between_runs_through_the_cache() {
 fn the_engine_checks_in_one_call_fixing_first() {
     use memlint::engine::check::{run, Mode, Selection};
     use memlint::engine::workspace::Surroundings;
-    use memlint::model::workspace::Workspace;
     let dir = common::workspace("rules/format-crlf");
     let root = dir.path();
     std::fs::create_dir_all(root.join("notes")).expect("mkdir");
@@ -1478,7 +1477,7 @@ fn the_engine_checks_in_one_call_fixing_first() {
         cwd: root,
         env: &|_| None,
     };
-    let ws = Workspace::load(&at, Some(root), None).expect("workspace");
+    let ws = memlint::engine::workspace::load(&at, Some(root), None).expect("workspace");
     let gone = [root.join("knowledge/gone.md")];
     let (warnings, missing) = Selection::of(&ws, &gone, false);
     assert!(warnings.is_empty());

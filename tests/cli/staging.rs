@@ -735,3 +735,28 @@ fn killed_release_can_be_repeated() {
         "no release was killed midway ({finished} finished, {untouched} untouched)"
     );
 }
+
+/// The command line words the way out of an unreadable lock with its flag,
+/// exactly as before the engine's advice was typed.
+#[test]
+fn unreadable_lock_messages_name_the_forced_claim() {
+    let ws = workspace();
+    let root = ws.path();
+    fs::write(root.join(LOCK), b"{\"pod\": \"half-writ").expect("lock");
+    let reason = "not a lock JSON object: EOF while parsing a string at line 1 column 18";
+    let out = run(root, &["staging", "status"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!(
+            "staging: 0 files, 0 bytes, not due\nlock: {LOCK} cannot be read ({reason}); claims fail until it is removed or replaced with `staging claim --force`\n"
+        )
+    );
+    let out = run(root, &["staging", "claim", "--pod", "w"]);
+    assert_eq!(code(&out), 3);
+    assert_eq!(
+        stderr(&out),
+        format!(
+            "memlint: error: {LOCK} cannot be read as a consolidation lock ({reason}); it is not taken over: inspect it, then remove it or claim with --force\n"
+        )
+    );
+}

@@ -110,7 +110,7 @@ impl State {
         let path = documents::uri_path(uri)?;
         let path = crate::io::walk::normalize(&path);
         let path = canonical_parent(&path);
-        self.ws.relative(&path)
+        crate::io::walk::relative(&self.ws, &path)
     }
 
     /// The URI of the workspace file `rel`: as the client spelled it when

@@ -38,6 +38,9 @@ pub enum AuthorError {
     /// had, a date that is not absolute, a record that does not exist.
     #[error("{0}")]
     Usage(String),
+    /// A slug that names records of several kinds, where one is meant.
+    #[error("`{slug}` names records of several kinds")]
+    SeveralKinds { slug: String },
     /// No slug can be made from the title (exit 2): `why`, and an example
     /// of a slug for the front end to offer as the way to give one.
     #[error("{why}")]
@@ -134,6 +137,7 @@ impl AuthorError {
     pub(crate) fn exit_code(&self) -> u8 {
         match self {
             AuthorError::Usage(_)
+            | AuthorError::SeveralKinds { .. }
             | AuthorError::NeedSlug { .. }
             | AuthorError::Workspace(_)
             | AuthorError::Write { .. }
@@ -148,6 +152,7 @@ impl AuthorError {
         match self {
             AuthorError::Similar { .. } => Some(Advice::Force),
             AuthorError::Changed(_) => Some(Advice::Retry),
+            AuthorError::SeveralKinds { .. } => Some(Advice::SayKind),
             AuthorError::NeedSlug { example, .. } => Some(Advice::GiveSlug {
                 example: example.clone(),
             }),

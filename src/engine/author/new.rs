@@ -55,7 +55,7 @@ pub(crate) struct Created {
 ///
 /// let cwd = std::env::current_dir().expect("the current directory");
 /// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
-/// let ws = Workspace::load(&at, None, None)?;
+/// let ws = memlint::engine::workspace::load(&at, None, None)?;
 /// let draft = Draft {
 ///     kind: Some(Kind::Decision),
 ///     title: "Use gix for git reads".into(),

@@ -77,7 +77,7 @@ impl Plan {
 ///
 /// let cwd = std::env::current_dir().expect("the current directory");
 /// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
-/// let ws = Workspace::load(&at, None, None)?;
+/// let ws = memlint::engine::workspace::load(&at, None, None)?;
 /// let done = author::replace(&ws, None, "use-git2", "use-gix", false)?;
 /// println!("{} is replaced by {}; retargeted {:?}", done.old, done.new, done.retargeted);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -146,9 +146,9 @@ fn kind_of(current: &Current, slug: &str) -> Result<Kind, AuthorError> {
         [] => Err(AuthorError::Usage(format!(
             "there is no decision, request or knowledge record named `{slug}`"
         ))),
-        _ => Err(AuthorError::Usage(format!(
-            "`{slug}` names records of several kinds; say which with --kind"
-        ))),
+        _ => Err(AuthorError::SeveralKinds {
+            slug: slug.to_string(),
+        }),
     }
 }
 

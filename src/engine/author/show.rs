@@ -46,7 +46,7 @@ pub(crate) struct Shown {
 ///
 /// let cwd = std::env::current_dir().expect("the current directory");
 /// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
-/// let ws = Workspace::load(&at, None, None)?;
+/// let ws = memlint::engine::workspace::load(&at, None, None)?;
 /// let shown = author::show(&ws, "decision:use-gix")?;
 /// println!("{} ({}), cited by {:?}", shown.path, shown.fields["title"], shown.cited_by);
 /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -50,7 +50,7 @@ pub struct Updated {
 ///
 /// let cwd = std::env::current_dir().expect("the current directory");
 /// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
-/// let ws = Workspace::load(&at, None, None)?;
+/// let ws = memlint::engine::workspace::load(&at, None, None)?;
 /// let changes = Changes { tags: Some(vec!["git".into()]), ..Changes::default() };
 /// let updated = author::update(&ws, "use-gix", &changes)?;
 /// println!("{} changed: {}", updated.path, updated.changed);

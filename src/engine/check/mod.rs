@@ -67,7 +67,7 @@ impl Selection {
         let mut warnings = Vec::new();
         let mut given = Vec::new();
         for p in paths {
-            let g = match ws.given(p) {
+            let g = match crate::engine::workspace::given(ws, p) {
                 Ok(g) => g,
                 Err(e) => return (warnings, Err(e)),
             };
@@ -133,12 +133,11 @@ pub struct Checked {
 /// ```no_run
 /// use memlint::engine::check::{self, Mode, Selection};
 /// use memlint::engine::workspace::Surroundings;
-/// use memlint::model::workspace::Workspace;
 /// use std::path::Path;
 ///
 /// let cwd = std::env::current_dir().expect("the current directory");
 /// let at = Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
-/// let ws = Workspace::load(&at, Some(Path::new("fixtures/example")), None)?;
+/// let ws = memlint::engine::workspace::load(&at, Some(Path::new("fixtures/example")), None)?;
 /// let opts = memlint::engine::scan::Options { force: false, progress: None };
 /// let mode = Mode::WorkTree { fix: false };
 /// let checked = check::run(&ws, &mode, &Selection::all(), false, &opts)?;
@@ -212,7 +211,9 @@ fn work_tree(
     };
     let selects_nothing = asked
         .into_iter()
-        .filter_map(|(rel, shown)| ws.selects_nothing(rel, shown, &files))
+        .filter_map(|(rel, shown)| {
+            crate::engine::workspace::selects_nothing(ws, rel, shown, &files)
+        })
         .collect();
     Checked {
         outcome,

@@ -63,7 +63,7 @@ pub(crate) fn read_context_md(root: &Path, max_bytes: u64) -> Option<String> {
 ///
 /// let cwd = std::env::current_dir().expect("the current directory");
 /// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
-/// let ws = Workspace::load(&at, Some(Path::new("fixtures/example")), None)?;
+/// let ws = memlint::engine::workspace::load(&at, Some(Path::new("fixtures/example")), None)?;
 /// // Settings from the configuration and no environment.
 /// // The front end words the advice a cut context ends with.
 /// let words = |a: &Advice| match a {
@@ -277,7 +277,8 @@ pub(crate) enum RotateOutcome {
 
 impl RotateOutcome {
     /// One line for the user.
-    pub(crate) fn human(&self) -> String {
+    pub(crate) fn human(&self, words: crate::engine::advice::Words) -> String {
+        use crate::engine::advice::Advice;
         match self {
             RotateOutcome::Missing => format!("No {CONTEXT_FILE}; nothing to rotate.\n"),
             RotateOutcome::Raced => {
@@ -311,13 +312,15 @@ impl RotateOutcome {
                 };
                 if *lost > 0 {
                     out.push_str(&format!(
-                        "{CONTEXT_FILE}: {lost} removed block(s) were never committed and are gone (--force).\n"
+                        "{CONTEXT_FILE}: {lost} removed block(s) were never committed and are gone{}.\n",
+                        words(&Advice::WasForced)
                     ));
                 }
                 if *held > 0 {
                     out.push_str(&format!(
                         "{CONTEXT_FILE}: kept {held} older block(s) that are not in git history yet \
-                         (not committed); commit {CONTEXT_FILE} and rotate again, or use --force to drop them.\n"
+                         (not committed); commit {CONTEXT_FILE} and rotate again{}.\n",
+                        words(&Advice::OrForceDrop)
                     ));
                 }
                 out

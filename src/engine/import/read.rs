@@ -34,7 +34,7 @@ pub(crate) fn collect(
 ) -> Result<Vec<Found>, WorkspaceError> {
     let mut out = Vec::new();
     for path in paths {
-        let given = ws.given(path)?;
+        let given = crate::engine::workspace::given(ws, path)?;
         if let Some(why) = given.skipped {
             out.push(Found::Skipped {
                 rel: given.rel,

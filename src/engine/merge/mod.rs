@@ -347,7 +347,7 @@ pub(crate) fn merge_file(files: &Files, markers: &Markers) -> Result<(Outcome, W
         cwd: &files.cwd,
         env: &|_| None,
     };
-    let ws = Workspace::load(&at, Some(&files.cwd), None).ok();
+    let ws = crate::engine::workspace::load(&at, Some(&files.cwd), None).ok();
     let max_bytes = ws.as_ref().map_or(
         crate::model::config::Config::default().max_file_bytes,
         |w| w.config.max_file_bytes,
@@ -372,7 +372,7 @@ pub(crate) fn merge_file(files: &Files, markers: &Markers) -> Result<(Outcome, W
 fn what(ws: Option<&Workspace>, cwd: &Path, path: &Path) -> What {
     let abs = crate::io::walk::normalize(&cwd.join(path));
     let (rel, banned) = match ws {
-        Some(ws) => match ws.relative(&abs) {
+        Some(ws) => match crate::io::walk::relative(ws, &abs) {
             Some(rel) => (rel, ws.config.banned_dirs.clone()),
             None => return What::Other,
         },

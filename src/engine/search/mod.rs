@@ -98,7 +98,7 @@ pub struct Hit {
 ///
 /// let cwd = std::env::current_dir().expect("the current directory");
 /// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
-/// let ws = Workspace::load(&at, Some(Path::new("fixtures/example")), None)?;
+/// let ws = memlint::engine::workspace::load(&at, Some(Path::new("fixtures/example")), None)?;
 /// let query = Query { text: "retry backoff".into(), kind: None, limit: 5, all: false, since: None };
 /// for hit in search(&ws, &query, &Default::default()) {
 ///     println!("{:.2} {} {}", hit.score, hit.path, hit.snippet);
@@ -640,7 +640,7 @@ mod tests {
             cwd: root,
             env: &|_| None,
         };
-        let ws = Workspace::load(&at, Some(root), None).expect("workspace");
+        let ws = crate::engine::workspace::load(&at, Some(root), None).expect("workspace");
         let opts = crate::engine::scan::Options {
             force: false,
             progress: None,
