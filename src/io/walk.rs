@@ -1,7 +1,7 @@
 //! Walking the workspace: which files it holds. The walk uses the `ignore`
 //! crate, with the ignore rules (`.gitignore`, `.ignore`, `.memlintignore`,
 //! `info/exclude`) read by `crate::io::ignores`; what it meets and leaves
-//! out is noted on the workspace as a [`Problem`].
+//! out is noted on the workspace as a `Problem`.
 
 use crate::io::ignores::Rules;
 use crate::model::kind::{classify, Place, RECORD_ROOTS};
