@@ -145,14 +145,21 @@ fn eight_threads_updating_one_record_1000_times_never_lose_a_success_or_keep_a_f
     let (rounds, disk) = (rounds.lock().expect("lock"), disk.lock().expect("lock"));
     let mut before = "start".to_string();
     let mut successes = 0;
+    let mut contested = 0;
     for (r, attempts) in rounds.iter().enumerate() {
         assert_eq!(attempts.len(), WRITERS);
         check_round(r, &before, &disk[r], attempts);
-        successes += attempts.iter().filter(|a| a.written).count();
+        let won = attempts.iter().filter(|a| a.written).count();
+        successes += won;
+        contested += usize::from(won < WRITERS);
         before = disk[r].clone();
     }
-    // Writers did overlap: most rounds had losers.
-    assert!(successes < WRITERS * ROUNDS / 2, "{successes} successes");
+    // Writers did overlap: many rounds had a loser. (How many depends on
+    // the machine's load, which serialises the threads more or less.)
+    assert!(
+        contested >= ROUNDS / 10,
+        "{contested} of {ROUNDS} rounds contested, {successes} successes"
+    );
     eprintln!(
         "{WRITERS} writers x {ROUNDS} rounds: {successes} successes in {:?}",
         started.elapsed()
