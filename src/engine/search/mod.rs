@@ -325,8 +325,7 @@ fn answer(
     if terms.is_empty() || loaded.docs.is_empty() {
         return Some((answer, terms));
     }
-    let avg = loaded.docs.iter().map(|d| f64::from(d.len)).sum::<f64>() / n;
-    let avg = avg.max(1.0);
+    let avg = loaded.avg_len();
     // Scores by document, and the documents scored (every term adds a
     // positive amount: idf > 0 and tf ≥ 1).
     let mut scores: Vec<f64> = vec![0.0; loaded.docs.len()];
