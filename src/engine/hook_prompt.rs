@@ -127,7 +127,7 @@ pub(crate) fn prompt(request: &Request) -> Reply {
     let budget = (request.env)("MEMLINT_PROMPT_BUDGET_MS")
         .and_then(|v| v.trim().parse::<u64>().ok())
         .map_or(PROMPT_BUDGET, Duration::from_millis);
-    let Some(hits) = search_within(&ws, terms.join(" "), budget) else {
+    let Some((hits, unread)) = search_within(&ws, terms.join(" "), budget) else {
         reply.note(format_args!(
             "the search took longer than {} ms; nothing was added to the prompt",
             budget.as_millis()
@@ -141,9 +141,14 @@ pub(crate) fn prompt(request: &Request) -> Reply {
     let max_chars = ws.config.recall.prompt_chars;
     let session = session_of(&request.input);
     let now = crate::model::clock::now_secs();
+    // A hit's file is read only when its entry may still fit.
+    let fill: &dyn Fn(&Hit) -> std::borrow::Cow<'_, Hit> = &|h| match &unread {
+        Some(terms) => std::borrow::Cow::Owned(crate::engine::search::read_hit(&ws, h, terms)),
+        None => std::borrow::Cow::Borrowed(h),
+    };
     let claimed = crate::store::prompted::claim(&ws, session, now, |injected| {
         let fresh: Vec<&Hit> = hits.iter().filter(|h| !seen(h, injected)).collect();
-        let (text, shown) = render(&fresh, max_chars);
+        let (text, shown) = render_with(&fresh, max_chars, fill);
         (shown.iter().map(|h| key(h)).collect(), text)
     });
     let text = match claimed {
@@ -153,7 +158,7 @@ pub(crate) fn prompt(request: &Request) -> Reply {
                 "cannot record what was added in {}/ (records may be added again in this session)",
                 crate::io::cache::DIR
             ));
-            render(&hits.iter().collect::<Vec<_>>(), max_chars).0
+            render_with(&hits.iter().collect::<Vec<_>>(), max_chars, fill).0
         }
     };
     if text.is_empty() {
@@ -167,8 +172,14 @@ pub(crate) fn prompt(request: &Request) -> Reply {
 /// `budget` (it is left running; its writes are atomic). A watcher
 /// running for the workspace answers from the index it holds (it is given
 /// at most half the budget, and at most [`WATCHER_WITHIN`]); without one,
-/// or when it does not answer in time, the search runs here.
-fn search_within(ws: &Workspace, text: String, budget: Duration) -> Option<Vec<Hit>> {
+/// or when it does not answer in time, the search runs here without
+/// reading the hits' files, and the terms to read them with
+/// ([`crate::engine::search::read_hit`]) come with the hits.
+fn search_within(
+    ws: &Workspace,
+    text: String,
+    budget: Duration,
+) -> Option<(Vec<Hit>, Option<Vec<String>>)> {
     let query = Query {
         text,
         kind: None,
@@ -183,7 +194,7 @@ fn search_within(ws: &Workspace, text: String, budget: Duration) -> Option<Vec<H
     if let Some(answer) =
         crate::engine::search::served::ask(ws, &query, (budget / 2).min(WATCHER_WITHIN))
     {
-        return Some(answer.hits);
+        return Some((answer.hits, None));
     }
     let budget = budget.saturating_sub(started.elapsed());
     let (tx, rx) = std::sync::mpsc::channel();
@@ -193,7 +204,8 @@ fn search_within(ws: &Workspace, text: String, budget: Duration) -> Option<Vec<H
             force: false,
             progress: None,
         };
-        let _ = tx.send(crate::engine::search::search(&ws, &query, &opts));
+        let (hits, terms) = crate::engine::search::search_unread(&ws, &query, &opts);
+        let _ = tx.send((hits, Some(terms)));
     });
     rx.recv_timeout(budget).ok()
 }
@@ -250,6 +262,17 @@ fn cut_to(text: &str, max: usize) -> String {
 /// Empty, with nothing shown, when not even the header and one entry's
 /// first characters fit.
 pub fn render<'h>(hits: &[&'h Hit], max_chars: usize) -> (String, Vec<&'h Hit>) {
+    render_with(hits, max_chars, &|h| std::borrow::Cow::Borrowed(h))
+}
+
+/// [`render`] of hits completed by `fill` (their files read) only when
+/// their entry may still fit: one whose path alone no longer fits after
+/// an entry is shown is left out unread.
+fn render_with<'h>(
+    hits: &[&'h Hit],
+    max_chars: usize,
+    fill: &dyn Fn(&Hit) -> std::borrow::Cow<'_, Hit>,
+) -> (String, Vec<&'h Hit>) {
     let chars = |s: &str| s.chars().count();
     // Presented as data: the header is the preface, then each entry is
     // quoted, so that no record's text reads as memlint's own or as
@@ -259,7 +282,16 @@ pub fn render<'h>(hits: &[&'h Hit], max_chars: usize) -> (String, Vec<&'h Hit>) 
     let mut used = chars(&text);
     let mut shown = Vec::new();
     for hit in hits {
-        let (head, snippet) = entry_parts(hit);
+        // The head line holds at least the quoted path: when even that
+        // no longer fits, the entry is left out (shown whole, cut, or
+        // as the first entry's cut head alone) whatever its file holds.
+        if !shown.is_empty() {
+            let path = quote(&format!("- {}", crate::syntax::sanitize::line(&hit.path)));
+            if used + 1 + chars(&path) > max_chars {
+                continue;
+            }
+        }
+        let (head, snippet) = entry_parts(&fill(hit));
         let head = quote(&head);
         let whole = if snippet.is_empty() {
             head.clone()

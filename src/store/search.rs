@@ -82,6 +82,8 @@ pub(crate) struct Loaded {
     /// The context material of the records (see
     /// [`crate::store::material::encode_material`]).
     pub(crate) context: Vec<u8>,
+    /// The documents' mean length, once asked for (see [`Loaded::avg_len`]).
+    avg_len: std::sync::OnceLock<f64>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -536,6 +538,7 @@ pub(crate) fn decode_head(
         term_text,
         blob,
         context,
+        avg_len: std::sync::OnceLock::new(),
     };
     // Sorted across blocks too.
     let sorted = (DOC_BLOCK..n)
@@ -630,6 +633,18 @@ pub(crate) fn decode_terms(bytes: &[u8]) -> Option<(Vec<TermMeta>, String)> {
 }
 
 impl Loaded {
+    /// The documents' mean length in tokens, at least 1: summed once,
+    /// on first use (a process that holds the index, the MCP server,
+    /// answers many queries from it without going over every document
+    /// for each).
+    pub(crate) fn avg_len(&self) -> f64 {
+        *self.avg_len.get_or_init(|| {
+            let n = self.docs.len().max(1) as f64;
+            let avg = self.docs.iter().map(|d| f64::from(d.len)).sum::<f64>() / n;
+            avg.max(1.0)
+        })
+    }
+
     pub(crate) fn path(&self, i: usize) -> &str {
         let first = i - i % DOC_BLOCK;
         let block = &self.docs[first..self.docs.len().min(first + DOC_BLOCK)];

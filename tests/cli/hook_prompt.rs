@@ -536,3 +536,83 @@ fn no_budget_is_exceeded_and_no_line_is_cut_into_its_quote_or_path() {
         "{t}"
     );
 }
+
+/// The record files `memlint hook prompt` opens, as `strace` sees them
+/// (`None` when `strace` cannot run here).
+fn records_opened(dir: &Path, session: &str, text: &str) -> Option<(Output, Vec<String>)> {
+    use std::io::Write;
+    let log = dir.join(".memlint-strace.log");
+    let mut cmd = std::process::Command::new("strace");
+    cmd.args(["-f", "-qq", "-e", "trace=open,openat,openat2", "-o"])
+        .arg(&log)
+        .arg(common::BIN)
+        .args(["hook", "prompt"])
+        .current_dir(dir)
+        .env("MEMLINT_PROMPT_BUDGET_MS", "60000")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    for (k, _) in std::env::vars().filter(|(k, _)| k.starts_with("MEMLINT")) {
+        cmd.env_remove(k);
+    }
+    let mut child = cmd.spawn().ok()?;
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(submit(dir, session, text).as_bytes())
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("strace");
+    let trace = fs::read_to_string(&log).ok()?;
+    fs::remove_file(&log).expect("remove the trace");
+    let mut opened: Vec<String> = trace
+        .lines()
+        .filter_map(|l| {
+            let at = l.find("knowledge/retry-note-")?;
+            Some(l[at..].split('"').next()?.to_string())
+        })
+        .collect();
+    opened.sort();
+    opened.dedup();
+    Some((out, opened))
+}
+
+#[test]
+fn only_the_records_that_can_be_added_are_read() {
+    if std::process::Command::new("strace")
+        .args(["-qq", "-o", "/dev/null", "true"])
+        .status()
+        .map_or(true, |s| !s.success())
+    {
+        eprintln!("strace cannot run here: skipped");
+        return;
+    }
+    let ws = workspace();
+    many_records(
+        ws.path(),
+        40,
+        "The retry backoff doubles up to a minute; the backoff is jittered.",
+    );
+    // Indexed first, as the session-start hook does, once the records are
+    // old enough not to be verified by their content.
+    std::thread::sleep(Duration::from_millis(2100));
+    let o = run(ws.path(), &["index"], b"", &[]);
+    assert_eq!(code(&o), 0, "{}", err(&o));
+    let (o, opened) = records_opened(ws.path(), "s1", "retry backoff").expect("strace");
+    let t = added(&o).expect("added");
+    let shown: Vec<&str> = t
+        .lines()
+        .filter_map(|l| l.strip_prefix("> - "))
+        .map(|l| l.split(' ').next().expect("path"))
+        .collect();
+    assert!((3..30).contains(&shown.len()), "{t}");
+    // Forty hits, of which the files read are those shown and at most the
+    // one tried after them that did not fit.
+    for path in &shown {
+        assert!(opened.iter().any(|o| o == path), "{path} in {opened:?}");
+    }
+    assert!(opened.len() <= shown.len() + 1, "{opened:?}\n{t}");
+    // The same text as when every hit is read (a watcher's answer).
+    let again = added(&prompt(ws.path(), "s2", "retry backoff")).expect("added");
+    assert_eq!(again, t);
+}

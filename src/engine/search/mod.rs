@@ -86,33 +86,6 @@ pub struct Hit {
     pub drifted: Option<crate::store::drift_marks::DriftMark>,
 }
 
-/// Answers `query` from a fresh index, refreshing it first when any record
-/// changed.
-///
-/// # Examples
-///
-/// ```ignore
-/// use memlint::engine::search::{search, Query};
-/// use memlint::model::workspace::Workspace;
-/// use std::path::Path;
-///
-/// let cwd = std::env::current_dir().expect("the current directory");
-/// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
-/// let ws = memlint::engine::workspace::load(&at, Some(Path::new("fixtures/example")), None)?;
-/// let query = Query { text: "retry backoff".into(), kind: None, limit: 5, all: false, since: None };
-/// for hit in search(&ws, &query, &Default::default()) {
-///     println!("{:.2} {} {}", hit.score, hit.path, hit.snippet);
-/// }
-/// # Ok::<(), memlint::engine::workspace::WorkspaceError>(())
-/// ```
-pub(crate) fn search(
-    ws: &Workspace,
-    query: &Query,
-    opts: &crate::engine::scan::Options,
-) -> Vec<Hit> {
-    search_answer(ws, query, opts).hits
-}
-
 /// What [`search_answer`] found.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Answer {
@@ -123,7 +96,24 @@ pub(crate) struct Answer {
     pub replaced_matched: bool,
 }
 
-/// [`search`], also telling whether replaced records matched.
+/// Answers `query` from a fresh index, refreshing it first when any record
+/// changed, also telling whether replaced records matched.
+///
+/// # Examples
+///
+/// ```ignore
+/// use memlint::engine::search::{search_answer, Query};
+/// use std::path::Path;
+///
+/// let cwd = std::env::current_dir().expect("the current directory");
+/// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
+/// let ws = memlint::engine::workspace::load(&at, Some(Path::new("fixtures/example")), None)?;
+/// let query = Query { text: "retry backoff".into(), kind: None, limit: 5, all: false, since: None };
+/// for hit in search_answer(&ws, &query, &Default::default()).hits {
+///     println!("{:.2} {} {}", hit.score, hit.path, hit.snippet);
+/// }
+/// # Ok::<(), memlint::engine::workspace::WorkspaceError>(())
+/// ```
 pub(crate) fn search_answer(
     ws: &Workspace,
     query: &Query,
@@ -150,7 +140,37 @@ pub(crate) fn marked(ws: &Workspace, mut answer: Answer) -> Answer {
 fn ranked(ws: &Workspace, query: &Query, opts: &crate::engine::scan::Options) -> Answer {
     // Before anything is read, so that any later change shows.
     let watch = crate::io::watch::stamp(ws);
-    load_and_answer(ws, query, opts, watch).0
+    load_and_answer(ws, query, opts, watch, true).0 .0
+}
+
+/// [`search_answer`] without reading the hits' files: each hit has its path,
+/// kind, slug, score and drift mark, and no title, status, date or
+/// snippet; [`read_hit`] with the terms returned (the query's, and the
+/// index words that stood for its typos) completes one as [`search_answer`]
+/// would have. For a caller that shows only some of many hits (the
+/// prompt hook). Without [`Query::since`] only (that reads every day).
+pub(crate) fn search_unread(
+    ws: &Workspace,
+    query: &Query,
+    opts: &crate::engine::scan::Options,
+) -> (Vec<Hit>, Vec<String>) {
+    let watch = crate::io::watch::stamp(ws);
+    let ((answer, terms), _) = load_and_answer(ws, query, opts, watch, query.since.is_some());
+    (marked(ws, answer).hits, terms)
+}
+
+/// `hit` as [`search_answer`] returns it, its file read for what it shows:
+/// `terms` as [`search_unread`] returned them.
+pub(crate) fn read_hit(ws: &Workspace, hit: &Hit, terms: &[String]) -> Hit {
+    let shown = shown(ws, &hit.path, hit.kind, terms);
+    Hit {
+        title: shown.title,
+        status: shown.status,
+        date: shown.date,
+        snippet: shown.snippet,
+        marks: shown.marks,
+        ..hit.clone()
+    }
 }
 
 /// A search index kept in memory between queries by a process that
@@ -197,13 +217,13 @@ pub(crate) fn search_held(
     if let Some(h) = held.as_mut() {
         if still_fresh(ws, h, watch) {
             h.watch = watch.or(h.watch);
-            if let Some(answer) = answer(ws, &h.loaded, query) {
+            if let Some((answer, _)) = answer(ws, &h.loaded, query, true) {
                 return marked(ws, answer);
             }
         }
     }
     *held = None;
-    let (answer, kept) = load_and_answer(ws, query, opts, watch);
+    let ((answer, _), kept) = load_and_answer(ws, query, opts, watch, true);
     *held = kept.map(|(loaded, listing)| Held {
         loaded,
         root: ws.root.clone(),
@@ -243,16 +263,18 @@ fn still_fresh(ws: &Workspace, held: &mut Held, watch: Option<u64>) -> bool {
 
 /// The answer to `query` from the stored index, refreshed first when any
 /// record changed, and the index it came from with the listing identity
-/// it matches (`None` when a freshly built index failed to decode).
+/// it matches (`None` when a freshly built index failed to decode); the
+/// hits' files read only when `read` (see [`answer`]).
 fn load_and_answer(
     ws: &Workspace,
     query: &Query,
     opts: &crate::engine::scan::Options,
     watch: Option<u64>,
-) -> (Answer, Option<(Loaded, Option<u64>)>) {
+    read: bool,
+) -> ((Answer, Vec<String>), Option<(Loaded, Option<u64>)>) {
     let (listing, old) = match fresh_stored(ws, Want::Terms, watch) {
         Stored::Fresh(loaded, listed, settled) => {
-            if let Some(hits) = answer(ws, &loaded, query) {
+            if let Some(hits) = answer(ws, &loaded, query, read) {
                 // Stamped with the listing now stored (and the watcher's
                 // token), the next search need not list or stat the files.
                 restamp(
@@ -279,12 +301,20 @@ fn load_and_answer(
     let (bytes, _) = rebuild(ws, &listing, old.as_ref(), &known, &context, watch);
     save(ws, &bytes);
     let loaded = decode(bytes).expect("a freshly encoded index decodes");
-    let hits = answer(ws, &loaded, query).expect("a freshly built index is intact");
+    let hits = answer(ws, &loaded, query, read).expect("a freshly built index is intact");
     (hits, Some((loaded, listing.id)))
 }
 
-/// The ranked hits, or `None` when a posting list read is damaged.
-fn answer(ws: &Workspace, loaded: &Loaded, query: &Query) -> Option<Answer> {
+/// The ranked hits, or `None` when a posting list read is damaged, and
+/// the terms searched (the query's, then the index words that stood for
+/// its typos). Without `read`, no hit's file is read: they have no title,
+/// status, date or snippet (see [`search_unread`]).
+fn answer(
+    ws: &Workspace,
+    loaded: &Loaded,
+    query: &Query,
+    read: bool,
+) -> Option<(Answer, Vec<String>)> {
     let terms = query_terms(&query.text);
     let n = loaded.docs.len() as f64;
     let mut answer = Answer {
@@ -292,10 +322,9 @@ fn answer(ws: &Workspace, loaded: &Loaded, query: &Query) -> Option<Answer> {
         replaced_matched: false,
     };
     if terms.is_empty() || loaded.docs.is_empty() {
-        return Some(answer);
+        return Some((answer, terms));
     }
-    let avg = loaded.docs.iter().map(|d| f64::from(d.len)).sum::<f64>() / n;
-    let avg = avg.max(1.0);
+    let avg = loaded.avg_len();
     // Scores by document, and the documents scored (every term adds a
     // positive amount: idf > 0 and tf ≥ 1).
     let mut scores: Vec<f64> = vec![0.0; loaded.docs.len()];
@@ -345,7 +374,11 @@ fn answer(ws: &Workspace, loaded: &Loaded, query: &Query) -> Option<Answer> {
     let hit = |(doc, score): (u32, f64)| {
         let path = loaded.path(doc as usize);
         let kind = loaded.docs[doc as usize].kind;
-        let shown = shown(ws, path, kind, &terms);
+        let shown = if read {
+            shown(ws, path, kind, &terms)
+        } else {
+            Shown::default()
+        };
         Hit {
             path: path.to_string(),
             kind,
@@ -377,7 +410,7 @@ fn answer(ws: &Workspace, loaded: &Loaded, query: &Query) -> Option<Answer> {
         }
         hits.truncate(query.limit);
         answer.hits = hits;
-        return Some(answer);
+        return Some((answer, terms));
     }
     // Only the best `limit` are put in order: a common word may score
     // most of the records.
@@ -389,7 +422,7 @@ fn answer(ws: &Workspace, loaded: &Loaded, query: &Query) -> Option<Answer> {
     }
     ranked.sort_unstable_by(order);
     answer.hits = ranked.into_par_iter().map(hit).collect();
-    Some(answer)
+    Some((answer, terms))
 }
 
 /// The index term within [`typo_budget`] edits of `term` (Latin words
@@ -411,6 +444,7 @@ fn closest_term(loaded: &Loaded, term: &str) -> Option<usize> {
 }
 
 /// What a result shows of its record, read from the file.
+#[derive(Default)]
 struct Shown {
     title: Option<String>,
     status: Option<String>,
