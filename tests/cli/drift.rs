@@ -849,22 +849,7 @@ fn staged_and_base_find_the_citing_records_from_the_stored_citations() {
 
 /// (path, line) of the `sources/drifted` findings of `check ARGS`.
 fn staged_findings(root: &Path, args: &[&str]) -> Vec<(String, u64)> {
-    let mut all = vec!["check", "--format", "json"];
-    all.extend_from_slice(args);
-    let run = memlint(root, &all);
-    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
-    json["diagnostics"]
-        .as_array()
-        .expect("diagnostics")
-        .iter()
-        .filter(|d| d["rule"] == "sources/drifted")
-        .map(|d| {
-            (
-                d["path"].as_str().unwrap_or("").to_string(),
-                d["line"].as_u64().unwrap_or(0),
-            )
-        })
-        .collect()
+    common::rule_findings(root, "sources/drifted", args)
 }
 
 /// Occurrences of `needle` in `hay`.

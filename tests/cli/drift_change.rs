@@ -30,22 +30,7 @@ fn lines(word: &str, n: usize) -> String {
 
 /// (path, line) of the `sources/drifted` findings of `check ARGS`.
 fn drift_findings(root: &Path, args: &[&str]) -> Vec<(String, u64)> {
-    let mut all = vec!["check", "--format", "json"];
-    all.extend_from_slice(args);
-    let run = memlint(root, &all);
-    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
-    json["diagnostics"]
-        .as_array()
-        .expect("diagnostics")
-        .iter()
-        .filter(|d| d["rule"] == "sources/drifted")
-        .map(|d| {
-            (
-                d["path"].as_str().unwrap_or("").to_string(),
-                d["line"].as_u64().unwrap_or(0),
-            )
-        })
-        .collect()
+    common::rule_findings(root, "sources/drifted", args)
 }
 
 /// LEB128, as memlint's caches write integers.

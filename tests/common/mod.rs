@@ -575,3 +575,24 @@ pub fn ok_on_path(dir: &Path, program: &str, args: &[&str]) -> String {
     );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
+
+/// (path, line) of the findings of `rule` that `memlint check --format json
+/// ARGS` reports in `root`.
+pub fn rule_findings(root: &Path, rule: &str, args: &[&str]) -> Vec<(String, u64)> {
+    let mut all = vec!["check", "--format", "json"];
+    all.extend_from_slice(args);
+    let run = memlint(root, &all);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
+    json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["rule"] == rule)
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap_or("").to_string(),
+                d["line"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect()
+}
