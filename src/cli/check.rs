@@ -65,7 +65,7 @@ pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceE
 
 /// The message file of `--commit-msg`.
 fn read_message(file: &std::path::Path) -> Result<String, WorkspaceError> {
-    let message = crate::io::fs::read_regular(file)
+    let message = crate::io::fs::read_regular(file, crate::io::fs::SMALL_FILE_MAX)
         .map_err(|e| WorkspaceError::Usage(format!("cannot read {}: {e}", file.display())))?;
     Ok(String::from_utf8_lossy(&message).into_owned())
 }

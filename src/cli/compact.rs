@@ -60,12 +60,12 @@ pub(super) fn run(
             // The stored text is printed as it was imported, but for
             // masked secrets and control characters shown as symbols: it
             // goes to a terminal or into an agent's prompt.
-            c::export(&s.workspace.root, id)
+            c::export(&s.workspace.root, id, s.workspace.config.max_file_bytes)
                 .map(|bytes| write_out(&String::from_utf8_lossy(&bytes)))
         }
         CompactCommand::List { format } => {
             let s = Settings::resolve(global)?;
-            c::list(&s.workspace.root).map(|listing| {
+            c::list(&s.workspace.root, s.workspace.config.max_file_bytes).map(|listing| {
                 for (path, why) in &listing.skipped {
                     errln!(
                         "memlint: warning: {}: skipped: {why}",

@@ -16,7 +16,12 @@ pub(super) fn run(s: &Settings, args: &ContextArgs) -> Result<ExitCode, Workspac
         for w in warnings {
             errln!("memlint: warning: {w}");
         }
-        return match c::rotate(&s.workspace.root, keep, *force) {
+        return match c::rotate(
+            &s.workspace.root,
+            keep,
+            *force,
+            s.workspace.config.max_file_bytes,
+        ) {
             Ok(done @ c::RotateOutcome::Raced) => {
                 if !s.quiet {
                     err!("memlint: note: {}", done.human(super::advice::words));

@@ -391,7 +391,7 @@ impl Memory {
                 let id =
                     a.id.as_deref()
                         .ok_or_else(|| usage("export needs id: a CMEM-YYYYMMDD-HHMMSS id"))?;
-                crate::engine::compact::export(&ws.root, id)
+                crate::engine::compact::export(&ws.root, id, ws.config.max_file_bytes)
                     .map(|b| serde_json::json!({"id": id, "text": String::from_utf8_lossy(&b)}))
                     .map_err(|e| compact_error(&e))
             }

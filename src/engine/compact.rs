@@ -532,7 +532,7 @@ pub(crate) fn import(
 
 /// The session text stored under `id`, exactly as it was imported (`compact
 /// export` prints it through the sanitizer).
-pub(crate) fn export(root: &Path, id: &str) -> Result<Vec<u8>, CompactError> {
+pub(crate) fn export(root: &Path, id: &str, max_bytes: u64) -> Result<Vec<u8>, CompactError> {
     if !is_session_id(id) {
         return Err(CompactError::BadId(id.to_string()));
     }
@@ -562,7 +562,7 @@ pub(crate) fn export(root: &Path, id: &str) -> Result<Vec<u8>, CompactError> {
         }
         Ok(_) => {}
     }
-    let bytes = crate::io::fs::read_regular(&path).map_err(io_err("read", &path))?;
+    let bytes = crate::io::fs::read_regular(&path, max_bytes).map_err(io_err("read", &path))?;
     let unreadable = |message: &str| CompactError::Unreadable {
         path: rel.clone(),
         message: message.to_string(),
@@ -603,7 +603,7 @@ pub(crate) struct Listing {
 
 /// Reads the front matter of every `memory/sessions/*.md`, newest first
 /// (by `created`, then id). Files that cannot be read are skipped and named.
-pub(crate) fn list(root: &Path) -> Result<Listing, CompactError> {
+pub(crate) fn list(root: &Path, max_bytes: u64) -> Result<Listing, CompactError> {
     let mut listing = Listing::default();
     let Some(dir) = sessions_dir(root, false)? else {
         return Ok(listing);
@@ -621,7 +621,7 @@ pub(crate) fn list(root: &Path) -> Result<Listing, CompactError> {
             continue;
         }
         let rel = format!("{}/{name}", Kind::Session.dir());
-        match read_listed(&entry.path(), &rel) {
+        match read_listed(&entry.path(), &rel, max_bytes) {
             Ok(listed) => {
                 let secs = crate::model::clock::parse_rfc3339(&listed.created).unwrap_or(i64::MIN);
                 keyed.push((secs, listed));
@@ -639,8 +639,8 @@ pub(crate) fn list(root: &Path) -> Result<Listing, CompactError> {
     Ok(listing)
 }
 
-fn read_listed(path: &Path, rel: &str) -> Result<Listed, String> {
-    let bytes = crate::io::fs::read_regular(path).map_err(|e| e.to_string())?;
+fn read_listed(path: &Path, rel: &str, max_bytes: u64) -> Result<Listed, String> {
+    let bytes = crate::io::fs::read_regular(path, max_bytes).map_err(|e| e.to_string())?;
     let text = std::str::from_utf8(&bytes).map_err(|_| "not valid UTF-8".to_string())?;
     let Split::Found(parts) = frontmatter::split(text) else {
         return Err("no front matter".to_string());

@@ -29,7 +29,7 @@ pub(crate) fn format_record(ws: &Workspace, rel: &str) -> Formatted {
         return Formatted::Nothing;
     };
     let path = ws.root.join(rel);
-    let Ok(seen) = Snapshot::read(&path) else {
+    let Ok(seen) = Snapshot::read(&path, ws.config.max_file_bytes) else {
         return Formatted::Nothing;
     };
     let Ok(text) = std::str::from_utf8(&seen.bytes) else {

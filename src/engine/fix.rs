@@ -185,7 +185,8 @@ fn fix_file(
         return Ok(Fixed::Nothing);
     }
     let path = ws.root.join(rel);
-    let seen = crate::io::fs::Snapshot::read(&path).map_err(|e| format!("cannot read it: {e}"))?;
+    let seen = crate::io::fs::Snapshot::read(&path, ws.config.max_file_bytes)
+        .map_err(|e| format!("cannot read it: {e}"))?;
     let Ok(read) = std::str::from_utf8(&seen.bytes) else {
         return Ok(Fixed::Nothing);
     };

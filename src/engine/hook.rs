@@ -301,7 +301,7 @@ fn stop_quietly(request: &Request) -> Reply {
     for w in warnings {
         reply.note(w);
     }
-    match crate::engine::context::rotate(&ws.root, keep, false) {
+    match crate::engine::context::rotate(&ws.root, keep, false, ws.config.max_file_bytes) {
         Ok(done @ crate::engine::context::RotateOutcome::Rotated { .. }) => {
             reply.stdout.push_str(&done.human(request.words))
         }

@@ -752,7 +752,7 @@ fn read_lock(path: &Path) -> Result<Seen, StagingError> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Seen::Absent),
         Err(e) => Err(io_err(LOCK_PATH)(e)),
         Ok(meta) if !meta.is_file() => Ok(Seen::Odd("it is not a regular file".to_string())),
-        Ok(_) => match crate::io::fs::read_regular(path) {
+        Ok(_) => match crate::io::fs::read_regular(path, crate::io::fs::SMALL_FILE_MAX) {
             Ok(bytes) => Ok(Seen::Bytes(bytes)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Seen::Absent),
             Err(e) => Ok(Seen::Odd(e.to_string())),

@@ -146,7 +146,7 @@ pub fn load(
             root.display()
         )));
     }
-    let config = match crate::io::fs::read_regular(&path) {
+    let config = match crate::io::fs::read_regular(&path, crate::io::fs::SMALL_FILE_MAX) {
         Ok(bytes) => {
             let shown = path.display().to_string();
             let text = String::from_utf8(bytes).map_err(|_| WorkspaceError::Config {

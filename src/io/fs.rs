@@ -269,15 +269,38 @@ fn is_missing(e: &std::io::Error) -> bool {
     )
 }
 
-/// The bytes of the regular file at `path` (see [`open_regular`]).
-pub(crate) fn read_regular(path: &Path) -> std::io::Result<Vec<u8>> {
-    let mut file = open_regular(path)?;
-    let mut bytes = Vec::with_capacity(
-        file.metadata()
-            .map_or(0, |m| usize::try_from(m.len()).unwrap_or(0)),
-    );
-    file.read_to_end(&mut bytes)?;
-    Ok(bytes)
+/// The most [`read_regular`] reads of a file people or tools keep small:
+/// the configuration, an ignore file, an agent's settings, a commit
+/// message, a lock or log memlint wrote.
+pub(crate) const SMALL_FILE_MAX: u64 = 16 << 20;
+
+/// The most [`read_regular`] reads of a cache memlint wrote under
+/// `.memlint/` (the record table of 100,000 records is about 45 MB).
+pub(crate) const CACHE_FILE_MAX: u64 = 2 << 30;
+
+/// The bytes of the regular file at `path` (see [`open_regular`]), never
+/// more than `max` of them: a larger file (or one that grows past `max`
+/// while it is read) is not given, an error of kind
+/// [`std::io::ErrorKind::FileTooLarge`] says so.
+pub(crate) fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
+    let file = open_regular(path)?;
+    let len = file.metadata()?.len();
+    if len > max {
+        return Err(too_large(max));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    match bytes.len() as u64 > max {
+        true => Err(too_large(max)),
+        false => Ok(bytes),
+    }
+}
+
+fn too_large(max: u64) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::FileTooLarge,
+        format!("it has more than {max} bytes, more than memlint reads of it"),
+    )
 }
 
 /// Writes `bytes` to `path` atomically, keeping the permissions of an
@@ -373,13 +396,15 @@ impl Identity {
 }
 
 impl Snapshot {
-    /// Reads the regular file at `path` (see [`open_regular`]). The
+    /// Reads the regular file at `path` (see [`open_regular`]), never more
+    /// than `max` bytes (a larger file is an error of kind
+    /// [`std::io::ErrorKind::FileTooLarge`], as of [`read_regular`]). The
     /// identity is taken after the bytes, so that a write during the read
     /// shows as a change later.
-    pub(crate) fn read(path: &Path) -> std::io::Result<Snapshot> {
-        match Snapshot::read_capped(path, u64::MAX)? {
+    pub(crate) fn read(path: &Path, max: u64) -> std::io::Result<Snapshot> {
+        match Snapshot::read_capped(path, max)? {
             Content::Bytes(seen) => Ok(seen),
-            Content::TooLarge(n) => Err(std::io::Error::other(format!("{n} bytes"))),
+            Content::TooLarge(_) => Err(too_large(max)),
         }
     }
 
@@ -408,24 +433,27 @@ impl Snapshot {
     }
 
     /// What is at `path` now, without following a final symbolic link;
-    /// `None` when nothing is.
-    fn look(path: &Path) -> std::io::Result<Option<Snapshot>> {
+    /// `None` when nothing is. A file of more than `max` bytes is not read:
+    /// its identity (which holds its length) tells it apart.
+    fn look(path: &Path, max: u64) -> std::io::Result<Option<Snapshot>> {
         let meta = match std::fs::symlink_metadata(path) {
             Ok(m) => m,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(e),
         };
-        if !meta.is_file() {
+        if !meta.is_file() || meta.len() > max {
             return Ok(Some(Snapshot {
                 bytes: Vec::new(),
                 identity: Identity::of(&meta),
-                regular: false,
+                regular: meta.is_file(),
                 permissions: None,
             }));
         }
-        match Snapshot::read(path) {
+        match Snapshot::read(path, max) {
             Ok(s) => Ok(Some(s)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            // Grown past `max` since it was looked at: changed.
+            Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => Snapshot::look(path, max),
             Err(e) => Err(e),
         }
     }
@@ -510,7 +538,7 @@ pub(crate) fn update<E>(
 ) -> Result<bool, E> {
     let write_err = |e| io_err("write", e);
     for _ in 0..UPDATE_ATTEMPTS {
-        let seen = match Snapshot::read(path) {
+        let seen = match Snapshot::read(path, SMALL_FILE_MAX) {
             Ok(s) => Some(s),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(io_err("read", e)),
@@ -587,7 +615,7 @@ fn replace_checked(
     }
     // Compared first, so that a change found here (nearly every one) is
     // never swapped in and out where readers could see it.
-    match Snapshot::look(path) {
+    match Snapshot::look(path, seen.identity.len) {
         Ok(Some(now)) if now.same(seen) => {}
         other => {
             let _ = std::fs::remove_file(&tmp);
@@ -643,7 +671,7 @@ fn settle(
         if let Some(swapped) = probes.swapped {
             swapped(round);
         }
-        let out = Snapshot::look(tmp)
+        let out = Snapshot::look(tmp, expected.identity.len)
             .map_err(|e| kept(tmp, e))?
             .ok_or_else(|| kept(tmp, std::io::ErrorKind::NotFound.into()))?;
         if out.same(&expected) {
@@ -898,7 +926,7 @@ mod replace_tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("r.md");
         std::fs::write(&path, text).expect("write");
-        let seen = Snapshot::read(&path).expect("read");
+        let seen = Snapshot::read(&path, SMALL_FILE_MAX).expect("read");
         (dir, path, seen)
     }
 

@@ -153,7 +153,7 @@ fn read_regular_or_say(
     shown: impl Fn() -> String,
     problems: &mut Vec<Problem>,
 ) -> Option<Vec<u8>> {
-    match crate::io::fs::read_regular(path) {
+    match crate::io::fs::read_regular(path, crate::io::fs::SMALL_FILE_MAX) {
         Ok(bytes) => Some(bytes),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => {

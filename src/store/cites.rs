@@ -225,7 +225,7 @@ pub(crate) fn present(root: &Path, key: u64) -> bool {
 
 /// The stored bytes, to be read with [`decode`].
 pub(crate) fn load(root: &Path) -> Option<Vec<u8>> {
-    read_regular(&root.join(DIR).join(CITES)).ok()
+    read_regular(&root.join(DIR).join(CITES), crate::io::fs::CACHE_FILE_MAX).ok()
 }
 
 /// The citations of stored `bytes`; `None` when damaged or of another

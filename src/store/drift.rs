@@ -55,7 +55,7 @@ pub(crate) struct Stored {
 
 /// The stored walk, if there is a readable one.
 pub(crate) fn load(root: &Path) -> Option<Stored> {
-    let bytes = read_regular(&root.join(DIR).join(DRIFT)).ok()?;
+    let bytes = read_regular(&root.join(DIR).join(DRIFT), crate::io::fs::CACHE_FILE_MAX).ok()?;
     decode(&bytes)
 }
 

@@ -64,10 +64,13 @@ pub(crate) fn pairs(ws: &Workspace, view: &View) -> Vec<Pair> {
     let root = &ws.root;
     let ratio = view.config.similar_content_ratio.to_bits();
     let now = table(view);
-    let stored = read_regular(&root.join(DIR).join(DUPLICATES))
-        .ok()
-        .and_then(|b| decode(&b))
-        .filter(|s| s.ratio == ratio);
+    let stored = read_regular(
+        &root.join(DIR).join(DUPLICATES),
+        crate::io::fs::CACHE_FILE_MAX,
+    )
+    .ok()
+    .and_then(|b| decode(&b))
+    .filter(|s| s.ratio == ratio);
     let pairs = match stored {
         Some(s) if s.table == now => return s.pairs,
         Some(s) => match changed(&s.table, &now) {

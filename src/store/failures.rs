@@ -134,7 +134,7 @@ fn prune(counts: &mut Counts, root: &Path, now: i64) {
 /// The counts at `path`; empty when absent or unreadable (the format of an
 /// older memlint, a path → count map, counts nothing).
 fn read(path: &Path) -> Counts {
-    crate::io::fs::read_regular(path)
+    crate::io::fs::read_regular(path, crate::io::fs::CACHE_FILE_MAX)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default()

@@ -91,7 +91,7 @@ pub(crate) struct Judged {
 
 /// The stored conclusions, if there are readable ones.
 pub(crate) fn load(root: &Path) -> Option<Judged> {
-    let bytes = read_regular(&root.join(DIR).join(JUDGED)).ok()?;
+    let bytes = read_regular(&root.join(DIR).join(JUDGED), crate::io::fs::CACHE_FILE_MAX).ok()?;
     decode(&bytes)
 }
 

@@ -105,16 +105,18 @@ pub(crate) struct Listing {
 /// [`files`], with the identity of the stored listing.
 pub(crate) fn listing(ws: &Workspace) -> Listing {
     let key = key(&ws.config);
-    if let Some(found) = read_regular(&ws.root.join(DIR).join(LISTING))
-        .ok()
-        .and_then(|b| {
-            let id = trailer(&b)?;
-            decode_listing(&b, &ws.root, key).map(|files| Listing {
-                files,
-                id: Some(id),
-            })
+    if let Some(found) = read_regular(
+        &ws.root.join(DIR).join(LISTING),
+        crate::io::fs::CACHE_FILE_MAX,
+    )
+    .ok()
+    .and_then(|b| {
+        let id = trailer(&b)?;
+        decode_listing(&b, &ws.root, key).map(|files| Listing {
+            files,
+            id: Some(id),
         })
-    {
+    }) {
         return found;
     }
     new_listing(ws)

@@ -138,11 +138,7 @@ fn prune(state: &mut State, now: i64) {
 
 /// The state at `path`; empty when absent, too large or unreadable.
 fn read(path: &Path) -> State {
-    let too_large = crate::io::files::metadata(path).is_ok_and(|m| m.len() > MAX_FILE_BYTES);
-    if too_large {
-        return State::default();
-    }
-    crate::io::fs::read_regular(path)
+    crate::io::fs::read_regular(path, MAX_FILE_BYTES)
         .ok()
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default()

@@ -348,7 +348,8 @@ pub(crate) fn restamp(ws: &crate::model::workspace::Workspace, loaded_sum: u64, 
     if stamps.is_empty() {
         return;
     }
-    let Ok(mut bytes) = crate::io::fs::read_regular(&path(&ws.root)) else {
+    let Ok(mut bytes) = crate::io::fs::read_regular(&path(&ws.root), crate::io::fs::CACHE_FILE_MAX)
+    else {
         return;
     };
     if restamp_bytes(&mut bytes, loaded_sum, stamps) {

@@ -58,7 +58,7 @@ pub(crate) fn slug_clusters(ws: &Workspace, files: &[String]) -> Vec<(Kind, Vec<
         slugs.dedup();
     }
     let (root, ratio) = (&ws.root, ws.config.similar_slug_ratio);
-    let stored = read_regular(&root.join(DIR).join(SLUGS))
+    let stored = read_regular(&root.join(DIR).join(SLUGS), crate::io::fs::CACHE_FILE_MAX)
         .ok()
         .and_then(|b| decode_slugs(&b))
         .unwrap_or_default();

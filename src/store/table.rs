@@ -338,8 +338,8 @@ pub(crate) fn merge<T>(
 
 /// The stored main file and delta of `root`, read.
 pub(crate) fn stored_bytes(root: &Path) -> Option<(Vec<u8>, Option<Vec<u8>>)> {
-    let main = read_regular(&path(root)).ok()?;
-    let delta = read_regular(&root.join(DIR).join(DELTA)).ok();
+    let main = read_regular(&path(root), crate::io::fs::CACHE_FILE_MAX).ok()?;
+    let delta = read_regular(&root.join(DIR).join(DELTA), crate::io::fs::CACHE_FILE_MAX).ok();
     Some((main, delta))
 }
 

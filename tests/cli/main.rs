@@ -21,6 +21,7 @@ mod audit_output;
 mod audit_write_races;
 mod audit_writes;
 mod author;
+mod bounded_files;
 mod bounds;
 mod commit_msg;
 mod compact;

@@ -648,7 +648,10 @@ impl Server<'_> {
         };
         let text = match self.state.docs.get(&uri) {
             Some(d) => d.text.clone(),
-            None => std::fs::read_to_string(&path).unwrap_or_default(),
+            None => crate::io::fs::read_regular(&path, crate::io::fs::SMALL_FILE_MAX)
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
+                .unwrap_or_default(),
         };
         let items = match &self.state.config_errors {
             Some((_, errors)) => diagnostics::of_config(errors, &text),

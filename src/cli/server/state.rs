@@ -266,7 +266,11 @@ impl State {
     pub(crate) fn text_of(&self, rel: &str) -> Option<String> {
         match self.docs.by_rel(rel) {
             Some(d) => Some(d.text.clone()),
-            None => std::fs::read_to_string(self.ws.root.join(rel)).ok(),
+            None => {
+                crate::io::fs::read_regular(&self.ws.root.join(rel), self.ws.config.max_file_bytes)
+                    .ok()
+                    .and_then(|b| String::from_utf8(b).ok())
+            }
         }
     }
 }

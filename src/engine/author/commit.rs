@@ -37,10 +37,15 @@ pub(crate) fn commit(root: &Path, writes: Vec<Write>) -> Result<(), AuthorError>
     // the command while nothing needs putting back.
     for w in &replaces {
         if let Write::Replace { path, seen, .. } = w {
-            let now = Snapshot::read(&root.join(path)).map_err(|source| AuthorError::Write {
-                path: path.clone(),
-                source,
-            })?;
+            let now = match Snapshot::read(&root.join(path), seen.bytes.len() as u64) {
+                Err(e) if e.kind() == std::io::ErrorKind::FileTooLarge => {
+                    return Err(AuthorError::Changed(path.clone()))
+                }
+                now => now.map_err(|source| AuthorError::Write {
+                    path: path.clone(),
+                    source,
+                })?,
+            };
             if now.bytes != seen.bytes {
                 return Err(AuthorError::Changed(path.clone()));
             }
@@ -98,7 +103,10 @@ fn write_one(root: &Path, w: &Write) -> Result<(), AuthorError> {
 fn undo(root: &Path, done: &[&Write]) {
     for w in done.iter().rev() {
         let full = root.join(w.path());
-        let Ok(now) = Snapshot::read(&full) else {
+        let written = match w {
+            Write::Create { text, .. } | Write::Replace { text, .. } => text.len() as u64,
+        };
+        let Ok(now) = Snapshot::read(&full, written) else {
             continue;
         };
         match w {

@@ -102,10 +102,13 @@ pub(crate) fn verify(
             .iter()
             .map(|s| s.value.clone())
             .collect();
-        let seen = Snapshot::read(&ws.root.join(&path)).map_err(|source| AuthorError::Write {
-            path: path.clone(),
-            source,
-        })?;
+        let seen =
+            Snapshot::read(&ws.root.join(&path), ws.config.max_file_bytes).map_err(|source| {
+                AuthorError::Write {
+                    path: path.clone(),
+                    source,
+                }
+            })?;
         let text = std::str::from_utf8(&seen.bytes)
             .map_err(|_| AuthorError::Unreadable { path: path.clone() })?;
         let (edited, pins) = verified_text(ws, &path, kind, &sources, text, today)?;

@@ -294,9 +294,11 @@ fn rewrite(
     kind: Kind,
     change: impl FnOnce(&str, &FileReport) -> Option<String>,
 ) -> Result<(String, Snapshot, String), AuthorError> {
-    let seen = Snapshot::read(&ws.root.join(path)).map_err(|source| AuthorError::Write {
-        path: path.to_string(),
-        source,
+    let seen = Snapshot::read(&ws.root.join(path), ws.config.max_file_bytes).map_err(|source| {
+        AuthorError::Write {
+            path: path.to_string(),
+            source,
+        }
     })?;
     let unreadable = || AuthorError::Unreadable {
         path: path.to_string(),

@@ -65,10 +65,13 @@ pub fn update(ws: &Workspace, target: &str, changes: &Changes) -> Result<Updated
         .ok_or_else(|| AuthorError::Usage(format!("{} is not a record", report.path)))?;
     let path = report.path.clone();
     let slug = crate::model::kind::stem(&path).to_string();
-    let seen = Snapshot::read(&ws.root.join(&path)).map_err(|source| AuthorError::Write {
-        path: path.clone(),
-        source,
-    })?;
+    let seen =
+        Snapshot::read(&ws.root.join(&path), ws.config.max_file_bytes).map_err(|source| {
+            AuthorError::Write {
+                path: path.clone(),
+                source,
+            }
+        })?;
     let text = std::str::from_utf8(&seen.bytes).map_err(|_| unreadable(&path))?;
     if kind == Kind::Decision && report.info.status.as_deref() == Some("active") {
         refuse_rewrite(text, &slug, changes)?;

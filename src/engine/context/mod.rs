@@ -332,7 +332,12 @@ impl RotateOutcome {
 /// Keeps the first `keep` blocks of `<root>/CONTEXT.md`, atomically. An
 /// older block is dropped only when HEAD's `CONTEXT.md` holds it (so it
 /// stays in git history), or with `force`.
-pub(crate) fn rotate(root: &Path, keep: usize, force: bool) -> Result<RotateOutcome, RotateError> {
+pub(crate) fn rotate(
+    root: &Path,
+    keep: usize,
+    force: bool,
+    max_bytes: u64,
+) -> Result<RotateOutcome, RotateError> {
     let path = root.join(CONTEXT_FILE);
     let meta = match crate::io::files::metadata(&path) {
         Ok(m) => m,
@@ -345,11 +350,11 @@ pub(crate) fn rotate(root: &Path, keep: usize, force: bool) -> Result<RotateOutc
     if !crate::io::fs::stays_inside(root, &path) {
         return Err(RotateError::OutsideRoot);
     }
-    let seen = crate::io::fs::Snapshot::read(&path).map_err(RotateError::Read)?;
+    let seen = crate::io::fs::Snapshot::read(&path, max_bytes).map_err(RotateError::Read)?;
     let text = std::str::from_utf8(&seen.bytes).map_err(|_| RotateError::Encoding)?;
     let committed = crate::io::git::Repo::open(root, "context rotate")
         .ok()
-        .and_then(|repo| repo.committed(CONTEXT_FILE, u64::MAX))
+        .and_then(|repo| repo.committed(CONTEXT_FILE, max_bytes))
         .map(|b| String::from_utf8_lossy(&b).replace("\r\n", "\n"));
     // Blocks dropped by `force` that git history does not hold.
     let lost = std::cell::Cell::new(0);

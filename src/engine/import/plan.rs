@@ -537,7 +537,9 @@ fn write_all(root: &std::path::Path, writes: Vec<Write>) -> Result<(), ImportErr
     let results = crate::io::batch::write_new_all(root, &files);
     let undo = || {
         for ((full, bytes), r) in files.iter().zip(&results) {
-            if r.is_ok() && crate::io::fs::read_regular(full).is_ok_and(|b| &b == bytes) {
+            if r.is_ok()
+                && crate::io::fs::read_regular(full, bytes.len() as u64).is_ok_and(|b| &b == bytes)
+            {
                 let _ = crate::io::files::remove_file(full);
             }
         }

@@ -28,7 +28,7 @@ pub(crate) fn write_err<'a>(
 /// `None` when it is absent; an error when it is anything but a regular
 /// file, which would hold `init` up (a FIFO) or cannot be merged into.
 pub(crate) fn read_existing(path: &Path) -> Result<Option<Vec<u8>>, WorkspaceError> {
-    match crate::io::fs::read_regular(path) {
+    match crate::io::fs::read_regular(path, crate::io::fs::SMALL_FILE_MAX) {
         Ok(bytes) => Ok(Some(bytes)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(io(path)(e)),

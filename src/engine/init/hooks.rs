@@ -116,7 +116,7 @@ impl Hooks {
             }
             _ => {}
         }
-        let existing = match crate::io::fs::Snapshot::read(&hook) {
+        let existing = match crate::io::fs::Snapshot::read(&hook, crate::io::fs::SMALL_FILE_MAX) {
             Ok(seen) => Existing::File(seen),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Existing::Nothing,
             // Anything but a regular file there (a FIFO too) is someone's,

@@ -24,6 +24,10 @@ use crate::model::workspace::Workspace;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+/// The most the merge driver reads of each side: git's own
+/// `core.bigFileThreshold`, above which git treats a file as binary.
+const MERGE_MAX_BYTES: u64 = 512 << 20;
+
 /// A merge's result.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Merge {
@@ -336,7 +340,7 @@ pub(crate) enum MergeError {
 /// failed run leaves `%A` as it was).
 pub(crate) fn merge_file(files: &Files, markers: &Markers) -> Result<(Outcome, What), MergeError> {
     let read = |p: &Path| {
-        crate::io::fs::read_regular(p).map_err(|source| MergeError::Read {
+        crate::io::fs::read_regular(p, MERGE_MAX_BYTES).map_err(|source| MergeError::Read {
             path: p.display().to_string(),
             source,
         })

@@ -454,7 +454,8 @@ struct Shown {
 }
 
 fn shown(ws: &Workspace, path: &str, kind: Kind, terms: &[String]) -> Shown {
-    let bytes = crate::io::fs::read_regular(&ws.root.join(path)).unwrap_or_default();
+    let bytes = crate::io::fs::read_regular(&ws.root.join(path), ws.config.max_file_bytes)
+        .unwrap_or_default();
     let text = String::from_utf8_lossy(&bytes);
     let valid = |key: &str, node: &crate::syntax::yaml::Node| {
         crate::lint::record::valid_value(kind, key, node)

@@ -27,7 +27,7 @@ pub(crate) fn work_tree_copy(
     if vouched(index, &full, &crate::io::stat::Stat::of(&meta)) != Some(id) {
         return None;
     }
-    let bytes = crate::io::fs::read_regular(&path).ok()?;
+    let bytes = crate::io::fs::read_regular(&path, meta.len()).ok()?;
     (bytes.len() as u64 == meta.len()).then_some(bytes)
 }
 

@@ -366,7 +366,8 @@ pub(crate) fn start(root: &Path, config: Option<&Path>) -> Result<Status, Error>
             return Ok(status);
         }
         if let Ok(Some(exit)) = child.try_wait() {
-            let said = crate::io::fs::read_regular(&log_path).unwrap_or_default();
+            let said = crate::io::fs::read_regular(&log_path, crate::io::fs::SMALL_FILE_MAX)
+                .unwrap_or_default();
             let said = String::from_utf8_lossy(&said);
             let last = said.lines().last().unwrap_or("").to_string();
             return Err(Error::Unsupported(format!(
@@ -446,7 +447,7 @@ fn run_unsupported<T>() -> Result<T, Error> {
 
 /// The process id recorded in the lock file of the watcher of `root`.
 pub(crate) fn recorded_pid(dir: &Path) -> String {
-    crate::io::fs::read_regular(&dir.join(LOCK))
+    crate::io::fs::read_regular(&dir.join(LOCK), crate::io::fs::SMALL_FILE_MAX)
         .ok()
         .map(|s| String::from_utf8_lossy(&s).trim().to_string())
         .filter(|s| !s.is_empty())
