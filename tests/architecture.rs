@@ -813,21 +813,6 @@ const FLAGS_ALLOWED: &[(&str, &str)] = &[
     ("src/engine/merge/install.rs", ""),
     // The mark memlint's own git hooks carry.
     ("src/engine/init/hooks.rs", "--hooks"),
-    // Not typed yet (each still worded by the engine for the command line).
-    ("src/engine/author/draft.rs", "--date"),
-    ("src/engine/author/staging.rs", "--source"),
-    ("src/engine/export.rs", "--file"),
-    ("src/engine/history.rs", "--staged"),
-    ("src/engine/history.rs", "--commit-msg"),
-    ("src/engine/init/agent_settings.rs", "--agent-settings"),
-    ("src/engine/init/hooks.rs", "--agent-settings"),
-    ("src/engine/init/hooks.rs", "--staged"),
-    ("src/engine/init/hooks.rs", "--commit-msg"),
-    ("src/engine/staging_remote.rs", "--remote"),
-    ("src/engine/version.rs", "--staged"),
-    ("src/engine/version.rs", "--base"),
-    ("src/engine/workspace.rs", "--root"),
-    ("src/engine/workspace.rs", "--config"),
 ];
 
 /// The `--flag`s named in the string literals of `text` (outside
