@@ -806,10 +806,16 @@ fn workspace_impls(code: &str) -> Vec<usize> {
 /// Where the engine may name a flag in a string: (file, flag), an empty
 /// flag for every flag of the file. These are the contents of files memlint
 /// writes (git hooks, agent settings, the merge driver), which run memlint
-/// with its flags.
+/// with its flags. Everything else the engine says is typed (an `Advice`, a
+/// `Name`) and worded by the front end.
 const FLAGS_ALLOWED: &[(&str, &str)] = &[
+    // The git hook scripts, and the line a commit-msg hook that is not
+    // memlint's is told to run.
     ("src/engine/init/templates.rs", ""),
+    // The agent settings memlint merges in (hook commands).
     ("src/engine/agents.rs", ""),
+    // The merge driver: its .gitattributes lines and its command in the
+    // git configuration.
     ("src/engine/merge/install.rs", ""),
     // The mark memlint's own git hooks carry.
     ("src/engine/init/hooks.rs", "--hooks"),
