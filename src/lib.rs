@@ -99,6 +99,8 @@
 //!   [`fmt::format_record`]
 //!   [`fmt::record_meaning`]
 //! - `io`:
+//!   `io::git::types::Asking` (in a signature above; not nameable)
+//!   `io::git::types::GitError` (in a signature above; not nameable)
 //!   [`io::cache::key`]
 //!   [`io::git::InOrder`]
 //!   [`io::git::Tracked`]

@@ -806,28 +806,19 @@ fn workspace_impls(code: &str) -> Vec<usize> {
 /// Where the engine may name a flag in a string: (file, flag), an empty
 /// flag for every flag of the file. These are the contents of files memlint
 /// writes (git hooks, agent settings, the merge driver), which run memlint
-/// with its flags.
+/// with its flags. Everything else the engine says is typed (an `Advice`, a
+/// `Name`) and worded by the front end.
 const FLAGS_ALLOWED: &[(&str, &str)] = &[
+    // The git hook scripts, and the line a commit-msg hook that is not
+    // memlint's is told to run.
     ("src/engine/init/templates.rs", ""),
+    // The agent settings memlint merges in (hook commands).
     ("src/engine/agents.rs", ""),
+    // The merge driver: its .gitattributes lines and its command in the
+    // git configuration.
     ("src/engine/merge/install.rs", ""),
     // The mark memlint's own git hooks carry.
     ("src/engine/init/hooks.rs", "--hooks"),
-    // Not typed yet (each still worded by the engine for the command line).
-    ("src/engine/author/draft.rs", "--date"),
-    ("src/engine/author/staging.rs", "--source"),
-    ("src/engine/export.rs", "--file"),
-    ("src/engine/history.rs", "--staged"),
-    ("src/engine/history.rs", "--commit-msg"),
-    ("src/engine/init/agent_settings.rs", "--agent-settings"),
-    ("src/engine/init/hooks.rs", "--agent-settings"),
-    ("src/engine/init/hooks.rs", "--staged"),
-    ("src/engine/init/hooks.rs", "--commit-msg"),
-    ("src/engine/staging_remote.rs", "--remote"),
-    ("src/engine/version.rs", "--staged"),
-    ("src/engine/version.rs", "--base"),
-    ("src/engine/workspace.rs", "--root"),
-    ("src/engine/workspace.rs", "--config"),
 ];
 
 /// The `--flag`s named in the string literals of `text` (outside

@@ -1,7 +1,8 @@
-//! The command line's words for the engine's [`Advice`]: commands and
-//! flags a person (or an agent with a shell) types.
+//! The command line's words for the engine's [`Advice`] and [`Name`]s:
+//! commands and flags a person (or an agent with a shell) types.
 
-use crate::engine::advice::Advice;
+use crate::engine::advice::{Advice, Name};
+use crate::io::git::Asking;
 
 /// The clause the command line appends to an engine message.
 pub(crate) fn words(advice: &Advice) -> String {
@@ -38,7 +39,44 @@ pub(crate) fn words(advice: &Advice) -> String {
         Advice::ForceClaim => " `staging claim --force`".to_string(),
         Advice::OrClaimForced => " or claim with --force".to_string(),
         Advice::SayKind => "; say which with --kind".to_string(),
+        Advice::NameRoot => ", or name one with --root DIR".to_string(),
+        Advice::NameConfig => " (name it with --config to use it)".to_string(),
+        Advice::MergeAgentSettings => {
+            " (or let `memlint init --agent-settings` merge them in)".to_string()
+        }
     }
+}
+
+/// The command line's name for what an engine message names: the flag
+/// given, the command (and flags) that reads git.
+pub(crate) fn name(name: &Name) -> String {
+    match name {
+        Name::Date => "--date",
+        Name::Source => "--source",
+        Name::File => "--file",
+        Name::Root => "--root",
+        Name::AgentSettings => "--agent-settings",
+        Name::Git(asking) => match asking {
+            Asking::CommitMessage => "`check --staged --commit-msg`",
+            Asking::Staged => "`check --staged`",
+            Asking::Base => "`check --base`",
+            Asking::Log => "`log`",
+            Asking::Drift => "`sources/drifted`",
+            Asking::Import => "`import`",
+            Asking::InitHooks => "`init --hooks`",
+            Asking::InitMerge => "`init --merge`",
+            Asking::ContextRotate => "`context rotate`",
+            Asking::Index => "`check`",
+            Asking::StagingRemote => "`staging --remote`",
+        },
+    }
+    .to_string()
+}
+
+/// A workspace error as the command line says it: its names and advice
+/// in the command line's words.
+pub(crate) fn workspace_error(e: &crate::engine::workspace::WorkspaceError) -> String {
+    said(e.text(name), e.advice())
 }
 
 /// An engine message followed by the command line's words for its advice.

@@ -237,7 +237,7 @@ fn refused(s: &Settings, e: &AuthorError, format: AuthorFormat) -> ExitCode {
             };
             write_out(&crate::syntax::sanitize::json(&serde_json::json!({
                 "written": false,
-                "error": super::advice::said(e, e.advice()),
+                "error": super::advice::said(e.text(super::advice::name), e.advice()),
                 "path": path,
                 "diagnostics": diagnostics,
                 "similar": similar,
@@ -252,7 +252,10 @@ fn refused(s: &Settings, e: &AuthorError, format: AuthorFormat) -> ExitCode {
             }
         }
     }
-    errln!("memlint: error: {}", super::advice::said(e, e.advice()));
+    errln!(
+        "memlint: error: {}",
+        super::advice::said(e.text(super::advice::name), e.advice())
+    );
     code
 }
 

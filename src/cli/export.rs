@@ -27,7 +27,9 @@ pub(super) fn run(s: &Settings, args: &ExportArgs) -> Result<ExitCode, Workspace
             });
             Ok(ExitCode::SUCCESS)
         }
-        Err(ExportError::Usage(why)) => Err(WorkspaceError::Usage(why)),
+        Err(e @ ExportError::UnknownFile { .. }) => {
+            Err(WorkspaceError::Usage(e.text(super::advice::name)))
+        }
         Err(e @ ExportError::Write { .. }) => {
             errln!("memlint: error: {e}");
             Ok(super::exit::Outcome::Failed.into())

@@ -29,6 +29,7 @@ pub(super) fn run(global: &GlobalArgs, cmd: &HookCommand) -> ExitCode {
         input: read_input(),
         env: &env,
         words: super::advice::words,
+        names: super::advice::name,
     };
     let reply = match cmd {
         HookCommand::SessionStart(_) => hook::session_start(&request),

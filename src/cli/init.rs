@@ -30,7 +30,7 @@ pub(super) fn run(global: &GlobalArgs, args: &InitArgs) -> Result<ExitCode, Work
         .collect::<Result<Vec<_>, _>>()?;
     let mut report = Report::default();
     let done = crate::engine::init::layout::run(&root, &mut report)
-        .and_then(|()| hooks.map_or(Ok(()), |h| h.install(&mut report)))
+        .and_then(|()| hooks.map_or(Ok(()), |h| h.install(&mut report, super::advice::words)))
         .and_then(|()| {
             if settings.is_empty() {
                 return Ok(());

@@ -11,8 +11,7 @@ pub(super) fn run(s: &Settings, args: &LogArgs) -> Result<ExitCode, WorkspaceErr
     let mut request =
         crate::engine::log::parse_log_args(&args.words).map_err(WorkspaceError::Usage)?;
     request.gc_only = args.gc;
-    let log = crate::engine::log::log(&s.workspace, &request)
-        .map_err(|e| WorkspaceError::Usage(e.to_string()))?;
+    let log = crate::engine::log::log(&s.workspace, &request).map_err(WorkspaceError::Git)?;
     for c in &log.commits {
         for m in &c.malformed {
             errln!(

@@ -8,9 +8,10 @@
 //! through the sanitizer: a secret in a record is masked in snippets,
 //! bodies and context as `check` masks it.
 
-use crate::engine::advice::Advice;
+use crate::engine::advice::{Advice, Name};
 use crate::engine::author::{self, AuthorError};
 use crate::engine::workspace::WorkspaceError;
+use crate::io::git::Asking;
 use crate::model::kind::Kind;
 use crate::model::workspace::Workspace;
 use rmcp::handler::server::wrapper::Parameters;
@@ -32,7 +33,7 @@ pub(crate) fn run(place: Place) -> ExitCode {
     // The workspace must load once before serving: a broken configuration
     // is a clear error at start, not on the first call.
     if let Err(e) = super::settings::load(place.root.as_deref(), place.config.as_deref()) {
-        errln!("memlint mcp: error: {e}");
+        errln!("memlint mcp: error: {}", super::advice::workspace_error(&e));
         return ExitCode::from(2);
     }
     let runtime = match tokio::runtime::Builder::new_current_thread()
@@ -341,7 +342,7 @@ impl Memory {
             };
             crate::engine::log::log(&ws, &request)
                 .map(to_value)
-                .map_err(|e| usage(&e.to_string()))
+                .map_err(|e| usage(&e.text(&|asking| name(&Name::Git(asking)))))
         })
     }
 
@@ -422,12 +423,12 @@ impl Memory {
         let mut used: Option<Workspace> = None;
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let ws = super::settings::load(place.root.as_deref(), place.config.as_deref())
-                .map_err(|e: WorkspaceError| usage(&e.to_string()))?;
+                .map_err(|e| workspace_error(&e))?;
             // Outside a workspace nothing is created (no `.memlint/`, no
             // `memory/`): the tool says there is none.
             if !crate::engine::workspace::is_workspace(&ws.root) {
                 let e = WorkspaceError::NoWorkspace { root: ws.root };
-                return Err(usage(&e.to_string()));
+                return Err(workspace_error(&e));
             }
             used = Some(ws.clone());
             f(ws)
@@ -499,7 +500,31 @@ fn words(advice: &Advice) -> String {
         Advice::ForceClaim => " a forced claim".to_string(),
         Advice::OrClaimForced => " or claim with force".to_string(),
         Advice::SayKind => "; say which in the kind parameter".to_string(),
+        // The server works on the workspace it was started in.
+        Advice::NameRoot => ", or start the MCP server in one".to_string(),
+        Advice::NameConfig => {
+            " (start the MCP server with it as its configuration to use it)".to_string()
+        }
+        Advice::MergeAgentSettings => {
+            " (or let memlint merge them into the runtime's settings)".to_string()
+        }
     }
+}
+
+/// The MCP server's names for what the engine's messages name: a tool's
+/// parameters and the tools themselves, else neutral words.
+fn name(name: &Name) -> String {
+    match name {
+        Name::Git(Asking::Log) => "memory_log".to_string(),
+        other => crate::engine::advice::neutral(other),
+    }
+}
+
+/// A workspace that cannot be used, as a tool error's value in the MCP
+/// server's words.
+fn workspace_error(e: &WorkspaceError) -> serde_json::Value {
+    let advice = e.advice().as_ref().map(words).unwrap_or_default();
+    usage(&format!("{}{advice}", e.text(name)))
 }
 
 /// A `compact` error as a tool error's value, its advice worded for tools.

@@ -124,7 +124,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             // Several problems of a configuration: one line each.
-            for line in e.to_string().lines() {
+            for line in advice::workspace_error(&e).lines() {
                 errln!("memlint: error: {line}");
             }
             exit::Outcome::Failed.into()

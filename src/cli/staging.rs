@@ -76,7 +76,10 @@ pub(super) fn run(s: &Settings, cmd: &StagingCommand) -> Result<ExitCode, Worksp
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            errln!("memlint: error: {}", super::advice::said(&e, e.advice()));
+            errln!(
+                "memlint: error: {}",
+                super::advice::said(e.text(super::advice::name), e.advice())
+            );
             Ok(super::exit::staging(&e))
         }
     }

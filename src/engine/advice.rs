@@ -1,7 +1,9 @@
 //! What a user can do next, as the engine knows it: typed, not worded.
 //! Errors and texts of the engine carry an [`Advice`]; each front end
 //! words it for its own user ([`Words`]): flags and commands on the command
-//! line, tool and parameter names over MCP.
+//! line, tool and parameter names over MCP. What a message names that the
+//! user gave or ran (an input, the mode that reads git) is a [`Name`], which
+//! each front end names too ([`Names`]).
 
 /// One thing the user can do next.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -58,6 +60,55 @@ pub(crate) enum Advice {
     OrClaimForced,
     /// A name that several kinds of record share: say which kind.
     SayKind,
+    /// The root found holds no workspace: the other way out, after making
+    /// one there, is to name the root of one.
+    NameRoot,
+    /// The workspace's configuration file leads out of its root: name the
+    /// file on purpose to read it anyway.
+    NameConfig,
+    /// The agent-runtime hooks shown can be merged into the runtime's
+    /// settings file by memlint.
+    MergeAgentSettings,
+}
+
+/// What an engine message names that the user gave or ran, which each
+/// front end calls by its own name; [`std::fmt::Display`] gives neutral
+/// words (for a front end with none of its own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Name {
+    /// The date a new record is written with.
+    Date,
+    /// Where an activity log comes from.
+    Source,
+    /// The file an export writes the block into.
+    File,
+    /// The workspace root given.
+    Root,
+    /// The agent settings file memlint's hooks are merged into.
+    AgentSettings,
+    /// What reads git.
+    Git(crate::io::git::Asking),
+}
+
+impl std::fmt::Display for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Name::Date => f.write_str("the date"),
+            Name::Source => f.write_str("the source"),
+            Name::File => f.write_str("the file"),
+            Name::Root => f.write_str("the workspace root"),
+            Name::AgentSettings => f.write_str("the agent settings file"),
+            Name::Git(asking) => asking.fmt(f),
+        }
+    }
+}
+
+/// A front end's name for a [`Name`].
+pub(crate) type Names = fn(&Name) -> String;
+
+/// The neutral [`Names`]: [`Name`]'s own words.
+pub(crate) fn neutral(name: &Name) -> String {
+    name.to_string()
 }
 
 /// A front end's wording of an [`Advice`]: the clause it appends to the

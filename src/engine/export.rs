@@ -32,8 +32,8 @@ pub(crate) const TARGETS: [&str; 4] = [
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum ExportError {
     /// The file named is not one the block is written to (exit 2).
-    #[error("{0}")]
-    Usage(String),
+    #[error("{}", unknown_file(&crate::engine::advice::Name::File.to_string(), .file))]
+    UnknownFile { file: String },
     /// The file cannot take the block as it is (exit 1): conflict
     /// markers, markers out of order, not UTF-8, too large.
     #[error("{path}: {why}")]
@@ -50,6 +50,26 @@ pub(crate) enum ExportError {
         #[source]
         source: std::io::Error,
     },
+}
+
+impl ExportError {
+    /// The message, with what it names in a front end's `names` (the
+    /// error's [`std::fmt::Display`] uses neutral ones).
+    pub(crate) fn text(&self, names: crate::engine::advice::Names) -> String {
+        match self {
+            ExportError::UnknownFile { file } => {
+                unknown_file(&names(&crate::engine::advice::Name::File), file)
+            }
+            other => other.to_string(),
+        }
+    }
+}
+
+fn unknown_file(name: &str, file: &str) -> String {
+    format!(
+        "{name} {file}: the block is written to one of {}",
+        TARGETS.join(", ")
+    )
 }
 
 /// What an export did.
@@ -282,10 +302,9 @@ pub(crate) fn current(text: &str) -> Option<String> {
 /// creating the file when it does not exist.
 pub(crate) fn export(ws: &Workspace, file: &str) -> Result<Exported, ExportError> {
     if !TARGETS.contains(&file) {
-        return Err(ExportError::Usage(format!(
-            "--file {file}: the block is written to one of {}",
-            TARGETS.join(", ")
-        )));
+        return Err(ExportError::UnknownFile {
+            file: file.to_string(),
+        });
     }
     write(ws, file, &expected(ws))
 }

@@ -30,7 +30,7 @@ pub(crate) fn staged_history(
     message: &str,
     selected: &dyn Fn(&str) -> bool,
 ) -> Result<Outcome, GitError> {
-    let repo = Repo::open(&ws.root, "`check --staged --commit-msg`")?;
+    let repo = Repo::open(&ws.root, crate::io::git::Asking::CommitMessage)?;
     let mut outcome = Outcome::default();
     // The first commit removes nothing.
     let Some(head) = repo.head()? else {

@@ -36,8 +36,12 @@ pub(crate) struct Request<'a> {
     pub input: serde_json::Value,
     /// Reads an environment variable.
     pub env: &'a dyn Fn(&str) -> Option<String>,
-    /// The front end's words for the advice the context ends with when cut.
+    /// The front end's words for the advice the context ends with when cut
+    /// (and the advice of a workspace that cannot be loaded).
     pub words: crate::engine::advice::Words,
+    /// The front end's names for what its messages name (a root that is no
+    /// directory).
+    pub names: crate::engine::advice::Names,
 }
 
 impl Request<'_> {
@@ -123,16 +127,17 @@ fn root_of(request: &Request) -> Option<PathBuf> {
     )
 }
 
-/// Loads the workspace at `root` (`config` relative to `cwd`); a broken
-/// configuration falls back to the defaults with a note (the hooks must
-/// keep working).
+/// Loads the workspace at `root` (the request's `config` relative to
+/// `cwd`); a broken configuration falls back to the defaults with a note
+/// (the hooks must keep working). Any other failure is a note in the
+/// request's words.
 fn load(
     at: &crate::engine::workspace::Surroundings,
     root: &Path,
-    config: Option<&Path>,
+    request: &Request,
     reply: &mut Reply,
 ) -> Option<Workspace> {
-    match crate::engine::workspace::load(at, Some(root), config) {
+    match crate::engine::workspace::load(at, Some(root), request.config.as_deref()) {
         Ok(ws) => Some(ws),
         Err(e @ crate::engine::workspace::WorkspaceError::Config { .. }) => {
             for line in e.to_string().lines() {
@@ -145,7 +150,8 @@ fn load(
             Some(ws)
         }
         Err(e) => {
-            reply.note(e);
+            let advice = e.advice().map(|a| (request.words)(&a)).unwrap_or_default();
+            reply.note(format_args!("{}{advice}", e.text(request.names)));
             None
         }
     }
@@ -173,7 +179,7 @@ pub(crate) fn workspace_of(request: &Request, reply: &mut Reply) -> Option<Works
         cwd,
         env: request.env,
     };
-    load(&at, &root, request.config.as_deref(), reply)
+    load(&at, &root, request, reply)
 }
 
 /// `memlint hook session-start`: refreshes the index and returns the
@@ -368,6 +374,7 @@ const WRITE_TOOLS: [&str; 3] = ["Write", "Edit", "MultiEdit"];
 ///     input,
 ///     env: &|name| std::env::var(name).ok(),
 ///     words: |_| String::new(),
+///     names: |n| n.to_string(),
 /// });
 /// print!("{}", reply.stdout);
 /// eprint!("{}", reply.stderr);

@@ -232,7 +232,7 @@ pub(crate) fn parse_log_args(words: &[String]) -> Result<LogRequest, String> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub(crate) fn log(ws: &Workspace, req: &LogRequest) -> Result<Log, GitError> {
-    let repo = Repo::open(&ws.root, "`log`")?;
+    let repo = Repo::open(&ws.root, crate::io::git::Asking::Log)?;
     let Some(head) = repo.head()? else {
         if let Some(r) = &req.range {
             return Err(GitError::UnknownRevision {

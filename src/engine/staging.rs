@@ -233,6 +233,9 @@ pub(crate) enum StagingError {
     /// The remote holding the lock could not be read or written.
     #[error("{0}")]
     Remote(String),
+    /// Git could not be read for the remote lock.
+    #[error(transparent)]
+    Git(crate::io::git::GitError),
     /// A file-system failure.
     #[error("{path}: {source}")]
     Io {
@@ -245,6 +248,16 @@ pub(crate) enum StagingError {
 }
 
 impl StagingError {
+    /// The message, with what it names in a front end's `names` (the
+    /// error's [`std::fmt::Display`] uses neutral ones).
+    pub(crate) fn text(&self, names: crate::engine::advice::Names) -> String {
+        use crate::engine::advice::Name;
+        match self {
+            StagingError::Git(e) => e.text(&|asking| names(&Name::Git(asking))),
+            other => other.to_string(),
+        }
+    }
+
     /// What the user can do next, for the front end to word.
     pub(crate) fn advice(&self) -> Option<crate::engine::advice::Advice> {
         match self {

@@ -19,11 +19,11 @@ use std::path::Path;
 const ATTEMPTS: usize = 20;
 
 fn remote_err(e: crate::io::git::GitError) -> StagingError {
-    StagingError::Remote(e.to_string())
+    StagingError::Git(e)
 }
 
 fn open(root: &Path) -> Result<Repo, StagingError> {
-    Repo::open(root, "`staging --remote`").map_err(remote_err)
+    Repo::open(root, crate::io::git::Asking::StagingRemote).map_err(remote_err)
 }
 
 /// What the remote's lock ref holds now: its object and what it says.

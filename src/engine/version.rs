@@ -602,7 +602,7 @@ pub(crate) fn staged(
     selected: &dyn Fn(&str) -> bool,
     texts: bool,
 ) -> Result<Outcome, GitError> {
-    let repo = Repo::open(&ws.root, "`check --staged`")?;
+    let repo = Repo::open(&ws.root, crate::io::git::Asking::Staged)?;
     let staged = repo.staged()?;
     let files: Vec<(&str, gix::ObjectId)> = staged
         .paths()
@@ -837,7 +837,7 @@ pub(crate) fn base(
     selected: &dyn Fn(&str) -> bool,
     texts: bool,
 ) -> Result<Outcome, GitError> {
-    let what = "`check --base`";
+    let what = crate::io::git::Asking::Base;
     let repo = Repo::open(&ws.root, what)?;
     let head = repo.head()?.ok_or(GitError::NoCommits(what))?;
     let target = repo.resolve(rev)?;

@@ -3,6 +3,7 @@
 //! itself is [`crate::model::workspace::Workspace`]; walking it is
 //! `crate::io::walk`'s.
 
+use crate::engine::advice::{Advice, Name, Names};
 use crate::lint::{lint_file, FileReport};
 use crate::model::config::{self, Config, ConfigError};
 use crate::model::content::Content;
@@ -50,11 +51,63 @@ pub enum WorkspaceError {
         #[source]
         source: std::io::Error,
     },
-    /// The root found (or given) holds none of a workspace's files.
-    #[error("{} is not a memlint workspace: it has no {}, memory/, knowledge/ or CONTEXT.md (the root is the nearest directory above with {}, else the top of the git work tree, else the current directory); run `memlint init` to make one, or name one with --root DIR", .root.display(), config::FILE_NAME, config::FILE_NAME)]
+    /// The root found (or given) holds none of a workspace's files
+    /// (advice: `Advice::NameRoot`).
+    #[error("{} is not a memlint workspace: it has no {}, memory/, knowledge/ or CONTEXT.md (the root is the nearest directory above with {}, else the top of the git work tree, else the current directory); run `memlint init` to make one", .root.display(), config::FILE_NAME, config::FILE_NAME)]
     NoWorkspace { root: PathBuf },
+    /// The root given is not a directory.
+    #[error("{}", not_a_directory(&Name::Root.to_string(), .root))]
+    RootNotADirectory { root: PathBuf },
+    /// The workspace's own configuration file is a link out of its root
+    /// (advice: `Advice::NameConfig`).
+    #[error("{} leads out of {} through a symbolic link; memlint never reads there", config::FILE_NAME, .root.display())]
+    ConfigEscapes { root: PathBuf },
+    /// The agent settings file named (as `shown`) lies outside the root.
+    #[error("{}", settings_outside(&Name::AgentSettings.to_string(), .shown, .root))]
+    SettingsOutside { shown: String, root: PathBuf },
+    /// A git-backed mode cannot read git.
+    #[error(transparent)]
+    Git(crate::io::git::GitError),
     #[error("{0}")]
     Usage(String),
+}
+
+impl WorkspaceError {
+    /// The message, with what it names in a front end's `names` (the
+    /// error's [`std::fmt::Display`] uses neutral ones); its
+    /// [`WorkspaceError::advice`] follows it.
+    pub(crate) fn text(&self, names: Names) -> String {
+        match self {
+            WorkspaceError::RootNotADirectory { root } => {
+                not_a_directory(&names(&Name::Root), root)
+            }
+            WorkspaceError::SettingsOutside { shown, root } => {
+                settings_outside(&names(&Name::AgentSettings), shown, root)
+            }
+            WorkspaceError::Git(e) => e.text(&|asking| names(&Name::Git(asking))),
+            other => other.to_string(),
+        }
+    }
+
+    /// What the user can do next, for the front end to word.
+    pub(crate) fn advice(&self) -> Option<Advice> {
+        match self {
+            WorkspaceError::NoWorkspace { .. } => Some(Advice::NameRoot),
+            WorkspaceError::ConfigEscapes { .. } => Some(Advice::NameConfig),
+            _ => None,
+        }
+    }
+}
+
+fn not_a_directory(name: &str, root: &Path) -> String {
+    format!("{name} {}: not a directory", root.display())
+}
+
+fn settings_outside(name: &str, shown: &str, root: &Path) -> String {
+    format!(
+        "{name} {shown}: the file is outside the workspace root {}; memlint writes only inside it",
+        root.display()
+    )
 }
 
 /// The lines of [`WorkspaceError::Config`].
@@ -123,10 +176,7 @@ pub fn load(
         Some(r) => {
             let r = cwd.join(r);
             if !r.is_dir() {
-                return Err(WorkspaceError::Usage(format!(
-                    "--root {}: not a directory",
-                    r.display()
-                )));
+                return Err(WorkspaceError::RootNotADirectory { root: r });
             }
             r
         }
@@ -138,13 +188,10 @@ pub fn load(
         None => (root.join(config::FILE_NAME), false),
     };
     // A workspace's own configuration is never read from outside it
-    // (docs/configuration.md); `--config` names a file on purpose.
+    // (docs/configuration.md); a configuration file given names one on
+    // purpose.
     if !required && !crate::io::fs::stays_inside(&root, &path) {
-        return Err(WorkspaceError::Usage(format!(
-            "{} leads out of {} through a symbolic link; memlint never reads there (name it with --config to use it)",
-            config::FILE_NAME,
-            root.display()
-        )));
+        return Err(WorkspaceError::ConfigEscapes { root });
     }
     let config = match crate::io::fs::read_regular(&path, crate::io::fs::SMALL_FILE_MAX) {
         Ok(bytes) => {

@@ -37,6 +37,7 @@ mod drift_change;
 mod drift_visible;
 mod drift_warm;
 mod export;
+mod flag_names;
 mod fmt;
 mod fmt_corpus;
 mod fmt_props;

@@ -417,8 +417,90 @@ fn outside_a_workspace_the_tools_create_nothing() {
             .expect("error");
         assert!(error.contains("is not a memlint workspace"), "{error}");
         assert!(error.contains("`memlint init`"), "{error}");
+        // Issue 48 item 6: the way out in the server's words, not the
+        // command line's (`--root DIR`).
+        assert!(
+            error.ends_with("; run `memlint init` to make one, or start the MCP server in one"),
+            "{error}"
+        );
+        assert!(!error.contains("--"), "{error}");
     }
     assert_eq!(std::fs::read_dir(dir.path()).expect("read_dir").count(), 0);
+}
+
+/// Issue 48 item 6: a tool that reads git outside a repository names
+/// itself, not the command line's `log`; a configuration that leads out
+/// of the root is told without `--config`.
+#[test]
+fn tool_errors_name_tools_not_command_line_flags() {
+    let dir = common::TempWorkspace::new()
+        .config("max_sources: 10\n")
+        .build();
+    let input = format!(
+        "{INIT}{}\n",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_log","arguments":{}}}"#
+    );
+    let (code, messages, _) = raw(dir.path(), input.as_bytes());
+    assert_eq!(code, 0);
+    let m = messages.iter().find(|m| m["id"] == 2).expect("answered");
+    assert_eq!(m["result"]["isError"], true, "{m}");
+    let root = dir.path().canonicalize().expect("canonicalize");
+    assert_eq!(
+        m["result"]["structuredContent"]["error"],
+        format!(
+            "{} is not in a git repository; memory_log reads git (run `git init` first)",
+            root.display()
+        )
+    );
+    // The configuration turns into a link out of the root after the
+    // server started.
+    let outside = tempfile::tempdir().expect("tempdir");
+    common::write(outside.path(), "cfg.yml", "max_sources: 3\n");
+    let ws = common::TempWorkspace::new()
+        .config("max_sources: 10\n")
+        .build();
+    let mut memlint = common::Memlint::new(ws.path())
+        .arg("--root")
+        .arg(ws.path())
+        .arg("mcp");
+    use std::process::Stdio;
+    let mut server = memlint
+        .command()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn memlint mcp");
+    use std::io::{BufRead, Write};
+    let mut stdin = server.stdin.take().expect("stdin");
+    let mut stdout = std::io::BufReader::new(server.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    stdin.write_all(INIT.as_bytes()).expect("write");
+    stdout.read_line(&mut line).expect("initialize answered");
+    std::fs::remove_file(ws.path().join(".memlint.yml")).expect("remove");
+    std::os::unix::fs::symlink(
+        outside.path().join("cfg.yml"),
+        ws.path().join(".memlint.yml"),
+    )
+    .expect("symlink");
+    let call = r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"cache"}}}"#;
+    stdin
+        .write_all(format!("{call}\n").as_bytes())
+        .expect("write");
+    line.clear();
+    stdout.read_line(&mut line).expect("call answered");
+    drop(stdin);
+    let _ = server.wait();
+    let m: Value = serde_json::from_str(&line).expect("JSON-RPC");
+    assert_eq!(m["result"]["isError"], true, "{m}");
+    let root = ws.path().canonicalize().expect("canonicalize");
+    assert_eq!(
+        m["result"]["structuredContent"]["error"],
+        format!(
+            ".memlint.yml leads out of {} through a symbolic link; memlint never reads there (start the MCP server with it as its configuration to use it)",
+            root.display()
+        )
+    );
 }
 
 #[test]

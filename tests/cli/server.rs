@@ -937,11 +937,37 @@ fn initialize_without_a_root_uri_is_answered() {
     let mut c = lsp::Client::start(common::BIN, ws.path());
     let r = c.request("initialize", json!({ "capabilities": {} }));
     assert_eq!(r["error"]["code"], -32602, "{r}");
-    assert!(
-        r["error"]["message"]
-            .as_str()
-            .unwrap_or("")
-            .contains("leads out of"),
+    // Issue 48 item 6: in neutral words, without the command line's
+    // `--config`.
+    let root = ws.path().canonicalize().expect("canonicalize");
+    assert_eq!(
+        r["error"]["message"],
+        format!(
+            "memlint server: .memlint.yml leads out of {} through a symbolic link; memlint never reads there",
+            root.display()
+        ),
+        "{r}"
+    );
+}
+
+/// Issue 48 item 6: a root that is no directory is named in neutral
+/// words, not as the command line's `--root`.
+#[test]
+fn a_root_that_is_no_directory_is_named_plainly() {
+    let ws = workspace();
+    let mut c = lsp::Client::start_with(common::BIN, ws.path(), &["--root", "missing"]);
+    let r = c.request("initialize", json!({ "capabilities": {} }));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert_eq!(
+        r["error"]["message"],
+        format!(
+            "memlint server: the workspace root {}: not a directory",
+            ws.path()
+                .canonicalize()
+                .expect("canonicalize")
+                .join("missing")
+                .display()
+        ),
         "{r}"
     );
 }

@@ -64,11 +64,7 @@ impl Draft {
         };
         let date = match &self.date {
             Some(d) if crate::model::kind::is_date(d) => d.clone(),
-            Some(d) => {
-                return Err(usage(format!(
-                    "--date {d}: not an absolute date; give it as YYYY-MM-DD (memory outlives the day it was written, so relative dates are never stored)"
-                )))
-            }
+            Some(d) => return Err(AuthorError::NotADate { date: d.clone() }),
             None => today.to_string(),
         };
         let description = self.description.as_deref().map(str::trim);
@@ -360,7 +356,10 @@ mod tests {
         assert!(refused(draft(Kind::Session, "x")).contains("not session"));
         let mut d = draft(Kind::Decision, "x");
         d.date = Some("yesterday".into());
-        assert!(refused(d).contains("YYYY-MM-DD"));
+        match d.lay_out("2026-12-04") {
+            Err(e @ AuthorError::NotADate { .. }) => assert!(e.to_string().contains("YYYY-MM-DD")),
+            other => panic!("{other:?}"),
+        }
         for bad in ["../x", "a/b", "A", "a--b", ""] {
             let mut d = draft(Kind::Decision, "x");
             d.slug = Some(bad.into());

@@ -28,6 +28,7 @@ pub(crate) use show::{show, Shown};
 pub(crate) use staging::add_staging;
 pub use update::{update, Changes, Updated};
 
+use crate::engine::advice::{Name, Names};
 use crate::engine::workspace::WorkspaceError;
 use crate::model::diagnostic::Diagnostic;
 
@@ -38,6 +39,15 @@ pub enum AuthorError {
     /// had, a date that is not absolute, a record that does not exist.
     #[error("{0}")]
     Usage(String),
+    /// The date given is not absolute (exit 2).
+    #[error("{}", not_a_date(&Name::Date.to_string(), .date))]
+    NotADate { date: String },
+    /// The source given for an activity log is empty (exit 2).
+    #[error("{}", empty_source(&Name::Source.to_string()))]
+    EmptySource,
+    /// The source given for an activity log spans lines (exit 2).
+    #[error("{} must be one line", Name::Source)]
+    SourceLines,
     /// A slug that names records of several kinds, where one is meant.
     #[error("`{slug}` names records of several kinds")]
     SeveralKinds { slug: String },
@@ -115,6 +125,14 @@ pub enum AuthorError {
     },
 }
 
+fn not_a_date(name: &str, date: &str) -> String {
+    format!("{name} {date}: not an absolute date; give it as YYYY-MM-DD (memory outlives the day it was written, so relative dates are never stored)")
+}
+
+fn empty_source(name: &str) -> String {
+    format!("{name} is empty; say where the activity log comes from (such as session:<id>)")
+}
+
 fn similar_list(similar: &[(String, String)]) -> String {
     let names: Vec<String> = similar
         .iter()
@@ -137,6 +155,9 @@ impl AuthorError {
     pub(crate) fn exit_code(&self) -> u8 {
         match self {
             AuthorError::Usage(_)
+            | AuthorError::NotADate { .. }
+            | AuthorError::EmptySource
+            | AuthorError::SourceLines
             | AuthorError::SeveralKinds { .. }
             | AuthorError::NeedSlug { .. }
             | AuthorError::Workspace(_)
@@ -146,10 +167,24 @@ impl AuthorError {
         }
     }
 
+    /// The message, with what it names in a front end's `names` (the
+    /// error's [`std::fmt::Display`] uses neutral ones); its
+    /// [`AuthorError::advice`] follows it.
+    pub(crate) fn text(&self, names: Names) -> String {
+        match self {
+            AuthorError::NotADate { date } => not_a_date(&names(&Name::Date), date),
+            AuthorError::EmptySource => empty_source(&names(&Name::Source)),
+            AuthorError::SourceLines => format!("{} must be one line", names(&Name::Source)),
+            AuthorError::Workspace(e) => e.text(names),
+            other => other.to_string(),
+        }
+    }
+
     /// What the user can do next, for the front end to word.
     pub(crate) fn advice(&self) -> Option<crate::engine::advice::Advice> {
         use crate::engine::advice::Advice;
         match self {
+            AuthorError::Workspace(e) => e.advice(),
             AuthorError::Similar { .. } => Some(Advice::Force),
             AuthorError::Changed(_) => Some(Advice::Retry),
             AuthorError::SeveralKinds { .. } => Some(Advice::SayKind),

@@ -31,13 +31,10 @@ pub(crate) fn add_staging(
 ) -> Result<StagingAdded, AuthorError> {
     let source = source.trim();
     if source.is_empty() {
-        return Err(AuthorError::Usage(
-            "--source is empty; say where the activity log comes from (such as session:<id>)"
-                .into(),
-        ));
+        return Err(AuthorError::EmptySource);
     }
     if source.contains(['\n', '\r']) {
-        return Err(AuthorError::Usage("--source must be one line".into()));
+        return Err(AuthorError::SourceLines);
     }
     let stamp = crate::model::clock::compact(now);
     let created = crate::model::clock::rfc3339(now);

@@ -153,7 +153,7 @@ pub fn run(
     texts: bool,
     opts: &crate::engine::scan::Options,
 ) -> Result<Checked, WorkspaceError> {
-    let git_error = |e: crate::io::git::GitError| WorkspaceError::Usage(e.to_string());
+    let git_error = WorkspaceError::Git;
     let selected = |f: &str| selection.selects(f);
     let outcome = match mode {
         Mode::WorkTree { fix } => return Ok(work_tree(ws, *fix, selection, texts, opts)),

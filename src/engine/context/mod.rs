@@ -352,7 +352,7 @@ pub(crate) fn rotate(
     }
     let seen = crate::io::fs::Snapshot::read(&path, max_bytes).map_err(RotateError::Read)?;
     let text = std::str::from_utf8(&seen.bytes).map_err(|_| RotateError::Encoding)?;
-    let committed = crate::io::git::Repo::open(root, "context rotate")
+    let committed = crate::io::git::Repo::open(root, crate::io::git::Asking::ContextRotate)
         .ok()
         .and_then(|repo| repo.committed(CONTEXT_FILE, max_bytes))
         .map(|b| String::from_utf8_lossy(&b).replace("\r\n", "\n"));

@@ -117,7 +117,7 @@ pub(crate) fn drifted_with<'a>(
     if cited.is_empty() {
         return out;
     }
-    let Ok(repo) = Repo::open(&ws.root, "`sources/drifted`") else {
+    let Ok(repo) = Repo::open(&ws.root, crate::io::git::Asking::Drift) else {
         return out;
     };
     let head = match repo.head() {

@@ -17,7 +17,7 @@ pub(crate) fn added(root: &Path, paths: &HashSet<String>) -> HashMap<String, (St
     if paths.is_empty() {
         return out;
     }
-    let Ok(repo) = Repo::open(root, "`import`") else {
+    let Ok(repo) = Repo::open(root, crate::io::git::Asking::Import) else {
         return out;
     };
     let Ok(Some(head)) = repo.head() else {

@@ -298,11 +298,9 @@ impl AgentSettings {
         agent: Agent,
     ) -> Result<AgentSettings, WorkspaceError> {
         let shown = file.display().to_string();
-        let outside = || {
-            WorkspaceError::Usage(format!(
-                "--agent-settings {shown}: the file is outside the workspace root {}; memlint writes only inside it",
-                root.display()
-            ))
+        let outside = || WorkspaceError::SettingsOutside {
+            shown: shown.clone(),
+            root: root.to_path_buf(),
         };
         let rel = if file.is_absolute() {
             let file = crate::io::walk::normalize(file);

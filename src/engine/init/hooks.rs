@@ -3,8 +3,8 @@
 //! forced) to take over someone else's hooks.
 
 use super::files::{create, inside, update_err, write_err, Report};
-use super::templates::{AGENT_HOOKS, COMMIT_MSG, PRE_COMMIT};
-use crate::engine::advice::Advice;
+use super::templates::{AGENT_HOOKS, COMMIT_MSG, COMMIT_MSG_CHECK, PRE_COMMIT};
+use crate::engine::advice::{Advice, Words};
 use crate::engine::workspace::WorkspaceError;
 use std::path::Path;
 
@@ -72,8 +72,8 @@ impl Hooks {
     /// `force`.
     pub(crate) fn plan(root: &Path, force: bool) -> Result<Self, PlanError> {
         let usage = WorkspaceError::Usage;
-        let repo =
-            crate::io::git::Repo::open(root, "`init --hooks`").map_err(|e| usage(e.to_string()))?;
+        let repo = crate::io::git::Repo::open(root, crate::io::git::Asking::InitHooks)
+            .map_err(WorkspaceError::Git)?;
         let top = repo
             .repo
             .workdir()
@@ -154,7 +154,7 @@ impl Hooks {
     /// Writes `.githooks/pre-commit` at the top of the work tree, sets
     /// `core.hooksPath` through gix, and prints the agent-runtime hook
     /// settings.
-    pub(crate) fn install(self, report: &mut Report) -> Result<(), WorkspaceError> {
+    pub(crate) fn install(self, report: &mut Report, words: Words) -> Result<(), WorkspaceError> {
         let usage = WorkspaceError::Usage;
         let Hooks {
             repo,
@@ -216,7 +216,10 @@ impl Hooks {
             "note: git now runs the hooks in {HOOKS_DIR}/, not .git/hooks/pre-commit; move what that hook does into {shown} if you still need it"
         ));
         }
-        report.say(format!("\nAgent-runtime hooks: add to your runtime settings, e.g. .claude/settings.json (or let `memlint init --agent-settings` merge them in):\n{AGENT_HOOKS}"));
+        report.say(format!(
+            "\nAgent-runtime hooks: add to your runtime settings, e.g. .claude/settings.json{}:\n{AGENT_HOOKS}",
+            words(&Advice::MergeAgentSettings)
+        ));
         Ok(())
     }
 }
@@ -248,13 +251,12 @@ fn commit_msg_hook(
     );
     match written {
         Ok(true) => {
-            crate::io::files::set_executable(&path)
-                .map_err(write_err("make executable", &path))?;
+            crate::io::files::set_executable(&path).map_err(write_err("make executable", &path))?;
             report.say(format!("wrote {shown}"));
         }
         Ok(false) => report.say(format!("{shown} is up to date")),
         Err(None) => report.say(format!(
-            "left {shown} as it is (it is not memlint's); add `memlint check --staged --commit-msg \"$1\"` to it"
+            "left {shown} as it is (it is not memlint's); add `{COMMIT_MSG_CHECK}` to it"
         )),
         Err(Some(e)) => return Err(WorkspaceError::Usage(e)),
     }

@@ -72,6 +72,10 @@ echo "memlint commit-msg: commit stopped. Add the trailer to the message, or com
 exit 1
 "#;
 
+/// The command [`COMMIT_MSG`] runs, which a commit-msg hook that is not
+/// memlint's is told to run too.
+pub(crate) const COMMIT_MSG_CHECK: &str = r#"memlint check --staged --commit-msg "$1""#;
+
 /// The agent-runtime hook settings (docs/agent-hooks.md) `init --hooks` prints, in the
 /// settings format of Claude Code style runtimes.
 pub const AGENT_HOOKS: &str = r#"{
@@ -83,3 +87,17 @@ pub const AGENT_HOOKS: &str = r#"{
   }
 }
 "#;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_commit_msg_hook_runs_the_check_it_tells_others_to_run() {
+        let args = COMMIT_MSG_CHECK.strip_prefix("memlint ").expect("memlint");
+        assert!(
+            COMMIT_MSG.contains(&format!("memlint --root \"$root\" {args}")),
+            "{COMMIT_MSG}"
+        );
+    }
+}

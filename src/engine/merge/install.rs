@@ -24,8 +24,8 @@ pub(crate) const FORGES: &str = "note: forges (GitHub, GitLab, …) do not run c
 /// and sets the driver in the configuration of the repository holding it.
 pub(crate) fn install(root: &Path, report: &mut Report) -> Result<(), WorkspaceError> {
     let usage = WorkspaceError::Usage;
-    let repo =
-        crate::io::git::Repo::open(root, "`init --merge`").map_err(|e| usage(e.to_string()))?;
+    let repo = crate::io::git::Repo::open(root, crate::io::git::Asking::InitMerge)
+        .map_err(WorkspaceError::Git)?;
     let path = root.join(".gitattributes");
     // A `.gitattributes` that is a link out of the root is never written.
     crate::engine::init::files::inside(root, &path)?;

@@ -20,9 +20,9 @@ pub(crate) struct Repo {
 }
 
 impl Repo {
-    /// Opens the repository whose work tree holds `root`; `what` names the
-    /// command for the error message.
-    pub(crate) fn open(root: &Path, what: &'static str) -> Result<Repo, GitError> {
+    /// Opens the repository whose work tree holds `root`; `what` is the
+    /// mode asking, which the error names.
+    pub(crate) fn open(root: &Path, what: Asking) -> Result<Repo, GitError> {
         let not_a_repo = || GitError::NotARepository {
             root: root.display().to_string(),
             what,

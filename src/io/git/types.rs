@@ -2,15 +2,63 @@
 
 use gix::ObjectId;
 
-/// Why a git-backed command cannot run (exit 2).
+/// What asks to read git: a mode of memlint, which each front end names
+/// in its own words (a command and its flags on the command line, a tool
+/// over MCP); [`std::fmt::Display`] gives neutral words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Asking {
+    /// Checking the commit message being made, with what is staged.
+    CommitMessage,
+    /// Checking what is staged for the next commit.
+    Staged,
+    /// Checking the changes since a base revision.
+    Base,
+    /// The git history of the records.
+    Log,
+    /// The `sources/drifted` rule.
+    Drift,
+    /// Importing records (their dates from git).
+    Import,
+    /// Installing memlint's git hooks.
+    InitHooks,
+    /// Installing memlint's merge driver.
+    InitMerge,
+    /// Rotating the context file (what git keeps of it).
+    ContextRotate,
+    /// Reading the git index for the walk.
+    Index,
+    /// The consolidation lock on a git remote.
+    StagingRemote,
+}
+
+impl std::fmt::Display for Asking {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Asking::CommitMessage => "checking the commit message",
+            Asking::Staged => "checking the staged changes",
+            Asking::Base => "checking the changes since a revision",
+            Asking::Log => "the history of the records",
+            Asking::Drift => "`sources/drifted`",
+            Asking::Import => "importing",
+            Asking::InitHooks => "installing the git hooks",
+            Asking::InitMerge => "installing the merge driver",
+            Asking::ContextRotate => "rotating the context",
+            Asking::Index => "reading the git index",
+            Asking::StagingRemote => "a consolidation lock on a remote",
+        })
+    }
+}
+
+/// Why a git-backed command cannot run (exit 2). [`std::fmt::Display`]
+/// names what asked in neutral words; `GitError::text` in a front end's.
 #[derive(Debug, thiserror::Error)]
-pub(crate) enum GitError {
+pub enum GitError {
     /// The workspace is not inside a git work tree.
-    #[error("{root} is not in a git repository; {what} reads git (run `git init` first)")]
-    NotARepository { root: String, what: &'static str },
+    #[error("{}", not_a_repository(.root, &.what.to_string()))]
+    NotARepository { root: String, what: Asking },
     /// HEAD is unborn.
-    #[error("the repository has no commits yet; {0} needs at least one commit")]
-    NoCommits(&'static str),
+    #[error("{}", no_commits(&.0.to_string()))]
+    NoCommits(Asking),
     /// A revision that does not resolve to a commit.
     #[error("unknown revision `{rev}`{hint}")]
     UnknownRevision { rev: String, hint: String },
@@ -32,6 +80,26 @@ pub(crate) enum GitError {
     /// A request that names nothing in the repository (an unknown record).
     #[error("{0}")]
     Unknown(String),
+}
+
+impl GitError {
+    /// The message, with what asked named by `name` (a front end's words
+    /// for an [`Asking`]).
+    pub(crate) fn text(&self, name: &dyn Fn(Asking) -> String) -> String {
+        match self {
+            GitError::NotARepository { root, what } => not_a_repository(root, &name(*what)),
+            GitError::NoCommits(what) => no_commits(&name(*what)),
+            other => other.to_string(),
+        }
+    }
+}
+
+fn not_a_repository(root: &str, what: &str) -> String {
+    format!("{root} is not in a git repository; {what} reads git (run `git init` first)")
+}
+
+fn no_commits(what: &str) -> String {
+    format!("the repository has no commits yet; {what} needs at least one commit")
 }
 
 pub(crate) fn read_err(e: impl std::fmt::Display) -> GitError {

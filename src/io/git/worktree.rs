@@ -141,7 +141,7 @@ impl Tracked {
     /// The git index of the repository whose work tree holds `root`; `None`
     /// outside a repository or when the index cannot be read.
     pub fn open(root: &Path) -> Option<Tracked> {
-        let repo = Repo::open(root, "index").ok()?;
+        let repo = Repo::open(root, crate::io::git::Asking::Index).ok()?;
         let index = repo.index().ok()?;
         if may_convert(&repo.repo, root, &index) {
             return None;
