@@ -90,7 +90,7 @@ fn gather_unmarked(ws: &Workspace, max_chars: usize) -> Material {
         m.context_md = read_context_md(&ws.root, ws.config.max_file_bytes);
         m
     };
-    let (listing, stored, watch) = match crate::engine::search::stored_context(ws) {
+    let (mut listing, stored, watch) = match crate::engine::search::stored_context(ws) {
         crate::engine::search::StoredContext::Fresh(block) => {
             match decode_material(&block, keep, key) {
                 Some(m) => return with_md(m),
@@ -107,6 +107,11 @@ fn gather_unmarked(ws: &Workspace, max_chars: usize) -> Material {
     let opts = crate::engine::scan::Options {
         force: false,
         progress: None,
+    };
+    let problems = std::mem::take(&mut listing.problems);
+    let with_md = |m: Material| Material {
+        problems,
+        ..with_md(m)
     };
     if stored {
         let (_, _, block) =
