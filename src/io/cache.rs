@@ -82,7 +82,12 @@ fn refused_as(m: &std::fs::Metadata) -> std::io::Error {
 ///
 /// A `.memlint` that is a symbolic link is never written through: it
 /// could lead out of the root, or to `.git` (whose `index` the cache's
-/// would replace). Commands then run without their cache.
+/// would replace). Commands then run without their cache; the error says
+/// why ([`refusal`] makes it the problem to report). A cache that cannot
+/// be saved is simply computed again, so its saver drops the error: the
+/// listing of the workspace, which every command that reads the records
+/// makes before anything else, returns the refusal for the front end
+/// (`store::listing::Listing::problems`).
 pub(crate) fn make_dir(root: &Path) -> std::io::Result<PathBuf> {
     let dir = root.join(DIR);
     match std::fs::symlink_metadata(&dir) {

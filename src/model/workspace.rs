@@ -7,7 +7,9 @@
 use crate::model::config::Config;
 use std::path::PathBuf;
 
-/// Something a walk met that the user must hear about.
+/// Something reading the workspace met that the user must hear about. The
+/// function that meets one returns it (the walk, the listing, the cache
+/// opener, the git resolver), and the front end reports what it was given.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Problem {
     /// A directory (or entry) the walk could not read: what it holds is

@@ -79,12 +79,11 @@ fn watched(ws: &Workspace, walked: &crate::io::walk::Walked) -> Option<Vec<Strin
 }
 
 /// Every file of the workspace, as [`io::walk::walk`] lists them, and what
-/// listing them met. The
-/// listing is kept in `.memlint/listing` with the stat data of every
-/// directory the walk could have seen and of every ignore file that could
-/// apply; while none of them changed (a file added, removed or renamed
-/// changes its directory), the stored listing is used instead of walking
-/// again. A directory modified within [`RACY_NS`] before the walk is
+/// listing them met. The listing is kept in `.memlint/listing` with the
+/// stat data of every directory the walk could have seen and of every
+/// ignore file that could apply; while none of them changed (a file added,
+/// removed or renamed changes its directory), the stored listing is used
+/// instead of walking again. A directory modified within [`RACY_NS`] before the walk is
 /// trusted only when the file system's clock shows it older than the walk
 /// (`FsClock`).
 #[derive(Debug, Default)]

@@ -443,6 +443,7 @@ mod tests {
             summary: true,
             staging: 2,
             drifted: 0,
+            problems: Vec::new(),
         }
     }
 
