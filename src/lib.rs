@@ -147,6 +147,7 @@
 //!   [`model::kind::Presence`]
 //!   [`model::kind::SOURCE_PREFIXES`]
 //!   [`model::kind::classify`]
+//!   [`model::workspace::Problem`]
 //!   [`model::workspace::Workspace`]
 //! - `store`:
 //!   `store::drift_marks::DriftMark` (in a signature above; not nameable)

@@ -60,6 +60,11 @@ const IMPURE: &[&str] = &[
     "eprintln!(",
 ];
 
+/// What the model must not hold: shared mutable state. Its types are
+/// values; what a layer above meets (a walk's problems) is returned up,
+/// never collected on a model value behind a lock.
+const SHARED_STATE: &[&str] = &["Mutex", "RwLock", "RefCell", "Cell<", "Atomic"];
+
 /// What the engine must not use: flags, standard streams, exit codes, and
 /// the process's environment and current directory (a front end passes
 /// them in).
@@ -664,6 +669,9 @@ fn violations() -> Vec<String> {
                 out.push(format!("{what}: {} uses `{needle}` (line {line})", s.rel));
             }
         };
+        if name == "model" {
+            lines_of(SHARED_STATE, "value", &mut out);
+        }
         match name {
             "model" | "syntax" | "lint" | "fmt" => lines_of(IMPURE, "pure", &mut out),
             "engine" => lines_of(NOT_IN_ENGINE, "engine", &mut out),
@@ -1295,6 +1303,23 @@ fn the_checker_finds_a_rule_reported_away_from_its_file() {
             "rule: src/lint/mod.rs reports Rule::FrontmatterType (line 6); its home is src/lint/rules/frontmatter/type.rs",
             "rule: src/lint/mod.rs reports Rule::FormatBom (line 7); its home is src/lint/rules/format/bom.rs",
         ]
+    );
+}
+
+/// The value check: shared mutable state is found however it is spelled,
+/// and not in a comment or a string.
+#[test]
+fn the_checker_finds_shared_mutable_state() {
+    let code = code_only(
+        "pub struct W {\n    problems: Arc<std::sync::Mutex<Vec<P>>>,\n}\n\
+         // a Mutex in a comment\n\
+         fn f() -> &'static str { \"RwLock\" }\n\
+         static N: std::sync::atomic::AtomicUsize = AtomicUsize::new(0);\n\
+         struct C(std::cell::RefCell<u8>);\n",
+    );
+    assert_eq!(
+        uses(&code, SHARED_STATE),
+        vec![("Mutex", 2), ("RefCell", 7), ("Cell<", 7), ("Atomic", 6)]
     );
 }
 

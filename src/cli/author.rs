@@ -16,7 +16,11 @@ use std::path::Path;
 use std::process::ExitCode;
 
 /// `memlint new`.
-pub(super) fn new(s: &Settings, args: &NewArgs) -> Result<ExitCode, WorkspaceError> {
+pub(super) fn new(
+    s: &Settings,
+    args: &NewArgs,
+    problems: &mut super::Problems,
+) -> Result<ExitCode, WorkspaceError> {
     let body = match &args.body_file {
         Some(f) => match read_body(f, s.workspace.config.max_file_bytes)? {
             Ok(body) => body,
@@ -39,7 +43,7 @@ pub(super) fn new(s: &Settings, args: &NewArgs) -> Result<ExitCode, WorkspaceErr
         force: args.force,
         replaces: args.replaces.clone(),
     };
-    let result = author::new(&s.workspace, &draft, &opts, &author::today());
+    let result = author::new(&s.workspace, &draft, &opts, &author::today(), problems);
     Ok(match result {
         Ok(created) => {
             warn(
@@ -63,10 +67,21 @@ pub(super) fn new(s: &Settings, args: &NewArgs) -> Result<ExitCode, WorkspaceErr
 }
 
 /// `memlint replace OLD NEW`.
-pub(super) fn replace(s: &Settings, args: &ReplaceArgs) -> Result<ExitCode, WorkspaceError> {
+pub(super) fn replace(
+    s: &Settings,
+    args: &ReplaceArgs,
+    problems: &mut super::Problems,
+) -> Result<ExitCode, WorkspaceError> {
     let kind = args.kind.map(NewKind::kind);
     Ok(
-        match author::replace(&s.workspace, kind, &args.old, &args.new, args.force) {
+        match author::replace(
+            &s.workspace,
+            kind,
+            &args.old,
+            &args.new,
+            args.force,
+            problems,
+        ) {
             Ok(done) => {
                 warn(s, &done.warnings, &[]);
                 write_out(&match args.format {
@@ -90,8 +105,12 @@ pub(super) fn replace(s: &Settings, args: &ReplaceArgs) -> Result<ExitCode, Work
 }
 
 /// `memlint show`.
-pub(super) fn show(s: &Settings, args: &ShowArgs) -> Result<ExitCode, WorkspaceError> {
-    Ok(match author::show(&s.workspace, &args.target) {
+pub(super) fn show(
+    s: &Settings,
+    args: &ShowArgs,
+    problems: &mut super::Problems,
+) -> Result<ExitCode, WorkspaceError> {
+    Ok(match author::show(&s.workspace, &args.target, problems) {
         Ok(shown) => {
             write_out(&match args.format {
                 AuthorFormat::Json => crate::syntax::sanitize::json(&shown),
@@ -104,10 +123,14 @@ pub(super) fn show(s: &Settings, args: &ShowArgs) -> Result<ExitCode, WorkspaceE
 }
 
 /// `memlint verify`.
-pub(super) fn verify(s: &Settings, args: &VerifyArgs) -> Result<ExitCode, WorkspaceError> {
+pub(super) fn verify(
+    s: &Settings,
+    args: &VerifyArgs,
+    problems: &mut super::Problems,
+) -> Result<ExitCode, WorkspaceError> {
     let mut targets = args.targets.clone();
     if args.drifted {
-        targets.extend(author::pin::drifted_records(&s.workspace));
+        targets.extend(author::pin::drifted_records(&s.workspace, problems));
     } else if targets.is_empty() {
         return Err(WorkspaceError::Usage(
             "name the records to verify, or give --drifted".into(),
@@ -115,7 +138,7 @@ pub(super) fn verify(s: &Settings, args: &VerifyArgs) -> Result<ExitCode, Worksp
     }
     targets.dedup();
     Ok(
-        match author::pin::verify(&s.workspace, &targets, &author::today()) {
+        match author::pin::verify(&s.workspace, &targets, &author::today(), problems) {
             Ok(done) => {
                 write_out(&match args.format {
                     AuthorFormat::Json => crate::syntax::sanitize::json(&serde_json::json!({

@@ -12,7 +12,11 @@ use super::render::{self, Summary};
 use crate::model::severity::Severity;
 
 /// `memlint check`: lints the work tree, the staged version or the changes since `--base`; exit 1 on findings.
-pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceError> {
+pub(super) fn run(
+    s: &Settings,
+    args: &CheckArgs,
+    problems: &mut super::Problems,
+) -> Result<ExitCode, WorkspaceError> {
     let ws = &s.workspace;
     // The git modes read the index or commits, never the work tree.
     let reads_git = args.staged || args.base.is_some();
@@ -40,7 +44,8 @@ pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceE
         },
     };
     let texts = args.format == CheckFormat::Human;
-    let checked = crate::engine::check::run(ws, &mode, &selection, texts, &opts)?;
+    let mut checked = crate::engine::check::run(ws, &mode, &selection, texts, &opts)?;
+    problems.append(&mut checked.outcome.problems);
     match mode {
         Mode::CommitMessage { .. } => Ok(commit_msg(s, args, &checked)),
         Mode::Staged => {
@@ -59,7 +64,7 @@ pub(super) fn run(s: &Settings, args: &CheckArgs) -> Result<ExitCode, WorkspaceE
             unmatched(&checked)?;
             Ok(report_check(s, args, &checked))
         }
-        Mode::WorkTree { .. } => Ok(work_tree(s, args, checked)),
+        Mode::WorkTree { .. } => Ok(work_tree(s, args, checked, problems)),
     }
 }
 
@@ -79,8 +84,13 @@ fn unmatched(checked: &Checked) -> Result<(), WorkspaceError> {
 }
 
 /// The work tree's check: what `--fix` did, the notes, the findings, the
-/// paths that selected nothing.
-fn work_tree(s: &Settings, args: &CheckArgs, checked: Checked) -> ExitCode {
+/// paths that selected nothing, what reading the workspace met.
+fn work_tree(
+    s: &Settings,
+    args: &CheckArgs,
+    checked: Checked,
+    problems: &mut super::Problems,
+) -> ExitCode {
     let mut write_failed = false;
     if let Some(fixed) = &checked.fixed {
         for (path, e) in &fixed.failed {
@@ -106,7 +116,7 @@ fn work_tree(s: &Settings, args: &CheckArgs, checked: Checked) -> ExitCode {
     for why in &checked.selects_nothing {
         errln!("memlint: warning: {why}");
     }
-    let code = walk_outcome(&s.workspace, code);
+    let code = walk_outcome(problems, code);
     // The process exits next: freeing every file's report and path one by
     // one would only delay it (tens of milliseconds on 100k records).
     std::mem::forget(checked);

@@ -8,7 +8,11 @@ use crate::engine::workspace::WorkspaceError;
 use std::process::ExitCode;
 
 /// `memlint context [rotate]` (docs/agent-hooks.md).
-pub(super) fn run(s: &Settings, args: &ContextArgs) -> Result<ExitCode, WorkspaceError> {
+pub(super) fn run(
+    s: &Settings,
+    args: &ContextArgs,
+    problems: &mut super::Problems,
+) -> Result<ExitCode, WorkspaceError> {
     use crate::engine::context as c;
     let env = |name: &str| std::env::var(name).ok();
     if let Some(ContextCommand::Rotate { keep, force }) = &args.command {
@@ -57,7 +61,8 @@ pub(super) fn run(s: &Settings, args: &ContextArgs) -> Result<ExitCode, Workspac
     for w in warnings {
         errln!("memlint: warning: {w}");
     }
-    let material = c::gather(&s.workspace, settings.max_chars);
+    let mut material = c::gather(&s.workspace, settings.max_chars);
+    problems.append(&mut material.problems);
     write_out(&c::render(&material, &settings));
-    Ok(walk_outcome(&s.workspace, ExitCode::SUCCESS))
+    Ok(walk_outcome(problems, ExitCode::SUCCESS))
 }

@@ -1,7 +1,7 @@
 //! Exit codes (docs/commands.md): 0 clean, 1 findings, 2 usage, unreadable or
 //! internal errors, 3 staging lock held.
 
-use crate::model::workspace::Workspace;
+use crate::model::workspace::Problem;
 use std::process::ExitCode;
 
 /// What a command's run came to, as docs/commands.md counts it. Every exit code
@@ -40,13 +40,14 @@ pub(super) fn check(errors: usize, denied_warnings: bool) -> ExitCode {
     }
 }
 
-/// Reports on standard error what the walks of `ws` left out: an ignore
-/// file that was not read (a warning), a directory that could not be read
-/// (an error). Returns `code`, or exit 2 after such an error: the answer
-/// printed is incomplete.
-pub(super) fn walk_outcome(ws: &Workspace, code: ExitCode) -> ExitCode {
+/// Reports on standard error the `problems` the command was given (reading
+/// the workspace met them), and empties the list: an ignore file that was
+/// not read, a `.memlint` that keeps no cache (warnings), a directory that
+/// could not be read (an error). Returns `code`, or exit 2 after such an
+/// error: the answer printed is incomplete.
+pub(super) fn walk_outcome(problems: &mut Vec<Problem>, code: ExitCode) -> ExitCode {
     let mut failed = false;
-    for p in ws.take_problems() {
+    for p in crate::model::workspace::reported(std::mem::take(problems)) {
         let level = if p.is_error() { "error" } else { "warning" };
         failed |= p.is_error();
         errln!("memlint: {level}: {p}");
@@ -58,10 +59,12 @@ pub(super) fn walk_outcome(ws: &Workspace, code: ExitCode) -> ExitCode {
     }
 }
 
-/// Warns on standard error that `.memlint` could keep no cache for `ws`,
-/// when a command met that and did not report it with the walks' problems.
-pub(super) fn cache_problems(ws: &Workspace) {
-    for p in ws.take_cache_problems() {
+/// Warns on standard error that `.memlint` could keep no cache, when the
+/// command met that (it is among `problems`) and did not report it with
+/// the others ([`walk_outcome`]).
+pub(super) fn cache_problems(problems: Vec<Problem>) {
+    let cache = problems.into_iter().filter(Problem::is_cache).collect();
+    for p in crate::model::workspace::reported(cache) {
         errln!("memlint: warning: {p}");
     }
 }

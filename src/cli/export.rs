@@ -9,11 +9,15 @@ use crate::engine::workspace::WorkspaceError;
 use std::process::ExitCode;
 
 /// `memlint export`.
-pub(super) fn run(s: &Settings, args: &ExportArgs) -> Result<ExitCode, WorkspaceError> {
+pub(super) fn run(
+    s: &Settings,
+    args: &ExportArgs,
+    problems: &mut super::Problems,
+) -> Result<ExitCode, WorkspaceError> {
     let ExportTarget::AgentsMd = args.target;
     let file = args.file.as_deref().unwrap_or(export::TARGETS[0]);
     let file = file.strip_prefix("./").unwrap_or(file).replace('\\', "/");
-    match export::export(&s.workspace, &file) {
+    match export::export(&s.workspace, &file, problems) {
         Ok(done) => {
             write_out(&match args.format {
                 AuthorFormat::Json => crate::syntax::sanitize::json(&done),

@@ -27,11 +27,12 @@ pub(super) fn run(global: &GlobalArgs, args: &FmtArgs) -> Result<ExitCode, Works
         diff: args.diff,
         progress: bar.shown(!s.quiet),
     };
-    let report = fmt::run(&s.workspace, &options)?;
+    let mut report = fmt::run(&s.workspace, &options)?;
     let (out, err) = render(&report, args.check, args.diff, s.quiet);
     output::err(&err);
     output::out(&out);
-    Ok(exit::walk_outcome(&s.workspace, exit::fmt(&report)))
+    let code = exit::fmt(&report);
+    Ok(exit::walk_outcome(&mut report.problems, code))
 }
 
 /// The warnings of the selection, then for standard error the notes,

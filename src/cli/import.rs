@@ -12,7 +12,11 @@ use crate::syntax::sanitize;
 use std::process::ExitCode;
 
 /// `memlint import`.
-pub(super) fn run(s: &Settings, args: &ImportArgs) -> Result<ExitCode, WorkspaceError> {
+pub(super) fn run(
+    s: &Settings,
+    args: &ImportArgs,
+    problems: &mut super::Problems,
+) -> Result<ExitCode, WorkspaceError> {
     let opts = Options {
         dry_run: args.dry_run,
     };
@@ -23,6 +27,7 @@ pub(super) fn run(s: &Settings, args: &ImportArgs) -> Result<ExitCode, Workspace
         &args.paths,
         &opts,
         &today,
+        problems,
     ) {
         Ok(r) => r,
         Err(import::ImportError::Workspace(e)) => return Err(e),

@@ -7,12 +7,16 @@ use crate::engine::workspace::WorkspaceError;
 use std::process::ExitCode;
 
 /// `memlint index`: a full rebuild of `.memlint/index`, and what it did.
-pub(super) fn run(s: &Settings) -> Result<ExitCode, WorkspaceError> {
+pub(super) fn run(
+    s: &Settings,
+    problems: &mut super::Problems,
+) -> Result<ExitCode, WorkspaceError> {
     let ws = &s.workspace;
     let started = std::time::Instant::now();
     // Before the files are listed, so that any later change shows.
     let watch = crate::io::watch::stamp(ws);
-    let listing = crate::store::listing::new_listing(ws);
+    let mut listing = crate::store::listing::new_listing(ws);
+    problems.append(&mut listing.problems);
     let bar = super::progress::Bar::new("indexing");
     let opts = crate::engine::scan::Options {
         force: true,
@@ -41,5 +45,5 @@ pub(super) fn run(s: &Settings) -> Result<ExitCode, WorkspaceError> {
             ));
         }
     }
-    Ok(walk_outcome(ws, ExitCode::SUCCESS))
+    Ok(walk_outcome(problems, ExitCode::SUCCESS))
 }

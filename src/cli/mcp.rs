@@ -187,7 +187,7 @@ impl Memory {
         annotations(read_only_hint = true)
     )]
     fn memory_search(&self, Parameters(a): Parameters<SearchArgs>) -> CallToolResult {
-        notes(self.call(|ws| {
+        notes(self.call(|ws, problems| {
             let kind = parse_kind(a.kind.as_deref(), true)?;
             let query = crate::engine::search::Query {
                 text: a.query.clone(),
@@ -217,8 +217,10 @@ impl Memory {
                 *held = None;
                 held
             });
-            let hits = crate::engine::search::search_held(&ws, &mut held, &query, &opts).hits;
+            let mut answer = crate::engine::search::search_held(&ws, &mut held, &query, &opts);
             drop(held);
+            problems.append(&mut answer.problems);
+            let hits = answer.hits;
             let text = super::search::json(&a.query, &hits);
             serde_json::from_str(&text).map_err(|e| usage(&e.to_string()))
         }))
@@ -229,8 +231,8 @@ impl Memory {
         annotations(read_only_hint = true)
     )]
     fn memory_read(&self, Parameters(a): Parameters<ReadArgs>) -> CallToolResult {
-        notes(self.call(|ws| {
-            author::show(&ws, &a.target)
+        notes(self.call(|ws, problems| {
+            author::show(&ws, &a.target, problems)
                 .map(to_value)
                 .map_err(author_error)
         }))
@@ -241,7 +243,7 @@ impl Memory {
         annotations(destructive_hint = false, idempotent_hint = false)
     )]
     fn memory_write(&self, Parameters(a): Parameters<WriteArgs>) -> CallToolResult {
-        self.call(|ws| {
+        self.call(|ws, problems| {
             let kind = parse_kind(Some(&a.kind), false)?;
             let draft = author::Draft {
                 kind,
@@ -258,7 +260,7 @@ impl Memory {
                 force: a.force.unwrap_or(false),
                 replaces: a.replaces.clone(),
             };
-            author::new(&ws, &draft, &opts, &author::today())
+            author::new(&ws, &draft, &opts, &author::today(), problems)
                 .map(to_value)
                 .map_err(author_error)
         })
@@ -269,7 +271,7 @@ impl Memory {
         annotations(destructive_hint = true, idempotent_hint = true)
     )]
     fn memory_update(&self, Parameters(a): Parameters<UpdateArgs>) -> CallToolResult {
-        self.call(|ws| {
+        self.call(|ws, problems| {
             let changes = author::Changes {
                 title: a.title.clone(),
                 description: a.description.clone(),
@@ -277,7 +279,7 @@ impl Memory {
                 sources: a.sources.clone(),
                 tags: a.tags.clone(),
             };
-            author::update(&ws, &a.target, &changes)
+            author::update(&ws, &a.target, &changes, problems)
                 .map(to_value)
                 .map_err(author_error)
         })
@@ -288,7 +290,7 @@ impl Memory {
         annotations(read_only_hint = true)
     )]
     fn memory_context(&self) -> CallToolResult {
-        let mut result = self.call(|ws| {
+        let mut result = self.call(|ws, problems| {
             let env = |_: &str| None;
             let (mut settings, _) = crate::engine::context::Settings::resolve(
                 &ws.config.context,
@@ -300,7 +302,8 @@ impl Memory {
             if settings.header == crate::model::config::DEFAULT_HEADER {
                 settings.header = HEADER.to_string();
             }
-            let material = crate::engine::context::gather(&ws, settings.max_chars);
+            let mut material = crate::engine::context::gather(&ws, settings.max_chars);
+            problems.append(&mut material.problems);
             let text = crate::engine::context::render(&material, &settings);
             Ok(serde_json::json!({ "text": text }))
         });
@@ -322,10 +325,10 @@ impl Memory {
         annotations(read_only_hint = true)
     )]
     fn memory_recent(&self, Parameters(a): Parameters<RecentArgs>) -> CallToolResult {
-        notes(self.call(|ws| {
+        notes(self.call(|ws, problems| {
             let kind = parse_kind(a.kind.as_deref(), true)?;
             let limit = a.limit.map_or(20, |n| n as usize);
-            Ok(serde_json::json!({ "records": author::recent(&ws, kind, limit, false) }))
+            Ok(serde_json::json!({ "records": author::recent(&ws, kind, limit, false, problems) }))
         }))
     }
 
@@ -334,7 +337,7 @@ impl Memory {
         annotations(read_only_hint = true)
     )]
     fn memory_log(&self, Parameters(a): Parameters<LogArgs>) -> CallToolResult {
-        self.call(|ws| {
+        self.call(|ws, _| {
             let request = crate::engine::log::LogRequest {
                 record: a.target.clone(),
                 range: None,
@@ -351,7 +354,7 @@ impl Memory {
         annotations(destructive_hint = false)
     )]
     fn session_memory(&self, Parameters(a): Parameters<SessionArgs>) -> CallToolResult {
-        self.call(|ws| match a.action.as_str() {
+        self.call(|ws, _| match a.action.as_str() {
             "import" => {
                 let text = a
                     .text
@@ -413,14 +416,19 @@ impl Memory {
     /// Runs a tool on the workspace, loaded afresh: its value as
     /// structured content, or its error as a tool error the model can act
     /// on. A panic in the engine becomes a tool error too, and the server
-    /// keeps serving.
+    /// keeps serving. `f` adds to the list it is given what the engine
+    /// returned of the problems reading the workspace met; those the model
+    /// should hear about are told in the answer.
     fn call(
         &self,
-        f: impl FnOnce(Workspace) -> Result<serde_json::Value, serde_json::Value>,
+        f: impl FnOnce(
+            Workspace,
+            &mut Vec<crate::model::workspace::Problem>,
+        ) -> Result<serde_json::Value, serde_json::Value>,
     ) -> CallToolResult {
         let place = self.place.clone();
-        // The workspace the call ran on (its clones share what it noted).
-        let mut used: Option<Workspace> = None;
+        // What the call was given, kept also when it panicked.
+        let mut problems = Vec::new();
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             let ws = super::settings::load(place.root.as_deref(), place.config.as_deref())
                 .map_err(|e| workspace_error(&e))?;
@@ -430,8 +438,7 @@ impl Memory {
                 let e = WorkspaceError::NoWorkspace { root: ws.root };
                 return Err(workspace_error(&e));
             }
-            used = Some(ws.clone());
-            f(ws)
+            f(ws, &mut problems)
         }))
         .unwrap_or_else(|_| Err(usage("internal error in memlint; please report this bug")));
         let mut result = match outcome {
@@ -450,7 +457,11 @@ impl Memory {
         };
         // What the call met that the model should hear about (`.memlint`
         // could keep no cache): one more text block of this call's answer.
-        for p in used.iter().flat_map(Workspace::take_cache_problems) {
+        let cache = problems
+            .into_iter()
+            .filter(crate::model::workspace::Problem::is_cache)
+            .collect();
+        for p in crate::model::workspace::reported(cache) {
             result
                 .content
                 .push(ContentBlock::text(format!("warning: {p}")));

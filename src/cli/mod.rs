@@ -43,16 +43,26 @@ pub(crate) use settings::Settings;
 
 use std::process::ExitCode;
 
+/// What a command was given that reading the workspace met
+/// (`model::workspace::Problem`): the command adds them as the engine
+/// returns them, and reports them itself ([`exit::walk_outcome`]) or
+/// leaves them for [`with`].
+type Problems = Vec<crate::model::workspace::Problem>;
+
 /// Runs `command` with the settings resolved, then warns about what the
-/// walks did not report and the user must still hear: that `.memlint`
-/// could keep no cache.
+/// command did not report of the problems it was given and the user must
+/// still hear: that `.memlint` could keep no cache.
 fn with(
     settings: Result<Settings, crate::engine::workspace::WorkspaceError>,
-    command: impl FnOnce(&Settings) -> Result<ExitCode, crate::engine::workspace::WorkspaceError>,
+    command: impl FnOnce(
+        &Settings,
+        &mut Problems,
+    ) -> Result<ExitCode, crate::engine::workspace::WorkspaceError>,
 ) -> Result<ExitCode, crate::engine::workspace::WorkspaceError> {
     let s = settings?;
-    let result = command(&s);
-    exit::cache_problems(&s.workspace);
+    let mut problems = Problems::new();
+    let result = command(&s, &mut problems);
+    exit::cache_problems(problems);
     result
 }
 
@@ -60,11 +70,14 @@ fn with(
 /// ([`tuning::before_lint`]).
 fn linting(
     settings: Result<Settings, crate::engine::workspace::WorkspaceError>,
-    command: impl FnOnce(&Settings) -> Result<ExitCode, crate::engine::workspace::WorkspaceError>,
+    command: impl FnOnce(
+        &Settings,
+        &mut Problems,
+    ) -> Result<ExitCode, crate::engine::workspace::WorkspaceError>,
 ) -> Result<ExitCode, crate::engine::workspace::WorkspaceError> {
-    with(settings, |s| {
+    with(settings, |s, problems| {
         tuning::before_lint(&s.workspace);
-        command(s)
+        command(s, problems)
     })
 }
 
@@ -73,40 +86,50 @@ pub fn run(cli: Cli) -> ExitCode {
     let result = match &cli.command {
         Command::Rule { name } => rule::run(name.as_deref()),
         Command::Init(args) => init::run(&cli.global, args),
-        Command::Log(args) => with(Settings::resolve(&cli.global), |s| log::run(s, args)),
-        Command::Check(args) => linting(Settings::resolve(&cli.global), |s| check::run(s, args)),
-        Command::Staging(cmd) => with(Settings::resolve(&cli.global), |s| staging::run(s, cmd)),
+        Command::Log(args) => with(Settings::resolve(&cli.global), |s, _| log::run(s, args)),
+        Command::Check(args) => linting(Settings::resolve(&cli.global), |s, problems| {
+            check::run(s, args, problems)
+        }),
+        Command::Staging(cmd) => with(Settings::resolve(&cli.global), |s, _| staging::run(s, cmd)),
         Command::Compact(args) => compact::run(&cli.global, &args.command),
         Command::Fmt(args) => fmt::run(&cli.global, args),
-        Command::Index => linting(Settings::resolve_workspace(&cli.global), |s| index::run(s)),
-        Command::Report(args) => linting(Settings::resolve(&cli.global), |s| report::run(s, args)),
-        Command::Context(args) => linting(Settings::resolve_workspace(&cli.global), |s| {
-            context::run(s, args)
+        Command::Index => linting(Settings::resolve_workspace(&cli.global), |s, problems| {
+            index::run(s, problems)
         }),
+        Command::Report(args) => linting(Settings::resolve(&cli.global), |s, problems| {
+            report::run(s, args, problems)
+        }),
+        Command::Context(args) => {
+            linting(Settings::resolve_workspace(&cli.global), |s, problems| {
+                context::run(s, args, problems)
+            })
+        }
         Command::Hook(cmd) => Ok(hook::run(&cli.global, cmd)),
-        Command::Search(args) => linting(Settings::resolve_workspace(&cli.global), |s| {
-            search::run(s, args)
-        }),
-        Command::Watch(cmd) => with(Settings::resolve(&cli.global), |s| {
+        Command::Search(args) => {
+            linting(Settings::resolve_workspace(&cli.global), |s, problems| {
+                search::run(s, args, problems)
+            })
+        }
+        Command::Watch(cmd) => with(Settings::resolve(&cli.global), |s, _| {
             watch::run(s, &cli.global, cmd)
         }),
-        Command::New(args) => with(Settings::resolve_workspace(&cli.global), |s| {
-            author::new(s, args)
+        Command::New(args) => with(Settings::resolve_workspace(&cli.global), |s, problems| {
+            author::new(s, args, problems)
         }),
-        Command::Replace(args) => with(Settings::resolve_workspace(&cli.global), |s| {
-            author::replace(s, args)
+        Command::Replace(args) => with(Settings::resolve_workspace(&cli.global), |s, problems| {
+            author::replace(s, args, problems)
         }),
-        Command::Show(args) => with(Settings::resolve_workspace(&cli.global), |s| {
-            author::show(s, args)
+        Command::Show(args) => with(Settings::resolve_workspace(&cli.global), |s, problems| {
+            author::show(s, args, problems)
         }),
-        Command::Verify(args) => with(Settings::resolve_workspace(&cli.global), |s| {
-            author::verify(s, args)
+        Command::Verify(args) => with(Settings::resolve_workspace(&cli.global), |s, problems| {
+            author::verify(s, args, problems)
         }),
-        Command::Export(args) => with(Settings::resolve_workspace(&cli.global), |s| {
-            export::run(s, args)
+        Command::Export(args) => with(Settings::resolve_workspace(&cli.global), |s, problems| {
+            export::run(s, args, problems)
         }),
-        Command::Import(args) => with(Settings::resolve_workspace(&cli.global), |s| {
-            import::run(s, args)
+        Command::Import(args) => with(Settings::resolve_workspace(&cli.global), |s, problems| {
+            import::run(s, args, problems)
         }),
         Command::MergeFile(args) => Ok(merge::run(args)),
         Command::Mcp => Ok(mcp::run(mcp::Place {

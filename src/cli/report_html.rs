@@ -14,7 +14,11 @@ const MARK: &[u8] = b"<!DOCTYPE html>\n<!-- memlint report -->\n";
 
 /// Builds the page and writes it to `file` atomically: a new file, or
 /// the replacement of a page memlint wrote before, never anything else.
-pub(super) fn run(s: &Settings, file: &Path) -> Result<ExitCode, WorkspaceError> {
+pub(super) fn run(
+    s: &Settings,
+    file: &Path,
+    problems: &mut super::Problems,
+) -> Result<ExitCode, WorkspaceError> {
     let shown = file.display().to_string();
     let refuse = |why: String| Err(WorkspaceError::Usage(why));
     let existing = match std::fs::symlink_metadata(file) {
@@ -37,8 +41,9 @@ pub(super) fn run(s: &Settings, file: &Path) -> Result<ExitCode, WorkspaceError>
         force: false,
         progress: bar.shown(!s.quiet),
     };
-    let page = crate::engine::report_html::build(&s.workspace, &opts)
+    let mut page = crate::engine::report_html::build(&s.workspace, &opts)
         .map_err(|e| WorkspaceError::Usage(e.to_string()))?;
+    problems.append(&mut page.problems);
     let bytes = page.html.as_bytes();
     let written = if existing {
         crate::io::fs::write_atomic(file, bytes)
@@ -62,7 +67,7 @@ pub(super) fn run(s: &Settings, file: &Path) -> Result<ExitCode, WorkspaceError>
         }
         write_out(&line);
     }
-    Ok(walk_outcome(&s.workspace, ExitCode::SUCCESS))
+    Ok(walk_outcome(problems, ExitCode::SUCCESS))
 }
 
 /// Whether the file at `path` begins as the pages memlint writes do.

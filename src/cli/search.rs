@@ -9,7 +9,11 @@ use crate::engine::workspace::WorkspaceError;
 use std::process::ExitCode;
 
 /// `memlint search`: ranked records for a query.
-pub(super) fn run(s: &Settings, args: &SearchArgs) -> Result<ExitCode, WorkspaceError> {
+pub(super) fn run(
+    s: &Settings,
+    args: &SearchArgs,
+    problems: &mut super::Problems,
+) -> Result<ExitCode, WorkspaceError> {
     let query = Query {
         text: args.query.join(" "),
         kind: args.kind,
@@ -27,7 +31,8 @@ pub(super) fn run(s: &Settings, args: &SearchArgs) -> Result<ExitCode, Workspace
         force: false,
         progress: bar.shown(!s.quiet),
     };
-    let answer = crate::engine::search::search_answer(&s.workspace, &query, &opts);
+    let mut answer = crate::engine::search::search_answer(&s.workspace, &query, &opts);
+    problems.append(&mut answer.problems);
     let hits = answer.hits;
     // Nothing active matched: say whether replaced records did.
     let replaced = hits.is_empty() && answer.replaced_matched;
@@ -38,7 +43,7 @@ pub(super) fn run(s: &Settings, args: &SearchArgs) -> Result<ExitCode, Workspace
         ReportFormat::Human => super::output::out_colored(&human(&hits, s.color), s.color),
         ReportFormat::Json => write_out(&json(&query.text, &hits)),
     }
-    Ok(walk_outcome(&s.workspace, ExitCode::SUCCESS))
+    Ok(walk_outcome(problems, ExitCode::SUCCESS))
 }
 
 /// The JSON of docs/commands.md: `{"query", "results": [{"path", "kind", "slug",

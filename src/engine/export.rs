@@ -191,10 +191,18 @@ impl Budget {
     }
 }
 
-/// The block the records of `ws` give now.
-pub(crate) fn expected(ws: &Workspace) -> String {
+/// The block the records of `ws` give now, and what gathering them met
+/// (see `store::material::Material::problems`).
+fn expected_met(ws: &Workspace) -> (String, Vec<crate::model::workspace::Problem>) {
     let max = ws.config.context.export_max_chars;
-    block(&crate::engine::context::gather(ws, max), max)
+    let m = crate::engine::context::gather(ws, max);
+    (block(&m, max), m.problems)
+}
+
+/// The block the records of `ws` give now (for `check`, which reports what
+/// listing the workspace met with its own listing).
+pub(crate) fn expected(ws: &Workspace) -> String {
+    expected_met(ws).0
 }
 
 /// Where the block stands in `text`: the byte range from the start of the
@@ -299,14 +307,21 @@ pub(crate) fn current(text: &str) -> Option<String> {
 }
 
 /// Writes the block into `file` (root-relative, one of [`TARGETS`]),
-/// creating the file when it does not exist.
-pub(crate) fn export(ws: &Workspace, file: &str) -> Result<Exported, ExportError> {
+/// creating the file when it does not exist. What reading the records met
+/// is added to `problems`, for the front end to report.
+pub(crate) fn export(
+    ws: &Workspace,
+    file: &str,
+    problems: &mut Vec<crate::model::workspace::Problem>,
+) -> Result<Exported, ExportError> {
     if !TARGETS.contains(&file) {
         return Err(ExportError::UnknownFile {
             file: file.to_string(),
         });
     }
-    write(ws, file, &expected(ws))
+    let (block, met) = expected_met(ws);
+    problems.extend(met);
+    write(ws, file, &block)
 }
 
 /// Writes `block` into `file`, changing nothing outside the markers.

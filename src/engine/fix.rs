@@ -30,7 +30,8 @@ pub(crate) fn chain_targets(
     if chained.is_empty() {
         return HashMap::new();
     }
-    let resolver = crate::io::git::DiskResolver::of(ws);
+    // A git repository left unread is reported by the lint that follows.
+    let (resolver, _) = crate::io::git::DiskResolver::of(ws);
     let view = crate::lint::rules::workspace::View::new(
         reports.iter().map(|r| (r.path.as_str(), &r.info)),
         &ws.config,
@@ -58,7 +59,8 @@ pub(crate) fn replaced_sources(
     if cited.is_empty() {
         return HashMap::new();
     }
-    let resolver = crate::io::git::DiskResolver::of(ws);
+    // A git repository left unread is reported by the lint that follows.
+    let (resolver, _) = crate::io::git::DiskResolver::of(ws);
     let view = crate::lint::rules::workspace::View::new(
         reports.iter().map(|r| (r.path.as_str(), &r.info)),
         &ws.config,
@@ -102,7 +104,8 @@ pub(crate) fn run(
     selected: &dyn Fn(&str) -> bool,
     opts: &crate::engine::scan::Options,
 ) -> Report {
-    let (reports, cross) = crate::engine::check::lint::findings(ws, all, opts);
+    // What reading met is reported by the lint that follows the fixes.
+    let (reports, cross, _) = crate::engine::check::lint::findings(ws, all, opts);
     let chains = chain_targets(ws, &reports, &cross);
     let cited = replaced_sources(ws, &reports, &cross);
     let drift = crate::engine::drift::drifted(

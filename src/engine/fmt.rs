@@ -63,6 +63,10 @@ pub(crate) struct Report {
     pub files: Vec<FileReport>,
     /// Whether files were written (not `--check`, not `--diff`).
     pub write: bool,
+    /// What listing the workspace met (see
+    /// [`crate::store::listing::Listing::problems`]), for the front end to
+    /// report.
+    pub problems: Vec<crate::model::workspace::Problem>,
 }
 
 /// The note on a file another program changed while memlint rewrote it.
@@ -70,13 +74,17 @@ pub(crate) const RACED: &str = "changed while memlint was formatting it; left as
 
 /// The root-relative files selected by `paths` (all when empty), as `check`
 /// selects them.
-/// Why a path selects nothing is added to `warnings`.
+/// Why a path selects nothing is added to `warnings`, what listing the
+/// files met to `problems`.
 pub(crate) fn select(
     ws: &Workspace,
     paths: &[PathBuf],
     warnings: &mut Vec<String>,
+    problems: &mut Vec<crate::model::workspace::Problem>,
 ) -> Result<Vec<String>, WorkspaceError> {
-    let mut files = crate::store::listing::files(ws);
+    let listing = crate::store::listing::listing(ws);
+    problems.extend(listing.problems);
+    let mut files = listing.files;
     if paths.is_empty() {
         if files.is_empty() {
             if let Some(why) = crate::engine::workspace::selects_nothing(ws, "", ".", &files) {
@@ -117,7 +125,8 @@ pub(crate) fn select(
 /// Formats the workspace's records (or those under `opts.paths`).
 pub(crate) fn run(ws: &Workspace, opts: &Options) -> Result<Report, WorkspaceError> {
     let mut warnings = Vec::new();
-    let records: Vec<(String, Kind)> = select(ws, &opts.paths, &mut warnings)?
+    let mut problems = Vec::new();
+    let records: Vec<(String, Kind)> = select(ws, &opts.paths, &mut warnings, &mut problems)?
         .into_iter()
         .filter_map(|rel| match classify(&rel, &ws.config.banned_dirs) {
             Place::Record(kind) => Some((rel, kind)),
@@ -152,6 +161,7 @@ pub(crate) fn run(ws: &Workspace, opts: &Options) -> Result<Report, WorkspaceErr
         warnings,
         files,
         write,
+        problems,
     })
 }
 

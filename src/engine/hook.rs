@@ -8,7 +8,7 @@
 //! runtime should do ([`Reply`]).
 
 use crate::engine::workspace::find_root;
-use crate::model::workspace::Workspace;
+use crate::model::workspace::{Problem, Workspace};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -157,11 +157,12 @@ fn load(
     }
 }
 
-/// Says on standard error what the walks of `ws` left out (an unreadable
-/// directory, an ignore file not read); the hook's verdict stays what it
-/// is: a broken memory never blocks the agent.
-fn tell_problems(ws: &Workspace, reply: &mut Reply) {
-    for p in ws.take_problems() {
+/// Says on standard error what reading the workspace met (an unreadable
+/// directory, an ignore file not read, a `.memlint` that keeps no cache);
+/// the hook's verdict stays what it is: a broken memory never blocks the
+/// agent.
+fn tell_problems(problems: Vec<Problem>, reply: &mut Reply) {
+    for p in crate::model::workspace::reported(problems) {
         let level = if p.is_error() { "error" } else { "warning" };
         reply.note(format_args!("{level}: {p}"));
     }
@@ -234,9 +235,9 @@ pub(crate) fn session_start(request: &Request) -> Reply {
         rx.recv_timeout(budget).ok()
     });
     let (material, context) = match fresh.flatten() {
-        Some(material) => {
+        Some(mut material) => {
             let context = crate::engine::context::render(&material, &settings);
-            tell_problems(&ws, &mut reply);
+            tell_problems(std::mem::take(&mut material.problems), &mut reply);
             (material, context)
         }
         None => {
@@ -332,7 +333,7 @@ fn stop_quietly(request: &Request) -> Reply {
     {
         reply.note(format_args!("cannot write the index: {e}"));
     }
-    tell_problems(&ws, &mut reply);
+    tell_problems(listing.problems, &mut reply);
     reply
 }
 
@@ -386,8 +387,9 @@ pub(crate) fn post_write(request: &Request) -> Reply {
     let Some((ws, rel)) = written_record(request, &mut reply) else {
         return reply;
     };
-    let files = crate::store::listing::files(&ws);
-    tell_problems(&ws, &mut reply);
+    let listing = crate::store::listing::listing(&ws);
+    let files = listing.files;
+    tell_problems(listing.problems, &mut reply);
     // Ignored (`.gitignore`, `.memlintignore`) or gone: not memlint's business.
     if files.binary_search(&rel).is_err() {
         return reply;

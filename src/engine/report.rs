@@ -34,6 +34,10 @@ pub(crate) struct Report {
     /// Records with a `sources/drifted` finding: a cited file changed
     /// since they were written or verified.
     pub drifted: Vec<String>,
+    /// What reading the workspace met (an unreadable directory, an ignore
+    /// file not read, a git repository not read, a `.memlint` that cannot
+    /// hold the caches), for the front end to report.
+    pub problems: Vec<crate::model::workspace::Problem>,
 }
 
 /// Builds the report for the whole workspace, refreshing the index.
@@ -51,8 +55,11 @@ pub(crate) fn build_with_records(
     opts: &crate::engine::scan::Options,
 ) -> Result<(Report, Vec<(String, RecordInfo)>), crate::engine::staging::StagingError> {
     let staging = crate::engine::staging::backlog(&ws.root, &ws.config.staging)?;
-    let files = crate::store::listing::files(ws);
-    let (reports, mut diagnostics) = crate::engine::check::lint::findings(ws, &files, opts);
+    let listing = crate::store::listing::listing(ws);
+    let files = listing.files;
+    let (reports, mut diagnostics, mut problems) =
+        crate::engine::check::lint::findings(ws, &files, opts);
+    problems.extend(listing.problems);
     let view = View::new(
         reports.iter().map(|r| (r.path.as_str(), &r.info)),
         &ws.config,
@@ -111,6 +118,7 @@ pub(crate) fn build_with_records(
         duplicates,
         staging,
         drifted,
+        problems,
     };
     Ok((report, infos))
 }

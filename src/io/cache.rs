@@ -5,7 +5,7 @@
 
 use crate::io::stat::Stat;
 use crate::model::config::Config;
-use crate::model::workspace::{Problem, Workspace};
+use crate::model::workspace::Problem;
 use std::path::{Path, PathBuf};
 use xxhash_rust::xxh3::Xxh3;
 
@@ -46,17 +46,35 @@ impl std::fmt::Display for Refused {
 
 impl std::error::Error for Refused {}
 
-/// [`make_dir`] for a command on `ws`: when `.memlint` cannot hold the
-/// caches, the command runs without them and `ws` notes why
-/// ([`Problem::Cache`]), for the front end to tell its user.
-pub(crate) fn make_dir_of(ws: &Workspace) -> std::io::Result<PathBuf> {
-    make_dir(&ws.root).inspect_err(|e| {
-        if let Some(refused) = e.get_ref().and_then(|e| e.downcast_ref::<Refused>()) {
-            ws.note(Problem::Cache {
-                reason: refused.0.clone(),
-            });
-        }
+/// The problem an error of [`make_dir`] stands for when `.memlint` cannot
+/// hold the caches ([`Problem::Cache`]): the command runs without them,
+/// and the caller that met it returns it for the front end to tell its
+/// user. `None` for any other error (a cache that could not be written
+/// is simply computed again).
+pub(crate) fn refusal(e: &std::io::Error) -> Option<Problem> {
+    let refused = e.get_ref()?.downcast_ref::<Refused>()?;
+    Some(Problem::Cache {
+        reason: refused.0.clone(),
     })
+}
+
+/// Why `.memlint` under `root` cannot hold the caches, when it cannot
+/// ([`make_dir`] would refuse it), as the problem to report.
+pub(crate) fn refused(root: &Path) -> Option<Problem> {
+    let m = std::fs::symlink_metadata(root.join(DIR)).ok()?;
+    (!m.is_dir())
+        .then(|| refused_as(&m))
+        .and_then(|e| refusal(&e))
+}
+
+/// The error [`make_dir`] gives for a `.memlint` that is `m`, not a
+/// directory.
+fn refused_as(m: &std::fs::Metadata) -> std::io::Error {
+    let what = match m.file_type().is_symlink() {
+        true => "a symbolic link",
+        false => "not a directory",
+    };
+    std::io::Error::other(Refused(format!("{DIR} is {what}")))
 }
 
 /// Creates `.memlint/` (with a `.gitignore` that keeps it out of commits)
@@ -64,18 +82,17 @@ pub(crate) fn make_dir_of(ws: &Workspace) -> std::io::Result<PathBuf> {
 ///
 /// A `.memlint` that is a symbolic link is never written through: it
 /// could lead out of the root, or to `.git` (whose `index` the cache's
-/// would replace). Commands then run without their cache.
+/// would replace). Commands then run without their cache; the error says
+/// why ([`refusal`] makes it the problem to report). A cache that cannot
+/// be saved is simply computed again, so its saver drops the error: the
+/// listing of the workspace, which every command that reads the records
+/// makes before anything else, returns the refusal for the front end
+/// (`store::listing::Listing::problems`).
 pub(crate) fn make_dir(root: &Path) -> std::io::Result<PathBuf> {
     let dir = root.join(DIR);
     match std::fs::symlink_metadata(&dir) {
         Ok(m) if m.is_dir() => {}
-        Ok(m) => {
-            let what = match m.file_type().is_symlink() {
-                true => "a symbolic link",
-                false => "not a directory",
-            };
-            return Err(std::io::Error::other(Refused(format!("{DIR} is {what}"))));
-        }
+        Ok(m) => return Err(refused_as(&m)),
         Err(_) => {
             std::fs::create_dir_all(&dir)?;
             // Best effort: the directory is a cache even where `init` never ran.

@@ -1,7 +1,7 @@
 //! Walking the workspace: which files it holds. The walk uses the `ignore`
 //! crate, with the ignore rules (`.gitignore`, `.ignore`, `.memlintignore`,
 //! `info/exclude`) read by `crate::io::ignores`; what it meets and leaves
-//! out is noted on the workspace as a `Problem`.
+//! out comes back with its files, each a `Problem`.
 
 use crate::io::ignores::Rules;
 use crate::model::kind::{classify, Place, RECORD_ROOTS};
@@ -75,6 +75,7 @@ pub fn walk(ws: &Workspace) -> Walked {
             files: out,
             dirs: Vec::new(),
             complete: true,
+            problems: Vec::new(),
         };
     }
     // The ignore files are read here, not by the walker, which would
@@ -120,11 +121,11 @@ pub fn walk(ws: &Workspace) -> Walked {
     // A walk that left something out is not stored as the listing, so
     // that every later command says so again.
     let complete = !found.incomplete && problems.is_empty();
-    ws.note_all(problems);
     Walked {
         files: out,
         dirs: found.dirs,
         complete,
+        problems,
     }
 }
 
@@ -216,6 +217,10 @@ pub struct Walked {
     /// change under the walked roots that could change `files` then changes
     /// one of `dirs` or an ignore file in one of them.
     pub complete: bool,
+    /// What the walk met and left out (an unreadable directory, an ignore
+    /// file that was not read), in the order met, for the front end to
+    /// report.
+    pub(crate) problems: Vec<Problem>,
 }
 
 /// What the walk's threads found, merged.

@@ -1,14 +1,17 @@
-//! The workspace as a value: its root, its configuration, and the problems
-//! its walks met. Finding and loading it is the engine's
+//! The workspace as a value: its root and its configuration; and the
+//! problems reading it can meet, which the functions that meet them return
+//! (the walk with its files, the cache opener, the git resolver) for the
+//! front end to report. Finding and loading it is the engine's
 //! (`crate::engine::workspace`); walking it is `crate::io::walk`'s.
 
 use crate::model::config::Config;
 use std::path::PathBuf;
-use std::sync::Arc;
 
-/// Something a walk met that the user must hear about.
+/// Something reading the workspace met that the user must hear about. The
+/// function that meets one returns it (the walk, the listing, the cache
+/// opener, the git resolver), and the front end reports what it was given.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-pub(crate) enum Problem {
+pub enum Problem {
     /// A directory (or entry) the walk could not read: what it holds is
     /// left out, so the command's answer is incomplete (exit 2).
     Unreadable { path: String, reason: String },
@@ -27,6 +30,12 @@ impl Problem {
     /// could not be read whole.
     pub(crate) fn is_error(&self) -> bool {
         matches!(self, Problem::Unreadable { .. })
+    }
+
+    /// Whether it says that `.memlint` could keep no cache: a front end
+    /// that reports nothing else of what reading met still reports it.
+    pub(crate) fn is_cache(&self) -> bool {
+        matches!(self, Problem::Cache { .. })
     }
 }
 
@@ -52,6 +61,14 @@ impl std::fmt::Display for Problem {
     }
 }
 
+/// `problems` as a front end reports them: each once, sorted (an
+/// unreadable directory first, a cache that could not be kept last).
+pub(crate) fn reported(mut problems: Vec<Problem>) -> Vec<Problem> {
+    problems.sort();
+    problems.dedup();
+    problems
+}
+
 /// A loaded workspace.
 #[derive(Debug, Clone)]
 pub struct Workspace {
@@ -61,9 +78,6 @@ pub struct Workspace {
     /// as the front end that loaded the workspace found it: it sizes the
     /// context material the search index keeps. `None` when unset.
     pub env_max_chars: Option<usize>,
-    /// What walks met that the user must hear about (see
-    /// [`Workspace::take_problems`]); shared by the clones of a workspace.
-    problems: Arc<std::sync::Mutex<Vec<Problem>>>,
 }
 
 impl Workspace {
@@ -73,50 +87,6 @@ impl Workspace {
             root,
             config,
             env_max_chars: None,
-            problems: Default::default(),
         }
-    }
-
-    /// Adds `problem` to those [`Workspace::take_problems`] gives.
-    pub(crate) fn note(&self, problem: Problem) {
-        self.problems
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(problem);
-    }
-
-    /// What the walks so far met and left out (unreadable directories,
-    /// ignore files that are not read), each once, sorted; the list is
-    /// emptied. Commands report them at their end.
-    pub(crate) fn take_problems(&self) -> Vec<Problem> {
-        let mut problems =
-            std::mem::take(&mut *self.problems.lock().unwrap_or_else(|e| e.into_inner()));
-        problems.sort();
-        problems.dedup();
-        problems
-    }
-
-    /// The problems that say the caches could not be kept (see
-    /// [`Problem::Cache`]), each once; they are taken from the list, the
-    /// others stay. A front end that reports nothing else of the walks
-    /// still reports these.
-    pub(crate) fn take_cache_problems(&self) -> Vec<Problem> {
-        let mut problems = self.problems.lock().unwrap_or_else(|e| e.into_inner());
-        let (mut cache, rest): (Vec<Problem>, Vec<Problem>) = std::mem::take(&mut *problems)
-            .into_iter()
-            .partition(|p| matches!(p, Problem::Cache { .. }));
-        *problems = rest;
-        cache.sort();
-        cache.dedup();
-        cache
-    }
-
-    /// Adds every one of `problems` to those [`Workspace::take_problems`]
-    /// gives.
-    pub(crate) fn note_all(&self, problems: impl IntoIterator<Item = Problem>) {
-        self.problems
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .extend(problems);
     }
 }

@@ -153,7 +153,7 @@ pub(crate) fn save(ws: &Workspace, key: u64, records: &[Record]) {
     let Some(bytes) = encode(key, records) else {
         return;
     };
-    let _ = crate::io::cache::make_dir_of(ws)
+    let _ = crate::io::cache::make_dir(&ws.root)
         .and_then(|dir| crate::io::fs::write_cache(&dir.join(CITES), &bytes));
 }
 

@@ -62,7 +62,7 @@ pub(crate) fn load(root: &Path) -> Option<Stored> {
 /// Stores the walk; a cache, so a failure to write is ignored (the next
 /// run walks again).
 pub(crate) fn save(ws: &Workspace, stored: &Stored) {
-    let _ = crate::io::cache::make_dir_of(ws)
+    let _ = crate::io::cache::make_dir(&ws.root)
         .and_then(|dir| crate::io::fs::write_cache(&dir.join(DRIFT), &encode(stored)));
 }
 

@@ -75,7 +75,7 @@ pub(crate) fn save(ws: &Workspace, mut marks: Vec<Marked>) {
             return;
         }
     }
-    let _ = crate::io::cache::make_dir_of(ws)
+    let _ = crate::io::cache::make_dir(&ws.root)
         .and_then(|dir| crate::io::fs::write_cache(&dir.join(DRIFT_MARKS), &bytes));
 }
 

@@ -85,7 +85,7 @@ pub(crate) fn pairs(ws: &Workspace, view: &View) -> Vec<Pair> {
         pairs,
     };
     // A cache: when it cannot be written, the next run computes again.
-    let _ = crate::io::cache::make_dir_of(ws)
+    let _ = crate::io::cache::make_dir(&ws.root)
         .and_then(|dir| crate::io::fs::write_cache(&dir.join(DUPLICATES), &encode(&stored)));
     stored.pairs
 }

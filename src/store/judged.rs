@@ -98,7 +98,7 @@ pub(crate) fn load(root: &Path) -> Option<Judged> {
 /// Stores the conclusions; a cache, so a failure to write is ignored (the
 /// next run judges again).
 pub(crate) fn save(ws: &Workspace, judged: &Judged) {
-    let _ = crate::io::cache::make_dir_of(ws)
+    let _ = crate::io::cache::make_dir(&ws.root)
         .and_then(|dir| crate::io::fs::write_cache(&dir.join(JUDGED), &encode(judged)));
 }
 

@@ -6,7 +6,7 @@ use crate::io::cache::FORMAT;
 use crate::io::cache::{key, DIR};
 use crate::io::fs::{open_regular, read_regular};
 use crate::io::stat::{now_ns, Stat, RACY_NS};
-use crate::model::workspace::Workspace;
+use crate::model::workspace::{Problem, Workspace};
 use crate::store::codec::{checked, trailer, Reader, Writer};
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
@@ -78,31 +78,32 @@ fn watched(ws: &Workspace, walked: &crate::io::walk::Walked) -> Option<Vec<Strin
     Some(out)
 }
 
-/// Every file of the workspace, as [`io::walk::walk`] lists them. The
-/// listing is kept in `.memlint/listing` with the stat data of every
-/// directory the walk could have seen and of every ignore file that could
-/// apply; while none of them changed (a file added, removed or renamed
-/// changes its directory), the stored listing is used instead of walking
-/// again. A directory modified within [`RACY_NS`] before the walk is
+/// Every file of the workspace, as [`io::walk::walk`] lists them, and what
+/// listing them met. The listing is kept in `.memlint/listing` with the
+/// stat data of every directory the walk could have seen and of every
+/// ignore file that could apply; while none of them changed (a file added,
+/// removed or renamed changes its directory), the stored listing is used
+/// instead of walking again. A directory modified within [`RACY_NS`] before the walk is
 /// trusted only when the file system's clock shows it older than the walk
 /// (`FsClock`).
-pub(crate) fn files(ws: &Workspace) -> Vec<String> {
-    listing(ws).files
-}
-
-/// The workspace's files, and which stored listing they came from.
 #[derive(Debug, Default)]
 pub(crate) struct Listing {
-    /// As [`files`] gives them.
+    /// Root-relative, sorted.
     pub files: Vec<String>,
     /// The stored listing's checksum, `None` when the files were not
     /// stored (a walk that saw a change, a read-only `.memlint/`).
     /// Something built from `files` can keep it, and [`listing_id`] then
     /// tells whether the files are still the same without listing them.
     pub id: Option<u64>,
+    /// What listing the files met that the user must hear about: what the
+    /// walk left out, and a `.memlint` that cannot hold the caches (every
+    /// cache the command would keep is then not kept), in the order met.
+    /// The front end reports them (see `model::workspace::reported`).
+    pub problems: Vec<Problem>,
 }
 
-/// [`files`], with the identity of the stored listing.
+/// The workspace's files (see [`Listing`]), from the stored listing while
+/// it holds.
 pub(crate) fn listing(ws: &Workspace) -> Listing {
     let key = key(&ws.config);
     if let Some(found) = read_regular(
@@ -115,6 +116,7 @@ pub(crate) fn listing(ws: &Workspace) -> Listing {
         decode_listing(&b, &ws.root, key).map(|files| Listing {
             files,
             id: Some(id),
+            problems: crate::io::cache::refused(&ws.root).into_iter().collect(),
         })
     }) {
         return found;
@@ -128,11 +130,19 @@ pub(crate) fn new_listing(ws: &Workspace) -> Listing {
     let key = key(&ws.config);
     // `.memlint/` first, so that creating it does not change the root
     // directory after it was recorded.
-    let dir = crate::io::cache::make_dir_of(ws).ok();
+    let dir = crate::io::cache::make_dir(&ws.root);
+    let mut problems: Vec<Problem> = dir
+        .as_ref()
+        .err()
+        .and_then(crate::io::cache::refusal)
+        .into_iter()
+        .collect();
+    let dir = dir.ok();
     let clock = dir.as_deref().and_then(|d| FsClock::read(d, &ws.root));
     let scanned_at = now_ns();
     let walked = crate::io::walk::walk(ws);
     let watched = watched(ws, &walked);
+    problems.extend(walked.problems);
     let files = walked.files;
     if let Some(paths) = watched.filter(|_| dir.is_some()) {
         let seen: Vec<Seen> = paths.par_iter().map(|p| seen(Path::new(p))).collect();
@@ -148,17 +158,22 @@ pub(crate) fn new_listing(ws: &Workspace) -> Listing {
         if !racy {
             let bytes = encode_listing(&ws.root, key, &paths, &seen, &files);
             // A cache: when it cannot be written, the next run walks again.
-            let saved = crate::io::cache::make_dir_of(ws)
+            let saved = crate::io::cache::make_dir(&ws.root)
                 .and_then(|dir| crate::io::fs::write_cache(&dir.join(LISTING), &bytes));
             if saved.is_ok() {
                 return Listing {
                     files,
                     id: trailer(&bytes),
+                    problems,
                 };
             }
         }
     }
-    Listing { files, id: None }
+    Listing {
+        files,
+        id: None,
+        problems,
+    }
 }
 
 /// The file system's clock at the start of a walk, read from the

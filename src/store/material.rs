@@ -49,6 +49,9 @@ pub(crate) struct Material {
     /// How many of the records listed are marked drifted (never stored:
     /// the marks are added when the material is read).
     pub drifted: usize,
+    /// What listing the workspace met while gathering (never stored; see
+    /// `store::listing::Listing::problems`), for the front end to report.
+    pub problems: Vec<crate::model::workspace::Problem>,
 }
 
 /// A record is active unless it was replaced (requests both `open` and
@@ -213,6 +216,7 @@ pub(crate) fn decode_material(bytes: &[u8], keep: usize, key: u64) -> Option<Mat
         summary,
         staging,
         drifted: 0,
+        problems: Vec::new(),
     })
 }
 

@@ -109,7 +109,7 @@ fn update<R>(
     now: i64,
     change: impl FnOnce(&mut State) -> Option<R>,
 ) -> Option<Option<R>> {
-    let dir = crate::io::cache::make_dir_of(ws).ok()?;
+    let dir = crate::io::cache::make_dir(&ws.root).ok()?;
     let _lock = crate::io::lock::lock_file(&dir.join(LOCK_FILE)).ok()?;
     let path = dir.join(FILE);
     let mut state = read(&path);

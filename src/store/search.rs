@@ -338,7 +338,7 @@ pub(crate) fn load(root: &std::path::Path) -> Option<Loaded> {
 /// Stores `bytes` (an [`encode`]d index) as the index of `ws`; a cache, so
 /// a failure to write is ignored (the next run builds it again).
 pub(crate) fn save(ws: &crate::model::workspace::Workspace, bytes: &[u8]) {
-    let _ = crate::io::cache::make_dir_of(ws)
+    let _ = crate::io::cache::make_dir(&ws.root)
         .and_then(|dir| crate::io::fs::write_cache(&dir.join(FILE), bytes));
 }
 

@@ -81,7 +81,7 @@ pub(crate) fn slug_clusters(ws: &Workspace, files: &[String]) -> Vec<(Kind, Vec<
     }
     if changed {
         // A cache: when it cannot be written, the next run computes again.
-        let _ = crate::io::cache::make_dir_of(ws)
+        let _ = crate::io::cache::make_dir(&ws.root)
             .and_then(|dir| crate::io::fs::write_cache(&dir.join(SLUGS), &encode_slugs(&out)));
     }
     out.into_iter().map(|(k, _, c)| (k, c)).collect()

@@ -286,7 +286,7 @@ pub(crate) fn load_picked(root: &Path, key: u64, pick: &dyn Fn(&str) -> bool) ->
 /// Writes `table` as `root`'s whole index file atomically (dropping any
 /// delta), creating `.memlint/` as needed.
 pub fn save(ws: &Workspace, table: &Table) -> std::io::Result<()> {
-    let dir = crate::io::cache::make_dir_of(ws)?;
+    let dir = crate::io::cache::make_dir(&ws.root)?;
     let parts = encode_parts(table);
     let parts: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
     crate::io::fs::write_cache_parts(&dir.join(FILE), &parts)?;
@@ -429,7 +429,7 @@ pub(crate) fn save_delta(
     removed: &[String],
     entries: &[&Entry],
 ) -> std::io::Result<()> {
-    let dir = crate::io::cache::make_dir_of(ws)?;
+    let dir = crate::io::cache::make_dir(&ws.root)?;
     crate::io::fs::write_cache(
         &dir.join(DELTA),
         &encode_delta(base, table, removed, entries),

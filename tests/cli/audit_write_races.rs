@@ -116,7 +116,7 @@ fn eight_threads_updating_one_record_1000_times_never_lose_a_success_or_keep_a_f
                         ..Changes::default()
                     };
                     let start = Instant::now();
-                    let result = author::update(&ws, "use-gix", &changes);
+                    let result = author::update(&ws, "use-gix", &changes, &mut Vec::new());
                     let end = Instant::now();
                     let written = match result {
                         Ok(u) => {

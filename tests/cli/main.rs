@@ -58,6 +58,7 @@ mod merge_simulation;
 mod new_fast;
 mod plugin;
 mod pre_commit;
+mod problems;
 mod release;
 mod replace_races;
 mod report;

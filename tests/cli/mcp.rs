@@ -750,3 +750,70 @@ fn a_refused_cache_is_told_in_the_answer_of_each_call_that_met_it() {
         0
     );
 }
+
+#[test]
+fn a_refused_cache_is_told_by_every_tool_that_reads_the_records_and_by_no_other() {
+    let ws = workspace();
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    std::os::unix::fs::symlink(elsewhere.path(), ws.path().join(".memlint")).expect("symlink");
+    let call = |id: i64, name: &str, arguments: &str| {
+        format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{name}","arguments":{arguments}}}}}"#
+        )
+    };
+    let calls = [
+        call(
+            2,
+            "memory_read",
+            r#"{"target":"use-sqlite-statement-cache"}"#,
+        ),
+        call(3, "memory_recent", r#"{"limit":2}"#),
+        call(4, "memory_read", r#"{"target":"no-such-record"}"#),
+        call(
+            5,
+            "memory_write",
+            r#"{"kind":"decision","title":"Keep a Postgres replica","body":"Reads go to a replica.","sources":["https://example.com/replica"]}"#,
+        ),
+        call(
+            6,
+            "memory_update",
+            r#"{"target":"keep-a-postgres-replica","tags":["storage"]}"#,
+        ),
+        call(7, "memory_log", r#"{}"#),
+    ];
+    let input = format!("{INIT}{}\n", calls.join("\n"));
+    let (code, messages, stderr) = raw(ws.path(), input.as_bytes());
+    assert_eq!(code, 0, "{stderr}");
+    let warning = "warning: .memlint is a symbolic link; memlint keeps no cache there \
+                   (every run checks every file)";
+    let texts = |id: i64| -> Vec<String> {
+        let reply = messages
+            .iter()
+            .find(|m| m["id"] == id)
+            .unwrap_or_else(|| panic!("no answer {id}: {messages:?}"));
+        reply["result"]["content"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no content: {reply}"))
+            .iter()
+            .filter_map(|c| c["text"].as_str().map(str::to_string))
+            .collect()
+    };
+    // Told once, after the answer, also when the tool refused.
+    for id in [2, 3, 4, 5, 6] {
+        let texts = texts(id);
+        assert_eq!(
+            texts.last().map(String::as_str),
+            Some(warning),
+            "{id}: {texts:?}"
+        );
+        assert_eq!(
+            texts.iter().filter(|t| *t == warning).count(),
+            1,
+            "{id}: {texts:?}"
+        );
+    }
+    // The history is git's: no record is read, nothing is said.
+    let log = texts(7);
+    assert!(log.iter().all(|t| !t.contains("keeps no cache")), "{log:?}");
+    assert!(!stderr.contains("keeps no cache"), "{stderr}");
+}

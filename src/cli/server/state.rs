@@ -131,9 +131,10 @@ impl State {
     /// The workspace's records as on disk.
     pub(crate) fn current(&mut self) -> &Current {
         if self.current.is_none() {
-            let read = Current::read(&self.ws);
-            // Taken, so that they are told once and do not pile up.
-            let problems = self.ws.take_problems();
+            let mut read = Current::read(&self.ws);
+            // Told once for each read of the disk, so that they do not
+            // pile up.
+            let problems = crate::model::workspace::reported(std::mem::take(&mut read.problems));
             self.notes.extend(problems.iter().map(|p| p.to_string()));
             self.current = Some(read);
         }

@@ -74,6 +74,7 @@ pub(crate) fn new(
     draft: &Draft,
     opts: &NewOptions,
     today: &str,
+    problems: &mut Vec<crate::model::workspace::Problem>,
 ) -> Result<Created, AuthorError> {
     let mut laid = draft.lay_out(today)?;
     // A replacement takes its turn before anything is read.
@@ -95,6 +96,7 @@ pub(crate) fn new(
         Some(_) => Current::read(ws),
         None => Current::read_kinds(ws, &kinds_needed(ws, &laid)),
     };
+    problems.extend(current.problems.iter().cloned());
     if current.record(laid.kind, &laid.slug).is_some()
         || crate::io::files::symlink_metadata(ws.root.join(&laid.path)).is_ok()
     {

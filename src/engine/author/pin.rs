@@ -57,8 +57,12 @@ pub(crate) fn pins_for(ws: &Workspace, sources: &[String]) -> Result<Vec<String>
 
 /// The records `sources/drifted` reports as changed in the work tree
 /// (`verify --drifted`), root-relative and sorted.
-pub(crate) fn drifted_records(ws: &Workspace) -> Vec<String> {
+pub(crate) fn drifted_records(
+    ws: &Workspace,
+    problems: &mut Vec<crate::model::workspace::Problem>,
+) -> Vec<String> {
     let current = Current::read(ws);
+    problems.extend(current.problems.iter().cloned());
     let drift = crate::engine::drift::drifted(
         ws,
         current.reports.iter().map(|r| (r.path.as_str(), &r.info)),
@@ -83,8 +87,10 @@ pub(crate) fn verify(
     ws: &Workspace,
     targets: &[String],
     today: &str,
+    problems: &mut Vec<crate::model::workspace::Problem>,
 ) -> Result<Vec<Verified>, AuthorError> {
     let current = Current::read(ws);
+    problems.extend(current.problems.iter().cloned());
     let mut out = Vec::new();
     for target in targets {
         let report = super::show::find(&current, ws, target)?;

@@ -25,8 +25,10 @@ pub(crate) fn recent(
     kind: Option<Kind>,
     limit: usize,
     include_replaced: bool,
+    problems: &mut Vec<crate::model::workspace::Problem>,
 ) -> Vec<Recent> {
     let current = Current::read(ws);
+    problems.extend(current.problems.iter().cloned());
     let mut found: Vec<Recent> = current
         .reports
         .iter()

@@ -88,10 +88,12 @@ pub(crate) fn replace(
     old: &str,
     new: &str,
     force: bool,
+    problems: &mut Vec<crate::model::workspace::Problem>,
 ) -> Result<Replaced, AuthorError> {
     let (old, new) = (checked_slug(old)?, checked_slug(new)?);
     let _turn = turn(ws);
     let current = Current::read(ws);
+    problems.extend(current.problems.iter().cloned());
     let kind = match kind {
         Some(k) => k,
         None => kind_of(&current, &old)?,

@@ -51,8 +51,13 @@ pub(crate) struct Shown {
 /// println!("{} ({}), cited by {:?}", shown.path, shown.fields["title"], shown.cited_by);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub(crate) fn show(ws: &Workspace, target: &str) -> Result<Shown, AuthorError> {
+pub(crate) fn show(
+    ws: &Workspace,
+    target: &str,
+    problems: &mut Vec<crate::model::workspace::Problem>,
+) -> Result<Shown, AuthorError> {
     let current = Current::read(ws);
+    problems.extend(current.problems.iter().cloned());
     let report = find(&current, ws, target)?;
     let kind = report
         .info

@@ -52,12 +52,18 @@ pub struct Updated {
 /// let at = memlint::engine::workspace::Surroundings { cwd: &cwd, env: &|name| std::env::var(name).ok() };
 /// let ws = memlint::engine::workspace::load(&at, None, None)?;
 /// let changes = Changes { tags: Some(vec!["git".into()]), ..Changes::default() };
-/// let updated = author::update(&ws, "use-gix", &changes)?;
+/// let updated = author::update(&ws, "use-gix", &changes, &mut Vec::new())?;
 /// println!("{} changed: {}", updated.path, updated.changed);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub fn update(ws: &Workspace, target: &str, changes: &Changes) -> Result<Updated, AuthorError> {
+pub fn update(
+    ws: &Workspace,
+    target: &str,
+    changes: &Changes,
+    problems: &mut Vec<crate::model::workspace::Problem>,
+) -> Result<Updated, AuthorError> {
     let current = Current::read(ws);
+    problems.extend(current.problems.iter().cloned());
     let report = super::show::find(&current, ws, target)?;
     let kind = report
         .info

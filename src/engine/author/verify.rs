@@ -8,7 +8,7 @@ use crate::model::content::Content;
 use crate::model::diagnostic::{self, Diagnostic};
 use crate::model::kind::{classify, Kind};
 use crate::model::severity::Severity;
-use crate::model::workspace::Workspace;
+use crate::model::workspace::{Problem, Workspace};
 
 /// The workspace as it is: every file's report, from `.memlint/index`
 /// (refreshed as `check` refreshes it).
@@ -20,20 +20,27 @@ pub(crate) struct Current {
     /// Paths of the records that exist but were not read (see
     /// [`Current::read_kinds`]), sorted: known by name only.
     pub unread: Vec<String>,
+    /// What reading the workspace met (an unreadable directory, a
+    /// `.memlint` that cannot hold the caches, a git repository not read),
+    /// for the front end to report.
+    pub problems: Vec<Problem>,
 }
 
 impl Current {
     /// Reads the workspace (from the index where it is fresh).
     pub(crate) fn read(ws: &Workspace) -> Current {
-        let all = crate::store::listing::files(ws);
+        let listing = crate::store::listing::listing(ws);
         let opts = crate::engine::scan::Options {
             force: false,
             progress: None,
         };
-        let (reports, _) = crate::engine::check::lint::findings(ws, &all, &opts);
+        let (reports, _, mut problems) =
+            crate::engine::check::lint::findings(ws, &listing.files, &opts);
+        problems.extend(listing.problems);
         Current {
             reports,
             unread: Vec::new(),
+            problems,
         }
     }
 
@@ -47,7 +54,8 @@ impl Current {
     /// within a kind. Without a usable index, [`Current::read`].
     pub(crate) fn read_kinds(ws: &Workspace, kinds: &[Kind]) -> Current {
         use crate::model::kind::Place;
-        let all = crate::store::listing::files(ws);
+        let listing = crate::store::listing::listing(ws);
+        let (all, problems) = (listing.files, listing.problems);
         let kind_of = |f: &str| match classify(f, &ws.config.banned_dirs) {
             Place::Record(k) => Some(k),
             _ => None,
@@ -70,7 +78,11 @@ impl Current {
             .into_iter()
             .filter(|f| kind_of(f).is_some_and(|k| !kinds.contains(&k)))
             .collect();
-        Current { reports, unread }
+        Current {
+            reports,
+            unread,
+            problems,
+        }
     }
 
     /// The report of the record of `kind` named `slug`, if there is one.
@@ -142,7 +154,9 @@ pub(crate) fn lint_changes(
         .filter(|r| !is_changed(&r.path))
         .map(|r| (r.path.as_str(), &r.info))
         .chain(changed.iter().map(|r| (r.path.as_str(), &r.info)));
-    let resolver = crate::io::git::DiskResolver::of(ws);
+    // A git repository left unread is reported where the workspace is
+    // read whole ([`Current::read`]).
+    let (resolver, _) = crate::io::git::DiskResolver::of(ws);
     let mut view = View::new(items, &ws.config, &resolver);
     view.known_clusters = Kind::ALL.into_iter().map(|k| (k, Vec::new())).collect();
     view.reported = Some(&is_changed);

@@ -8,7 +8,7 @@ use crate::model::content::Content;
 use crate::model::diagnostic::{self, Diagnostic};
 use crate::model::kind::{classify, Kind, Place};
 use crate::model::rule::Rule;
-use crate::model::workspace::Workspace;
+use crate::model::workspace::{Problem, Workspace};
 use std::collections::HashMap;
 
 /// What `check` found.
@@ -27,17 +27,21 @@ pub struct Outcome {
     /// What the user should hear besides the diagnostics (a malformed GC
     /// trailer in `--base`'s commits), one line each.
     pub warnings: Vec<String>,
+    /// What reading the workspace met that the front end reports (a git
+    /// repository left unread); those of listing the files are the
+    /// listing's.
+    pub(crate) problems: Vec<Problem>,
 }
 
 /// Runs the cross-record rules over the reports of the whole workspace,
 /// given its near-duplicate slug clusters (`None` when `slug/similar` is
-/// off).
+/// off); and the problem of a git repository that is not read.
 fn cross_record<'r>(
     ws: &Workspace,
     reports: impl Iterator<Item = &'r FileReport>,
     clusters: Option<Vec<(Kind, Vec<Vec<String>>)>>,
-) -> Vec<Diagnostic> {
-    let resolver = crate::io::git::DiskResolver::of(ws);
+) -> (Vec<Diagnostic>, Option<Problem>) {
+    let (resolver, problem) = crate::io::git::DiskResolver::of(ws);
     let mut view = View::new(
         reports.map(|r| (r.path.as_str(), &r.info)),
         &ws.config,
@@ -49,18 +53,20 @@ fn cross_record<'r>(
     }
     let mut sink = WsSink::new(&ws.config);
     crate::lint::registry::check_workspace(&view, None, &mut sink);
-    sink.diagnostics
+    (sink.diagnostics, problem)
 }
 
 /// The report of every file of `all` (every file of the workspace), from
-/// `.memlint/index` refreshed with `opts`, and the cross-record findings.
+/// `.memlint/index` refreshed with `opts`, the cross-record findings, and
+/// what reading met that the front end reports (see [`Outcome::problems`]).
+#[allow(clippy::type_complexity)]
 pub(crate) fn findings(
     ws: &Workspace,
     all: &[String],
     opts: &crate::engine::scan::Options,
-) -> (Vec<Box<FileReport>>, Vec<Diagnostic>) {
-    let (refreshed, cross) = refreshed_findings(ws, all, opts);
-    (refreshed.reports, cross)
+) -> (Vec<Box<FileReport>>, Vec<Diagnostic>, Vec<Problem>) {
+    let (refreshed, cross, problems) = refreshed_findings(ws, all, opts);
+    (refreshed.reports, cross, problems)
 }
 
 /// [`findings`], with what the record table knows of each file's content
@@ -69,7 +75,11 @@ fn refreshed_findings(
     ws: &Workspace,
     all: &[String],
     opts: &crate::engine::scan::Options,
-) -> (crate::engine::scan::Refreshed, Vec<Diagnostic>) {
+) -> (
+    crate::engine::scan::Refreshed,
+    Vec<Diagnostic>,
+    Vec<Problem>,
+) {
     // Near-duplicate slugs depend on the file names alone: they are
     // clustered while the files are read.
     let (scanned, clusters) = rayon::join(
@@ -80,7 +90,7 @@ fn refreshed_findings(
         },
     );
     // The index is written while the cross-record rules run.
-    let (saved, cross) = rayon::join(
+    let (saved, (cross, problem)) = rayon::join(
         || {
             let saved = scanned.save(ws);
             scanned.save_cites(ws);
@@ -88,7 +98,7 @@ fn refreshed_findings(
         },
         || cross_record(ws, scanned.reports(), clusters),
     );
-    (scanned.finish(saved), cross)
+    (scanned.finish(saved), cross, problem.into_iter().collect())
 }
 
 /// Lints `all` (every file of the workspace) with the index options `opts`
@@ -115,7 +125,7 @@ pub(crate) fn run_texts(
     opts: &crate::engine::scan::Options,
     texts: bool,
 ) -> Outcome {
-    let (refreshed, mut diags) = refreshed_findings(ws, all, opts);
+    let (refreshed, mut diags, problems) = refreshed_findings(ws, all, opts);
     let (reports, prints) = (refreshed.reports, refreshed.fingerprints);
     // The reports are in the order of `all`, sorted by path.
     let at = |rel: &str| reports.binary_search_by(|r| r.path.as_str().cmp(rel)).ok();
@@ -136,6 +146,7 @@ pub(crate) fn run_texts(
     diags.retain(|d| selected(&d.path));
     let mut out = Outcome {
         warnings: drift.notes,
+        problems,
         ..Outcome::default()
     };
     for r in &reports {

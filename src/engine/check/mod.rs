@@ -196,9 +196,11 @@ fn work_tree(
     opts: &crate::engine::scan::Options,
 ) -> Checked {
     let selected = |f: &str| selection.selects(f);
-    let files = crate::store::listing::files(ws);
+    let listing = crate::store::listing::listing(ws);
+    let files = listing.files;
     let fixed = fix.then(|| crate::engine::fix::run(ws, &files, &selected, opts));
-    let outcome = lint::run_texts(ws, &files, &selected, opts, texts);
+    let mut outcome = lint::run_texts(ws, &files, &selected, opts, texts);
+    outcome.problems.extend(listing.problems);
     // "No problems in 0 files." alone would not say why.
     let asked: Vec<(&str, &str)> = match selection.given.is_empty() && outcome.files == 0 {
         true => vec![("", ".")],

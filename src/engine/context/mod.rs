@@ -86,14 +86,15 @@ pub(crate) fn gather(ws: &Workspace, max_chars: usize) -> Material {
 fn gather_unmarked(ws: &Workspace, max_chars: usize) -> Material {
     let keep = keep_for(max_chars);
     let key = crate::io::cache::key(&ws.config);
-    let with_md = |mut m: Material| {
+    let with_md = |mut m: Material, problems: Vec<crate::model::workspace::Problem>| {
         m.context_md = read_context_md(&ws.root, ws.config.max_file_bytes);
+        m.problems = problems;
         m
     };
-    let (listing, stored, watch) = match crate::engine::search::stored_context(ws) {
-        crate::engine::search::StoredContext::Fresh(block) => {
+    let (mut listing, stored, watch) = match crate::engine::search::stored_context(ws) {
+        crate::engine::search::StoredContext::Fresh(block, problems) => {
             match decode_material(&block, keep, key) {
-                Some(m) => return with_md(m),
+                Some(m) => return with_md(m, problems),
                 None => {
                     let watch = crate::io::watch::stamp(ws);
                     (crate::store::listing::listing(ws), true, watch)
@@ -108,12 +109,13 @@ fn gather_unmarked(ws: &Workspace, max_chars: usize) -> Material {
         force: false,
         progress: None,
     };
+    let problems = std::mem::take(&mut listing.problems);
     if stored {
         let (_, _, block) =
             crate::engine::search::refresh_keeping(ws, &listing, &opts, keep, watch);
         if let Some(m) = decode_material(&block, keep, key) {
             rayon::spawn(move || drop(listing));
-            return with_md(m);
+            return with_md(m, problems);
         }
     }
     let files = listing.files;
@@ -131,7 +133,7 @@ fn gather_unmarked(ws: &Workspace, max_chars: usize) -> Material {
             m
         });
     rayon::spawn(move || drop(files));
-    with_md(m)
+    with_md(m, problems)
 }
 
 /// The material available without refreshing the index: `CONTEXT.md`, and
@@ -446,6 +448,7 @@ mod tests {
             summary: true,
             staging: 2,
             drifted: 0,
+            problems: Vec::new(),
         }
     }
 

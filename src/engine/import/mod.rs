@@ -83,10 +83,11 @@ pub(crate) fn import(
     paths: &[PathBuf],
     opts: &Options,
     today: &str,
+    problems: &mut Vec<crate::model::workspace::Problem>,
 ) -> Result<Report, ImportError> {
     let found = read::collect(ws, paths, &|rel| format.wanted(rel), format.files())?;
     let items = items(ws, format, found);
-    let mut report = plan::settle(ws, items, opts, today)?;
+    let mut report = plan::settle(ws, items, opts, today, problems)?;
     report.format = format.name();
     report.summary = summarize(&report.items);
     Ok(report)

@@ -32,12 +32,14 @@ struct Judged<'a> {
     fresh: Outcome,
 }
 
-/// Plans (and unless `dry_run`, writes) the records of `items`.
+/// Plans (and unless `dry_run`, writes) the records of `items`; what
+/// reading the workspace met is added to `problems`.
 pub(crate) fn settle(
     ws: &Workspace,
     items: Vec<Item>,
     opts: &Options,
     today: &str,
+    problems: &mut Vec<crate::model::workspace::Problem>,
 ) -> Result<Report, ImportError> {
     let dated = dates(ws, &items, today);
     let slots = slots(ws, &items);
@@ -79,7 +81,9 @@ pub(crate) fn settle(
     }
     let mut by_path: HashMap<String, Vec<Diagnostic>> = HashMap::new();
     if !changes.is_empty() {
-        for d in verify::lint_changes(ws, &Current::read(ws), &changes).diagnostics {
+        let current = Current::read(ws);
+        problems.extend(current.problems.iter().cloned());
+        for d in verify::lint_changes(ws, &current, &changes).diagnostics {
             by_path.entry(d.path.clone()).or_default().push(d);
         }
     }

@@ -43,6 +43,9 @@ pub(crate) struct HtmlReport {
     pub records: usize,
     /// Bodies cut to fit the page (the page says where the full text is).
     pub cut_bodies: usize,
+    /// What reading the workspace met (see
+    /// [`crate::engine::report::Report::problems`]).
+    pub problems: Vec<crate::model::workspace::Problem>,
 }
 
 /// Builds the review page of `ws`, refreshing the index as `report` does.
@@ -50,7 +53,8 @@ pub(crate) fn build(
     ws: &Workspace,
     opts: &crate::engine::scan::Options,
 ) -> Result<HtmlReport, crate::engine::staging::StagingError> {
-    let (report, infos) = crate::engine::report::build_with_records(ws, opts)?;
+    let (mut report, infos) = crate::engine::report::build_with_records(ws, opts)?;
+    let problems = std::mem::take(&mut report.problems);
     let recs = records(ws, infos);
     let (commits, older_commits, history_note) =
         match crate::engine::log::log(ws, &LogRequest::default()) {
@@ -88,6 +92,7 @@ pub(crate) fn build(
         html: page::document(&g),
         records: g.recs.len(),
         cut_bodies,
+        problems,
     })
 }
 

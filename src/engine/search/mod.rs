@@ -94,6 +94,10 @@ pub(crate) struct Answer {
     /// Whether replaced records matched too (they are hits only with
     /// [`Query::all`]): a front end says so when nothing else matched.
     pub replaced_matched: bool,
+    /// What listing the workspace met (see
+    /// [`crate::store::listing::Listing::problems`]), for the front end to
+    /// report.
+    pub problems: Vec<crate::model::workspace::Problem>,
 }
 
 /// Answers `query` from a fresh index, refreshing it first when any record
@@ -274,7 +278,10 @@ fn load_and_answer(
 ) -> ((Answer, Vec<String>), Option<(Loaded, Option<u64>)>) {
     let (listing, old) = match fresh_stored(ws, Want::Terms, watch) {
         Stored::Fresh(loaded, listed, settled) => {
-            if let Some(hits) = answer(ws, &loaded, query, read) {
+            if let Some(mut hits) = answer(ws, &loaded, query, read) {
+                if let Some(listed) = &listed {
+                    hits.0.problems.clone_from(&listed.problems);
+                }
                 // Stamped with the listing now stored (and the watcher's
                 // token), the next search need not list or stat the files.
                 restamp(
@@ -301,7 +308,8 @@ fn load_and_answer(
     let (bytes, _) = rebuild(ws, &listing, old.as_ref(), &known, &context, watch);
     save(ws, &bytes);
     let loaded = decode(bytes).expect("a freshly encoded index decodes");
-    let hits = answer(ws, &loaded, query, read).expect("a freshly built index is intact");
+    let mut hits = answer(ws, &loaded, query, read).expect("a freshly built index is intact");
+    hits.0.problems = listing.problems;
     (hits, Some((loaded, listing.id)))
 }
 
@@ -320,6 +328,7 @@ fn answer(
     let mut answer = Answer {
         hits: Vec::new(),
         replaced_matched: false,
+        problems: Vec::new(),
     };
     if terms.is_empty() || loaded.docs.is_empty() {
         return Some((answer, terms));

@@ -342,8 +342,9 @@ pub(super) fn context_block(
 /// What `memlint context` finds in the stored search index.
 pub(crate) enum StoredContext {
     /// The index describes the workspace as it is: its context material,
-    /// encoded (see [`crate::store::material::decode_material`]).
-    Fresh(Vec<u8>),
+    /// encoded (see [`crate::store::material::decode_material`]), and what
+    /// listing the workspace met when it had to be listed to tell.
+    Fresh(Vec<u8>, Vec<crate::model::workspace::Problem>),
     /// The index is stale (`true`) or there is none to update (`false`):
     /// the workspace's listing, and the watcher stamp taken before it.
     Stale(Listing, bool, Option<u64>),
@@ -366,7 +367,8 @@ pub(crate) fn stored_context(ws: &Workspace) -> StoredContext {
                 loaded.sum,
                 stamps(&loaded, listed.as_ref(), settled, watch),
             );
-            StoredContext::Fresh(loaded.context)
+            let problems = listed.map(|l| l.problems).unwrap_or_default();
+            StoredContext::Fresh(loaded.context, problems)
         }
         Stored::Stale(listing, old) => StoredContext::Stale(listing, old.is_some(), watch),
     }

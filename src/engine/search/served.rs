@@ -67,6 +67,8 @@ pub(crate) fn ask(ws: &Workspace, query: &Query, within: Duration) -> Option<Ans
         Answer {
             hits,
             replaced_matched: answer.get("replaced_matched")?.as_bool()?,
+            // The watcher's walks are its own to report.
+            problems: Vec::new(),
         },
     ))
 }

@@ -48,14 +48,15 @@ impl<'a> DiskResolver<'a> {
         answer
     }
 
-    /// [`DiskResolver::new`] for `ws`, noting among its problems a
-    /// repository left unread because one of its files is not a regular
-    /// file (its `commit:` sources are then not checked).
-    pub(crate) fn of(ws: &'a crate::model::workspace::Workspace) -> Self {
-        if let Some((path, reason)) = special_file(&ws.root) {
-            ws.note(crate::model::workspace::Problem::GitFile { path, reason });
-        }
-        DiskResolver::new(&ws.root)
+    /// [`DiskResolver::new`] for `ws`, with the problem of a repository
+    /// left unread because one of its files is not a regular file (its
+    /// `commit:` sources are then not checked), for the front end to report.
+    pub(crate) fn of(
+        ws: &'a crate::model::workspace::Workspace,
+    ) -> (Self, Option<crate::model::workspace::Problem>) {
+        let problem = special_file(&ws.root)
+            .map(|(path, reason)| crate::model::workspace::Problem::GitFile { path, reason });
+        (DiskResolver::new(&ws.root), problem)
     }
 }
 
