@@ -705,9 +705,13 @@ fn violations() -> Vec<String> {
         }
     }
     out.extend(rules_away_from_home(&sources));
-    // The engine names no command-line flag: what the user can do next is
-    // typed advice each front end words.
-    for s in sources.iter().filter(|s| s.module.starts_with("engine")) {
+    // The engine and the layers under it name no command-line flag: what
+    // the user can do next is typed advice each front end words.
+    for s in sources.iter().filter(|s| {
+        ["engine", "store", "io"]
+            .iter()
+            .any(|m| s.module.starts_with(m))
+    }) {
         let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(&s.rel))
             .expect("read source");
         for (line, flag) in flag_literals(&text) {
@@ -827,6 +831,10 @@ const FLAGS_ALLOWED: &[(&str, &str)] = &[
     ("src/engine/merge/install.rs", ""),
     // The mark memlint's own git hooks carry.
     ("src/engine/init/hooks.rs", "--hooks"),
+    // The arguments of the programs io runs: `git` on a remote, and the
+    // watcher (memlint itself) in the background.
+    ("src/io/git/remote.rs", ""),
+    ("src/io/watch/client.rs", ""),
 ];
 
 /// The `--flag`s named in the string literals of `text` (outside

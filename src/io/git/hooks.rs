@@ -34,7 +34,7 @@ pub(crate) fn set_hooks_path(repo: &Repo, dir: &str, force: bool) -> Result<Hook
             }
             if !force {
                 return Err(GitError::Read(format!(
-                    "core.hooksPath is already `{}`; rerun with --force to point it at {dir}",
+                    "core.hooksPath was set to `{}` meanwhile, by another program; it is left as it is, not pointed at {dir}",
                     current.to_str_lossy()
                 )));
             }

@@ -946,7 +946,7 @@ impl IndexWalk<'_> {
         }
         if e.mode.is_sparse() {
             return Err(GitError::Read(format!(
-                "`{}` is a sparse index directory; `--staged` needs a full index (`git sparse-checkout disable`)",
+                "`{}` is a sparse index directory; the staged files are read from a full index only (`git sparse-checkout disable`)",
                 self.path(i).to_str_lossy()
             )));
         }
