@@ -227,11 +227,16 @@ pub(crate) struct Picked {
 }
 
 /// The stored entries (delta applied) of the paths `pick` accepts, for
-/// `key`: every other entry is skipped by its length without being decoded
-/// (a command about one kind of record need not decode the others). `None`
-/// when nothing intact of this format and key is stored.
+/// `key`, with their record fields and without their diagnostics (a
+/// command about to write a record judges it by the other records'
+/// fields): every other entry is skipped by its length without being
+/// decoded (a command about one kind of record need not decode the
+/// others). The index file is mapped, not read (see
+/// `io::map::map_regular`). `None` when nothing intact of this format and
+/// key is stored.
 pub(crate) fn load_picked(root: &Path, key: u64, pick: &dyn Fn(&str) -> bool) -> Option<Picked> {
-    let (bytes, delta) = stored_bytes(root)?;
+    let bytes = crate::io::map::map_regular(&path(root)).ok()?;
+    let delta = read_regular(&root.join(DIR).join(DELTA)).ok();
     let mut r = checked(&bytes, MAGIC)?;
     if r.fixed64()? != key {
         return None;
@@ -250,7 +255,7 @@ pub(crate) fn load_picked(root: &Path, key: u64, pick: &dyn Fn(&str) -> bool) ->
         last = Some(path);
         if pick(path) {
             r.pos = start;
-            main.push(r.entry()?);
+            main.push(r.fields()?);
         }
     }
     if !r.at_end() {
@@ -259,7 +264,7 @@ pub(crate) fn load_picked(root: &Path, key: u64, pick: &dyn Fn(&str) -> bool) ->
     let base = trailer(&bytes)?;
     let delta = delta
         .as_deref()
-        .and_then(|d| decode_delta(d, Reader::entry, entry_path))
+        .and_then(|d| decode_delta(d, Reader::fields, entry_path))
         .filter(|d| d.base == base && d.key == key);
     let Some(delta) = delta else {
         return Some(Picked {
@@ -585,6 +590,16 @@ impl<'a> Reader<'a> {
     }
 
     fn entry(&mut self) -> Option<Entry> {
+        self.entry_with(true)
+    }
+
+    /// An entry without its diagnostics: they are skipped by the tail's
+    /// length (the file's checksum vouches for them).
+    fn fields(&mut self) -> Option<Entry> {
+        self.entry_with(false)
+    }
+
+    fn entry_with(&mut self, diagnosed: bool) -> Option<Entry> {
         let Head {
             glance: g,
             hash,
@@ -618,7 +633,11 @@ impl<'a> Reader<'a> {
         } else {
             None
         };
-        let n = self.count()?;
+        if !diagnosed {
+            (self.pos <= end && end <= self.buf.len()).then_some(())?;
+            self.pos = end;
+        }
+        let n = if diagnosed { self.count()? } else { 0 };
         let mut diagnostics = Vec::with_capacity(n);
         for _ in 0..n {
             let rule = Rule::from_name(&self.str()?)?;
