@@ -91,6 +91,7 @@ pub fn run(cli: Cli) -> ExitCode {
             watch::run(s, &cli.global, cmd)
         }),
         Command::New(args) => with(Settings::resolve_workspace(&cli.global), |s| {
+            tuning::before_new();
             author::new(s, args)
         }),
         Command::Replace(args) => with(Settings::resolve_workspace(&cli.global), |s| {

@@ -226,7 +226,8 @@ pub(crate) struct Picked {
     pub entries: Vec<Entry>,
 }
 
-/// The stored entries (delta applied) of the paths `pick` accepts, for
+/// The stored entries (delta applied) of the paths `pick` accepts among
+/// the entries of `kinds` (a record's kind, `None` for other files), for
 /// `key`, with their record fields and without their diagnostics (a
 /// command about to write a record judges it by the other records'
 /// fields): every other entry is skipped by its length without being
@@ -234,7 +235,12 @@ pub(crate) struct Picked {
 /// others). The index file is mapped, not read (see
 /// `io::map::map_regular`). `None` when nothing intact of this format and
 /// key is stored.
-pub(crate) fn load_picked(root: &Path, key: u64, pick: &dyn Fn(&str) -> bool) -> Option<Picked> {
+pub(crate) fn load_picked(
+    root: &Path,
+    key: u64,
+    kinds: &[Option<Kind>],
+    pick: &dyn Fn(&str) -> bool,
+) -> Option<Picked> {
     let bytes = crate::io::map::map_regular(&path(root)).ok()?;
     let delta = read_regular(&root.join(DIR).join(DELTA)).ok();
     let mut r = checked(&bytes, MAGIC)?;
@@ -244,16 +250,16 @@ pub(crate) fn load_picked(root: &Path, key: u64, pick: &dyn Fn(&str) -> bool) ->
     let mut scanned_at = i64::from_le_bytes(r.bytes(8)?.try_into().ok()?);
     let n = r.count()?;
     let mut main: Vec<Entry> = Vec::new();
-    let mut last: Option<&str> = None;
+    let mut last: Option<&[u8]> = None;
     for _ in 0..n {
         let start = r.pos;
-        let path = r.glance()?.path;
+        let (path, kind) = r.skim()?;
         // Out of order is damage, as for a whole decode.
         if last.is_some_and(|prev| prev >= path) {
             return None;
         }
         last = Some(path);
-        if pick(path) {
+        if kinds.contains(&kind) && pick(simdutf8::basic::from_utf8(path).ok()?) {
             r.pos = start;
             main.push(r.fields()?);
         }
@@ -576,6 +582,39 @@ impl<'a> Reader<'a> {
             parsed,
             tail,
         })
+    }
+
+    /// An entry's path (its bytes, not checked to be UTF-8) and kind, the
+    /// rest skipped: to find the entries of some kinds among many at the
+    /// least cost.
+    fn skim(&mut self) -> Option<(&'a [u8], Option<Kind>)> {
+        let n = self.usize()?;
+        let path = self.bytes(n)?;
+        self.opt_stat()?;
+        if self.flag()? {
+            self.bytes(8)?;
+        }
+        let blob = self.u8()?;
+        self.bytes(usize::from(blob))?;
+        let kind = match self.u8()? {
+            0 => None,
+            k => Some(*Kind::ALL.get(usize::from(k) - 1)?),
+        };
+        self.flag()?;
+        for _ in 0..2 {
+            if self.flag()? {
+                let n = self.usize()?;
+                self.bytes(n)?;
+            }
+        }
+        self.u8()?;
+        if self.flag()? {
+            let n = self.usize()?;
+            self.bytes(n)?;
+        }
+        let tail = u32::from_le_bytes(self.bytes(4)?.try_into().ok()?) as usize;
+        self.bytes(tail)?;
+        Some((path, kind))
     }
 
     /// An entry's head, its tail skipped.

@@ -59,8 +59,9 @@ impl Current {
         }
         let wanted: crate::model::hashing::Set<&str> = picked.iter().map(String::as_str).collect();
         let key = crate::io::cache::key(&ws.config);
-        let Some(stored) = crate::store::table::load_picked(&ws.root, key, &|p| wanted.contains(p))
-        else {
+        let kinds: Vec<Option<Kind>> = kinds.iter().copied().map(Some).collect();
+        let pick = |p: &str| wanted.contains(p);
+        let Some(stored) = crate::store::table::load_picked(&ws.root, key, &kinds, &pick) else {
             return Current::read(ws);
         };
         drop(wanted);
