@@ -929,6 +929,39 @@ mod tests {
     }
 
     #[test]
+    fn picked_entries_are_those_of_the_kinds_asked_without_diagnostics() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(dir.path().join(DIR)).expect("mkdir");
+        let table = sample();
+        std::fs::write(path(dir.path()), encode(&table)).expect("write");
+        let all = |_: &str| true;
+        let decisions = load_picked(dir.path(), 42, &[Some(Kind::Decision)], &all).expect("loads");
+        assert_eq!(decisions.scanned_at, -5);
+        assert_eq!(decisions.entries.len(), 1);
+        let (want, got) = (&table.entries[1], &decisions.entries[0]);
+        assert_eq!(got.report.path, "memory/decisions/use-gix.md");
+        assert_eq!(got.report.info, want.report.info);
+        assert_eq!(
+            (got.stat, got.hash, got.blob),
+            (want.stat, want.hash, want.blob)
+        );
+        assert!(got.report.diagnostics.is_empty());
+        let none = |_: &str| false;
+        let picked = load_picked(dir.path(), 42, &[Some(Kind::Decision)], &none).expect("loads");
+        assert!(picked.entries.is_empty());
+        let context = load_picked(dir.path(), 42, &[None], &all).expect("loads");
+        assert_eq!(context.entries.len(), 1);
+        assert_eq!(context.entries[0].report.path, "CONTEXT.md");
+        assert!(load_picked(dir.path(), 41, &[None], &all).is_none());
+        // Damage anywhere, in an entry skimmed or not, is refused.
+        let mut bad = encode(&table);
+        let at = bad.len() / 2;
+        bad[at] ^= 0x40;
+        std::fs::write(path(dir.path()), bad).expect("write");
+        assert!(load_picked(dir.path(), 42, &[None], &all).is_none());
+    }
+
+    #[test]
     fn damage_is_detected() {
         let bytes = encode(&sample());
         for cut in [0, 1, 8, bytes.len() / 2, bytes.len() - 1] {

@@ -297,3 +297,61 @@ fn the_record_table_is_mapped_not_copied() {
         .join("memory/decisions/mapped-tables-are-not-copied.md")
         .exists());
 }
+
+/// The `prctl` calls of a run of `memlint new` in `root` with `env`, as
+/// `strace` saw them.
+fn prctls(root: &Path, slug: &str, env: &[(&str, &str)]) -> Vec<String> {
+    let log = root.join(".memlint-strace.log");
+    let mut cmd = std::process::Command::new("strace");
+    cmd.args(["-f", "-qq", "-e", "trace=prctl", "-o"])
+        .arg(&log)
+        .arg(common::BIN)
+        .args([
+            "new",
+            "decision",
+            &format!("Huge pages for {slug}"),
+            "--slug",
+            slug,
+            "--source",
+            "file:docs/architecture.md",
+        ])
+        .current_dir(root)
+        .env_remove("MIMALLOC_ALLOW_THP")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    assert!(cmd.status().expect("strace").success());
+    let trace = std::fs::read_to_string(&log).expect("trace");
+    std::fs::remove_file(&log).expect("remove the trace");
+    trace
+        .lines()
+        .filter(|l| l.contains("prctl(PR_SET_THP_DISABLE"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn new_turns_transparent_huge_pages_off_unless_told_to_keep_them() {
+    if !cfg!(target_os = "linux")
+        || std::process::Command::new("strace")
+            .args(["-qq", "-o", "/dev/null", "true"])
+            .status()
+            .map_or(true, |s| !s.success())
+    {
+        eprintln!("strace cannot run here: skipped");
+        return;
+    }
+    let ws = workspace("example");
+    let root = ws.path();
+    assert_eq!(memlint(root, &["check"]).code, 0);
+    let off = prctls(root, "pages-off", &[]);
+    assert_eq!(off.len(), 1, "{off:?}");
+    assert!(off[0].contains("PR_SET_THP_DISABLE, 1"), "{off:?}");
+    let kept = prctls(root, "pages-kept", &[("MIMALLOC_ALLOW_THP", "1")]);
+    assert!(kept.is_empty(), "{kept:?}");
+    for slug in ["pages-off", "pages-kept"] {
+        assert!(root.join(format!("memory/decisions/{slug}.md")).exists());
+    }
+}
