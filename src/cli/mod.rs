@@ -114,6 +114,7 @@ pub fn run(cli: Cli) -> ExitCode {
             watch::run(s, &cli.global, cmd)
         }),
         Command::New(args) => with(Settings::resolve_workspace(&cli.global), |s, problems| {
+            tuning::before_new();
             author::new(s, args, problems)
         }),
         Command::Replace(args) => with(Settings::resolve_workspace(&cli.global), |s, problems| {

@@ -11,6 +11,7 @@ pub mod git;
 pub(crate) mod ignores;
 pub(crate) mod lines;
 pub(crate) mod lock;
+pub(crate) mod map;
 pub(crate) mod read;
 pub(crate) mod regular;
 pub(crate) mod source;

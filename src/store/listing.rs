@@ -4,7 +4,7 @@
 
 use crate::io::cache::FORMAT;
 use crate::io::cache::{key, DIR};
-use crate::io::fs::{open_regular, read_regular};
+use crate::io::fs::open_regular;
 use crate::io::stat::{now_ns, Stat, RACY_NS};
 use crate::model::workspace::{Problem, Workspace};
 use crate::store::codec::{checked, trailer, Reader, Writer};
@@ -106,19 +106,19 @@ pub(crate) struct Listing {
 /// it holds.
 pub(crate) fn listing(ws: &Workspace) -> Listing {
     let key = key(&ws.config);
-    if let Some(found) = read_regular(
-        &ws.root.join(DIR).join(LISTING),
-        crate::io::fs::CACHE_FILE_MAX,
-    )
-    .ok()
-    .and_then(|b| {
-        let id = trailer(&b)?;
-        decode_listing(&b, &ws.root, key).map(|files| Listing {
-            files,
-            id: Some(id),
-            problems: crate::io::cache::refused(&ws.root).into_iter().collect(),
+    // Mapped: the listing of 100k files is 5 MB, of which only the names
+    // are kept.
+    if let Some(found) = crate::io::map::map_regular(&ws.root.join(DIR).join(LISTING))
+        .ok()
+        .and_then(|b| {
+            let id = trailer(&b)?;
+            decode_listing(&b, &ws.root, key).map(|files| Listing {
+                files,
+                id: Some(id),
+                problems: crate::io::cache::refused(&ws.root).into_iter().collect(),
+            })
         })
-    }) {
+    {
         return found;
     }
     new_listing(ws)

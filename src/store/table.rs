@@ -226,12 +226,23 @@ pub(crate) struct Picked {
     pub entries: Vec<Entry>,
 }
 
-/// The stored entries (delta applied) of the paths `pick` accepts, for
-/// `key`: every other entry is skipped by its length without being decoded
-/// (a command about one kind of record need not decode the others). `None`
-/// when nothing intact of this format and key is stored.
-pub(crate) fn load_picked(root: &Path, key: u64, pick: &dyn Fn(&str) -> bool) -> Option<Picked> {
-    let (bytes, delta) = stored_bytes(root)?;
+/// The stored entries (delta applied) of the paths `pick` accepts among
+/// the entries of `kinds` (a record's kind, `None` for other files), for
+/// `key`, with their record fields and without their diagnostics (a
+/// command about to write a record judges it by the other records'
+/// fields): every other entry is skipped by its length without being
+/// decoded (a command about one kind of record need not decode the
+/// others). The index file is mapped, not read (see
+/// `io::map::map_regular`). `None` when nothing intact of this format and
+/// key is stored.
+pub(crate) fn load_picked(
+    root: &Path,
+    key: u64,
+    kinds: &[Option<Kind>],
+    pick: &dyn Fn(&str) -> bool,
+) -> Option<Picked> {
+    let bytes = crate::io::map::map_regular(&path(root)).ok()?;
+    let delta = read_regular(&root.join(DIR).join(DELTA), crate::io::fs::CACHE_FILE_MAX).ok();
     let mut r = checked(&bytes, MAGIC)?;
     if r.fixed64()? != key {
         return None;
@@ -239,18 +250,18 @@ pub(crate) fn load_picked(root: &Path, key: u64, pick: &dyn Fn(&str) -> bool) ->
     let mut scanned_at = i64::from_le_bytes(r.bytes(8)?.try_into().ok()?);
     let n = r.count()?;
     let mut main: Vec<Entry> = Vec::new();
-    let mut last: Option<&str> = None;
+    let mut last: Option<&[u8]> = None;
     for _ in 0..n {
         let start = r.pos;
-        let path = r.glance()?.path;
+        let (path, kind) = r.skim()?;
         // Out of order is damage, as for a whole decode.
         if last.is_some_and(|prev| prev >= path) {
             return None;
         }
         last = Some(path);
-        if pick(path) {
+        if kinds.contains(&kind) && pick(simdutf8::basic::from_utf8(path).ok()?) {
             r.pos = start;
-            main.push(r.entry()?);
+            main.push(r.fields()?);
         }
     }
     if !r.at_end() {
@@ -259,7 +270,7 @@ pub(crate) fn load_picked(root: &Path, key: u64, pick: &dyn Fn(&str) -> bool) ->
     let base = trailer(&bytes)?;
     let delta = delta
         .as_deref()
-        .and_then(|d| decode_delta(d, Reader::entry, entry_path))
+        .and_then(|d| decode_delta(d, Reader::fields, entry_path))
         .filter(|d| d.base == base && d.key == key);
     let Some(delta) = delta else {
         return Some(Picked {
@@ -573,6 +584,39 @@ impl<'a> Reader<'a> {
         })
     }
 
+    /// An entry's path (its bytes, not checked to be UTF-8) and kind, the
+    /// rest skipped: to find the entries of some kinds among many at the
+    /// least cost.
+    fn skim(&mut self) -> Option<(&'a [u8], Option<Kind>)> {
+        let n = self.usize()?;
+        let path = self.bytes(n)?;
+        self.opt_stat()?;
+        if self.flag()? {
+            self.bytes(8)?;
+        }
+        let blob = self.u8()?;
+        self.bytes(usize::from(blob))?;
+        let kind = match self.u8()? {
+            0 => None,
+            k => Some(*Kind::ALL.get(usize::from(k) - 1)?),
+        };
+        self.flag()?;
+        for _ in 0..2 {
+            if self.flag()? {
+                let n = self.usize()?;
+                self.bytes(n)?;
+            }
+        }
+        self.u8()?;
+        if self.flag()? {
+            let n = self.usize()?;
+            self.bytes(n)?;
+        }
+        let tail = u32::from_le_bytes(self.bytes(4)?.try_into().ok()?) as usize;
+        self.bytes(tail)?;
+        Some((path, kind))
+    }
+
     /// An entry's head, its tail skipped.
     pub(crate) fn glance(&mut self) -> Option<Glance<'a>> {
         let mut head = self.head()?;
@@ -585,6 +629,16 @@ impl<'a> Reader<'a> {
     }
 
     fn entry(&mut self) -> Option<Entry> {
+        self.entry_with(true)
+    }
+
+    /// An entry without its diagnostics: they are skipped by the tail's
+    /// length (the file's checksum vouches for them).
+    fn fields(&mut self) -> Option<Entry> {
+        self.entry_with(false)
+    }
+
+    fn entry_with(&mut self, diagnosed: bool) -> Option<Entry> {
         let Head {
             glance: g,
             hash,
@@ -618,7 +672,11 @@ impl<'a> Reader<'a> {
         } else {
             None
         };
-        let n = self.count()?;
+        if !diagnosed {
+            (self.pos <= end && end <= self.buf.len()).then_some(())?;
+            self.pos = end;
+        }
+        let n = if diagnosed { self.count()? } else { 0 };
         let mut diagnostics = Vec::with_capacity(n);
         for _ in 0..n {
             let rule = Rule::from_name(&self.str()?)?;
@@ -868,6 +926,39 @@ mod tests {
         assert_eq!(a.report.info, b.report.info);
         assert_eq!(a.report.diagnostics, b.report.diagnostics);
         assert_eq!(b.report.source, None);
+    }
+
+    #[test]
+    fn picked_entries_are_those_of_the_kinds_asked_without_diagnostics() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir_all(dir.path().join(DIR)).expect("mkdir");
+        let table = sample();
+        std::fs::write(path(dir.path()), encode(&table)).expect("write");
+        let all = |_: &str| true;
+        let decisions = load_picked(dir.path(), 42, &[Some(Kind::Decision)], &all).expect("loads");
+        assert_eq!(decisions.scanned_at, -5);
+        assert_eq!(decisions.entries.len(), 1);
+        let (want, got) = (&table.entries[1], &decisions.entries[0]);
+        assert_eq!(got.report.path, "memory/decisions/use-gix.md");
+        assert_eq!(got.report.info, want.report.info);
+        assert_eq!(
+            (got.stat, got.hash, got.blob),
+            (want.stat, want.hash, want.blob)
+        );
+        assert!(got.report.diagnostics.is_empty());
+        let none = |_: &str| false;
+        let picked = load_picked(dir.path(), 42, &[Some(Kind::Decision)], &none).expect("loads");
+        assert!(picked.entries.is_empty());
+        let context = load_picked(dir.path(), 42, &[None], &all).expect("loads");
+        assert_eq!(context.entries.len(), 1);
+        assert_eq!(context.entries[0].report.path, "CONTEXT.md");
+        assert!(load_picked(dir.path(), 41, &[None], &all).is_none());
+        // Damage anywhere, in an entry skimmed or not, is refused.
+        let mut bad = encode(&table);
+        let at = bad.len() / 2;
+        bad[at] ^= 0x40;
+        std::fs::write(path(dir.path()), bad).expect("write");
+        assert!(load_picked(dir.path(), 42, &[None], &all).is_none());
     }
 
     #[test]

@@ -193,3 +193,165 @@ fn records_of_other_kinds_changed_since_the_index_are_not_read_again() {
         "new with 3,000 changed knowledge records took {s:?}, {f:?} without"
     );
 }
+
+/// What happened to the file named `name` while it was open, as `strace`
+/// saw a run of `memlint args` in `root`: the system calls on its
+/// descriptor between its `openat` and its `close`. `None` when `strace`
+/// cannot run here.
+fn calls_on(root: &Path, args: &[&str], stdin: &str, name: &str) -> Option<Vec<String>> {
+    use std::io::Write;
+    let log = root.join(".memlint-strace.log");
+    let mut child = std::process::Command::new("strace")
+        .args([
+            "-f",
+            "-qq",
+            "-e",
+            "trace=openat,read,pread64,mmap,close",
+            "-o",
+        ])
+        .arg(&log)
+        .arg(common::BIN)
+        .args(args)
+        .current_dir(root)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .ok()?;
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait().ok()?;
+    let trace = std::fs::read_to_string(&log).ok()?;
+    std::fs::remove_file(&log).expect("remove the trace");
+    let quoted = format!("{name}\"");
+    let mut fd: Option<String> = None;
+    let mut calls = Vec::new();
+    for line in trace.lines() {
+        // `PID call(args) = result`
+        let call = line.split_once(' ').map_or(line, |(_, c)| c.trim_start());
+        match &fd {
+            None if call.starts_with("openat(") && call.contains(&quoted) => {
+                fd = call.rsplit(" = ").next().map(str::to_string);
+            }
+            Some(n) if call.starts_with(&format!("close({n})")) => break,
+            Some(n)
+                if call.starts_with(&format!("read({n},"))
+                    || call.starts_with(&format!("pread64({n},"))
+                    || (call.starts_with("mmap(") && call.contains(&format!(", {n}, "))) =>
+            {
+                calls.push(call.to_string())
+            }
+            _ => {}
+        }
+    }
+    assert!(fd.is_some(), "{name} was never opened:\n{trace}");
+    Some(calls)
+}
+
+#[test]
+fn the_record_table_is_mapped_not_copied() {
+    if std::process::Command::new("strace")
+        .args(["-qq", "-o", "/dev/null", "true"])
+        .status()
+        .map_or(true, |s| !s.success())
+    {
+        eprintln!("strace cannot run here: skipped");
+        return;
+    }
+    let ws = workspace("example");
+    let root = ws.path();
+    assert_eq!(memlint(root, &["check"]).code, 0);
+    let args = [
+        "new",
+        "decision",
+        "Mapped tables are not copied",
+        "--source",
+        "file:docs/architecture.md",
+        "--body-file",
+        "-",
+    ];
+    let calls = calls_on(
+        root,
+        &args,
+        "The record table is mapped.\n",
+        ".memlint/index",
+    )
+    .expect("strace ran");
+    // Mapped whole (`mmap(NULL, SIZE, PROT_READ, MAP_PRIVATE|…, FD, 0)`),
+    // and never read into memory.
+    assert!(
+        calls.iter().any(|c| c.starts_with("mmap(")),
+        "the table was not mapped: {calls:#?}"
+    );
+    assert!(
+        !calls
+            .iter()
+            .any(|c| c.starts_with("read(") || c.starts_with("pread64(")),
+        "the table was read: {calls:#?}"
+    );
+    assert!(root
+        .join("memory/decisions/mapped-tables-are-not-copied.md")
+        .exists());
+}
+
+/// The `prctl` calls of a run of `memlint new` in `root` with `env`, as
+/// `strace` saw them.
+fn prctls(root: &Path, slug: &str, env: &[(&str, &str)]) -> Vec<String> {
+    let log = root.join(".memlint-strace.log");
+    let mut cmd = std::process::Command::new("strace");
+    cmd.args(["-f", "-qq", "-e", "trace=prctl", "-o"])
+        .arg(&log)
+        .arg(common::BIN)
+        .args([
+            "new",
+            "decision",
+            &format!("Huge pages for {slug}"),
+            "--slug",
+            slug,
+            "--source",
+            "file:docs/architecture.md",
+        ])
+        .current_dir(root)
+        .env_remove("MIMALLOC_ALLOW_THP")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    assert!(cmd.status().expect("strace").success());
+    let trace = std::fs::read_to_string(&log).expect("trace");
+    std::fs::remove_file(&log).expect("remove the trace");
+    trace
+        .lines()
+        .filter(|l| l.contains("prctl(PR_SET_THP_DISABLE"))
+        .map(str::to_string)
+        .collect()
+}
+
+#[test]
+fn new_turns_transparent_huge_pages_off_unless_told_to_keep_them() {
+    if !cfg!(target_os = "linux")
+        || std::process::Command::new("strace")
+            .args(["-qq", "-o", "/dev/null", "true"])
+            .status()
+            .map_or(true, |s| !s.success())
+    {
+        eprintln!("strace cannot run here: skipped");
+        return;
+    }
+    let ws = workspace("example");
+    let root = ws.path();
+    assert_eq!(memlint(root, &["check"]).code, 0);
+    let off = prctls(root, "pages-off", &[]);
+    assert_eq!(off.len(), 1, "{off:?}");
+    assert!(off[0].contains("PR_SET_THP_DISABLE, 1"), "{off:?}");
+    let kept = prctls(root, "pages-kept", &[("MIMALLOC_ALLOW_THP", "1")]);
+    assert!(kept.is_empty(), "{kept:?}");
+    for slug in ["pages-off", "pages-kept"] {
+        assert!(root.join(format!("memory/decisions/{slug}.md")).exists());
+    }
+}

@@ -56,28 +56,25 @@ impl Current {
         use crate::model::kind::Place;
         let listing = crate::store::listing::listing(ws);
         let (all, problems) = (listing.files, listing.problems);
-        let kind_of = |f: &str| match classify(f, &ws.config.banned_dirs) {
-            Place::Record(k) => Some(k),
-            _ => None,
-        };
-        let picked: Vec<String> = all
-            .iter()
-            .filter(|f| kind_of(f).is_some_and(|k| kinds.contains(&k)))
-            .cloned()
-            .collect();
-        let wanted: std::collections::HashSet<&str> = picked.iter().map(String::as_str).collect();
+        // One pass, the names moved: the records of `kinds`, and the others.
+        let (mut picked, mut unread) = (Vec::new(), Vec::new());
+        for f in all {
+            match classify(&f, &ws.config.banned_dirs) {
+                Place::Record(k) if kinds.contains(&k) => picked.push(f),
+                Place::Record(_) => unread.push(f),
+                _ => {}
+            }
+        }
+        let wanted: crate::model::hashing::Set<&str> = picked.iter().map(String::as_str).collect();
         let key = crate::io::cache::key(&ws.config);
-        let Some(stored) = crate::store::table::load_picked(&ws.root, key, &|p| wanted.contains(p))
-        else {
+        let kinds: Vec<Option<Kind>> = kinds.iter().copied().map(Some).collect();
+        let pick = |p: &str| wanted.contains(p);
+        let Some(stored) = crate::store::table::load_picked(&ws.root, key, &kinds, &pick) else {
             return Current::read(ws);
         };
+        drop(wanted);
         let (reports, _) =
             crate::engine::scan::refresh_picked(ws, &picked, stored.entries, stored.scanned_at);
-        drop(wanted);
-        let unread: Vec<String> = all
-            .into_iter()
-            .filter(|f| kind_of(f).is_some_and(|k| !kinds.contains(&k)))
-            .collect();
         Current {
             reports,
             unread,

@@ -1,0 +1,50 @@
+//! Cache files mapped into memory instead of read: see [`map_regular`].
+
+use std::io::Read;
+use std::path::Path;
+
+/// The bytes of a cache file as [`map_regular`] gives them: mapped, or
+/// read into memory where a mapping cannot be had.
+pub(crate) enum Mapped {
+    #[cfg(unix)]
+    Map(memmap2::Mmap),
+    Read(Vec<u8>),
+}
+
+impl std::ops::Deref for Mapped {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            #[cfg(unix)]
+            Mapped::Map(m) => m,
+            Mapped::Read(v) => v,
+        }
+    }
+}
+
+/// The bytes of the regular file at `path` (see
+/// [`crate::io::fs::open_regular`]), mapped into memory instead of
+/// copied: a command that reads a large cache once (the record table of
+/// 100k records is 45 MB) then neither has the kernel zero fresh pages
+/// for a copy nor copies it. Only for the files under `.memlint/` that
+/// memlint replaces whole, by renaming a new file over them
+/// (`io::fs::write_cache`): the mapping keeps the file that was opened,
+/// whatever replaces it. A program that truncated such a file in place
+/// while memlint reads it would crash memlint (as it would git); nothing
+/// of memlint's does. An empty file, and any file where mapping fails, is
+/// read instead.
+pub(crate) fn map_regular(path: &Path) -> std::io::Result<Mapped> {
+    let mut file = crate::io::fs::open_regular(path)?;
+    #[cfg(unix)]
+    if file.metadata()?.len() > 0 {
+        // SAFETY: read-only and private; the caches mapped are replaced
+        // by rename, never changed in place (see above).
+        if let Ok(map) = unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
+            return Ok(Mapped::Map(map));
+        }
+    }
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(Mapped::Read(bytes))
+}
