@@ -214,15 +214,8 @@ fn tokens_with<F: FnMut(u64)>(text: &str, word: &mut Vec<u8>, emit: &mut F) {
                 flush_cjk!();
             }
             let start = i;
-            let mut upper = false;
-            while i < n {
-                match CLASS[bytes[i] as usize] {
-                    LOWER => {}
-                    UPPER => upper = true,
-                    _ => break,
-                }
-                i += 1;
-            }
+            let (end, upper) = ascii_run(bytes, i);
+            i = end;
             let run = &bytes[start..i];
             // The word ends here when ASCII (or nothing) follows.
             let ends = i == n || bytes[i] < 0x80;
@@ -268,8 +261,62 @@ fn tokens_with<F: FnMut(u64)>(text: &str, word: &mut Vec<u8>, emit: &mut F) {
             end_word!();
         }
     }
-    flush_cjk!();
+    // The end of the text ends a one-letter CJK run and a word.
+    if cjk_run == 1 {
+        if let Some(c) = cjk_prev {
+            emit(char_hash(c, None));
+        }
+    }
     end_word!();
+}
+
+/// The end of the run of ASCII letters and digits from `i`, and whether
+/// it holds an uppercase letter: eight bytes at a time while they last.
+#[inline]
+fn ascii_run(bytes: &[u8], mut i: usize) -> (usize, bool) {
+    let mut upper = false;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let mut eight = [0u8; 8];
+        eight.copy_from_slice(chunk);
+        let (len, up) = ascii_word_prefix(u64::from_le_bytes(eight));
+        upper |= up;
+        i += len;
+        if len < 8 {
+            return (i, upper);
+        }
+    }
+    while let Some(&b) = bytes.get(i) {
+        match CLASS[b as usize] {
+            LOWER => {}
+            UPPER => upper = true,
+            _ => break,
+        }
+        i += 1;
+    }
+    (i, upper)
+}
+
+/// How many of the 8 bytes of `x` (little-endian), from the first, are
+/// ASCII letters or digits, and whether one of those is uppercase: each
+/// byte's range checked in its top bit, all eight at once.
+#[inline]
+fn ascii_word_prefix(x: u64) -> (usize, bool) {
+    const H: u64 = 0x8080_8080_8080_8080;
+    const fn rep(b: u8) -> u64 {
+        (b as u64) * 0x0101_0101_0101_0101
+    }
+    // With each byte's top bit set, subtracting a byte below 0x80 never
+    // borrows from the next byte: the top bit then says `byte >= lo`.
+    let y = x | H;
+    let within = |lo: u8, hi: u8| (y.wrapping_sub(rep(lo)) & !y.wrapping_sub(rep(hi + 1))) & H;
+    let upper = within(b'A', b'Z');
+    let word = (within(b'a', b'z') | within(b'0', b'9') | upper) & !(x & H);
+    let len = ((!word & H).trailing_zeros() / 8) as usize;
+    let prefix = match len {
+        8 => u64::MAX,
+        _ => (1u64 << (len * 8)) - 1,
+    };
+    (len, upper & prefix != 0)
 }
 
 fn char_hash(a: char, b: Option<char>) -> u64 {
@@ -348,6 +395,8 @@ mod tests {
             "日本語。次の文、そして，最後 ｱｲｳ 가나다 𠀀𠀁 々〆〡 ー\u{3000}（括弧）",
             "Word日本 日本Word café日本 日本café 。a。 、b、 x。 。",
             "UPPER-lower MiXeD9 9Mixed ab\tcd\nEF",
+            "supercalifragilistic abcdefghijklmnopqrstuvwxyz0123456789 ABCDEFGHIJKLMNOPQ",
+            "lowercaseonlyY0 twelveletter twelveLetter sixteenletters!x eightchr eightchR",
         ];
         for text in texts {
             let mut fast = Vec::new();
@@ -384,6 +433,36 @@ mod tests {
             let mut slow = Vec::new();
             reference(&text, &mut String::new(), &mut |t| slow.push(t));
             assert_eq!(fast, slow, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn eight_bytes_at_once_are_one_byte_at_a_time() {
+        let naive = |x: u64| {
+            let bytes = x.to_le_bytes();
+            let len = bytes
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric())
+                .count();
+            (len, bytes[..len].iter().any(u8::is_ascii_uppercase))
+        };
+        let mut state = 0x0123_4567_89ab_cdefu64;
+        for _ in 0..100_000 {
+            state = mix(state.wrapping_add(1));
+            // Bytes from the edges of each range as often as from anywhere.
+            let picks = b"@AZ[`az{/09:\x7f\x80\xff _-";
+            let mut bytes = state.to_le_bytes();
+            for (k, b) in bytes.iter_mut().enumerate() {
+                if (state >> (k + 56)) & 1 == 0 {
+                    *b = picks[*b as usize % picks.len()];
+                }
+            }
+            let x = u64::from_le_bytes(bytes);
+            assert_eq!(ascii_word_prefix(x), naive(x), "{bytes:?}");
+        }
+        for b in 0..=255u8 {
+            let x = u64::from_le_bytes([b; 8]);
+            assert_eq!(ascii_word_prefix(x), naive(x), "{b}");
         }
     }
 
