@@ -221,6 +221,13 @@ fn tokens_with<F: FnMut(u64)>(text: &str, word: &mut Vec<u8>, emit: &mut F) {
             let ends = i == n || bytes[i] < 0x80;
             if word.is_empty() && ends && !upper {
                 emit(xxh3_64(run));
+            } else if word.is_empty() && ends && run.len() <= 32 {
+                // A capitalised word, lowercased on the stack.
+                let mut lower = [0u8; 32];
+                for (l, b) in lower.iter_mut().zip(run) {
+                    *l = b.to_ascii_lowercase();
+                }
+                emit(xxh3_64(&lower[..run.len()]));
             } else {
                 word.extend(run.iter().map(u8::to_ascii_lowercase));
             }
