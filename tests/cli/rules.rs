@@ -1462,6 +1462,43 @@ fn duplicates_follow_edits_between_runs_through_the_cache() {
     assert_eq!(dups(dir.path()).len(), 2);
 }
 
+#[test]
+fn a_replaced_record_made_active_again_is_compared_again() {
+    // A replaced record is never compared (no sketch is made of it): once
+    // it is active again, the next run finds its copy, cache or not.
+    let dir = tempfile::tempdir().expect("temp dir");
+    common::copy_dir(&fixture("rules/content-duplicate"), dir.path());
+    let dups = |root: &Path| {
+        let json = check_json(root, &[]).json();
+        actual(&json)
+            .into_iter()
+            .filter(|(r, ..)| r == "content/duplicate")
+            .map(|(_, _, p, ..)| p)
+            .collect::<Vec<_>>()
+    };
+    let cdn = dir.path().join("memory/decisions/cache-product-pages.md");
+    let active = std::fs::read_to_string(&cdn).expect("read");
+    let replaced = active
+        .replace("status: active", "status: replaced")
+        .replace(
+            "---\n\n",
+            "replaced_by: edge-caching-for-catalogue\n---\n\n",
+        );
+    std::fs::write(&cdn, &replaced).expect("write");
+    assert_eq!(
+        dups(dir.path()),
+        vec!["knowledge/product-page-ttl.md".to_string()]
+    );
+    std::fs::write(&cdn, &active).expect("write");
+    let want = vec![
+        "knowledge/product-page-ttl.md".to_string(),
+        "memory/decisions/edge-caching-for-catalogue.md".to_string(),
+    ];
+    assert_eq!(dups(dir.path()), want);
+    std::fs::remove_dir_all(dir.path().join(".memlint")).expect("rm cache");
+    assert_eq!(dups(dir.path()), want);
+}
+
 /// Issue 48 item 10: `check` is one engine call, `engine::check::run(mode,
 /// selection)`: the paths resolve into a selection (a path missing from
 /// the work tree is an error there, not for git's versions), and the work

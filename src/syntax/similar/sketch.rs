@@ -45,8 +45,10 @@ impl Sketch {
         let mut mins = [u64::MAX; BINS];
         let mut prev: Option<u64> = None;
         let mut shingles = 0usize;
-        let mut distinct: Vec<u64> = Vec::new();
-        let mut word = String::new();
+        // The first distinct shingles, up to as many as a sketch needs.
+        let mut distinct = [0u64; MIN_SHINGLES];
+        let mut found = 0usize;
+        let mut word = Vec::new();
         for part in parts {
             tokens_with(part, &mut word, &mut |t| {
                 if let Some(p) = prev {
@@ -59,14 +61,15 @@ impl Sketch {
                     }
                     shingles += 1;
                     // Counting distinct shingles matters only while few.
-                    if distinct.len() < MIN_SHINGLES && !distinct.contains(&x) {
-                        distinct.push(x);
+                    if found < MIN_SHINGLES && !distinct[..found].contains(&x) {
+                        distinct[found] = x;
+                        found += 1;
                     }
                 }
                 prev = Some(t);
             });
         }
-        if shingles < MIN_SHINGLES || distinct.len() < MIN_SHINGLES {
+        if shingles < MIN_SHINGLES || found < MIN_SHINGLES {
             return None;
         }
         let mut out = [0u8; BINS];
@@ -137,63 +140,116 @@ fn mix(mut x: u64) -> u64 {
 /// overlapping character bigrams (a one-character run as itself).
 #[cfg(test)] // only the unit tests call it
 pub(crate) fn tokens(text: &str, mut emit: impl FnMut(u64)) {
-    tokens_with(text, &mut String::new(), &mut emit);
+    tokens_with(text, &mut Vec::new(), &mut emit);
 }
 
-/// [`tokens`] with a buffer for the current word. A run of ASCII letters
-/// and digits that is a whole word in lowercase is hashed where it stands
-/// (the common case, no copy); other words are lowercased into `word`.
-fn tokens_with<F: FnMut(u64)>(text: &str, word: &mut String, emit: &mut F) {
-    fn flush_cjk<F: FnMut(u64)>(prev: &mut Option<char>, run: &mut usize, emit: &mut F) {
-        if *run == 1 {
-            if let Some(c) = *prev {
-                emit(char_hash(c, None));
-            }
-        }
-        *prev = None;
-        *run = 0;
+/// What a byte is to the tokenizer.
+const SEP: u8 = 0;
+const LOWER: u8 = 1;
+const UPPER: u8 = 2;
+const WIDE: u8 = 3;
+static CLASS: [u8; 256] = {
+    let mut t = [SEP; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = match b as u8 {
+            b'a'..=b'z' | b'0'..=b'9' => LOWER,
+            b'A'..=b'Z' => UPPER,
+            0x80..=0xff => WIDE,
+            _ => SEP,
+        };
+        b += 1;
     }
-    fn end_word<F: FnMut(u64)>(word: &mut String, emit: &mut F) {
-        if !word.is_empty() {
-            emit(xxh3_64(word.as_bytes()));
-            word.clear();
-        }
-    }
+    t
+};
+
+/// Whether `c` is in a run of CJK letters: the common blocks without a
+/// table search.
+#[inline]
+fn cjk_letter(c: char) -> bool {
+    matches!(c as u32, 0x3040..=0x30FF | 0x4E00..=0x9FFF) || crate::syntax::cjk::in_cjk_run(c)
+}
+
+/// [`tokens`] with a buffer for the current word (lowercased UTF-8). A
+/// run of ASCII letters and digits that is a whole word in lowercase is
+/// hashed where it stands (the common case, no copy); other words are
+/// lowercased into `word`.
+fn tokens_with<F: FnMut(u64)>(text: &str, word: &mut Vec<u8>, emit: &mut F) {
+    let bytes = text.as_bytes();
+    let n = bytes.len();
     let mut cjk_prev: Option<char> = None;
     let mut cjk_run = 0usize;
-    let bytes = text.as_bytes();
     let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if b.is_ascii() {
-            if cjk_run > 0 {
-                flush_cjk(&mut cjk_prev, &mut cjk_run, emit);
+    macro_rules! flush_cjk {
+        () => {
+            if cjk_run == 1 {
+                if let Some(c) = cjk_prev {
+                    emit(char_hash(c, None));
+                }
             }
-            if !b.is_ascii_alphanumeric() {
-                end_word(word, emit);
-                i += 1;
-                continue;
+            cjk_prev = None;
+            cjk_run = 0;
+        };
+    }
+    macro_rules! end_word {
+        () => {
+            if !word.is_empty() {
+                emit(xxh3_64(word));
+                word.clear();
+            }
+        };
+    }
+    while i < n {
+        let class = CLASS[bytes[i] as usize];
+        if class == SEP {
+            if cjk_run > 0 {
+                flush_cjk!();
+            }
+            end_word!();
+            i += 1;
+            continue;
+        }
+        if class != WIDE {
+            if cjk_run > 0 {
+                flush_cjk!();
             }
             let start = i;
-            while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
-                i += 1;
-            }
+            let (end, upper) = ascii_run(bytes, i);
+            i = end;
             let run = &bytes[start..i];
             // The word ends here when ASCII (or nothing) follows.
-            let ends = bytes.get(i).is_none_or(u8::is_ascii);
-            if word.is_empty() && ends && !run.iter().any(u8::is_ascii_uppercase) {
+            let ends = i == n || bytes[i] < 0x80;
+            if word.is_empty() && ends && !upper {
                 emit(xxh3_64(run));
+            } else if word.is_empty() && ends && run.len() <= 32 {
+                // A capitalised word, lowercased on the stack.
+                let mut lower = [0u8; 32];
+                for (l, b) in lower.iter_mut().zip(run) {
+                    *l = b.to_ascii_lowercase();
+                }
+                emit(xxh3_64(&lower[..run.len()]));
             } else {
-                word.extend(run.iter().map(|c| char::from(c.to_ascii_lowercase())));
+                word.extend(run.iter().map(u8::to_ascii_lowercase));
             }
             continue;
         }
-        let Some(c) = text[i..].chars().next() else {
+        let b = bytes[i];
+        let (c, len) = if b & 0xF0 == 0xE0 && i + 2 < n {
+            // Three bytes (every CJK letter of the common blocks).
+            let c = (u32::from(b & 0x0F) << 12)
+                | (u32::from(bytes[i + 1] & 0x3F) << 6)
+                | u32::from(bytes[i + 2] & 0x3F);
+            (char::from_u32(c), 3)
+        } else {
+            let c = text[i..].chars().next();
+            (c, c.map_or(1, char::len_utf8))
+        };
+        let Some(c) = c else {
             break;
         };
-        i += c.len_utf8();
-        if crate::syntax::cjk::in_cjk_run(c) {
-            end_word(word, emit);
+        i += len;
+        if cjk_letter(c) {
+            end_word!();
             if let Some(p) = cjk_prev {
                 emit(char_hash(p, Some(c)));
             }
@@ -201,15 +257,73 @@ fn tokens_with<F: FnMut(u64)>(text: &str, word: &mut String, emit: &mut F) {
             cjk_run += 1;
             continue;
         }
-        flush_cjk(&mut cjk_prev, &mut cjk_run, emit);
-        if c.is_alphanumeric() {
-            word.extend(c.to_lowercase());
+        flush_cjk!();
+        // The ideographic full stop and comma end a run without a Unicode
+        // table lookup.
+        if !matches!(c, '。' | '、') && c.is_alphanumeric() {
+            for l in c.to_lowercase() {
+                word.extend_from_slice(l.encode_utf8(&mut [0u8; 4]).as_bytes());
+            }
         } else {
-            end_word(word, emit);
+            end_word!();
         }
     }
-    flush_cjk(&mut cjk_prev, &mut cjk_run, emit);
-    end_word(word, emit);
+    // The end of the text ends a one-letter CJK run and a word.
+    if cjk_run == 1 {
+        if let Some(c) = cjk_prev {
+            emit(char_hash(c, None));
+        }
+    }
+    end_word!();
+}
+
+/// The end of the run of ASCII letters and digits from `i`, and whether
+/// it holds an uppercase letter: eight bytes at a time while they last.
+#[inline]
+fn ascii_run(bytes: &[u8], mut i: usize) -> (usize, bool) {
+    let mut upper = false;
+    while let Some(chunk) = bytes.get(i..i + 8) {
+        let mut eight = [0u8; 8];
+        eight.copy_from_slice(chunk);
+        let (len, up) = ascii_word_prefix(u64::from_le_bytes(eight));
+        upper |= up;
+        i += len;
+        if len < 8 {
+            return (i, upper);
+        }
+    }
+    while let Some(&b) = bytes.get(i) {
+        match CLASS[b as usize] {
+            LOWER => {}
+            UPPER => upper = true,
+            _ => break,
+        }
+        i += 1;
+    }
+    (i, upper)
+}
+
+/// How many of the 8 bytes of `x` (little-endian), from the first, are
+/// ASCII letters or digits, and whether one of those is uppercase: each
+/// byte's range checked in its top bit, all eight at once.
+#[inline]
+fn ascii_word_prefix(x: u64) -> (usize, bool) {
+    const H: u64 = 0x8080_8080_8080_8080;
+    const fn rep(b: u8) -> u64 {
+        (b as u64) * 0x0101_0101_0101_0101
+    }
+    // With each byte's top bit set, subtracting a byte below 0x80 never
+    // borrows from the next byte: the top bit then says `byte >= lo`.
+    let y = x | H;
+    let within = |lo: u8, hi: u8| (y.wrapping_sub(rep(lo)) & !y.wrapping_sub(rep(hi + 1))) & H;
+    let upper = within(b'A', b'Z');
+    let word = (within(b'a', b'z') | within(b'0', b'9') | upper) & !(x & H);
+    let len = ((!word & H).trailing_zeros() / 8) as usize;
+    let prefix = match len {
+        8 => u64::MAX,
+        _ => (1u64 << (len * 8)) - 1,
+    };
+    (len, upper & prefix != 0)
 }
 
 fn char_hash(a: char, b: Option<char>) -> u64 {
@@ -284,6 +398,12 @@ mod tests {
             "",
             "a",
             "Ωmega ωmega word😀emoji",
+            "İstanbul STRASSE straße ǅemal ŉ",
+            "日本語。次の文、そして，最後 ｱｲｳ 가나다 𠀀𠀁 々〆〡 ー\u{3000}（括弧）",
+            "Word日本 日本Word café日本 日本café 。a。 、b、 x。 。",
+            "UPPER-lower MiXeD9 9Mixed ab\tcd\nEF",
+            "supercalifragilistic abcdefghijklmnopqrstuvwxyz0123456789 ABCDEFGHIJKLMNOPQ",
+            "lowercaseonlyY0 twelveletter twelveLetter sixteenletters!x eightchr eightchR",
         ];
         for text in texts {
             let mut fast = Vec::new();
@@ -291,6 +411,65 @@ mod tests {
             let mut slow = Vec::new();
             reference(text, &mut String::new(), &mut |t| slow.push(t));
             assert_eq!(fast, slow, "{text}");
+        }
+    }
+
+    #[test]
+    fn fast_tokens_are_the_char_by_char_tokens_on_random_texts() {
+        // Every path of the tokenizer: ASCII of both cases, letters whose
+        // lowercase is longer, CJK of two to four bytes, CJK punctuation,
+        // emoji, and words running from ASCII into other scripts.
+        let alphabet: Vec<char> =
+            "aZz09 .-_\n\tAbcXYéÉßİΩω日本語。、，ｱ가𠀀😀々〆〡ー\u{3000}\u{FF08}ŉǅ"
+                .chars()
+                .collect();
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            (state >> 33) as usize
+        };
+        for _ in 0..20_000 {
+            let len = next() % 40;
+            let text: String = (0..len)
+                .map(|_| alphabet[next() % alphabet.len()])
+                .collect();
+            let mut fast = Vec::new();
+            tokens(&text, |t| fast.push(t));
+            let mut slow = Vec::new();
+            reference(&text, &mut String::new(), &mut |t| slow.push(t));
+            assert_eq!(fast, slow, "{text:?}");
+        }
+    }
+
+    #[test]
+    fn eight_bytes_at_once_are_one_byte_at_a_time() {
+        let naive = |x: u64| {
+            let bytes = x.to_le_bytes();
+            let len = bytes
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric())
+                .count();
+            (len, bytes[..len].iter().any(u8::is_ascii_uppercase))
+        };
+        let mut state = 0x0123_4567_89ab_cdefu64;
+        for _ in 0..100_000 {
+            state = mix(state.wrapping_add(1));
+            // Bytes from the edges of each range as often as from anywhere.
+            let picks = b"@AZ[`az{/09:\x7f\x80\xff _-";
+            let mut bytes = state.to_le_bytes();
+            for (k, b) in bytes.iter_mut().enumerate() {
+                if (state >> (k + 56)) & 1 == 0 {
+                    *b = picks[*b as usize % picks.len()];
+                }
+            }
+            let x = u64::from_le_bytes(bytes);
+            assert_eq!(ascii_word_prefix(x), naive(x), "{bytes:?}");
+        }
+        for b in 0..=255u8 {
+            let x = u64::from_le_bytes([b; 8]);
+            assert_eq!(ascii_word_prefix(x), naive(x), "{b}");
         }
     }
 
