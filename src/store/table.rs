@@ -500,6 +500,7 @@ impl Writer {
                 w.buf.extend_from_slice(&sketch.0);
             }
         }
+        w.u8(u8::from(info.may_pin));
         w.usize(r.diagnostics.len());
         for d in &r.diagnostics {
             w.str(d.rule.as_str());
@@ -618,6 +619,7 @@ impl<'a> Reader<'a> {
         } else {
             None
         };
+        let may_pin = self.flag()?;
         let n = self.count()?;
         let mut diagnostics = Vec::with_capacity(n);
         for _ in 0..n {
@@ -666,6 +668,7 @@ impl<'a> Reader<'a> {
                     tags,
                     parsed,
                     sketch,
+                    may_pin,
                 },
             }),
         })
@@ -820,6 +823,7 @@ mod tests {
                 sketch: crate::syntax::similar::sketch::Sketch::of(
                     "Use gix for every git read: blobs, trees, the index and history.",
                 ),
+                may_pin: true,
             },
         };
         Table {

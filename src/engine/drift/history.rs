@@ -1,6 +1,6 @@
-//! The history `sources/drifted` reads: every commit reachable from HEAD,
-//! newest first, with the paths it changed under the root, walked once per
-//! run through gix.
+//! The history `sources/drifted` reads: the commits reachable from HEAD,
+//! newest first, with the paths they changed under the root, walked once
+//! per run through gix, and only as far back as the records judged need.
 
 use crate::io::git::{Change, CommitInfo, GitError, Repo};
 use gix::ObjectId;
@@ -8,7 +8,8 @@ use std::collections::{HashMap, HashSet};
 
 use crate::store::drift::Step;
 
-/// Every commit reachable from HEAD, newest first.
+/// The commits reachable from HEAD, newest first: all of them, or the
+/// newest down to the oldest a record judged needs.
 pub(crate) struct History {
     /// The walk, newest first.
     pub steps: Vec<Step>,
@@ -19,21 +20,28 @@ pub(crate) struct History {
 }
 
 impl History {
-    /// Walks the history from `head`: from `.memlint/drift` when HEAD has
-    /// not moved since it was stored, else diffing only the commits it does
-    /// not hold (and storing the new walk).
+    /// Walks the history from `head`, newest first, far enough to find the
+    /// newest commit that changed each path of `needed` (the records whose
+    /// last commit is asked, see [`History::last_change`]): from
+    /// `.memlint/drift` when it holds them for this HEAD, else diffing only
+    /// the commits it does not hold (and storing the new walk). A history
+    /// with merges is walked whole ([`History::since`] needs every commit).
     pub(crate) fn walk(
         repo: &Repo,
         head: ObjectId,
         ws: &crate::model::workspace::Workspace,
+        needed: &[&str],
     ) -> Result<History, GitError> {
         let root = &ws.root;
         let stored = crate::store::drift::load(root).filter(|s| s.prefix == repo.prefix);
         // A shallow clone's boundary moves without HEAD moving (`git fetch
         // --deepen`): its walk is checked against the commits it holds.
         let shallow = repo.repo.is_shallow().unwrap_or(true);
-        let steps = match stored {
-            Some(s) if s.head == head && !shallow => s.steps,
+        let (steps, merges) = match stored {
+            Some(s) if s.head == head && !shallow && (s.complete || found(&s.steps, needed)) => {
+                let merges = s.steps.iter().any(|s| s.parents > 1);
+                (s.steps, merges)
+            }
             stored => {
                 let mut known: HashMap<ObjectId, Step> = stored
                     .map(|s| {
@@ -44,29 +52,38 @@ impl History {
                             .collect()
                     })
                     .unwrap_or_default();
+                let commits = repo.commit_parents(head)?;
+                let merges = commits.iter().any(|(_, parents)| *parents > 1);
+                let mut missing: HashSet<&str> = needed.iter().copied().collect();
                 let mut steps = Vec::new();
-                for id in repo.commit_ids(&[head], &[])? {
-                    steps.push(match known.remove(&id) {
+                for (id, _) in &commits {
+                    if missing.is_empty() && !merges {
+                        break;
+                    }
+                    let step = match known.remove(id) {
                         Some(st) => st,
-                        None => step(repo, &repo.commit(id)?)?,
-                    });
+                        None => step(repo, &repo.commit(*id)?)?,
+                    };
+                    missing.retain(|p| !touches(&step.changes, p));
+                    steps.push(step);
                 }
                 let stored = crate::store::drift::Stored {
                     head,
                     prefix: repo.prefix.clone(),
+                    complete: steps.len() == commits.len(),
                     steps,
                 };
                 crate::store::drift::save(ws, &stored);
-                stored.steps
+                (stored.steps, merges)
             }
         };
         let at = steps.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
-        let merges = steps.iter().any(|s| s.parents > 1);
         Ok(History { steps, at, merges })
     }
 
     /// The index of the newest commit that changed `rel` (a root-relative
-    /// path), if one did.
+    /// path), if one did: one of the paths the walk was asked to find, or
+    /// any path once the walk is whole.
     pub(crate) fn last_change(&self, rel: &str) -> Option<usize> {
         self.steps.iter().position(|s| touches(&s.changes, rel))
     }
@@ -87,6 +104,18 @@ impl History {
         out.sort_unstable_by(|a, b| b.cmp(a));
         Ok(out)
     }
+}
+
+/// Whether every path of `needed` was changed by one of `steps`.
+fn found(steps: &[Step], needed: &[&str]) -> bool {
+    let mut missing: HashSet<&str> = needed.iter().copied().collect();
+    for step in steps {
+        if missing.is_empty() {
+            break;
+        }
+        missing.retain(|p| !touches(&step.changes, p));
+    }
+    missing.is_empty()
 }
 
 /// Whether `changes` (sorted by path) hold `rel`.
