@@ -17,6 +17,9 @@ pub(crate) struct History {
     pub at: HashMap<ObjectId, usize>,
     /// Whether some commit has more than one parent.
     pub merges: bool,
+    /// The index of the newest commit that changed each path the walk was
+    /// asked to find, found in one pass over the steps.
+    pub last: HashMap<String, usize>,
 }
 
 impl History {
@@ -37,12 +40,24 @@ impl History {
         // A shallow clone's boundary moves without HEAD moving (`git fetch
         // --deepen`): its walk is checked against the commits it holds.
         let shallow = repo.repo.is_shallow().unwrap_or(true);
-        let (steps, merges) = match stored {
-            Some(s) if s.head == head && !shallow && (s.complete || found(&s.steps, needed)) => {
-                let merges = s.steps.iter().any(|s| s.parents > 1);
-                (s.steps, merges)
+        let mut finder = Finder::new(needed);
+        let reuse = match stored {
+            Some(s) if s.head == head && !shallow => {
+                for (i, step) in s.steps.iter().enumerate() {
+                    finder.take(i, step);
+                }
+                if s.complete || finder.done() {
+                    Ok(s.steps)
+                } else {
+                    finder = Finder::new(needed);
+                    Err(Some(s))
+                }
             }
-            stored => {
+            other => Err(other),
+        };
+        let steps = match reuse {
+            Ok(steps) => steps,
+            Err(stored) => {
                 let mut known: HashMap<ObjectId, Step> = stored
                     .map(|s| {
                         s.steps
@@ -54,17 +69,16 @@ impl History {
                     .unwrap_or_default();
                 let commits = repo.commit_parents(head)?;
                 let merges = commits.iter().any(|(_, parents)| *parents > 1);
-                let mut missing: HashSet<&str> = needed.iter().copied().collect();
                 let mut steps = Vec::new();
                 for (id, _) in &commits {
-                    if missing.is_empty() && !merges {
+                    if finder.done() && !merges {
                         break;
                     }
                     let step = match known.remove(id) {
                         Some(st) => st,
                         None => step(repo, &repo.commit(*id)?)?,
                     };
-                    missing.retain(|p| !touches(&step.changes, p));
+                    finder.take(steps.len(), &step);
                     steps.push(step);
                 }
                 let stored = crate::store::drift::Stored {
@@ -74,18 +88,27 @@ impl History {
                     steps,
                 };
                 crate::store::drift::save(ws, &stored);
-                (stored.steps, merges)
+                stored.steps
             }
         };
         let at = steps.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
-        Ok(History { steps, at, merges })
+        let merges = steps.iter().any(|s| s.parents > 1);
+        Ok(History {
+            steps,
+            at,
+            merges,
+            last: finder.last,
+        })
     }
 
     /// The index of the newest commit that changed `rel` (a root-relative
     /// path), if one did: one of the paths the walk was asked to find, or
     /// any path once the walk is whole.
     pub(crate) fn last_change(&self, rel: &str) -> Option<usize> {
-        self.steps.iter().position(|s| touches(&s.changes, rel))
+        match self.last.get(rel) {
+            Some(i) => Some(*i),
+            None => self.steps.iter().position(|s| touches(&s.changes, rel)),
+        }
     }
 
     /// The indexes of the commits reachable from HEAD but not from the
@@ -106,16 +129,50 @@ impl History {
     }
 }
 
-/// Whether every path of `needed` was changed by one of `steps`.
-fn found(steps: &[Step], needed: &[&str]) -> bool {
-    let mut missing: HashSet<&str> = needed.iter().copied().collect();
-    for step in steps {
-        if missing.is_empty() {
-            break;
+/// Finds, one step after the other (newest first), the newest step that
+/// changed each path asked for: each step is matched from its smaller
+/// side (its changes looked up among the paths still missing, or those
+/// paths searched in its changes).
+struct Finder<'n> {
+    missing: HashSet<&'n str>,
+    last: HashMap<String, usize>,
+}
+
+impl<'n> Finder<'n> {
+    fn new(needed: &[&'n str]) -> Self {
+        Finder {
+            missing: needed.iter().copied().collect(),
+            last: HashMap::new(),
         }
-        missing.retain(|p| !touches(&step.changes, p));
     }
-    missing.is_empty()
+
+    /// Takes in step `i` of the walk.
+    fn take(&mut self, i: usize, step: &Step) {
+        if self.missing.is_empty() {
+            return;
+        }
+        if step.changes.len() <= self.missing.len() {
+            for c in &step.changes {
+                if self.missing.remove(c.path.as_str()) {
+                    self.last.insert(c.path.clone(), i);
+                }
+            }
+        } else {
+            let last = &mut self.last;
+            self.missing.retain(|p| {
+                let touched = touches(&step.changes, p);
+                if touched {
+                    last.insert(p.to_string(), i);
+                }
+                !touched
+            });
+        }
+    }
+
+    /// Whether every path asked for was found.
+    fn done(&self) -> bool {
+        self.missing.is_empty()
+    }
 }
 
 /// Whether `changes` (sorted by path) hold `rel`.

@@ -450,6 +450,7 @@ impl<'r> Judge<'r> {
                 steps: Vec::new(),
                 at: HashMap::new(),
                 merges: false,
+                last: HashMap::new(),
             },
             failed: Default::default(),
             mode,
