@@ -52,6 +52,9 @@ pub struct Refreshed {
     pub reports: Vec<Box<FileReport>>,
     /// What the table knows of each file's content, in the same order.
     pub fingerprints: Fingerprints,
+    /// The git blob id of each file, in the same order, where the git
+    /// index vouched for it with the stat data the table holds.
+    pub(crate) blobs: Vec<Option<gix::ObjectId>>,
     /// Files read and linted in this run.
     pub reparsed: usize,
     /// Whether they were read by many threads because they were not in the
@@ -483,8 +486,10 @@ impl Scanned {
         let entries = self.table.entries;
         let mut reports = Vec::with_capacity(entries.len());
         let mut fingerprints = Vec::with_capacity(entries.len());
+        let mut blobs = Vec::with_capacity(entries.len());
         for e in entries {
             fingerprints.push(e.stat.zip(e.hash));
+            blobs.push(e.blob);
             reports.push(e.report);
         }
         Refreshed {
@@ -493,6 +498,7 @@ impl Scanned {
                 scanned_at: self.table.scanned_at,
                 of: fingerprints,
             },
+            blobs,
             reparsed: self.reparsed,
             from_disk: self.from_disk,
             saved,

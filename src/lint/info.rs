@@ -26,6 +26,10 @@ pub struct RecordInfo {
     /// What the title and body say, for `content/duplicate` (decision,
     /// request and knowledge records with enough text).
     pub sketch: Option<crate::syntax::similar::sketch::Sketch>,
+    /// The text mentions `pins` or holds a backslash (an escape that could
+    /// spell it): only such a record can hold the pins `memlint verify`
+    /// writes, so `sources/drifted` reads no other record again.
+    pub may_pin: bool,
 }
 
 /// A value with its place in the file.

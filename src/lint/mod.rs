@@ -288,7 +288,13 @@ fn record_info(r: &Record) -> RecordInfo {
         tags: p.tags.into_iter().map(owned).collect(),
         parsed: true,
         sketch: content_sketch(r, p.status),
+        may_pin: may_pin(r.text),
     }
+}
+
+/// Whether a record's text could hold pins (see `RecordInfo::may_pin`).
+fn may_pin(text: &str) -> bool {
+    memchr::memmem::find(text.as_bytes(), b"pins").is_some() || text.contains('\\')
 }
 
 /// The sketch `content/duplicate` compares: title and body of a decision,

@@ -18,7 +18,9 @@ use std::path::Path;
 /// The cache's name inside [`DIR`].
 pub(crate) const DRIFT: &str = "drift";
 
-const MAGIC: &[u8; 8] = b"MLDRIFT\0";
+/// The second layout: a walk may stop before the root commit
+/// ([`Stored::complete`]). A file of the first layout is not read.
+const MAGIC: &[u8; 8] = b"MLDRIFT2";
 
 /// One commit of the history.
 #[derive(Debug, Clone)]
@@ -51,6 +53,10 @@ pub(crate) struct Stored {
     pub prefix: String,
     /// The steps, newest first.
     pub steps: Vec<Step>,
+    /// Whether the steps are the whole walk from HEAD; else they are its
+    /// newest commits only (a walk stops once every record it was asked
+    /// about was found changed).
+    pub complete: bool,
 }
 
 /// The stored walk, if there is a readable one.
@@ -92,6 +98,7 @@ fn encode(s: &Stored) -> Vec<u8> {
     w.buf.extend_from_slice(&FORMAT.to_le_bytes());
     id(&mut w, &s.head);
     w.str(&s.prefix);
+    w.u8(u8::from(s.complete));
     w.usize(s.steps.len());
     for step in &s.steps {
         id(&mut w, &step.id);
@@ -134,6 +141,7 @@ fn decode(bytes: &[u8]) -> Option<Stored> {
     let mut r = checked(bytes, MAGIC)?;
     let head = read_id(&mut r)?;
     let prefix = r.str()?;
+    let complete = r.flag()?;
     let n = r.count()?;
     let mut steps = Vec::with_capacity(n);
     for _ in 0..n {
@@ -168,6 +176,7 @@ fn decode(bytes: &[u8]) -> Option<Stored> {
         head,
         prefix,
         steps,
+        complete,
     })
 }
 
@@ -199,6 +208,7 @@ mod tests {
                 boundary: false,
                 parents: 1,
             }],
+            complete: false,
         };
         let back = decode(&encode(&stored)).unwrap();
         assert_eq!(back.head, a);
@@ -206,6 +216,11 @@ mod tests {
         assert_eq!(back.steps[0].changes, stored.steps[0].changes);
         assert_eq!(back.steps[0].summary, "Move the cache");
         assert_eq!(back.steps[0].offset, 3600);
+        assert!(!back.complete);
+        // A file of the first layout is not read.
+        let mut old = encode(&stored);
+        old[..8].copy_from_slice(b"MLDRIFT\0");
+        assert!(decode(&old).is_none());
         let mut bad = encode(&stored);
         bad[12] ^= 1;
         assert!(decode(&bad).is_none());

@@ -511,6 +511,7 @@ impl Writer {
                 w.buf.extend_from_slice(&sketch.0);
             }
         }
+        w.u8(u8::from(info.may_pin));
         w.usize(r.diagnostics.len());
         for d in &r.diagnostics {
             w.str(d.rule.as_str());
@@ -672,6 +673,7 @@ impl<'a> Reader<'a> {
         } else {
             None
         };
+        let may_pin = self.flag()?;
         if !diagnosed {
             (self.pos <= end && end <= self.buf.len()).then_some(())?;
             self.pos = end;
@@ -724,6 +726,7 @@ impl<'a> Reader<'a> {
                     tags,
                     parsed,
                     sketch,
+                    may_pin,
                 },
             }),
         })
@@ -878,6 +881,7 @@ mod tests {
                 sketch: crate::syntax::similar::sketch::Sketch::of(
                     "Use gix for every git read: blobs, trees, the index and history.",
                 ),
+                may_pin: true,
             },
         };
         Table {

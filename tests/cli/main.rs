@@ -34,6 +34,7 @@ mod docs;
 mod docs_console;
 mod drift;
 mod drift_change;
+mod drift_cold;
 mod drift_visible;
 mod drift_warm;
 mod export;

@@ -126,16 +126,20 @@ pub(crate) fn run_texts(
     texts: bool,
 ) -> Outcome {
     let (refreshed, mut diags, problems) = refreshed_findings(ws, all, opts);
-    let (reports, prints) = (refreshed.reports, refreshed.fingerprints);
+    let (reports, prints, blobs) = (refreshed.reports, refreshed.fingerprints, refreshed.blobs);
     // The reports are in the order of `all`, sorted by path.
     let at = |rel: &str| reports.binary_search_by(|r| r.path.as_str().cmp(rel)).ok();
     let print = |rel: &str| at(rel).and_then(|i| prints.of.get(i).copied().flatten());
     let stat = |rel: &str| print(rel).map(|(s, _)| s);
+    let blob = |rel: &str| at(rel).and_then(|i| blobs.get(i).copied().flatten());
     let drift = crate::engine::drift::drifted_with(
         ws,
         reports.iter().map(|r| (r.path.as_str(), &r.info)),
         crate::engine::drift::Mode::WorkTree,
-        &stat,
+        crate::engine::drift::Known {
+            stats: &stat,
+            blobs: &blob,
+        },
     );
     // What context, search and the prompt hook mark (every record was
     // judged), with the hashes of the records the table just vouched for.

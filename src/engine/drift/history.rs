@@ -1,6 +1,6 @@
-//! The history `sources/drifted` reads: every commit reachable from HEAD,
-//! newest first, with the paths it changed under the root, walked once per
-//! run through gix.
+//! The history `sources/drifted` reads: the commits reachable from HEAD,
+//! newest first, with the paths they changed under the root, walked once
+//! per run through gix, and only as far back as the records judged need.
 
 use crate::io::git::{Change, CommitInfo, GitError, Repo};
 use gix::ObjectId;
@@ -8,7 +8,8 @@ use std::collections::{HashMap, HashSet};
 
 use crate::store::drift::Step;
 
-/// Every commit reachable from HEAD, newest first.
+/// The commits reachable from HEAD, newest first: all of them, or the
+/// newest down to the oldest a record judged needs.
 pub(crate) struct History {
     /// The walk, newest first.
     pub steps: Vec<Step>,
@@ -16,25 +17,47 @@ pub(crate) struct History {
     pub at: HashMap<ObjectId, usize>,
     /// Whether some commit has more than one parent.
     pub merges: bool,
+    /// The index of the newest commit that changed each path the walk was
+    /// asked to find, found in one pass over the steps.
+    pub last: HashMap<String, usize>,
 }
 
 impl History {
-    /// Walks the history from `head`: from `.memlint/drift` when HEAD has
-    /// not moved since it was stored, else diffing only the commits it does
-    /// not hold (and storing the new walk).
+    /// Walks the history from `head`, newest first, far enough to find the
+    /// newest commit that changed each path of `needed` (the records whose
+    /// last commit is asked, see [`History::last_change`]): from
+    /// `.memlint/drift` when it holds them for this HEAD, else diffing only
+    /// the commits it does not hold (and storing the new walk). A history
+    /// with merges is walked whole ([`History::since`] needs every commit).
     pub(crate) fn walk(
         repo: &Repo,
         head: ObjectId,
         ws: &crate::model::workspace::Workspace,
+        needed: &[&str],
     ) -> Result<History, GitError> {
         let root = &ws.root;
         let stored = crate::store::drift::load(root).filter(|s| s.prefix == repo.prefix);
         // A shallow clone's boundary moves without HEAD moving (`git fetch
         // --deepen`): its walk is checked against the commits it holds.
         let shallow = repo.repo.is_shallow().unwrap_or(true);
-        let steps = match stored {
-            Some(s) if s.head == head && !shallow => s.steps,
-            stored => {
+        let mut finder = Finder::new(needed);
+        let reuse = match stored {
+            Some(s) if s.head == head && !shallow => {
+                for (i, step) in s.steps.iter().enumerate() {
+                    finder.take(i, step);
+                }
+                if s.complete || finder.done() {
+                    Ok(s.steps)
+                } else {
+                    finder = Finder::new(needed);
+                    Err(Some(s))
+                }
+            }
+            other => Err(other),
+        };
+        let steps = match reuse {
+            Ok(steps) => steps,
+            Err(stored) => {
                 let mut known: HashMap<ObjectId, Step> = stored
                     .map(|s| {
                         s.steps
@@ -44,16 +67,24 @@ impl History {
                             .collect()
                     })
                     .unwrap_or_default();
+                let commits = repo.commit_parents(head)?;
+                let merges = commits.iter().any(|(_, parents)| *parents > 1);
                 let mut steps = Vec::new();
-                for id in repo.commit_ids(&[head], &[])? {
-                    steps.push(match known.remove(&id) {
+                for (id, _) in &commits {
+                    if finder.done() && !merges {
+                        break;
+                    }
+                    let step = match known.remove(id) {
                         Some(st) => st,
-                        None => step(repo, &repo.commit(id)?)?,
-                    });
+                        None => step(repo, &repo.commit(*id)?)?,
+                    };
+                    finder.take(steps.len(), &step);
+                    steps.push(step);
                 }
                 let stored = crate::store::drift::Stored {
                     head,
                     prefix: repo.prefix.clone(),
+                    complete: steps.len() == commits.len(),
                     steps,
                 };
                 crate::store::drift::save(ws, &stored);
@@ -62,13 +93,22 @@ impl History {
         };
         let at = steps.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
         let merges = steps.iter().any(|s| s.parents > 1);
-        Ok(History { steps, at, merges })
+        Ok(History {
+            steps,
+            at,
+            merges,
+            last: finder.last,
+        })
     }
 
     /// The index of the newest commit that changed `rel` (a root-relative
-    /// path), if one did.
+    /// path), if one did: one of the paths the walk was asked to find, or
+    /// any path once the walk is whole.
     pub(crate) fn last_change(&self, rel: &str) -> Option<usize> {
-        self.steps.iter().position(|s| touches(&s.changes, rel))
+        match self.last.get(rel) {
+            Some(i) => Some(*i),
+            None => self.steps.iter().position(|s| touches(&s.changes, rel)),
+        }
     }
 
     /// The indexes of the commits reachable from HEAD but not from the
@@ -86,6 +126,52 @@ impl History {
             .collect();
         out.sort_unstable_by(|a, b| b.cmp(a));
         Ok(out)
+    }
+}
+
+/// Finds, one step after the other (newest first), the newest step that
+/// changed each path asked for: each step is matched from its smaller
+/// side (its changes looked up among the paths still missing, or those
+/// paths searched in its changes).
+struct Finder<'n> {
+    missing: HashSet<&'n str>,
+    last: HashMap<String, usize>,
+}
+
+impl<'n> Finder<'n> {
+    fn new(needed: &[&'n str]) -> Self {
+        Finder {
+            missing: needed.iter().copied().collect(),
+            last: HashMap::new(),
+        }
+    }
+
+    /// Takes in step `i` of the walk.
+    fn take(&mut self, i: usize, step: &Step) {
+        if self.missing.is_empty() {
+            return;
+        }
+        if step.changes.len() <= self.missing.len() {
+            for c in &step.changes {
+                if self.missing.remove(c.path.as_str()) {
+                    self.last.insert(c.path.clone(), i);
+                }
+            }
+        } else {
+            let last = &mut self.last;
+            self.missing.retain(|p| {
+                let touched = touches(&step.changes, p);
+                if touched {
+                    last.insert(p.to_string(), i);
+                }
+                !touched
+            });
+        }
+    }
+
+    /// Whether every path asked for was found.
+    fn done(&self) -> bool {
+        self.missing.is_empty()
     }
 }
 

@@ -75,6 +75,8 @@ struct Cited<'a> {
     at: &'a Located,
     path: String,
     lines: Option<Lines>,
+    /// The record's text could hold pins (`RecordInfo::may_pin`).
+    may_pin: bool,
 }
 
 /// Why a record was not judged.
@@ -98,16 +100,34 @@ pub(crate) fn drifted<'a>(
     records: impl Iterator<Item = (&'a str, &'a RecordInfo)>,
     mode: Mode,
 ) -> Drift {
-    drifted_with(ws, records, mode, &|_| None)
+    drifted_with(
+        ws,
+        records,
+        mode,
+        Known {
+            stats: &|_| None,
+            blobs: &|_| None,
+        },
+    )
 }
 
-/// [`drifted`], given the stat data the caller already took of some files
-/// this run (`check`'s record table), which are then not stat'ed again.
+/// What the caller already knows of some files this run (`check`'s record
+/// table), so that they are not stat'ed, read or hashed again.
+#[derive(Clone, Copy)]
+pub(crate) struct Known<'k> {
+    /// A file's stat data.
+    pub stats: reuse::Stats<'k>,
+    /// A record's git blob id, where the git index vouched for it with the
+    /// stat data it was read with.
+    pub blobs: &'k (dyn Fn(&str) -> Option<ObjectId> + Sync),
+}
+
+/// [`drifted`], given what the caller already knows of some files.
 pub(crate) fn drifted_with<'a>(
     ws: &Workspace,
     records: impl Iterator<Item = (&'a str, &'a RecordInfo)>,
     mode: Mode,
-    known: reuse::Stats,
+    known: Known,
 ) -> Drift {
     let mut out = Drift::default();
     if !ws.config.enabled(Rule::SourcesDrifted) {
@@ -140,13 +160,16 @@ pub(crate) fn drifted_with<'a>(
     }
     // A shallow clone's boundary moves without HEAD moving: no reuse.
     let mut caching = mode == Mode::WorkTree && !repo.repo.is_shallow().unwrap_or(true);
-    let mut reuse = reuse::Reuse::load(ws, &repo, head, caching, known);
+    let mut reuse = reuse::Reuse::load(ws, &repo, head, caching, known.stats);
     let (kept, to_judge) = reuse.split(by_record);
     let mut verdicts = kept;
     if !to_judge.is_empty() {
         if let Ok(tree) = repo.tree_of(head) {
             let judge = Judge::new(ws, &repo, (head, tree), mode, to_judge.len());
-            judge.prepare(to_judge.iter().map(|(r, _)| *r));
+            judge.prepare(
+                to_judge.iter().map(|(r, sources)| (*r, sources[0].may_pin)),
+                known.blobs,
+            );
             let judged: Vec<reuse::Judgement> = to_judge
                 .iter()
                 .map(|(record, sources)| judge.record(record, sources))
@@ -291,6 +314,7 @@ fn file_sources<'a>(records: impl Iterator<Item = (&'a str, &'a RecordInfo)>) ->
                 at,
                 path: rel.into_owned(),
                 lines,
+                may_pin: info.may_pin,
             });
         }
     }
@@ -393,6 +417,9 @@ struct Judge<'r> {
     then: RefCell<HashMap<(ObjectId, String), Bytes>>,
     /// The pins of the records read ahead ([`Judge::prepare`]).
     pins: RefCell<HashMap<String, Pinned>>,
+    /// The records read ahead: the history is walked as far as those
+    /// committed as they are need.
+    records: RefCell<Vec<String>>,
     /// [`History::since`]'s answers.
     since: RefCell<HashMap<usize, Vec<usize>>>,
     /// The paths read since the record being judged began: what its
@@ -423,6 +450,7 @@ impl<'r> Judge<'r> {
                 steps: Vec::new(),
                 at: HashMap::new(),
                 merges: false,
+                last: HashMap::new(),
             },
             failed: Default::default(),
             mode,
@@ -436,6 +464,7 @@ impl<'r> Judge<'r> {
             bytes: Default::default(),
             then: Default::default(),
             pins: Default::default(),
+            records: Default::default(),
             since: Default::default(),
             consulted: Default::default(),
         }
@@ -443,12 +472,18 @@ impl<'r> Judge<'r> {
 
     /// Reads the records ahead, in parallel in the work tree: their blob
     /// ids and pins (a cold check judges every record that cites a file).
-    fn prepare<'a>(&self, records: impl Iterator<Item = &'a str>) {
-        let records: Vec<&str> = records.collect();
+    /// A record (`path`, whether its text could hold pins) whose text holds
+    /// none and whose blob id `blobs` knows is not read at all.
+    fn prepare<'a>(
+        &self,
+        records: impl Iterator<Item = (&'a str, bool)>,
+        blobs: &(dyn Fn(&str) -> Option<ObjectId> + Sync),
+    ) {
+        let records: Vec<(&str, bool)> = records.collect();
         let now: Vec<(Option<ObjectId>, Pinned)> = match self.mode {
             Mode::Staged => records
                 .iter()
-                .map(|r| {
+                .map(|(r, _)| {
                     let id = self.compute_id(r);
                     let bytes = id.and_then(|id| self.blob(id));
                     (id, pins_of(bytes.as_deref()))
@@ -459,7 +494,10 @@ impl<'r> Judge<'r> {
                 let (root, kind) = (&self.ws.root, self.repo.repo.object_hash());
                 records
                     .par_iter()
-                    .map(|r| {
+                    .map(|&(r, may_pin)| {
+                        if let Some(id) = blobs(r).filter(|_| !may_pin) {
+                            return (Some(id), Pinned::default());
+                        }
                         let bytes = crate::io::source::read_source(root, r);
                         let id = bytes.as_ref().and_then(|b| {
                             gix::objs::compute_hash(kind, gix::objs::Kind::Blob, b).ok()
@@ -470,10 +508,11 @@ impl<'r> Judge<'r> {
             }
         };
         let (mut ids, mut pins) = (self.ids.borrow_mut(), self.pins.borrow_mut());
-        for (r, (id, pinned)) in records.iter().zip(now) {
+        for ((r, _), (id, pinned)) in records.iter().zip(now) {
             ids.insert(r.to_string(), id);
             pins.insert(r.to_string(), pinned);
         }
+        *self.records.borrow_mut() = records.iter().map(|(r, _)| r.to_string()).collect();
     }
 
     /// Judges every `file:` source of `record`; the verdict, and the paths
@@ -525,7 +564,22 @@ impl<'r> Judge<'r> {
         if self.history.get().is_some() {
             return true;
         }
-        match History::walk(self.repo, self.head.0, self.ws) {
+        // Every record read ahead that is committed as it is may ask when
+        // it was last written ([`Judge::written`]).
+        let needed: Vec<String> = {
+            let ids = self.ids.borrow();
+            self.records
+                .borrow()
+                .iter()
+                .filter(|r| {
+                    let now = ids.get(r.as_str()).copied().flatten();
+                    now.is_some() && self.head_id(r) == now
+                })
+                .cloned()
+                .collect()
+        };
+        let needed: Vec<&str> = needed.iter().map(String::as_str).collect();
+        match History::walk(self.repo, self.head.0, self.ws, &needed) {
             Ok(h) => {
                 let _ = self.history.set(h);
                 true

@@ -282,21 +282,8 @@ impl Repo {
         tips: &[ObjectId],
         hidden: &[ObjectId],
     ) -> Result<Vec<CommitInfo>, GitError> {
-        use gix::revision::walk::Sorting;
-        use gix::traverse::commit::simple::CommitTimeOrder;
-        let walk = self
-            .repo
-            .rev_walk(tips.iter().copied())
-            .with_hidden(hidden.iter().copied())
-            .sorting(Sorting::ByCommitTime(CommitTimeOrder::NewestFirst))
-            .all()
-            .map_err(read_err)?;
-        let mut out = Vec::new();
-        for info in walk {
-            let info = info.map_err(read_err)?;
-            out.push(self.commit(info.id)?);
-        }
-        Ok(out)
+        let ids = self.walk_with(tips, hidden, |i| i.id)?;
+        ids.into_iter().map(|id| self.commit(id)).collect()
     }
 
     /// The ids of the commits reachable from `tips` but not from `hidden`,
@@ -306,6 +293,21 @@ impl Repo {
         tips: &[ObjectId],
         hidden: &[ObjectId],
     ) -> Result<Vec<ObjectId>, GitError> {
+        self.walk_with(tips, hidden, |i| i.id)
+    }
+
+    /// The commits reachable from `tip`, newest first, each with how many
+    /// parents it has (nothing else of them is decoded).
+    pub(crate) fn commit_parents(&self, tip: ObjectId) -> Result<Vec<(ObjectId, usize)>, GitError> {
+        self.walk_with(&[tip], &[], |i| (i.id, i.parent_ids.len()))
+    }
+
+    fn walk_with<T>(
+        &self,
+        tips: &[ObjectId],
+        hidden: &[ObjectId],
+        f: impl Fn(&gix::revision::walk::Info) -> T,
+    ) -> Result<Vec<T>, GitError> {
         use gix::revision::walk::Sorting;
         use gix::traverse::commit::simple::CommitTimeOrder;
         let walk = self
@@ -315,7 +317,7 @@ impl Repo {
             .sorting(Sorting::ByCommitTime(CommitTimeOrder::NewestFirst))
             .all()
             .map_err(read_err)?;
-        walk.map(|info| info.map(|i| i.id).map_err(read_err))
+        walk.map(|info| info.map(|i| f(&i)).map_err(read_err))
             .collect()
     }
 

@@ -1,0 +1,183 @@
+//! What a cold `check` reads for `sources/drifted` (issue 45's speed): the
+//! citing records are not read again after linting, and the history is
+//! walked only as far back as the records judged need.
+
+use crate::common;
+
+use common::{decision, git, memlint, write, TempWorkspace};
+use std::path::Path;
+
+/// The `sources/drifted` findings of `check --format json`: (path, line,
+/// message).
+fn drifted(root: &Path) -> Vec<(String, u64, String)> {
+    let run = memlint(root, &["check", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
+    json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .filter(|d| d["rule"] == "sources/drifted")
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap_or("").to_string(),
+                d["line"].as_u64().unwrap_or(0),
+                d["message"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+fn commit(root: &Path, message: &str) {
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", message]);
+}
+
+/// The loose object file of `rev` (a fresh test repository packs nothing).
+fn loose_object(root: &Path, rev: &str) -> std::path::PathBuf {
+    let id = git(root, &["rev-parse", rev]);
+    root.join(".git/objects").join(&id[..2]).join(&id[2..])
+}
+
+#[test]
+fn drift_is_judged_when_history_older_than_every_citing_record_is_unreadable() {
+    let dir = TempWorkspace::new()
+        .git()
+        .file("src/old.rs", "old\n")
+        .commit("An old commit")
+        .file("src/other.rs", "other\n")
+        .commit("Another")
+        .file("src/a.rs", "a\n")
+        .file(
+            "memory/decisions/cache.md",
+            &decision("Cache", &["file:src/a.rs"]),
+        )
+        .commit("Write the decision")
+        .build();
+    let root = dir.path();
+    write(root, "src/a.rs", "a2\n");
+    commit(root, "Change a");
+    // The first commit's tree is gone: only commits older than every
+    // citing record's last change need it, and none of them is read.
+    let tree = loose_object(root, "HEAD~3^{tree}");
+    std::fs::remove_file(&tree).expect("remove the oldest tree");
+    let found = drifted(root);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "memory/decisions/cache.md");
+    assert!(found[0].2.contains("Change a"), "{}", found[0].2);
+    // Warm, and again cold: the same.
+    assert_eq!(drifted(root), found);
+    std::fs::remove_dir_all(root.join(".memlint")).expect("rm .memlint");
+    assert_eq!(drifted(root), found);
+}
+
+#[test]
+fn a_stored_walk_that_stopped_early_is_walked_further_when_an_older_record_needs_it() {
+    let dir = TempWorkspace::new()
+        .git()
+        .file("src/a.rs", "a\n")
+        .file("src/b.rs", "b\n")
+        .file(
+            "memory/decisions/old.md",
+            &decision("Old", &["file:src/b.rs"]),
+        )
+        .commit("Write the old decision")
+        .file(
+            "memory/decisions/new.md",
+            &decision("New", &["file:src/a.rs"]),
+        )
+        .commit("Write the new decision")
+        .build();
+    let root = dir.path();
+    write(root, "src/a.rs", "a2\n");
+    write(root, "src/b.rs", "b2\n");
+    commit(root, "Change a and b");
+    // The old record is edited in the work tree: not judged, so the walk
+    // needs only the newest two commits.
+    let old = root.join("memory/decisions/old.md");
+    let text = std::fs::read_to_string(&old).expect("read");
+    write(root, "memory/decisions/old.md", &format!("{text}\nMore.\n"));
+    let first = drifted(root);
+    assert_eq!(first.len(), 1, "{first:?}");
+    assert_eq!(first[0].0, "memory/decisions/new.md");
+    assert!(first[0].2.contains("Change a and b"), "{first:?}");
+    // Back as committed, HEAD unmoved: the stored walk goes on to its
+    // commit, as a cold run does.
+    git(root, &["checkout", "--", "memory/decisions/old.md"]);
+    let warm = drifted(root);
+    std::fs::remove_dir_all(root.join(".memlint")).expect("rm .memlint");
+    let cold = drifted(root);
+    assert_eq!(warm, cold);
+    assert_eq!(warm.len(), 2, "{warm:?}");
+    assert!(
+        warm.iter().all(|f| f.2.contains("Change a and b")),
+        "{warm:?}"
+    );
+}
+
+/// How many times `check --format json` opens `rel`, as `strace` sees it
+/// (`None` when `strace` cannot run here).
+fn opened(root: &Path, rel: &str) -> Option<usize> {
+    let log = root.join(".git/memlint-strace.log");
+    let status = std::process::Command::new("strace")
+        .args(["-f", "-qq", "-e", "trace=open,openat,openat2", "-o"])
+        .arg(&log)
+        .arg(common::BIN)
+        .args(["check", "--format", "json"])
+        .current_dir(root)
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .ok()?;
+    assert!(status.code().is_some(), "{status:?}");
+    let trace = std::fs::read_to_string(&log).ok()?;
+    std::fs::remove_file(&log).expect("remove the trace");
+    let name = Path::new(rel).file_name()?.to_str()?;
+    Some(
+        trace
+            .lines()
+            .filter(|l| l.contains(name) && !l.contains("= -1"))
+            .count(),
+    )
+}
+
+#[test]
+fn a_cold_check_reads_each_citing_record_once() {
+    if std::process::Command::new("strace")
+        .args(["-qq", "-o", "/dev/null", "true"])
+        .status()
+        .map_or(true, |s| !s.success())
+    {
+        eprintln!("strace cannot run here: skipped");
+        return;
+    }
+    let dir = TempWorkspace::new()
+        .git()
+        .file("src/a.rs", "a\n")
+        .file(
+            "memory/decisions/cache.md",
+            &decision("Cache", &["file:src/a.rs"]),
+        )
+        .commit("Write the decision")
+        .build();
+    let root = dir.path();
+    write(root, "src/a.rs", "a2\n");
+    commit(root, "Change a");
+    // The git index vouches for the record once its stat data are older
+    // than the index file.
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    git(root, &["update-index", "--really-refresh"]);
+    assert_eq!(opened(root, "memory/decisions/cache.md"), Some(1));
+    assert_eq!(drifted(root).len(), 1);
+    // A record whose text could hold pins is read again for them.
+    std::fs::remove_dir_all(root.join(".memlint")).expect("rm .memlint");
+    write(
+        root,
+        "memory/decisions/cache.md",
+        &decision("Cache, with pins mentioned", &["file:src/a.rs"]),
+    );
+    commit(root, "Mention pins");
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    git(root, &["update-index", "--really-refresh"]);
+    assert_eq!(opened(root, "memory/decisions/cache.md"), Some(2));
+}
