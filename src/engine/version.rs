@@ -658,14 +658,17 @@ pub(crate) fn staged(
             old: &read_head,
             new: &read_staged,
             record: &read,
+            record_fast: None,
         };
         let judged = (Which::Staged, selected);
+        let tree_of = |dir: &str| staged.cached_tree(dir);
         drift_of_change(
             ws,
             &version,
             &files,
             &staged.changes,
             &sides,
+            &tree_of,
             judged,
             &mut outcome,
         );
@@ -698,6 +701,7 @@ fn drift_of_change(
     ids: &[(&str, gix::ObjectId)],
     changes: &[crate::io::git::Change],
     sides: &Sides,
+    tree_of: &dyn Fn(&str) -> Option<gix::ObjectId>,
     (which, selected): (Which, &dyn Fn(&str) -> bool),
     outcome: &mut Outcome,
 ) {
@@ -709,7 +713,14 @@ fn drift_of_change(
     let banned = &ws.config.banned_dirs;
     let touched: Set<&str> = changes.iter().map(|c| c.path.as_str()).collect();
     let bytes = crate::store::cites::load(&ws.root);
-    let (unknown, known) = stored_citers(ws, &version.paths, ids, &modified, bytes.as_deref());
+    let (unknown, known) = stored_citers(
+        ws,
+        &version.paths,
+        ids,
+        &modified,
+        bytes.as_deref(),
+        tree_of,
+    );
     let places: Vec<(&str, Place)> = unknown
         .into_iter()
         .map(|p| (p, classify(p, banned)))
@@ -744,6 +755,7 @@ fn drift_of_change(
     let none = |_: &str| None;
     let sides = Sides {
         record: if version.texts { sides.record } else { &none },
+        record_fast: version.read_fast.filter(|_| version.texts),
         ..*sides
     };
     judge_change(ws, &records, &modified, &sides, which, selected, outcome);
@@ -753,14 +765,16 @@ fn drift_of_change(
 /// not know, to be classified and read, and the stored records citing one
 /// of the `modified` files, with their sources: a record whose blob id in
 /// the version (`ids`, sorted by path) is the stored one is known by its
-/// stored sources and not read. Without a stored file for this
-/// configuration, every path is unknown.
+/// stored sources and not read, and so is every path of a directory whose
+/// tree id in the version (`tree_of`) is the stored one. Without a stored
+/// file for this configuration, every path is unknown.
 fn stored_citers<'p, 's>(
     ws: &Workspace,
     paths: &[&'p str],
     ids: &[(&str, gix::ObjectId)],
     modified: &[String],
     stored: Option<&'s [u8]>,
+    tree_of: &dyn Fn(&str) -> Option<gix::ObjectId>,
 ) -> (Vec<&'p str>, Vec<crate::store::cites::Citer<'s>>) {
     use crate::store::cites;
     let Some(stored) = stored
@@ -778,12 +792,36 @@ fn stored_citers<'p, 's>(
         .enumerate()
         .map(|(i, c)| (c.path, (c.id, i)))
         .collect();
+    let id_of = |p: &str| -> Option<u64> {
+        let i = ids.binary_search_by(|(q, _)| (*q).cmp(p)).ok()?;
+        Some(cites::short_id(&ids[i].1))
+    };
     let mut hits = vec![false; citing.len()];
-    let mut v = 0;
-    let unknown = paths
-        .iter()
-        .copied()
-        .filter(|p| {
+    // The directories the version holds as they were stored: their paths
+    // are known without a look-up each; a stored record citing a modified
+    // file there is the version's.
+    let whole = stored.known_dirs(tree_of);
+    for (i, c) in citing.iter().enumerate() {
+        if whole.iter().any(|d| c.path.starts_with(d)) {
+            hits[i] = id_of(c.path) == Some(c.id);
+        }
+    }
+    let mut unknown = Vec::new();
+    let mut from = 0;
+    for dir in whole.iter().map(|d| Some(*d)).chain([None]) {
+        // The paths before the next known directory, then past it.
+        let (to, past) = match dir {
+            Some(d) => {
+                let start = from + paths[from..].partition_point(|p| *p < d);
+                (
+                    start,
+                    start + paths[start..].partition_point(|p| p.starts_with(d)),
+                )
+            }
+            None => (paths.len(), paths.len()),
+        };
+        let mut v = ids.partition_point(|(q, _)| *q < paths.get(from).copied().unwrap_or(""));
+        unknown.extend(paths[from..to].iter().copied().filter(|p| {
             // Two lists sorted by path, walked together.
             while v < ids.len() && ids[v].0 < *p {
                 v += 1;
@@ -802,8 +840,9 @@ fn stored_citers<'p, 's>(
                 }
                 _ => !stored.knows(p, id),
             }
-        })
-        .collect();
+        }));
+        from = past;
+    }
     let known = citing
         .into_iter()
         .zip(hits)
@@ -901,6 +940,7 @@ pub(crate) fn base(
         old: &read_base,
         new: &read_head,
         record: &read,
+        record_fast: None,
     };
     drift_of_change(
         ws,
@@ -908,6 +948,7 @@ pub(crate) fn base(
         &file_ids(ws, &changes, &head_paths),
         &changes,
         &sides,
+        &|dir: &str| repo.dir_tree(head_tree, dir),
         (Which::Base, selected),
         &mut outcome,
     );

@@ -50,6 +50,9 @@ pub(crate) struct Sides<'a> {
     pub new: &'a dyn Fn(&str) -> Option<Content>,
     /// A record as the change leaves it (for showing it).
     pub record: &'a dyn Fn(&str) -> Option<Content>,
+    /// A record as the change leaves it, from the work tree when the file
+    /// certainly holds it (any thread); `record` reads the others.
+    pub record_fast: Option<&'a (dyn Fn(&str) -> Option<Vec<u8>> + Sync + 'a)>,
 }
 
 /// Adds to `outcome` the `sources/drifted` findings of a change: of
@@ -105,15 +108,7 @@ pub(crate) fn judge_change(
             found.extend(diagnostic_of(ws, &r.path, at, &rel, moved, which));
         }
     }
-    for d in &found {
-        if !outcome.sources.contains_key(&d.path) {
-            if let Some(Content::Bytes(b)) = (sides.record)(&d.path) {
-                outcome
-                    .sources
-                    .insert(d.path.clone(), String::from_utf8_lossy(&b).into_owned());
-            }
-        }
-    }
+    record_texts(ws, &found, sides, outcome);
     let reported: Set<&str> = outcome
         .diagnostics
         .iter()
@@ -128,6 +123,41 @@ pub(crate) fn judge_change(
     outcome.files += new_paths.len();
     outcome.diagnostics.extend(found);
     diagnostic::sort(&mut outcome.diagnostics);
+}
+
+/// Keeps in `outcome` the text of each record with a finding of `found`
+/// (to show its lines): read from the work tree where it holds the
+/// change's version (in parallel), else from git objects.
+fn record_texts(ws: &Workspace, found: &[Diagnostic], sides: &Sides, outcome: &mut Outcome) {
+    use rayon::prelude::*;
+    let mut wanted: Vec<&str> = found
+        .iter()
+        .map(|d| d.path.as_str())
+        .filter(|p| !outcome.sources.contains_key(*p))
+        .collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let fast: Vec<Option<Vec<u8>>> = match sides.record_fast {
+        Some(read) => wanted.par_iter().map(|p| read(p)).collect(),
+        None => vec![None; wanted.len()],
+    };
+    let max = ws.config.max_file_bytes;
+    for (p, fast) in wanted.into_iter().zip(fast) {
+        let bytes = match fast {
+            // Too large to show, as the git object would be.
+            Some(b) if b.len() as u64 > max => continue,
+            Some(b) => b,
+            None => match (sides.record)(p) {
+                Some(Content::Bytes(b)) => b,
+                _ => continue,
+            },
+        };
+        let text = match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        };
+        outcome.sources.insert(p.to_string(), text);
+    }
 }
 
 /// The text of `rel` before and after the change, when it is a file on
