@@ -5,7 +5,7 @@
 //! rest of that version.
 
 use crate::engine::check::lint::Outcome;
-use crate::engine::drift::change::{judge_change, modified_files, reader_at, Sides, Which};
+use crate::engine::drift::change::{judge_change, modified_files, reader_of, Sides, Which};
 use crate::engine::history::{rewritten_decisions, short, unexplained_removals, Found};
 use crate::engine::log::renames;
 use crate::io::git::{may_convert, work_tree_copy, GitError, Object, Repo, VersionResolver};
@@ -647,13 +647,9 @@ pub(crate) fn staged(
         texts,
     };
     let mut outcome = run_version(ws, &version, selected);
-    if let Some(head) = repo.head()? {
-        let read_head = reader_at(&repo, repo.tree_of(head)?);
-        let read_staged = |rel: &str| -> Option<Content> {
-            let object = staged.lookup(rel).filter(Object::is_file)?;
-            repo.blob(object.id, crate::io::source::MAX_SOURCE_BYTES)
-                .ok()
-        };
+    if repo.head()?.is_some() {
+        let read_head = reader_of(&repo, &staged.changes, false);
+        let read_staged = reader_of(&repo, &staged.changes, true);
         let sides = Sides {
             old: &read_head,
             new: &read_staged,
@@ -737,20 +733,19 @@ fn drift_of_change(
         }
         report
     };
-    let mut records = mentioning(ws, version, &places, &touched, &mut needles, &sources_only);
+    let read = mentioning(ws, version, &places, &touched, &mut needles, &sources_only);
+    // Each record by its path and sources only (a whole report per stored
+    // record would be kilobytes each).
+    let mut records: Vec<(&str, &[crate::lint::Located])> = read
+        .iter()
+        .map(|r| (r.path.as_str(), r.info.sources.as_slice()))
+        .collect();
     records.extend(
         known
-            .into_iter()
+            .iter()
             .filter(|c| !touched.contains(c.path))
             .filter(|c| matches!(classify(c.path, banned), Place::Record(_)))
-            .map(|c| {
-                let mut report = FileReport {
-                    path: c.path.to_string(),
-                    ..FileReport::default()
-                };
-                report.info.sources = c.sources;
-                report
-            }),
+            .map(|c| (c.path, c.sources.as_slice())),
     );
     let none = |_: &str| None;
     let sides = Sides {
@@ -935,7 +930,10 @@ pub(crate) fn base(
     };
     let mut outcome = run_version(ws, &version, selected);
     outcome.warnings = warnings;
-    let (read_base, read_head) = (reader_at(&repo, base_tree), reader_at(&repo, head_tree));
+    let (read_base, read_head) = (
+        reader_of(&repo, &changes, false),
+        reader_of(&repo, &changes, true),
+    );
     let sides = Sides {
         old: &read_base,
         new: &read_head,

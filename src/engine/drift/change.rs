@@ -10,7 +10,6 @@
 use crate::engine::check::lint::Outcome;
 use crate::io::git::{Change, Repo};
 use crate::lint::rules::sources::drifted as rule;
-use crate::lint::FileReport;
 use crate::model::content::Content;
 use crate::model::diagnostic::{self, Diagnostic};
 use crate::model::hashing::{Map, Set};
@@ -57,10 +56,11 @@ pub(crate) struct Sides<'a> {
 
 /// Adds to `outcome` the `sources/drifted` findings of a change: of
 /// `records` (the records the change leaves untouched that mention a
-/// `modified` file, linted), those whose cited file or lines it modifies.
+/// `modified` file, each with its sources), those whose cited file or
+/// lines it modifies.
 pub(crate) fn judge_change(
     ws: &Workspace,
-    records: &[FileReport],
+    records: &[(&str, &[crate::lint::Located])],
     modified: &[String],
     sides: &Sides,
     which: Which,
@@ -72,11 +72,11 @@ pub(crate) fn judge_change(
     let mut found = Vec::new();
     // Many records cite lines of one file: each file is read once.
     let mut texts: Map<String, Option<(String, String)>> = Map::default();
-    for r in reports {
-        if !selected(&r.path) {
+    for (path, sources) in reports {
+        if !selected(path) {
             continue;
         }
-        for at in &r.info.sources {
+        for at in *sources {
             let Some(value) = at.value.strip_prefix("file:") else {
                 continue;
             };
@@ -105,7 +105,7 @@ pub(crate) fn judge_change(
                 }
             };
             let Some(moved) = finding else { continue };
-            found.extend(diagnostic_of(ws, &r.path, at, &rel, moved, which));
+            found.extend(diagnostic_of(ws, path, at, &rel, moved, which));
         }
     }
     record_texts(ws, &found, sides, outcome);
@@ -216,19 +216,22 @@ fn diagnostic_of(
     ))
 }
 
-/// Reads root-relative paths of `tree` (of at most
-/// [`crate::io::source::MAX_SOURCE_BYTES`]): one lookup per path, for the
-/// few files a change modifies.
-pub(crate) fn reader_at(repo: &Repo, tree: gix::ObjectId) -> impl Fn(&str) -> Option<Content> + '_ {
+/// Reads the paths `changes` (sorted by path) modify, as the change found
+/// them before (`new` false) or after it: by the blob ids the change
+/// carries, at most [`crate::io::source::MAX_SOURCE_BYTES`], without
+/// looking the paths up in a tree again.
+pub(crate) fn reader_of<'r>(
+    repo: &'r Repo,
+    changes: &'r [Change],
+    new: bool,
+) -> impl Fn(&str) -> Option<Content> + 'r {
     move |rel: &str| {
-        let tree = repo.repo.find_tree(tree).ok()?;
-        let entry = tree
-            .lookup_entry_by_path(format!("{}{rel}", repo.prefix))
-            .ok()??;
-        if !entry.mode().is_blob() {
-            return None;
-        }
-        repo.blob(entry.object_id(), crate::io::source::MAX_SOURCE_BYTES)
+        let i = changes
+            .binary_search_by(|c| c.path.as_str().cmp(rel))
+            .ok()?;
+        let c = &changes[i];
+        let object = if new { c.new } else { c.old }.filter(|o| o.is_file())?;
+        repo.blob(object.id, crate::io::source::MAX_SOURCE_BYTES)
             .ok()
     }
 }
