@@ -782,11 +782,11 @@ fn stored_citers<'p, 's>(
     let Some(citing) = stored.citing(&files) else {
         return (paths.to_vec(), Vec::new());
     };
-    let by_path: Map<&str, (u64, usize)> = citing
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.path, (c.id, i)))
-        .collect();
+    // `citing` is sorted by path.
+    let by_path = |p: &str| {
+        let i = citing.binary_search_by(|c| c.path.cmp(p)).ok()?;
+        Some((citing[i].id, i))
+    };
     let id_of = |p: &str| -> Option<u64> {
         let i = ids.binary_search_by(|(q, _)| (*q).cmp(p)).ok()?;
         Some(cites::short_id(&ids[i].1))
@@ -828,8 +828,8 @@ fn stored_citers<'p, 's>(
             else {
                 return true;
             };
-            match by_path.get(p) {
-                Some(&(stored_id, i)) if stored_id == id => {
+            match by_path(p) {
+                Some((stored_id, i)) if stored_id == id => {
                     hits[i] = true;
                     false
                 }
