@@ -282,7 +282,8 @@ pub(crate) fn scan(ws: &Workspace, files: &[String], opts: &Options) -> Scanned 
     if let Some(p) = progress {
         p.finish();
     }
-    if let Some(tracked) = early.as_ref().or(late.as_ref()) {
+    let tracked = early.or(late);
+    if let Some(tracked) = tracked.as_ref() {
         blob_ids(files, &mut done, tracked);
     }
 
@@ -304,6 +305,7 @@ pub(crate) fn scan(ws: &Workspace, files: &[String], opts: &Options) -> Scanned 
         unchanged,
         reparsed,
         from_disk: io.is_some(),
+        tracked,
     }
 }
 
@@ -411,6 +413,8 @@ pub(crate) struct Scanned {
     unchanged: bool,
     reparsed: usize,
     from_disk: bool,
+    /// The git index, when the scan read it.
+    tracked: Option<Tracked>,
 }
 
 impl Scanned {
@@ -478,7 +482,23 @@ impl Scanned {
                 })
             })
             .collect();
-        cites::save(ws, self.table.key, &records);
+        // The directories whose records are all stored as the index holds
+        // them, by tree id: `check --staged` and `--base` then look up none
+        // of their paths.
+        let opened;
+        let tracked = match &self.tracked {
+            Some(t) => Some(t),
+            None => {
+                opened = Tracked::open(&ws.root);
+                opened.as_ref()
+            }
+        };
+        let dirs = tracked.map_or_else(Vec::new, |t| {
+            let is_record = |p: &str| matches!(classify(p, banned), Place::Record(_));
+            let cached = t.cached_dirs(cites::DIR_DEPTH);
+            cites::known_dirs(&records, &cached, &|i| t.entry(i), &is_record)
+        });
+        cites::save(ws, self.table.key, &records, &dirs);
     }
 
     /// The outcome, given what [`Scanned::save`] returned.

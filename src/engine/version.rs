@@ -5,7 +5,7 @@
 //! rest of that version.
 
 use crate::engine::check::lint::Outcome;
-use crate::engine::drift::change::{judge_change, modified_files, reader_at, Sides, Which};
+use crate::engine::drift::change::{judge_change, modified_files, reader_of, Sides, Which};
 use crate::engine::history::{rewritten_decisions, short, unexplained_removals, Found};
 use crate::engine::log::renames;
 use crate::io::git::{may_convert, work_tree_copy, GitError, Object, Repo, VersionResolver};
@@ -647,25 +647,24 @@ pub(crate) fn staged(
         texts,
     };
     let mut outcome = run_version(ws, &version, selected);
-    if let Some(head) = repo.head()? {
-        let read_head = reader_at(&repo, repo.tree_of(head)?);
-        let read_staged = |rel: &str| -> Option<Content> {
-            let object = staged.lookup(rel).filter(Object::is_file)?;
-            repo.blob(object.id, crate::io::source::MAX_SOURCE_BYTES)
-                .ok()
-        };
+    if repo.head()?.is_some() {
+        let read_head = reader_of(&repo, &staged.changes, false);
+        let read_staged = reader_of(&repo, &staged.changes, true);
         let sides = Sides {
             old: &read_head,
             new: &read_staged,
             record: &read,
+            record_fast: None,
         };
         let judged = (Which::Staged, selected);
+        let tree_of = |dir: &str| staged.cached_tree(dir);
         drift_of_change(
             ws,
             &version,
             &files,
             &staged.changes,
             &sides,
+            &tree_of,
             judged,
             &mut outcome,
         );
@@ -698,6 +697,7 @@ fn drift_of_change(
     ids: &[(&str, gix::ObjectId)],
     changes: &[crate::io::git::Change],
     sides: &Sides,
+    tree_of: &dyn Fn(&str) -> Option<gix::ObjectId>,
     (which, selected): (Which, &dyn Fn(&str) -> bool),
     outcome: &mut Outcome,
 ) {
@@ -709,7 +709,14 @@ fn drift_of_change(
     let banned = &ws.config.banned_dirs;
     let touched: Set<&str> = changes.iter().map(|c| c.path.as_str()).collect();
     let bytes = crate::store::cites::load(&ws.root);
-    let (unknown, known) = stored_citers(ws, &version.paths, ids, &modified, bytes.as_deref());
+    let (unknown, known) = stored_citers(
+        ws,
+        &version.paths,
+        ids,
+        &modified,
+        bytes.as_deref(),
+        tree_of,
+    );
     let places: Vec<(&str, Place)> = unknown
         .into_iter()
         .map(|p| (p, classify(p, banned)))
@@ -726,24 +733,24 @@ fn drift_of_change(
         }
         report
     };
-    let mut records = mentioning(ws, version, &places, &touched, &mut needles, &sources_only);
+    let read = mentioning(ws, version, &places, &touched, &mut needles, &sources_only);
+    // Each record by its path and sources only (a whole report per stored
+    // record would be kilobytes each).
+    let mut records: Vec<(&str, &[crate::lint::Located])> = read
+        .iter()
+        .map(|r| (r.path.as_str(), r.info.sources.as_slice()))
+        .collect();
     records.extend(
         known
-            .into_iter()
+            .iter()
             .filter(|c| !touched.contains(c.path))
             .filter(|c| matches!(classify(c.path, banned), Place::Record(_)))
-            .map(|c| {
-                let mut report = FileReport {
-                    path: c.path.to_string(),
-                    ..FileReport::default()
-                };
-                report.info.sources = c.sources;
-                report
-            }),
+            .map(|c| (c.path, c.sources.as_slice())),
     );
     let none = |_: &str| None;
     let sides = Sides {
         record: if version.texts { sides.record } else { &none },
+        record_fast: version.read_fast.filter(|_| version.texts),
         ..*sides
     };
     judge_change(ws, &records, &modified, &sides, which, selected, outcome);
@@ -753,14 +760,16 @@ fn drift_of_change(
 /// not know, to be classified and read, and the stored records citing one
 /// of the `modified` files, with their sources: a record whose blob id in
 /// the version (`ids`, sorted by path) is the stored one is known by its
-/// stored sources and not read. Without a stored file for this
-/// configuration, every path is unknown.
+/// stored sources and not read, and so is every path of a directory whose
+/// tree id in the version (`tree_of`) is the stored one. Without a stored
+/// file for this configuration, every path is unknown.
 fn stored_citers<'p, 's>(
     ws: &Workspace,
     paths: &[&'p str],
     ids: &[(&str, gix::ObjectId)],
     modified: &[String],
     stored: Option<&'s [u8]>,
+    tree_of: &dyn Fn(&str) -> Option<gix::ObjectId>,
 ) -> (Vec<&'p str>, Vec<crate::store::cites::Citer<'s>>) {
     use crate::store::cites;
     let Some(stored) = stored
@@ -773,17 +782,41 @@ fn stored_citers<'p, 's>(
     let Some(citing) = stored.citing(&files) else {
         return (paths.to_vec(), Vec::new());
     };
-    let by_path: Map<&str, (u64, usize)> = citing
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.path, (c.id, i)))
-        .collect();
+    // `citing` is sorted by path.
+    let by_path = |p: &str| {
+        let i = citing.binary_search_by(|c| c.path.cmp(p)).ok()?;
+        Some((citing[i].id, i))
+    };
+    let id_of = |p: &str| -> Option<u64> {
+        let i = ids.binary_search_by(|(q, _)| (*q).cmp(p)).ok()?;
+        Some(cites::short_id(&ids[i].1))
+    };
     let mut hits = vec![false; citing.len()];
-    let mut v = 0;
-    let unknown = paths
-        .iter()
-        .copied()
-        .filter(|p| {
+    // The directories the version holds as they were stored: their paths
+    // are known without a look-up each; a stored record citing a modified
+    // file there is the version's.
+    let whole = stored.known_dirs(tree_of);
+    for (i, c) in citing.iter().enumerate() {
+        if whole.iter().any(|d| c.path.starts_with(d)) {
+            hits[i] = id_of(c.path) == Some(c.id);
+        }
+    }
+    let mut unknown = Vec::new();
+    let mut from = 0;
+    for dir in whole.iter().map(|d| Some(*d)).chain([None]) {
+        // The paths before the next known directory, then past it.
+        let (to, past) = match dir {
+            Some(d) => {
+                let start = from + paths[from..].partition_point(|p| *p < d);
+                (
+                    start,
+                    start + paths[start..].partition_point(|p| p.starts_with(d)),
+                )
+            }
+            None => (paths.len(), paths.len()),
+        };
+        let mut v = ids.partition_point(|(q, _)| *q < paths.get(from).copied().unwrap_or(""));
+        unknown.extend(paths[from..to].iter().copied().filter(|p| {
             // Two lists sorted by path, walked together.
             while v < ids.len() && ids[v].0 < *p {
                 v += 1;
@@ -795,15 +828,16 @@ fn stored_citers<'p, 's>(
             else {
                 return true;
             };
-            match by_path.get(p) {
-                Some(&(stored_id, i)) if stored_id == id => {
+            match by_path(p) {
+                Some((stored_id, i)) if stored_id == id => {
                     hits[i] = true;
                     false
                 }
                 _ => !stored.knows(p, id),
             }
-        })
-        .collect();
+        }));
+        from = past;
+    }
     let known = citing
         .into_iter()
         .zip(hits)
@@ -896,11 +930,15 @@ pub(crate) fn base(
     };
     let mut outcome = run_version(ws, &version, selected);
     outcome.warnings = warnings;
-    let (read_base, read_head) = (reader_at(&repo, base_tree), reader_at(&repo, head_tree));
+    let (read_base, read_head) = (
+        reader_of(&repo, &changes, false),
+        reader_of(&repo, &changes, true),
+    );
     let sides = Sides {
         old: &read_base,
         new: &read_head,
         record: &read,
+        record_fast: None,
     };
     drift_of_change(
         ws,
@@ -908,6 +946,7 @@ pub(crate) fn base(
         &file_ids(ws, &changes, &head_paths),
         &changes,
         &sides,
+        &|dir: &str| repo.dir_tree(head_tree, dir),
         (Which::Base, selected),
         &mut outcome,
     );

@@ -16,6 +16,9 @@
 //!   records citing it, not every citing record);
 //! - the citing records, sorted by path, each at an offset of a table of
 //!   fixed-width offsets: path, blob id (short), sources;
+//! - the directories whose records are all stored, each with its git tree
+//!   id as the index held it: a version holding that tree there holds
+//!   those very records, so none of its paths is looked up one by one;
 //! - the [`fingerprint`]s of every stored record (citing or not), sorted:
 //!   whether a record of the version is known, without decoding a path.
 
@@ -34,9 +37,14 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 /// The cache's name inside [`DIR`].
 pub(crate) const CITES: &str = "cites";
 
-/// The third layout: cited files → records, located sources, every
-/// record's fingerprint. A file of an earlier layout is not read.
-const MAGIC: &[u8; 8] = b"MLCITES3";
+/// The fourth layout: cited files → records, located sources, the
+/// directories known whole by their tree id, every record's fingerprint.
+/// A file of an earlier layout is not read.
+const MAGIC: &[u8; 8] = b"MLCITES4";
+
+/// How many directory levels below the root are kept by tree id (the
+/// record directories are `knowledge/` and `memory/KIND/`).
+pub(crate) const DIR_DEPTH: usize = 2;
 
 /// The first eight bytes of a blob id: what a record's version is told
 /// apart by (two versions of one record agreeing on them by chance is a
@@ -82,6 +90,9 @@ pub(crate) struct Stored<'a> {
     data: &'a [u8],
     /// The sorted fingerprints of every stored record, little-endian u64s.
     known: &'a [u8],
+    /// Root-relative directories (ending in `/`, sorted) whose records are
+    /// all stored, with their tree ids then.
+    dirs: Vec<(&'a str, ObjectId)>,
 }
 
 impl<'a> Stored<'a> {
@@ -104,6 +115,23 @@ impl<'a> Stored<'a> {
             }
         }
         false
+    }
+
+    /// The stored directories whose tree id `tree_of` the version (the
+    /// root-relative directory → its tree id there) gives as the stored
+    /// one: every record under them is stored as the version holds it.
+    /// Sorted, none inside another.
+    pub(crate) fn known_dirs(&self, tree_of: &dyn Fn(&str) -> Option<ObjectId>) -> Vec<&'a str> {
+        let mut out: Vec<&'a str> = Vec::new();
+        for (dir, id) in &self.dirs {
+            if out.last().is_some_and(|d| dir.starts_with(d)) {
+                continue;
+            }
+            if tree_of(dir) == Some(*id) {
+                out.push(dir);
+            }
+        }
+        out
     }
 
     /// The stored records citing one of `files`, sorted by path; `None`
@@ -147,10 +175,67 @@ impl<'a> Stored<'a> {
     }
 }
 
-/// Writes the records (sorted by path) under configuration key `key`; a
-/// cache, so a failure to write is ignored.
-pub(crate) fn save(ws: &Workspace, key: u64, records: &[Record]) {
-    let Some(bytes) = encode(key, records) else {
+/// Of the directories whose tree the git index holds (`dirs`, sorted, as
+/// [`crate::io::git::Tracked::cached_dirs`] gives them, index entry `i`
+/// read by `entry`), those whose records are exactly `records` (sorted by
+/// path) there: every index entry that `is_record` is stored with its
+/// blob id, and no stored record is missing from the index.
+pub(crate) fn known_dirs<'e>(
+    records: &[Record],
+    dirs: &[crate::io::git::CachedDir],
+    entry: &dyn Fn(usize) -> Option<(&'e str, ObjectId)>,
+    is_record: &dyn Fn(&str) -> bool,
+) -> Vec<(String, ObjectId)> {
+    let mut out: Vec<(String, ObjectId)> = Vec::new();
+    for d in dirs {
+        // Inside a directory known whole, every directory is.
+        let inside = out.iter().any(|(o, _)| d.dir.starts_with(o.as_str()));
+        if inside || holds_stored(records, d, entry, is_record) {
+            out.push((d.dir.clone(), d.tree));
+        }
+    }
+    out
+}
+
+/// Whether the index entries of `d` are exactly the stored `records` under
+/// it (see [`known_dirs`]): one walk along both sorted lists.
+fn holds_stored<'e>(
+    records: &[Record],
+    d: &crate::io::git::CachedDir,
+    entry: &dyn Fn(usize) -> Option<(&'e str, ObjectId)>,
+    is_record: &dyn Fn(&str) -> bool,
+) -> bool {
+    let mut j = records.partition_point(|r| r.path < d.dir.as_str());
+    for i in d.range.clone() {
+        let Some((path, id)) = entry(i) else {
+            return false;
+        };
+        // A stored record sorted before this entry (and so under the
+        // directory) that the index does not hold.
+        if records.get(j).is_some_and(|r| r.path < path) {
+            return false;
+        }
+        match records.get(j) {
+            Some(r) if r.path == path => {
+                if r.id != short_id(&id) {
+                    return false;
+                }
+                j += 1;
+            }
+            _ if is_record(path) => return false,
+            _ => {}
+        }
+    }
+    !records
+        .get(j)
+        .is_some_and(|r| r.path.starts_with(d.dir.as_str()))
+}
+
+/// Writes the records (sorted by path) under configuration key `key`, with
+/// the directories known whole (see [`known_dirs`]); a cache, so a
+/// failure to write is ignored.
+pub(crate) fn save(ws: &Workspace, key: u64, records: &[Record], dirs: &[(String, ObjectId)]) {
+    let Some(bytes) = encode(key, records, dirs) else {
         return;
     };
     let _ = crate::io::cache::make_dir(&ws.root)
@@ -159,7 +244,7 @@ pub(crate) fn save(ws: &Workspace, key: u64, records: &[Record]) {
 
 /// The file's bytes; `None` when the records' data would not fit the
 /// 32-bit offsets (never on a workspace memlint reads in full).
-fn encode(key: u64, records: &[Record]) -> Option<Vec<u8>> {
+fn encode(key: u64, records: &[Record], dirs: &[(String, ObjectId)]) -> Option<Vec<u8>> {
     let mut known: Vec<u64> = records.iter().map(|r| fingerprint(r.path, r.id)).collect();
     known.sort_unstable();
     known.dedup();
@@ -203,6 +288,12 @@ fn encode(key: u64, records: &[Record]) -> Option<Vec<u8>> {
     w.buf.extend_from_slice(&offsets);
     w.usize(data.buf.len());
     w.buf.extend_from_slice(&data.buf);
+    w.usize(dirs.len());
+    for (dir, id) in dirs {
+        w.str(dir);
+        w.usize(id.as_bytes().len());
+        w.buf.extend_from_slice(id.as_bytes());
+    }
     w.usize(known.len());
     for f in &known {
         w.buf.extend_from_slice(&f.to_le_bytes());
@@ -246,6 +337,14 @@ pub(crate) fn decode(bytes: &[u8]) -> Option<Stored<'_>> {
     let offsets = r.bytes(n.checked_mul(4)?)?;
     let len = r.usize()?;
     let data = r.bytes(len)?;
+    let n = r.count()?;
+    let mut dirs = Vec::with_capacity(n);
+    for _ in 0..n {
+        let dir = r.str_ref()?;
+        let len = r.usize()?;
+        let id = ObjectId::try_from(r.bytes(len)?).ok()?;
+        dirs.push((dir, id));
+    }
     let n = r.usize()?;
     if n.checked_mul(8)? != r.buf.len() - r.pos {
         return None;
@@ -257,6 +356,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Option<Stored<'_>> {
         offsets,
         data,
         known,
+        dirs,
     })
 }
 
@@ -301,7 +401,7 @@ mod tests {
             },
         ];
         let ws = Workspace::new(dir.path().to_path_buf(), Default::default());
-        save(&ws, 9, &records);
+        save(&ws, 9, &records, &[]);
         assert!(present(dir.path(), 9));
         assert!(!present(dir.path(), 8));
         let bytes = load(dir.path()).unwrap();

@@ -80,28 +80,41 @@ fn an_older_layout_of_the_stored_citations_is_ignored_and_written_again() {
         *b = u8::from_str_radix(&blob.trim()[2 * i..2 * i + 2], 16).expect("hex");
     }
     let id = u64::from_le_bytes(short);
-    let mut old = b"MLCITES2".to_vec();
-    old.extend_from_slice(format);
-    leb128(key, &mut old);
-    leb128(0, &mut old);
-    leb128(1, &mut old);
     let fingerprint = xxhash_rust::xxh3::xxh3_64_with_seed(b"memory/decisions/cache.md", id);
-    old.extend_from_slice(&fingerprint.to_le_bytes());
-    let sum = xxhash_rust::xxh3::xxh3_64(&old);
-    old.extend_from_slice(&sum.to_le_bytes());
-    std::fs::write(&file, &old).expect("write the old layout");
-    write(root, "src/a.rs", "a2\n");
-    git(root, &["add", "-A"]);
-    assert_eq!(
-        drift_findings(root, &["--staged"]),
-        vec![("memory/decisions/cache.md".to_string(), 6)]
-    );
-    // A full check writes the file again, though no record changed.
-    let run = memlint(root, &["check", "--format", "json"]);
-    assert_eq!(run.code, 0, "{}", run.stderr);
-    let again = std::fs::read(&file).expect("stored citations");
-    assert_eq!(&again[..8], b"MLCITES3");
-    assert_eq!(again, stored);
+    let mut second = b"MLCITES2".to_vec();
+    second.extend_from_slice(format);
+    leb128(key, &mut second);
+    leb128(0, &mut second);
+    leb128(1, &mut second);
+    second.extend_from_slice(&fingerprint.to_le_bytes());
+    // The third: no cited file, no citing record (offsets, data), then the
+    // fingerprints, without the directories known by their tree id.
+    let mut third = b"MLCITES3".to_vec();
+    third.extend_from_slice(format);
+    leb128(key, &mut third);
+    for _ in 0..3 {
+        leb128(0, &mut third);
+    }
+    leb128(1, &mut third);
+    third.extend_from_slice(&fingerprint.to_le_bytes());
+    for (i, mut old) in [second, third].into_iter().enumerate() {
+        let sum = xxhash_rust::xxh3::xxh3_64(&old);
+        old.extend_from_slice(&sum.to_le_bytes());
+        std::fs::write(&file, &old).expect("write the old layout");
+        write(root, "src/a.rs", &format!("a{i}\n"));
+        git(root, &["add", "-A"]);
+        assert_eq!(
+            drift_findings(root, &["--staged"]),
+            vec![("memory/decisions/cache.md".to_string(), 6)]
+        );
+        git(root, &["reset", "-q", "--hard"]);
+        // A full check writes the file again, though no record changed.
+        let run = memlint(root, &["check", "--format", "json"]);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let again = std::fs::read(&file).expect("stored citations");
+        assert_eq!(&again[..8], b"MLCITES4");
+        assert_eq!(again, stored);
+    }
 }
 
 /// Everything `check ARGS` prints, in every format.
@@ -125,7 +138,7 @@ fn outputs(root: &Path, args: &[&str]) -> Vec<(String, i32, String, String)> {
 /// checked against those of reading every record (the store removed).
 fn same_without_the_store(root: &Path, args: &[&str]) -> Vec<(String, i32, String, String)> {
     let stored = std::fs::read(root.join(".memlint/cites")).expect("stored citations");
-    assert_eq!(&stored[..8], b"MLCITES3");
+    assert_eq!(&stored[..8], b"MLCITES4");
     let with = outputs(root, args);
     std::fs::remove_file(root.join(".memlint/cites")).expect("remove");
     let without = outputs(root, args);
@@ -249,4 +262,135 @@ fn sources_naming_records_are_not_stored() {
     );
     git(root, &["add", "-A"]);
     assert_eq!(drift_findings(root, &["--staged"]), vec![]);
+}
+
+/// Whether the stored citations hold the directory `dir` with the tree id
+/// `tree` (hex) as git gives it.
+fn stores_tree(root: &Path, dir: &str, tree: &str) -> bool {
+    let stored = std::fs::read(root.join(".memlint/cites")).expect("stored citations");
+    let id: Vec<u8> = (0..tree.len() / 2)
+        .map(|i| u8::from_str_radix(&tree[2 * i..2 * i + 2], 16).expect("hex"))
+        .collect();
+    let mut needle = dir.as_bytes().to_vec();
+    needle.push(id.len() as u8);
+    needle.extend_from_slice(&id);
+    stored.windows(needle.len()).any(|w| w == needle)
+}
+
+/// A knowledge record citing `source`.
+fn knowledge(title: &str, source: &str) -> String {
+    format!(
+        "---\ntitle: {title}\ndescription: About {title}\nmodel_invocation: true\n\
+         date: 2026-01-02\nsources:\n  - {source}\n---\n\nBody.\n"
+    )
+}
+
+#[test]
+fn directories_the_store_knows_whole_are_not_looked_up_path_by_path() {
+    // A full check stores the tree id of each directory whose records it
+    // all stored; a change leaving such a directory as it was finds its
+    // records by the stored citations alone, and a directory the change
+    // touches (a record added, edited, or removed from the index) is
+    // looked at path by path: the findings are those of reading every
+    // record.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    write(root, "src/a.rs", &lines("a", 6));
+    write(root, "src/b.rs", &lines("b", 6));
+    let d = "memory/decisions";
+    write(
+        root,
+        &format!("{d}/whole.md"),
+        &decision("Whole", &["file:src/a.rs"]),
+    );
+    write(
+        root,
+        &format!("{d}/lines.md"),
+        &decision("Lines", &["file:src/a.rs#L2"]),
+    );
+    write(
+        root,
+        &format!("{d}/other.md"),
+        &decision("Other", &["file:src/b.rs"]),
+    );
+    write(
+        root,
+        "knowledge/guide.md",
+        &knowledge("Guide", "file:src/a.rs#L5-L6"),
+    );
+    write(
+        root,
+        "memory/requests/ask.md",
+        "---\ntitle: Ask\nstatus: open\ndate: 2026-01-02\nsources:\n  - file:src/b.rs\n---\n\nBody.\n",
+    );
+    commit(root, "Records");
+    let run = memlint(root, &["check", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for dir in ["memory/decisions", "knowledge", "memory", "src"] {
+        let tree = git(root, &["rev-parse", &format!("HEAD:{dir}")]);
+        assert!(stores_tree(root, &format!("{dir}/"), &tree), "{dir}");
+    }
+    // Only a cited file changes: every record directory is known whole.
+    write(
+        root,
+        "src/a.rs",
+        &lines("a", 6)
+            .replace("a 2\n", "a two\n")
+            .replace("a 5\n", "a five\n"),
+    );
+    git(root, &["add", "-A"]);
+    let expected = vec![
+        ("knowledge/guide.md".to_string(), 7),
+        (format!("{d}/lines.md"), 6),
+        (format!("{d}/whole.md"), 6),
+    ];
+    same_without_the_store(root, &["--staged"]);
+    assert_eq!(drift_findings(root, &["--staged"]), expected);
+    // A record committed beside the stored ones after the full check: its
+    // directory is read path by path, the others are still known whole.
+    let added = format!("{d}/added.md");
+    write(root, &added, &decision("Added", &["file:src/a.rs#L2"]));
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "Add a record", "--", &added]);
+    let mut with_added = expected.clone();
+    with_added.insert(1, (format!("{d}/added.md"), 6));
+    same_without_the_store(root, &["--staged"]);
+    assert_eq!(drift_findings(root, &["--staged"]), with_added);
+    // A stored record edited to cite the file no more, another removed
+    // from the index: neither is reported.
+    write(
+        root,
+        &format!("{d}/whole.md"),
+        &decision("Whole", &["file:src/b.rs"]),
+    );
+    git(root, &["add", "-A"]);
+    git(root, &["rm", "-q", "--cached", "knowledge/guide.md"]);
+    let fewer = vec![(format!("{d}/added.md"), 6), (format!("{d}/lines.md"), 6)];
+    same_without_the_store(root, &["--staged"]);
+    assert_eq!(drift_findings(root, &["--staged"]), fewer);
+    // The same on a pull request: HEAD's trees are compared with the
+    // stored ones; a record committed after the full check makes its
+    // directory one to look at path by path.
+    git(root, &["reset", "-q", "--hard", "HEAD"]);
+    write(
+        root,
+        "knowledge/late.md",
+        &knowledge("Late", "file:src/a.rs"),
+    );
+    commit(root, "A record the store does not know");
+    git(root, &["switch", "-q", "-c", "feature"]);
+    write(
+        root,
+        "src/a.rs",
+        &lines("a", 6).replace("a 5\n", "a five\n"),
+    );
+    commit(root, "Change a cited range");
+    let base = vec![
+        ("knowledge/guide.md".to_string(), 7),
+        ("knowledge/late.md".to_string(), 7),
+        (format!("{d}/whole.md"), 6),
+    ];
+    same_without_the_store(root, &["--base", "main"]);
+    assert_eq!(drift_findings(root, &["--base", "main"]), base);
 }

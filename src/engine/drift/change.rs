@@ -10,7 +10,6 @@
 use crate::engine::check::lint::Outcome;
 use crate::io::git::{Change, Repo};
 use crate::lint::rules::sources::drifted as rule;
-use crate::lint::FileReport;
 use crate::model::content::Content;
 use crate::model::diagnostic::{self, Diagnostic};
 use crate::model::hashing::{Map, Set};
@@ -50,14 +49,18 @@ pub(crate) struct Sides<'a> {
     pub new: &'a dyn Fn(&str) -> Option<Content>,
     /// A record as the change leaves it (for showing it).
     pub record: &'a dyn Fn(&str) -> Option<Content>,
+    /// A record as the change leaves it, from the work tree when the file
+    /// certainly holds it (any thread); `record` reads the others.
+    pub record_fast: Option<&'a (dyn Fn(&str) -> Option<Vec<u8>> + Sync + 'a)>,
 }
 
 /// Adds to `outcome` the `sources/drifted` findings of a change: of
 /// `records` (the records the change leaves untouched that mention a
-/// `modified` file, linted), those whose cited file or lines it modifies.
+/// `modified` file, each with its sources), those whose cited file or
+/// lines it modifies.
 pub(crate) fn judge_change(
     ws: &Workspace,
-    records: &[FileReport],
+    records: &[(&str, &[crate::lint::Located])],
     modified: &[String],
     sides: &Sides,
     which: Which,
@@ -69,11 +72,11 @@ pub(crate) fn judge_change(
     let mut found = Vec::new();
     // Many records cite lines of one file: each file is read once.
     let mut texts: Map<String, Option<(String, String)>> = Map::default();
-    for r in reports {
-        if !selected(&r.path) {
+    for (path, sources) in reports {
+        if !selected(path) {
             continue;
         }
-        for at in &r.info.sources {
+        for at in *sources {
             let Some(value) = at.value.strip_prefix("file:") else {
                 continue;
             };
@@ -102,18 +105,10 @@ pub(crate) fn judge_change(
                 }
             };
             let Some(moved) = finding else { continue };
-            found.extend(diagnostic_of(ws, &r.path, at, &rel, moved, which));
+            found.extend(diagnostic_of(ws, path, at, &rel, moved, which));
         }
     }
-    for d in &found {
-        if !outcome.sources.contains_key(&d.path) {
-            if let Some(Content::Bytes(b)) = (sides.record)(&d.path) {
-                outcome
-                    .sources
-                    .insert(d.path.clone(), String::from_utf8_lossy(&b).into_owned());
-            }
-        }
-    }
+    record_texts(ws, &found, sides, outcome);
     let reported: Set<&str> = outcome
         .diagnostics
         .iter()
@@ -128,6 +123,41 @@ pub(crate) fn judge_change(
     outcome.files += new_paths.len();
     outcome.diagnostics.extend(found);
     diagnostic::sort(&mut outcome.diagnostics);
+}
+
+/// Keeps in `outcome` the text of each record with a finding of `found`
+/// (to show its lines): read from the work tree where it holds the
+/// change's version (in parallel), else from git objects.
+fn record_texts(ws: &Workspace, found: &[Diagnostic], sides: &Sides, outcome: &mut Outcome) {
+    use rayon::prelude::*;
+    let mut wanted: Vec<&str> = found
+        .iter()
+        .map(|d| d.path.as_str())
+        .filter(|p| !outcome.sources.contains_key(*p))
+        .collect();
+    wanted.sort_unstable();
+    wanted.dedup();
+    let fast: Vec<Option<Vec<u8>>> = match sides.record_fast {
+        Some(read) => wanted.par_iter().map(|p| read(p)).collect(),
+        None => vec![None; wanted.len()],
+    };
+    let max = ws.config.max_file_bytes;
+    for (p, fast) in wanted.into_iter().zip(fast) {
+        let bytes = match fast {
+            // Too large to show, as the git object would be.
+            Some(b) if b.len() as u64 > max => continue,
+            Some(b) => b,
+            None => match (sides.record)(p) {
+                Some(Content::Bytes(b)) => b,
+                _ => continue,
+            },
+        };
+        let text = match String::from_utf8(bytes) {
+            Ok(text) => text,
+            Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+        };
+        outcome.sources.insert(p.to_string(), text);
+    }
 }
 
 /// The text of `rel` before and after the change, when it is a file on
@@ -186,19 +216,22 @@ fn diagnostic_of(
     ))
 }
 
-/// Reads root-relative paths of `tree` (of at most
-/// [`crate::io::source::MAX_SOURCE_BYTES`]): one lookup per path, for the
-/// few files a change modifies.
-pub(crate) fn reader_at(repo: &Repo, tree: gix::ObjectId) -> impl Fn(&str) -> Option<Content> + '_ {
+/// Reads the paths `changes` (sorted by path) modify, as the change found
+/// them before (`new` false) or after it: by the blob ids the change
+/// carries, at most [`crate::io::source::MAX_SOURCE_BYTES`], without
+/// looking the paths up in a tree again.
+pub(crate) fn reader_of<'r>(
+    repo: &'r Repo,
+    changes: &'r [Change],
+    new: bool,
+) -> impl Fn(&str) -> Option<Content> + 'r {
     move |rel: &str| {
-        let tree = repo.repo.find_tree(tree).ok()?;
-        let entry = tree
-            .lookup_entry_by_path(format!("{}{rel}", repo.prefix))
-            .ok()??;
-        if !entry.mode().is_blob() {
-            return None;
-        }
-        repo.blob(entry.object_id(), crate::io::source::MAX_SOURCE_BYTES)
+        let i = changes
+            .binary_search_by(|c| c.path.as_str().cmp(rel))
+            .ok()?;
+        let c = &changes[i];
+        let object = if new { c.new } else { c.old }.filter(|o| o.is_file())?;
+        repo.blob(object.id, crate::io::source::MAX_SOURCE_BYTES)
             .ok()
     }
 }

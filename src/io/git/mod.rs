@@ -2,6 +2,7 @@
 //! to a remote (pushing the consolidation lock) runs the `git` program,
 //! which gix cannot do and where transports and credentials are set up.
 
+pub(crate) mod cached;
 pub(crate) mod hooks;
 pub(crate) mod open;
 pub(crate) mod remote;
@@ -10,6 +11,7 @@ pub(crate) mod resolve;
 pub(crate) mod types;
 pub(crate) mod worktree;
 
+pub(crate) use cached::CachedDir;
 pub(crate) use hooks::*;
 pub(crate) use repo::*;
 pub(crate) use resolve::*;

@@ -161,6 +161,23 @@ impl Tracked {
         vouched(&self.index, &full, stat)
     }
 
+    /// The directories under the root, at most `depth` levels down, whose
+    /// tree the index's cache tree holds (see [`super::cached::cached_dirs`]).
+    pub(crate) fn cached_dirs(&self, depth: usize) -> Vec<super::CachedDir> {
+        super::cached::cached_dirs(&self.index, &self.prefix, depth)
+    }
+
+    /// The root-relative path and blob id of index entry `i`.
+    pub(crate) fn entry(&self, i: usize) -> Option<(&str, ObjectId)> {
+        let e = self.index.entries().get(i)?;
+        let path = e
+            .path(&self.index)
+            .get(self.prefix.len()..)?
+            .to_str()
+            .ok()?;
+        Some((path, e.id))
+    }
+
     /// [`Tracked::blob`] for paths asked in ascending order: each found by
     /// walking on from the last one along the index (galloping), not by a
     /// search of the whole index. Any order still gives the right answers.
