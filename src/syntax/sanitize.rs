@@ -221,17 +221,22 @@ pub(crate) enum Mode {
 /// are returned as they are after this one pass.
 fn may_hold_controls(text: &str, mode: Mode) -> bool {
     let lf = mode == Mode::Text;
-    let mut maybe_invisible = false;
-    for b in text.bytes() {
+    for (i, &b) in text.as_bytes().iter().enumerate() {
         if (b < 0x20 && b != b'\t' && !(lf && b == b'\n')) || b == 0x7f || b == 0xc2 {
             return true;
         }
-        maybe_invisible |= matches!(b, 0xd8 | 0xe1 | 0xe2 | 0xe3 | 0xef | 0xf0 | 0xf3);
+        // Only the character starting here can be invisible (a lead byte
+        // starts a character): a text full of other characters of these
+        // blocks (the box drawing of `check`'s reports, `…`) is not
+        // decoded whole.
+        if matches!(b, 0xd8 | 0xe1 | 0xe2 | 0xe3 | 0xef | 0xf0 | 0xf3) {
+            let c = text[i..].chars().next().unwrap_or_default();
+            if invisible(c) && symbol_at(text, i, c, mode).is_some() {
+                return true;
+            }
+        }
     }
-    maybe_invisible
-        && text
-            .char_indices()
-            .any(|(i, c)| invisible(c) && symbol_at(text, i, c, mode).is_some())
+    false
 }
 
 /// `text` with its control characters shown as symbols (see [`Mode`]),
@@ -414,6 +419,16 @@ pub(crate) fn json_text(json: &str) -> Cow<'_, str> {
         Some(e) => Cow::Owned(e),
         None => masked,
     }
+}
+
+/// One string as [`json`] writes it: its credentials masked, as a JSON
+/// string literal, its [`invisible`] characters escaped. For writers of
+/// JSON text that do not go through a `serde_json` value; the same bytes.
+pub(crate) fn json_string(s: &str) -> String {
+    let literal = serde_json::to_string(&secrets(s)).unwrap_or_else(|_| "\"\"".to_string());
+    // Looked at with its quotes, as in a whole text: a variation selector
+    // opening the string follows a visible character.
+    escaped_invisibles(&literal).unwrap_or(literal)
 }
 
 /// A JSON text with its [`invisible`] characters (found only in strings)
