@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 /// there than in everything else it does warm. The output is the same, byte
 /// for byte (see the tests).
 pub(crate) fn json(diags: &[Diagnostic], summary: Summary) -> String {
-    let mut out = String::with_capacity(diags.len().saturating_mul(480).saturating_add(128));
+    let mut out = String::with_capacity(diags.len().saturating_mul(640).saturating_add(128));
     let mut strings = Strings::default();
     out.push_str("{\n  \"diagnostics\": [");
     for (i, d) in diags.iter().enumerate() {
