@@ -257,17 +257,27 @@ pub(crate) fn controls_shifted(text: &str, mode: Mode) -> (Cow<'_, str>, Shift) 
     let mut out = String::with_capacity(text.len());
     let mut growth = Vec::new();
     let mut grown: isize = 0;
-    for (i, c) in text.char_indices() {
-        match symbol_at(text, i, c, mode) {
-            Some(r) => {
-                out.push(r);
-                // A tag character (4 bytes) shrinks to its symbol (3).
-                grown += r.len_utf8() as isize - c.len_utf8() as isize;
-                growth.push((i + c.len_utf8(), grown));
-            }
-            None => out.push(c),
+    // Only a character starting with one of these bytes can have a symbol
+    // (see `may_hold_controls`): the runs between them are copied whole.
+    let mut done = 0;
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        if !(b < 0x20
+            || b == 0x7f
+            || matches!(b, 0xc2 | 0xd8 | 0xe1 | 0xe2 | 0xe3 | 0xef | 0xf0 | 0xf3))
+        {
+            continue;
+        }
+        let c = text[i..].chars().next().unwrap_or_default();
+        if let Some(r) = symbol_at(text, i, c, mode) {
+            out.push_str(&text[done..i]);
+            out.push(r);
+            // A tag character (4 bytes) shrinks to its symbol (3).
+            grown += r.len_utf8() as isize - c.len_utf8() as isize;
+            growth.push((i + c.len_utf8(), grown));
+            done = i + c.len_utf8();
         }
     }
+    out.push_str(&text[done..]);
     (Cow::Owned(out), Shift { growth })
 }
 
@@ -494,6 +504,45 @@ pub(crate) fn github_property(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`controls_shifted`] character by character, as it was written
+    /// first: the reference for the one that copies runs whole.
+    fn per_character(text: &str, mode: Mode) -> (String, Vec<(usize, isize)>) {
+        let (mut out, mut growth, mut grown) = (String::new(), Vec::new(), 0isize);
+        for (i, c) in text.char_indices() {
+            match symbol_at(text, i, c, mode) {
+                Some(r) => {
+                    out.push(r);
+                    grown += r.len_utf8() as isize - c.len_utf8() as isize;
+                    growth.push((i + c.len_utf8(), grown));
+                }
+                None => out.push(c),
+            }
+        }
+        (out, growth)
+    }
+
+    #[test]
+    fn controls_copied_in_runs_are_shown_as_one_character_at_a_time() {
+        let texts = [
+            "plain ascii",
+            "a\u{1b}[31mred\u{7}\r\nline\rcr\ttab\u{7f}",
+            "\u{85}c1 \u{ad}soft │ box ─ … ✓ \u{202e}rtl\u{200b}",
+            "\u{fe0f}lead ❤\u{fe0f} 👩\u{200d}💻 \u{e0041}\u{e0042} tags \u{2800}",
+            "\u{61c}\u{115f}\u{3164}\u{feff}\u{fff9}\u{1d173}\u{e0100} end\u{fe0f}",
+        ];
+        for text in texts {
+            for mode in [Mode::Line, Mode::Text] {
+                let (shown, shift) = controls_shifted(text, mode);
+                let (want, growth) = per_character(text, mode);
+                assert_eq!(
+                    (shown.as_ref(), &shift.growth),
+                    (want.as_str(), &growth),
+                    "{text:?}"
+                );
+            }
+        }
+    }
 
     const GH: &str = "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
 
