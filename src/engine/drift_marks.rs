@@ -27,14 +27,18 @@ pub(crate) fn keep(ws: &Workspace, drift: &Drift, known: &(dyn Fn(&str) -> Optio
         .filter(|(path, _)| seen.insert(path.as_str()))
         .map(|(path, mark)| (path.as_str(), mark))
         .collect();
+    // The hashes the caller knows, asked for in order (the marks are
+    // sorted by path), then the others read in parallel.
+    let hashes: Vec<Option<u64>> = first.iter().map(|(path, _)| known(path)).collect();
     let marks: Vec<Marked> = {
         use rayon::prelude::*;
         first
             .par_iter()
-            .filter_map(|(path, mark)| {
+            .zip(hashes)
+            .filter_map(|((path, mark), hash)| {
                 Some(Marked {
                     path: path.to_string(),
-                    hash: known(path).or_else(|| hash_of(ws, path))?,
+                    hash: hash.or_else(|| hash_of(ws, path))?,
                     mark: (*mark).clone(),
                 })
             })

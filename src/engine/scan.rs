@@ -462,15 +462,25 @@ impl Scanned {
         if self.unchanged && cites::present(&ws.root, self.table.key) {
             return;
         }
+        let stored = || {
+            self.table
+                .entries
+                .iter()
+                .filter(|e| e.report.info.kind.is_some() && e.report.info.parsed)
+        };
+        // The same records (path and blob id) as stored: the same file.
+        let known = cites::known(
+            stored()
+                .filter_map(|e| Some((e.report.path.as_str(), cites::short_id(e.blob.as_ref()?)))),
+        );
+        if cites::holds(&ws.root, self.table.key, &known) {
+            return;
+        }
         // A change modifying a record is no drift of the records citing it
         // (`check --staged` and `--base` judge only the other files): a
         // source naming a record is not stored.
         let banned = &ws.config.banned_dirs;
-        let records: Vec<cites::Record> = self
-            .table
-            .entries
-            .iter()
-            .filter(|e| e.report.info.kind.is_some() && e.report.info.parsed)
+        let records: Vec<cites::Record> = stored()
             .filter_map(|e| {
                 Some(cites::Record {
                     path: &e.report.path,

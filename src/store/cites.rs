@@ -245,9 +245,7 @@ pub(crate) fn save(ws: &Workspace, key: u64, records: &[Record], dirs: &[(String
 /// The file's bytes; `None` when the records' data would not fit the
 /// 32-bit offsets (never on a workspace memlint reads in full).
 fn encode(key: u64, records: &[Record], dirs: &[(String, ObjectId)]) -> Option<Vec<u8>> {
-    let mut known: Vec<u64> = records.iter().map(|r| fingerprint(r.path, r.id)).collect();
-    known.sort_unstable();
-    known.dedup();
+    let known = known(records.iter().map(|r| (r.path, r.id)));
     let citing: Vec<&Record> = records.iter().filter(|r| !r.sources.is_empty()).collect();
     let mut by_file: Map<&str, Vec<usize>> = Map::default();
     for (i, r) in citing.iter().enumerate() {
@@ -312,6 +310,36 @@ pub(crate) fn present(root: &Path, key: u64) -> bool {
     r.bytes(MAGIC.len()) == Some(MAGIC.as_slice())
         && r.bytes(4) == Some(FORMAT.to_le_bytes().as_slice())
         && r.uint() == Some(key)
+}
+
+/// Whether the stored file is intact, of this layout, for configuration
+/// key `key` and of exactly the records whose sorted, deduplicated
+/// [`fingerprint`]s are `known`: each record's sources follow from its
+/// blob and the configuration, so it holds what would be written, and a
+/// `check` after editing a record not committed (or adding one) leaves
+/// it as it is instead of writing megabytes again.
+pub(crate) fn holds(root: &Path, key: u64, known: &[u64]) -> bool {
+    let Some(bytes) = load(root) else {
+        return false;
+    };
+    decode(&bytes).is_some_and(|stored| {
+        stored.key == key
+            && stored.known.len() == known.len() * 8
+            && stored
+                .known
+                .chunks_exact(8)
+                .zip(known)
+                .all(|(b, k)| b == k.to_le_bytes())
+    })
+}
+
+/// The sorted, deduplicated [`fingerprint`]s of records (path, blob id
+/// short): what [`holds`] compares.
+pub(crate) fn known<'a>(records: impl Iterator<Item = (&'a str, u64)>) -> Vec<u64> {
+    let mut known: Vec<u64> = records.map(|(path, id)| fingerprint(path, id)).collect();
+    known.sort_unstable();
+    known.dedup();
+    known
 }
 
 /// The stored bytes, to be read with [`decode`].

@@ -80,7 +80,9 @@ pub(crate) fn save(ws: &Workspace, mut marks: Vec<Marked>) {
 }
 
 fn encode(marks: &[Marked]) -> Vec<u8> {
-    let mut w = Writer { buf: Vec::new() };
+    let mut w = Writer {
+        buf: Vec::with_capacity(marks.len().saturating_mul(400).saturating_add(64)),
+    };
     w.buf.extend_from_slice(MAGIC);
     w.buf.extend_from_slice(&FORMAT.to_le_bytes());
     w.usize(marks.len());

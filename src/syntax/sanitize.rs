@@ -221,17 +221,22 @@ pub(crate) enum Mode {
 /// are returned as they are after this one pass.
 fn may_hold_controls(text: &str, mode: Mode) -> bool {
     let lf = mode == Mode::Text;
-    let mut maybe_invisible = false;
-    for b in text.bytes() {
+    for (i, &b) in text.as_bytes().iter().enumerate() {
         if (b < 0x20 && b != b'\t' && !(lf && b == b'\n')) || b == 0x7f || b == 0xc2 {
             return true;
         }
-        maybe_invisible |= matches!(b, 0xd8 | 0xe1 | 0xe2 | 0xe3 | 0xef | 0xf0 | 0xf3);
+        // Only the character starting here can be invisible (a lead byte
+        // starts a character): a text full of other characters of these
+        // blocks (the box drawing of `check`'s reports, `…`) is not
+        // decoded whole.
+        if matches!(b, 0xd8 | 0xe1 | 0xe2 | 0xe3 | 0xef | 0xf0 | 0xf3) {
+            let c = text[i..].chars().next().unwrap_or_default();
+            if invisible(c) && symbol_at(text, i, c, mode).is_some() {
+                return true;
+            }
+        }
     }
-    maybe_invisible
-        && text
-            .char_indices()
-            .any(|(i, c)| invisible(c) && symbol_at(text, i, c, mode).is_some())
+    false
 }
 
 /// `text` with its control characters shown as symbols (see [`Mode`]),
@@ -252,17 +257,27 @@ pub(crate) fn controls_shifted(text: &str, mode: Mode) -> (Cow<'_, str>, Shift) 
     let mut out = String::with_capacity(text.len());
     let mut growth = Vec::new();
     let mut grown: isize = 0;
-    for (i, c) in text.char_indices() {
-        match symbol_at(text, i, c, mode) {
-            Some(r) => {
-                out.push(r);
-                // A tag character (4 bytes) shrinks to its symbol (3).
-                grown += r.len_utf8() as isize - c.len_utf8() as isize;
-                growth.push((i + c.len_utf8(), grown));
-            }
-            None => out.push(c),
+    // Only a character starting with one of these bytes can have a symbol
+    // (see `may_hold_controls`): the runs between them are copied whole.
+    let mut done = 0;
+    for (i, &b) in text.as_bytes().iter().enumerate() {
+        if !(b < 0x20
+            || b == 0x7f
+            || matches!(b, 0xc2 | 0xd8 | 0xe1 | 0xe2 | 0xe3 | 0xef | 0xf0 | 0xf3))
+        {
+            continue;
+        }
+        let c = text[i..].chars().next().unwrap_or_default();
+        if let Some(r) = symbol_at(text, i, c, mode) {
+            out.push_str(&text[done..i]);
+            out.push(r);
+            // A tag character (4 bytes) shrinks to its symbol (3).
+            grown += r.len_utf8() as isize - c.len_utf8() as isize;
+            growth.push((i + c.len_utf8(), grown));
+            done = i + c.len_utf8();
         }
     }
+    out.push_str(&text[done..]);
     (Cow::Owned(out), Shift { growth })
 }
 
@@ -416,6 +431,16 @@ pub(crate) fn json_text(json: &str) -> Cow<'_, str> {
     }
 }
 
+/// One string as [`json`] writes it: its credentials masked, as a JSON
+/// string literal, its [`invisible`] characters escaped. For writers of
+/// JSON text that do not go through a `serde_json` value; the same bytes.
+pub(crate) fn json_string(s: &str) -> String {
+    let literal = serde_json::to_string(&secrets(s)).unwrap_or_else(|_| "\"\"".to_string());
+    // Looked at with its quotes, as in a whole text: a variation selector
+    // opening the string follows a visible character.
+    escaped_invisibles(&literal).unwrap_or(literal)
+}
+
 /// A JSON text with its [`invisible`] characters (found only in strings)
 /// written as `\uXXXX` escapes: the value stays exact and the escape is
 /// seen. `None` when it holds none.
@@ -479,6 +504,45 @@ pub(crate) fn github_property(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// [`controls_shifted`] character by character, as it was written
+    /// first: the reference for the one that copies runs whole.
+    fn per_character(text: &str, mode: Mode) -> (String, Vec<(usize, isize)>) {
+        let (mut out, mut growth, mut grown) = (String::new(), Vec::new(), 0isize);
+        for (i, c) in text.char_indices() {
+            match symbol_at(text, i, c, mode) {
+                Some(r) => {
+                    out.push(r);
+                    grown += r.len_utf8() as isize - c.len_utf8() as isize;
+                    growth.push((i + c.len_utf8(), grown));
+                }
+                None => out.push(c),
+            }
+        }
+        (out, growth)
+    }
+
+    #[test]
+    fn controls_copied_in_runs_are_shown_as_one_character_at_a_time() {
+        let texts = [
+            "plain ascii",
+            "a\u{1b}[31mred\u{7}\r\nline\rcr\ttab\u{7f}",
+            "\u{85}c1 \u{ad}soft │ box ─ … ✓ \u{202e}rtl\u{200b}",
+            "\u{fe0f}lead ❤\u{fe0f} 👩\u{200d}💻 \u{e0041}\u{e0042} tags \u{2800}",
+            "\u{61c}\u{115f}\u{3164}\u{feff}\u{fff9}\u{1d173}\u{e0100} end\u{fe0f}",
+        ];
+        for text in texts {
+            for mode in [Mode::Line, Mode::Text] {
+                let (shown, shift) = controls_shifted(text, mode);
+                let (want, growth) = per_character(text, mode);
+                assert_eq!(
+                    (shown.as_ref(), &shift.growth),
+                    (want.as_str(), &growth),
+                    "{text:?}"
+                );
+            }
+        }
+    }
 
     const GH: &str = "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789";
 

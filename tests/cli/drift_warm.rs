@@ -139,3 +139,45 @@ fn stored_verdicts_of_an_old_head_are_not_reused_after_a_reset() {
         .unwrap()
         .is_empty());
 }
+
+#[test]
+fn the_stored_citations_are_not_written_again_while_the_committed_records_are_the_same() {
+    let dir = drifted_repo();
+    let root = dir.path();
+    assert_eq!(drifted(root).len(), 2);
+    let cites = stored(root, "cites");
+    // A new record, not committed: not stored (no blob id the git index
+    // vouches for), so the file is left as it is.
+    write(
+        root,
+        "memory/decisions/three.md",
+        &decision("three", &["file:src/a.rs"]),
+    );
+    drifted(root);
+    assert_eq!(stored(root, "cites"), cites);
+    // Edited again: still the same committed records.
+    write(
+        root,
+        "memory/decisions/three.md",
+        &(decision("three", &["file:src/a.rs"]) + "More.\n"),
+    );
+    drifted(root);
+    assert_eq!(stored(root, "cites"), cites);
+    // A committed record edited: it leaves the file, which is written.
+    write(
+        root,
+        "memory/decisions/two.md",
+        &(decision("two", &["file:src/a.rs"]) + "More.\n"),
+    );
+    drifted(root);
+    let edited = stored(root, "cites");
+    assert_ne!(edited.1, cites.1);
+    // Edited again: the same records as just stored.
+    write(
+        root,
+        "memory/decisions/two.md",
+        &(decision("two", &["file:src/a.rs"]) + "More.\nAnd more.\n"),
+    );
+    drifted(root);
+    assert_eq!(stored(root, "cites"), edited);
+}

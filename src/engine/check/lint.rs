@@ -128,7 +128,11 @@ pub(crate) fn run_texts(
     let (refreshed, mut diags, problems) = refreshed_findings(ws, all, opts);
     let (reports, prints, blobs) = (refreshed.reports, refreshed.fingerprints, refreshed.blobs);
     // The reports are in the order of `all`, sorted by path.
-    let at = |rel: &str| reports.binary_search_by(|r| r.path.as_str().cmp(rel)).ok();
+    let finder = Finder {
+        reports: &reports,
+        hint: std::sync::atomic::AtomicUsize::new(0),
+    };
+    let at = |rel: &str| finder.at(rel);
     let print = |rel: &str| at(rel).and_then(|i| prints.of.get(i).copied().flatten());
     let stat = |rel: &str| print(rel).map(|(s, _)| s);
     let blob = |rel: &str| at(rel).and_then(|i| blobs.get(i).copied().flatten());
@@ -190,6 +194,72 @@ pub(crate) fn run_texts(
     out.diagnostics = diags;
     out.reports = reports;
     out
+}
+
+/// Finds a path among reports sorted by path, galloping from the last one
+/// found: the stored verdicts and the drift marks ask for thousands of
+/// records in increasing order, and a binary search over 100k reports for
+/// each (a cache miss per step) was a good part of a warm check.
+struct Finder<'r> {
+    reports: &'r [Box<FileReport>],
+    /// Where the last path asked for was found.
+    hint: std::sync::atomic::AtomicUsize,
+}
+
+impl Finder<'_> {
+    fn at(&self, rel: &str) -> Option<usize> {
+        use std::cmp::Ordering::{Equal, Greater, Less};
+        use std::sync::atomic::Ordering::Relaxed;
+        let n = self.reports.len();
+        if n == 0 {
+            return None;
+        }
+        let key = |i: usize| self.reports[i].path.as_str();
+        let h = self.hint.load(Relaxed).min(n - 1);
+        // The range the path would be in, found by doubling steps away
+        // from the hint.
+        let (lo, hi) = match key(h).cmp(rel) {
+            Equal => return Some(h),
+            Less => {
+                let (mut lo, mut step) = (h, 1);
+                loop {
+                    let next = lo + step;
+                    if next >= n {
+                        break (lo + 1, n);
+                    }
+                    match key(next).cmp(rel) {
+                        Less => (lo, step) = (next, step * 2),
+                        Equal => break (next, next + 1),
+                        Greater => break (lo + 1, next),
+                    }
+                }
+            }
+            Greater => {
+                let (mut hi, mut step) = (h, 1);
+                loop {
+                    if step > hi {
+                        break (0, hi);
+                    }
+                    let next = hi - step;
+                    match key(next).cmp(rel) {
+                        Greater => (hi, step) = (next, step * 2),
+                        Equal => break (next, next + 1),
+                        Less => break (next + 1, hi),
+                    }
+                }
+            }
+        };
+        let found = self.reports[lo..hi]
+            .binary_search_by(|r| r.path.as_str().cmp(rel))
+            .ok()
+            .map(|i| lo + i);
+        // A path not found (a cited file outside the records) leaves the
+        // hint where the records asked for are.
+        if let Some(i) = found {
+            self.hint.store(i, Relaxed);
+        }
+        found
+    }
 }
 
 /// The text human output shows under a diagnostic of `rel`, as `lint_file`

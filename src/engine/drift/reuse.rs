@@ -105,6 +105,7 @@ impl Reuse {
                 }
             })
             .collect();
+        self.checked.reserve_exact(now.len());
         for (stat, id, reread) in now {
             self.changed |= reread;
             self.checked.push((stat, id));
@@ -124,7 +125,10 @@ impl Reuse {
         // by one walk over both.
         let mut verdicts = stored.verdicts.into_iter().peekable();
         let mut leftover = 0usize;
-        let (mut kept, mut rest) = (Vec::new(), Vec::new());
+        let (mut kept, mut rest) = (
+            Vec::with_capacity(by_record.len()),
+            Vec::with_capacity(by_record.len().min(64)),
+        );
         let mut stale = 0;
         for (record, sources) in by_record {
             while verdicts.next_if(|v| v.path.as_str() < record).is_some() {
