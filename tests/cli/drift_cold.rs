@@ -4,27 +4,12 @@
 
 use crate::common;
 
-use common::{decision, git, memlint, write, TempWorkspace};
+use common::{decision, git, write, TempWorkspace};
 use std::path::Path;
 
-/// The `sources/drifted` findings of `check --format json`: (path, line,
-/// message).
+/// (path, line, message) of the `sources/drifted` findings of a check.
 fn drifted(root: &Path) -> Vec<(String, u64, String)> {
-    let run = memlint(root, &["check", "--format", "json"]);
-    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
-    json["diagnostics"]
-        .as_array()
-        .expect("diagnostics")
-        .iter()
-        .filter(|d| d["rule"] == "sources/drifted")
-        .map(|d| {
-            (
-                d["path"].as_str().unwrap_or("").to_string(),
-                d["line"].as_u64().unwrap_or(0),
-                d["message"].as_str().unwrap_or("").to_string(),
-            )
-        })
-        .collect()
+    common::rule_messages(root, "sources/drifted", &[])
 }
 
 fn commit(root: &Path, message: &str) {
@@ -143,12 +128,7 @@ fn opened(root: &Path, rel: &str) -> Option<usize> {
 
 #[test]
 fn a_cold_check_reads_each_citing_record_once() {
-    if std::process::Command::new("strace")
-        .args(["-qq", "-o", "/dev/null", "true"])
-        .status()
-        .map_or(true, |s| !s.success())
-    {
-        eprintln!("strace cannot run here: skipped");
+    if !common::strace_runs() {
         return;
     }
     let dir = TempWorkspace::new()

@@ -26,21 +26,7 @@ fn commit(root: &Path, message: &str) {
 
 /// (path, line, message) of the `sources/drifted` findings of a check.
 fn drifted(root: &Path) -> Vec<(String, u64, String)> {
-    let run = memlint(root, &["check", "--format", "json"]);
-    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
-    json["diagnostics"]
-        .as_array()
-        .expect("diagnostics")
-        .iter()
-        .filter(|d| d["rule"] == "sources/drifted")
-        .map(|d| {
-            (
-                d["path"].as_str().unwrap_or("").to_string(),
-                d["line"].as_u64().unwrap_or(0),
-                d["message"].as_str().unwrap_or("").to_string(),
-            )
-        })
-        .collect()
+    common::rule_messages(root, "sources/drifted", &[])
 }
 
 /// The inode and bytes of a file under `.memlint/`: a file replaced (even

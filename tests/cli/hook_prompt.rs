@@ -579,12 +579,7 @@ fn records_opened(dir: &Path, session: &str, text: &str) -> Option<(Output, Vec<
 
 #[test]
 fn only_the_records_that_can_be_added_are_read() {
-    if std::process::Command::new("strace")
-        .args(["-qq", "-o", "/dev/null", "true"])
-        .status()
-        .map_or(true, |s| !s.success())
-    {
-        eprintln!("strace cannot run here: skipped");
+    if !common::strace_runs() {
         return;
     }
     let ws = workspace();

@@ -254,12 +254,7 @@ fn calls_on(root: &Path, args: &[&str], stdin: &str, name: &str) -> Option<Vec<S
 
 #[test]
 fn the_record_table_is_mapped_not_copied() {
-    if std::process::Command::new("strace")
-        .args(["-qq", "-o", "/dev/null", "true"])
-        .status()
-        .map_or(true, |s| !s.success())
-    {
-        eprintln!("strace cannot run here: skipped");
+    if !common::strace_runs() {
         return;
     }
     let ws = workspace("example");
@@ -334,13 +329,7 @@ fn prctls(root: &Path, slug: &str, env: &[(&str, &str)]) -> Vec<String> {
 
 #[test]
 fn new_turns_transparent_huge_pages_off_unless_told_to_keep_them() {
-    if !cfg!(target_os = "linux")
-        || std::process::Command::new("strace")
-            .args(["-qq", "-o", "/dev/null", "true"])
-            .status()
-            .map_or(true, |s| !s.success())
-    {
-        eprintln!("strace cannot run here: skipped");
+    if !cfg!(target_os = "linux") || !common::strace_runs() {
         return;
     }
     let ws = workspace("example");

@@ -579,6 +579,15 @@ pub fn ok_on_path(dir: &Path, program: &str, args: &[&str]) -> String {
 /// (path, line) of the findings of `rule` that `memlint check --format json
 /// ARGS` reports in `root`.
 pub fn rule_findings(root: &Path, rule: &str, args: &[&str]) -> Vec<(String, u64)> {
+    rule_messages(root, rule, args)
+        .into_iter()
+        .map(|(path, line, _)| (path, line))
+        .collect()
+}
+
+/// (path, line, message) of the findings of `rule` that `memlint check
+/// --format json ARGS` reports in `root`.
+pub fn rule_messages(root: &Path, rule: &str, args: &[&str]) -> Vec<(String, u64, String)> {
     let mut all = vec!["check", "--format", "json"];
     all.extend_from_slice(args);
     let run = memlint(root, &all);
@@ -592,7 +601,21 @@ pub fn rule_findings(root: &Path, rule: &str, args: &[&str]) -> Vec<(String, u64
             (
                 d["path"].as_str().unwrap_or("").to_string(),
                 d["line"].as_u64().unwrap_or(0),
+                d["message"].as_str().unwrap_or("").to_string(),
             )
         })
         .collect()
+}
+
+/// Whether `strace` runs here (the tests that count system calls need
+/// it); when not, says so on standard error for the skipping test.
+pub fn strace_runs() -> bool {
+    let runs = Command::new("strace")
+        .args(["-qq", "-o", "/dev/null", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    if !runs {
+        eprintln!("strace cannot run here: skipped");
+    }
+    runs
 }
