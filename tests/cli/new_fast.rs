@@ -195,9 +195,10 @@ fn records_of_other_kinds_changed_since_the_index_are_not_read_again() {
 }
 
 /// What happened to the file named `name` while it was open, as `strace`
-/// saw a run of `memlint args` in `root`: the system calls on its
-/// descriptor between its `openat` and its `close`. `None` when `strace`
-/// cannot run here.
+/// saw a run of `memlint args` in `root`: the reads and mappings of it.
+/// `strace -y` names the file behind each descriptor, so that a call split
+/// across lines by another thread's call (`<unfinished ...>`) is still
+/// told by its file. `None` when `strace` cannot run here.
 fn calls_on(root: &Path, args: &[&str], stdin: &str, name: &str) -> Option<Vec<String>> {
     use std::io::Write;
     let log = root.join(".memlint-strace.log");
@@ -205,6 +206,7 @@ fn calls_on(root: &Path, args: &[&str], stdin: &str, name: &str) -> Option<Vec<S
         .args([
             "-f",
             "-qq",
+            "-y",
             "-e",
             "trace=openat,read,pread64,mmap,close",
             "-o",
@@ -227,28 +229,26 @@ fn calls_on(root: &Path, args: &[&str], stdin: &str, name: &str) -> Option<Vec<S
     child.wait().ok()?;
     let trace = std::fs::read_to_string(&log).ok()?;
     std::fs::remove_file(&log).expect("remove the trace");
-    let quoted = format!("{name}\"");
-    let mut fd: Option<String> = None;
-    let mut calls = Vec::new();
-    for line in trace.lines() {
+    let opened = format!("{name}\"");
+    let on_it = format!("{name}>");
+    assert!(
+        trace
+            .lines()
+            .any(|l| l.contains("openat(") && l.contains(&opened)),
+        "{name} was never opened:\n{trace}"
+    );
+    let calls = trace
+        .lines()
         // `PID call(args) = result`
-        let call = line.split_once(' ').map_or(line, |(_, c)| c.trim_start());
-        match &fd {
-            None if call.starts_with("openat(") && call.contains(&quoted) => {
-                fd = call.rsplit(" = ").next().map(str::to_string);
-            }
-            Some(n) if call.starts_with(&format!("close({n})")) => break,
-            Some(n)
-                if call.starts_with(&format!("read({n},"))
-                    || call.starts_with(&format!("pread64({n},"))
-                    || (call.starts_with("mmap(") && call.contains(&format!(", {n}, "))) =>
-            {
-                calls.push(call.to_string())
-            }
-            _ => {}
-        }
-    }
-    assert!(fd.is_some(), "{name} was never opened:\n{trace}");
+        .map(|line| line.split_once(' ').map_or(line, |(_, c)| c.trim_start()))
+        .filter(|call| {
+            ["read(", "pread64(", "mmap("]
+                .iter()
+                .any(|c| call.starts_with(c))
+                && call.contains(&on_it)
+        })
+        .map(str::to_string)
+        .collect();
     Some(calls)
 }
 
