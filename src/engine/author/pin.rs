@@ -8,7 +8,6 @@ use super::commit::{commit, Write};
 use super::draft::scalar;
 use super::verify::{self, Current};
 use super::AuthorError;
-use crate::io::fs::Snapshot;
 use crate::model::workspace::Workspace;
 use crate::syntax::edit::{apply, Edit};
 use crate::syntax::frontmatter::{self, Split};
@@ -108,16 +107,8 @@ pub(crate) fn verify(
             .iter()
             .map(|s| s.value.clone())
             .collect();
-        let seen =
-            Snapshot::read(&ws.root.join(&path), ws.config.max_file_bytes).map_err(|source| {
-                AuthorError::Write {
-                    path: path.clone(),
-                    source,
-                }
-            })?;
-        let text = std::str::from_utf8(&seen.bytes)
-            .map_err(|_| AuthorError::Unreadable { path: path.clone() })?;
-        let (edited, pins) = verified_text(ws, &path, kind, &sources, text, today)?;
+        let (seen, text) = super::commit::read_to_replace(ws, &path)?;
+        let (edited, pins) = verified_text(ws, &path, kind, &sources, &text, today)?;
         let changed = edited != text;
         if changed {
             let changes = vec![(path.clone(), edited.clone())];

@@ -296,16 +296,11 @@ fn rewrite(
     kind: Kind,
     change: impl FnOnce(&str, &FileReport) -> Option<String>,
 ) -> Result<(String, Snapshot, String), AuthorError> {
-    let seen = Snapshot::read(&ws.root.join(path), ws.config.max_file_bytes).map_err(|source| {
-        AuthorError::Write {
-            path: path.to_string(),
-            source,
-        }
-    })?;
+    let (seen, text) = super::commit::read_to_replace(ws, path)?;
+    let text = text.as_str();
     let unreadable = || AuthorError::Unreadable {
         path: path.to_string(),
     };
-    let text = std::str::from_utf8(&seen.bytes).map_err(|_| unreadable())?;
     let place = classify(path, &ws.config.banned_dirs);
     let report = lint_file(path, &place, Content::Bytes(text.as_bytes()), &ws.config);
     if !report.info.parsed {

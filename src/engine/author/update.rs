@@ -9,7 +9,6 @@ use super::commit::{commit, Write};
 use super::draft::{flow_scalar, scalar};
 use super::verify::{self, Current};
 use super::AuthorError;
-use crate::io::fs::Snapshot;
 use crate::model::diagnostic::Diagnostic;
 use crate::model::kind::Kind;
 use crate::model::workspace::Workspace;
@@ -71,14 +70,8 @@ pub fn update(
         .ok_or_else(|| AuthorError::Usage(format!("{} is not a record", report.path)))?;
     let path = report.path.clone();
     let slug = crate::model::kind::stem(&path).to_string();
-    let seen =
-        Snapshot::read(&ws.root.join(&path), ws.config.max_file_bytes).map_err(|source| {
-            AuthorError::Write {
-                path: path.clone(),
-                source,
-            }
-        })?;
-    let text = std::str::from_utf8(&seen.bytes).map_err(|_| unreadable(&path))?;
+    let (seen, text) = super::commit::read_to_replace(ws, &path)?;
+    let text = text.as_str();
     if kind == Kind::Decision && report.info.status.as_deref() == Some("active") {
         refuse_rewrite(text, &slug, changes)?;
     }
