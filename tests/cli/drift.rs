@@ -4,7 +4,7 @@
 
 use crate::common;
 
-use common::{decision, git, memlint, write, TempWorkspace};
+use common::{commit, decision, git, memlint, write, TempWorkspace};
 use std::path::Path;
 
 /// (rule, line, message) of every diagnostic of `check ARGS --format json`.
@@ -103,27 +103,14 @@ fn line_range_sources_are_checked_against_the_file() {
     );
 }
 
-/// `git commit -qam MESSAGE` (everything, new files too).
-fn commit(root: &Path, message: &str) {
-    git(root, &["add", "-A"]);
-    git(root, &["commit", "-q", "-m", message]);
-}
-
 fn head_of(root: &Path, rev: &str) -> String {
     git(root, &["rev-parse", rev])
 }
 
 /// (rule, line, message, fixable, commits) of the `sources/drifted` findings.
 fn drifted(root: &Path, args: &[&str]) -> Vec<(u64, String, bool, Vec<String>)> {
-    let mut all = vec!["check", "--format", "json"];
-    all.extend_from_slice(args);
-    let run = memlint(root, &all);
-    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
-    json["diagnostics"]
-        .as_array()
-        .expect("diagnostics")
+    common::rule_json(root, "sources/drifted", args)
         .iter()
-        .filter(|d| d["rule"] == "sources/drifted")
         .map(|d| {
             let commits = d["commits"]
                 .as_array()

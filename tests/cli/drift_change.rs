@@ -5,23 +5,8 @@
 
 use crate::common;
 
-use common::{git, memlint, write, Run};
+use common::{commit, decision, git, memlint, write, Run};
 use std::path::Path;
-
-/// A decision citing `sources`, one per line.
-fn decision(title: &str, sources: &[&str]) -> String {
-    let mut text = format!("---\ntitle: {title}\nstatus: active\ndate: 2026-01-02\nsources:\n");
-    for s in sources {
-        text.push_str(&format!("  - {s}\n"));
-    }
-    text.push_str("---\n\nBody.\n");
-    text
-}
-
-fn commit(root: &Path, message: &str) {
-    git(root, &["add", "-A"]);
-    git(root, &["commit", "-q", "-m", message]);
-}
 
 /// The lines `first..=last` of a source file, one word each.
 fn lines(word: &str, n: usize) -> String {

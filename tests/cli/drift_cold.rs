@@ -4,17 +4,12 @@
 
 use crate::common;
 
-use common::{decision, git, write, TempWorkspace};
+use common::{commit, decision, git, write, TempWorkspace};
 use std::path::Path;
 
 /// (path, line, message) of the `sources/drifted` findings of a check.
 fn drifted(root: &Path) -> Vec<(String, u64, String)> {
     common::rule_messages(root, "sources/drifted", &[])
-}
-
-fn commit(root: &Path, message: &str) {
-    git(root, &["add", "-A"]);
-    git(root, &["commit", "-q", "-m", message]);
 }
 
 /// The loose object file of `rev` (a fresh test repository packs nothing).

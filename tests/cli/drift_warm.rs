@@ -6,23 +6,9 @@
 
 use crate::common;
 
-use common::{git, memlint, write};
+use common::{commit, decision, git, memlint, write};
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
-
-fn decision(title: &str, sources: &[&str]) -> String {
-    let mut text = format!("---\ntitle: {title}\nstatus: active\ndate: 2026-01-02\nsources:\n");
-    for s in sources {
-        text.push_str(&format!("  - {s}\n"));
-    }
-    text.push_str("---\n\nBody.\n");
-    text
-}
-
-fn commit(root: &Path, message: &str) {
-    git(root, &["add", "-A"]);
-    git(root, &["commit", "-q", "-m", message]);
-}
 
 /// (path, line, message) of the `sources/drifted` findings of a check.
 fn drifted(root: &Path) -> Vec<(String, u64, String)> {

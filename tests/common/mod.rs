@@ -304,6 +304,12 @@ pub fn git(root: &Path, args: &[&str]) -> String {
     git_with(root, args, &[]).trim().to_string()
 }
 
+/// `git add -A` and `git commit -q -m MESSAGE` in `root`.
+pub fn commit(root: &Path, message: &str) {
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", message]);
+}
+
 /// Makes `root` a git repository (if it is not one) and commits everything
 /// in it.
 pub fn commit_all(root: &Path) {
@@ -588,6 +594,21 @@ pub fn rule_findings(root: &Path, rule: &str, args: &[&str]) -> Vec<(String, u64
 /// (path, line, message) of the findings of `rule` that `memlint check
 /// --format json ARGS` reports in `root`.
 pub fn rule_messages(root: &Path, rule: &str, args: &[&str]) -> Vec<(String, u64, String)> {
+    rule_json(root, rule, args)
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap_or("").to_string(),
+                d["line"].as_u64().unwrap_or(0),
+                d["message"].as_str().unwrap_or("").to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The JSON diagnostics of `rule` that `memlint check --format json ARGS`
+/// reports in `root`, in its order.
+pub fn rule_json(root: &Path, rule: &str, args: &[&str]) -> Vec<serde_json::Value> {
     let mut all = vec!["check", "--format", "json"];
     all.extend_from_slice(args);
     let run = memlint(root, &all);
@@ -597,13 +618,7 @@ pub fn rule_messages(root: &Path, rule: &str, args: &[&str]) -> Vec<(String, u64
         .expect("diagnostics")
         .iter()
         .filter(|d| d["rule"] == rule)
-        .map(|d| {
-            (
-                d["path"].as_str().unwrap_or("").to_string(),
-                d["line"].as_u64().unwrap_or(0),
-                d["message"].as_str().unwrap_or("").to_string(),
-            )
-        })
+        .cloned()
         .collect()
 }
 
