@@ -296,7 +296,7 @@ pub(crate) fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
     }
 }
 
-fn too_large(max: u64) -> std::io::Error {
+pub(crate) fn too_large(max: u64) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::FileTooLarge,
         format!("it has more than {max} bytes, more than memlint reads of it"),

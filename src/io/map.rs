@@ -33,18 +33,31 @@ impl std::ops::Deref for Mapped {
 /// whatever replaces it. A program that truncated such a file in place
 /// while memlint reads it would crash memlint (as it would git); nothing
 /// of memlint's does. An empty file, and any file where mapping fails, is
-/// read instead.
+/// read instead. A file of more than [`crate::io::fs::CACHE_FILE_MAX`]
+/// bytes is refused unmapped, as `read_regular` refuses it: the mapping
+/// is populated up front, so a huge (or sparse) file in its place would
+/// otherwise be paged in whole.
 pub(crate) fn map_regular(path: &Path) -> std::io::Result<Mapped> {
-    let mut file = crate::io::fs::open_regular(path)?;
+    let max = crate::io::fs::CACHE_FILE_MAX;
+    let file = crate::io::fs::open_regular(path)?;
+    let len = file.metadata()?.len();
+    if len > max {
+        return Err(crate::io::fs::too_large(max));
+    }
     #[cfg(unix)]
-    if file.metadata()?.len() > 0 {
-        // SAFETY: read-only and private; the caches mapped are replaced
-        // by rename, never changed in place (see above).
+    if len > 0 {
+        // SAFETY: a read-only shared mapping of a file no more than `max`
+        // bytes long; the caches mapped are replaced by rename, never
+        // changed in place (see above), so its bytes do not change under
+        // the borrow.
         if let Ok(map) = unsafe { memmap2::MmapOptions::new().populate().map(&file) } {
             return Ok(Mapped::Map(map));
         }
     }
     let mut bytes = Vec::new();
-    file.read_to_end(&mut bytes)?;
-    Ok(Mapped::Read(bytes))
+    file.take(max.saturating_add(1)).read_to_end(&mut bytes)?;
+    match bytes.len() as u64 > max {
+        true => Err(crate::io::fs::too_large(max)),
+        false => Ok(Mapped::Read(bytes)),
+    }
 }

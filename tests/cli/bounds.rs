@@ -551,3 +551,34 @@ fn mcp_reads_no_faster_than_a_client_takes_its_answers() {
     assert_eq!(run.stdout_lines, LINES + 1);
     assert_bounded(&run, "mcp (unread answers)");
 }
+
+/// memlint's own caches under `.memlint/` are mapped, not read, when they
+/// are large; one over the bound every cache is read within (2 GiB) is
+/// refused unmapped and rebuilt, never paged in whole. Sparse files: 2 GiB
+/// on paper, nothing on disk.
+#[test]
+fn a_cache_over_its_bound_is_rebuilt_not_mapped() {
+    let ws = workspace();
+    let root = ws.path();
+    std::fs::write(
+        root.join("memory/decisions/use-sqlite.md"),
+        "---\ntitle: Use SQLite\nstatus: active\ndate: 2026-01-02\nsources:\n  - https://example.com/x\n---\n\nOne file.\n",
+    )
+    .expect("record");
+    let first = measured(root, &["check"], Feed::Nothing);
+    assert_eq!(first.code, Some(0), "{first:?}");
+    for cache in ["index", "listing"] {
+        let file = std::fs::File::create(root.join(".memlint").join(cache)).expect("create");
+        file.set_len((2 << 30) + 1).expect("set_len");
+    }
+    let run = measured(root, &["check"], Feed::Nothing);
+    assert_eq!(run.code, Some(0), "{run:?}");
+    assert_eq!(run.stdout, first.stdout);
+    assert_bounded(&run, "check over oversized caches");
+    for cache in ["index", "listing"] {
+        let len = std::fs::metadata(root.join(".memlint").join(cache))
+            .expect("rebuilt")
+            .len();
+        assert!(len < 1 << 20, "{cache} was not rebuilt: {len} bytes");
+    }
+}
