@@ -188,8 +188,11 @@ fn fix_file(
         return Ok(Fixed::Nothing);
     }
     let path = ws.root.join(rel);
-    let seen = crate::io::fs::Snapshot::read(&path, ws.config.max_file_bytes)
-        .map_err(|e| format!("cannot read it: {e}"))?;
+    let max = ws.config.max_file_bytes;
+    let seen = crate::io::fs::Snapshot::read(&path, max).map_err(|e| {
+        let e = crate::io::fs::name_bound(e, max, "max_file_bytes");
+        format!("cannot read it: {e}")
+    })?;
     let Ok(read) = std::str::from_utf8(&seen.bytes) else {
         return Ok(Fixed::Nothing);
     };

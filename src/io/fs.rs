@@ -296,6 +296,20 @@ pub(crate) fn read_regular(path: &Path, max: u64) -> std::io::Result<Vec<u8>> {
     }
 }
 
+/// `e` with the setting that gave its bound named, when `e` is a file
+/// over the bound `max` ([`read_regular`], [`Snapshot::read`]): "it has
+/// more than 200 bytes (`max_file_bytes`), more than memlint reads of
+/// it", so the user knows what to raise. Any other error is `e`.
+pub(crate) fn name_bound(e: std::io::Error, max: u64, setting: &str) -> std::io::Error {
+    match e.kind() {
+        std::io::ErrorKind::FileTooLarge => std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!("it has more than {max} bytes (`{setting}`), more than memlint reads of it"),
+        ),
+        _ => e,
+    }
+}
+
 pub(crate) fn too_large(max: u64) -> std::io::Error {
     std::io::Error::new(
         std::io::ErrorKind::FileTooLarge,

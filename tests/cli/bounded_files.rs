@@ -74,10 +74,33 @@ fn rotating_a_context_over_max_file_bytes_reads_and_writes_nothing() {
     assert_eq!(run.code, 2, "{run:?}");
     assert_eq!(
         run.stderr,
-        "memlint: error: cannot read CONTEXT.md: it has more than 200 bytes, more than memlint reads of it\n"
+        "memlint: error: cannot read CONTEXT.md: it has more than 200 bytes (`max_file_bytes`), more than memlint reads of it\n"
     );
     assert_eq!(
         std::fs::read_to_string(ws.path().join("CONTEXT.md")).unwrap(),
         text
     );
+}
+
+/// A record over `max_file_bytes` that a command would change is refused
+/// unread, and the message names the setting to raise.
+#[test]
+fn verifying_a_record_over_max_file_bytes_names_the_setting() {
+    let ws = TempWorkspace::new()
+        .init()
+        .config("max_file_bytes: 200\n")
+        .build();
+    let text = format!(
+        "---\ntitle: Use SQLite\nstatus: active\ndate: 2026-01-02\nsources:\n  - https://example.com/x\n---\n\n{}\n",
+        "word ".repeat(60)
+    );
+    let rel = "memory/decisions/use-sqlite.md";
+    std::fs::write(ws.path().join(rel), &text).unwrap();
+    let run = memlint(ws.path(), &["verify", "use-sqlite"]);
+    assert_eq!(run.code, 2, "{run:?}");
+    assert_eq!(
+        run.stderr,
+        "memlint: error: cannot read memory/decisions/use-sqlite.md: it has more than 200 bytes (`max_file_bytes`), more than memlint reads of it\n"
+    );
+    assert_eq!(std::fs::read_to_string(ws.path().join(rel)).unwrap(), text);
 }

@@ -23,17 +23,16 @@ pub(crate) enum Write {
 /// Reads the record at root-relative `path` that a command is about to
 /// replace: what it holds now (`seen` of a [`Write::Replace`]) and its
 /// text. A file over `max_file_bytes` or one that cannot be read is an
-/// [`AuthorError::Write`] naming it; one that is not UTF-8,
+/// [`AuthorError::Read`] naming it (and the setting); one that is not UTF-8,
 /// [`AuthorError::Unreadable`].
 pub(crate) fn read_to_replace(
     ws: &crate::model::workspace::Workspace,
     path: &str,
 ) -> Result<(Snapshot, String), AuthorError> {
-    let seen = Snapshot::read(&ws.root.join(path), ws.config.max_file_bytes).map_err(|source| {
-        AuthorError::Write {
-            path: path.to_string(),
-            source,
-        }
+    let max = ws.config.max_file_bytes;
+    let seen = Snapshot::read(&ws.root.join(path), max).map_err(|e| AuthorError::Read {
+        path: path.to_string(),
+        source: crate::io::fs::name_bound(e, max, "max_file_bytes"),
     })?;
     let text = std::str::from_utf8(&seen.bytes)
         .map_err(|_| AuthorError::Unreadable {

@@ -116,6 +116,13 @@ pub enum AuthorError {
     /// it (exit 1); nothing was written.
     #[error("{0} changed while memlint was writing; nothing was written")]
     Changed(String),
+    /// A file to be changed could not be read (exit 2).
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
     /// A file could not be written (exit 2).
     #[error("cannot write {path}: {source}")]
     Write {
@@ -161,6 +168,7 @@ impl AuthorError {
             | AuthorError::SeveralKinds { .. }
             | AuthorError::NeedSlug { .. }
             | AuthorError::Workspace(_)
+            | AuthorError::Read { .. }
             | AuthorError::Write { .. }
             | AuthorError::Unreadable { .. } => 2,
             _ => 1,

@@ -352,7 +352,9 @@ pub(crate) fn rotate(
     if !crate::io::fs::stays_inside(root, &path) {
         return Err(RotateError::OutsideRoot);
     }
-    let seen = crate::io::fs::Snapshot::read(&path, max_bytes).map_err(RotateError::Read)?;
+    let seen = crate::io::fs::Snapshot::read(&path, max_bytes).map_err(|e| {
+        RotateError::Read(crate::io::fs::name_bound(e, max_bytes, "max_file_bytes"))
+    })?;
     let text = std::str::from_utf8(&seen.bytes).map_err(|_| RotateError::Encoding)?;
     let committed = crate::io::git::Repo::open(root, crate::io::git::Asking::ContextRotate)
         .ok()
