@@ -73,8 +73,11 @@ impl Current {
             return Current::read(ws);
         };
         drop(wanted);
-        let (reports, _) =
-            crate::engine::scan::refresh_picked(ws, &picked, stored.entries, stored.scanned_at);
+        let reports =
+            crate::engine::scan::refresh_picked(ws, &picked, stored.entries, stored.scanned_at)
+                .into_iter()
+                .map(|e| e.report)
+                .collect();
         Current {
             reports,
             unread,
