@@ -57,6 +57,7 @@ mod merge;
 mod merge_comments;
 mod merge_simulation;
 mod new_fast;
+mod new_rows;
 mod plugin;
 mod pre_commit;
 mod problems;
