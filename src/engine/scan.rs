@@ -761,7 +761,11 @@ fn execute(
 }
 
 /// The entry of a file from what reading it gave.
-pub(crate) fn read_entry(ws: &Workspace, rel: &str, opened: std::io::Result<(Stat, Content)>) -> Entry {
+pub(crate) fn read_entry(
+    ws: &Workspace,
+    rel: &str,
+    opened: std::io::Result<(Stat, Content)>,
+) -> Entry {
     let place = classify(rel, &ws.config.banned_dirs);
     let (stat, hash, read) = match &opened {
         Ok((stat, Content::Bytes(bytes))) => (

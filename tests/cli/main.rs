@@ -51,6 +51,7 @@ mod hook_write;
 mod import;
 mod index;
 mod init;
+mod listing_dirs;
 mod mcp;
 mod memory_guard;
 mod merge;

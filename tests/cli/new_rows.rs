@@ -54,7 +54,12 @@ fn with_rows() -> tempfile::TempDir {
     // file system's timestamp granularity.
     std::thread::sleep(std::time::Duration::from_millis(2100));
     assert_eq!(memlint(root, &["check"]).code, 0);
-    let run = new(root, "Page on call after three failures", "page-after-three", OTHER);
+    let run = new(
+        root,
+        "Page on call after three failures",
+        "page-after-three",
+        OTHER,
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(root.join(".memlint/kind.decision").is_file());
     ws
@@ -149,7 +154,12 @@ fn a_file_another_program_adds_to_the_kinds_directory_is_seen() {
         &decision("Sign ledger exports", "active", BODY),
     );
     // A near-duplicate slug of the file just added.
-    let run = new(root, "Sign ledger exports again", "sign-ledger-exports-v2", OTHER);
+    let run = new(
+        root,
+        "Sign ledger exports again",
+        "sign-ledger-exports-v2",
+        OTHER,
+    );
     assert_eq!(run.code, 1, "{}", run.stdout);
     assert!(
         run.stderr

@@ -65,12 +65,7 @@ impl Got<'_> {
 /// record that does not exist (whose message suggests the closest slug
 /// of all), no record table is stored yet, or a record of the kind cannot
 /// be read (`check`'s reading reports it).
-pub(crate) fn read(
-    ws: &Workspace,
-    laid: &Laid,
-    info: &RecordInfo,
-    force: bool,
-) -> Option<Quick> {
+pub(crate) fn read(ws: &Workspace, laid: &Laid, info: &RecordInfo, force: bool) -> Option<Quick> {
     let kind = laid.kind;
     let named = named(kind, info)?;
     let key = crate::io::cache::key(&ws.config);
@@ -102,8 +97,7 @@ pub(crate) fn read(
             // No rows yet: the kind's table entries, as `new` read them
             // before there were rows.
             let pick = |_: &str| true;
-            let stored =
-                crate::store::table::load_picked(&ws.root, key, &[Some(kind)], &pick)?;
+            let stored = crate::store::table::load_picked(&ws.root, key, &[Some(kind)], &pick)?;
             crate::engine::scan::refresh_picked(ws, &names, stored.entries, stored.scanned_at)
                 .into_iter()
                 .map(Got::Read)
@@ -161,9 +155,7 @@ fn named(kind: Kind, info: &RecordInfo) -> Option<Vec<String>> {
             Some(k @ (Kind::Decision | Kind::Request | Kind::Knowledge)) if k != kind => {
                 return None
             }
-            Some(Kind::Decision | Kind::Request | Kind::Knowledge) => {
-                named.push(value.to_string())
-            }
+            Some(Kind::Decision | Kind::Request | Kind::Knowledge) => named.push(value.to_string()),
             _ => {}
         }
     }
