@@ -189,10 +189,8 @@ fn refreshed(ws: &Workspace, key: u64) -> Option<Listing> {
             return None;
         }
         files.retain(|f| f.rsplit_once('/').is_none_or(|(parent, _)| parent != rel));
-        files.extend(found);
+        files = merged(files, found);
     }
-    files.sort_unstable();
-    files.dedup();
     let racy = changed.iter().any(|&i| {
         now[i].as_ref().is_none_or(|s| {
             s.mtime >= scanned_at.saturating_sub(RACY_NS)
@@ -420,6 +418,28 @@ fn decode_listing(bytes: &[u8], root: &Path, key: u64) -> Option<Vec<String>> {
 fn watched_unchanged(r: &mut Reader, root: &Path, key: u64) -> bool {
     stored_watched(r, root, key)
         .is_some_and(|w| w.par_iter().all(|(p, s)| seen(Path::new(p)) == *s))
+}
+
+/// The sorted lists `a` and `b` as one sorted list without repeats.
+fn merged(a: Vec<String>, b: Vec<String>) -> Vec<String> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) if x < y => a.next(),
+            (Some(x), Some(y)) if x > y => b.next(),
+            (Some(_), Some(_)) => {
+                b.next();
+                a.next()
+            }
+            (Some(_), None) => a.next(),
+            (None, _) => b.next(),
+        };
+        match next {
+            Some(f) => out.push(f),
+            None => return out,
+        }
+    }
 }
 
 /// A listing's watched paths with what each looked like, when its key is
