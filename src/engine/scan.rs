@@ -314,13 +314,14 @@ pub(crate) fn scan(ws: &Workspace, files: &[String], opts: &Options) -> Scanned 
 /// from `stored`, their stored entries (sorted, from a scan that started
 /// at `scanned_at`), without writing anything back: a file whose stat data
 /// changed, or changed too close to that scan, is verified or read and
-/// linted again; the others are kept. With the number of files read.
+/// linted again; the others are kept. Each entry with the stat data its
+/// report was read with.
 pub(crate) fn refresh_picked(
     ws: &Workspace,
     files: &[String],
     stored: Vec<Entry>,
     scanned_at: i64,
-) -> (Vec<Box<FileReport>>, usize) {
+) -> Vec<Entry> {
     let mut stored = stored.into_iter().peekable();
     let aligned: Vec<Option<Entry>> = files
         .iter()
@@ -350,8 +351,7 @@ pub(crate) fn refresh_picked(
             |dirs, (rel, plan)| execute(ws, dirs, rel, plan, tracked.as_ref()),
         )
         .collect();
-    let reads = done.iter().filter(|(_, d)| *d == Done::Read).count();
-    (done.into_iter().map(|(e, _)| e.report).collect(), reads)
+    done.into_iter().map(|(e, _)| e).collect()
 }
 
 /// Records the git blob id of every file read whose stat data the git index
@@ -761,7 +761,11 @@ fn execute(
 }
 
 /// The entry of a file from what reading it gave.
-fn read_entry(ws: &Workspace, rel: &str, opened: std::io::Result<(Stat, Content)>) -> Entry {
+pub(crate) fn read_entry(
+    ws: &Workspace,
+    rel: &str,
+    opened: std::io::Result<(Stat, Content)>,
+) -> Entry {
     let place = classify(rel, &ws.config.banned_dirs);
     let (stat, hash, read) = match &opened {
         Ok((stat, Content::Bytes(bytes))) => (

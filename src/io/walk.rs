@@ -129,6 +129,63 @@ pub fn walk(ws: &Workspace) -> Walked {
     }
 }
 
+/// The files directly in the directory `rel` (root-relative, inside one
+/// of the roots [`walk`] walks and entered by it) as [`walk`] would list
+/// them, sorted, and the subdirectories it would enter there; `None` when
+/// [`walk`] would not store what it found there (a symbolic link, a
+/// temporary file of a live run, an entry that cannot be read, an ignore
+/// file left out, a name that is not UTF-8), so that the caller walks.
+/// What the listing reads again when only that directory changed.
+pub(crate) fn dir_entries(ws: &Workspace, rel: &str) -> Option<(Vec<String>, Vec<PathBuf>)> {
+    let inside = |t: &str| {
+        rel.strip_prefix(t)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+    };
+    let banned = ws.config.banned_dirs.iter().map(|d| d.trim_matches('/'));
+    if rel.is_empty() || !RECORD_ROOTS.iter().copied().chain(banned).any(inside) {
+        return None;
+    }
+    // The rules of every directory from the root down, as the walk builds
+    // them on its way.
+    let mut problems = Vec::new();
+    let mut rules = Rules::of_dir(&ws.root, &ws.root, None, &mut problems);
+    let mut at = ws.root.clone();
+    for part in rel.split('/') {
+        at.push(part);
+        rules = Rules::of_dir(&ws.root, &at, Some(rules), &mut problems);
+    }
+    if !problems.is_empty() {
+        return None;
+    }
+    let (mut files, mut dirs) = (Vec::new(), Vec::new());
+    for entry in std::fs::read_dir(&at).ok()? {
+        let entry = entry.ok()?;
+        let name = entry.file_name();
+        let name = name.to_str()?;
+        if name == ".git" || name == ".memlint" {
+            continue;
+        }
+        let ft = entry.file_type().ok()?;
+        let path = entry.path();
+        if ft.is_symlink() || (!ft.is_dir() && crate::io::fs::temporary_in_progress(&path)) {
+            return None;
+        }
+        if rules.ignored(&path, ft.is_dir()) {
+            continue;
+        }
+        if ft.is_dir() {
+            dirs.push(path);
+            continue;
+        }
+        let file = format!("{rel}/{name}");
+        if classify(&file, &ws.config.banned_dirs) != Place::Outside {
+            files.push(file);
+        }
+    }
+    files.sort_unstable();
+    Some((files, dirs))
+}
+
 /// The problem a walker error stands for: the entry it names could not
 /// be read.
 fn unreadable_dir(ws: &Workspace, e: &ignore::Error) -> Problem {

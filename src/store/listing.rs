@@ -121,7 +121,100 @@ pub(crate) fn listing(ws: &Workspace) -> Listing {
     {
         return found;
     }
+    if let Some(found) = refreshed(ws, key) {
+        return found;
+    }
     new_listing(ws)
+}
+
+/// The stored listing brought up to date without walking, when what
+/// changed since it was stored is only directories that the walk entered
+/// (a file added, removed or renamed in them: `new` writing a record
+/// changes its kind's directory): each is read again, alone, and the
+/// listing stored again with its new stat data. `None` when anything else
+/// changed (an ignore file, the root, a directory added or removed), or
+/// a changed directory holds what the walk would not store (see
+/// `io::walk::dir_entries`): the caller walks.
+fn refreshed(ws: &Workspace, key: u64) -> Option<Listing> {
+    let bytes = crate::io::map::map_regular(&ws.root.join(DIR).join(LISTING)).ok()?;
+    let mut r = checked(&bytes, LISTING_MAGIC)?;
+    let watched = stored_watched(&mut r, &ws.root, key)?;
+    let changed: Vec<usize> = watched
+        .par_iter()
+        .enumerate()
+        .filter(|(_, (p, s))| seen(Path::new(p)) != *s)
+        .map(|(i, _)| i)
+        .collect();
+    let root = ws.root.to_string_lossy();
+    let ignore_file = |p: &str| {
+        IGNORE_FILES.iter().any(|n| p.ends_with(&format!("/{n}"))) || p.ends_with("info/exclude")
+    };
+    if changed.is_empty()
+        || changed.len() > 8
+        || changed.iter().any(|&i| {
+            let (p, s) = &watched[i];
+            s.is_none()
+                || *p == root
+                || ignore_file(p)
+                || !crate::io::files::symlink_metadata(p).is_ok_and(|m| m.is_dir())
+        })
+    {
+        return None;
+    }
+    // The clock first, then the directories' stat data, then their
+    // entries: a change after the clock shows as a later mtime.
+    let dir = crate::io::cache::make_dir(&ws.root).ok()?;
+    let clock = FsClock::read(&dir, &ws.root);
+    let scanned_at = now_ns();
+    let mut now: Vec<Seen> = watched.iter().map(|(_, s)| *s).collect();
+    let n = r.count()?;
+    let mut files: Vec<String> = Vec::with_capacity(n + 1);
+    for _ in 0..n {
+        files.push(r.str()?);
+    }
+    if !r.at_end() {
+        return None;
+    }
+    let dirs: crate::model::hashing::Set<&str> = watched.iter().map(|(p, _)| p.as_str()).collect();
+    for &i in &changed {
+        let p = &watched[i].0;
+        now[i] = seen(Path::new(p));
+        let rel = Path::new(p).strip_prefix(&ws.root).ok()?.to_str()?;
+        let (found, subdirs) = crate::io::walk::dir_entries(ws, rel)?;
+        // A directory the listing never entered: the walk's to find.
+        if subdirs
+            .iter()
+            .any(|d| d.to_str().is_none_or(|d| !dirs.contains(d)))
+        {
+            return None;
+        }
+        files.retain(|f| f.rsplit_once('/').is_none_or(|(parent, _)| parent != rel));
+        files = merged(files, found);
+    }
+    let racy = changed.iter().any(|&i| {
+        now[i].as_ref().is_none_or(|s| {
+            s.mtime >= scanned_at.saturating_sub(RACY_NS)
+                && clock
+                    .as_ref()
+                    .is_none_or(|c| !c.settled(Path::new(&watched[i].0), s))
+        })
+    });
+    let problems: Vec<Problem> = crate::io::cache::refused(&ws.root).into_iter().collect();
+    let paths: Vec<String> = watched.into_iter().map(|(p, _)| p).collect();
+    let id = match racy {
+        true => None,
+        false => {
+            let bytes = encode_listing(&ws.root, key, &paths, &now, &files);
+            crate::io::fs::write_cache(&dir.join(LISTING), &bytes)
+                .ok()
+                .and_then(|_| trailer(&bytes))
+        }
+    };
+    Some(Listing {
+        files,
+        id,
+        problems,
+    })
 }
 
 /// Walks the workspace and stores what it found as the listing (when
@@ -323,18 +416,44 @@ fn decode_listing(bytes: &[u8], root: &Path, key: u64) -> Option<Vec<String>> {
 /// Reads a listing's key and watched paths: whether the key is `key` and
 /// every watched path still looks as it did.
 fn watched_unchanged(r: &mut Reader, root: &Path, key: u64) -> bool {
-    let read = |r: &mut Reader| -> Option<Vec<(String, Seen)>> {
-        if r.fixed64()? != key || r.str_ref()? != root.to_string_lossy() {
-            return None;
+    stored_watched(r, root, key)
+        .is_some_and(|w| w.par_iter().all(|(p, s)| seen(Path::new(p)) == *s))
+}
+
+/// The sorted lists `a` and `b` as one sorted list without repeats.
+fn merged(a: Vec<String>, b: Vec<String>) -> Vec<String> {
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) if x < y => a.next(),
+            (Some(x), Some(y)) if x > y => b.next(),
+            (Some(_), Some(_)) => {
+                b.next();
+                a.next()
+            }
+            (Some(_), None) => a.next(),
+            (None, _) => b.next(),
+        };
+        match next {
+            Some(f) => out.push(f),
+            None => return out,
         }
-        let n = r.count()?;
-        let mut watched = Vec::with_capacity(n);
-        for _ in 0..n {
-            let p = r.str()?;
-            let s = r.opt_stat()?;
-            watched.push((p, s));
-        }
-        Some(watched)
-    };
-    read(r).is_some_and(|w| w.par_iter().all(|(p, s)| seen(Path::new(p)) == *s))
+    }
+}
+
+/// A listing's watched paths with what each looked like, when its key is
+/// `key` and its root `root`.
+fn stored_watched(r: &mut Reader, root: &Path, key: u64) -> Option<Vec<(String, Seen)>> {
+    if r.fixed64()? != key || r.str_ref()? != root.to_string_lossy() {
+        return None;
+    }
+    let n = r.count()?;
+    let mut watched = Vec::with_capacity(n);
+    for _ in 0..n {
+        let p = r.str()?;
+        let s = r.opt_stat()?;
+        watched.push((p, s));
+    }
+    Some(watched)
 }

@@ -9,6 +9,7 @@ pub(crate) mod drift_marks;
 pub(crate) mod duplicates;
 pub(crate) mod failures;
 pub(crate) mod judged;
+pub(crate) mod kinds;
 pub(crate) mod listing;
 pub(crate) mod material;
 pub(crate) mod prompted;

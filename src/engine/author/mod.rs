@@ -13,6 +13,7 @@ pub(crate) mod commit;
 pub(crate) mod draft;
 pub(crate) mod new;
 pub(crate) mod pin;
+pub(crate) mod quick;
 pub(crate) mod recent;
 pub(crate) mod replace;
 pub(crate) mod show;

@@ -90,16 +90,25 @@ pub(crate) fn new(
             laid.text = text;
         }
     }
-    let current = match &opts.replaces {
+    let own = verify::lint_text(ws, &laid.path, &laid.text).info;
+    // Without a replacement, the kind's rows answer most of it.
+    let quick = match &opts.replaces {
+        Some(_) => None,
+        None => super::quick::read(ws, &laid, &own, opts.force),
+    };
+    let (current, found) = match (quick, &opts.replaces) {
+        (Some(q), _) => (q.current, Some((q.exists, q.similar, q.duplicates))),
         // A replacement changes records beyond the new one: the whole
         // workspace is read.
-        Some(_) => Current::read(ws),
-        None => Current::read_kinds(ws, &kinds_needed(ws, &laid)),
+        (None, Some(_)) => (Current::read(ws), None),
+        (None, None) => (Current::read_kinds(ws, &kinds_needed(&laid, &own)), None),
     };
     problems.extend(current.problems.iter().cloned());
-    if current.record(laid.kind, &laid.slug).is_some()
-        || crate::io::files::symlink_metadata(ws.root.join(&laid.path)).is_ok()
-    {
+    let exists = match &found {
+        Some((exists, ..)) => *exists,
+        None => current.record(laid.kind, &laid.slug).is_some(),
+    };
+    if exists || crate::io::files::symlink_metadata(ws.root.join(&laid.path)).is_ok() {
         return Err(AuthorError::Exists { path: laid.path });
     }
     let replaces = match &opts.replaces {
@@ -111,14 +120,21 @@ pub(crate) fn new(
     };
     if !opts.force {
         let old = opts.replaces.as_deref();
-        let similar = similar_active(ws, &current, laid.kind, &laid.slug, old);
+        let (similar, duplicates) = match found {
+            Some((_, similar, duplicates)) => (similar, Some(duplicates)),
+            None => (
+                similar_active(ws, &current, laid.kind, &laid.slug, old),
+                None,
+            ),
+        };
         if !similar.is_empty() {
             return Err(AuthorError::Similar {
                 slug: laid.slug,
                 similar,
             });
         }
-        let duplicates = duplicate_active(ws, &current, &laid, old);
+        let duplicates =
+            duplicates.unwrap_or_else(|| duplicate_active(ws, &current, &laid, &own, old));
         if !duplicates.is_empty() {
             return Err(AuthorError::Duplicate {
                 slug: laid.slug,
@@ -164,9 +180,8 @@ pub(crate) fn new(
 /// own (slug clash, similar slugs, near-duplicate content) and those its
 /// sources name (`decision:`, `request:`, `knowledge:`: whether the record
 /// named is replaced, and by what, is a chain within that kind).
-fn kinds_needed(ws: &Workspace, laid: &super::draft::Laid) -> Vec<Kind> {
+fn kinds_needed(laid: &super::draft::Laid, info: &crate::lint::info::RecordInfo) -> Vec<Kind> {
     let mut kinds = vec![laid.kind];
-    let info = verify::lint_text(ws, &laid.path, &laid.text).info;
     for s in &info.sources {
         let named = s
             .value
@@ -188,6 +203,7 @@ fn duplicate_active(
     ws: &Workspace,
     current: &Current,
     laid: &super::draft::Laid,
+    own: &crate::lint::info::RecordInfo,
     except: Option<&str>,
 ) -> Vec<(String, String, u8)> {
     if !ws
@@ -196,8 +212,7 @@ fn duplicate_active(
     {
         return Vec::new();
     }
-    let mine = verify::lint_text(ws, &laid.path, &laid.text).info.sketch;
-    let Some(mine) = mine else {
+    let Some(mine) = own.sketch.as_ref() else {
         return Vec::new();
     };
     let ratio = ws.config.similar_content_ratio;
@@ -206,7 +221,7 @@ fn duplicate_active(
         .filter(|r| r.info.parsed && r.info.status.as_deref() != Some("replaced"))
         .filter(|r| Some(stem(&r.path)) != except)
         .filter_map(|r| {
-            let alike = r.info.sketch.as_ref()?.similarity(&mine);
+            let alike = r.info.sketch.as_ref()?.similarity(mine);
             (alike >= ratio).then(|| {
                 let percent = (alike * 100.0).round() as u8;
                 (stem(&r.path).to_string(), r.path.clone(), percent)
