@@ -3,8 +3,8 @@
 //! per run through gix, and only as far back as the records judged need.
 
 use crate::io::git::{Change, CommitInfo, GitError, Repo};
+use crate::model::hashing::{Map as HashMap, Set as HashSet};
 use gix::ObjectId;
-use std::collections::{HashMap, HashSet};
 
 use crate::store::drift::Step;
 
@@ -142,7 +142,7 @@ impl<'n> Finder<'n> {
     fn new(needed: &[&'n str]) -> Self {
         Finder {
             missing: needed.iter().copied().collect(),
-            last: HashMap::new(),
+            last: HashMap::default(),
         }
     }
 
