@@ -193,3 +193,36 @@ fn a_source_cited_by_records_written_by_one_commit_is_judged_once() {
     assert!(one.is_some_and(|n| n > 0), "{one:?}");
     assert_eq!(renamed_file_reads(3), one);
 }
+
+#[test]
+fn the_history_walk_reads_each_tree_once() {
+    if !common::strace_runs() {
+        return;
+    }
+    // Three commits each change a file of `src/dir`: the walk diffs each
+    // against its parent, so the directory's tree as the middle commits
+    // left it is in two diffs, and read once.
+    let dir = TempWorkspace::new()
+        .git()
+        .file("src/dir/x.rs", "x\n")
+        .file("src/dir/y.rs", "y\n")
+        .file("src/dir/z.rs", "z\n")
+        .file(
+            "memory/decisions/one.md",
+            &decision("One", &["file:src/dir/x.rs"]),
+        )
+        .commit("Write the decision")
+        .build();
+    let root = dir.path();
+    write(root, "src/dir/y.rs", "y2\n");
+    commit(root, "Change y");
+    write(root, "src/dir/z.rs", "z2\n");
+    commit(root, "Change z");
+    assert_eq!(drifted(root), Vec::new());
+    for rev in ["HEAD~1:src/dir", "HEAD~2:src/dir"] {
+        std::fs::remove_dir_all(root.join(".memlint")).expect("rm .memlint");
+        let tree = loose_object(root, rev);
+        let name = tree.to_str().expect("a UTF-8 path");
+        assert_eq!(opened(root, name), Some(1), "{rev}");
+    }
+}
