@@ -145,27 +145,32 @@ pub(crate) fn duplicate_pairs(view: &View) -> Vec<Pair> {
     }
     // The bands are independent: each is bucketed on its own thread.
     let band_pairs = |band: usize| -> Vec<(usize, usize)> {
-        let mut found = Vec::new();
         let sorted = sorted_by_key(&keys[band * n..(band + 1) * n]);
-        // Each record of a bucket, in the order of the records, compared
-        // with the bucket's first and with the one before it.
+        // For each record, the first of its bucket and the one before it
+        // (none for the first of a bucket)...
+        let mut before = vec![(usize::MAX, usize::MAX); n];
         for bucket in sorted.chunk_by(|a, b| a.0 == b.0) {
-            let Some((&(_, first), rest)) = bucket.split_first() else {
+            let first = bucket[0].1;
+            for w in bucket.windows(2) {
+                before[w[1].1] = (first, w[0].1);
+            }
+        }
+        // ...then the records compared in their order, as the sketches
+        // lie in memory.
+        let mut found = Vec::new();
+        for (m, &(first, last)) in before.iter().enumerate() {
+            if first == usize::MAX {
                 continue;
+            }
+            let others = if first == last {
+                [first, m]
+            } else {
+                [first, last]
             };
-            let mut last = first;
-            for &(_, m) in rest {
-                let others = if first == last {
-                    [first, m]
-                } else {
-                    [first, last]
-                };
-                for other in others.into_iter().filter(|o| *o != m) {
-                    if items[other].2.similarity(&items[m].2) >= ratio {
-                        found.push((other, m));
-                    }
+            for other in others.into_iter().filter(|o| *o != m) {
+                if items[other].2.similarity(&items[m].2) >= ratio {
+                    found.push((other, m));
                 }
-                last = m;
             }
         }
         found
