@@ -52,9 +52,6 @@ pub struct Refreshed {
     pub reports: Vec<Box<FileReport>>,
     /// What the table knows of each file's content, in the same order.
     pub fingerprints: Fingerprints,
-    /// The git blob id of each file, in the same order, where the git
-    /// index vouched for it with the stat data the table holds.
-    pub(crate) blobs: Vec<Option<gix::ObjectId>>,
     /// Files read and linted in this run.
     pub reparsed: usize,
     /// Whether they were read by many threads because they were not in the
@@ -423,6 +420,13 @@ impl Scanned {
         self.table.entries.iter().map(|e| &*e.report)
     }
 
+    /// One entry per file given to [`scan`], in the same order: its
+    /// report, and what the table knows of its content (what
+    /// [`Scanned::finish`] hands on as [`Refreshed`]).
+    pub(crate) fn entries(&self) -> &[crate::store::table::Entry] {
+        &self.table.entries
+    }
+
     /// Writes the table back when anything changed: as a small delta next
     /// to the main file when few entries changed, else whole. `Ok(false)`
     /// when it was already up to date.
@@ -516,10 +520,8 @@ impl Scanned {
         let entries = self.table.entries;
         let mut reports = Vec::with_capacity(entries.len());
         let mut fingerprints = Vec::with_capacity(entries.len());
-        let mut blobs = Vec::with_capacity(entries.len());
         for e in entries {
             fingerprints.push(e.stat.zip(e.hash));
-            blobs.push(e.blob);
             reports.push(e.report);
         }
         Refreshed {
@@ -528,7 +530,6 @@ impl Scanned {
                 scanned_at: self.table.scanned_at,
                 of: fingerprints,
             },
-            blobs,
             reparsed: self.reparsed,
             from_disk: self.from_disk,
             saved,

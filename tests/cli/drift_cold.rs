@@ -156,3 +156,73 @@ fn a_cold_check_reads_each_citing_record_once() {
     git(root, &["update-index", "--really-refresh"]);
     assert_eq!(opened(root, "memory/decisions/cache.md"), Some(2));
 }
+
+/// How many times a cold check opens the loose object of `src/a.rs` as it
+/// was before a commit renamed it (and added a line), with `records`
+/// records citing it, all written by one commit; each is found drifted.
+/// `None` when `strace` cannot run here.
+fn renamed_file_reads(records: usize) -> Option<usize> {
+    let text: String = (1..=40).map(|i| format!("line {i}\n")).collect();
+    let mut ws = TempWorkspace::new().git().file("src/a.rs", &text);
+    for i in 0..records {
+        let record = decision(&format!("Decision {i}"), &["file:src/a.rs"]);
+        ws = ws.file(&format!("memory/decisions/d{i}.md"), &record);
+    }
+    let dir = ws.commit("Write the decisions").build();
+    let root = dir.path();
+    git(root, &["mv", "src/a.rs", "src/b.rs"]);
+    write(root, "src/b.rs", &format!("{text}line 41\n"));
+    commit(root, "Rename a to b, with a line more");
+    let old = loose_object(root, "HEAD~1:src/a.rs");
+    let found = drifted(root);
+    assert_eq!(found.len(), records, "{found:?}");
+    assert!(found.iter().all(|f| f.2.contains("src/b.rs")), "{found:?}");
+    std::fs::remove_dir_all(root.join(".memlint")).expect("rm .memlint");
+    opened(root, old.to_str().expect("a UTF-8 path"))
+}
+
+#[test]
+fn a_source_cited_by_records_written_by_one_commit_is_judged_once() {
+    if !common::strace_runs() {
+        return;
+    }
+    // Telling where a file went reads its old version: once for the
+    // source, however many records (last written by the same commit)
+    // cite it, not once per record.
+    let one = renamed_file_reads(1);
+    assert!(one.is_some_and(|n| n > 0), "{one:?}");
+    assert_eq!(renamed_file_reads(3), one);
+}
+
+#[test]
+fn the_history_walk_reads_each_tree_once() {
+    if !common::strace_runs() {
+        return;
+    }
+    // Three commits each change a file of `src/dir`: the walk diffs each
+    // against its parent, so the directory's tree as the middle commits
+    // left it is in two diffs, and read once.
+    let dir = TempWorkspace::new()
+        .git()
+        .file("src/dir/x.rs", "x\n")
+        .file("src/dir/y.rs", "y\n")
+        .file("src/dir/z.rs", "z\n")
+        .file(
+            "memory/decisions/one.md",
+            &decision("One", &["file:src/dir/x.rs"]),
+        )
+        .commit("Write the decision")
+        .build();
+    let root = dir.path();
+    write(root, "src/dir/y.rs", "y2\n");
+    commit(root, "Change y");
+    write(root, "src/dir/z.rs", "z2\n");
+    commit(root, "Change z");
+    assert_eq!(drifted(root), Vec::new());
+    for rev in ["HEAD~1:src/dir", "HEAD~2:src/dir"] {
+        std::fs::remove_dir_all(root.join(".memlint")).expect("rm .memlint");
+        let tree = loose_object(root, rev);
+        let name = tree.to_str().expect("a UTF-8 path");
+        assert_eq!(opened(root, name), Some(1), "{rev}");
+    }
+}

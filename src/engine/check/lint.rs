@@ -65,20 +65,25 @@ pub(crate) fn findings(
     all: &[String],
     opts: &crate::engine::scan::Options,
 ) -> (Vec<Box<FileReport>>, Vec<Diagnostic>, Vec<Problem>) {
-    let (refreshed, cross, problems) = refreshed_findings(ws, all, opts);
+    let (refreshed, cross, problems, ()) = refreshed_findings(ws, all, opts, |_| ());
     (refreshed.reports, cross, problems)
 }
 
 /// [`findings`], with what the record table knows of each file's content
-/// (stat data and hash), in the order of the reports.
-fn refreshed_findings(
+/// (stat data and hash), in the order of the reports; and what `beside`
+/// made of the scanned table while the table was written and the
+/// cross-record rules ran (on two cores, the wall time of a cold check is
+/// the longest of the three, not their sum).
+fn refreshed_findings<T: Send>(
     ws: &Workspace,
     all: &[String],
     opts: &crate::engine::scan::Options,
+    beside: impl FnOnce(&crate::engine::scan::Scanned) -> T + Send,
 ) -> (
     crate::engine::scan::Refreshed,
     Vec<Diagnostic>,
     Vec<Problem>,
+    T,
 ) {
     // Near-duplicate slugs depend on the file names alone: they are
     // clustered while the files are read.
@@ -90,15 +95,52 @@ fn refreshed_findings(
         },
     );
     // The index is written while the cross-record rules run.
-    let (saved, (cross, problem)) = rayon::join(
+    let (saved, ((cross, problem), made)) = rayon::join(
         || {
             let saved = scanned.save(ws);
             scanned.save_cites(ws);
             saved
         },
-        || cross_record(ws, scanned.reports(), clusters),
+        || {
+            rayon::join(
+                || cross_record(ws, scanned.reports(), clusters),
+                || beside(&scanned),
+            )
+        },
     );
-    (scanned.finish(saved), cross, problem.into_iter().collect())
+    let problems = problem.into_iter().collect();
+    (scanned.finish(saved), cross, problems, made)
+}
+
+/// `sources/drifted` over the scanned `entries` (every file of the
+/// workspace, sorted by path), the blob ids and stat data taken from the
+/// record table; and the marks that context, search and the prompt hook
+/// read (every record was judged), with the hashes of the records the
+/// table just vouched for.
+fn drift(ws: &Workspace, entries: &[crate::store::table::Entry]) -> crate::engine::drift::Drift {
+    let paths: Vec<&str> = entries.iter().map(|e| e.report.path.as_str()).collect();
+    let finder = Finder {
+        paths: &paths,
+        hint: std::sync::atomic::AtomicUsize::new(0),
+    };
+    let at = |rel: &str| finder.at(rel);
+    let print = |rel: &str| at(rel).and_then(|i| entries[i].stat.zip(entries[i].hash));
+    let stat = |rel: &str| print(rel).map(|(s, _)| s);
+    let blob = |rel: &str| at(rel).and_then(|i| entries[i].blob);
+    let drift = crate::engine::drift::drifted_with(
+        ws,
+        entries
+            .iter()
+            .map(|e| (e.report.path.as_str(), &e.report.info)),
+        crate::engine::drift::Mode::WorkTree,
+        crate::engine::drift::Known {
+            stats: &stat,
+            blobs: &blob,
+        },
+    );
+    let known = |rel: &str| print(rel).map(|(_, h)| h);
+    crate::engine::drift_marks::keep(ws, &drift, &known);
+    drift
 }
 
 /// Lints `all` (every file of the workspace) with the index options `opts`
@@ -125,30 +167,11 @@ pub(crate) fn run_texts(
     opts: &crate::engine::scan::Options,
     texts: bool,
 ) -> Outcome {
-    let (refreshed, mut diags, problems) = refreshed_findings(ws, all, opts);
-    let (reports, prints, blobs) = (refreshed.reports, refreshed.fingerprints, refreshed.blobs);
-    // The reports are in the order of `all`, sorted by path.
-    let finder = Finder {
-        reports: &reports,
-        hint: std::sync::atomic::AtomicUsize::new(0),
-    };
-    let at = |rel: &str| finder.at(rel);
-    let print = |rel: &str| at(rel).and_then(|i| prints.of.get(i).copied().flatten());
-    let stat = |rel: &str| print(rel).map(|(s, _)| s);
-    let blob = |rel: &str| at(rel).and_then(|i| blobs.get(i).copied().flatten());
-    let drift = crate::engine::drift::drifted_with(
-        ws,
-        reports.iter().map(|r| (r.path.as_str(), &r.info)),
-        crate::engine::drift::Mode::WorkTree,
-        crate::engine::drift::Known {
-            stats: &stat,
-            blobs: &blob,
-        },
-    );
-    // What context, search and the prompt hook mark (every record was
-    // judged), with the hashes of the records the table just vouched for.
-    let known = |rel: &str| print(rel).map(|(_, h)| h);
-    crate::engine::drift_marks::keep(ws, &drift, &known);
+    // The history is walked and the citing records judged while the
+    // table is written and the cross-record rules run.
+    let (refreshed, mut diags, problems, drift) =
+        refreshed_findings(ws, all, opts, |scanned| drift(ws, scanned.entries()));
+    let reports = refreshed.reports;
     diags.extend(drift.diagnostics);
     diags.extend(crate::engine::export::stale_findings(ws));
     diags.retain(|d| selected(&d.path));
@@ -201,7 +224,8 @@ pub(crate) fn run_texts(
 /// records in increasing order, and a binary search over 100k reports for
 /// each (a cache miss per step) was a good part of a warm check.
 struct Finder<'r> {
-    reports: &'r [Box<FileReport>],
+    /// The paths, sorted.
+    paths: &'r [&'r str],
     /// Where the last path asked for was found.
     hint: std::sync::atomic::AtomicUsize,
 }
@@ -210,11 +234,11 @@ impl Finder<'_> {
     fn at(&self, rel: &str) -> Option<usize> {
         use std::cmp::Ordering::{Equal, Greater, Less};
         use std::sync::atomic::Ordering::Relaxed;
-        let n = self.reports.len();
+        let n = self.paths.len();
         if n == 0 {
             return None;
         }
-        let key = |i: usize| self.reports[i].path.as_str();
+        let key = |i: usize| self.paths[i];
         let h = self.hint.load(Relaxed).min(n - 1);
         // The range the path would be in, found by doubling steps away
         // from the hint.
@@ -249,8 +273,8 @@ impl Finder<'_> {
                 }
             }
         };
-        let found = self.reports[lo..hi]
-            .binary_search_by(|r| r.path.as_str().cmp(rel))
+        let found = self.paths[lo..hi]
+            .binary_search_by(|p| (*p).cmp(rel))
             .ok()
             .map(|i| lo + i);
         // A path not found (a cited file outside the records) leaves the

@@ -3,8 +3,8 @@
 //! per run through gix, and only as far back as the records judged need.
 
 use crate::io::git::{Change, CommitInfo, GitError, Repo};
+use crate::model::hashing::{Map as HashMap, Set as HashSet};
 use gix::ObjectId;
-use std::collections::{HashMap, HashSet};
 
 use crate::store::drift::Step;
 
@@ -70,13 +70,14 @@ impl History {
                 let commits = repo.commit_parents(head)?;
                 let merges = commits.iter().any(|(_, parents)| *parents > 1);
                 let mut steps = Vec::new();
+                let trees = crate::io::git::trees::Trees::new(TREES_KEPT);
                 for (id, _) in &commits {
                     if finder.done() && !merges {
                         break;
                     }
                     let step = match known.remove(id) {
                         Some(st) => st,
-                        None => step(repo, &repo.commit(*id)?)?,
+                        None => step(repo, &repo.commit(*id)?, &trees)?,
                     };
                     finder.take(steps.len(), &step);
                     steps.push(step);
@@ -142,7 +143,7 @@ impl<'n> Finder<'n> {
     fn new(needed: &[&'n str]) -> Self {
         Finder {
             missing: needed.iter().copied().collect(),
-            last: HashMap::new(),
+            last: HashMap::default(),
         }
     }
 
@@ -190,18 +191,26 @@ pub(crate) fn change_of<'c>(changes: &'c [Change], rel: &str) -> Option<&'c Chan
         .map(|i| &changes[i])
 }
 
-fn step(repo: &Repo, c: &CommitInfo) -> Result<Step, GitError> {
+/// How many bytes of trees a walk keeps between the diffs of neighbouring
+/// commits.
+const TREES_KEPT: usize = 64 << 20;
+
+fn step(
+    repo: &Repo,
+    c: &CommitInfo,
+    trees: &crate::io::git::trees::Trees,
+) -> Result<Step, GitError> {
     let parent_trees: Vec<Option<ObjectId>> =
         c.parents.iter().map(|p| repo.tree_of(*p).ok()).collect();
     let boundary = parent_trees.iter().any(Option::is_none);
     let changes = match parent_trees.split_first() {
         _ if boundary => Vec::new(),
-        None => repo.diff_trees(None, Some(c.tree))?,
+        None => repo.diff_trees_kept(None, Some(c.tree), trees)?,
         Some((first, others)) => {
-            let mut changes = repo.diff_trees(*first, Some(c.tree))?;
+            let mut changes = repo.diff_trees_kept(*first, Some(c.tree), trees)?;
             for other in others {
                 let theirs: HashSet<String> = repo
-                    .diff_trees(*other, Some(c.tree))?
+                    .diff_trees_kept(*other, Some(c.tree), trees)?
                     .into_iter()
                     .map(|ch| ch.path)
                     .collect();

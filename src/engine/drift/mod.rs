@@ -18,6 +18,7 @@ use crate::lint::info::{Located, RecordInfo};
 use crate::lint::rules::sources::drifted::{self as rule, Commit, Finding};
 use crate::model::content::Content;
 use crate::model::diagnostic::Diagnostic;
+use crate::model::hashing::Map as HashMap;
 use crate::model::kind::Lines;
 use crate::model::rule::Rule;
 use crate::model::workspace::Workspace;
@@ -25,7 +26,6 @@ use crate::store::judged::{Unjudged as Why, Verdict};
 use gix::ObjectId;
 use history::{change_of, History};
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::ops::Range;
 use std::rc::Rc;
 
@@ -425,6 +425,20 @@ struct Judge<'r> {
     /// The paths read since the record being judged began: what its
     /// conclusion depends on.
     consulted: RefCell<Vec<String>>,
+    /// [`Judge::source`]'s answers, by the source as written and then by
+    /// the commit that last wrote the record, with the paths each read:
+    /// thousands of records cite the same file and were last written by
+    /// the same commit, and each answer searches every later commit.
+    shared: RefCell<HashMap<String, Vec<Shared>>>,
+}
+
+/// One of [`Judge::shared`]'s answers.
+struct Shared {
+    /// The commit the record was last written at (an index of the walk).
+    written: usize,
+    finding: Option<Finding>,
+    /// The paths reading it consulted.
+    consulted: Vec<String>,
 }
 
 impl<'r> Judge<'r> {
@@ -448,9 +462,9 @@ impl<'r> Judge<'r> {
             history: Default::default(),
             empty: History {
                 steps: Vec::new(),
-                at: HashMap::new(),
+                at: HashMap::default(),
                 merges: false,
-                last: HashMap::new(),
+                last: HashMap::default(),
             },
             failed: Default::default(),
             mode,
@@ -467,6 +481,7 @@ impl<'r> Judge<'r> {
             records: Default::default(),
             since: Default::default(),
             consulted: Default::default(),
+            shared: Default::default(),
         }
     }
 
@@ -538,7 +553,7 @@ impl<'r> Judge<'r> {
             (false, Written::At(i)) if !self.h().steps[i].boundary => {
                 let since = self.since_of(i);
                 for c in rest {
-                    found.extend(self.source(c, i, &since).map(|f| (c, f)));
+                    found.extend(self.shared_source(c, i, &since).map(|f| (c, f)));
                 }
                 Why::No
             }
@@ -725,6 +740,36 @@ impl<'r> Judge<'r> {
             date: crate::model::clock::date(s.seconds + i64::from(s.offset)),
             summary: s.summary.clone(),
         }
+    }
+
+    /// [`Judge::source`], answered once for each source as written and
+    /// commit `written`: the answer depends on nothing else (`since` is
+    /// that commit's), and the paths it read are consulted again.
+    fn shared_source(&self, c: &Cited, written: usize, since: &[usize]) -> Option<Finding> {
+        if let Some(known) = self
+            .shared
+            .borrow()
+            .get(c.at.value.as_str())
+            .and_then(|list| list.iter().find(|s| s.written == written))
+        {
+            self.consulted
+                .borrow_mut()
+                .extend(known.consulted.iter().cloned());
+            return known.finding.clone();
+        }
+        let before = self.consulted.borrow().len();
+        let finding = self.source(c, written, since);
+        let consulted = self.consulted.borrow()[before..].to_vec();
+        self.shared
+            .borrow_mut()
+            .entry(c.at.value.clone())
+            .or_default()
+            .push(Shared {
+                written,
+                finding: finding.clone(),
+                consulted,
+            });
+        finding
     }
 
     /// Judges one source of a record last written at commit `written`;

@@ -8,6 +8,7 @@ pub(crate) mod open;
 pub(crate) mod remote;
 pub(crate) mod repo;
 pub(crate) mod resolve;
+pub(crate) mod trees;
 pub(crate) mod types;
 pub(crate) mod worktree;
 

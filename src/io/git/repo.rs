@@ -322,7 +322,7 @@ impl Repo {
     }
 
     /// The subtree of `tree` at the workspace root, if any.
-    fn root_tree(&self, tree: ObjectId) -> Result<Option<ObjectId>, GitError> {
+    pub(super) fn root_tree(&self, tree: ObjectId) -> Result<Option<ObjectId>, GitError> {
         let mut id = tree;
         for part in self.prefix.split('/').filter(|p| !p.is_empty()) {
             let t = self.repo.find_tree(id).map_err(read_err)?;
@@ -377,91 +377,6 @@ impl Repo {
             dir.truncate(len);
         }
         Ok(())
-    }
-
-    /// The paths under the workspace root that differ between the trees
-    /// (`None`: the empty tree), root-relative, sorted.
-    pub(crate) fn diff_trees(
-        &self,
-        old: Option<ObjectId>,
-        new: Option<ObjectId>,
-    ) -> Result<Vec<Change>, GitError> {
-        use gix::diff::tree::recorder::Change as C;
-        let old = match old {
-            Some(t) => self.root_tree(t)?,
-            None => None,
-        };
-        let new = match new {
-            Some(t) => self.root_tree(t)?,
-            None => None,
-        };
-        if old == new {
-            return Ok(Vec::new());
-        }
-        let data = |id: Option<ObjectId>| -> Result<Vec<u8>, GitError> {
-            match id {
-                Some(id) => Ok(self.repo.find_tree(id).map_err(read_err)?.detach().data),
-                None => Ok(Vec::new()),
-            }
-        };
-        let (old_data, new_data) = (data(old)?, data(new)?);
-        let kind = self.repo.object_hash();
-        let mut recorder = gix::diff::tree::Recorder::default();
-        gix::diff::tree(
-            gix::objs::TreeRefIter::from_bytes(&old_data, kind),
-            gix::objs::TreeRefIter::from_bytes(&new_data, kind),
-            gix::diff::tree::State::default(),
-            &self.repo.objects,
-            &mut recorder,
-        )
-        .map_err(read_err)?;
-        let mut out = Vec::new();
-        for change in recorder.records {
-            let (path, old, new) = match change {
-                C::Addition {
-                    entry_mode,
-                    oid,
-                    path,
-                    ..
-                } => (path, None, Some((entry_mode, oid))),
-                C::Deletion {
-                    entry_mode,
-                    oid,
-                    path,
-                    ..
-                } => (path, Some((entry_mode, oid)), None),
-                C::Modification {
-                    previous_entry_mode,
-                    previous_oid,
-                    entry_mode,
-                    oid,
-                    path,
-                } => (
-                    path,
-                    Some((previous_entry_mode, previous_oid)),
-                    Some((entry_mode, oid)),
-                ),
-            };
-            let file = |side: Option<(gix::objs::tree::EntryMode, ObjectId)>| {
-                side.filter(|(m, _)| !m.is_tree())
-                    .map(|(m, id)| Object::from_tree_mode(id, m))
-            };
-            let (old, new) = (file(old), file(new));
-            if old.is_none() && new.is_none() {
-                continue;
-            }
-            if old.is_some_and(|o| new.is_some_and(|n| o.id == n.id && o.kind == n.kind)) {
-                continue;
-            }
-            let Ok(path) = path.to_str() else { continue };
-            out.push(Change {
-                path: path.to_string(),
-                old,
-                new,
-            });
-        }
-        out.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(out)
     }
 
     /// The bytes of the workspace file `rel` in HEAD's tree, when HEAD has

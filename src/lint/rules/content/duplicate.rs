@@ -131,23 +131,45 @@ pub(crate) fn duplicate_pairs(view: &View) -> Vec<Pair> {
         .filter_map(|(i, e)| comparable(e).map(|(k, s)| (i, k, *s)))
         .collect();
     let ratio = view.config.similar_content_ratio;
+    // Each band's keys (kind and band value) side by side, taken in one
+    // pass over the sketches: a band then reads 8 bytes a record, not a
+    // whole sketch from a 12 MB array, and its buckets are runs of a
+    // sorted array instead of a hash map probed at random (a cold check
+    // on 100k records waited for memory most of this function's time).
+    let n = items.len();
+    let mut keys = vec![0u64; BANDS * n];
+    for (i, (_, kind, sketch)) in items.iter().enumerate() {
+        for band in 0..BANDS {
+            keys[band * n + i] = (*kind as u64) << 32 | u64::from(sketch.band(band));
+        }
+    }
     // The bands are independent: each is bucketed on its own thread.
     let band_pairs = |band: usize| -> Vec<(usize, usize)> {
+        let sorted = sorted_by_key(&keys[band * n..(band + 1) * n]);
+        // For each record, the first of its bucket and the one before it
+        // (none for the first of a bucket)...
+        let mut before = vec![(usize::MAX, usize::MAX); n];
+        for bucket in sorted.chunk_by(|a, b| a.0 == b.0) {
+            let first = bucket[0].1;
+            for w in bucket.windows(2) {
+                before[w[1].1] = (first, w[0].1);
+            }
+        }
+        // ...then the records compared in their order, as the sketches
+        // lie in memory.
         let mut found = Vec::new();
-        let mut buckets: Map<(Kind, u32), (usize, usize)> =
-            Map::with_capacity_and_hasher(items.len(), Default::default());
-        for (n, (_, kind, sketch)) in items.iter().enumerate() {
-            let slot = buckets.entry((*kind, sketch.band(band))).or_insert((n, n));
-            let (first, last) = *slot;
-            slot.1 = n;
+        for (m, &(first, last)) in before.iter().enumerate() {
+            if first == usize::MAX {
+                continue;
+            }
             let others = if first == last {
-                [first, n]
+                [first, m]
             } else {
                 [first, last]
             };
-            for other in others.into_iter().filter(|o| *o != n) {
-                if items[other].2.similarity(sketch) >= ratio {
-                    found.push((other, n));
+            for other in others.into_iter().filter(|o| *o != m) {
+                if items[other].2.similarity(&items[m].2) >= ratio {
+                    found.push((other, m));
                 }
             }
         }
@@ -182,6 +204,35 @@ pub(crate) fn duplicate_pairs(view: &View) -> Vec<Pair> {
     pairs.sort_by(|x, y| (&x.first, &x.second).cmp(&(&y.first, &y.second)));
     pairs.dedup();
     pairs
+}
+
+/// `(key, index)` of each of `keys`, sorted by key, the indexes ascending
+/// among equal keys: a stable radix sort, byte by byte from the lowest, of
+/// the five bytes a key of [`duplicate_pairs`] uses (a byte that is the
+/// same in every key is skipped).
+fn sorted_by_key(keys: &[u64]) -> Vec<(u64, usize)> {
+    let mut from: Vec<(u64, usize)> = keys.iter().copied().zip(0..).collect();
+    let mut to = vec![(0u64, 0usize); from.len()];
+    for shift in (0..40).step_by(8) {
+        let digit = |k: u64| ((k >> shift) & 0xff) as usize;
+        let mut starts = [0usize; 257];
+        for (k, _) in &from {
+            starts[digit(*k) + 1] += 1;
+        }
+        if starts.contains(&from.len()) {
+            continue;
+        }
+        for d in 0..256 {
+            starts[d + 1] += starts[d];
+        }
+        for &(k, i) in &from {
+            let d = digit(k);
+            to[starts[d]] = (k, i);
+            starts[d] += 1;
+        }
+        std::mem::swap(&mut from, &mut to);
+    }
+    from
 }
 
 /// The pairs of each comparable record for which `chosen` is true, found by
@@ -291,4 +342,29 @@ fn message(
         "{kind} `{this}` says nearly the same as `{other}` ({}, {}% alike{more}); keep one: merge them, or mark the older replaced with `memlint replace {old} {new}`",
         pair.first, pair.percent
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sorted_by_key;
+
+    #[test]
+    fn keys_are_sorted_with_their_indexes_ascending_among_equal_keys() {
+        // Keys differing in every byte a bucket key uses (kind in the
+        // fifth, band value in the lower four), some equal.
+        let keys = [
+            3 << 32 | 0x0102_0304,
+            1 << 32 | 0xff00_0000,
+            3 << 32 | 0x0102_0304,
+            1 << 32 | 0x0000_00ff,
+            3 << 32 | 0x0102_0304,
+            1 << 32 | 0xff00_0000,
+        ];
+        let mut expected: Vec<(u64, usize)> = keys.iter().copied().zip(0..).collect();
+        expected.sort();
+        assert_eq!(sorted_by_key(&keys), expected);
+        // All equal: the indexes in order.
+        assert_eq!(sorted_by_key(&[7; 3]), vec![(7, 0), (7, 1), (7, 2)]);
+        assert_eq!(sorted_by_key(&[]), Vec::new());
+    }
 }

@@ -1,0 +1,183 @@
+//! Diffing two trees, and the trees a walk over many commits reads, kept
+//! between its diffs: each commit is diffed against its parent, so a tree that changed in two
+//! neighbouring commits (a big directory that every batch of records
+//! writes to) is read by both diffs, and inflating it again was a good
+//! part of walking the history.
+
+use crate::io::git::{read_err, Change, GitError, Object, Repo};
+use crate::model::hashing::Map;
+use gix::bstr::ByteSlice;
+use gix::ObjectId;
+use std::cell::{Cell, RefCell};
+
+impl Repo {
+    /// The paths under the workspace root that differ between the trees
+    /// (`None`: the empty tree), root-relative, sorted.
+    pub(crate) fn diff_trees(
+        &self,
+        old: Option<ObjectId>,
+        new: Option<ObjectId>,
+    ) -> Result<Vec<Change>, GitError> {
+        self.diff_trees_kept(old, new, &Trees::new(0))
+    }
+
+    /// [`Repo::diff_trees`], reading trees through `trees` (a walk diffing
+    /// one commit after another keeps them between its diffs).
+    pub(crate) fn diff_trees_kept(
+        &self,
+        old: Option<ObjectId>,
+        new: Option<ObjectId>,
+        trees: &Trees,
+    ) -> Result<Vec<Change>, GitError> {
+        use gix::diff::tree::recorder::Change as C;
+        let old = match old {
+            Some(t) => self.root_tree(t)?,
+            None => None,
+        };
+        let new = match new {
+            Some(t) => self.root_tree(t)?,
+            None => None,
+        };
+        if old == new {
+            return Ok(Vec::new());
+        }
+        let data = |id: Option<ObjectId>| -> Result<Vec<u8>, GitError> {
+            match id {
+                Some(id) => Ok(self.repo.find_tree(id).map_err(read_err)?.detach().data),
+                None => Ok(Vec::new()),
+            }
+        };
+        let (old_data, new_data) = (data(old)?, data(new)?);
+        let kind = self.repo.object_hash();
+        let mut recorder = gix::diff::tree::Recorder::default();
+        gix::diff::tree(
+            gix::objs::TreeRefIter::from_bytes(&old_data, kind),
+            gix::objs::TreeRefIter::from_bytes(&new_data, kind),
+            gix::diff::tree::State::default(),
+            &trees.finder(&self.repo.objects),
+            &mut recorder,
+        )
+        .map_err(read_err)?;
+        let mut out = Vec::new();
+        for change in recorder.records {
+            let (path, old, new) = match change {
+                C::Addition {
+                    entry_mode,
+                    oid,
+                    path,
+                    ..
+                } => (path, None, Some((entry_mode, oid))),
+                C::Deletion {
+                    entry_mode,
+                    oid,
+                    path,
+                    ..
+                } => (path, Some((entry_mode, oid)), None),
+                C::Modification {
+                    previous_entry_mode,
+                    previous_oid,
+                    entry_mode,
+                    oid,
+                    path,
+                } => (
+                    path,
+                    Some((previous_entry_mode, previous_oid)),
+                    Some((entry_mode, oid)),
+                ),
+            };
+            let file = |side: Option<(gix::objs::tree::EntryMode, ObjectId)>| {
+                side.filter(|(m, _)| !m.is_tree())
+                    .map(|(m, id)| Object::from_tree_mode(id, m))
+            };
+            let (old, new) = (file(old), file(new));
+            if old.is_none() && new.is_none() {
+                continue;
+            }
+            if old.is_some_and(|o| new.is_some_and(|n| o.id == n.id && o.kind == n.kind)) {
+                continue;
+            }
+            let Ok(path) = path.to_str() else { continue };
+            out.push(Change {
+                path: path.to_string(),
+                old,
+                new,
+            });
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+}
+
+/// Trees read through [`Trees::finder`], kept up to a number of bytes.
+pub(crate) struct Trees {
+    kept: RefCell<Map<ObjectId, Vec<u8>>>,
+    bytes: Cell<usize>,
+    cap: usize,
+}
+
+impl Trees {
+    /// Keeps up to `cap` bytes of trees; past that, it starts again from
+    /// the trees read next (a walk reads again the trees of the last
+    /// commits, not the oldest ones).
+    pub(crate) fn new(cap: usize) -> Trees {
+        Trees {
+            kept: RefCell::default(),
+            bytes: Cell::new(0),
+            cap,
+        }
+    }
+
+    /// An object finder reading through `objects`, answering the trees it
+    /// kept without reading them again.
+    pub(crate) fn finder<'t, F: gix::objs::Find>(&'t self, objects: &'t F) -> Finder<'t, F> {
+        Finder {
+            trees: self,
+            objects,
+        }
+    }
+}
+
+/// See [`Trees::finder`].
+pub(crate) struct Finder<'t, F> {
+    trees: &'t Trees,
+    objects: &'t F,
+}
+
+impl<F: gix::objs::Find> gix::objs::Find for Finder<'_, F> {
+    fn try_find<'a>(
+        &self,
+        id: &gix::hash::oid,
+        buffer: &'a mut Vec<u8>,
+    ) -> gix::Result<Option<gix::objs::Data<'a>>> {
+        let kind = id.kind();
+        let hit = match self.trees.kept.borrow().get(id) {
+            Some(data) => {
+                buffer.clear();
+                buffer.extend_from_slice(data);
+                true
+            }
+            None => false,
+        };
+        if hit {
+            return Ok(Some(gix::objs::Data {
+                kind: gix::objs::Kind::Tree,
+                object_hash: kind,
+                data: buffer,
+            }));
+        }
+        let Some(found) = self.objects.try_find(id, buffer)? else {
+            return Ok(None);
+        };
+        let t = self.trees;
+        if found.kind == gix::objs::Kind::Tree && found.data.len() <= t.cap {
+            let mut kept = t.kept.borrow_mut();
+            if t.bytes.get() + found.data.len() > t.cap {
+                kept.clear();
+                t.bytes.set(0);
+            }
+            kept.insert(id.to_owned(), found.data.to_vec());
+            t.bytes.set(t.bytes.get() + found.data.len());
+        }
+        Ok(Some(found))
+    }
+}
