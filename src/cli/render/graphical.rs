@@ -4,7 +4,7 @@
 //! miette's `GraphicalReportHandler` (unicode characters, no colour, one
 //! line of context, without the primary span start) for those shapes, at a
 //! fraction of the cost (no boxed contents, styled strings or per-line
-//! allocations); [`report`] declines any other shape (a span over several
+//! allocations); [`Drawer::report`] declines any other shape (a span over several
 //! lines, colour) and the caller hands it to miette. Its steps follow
 //! miette 7.6's `render_report`: header, message, snippet, help.
 
@@ -89,34 +89,64 @@ impl Line<'_> {
     }
 }
 
-/// Appends the report of `shape` to `out` as miette draws it and returns
-/// true; or returns false having written nothing, for a shape it does not
-/// draw.
-pub(crate) fn report(out: &mut String, shape: &Shape<'_>, wrap: Wrap) -> bool {
-    let lines = match &shape.snippet {
-        Some(s) => match excerpt(s) {
-            Some(lines) => Some(lines),
-            None => return false,
-        },
-        None => None,
-    };
-    let chars = chars();
-    out.push_str(shape.rule);
-    out.push_str("\n\n");
-    let icon = match shape.severity {
-        Severity::Error => &chars.error,
-        Severity::Warning => &chars.warning,
-    };
-    let first = format!("  {icon} ");
-    let rest = format!("  {} ", chars.vbar);
-    wrap.fill(out, shape.message, &first, &rest);
-    if let (Some(s), Some(lines)) = (&shape.snippet, lines) {
-        snippet(out, shape.rule, s, &lines);
+/// Draws reports: [`Drawer::report`] appends one to the output, as miette
+/// would draw it. A message many findings share (the records citing one
+/// changed file) is wrapped once.
+pub(crate) struct Drawer {
+    wrap: Wrap,
+    /// A message's lines as wrapped, after each severity's icon.
+    wrapped: crate::model::hashing::Map<String, [Option<String>; 2]>,
+}
+
+impl Drawer {
+    pub(crate) fn new(wrap: Wrap) -> Self {
+        Drawer {
+            wrap,
+            wrapped: Default::default(),
+        }
     }
-    if let Some(help) = shape.help {
-        wrap.fill(out, help, "  help: ", "        ");
+
+    /// Appends the report of `shape` to `out` as miette draws it and
+    /// returns true; or returns false having written nothing, for a shape
+    /// it does not draw.
+    pub(crate) fn report(&mut self, out: &mut String, shape: &Shape<'_>) -> bool {
+        let lines = match &shape.snippet {
+            Some(s) => match excerpt(s) {
+                Some(lines) => Some(lines),
+                None => return false,
+            },
+            None => None,
+        };
+        out.push_str(shape.rule);
+        out.push_str("\n\n");
+        self.message(out, shape.message, shape.severity);
+        if let (Some(s), Some(lines)) = (&shape.snippet, lines) {
+            snippet(out, shape.rule, s, &lines);
+        }
+        if let Some(help) = shape.help {
+            self.wrap.fill(out, help, "  help: ", "        ");
+        }
+        true
     }
-    true
+
+    /// The message after its severity's icon, wrapped.
+    fn message(&mut self, out: &mut String, message: &str, severity: Severity) {
+        let k = usize::from(severity == Severity::Warning);
+        if let Some(Some(w)) = self.wrapped.get(message).map(|w| &w[k]) {
+            out.push_str(w);
+            return;
+        }
+        let chars = chars();
+        let icon = match severity {
+            Severity::Error => &chars.error,
+            Severity::Warning => &chars.warning,
+        };
+        let mut w = String::new();
+        let (first, rest) = (format!("  {icon} "), format!("  {} ", chars.vbar));
+        self.wrap.fill(&mut w, message, &first, &rest);
+        out.push_str(&w);
+        self.wrapped.entry(message.to_string()).or_default()[k] = Some(w);
+    }
 }
 
 /// The characters of miette's unicode theme.
@@ -127,7 +157,7 @@ fn chars() -> &'static miette::ThemeCharacters {
 }
 
 /// The lines miette would show for the snippet, or `None` where it would
-/// fail to read them or draw a shape [`report`] does not (a gutter: a span
+/// fail to read them or draw a shape [`Drawer::report`] does not (a gutter: a span
 /// over several lines).
 fn excerpt<'a>(s: &Snippet<'a>) -> Option<Vec<Line<'a>>> {
     let span: miette::SourceSpan = (s.span.start, s.span.len()).into();

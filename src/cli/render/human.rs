@@ -338,7 +338,7 @@ fn shown_line(value: &str) -> (String, bool) {
 struct Renderer<'a> {
     handler: GraphicalReportHandler,
     /// memlint's own renderer, where it may draw (no colour).
-    own: Option<graphical::Wrap>,
+    own: Option<graphical::Drawer>,
     /// Many findings share a message (the records citing one changed
     /// file): each is shown once (see [`shown_line`]).
     messages: crate::model::hashing::Map<&'a str, (String, bool)>,
@@ -381,9 +381,11 @@ fn rendered_by(
         .without_primary_span_start();
     let mut r = Renderer {
         handler,
-        own: (own && !color).then_some(graphical::Wrap {
-            width,
-            words: message_words,
+        own: (own && !color).then(|| {
+            graphical::Drawer::new(graphical::Wrap {
+                width,
+                words: message_words,
+            })
         }),
         messages: Default::default(),
     };
@@ -517,12 +519,12 @@ impl<'a> Renderer<'a> {
     /// Draws `d` (its message and path already shown) with memlint's own
     /// renderer, if it may; false if miette is to draw it.
     fn own_report(
-        &self,
+        &mut self,
         out: &mut Rendered,
         d: &Diagnostic,
         source: Option<(&str, &Window)>,
     ) -> bool {
-        let Some(wrap) = self.own else {
+        let Some(drawer) = self.own.as_mut() else {
             return false;
         };
         let rule = d.rule.to_string();
@@ -538,7 +540,7 @@ impl<'a> Renderer<'a> {
                 span: d.span.clone(),
             }),
         };
-        graphical::report(&mut out.text, &shape, wrap)
+        drawer.report(&mut out.text, &shape)
     }
 }
 

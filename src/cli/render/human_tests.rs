@@ -150,8 +150,12 @@ proptest! {
         error: bool,
         width in 10usize..140,
     ) {
-        let d = diagnostic(&text, span, message, fixable, error);
-        let (old, new, _) = old_and_new(&[d], &text, width);
+        let d = diagnostic(&text, span, message.clone(), fixable, error);
+        // The same message again, of the other severity, and again: its
+        // wrapping is remembered per severity.
+        let again = diagnostic(&text, (span.1, span.0 / 2), message, !fixable, !error);
+        let diags = [d.clone(), again, d];
+        let (old, new, _) = old_and_new(&diags, &text, width);
         prop_assert_eq!(old, new);
     }
 
@@ -198,7 +202,7 @@ proptest! {
             }),
         };
         let mut own = String::new();
-        if graphical::report(&mut own, &shape, graphical::Wrap { width, words: message_words }) {
+        if graphical::Drawer::new(graphical::Wrap { width, words: message_words }).report(&mut own, &shape) {
             prop_assert!(!failed);
             prop_assert_eq!(miette, own);
         } else {
