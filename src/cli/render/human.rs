@@ -171,16 +171,18 @@ fn line_starts(text: &str) -> Vec<usize> {
     starts
 }
 
-/// The [`Window`] of `text` (masked, its control characters not yet
-/// shown) for `span` (which lies in it, on character boundaries) with one
-/// line of context each side, and the span within the window. Control
-/// characters are shown line by line, in the lines shown only: a line is
-/// shown with its line break, so each character is judged with the same
-/// neighbours as in the whole text.
+/// The [`Window`] of `text` (its control characters not yet shown;
+/// masked, or to be masked line by line when `by_line`) for `span` (which
+/// lies in it, on character boundaries) with one line of context each
+/// side, and the span within the window. Control characters are shown
+/// line by line, in the lines shown only: a line is shown with its line
+/// break, so each character is judged with the same neighbours as in the
+/// whole text.
 fn window(
     text: &str,
     starts: &[usize],
     span: &std::ops::Range<usize>,
+    by_line: bool,
 ) -> (Window, std::ops::Range<usize>) {
     let line_of = |o: usize| starts.partition_point(|&s| s <= o) - 1;
     let (first, last) = (line_of(span.start), line_of(span.end));
@@ -193,8 +195,11 @@ fn window(
     for line in from..=to {
         let ls = starts[line];
         let next = starts.get(line + 1).copied().unwrap_or(text.len());
-        let raw = &text[ls..next];
-        let (shown, shift) = sanitize::controls_shifted(raw, sanitize::Mode::Text);
+        let raw = match by_line {
+            true => sanitize::secrets_in_place(&text[ls..next]),
+            false => std::borrow::Cow::Borrowed(&text[ls..next]),
+        };
+        let (shown, shift) = sanitize::controls_shifted(&raw, sanitize::Mode::Text);
         // Where an offset of the text in this line (or just past it) lands
         // in the line as shown.
         let local = |o: usize| (ls..=next).contains(&o).then(|| shift.at(o - ls));
@@ -227,7 +232,7 @@ fn window(
         if b < le {
             out.push('…');
         }
-        recheck |= a > 0 || b < le || shown != raw;
+        recheck |= a > 0 || b < le || shown != *raw;
         // Where an offset of this line lands in the window.
         let at = |o: usize| base + local(o).unwrap_or(0).clamp(a, b) - a;
         if line == first {
@@ -319,8 +324,12 @@ struct Prepared<'a> {
     path: &'a str,
     /// The path as shown, and whether control characters were shown in it.
     shown_path: (String, bool),
-    /// Masked in place: the spans still point where they did.
+    /// Masked in place (the spans still point where they did), or not
+    /// yet when `by_line`.
     text: std::borrow::Cow<'a, str>,
+    /// Whether the lines shown are masked one by one (see
+    /// [`crate::syntax::secrets::line_by_line`]).
+    by_line: bool,
     starts: Vec<usize>,
 }
 
@@ -355,8 +364,9 @@ pub(crate) fn rendered(
     rendered_by(diags, sources, summary, color, width, !color)
 }
 
-/// [`rendered`], with memlint's own renderer where it may draw (`own`,
-/// never with colour) or with miette alone.
+/// [`rendered`], with memlint's own renderer where it may draw and the
+/// lines shown masked one by one where that is the same (`own`; never
+/// with colour), or with miette alone and every text masked whole.
 fn rendered_by(
     diags: &[Diagnostic],
     sources: &HashMap<String, String>,
@@ -402,15 +412,22 @@ fn rendered_by(
         if prepared.as_ref().is_none_or(|p| p.path != d.path) {
             // Secrets are masked in every excerpt of their file (a report
             // of another rule on a nearby line shows them as context), in
-            // place so that the spans still point where they did; control
-            // characters (an escape sequence in a title, a bell) are shown
-            // as symbols, in the lines shown (see `window`).
-            let masked = sanitize::secrets_in_place(text);
+            // place so that the spans still point where they did: in the
+            // lines shown only where that masks the same (most texts), else
+            // in the whole text. Control characters (an escape sequence in
+            // a title, a bell) are shown as symbols, in the lines shown
+            // (see `window`).
+            let by_line = own && crate::syntax::secrets::line_by_line(text);
+            let masked = match by_line {
+                true => std::borrow::Cow::Borrowed(text),
+                false => sanitize::secrets_in_place(text),
+            };
             let starts = line_starts(&masked);
             prepared = Some(Prepared {
                 path: d.path.as_str(),
                 shown_path: shown_line(&d.path),
                 text: masked,
+                by_line,
                 starts,
             });
         }
@@ -483,7 +500,7 @@ impl<'a> Renderer<'a> {
             );
             return;
         }
-        let (source, span) = window(text, &p.starts, &d.span);
+        let (source, span) = window(text, &p.starts, &d.span, p.by_line);
         let shown = Diagnostic {
             path,
             message,

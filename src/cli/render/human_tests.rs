@@ -7,7 +7,8 @@ use crate::model::rule::Rule;
 use proptest::prelude::*;
 
 /// Pieces texts are made of: multi-byte and wide characters, tabs, CRLF,
-/// control and invisible characters, code spans, a credential.
+/// control and invisible characters, code spans, credentials (some over
+/// several lines).
 const PIECES: &[&str] = &[
     "a",
     "word ",
@@ -34,6 +35,11 @@ const PIECES: &[&str] = &[
     "\u{202e}",
     "　",
     "ｆｕｌｌ",
+    "token:\n",
+    "Yk9fQ2mLp8Rt4vWz7\n",
+    "-----BEGIN RSA PRIVATE KEY-----\n",
+    "MIIEowIBAAKCAQEA\n",
+    "https://u:Pa55w0rdXyz@example.org",
 ];
 
 fn text_of(parts: &[usize]) -> String {
