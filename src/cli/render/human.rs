@@ -447,25 +447,26 @@ impl<'a> Renderer<'a> {
         let span_ok = d.span.end <= text.len()
             && text.is_char_boundary(d.span.start)
             && text.is_char_boundary(d.span.end);
-        let (message, message_shown) = self
+        let (message, message_shown) = &*self
             .messages
             .entry(d.message.as_str())
-            .or_insert_with(|| shown_line(&d.message))
-            .clone();
-        let (path, path_shown) = p.shown_path.clone();
+            .or_insert_with(|| shown_line(&d.message));
+        let (path, path_shown) = &p.shown_path;
         // Text with control characters shown is judged anew by the last
         // pass (a symbol can make a word boundary before a token).
-        let recheck = message_shown || path_shown;
+        let recheck = *message_shown || *path_shown;
         let at = out.text.len();
         // A finding with no text to show (a file too large or unreadable)
         // is a report like the others, its place leading the message.
         if (!span_ok || text.is_empty()) && d.omitted == 0 {
-            let shown = Diagnostic {
-                message: format!("{path}:{}:{}: {message}", d.line, d.column),
-                path,
-                ..d.clone()
-            };
-            if !self.own_report(out, &shown, None) {
+            let message = format!("{path}:{}:{}: {message}", d.line, d.column);
+            let shape = shape(d, &message, None);
+            if !draw(self.own.as_mut(), out, &shape) {
+                let shown = Diagnostic {
+                    message,
+                    path: path.clone(),
+                    ..d.clone()
+                };
                 let report = Report {
                     d: &shown,
                     source: None,
@@ -501,21 +502,27 @@ impl<'a> Renderer<'a> {
             return;
         }
         let (source, span) = window(text, &p.starts, &d.span, p.by_line);
-        let shown = Diagnostic {
-            path,
-            message,
-            span,
-            ..d.clone()
-        };
-        let name = format!("{}:{}:{}", shown.path, shown.line, shown.column);
+        let name = format!("{path}:{}:{}", d.line, d.column);
         let recheck = recheck || source.recheck;
-        if self.own_report(out, &shown, Some((&name, &source))) {
+        let snippet = graphical::Snippet {
+            name: &name,
+            text: &source.text,
+            first_line: source.first_line,
+            span: span.clone(),
+        };
+        if draw(self.own.as_mut(), out, &shape(d, message, Some(snippet))) {
             out.text.push('\n');
             if !recheck {
                 out.mark_shown(at);
             }
             return;
         }
+        let shown = Diagnostic {
+            path: path.clone(),
+            message: message.clone(),
+            span,
+            ..d.clone()
+        };
         let report = Report {
             d: &shown,
             source: Some(NamedSource::new(name, source)),
@@ -532,33 +539,31 @@ impl<'a> Renderer<'a> {
         }
         out.text.push('\n');
     }
+}
 
-    /// Draws `d` (its message and path already shown) with memlint's own
-    /// renderer, if it may; false if miette is to draw it.
-    fn own_report(
-        &mut self,
-        out: &mut Rendered,
-        d: &Diagnostic,
-        source: Option<(&str, &Window)>,
-    ) -> bool {
-        let Some(drawer) = self.own.as_mut() else {
-            return false;
-        };
-        let rule = d.rule.to_string();
-        let shape = graphical::Shape {
-            severity: d.severity,
-            rule: &rule,
-            message: &d.message,
-            help: d.fixable.then_some(FIX_HELP),
-            snippet: source.map(|(name, w)| graphical::Snippet {
-                name,
-                text: &w.text,
-                first_line: w.first_line,
-                span: d.span.clone(),
-            }),
-        };
-        drawer.report(&mut out.text, &shape)
+/// What memlint's renderer draws of `d`, its message already shown.
+fn shape<'s>(
+    d: &Diagnostic,
+    message: &'s str,
+    snippet: Option<graphical::Snippet<'s>>,
+) -> graphical::Shape<'s> {
+    graphical::Shape {
+        severity: d.severity,
+        rule: d.rule.as_str(),
+        message,
+        help: d.fixable.then_some(FIX_HELP),
+        snippet,
     }
+}
+
+/// Draws `shape` with memlint's own renderer (`drawer`), if there is one
+/// and it draws the shape; false if miette is to draw it.
+fn draw(
+    drawer: Option<&mut graphical::Drawer>,
+    out: &mut Rendered,
+    shape: &graphical::Shape<'_>,
+) -> bool {
+    drawer.is_some_and(|d| d.report(&mut out.text, shape))
 }
 
 #[cfg(test)]
