@@ -131,17 +131,17 @@ fn report_check(s: &Settings, args: &CheckArgs, checked: &Checked) -> ExitCode {
     let summary = Summary::of(outcome.files, diags);
     let text = match args.format {
         CheckFormat::Human => {
-            if s.quiet && diags.is_empty() {
-                String::new()
-            } else {
-                render::human(diags, sources, summary, s.color, render::width())
+            if !(s.quiet && diags.is_empty()) {
+                let r = render::rendered(diags, sources, summary, s.color, render::width());
+                super::output::out_rendered(&r, s.color);
             }
+            String::new()
         }
         CheckFormat::Json => render::json(diags, summary),
         CheckFormat::Github => render::github(diags, summary),
         CheckFormat::Sarif => render::sarif(diags),
     };
-    super::output::out_colored(&text, s.color && args.format == CheckFormat::Human);
+    super::output::out(&text);
     let denied = args.deny_warnings && diags.iter().any(|d| d.severity == Severity::Warning);
     super::exit::check(summary.errors, denied)
 }

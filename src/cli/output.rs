@@ -31,6 +31,25 @@ pub(crate) fn out_colored(text: &str, color: bool) {
     write_to(&mut std::io::stdout().lock(), text, color);
 }
 
+/// Writes `check`'s human output: the ranges its renderer drew from
+/// pieces it had already masked and sanitised as they are, the rest
+/// through the last pass like all output (`color`: its colour sequences
+/// let through).
+pub(crate) fn out_rendered(r: &super::render::Rendered, color: bool) {
+    use std::io::Write;
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    for (piece, shown) in r.pieces() {
+        let written = match shown {
+            true => w.write_all(piece.as_bytes()),
+            false => w.write_all(sanitize::terminal(piece, color).as_bytes()),
+        };
+        if written.is_err() {
+            return;
+        }
+    }
+    let _ = w.flush();
+}
+
 /// Writes `text` to standard error.
 pub fn err(text: &str) {
     write_to(&mut std::io::stderr().lock(), text, false);

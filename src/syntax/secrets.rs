@@ -282,6 +282,16 @@ static KEY_END: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----").expect("valid regex")
 });
 
+/// Whether every part of `text` [`hidden`] hides lies within one line
+/// and is found in that line alone, so that its lines can be masked one
+/// by one (only those shown): no private key block (hidden through its
+/// `END` line) and no key word (a `password:` whose value is on a later
+/// line). The other patterns match no white space; a word boundary at a
+/// line's edge is one in the line alone too.
+pub(crate) fn line_by_line(text: &str) -> bool {
+    !text.contains("-----BEGIN ") && !KEY_WORD.is_match(text)
+}
+
 /// What of `text` output must hide: every credential [`find`] finds (so
 /// what `secrets/detected` flags is what is masked), a private key from
 /// its `BEGIN` line through its `END` line (to the end of the text when
@@ -415,6 +425,36 @@ fn found(text: &str, words: &HintWords) -> Vec<Found> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config { cases: 4000, ..Default::default() })]
+
+        /// A text [`line_by_line`] admits is hidden line by line as it is
+        /// whole: each line (with its line break) alone hides the same
+        /// bytes.
+        #[test]
+        fn line_by_line_is_the_whole(parts in proptest::collection::vec(0usize..200, 0..40)) {
+            const PIECES: &[&str] = &[
+                "\n", "\n", " ", "x", "é", "_", ".", "@", ":", "/", "https://", "user:Pa55w0rdXyz@",
+                "example.org", "ghp_abcdefghijklmnopqrstuvwxyz0123456789", "ghp_", "AKIA",
+                "IOSFODNN7EXAMPLE", "AKIAIOSFODNN7EXAMPLE", "eyJhbGciOiJIUzI1NiJ9", "eyJzdWIiOiIxMjM0In0",
+                "sk-proj-abcdefghij0123456789", "glpat-", "abcdefghij0123456789", "xoxb-1234567890-abc",
+                "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "password: ",
+                "Xk9fQ2mLp8Rt4vWz7", "token=", "\u{212a}ey: ", "hf_abcdefghijklmnopqrstuvwxyz0123",
+                "\t", "日本", "AccountKey=", "npm_abcdefghijklmnopqrstuvwxyz0123456789",
+            ];
+            let text: String = parts.iter().map(|&i| PIECES[i % PIECES.len()]).collect();
+            if line_by_line(&text) {
+                let whole = crate::syntax::sanitize::secrets_in_place(&text);
+                let mut at = 0;
+                for line in text.split_inclusive('\n') {
+                    let alone = crate::syntax::sanitize::secrets_in_place(line);
+                    proptest::prop_assert_eq!(&whole[at..at + line.len()], &*alone, "{:?}", text);
+                    at += line.len();
+                }
+            }
+        }
+    }
 
     #[test]
     fn finds_and_ignores() {

@@ -2,13 +2,14 @@
 //! reports), JSON, GitHub workflow commands and SARIF 2.1.0.
 
 mod github;
+mod graphical;
 mod human;
 mod json;
 mod sarif;
 mod summary;
 
 pub(crate) use github::github;
-pub(crate) use human::{human, width};
+pub(crate) use human::{human, rendered, width, Rendered};
 pub(crate) use json::json;
 pub(crate) use sarif::sarif;
 pub(crate) use summary::Summary;
