@@ -20,6 +20,11 @@ pub struct Outcome {
     pub diagnostics: Vec<Diagnostic>,
     /// Texts of the selected files that have diagnostics, for rendering.
     pub sources: HashMap<String, String>,
+    /// With [`Texts::Deferred`]: the hash of the content the record table
+    /// holds (xxh3-64 of the file's bytes) of each selected file with
+    /// diagnostics whose text was not kept, for the caller to read with
+    /// [`read_texts`] only those it needs.
+    pub(crate) contents: HashMap<String, u64>,
     /// The report of every file of the workspace the diagnostics came
     /// from, kept so that the caller decides when to free them: a command
     /// about to exit need not free 100k reports one by one.
@@ -111,19 +116,43 @@ pub(crate) fn run_with(
     selected: &dyn Fn(&str) -> bool,
     opts: &crate::engine::scan::Options,
 ) -> Outcome {
-    run_texts(ws, all, selected, opts, true)
+    run_texts(ws, all, selected, opts, Texts::All)
+}
+
+/// Which texts of the files with findings a check keeps in
+/// [`Outcome::sources`], for output that shows source lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Texts {
+    /// None: output that shows no source lines, such as JSON (on a
+    /// workspace with many findings, reading them again was a good part
+    /// of a warm check).
+    None,
+    /// Every one.
+    All,
+    /// Those at hand (files read in this run) and those the record table
+    /// holds no hash of; for the others [`Outcome::contents`] gives the
+    /// hash, and the caller reads what it needs with [`read_texts`] (human
+    /// output whose reports of unchanged files are kept rendered).
+    Deferred,
+}
+
+impl From<bool> for Texts {
+    fn from(texts: bool) -> Texts {
+        match texts {
+            true => Texts::All,
+            false => Texts::None,
+        }
+    }
 }
 
 /// [`run_with`], keeping the texts of the files with findings in
-/// [`Outcome::sources`] only when `texts` is true (output that shows no
-/// source lines, such as JSON, needs none: on a workspace with many
-/// findings, reading them again was a good part of a warm check).
+/// [`Outcome::sources`] as `texts` says.
 pub(crate) fn run_texts(
     ws: &Workspace,
     all: &[String],
     selected: &dyn Fn(&str) -> bool,
     opts: &crate::engine::scan::Options,
-    texts: bool,
+    texts: Texts,
 ) -> Outcome {
     let (refreshed, mut diags, problems) = refreshed_findings(ws, all, opts);
     let (reports, prints, blobs) = (refreshed.reports, refreshed.fingerprints, refreshed.blobs);
@@ -162,12 +191,12 @@ pub(crate) fn run_texts(
             continue;
         }
         out.files += 1;
-        if let Some(src) = r.source.as_ref().filter(|_| texts) {
+        if let Some(src) = r.source.as_ref().filter(|_| texts != Texts::None) {
             out.sources.insert(r.path.clone(), src.clone());
         }
         diags.extend(r.diagnostics.iter().cloned());
     }
-    if !texts {
+    if texts == Texts::None {
         diagnostic::sort(&mut diags);
         out.diagnostics = diags;
         out.reports = reports;
@@ -182,18 +211,30 @@ pub(crate) fn run_texts(
         .collect();
     missing.sort_unstable();
     missing.dedup();
-    let texts: Vec<(String, String)> = {
-        use rayon::prelude::*;
-        missing
-            .par_iter()
-            .filter_map(|p| Some((p.to_string(), source_text(ws, p)?)))
-            .collect()
-    };
-    out.sources.extend(texts);
+    if texts == Texts::Deferred {
+        missing.retain(|p| match print(p) {
+            Some((_, hash)) => {
+                out.contents.insert(p.to_string(), hash);
+                false
+            }
+            None => true,
+        });
+    }
+    out.sources.extend(read_texts(ws, &missing));
     diagnostic::sort(&mut diags);
     out.diagnostics = diags;
     out.reports = reports;
     out
+}
+
+/// The texts of `paths` human output shows ([`source_text`]), read in
+/// parallel; a file that cannot be read is left out.
+pub(crate) fn read_texts(ws: &Workspace, paths: &[&str]) -> Vec<(String, String)> {
+    use rayon::prelude::*;
+    paths
+        .par_iter()
+        .filter_map(|p| Some((p.to_string(), source_text(ws, p)?)))
+        .collect()
 }
 
 /// Finds a path among reports sorted by path, galloping from the last one
