@@ -42,20 +42,25 @@ pub(super) fn human(
         groups.push((group, content.map(|c| key(path, c, group))));
         start = end;
     }
-    let hit = |key: Option<u128>| Some(kept.as_ref()?.get(key?)?);
+    // Each file's kept reports, where they are kept.
+    let hits: Vec<Option<&str>> = groups
+        .iter()
+        .map(|(_, key)| kept.as_ref()?.get((*key)?))
+        .collect();
     // The texts of the files whose reports are rendered now.
     let wanted: Vec<&str> = groups
         .iter()
-        .filter(|(g, k)| hit(*k).is_none() && !outcome.sources.contains_key(&g[0].path))
-        .map(|(g, _)| g[0].path.as_str())
+        .zip(&hits)
+        .filter(|((g, _), hit)| hit.is_none() && !outcome.sources.contains_key(&g[0].path))
+        .map(|((g, _), _)| g[0].path.as_str())
         .collect();
     let read: HashMap<String, String> = crate::engine::check::lint::read_texts(ws, &wanted)
         .into_iter()
         .collect();
     let mut parts: Vec<(Option<u128>, std::borrow::Cow<str>)> = Vec::with_capacity(groups.len());
     let mut fresh = 0;
-    for (group, key) in groups {
-        if let Some(text) = hit(key) {
+    for ((group, key), hit) in groups.into_iter().zip(hits) {
+        if let Some(text) = hit {
             parts.push((key, text.into()));
             continue;
         }
