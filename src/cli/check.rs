@@ -4,6 +4,7 @@
 use super::args::*;
 use super::exit::walk_outcome;
 use super::settings::Settings;
+use crate::engine::check::lint::Texts;
 use crate::engine::check::{Checked, Mode, Selection};
 use crate::engine::workspace::WorkspaceError;
 use std::process::ExitCode;
@@ -43,8 +44,14 @@ pub(super) fn run(
             _ => None,
         },
     };
-    let texts = args.format == CheckFormat::Human;
-    let mut checked = crate::engine::check::run(ws, &mode, &selection, texts, &opts)?;
+    // Human output of the work tree reads only the texts of the files
+    // whose reports it does not keep rendered.
+    let texts = match (args.format, &mode) {
+        (CheckFormat::Human, Mode::WorkTree { .. }) => Texts::Deferred,
+        (CheckFormat::Human, _) => Texts::All,
+        _ => Texts::None,
+    };
+    let mut checked = crate::engine::check::run_with_texts(ws, &mode, &selection, texts, &opts)?;
     problems.append(&mut checked.outcome.problems);
     match mode {
         Mode::CommitMessage { .. } => Ok(commit_msg(s, args, &checked)),
@@ -55,14 +62,14 @@ pub(super) fn run(
             if nothing_found(args, &checked) && checked.outcome.files == 0 {
                 return Ok(ExitCode::SUCCESS);
             }
-            Ok(report_check(s, args, &checked))
+            Ok(report_check(s, args, &checked, false))
         }
         Mode::Base { .. } => {
             for w in &checked.outcome.warnings {
                 errln!("memlint: warning: {w}");
             }
             unmatched(&checked)?;
-            Ok(report_check(s, args, &checked))
+            Ok(report_check(s, args, &checked, false))
         }
         Mode::WorkTree { .. } => Ok(work_tree(s, args, checked, problems)),
     }
@@ -107,7 +114,7 @@ fn work_tree(
         }
     }
     notes(s, &checked);
-    let mut code = report_check(s, args, &checked);
+    let mut code = report_check(s, args, &checked, true);
     // A fix that could not be written is a failure of the command, not a
     // finding: exit 2, as `fmt` does, whatever the lint found.
     if write_failed {
@@ -123,8 +130,9 @@ fn work_tree(
     code
 }
 
-/// Renders a `check` outcome and returns the exit code.
-fn report_check(s: &Settings, args: &CheckArgs, checked: &Checked) -> ExitCode {
+/// Renders a `check` outcome and returns the exit code; `work_tree`: the
+/// outcome of the work tree, whose human reports may be kept rendered.
+fn report_check(s: &Settings, args: &CheckArgs, checked: &Checked, work_tree: bool) -> ExitCode {
     let outcome = &checked.outcome;
     let diags = &outcome.diagnostics;
     let sources = &outcome.sources;
@@ -132,7 +140,16 @@ fn report_check(s: &Settings, args: &CheckArgs, checked: &Checked) -> ExitCode {
     let text = match args.format {
         CheckFormat::Human => {
             if !(s.quiet && diags.is_empty()) {
-                let r = render::rendered(diags, sources, summary, s.color, render::width());
+                let r = match work_tree {
+                    true => super::rendered::human(
+                        &s.workspace,
+                        outcome,
+                        summary,
+                        s.color,
+                        render::width(),
+                    ),
+                    false => render::rendered(diags, sources, summary, s.color, render::width()),
+                };
                 super::output::out_rendered(&r, s.color);
             }
             String::new()
@@ -170,7 +187,7 @@ fn commit_msg(s: &Settings, args: &CheckArgs, checked: &Checked) -> ExitCode {
     // the records: a clean message adds nothing to that.
     let code = match nothing_found(args, checked) {
         true => ExitCode::SUCCESS,
-        false => report_check(s, args, checked),
+        false => report_check(s, args, checked, false),
     };
     match bad_trailer {
         true => super::exit::Outcome::Findings.into(),

@@ -27,6 +27,7 @@ mod mcp_stdio;
 mod merge;
 pub(crate) mod progress;
 pub(crate) mod render;
+mod rendered;
 mod report;
 mod report_html;
 mod rule;

@@ -782,11 +782,6 @@ fn stored_citers<'p, 's>(
     let Some(citing) = stored.citing(&files) else {
         return (paths.to_vec(), Vec::new());
     };
-    // `citing` is sorted by path.
-    let by_path = |p: &str| {
-        let i = citing.binary_search_by(|c| c.path.cmp(p)).ok()?;
-        Some((citing[i].id, i))
-    };
     let id_of = |p: &str| -> Option<u64> {
         let i = ids.binary_search_by(|(q, _)| (*q).cmp(p)).ok()?;
         Some(cites::short_id(&ids[i].1))
@@ -803,6 +798,8 @@ fn stored_citers<'p, 's>(
     }
     let mut unknown = Vec::new();
     let mut from = 0;
+    // `citing` is sorted by path, as `paths` is: walked along with them.
+    let mut c = 0;
     for dir in whole.iter().map(|d| Some(*d)).chain([None]) {
         // The paths before the next known directory, then past it.
         let (to, past) = match dir {
@@ -828,7 +825,10 @@ fn stored_citers<'p, 's>(
             else {
                 return true;
             };
-            match by_path(p) {
+            while c < citing.len() && citing[c].path < *p {
+                c += 1;
+            }
+            match citing.get(c).filter(|s| s.path == *p).map(|s| (s.id, c)) {
                 Some((stored_id, i)) if stored_id == id => {
                     hits[i] = true;
                     false

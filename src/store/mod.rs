@@ -13,6 +13,7 @@ pub(crate) mod kinds;
 pub(crate) mod listing;
 pub(crate) mod material;
 pub(crate) mod prompted;
+pub(crate) mod rendered;
 pub(crate) mod search;
 pub(crate) mod slugs;
 pub mod table;

@@ -63,6 +63,7 @@ mod plugin;
 mod pre_commit;
 mod problems;
 mod release;
+mod rendered;
 mod replace_races;
 mod report;
 mod report_html;

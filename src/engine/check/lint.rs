@@ -20,6 +20,11 @@ pub struct Outcome {
     pub diagnostics: Vec<Diagnostic>,
     /// Texts of the selected files that have diagnostics, for rendering.
     pub sources: HashMap<String, String>,
+    /// With [`Texts::Deferred`]: the hash of the content the record table
+    /// holds (xxh3-64 of the file's bytes) of each selected file with
+    /// diagnostics whose text was not kept, for the caller to read with
+    /// [`read_texts`] only those it needs.
+    pub(crate) contents: HashMap<String, u64>,
     /// The report of every file of the workspace the diagnostics came
     /// from, kept so that the caller decides when to free them: a command
     /// about to exit need not free 100k reports one by one.
@@ -153,25 +158,49 @@ pub(crate) fn run_with(
     selected: &dyn Fn(&str) -> bool,
     opts: &crate::engine::scan::Options,
 ) -> Outcome {
-    run_texts(ws, all, selected, opts, true)
+    run_texts(ws, all, selected, opts, Texts::All)
+}
+
+/// Which texts of the files with findings a check keeps in
+/// [`Outcome::sources`], for output that shows source lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Texts {
+    /// None: output that shows no source lines, such as JSON (on a
+    /// workspace with many findings, reading them again was a good part
+    /// of a warm check).
+    None,
+    /// Every one.
+    All,
+    /// Those at hand (files read in this run) and those the record table
+    /// holds no hash of; for the others [`Outcome::contents`] gives the
+    /// hash, and the caller reads what it needs with [`read_texts`] (human
+    /// output whose reports of unchanged files are kept rendered).
+    Deferred,
+}
+
+impl From<bool> for Texts {
+    fn from(texts: bool) -> Texts {
+        match texts {
+            true => Texts::All,
+            false => Texts::None,
+        }
+    }
 }
 
 /// [`run_with`], keeping the texts of the files with findings in
-/// [`Outcome::sources`] only when `texts` is true (output that shows no
-/// source lines, such as JSON, needs none: on a workspace with many
-/// findings, reading them again was a good part of a warm check).
+/// [`Outcome::sources`] as `texts` says.
 pub(crate) fn run_texts(
     ws: &Workspace,
     all: &[String],
     selected: &dyn Fn(&str) -> bool,
     opts: &crate::engine::scan::Options,
-    texts: bool,
+    texts: Texts,
 ) -> Outcome {
     // The history is walked and the citing records judged while the
     // table is written and the cross-record rules run.
-    let (refreshed, mut diags, problems, drift) =
+    let (mut refreshed, mut diags, problems, drift) =
         refreshed_findings(ws, all, opts, |scanned| drift(ws, scanned.entries()));
-    let reports = refreshed.reports;
+    let reports = std::mem::take(&mut refreshed.reports);
     diags.extend(drift.diagnostics);
     diags.extend(crate::engine::export::stale_findings(ws));
     diags.retain(|d| selected(&d.path));
@@ -185,12 +214,12 @@ pub(crate) fn run_texts(
             continue;
         }
         out.files += 1;
-        if let Some(src) = r.source.as_ref().filter(|_| texts) {
+        if let Some(src) = r.source.as_ref().filter(|_| texts != Texts::None) {
             out.sources.insert(r.path.clone(), src.clone());
         }
         diags.extend(r.diagnostics.iter().cloned());
     }
-    if !texts {
+    if texts == Texts::None {
         diagnostic::sort(&mut diags);
         out.diagnostics = diags;
         out.reports = reports;
@@ -205,18 +234,42 @@ pub(crate) fn run_texts(
         .collect();
     missing.sort_unstable();
     missing.dedup();
-    let texts: Vec<(String, String)> = {
-        use rayon::prelude::*;
-        missing
-            .par_iter()
-            .filter_map(|p| Some((p.to_string(), source_text(ws, p)?)))
-            .collect()
-    };
-    out.sources.extend(texts);
+    if texts == Texts::Deferred {
+        // The reports are in the order of `all`, sorted by path.
+        let paths: Vec<&str> = reports.iter().map(|r| r.path.as_str()).collect();
+        let finder = Finder {
+            paths: &paths,
+            hint: std::sync::atomic::AtomicUsize::new(0),
+        };
+        let prints = &refreshed.fingerprints;
+        let print = |rel: &str| {
+            finder
+                .at(rel)
+                .and_then(|i| prints.of.get(i).copied().flatten())
+        };
+        missing.retain(|p| match print(p) {
+            Some((_, hash)) => {
+                out.contents.insert(p.to_string(), hash);
+                false
+            }
+            None => true,
+        });
+    }
+    out.sources.extend(read_texts(ws, &missing));
     diagnostic::sort(&mut diags);
     out.diagnostics = diags;
     out.reports = reports;
     out
+}
+
+/// The texts of `paths` human output shows ([`source_text`]), read in
+/// parallel; a file that cannot be read is left out.
+pub(crate) fn read_texts(ws: &Workspace, paths: &[&str]) -> Vec<(String, String)> {
+    use rayon::prelude::*;
+    paths
+        .par_iter()
+        .filter_map(|p| Some((p.to_string(), source_text(ws, p)?)))
+        .collect()
 }
 
 /// Finds a path among reports sorted by path, galloping from the last one

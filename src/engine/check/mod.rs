@@ -153,16 +153,30 @@ pub fn run(
     texts: bool,
     opts: &crate::engine::scan::Options,
 ) -> Result<Checked, WorkspaceError> {
+    run_with_texts(ws, mode, selection, lint::Texts::from(texts), opts)
+}
+
+/// [`run`], keeping the texts of the files with findings as `texts` says:
+/// [`lint::Texts::Deferred`] defers those of the work tree's files the
+/// record table knows (the git modes read them all).
+pub(crate) fn run_with_texts(
+    ws: &Workspace,
+    mode: &Mode,
+    selection: &Selection,
+    texts: lint::Texts,
+    opts: &crate::engine::scan::Options,
+) -> Result<Checked, WorkspaceError> {
     let git_error = WorkspaceError::Git;
     let selected = |f: &str| selection.selects(f);
+    let all = texts != lint::Texts::None;
     let outcome = match mode {
         Mode::WorkTree { fix } => return Ok(work_tree(ws, *fix, selection, texts, opts)),
         Mode::CommitMessage { message } => {
             crate::engine::history::staged_history(ws, message, &selected).map_err(git_error)?
         }
-        Mode::Staged => crate::engine::version::staged(ws, &selected, texts).map_err(git_error)?,
+        Mode::Staged => crate::engine::version::staged(ws, &selected, all).map_err(git_error)?,
         Mode::Base { rev } => {
-            crate::engine::version::base(ws, rev, &selected, texts).map_err(git_error)?
+            crate::engine::version::base(ws, rev, &selected, all).map_err(git_error)?
         }
     };
     let missing: Vec<&str> = selection
@@ -192,7 +206,7 @@ fn work_tree(
     ws: &Workspace,
     fix: bool,
     selection: &Selection,
-    texts: bool,
+    texts: lint::Texts,
     opts: &crate::engine::scan::Options,
 ) -> Checked {
     let selected = |f: &str| selection.selects(f);

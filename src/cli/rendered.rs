@@ -1,0 +1,203 @@
+//! Human `check` output of the work tree with each file's reports kept
+//! rendered in `.memlint/rendered`: a warm check on a workspace with
+//! thousands of findings (the records citing a changed file) copies the
+//! reports of the files whose text and findings are as they were, instead
+//! of reading those files again and rendering every report.
+//!
+//! A file's reports are keyed by its path, the hash of its text and every
+//! field of its findings; the file as a whole by the scope: memlint (its
+//! version and executable), the effective configuration, the width and
+//! whether colours are on. The bytes are the renderer's own for the
+//! file's findings alone, so the output is the same as rendering them all.
+
+use super::render::{self, Summary};
+use crate::engine::check::lint::Outcome;
+use crate::model::diagnostic::Diagnostic;
+use crate::model::workspace::Workspace;
+use std::collections::HashMap;
+use xxhash_rust::xxh3::{xxh3_64, Xxh3};
+
+/// Human output of `outcome` (see [`render::rendered`]), with the reports
+/// of unchanged files taken from `.memlint/rendered`; the file is written
+/// again when it was unusable or too many reports were not in it. Kept
+/// reports are a file memlint read, not bytes it drew: they take the last
+/// output pass whole; the reports drawn now keep the ranges their
+/// renderer marked as shown.
+pub(super) fn human(
+    ws: &Workspace,
+    outcome: &Outcome,
+    summary: Summary,
+    color: bool,
+    width: usize,
+) -> render::Rendered {
+    let diags = &outcome.diagnostics;
+    let scope = scope(ws, color, width);
+    let kept = crate::store::rendered::load(&ws.root, scope);
+    // Each file's findings (they come sorted by path), with the key of
+    // their reports when the file's text is known.
+    let mut groups: Vec<(&[Diagnostic], Option<u128>)> = Vec::new();
+    let mut start = 0;
+    while start < diags.len() {
+        let path = &diags[start].path;
+        let end = start + diags[start..].partition_point(|d| d.path == *path);
+        let group = &diags[start..end];
+        let content = outcome_content(outcome, path);
+        groups.push((group, content.map(|c| key(path, c, group))));
+        start = end;
+    }
+    // Each file's kept reports, where they are kept.
+    let hits: Vec<Option<&str>> = groups
+        .iter()
+        .map(|(_, key)| kept.as_ref()?.get((*key)?))
+        .collect();
+    // The texts of the files whose reports are rendered now.
+    let wanted: Vec<&str> = groups
+        .iter()
+        .zip(&hits)
+        .filter(|((g, _), hit)| hit.is_none() && !outcome.sources.contains_key(&g[0].path))
+        .map(|((g, _), _)| g[0].path.as_str())
+        .collect();
+    let read: HashMap<String, String> = crate::engine::check::lint::read_texts(ws, &wanted)
+        .into_iter()
+        .collect();
+    type Shown = Vec<std::ops::Range<usize>>;
+    let mut parts: Vec<(Option<u128>, std::borrow::Cow<str>, Shown)> =
+        Vec::with_capacity(groups.len());
+    let mut fresh = 0;
+    for ((group, key), hit) in groups.into_iter().zip(hits) {
+        if let Some(text) = hit {
+            parts.push((key, text.into(), Vec::new()));
+            continue;
+        }
+        let path = &group[0].path;
+        let sources = match read.contains_key(path) {
+            true => &read,
+            false => &outcome.sources,
+        };
+        let (text, shown_ranges) = render_group(group, sources, color, width);
+        fresh += text.len();
+        // Stored only when the text rendered is the one the key names (a
+        // file changed since it was linted is not).
+        let shown = sources.get(path).map(|t| xxh3_64(t.as_bytes()));
+        let key = key.filter(|_| shown.is_some() && shown == outcome_content(outcome, path));
+        parts.push((key, text.into(), shown_ranges));
+    }
+    let total: usize = parts.iter().map(|p| p.1.len()).sum();
+    let line = summary.line();
+    let mut out = String::with_capacity(total + line.len() + 1);
+    let mut shown_out: Shown = Vec::new();
+    for (_, text, ranges) in &parts {
+        let at = out.len();
+        shown_out.extend(ranges.iter().map(|r| r.start + at..r.end + at));
+        out.push_str(text);
+    }
+    out.push_str(&line);
+    out.push('\n');
+    // Kept as it is while most reports came from it: a record being edited
+    // does not rewrite megabytes of reports at every check.
+    if kept.is_none() || fresh.saturating_mul(8) > total {
+        let entries = parts
+            .iter()
+            .filter_map(|(key, text, _)| Some(((*key)?, text.as_ref())))
+            .collect();
+        crate::store::rendered::save(ws, scope, entries);
+    }
+    render::Rendered {
+        text: out,
+        shown: shown_out,
+    }
+}
+
+/// The hash of the text of `path` a key names: of the text at hand, else
+/// the one the record table holds.
+fn outcome_content(outcome: &Outcome, path: &str) -> Option<u64> {
+    match outcome.sources.get(path) {
+        Some(text) => Some(xxh3_64(text.as_bytes())),
+        None => outcome.contents.get(path).copied(),
+    }
+}
+
+/// The reports of one file's findings, as [`render::rendered`] renders
+/// them among all the others (its closing count line left out), with the
+/// ranges its renderer marked as shown.
+fn render_group(
+    group: &[Diagnostic],
+    sources: &HashMap<String, String>,
+    color: bool,
+    width: usize,
+) -> (String, Vec<std::ops::Range<usize>>) {
+    let summary = Summary::of(0, group);
+    let render::Rendered { mut text, shown } =
+        render::rendered(group, sources, summary, color, width);
+    let line = summary.line();
+    let cut = text.len() - line.len() - 1;
+    debug_assert!(text[cut..].starts_with(&line));
+    text.truncate(cut);
+    let shown = shown
+        .into_iter()
+        .filter(|r| r.start < cut)
+        .map(|r| r.start..r.end.min(cut))
+        .collect();
+    (text, shown)
+}
+
+/// What every report of the file depends on besides its findings and its
+/// file: memlint, the configuration, the width and the colours.
+fn scope(ws: &Workspace, color: bool, width: usize) -> u64 {
+    let mut h = Xxh3::new();
+    h.update(b"human");
+    h.update(&crate::io::cache::key(&ws.config).to_le_bytes());
+    h.update(&(width as u64).to_le_bytes());
+    h.update(&[u8::from(color)]);
+    h.digest()
+}
+
+/// The key of the reports of `group`, the findings of `path` whose text
+/// hashes to `content`: every field of every finding.
+fn key(path: &str, content: u64, group: &[Diagnostic]) -> u128 {
+    let mut h = Xxh3::new();
+    let text = |h: &mut Xxh3, s: &str| {
+        h.update(&(s.len() as u64).to_le_bytes());
+        h.update(s.as_bytes());
+    };
+    text(&mut h, path);
+    for d in group {
+        // Every field, named: a field added later must be keyed too.
+        let Diagnostic {
+            rule,
+            severity,
+            path: _,
+            line,
+            column,
+            end_line,
+            end_column,
+            message,
+            fixable,
+            span,
+            omitted,
+            commits,
+        } = d;
+        text(&mut h, rule.as_str());
+        text(&mut h, severity.as_str());
+        text(&mut h, message);
+        for c in commits {
+            text(&mut h, c);
+        }
+        let numbers = [
+            *line,
+            *column,
+            *end_line,
+            *end_column,
+            span.start,
+            span.end,
+            *omitted,
+            commits.len(),
+            usize::from(*fixable),
+        ];
+        for n in numbers {
+            h.update(&(n as u64).to_le_bytes());
+        }
+    }
+    h.update(&content.to_le_bytes());
+    h.digest128()
+}

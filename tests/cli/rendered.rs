@@ -1,0 +1,154 @@
+//! Human `check` output keeps each file's reports rendered in
+//! `.memlint/rendered`: a warm check shows the reports of unchanged files
+//! without reading those files again, and what it prints is what
+//! rendering everything would print: after an edit, at another width or
+//! with colours, and whatever state the kept file is in.
+
+use crate::common;
+
+use common::{age, age_directories, decision, write, Memlint};
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+/// Ten decisions with a dangling source each (a report showing a line of
+/// the record), their files and directories aged so that a warm check
+/// trusts their stat data.
+fn workspace() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    for name in NAMES {
+        let rel = format!("memory/decisions/{name}.md");
+        write(
+            root,
+            &rel,
+            &decision(name, &[&format!("file:src/{name}.rs")]),
+        );
+        age(&root.join(rel));
+    }
+    age_directories(root);
+    dir
+}
+
+const NAMES: [&str; 10] = [
+    "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet",
+];
+
+/// Standard output of a human `check` with `env`.
+fn check(root: &Path, env: &[(&str, &str)]) -> String {
+    let run = Memlint::new(root).arg("check").envs(env).run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    run.stdout
+}
+
+/// What a check with `env` prints when nothing is kept rendered.
+fn rendered_afresh(root: &Path, env: &[(&str, &str)]) -> String {
+    let kept = root.join(".memlint/rendered");
+    let _ = std::fs::remove_file(&kept);
+    let out = check(root, env);
+    out
+}
+
+fn kept(root: &Path) -> (u64, Vec<u8>) {
+    let path = root.join(".memlint/rendered");
+    let meta = std::fs::metadata(&path).expect("the reports are kept");
+    (meta.ino(), std::fs::read(&path).expect("kept"))
+}
+
+#[test]
+fn a_warm_check_shows_the_kept_reports_without_reading_their_files() {
+    if !common::strace_runs() {
+        return;
+    }
+    let dir = workspace();
+    let root = dir.path();
+    let cold = check(root, &[]);
+    assert_eq!(cold.matches("names no file").count(), 10, "{cold}");
+    let log = root.join(".memlint-strace.log");
+    let out = std::process::Command::new("strace")
+        .args(["-f", "-qq", "-e", "trace=open,openat", "-o"])
+        .arg(&log)
+        .arg(common::BIN)
+        .arg("check")
+        .current_dir(root)
+        .env("NO_COLOR", "1")
+        .env_remove("COLUMNS")
+        .output()
+        .expect("strace");
+    assert_eq!(String::from_utf8_lossy(&out.stdout), cold);
+    let trace = std::fs::read_to_string(&log).expect("trace");
+    let opened: Vec<&str> = trace
+        .lines()
+        .filter(|l| l.contains("memory/decisions/"))
+        .collect();
+    assert!(opened.is_empty(), "records read again: {opened:?}");
+}
+
+#[test]
+fn an_edited_record_another_width_and_colours_are_rendered_anew() {
+    let dir = workspace();
+    let root = dir.path();
+    let cold = check(root, &[]);
+    let before = kept(root);
+    // One record of ten edited: its reports show its new text, the nine
+    // others come from the kept file, which is left as it is.
+    let rel = "memory/decisions/delta.md";
+    let text = std::fs::read_to_string(root.join(rel)).expect("read");
+    write(
+        root,
+        rel,
+        &text.replace("file:src/delta.rs", "file:src/delta-two.rs"),
+    );
+    let edited = check(root, &[]);
+    assert_ne!(edited, cold);
+    assert!(edited.contains("file:src/delta-two.rs"), "{edited}");
+    assert_eq!(kept(root), before, "the kept reports were written again");
+    assert_eq!(edited, rendered_afresh(root, &[]));
+    // Another width, then colours: rendered anew, and the same as without
+    // anything kept.
+    let narrow = [("COLUMNS", "40")];
+    let at_40 = check(root, &narrow);
+    assert_ne!(at_40, edited);
+    assert_eq!(check(root, &narrow), at_40);
+    assert_eq!(at_40, rendered_afresh(root, &narrow));
+    let colour = Memlint::new(root)
+        .args(["check", "--color", "always"])
+        .env_remove("NO_COLOR")
+        .run()
+        .stdout;
+    assert!(colour.contains('\u{1b}'), "{colour}");
+    let again = Memlint::new(root)
+        .args(["check", "--color", "always"])
+        .env_remove("NO_COLOR")
+        .run()
+        .stdout;
+    assert_eq!(again, colour);
+    assert_eq!(check(root, &[]), edited);
+}
+
+#[test]
+fn a_damaged_or_older_kept_file_is_ignored_and_rebuilt() {
+    let dir = workspace();
+    let root = dir.path();
+    let cold = check(root, &[]);
+    let (_, good) = kept(root);
+    let path = root.join(".memlint/rendered");
+    let mut older = good.clone();
+    // The layout version, after the magic and the format.
+    older[12] = older[12].wrapping_add(1);
+    let mut flipped = good.clone();
+    let middle = good.len() / 2;
+    flipped[middle] ^= 0x20;
+    let damaged = [
+        good[..good.len() / 2].to_vec(),
+        good[..good.len() - 1].to_vec(),
+        flipped,
+        older,
+        b"not a cache".to_vec(),
+        Vec::new(),
+    ];
+    for bytes in damaged {
+        std::fs::write(&path, &bytes).expect("damage");
+        assert_eq!(check(root, &[]), cold);
+        assert_eq!(kept(root).1, good, "not rebuilt from {bytes:?}");
+    }
+}
