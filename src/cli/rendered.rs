@@ -130,9 +130,14 @@ fn render_group(
     let render::Rendered { mut text, shown } =
         render::rendered(group, sources, summary, color, width);
     let line = summary.line();
-    let cut = text.len() - line.len() - 1;
-    debug_assert!(text[cut..].starts_with(&line));
-    text.truncate(cut);
+    let reports = text
+        .strip_suffix('\n')
+        .and_then(|t| t.strip_suffix(line.as_str()));
+    debug_assert!(reports.is_some(), "the count line ends the output");
+    if let Some(reports) = reports {
+        text.truncate(reports.len());
+    }
+    let cut = text.len();
     let shown = shown
         .into_iter()
         .filter(|r| r.start < cut)

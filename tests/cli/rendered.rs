@@ -44,8 +44,7 @@ fn check(root: &Path, env: &[(&str, &str)]) -> String {
 fn rendered_afresh(root: &Path, env: &[(&str, &str)]) -> String {
     let kept = root.join(".memlint/rendered");
     let _ = std::fs::remove_file(&kept);
-    let out = check(root, env);
-    out
+    check(root, env)
 }
 
 fn kept(root: &Path) -> (u64, Vec<u8>) {
@@ -151,4 +150,29 @@ fn a_damaged_or_older_kept_file_is_ignored_and_rebuilt() {
         assert_eq!(check(root, &[]), cold);
         assert_eq!(kept(root).1, good, "not rebuilt from {bytes:?}");
     }
+}
+
+#[test]
+fn a_check_of_some_paths_shows_their_reports_as_rendered_afresh() {
+    let dir = workspace();
+    let root = dir.path();
+    check(root, &[]);
+    let some = |root: &Path| {
+        let run = Memlint::new(root)
+            .args([
+                "check",
+                "memory/decisions/bravo.md",
+                "memory/decisions/golf.md",
+            ])
+            .run();
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        run.stdout
+    };
+    let kept_then = some(root);
+    assert_eq!(kept_then.matches("names no file").count(), 2, "{kept_then}");
+    let _ = std::fs::remove_file(root.join(".memlint/rendered"));
+    assert_eq!(some(root), kept_then);
+    // And the whole check after it, whatever the selection kept.
+    let whole = check(root, &[]);
+    assert_eq!(whole, rendered_afresh(root, &[]));
 }
