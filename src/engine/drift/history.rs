@@ -77,7 +77,10 @@ impl History {
                     }
                     let step = match known.remove(id) {
                         Some(st) => st,
-                        None => step(repo, &repo.commit(*id)?, &trees)?,
+                        None => {
+                            trees.next_commit();
+                            step(repo, &repo.commit(*id)?, &trees)?
+                        }
                     };
                     finder.take(steps.len(), &step);
                     steps.push(step);
@@ -192,7 +195,7 @@ pub(crate) fn change_of<'c>(changes: &'c [Change], rel: &str) -> Option<&'c Chan
 }
 
 /// How many bytes of trees a walk keeps between the diffs of neighbouring
-/// commits.
+/// commits, at most.
 const TREES_KEPT: usize = 64 << 20;
 
 fn step(

@@ -108,8 +108,12 @@ impl Repo {
     }
 }
 
-/// Trees read through [`Trees::finder`], kept up to a number of bytes.
+/// Trees read through [`Trees::finder`]: those of the commit being diffed
+/// and of the one before it, up to a number of bytes.
 pub(crate) struct Trees {
+    /// Read since [`Trees::next_commit`].
+    fresh: RefCell<Map<ObjectId, Vec<u8>>>,
+    /// Read for the commit before.
     kept: RefCell<Map<ObjectId, Vec<u8>>>,
     bytes: Cell<usize>,
     cap: usize,
@@ -117,14 +121,23 @@ pub(crate) struct Trees {
 
 impl Trees {
     /// Keeps up to `cap` bytes of trees; past that, it starts again from
-    /// the trees read next (a walk reads again the trees of the last
-    /// commits, not the oldest ones).
+    /// the trees read next.
     pub(crate) fn new(cap: usize) -> Trees {
         Trees {
+            fresh: RefCell::default(),
             kept: RefCell::default(),
             bytes: Cell::new(0),
             cap,
         }
+    }
+
+    /// A walk moves on to the next commit: the trees read for the commit
+    /// before the last are let go (a tree is read again only by the diff
+    /// of the neighbouring commit, which changed it too).
+    pub(crate) fn next_commit(&self) {
+        let fresh = std::mem::take(&mut *self.fresh.borrow_mut());
+        self.bytes.set(fresh.values().map(Vec::len).sum());
+        *self.kept.borrow_mut() = fresh;
     }
 
     /// An object finder reading through `objects`, answering the trees it
@@ -134,6 +147,20 @@ impl Trees {
             trees: self,
             objects,
         }
+    }
+
+    /// Keeps `data`, the tree `id`, as read for this commit.
+    fn keep(&self, id: ObjectId, data: Vec<u8>) {
+        if data.len() > self.cap {
+            return;
+        }
+        if self.bytes.get() + data.len() > self.cap {
+            self.fresh.borrow_mut().clear();
+            self.kept.borrow_mut().clear();
+            self.bytes.set(0);
+        }
+        self.bytes.set(self.bytes.get() + data.len());
+        self.fresh.borrow_mut().insert(id, data);
     }
 }
 
@@ -150,7 +177,8 @@ impl<F: gix::objs::Find> gix::objs::Find for Finder<'_, F> {
         buffer: &'a mut Vec<u8>,
     ) -> gix::Result<Option<gix::objs::Data<'a>>> {
         let kind = id.kind();
-        let hit = match self.trees.kept.borrow().get(id) {
+        let t = self.trees;
+        let hit = match t.fresh.borrow().get(id) {
             Some(data) => {
                 buffer.clear();
                 buffer.extend_from_slice(data);
@@ -158,7 +186,17 @@ impl<F: gix::objs::Find> gix::objs::Find for Finder<'_, F> {
             }
             None => false,
         };
-        if hit {
+        // Read for the commit before: kept for this one.
+        let moved = !hit && {
+            let data = t.kept.borrow_mut().remove(id);
+            data.map(|d| {
+                buffer.clear();
+                buffer.extend_from_slice(&d);
+                t.fresh.borrow_mut().insert(id.to_owned(), d);
+            })
+            .is_some()
+        };
+        if hit || moved {
             return Ok(Some(gix::objs::Data {
                 kind: gix::objs::Kind::Tree,
                 object_hash: kind,
@@ -168,15 +206,8 @@ impl<F: gix::objs::Find> gix::objs::Find for Finder<'_, F> {
         let Some(found) = self.objects.try_find(id, buffer)? else {
             return Ok(None);
         };
-        let t = self.trees;
-        if found.kind == gix::objs::Kind::Tree && found.data.len() <= t.cap {
-            let mut kept = t.kept.borrow_mut();
-            if t.bytes.get() + found.data.len() > t.cap {
-                kept.clear();
-                t.bytes.set(0);
-            }
-            kept.insert(id.to_owned(), found.data.to_vec());
-            t.bytes.set(t.bytes.get() + found.data.len());
+        if found.kind == gix::objs::Kind::Tree {
+            t.keep(id.to_owned(), found.data.to_vec());
         }
         Ok(Some(found))
     }

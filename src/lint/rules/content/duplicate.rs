@@ -131,21 +131,18 @@ pub(crate) fn duplicate_pairs(view: &View) -> Vec<Pair> {
         .filter_map(|(i, e)| comparable(e).map(|(k, s)| (i, k, *s)))
         .collect();
     let ratio = view.config.similar_content_ratio;
-    // Each band's keys (kind and band value) side by side, taken in one
-    // pass over the sketches: a band then reads 8 bytes a record, not a
-    // whole sketch from a 12 MB array, and its buckets are runs of a
-    // sorted array instead of a hash map probed at random (a cold check
-    // on 100k records waited for memory most of this function's time).
     let n = items.len();
-    let mut keys = vec![0u64; BANDS * n];
-    for (i, (_, kind, sketch)) in items.iter().enumerate() {
-        for band in 0..BANDS {
-            keys[band * n + i] = (*kind as u64) << 32 | u64::from(sketch.band(band));
-        }
-    }
     // The bands are independent: each is bucketed on its own thread.
     let band_pairs = |band: usize| -> Vec<(usize, usize)> {
-        let sorted = sorted_by_key(&keys[band * n..(band + 1) * n]);
+        // The band's keys (kind and band value) side by side, its buckets
+        // runs of them sorted instead of hash-map entries probed at random
+        // (a cold check on 100k records waited for memory most of this
+        // function's time).
+        let keys: Vec<u64> = items
+            .iter()
+            .map(|(_, kind, sketch)| (*kind as u64) << 32 | u64::from(sketch.band(band)))
+            .collect();
+        let sorted = sorted_by_key(&keys);
         // For each record, the first of its bucket and the one before it
         // (none for the first of a bucket)...
         let mut before = vec![(usize::MAX, usize::MAX); n];
