@@ -135,8 +135,14 @@ pub fn walk(ws: &Workspace) -> Walked {
 /// [`walk`] would not store what it found there (a symbolic link, a
 /// temporary file of a live run, an entry that cannot be read, an ignore
 /// file left out, a name that is not UTF-8), so that the caller walks.
-/// What the listing reads again when only that directory changed.
-pub(crate) fn dir_entries(ws: &Workspace, rel: &str) -> Option<(Vec<String>, Vec<PathBuf>)> {
+/// What the listing reads again when only that directory changed. A
+/// file `known` accepts (the listing held it, under the same ignore
+/// files) is listed again without asking the ignore rules.
+pub(crate) fn dir_entries(
+    ws: &Workspace,
+    rel: &str,
+    known: &dyn Fn(&str) -> bool,
+) -> Option<(Vec<String>, Vec<PathBuf>)> {
     let inside = |t: &str| {
         rel.strip_prefix(t)
             .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
@@ -166,8 +172,16 @@ pub(crate) fn dir_entries(ws: &Workspace, rel: &str) -> Option<(Vec<String>, Vec
             continue;
         }
         let ft = entry.file_type().ok()?;
+        if ft.is_symlink() {
+            return None;
+        }
+        let file = format!("{rel}/{name}");
+        if !ft.is_dir() && known(&file) {
+            files.push(file);
+            continue;
+        }
         let path = entry.path();
-        if ft.is_symlink() || (!ft.is_dir() && crate::io::fs::temporary_in_progress(&path)) {
+        if !ft.is_dir() && crate::io::fs::temporary_in_progress(&path) {
             return None;
         }
         if rules.ignored(&path, ft.is_dir()) {
@@ -175,10 +189,7 @@ pub(crate) fn dir_entries(ws: &Workspace, rel: &str) -> Option<(Vec<String>, Vec
         }
         if ft.is_dir() {
             dirs.push(path);
-            continue;
-        }
-        let file = format!("{rel}/{name}");
-        if classify(&file, &ws.config.banned_dirs) != Place::Outside {
+        } else if classify(&file, &ws.config.banned_dirs) != Place::Outside {
             files.push(file);
         }
     }

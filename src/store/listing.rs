@@ -180,7 +180,14 @@ fn refreshed(ws: &Workspace, key: u64) -> Option<Listing> {
         let p = &watched[i].0;
         now[i] = seen(Path::new(p));
         let rel = Path::new(p).strip_prefix(&ws.root).ok()?.to_str()?;
-        let (found, subdirs) = crate::io::walk::dir_entries(ws, rel)?;
+        let children: crate::model::hashing::Set<&str> = files
+            .iter()
+            .filter(|f| f.rsplit_once('/').is_some_and(|(parent, _)| parent == rel))
+            .map(String::as_str)
+            .collect();
+        let known = |f: &str| children.contains(f);
+        let (found, subdirs) = crate::io::walk::dir_entries(ws, rel, &known)?;
+        drop(children);
         // A directory the listing never entered: the walk's to find.
         if subdirs
             .iter()

@@ -107,9 +107,10 @@ pub(crate) fn read(ws: &Workspace, laid: &Laid, info: &RecordInfo, force: bool) 
     let read_again = got.iter().filter(|g| matches!(g, Got::Read(_))).count();
     let gone = rows.as_ref().map_or(0, |r| r.rows.len() - matched);
     if let Some(id) = listing {
-        let stale = rows
-            .as_ref()
-            .is_none_or(|r| r.listing != id || read_again + gone > STALE_ROWS);
+        // A listing stored again alone (a record added) does not make the
+        // rows stale: the kind's records then come from the listing, and
+        // writing the rows again would cost the run more than that.
+        let stale = rows.as_ref().is_none_or(|_| read_again + gone > STALE_ROWS);
         if stale {
             let new_rows: Vec<Row> = names
                 .iter()
