@@ -35,7 +35,13 @@ pub(super) fn run(global: &GlobalArgs, cmd: &HookCommand) -> ExitCode {
         HookCommand::SessionStart(_) => hook::session_start(&request),
         HookCommand::PostWrite => hook::post_write(&request),
         HookCommand::Stop(_) => hook::stop(&request),
-        HookCommand::Prompt(_) => crate::engine::hook_prompt::prompt(&request),
+        HookCommand::Prompt(_) => crate::engine::hook_prompt::prompt(&request, &|late| {
+            // The budget ended before the search did: the agent is not
+            // kept waiting for it.
+            output::err(&late.stderr);
+            output::out(&late.stdout);
+            std::process::exit(0)
+        }),
     };
     output::err(&reply.stderr);
     output::out(&reply.stdout);

@@ -322,6 +322,37 @@ fn a_search_over_its_time_budget_adds_nothing_and_says_so() {
     );
 }
 
+/// A search still running when the budget ends is not waited for: the
+/// hook answers then (nothing added, a note), exit 0, and the search it
+/// cut short has stored no index.
+#[test]
+fn a_search_cut_by_its_budget_is_not_waited_for() {
+    let ws = workspace();
+    for i in 0..3000 {
+        fs::write(
+            ws.path().join(format!("knowledge/bulk-{i:04}.md")),
+            format!("---\ntitle: Bulk note {i}\nupdated: 2026-01-02\n---\n\nThe release checklist, step {i}: tag, build, upload.\n"),
+        )
+        .unwrap();
+    }
+    let _ = fs::remove_dir_all(ws.path().join(".memlint"));
+    let o = run(
+        ws.path(),
+        &["hook", "prompt"],
+        submit(ws.path(), "s1", "release checklist").as_bytes(),
+        &[("MEMLINT_PROMPT_BUDGET_MS", "30")],
+    );
+    assert_eq!(added(&o), None);
+    assert_eq!(
+        err(&o),
+        "memlint hook: the search took longer than 30 ms; nothing was added to the prompt\n"
+    );
+    assert!(
+        !ws.path().join(".memlint/search").exists(),
+        "the hook waited for the search to end"
+    );
+}
+
 #[test]
 fn sixty_four_prompts_at_once_in_one_session_add_each_record_once() {
     let ws = workspace();
