@@ -18,6 +18,7 @@ mod agents;
 mod audit_files;
 mod audit_hostile;
 mod audit_output;
+mod audit_rendered_masks;
 mod audit_write_races;
 mod audit_writes;
 mod author;

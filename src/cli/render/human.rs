@@ -232,7 +232,14 @@ fn window(
         if b < le {
             out.push('…');
         }
-        recheck |= a > 0 || b < le || shown != *raw;
+        // A line that still holds what the last pass would mask (a
+        // credential masked in place inside a URL's password, whose `*`
+        // the URL pattern matches again) takes that pass too: else a
+        // fresh report would differ from a kept one and from miette's.
+        recheck |= a > 0
+            || b < le
+            || shown != *raw
+            || matches!(sanitize::secrets(line_text), std::borrow::Cow::Owned(_));
         // Where an offset of this line lands in the window.
         let at = |o: usize| base + local(o).unwrap_or(0).clamp(a, b) - a;
         if line == first {
