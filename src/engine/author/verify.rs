@@ -278,7 +278,7 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             (seed >> 33) as usize % n
         };
-        let mut slug = |next: &mut dyn FnMut(usize) -> usize| {
+        let slug = |next: &mut dyn FnMut(usize) -> usize| {
             let parts: Vec<&str> = (0..1 + next(4)).map(|_| words[next(words.len())]).collect();
             parts.join("-")
         };
