@@ -215,21 +215,12 @@ fn duplicate_active(
     let Some(mine) = own.sketch.as_ref() else {
         return Vec::new();
     };
-    let ratio = ws.config.similar_content_ratio;
-    let mut found: Vec<(String, String, u8)> = current
+    let candidates = current
         .of_kind(laid.kind)
         .filter(|r| r.info.parsed && r.info.status.as_deref() != Some("replaced"))
         .filter(|r| Some(stem(&r.path)) != except)
-        .filter_map(|r| {
-            let alike = r.info.sketch.as_ref()?.similarity(mine);
-            (alike >= ratio).then(|| {
-                let percent = (alike * 100.0).round() as u8;
-                (stem(&r.path).to_string(), r.path.clone(), percent)
-            })
-        })
-        .collect();
-    found.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.1.cmp(&b.1)));
-    found
+        .filter_map(|r| Some((r.path.as_str(), *r.info.sketch.as_ref()?)));
+    super::quick::alike(ws, mine, candidates)
 }
 
 /// The active records of `kind` whose slugs are near-duplicates of `slug`

@@ -233,7 +233,8 @@ fn similar(ws: &Workspace, slug: &str, names: &[String], got: &[Got]) -> Vec<(St
     out
 }
 
-/// As `new::duplicate_active` finds them, over the rows.
+/// The active records of the rows nearly alike the new one (see
+/// [`alike`]).
 fn duplicates(
     ws: &Workspace,
     info: &RecordInfo,
@@ -249,24 +250,11 @@ fn duplicates(
     let Some(mine) = info.sketch.as_ref() else {
         return Vec::new();
     };
-    let ratio = ws.config.similar_content_ratio;
-    let mut found: Vec<(String, String, u8)> = names
-        .iter()
-        .zip(got)
-        .filter_map(|(n, g)| {
-            let (parsed, replaced, bins) = g.fields();
-            if !parsed || replaced {
-                return None;
-            }
-            let alike = Sketch(*bins?).similarity(mine);
-            (alike >= ratio).then(|| {
-                let percent = (alike * 100.0).round() as u8;
-                (stem(n).to_string(), n.clone(), percent)
-            })
-        })
-        .collect();
-    found.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.1.cmp(&b.1)));
-    found
+    let candidates = names.iter().zip(got).filter_map(|(n, g)| {
+        let (parsed, replaced, bins) = g.fields();
+        (parsed && !replaced).then_some((n.as_str(), Sketch(*bins?)))
+    });
+    alike(ws, mine, candidates)
 }
 
 /// The records the rules on the new record look at, in full: those it
@@ -319,4 +307,25 @@ fn looked_at(
         reports.push(report);
     }
     Some(reports)
+}
+
+/// The `candidates` (path, sketch) at least `similar_content_ratio` alike
+/// `mine`: (slug, path, percent alike), most alike first, then by path.
+pub(super) fn alike<'a>(
+    ws: &Workspace,
+    mine: &crate::syntax::similar::sketch::Sketch,
+    candidates: impl Iterator<Item = (&'a str, crate::syntax::similar::sketch::Sketch)>,
+) -> Vec<(String, String, u8)> {
+    let ratio = ws.config.similar_content_ratio;
+    let mut found: Vec<(String, String, u8)> = candidates
+        .filter_map(|(path, sketch)| {
+            let alike = sketch.similarity(mine);
+            (alike >= ratio).then(|| {
+                let percent = (alike * 100.0).round() as u8;
+                (stem(path).to_string(), path.to_string(), percent)
+            })
+        })
+        .collect();
+    found.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.1.cmp(&b.1)));
+    found
 }
