@@ -67,31 +67,21 @@ fn with_rows() -> tempfile::TempDir {
 
 #[test]
 fn new_answers_from_the_rows_without_opening_the_record_table() {
-    if !common::strace_runs() {
-        return;
-    }
     let ws = with_rows();
     let root = ws.path();
-    let log = root.join(".memlint-strace.log");
-    let mut cmd = std::process::Command::new("strace");
-    cmd.args(["-f", "-qq", "-e", "trace=openat", "-o"])
-        .arg(&log)
-        .arg(common::BIN)
-        .args([
-            "new",
-            "decision",
-            "Signed ledger exports",
-            "--source",
-            "file:docs/architecture.md",
-            "--body-file",
-            "body.md",
-        ])
-        .current_dir(root)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null());
     std::fs::write(root.join("body.md"), BODY).expect("body");
-    assert!(cmd.status().expect("strace").success());
-    let trace = std::fs::read_to_string(&log).expect("trace");
+    let args = [
+        "new",
+        "decision",
+        "Signed ledger exports",
+        "--source",
+        "file:docs/architecture.md",
+        "--body-file",
+        "body.md",
+    ];
+    let Some((_, trace)) = common::strace(root, "openat", &args) else {
+        return;
+    };
     assert!(
         trace.contains(".memlint/kind.decision\""),
         "the rows were not read:\n{trace}"

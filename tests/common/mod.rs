@@ -624,6 +624,33 @@ pub fn rule_json(root: &Path, rule: &str, args: &[&str]) -> Vec<serde_json::Valu
 
 /// Whether `strace` runs here (the tests that count system calls need
 /// it); when not, says so on standard error for the skipping test.
+/// Runs `memlint ARGS` in `dir` under `strace -f -qq -y -e trace=CALLS`
+/// (no colour, no `COLUMNS`), the log kept outside the workspace (a file
+/// made in it would change what memlint sees): its standard output and
+/// the trace. `None` when strace cannot run here (said on stderr).
+pub fn strace(dir: &Path, calls: &str, args: &[&str]) -> Option<(String, String)> {
+    if !strace_runs() {
+        return None;
+    }
+    let logs = tempfile::tempdir().expect("tempdir");
+    let log = logs.path().join("strace.log");
+    let out = Command::new("strace")
+        .args(["-f", "-qq", "-y", "-e", &format!("trace={calls}"), "-o"])
+        .arg(&log)
+        .arg(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .env_remove("COLUMNS")
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+        .expect("strace");
+    assert!(out.status.code().is_some(), "memlint {args:?} was killed");
+    let trace = std::fs::read_to_string(&log).expect("trace");
+    Some((String::from_utf8_lossy(&out.stdout).into_owned(), trace))
+}
+
 pub fn strace_runs() -> bool {
     let runs = Command::new("strace")
         .args(["-qq", "-o", "/dev/null", "true"])
