@@ -36,6 +36,12 @@ fn new(root: &Path, title: &str, slug: &str, body: &str) -> common::Run {
     )
 }
 
+/// The run was refused (exit 1) with `said` in its message.
+fn refused(run: &common::Run, said: &str) {
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(run.stderr.contains(said), "{}", run.stderr);
+}
+
 const BODY: &str = "Ledger exports are signed with the release key kept in the\n\
 hardware token, and the signature travels beside every CSV file as a detached\n\
 armoured block, so that an auditor can check any month without our tools.\n";
@@ -121,14 +127,7 @@ fn a_record_edited_in_place_with_the_same_size_and_mtime_is_read_again() {
         (before.len(), before.modified().ok())
     );
     let run = new(root, "Signed ledger exports", "signed-ledger-exports", BODY);
-    assert_eq!(run.code, 1, "{}", run.stdout);
-    assert!(
-        run.stderr.contains(
-            "says nearly the same as `retry-bank-sync-with-backoff` (memory/decisions/retry-bank-sync-with-backoff.md, "
-        ),
-        "{}",
-        run.stderr
-    );
+    refused(&run, "says nearly the same as `retry-bank-sync-with-backoff` (memory/decisions/retry-bank-sync-with-backoff.md, ");
     assert!(!root
         .join("memory/decisions/signed-ledger-exports.md")
         .exists());
@@ -150,22 +149,10 @@ fn a_file_another_program_adds_to_the_kinds_directory_is_seen() {
         "sign-ledger-exports-v2",
         OTHER,
     );
-    assert_eq!(run.code, 1, "{}", run.stdout);
-    assert!(
-        run.stderr
-            .contains("looks like a near-duplicate of `sign-ledger-exports`"),
-        "{}",
-        run.stderr
-    );
+    refused(&run, "looks like a near-duplicate of `sign-ledger-exports`");
     // Its content, under an unrelated slug.
     let run = new(root, "Export signatures", "detached-signatures", BODY);
-    assert_eq!(run.code, 1, "{}", run.stdout);
-    assert!(
-        run.stderr
-            .contains("says nearly the same as `sign-ledger-exports`"),
-        "{}",
-        run.stderr
-    );
+    refused(&run, "says nearly the same as `sign-ledger-exports`");
 }
 
 #[test]
@@ -175,13 +162,7 @@ fn a_record_written_a_moment_ago_is_seen_at_once() {
     let run = new(root, "Sign ledger exports", "sign-ledger-exports", BODY);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let run = new(root, "Export signatures", "detached-signatures", BODY);
-    assert_eq!(run.code, 1, "{}", run.stdout);
-    assert!(
-        run.stderr
-            .contains("says nearly the same as `sign-ledger-exports`"),
-        "{}",
-        run.stderr
-    );
+    refused(&run, "says nearly the same as `sign-ledger-exports`");
 }
 
 #[test]
