@@ -9,7 +9,11 @@ use std::sync::LazyLock;
 
 struct Pattern {
     what: &'static str,
-    re: Regex,
+    /// The regular expression, compiled the first time a text holds its
+    /// hint (most processes need one or two of them, and compiling them
+    /// all cost milliseconds).
+    source: &'static str,
+    re: std::sync::OnceLock<Regex>,
     /// For `key: value` patterns, the value must look opaque.
     opaque_group: Option<usize>,
     /// The group holding the secret when what comes before it only says
@@ -18,6 +22,13 @@ struct Pattern {
     secret_group: Option<usize>,
     /// What a text must hold for the pattern to match, searched first.
     hint: Hint,
+}
+
+impl Pattern {
+    fn regex(&self) -> &Regex {
+        self.re
+            .get_or_init(|| Regex::new(self.source).expect("valid regex"))
+    }
 }
 
 /// A cheap necessary condition for a pattern to match: most texts hold no
@@ -49,9 +60,10 @@ static PREFIXES: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 static PATTERNS: LazyLock<Vec<Pattern>> = LazyLock::new(|| {
-    let p = |what, re: &str, opaque_group| Pattern {
+    let p = |what, source: &'static str, opaque_group| Pattern {
         what,
-        re: Regex::new(re).expect("valid regex"),
+        source,
+        re: std::sync::OnceLock::new(),
         opaque_group,
         secret_group: None,
         hint: Hint::Prefix,
@@ -373,7 +385,7 @@ fn found(text: &str, words: &HintWords) -> Vec<Found> {
                 }
             }
         }
-        for caps in p.re.captures_iter(text) {
+        for caps in p.regex().captures_iter(text) {
             let Some(whole) = caps.get(0) else { continue };
             let keep = match (p.opaque_group, p.secret_group) {
                 (Some(g), _) => match caps.get(g) {

@@ -182,15 +182,45 @@ fn word_and_parts(word: &str, start: usize, emit: &mut impl FnMut(Cow<'_, str>, 
 /// stem, so that `retries` finds `retry` and `cached` finds `caching`; other
 /// words, numbers and CJK bigrams stay as they are.
 fn stem(word: Cow<'_, str>) -> Cow<'_, str> {
-    static STEMMER: std::sync::LazyLock<rust_stemmers::Stemmer> = std::sync::LazyLock::new(|| {
-        rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English)
-    });
     if word.len() < 3 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
         return word;
     }
-    match STEMMER.stem(&word) {
-        Cow::Borrowed(s) if s.len() == word.len() => word,
-        stemmed => Cow::Owned(stemmed.into_owned()),
+    // Texts repeat their words: each thread keeps the stems it found
+    // (the stemmer costs far more than a lookup), up to `STEMS_KEPT`
+    // words, then starts again.
+    const STEMS_KEPT: usize = 1 << 16;
+    thread_local! {
+        static STEMS: std::cell::RefCell<crate::model::hashing::Map<Box<str>, Option<Box<str>>>> =
+            std::cell::RefCell::new(crate::model::hashing::Map::default());
+    }
+    STEMS.with_borrow_mut(|stems| {
+        if let Some(known) = stems.get(&*word) {
+            return match known {
+                None => word,
+                Some(s) => Cow::Owned(String::from(&**s)),
+            };
+        }
+        let stemmed = stem_now(&word);
+        if stems.len() >= STEMS_KEPT {
+            stems.clear();
+        }
+        stems.insert(Box::from(&*word), stemmed.as_deref().map(Box::from));
+        match stemmed {
+            None => word,
+            Some(s) => Cow::Owned(s),
+        }
+    })
+}
+
+/// The Snowball stem of `word` (ASCII lowercase, three bytes or more),
+/// `None` when it is the word itself.
+fn stem_now(word: &str) -> Option<String> {
+    static STEMMER: std::sync::LazyLock<rust_stemmers::Stemmer> = std::sync::LazyLock::new(|| {
+        rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English)
+    });
+    match STEMMER.stem(word) {
+        Cow::Borrowed(s) if s.len() == word.len() => None,
+        stemmed => Some(stemmed.into_owned()),
     }
 }
 
@@ -312,6 +342,41 @@ pub(crate) fn is_stop_word(term: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_kept_stem_is_the_stemmers() {
+        // Each word asked for three times (found, then kept), on threads
+        // of their own, and past `STEMS_KEPT` words so that the kept
+        // stems start again.
+        let words: Vec<String> = [
+            "retries", "caching", "cached", "the", "running", "skies", "dying", "news",
+        ]
+        .iter()
+        .map(|w| w.to_string())
+        .chain((0..70_000u32).map(|i| {
+            // `i` in letters, with a suffix the stemmer takes off.
+            let mut w: String = (0..4)
+                .map(|k| char::from(b'a' + (i / 26u32.pow(k) % 26) as u8))
+                .collect();
+            w.push_str(["ing", "ed", "ies", "s", "ness"][i as usize % 5]);
+            w
+        }))
+        .collect();
+        let check = |words: &[String]| {
+            for _ in 0..3 {
+                for w in words {
+                    assert!(w.bytes().all(|b| b.is_ascii_lowercase()), "{w}");
+                    let direct = stem_now(w).unwrap_or_else(|| w.clone());
+                    assert_eq!(stem(Cow::Borrowed(w.as_str())), direct, "{w}");
+                }
+            }
+        };
+        std::thread::scope(|s| {
+            s.spawn(|| check(&words[..8]));
+            s.spawn(|| check(&words));
+        });
+        assert_eq!(stem(Cow::Borrowed("retries")), "retri");
+    }
 
     #[test]
     fn edits_are_counted_in_the_band() {
