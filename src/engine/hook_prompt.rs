@@ -141,7 +141,31 @@ pub(crate) fn prompt(request: &Request, late: &(dyn Fn(&Reply) + Sync)) -> Reply
         ));
         late
     };
-    let Some((hits, unread)) = search_within(&ws, terms.join(" "), budget, &|| late(&too_long()))
+    let max_chars = ws.config.recall.prompt_chars;
+    let session = session_of(&request.input);
+    // What this prompt adds if the session's list stays as it is now,
+    // drafted while the search's index is still being checked (its hits'
+    // files are read only when their entry may still fit).
+    let draft = |hits: &[Hit], terms: &[String]| {
+        let injected = crate::store::prompted::peek(&ws, session);
+        let fresh: Vec<&Hit> = hits
+            .iter()
+            .filter(|h| h.score >= MIN_SCORE && !seen(h, &injected))
+            .collect();
+        let fill: &dyn Fn(&Hit) -> std::borrow::Cow<'_, Hit> =
+            &|h| std::borrow::Cow::Owned(crate::engine::search::read_hit(&ws, h, terms));
+        let (text, shown) = render_with(&fresh, max_chars, fill);
+        Draft {
+            injected,
+            keys: shown.iter().map(|h| key(h)).collect(),
+            text,
+        }
+    };
+    let Some(Found {
+        hits,
+        unread,
+        draft,
+    }) = search_within(&ws, terms.join(" "), budget, &draft, &|| late(&too_long()))
     else {
         return too_long();
     };
@@ -149,18 +173,20 @@ pub(crate) fn prompt(request: &Request, late: &(dyn Fn(&Reply) + Sync)) -> Reply
     if hits.is_empty() {
         return reply;
     }
-    let max_chars = ws.config.recall.prompt_chars;
-    let session = session_of(&request.input);
     let now = crate::model::clock::now_secs();
     // A hit's file is read only when its entry may still fit.
     let fill: &dyn Fn(&Hit) -> std::borrow::Cow<'_, Hit> = &|h| match &unread {
         Some(terms) => std::borrow::Cow::Owned(crate::engine::search::read_hit(&ws, h, terms)),
         None => std::borrow::Cow::Borrowed(h),
     };
-    let claimed = crate::store::prompted::claim(&ws, session, now, |injected| {
-        let fresh: Vec<&Hit> = hits.iter().filter(|h| !seen(h, injected)).collect();
-        let (text, shown) = render_with(&fresh, max_chars, fill);
-        (shown.iter().map(|h| key(h)).collect(), text)
+    let claimed = crate::store::prompted::claim(&ws, session, now, |injected| match draft {
+        // Drafted against the list as it still is.
+        Some(d) if d.injected == *injected => (d.keys, d.text),
+        _ => {
+            let fresh: Vec<&Hit> = hits.iter().filter(|h| !seen(h, injected)).collect();
+            let (text, shown) = render_with(&fresh, max_chars, fill);
+            (shown.iter().map(|h| key(h)).collect(), text)
+        }
     });
     let text = match claimed {
         Some(text) => text,
@@ -179,6 +205,26 @@ pub(crate) fn prompt(request: &Request, late: &(dyn Fn(&Reply) + Sync)) -> Reply
     reply
 }
 
+/// The text a prompt adds, drafted before the session's list is locked,
+/// for that list.
+struct Draft {
+    /// The session's list it was drafted for.
+    injected: BTreeSet<String>,
+    /// The records it shows.
+    keys: Vec<String>,
+    text: String,
+}
+
+/// What [`search_within`] found.
+struct Found {
+    hits: Vec<Hit>,
+    /// The terms to read the hits' files with, when they were not read.
+    unread: Option<Vec<String>>,
+    /// The draft made from the hits while the index was checked, when the
+    /// index proved fresh.
+    draft: Option<Draft>,
+}
+
 /// The hits for `query`, or `None` when the search did not end within
 /// `budget`: `late` is then called when the budget ends, from another
 /// thread, while the search goes on (its writes are atomic). A watcher
@@ -186,7 +232,9 @@ pub(crate) fn prompt(request: &Request, late: &(dyn Fn(&Reply) + Sync)) -> Reply
 /// at most half the budget, and at most [`WATCHER_WITHIN`]); without one,
 /// or when it does not answer in time, the search runs here without
 /// reading the hits' files, and the terms to read them with
-/// ([`crate::engine::search::read_hit`]) come with the hits. The search
+/// ([`crate::engine::search::read_hit`]) come with the hits; `draft` is
+/// then run on the hits while the stored index is being checked
+/// ([`crate::engine::search::search_unread_overlapped`]). The search
 /// runs on this thread and a watch of the budget on another, which
 /// allocates nothing: a search on a thread of its own cost 2–3% more
 /// (its own allocator heap, fresh pages).
@@ -194,8 +242,9 @@ fn search_within(
     ws: &Workspace,
     text: String,
     budget: Duration,
+    draft: &(dyn Fn(&[Hit], &[String]) -> Draft + Sync),
     late: &(dyn Fn() + Sync),
-) -> Option<(Vec<Hit>, Option<Vec<String>>)> {
+) -> Option<Found> {
     let query = Query {
         text,
         kind: None,
@@ -226,14 +275,23 @@ fn search_within(
             &query,
             (budget / 2).min(WATCHER_WITHIN),
         ) {
-            Some(answer) => (answer.hits, None),
+            Some(answer) => Found {
+                hits: answer.hits,
+                unread: None,
+                draft: None,
+            },
             None => {
                 let opts = crate::engine::scan::Options {
                     force: false,
                     progress: None,
                 };
-                let (hits, terms) = crate::engine::search::search_unread(ws, &query, &opts);
-                (hits, Some(terms))
+                let (hits, terms, draft) =
+                    crate::engine::search::search_unread_overlapped(ws, &query, &opts, draft);
+                Found {
+                    hits,
+                    unread: Some(terms),
+                    draft,
+                }
             }
         };
         let in_time = !answered.swap(true, SeqCst);

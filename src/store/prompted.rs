@@ -80,6 +80,20 @@ pub(crate) fn start_session(
     .is_some()
 }
 
+/// The records already injected in `session`, read without the lock (for
+/// a draft that [`claim`] then checks under it).
+pub(crate) fn peek(ws: &Workspace, session: &str) -> BTreeSet<String> {
+    // As `update` finds it: never through a link.
+    if crate::io::cache::refused(&ws.root).is_some() {
+        return BTreeSet::new();
+    }
+    read(&ws.root.join(crate::io::cache::DIR).join(FILE))
+        .sessions
+        .remove(session)
+        .map(|s| s.records)
+        .unwrap_or_default()
+}
+
 /// Runs `pick` on the records already injected in `session`, under the
 /// lock; what it returns is added to them and written. `None` when the
 /// lock or the file cannot be had (`pick` is not run then).

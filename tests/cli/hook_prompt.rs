@@ -642,3 +642,57 @@ fn only_the_records_that_can_be_added_are_read() {
     let again = added(&prompt(ws.path(), "s2", "retry backoff")).expect("added");
     assert_eq!(again, t);
 }
+
+/// The draft made while the stored index is checked is kept only when the
+/// index proves fresh: a record changed since it was indexed (in place,
+/// old enough not to be racy) is found by the words it has now and not
+/// by those it lost; a record added is found, one removed is not.
+#[test]
+fn a_prompt_after_records_changed_answers_from_them_as_they_are() {
+    let ws = workspace();
+    note(
+        ws.path(),
+        "harbour-notes",
+        "Harbour notes",
+        "The ferry timetable lives in the wiki.",
+    );
+    note(
+        ws.path(),
+        "garden-notes",
+        "Garden notes",
+        "The tulips came up in March.",
+    );
+    let o = run(ws.path(), &["index"], b"", &[]);
+    assert_eq!(code(&o), 0, "{}", err(&o));
+    let t = added(&prompt(ws.path(), "s1", "ferry timetable")).expect("added");
+    assert!(t.contains("knowledge/harbour-notes.md"), "{t}");
+    // Past the racy window, so that the stat data alone tell the change.
+    std::thread::sleep(Duration::from_millis(2100));
+    note(
+        ws.path(),
+        "harbour-notes",
+        "Harbour notes",
+        "The zanzibar crossing schedule lives in the wiki.",
+    );
+    let t = added(&prompt(ws.path(), "s2", "zanzibar crossing")).expect("added");
+    assert!(t.contains("knowledge/harbour-notes.md"), "{t}");
+    assert!(
+        added(&prompt(ws.path(), "s3", "ferry timetable"))
+            .is_none_or(|t| !t.contains("knowledge/harbour-notes.md")),
+        "the old words still find the record"
+    );
+    note(
+        ws.path(),
+        "orchard-notes",
+        "Orchard notes",
+        "The quince trees need pruning in winter.",
+    );
+    let t = added(&prompt(ws.path(), "s4", "quince pruning")).expect("added");
+    assert!(t.contains("knowledge/orchard-notes.md"), "{t}");
+    fs::remove_file(ws.path().join("knowledge/garden-notes.md")).expect("remove");
+    assert!(
+        added(&prompt(ws.path(), "s5", "tulips March"))
+            .is_none_or(|t| !t.contains("knowledge/garden-notes.md")),
+        "a removed record is still found"
+    );
+}

@@ -163,6 +163,56 @@ pub(crate) fn search_unread(
     (marked(ws, answer).hits, terms)
 }
 
+/// [`search_unread`], with `then` run on its hits while the records are
+/// still being checked against the stored index: the index is decoded,
+/// then its records are stat'ed on the pool's threads while the query is
+/// answered from it and `then` runs on this one. `then`'s result comes
+/// back only when the index proved fresh, so that the hits are the ones
+/// [`search_unread`] gives; otherwise it is dropped and the search runs
+/// as [`search_unread`] does. For a caller that waits for the answer and
+/// what it does with it (the prompt hook): the two overlap, on the CPU
+/// time the stat calls leave idle.
+pub(crate) fn search_unread_overlapped<T: Send>(
+    ws: &Workspace,
+    query: &Query,
+    opts: &crate::engine::scan::Options,
+    then: &(dyn Fn(&[Hit], &[String]) -> T + Sync),
+) -> (Vec<Hit>, Vec<String>, Option<T>) {
+    let watch = crate::io::watch::stamp(ws);
+    // A watcher's stamp spares the stat calls; `--since` reads every day.
+    let stored = (watch.is_none() && query.since.is_none())
+        .then(|| crate::store::search::load(&ws.root))
+        .flatten();
+    if let Some(loaded) = stored {
+        let now = crate::io::stat::now_ns();
+        let ((listing, unchanged), found) = rayon::join(
+            || {
+                rayon::join(
+                    || crate::store::listing::listing_id(ws),
+                    || unchanged(ws, &loaded, now),
+                )
+            },
+            || {
+                let (answer, terms) = answer(ws, &loaded, query, false)?;
+                let hits = marked(ws, answer).hits;
+                let done = then(&hits, &terms);
+                Some((hits, terms, done))
+            },
+        );
+        let fresh = listing.is_some() && loaded.listing == listing;
+        if let (true, Some(settled), Some((hits, terms, done))) = (fresh, unchanged, found) {
+            restamp(
+                ws,
+                loaded.sum,
+                stamps(&loaded, None, settled.then_some(now), None),
+            );
+            return (hits, terms, Some(done));
+        }
+    }
+    let (hits, terms) = search_unread(ws, query, opts);
+    (hits, terms, None)
+}
+
 /// `hit` as [`search_answer`] returns it, its file read for what it shows:
 /// `terms` as [`search_unread`] returned them.
 pub(crate) fn read_hit(ws: &Workspace, hit: &Hit, terms: &[String]) -> Hit {
