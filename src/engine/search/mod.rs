@@ -164,14 +164,16 @@ pub(crate) fn search_unread(
 }
 
 /// [`search_unread`], with `then` run on its hits while the records are
-/// still being checked against the stored index: the index is decoded,
-/// then its records are stat'ed on the pool's threads while the query is
-/// answered from it and `then` runs on this one. `then`'s result comes
-/// back only when the index proved fresh, so that the hits are the ones
-/// [`search_unread`] gives; otherwise it is dropped and the search runs
-/// as [`search_unread`] does. For a caller that waits for the answer and
-/// what it does with it (the prompt hook): the two overlap, on the CPU
-/// time the stat calls leave idle.
+/// still being checked against the stored index. As each block of the
+/// index's documents is decoded, the stat calls of its records are queued
+/// on the pool (as [`search_unread`] makes them); once the head is
+/// decoded, the query is answered from it and `then` runs on this thread
+/// while the queued stat calls go on. `then`'s result comes back only when
+/// the index proved fresh, so that the hits are the ones
+/// [`search_unread`] gives; otherwise it is dropped and the search runs as
+/// [`search_unread`] does. For a caller that waits for the answer and
+/// what it does with it (the prompt hook): the two overlap, instead of
+/// the answer waiting for the last stat call.
 pub(crate) fn search_unread_overlapped<T: Send>(
     ws: &Workspace,
     query: &Query,
@@ -180,37 +182,65 @@ pub(crate) fn search_unread_overlapped<T: Send>(
 ) -> (Vec<Hit>, Vec<String>, Option<T>) {
     let watch = crate::io::watch::stamp(ws);
     // A watcher's stamp spares the stat calls; `--since` reads every day.
-    let stored = (watch.is_none() && query.since.is_none())
-        .then(|| crate::store::search::load(&ws.root))
-        .flatten();
-    if let Some(loaded) = stored {
-        let now = crate::io::stat::now_ns();
-        let ((listing, unchanged), found) = rayon::join(
-            || {
-                rayon::join(
-                    || crate::store::listing::listing_id(ws),
-                    || unchanged(ws, &loaded, now),
-                )
-            },
-            || {
-                let (answer, terms) = answer(ws, &loaded, query, false)?;
-                let hits = marked(ws, answer).hits;
-                let done = then(&hits, &terms);
-                Some((hits, terms, done))
-            },
-        );
-        let fresh = listing.is_some() && loaded.listing == listing;
-        if let (true, Some(settled), Some((hits, terms, done))) = (fresh, unchanged, found) {
-            restamp(
-                ws,
-                loaded.sum,
-                stamps(&loaded, None, settled.then_some(now), None),
-            );
-            return (hits, terms, Some(done));
+    if watch.is_none() && query.since.is_none() {
+        if let Some(found) = overlapped(ws, query, then) {
+            return found;
         }
     }
     let (hits, terms) = search_unread(ws, query, opts);
     (hits, terms, None)
+}
+
+/// [`search_unread_overlapped`] from a stored index that proves fresh;
+/// `None` when there is none or it is stale.
+fn overlapped<T: Send>(
+    ws: &Workspace,
+    query: &Query,
+    then: &(dyn Fn(&[Hit], &[String]) -> T + Sync),
+) -> Option<(Vec<Hit>, Vec<String>, Option<T>)> {
+    use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+    let now = crate::io::stat::now_ns();
+    let check = Unchanged::new(ws, now);
+    let changed = AtomicBool::new(false);
+    let (listing, found) = rayon::join(
+        || crate::store::listing::listing_id(ws),
+        || {
+            rayon::scope(|scope| {
+                let (check, changed) = (&check, &changed);
+                // Each decoded block's records are stat'ed by a task of
+                // their own (the block is borrowed only while it is
+                // decoded: its paths and stat data go with the task).
+                let queue = |block: &DocBlock<'_>, scanned_at: i64| {
+                    let docs = block.docs.to_vec();
+                    let paths = block.paths.to_string();
+                    scope.spawn(move |_| {
+                        let all = docs
+                            .iter()
+                            .enumerate()
+                            .map(|(i, d)| (nth_path(&paths, &docs, i), d));
+                        if !changed.load(Relaxed) && !check.all(all, scanned_at) {
+                            changed.store(true, Relaxed);
+                        }
+                    });
+                    true
+                };
+                let (loaded, _) = load_checked(&ws.root, &queue, Want::Terms, None)?;
+                let (answer, terms) = answer(ws, &loaded, query, false)?;
+                let hits = marked(ws, answer).hits;
+                let done = then(&hits, &terms);
+                Some((loaded, hits, terms, done))
+            })
+        },
+    );
+    // The scope has waited for every queued stat call.
+    let (loaded, hits, terms, done) = found?;
+    let fresh = listing.is_some() && loaded.listing == listing && !changed.into_inner();
+    if !fresh {
+        return None;
+    }
+    let settled = check.settled().then_some(now);
+    restamp(ws, loaded.sum, stamps(&loaded, None, settled, None));
+    Some((hits, terms, Some(done)))
 }
 
 /// `hit` as [`search_answer`] returns it, its file read for what it shows:
