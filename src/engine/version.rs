@@ -761,7 +761,8 @@ fn drift_of_change(
 /// of the `modified` files, with their sources: a record whose blob id in
 /// the version (`ids`, sorted by path) is the stored one is known by its
 /// stored sources and not read, and so is every path of a directory whose
-/// tree id in the version (`tree_of`) is the stored one. Without a stored
+/// tree id in the version (`tree_of`) is the stored one, but for the
+/// records the file lists there as not stored. Without a stored
 /// file for this configuration, every path is unknown.
 fn stored_citers<'p, 's>(
     ws: &Workspace,
@@ -792,7 +793,7 @@ fn stored_citers<'p, 's>(
     // file there is the version's.
     let whole = stored.known_dirs(tree_of);
     for (i, c) in citing.iter().enumerate() {
-        if whole.iter().any(|d| c.path.starts_with(d)) {
+        if whole.iter().any(|d| c.path.starts_with(d.dir)) {
             hits[i] = id_of(c.path) == Some(c.id);
         }
     }
@@ -800,14 +801,14 @@ fn stored_citers<'p, 's>(
     let mut from = 0;
     // `citing` is sorted by path, as `paths` is: walked along with them.
     let mut c = 0;
-    for dir in whole.iter().map(|d| Some(*d)).chain([None]) {
+    for dir in whole.iter().map(Some).chain([None]) {
         // The paths before the next known directory, then past it.
         let (to, past) = match dir {
             Some(d) => {
-                let start = from + paths[from..].partition_point(|p| *p < d);
+                let start = from + paths[from..].partition_point(|p| *p < d.dir);
                 (
                     start,
-                    start + paths[start..].partition_point(|p| p.starts_with(d)),
+                    start + paths[start..].partition_point(|p| p.starts_with(d.dir)),
                 )
             }
             None => (paths.len(), paths.len()),
@@ -836,6 +837,16 @@ fn stored_citers<'p, 's>(
                 _ => !stored.knows(p, id),
             }
         }));
+        // The records of the known directory that were not stored (edited
+        // since their commit when the file was written) are read.
+        if let Some(d) = dir {
+            let inside = &paths[to..past];
+            unknown.extend(
+                d.unstored
+                    .iter()
+                    .filter_map(|u| inside.binary_search(u).ok().map(|i| inside[i])),
+            );
+        }
         from = past;
     }
     let known = citing
