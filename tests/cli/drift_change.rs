@@ -455,3 +455,76 @@ fn a_directory_with_an_edited_record_is_still_known_whole_but_for_it() {
     same_without_the_store(root, &["--staged"]);
     assert_eq!(drift_findings(root, &["--staged"]), expected);
 }
+
+#[test]
+fn a_work_tree_git_has_not_refreshed_still_fills_the_store() {
+    // A work tree copied or restored keeps its files' content but not the
+    // stat data the git index recorded (every file's status change time
+    // moves), until git refreshes its index. A full check then still
+    // stores the committed records (their content is their index entry's
+    // blob), so a pull request finds them without reading every record
+    // out of git's objects, and reads the records it shows from the work
+    // tree. Git's index is left as it was.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    write(root, "src/a.rs", &lines("a", 6));
+    let d = "memory/decisions";
+    write(
+        root,
+        &format!("{d}/cache.md"),
+        &decision("Cache", &["file:src/a.rs#L2"]),
+    );
+    write(
+        root,
+        &format!("{d}/other.md"),
+        &decision("Other", &["https://example.com/other"]),
+    );
+    commit(root, "Records");
+    git(root, &["switch", "-q", "-c", "feature"]);
+    write(root, "src/a.rs", &lines("a", 6).replace("a 2\n", "a two\n"));
+    commit(root, "Change a cited line");
+    // Past the second git recorded the status change times in (it may
+    // keep no nanoseconds).
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    for rel in [
+        "src/a.rs",
+        "memory/decisions/cache.md",
+        "memory/decisions/other.md",
+    ] {
+        let path = root.join(rel);
+        let perms = std::fs::metadata(&path).expect("stat").permissions();
+        std::fs::set_permissions(&path, perms).expect("chmod");
+    }
+    let index = std::fs::read(root.join(".git/index")).expect("git index");
+    let run = memlint(root, &["check", "--format", "json"]);
+    assert!(run.code <= 1, "{}", run.stderr);
+    assert_eq!(
+        std::fs::read(root.join(".git/index")).expect("git index"),
+        index
+    );
+    let stored = std::fs::read(root.join(".memlint/cites")).expect("stored citations");
+    // Stored as a citing record: its path, then its blob id (short).
+    let path = format!("{d}/cache.md");
+    let blob = git(root, &["rev-parse", &format!("HEAD:{path}")]);
+    let mut needle = vec![path.len() as u8];
+    needle.extend_from_slice(path.as_bytes());
+    needle.extend(
+        (0..8).map(|i| u8::from_str_radix(&blob.trim()[2 * i..2 * i + 2], 16).expect("hex")),
+    );
+    assert!(stored.windows(needle.len()).any(|w| w == needle), "{path}");
+    let expected = vec![(path.clone(), 6)];
+    same_without_the_store(root, &["--base", "main"]);
+    assert_eq!(drift_findings(root, &["--base", "main"]), expected);
+    if let Some((out, trace)) = common::strace(root, "openat", &["check", "--base", "main"]) {
+        assert!(out.contains("a two") || out.contains(&path), "{out}");
+        let opened = trace
+            .lines()
+            .any(|l| l.contains(&path) && !l.contains("ENOENT"));
+        assert!(opened, "{path} not read from the work tree:\n{trace}");
+    }
+    assert_eq!(
+        std::fs::read(root.join(".git/index")).expect("git index"),
+        index
+    );
+}
