@@ -69,7 +69,8 @@ pub(crate) fn judge_change(
 ) {
     let modified: Set<&str> = modified.iter().map(String::as_str).collect();
     let reports = records;
-    let mut found = Vec::new();
+    // The citations of a modified file, in order, each with its lines.
+    let mut cited = Vec::new();
     // Many records cite lines of one file: each file is read once.
     let mut texts: Map<String, Option<(String, String)>> = Map::default();
     for (path, sources) in reports {
@@ -92,21 +93,36 @@ pub(crate) fn judge_change(
             if !modified.contains(rel.as_ref()) {
                 continue;
             }
-            let finding = match lines {
-                None => Some(None),
-                Some(lines) => {
-                    let both = texts
-                        .entry(rel.to_string())
-                        .or_insert_with(|| both_texts(sides, &rel));
-                    let Some((old, new)) = both.as_ref() else {
-                        continue;
-                    };
-                    judge_lines(old, new, lines)
-                }
-            };
-            let Some(moved) = finding else { continue };
-            found.extend(diagnostic_of(ws, path, at, &rel, moved, which));
+            if lines.is_some() {
+                texts
+                    .entry(rel.to_string())
+                    .or_insert_with(|| both_texts(sides, &rel));
+            }
+            cited.push((*path, at, rel, lines));
         }
+    }
+    // Each file's two versions split into lines once, for all the
+    // citations of its lines.
+    let split: Map<&str, (Vec<&str>, Vec<&str>)> = texts
+        .iter()
+        .filter_map(|(rel, both)| {
+            let (old, new) = both.as_ref()?;
+            Some((rel.as_str(), (old.lines().collect(), new.lines().collect())))
+        })
+        .collect();
+    let mut found = Vec::new();
+    for (path, at, rel, lines) in cited {
+        let finding = match lines {
+            None => Some(None),
+            Some(lines) => {
+                let Some((old, new)) = split.get(rel.as_ref()) else {
+                    continue;
+                };
+                judge_lines(old, new, lines)
+            }
+        };
+        let Some(moved) = finding else { continue };
+        found.extend(diagnostic_of(ws, path, at, &rel, moved, which));
     }
     record_texts(ws, &found, sides, outcome);
     let reported: Set<&str> = outcome
@@ -170,17 +186,17 @@ fn both_texts(sides: &Sides, rel: &str) -> Option<(String, String)> {
     Some((text((sides.old)(rel))?, text((sides.new)(rel))?))
 }
 
-/// For cited `lines` of a file that read `old` before the change and
-/// `new` after it: `None` when the change leaves them as they were,
+/// For cited `lines` of a file whose lines were `old` before the change
+/// and are `new` after it: `None` when the change leaves them as they were,
 /// `Some(None)` when it modifies them, `Some(Some(at))` when they only
 /// moved to `at`.
 fn judge_lines(
-    old: &str,
-    new: &str,
+    old: &[&str],
+    new: &[&str],
     lines: crate::model::kind::Lines,
 ) -> Option<Option<crate::model::kind::Lines>> {
-    let cited = rule::cited_lines(old, lines)?;
-    match rule::find_lines(&cited, new, lines) {
+    let cited = rule::cited_in(old, lines)?;
+    match rule::find_in(cited, new, lines) {
         Some(at) if at == lines => None,
         Some(at) => Some(Some(at)),
         None => Some(None),
