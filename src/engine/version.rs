@@ -5,7 +5,7 @@
 //! rest of that version.
 
 use crate::engine::check::lint::Outcome;
-use crate::engine::drift::change::{judge_change, modified_files, reader_of, Sides, Which};
+use crate::engine::drift::change::{judge_change, modified_files, reader_of, PathId, Sides, Which};
 use crate::engine::history::{rewritten_decisions, short, unexplained_removals, Found};
 use crate::engine::log::renames;
 use crate::io::git::{may_convert, work_tree_copy, GitError, Object, Repo, VersionResolver};
@@ -672,29 +672,12 @@ pub(crate) fn staged(
     Ok(outcome)
 }
 
-/// The blob ids of the files of `paths`, when `changes` modify a file a
-/// record may cite (else nothing is needed).
-fn file_ids<'p>(
-    ws: &Workspace,
-    changes: &[crate::io::git::Change],
-    paths: &'p [(String, Object)],
-) -> Vec<(&'p str, gix::ObjectId)> {
-    if modified_files(ws, changes).is_empty() {
-        return Vec::new();
-    }
-    paths
-        .iter()
-        .filter(|(_, o)| o.is_file())
-        .map(|(p, o)| (p.as_str(), o.id))
-        .collect()
-}
-
 /// `sources/drifted` on a change: the records it leaves untouched whose
 /// cited files (or lines) it modifies, added to `outcome`.
-fn drift_of_change(
+fn drift_of_change<T: PathId>(
     ws: &Workspace,
     version: &Version,
-    ids: &[(&str, gix::ObjectId)],
+    ids: &[T],
     changes: &[crate::io::git::Change],
     sides: &Sides,
     tree_of: &dyn Fn(&str) -> Option<gix::ObjectId>,
@@ -764,10 +747,10 @@ fn drift_of_change(
 /// tree id in the version (`tree_of`) is the stored one, but for the
 /// records the file lists there as not stored. Without a stored
 /// file for this configuration, every path is unknown.
-fn stored_citers<'p, 's>(
+fn stored_citers<'p, 's, T: PathId>(
     ws: &Workspace,
     paths: &[&'p str],
-    ids: &[(&str, gix::ObjectId)],
+    ids: &[T],
     modified: &[String],
     stored: Option<&'s [u8]>,
     tree_of: &dyn Fn(&str) -> Option<gix::ObjectId>,
@@ -784,8 +767,8 @@ fn stored_citers<'p, 's>(
         return (paths.to_vec(), Vec::new());
     };
     let id_of = |p: &str| -> Option<u64> {
-        let i = ids.binary_search_by(|(q, _)| (*q).cmp(p)).ok()?;
-        Some(cites::short_id(&ids[i].1))
+        let i = ids.binary_search_by(|q| q.path().cmp(p)).ok()?;
+        Some(cites::short_id(ids[i].file_id()?))
     };
     let mut hits = vec![false; citing.len()];
     // The directories the version holds as they were stored: their paths
@@ -813,16 +796,17 @@ fn stored_citers<'p, 's>(
             }
             None => (paths.len(), paths.len()),
         };
-        let mut v = ids.partition_point(|(q, _)| *q < paths.get(from).copied().unwrap_or(""));
+        let mut v = ids.partition_point(|q| q.path() < paths.get(from).copied().unwrap_or(""));
         unknown.extend(paths[from..to].iter().copied().filter(|p| {
             // Two lists sorted by path, walked together.
-            while v < ids.len() && ids[v].0 < *p {
+            while v < ids.len() && ids[v].path() < *p {
                 v += 1;
             }
             let Some(id) = ids
                 .get(v)
-                .filter(|(q, _)| q == p)
-                .map(|(_, id)| cites::short_id(id))
+                .filter(|q| q.path() == *p)
+                .and_then(|q| q.file_id())
+                .map(cites::short_id)
             else {
                 return true;
             };
@@ -954,7 +938,7 @@ pub(crate) fn base(
     drift_of_change(
         ws,
         &version,
-        &file_ids(ws, &changes, &head_paths),
+        &head_paths,
         &changes,
         &sides,
         &|dir: &str| repo.dir_tree(head_tree, dir),

@@ -54,6 +54,32 @@ pub(crate) struct Sides<'a> {
     pub record_fast: Option<&'a (dyn Fn(&str) -> Option<Vec<u8>> + Sync + 'a)>,
 }
 
+/// A path of a version and the blob id of the file it holds there (`None`
+/// for what is no file): the paths as the staged index or HEAD's tree list
+/// them, walked as they are (no copy of 100k of them).
+pub(crate) trait PathId {
+    fn path(&self) -> &str;
+    fn file_id(&self) -> Option<&gix::ObjectId>;
+}
+
+impl PathId for (&str, gix::ObjectId) {
+    fn path(&self) -> &str {
+        self.0
+    }
+    fn file_id(&self) -> Option<&gix::ObjectId> {
+        Some(&self.1)
+    }
+}
+
+impl PathId for (String, crate::io::git::Object) {
+    fn path(&self) -> &str {
+        &self.0
+    }
+    fn file_id(&self) -> Option<&gix::ObjectId> {
+        self.1.is_file().then_some(&self.1.id)
+    }
+}
+
 /// Adds to `outcome` the `sources/drifted` findings of a change: of
 /// `records` (the records the change leaves untouched that mention a
 /// `modified` file, each with its sources), those whose cited file or
