@@ -5,7 +5,7 @@
 //! it never prints: progress goes to a [`Progress`] the caller gives.
 
 use crate::io::cache::key;
-use crate::io::git::Tracked;
+use crate::io::git::{Said, Tracked};
 use crate::io::stat::{cold_reader, now_ns, Dirs, Stat};
 use crate::lint::{lint_file, FileReport};
 use crate::model::content::Content;
@@ -17,6 +17,7 @@ use crate::store::table::{
     stored_bytes, Entry, Glance, Stored, Table,
 };
 use rayon::prelude::*;
+use std::path::Path;
 use xxhash_rust::xxh3::xxh3_64;
 
 /// Below this many files to read, no progress is reported.
@@ -281,7 +282,7 @@ pub(crate) fn scan(ws: &Workspace, files: &[String], opts: &Options) -> Scanned 
     }
     let tracked = early.or(late);
     if let Some(tracked) = tracked.as_ref() {
-        blob_ids(files, &mut done, tracked);
+        blob_ids(&ws.root, files, &mut done, tracked);
     }
 
     let reparsed = done.iter().filter(|(_, d)| *d == Done::Read).count();
@@ -352,20 +353,39 @@ pub(crate) fn refresh_picked(
 }
 
 /// Records the git blob id of every file read whose stat data the git index
-/// vouches for. The files are sorted, as the index is: each run of them
-/// walks along it.
-fn blob_ids(files: &[String], done: &mut [(Entry, Done)], tracked: &Tracked) {
+/// vouches for, or whose content is the blob of its index entry: a work
+/// tree copied or restored keeps its files' content but not the stat data
+/// git recorded, until git refreshes its index; without the blob ids
+/// `.memlint/cites` would hold no record and `check --base` would read
+/// every record out of the object database. The files are sorted, as the
+/// index is: each run of them walks along it.
+fn blob_ids(root: &Path, files: &[String], done: &mut [(Entry, Done)], tracked: &Tracked) {
     files
         .par_chunks(BLOB_RUN)
         .zip(done.par_chunks_mut(BLOB_RUN))
         .for_each(|(files, done)| {
             let mut lookup = tracked.in_order();
             for (rel, (e, d)) in files.iter().zip(done) {
-                if *d == Done::Read && e.hash.is_some() {
-                    e.blob = e.stat.and_then(|s| lookup.blob(rel, &s));
+                if *d != Done::Read || e.hash.is_none() {
+                    continue;
                 }
+                let Some(stat) = e.stat else { continue };
+                e.blob = match lookup.said(rel, &stat) {
+                    Said::Vouched(id) => Some(id),
+                    Said::Unvouched(id) => hashed_blob(root, rel, e, id),
+                    Said::Nothing => None,
+                };
             }
         });
+}
+
+/// `id` when the file at `rel` still holds what `e` was read from (its
+/// size and content hash) and that content is blob `id`.
+fn hashed_blob(root: &Path, rel: &str, e: &Entry, id: gix::ObjectId) -> Option<gix::ObjectId> {
+    let size = e.stat?.size;
+    let bytes = crate::io::fs::read_regular(&root.join(rel), size).ok()?;
+    let same = bytes.len() as u64 == size && Some(xxh3_64(&bytes)) == e.hash;
+    (same && crate::io::git::holds_blob(&bytes, id)).then_some(id)
 }
 
 /// Whether an entry verified by its content is to be stored again: it was

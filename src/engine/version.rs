@@ -5,7 +5,7 @@
 //! rest of that version.
 
 use crate::engine::check::lint::Outcome;
-use crate::engine::drift::change::{judge_change, modified_files, reader_of, Sides, Which};
+use crate::engine::drift::change::{judge_change, modified_files, reader_of, PathId, Sides, Which};
 use crate::engine::history::{rewritten_decisions, short, unexplained_removals, Found};
 use crate::engine::log::renames;
 use crate::io::git::{may_convert, work_tree_copy, GitError, Object, Repo, VersionResolver};
@@ -672,29 +672,12 @@ pub(crate) fn staged(
     Ok(outcome)
 }
 
-/// The blob ids of the files of `paths`, when `changes` modify a file a
-/// record may cite (else nothing is needed).
-fn file_ids<'p>(
-    ws: &Workspace,
-    changes: &[crate::io::git::Change],
-    paths: &'p [(String, Object)],
-) -> Vec<(&'p str, gix::ObjectId)> {
-    if modified_files(ws, changes).is_empty() {
-        return Vec::new();
-    }
-    paths
-        .iter()
-        .filter(|(_, o)| o.is_file())
-        .map(|(p, o)| (p.as_str(), o.id))
-        .collect()
-}
-
 /// `sources/drifted` on a change: the records it leaves untouched whose
 /// cited files (or lines) it modifies, added to `outcome`.
-fn drift_of_change(
+fn drift_of_change<T: PathId>(
     ws: &Workspace,
     version: &Version,
-    ids: &[(&str, gix::ObjectId)],
+    ids: &[T],
     changes: &[crate::io::git::Change],
     sides: &Sides,
     tree_of: &dyn Fn(&str) -> Option<gix::ObjectId>,
@@ -761,12 +744,13 @@ fn drift_of_change(
 /// of the `modified` files, with their sources: a record whose blob id in
 /// the version (`ids`, sorted by path) is the stored one is known by its
 /// stored sources and not read, and so is every path of a directory whose
-/// tree id in the version (`tree_of`) is the stored one. Without a stored
+/// tree id in the version (`tree_of`) is the stored one, but for the
+/// records the file lists there as not stored. Without a stored
 /// file for this configuration, every path is unknown.
-fn stored_citers<'p, 's>(
+fn stored_citers<'p, 's, T: PathId>(
     ws: &Workspace,
     paths: &[&'p str],
-    ids: &[(&str, gix::ObjectId)],
+    ids: &[T],
     modified: &[String],
     stored: Option<&'s [u8]>,
     tree_of: &dyn Fn(&str) -> Option<gix::ObjectId>,
@@ -783,8 +767,8 @@ fn stored_citers<'p, 's>(
         return (paths.to_vec(), Vec::new());
     };
     let id_of = |p: &str| -> Option<u64> {
-        let i = ids.binary_search_by(|(q, _)| (*q).cmp(p)).ok()?;
-        Some(cites::short_id(&ids[i].1))
+        let i = ids.binary_search_by(|q| q.path().cmp(p)).ok()?;
+        Some(cites::short_id(ids[i].file_id()?))
     };
     let mut hits = vec![false; citing.len()];
     // The directories the version holds as they were stored: their paths
@@ -792,7 +776,7 @@ fn stored_citers<'p, 's>(
     // file there is the version's.
     let whole = stored.known_dirs(tree_of);
     for (i, c) in citing.iter().enumerate() {
-        if whole.iter().any(|d| c.path.starts_with(d)) {
+        if whole.iter().any(|d| c.path.starts_with(d.dir)) {
             hits[i] = id_of(c.path) == Some(c.id);
         }
     }
@@ -800,28 +784,29 @@ fn stored_citers<'p, 's>(
     let mut from = 0;
     // `citing` is sorted by path, as `paths` is: walked along with them.
     let mut c = 0;
-    for dir in whole.iter().map(|d| Some(*d)).chain([None]) {
+    for dir in whole.iter().map(Some).chain([None]) {
         // The paths before the next known directory, then past it.
         let (to, past) = match dir {
             Some(d) => {
-                let start = from + paths[from..].partition_point(|p| *p < d);
+                let start = from + paths[from..].partition_point(|p| *p < d.dir);
                 (
                     start,
-                    start + paths[start..].partition_point(|p| p.starts_with(d)),
+                    start + paths[start..].partition_point(|p| p.starts_with(d.dir)),
                 )
             }
             None => (paths.len(), paths.len()),
         };
-        let mut v = ids.partition_point(|(q, _)| *q < paths.get(from).copied().unwrap_or(""));
+        let mut v = ids.partition_point(|q| q.path() < paths.get(from).copied().unwrap_or(""));
         unknown.extend(paths[from..to].iter().copied().filter(|p| {
             // Two lists sorted by path, walked together.
-            while v < ids.len() && ids[v].0 < *p {
+            while v < ids.len() && ids[v].path() < *p {
                 v += 1;
             }
             let Some(id) = ids
                 .get(v)
-                .filter(|(q, _)| q == p)
-                .map(|(_, id)| cites::short_id(id))
+                .filter(|q| q.path() == *p)
+                .and_then(|q| q.file_id())
+                .map(cites::short_id)
             else {
                 return true;
             };
@@ -836,6 +821,16 @@ fn stored_citers<'p, 's>(
                 _ => !stored.knows(p, id),
             }
         }));
+        // The records of the known directory that were not stored (edited
+        // since their commit when the file was written) are read.
+        if let Some(d) = dir {
+            let inside = &paths[to..past];
+            unknown.extend(
+                d.unstored
+                    .iter()
+                    .filter_map(|u| inside.binary_search(u).ok().map(|i| inside[i])),
+            );
+        }
         from = past;
     }
     let known = citing
@@ -943,7 +938,7 @@ pub(crate) fn base(
     drift_of_change(
         ws,
         &version,
-        &file_ids(ws, &changes, &head_paths),
+        &head_paths,
         &changes,
         &sides,
         &|dir: &str| repo.dir_tree(head_tree, dir),

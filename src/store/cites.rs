@@ -16,9 +16,11 @@
 //!   records citing it, not every citing record);
 //! - the citing records, sorted by path, each at an offset of a table of
 //!   fixed-width offsets: path, blob id (short), sources;
-//! - the directories whose records are all stored, each with its git tree
-//!   id as the index held it: a version holding that tree there holds
-//!   those very records, so none of its paths is looked up one by one;
+//! - the directories whose records are all stored but for a few, each
+//!   with its git tree id as the index held it and the paths of its
+//!   records not stored (edited since their commit, say): a version
+//!   holding that tree there holds those very records, so none of its
+//!   paths is looked up one by one, and only the few are read;
 //! - the [`fingerprint`]s of every stored record (citing or not), sorted:
 //!   whether a record of the version is known, without decoding a path.
 
@@ -37,10 +39,33 @@ use xxhash_rust::xxh3::xxh3_64_with_seed;
 /// The cache's name inside [`DIR`].
 pub(crate) const CITES: &str = "cites";
 
-/// The fourth layout: cited files → records, located sources, the
-/// directories known whole by their tree id, every record's fingerprint.
-/// A file of an earlier layout is not read.
-const MAGIC: &[u8; 8] = b"MLCITES4";
+/// The fifth layout: cited files → records, located sources, the
+/// directories known whole by their tree id (with the paths of the
+/// records there not stored), every record's fingerprint. A file of an
+/// earlier layout is not read.
+const MAGIC: &[u8; 8] = b"MLCITES5";
+
+/// A directory known whole as written: root-relative (ending in `/`), its
+/// tree id as the index held it, and the paths (sorted) of the records
+/// there the file does not store, to be read one by one.
+pub(crate) struct KnownDir {
+    pub dir: String,
+    pub tree: ObjectId,
+    pub unstored: Vec<String>,
+}
+
+/// A directory known whole, as read back (see [`KnownDir`]).
+pub(crate) struct WholeDir<'a> {
+    pub dir: &'a str,
+    /// The paths of the records there not stored, sorted.
+    pub unstored: Vec<&'a str>,
+}
+
+/// At most how many records of a directory may be left unstored for it to
+/// be kept whole: a few edited records, not a directory mostly unknown.
+fn unstored_max(entries: usize) -> usize {
+    (entries / 8).max(64)
+}
 
 /// How many directory levels below the root are kept by tree id (the
 /// record directories are `knowledge/` and `memory/KIND/`).
@@ -129,8 +154,8 @@ pub(crate) struct Stored<'a> {
     /// The sorted fingerprints of every stored record, little-endian u64s.
     known: &'a [u8],
     /// Root-relative directories (ending in `/`, sorted) whose records are
-    /// all stored, with their tree ids then.
-    dirs: Vec<(&'a str, ObjectId)>,
+    /// all stored but for the paths listed, with their tree ids then.
+    dirs: Vec<(&'a str, ObjectId, Vec<&'a str>)>,
 }
 
 impl<'a> Stored<'a> {
@@ -142,16 +167,22 @@ impl<'a> Stored<'a> {
 
     /// The stored directories whose tree id `tree_of` the version (the
     /// root-relative directory → its tree id there) gives as the stored
-    /// one: every record under them is stored as the version holds it.
-    /// Sorted, none inside another.
-    pub(crate) fn known_dirs(&self, tree_of: &dyn Fn(&str) -> Option<ObjectId>) -> Vec<&'a str> {
-        let mut out: Vec<&'a str> = Vec::new();
-        for (dir, id) in &self.dirs {
-            if out.last().is_some_and(|d| dir.starts_with(d)) {
+    /// one: every record under them but the unstored ones is stored as the
+    /// version holds it. Sorted, none inside another.
+    pub(crate) fn known_dirs(
+        &self,
+        tree_of: &dyn Fn(&str) -> Option<ObjectId>,
+    ) -> Vec<WholeDir<'a>> {
+        let mut out: Vec<WholeDir<'a>> = Vec::new();
+        for (dir, id, unstored) in &self.dirs {
+            if out.last().is_some_and(|d| dir.starts_with(d.dir)) {
                 continue;
             }
             if tree_of(dir) == Some(*id) {
-                out.push(dir);
+                out.push(WholeDir {
+                    dir,
+                    unstored: unstored.clone(),
+                });
             }
         }
         out
@@ -200,64 +231,84 @@ impl<'a> Stored<'a> {
 
 /// Of the directories whose tree the git index holds (`dirs`, sorted, as
 /// [`crate::io::git::Tracked::cached_dirs`] gives them, index entry `i`
-/// read by `entry`), those whose records are exactly `records` (sorted by
-/// path) there: every index entry that `is_record` is stored with its
-/// blob id, and no stored record is missing from the index.
+/// read by `entry`), those whose records are `records` (sorted by path)
+/// there but for a few: every index entry that `is_record` is stored with
+/// its blob id or listed as not stored (at most [`unstored_max`]), and no
+/// stored record is missing from the index.
 pub(crate) fn known_dirs<'e>(
     records: &[Record],
     dirs: &[crate::io::git::CachedDir],
     entry: &dyn Fn(usize) -> Option<(&'e str, ObjectId)>,
     is_record: &dyn Fn(&str) -> bool,
-) -> Vec<(String, ObjectId)> {
-    let mut out: Vec<(String, ObjectId)> = Vec::new();
+) -> Vec<KnownDir> {
+    let mut out: Vec<KnownDir> = Vec::new();
     for d in dirs {
-        // Inside a directory known whole, every directory is.
-        let inside = out.iter().any(|(o, _)| d.dir.starts_with(o.as_str()));
-        if inside || holds_stored(records, d, entry, is_record) {
-            out.push((d.dir.clone(), d.tree));
+        // Inside a directory known whole, every directory is, but for the
+        // records not stored there.
+        let inside = out.iter().find(|o| d.dir.starts_with(o.dir.as_str()));
+        let unstored = match inside {
+            Some(o) => Some(
+                o.unstored
+                    .iter()
+                    .filter(|p| p.starts_with(d.dir.as_str()))
+                    .cloned()
+                    .collect(),
+            ),
+            None => unstored_under(records, d, entry, is_record),
+        };
+        if let Some(unstored) = unstored {
+            out.push(KnownDir {
+                dir: d.dir.clone(),
+                tree: d.tree,
+                unstored,
+            });
         }
     }
     out
 }
 
-/// Whether the index entries of `d` are exactly the stored `records` under
-/// it (see [`known_dirs`]): one walk along both sorted lists.
-fn holds_stored<'e>(
+/// The records of `d`'s index entries not stored as the index holds them,
+/// when they are few and every stored record under `d` is in the index
+/// (see [`known_dirs`]): one walk along both sorted lists.
+fn unstored_under<'e>(
     records: &[Record],
     d: &crate::io::git::CachedDir,
     entry: &dyn Fn(usize) -> Option<(&'e str, ObjectId)>,
     is_record: &dyn Fn(&str) -> bool,
-) -> bool {
+) -> Option<Vec<String>> {
     let mut j = records.partition_point(|r| r.path < d.dir.as_str());
+    let mut unstored = Vec::new();
     for i in d.range.clone() {
-        let Some((path, id)) = entry(i) else {
-            return false;
-        };
+        let (path, id) = entry(i)?;
         // A stored record sorted before this entry (and so under the
         // directory) that the index does not hold.
         if records.get(j).is_some_and(|r| r.path < path) {
-            return false;
+            return None;
         }
         match records.get(j) {
             Some(r) if r.path == path => {
                 if r.id != short_id(&id) {
-                    return false;
+                    unstored.push(path.to_string());
                 }
                 j += 1;
             }
-            _ if is_record(path) => return false,
+            _ if is_record(path) => unstored.push(path.to_string()),
             _ => {}
         }
+        if unstored.len() > unstored_max(d.range.len()) {
+            return None;
+        }
     }
-    !records
+    let missing = records
         .get(j)
-        .is_some_and(|r| r.path.starts_with(d.dir.as_str()))
+        .is_some_and(|r| r.path.starts_with(d.dir.as_str()));
+    (!missing).then_some(unstored)
 }
 
 /// Writes the records (sorted by path) under configuration key `key`, with
 /// the directories known whole (see [`known_dirs`]); a cache, so a
 /// failure to write is ignored.
-pub(crate) fn save(ws: &Workspace, key: u64, records: &[Record], dirs: &[(String, ObjectId)]) {
+pub(crate) fn save(ws: &Workspace, key: u64, records: &[Record], dirs: &[KnownDir]) {
     let Some(bytes) = encode(key, records, dirs) else {
         return;
     };
@@ -267,7 +318,7 @@ pub(crate) fn save(ws: &Workspace, key: u64, records: &[Record], dirs: &[(String
 
 /// The file's bytes; `None` when the records' data would not fit the
 /// 32-bit offsets (never on a workspace memlint reads in full).
-fn encode(key: u64, records: &[Record], dirs: &[(String, ObjectId)]) -> Option<Vec<u8>> {
+fn encode(key: u64, records: &[Record], dirs: &[KnownDir]) -> Option<Vec<u8>> {
     let known = known(records.iter().map(|r| (r.path, r.id)));
     let citing: Vec<&Record> = records.iter().filter(|r| !r.sources.is_empty()).collect();
     let mut by_file: Map<&str, Vec<usize>> = Map::default();
@@ -310,10 +361,14 @@ fn encode(key: u64, records: &[Record], dirs: &[(String, ObjectId)]) -> Option<V
     w.usize(data.buf.len());
     w.buf.extend_from_slice(&data.buf);
     w.usize(dirs.len());
-    for (dir, id) in dirs {
-        w.str(dir);
-        w.usize(id.as_bytes().len());
-        w.buf.extend_from_slice(id.as_bytes());
+    for d in dirs {
+        w.str(&d.dir);
+        w.usize(d.tree.as_bytes().len());
+        w.buf.extend_from_slice(d.tree.as_bytes());
+        w.usize(d.unstored.len());
+        for p in &d.unstored {
+            w.str(p);
+        }
     }
     w.usize(known.len());
     for f in &known {
@@ -394,7 +449,12 @@ pub(crate) fn decode(bytes: &[u8]) -> Option<Stored<'_>> {
         let dir = r.str_ref()?;
         let len = r.usize()?;
         let id = ObjectId::try_from(r.bytes(len)?).ok()?;
-        dirs.push((dir, id));
+        let n = r.count()?;
+        let mut unstored = Vec::with_capacity(n);
+        for _ in 0..n {
+            unstored.push(r.str_ref()?);
+        }
+        dirs.push((dir, id, unstored));
     }
     let n = r.usize()?;
     if n.checked_mul(8)? != r.buf.len() - r.pos {

@@ -82,7 +82,17 @@ fn an_older_layout_of_the_stored_citations_is_ignored_and_written_again() {
     }
     leb128(1, &mut third);
     third.extend_from_slice(&fingerprint.to_le_bytes());
-    for (i, mut old) in [second, third].into_iter().enumerate() {
+    // The fourth: as the third, with no directory known by its tree id
+    // (each of which then had no list of records not stored).
+    let mut fourth = b"MLCITES4".to_vec();
+    fourth.extend_from_slice(format);
+    leb128(key, &mut fourth);
+    for _ in 0..4 {
+        leb128(0, &mut fourth);
+    }
+    leb128(1, &mut fourth);
+    fourth.extend_from_slice(&fingerprint.to_le_bytes());
+    for (i, mut old) in [second, third, fourth].into_iter().enumerate() {
         let sum = xxhash_rust::xxh3::xxh3_64(&old);
         old.extend_from_slice(&sum.to_le_bytes());
         std::fs::write(&file, &old).expect("write the old layout");
@@ -97,7 +107,7 @@ fn an_older_layout_of_the_stored_citations_is_ignored_and_written_again() {
         let run = memlint(root, &["check", "--format", "json"]);
         assert_eq!(run.code, 0, "{}", run.stderr);
         let again = std::fs::read(&file).expect("stored citations");
-        assert_eq!(&again[..8], b"MLCITES4");
+        assert_eq!(&again[..8], b"MLCITES5");
         assert_eq!(again, stored);
     }
 }
@@ -123,7 +133,7 @@ fn outputs(root: &Path, args: &[&str]) -> Vec<(String, i32, String, String)> {
 /// checked against those of reading every record (the store removed).
 fn same_without_the_store(root: &Path, args: &[&str]) -> Vec<(String, i32, String, String)> {
     let stored = std::fs::read(root.join(".memlint/cites")).expect("stored citations");
-    assert_eq!(&stored[..8], b"MLCITES4");
+    assert_eq!(&stored[..8], b"MLCITES5");
     let with = outputs(root, args);
     std::fs::remove_file(root.join(".memlint/cites")).expect("remove");
     let without = outputs(root, args);
@@ -378,4 +388,143 @@ fn directories_the_store_knows_whole_are_not_looked_up_path_by_path() {
     ];
     same_without_the_store(root, &["--base", "main"]);
     assert_eq!(drift_findings(root, &["--base", "main"]), base);
+}
+
+#[test]
+fn a_directory_with_an_edited_record_is_still_known_whole_but_for_it() {
+    // A record edited in the work tree since its commit is not stored (its
+    // text is not the committed blob); its directory is stored whole all
+    // the same, with that record listed to be read from the version: a
+    // pull request or a staged change finds what reading every record
+    // finds, from the committed text of the edited record.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    write(root, "src/a.rs", &lines("a", 6));
+    let d = "memory/decisions";
+    write(
+        root,
+        &format!("{d}/kept.md"),
+        &decision("Kept", &["file:src/a.rs"]),
+    );
+    write(
+        root,
+        &format!("{d}/edited.md"),
+        &decision("Edited", &["file:src/a.rs#L2"]),
+    );
+    write(
+        root,
+        &format!("{d}/other.md"),
+        &decision("Other", &["https://example.com/other"]),
+    );
+    commit(root, "Records");
+    git(root, &["switch", "-q", "-c", "feature"]);
+    write(root, "src/a.rs", &lines("a", 6).replace("a 2\n", "a two\n"));
+    commit(root, "Change a cited line");
+    // Edited in the work tree, not committed: it cites the file no more,
+    // and the one that did not cite it now does; the committed texts are
+    // what a pull request holds.
+    write(
+        root,
+        &format!("{d}/edited.md"),
+        &decision("Edited again", &["https://example.com/edited"]),
+    );
+    write(
+        root,
+        &format!("{d}/other.md"),
+        &decision("Other, edited", &["file:src/a.rs"]),
+    );
+    let run = memlint(root, &["check", "--format", "json"]);
+    assert!(run.code <= 1, "{}", run.stderr);
+    let tree = git(root, &["rev-parse", &format!("HEAD:{d}")]);
+    assert!(stores_tree(root, &format!("{d}/"), tree.trim()), "{d}");
+    let stored = std::fs::read(root.join(".memlint/cites")).expect("stored citations");
+    // The two edited records are listed as not stored.
+    for name in ["edited.md", "other.md"] {
+        let path = format!("{d}/{name}");
+        let mut needle = vec![path.len() as u8];
+        needle.extend_from_slice(path.as_bytes());
+        assert!(stored.windows(needle.len()).any(|w| w == needle), "{name}");
+    }
+    let expected = vec![(format!("{d}/edited.md"), 6), (format!("{d}/kept.md"), 6)];
+    same_without_the_store(root, &["--base", "main"]);
+    assert_eq!(drift_findings(root, &["--base", "main"]), expected);
+    // Staged: the file's change against HEAD, the edited records as the
+    // index holds them (their commit).
+    git(root, &["reset", "-q", "--soft", "main"]);
+    same_without_the_store(root, &["--staged"]);
+    assert_eq!(drift_findings(root, &["--staged"]), expected);
+}
+
+#[test]
+fn a_work_tree_git_has_not_refreshed_still_fills_the_store() {
+    // A work tree copied or restored keeps its files' content but not the
+    // stat data the git index recorded (every file's status change time
+    // moves), until git refreshes its index. A full check then still
+    // stores the committed records (their content is their index entry's
+    // blob), so a pull request finds them without reading every record
+    // out of git's objects, and reads the records it shows from the work
+    // tree. Git's index is left as it was.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    write(root, "src/a.rs", &lines("a", 6));
+    let d = "memory/decisions";
+    write(
+        root,
+        &format!("{d}/cache.md"),
+        &decision("Cache", &["file:src/a.rs#L2"]),
+    );
+    write(
+        root,
+        &format!("{d}/other.md"),
+        &decision("Other", &["https://example.com/other"]),
+    );
+    commit(root, "Records");
+    git(root, &["switch", "-q", "-c", "feature"]);
+    write(root, "src/a.rs", &lines("a", 6).replace("a 2\n", "a two\n"));
+    commit(root, "Change a cited line");
+    // Past the second git recorded the status change times in (it may
+    // keep no nanoseconds).
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    for rel in [
+        "src/a.rs",
+        "memory/decisions/cache.md",
+        "memory/decisions/other.md",
+    ] {
+        let path = root.join(rel);
+        let perms = std::fs::metadata(&path).expect("stat").permissions();
+        std::fs::set_permissions(&path, perms).expect("chmod");
+    }
+    let index = std::fs::read(root.join(".git/index")).expect("git index");
+    let run = memlint(root, &["check", "--format", "json"]);
+    assert!(run.code <= 1, "{}", run.stderr);
+    assert_eq!(
+        std::fs::read(root.join(".git/index")).expect("git index"),
+        index
+    );
+    let stored = std::fs::read(root.join(".memlint/cites")).expect("stored citations");
+    // Stored as a citing record: its path, then its blob id (short).
+    let path = format!("{d}/cache.md");
+    let blob = git(root, &["rev-parse", &format!("HEAD:{path}")]);
+    let mut needle = vec![path.len() as u8];
+    needle.extend_from_slice(path.as_bytes());
+    needle.extend(
+        (0..8).map(|i| u8::from_str_radix(&blob.trim()[2 * i..2 * i + 2], 16).expect("hex")),
+    );
+    assert!(stored.windows(needle.len()).any(|w| w == needle), "{path}");
+    let expected = vec![(path.clone(), 6)];
+    same_without_the_store(root, &["--base", "main"]);
+    assert_eq!(drift_findings(root, &["--base", "main"]), expected);
+    if let Some((out, trace)) = common::strace(root, "openat", &["check", "--base", "main"]) {
+        assert!(out.contains("a two") || out.contains(&path), "{out}");
+        let opened = trace
+            .lines()
+            .any(|l| l.contains(&path) && !l.contains("ENOENT"));
+        assert!(opened, "{path} not read from the work tree:\n{trace}");
+    }
+    assert_eq!(
+        std::fs::read(root.join(".git/index")).expect("git index"),
+        index
+    );
 }

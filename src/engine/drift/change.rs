@@ -54,6 +54,32 @@ pub(crate) struct Sides<'a> {
     pub record_fast: Option<&'a (dyn Fn(&str) -> Option<Vec<u8>> + Sync + 'a)>,
 }
 
+/// A path of a version and the blob id of the file it holds there (`None`
+/// for what is no file): the paths as the staged index or HEAD's tree list
+/// them, walked as they are (no copy of 100k of them).
+pub(crate) trait PathId {
+    fn path(&self) -> &str;
+    fn file_id(&self) -> Option<&gix::ObjectId>;
+}
+
+impl PathId for (&str, gix::ObjectId) {
+    fn path(&self) -> &str {
+        self.0
+    }
+    fn file_id(&self) -> Option<&gix::ObjectId> {
+        Some(&self.1)
+    }
+}
+
+impl PathId for (String, crate::io::git::Object) {
+    fn path(&self) -> &str {
+        &self.0
+    }
+    fn file_id(&self) -> Option<&gix::ObjectId> {
+        self.1.is_file().then_some(&self.1.id)
+    }
+}
+
 /// Adds to `outcome` the `sources/drifted` findings of a change: of
 /// `records` (the records the change leaves untouched that mention a
 /// `modified` file, each with its sources), those whose cited file or
@@ -69,7 +95,8 @@ pub(crate) fn judge_change(
 ) {
     let modified: Set<&str> = modified.iter().map(String::as_str).collect();
     let reports = records;
-    let mut found = Vec::new();
+    // The citations of a modified file, in order, each with its lines.
+    let mut cited = Vec::new();
     // Many records cite lines of one file: each file is read once.
     let mut texts: Map<String, Option<(String, String)>> = Map::default();
     for (path, sources) in reports {
@@ -92,21 +119,36 @@ pub(crate) fn judge_change(
             if !modified.contains(rel.as_ref()) {
                 continue;
             }
-            let finding = match lines {
-                None => Some(None),
-                Some(lines) => {
-                    let both = texts
-                        .entry(rel.to_string())
-                        .or_insert_with(|| both_texts(sides, &rel));
-                    let Some((old, new)) = both.as_ref() else {
-                        continue;
-                    };
-                    judge_lines(old, new, lines)
-                }
-            };
-            let Some(moved) = finding else { continue };
-            found.extend(diagnostic_of(ws, path, at, &rel, moved, which));
+            if lines.is_some() {
+                texts
+                    .entry(rel.to_string())
+                    .or_insert_with(|| both_texts(sides, &rel));
+            }
+            cited.push((*path, at, rel, lines));
         }
+    }
+    // Each file's two versions split into lines once, for all the
+    // citations of its lines.
+    let split: Map<&str, (Vec<&str>, Vec<&str>)> = texts
+        .iter()
+        .filter_map(|(rel, both)| {
+            let (old, new) = both.as_ref()?;
+            Some((rel.as_str(), (old.lines().collect(), new.lines().collect())))
+        })
+        .collect();
+    let mut found = Vec::new();
+    for (path, at, rel, lines) in cited {
+        let finding = match lines {
+            None => Some(None),
+            Some(lines) => {
+                let Some((old, new)) = split.get(rel.as_ref()) else {
+                    continue;
+                };
+                judge_lines(old, new, lines)
+            }
+        };
+        let Some(moved) = finding else { continue };
+        found.extend(diagnostic_of(ws, path, at, &rel, moved, which));
     }
     record_texts(ws, &found, sides, outcome);
     let reported: Set<&str> = outcome
@@ -170,17 +212,17 @@ fn both_texts(sides: &Sides, rel: &str) -> Option<(String, String)> {
     Some((text((sides.old)(rel))?, text((sides.new)(rel))?))
 }
 
-/// For cited `lines` of a file that read `old` before the change and
-/// `new` after it: `None` when the change leaves them as they were,
+/// For cited `lines` of a file whose lines were `old` before the change
+/// and are `new` after it: `None` when the change leaves them as they were,
 /// `Some(None)` when it modifies them, `Some(Some(at))` when they only
 /// moved to `at`.
 fn judge_lines(
-    old: &str,
-    new: &str,
+    old: &[&str],
+    new: &[&str],
     lines: crate::model::kind::Lines,
 ) -> Option<Option<crate::model::kind::Lines>> {
-    let cited = rule::cited_lines(old, lines)?;
-    match rule::find_lines(&cited, new, lines) {
+    let cited = rule::cited_in(old, lines)?;
+    match rule::find_in(cited, new, lines) {
         Some(at) if at == lines => None,
         Some(at) => Some(Some(at)),
         None => Some(None),

@@ -9,8 +9,11 @@ use std::path::Path;
 
 /// The content of root-relative `rel` read from the work tree, when the
 /// file certainly holds blob `id`: the git index vouches for that blob with
-/// the file's stat data (see `vouched`). Reading many files this way runs
-/// in parallel and skips pack decoding.
+/// the file's stat data (see `vouched`), or else the bytes read hash to
+/// `id` (a work tree whose stat data git has not refreshed since it was
+/// copied or restored: hashing a small file costs far less than decoding
+/// its blob from a pack). Reading many files this way runs in parallel and
+/// skips pack decoding.
 pub(crate) fn work_tree_copy(
     index: &gix::index::File,
     prefix: &str,
@@ -24,11 +27,27 @@ pub(crate) fn work_tree_copy(
         return None;
     }
     let full = format!("{prefix}{rel}");
-    if vouched(index, &full, &crate::io::stat::Stat::of(&meta)) != Some(id) {
-        return None;
-    }
+    let sure = vouched(index, &full, &crate::io::stat::Stat::of(&meta)) == Some(id);
     let bytes = crate::io::fs::read_regular(&path, meta.len()).ok()?;
-    (bytes.len() as u64 == meta.len()).then_some(bytes)
+    (bytes.len() as u64 == meta.len() && (sure || holds_blob(&bytes, id))).then_some(bytes)
+}
+
+/// Whether `bytes` are the content of blob `id` (their git blob id is
+/// `id`, in `id`'s hash kind).
+pub(crate) fn holds_blob(bytes: &[u8], id: ObjectId) -> bool {
+    gix::objs::compute_hash(id.kind(), gix::objs::Kind::Blob, bytes).is_ok_and(|h| h == id)
+}
+
+/// What the git index says of a file, given its stat data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Said {
+    /// The entry vouches for this blob (see `vouched`).
+    Vouched(ObjectId),
+    /// A plain entry of this blob whose stat data do not vouch for it (the
+    /// file changed, or only its stat data did): its content tells.
+    Unvouched(ObjectId),
+    /// No entry git would vouch with (see `vouched`).
+    Nothing,
 }
 
 /// The blob id the git index records for `full` (a path from the top of
@@ -202,6 +221,15 @@ impl InOrder<'_> {
     /// The blob id of root-relative `rel` the git index vouches for with
     /// stat data `stat`.
     pub fn blob(&mut self, rel: &str, stat: &crate::io::stat::Stat) -> Option<ObjectId> {
+        match self.said(rel, stat) {
+            Said::Vouched(id) => Some(id),
+            Said::Unvouched(_) | Said::Nothing => None,
+        }
+    }
+
+    /// What the git index says of root-relative `rel` with stat data
+    /// `stat` (see [`Said`]).
+    pub(crate) fn said(&mut self, rel: &str, stat: &crate::io::stat::Stat) -> Said {
         let index = &self.tracked.index;
         let entries = index.entries();
         self.full.clear();
@@ -224,8 +252,21 @@ impl InOrder<'_> {
             lo = lo + 1 + entries[lo + 1..hi].partition_point(before);
         }
         self.at = lo;
-        let e = entries.get(lo).filter(|e| e.path(index) == full)?;
-        vouched_entry(index, e, stat)
+        let Some(e) = entries.get(lo).filter(|e| e.path(index) == full) else {
+            return Said::Nothing;
+        };
+        if let Some(id) = vouched_entry(index, e, stat) {
+            return Said::Vouched(id);
+        }
+        use gix::index::entry::{Flags, Mode};
+        let untrusted = Flags::INTENT_TO_ADD | Flags::ASSUME_VALID | Flags::SKIP_WORKTREE;
+        let plain = e.stage_raw() == 0
+            && !e.flags.intersects(untrusted)
+            && matches!(e.mode, Mode::FILE | Mode::FILE_EXECUTABLE);
+        match plain {
+            true => Said::Unvouched(e.id),
+            false => Said::Nothing,
+        }
     }
 }
 

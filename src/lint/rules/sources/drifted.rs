@@ -343,27 +343,38 @@ fn lines_of(text: &str) -> Vec<&str> {
 
 /// The cited lines of `text`, when the file has them all.
 pub(crate) fn cited_lines(text: &str, lines: Lines) -> Option<Vec<String>> {
-    let all = lines_of(text);
-    if lines.last > all.len() {
-        return None;
-    }
     Some(
-        all[lines.first - 1..lines.last]
+        cited_in(&lines_of(text), lines)?
             .iter()
             .map(|l| l.to_string())
             .collect(),
     )
 }
 
+/// [`cited_lines`] of a text given as its lines (`str::lines`): many
+/// citations of one file split it once.
+pub(crate) fn cited_in<'a, 't>(all: &'a [&'t str], lines: Lines) -> Option<&'a [&'t str]> {
+    all.get(lines.first.checked_sub(1)?..lines.last)
+}
+
 /// Where `cited` lines sit in `text`: at `near` when they still do, else
 /// the occurrence closest to it; `None` when they are nowhere.
 pub(crate) fn find_lines(cited: &[String], text: &str, near: Lines) -> Option<Lines> {
-    let all = lines_of(text);
+    find_in(cited, &lines_of(text), near)
+}
+
+/// [`find_lines`] in a text given as its lines (`str::lines`).
+pub(crate) fn find_in<S: AsRef<str>>(cited: &[S], all: &[&str], near: Lines) -> Option<Lines> {
     let n = cited.len();
     if n == 0 || n > all.len() {
         return None;
     }
-    let at = |start: usize| all[start..start + n].iter().zip(cited).all(|(a, b)| a == b);
+    let at = |start: usize| {
+        all[start..start + n]
+            .iter()
+            .zip(cited)
+            .all(|(a, b)| *a == b.as_ref())
+    };
     let want = near.first - 1;
     if want + n <= all.len() && at(want) {
         return Some(near);
