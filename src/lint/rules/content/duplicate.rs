@@ -202,6 +202,8 @@ fn band_neighbours(items: &[(usize, Kind, Sketch)], band: usize) -> Vec<[u32; 2]
     // runs of them sorted instead of hash-map entries probed at random
     // (a cold check on 100k records waited for memory most of this
     // function's time).
+    // The kind's bits stay below bit 36, which `sorted_by_key` sorts by.
+    const _: () = assert!(Kind::ALL.len() <= 16);
     let keys: Vec<u64> = items
         .iter()
         .map(|(_, kind, sketch)| (*kind as u64) << 32 | u64::from(sketch.band(band)))
