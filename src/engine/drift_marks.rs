@@ -20,7 +20,7 @@ const MARK_PATH_CHARS: usize = 60;
 /// the check already knows it (its record table); any other record is read
 /// and hashed.
 pub(crate) fn keep(ws: &Workspace, drift: &Drift, known: &(dyn Fn(&str) -> Option<u64> + Sync)) {
-    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut seen: crate::model::hashing::Set<&str> = Default::default();
     let first: Vec<(&str, &DriftMark)> = drift
         .marks
         .iter()

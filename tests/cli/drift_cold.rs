@@ -226,3 +226,53 @@ fn the_history_walk_reads_each_tree_once() {
         assert_eq!(opened(root, name), Some(1), "{rev}");
     }
 }
+
+/// How many stat calls of a `check --format json` name `rel`'s file, as
+/// `strace` sees them (`None` when `strace` cannot run here).
+fn stated(root: &Path, rel: &str) -> Option<usize> {
+    let calls = "stat,lstat,newfstatat,statx,fstatat64";
+    let (_, trace) = common::strace(root, calls, &["check", "--format", "json"])?;
+    let name = Path::new(rel).file_name()?.to_str()?;
+    Some(
+        trace
+            .lines()
+            .filter(|l| l.contains(&format!("{name}\"")) && !l.contains("= -1"))
+            .count(),
+    )
+}
+
+#[test]
+fn a_cold_check_stats_no_citing_record_again_to_store_its_verdict() {
+    if !common::strace_runs() {
+        return;
+    }
+    let dir = TempWorkspace::new()
+        .git()
+        .file("src/a.rs", "a\n")
+        .file(
+            "memory/decisions/cache.md",
+            &decision("Cache", &["file:src/a.rs"]),
+        )
+        .commit("Write the decision")
+        .build();
+    let root = dir.path();
+    write(root, "src/a.rs", "a2\n");
+    commit(root, "Change a");
+    // The record's stat data are those it was read with (taken from the
+    // open file): storing its verdict looks it up by name no more.
+    assert_eq!(stated(root, "memory/decisions/cache.md"), Some(0));
+    assert!(root.join(".memlint/drift-judged").exists());
+    // The stored verdict holds: a warm check says the same, and an edit
+    // of the record is seen.
+    let found = drifted(root);
+    assert_eq!(found.len(), 1, "{found:?}");
+    std::thread::sleep(std::time::Duration::from_millis(1100));
+    write(
+        root,
+        "memory/decisions/cache.md",
+        &decision("Cache", &["file:src/b.rs"]),
+    );
+    write(root, "src/b.rs", "b\n");
+    commit(root, "Cite b instead");
+    assert_eq!(drifted(root), Vec::new());
+}

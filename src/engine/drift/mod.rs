@@ -183,7 +183,7 @@ pub(crate) fn drifted_with<'a>(
     }
     verdicts.sort_by(|a, b| a.0.path.cmp(&b.0.path));
     if caching {
-        reuse.save(ws, &verdicts);
+        reuse.save(ws, &verdicts, known.stats);
     }
     let mut unjudged = Unjudged::default();
     for (v, _) in verdicts {

@@ -119,8 +119,10 @@ pub(crate) fn comparable<'a>(
 /// `similar_content_ratio` alike, sorted by path. Records are put into one
 /// bucket per band and band value, and each is compared only with the
 /// first and the last record before it in each of its buckets: linear in
-/// the number of records, whatever the texts.
+/// the number of records, whatever the texts. A pair that meets that way
+/// in several bands is compared once.
 pub(crate) fn duplicate_pairs(view: &View) -> Vec<Pair> {
+    use rayon::prelude::*;
     // The sketches copied side by side: the buckets then read them from
     // one array, not from every record's own allocation (a cold check on
     // 100k records spent most of this function waiting for memory).
@@ -133,52 +135,38 @@ pub(crate) fn duplicate_pairs(view: &View) -> Vec<Pair> {
     let ratio = view.config.similar_content_ratio;
     let n = items.len();
     // The bands are independent: each is bucketed on its own thread.
-    let band_pairs = |band: usize| -> Vec<(usize, usize)> {
-        // The band's keys (kind and band value) side by side, its buckets
-        // runs of them sorted instead of hash-map entries probed at random
-        // (a cold check on 100k records waited for memory most of this
-        // function's time).
-        let keys: Vec<u64> = items
-            .iter()
-            .map(|(_, kind, sketch)| (*kind as u64) << 32 | u64::from(sketch.band(band)))
-            .collect();
-        let sorted = sorted_by_key(&keys);
-        // For each record, the first of its bucket and the one before it
-        // (none for the first of a bucket)...
-        let mut before = vec![(usize::MAX, usize::MAX); n];
-        for bucket in sorted.chunk_by(|a, b| a.0 == b.0) {
-            let first = bucket[0].1;
-            for w in bucket.windows(2) {
-                before[w[1].1] = (first, w[0].1);
-            }
-        }
-        // ...then the records compared in their order, as the sketches
-        // lie in memory.
-        let mut found = Vec::new();
-        for (m, &(first, last)) in before.iter().enumerate() {
-            if first == usize::MAX {
-                continue;
-            }
-            let others = if first == last {
-                [first, m]
-            } else {
-                [first, last]
-            };
-            for other in others.into_iter().filter(|o| *o != m) {
-                if items[other].2.similarity(&items[m].2) >= ratio {
-                    found.push((other, m));
+    let neighbours: Vec<Vec<[u32; 2]>> = (0..BANDS)
+        .into_par_iter()
+        .map(|band| band_neighbours(&items, band))
+        .collect();
+    // Then each record is compared once with each distinct record it
+    // meets in any band (alike records share many bands: the same pair
+    // was compared in each), in their order as the sketches lie in memory.
+    const CHUNK: usize = 1024;
+    let mut found: Vec<(usize, usize)> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .flat_map_iter(|c| {
+            let mut found = Vec::new();
+            let mut met: Vec<u32> = Vec::with_capacity(2 * BANDS);
+            for m in c * CHUNK..n.min((c + 1) * CHUNK) {
+                met.clear();
+                for band in &neighbours {
+                    for other in band[m] {
+                        if other != NONE && !met.contains(&other) {
+                            met.push(other);
+                        }
+                    }
+                }
+                for &other in &met {
+                    let other = other as usize;
+                    if items[other].2.similarity(&items[m].2) >= ratio {
+                        found.push((other, m));
+                    }
                 }
             }
-        }
-        found
-    };
-    let mut found: Vec<(usize, usize)> = {
-        use rayon::prelude::*;
-        (0..BANDS)
-            .into_par_iter()
-            .flat_map_iter(band_pairs)
-            .collect()
-    };
+            found
+        })
+        .collect();
     found.sort_unstable();
     found.dedup();
     let mut pairs: Vec<Pair> = found
@@ -203,23 +191,56 @@ pub(crate) fn duplicate_pairs(view: &View) -> Vec<Pair> {
     pairs
 }
 
+/// No record (in [`band_neighbours`]).
+const NONE: u32 = u32::MAX;
+
+/// For each of `items`, the records band `band` compares it with: the
+/// first of its bucket and the one before it in the bucket ([`NONE`] for
+/// either that is not there or is the record itself).
+fn band_neighbours(items: &[(usize, Kind, Sketch)], band: usize) -> Vec<[u32; 2]> {
+    // The band's keys (kind and band value) side by side, its buckets
+    // runs of them sorted instead of hash-map entries probed at random
+    // (a cold check on 100k records waited for memory most of this
+    // function's time).
+    // The kind's bits stay below bit 36, which `sorted_by_key` sorts by.
+    const _: () = assert!(Kind::ALL.len() <= 16);
+    let keys: Vec<u64> = items
+        .iter()
+        .map(|(_, kind, sketch)| (*kind as u64) << 32 | u64::from(sketch.band(band)))
+        .collect();
+    let sorted = sorted_by_key(&keys);
+    let mut before = vec![[NONE; 2]; items.len()];
+    for bucket in sorted.chunk_by(|a, b| a.0 == b.0) {
+        let first = bucket[0].1 as u32;
+        for w in bucket.windows(2) {
+            let prev = w[0].1 as u32;
+            before[w[1].1] = [first, if prev == first { NONE } else { prev }];
+        }
+    }
+    before
+}
+
 /// `(key, index)` of each of `keys`, sorted by key, the indexes ascending
-/// among equal keys: a stable radix sort, byte by byte from the lowest, of
-/// the five bytes a key of [`duplicate_pairs`] uses (a byte that is the
-/// same in every key is skipped).
+/// among equal keys: a stable radix sort, twelve bits at a time from the
+/// lowest, of the 36 bits a key of [`duplicate_pairs`] uses (kind and band
+/// value; three passes instead of five bytes' worth, each over 100k keys
+/// per band on a large workspace; a digit that is the same in every key is
+/// skipped).
 fn sorted_by_key(keys: &[u64]) -> Vec<(u64, usize)> {
     let mut from: Vec<(u64, usize)> = keys.iter().copied().zip(0..).collect();
     let mut to = vec![(0u64, 0usize); from.len()];
-    for shift in (0..40).step_by(8) {
-        let digit = |k: u64| ((k >> shift) & 0xff) as usize;
-        let mut starts = [0usize; 257];
+    const BITS: usize = 12;
+    const DIGITS: usize = 1 << BITS;
+    for shift in (0..36).step_by(BITS) {
+        let digit = |k: u64| ((k >> shift) as usize) & (DIGITS - 1);
+        let mut starts = [0usize; DIGITS + 1];
         for (k, _) in &from {
             starts[digit(*k) + 1] += 1;
         }
         if starts.contains(&from.len()) {
             continue;
         }
-        for d in 0..256 {
+        for d in 0..DIGITS {
             starts[d + 1] += starts[d];
         }
         for &(k, i) in &from {
