@@ -1043,3 +1043,65 @@ fn replace_of_a_slug_of_several_kinds_asks_for_the_kind_flag() {
         "`tabs-everywhere` names records of several kinds; say which with --kind"
     );
 }
+
+/// Eight agents writing the same note at once under eight unrelated
+/// slugs: `new` refuses a record that says nearly the same as an active
+/// one, so one is written and seven are told which record already says it.
+#[test]
+fn eight_concurrent_news_of_one_body_make_one_record() {
+    let ws = workspace("example");
+    let body = "The ledger exporter batches statement lines by settlement day, flushes\n\
+                every five hundred lines, and retries a failed flush twice before the\n\
+                sync gives up and leaves the batch for the next run to pick up.\n";
+    std::fs::write(ws.path().join("body.md"), body).expect("body");
+    let slugs = [
+        "amber-harbour",
+        "birch-lantern",
+        "cobalt-meadow",
+        "dune-orchid",
+        "ember-quarry",
+        "fjord-willow",
+        "garnet-tundra",
+        "hazel-voyage",
+    ];
+    let children: Vec<_> = slugs
+        .iter()
+        .map(|slug| {
+            Command::new(BIN)
+                .args([
+                    "new",
+                    "decision",
+                    "Batch exporter lines by settlement day",
+                    "--slug",
+                    slug,
+                    "--source",
+                    "file:docs/bank-api.md",
+                    "--body-file",
+                    "body.md",
+                ])
+                .current_dir(ws.path())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("spawn")
+        })
+        .collect();
+    let outs: Vec<_> = children
+        .into_iter()
+        .map(|c| c.wait_with_output().expect("wait"))
+        .collect();
+    let written = outs.iter().filter(|o| o.status.code() == Some(0)).count();
+    let errs: Vec<String> = outs
+        .iter()
+        .map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
+        .collect();
+    assert_eq!(written, 1, "{errs:#?}");
+    for (o, err) in outs.iter().zip(&errs) {
+        if o.status.code() != Some(0) {
+            assert_eq!(o.status.code(), Some(1), "{err}");
+            assert!(err.contains("says nearly the same as `"), "{err}");
+        }
+    }
+    let before = files_in(&common::fixture("example"), "memory/decisions").len();
+    assert_eq!(files_in(ws.path(), "memory/decisions").len(), before + 1);
+}

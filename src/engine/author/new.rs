@@ -77,8 +77,11 @@ pub(crate) fn new(
     problems: &mut Vec<crate::model::workspace::Problem>,
 ) -> Result<Created, AuthorError> {
     let mut laid = draft.lay_out(today)?;
-    // A replacement takes its turn before anything is read.
-    let _turn = opts.replaces.as_ref().map(|_| replace::turn(ws));
+    // Every `new` takes its turn before anything is read, so that two at
+    // once cannot each miss the other: a slug, a similar slug or the same
+    // content written meanwhile is seen by the next (a replacement also
+    // changes the records it replaces).
+    let _turn = replace::turn(ws);
     // Pinned at write, so that drift can be judged before the record is
     // committed, and without history; a source that cannot be pinned is
     // `sources/dangling`'s to report.
