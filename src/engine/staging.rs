@@ -631,7 +631,7 @@ fn parent_pid() -> u32 {
 /// Whether process `pid` exists on this host; `None` where that cannot be
 /// told, and the age rule applies instead.
 fn pid_alive(pid: u32) -> Option<bool> {
-    crate::io::fs::pid_alive(pid)
+    crate::io::temporaries::pid_alive(pid)
 }
 
 pub(crate) fn check_pod(pod: &str) -> Result<(), StagingError> {

@@ -16,6 +16,7 @@ pub(crate) mod read;
 pub(crate) mod regular;
 pub(crate) mod source;
 pub mod stat;
+pub(crate) mod temporaries;
 pub(crate) mod turn;
 pub mod walk;
 pub(crate) mod watch;

@@ -181,7 +181,7 @@ pub(crate) fn dir_entries(
             continue;
         }
         let path = entry.path();
-        if !ft.is_dir() && crate::io::fs::temporary_in_progress(&path) {
+        if !ft.is_dir() && crate::io::temporaries::temporary_in_progress(&path) {
             return None;
         }
         if rules.ignored(&path, ft.is_dir()) {
@@ -407,7 +407,7 @@ impl ignore::ParallelVisitor for Visitor<'_> {
                 let ft = e.file_type();
                 if ft.is_some_and(|t| t.is_dir()) {
                     self.local.dirs.push(e.into_path());
-                } else if crate::io::fs::temporary_in_progress(e.path()) {
+                } else if crate::io::temporaries::temporary_in_progress(e.path()) {
                     // Another run's write in progress (or just done). The
                     // listing is not stored, so that a file its writer left
                     // (killed) is listed, and reported, by the next walk.

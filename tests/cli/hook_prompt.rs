@@ -696,3 +696,48 @@ fn a_prompt_after_records_changed_answers_from_them_as_they_are() {
         "a removed record is still found"
     );
 }
+
+/// A hook cut by its budget ends its process whatever it is writing, and a
+/// cache's temporary file can stay behind (as after any killed run): the
+/// next write of a cache removes the temporary files whose writer is gone,
+/// and leaves those of a running writer and other files alone.
+#[test]
+fn temporary_files_of_killed_runs_are_removed_by_the_next_write() {
+    let ws = workspace();
+    let o = run(ws.path(), &["index"], b"", &[]);
+    assert_eq!(code(&o), 0, "{}", err(&o));
+    let gone = {
+        let mut child = std::process::Command::new("true").spawn().expect("true");
+        let pid = child.id();
+        child.wait().expect("wait");
+        pid
+    };
+    let dir = ws.path().join(".memlint");
+    let dead = [
+        format!(".search.memlint-{gone}-1f-0.tmp"),
+        format!(".index.memlint-{gone}-2e-0.tmp"),
+    ];
+    let kept = [
+        format!(".search.memlint-{}-3d-0.tmp", std::process::id()),
+        ".search.memlint-notapid-0.tmp".to_string(),
+        "search.tmp".to_string(),
+    ];
+    for name in dead.iter().chain(&kept) {
+        fs::write(dir.join(name), "half a cache").expect("write");
+    }
+    // A record changed: the search index and the record table are written.
+    note(
+        ws.path(),
+        "quince-notes",
+        "Quince notes",
+        "The quince trees need pruning.",
+    );
+    let t = added(&prompt(ws.path(), "s1", "quince pruning")).expect("added");
+    assert!(t.contains("knowledge/quince-notes.md"), "{t}");
+    for name in &dead {
+        assert!(!dir.join(name).exists(), "{name} is left");
+    }
+    for name in &kept {
+        assert!(dir.join(name).exists(), "{name} was removed");
+    }
+}
