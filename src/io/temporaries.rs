@@ -72,8 +72,13 @@ pub(crate) fn pid_alive(pid: u32) -> Option<bool> {
 }
 
 /// Removes the memlint temporary files in `dir` (a cache directory, small)
-/// whose writer is gone (see `io::fs`'s temporary files); best effort.
+/// whose writer is gone (see `io::fs`'s temporary files); best effort,
+/// and once per process (a run writes several caches).
 pub(crate) fn sweep(dir: &Path) {
+    static SWEPT: std::sync::OnceLock<()> = std::sync::OnceLock::new();
+    if SWEPT.set(()).is_err() {
+        return;
+    }
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };

@@ -41,6 +41,9 @@ fn dirs_read(root: &Path, args: &[&str]) -> Option<Vec<String>> {
                     .to_string(),
             )
         })
+        // The cache directory is not the workspace's listing (a cache
+        // written looks there for temporary files of killed runs).
+        .filter(|d| d != ".memlint")
         .collect();
     dirs.sort();
     dirs.dedup();
