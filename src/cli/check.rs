@@ -145,8 +145,11 @@ fn report_check(s: &Settings, args: &CheckArgs, checked: &Checked, work_tree: bo
                         &s.workspace,
                         outcome,
                         summary,
-                        s.color,
-                        render::width(),
+                        super::rendered::Shape {
+                            color: s.color,
+                            width: render::width(),
+                            whole: args.paths.is_empty(),
+                        },
                     ),
                     false => render::rendered(diags, sources, summary, s.color, render::width()),
                 };

@@ -19,17 +19,32 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 /// Human output of `outcome` (see [`render::rendered`]), with the reports
 /// of unchanged files taken from `.memlint/rendered`; the file is written
-/// again when it was unusable or too many reports were not in it. Kept
+/// again, by a check of the whole work tree, when it was unusable or too
+/// many reports were not in it. Kept
 /// reports are a file memlint read, not bytes it drew: they take the last
 /// output pass whole; the reports drawn now keep the ranges their
 /// renderer marked as shown.
+/// How a check's human output is drawn, and of what.
+pub(super) struct Shape {
+    pub color: bool,
+    pub width: usize,
+    /// The whole work tree (no paths named): only such a check keeps its
+    /// reports, so that checking a few files (a pre-commit hook, an
+    /// editor) does not leave the kept reports holding those alone.
+    pub whole: bool,
+}
+
 pub(super) fn human(
     ws: &Workspace,
     outcome: &Outcome,
     summary: Summary,
-    color: bool,
-    width: usize,
+    shape: Shape,
 ) -> render::Rendered {
+    let Shape {
+        color,
+        width,
+        whole,
+    } = shape;
     let diags = &outcome.diagnostics;
     let scope = scope(ws, color, width);
     let kept = crate::store::rendered::load(&ws.root, scope);
@@ -95,7 +110,7 @@ pub(super) fn human(
     out.push('\n');
     // Kept as it is while most reports came from it: a record being edited
     // does not rewrite megabytes of reports at every check.
-    if kept.is_none() || fresh.saturating_mul(8) > total {
+    if whole && (kept.is_none() || fresh.saturating_mul(8) > total) {
         let entries = parts
             .iter()
             .filter_map(|(key, text, _)| Some(((*key)?, text.as_ref())))

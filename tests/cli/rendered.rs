@@ -168,3 +168,26 @@ fn a_check_of_some_paths_shows_their_reports_as_rendered_afresh() {
     let whole = check(root, &[]);
     assert_eq!(whole, rendered_afresh(root, &[]));
 }
+
+/// A check of a few paths (a pre-commit hook's, an editor's) uses the kept
+/// reports but does not rewrite them: before, checking one edited record
+/// left `.memlint/rendered` holding that record's reports alone, and the
+/// next whole check read and rendered every other record again.
+#[test]
+fn a_check_of_some_paths_leaves_the_kept_reports_whole() {
+    let dir = workspace();
+    let root = dir.path();
+    let whole = check(root, &[]);
+    let (ino, bytes) = kept(root);
+    // One record edited (its report changes) and checked alone.
+    let rel = "memory/decisions/bravo.md";
+    write(root, rel, &decision("bravo", &["file:src/bravo-two.rs"]));
+    let run = Memlint::new(root).args(["check", rel]).run();
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("src/bravo-two.rs"), "{}", run.stdout);
+    assert_eq!(kept(root), (ino, bytes), "the kept reports were rewritten");
+    // The whole check after it prints what rendering everything prints.
+    let after = check(root, &[]);
+    assert_ne!(after, whole);
+    assert_eq!(after, rendered_afresh(root, &[]));
+}
