@@ -266,7 +266,20 @@ fn deleting_the_workspace_cache_stops_the_watcher() {
     let ws = workspace("search");
     let root = ws.path();
     let watched = Watched::start(root);
-    std::fs::remove_dir_all(root.join(".memlint")).expect("remove .memlint");
+    // As a person deletes it: the watcher may be writing a cache there
+    // meanwhile (a file made between the listing and the removal of the
+    // directory), so the removal is tried again, as `rm -rf` is.
+    let mut removed = std::fs::remove_dir_all(root.join(".memlint"));
+    for _ in 0..100 {
+        match &removed {
+            Err(e) if e.kind() == std::io::ErrorKind::DirectoryNotEmpty => {
+                std::thread::sleep(Duration::from_millis(20));
+                removed = std::fs::remove_dir_all(root.join(".memlint"));
+            }
+            _ => break,
+        }
+    }
+    removed.expect("remove .memlint");
     let deadline = Instant::now() + Duration::from_secs(10);
     while alive(watched.pid) && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(20));
