@@ -181,9 +181,20 @@ fn word_and_parts(word: &str, start: usize, emit: &mut impl FnMut(Cow<'_, str>, 
 /// English words (ASCII letters, three or more) reduced to their Snowball
 /// stem, so that `retries` finds `retry` and `cached` finds `caching`; other
 /// words, numbers and CJK bigrams stay as they are.
+/// Longest word whose stem a thread keeps.
+const STEM_KEPT_BYTES: usize = 40;
+
 fn stem(word: Cow<'_, str>) -> Cow<'_, str> {
     if word.len() < 3 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
         return word;
+    }
+    // A long run of letters (a pasted blob) is stemmed, not kept: the
+    // kept words stay small whatever a text holds.
+    if word.len() > STEM_KEPT_BYTES {
+        return match stem_now(&word) {
+            None => word,
+            Some(s) => Cow::Owned(s),
+        };
     }
     // Texts repeat their words: each thread keeps the stems it found
     // (the stemmer costs far more than a lookup), up to `STEMS_KEPT`
@@ -376,6 +387,9 @@ mod tests {
             s.spawn(|| check(&words));
         });
         assert_eq!(stem(Cow::Borrowed("retries")), "retri");
+        // A word longer than those kept is stemmed all the same.
+        let long = "abc".repeat(20) + "ing";
+        assert_eq!(stem(Cow::Borrowed(long.as_str())), "abc".repeat(20));
     }
 
     #[test]
