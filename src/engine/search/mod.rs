@@ -205,31 +205,37 @@ fn overlapped<T: Send>(
     let (listing, found) = rayon::join(
         || crate::store::listing::listing_id(ws),
         || {
-            rayon::scope(|scope| {
-                let (check, changed) = (&check, &changed);
-                // Each decoded block's records are stat'ed by a task of
-                // their own (the block is borrowed only while it is
-                // decoded: its paths and stat data go with the task).
-                let queue = |block: &DocBlock<'_>, scanned_at: i64| {
-                    let docs = block.docs.to_vec();
-                    let paths = block.paths.to_string();
+            // Decoded whole first (on every thread), then each block's
+            // records are stat'ed by a task that borrows the decoded table
+            // while this thread answers the query and runs `then`: no copy
+            // of the blocks for the tasks (fresh memory is dear on a run
+            // this short).
+            let (loaded, _) = load_checked(&ws.root, &no_check, Want::Terms, None)?;
+            let (check, changed, table) = (&check, &changed, &loaded);
+            let found = rayon::scope(|scope| {
+                for (k, paths) in table.paths.iter().enumerate() {
+                    let first = k * DOC_BLOCK;
+                    let docs = &table.docs[first..table.docs.len().min(first + DOC_BLOCK)];
                     scope.spawn(move |_| {
+                        if changed.load(Relaxed) {
+                            return;
+                        }
                         let all = docs
                             .iter()
                             .enumerate()
-                            .map(|(i, d)| (nth_path(&paths, &docs, i), d));
-                        if !changed.load(Relaxed) && !check.all(all, scanned_at) {
+                            .map(|(i, d)| (nth_path(paths, docs, i), d));
+                        if !check.all(all, table.scanned_at) {
                             changed.store(true, Relaxed);
                         }
                     });
-                    true
-                };
-                let (loaded, _) = load_checked(&ws.root, &queue, Want::Terms, None)?;
-                let (answer, terms) = answer(ws, &loaded, query, false)?;
+                }
+                let (answer, terms) = answer(ws, table, query, false)?;
                 let hits = marked(ws, answer).hits;
                 let done = then(&hits, &terms);
-                Some((loaded, hits, terms, done))
-            })
+                Some((hits, terms, done))
+            });
+            let (hits, terms, done) = found?;
+            Some((loaded, hits, terms, done))
         },
     );
     // The scope has waited for every queued stat call.
