@@ -363,10 +363,10 @@ fn replace(path: &Path, parts: &[&[u8]], durable: bool) -> std::io::Result<()> {
         }
         if durable {
             tmp.1.sync_all()?;
-        }
-        std::fs::rename(&tmp.0, path)?;
-        if durable {
+            std::fs::rename(&tmp.0, path)?;
             sync_dir(dir);
+        } else {
+            put_cache(&tmp.0, path)?;
         }
         Ok(())
     })();
@@ -374,6 +374,36 @@ fn replace(path: &Path, parts: &[&[u8]], durable: bool) -> std::io::Result<()> {
         let _ = std::fs::remove_file(&tmp.0);
     }
     result
+}
+
+/// Puts the finished temporary file `tmp` of a cache in the place of
+/// `path`, in one step: exchanged with the regular file there (whose old
+/// bytes, now under the temporary name, are then removed), else renamed.
+/// A rename over an existing file makes ext4 write the new file's blocks
+/// out at once (its `auto_da_alloc` guard for programs that never sync):
+/// 0.4 ms for 30 KB and 2.3 ms for 5 MB here, on every prompt and every
+/// check that rewrites a cache. A cache needs no such guard: each is
+/// checksummed or parsed whole, and rebuilt when damaged.
+fn put_cache(tmp: &Path, path: &Path) -> std::io::Result<()> {
+    let regular = |p: &Path| std::fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_file());
+    if EXCHANGE_WORKS.load(Ordering::Relaxed) && regular(path) {
+        match exchange(tmp, path) {
+            Ok(()) if regular(tmp) => {
+                let _ = std::fs::remove_file(tmp);
+                return Ok(());
+            }
+            // Another program put something else there in between (a
+            // directory, a link): it goes back, and the rename below
+            // meets it as it would have.
+            Ok(()) => exchange(tmp, path)?,
+            Err(e) if exchange_unsupported(&e) => {
+                EXCHANGE_WORKS.store(false, Ordering::Relaxed);
+            }
+            // Gone in between: renamed into place below.
+            Err(_) => {}
+        }
+    }
+    std::fs::rename(tmp, path)
 }
 
 /// What a read-modify-write read: the file's bytes and its identity
@@ -876,6 +906,50 @@ fn tempfile_in(dir: &Path, name: &str) -> std::io::Result<(std::path::PathBuf, s
 #[cfg(test)]
 mod replace_tests {
     use super::*;
+
+    /// The names in `dir`, sorted.
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(dir)
+            .expect("read_dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
+
+    #[test]
+    fn a_cache_written_over_another_replaces_it_whole_and_leaves_nothing_beside() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("cache");
+        write_cache(&path, b"first").expect("write");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+        let before = std::fs::metadata(&path).expect("meta");
+        write_cache(&path, b"second, longer").expect("write over");
+        assert_eq!(std::fs::read(&path).expect("read"), b"second, longer");
+        let after = std::fs::metadata(&path).expect("meta");
+        assert_eq!(after.permissions().mode() & 0o777, 0o600);
+        // A new file took the name (a reader holding the old one keeps
+        // reading whole bytes), and the old one is gone.
+        use std::os::unix::fs::MetadataExt;
+        assert_ne!(after.ino(), before.ino());
+        assert_eq!(names(dir.path()), ["cache"]);
+        // A directory in its place is not swapped out: the write fails as
+        // a rename over it does, and the directory stays.
+        let held = dir.path().join("held");
+        std::fs::create_dir(&held).expect("mkdir");
+        std::fs::write(held.join("inside"), b"x").expect("write inside");
+        assert!(write_cache(&held, b"bytes").is_err());
+        assert!(held.join("inside").is_file());
+        assert_eq!(names(dir.path()), ["cache", "held"]);
+        // A link in its place is replaced by the file, as a rename does.
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink("cache", &link).expect("symlink");
+        write_cache(&link, b"third").expect("write over a link");
+        assert!(std::fs::symlink_metadata(&link).expect("meta").file_type().is_file());
+        assert_eq!(std::fs::read(&path).expect("read"), b"second, longer");
+        assert_eq!(names(dir.path()), ["cache", "held", "link"]);
+    }
 
     fn setup(text: &str) -> (tempfile::TempDir, std::path::PathBuf, Snapshot) {
         let dir = tempfile::tempdir().expect("tempdir");
