@@ -358,7 +358,14 @@ fn replace(path: &Path, parts: &[&[u8]], durable: bool) -> std::io::Result<()> {
         for bytes in parts {
             tmp.1.write_all(bytes)?;
         }
-        if let Ok(meta) = std::fs::metadata(path) {
+        // The permissions of the file it replaces, never of what a link
+        // there points to (a cache's place is not followed).
+        let meta = if durable {
+            std::fs::metadata(path)
+        } else {
+            std::fs::symlink_metadata(path)
+        };
+        if let Some(meta) = meta.ok().filter(|m| m.is_file()) {
             tmp.1.set_permissions(meta.permissions())?;
         }
         if durable {
@@ -394,8 +401,14 @@ fn put_cache(tmp: &Path, path: &Path) -> std::io::Result<()> {
             }
             // Another program put something else there in between (a
             // directory, a link): it goes back, and the rename below
-            // meets it as it would have.
-            Ok(()) => exchange(tmp, path)?,
+            // meets it as it would have. Should the cache's name have gone
+            // meanwhile too, what came out is put back there by name.
+            Ok(()) => {
+                if let Err(e) = exchange(tmp, path) {
+                    let _ = std::fs::rename(tmp, path);
+                    return Err(e);
+                }
+            }
             Err(e) if exchange_unsupported(&e) => {
                 EXCHANGE_WORKS.store(false, Ordering::Relaxed);
             }
@@ -946,7 +959,10 @@ mod replace_tests {
         let link = dir.path().join("link");
         std::os::unix::fs::symlink("cache", &link).expect("symlink");
         write_cache(&link, b"third").expect("write over a link");
-        assert!(std::fs::symlink_metadata(&link).expect("meta").file_type().is_file());
+        assert!(std::fs::symlink_metadata(&link)
+            .expect("meta")
+            .file_type()
+            .is_file());
         assert_eq!(std::fs::read(&path).expect("read"), b"second, longer");
         assert_eq!(names(dir.path()), ["cache", "held", "link"]);
     }

@@ -102,7 +102,10 @@ pub(crate) fn lock_dir(dir: &Path, fallback: &Path) -> io::Result<Held> {
 }
 
 /// Waits for the exclusive lock of the file at `path`, created empty when
-/// it is missing (its content is never read or changed).
+/// it is missing (its content is never read or changed). Anything but a
+/// regular file there is an error, never a wait and never a way out: a
+/// symbolic link is not followed (nothing is created where it points), a
+/// FIFO is not waited on.
 pub(crate) fn lock_file(path: &Path) -> io::Result<Held> {
     let file = open_lock_file(path)?;
     file.lock()?;
@@ -110,16 +113,57 @@ pub(crate) fn lock_file(path: &Path) -> io::Result<Held> {
 }
 
 fn open_lock_file(path: &Path) -> io::Result<std::fs::File> {
-    std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
+    let mut options = std::fs::OpenOptions::new();
+    options.create(true).truncate(false).write(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK);
+    }
+    let file = options
         .open(path)
+        .map_err(|e| match std::fs::symlink_metadata(path) {
+            Ok(m) if !m.file_type().is_file() => {
+                crate::io::regular::not_regular(crate::io::regular::kind_of(&m))
+            }
+            _ => e,
+        })?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(crate::io::regular::not_regular(
+            crate::io::regular::kind_of(&meta),
+        ));
+    }
+    Ok(file)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[cfg(unix)]
+    #[test]
+    fn a_lock_file_that_is_a_fifo_or_a_link_is_an_error_not_a_wait_or_a_way_out() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let fifo = dir.path().join("fifo.lock");
+        let c = std::ffi::CString::new(fifo.to_str().expect("utf-8")).expect("path");
+        // SAFETY: a NUL-terminated path that outlives the call.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let Err(e) = lock_file(&fifo) else {
+            panic!("a FIFO is no lock file");
+        };
+        assert!(e.to_string().contains("FIFO"), "{e}");
+        let outside = tempfile::tempdir().expect("tempdir");
+        let target = outside.path().join("made-here");
+        let link = dir.path().join("link.lock");
+        std::os::unix::fs::symlink(&target, &link).expect("symlink");
+        assert!(lock_file(&link).is_err());
+        assert!(!target.exists(), "nothing is created where the link points");
+        let plain = dir.path().join("plain.lock");
+        let held = lock_file(&plain).expect("a regular lock file");
+        drop(held);
+        assert!(plain.is_file());
+    }
 
     #[test]
     fn a_link_never_replaces_a_rename_does_and_a_dropped_temporary_goes() {

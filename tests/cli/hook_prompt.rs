@@ -741,3 +741,43 @@ fn temporary_files_of_killed_runs_are_removed_by_the_next_write() {
         assert!(dir.join(name).exists(), "{name} was removed");
     }
 }
+
+/// A FIFO or a link where the session list's lock file goes (another
+/// program's doing, or a hostile checkout) never holds the prompt up and
+/// never makes the hook write outside the workspace: the records are added
+/// (the list cannot be kept, and standard error says so), exit 0.
+#[cfg(unix)]
+#[test]
+fn a_fifo_or_a_link_at_the_session_lock_neither_holds_the_hook_nor_leads_out() {
+    let ws = workspace();
+    let lock = ws.path().join(".memlint/prompt-sessions.lock");
+    let run_once = |session: &str| {
+        Memlint::new(ws.path())
+            .args(&["hook", "prompt"])
+            .stdin(submit(ws.path(), session, "What is in the release checklist?").as_bytes())
+            .env("MEMLINT_PROMPT_BUDGET_MS", "60000")
+            .timeout(Duration::from_secs(60))
+            .output()
+    };
+    // The index and `.memlint/` are made by a first prompt.
+    assert!(added(&run_once("s0")).is_some());
+    fs::remove_file(&lock).expect("the lock file is there");
+    let c = std::ffi::CString::new(lock.to_str().expect("utf-8")).expect("path");
+    // SAFETY: a NUL-terminated path that outlives the call.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    let o = run_once("s1");
+    let text = added(&o).expect("the records are still added");
+    assert!(text.contains("knowledge/release-checklist.md"), "{text}");
+    assert!(
+        err(&o).contains("cannot record what was added"),
+        "{}",
+        err(&o)
+    );
+    fs::remove_file(&lock).expect("remove the FIFO");
+    let outside = tempfile::tempdir().expect("tempdir");
+    let target = outside.path().join("lock");
+    std::os::unix::fs::symlink(&target, &lock).expect("symlink");
+    let o = run_once("s2");
+    assert!(added(&o).is_some());
+    assert!(!target.exists(), "nothing is created where the link points");
+}
