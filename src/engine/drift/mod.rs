@@ -212,7 +212,7 @@ pub(crate) fn drifted_with<'a>(
 fn verdict(
     ws: &Workspace,
     record: &str,
-    found: Vec<(&Cited, Finding, Option<usize>)>,
+    found: Vec<(&Cited, Rc<Finding>, Option<usize>)>,
     message: &dyn Fn(&Cited, &Finding, Option<usize>) -> String,
 ) -> Verdict {
     let mut v = Verdict {
@@ -446,7 +446,8 @@ struct Judge<'r> {
 struct Shared {
     /// The commit the record was last written at (an index of the walk).
     written: usize,
-    finding: Option<Finding>,
+    /// Shared by the records it is the answer of, not copied to each.
+    finding: Option<Rc<Finding>>,
     /// The paths reading it consulted.
     consulted: Vec<String>,
 }
@@ -555,9 +556,10 @@ impl<'r> Judge<'r> {
         let mut rest = Vec::new();
         for &c in sources {
             match pinned.hashes.get(c.at.value.as_str()) {
-                Some(hash) => {
-                    found.extend(self.by_pin(c, hash, &pinned.verified).map(|f| (c, f, None)))
-                }
+                Some(hash) => found.extend(
+                    self.by_pin(c, hash, &pinned.verified)
+                        .map(|f| (c, Rc::new(f), None)),
+                ),
                 None => rest.push(c),
             }
         }
@@ -784,7 +786,7 @@ impl<'r> Judge<'r> {
     /// [`Judge::source`], answered once for each source as written and
     /// commit `written`: the answer depends on nothing else (`since` is
     /// that commit's), and the paths it read are consulted again.
-    fn shared_source(&self, c: &Cited, written: usize, since: &[usize]) -> Option<Finding> {
+    fn shared_source(&self, c: &Cited, written: usize, since: &[usize]) -> Option<Rc<Finding>> {
         if let Some(known) = self
             .shared
             .borrow()
@@ -797,7 +799,7 @@ impl<'r> Judge<'r> {
             return known.finding.clone();
         }
         let before = self.consulted.borrow().len();
-        let finding = self.source(c, written, since);
+        let finding = self.source(c, written, since).map(Rc::new);
         let consulted = self.consulted.borrow()[before..].to_vec();
         self.shared
             .borrow_mut()
