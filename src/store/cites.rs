@@ -330,21 +330,25 @@ fn encode(key: u64, records: &[Record], dirs: &[KnownDir]) -> Option<Vec<u8>> {
     }
     let mut files: Vec<(&str, Vec<usize>)> = by_file.into_iter().collect();
     files.sort_unstable();
-    let mut w = Writer { buf: Vec::new() };
-    w.buf.extend_from_slice(MAGIC);
-    w.buf.extend_from_slice(&FORMAT.to_le_bytes());
-    w.uint(key);
-    w.usize(files.len());
-    for (f, indexes) in &files {
-        w.str(f);
-        let mut list = Writer { buf: Vec::new() };
-        for i in indexes {
-            list.usize(*i);
-        }
-        w.usize(list.buf.len());
-        w.buf.extend_from_slice(&list.buf);
-    }
-    let mut data = Writer { buf: Vec::new() };
+    // The records' data first, so that the file's buffer is allocated
+    // once at its size (each integer in at most ten bytes) and never
+    // copied to a larger one; the data itself, about as large as the
+    // values and paths it holds (3 MB on 100k records), likewise.
+    const INT: usize = 10;
+    let data_size: usize = citing
+        .iter()
+        .map(|r| {
+            let sources: usize = r
+                .sources
+                .iter()
+                .map(|(at, _)| at.value.len() + 8 * INT)
+                .sum();
+            r.path.len() + 2 * INT + 8 + sources
+        })
+        .sum();
+    let mut data = Writer {
+        buf: Vec::with_capacity(data_size),
+    };
     let mut offsets = Vec::with_capacity(citing.len() * 4);
     for r in &citing {
         let at = u32::try_from(data.buf.len()).ok()?;
@@ -355,6 +359,36 @@ fn encode(key: u64, records: &[Record], dirs: &[KnownDir]) -> Option<Vec<u8>> {
         for (at, _) in &r.sources {
             data.located(at);
         }
+    }
+    let files_size: usize = files
+        .iter()
+        .map(|(f, indexes)| f.len() + 2 * INT + indexes.len() * INT)
+        .sum();
+    let dirs_size: usize = dirs
+        .iter()
+        .map(|d| {
+            let unstored: usize = d.unstored.iter().map(|p| p.len() + INT).sum();
+            d.dir.len() + 3 * INT + 64 + unstored
+        })
+        .sum();
+    let mut w = Writer {
+        buf: Vec::with_capacity(
+            64 + files_size + offsets.len() + data.buf.len() + dirs_size + known.len() * 8,
+        ),
+    };
+    w.buf.extend_from_slice(MAGIC);
+    w.buf.extend_from_slice(&FORMAT.to_le_bytes());
+    w.uint(key);
+    w.usize(files.len());
+    let mut list = Writer { buf: Vec::new() };
+    for (f, indexes) in &files {
+        w.str(f);
+        list.buf.clear();
+        for i in indexes {
+            list.usize(*i);
+        }
+        w.usize(list.buf.len());
+        w.buf.extend_from_slice(&list.buf);
     }
     w.usize(citing.len());
     w.buf.extend_from_slice(&offsets);

@@ -143,7 +143,16 @@ fn update(view: &View, mut pairs: Vec<Pair>, changed: &Set<u64>) -> Vec<Pair> {
 }
 
 fn encode(s: &Stored) -> Vec<u8> {
-    let mut w = Writer { buf: Vec::new() };
+    // At least the bytes written (each integer in at most ten): allocated
+    // once, never copied to a larger buffer.
+    let pairs: usize = s
+        .pairs
+        .iter()
+        .map(|p| p.first.len() + p.second.len() + 21)
+        .sum();
+    let mut w = Writer {
+        buf: Vec::with_capacity(64 + s.table.len() * 16 + pairs),
+    };
     w.buf.extend_from_slice(MAGIC);
     w.buf.extend_from_slice(&FORMAT.to_le_bytes());
     w.buf.extend_from_slice(&s.ratio.to_le_bytes());

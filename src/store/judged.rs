@@ -97,9 +97,15 @@ pub(crate) fn load(root: &Path) -> Option<Judged> {
 
 /// Stores the conclusions; a cache, so a failure to write is ignored (the
 /// next run judges again).
-pub(crate) fn save(ws: &Workspace, judged: &Judged) {
-    let _ = crate::io::cache::make_dir(&ws.root)
-        .and_then(|dir| crate::io::fs::write_cache(&dir.join(JUDGED), &encode(judged)));
+///
+/// `judged.verdicts` is not read: the verdicts stored are `verdicts`, each
+/// with the files its conclusion read (indexes into `judged.files`),
+/// borrowed from the run's own (a cold check on 100k records copied
+/// 41k verdicts and their findings only to store them).
+pub(crate) fn save(ws: &Workspace, judged: &Judged, verdicts: &[(&Verdict, Vec<usize>)]) {
+    let _ = crate::io::cache::make_dir(&ws.root).and_then(|dir| {
+        crate::io::fs::write_cache(&dir.join(JUDGED), &encode_parts(judged, verdicts))
+    });
 }
 
 fn id(w: &mut Writer, id: Option<&ObjectId>) {
@@ -138,10 +144,10 @@ impl<'a> Strings<'a> {
     }
 }
 
-/// Interns the strings of `j`'s verdicts.
-fn strings(j: &Judged) -> Strings<'_> {
+/// Interns the strings of the verdicts.
+fn strings<'a>(verdicts: &[(&'a Verdict, Vec<usize>)]) -> Strings<'a> {
     let mut t = Strings::default();
-    for v in &j.verdicts {
+    for (v, _) in verdicts {
         for d in &v.diagnostics {
             t.of(d.rule.as_str());
             t.of(&d.message);
@@ -233,8 +239,44 @@ fn read_diagnostic(r: &mut Reader, table: &[&str], path: &str) -> Option<Diagnos
     })
 }
 
+#[cfg(test)]
 fn encode(j: &Judged) -> Vec<u8> {
-    let mut w = Writer { buf: Vec::new() };
+    let verdicts: Vec<(&Verdict, Vec<usize>)> =
+        j.verdicts.iter().map(|v| (v, v.deps.clone())).collect();
+    encode_parts(j, &verdicts)
+}
+
+/// At least as many bytes as [`encode_parts`] writes (each integer in at
+/// most ten), so that the buffer is allocated once and never copied to a
+/// larger one: the pages it does not fill are never touched.
+fn encoded_size(j: &Judged, t: &Strings, verdicts: &[(&Verdict, Vec<usize>)]) -> usize {
+    const INT: usize = 10;
+    let files: usize = j.files.iter().map(|f| f.path.len() + 8 * INT).sum();
+    let strings: usize = t.all.iter().map(|s| s.len() + INT).sum();
+    let verdicts: usize = verdicts
+        .iter()
+        .map(|(v, deps)| {
+            let diagnostics: usize = v
+                .diagnostics
+                .iter()
+                .map(|d| (12 + d.commits.len()) * INT)
+                .sum();
+            v.path.len()
+                + 6 * INT
+                + deps.len() * INT
+                + diagnostics
+                + v.fixes.len() * 4 * INT
+                + v.marks.len() * 3 * INT
+        })
+        .sum();
+    64 + j.prefix.len() + 6 * INT + files + strings + verdicts
+}
+
+fn encode_parts(j: &Judged, verdicts: &[(&Verdict, Vec<usize>)]) -> Vec<u8> {
+    let t = strings(verdicts);
+    let mut w = Writer {
+        buf: Vec::with_capacity(encoded_size(j, &t, verdicts)),
+    };
     w.buf.extend_from_slice(MAGIC);
     w.buf.extend_from_slice(&FORMAT.to_le_bytes());
     w.uint(j.key);
@@ -247,21 +289,20 @@ fn encode(j: &Judged) -> Vec<u8> {
         w.opt_stat(f.stat.as_ref());
         id(&mut w, f.id.as_ref());
     }
-    let t = strings(j);
     w.usize(t.all.len());
     for s in &t.all {
         w.str(s);
     }
-    w.usize(j.verdicts.len());
-    for v in &j.verdicts {
+    w.usize(verdicts.len());
+    for (v, deps) in verdicts {
         w.str(&v.path);
         w.u8(match v.unjudged {
             Unjudged::No => 0,
             Unjudged::Uncommitted => 1,
             Unjudged::Shallow => 2,
         });
-        w.usize(v.deps.len());
-        for d in &v.deps {
+        w.usize(deps.len());
+        for d in deps {
             w.usize(*d);
         }
         w.usize(v.diagnostics.len());
@@ -377,18 +418,19 @@ mod tests {
     fn stored_conclusions_read_back_and_damage_is_refused() {
         let a = ObjectId::from_hex(b"0123456789abcdef0123456789abcdef01234567").unwrap();
         let judged = Judged {
-            key: 7,
+            // The largest integers take the most bytes (ten each).
+            key: u64::MAX,
             head: a,
             prefix: "sub/".into(),
-            started: 1_700_000_000_000_000_000,
+            started: i64::MIN,
             files: vec![
                 Known {
                     path: "knowledge/a.md".into(),
                     stat: Some(Stat {
-                        size: 3,
-                        mtime: 5,
-                        ctime: 6,
-                        ino: 9,
+                        size: u64::MAX,
+                        mtime: i64::MIN,
+                        ctime: i64::MAX,
+                        ino: u64::MAX,
                     }),
                     id: Some(a),
                 },
@@ -405,8 +447,8 @@ mod tests {
                     rule: Rule::SourcesDrifted,
                     severity: Severity::Warning,
                     path: "knowledge/a.md".into(),
-                    line: 4,
-                    column: 5,
+                    line: usize::MAX,
+                    column: usize::MAX,
                     end_line: 4,
                     end_column: 20,
                     message: "changed".into(),
@@ -435,7 +477,16 @@ mod tests {
                 unjudged: Unjudged::No,
             }],
         };
-        assert_eq!(decode(&encode(&judged)), Some(judged.clone()));
+        let bytes = encode(&judged);
+        // Written into one buffer allocated at its size, never regrown.
+        let verdicts: Vec<(&Verdict, Vec<usize>)> = judged
+            .verdicts
+            .iter()
+            .map(|v| (v, v.deps.clone()))
+            .collect();
+        let t = strings(&verdicts);
+        assert_eq!(bytes.capacity(), encoded_size(&judged, &t, &verdicts));
+        assert_eq!(decode(&bytes), Some(judged.clone()));
         let mut bad = encode(&judged);
         bad[14] ^= 1;
         assert!(decode(&bad).is_none());

@@ -882,6 +882,59 @@ fn drift_verdicts_store_each_message_and_commit_once() {
 }
 
 #[test]
+fn records_citing_one_file_from_different_commits_each_get_their_own_message() {
+    // Thirty records written before two changes of the cited file, thirty
+    // more between them: one message is formatted per cited source and
+    // commit the record was last written at, and no record gets another's.
+    let dir = repo_with(&[("src/a.rs", "a\n")], &["file:src/a.rs"]);
+    let root = dir.path();
+    for i in 0..30 {
+        write(
+            root,
+            &format!("memory/decisions/early{i:02}.md"),
+            &decision(&format!("Early {i}"), &["file:src/a.rs"]),
+        );
+    }
+    commit(root, "Early decisions");
+    write(root, "src/a.rs", "a1\n");
+    commit(root, "First change");
+    let first = head_of(root, "HEAD");
+    for i in 0..30 {
+        write(
+            root,
+            &format!("memory/decisions/late{i:02}.md"),
+            &decision(&format!("Late {i}"), &["file:src/a.rs"]),
+        );
+    }
+    commit(root, "Late decisions");
+    write(root, "src/a.rs", "a2\n");
+    commit(root, "Second change");
+    let second = head_of(root, "HEAD");
+    let date = git(root, &["log", "-1", "--format=%ad", "--date=short"]);
+    let paths: Vec<String> = common::rule_json(root, "sources/drifted", &[])
+        .iter()
+        .map(|d| d["path"].as_str().unwrap_or("").to_string())
+        .collect();
+    let found = drifted(root, &[]);
+    assert_eq!(found.len(), 61, "{found:?}");
+    let two = format!("`file:src/a.rs` changed after this record was last written: 2 commits, the newest {} ({date}, \"Second change\"); check the record against it, then verify it or replace it", &second[..7]);
+    let one = format!("`file:src/a.rs` changed after this record was last written: 1 commit, the newest {} ({date}, \"Second change\"); check the record against it, then verify it or replace it", &second[..7]);
+    for (path, d) in paths.iter().zip(&found) {
+        if path.contains("/late") {
+            assert_eq!((&d.1, &d.3), (&one, &vec![second.clone()]), "{path}");
+        } else {
+            assert_eq!(
+                (&d.1, &d.3),
+                (&two, &vec![second.clone(), first.clone()]),
+                "{path}"
+            );
+        }
+    }
+    // The same from the stored verdicts.
+    assert_eq!(drifted(root, &[]), found);
+}
+
+#[test]
 fn stored_citations_keep_records_citing_nothing_as_fingerprints() {
     // One record cites a file, sixty cite none.
     let dir = repo_with(

@@ -200,10 +200,9 @@ impl Reuse {
         }
         let mut index: HashMap<&str, usize> = HashMap::default();
         let mut paths: Vec<&str> = Vec::new();
-        let mut out = Vec::with_capacity(verdicts.len());
+        let mut out: Vec<(&Verdict, Vec<usize>)> = Vec::with_capacity(verdicts.len());
         for (v, deps) in verdicts.iter().filter(|(v, _)| stored(v)) {
-            let mut v = v.clone();
-            v.deps = deps
+            let deps = deps
                 .iter()
                 .map(|p| {
                     *index.entry(p.as_str()).or_insert_with(|| {
@@ -212,7 +211,7 @@ impl Reuse {
                     })
                 })
                 .collect();
-            out.push(v);
+            out.push((v, deps));
         }
         // The files read for the first time are stat'ed now: a change
         // since they were read shows as a racy stat on the next run. The
@@ -250,8 +249,9 @@ impl Reuse {
                 prefix: self.prefix,
                 started: self.started,
                 files,
-                verdicts: out,
+                verdicts: Vec::new(),
             },
+            &out,
         );
     }
 }
