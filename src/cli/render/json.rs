@@ -17,6 +17,9 @@ use std::fmt::Write as _;
 pub(crate) fn json(diags: &[Diagnostic], summary: Summary) -> String {
     let mut out = String::with_capacity(diags.len().saturating_mul(640).saturating_add(128));
     let mut strings = Strings::default();
+    // The last path masked: the findings are sorted by path, and a record
+    // drawing several (a drifted record cites several files) repeats it.
+    let mut path: Option<(&str, String)> = None;
     out.push_str("{\n  \"diagnostics\": [");
     for (i, d) in diags.iter().enumerate() {
         out.push_str(if i == 0 { "\n    {\n" } else { ",\n    {\n" });
@@ -37,8 +40,12 @@ pub(crate) fn json(diags: &[Diagnostic], summary: Summary) -> String {
         if d.omitted > 0 {
             number(&mut out, "omitted", d.omitted);
         }
-        // Paths are seldom repeated: masked as they come.
-        string(&mut out, "path", &quoted(&d.path));
+        // Paths are repeated only by neighbours: masked as they come.
+        let shown = match &path {
+            Some((p, q)) if *p == d.path => q,
+            _ => &path.insert((&d.path, quoted(&d.path))).1,
+        };
+        string(&mut out, "path", shown);
         string(&mut out, "rule", strings.of(d.rule.as_str()));
         out.push_str("      \"severity\": ");
         out.push_str(strings.of(d.severity.as_str()));

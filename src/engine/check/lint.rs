@@ -132,7 +132,7 @@ fn drift(ws: &Workspace, entries: &[crate::store::table::Entry]) -> crate::engin
     let print = |rel: &str| at(rel).and_then(|i| entries[i].stat.zip(entries[i].hash));
     let stat = |rel: &str| print(rel).map(|(s, _)| s);
     let blob = |rel: &str| at(rel).and_then(|i| entries[i].blob);
-    let drift = crate::engine::drift::drifted_with(
+    let mut drift = crate::engine::drift::drifted_with(
         ws,
         entries
             .iter()
@@ -144,7 +144,7 @@ fn drift(ws: &Workspace, entries: &[crate::store::table::Entry]) -> crate::engin
         },
     );
     let known = |rel: &str| print(rel).map(|(_, h)| h);
-    crate::engine::drift_marks::keep(ws, &drift, &known);
+    crate::engine::drift_marks::keep(ws, std::mem::take(&mut drift.marks), &known);
     drift
 }
 
@@ -201,6 +201,10 @@ pub(crate) fn run_texts(
     let (mut refreshed, mut diags, problems, drift) =
         refreshed_findings(ws, all, opts, |scanned| drift(ws, scanned.entries()));
     let reports = std::mem::take(&mut refreshed.reports);
+    // One allocation for every finding (19.5k on the 100k workspace, most
+    // of them `sources/drifted`), not a vector grown by doubling.
+    let per_file: usize = reports.iter().map(|r| r.diagnostics.len()).sum();
+    diags.reserve_exact(drift.diagnostics.len() + per_file);
     diags.extend(drift.diagnostics);
     diags.extend(crate::engine::export::stale_findings(ws));
     diags.retain(|d| selected(&d.path));

@@ -64,8 +64,9 @@ pub(crate) struct Drift {
     pub fixes: Vec<SourceFix>,
     /// One line when records could not be judged, saying how many and why.
     pub notes: Vec<String>,
-    /// Each record whose cited file (or lines) changed, with that source:
-    /// what `.memlint/drifted` keeps for the commands that serve memory.
+    /// Each record whose cited file (or lines) changed, with the first
+    /// such source (sorted by record): what `.memlint/drifted` keeps for
+    /// the commands that serve memory.
     pub marks: Vec<(String, crate::store::drift_marks::DriftMark)>,
 }
 
@@ -193,14 +194,15 @@ pub(crate) fn drifted_with<'a>(
             Why::Shallow => unjudged.shallow += 1,
         }
         out.diagnostics.extend(v.diagnostics);
-        out.marks
-            .extend(v.marks.into_iter().map(|m| (v.path.clone(), m)));
         out.fixes.extend(v.fixes.into_iter().map(|f| SourceFix {
             path: v.path.clone(),
             span: f.span,
             old: f.old,
             new: f.new,
         }));
+        if let Some(m) = v.marks.into_iter().next() {
+            out.marks.push((v.path, m));
+        }
     }
     out.notes.extend(note(&unjudged));
     out
@@ -220,8 +222,9 @@ fn verdict(ws: &Workspace, record: &str, found: Vec<(&Cited, Finding)>) -> Verdi
         return v;
     };
     for (c, finding) in found {
-        if let Some(mark) = mark_of(&c.at.value, &finding) {
-            v.marks.push(mark);
+        // Only the first mark of a record is shown (`engine::drift_marks`).
+        if v.marks.is_empty() {
+            v.marks.extend(mark_of(&c.at.value, &finding));
         }
         let fix = rule::rewrite(&c.at.value, &finding);
         if let Some(new) = &fix {

@@ -13,7 +13,9 @@ use crate::model::workspace::Workspace;
 use crate::store::judged::{Judged, Known, Verdict};
 use gix::ObjectId;
 
-/// A verdict and the paths it read.
+/// A verdict and the paths it read: a reused verdict keeps its files as
+/// indexes into the stored files (`Verdict::deps`, the paths empty), a
+/// verdict drawn this run names them (its `deps` empty).
 pub(super) type Judgement = (Verdict, Vec<String>);
 
 /// The stored verdicts that may be reused, and what is known of files now.
@@ -143,15 +145,10 @@ impl Reuse {
                 })
             });
             match holds {
-                Some(mut v) => {
-                    let deps = v
-                        .deps
-                        .iter()
-                        .map(|&d| stored.files[d].path.clone())
-                        .collect();
-                    v.deps.clear();
-                    kept.push((v, deps));
-                }
+                // Its files stay indexes into the stored files (see
+                // [`Judgement`]): copying their paths for every record
+                // reused was a good part of a warm check.
+                Some(v) => kept.push((v, Vec::new())),
                 None => {
                     stale += usize::from(was_stored);
                     rest.push((record, sources));
@@ -201,18 +198,19 @@ impl Reuse {
         let mut index: HashMap<&str, usize> = HashMap::default();
         let mut paths: Vec<&str> = Vec::new();
         let mut out = Vec::with_capacity(verdicts.len());
+        let stored_files = &self.files;
         for (v, deps) in verdicts.iter().filter(|(v, _)| stored(v)) {
-            let mut v = v.clone();
-            v.deps = deps
-                .iter()
+            let read = v.deps.iter().map(|&d| stored_files[d].path.as_str());
+            let deps = read
+                .chain(deps.iter().map(String::as_str))
                 .map(|p| {
-                    *index.entry(p.as_str()).or_insert_with(|| {
-                        paths.push(p.as_str());
+                    *index.entry(p).or_insert_with(|| {
+                        paths.push(p);
                         paths.len() - 1
                     })
                 })
                 .collect();
-            out.push(v);
+            out.push(Verdict { deps, ..v.clone() });
         }
         // The files read for the first time are stat'ed now: a change
         // since they were read shows as a racy stat on the next run. The
