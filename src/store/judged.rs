@@ -14,7 +14,6 @@
 
 use crate::io::cache::DIR;
 use crate::io::cache::FORMAT;
-use crate::io::fs::read_regular;
 use crate::io::stat::Stat;
 use crate::model::diagnostic::Diagnostic;
 use crate::model::hashing::Map;
@@ -91,7 +90,8 @@ pub(crate) struct Judged {
 
 /// The stored conclusions, if there are readable ones.
 pub(crate) fn load(root: &Path) -> Option<Judged> {
-    let bytes = read_regular(&root.join(DIR).join(JUDGED), crate::io::fs::CACHE_FILE_MAX).ok()?;
+    // Mapped, not copied into fresh memory: 7 MB on the 100k workspace.
+    let bytes = crate::io::map::map_regular(&root.join(DIR).join(JUDGED)).ok()?;
     decode(&bytes)
 }
 
