@@ -157,7 +157,16 @@ fn report_check(s: &Settings, args: &CheckArgs, checked: &Checked, work_tree: bo
             }
             (String::new(), false)
         }
-        CheckFormat::Json => render::shown_json(diags, summary),
+        CheckFormat::Json => {
+            let json = render::prepare_json(diags);
+            match json.shown {
+                true => {
+                    super::output::out_pieces(|sink| json.write(diags, summary, sink));
+                    (String::new(), true)
+                }
+                false => (json.text(diags, summary), false),
+            }
+        }
         CheckFormat::Github => (render::github(diags, summary), false),
         CheckFormat::Sarif => (render::sarif(diags), false),
     };

@@ -60,6 +60,18 @@ pub(crate) fn out_shown(text: &str) {
     let _ = w.flush();
 }
 
+/// [`out_shown`] of a text made in pieces: `write` hands each to the sink
+/// as it is made.
+pub(crate) fn out_pieces(write: impl FnOnce(&mut dyn FnMut(&str))) {
+    use std::io::Write;
+    let mut w = std::io::stdout().lock();
+    let mut failed = false;
+    write(&mut |piece: &str| {
+        failed = failed || w.write_all(piece.as_bytes()).is_err();
+    });
+    let _ = w.flush();
+}
+
 /// Writes `text` to standard error.
 pub fn err(text: &str) {
     write_to(&mut std::io::stderr().lock(), text, false);

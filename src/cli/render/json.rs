@@ -20,63 +20,105 @@ pub(crate) fn json(diags: &[Diagnostic], summary: Summary) -> String {
 }
 
 /// [`json`], and whether the text is already what the last pass of the
-/// output module would make of it, so that it can be written as it is
-/// (11 MB of JSON for 19.5k findings: that pass was a good part of a warm
-/// check). It is when each distinct string written (every message, path,
-/// commit id, name) is: the rest is memlint's own keys, numbers and
-/// punctuation, and no credential pattern reaches across a string's
-/// quotes (a `key: value` pair needs its `:` or `=`, which no string here
-/// is followed by; the tokens hold no quote or space). Else the whole
-/// text takes that pass, as before.
+/// output module would make of it (see [`Prepared::shown`]).
+#[cfg(test)]
 pub(crate) fn shown_json(diags: &[Diagnostic], summary: Summary) -> (String, bool) {
-    let mut out = String::with_capacity(diags.len().saturating_mul(640).saturating_add(128));
+    let p = prepare(diags);
+    (p.text(diags, summary), p.shown)
+}
+
+/// The strings of `diags` as JSON writes them, each quoted and checked
+/// once.
+pub(crate) fn prepare(diags: &[Diagnostic]) -> Prepared<'_> {
     let mut strings = Strings::default();
-    // The last path masked: the findings are sorted by path, and a record
-    // drawing several (a drifted record cites several files) repeats it.
-    let mut path: Option<(&str, Quoted)> = None;
-    let mut shown = true;
-    out.push_str("{\n  \"diagnostics\": [");
-    for (i, d) in diags.iter().enumerate() {
-        out.push_str(if i == 0 { "\n    {\n" } else { ",\n    {\n" });
-        number(&mut out, "column", d.column);
-        if !d.commits.is_empty() {
-            out.push_str("      \"commits\": [");
-            for (k, c) in d.commits.iter().enumerate() {
-                out.push_str(if k == 0 { "\n        " } else { ",\n        " });
-                out.push_str(strings.of(c));
-            }
-            out.push_str("\n      ],\n");
+    for d in diags {
+        for c in &d.commits {
+            strings.of(c);
         }
-        number(&mut out, "end_column", d.end_column);
-        number(&mut out, "end_line", d.end_line);
-        out.push_str(match d.fixable {
-            true => "      \"fixable\": true,\n",
-            false => "      \"fixable\": false,\n",
-        });
-        number(&mut out, "line", d.line);
-        string(&mut out, "message", strings.of(&d.message));
-        if d.omitted > 0 {
-            number(&mut out, "omitted", d.omitted);
-        }
-        // Paths are repeated only by neighbours: masked as they come.
-        let q = match &path {
-            Some((p, q)) if *p == d.path => q,
-            _ => &path.insert((&d.path, Quoted::of(&d.path))).1,
-        };
-        shown &= q.shown;
-        string(&mut out, "path", &q.text);
-        string(&mut out, "rule", strings.of(d.rule.as_str()));
-        out.push_str("      \"severity\": ");
-        out.push_str(strings.of(d.severity.as_str()));
-        out.push_str("\n    }");
+        strings.of(&d.message);
+        strings.of(&d.path);
+        strings.of(d.rule.as_str());
+        strings.of(d.severity.as_str());
     }
-    out.push_str(if diags.is_empty() { "],\n" } else { "\n  ],\n" });
-    let _ = write!(
-        out,
-        "  \"summary\": {{\n    \"errors\": {},\n    \"files\": {},\n    \"warnings\": {}\n  }},\n  \"version\": 1\n}}\n",
-        summary.errors, summary.files, summary.warnings
-    );
-    (out, shown && strings.shown)
+    Prepared {
+        shown: strings.shown,
+        strings: strings.seen,
+    }
+}
+
+/// What [`prepare`] made of the findings' strings.
+pub(crate) struct Prepared<'a> {
+    strings: crate::model::hashing::Map<&'a str, String>,
+    /// Whether the text is already what the last pass of the output module
+    /// would make of it, so that it can be written as it is (11 MB of JSON
+    /// for 19.5k findings: that pass was a good part of a warm check). It
+    /// is when each distinct string written (every message, path, commit
+    /// id, name) is: the rest is memlint's own keys, numbers and
+    /// punctuation, and no credential pattern reaches across a string's
+    /// quotes (a `key: value` pair needs its `:` or `=`, which no string
+    /// here is followed by; the tokens hold no quote or space). Else the
+    /// whole text takes that pass, as before.
+    pub(crate) shown: bool,
+}
+
+/// Most bytes [`Prepared::write`] gathers before handing them on.
+const PIECE: usize = 64 << 10;
+
+impl Prepared<'_> {
+    /// The whole text.
+    pub(crate) fn text(&self, diags: &[Diagnostic], summary: Summary) -> String {
+        let mut out = String::with_capacity(diags.len().saturating_mul(640).saturating_add(128));
+        self.write(diags, summary, &mut |piece| out.push_str(piece));
+        out
+    }
+
+    /// The text, handed to `sink` in pieces of about [`PIECE`] bytes: a
+    /// check with many findings need not hold its whole output (12.5 MB
+    /// reserved for 19.5k findings, fresh memory the kernel must zero).
+    pub(crate) fn write(&self, diags: &[Diagnostic], summary: Summary, sink: &mut dyn FnMut(&str)) {
+        let q = |s: &str| self.strings.get(s).map_or("\"\"", String::as_str);
+        let mut out = String::with_capacity(PIECE + 4096);
+        out.push_str("{\n  \"diagnostics\": [");
+        for (i, d) in diags.iter().enumerate() {
+            out.push_str(if i == 0 { "\n    {\n" } else { ",\n    {\n" });
+            number(&mut out, "column", d.column);
+            if !d.commits.is_empty() {
+                out.push_str("      \"commits\": [");
+                for (k, c) in d.commits.iter().enumerate() {
+                    out.push_str(if k == 0 { "\n        " } else { ",\n        " });
+                    out.push_str(q(c));
+                }
+                out.push_str("\n      ],\n");
+            }
+            number(&mut out, "end_column", d.end_column);
+            number(&mut out, "end_line", d.end_line);
+            out.push_str(match d.fixable {
+                true => "      \"fixable\": true,\n",
+                false => "      \"fixable\": false,\n",
+            });
+            number(&mut out, "line", d.line);
+            string(&mut out, "message", q(&d.message));
+            if d.omitted > 0 {
+                number(&mut out, "omitted", d.omitted);
+            }
+            string(&mut out, "path", q(&d.path));
+            string(&mut out, "rule", q(d.rule.as_str()));
+            out.push_str("      \"severity\": ");
+            out.push_str(q(d.severity.as_str()));
+            out.push_str("\n    }");
+            if out.len() >= PIECE {
+                sink(&out);
+                out.clear();
+            }
+        }
+        out.push_str(if diags.is_empty() { "],\n" } else { "\n  ],\n" });
+        let _ = write!(
+            out,
+            "  \"summary\": {{\n    \"errors\": {},\n    \"files\": {},\n    \"warnings\": {}\n  }},\n  \"version\": 1\n}}\n",
+            summary.errors, summary.files, summary.warnings
+        );
+        sink(&out);
+    }
 }
 
 /// `      "key": 12,` (the digits without the formatting machinery: a
@@ -275,5 +317,29 @@ mod tests {
             let last = sanitize::terminal(&text, false);
             assert_eq!(if shown { text.as_str() } else { &last }, last, "{message}");
         }
+    }
+
+    #[test]
+    fn the_pieces_make_the_whole_text() {
+        let summary = Summary {
+            files: 1,
+            errors: 0,
+            warnings: 400,
+        };
+        let diags: Vec<Diagnostic> = (0..400)
+            .map(|i| {
+                diagnostic(
+                    &format!("memory/r{}.md", i / 3),
+                    &format!("message {}", i % 7),
+                )
+            })
+            .collect();
+        let p = prepare(&diags);
+        let mut pieces = Vec::new();
+        p.write(&diags, summary, &mut |piece| pieces.push(piece.to_string()));
+        assert!(pieces.len() > 1, "{}", pieces.len());
+        assert!(pieces.iter().all(|p| p.len() < PIECE + 4096));
+        assert_eq!(pieces.concat(), json(&diags, summary));
+        assert_eq!(json(&diags, summary), through_value(&diags, summary));
     }
 }
