@@ -198,14 +198,17 @@ pub(crate) fn run_texts(
 ) -> Outcome {
     // The history is walked and the citing records judged while the
     // table is written and the cross-record rules run.
-    let (mut refreshed, mut diags, problems, drift) =
+    let (mut refreshed, mut cross, problems, drift) =
         refreshed_findings(ws, all, opts, |scanned| drift(ws, scanned.entries()));
     let reports = std::mem::take(&mut refreshed.reports);
-    // One allocation for every finding (19.5k on the 100k workspace, most
-    // of them `sources/drifted`), not a vector grown by doubling.
+    // The `sources/drifted` findings are most of them (18.7k of 19.5k on
+    // the 100k workspace): the others join their vector, grown once,
+    // instead of all of them being moved into another. (Their order is
+    // the sort's below: no finding of one group has a rule of another.)
     let per_file: usize = reports.iter().map(|r| r.diagnostics.len()).sum();
-    diags.reserve_exact(drift.diagnostics.len() + per_file);
-    diags.extend(drift.diagnostics);
+    let mut diags = drift.diagnostics;
+    diags.reserve_exact(cross.len() + per_file);
+    diags.append(&mut cross);
     diags.extend(crate::engine::export::stale_findings(ws));
     diags.retain(|d| selected(&d.path));
     let mut out = Outcome {
