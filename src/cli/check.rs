@@ -137,7 +137,7 @@ fn report_check(s: &Settings, args: &CheckArgs, checked: &Checked, work_tree: bo
     let diags = &outcome.diagnostics;
     let sources = &outcome.sources;
     let summary = Summary::of(outcome.files, diags);
-    let text = match args.format {
+    let (text, shown) = match args.format {
         CheckFormat::Human => {
             if !(s.quiet && diags.is_empty()) {
                 let r = match work_tree {
@@ -155,13 +155,25 @@ fn report_check(s: &Settings, args: &CheckArgs, checked: &Checked, work_tree: bo
                 };
                 super::output::out_rendered(&r, s.color);
             }
-            String::new()
+            (String::new(), false)
         }
-        CheckFormat::Json => render::json(diags, summary),
-        CheckFormat::Github => render::github(diags, summary),
-        CheckFormat::Sarif => render::sarif(diags),
+        CheckFormat::Json => {
+            let json = render::prepare_json(diags);
+            match json.shown {
+                true => {
+                    super::output::out_pieces(|sink| json.write(diags, summary, sink));
+                    (String::new(), true)
+                }
+                false => (json.text(diags, summary), false),
+            }
+        }
+        CheckFormat::Github => (render::github(diags, summary), false),
+        CheckFormat::Sarif => (render::sarif(diags), false),
     };
-    super::output::out(&text);
+    match shown {
+        true => super::output::out_shown(&text),
+        false => super::output::out(&text),
+    }
     let denied = args.deny_warnings && diags.iter().any(|d| d.severity == Severity::Warning);
     super::exit::check(summary.errors, denied)
 }

@@ -50,6 +50,28 @@ pub(crate) fn out_rendered(r: &super::render::Rendered, color: bool) {
     let _ = w.flush();
 }
 
+/// Writes `text` to standard output as it is: text its renderer found to
+/// be what the last pass would make of it (`check --format json`, see
+/// `render::shown_json`).
+pub(crate) fn out_shown(text: &str) {
+    use std::io::Write;
+    let mut w = std::io::stdout().lock();
+    let _ = w.write_all(text.as_bytes());
+    let _ = w.flush();
+}
+
+/// [`out_shown`] of a text made in pieces: `write` hands each to the sink
+/// as it is made.
+pub(crate) fn out_pieces(write: impl FnOnce(&mut dyn FnMut(&str))) {
+    use std::io::Write;
+    let mut w = std::io::stdout().lock();
+    let mut failed = false;
+    write(&mut |piece: &str| {
+        failed = failed || w.write_all(piece.as_bytes()).is_err();
+    });
+    let _ = w.flush();
+}
+
 /// Writes `text` to standard error.
 pub fn err(text: &str) {
     write_to(&mut std::io::stderr().lock(), text, false);

@@ -6,6 +6,7 @@
 //! record's text is the one judged (verifying or updating the record drops
 //! it). Without a check there are no marks: nothing is guessed.
 
+#[cfg(doc)]
 use crate::engine::drift::Drift;
 use crate::model::workspace::Workspace;
 use crate::store::drift_marks::{self as store, DriftMark, Marked};
@@ -15,32 +16,27 @@ use std::collections::HashMap;
 const MARK_PATH_CHARS: usize = 60;
 
 /// Keeps the marks of a `sources/drifted` run over every record of `ws`
-/// (what `check` judged), replacing those kept before: the first drifted
-/// source of each record. `known` gives the hash of a record's bytes when
-/// the check already knows it (its record table); any other record is read
-/// and hashed.
-pub(crate) fn keep(ws: &Workspace, drift: &Drift, known: &(dyn Fn(&str) -> Option<u64> + Sync)) {
-    let mut seen: crate::model::hashing::Set<&str> = Default::default();
-    let first: Vec<(&str, &DriftMark)> = drift
-        .marks
-        .iter()
-        .filter(|(path, _)| seen.insert(path.as_str()))
-        .map(|(path, mark)| (path.as_str(), mark))
-        .collect();
+/// (what `check` judged, [`Drift::marks`]: the first drifted source of each
+/// record, sorted by record), replacing those kept before. `known` gives
+/// the hash of a record's bytes when the check already knows it (its record
+/// table); any other record is read and hashed. The marks are moved into
+/// what is stored, not copied.
+pub(crate) fn keep(
+    ws: &Workspace,
+    marks: Vec<(String, DriftMark)>,
+    known: &(dyn Fn(&str) -> Option<u64> + Sync),
+) {
     // The hashes the caller knows, asked for in order (the marks are
     // sorted by path), then the others read in parallel.
-    let hashes: Vec<Option<u64>> = first.iter().map(|(path, _)| known(path)).collect();
+    let hashes: Vec<Option<u64>> = marks.iter().map(|(path, _)| known(path)).collect();
     let marks: Vec<Marked> = {
         use rayon::prelude::*;
-        first
-            .par_iter()
+        marks
+            .into_par_iter()
             .zip(hashes)
             .filter_map(|((path, mark), hash)| {
-                Some(Marked {
-                    path: path.to_string(),
-                    hash: hash.or_else(|| hash_of(ws, path))?,
-                    mark: (*mark).clone(),
-                })
+                let hash = hash.or_else(|| hash_of(ws, &path))?;
+                Some(Marked { path, hash, mark })
             })
             .collect()
     };

@@ -26,7 +26,6 @@
 
 use crate::io::cache::DIR;
 use crate::io::cache::FORMAT;
-use crate::io::fs::read_regular;
 use crate::lint::Located;
 use crate::model::hashing::{Map, Set};
 use crate::model::workspace::Workspace;
@@ -454,9 +453,10 @@ pub(crate) fn known<'a>(records: impl Iterator<Item = (&'a str, u64)>) -> Vec<u6
     known
 }
 
-/// The stored bytes, to be read with [`decode`].
-pub(crate) fn load(root: &Path) -> Option<Vec<u8>> {
-    read_regular(&root.join(DIR).join(CITES), crate::io::fs::CACHE_FILE_MAX).ok()
+/// The stored bytes, to be read with [`decode`]: mapped, not copied into
+/// fresh memory (a warm check reads these 3 MB only to compare them).
+pub(crate) fn load(root: &Path) -> Option<crate::io::map::Mapped> {
+    crate::io::map::map_regular(&root.join(DIR).join(CITES)).ok()
 }
 
 /// The citations of stored `bytes`; `None` when damaged or of another
@@ -618,7 +618,7 @@ mod tests {
         assert!(stored.knows("knowledge/a.md", 7));
         assert!(!stored.knows("knowledge/b.md", 7));
         assert!(!stored.knows("knowledge/d.md", 7));
-        let mut bad = bytes.clone();
+        let mut bad = bytes.to_vec();
         bad[20] ^= 1;
         assert!(decode(&bad).is_none());
     }

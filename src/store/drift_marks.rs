@@ -68,12 +68,11 @@ pub(crate) fn save(ws: &Workspace, mut marks: Vec<Marked>) {
     let bytes = encode(&marks);
     // The marks of a check that changed nothing they hold: the file is
     // left as it is (not rewritten).
-    if let Ok(crate::model::content::Content::Bytes(old)) =
-        crate::io::read::read_capped(&path, MAX_BYTES)
-    {
-        if old == bytes {
-            return;
-        }
+    // (Compared mapped, and only when of the same length.)
+    let same_length =
+        crate::io::files::metadata(&path).is_ok_and(|m| m.len() == bytes.len() as u64);
+    if same_length && crate::io::map::map_regular(&path).is_ok_and(|old| *old == *bytes) {
+        return;
     }
     let _ = crate::io::cache::make_dir(&ws.root)
         .and_then(|dir| crate::io::fs::write_cache(&dir.join(DRIFT_MARKS), &bytes));

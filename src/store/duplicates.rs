@@ -9,7 +9,6 @@
 
 use crate::io::cache::DIR;
 use crate::io::cache::FORMAT;
-use crate::io::fs::read_regular;
 use crate::lint::rules::content::{comparable, duplicate_pairs, pairs_of, Pair};
 use crate::lint::rules::workspace::View;
 use crate::model::hashing::Set;
@@ -64,13 +63,11 @@ pub(crate) fn pairs(ws: &Workspace, view: &View) -> Vec<Pair> {
     let root = &ws.root;
     let ratio = view.config.similar_content_ratio.to_bits();
     let now = table(view);
-    let stored = read_regular(
-        &root.join(DIR).join(DUPLICATES),
-        crate::io::fs::CACHE_FILE_MAX,
-    )
-    .ok()
-    .and_then(|b| decode(&b))
-    .filter(|s| s.ratio == ratio);
+    // Mapped, not copied into fresh memory.
+    let stored = crate::io::map::map_regular(&root.join(DIR).join(DUPLICATES))
+        .ok()
+        .and_then(|b| decode(&b))
+        .filter(|s| s.ratio == ratio);
     let pairs = match stored {
         Some(s) if s.table == now => return s.pairs,
         Some(s) => match changed(&s.table, &now) {

@@ -153,3 +153,51 @@ fn the_stored_citations_are_not_written_again_while_the_committed_records_are_th
     drifted(root);
     assert_eq!(stored(root, "cites"), edited);
 }
+
+/// Whether `bytes` hold `s` as a stored string of its own (its length, one
+/// byte, then its bytes), not only inside a longer one such as a message.
+fn holds_string(bytes: &[u8], s: &str) -> bool {
+    let mut needle = vec![u8::try_from(s.len()).expect("short")];
+    needle.extend_from_slice(s.as_bytes());
+    bytes.windows(needle.len()).any(|w| w == needle.as_slice())
+}
+
+#[test]
+fn the_stored_verdicts_keep_only_the_mark_a_record_shows() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    for f in ["src/alpha.rs", "src/beta.rs", "src/gamma.rs"] {
+        write(root, f, "a\n");
+    }
+    write(
+        root,
+        "memory/decisions/one.md",
+        &decision(
+            "one",
+            &["file:src/alpha.rs", "file:src/beta.rs", "file:src/gamma.rs"],
+        ),
+    );
+    commit(root, "Write the decision");
+    for f in ["src/alpha.rs", "src/beta.rs", "src/gamma.rs"] {
+        write(root, f, "a2\n");
+    }
+    commit(root, "Change the sources");
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let cold = drifted(root);
+    assert_eq!(cold.len(), 3, "{cold:?}");
+    // The record is marked with its first drifted source, as before...
+    let marks = stored(root, "drifted").1;
+    assert!(holds_string(&marks, "file:src/alpha.rs"));
+    assert!(!holds_string(&marks, "file:src/beta.rs"));
+    // ...and only that mark is stored with its verdict: the others were
+    // never shown (each finding still names its source).
+    let judged = stored(root, "drift-judged").1;
+    assert!(holds_string(&judged, "file:src/alpha.rs"));
+    for other in ["file:src/beta.rs", "file:src/gamma.rs"] {
+        assert!(!holds_string(&judged, other), "{other} stored as a mark");
+    }
+    // A warm check reuses the verdict: the same findings and marks.
+    assert_eq!(drifted(root), cold);
+    assert_eq!(stored(root, "drifted").1, marks);
+}

@@ -191,3 +191,45 @@ fn a_check_of_some_paths_leaves_the_kept_reports_whole() {
     assert_ne!(after, whole);
     assert_eq!(after, rendered_afresh(root, &[]));
 }
+
+/// Whether `hay` holds `needle`.
+fn holds(hay: &[u8], needle: &str) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle.as_bytes())
+}
+
+#[test]
+fn the_reports_are_kept_as_printed_and_printed_the_same_warm() {
+    // A credential in a URL's password: the renderer masks it in place
+    // (`ghp_****`), the last output pass masks that again. The kept
+    // reports hold what was printed, so a warm check prints them as they
+    // are, the same bytes.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let token = format!("ghp_{}", "0123456789abcdefghijABCDEFGHIJ012345");
+    let rel = "memory/decisions/r1.md";
+    write(
+        root,
+        rel,
+        &format!(
+            "---\ntitle: t1\nstatus: active\ndate: 2026-01-02\nsources:\n  - https://example.com\n---\n\nhttps://u:{token}@host.com x \u{7}\n"
+        ),
+    );
+    age(&root.join(rel));
+    age_directories(root);
+    let run = |root: &Path| Memlint::new(root).args(["check", "--color", "never"]).run();
+    let cold = run(root);
+    assert_eq!(cold.code, 1, "{cold:?}");
+    assert!(
+        cold.stdout.contains("https://u:…[masked]@host.com"),
+        "{}",
+        cold.stdout
+    );
+    let (_, bytes) = kept(root);
+    assert!(holds(&bytes, "https://u:…[masked]@host.com"));
+    assert!(
+        !holds(&bytes, "ghp_"),
+        "the kept reports hold the drawn text"
+    );
+    let warm = run(root);
+    assert_eq!(warm.stdout, cold.stdout);
+}

@@ -10,6 +10,6 @@ mod summary;
 
 pub(crate) use github::github;
 pub(crate) use human::{human, rendered, width, Rendered};
-pub(crate) use json::json;
+pub(crate) use json::prepare as prepare_json;
 pub(crate) use sarif::sarif;
 pub(crate) use summary::Summary;

@@ -132,7 +132,7 @@ fn drift(ws: &Workspace, entries: &[crate::store::table::Entry]) -> crate::engin
     let print = |rel: &str| at(rel).and_then(|i| entries[i].stat.zip(entries[i].hash));
     let stat = |rel: &str| print(rel).map(|(s, _)| s);
     let blob = |rel: &str| at(rel).and_then(|i| entries[i].blob);
-    let drift = crate::engine::drift::drifted_with(
+    let mut drift = crate::engine::drift::drifted_with(
         ws,
         entries
             .iter()
@@ -144,7 +144,7 @@ fn drift(ws: &Workspace, entries: &[crate::store::table::Entry]) -> crate::engin
         },
     );
     let known = |rel: &str| print(rel).map(|(_, h)| h);
-    crate::engine::drift_marks::keep(ws, &drift, &known);
+    crate::engine::drift_marks::keep(ws, std::mem::take(&mut drift.marks), &known);
     drift
 }
 
@@ -198,10 +198,17 @@ pub(crate) fn run_texts(
 ) -> Outcome {
     // The history is walked and the citing records judged while the
     // table is written and the cross-record rules run.
-    let (mut refreshed, mut diags, problems, drift) =
+    let (mut refreshed, mut cross, problems, drift) =
         refreshed_findings(ws, all, opts, |scanned| drift(ws, scanned.entries()));
     let reports = std::mem::take(&mut refreshed.reports);
-    diags.extend(drift.diagnostics);
+    // The `sources/drifted` findings are most of them (18.7k of 19.5k on
+    // the 100k workspace): the others join their vector, grown once,
+    // instead of all of them being moved into another. (Their order is
+    // the sort's below: no finding of one group has a rule of another.)
+    let per_file: usize = reports.iter().map(|r| r.diagnostics.len()).sum();
+    let mut diags = drift.diagnostics;
+    diags.reserve_exact(cross.len() + per_file);
+    diags.append(&mut cross);
     diags.extend(crate::engine::export::stale_findings(ws));
     diags.retain(|d| selected(&d.path));
     let mut out = Outcome {

@@ -64,8 +64,9 @@ pub(crate) struct Drift {
     pub fixes: Vec<SourceFix>,
     /// One line when records could not be judged, saying how many and why.
     pub notes: Vec<String>,
-    /// Each record whose cited file (or lines) changed, with that source:
-    /// what `.memlint/drifted` keeps for the commands that serve memory.
+    /// Each record whose cited file (or lines) changed, with the first
+    /// such source (sorted by record): what `.memlint/drifted` keeps for
+    /// the commands that serve memory.
     pub marks: Vec<(String, crate::store::drift_marks::DriftMark)>,
 }
 
@@ -73,7 +74,10 @@ pub(crate) struct Drift {
 struct Cited<'a> {
     record: &'a str,
     at: &'a Located,
-    path: String,
+    /// The cited file, root-relative (borrowed from the source where it
+    /// is written as it is: no copy for each of the 100k records' sources
+    /// a warm check reuses the verdicts of).
+    path: std::borrow::Cow<'a, str>,
     lines: Option<Lines>,
     /// The record's text could hold pins (`RecordInfo::may_pin`).
     may_pin: bool,
@@ -151,18 +155,23 @@ pub(crate) fn drifted_with<'a>(
             return out;
         }
     };
-    let mut by_record: Vec<(&str, Vec<&Cited>)> = Vec::new();
-    for c in &cited {
-        match by_record.last_mut() {
-            Some((r, list)) if *r == c.record => list.push(c),
-            _ => by_record.push((c.record, vec![c])),
-        }
+    // The sources come grouped by record: each record's are a slice.
+    let mut by_record: Vec<(&str, &[Cited])> = Vec::new();
+    let mut start = 0;
+    while start < cited.len() {
+        let record = cited[start].record;
+        let n = cited[start..]
+            .iter()
+            .take_while(|c| c.record == record)
+            .count();
+        by_record.push((record, &cited[start..start + n]));
+        start += n;
     }
     // A shallow clone's boundary moves without HEAD moving: no reuse.
     let mut caching = mode == Mode::WorkTree && !repo.repo.is_shallow().unwrap_or(true);
     let mut reuse = reuse::Reuse::load(ws, &repo, head, caching, known.stats);
     let (kept, to_judge) = reuse.split(by_record);
-    let mut verdicts = kept;
+    let mut judged: Vec<reuse::Judgement> = Vec::new();
     if !to_judge.is_empty() {
         if let Ok(tree) = repo.tree_of(head) {
             let judge = Judge::new(ws, &repo, (head, tree), mode, to_judge.len());
@@ -170,37 +179,55 @@ pub(crate) fn drifted_with<'a>(
                 to_judge.iter().map(|(r, sources)| (*r, sources[0].may_pin)),
                 known.blobs,
             );
-            let judged: Vec<reuse::Judgement> = to_judge
+            judged = to_judge
                 .iter()
                 .map(|(record, sources)| judge.record(record, sources))
                 .collect();
             reuse.judged(&judged);
-            verdicts.extend(judged);
             reuse.learn(&judge);
             // A history that could not be read judged nothing: not stored.
             caching &= !judge.failed.get();
         }
     }
-    verdicts.sort_by(|a, b| a.0.path.cmp(&b.0.path));
     if caching {
-        reuse.save(ws, &verdicts, known.stats);
+        reuse.save(ws, &kept, &judged, known.stats);
     }
+    // The verdicts that say something (most records citing a file draw no
+    // finding), by path.
+    let says = |v: &Verdict| {
+        !(v.diagnostics.is_empty() && v.fixes.is_empty() && v.marks.is_empty())
+            || v.unjudged != Why::No
+    };
+    let mut kept = kept.into_iter().peekable();
+    let mut verdicts: Vec<Verdict> = reuse
+        .into_verdicts()
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| kept.next_if_eq(i).is_some())
+        .map(|(_, v)| v)
+        .chain(judged.into_iter().map(|(v, _)| v))
+        .filter(says)
+        .collect();
+    verdicts.sort_by(|a, b| a.path.cmp(&b.path));
+    out.diagnostics
+        .reserve_exact(verdicts.iter().map(|v| v.diagnostics.len()).sum());
     let mut unjudged = Unjudged::default();
-    for (v, _) in verdicts {
+    for v in verdicts {
         match v.unjudged {
             Why::No => {}
             Why::Uncommitted => unjudged.uncommitted += 1,
             Why::Shallow => unjudged.shallow += 1,
         }
         out.diagnostics.extend(v.diagnostics);
-        out.marks
-            .extend(v.marks.into_iter().map(|m| (v.path.clone(), m)));
         out.fixes.extend(v.fixes.into_iter().map(|f| SourceFix {
             path: v.path.clone(),
             span: f.span,
             old: f.old,
             new: f.new,
         }));
+        if let Some(m) = v.marks.into_iter().next() {
+            out.marks.push((v.path, m));
+        }
     }
     out.notes.extend(note(&unjudged));
     out
@@ -227,8 +254,9 @@ fn verdict(
         return v;
     };
     for (c, finding, written) in found {
-        if let Some(mark) = mark_of(&c.at.value, &finding) {
-            v.marks.push(mark);
+        // Only the first mark of a record is shown (`engine::drift_marks`).
+        if v.marks.is_empty() {
+            v.marks.extend(mark_of(&c.at.value, &finding));
         }
         let fix = rule::rewrite(&c.at.value, &finding);
         if let Some(new) = &fix {
@@ -319,7 +347,7 @@ fn file_sources<'a>(records: impl Iterator<Item = (&'a str, &'a RecordInfo)>) ->
             out.push(Cited {
                 record: path,
                 at,
-                path: rel.into_owned(),
+                path: rel,
                 lines,
                 may_pin: info.may_pin,
             });
@@ -544,7 +572,7 @@ impl<'r> Judge<'r> {
 
     /// Judges every `file:` source of `record`; the verdict, and the paths
     /// it read.
-    fn record(&self, record: &str, sources: &[&Cited]) -> (Verdict, Vec<String>) {
+    fn record(&self, record: &str, sources: &[Cited]) -> (Verdict, Vec<String>) {
         self.consulted.borrow_mut().clear();
         let id = self.current_id(record);
         let pinned = match self.pins.borrow_mut().remove(record) {
@@ -554,7 +582,7 @@ impl<'r> Judge<'r> {
         let mut found = Vec::new();
         // Pinned sources are judged by their pins; the others by history.
         let mut rest = Vec::new();
-        for &c in sources {
+        for c in sources {
             match pinned.hashes.get(c.at.value.as_str()) {
                 Some(hash) => found.extend(
                     self.by_pin(c, hash, &pinned.verified)
@@ -816,7 +844,7 @@ impl<'r> Judge<'r> {
     /// Judges one source of a record last written at commit `written`;
     /// `since` are the later commits, oldest first.
     fn source(&self, c: &Cited, written: usize, since: &[usize]) -> Option<Finding> {
-        let mut name = c.path.clone();
+        let mut name = c.path.to_string();
         let mut changed: Vec<usize> = Vec::new();
         let mut renamed: Option<usize> = None;
         for &i in since {

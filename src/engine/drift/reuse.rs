@@ -13,7 +13,8 @@ use crate::model::workspace::Workspace;
 use crate::store::judged::{Judged, Known, Verdict};
 use gix::ObjectId;
 
-/// A verdict and the paths it read.
+/// A verdict drawn this run and the paths it read (its `deps` empty; a
+/// stored verdict keeps its files as indexes into the stored files).
 pub(super) type Judgement = (Verdict, Vec<String>);
 
 /// The stored verdicts that may be reused, and what is known of files now.
@@ -28,6 +29,8 @@ pub(super) struct Reuse {
     checked: Vec<(Option<Stat>, Option<ObjectId>)>,
     /// The stored files (taken from `stored` by [`Reuse::split`]).
     files: Vec<Known>,
+    /// The stored verdicts (taken from `stored` by [`Reuse::split`]).
+    verdicts: Vec<Verdict>,
     /// Path → (stat now, blob id now) of the files read by this run's
     /// judging; the stored files join them when the verdicts are saved.
     now: HashMap<String, (Option<Stat>, Option<ObjectId>)>,
@@ -64,6 +67,7 @@ impl Reuse {
             now: HashMap::default(),
             checked: Vec::new(),
             files: Vec::new(),
+            verdicts: Vec::new(),
             changed: stored.is_none(),
             stored: None,
         };
@@ -112,18 +116,20 @@ impl Reuse {
         }
     }
 
-    /// The records whose stored verdicts hold (with them), and those to
-    /// judge.
+    /// The records whose stored verdicts hold (by their index among the
+    /// stored verdicts, increasing: they stay here, see
+    /// [`Reuse::into_verdicts`]), and those to judge.
     pub(super) fn split<'a, 'c>(
         &mut self,
-        by_record: Vec<(&'a str, Vec<&'c Cited<'a>>)>,
-    ) -> (Vec<Judgement>, Vec<(&'a str, Vec<&'c Cited<'a>>)>) {
+        by_record: Vec<(&'a str, &'c [Cited<'a>])>,
+    ) -> (Vec<usize>, Vec<(&'a str, &'c [Cited<'a>])>) {
         let Some(stored) = self.stored.take() else {
             return (Vec::new(), by_record);
         };
         // Both sorted by path: the stored verdict of each record is found
         // by one walk over both.
-        let mut verdicts = stored.verdicts.into_iter().peekable();
+        let mut at = 0;
+        let verdicts = &stored.verdicts;
         let mut leftover = 0usize;
         let (mut kept, mut rest) = (
             Vec::with_capacity(by_record.len()),
@@ -131,40 +137,46 @@ impl Reuse {
         );
         let mut stale = 0;
         for (record, sources) in by_record {
-            while verdicts.next_if(|v| v.path.as_str() < record).is_some() {
+            while verdicts.get(at).is_some_and(|v| v.path.as_str() < record) {
                 leftover += 1;
+                at += 1;
             }
-            let stored_one = verdicts.next_if(|v| v.path == record);
+            let stored_one = verdicts.get(at).filter(|v| v.path == record);
             let was_stored = stored_one.is_some();
-            let holds = stored_one.filter(|v| {
+            if was_stored {
+                at += 1;
+            }
+            let holds = stored_one.is_some_and(|v| {
                 v.deps.iter().all(|&d| {
                     let f = &stored.files[d];
                     self.checked.get(d).is_some_and(|(_, id)| *id == f.id)
                 })
             });
             match holds {
-                Some(mut v) => {
-                    let deps = v
-                        .deps
-                        .iter()
-                        .map(|&d| stored.files[d].path.clone())
-                        .collect();
-                    v.deps.clear();
-                    kept.push((v, deps));
-                }
-                None => {
+                // Its files stay indexes into the stored files: copying
+                // their paths, or the verdict, for every record reused was
+                // a good part of a warm check.
+                true => kept.push(at - 1),
+                false => {
                     stale += usize::from(was_stored);
                     rest.push((record, sources));
                 }
             }
         }
-        leftover += verdicts.count();
+        leftover += verdicts.len() - at;
         self.files = stored.files;
+        self.verdicts = stored.verdicts;
         // A record gone, or no longer citing a file, or judged again: what
         // is stored changes. (A record not stored, judged now, changes it
         // only if it is stored: see [`Reuse::judged`].)
         self.changed |= leftover > 0 || stale > 0;
         (kept, rest)
+    }
+
+    /// The stored verdicts; those [`Reuse::split`] kept are at the indexes
+    /// it gave.
+    pub(super) fn into_verdicts(self) -> Vec<Verdict> {
+        self.verdicts
     }
 
     /// Takes in what this run judged: a verdict that is stored (one of a
@@ -185,10 +197,23 @@ impl Reuse {
     /// last commit, or new) are not stored: judging one needs no history,
     /// and a record being edited would otherwise rewrite the whole file at
     /// every check.
-    pub(super) fn save(mut self, ws: &Workspace, verdicts: &[Judgement], known: Stats) {
+    pub(super) fn save(
+        &mut self,
+        ws: &Workspace,
+        kept: &[usize],
+        judged: &[Judgement],
+        known: Stats,
+    ) {
         if !self.changed {
             return;
         }
+        let no_paths: &[String] = &[];
+        let mut verdicts: Vec<(&Verdict, &[String])> = kept
+            .iter()
+            .map(|&i| (&self.verdicts[i], no_paths))
+            .chain(judged.iter().map(|(v, deps)| (v, deps.as_slice())))
+            .collect();
+        verdicts.sort_by(|a, b| a.0.path.cmp(&b.0.path));
         // What is known of the stored files now, under what this run read.
         for (f, (stat, id)) in self.files.iter().zip(&self.checked) {
             match self.now.get_mut(&f.path) {
@@ -201,12 +226,14 @@ impl Reuse {
         let mut index: HashMap<&str, usize> = HashMap::default();
         let mut paths: Vec<&str> = Vec::new();
         let mut out: Vec<(&Verdict, Vec<usize>)> = Vec::with_capacity(verdicts.len());
-        for (v, deps) in verdicts.iter().filter(|(v, _)| stored(v)) {
-            let deps = deps
-                .iter()
+        let stored_files = &self.files;
+        for &(v, deps) in verdicts.iter().filter(|(v, _)| stored(v)) {
+            let read = v.deps.iter().map(|&d| stored_files[d].path.as_str());
+            let deps = read
+                .chain(deps.iter().map(String::as_str))
                 .map(|p| {
-                    *index.entry(p.as_str()).or_insert_with(|| {
-                        paths.push(p.as_str());
+                    *index.entry(p).or_insert_with(|| {
+                        paths.push(p);
                         paths.len() - 1
                     })
                 })
@@ -246,7 +273,7 @@ impl Reuse {
             &Judged {
                 key: self.key,
                 head: self.head,
-                prefix: self.prefix,
+                prefix: self.prefix.clone(),
                 started: self.started,
                 files,
                 verdicts: Vec::new(),
