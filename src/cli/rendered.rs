@@ -20,12 +20,10 @@ use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 /// Human output of `outcome` (see [`render::rendered`]), with the reports
 /// of unchanged files taken from `.memlint/rendered`; the file is written
 /// again, by a check of the whole work tree, when it was unusable or too
-/// many reports were not in it. Each file's reports are
-/// kept as the last output pass made them ([`passed`]), so that kept
-/// reports are written as they are: the file holding them is checksummed
-/// and scoped to this executable (its size and modification time, see
-/// `io::cache::key`), so none drawn by another memlint or put there by
-/// hand is used.
+/// many reports were not in it. Kept
+/// reports are a file memlint read, not bytes it drew: they take the last
+/// output pass whole; the reports drawn now keep the ranges their
+/// renderer marked as shown.
 /// How a check's human output is drawn, and of what.
 pub(super) struct Shape {
     pub color: bool,
@@ -78,11 +76,12 @@ pub(super) fn human(
         .into_iter()
         .collect();
     type Shown = Vec<std::ops::Range<usize>>;
-    let mut parts: Vec<(Option<u128>, std::borrow::Cow<str>)> = Vec::with_capacity(groups.len());
+    let mut parts: Vec<(Option<u128>, std::borrow::Cow<str>, Shown)> =
+        Vec::with_capacity(groups.len());
     let mut fresh = 0;
     for ((group, key), hit) in groups.into_iter().zip(hits) {
         if let Some(text) = hit {
-            parts.push((key, text.into()));
+            parts.push((key, text.into(), Vec::new()));
             continue;
         }
         let path = &group[0].path;
@@ -96,20 +95,17 @@ pub(super) fn human(
         // file changed since it was linted is not).
         let shown = sources.get(path).map(|t| xxh3_64(t.as_bytes()));
         let key = key.filter(|_| shown.is_some() && shown == outcome_content(outcome, path));
-        parts.push((key, passed(text, shown_ranges, color).into()));
+        parts.push((key, text.into(), shown_ranges));
     }
     let total: usize = parts.iter().map(|p| p.1.len()).sum();
     let line = summary.line();
     let mut out = String::with_capacity(total + line.len() + 1);
-    for (_, text) in &parts {
+    let mut shown_out: Shown = Vec::new();
+    for (_, text, ranges) in &parts {
+        let at = out.len();
+        shown_out.extend(ranges.iter().map(|r| r.start + at..r.end + at));
         out.push_str(text);
     }
-    // Every file's reports are as the last pass makes them (see
-    // [`passed`]); the count line takes it.
-    let shown_out: Shown = match out.is_empty() {
-        true => Vec::new(),
-        false => vec![0..out.len()],
-    };
     out.push_str(&line);
     out.push('\n');
     // Kept as it is while most reports came from it: a record being edited
@@ -117,7 +113,7 @@ pub(super) fn human(
     if whole && (kept.is_none() || fresh.saturating_mul(8) > total) {
         let entries = parts
             .iter()
-            .filter_map(|(key, text)| Some(((*key)?, text.as_ref())))
+            .filter_map(|(key, text, _)| Some(((*key)?, text.as_ref())))
             .collect();
         crate::store::rendered::save(ws, scope, entries);
     }
@@ -125,45 +121,6 @@ pub(super) fn human(
         text: out,
         shown: shown_out,
     }
-}
-
-/// One file's reports as the last output pass makes them: the ranges
-/// their renderer marked as shown as they are, each other run through
-/// `sanitize::terminal` (as `output::out_rendered` writes a whole
-/// output). Kept so, a report copied from `.memlint/rendered` is written as
-/// it is: the pass over the kept reports (13.8 MB on a warm check of the
-/// 100k workspace) was a good part of a warm check. A file's reports begin
-/// with a rule's name and end with a line feed, so no credential pattern
-/// reaches from one file's reports into the next one's.
-fn passed(text: String, shown: Vec<std::ops::Range<usize>>, color: bool) -> String {
-    use crate::syntax::sanitize::terminal;
-    use std::borrow::Cow;
-    let r = render::Rendered { text, shown };
-    let mut out: Option<String> = None;
-    let mut at = 0;
-    for (piece, shown) in r.pieces() {
-        let changed = match shown {
-            true => None,
-            false => match terminal(piece, color) {
-                Cow::Owned(changed) => Some(changed),
-                Cow::Borrowed(_) => None,
-            },
-        };
-        match (changed, out.as_mut()) {
-            (Some(changed), _) => {
-                let o = out.get_or_insert_with(|| {
-                    let mut o = String::with_capacity(r.text.len() + 64);
-                    o.push_str(&r.text[..at]);
-                    o
-                });
-                o.push_str(&changed);
-            }
-            (None, Some(o)) => o.push_str(piece),
-            (None, None) => {}
-        }
-        at += piece.len();
-    }
-    out.unwrap_or(r.text)
 }
 
 /// The hash of the text of `path` a key names: of the text at hand, else

@@ -2,9 +2,7 @@
 //! as the last run that rendered them wrote it, keyed by everything the
 //! bytes depend on (see `cli/rendered.rs`), so that a warm check copies
 //! the reports of unchanged files instead of reading the files again and
-//! rendering them. The reports are kept as the last output pass made them
-//! (credentials masked, control characters shown), to be written as they
-//! are. One file holds the reports of one scope (memlint, its
+//! rendering them. One file holds the reports of one scope (memlint, its
 //! configuration, the output's width and colours): a run in another scope
 //! ignores it and writes its own.
 
@@ -19,9 +17,8 @@ pub(crate) const RENDERED: &str = "rendered";
 const MAGIC: &[u8; 8] = b"MLRENDR\0";
 
 /// The layout of this file, besides [`FORMAT`]: a file of another layout
-/// is ignored (and replaced by the next run that renders). 2: the reports
-/// are kept as the last output pass made them (1 kept them as drawn).
-const LAYOUT: u32 = 2;
+/// is ignored (and replaced by the next run that renders).
+const LAYOUT: u32 = 1;
 
 /// Most bytes of the file used: a larger one (damaged, or a workspace
 /// whose report is larger still) is ignored and not written.
@@ -39,7 +36,7 @@ impl Rendered {
     /// The stored text of `key`, when it is there and valid UTF-8.
     pub(crate) fn get(&self, key: u128) -> Option<&str> {
         let i = self.entries.binary_search_by_key(&key, |e| e.0).ok()?;
-        simdutf8::basic::from_utf8(self.bytes.get(self.entries[i].1.clone())?).ok()
+        std::str::from_utf8(self.bytes.get(self.entries[i].1.clone())?).ok()
     }
 }
 
@@ -106,17 +103,13 @@ pub(crate) fn save(ws: &Workspace, scope: u64, mut entries: Vec<(u128, &str)>) {
 }
 
 fn encode(scope: u64, entries: &[(u128, &str)]) -> Vec<u8> {
-    encode_as(LAYOUT, scope, entries)
-}
-
-fn encode_as(layout: u32, scope: u64, entries: &[(u128, &str)]) -> Vec<u8> {
     let texts: usize = entries.iter().map(|e| e.1.len()).sum();
     let mut w = Writer {
         buf: Vec::with_capacity(texts.saturating_add(entries.len() * 20).saturating_add(64)),
     };
     w.buf.extend_from_slice(MAGIC);
     w.buf.extend_from_slice(&FORMAT.to_le_bytes());
-    w.buf.extend_from_slice(&layout.to_le_bytes());
+    w.buf.extend_from_slice(&LAYOUT.to_le_bytes());
     w.buf.extend_from_slice(&scope.to_le_bytes());
     w.usize(entries.len());
     for (key, text) in entries {
@@ -152,14 +145,5 @@ mod tests {
         let mut bad = bytes.clone();
         bad[30] ^= 1;
         assert!(decode(&bad, 42).is_none());
-    }
-
-    #[test]
-    fn a_file_of_the_layout_before_is_ignored() {
-        // Layout 1 kept the reports as drawn, before the last output pass:
-        // written as they are, they could show what that pass hides.
-        let entries = [(7u128, "a\n")];
-        assert!(decode(&encode_as(1, 42, &entries), 42).is_none());
-        assert!(decode(&encode(42, &entries), 42).is_some());
     }
 }
