@@ -920,16 +920,6 @@ fn tempfile_in(dir: &Path, name: &str) -> std::io::Result<(std::path::PathBuf, s
 mod replace_tests {
     use super::*;
 
-    /// The names in `dir`, sorted.
-    fn names(dir: &Path) -> Vec<String> {
-        let mut v: Vec<String> = std::fs::read_dir(dir)
-            .expect("read_dir")
-            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-            .collect();
-        v.sort();
-        v
-    }
-
     #[test]
     fn a_cache_written_over_another_replaces_it_whole_and_leaves_nothing_beside() {
         use std::os::unix::fs::PermissionsExt;
@@ -946,7 +936,7 @@ mod replace_tests {
         // reading whole bytes), and the old one is gone.
         use std::os::unix::fs::MetadataExt;
         assert_ne!(after.ino(), before.ino());
-        assert_eq!(names(dir.path()), ["cache"]);
+        assert_eq!(left(dir.path()), ["cache"]);
         // A directory in its place is not swapped out: the write fails as
         // a rename over it does, and the directory stays.
         let held = dir.path().join("held");
@@ -954,7 +944,7 @@ mod replace_tests {
         std::fs::write(held.join("inside"), b"x").expect("write inside");
         assert!(write_cache(&held, b"bytes").is_err());
         assert!(held.join("inside").is_file());
-        assert_eq!(names(dir.path()), ["cache", "held"]);
+        assert_eq!(left(dir.path()), ["cache", "held"]);
         // A link in its place is replaced by the file, as a rename does.
         let link = dir.path().join("link");
         std::os::unix::fs::symlink("cache", &link).expect("symlink");
@@ -964,7 +954,7 @@ mod replace_tests {
             .file_type()
             .is_file());
         assert_eq!(std::fs::read(&path).expect("read"), b"second, longer");
-        assert_eq!(names(dir.path()), ["cache", "held", "link"]);
+        assert_eq!(left(dir.path()), ["cache", "held", "link"]);
     }
 
     fn setup(text: &str) -> (tempfile::TempDir, std::path::PathBuf, Snapshot) {

@@ -28,8 +28,10 @@ impl std::ops::Deref for Mapped {
 /// copied: a command that reads a large cache once (the record table of
 /// 100k records is 45 MB) then neither has the kernel zero fresh pages
 /// for a copy nor copies it. Only for the files under `.memlint/` that
-/// memlint replaces whole, by renaming a new file over them
-/// (`io::fs::write_cache`): the mapping keeps the file that was opened,
+/// memlint replaces whole, by putting a new file in their place
+/// (exchanged with them or renamed over them, `io::fs::write_cache`):
+/// the old file is unlinked, never truncated, so the mapping keeps the
+/// file that was opened,
 /// whatever replaces it. A program that truncated such a file in place
 /// while memlint reads it would crash memlint (as it would git); nothing
 /// of memlint's does. An empty file, and any file where mapping fails, is
