@@ -492,7 +492,8 @@ impl Scanned {
                 .iter()
                 .filter(|e| e.report.info.kind.is_some() && e.report.info.parsed)
         };
-        // The same records (path and blob id) as stored: the same file.
+        // Every record (path and blob id) stored already: the file holds
+        // what would be written of them (see `cites::holds`).
         let known = cites::known(
             stored()
                 .filter_map(|e| Some((e.report.path.as_str(), cites::short_id(e.blob.as_ref()?)))),

@@ -424,24 +424,36 @@ pub(crate) fn present(root: &Path, key: u64) -> bool {
 }
 
 /// Whether the stored file is intact, of this layout, for configuration
-/// key `key` and of exactly the records whose sorted, deduplicated
-/// [`fingerprint`]s are `known`: each record's sources follow from its
-/// blob and the configuration, so it holds what would be written, and a
-/// `check` after editing a record not committed (or adding one) leaves
-/// it as it is instead of writing megabytes again.
+/// key `key` and holds every record whose sorted, deduplicated
+/// [`fingerprint`]s are `known` (it may hold more). Each stored record's
+/// sources follow from its blob and the configuration, and each stored
+/// directory's records from its tree id: what the file says stays true of
+/// those objects whatever the work tree becomes, and a reader takes a
+/// record or a directory only where the version it reads holds that very
+/// blob or tree. So a `check` after editing a record since its commit
+/// (its index entry still holds the stored blob), removing one, or adding
+/// one not committed leaves the file as it is instead of working out and
+/// writing megabytes again; a record with a blob id the file does not
+/// store (committed, or added to git) writes it.
 pub(crate) fn holds(root: &Path, key: u64, known: &[u64]) -> bool {
     let Some(bytes) = load(root) else {
         return false;
     };
-    decode(&bytes).is_some_and(|stored| {
-        stored.key == key
-            && stored.known.len() == known.len() * 8
-            && stored
-                .known
-                .chunks_exact(8)
-                .zip(known)
-                .all(|(b, k)| b == k.to_le_bytes())
-    })
+    decode(&bytes).is_some_and(|stored| stored.key == key && covers(stored.known, known))
+}
+
+/// Whether `stored` (little-endian u64s, ascending) holds every value of
+/// `known` (ascending): the two lists walked together.
+fn covers(stored: &[u8], known: &[u64]) -> bool {
+    if stored.len() < known.len() * 8 {
+        return false;
+    }
+    let mut values = stored
+        .chunks_exact(8)
+        .map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default()));
+    known
+        .iter()
+        .all(|k| values.by_ref().find(|v| v >= k) == Some(*k))
 }
 
 /// The sorted, deduplicated [`fingerprint`]s of records (path, blob id
@@ -508,6 +520,26 @@ pub(crate) fn decode(bytes: &[u8]) -> Option<Stored<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn covers_holds_subsets_only() {
+        let bytes =
+            |list: &[u64]| -> Vec<u8> { list.iter().flat_map(|v| v.to_le_bytes()).collect() };
+        let stored = bytes(&[2, 5, 9, 40]);
+        for (known, held) in [
+            (&[][..], true),
+            (&[2][..], true),
+            (&[2, 5, 9, 40][..], true),
+            (&[5, 40][..], true),
+            (&[1][..], false),
+            (&[5, 6][..], false),
+            (&[40, 41][..], false),
+            (&[2, 5, 9, 40, 50][..], false),
+        ] {
+            assert_eq!(covers(&stored, known), held, "{known:?}");
+        }
+        assert!(!covers(&[], &[0]));
+    }
 
     #[test]
     fn sorted_holds_finds_every_value_and_no_other() {

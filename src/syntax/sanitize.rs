@@ -260,10 +260,22 @@ pub(crate) fn controls_shifted(text: &str, mode: Mode) -> (Cow<'_, str>, Shift) 
     // Only a character starting with one of these bytes can have a symbol
     // (see `may_hold_controls`): the runs between them are copied whole.
     let mut done = 0;
-    for (i, &b) in text.as_bytes().iter().enumerate() {
+    let lf = mode == Mode::Text;
+    let bytes = text.as_bytes();
+    for (i, &b) in bytes.iter().enumerate() {
         if !(b < 0x20
             || b == 0x7f
             || matches!(b, 0xc2 | 0xd8 | 0xe1 | 0xe2 | 0xe3 | 0xef | 0xf0 | 0xf3))
+        {
+            continue;
+        }
+        // Neither a tab nor (in a text) a line feed has a symbol; nor has a
+        // character of U+2000–U+2FFF but those of U+2000–U+207F and
+        // U+2800–U+283F (the invisible ones there): the line feeds and the
+        // box drawing of `check`'s reports are not decoded one by one.
+        if b == b'\t'
+            || (lf && b == b'\n')
+            || (b == 0xe2 && !matches!(bytes.get(i + 1), Some(0x80 | 0x81 | 0xa0)))
         {
             continue;
         }

@@ -137,8 +137,17 @@ pub(crate) fn drifted_with<'a>(
     if !ws.config.enabled(Rule::SourcesDrifted) {
         return out;
     }
-    let cited = file_sources(records);
-    if cited.is_empty() {
+    // The records that may cite a file; their sources are parsed only for
+    // those judged now: a stored verdict that holds stands for its
+    // record's very text (the record is among the files it read), so its
+    // sources are those it was judged with (on a warm check, 41k records
+    // whose sources were parsed again for nothing).
+    let candidates: Vec<(&str, &RecordInfo)> = records
+        .filter(|(_, info)| {
+            info.parsed && info.sources.iter().any(|at| at.value.starts_with("file:"))
+        })
+        .collect();
+    if candidates.is_empty() {
         return out;
     }
     let Ok(repo) = Repo::open(&ws.root, crate::io::git::Asking::Drift) else {
@@ -148,15 +157,25 @@ pub(crate) fn drifted_with<'a>(
         Ok(Some(head)) => head,
         _ => {
             let unjudged = Unjudged {
-                uncommitted: count_records(&cited),
+                uncommitted: count_records(&file_sources(candidates.into_iter())),
                 shallow: 0,
             };
             out.notes.extend(note(&unjudged));
             return out;
         }
     };
+    // A shallow clone's boundary moves without HEAD moving: no reuse.
+    let mut caching = mode == Mode::WorkTree && !repo.repo.is_shallow().unwrap_or(true);
+    let mut reuse = reuse::Reuse::load(ws, &repo, head, caching, known.stats);
+    let (kept, unkept) = reuse.split(candidates);
+    let cited = file_sources(unkept.into_iter());
+    // No record cites a file with a well-formed source: nothing to say,
+    // nor to store.
+    if kept.is_empty() && cited.is_empty() {
+        return out;
+    }
     // The sources come grouped by record: each record's are a slice.
-    let mut by_record: Vec<(&str, &[Cited])> = Vec::new();
+    let mut to_judge: Vec<(&str, &[Cited])> = Vec::new();
     let mut start = 0;
     while start < cited.len() {
         let record = cited[start].record;
@@ -164,13 +183,9 @@ pub(crate) fn drifted_with<'a>(
             .iter()
             .take_while(|c| c.record == record)
             .count();
-        by_record.push((record, &cited[start..start + n]));
+        to_judge.push((record, &cited[start..start + n]));
         start += n;
     }
-    // A shallow clone's boundary moves without HEAD moving: no reuse.
-    let mut caching = mode == Mode::WorkTree && !repo.repo.is_shallow().unwrap_or(true);
-    let mut reuse = reuse::Reuse::load(ws, &repo, head, caching, known.stats);
-    let (kept, to_judge) = reuse.split(by_record);
     let mut judged: Vec<reuse::Judgement> = Vec::new();
     if !to_judge.is_empty() {
         if let Ok(tree) = repo.tree_of(head) {

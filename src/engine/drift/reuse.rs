@@ -5,7 +5,7 @@
 //! read again only when its stat data changed or were racily close to the
 //! run that stored them.
 
-use super::{Cited, Judge};
+use super::Judge;
 use crate::io::git::Repo;
 use crate::io::stat::Stat;
 use crate::model::hashing::Map as HashMap;
@@ -119,10 +119,10 @@ impl Reuse {
     /// The records whose stored verdicts hold (by their index among the
     /// stored verdicts, increasing: they stay here, see
     /// [`Reuse::into_verdicts`]), and those to judge.
-    pub(super) fn split<'a, 'c>(
+    pub(super) fn split<'a, T>(
         &mut self,
-        by_record: Vec<(&'a str, &'c [Cited<'a>])>,
-    ) -> (Vec<usize>, Vec<(&'a str, &'c [Cited<'a>])>) {
+        by_record: Vec<(&'a str, T)>,
+    ) -> (Vec<usize>, Vec<(&'a str, T)>) {
         let Some(stored) = self.stored.take() else {
             return (Vec::new(), by_record);
         };
