@@ -191,3 +191,34 @@ fn a_check_of_some_paths_leaves_the_kept_reports_whole() {
     assert_ne!(after, whole);
     assert_eq!(after, rendered_afresh(root, &[]));
 }
+
+#[test]
+fn a_warm_check_prints_kept_reports_masked_and_with_controls_shown_as_cold() {
+    // A credential in a URL's password and a BEL in a record with a
+    // finding: the cold check masks the one and shows the other as a
+    // symbol; the warm check, whose reports come from `.memlint/rendered`,
+    // prints the same bytes (kept reports take the last output pass too).
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let token = format!("ghp_{}", "0123456789abcdefghijABCDEFGHIJ012345");
+    let rel = "memory/decisions/r1.md";
+    write(
+        root,
+        rel,
+        &format!(
+            "---\ntitle: t1\nstatus: active\ndate: 2026-01-02\nsources:\n  - https://example.com\n---\n\nhttps://u:{token}@host.com x \u{7}\n"
+        ),
+    );
+    age(&root.join(rel));
+    age_directories(root);
+    let run = |root: &Path| Memlint::new(root).args(["check", "--color", "never"]).run();
+    let cold = run(root);
+    assert_eq!(cold.code, 1, "{cold:?}");
+    assert!(!cold.stdout.contains(&token), "{}", cold.stdout);
+    assert!(!cold.stdout.contains('\u{7}'), "{}", cold.stdout);
+    assert!(cold.stdout.contains('\u{2407}'), "{}", cold.stdout);
+    assert!(!kept(root).1.is_empty(), "the reports are kept");
+    let warm = run(root);
+    assert_eq!(warm.code, 1, "{warm:?}");
+    assert_eq!(warm.stdout, cold.stdout);
+}
