@@ -88,11 +88,152 @@ pub(crate) struct Judged {
     pub verdicts: Vec<Verdict>,
 }
 
-/// The stored conclusions, if there are readable ones.
-pub(crate) fn load(root: &Path) -> Option<Judged> {
+/// The stored conclusions, if there are readable ones: the files
+/// decoded, the verdicts only located (see [`Stored`]).
+pub(crate) fn load(root: &Path) -> Option<Stored> {
     // Mapped, not copied into fresh memory: 7 MB on the 100k workspace.
     let bytes = crate::io::map::map_regular(&root.join(DIR).join(JUDGED)).ok()?;
-    decode(&bytes)
+    Stored::of(bytes)
+}
+
+/// The stored conclusions as read: the files decoded, each verdict only
+/// located (its record, the files it read, whether it says anything)
+/// until [`Stored::verdict`] decodes it. A warm check reuses the verdicts
+/// of 41k records on the 100k workspace, most of which say nothing;
+/// decoding every one into owned strings, to drop most of them, was a
+/// third of the rule's time. The whole file is still checked when read:
+/// a damaged one is refused whole, and decoding a located verdict cannot
+/// fail.
+pub(crate) struct Stored {
+    pub key: u64,
+    pub head: ObjectId,
+    pub prefix: String,
+    pub started: i64,
+    pub files: Vec<Known>,
+    bytes: crate::io::map::Mapped,
+    /// The repeated strings, as ranges of `bytes`.
+    table: Vec<Range<usize>>,
+    /// The files each verdict read, one verdict's after the other's
+    /// (indexes into `files`).
+    deps: Vec<usize>,
+    /// Sorted by path.
+    verdicts: Vec<Located>,
+}
+
+/// Where one stored verdict is.
+struct Located {
+    /// Its record, a range of `bytes`.
+    path: Range<usize>,
+    /// Its files, a range of [`Stored::deps`].
+    deps: Range<usize>,
+    unjudged: Unjudged,
+    /// Where its findings start in `bytes`.
+    findings: usize,
+    /// Whether it holds a finding, fix or mark.
+    says: bool,
+}
+
+impl Stored {
+    /// Reads `bytes` (see [`Stored`]); `None` when damaged or of another
+    /// layout.
+    fn of(bytes: crate::io::map::Mapped) -> Option<Stored> {
+        let mut r = checked(&bytes, MAGIC)?;
+        let key = r.uint()?;
+        let head = read_id(&mut r)??;
+        let prefix = r.str()?;
+        let started = r.int()?;
+        let n = r.count()?;
+        let mut files = Vec::with_capacity(n);
+        for _ in 0..n {
+            files.push(Known {
+                path: r.str()?,
+                stat: r.opt_stat()?,
+                id: read_id(&mut r)?,
+            });
+        }
+        let n = r.count()?;
+        let mut table = Vec::with_capacity(n);
+        let mut strings = Vec::with_capacity(n);
+        for _ in 0..n {
+            let s = r.str_ref()?;
+            table.push(r.pos - s.len()..r.pos);
+            strings.push(s);
+        }
+        let n = r.count()?;
+        let mut deps = Vec::new();
+        let mut verdicts = Vec::with_capacity(n);
+        for _ in 0..n {
+            verdicts.push(locate_verdict(&mut r, &strings, files.len(), &mut deps)?);
+        }
+        if !r.at_end() {
+            return None;
+        }
+        drop(strings);
+        Some(Stored {
+            key,
+            head,
+            prefix,
+            started,
+            files,
+            table,
+            deps,
+            verdicts,
+            bytes,
+        })
+    }
+
+    /// How many verdicts are stored.
+    pub(crate) fn len(&self) -> usize {
+        self.verdicts.len()
+    }
+
+    /// The record of verdict `i`.
+    pub(crate) fn path(&self, i: usize) -> &str {
+        // Checked as UTF-8 when located.
+        std::str::from_utf8(&self.bytes[self.verdicts[i].path.clone()]).unwrap_or_default()
+    }
+
+    /// The files verdict `i` read (indexes into [`Stored::files`]).
+    pub(crate) fn deps(&self, i: usize) -> &[usize] {
+        &self.deps[self.verdicts[i].deps.clone()]
+    }
+
+    /// Whether verdict `i` holds a finding, a fix or a mark, or says why
+    /// its record was not judged.
+    pub(crate) fn says(&self, i: usize) -> bool {
+        let v = &self.verdicts[i];
+        v.says || v.unjudged != Unjudged::No
+    }
+
+    /// The verdicts at `indexes`, decoded, in the order given.
+    pub(crate) fn decoded(&self, indexes: impl Iterator<Item = usize>) -> Vec<Verdict> {
+        // Checked as UTF-8 when located.
+        let table: Vec<&str> = self
+            .table
+            .iter()
+            .map(|t| std::str::from_utf8(&self.bytes[t.clone()]).unwrap_or_default())
+            .collect();
+        indexes
+            .map(|i| {
+                let at = &self.verdicts[i];
+                let path = self.path(i).to_string();
+                let mut r = Reader {
+                    buf: &self.bytes,
+                    pos: at.findings,
+                };
+                // Read through once when located: they decode.
+                let (found, _) = read_findings(&mut r, &table, Some(&path)).unwrap_or_default();
+                Verdict {
+                    deps: self.deps(i).to_vec(),
+                    path,
+                    diagnostics: found.diagnostics,
+                    fixes: found.fixes,
+                    marks: found.marks,
+                    unjudged: at.unjudged,
+                }
+            })
+            .collect()
+    }
 }
 
 /// Stores the conclusions; a cache, so a failure to write is ignored (the
@@ -206,7 +347,13 @@ fn read_string<'a>(r: &mut Reader, table: &[&'a str]) -> Option<&'a str> {
     table.get(r.usize()?).copied()
 }
 
-fn read_diagnostic(r: &mut Reader, table: &[&str], path: &str) -> Option<Diagnostic> {
+/// Reads one diagnostic of the verdict of record `path`; with no
+/// `path`, only checks it (`Some(None)`).
+fn read_diagnostic(
+    r: &mut Reader,
+    table: &[&str],
+    path: Option<&str>,
+) -> Option<Option<Diagnostic>> {
     let rule = Rule::from_name(read_string(r, table)?)?;
     let severity = match r.u8()? {
         0 => Severity::Warning,
@@ -215,15 +362,21 @@ fn read_diagnostic(r: &mut Reader, table: &[&str], path: &str) -> Option<Diagnos
     };
     let (line, column, end_line, end_column) = (r.usize()?, r.usize()?, r.usize()?, r.usize()?);
     let span = r.span()?;
-    let message = read_string(r, table)?.to_string();
+    let message = read_string(r, table)?;
     let fixable = r.flag()?;
     let omitted = r.usize()?;
     let n = r.count()?;
+    let Some(path) = path else {
+        for _ in 0..n {
+            read_string(r, table)?;
+        }
+        return Some(None);
+    };
     let mut commits = Vec::with_capacity(n);
     for _ in 0..n {
         commits.push(read_string(r, table)?.to_string());
     }
-    Some(Diagnostic {
+    Some(Some(Diagnostic {
         rule,
         severity,
         path: path.to_string(),
@@ -231,12 +384,12 @@ fn read_diagnostic(r: &mut Reader, table: &[&str], path: &str) -> Option<Diagnos
         column,
         end_line,
         end_column,
-        message,
+        message: message.to_string(),
         fixable,
         span,
         omitted,
         commits,
-    })
+    }))
 }
 
 #[cfg(test)]
@@ -325,95 +478,102 @@ fn encode_parts(j: &Judged, verdicts: &[(&Verdict, Vec<usize>)]) -> Vec<u8> {
     w.finish()
 }
 
+/// Every stored verdict decoded.
+#[cfg(test)]
 fn decode(bytes: &[u8]) -> Option<Judged> {
-    let mut r = checked(bytes, MAGIC)?;
-    let key = r.uint()?;
-    let head = read_id(&mut r)??;
-    let prefix = r.str()?;
-    let started = r.int()?;
-    let n = r.count()?;
-    let mut files = Vec::with_capacity(n);
-    for _ in 0..n {
-        files.push(Known {
-            path: r.str()?,
-            stat: r.opt_stat()?,
-            id: read_id(&mut r)?,
-        });
-    }
-    let n = r.count()?;
-    let mut table = Vec::with_capacity(n);
-    for _ in 0..n {
-        table.push(r.str_ref()?);
-    }
-    let n = r.count()?;
-    let mut verdicts = Vec::with_capacity(n);
-    for _ in 0..n {
-        verdicts.push(read_verdict(&mut r, &table, files.len())?);
-    }
-    r.at_end().then_some(Judged {
-        key,
-        head,
-        prefix,
-        started,
-        files,
+    let stored = Stored::of(crate::io::map::Mapped::Read(bytes.to_vec()))?;
+    let verdicts = stored.decoded(0..stored.len());
+    Some(Judged {
+        key: stored.key,
+        head: stored.head,
+        prefix: stored.prefix,
+        started: stored.started,
+        files: stored.files,
         verdicts,
     })
 }
 
-fn read_verdict(r: &mut Reader, table: &[&str], files: usize) -> Option<Verdict> {
-    let path = r.str()?;
+/// Locates the verdict `r` is at (see [`Stored`]): its files join `deps`
+/// (each below `files`), its findings are checked and read past.
+fn locate_verdict(
+    r: &mut Reader,
+    table: &[&str],
+    files: usize,
+    deps: &mut Vec<usize>,
+) -> Option<Located> {
+    let path = r.str_ref()?;
+    let path = r.pos - path.len()..r.pos;
     let unjudged = match r.u8()? {
         0 => Unjudged::No,
         1 => Unjudged::Uncommitted,
         2 => Unjudged::Shallow,
         _ => return None,
     };
-    let m = r.count()?;
-    let mut deps = Vec::with_capacity(m);
-    for _ in 0..m {
+    let start = deps.len();
+    for _ in 0..r.count()? {
         let d = r.usize()?;
         if d >= files {
             return None;
         }
         deps.push(d);
     }
-    let m = r.count()?;
-    let mut diagnostics = Vec::with_capacity(m);
-    for _ in 0..m {
-        diagnostics.push(read_diagnostic(r, table, &path)?);
+    let findings = r.pos;
+    let (_, says) = read_findings(r, table, None)?;
+    Some(Located {
+        path,
+        deps: start..deps.len(),
+        unjudged,
+        findings,
+        says,
+    })
+}
+
+/// A verdict's findings, fixes and marks.
+#[derive(Default)]
+struct Findings {
+    diagnostics: Vec<Diagnostic>,
+    fixes: Vec<Fix>,
+    marks: Vec<crate::store::drift_marks::DriftMark>,
+}
+
+/// Reads the findings, fixes and marks of the verdict of record `path`,
+/// and whether there is any; with no `path`, only checks them (and
+/// leaves [`Findings`] empty).
+fn read_findings(r: &mut Reader, table: &[&str], path: Option<&str>) -> Option<(Findings, bool)> {
+    let mut out = Findings::default();
+    let diagnostics = r.count()?;
+    if path.is_some() {
+        out.diagnostics.reserve_exact(diagnostics);
     }
-    let m = r.count()?;
-    let mut fixes = Vec::with_capacity(m);
-    for _ in 0..m {
-        fixes.push(Fix {
-            span: r.span()?,
-            old: read_string(r, table)?.to_string(),
-            new: read_string(r, table)?.to_string(),
-        });
+    for _ in 0..diagnostics {
+        out.diagnostics.extend(read_diagnostic(r, table, path)?);
+    }
+    let fixes = r.count()?;
+    for _ in 0..fixes {
+        let (span, old, new) = (r.span()?, read_string(r, table)?, read_string(r, table)?);
+        if path.is_some() {
+            out.fixes.push(Fix {
+                span,
+                old: old.to_string(),
+                new: new.to_string(),
+            });
+        }
     }
     // Only a record's first mark is shown (`engine::drift_marks`): the
     // others are read past (a file written before kept them all).
-    let m = r.count()?;
-    let mut marks = Vec::with_capacity(m.min(1));
-    for k in 0..m {
+    let marks = r.count()?;
+    for k in 0..marks {
         let source = read_string(r, table)?;
         let (commit, date) = (read_opt_index(r, table)?, read_opt_index(r, table)?);
-        if k == 0 {
-            marks.push(crate::store::drift_marks::DriftMark {
+        if k == 0 && path.is_some() {
+            out.marks.push(crate::store::drift_marks::DriftMark {
                 source: source.to_string(),
                 commit: commit.map(str::to_string),
                 date: date.map(str::to_string),
             });
         }
     }
-    Some(Verdict {
-        path,
-        deps,
-        diagnostics,
-        fixes,
-        marks,
-        unjudged,
-    })
+    Some((out, diagnostics + fixes + marks > 0))
 }
 
 #[cfg(test)]

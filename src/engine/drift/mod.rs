@@ -213,16 +213,8 @@ pub(crate) fn drifted_with<'a>(
         !(v.diagnostics.is_empty() && v.fixes.is_empty() && v.marks.is_empty())
             || v.unjudged != Why::No
     };
-    let mut kept = kept.into_iter().peekable();
-    let mut verdicts: Vec<Verdict> = reuse
-        .into_verdicts()
-        .into_iter()
-        .enumerate()
-        .filter(|(i, _)| kept.next_if_eq(i).is_some())
-        .map(|(_, v)| v)
-        .chain(judged.into_iter().map(|(v, _)| v))
-        .filter(says)
-        .collect();
+    let mut verdicts: Vec<Verdict> = reuse.saying(&kept);
+    verdicts.extend(judged.into_iter().map(|(v, _)| v).filter(says));
     verdicts.sort_by(|a, b| a.path.cmp(&b.path));
     out.diagnostics
         .reserve_exact(verdicts.iter().map(|v| v.diagnostics.len()).sum());

@@ -10,7 +10,7 @@ use crate::io::git::Repo;
 use crate::io::stat::Stat;
 use crate::model::hashing::Map as HashMap;
 use crate::model::workspace::Workspace;
-use crate::store::judged::{Judged, Known, Verdict};
+use crate::store::judged::{Judged, Known, Stored, Verdict};
 use gix::ObjectId;
 
 /// A verdict drawn this run and the paths it read (its `deps` empty; a
@@ -23,14 +23,13 @@ pub(super) struct Reuse {
     head: ObjectId,
     prefix: String,
     started: i64,
-    stored: Option<Judged>,
+    /// The stored verdicts, located, not decoded: those that hold are
+    /// decoded when they say something ([`Reuse::saying`]) or are stored
+    /// again ([`Reuse::save`]).
+    stored: Option<Stored>,
     /// (stat now, blob id now) of each stored file, in the order of the
-    /// stored files ([`Reuse::files`]).
+    /// stored files.
     checked: Vec<(Option<Stat>, Option<ObjectId>)>,
-    /// The stored files (taken from `stored` by [`Reuse::split`]).
-    files: Vec<Known>,
-    /// The stored verdicts (taken from `stored` by [`Reuse::split`]).
-    verdicts: Vec<Verdict>,
     /// Path → (stat now, blob id now) of the files read by this run's
     /// judging; the stored files join them when the verdicts are saved.
     now: HashMap<String, (Option<Stat>, Option<ObjectId>)>,
@@ -66,8 +65,6 @@ impl Reuse {
             started,
             now: HashMap::default(),
             checked: Vec::new(),
-            files: Vec::new(),
-            verdicts: Vec::new(),
             changed: stored.is_none(),
             stored: None,
         };
@@ -80,7 +77,7 @@ impl Reuse {
 
     /// Fills `now` from the stored files: the stored id where the stat
     /// data match and are not racy, else the file read and hashed again.
-    fn check_files(&mut self, ws: &Workspace, repo: &Repo, j: &Judged, known: Stats) {
+    fn check_files(&mut self, ws: &Workspace, repo: &Repo, j: &Stored, known: Stats) {
         use rayon::prelude::*;
         let mut stats: Vec<Option<Stat>> = j.files.iter().map(|f| known(&f.path)).collect();
         let (at, paths): (Vec<usize>, Vec<&str>) = j
@@ -118,18 +115,17 @@ impl Reuse {
 
     /// The records whose stored verdicts hold (by their index among the
     /// stored verdicts, increasing: they stay here, see
-    /// [`Reuse::into_verdicts`]), and those to judge.
+    /// [`Reuse::saying`]), and those to judge.
     pub(super) fn split<'a, T>(
         &mut self,
         by_record: Vec<(&'a str, T)>,
     ) -> (Vec<usize>, Vec<(&'a str, T)>) {
-        let Some(stored) = self.stored.take() else {
+        let Some(stored) = self.stored.as_ref() else {
             return (Vec::new(), by_record);
         };
         // Both sorted by path: the stored verdict of each record is found
         // by one walk over both.
         let mut at = 0;
-        let verdicts = &stored.verdicts;
         let mut leftover = 0usize;
         let (mut kept, mut rest) = (
             Vec::with_capacity(by_record.len()),
@@ -137,25 +133,23 @@ impl Reuse {
         );
         let mut stale = 0;
         for (record, sources) in by_record {
-            while verdicts.get(at).is_some_and(|v| v.path.as_str() < record) {
+            while at < stored.len() && stored.path(at) < record {
                 leftover += 1;
                 at += 1;
             }
-            let stored_one = verdicts.get(at).filter(|v| v.path == record);
-            let was_stored = stored_one.is_some();
+            let was_stored = at < stored.len() && stored.path(at) == record;
             if was_stored {
                 at += 1;
             }
-            let holds = stored_one.is_some_and(|v| {
-                v.deps.iter().all(|&d| {
+            let holds = was_stored
+                && stored.deps(at - 1).iter().all(|&d| {
                     let f = &stored.files[d];
                     self.checked.get(d).is_some_and(|(_, id)| *id == f.id)
-                })
-            });
+                });
             match holds {
-                // Its files stay indexes into the stored files: copying
-                // their paths, or the verdict, for every record reused was
-                // a good part of a warm check.
+                // Kept as an index into the stored verdicts: decoding or
+                // copying every verdict reused was a good part of a warm
+                // check.
                 true => kept.push(at - 1),
                 false => {
                     stale += usize::from(was_stored);
@@ -163,9 +157,7 @@ impl Reuse {
                 }
             }
         }
-        leftover += verdicts.len() - at;
-        self.files = stored.files;
-        self.verdicts = stored.verdicts;
+        leftover += stored.len() - at;
         // A record gone, or no longer citing a file, or judged again: what
         // is stored changes. (A record not stored, judged now, changes it
         // only if it is stored: see [`Reuse::judged`].)
@@ -173,10 +165,13 @@ impl Reuse {
         (kept, rest)
     }
 
-    /// The stored verdicts; those [`Reuse::split`] kept are at the indexes
-    /// it gave.
-    pub(super) fn into_verdicts(self) -> Vec<Verdict> {
-        self.verdicts
+    /// The stored verdicts at `kept` (from [`Reuse::split`]) that say
+    /// something, decoded, sorted by path.
+    pub(super) fn saying(&self, kept: &[usize]) -> Vec<Verdict> {
+        match &self.stored {
+            Some(stored) => stored.decoded(kept.iter().copied().filter(|&i| stored.says(i))),
+            None => Vec::new(),
+        }
     }
 
     /// Takes in what this run judged: a verdict that is stored (one of a
@@ -208,14 +203,22 @@ impl Reuse {
             return;
         }
         let no_paths: &[String] = &[];
-        let mut verdicts: Vec<(&Verdict, &[String])> = kept
+        let (no_files, no_stored) = (Vec::new(), Vec::new());
+        let stored_files = self.stored.as_ref().map_or(&no_files, |s| &s.files);
+        // The verdicts kept are stored again: decoded (only when what is
+        // stored changes).
+        let reused = match &self.stored {
+            Some(stored) => stored.decoded(kept.iter().copied()),
+            None => no_stored,
+        };
+        let mut verdicts: Vec<(&Verdict, &[String])> = reused
             .iter()
-            .map(|&i| (&self.verdicts[i], no_paths))
+            .map(|v| (v, no_paths))
             .chain(judged.iter().map(|(v, deps)| (v, deps.as_slice())))
             .collect();
         verdicts.sort_by(|a, b| a.0.path.cmp(&b.0.path));
         // What is known of the stored files now, under what this run read.
-        for (f, (stat, id)) in self.files.iter().zip(&self.checked) {
+        for (f, (stat, id)) in stored_files.iter().zip(&self.checked) {
             match self.now.get_mut(&f.path) {
                 Some(known) => known.0 = *stat,
                 None => {
@@ -226,7 +229,6 @@ impl Reuse {
         let mut index: HashMap<&str, usize> = HashMap::default();
         let mut paths: Vec<&str> = Vec::new();
         let mut out: Vec<(&Verdict, Vec<usize>)> = Vec::with_capacity(verdicts.len());
-        let stored_files = &self.files;
         for &(v, deps) in verdicts.iter().filter(|(v, _)| stored(v)) {
             let read = v.deps.iter().map(|&d| stored_files[d].path.as_str());
             let deps = read
