@@ -193,6 +193,12 @@ impl Stored {
         std::str::from_utf8(&self.bytes[self.verdicts[i].path.clone()]).unwrap_or_default()
     }
 
+    /// The record of verdict `i`, as bytes (compared as they are: the
+    /// order of UTF-8 bytes is that of the strings).
+    pub(crate) fn path_bytes(&self, i: usize) -> &[u8] {
+        &self.bytes[self.verdicts[i].path.clone()]
+    }
+
     /// The files verdict `i` read (indexes into [`Stored::files`]).
     pub(crate) fn deps(&self, i: usize) -> &[usize] {
         &self.deps[self.verdicts[i].deps.clone()]

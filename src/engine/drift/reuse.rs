@@ -133,11 +133,12 @@ impl Reuse {
         );
         let mut stale = 0;
         for (record, sources) in by_record {
-            while at < stored.len() && stored.path(at) < record {
+            let record_bytes = record.as_bytes();
+            while at < stored.len() && stored.path_bytes(at) < record_bytes {
                 leftover += 1;
                 at += 1;
             }
-            let was_stored = at < stored.len() && stored.path(at) == record;
+            let was_stored = at < stored.len() && stored.path_bytes(at) == record_bytes;
             if was_stored {
                 at += 1;
             }
