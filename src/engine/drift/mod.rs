@@ -204,9 +204,6 @@ pub(crate) fn drifted_with<'a>(
             caching &= !judge.failed.get();
         }
     }
-    if caching {
-        reuse.save(ws, &kept, &judged, known.stats);
-    }
     // The verdicts that say something (most records citing a file draw no
     // finding), by path.
     let says = |v: &Verdict| {
@@ -214,7 +211,28 @@ pub(crate) fn drifted_with<'a>(
             || v.unjudged != Why::No
     };
     let mut verdicts: Vec<Verdict> = reuse.saying(&kept);
-    verdicts.extend(judged.into_iter().map(|(v, _)| v).filter(says));
+    let found = if caching {
+        // Stored while the findings are put together (the verdicts drawn
+        // now copied for them, not taken): the last tenth of a second of
+        // a cold check on 100k records ran on one core.
+        rayon::join(
+            || reuse.save(ws, &kept, &judged, known.stats),
+            || {
+                verdicts.extend(judged.iter().map(|(v, _)| v).filter(|&v| says(v)).cloned());
+                findings(verdicts)
+            },
+        )
+        .1
+    } else {
+        verdicts.extend(judged.into_iter().map(|(v, _)| v).filter(says));
+        findings(verdicts)
+    };
+    found
+}
+
+/// The findings, fixes, marks and note of the verdicts that say something.
+fn findings(mut verdicts: Vec<Verdict>) -> Drift {
+    let mut out = Drift::default();
     verdicts.sort_by(|a, b| a.path.cmp(&b.path));
     out.diagnostics
         .reserve_exact(verdicts.iter().map(|v| v.diagnostics.len()).sum());
