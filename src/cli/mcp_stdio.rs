@@ -94,47 +94,66 @@ fn judge(line: &[u8]) -> Result<(), Value> {
 /// The `id` of a request whose text begins with `prefix`, when the
 /// top-level object names it before the prefix ends; else `null`.
 fn request_id(prefix: &[u8]) -> Value {
-    fn ws(b: &[u8], mut at: usize) -> usize {
-        while b.get(at).is_some_and(u8::is_ascii_whitespace) {
-            at += 1;
-        }
-        at
-    }
-    fn one<T: serde::de::DeserializeOwned>(b: &[u8], at: usize) -> Option<(T, usize)> {
-        let mut values = serde_json::Deserializer::from_slice(b.get(at..)?).into_iter::<T>();
-        let value = values.next()?.ok()?;
-        Some((value, at + values.byte_offset()))
-    }
-    let mut at = ws(prefix, 0);
+    top_level_id(prefix).unwrap_or(Value::Null)
+}
+
+/// The `id` member of the object `prefix` begins with, when it is a
+/// number or a string and every member before it can be read whole.
+fn top_level_id(prefix: &[u8]) -> Option<Value> {
+    let at = skip_whitespace(prefix, 0);
     if prefix.get(at) != Some(&b'{') {
-        return Value::Null;
+        return None;
     }
-    at += 1;
+    let mut at = at + 1;
     loop {
-        at = ws(prefix, at);
-        let Some((key, next)) = one::<String>(prefix, at) else {
-            return Value::Null;
-        };
-        at = ws(prefix, next);
-        if prefix.get(at) != Some(&b':') {
-            return Value::Null;
-        }
-        at = ws(prefix, at + 1);
+        let (key, value) = member_name(prefix, at)?;
         if key == "id" {
-            return match one::<Value>(prefix, at) {
-                Some((id @ (Value::Number(_) | Value::String(_)), _)) => id,
-                _ => Value::Null,
+            return match value_at::<Value>(prefix, value)? {
+                (id @ (Value::Number(_) | Value::String(_)), _) => Some(id),
+                _ => None,
             };
         }
-        let Some((_, next)) = one::<serde::de::IgnoredAny>(prefix, at) else {
-            return Value::Null;
-        };
-        at = ws(prefix, next);
-        if prefix.get(at) != Some(&b',') {
-            return Value::Null;
-        }
+        at = past_member(prefix, value)?;
+    }
+}
+
+/// The name of the object member at `at` (whitespace before it skipped),
+/// and where its value begins, past the `:`.
+fn member_name(b: &[u8], at: usize) -> Option<(String, usize)> {
+    let at = skip_whitespace(b, at);
+    let (key, next) = value_at::<String>(b, at)?;
+    let at = skip_whitespace(b, next);
+    if b.get(at) != Some(&b':') {
+        return None;
+    }
+    Some((key, skip_whitespace(b, at + 1)))
+}
+
+/// Where the next member begins: past the value at `at` and the comma
+/// after it.
+fn past_member(b: &[u8], at: usize) -> Option<usize> {
+    let (_, next) = value_at::<serde::de::IgnoredAny>(b, at)?;
+    let at = skip_whitespace(b, next);
+    if b.get(at) != Some(&b',') {
+        return None;
+    }
+    Some(at + 1)
+}
+
+/// `at`, moved past any whitespace in `b`.
+fn skip_whitespace(b: &[u8], mut at: usize) -> usize {
+    while b.get(at).is_some_and(u8::is_ascii_whitespace) {
         at += 1;
     }
+    at
+}
+
+/// The JSON value that begins at `at` in `b`, and where it ends, when it
+/// is whole and of type `T`.
+fn value_at<T: serde::de::DeserializeOwned>(b: &[u8], at: usize) -> Option<(T, usize)> {
+    let mut values = serde_json::Deserializer::from_slice(b.get(at..)?).into_iter::<T>();
+    let value = values.next()?.ok()?;
+    Some((value, at + values.byte_offset()))
 }
 
 /// The answer to a line of `len` bytes, longer than [`LINE_MAX`].

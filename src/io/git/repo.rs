@@ -78,101 +78,80 @@ impl Repo {
     /// one: the name before any `~`, `^`, `:` or `@{`, then each `~N` and
     /// `^N` step after it.
     fn why_unresolved(&self, rev: &str) -> String {
-        const CANNOT: &str = "it does not name a commit of this repository (memlint reads branch and tag names, commit ids of 4 to 40 hex digits, HEAD, and `~N` or `^N` after them)";
         if rev.is_empty() {
             return "a revision cannot be empty".into();
         }
         if rev.contains("..") {
             return "a range is not a revision here: give one commit".into();
         }
-        let cut = rev
-            .char_indices()
-            .find(|&(i, c)| matches!(c, '~' | '^' | ':') || rev[i..].starts_with("@{"))
-            .map_or(rev.len(), |(i, _)| i);
-        let (name, steps) = rev.split_at(cut);
-        // `@` alone, and nothing before `@{`, mean HEAD.
-        let name = if name == "@" || (name.is_empty() && steps.starts_with("@{")) {
-            "HEAD"
-        } else {
-            name
-        };
+        let (name, steps) = split_revision(rev);
         if name.is_empty() {
             return CANNOT.into();
         }
         let Ok(base) = self.repo.rev_parse_single(name) else {
             return self.why_no_name(name);
         };
-        let Some(mut commit) = base.object().ok().and_then(|o| o.peel_to_commit().ok()) else {
+        let Some(commit) = base.object().ok().and_then(|o| o.peel_to_commit().ok()) else {
             return format!("`{name}` does not name a commit");
         };
-        // The `~N` and `^N` steps, then what follows them (which memlint
-        // does not walk itself).
-        let mut parsed: Vec<(char, usize, &str)> = Vec::new();
-        let mut rest = steps;
-        while let Some(op) = rest.chars().next().filter(|c| matches!(c, '~' | '^')) {
-            if rest[1..].starts_with('{') {
-                break;
-            }
-            let digits = rest[1..].bytes().take_while(u8::is_ascii_digit).count();
-            let n = match digits {
-                0 => 1,
-                _ => match rest[1..1 + digits].parse::<usize>() {
-                    Ok(n) => n,
-                    Err(_) => return format!("`{}` is too large a number", &rest[1..1 + digits]),
-                },
-            };
-            parsed.push((op, n, &rest[..1 + digits]));
-            rest = &rest[1 + digits..];
-        }
+        let (parsed, rest) = match parse_steps(steps) {
+            Ok(parsed) => parsed,
+            Err(why) => return why,
+        };
         if !rest.is_empty() {
             if rest.starts_with("@{u") || rest.starts_with("@{push") {
                 return format!("`{name}` has no upstream branch that memlint can find");
             }
             return CANNOT.into();
         }
+        self.why_steps_fail(commit, name, &parsed)
+    }
+
+    /// Why the `steps` after `name` (which names `commit`) lead nowhere,
+    /// found by walking them one by one: the first step that has no
+    /// commit to go to, said with the revision walked so far.
+    fn why_steps_fail<'r>(
+        &'r self,
+        mut commit: gix::Commit<'r>,
+        name: &str,
+        steps: &[Step<'_>],
+    ) -> String {
         let mut walked = name.to_string();
-        for (op, n, text) in parsed {
-            let parents: Vec<ObjectId> = commit.parent_ids().map(|p| p.detach()).collect();
-            let next = match op {
-                '^' if n == 0 => commit.id,
-                '^' => match parents.get(n - 1) {
-                    Some(p) => *p,
-                    None if parents.is_empty() => {
-                        return format!(
-                            "`{walked}` has no parent (it is the first commit of its history)"
-                        )
-                    }
-                    None => {
-                        return format!(
-                            "`{walked}` has only {} parent{}",
-                            parents.len(),
-                            if parents.len() == 1 { "" } else { "s" }
-                        )
-                    }
-                },
-                _ => {
-                    // `~N`: N first parents back.
-                    let mut at = commit.id;
-                    for k in 0..n {
-                        let Some(first) = self.first_parent(at) else {
-                            return match k {
-                                0 => format!("`{walked}` has no ancestors (it is the first commit of its history)"),
-                                1 => format!("`{walked}` has only 1 ancestor"),
-                                k => format!("`{walked}` has only {k} ancestors"),
-                            };
-                        };
-                        at = first;
-                    }
-                    at
-                }
+        for step in steps {
+            let next = match step.op {
+                '^' => nth_parent(&commit, step.n, &walked),
+                _ => self.nth_ancestor(commit.id, step.n, &walked),
+            };
+            let next = match next {
+                Ok(next) => next,
+                Err(why) => return why,
             };
             let Ok(found) = self.repo.find_commit(next) else {
                 return CANNOT.into();
             };
             commit = found;
-            walked.push_str(text);
+            walked.push_str(step.text);
         }
         CANNOT.into()
+    }
+
+    /// The commit `n` first parents back from `id` (`~N`), or why there is
+    /// none: `walked` is the revision that names `id`.
+    fn nth_ancestor(&self, id: ObjectId, n: usize, walked: &str) -> Result<ObjectId, String> {
+        let mut at = id;
+        for k in 0..n {
+            let Some(first) = self.first_parent(at) else {
+                return Err(match k {
+                    0 => format!(
+                        "`{walked}` has no ancestors (it is the first commit of its history)"
+                    ),
+                    1 => format!("`{walked}` has only 1 ancestor"),
+                    k => format!("`{walked}` has only {k} ancestors"),
+                });
+            };
+            at = first;
+        }
+        Ok(at)
     }
 
     /// The first parent of commit `id`, if it has one that can be read.
@@ -476,6 +455,84 @@ impl Repo {
             changes,
             sparse,
         })
+    }
+}
+
+/// What `why_unresolved` says of a revision it cannot take apart.
+const CANNOT: &str = "it does not name a commit of this repository (memlint reads branch and tag names, commit ids of 4 to 40 hex digits, HEAD, and `~N` or `^N` after them)";
+
+/// One `~N` or `^N` step of a revision.
+struct Step<'a> {
+    /// `~` or `^`.
+    op: char,
+    /// N, 1 when left out.
+    n: usize,
+    /// The step as written, such as `~3` or `^`.
+    text: &'a str,
+}
+
+/// `rev` cut before its first `~`, `^`, `:` or `@{`: the name, and the
+/// steps that follow it.
+fn split_revision(rev: &str) -> (&str, &str) {
+    let cut = rev
+        .char_indices()
+        .find(|&(i, c)| matches!(c, '~' | '^' | ':') || rev[i..].starts_with("@{"))
+        .map_or(rev.len(), |(i, _)| i);
+    let (name, steps) = rev.split_at(cut);
+    // `@` alone, and nothing before `@{`, mean HEAD.
+    let name = if name == "@" || (name.is_empty() && steps.starts_with("@{")) {
+        "HEAD"
+    } else {
+        name
+    };
+    (name, steps)
+}
+
+/// The `~N` and `^N` steps at the start of `steps`, then what follows them
+/// (which memlint does not walk itself); or why a step's number cannot be
+/// read.
+fn parse_steps(steps: &str) -> Result<(Vec<Step<'_>>, &str), String> {
+    let mut parsed = Vec::new();
+    let mut rest = steps;
+    while let Some(op) = rest.chars().next().filter(|c| matches!(c, '~' | '^')) {
+        if rest[1..].starts_with('{') {
+            break;
+        }
+        let digits = rest[1..].bytes().take_while(u8::is_ascii_digit).count();
+        let n = match digits {
+            0 => 1,
+            _ => match rest[1..1 + digits].parse::<usize>() {
+                Ok(n) => n,
+                Err(_) => return Err(format!("`{}` is too large a number", &rest[1..1 + digits])),
+            },
+        };
+        parsed.push(Step {
+            op,
+            n,
+            text: &rest[..1 + digits],
+        });
+        rest = &rest[1 + digits..];
+    }
+    Ok((parsed, rest))
+}
+
+/// The `n`th parent of `commit` (`^N`, where `^0` is the commit itself), or
+/// why there is none: `walked` is the revision that names `commit`.
+fn nth_parent(commit: &gix::Commit<'_>, n: usize, walked: &str) -> Result<ObjectId, String> {
+    if n == 0 {
+        return Ok(commit.id);
+    }
+    let parents: Vec<ObjectId> = commit.parent_ids().map(|p| p.detach()).collect();
+    match parents.get(n - 1) {
+        Some(p) => Ok(*p),
+        None if parents.is_empty() => Err(format!(
+            "`{walked}` has no parent (it is the first commit of its history)"
+        )),
+        None => Err(format!(
+            "`{walked}` has only {} parent{}",
+            parents.len(),
+            if parents.len() == 1 { "" } else { "s" }
+        )),
     }
 }
 
