@@ -189,10 +189,13 @@ pub(crate) fn prompt(request: &Request, late: &(dyn Fn(&Reply) + Sync)) -> Reply
         }
     });
     let text = match claimed {
-        Some(text) => text,
-        None => {
+        Ok(text) => text,
+        Err(why) => {
+            // Why, in the words of what refused: `.memlint is a symbolic
+            // link`, or the lock or list file and its error.
+            let why = crate::syntax::sanitize::line(&why).into_owned();
             reply.note(format_args!(
-                "cannot record what was added in {}/ (records may be added again in this session)",
+                "cannot record what was added in {}/: {why} (records may be added again in this session)",
                 crate::io::cache::DIR
             ));
             render_with(&hits.iter().collect::<Vec<_>>(), max_chars, fill).0

@@ -77,7 +77,7 @@ pub(crate) fn start_session(
         );
         Some(())
     })
-    .is_some()
+    .is_ok()
 }
 
 /// The records already injected in `session`, read without the lock (for
@@ -95,14 +95,16 @@ pub(crate) fn peek(ws: &Workspace, session: &str) -> BTreeSet<String> {
 }
 
 /// Runs `pick` on the records already injected in `session`, under the
-/// lock; what it returns is added to them and written. `None` when the
-/// lock or the file cannot be had (`pick` is not run then).
+/// lock; what it returns is added to them and written. When the lock or
+/// the file cannot be had (`pick` is not run then, or what it added is not
+/// kept), why: `.memlint is a symbolic link`, or the file and what went
+/// wrong with it.
 pub(crate) fn claim<R>(
     ws: &Workspace,
     session: &str,
     now: i64,
     pick: impl FnOnce(&BTreeSet<String>) -> (Vec<String>, R),
-) -> Option<R> {
+) -> Result<R, String> {
     update(ws, now, |state| {
         let s = state.sessions.entry(session.to_string()).or_default();
         let (new, out) = pick(&s.records);
@@ -112,28 +114,31 @@ pub(crate) fn claim<R>(
         s.records.extend(new);
         s.touched = now;
         Some(out)
-    })
-    .flatten()
+    })?
+    .ok_or_else(String::new)
 }
 
 /// Runs `change` on the state under the lock and writes it (pruned) when it
-/// returns `Some`. `None` when the lock or the file cannot be written.
+/// returns `Some`. When the lock or the file cannot be written, why (see
+/// [`claim`]).
 fn update<R>(
     ws: &Workspace,
     now: i64,
     change: impl FnOnce(&mut State) -> Option<R>,
-) -> Option<Option<R>> {
-    let dir = crate::io::cache::make_dir(&ws.root).ok()?;
-    let _lock = crate::io::lock::lock_file(&dir.join(LOCK_FILE)).ok()?;
+) -> Result<Option<R>, String> {
+    use crate::io::cache::DIR;
+    let dir = crate::io::cache::make_dir(&ws.root).map_err(|e| e.to_string())?;
+    let _lock = crate::io::lock::lock_file(&dir.join(LOCK_FILE))
+        .map_err(|e| format!("{DIR}/{LOCK_FILE}: {e}"))?;
     let path = dir.join(FILE);
     let mut state = read(&path);
     let Some(out) = change(&mut state) else {
-        return Some(None);
+        return Ok(None);
     };
     prune(&mut state, now);
-    let text = serde_json::to_string(&state).ok()?;
-    crate::io::fs::write_cache(&path, text.as_bytes()).ok()?;
-    Some(Some(out))
+    let text = serde_json::to_string(&state).map_err(|e| e.to_string())?;
+    crate::io::fs::write_cache(&path, text.as_bytes()).map_err(|e| format!("{DIR}/{FILE}: {e}"))?;
+    Ok(Some(out))
 }
 
 /// Drops sessions untouched for [`SESSION_TTL_SECS`] and the oldest beyond
@@ -177,10 +182,10 @@ mod tests {
                 .collect();
             (new.clone(), new)
         };
-        assert_eq!(claim(&ws, "s1", 101, pick), Some(vec!["b.md".to_string()]));
-        assert_eq!(claim(&ws, "s1", 102, pick), Some(vec![]));
-        assert_eq!(claim(&ws, "s2", 103, pick).map(|v| v.len()), Some(2));
+        assert_eq!(claim(&ws, "s1", 101, pick), Ok(vec!["b.md".to_string()]));
+        assert_eq!(claim(&ws, "s1", 102, pick), Ok(vec![]));
+        assert_eq!(claim(&ws, "s2", 103, pick).map(|v| v.len()), Ok(2));
         assert!(start_session(&ws, "s1", BTreeSet::new(), 104));
-        assert_eq!(claim(&ws, "s1", 105, pick).map(|v| v.len()), Some(2));
+        assert_eq!(claim(&ws, "s1", 105, pick).map(|v| v.len()), Ok(2));
     }
 }

@@ -768,8 +768,11 @@ fn a_fifo_or_a_link_at_the_session_lock_neither_holds_the_hook_nor_leads_out() {
     let o = run_once("s1");
     let text = added(&o).expect("the records are still added");
     assert!(text.contains("knowledge/release-checklist.md"), "{text}");
+    // Standard error says why: the lock file, and what it is.
     assert!(
-        err(&o).contains("cannot record what was added"),
+        err(&o).contains(
+            "cannot record what was added in .memlint/: .memlint/prompt-sessions.lock: not a regular file (a FIFO)"
+        ),
         "{}",
         err(&o)
     );
@@ -780,4 +783,36 @@ fn a_fifo_or_a_link_at_the_session_lock_neither_holds_the_hook_nor_leads_out() {
     let o = run_once("s2");
     assert!(added(&o).is_some());
     assert!(!target.exists(), "nothing is created where the link points");
+}
+
+/// A `.memlint` that is a symbolic link is never written through: the
+/// records are still added, and standard error says that the link is why
+/// the session's list of added records is not kept.
+#[cfg(unix)]
+#[test]
+fn a_link_at_memlint_is_named_as_why_the_session_list_is_not_kept() {
+    let ws = workspace();
+    let _ = fs::remove_dir_all(ws.path().join(".memlint"));
+    let outside = tempfile::tempdir().expect("tempdir");
+    std::os::unix::fs::symlink(outside.path(), ws.path().join(".memlint")).expect("symlink");
+    let o = run(
+        ws.path(),
+        &["hook", "prompt"],
+        submit(ws.path(), "s1", "What is in the release checklist?").as_bytes(),
+        &[],
+    );
+    let text = added(&o).expect("the records are still added");
+    assert!(text.contains("knowledge/release-checklist.md"), "{text}");
+    assert!(
+        err(&o).contains(
+            "cannot record what was added in .memlint/: .memlint is a symbolic link (records may be added again in this session)"
+        ),
+        "{}",
+        err(&o)
+    );
+    assert_eq!(
+        fs::read_dir(outside.path()).expect("read").count(),
+        0,
+        "nothing is written through the link"
+    );
 }
