@@ -667,4 +667,69 @@ mod tests {
         bad[14] ^= 1;
         assert!(decode(&bad).is_none());
     }
+
+    /// A verdict that says nothing is located but never decoded; those
+    /// asked for are decoded whole, with the files they read, whatever
+    /// the verdicts around them hold.
+    #[test]
+    fn located_verdicts_decode_only_those_asked_for() {
+        let a = ObjectId::from_hex(b"0123456789abcdef0123456789abcdef01234567").unwrap();
+        let quiet = |path: &str, deps: Vec<usize>| Verdict {
+            path: path.into(),
+            deps,
+            diagnostics: Vec::new(),
+            fixes: Vec::new(),
+            marks: Vec::new(),
+            unjudged: Unjudged::No,
+        };
+        let finding = Diagnostic {
+            rule: Rule::SourcesDrifted,
+            severity: Severity::Warning,
+            path: "memory/b.md".into(),
+            line: 6,
+            column: 5,
+            end_line: 6,
+            end_column: 20,
+            message: "`file:src/a.rs` changed".into(),
+            fixable: false,
+            span: 40..55,
+            omitted: 0,
+            commits: vec!["0123".into()],
+        };
+        let judged = Judged {
+            key: 1,
+            head: a,
+            prefix: String::new(),
+            started: 0,
+            files: vec![Known {
+                path: "src/a.rs".into(),
+                stat: None,
+                id: Some(a),
+            }],
+            verdicts: vec![
+                quiet("memory/a.md", vec![0]),
+                Verdict {
+                    diagnostics: vec![finding],
+                    ..quiet("memory/b.md", vec![0])
+                },
+                Verdict {
+                    unjudged: Unjudged::Shallow,
+                    ..quiet("memory/c.md", Vec::new())
+                },
+            ],
+        };
+        let stored = Stored::of(crate::io::map::Mapped::Read(encode(&judged))).unwrap();
+        assert_eq!(stored.len(), 3);
+        assert_eq!(stored.path(1), "memory/b.md");
+        assert_eq!(stored.path_bytes(2), b"memory/c.md");
+        assert_eq!(stored.deps(0), &[0]);
+        assert_eq!(
+            (0..3).map(|i| stored.says(i)).collect::<Vec<_>>(),
+            [false, true, true]
+        );
+        assert_eq!(
+            stored.decoded([2, 1].into_iter()),
+            vec![judged.verdicts[2].clone(), judged.verdicts[1].clone()]
+        );
+    }
 }
