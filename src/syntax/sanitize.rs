@@ -221,22 +221,56 @@ pub(crate) enum Mode {
 /// are returned as they are after this one pass.
 fn may_hold_controls(text: &str, mode: Mode) -> bool {
     let lf = mode == Mode::Text;
-    for (i, &b) in text.as_bytes().iter().enumerate() {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        // Eight bytes of printable ASCII at once: most of a text.
+        if let Some(eight) = bytes
+            .get(i..i + 8)
+            .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        {
+            if printable_ascii(u64::from_le_bytes(eight)) {
+                i += 8;
+                continue;
+            }
+        }
+        let b = bytes[i];
         if (b < 0x20 && b != b'\t' && !(lf && b == b'\n')) || b == 0x7f || b == 0xc2 {
             return true;
         }
         // Only the character starting here can be invisible (a lead byte
         // starts a character): a text full of other characters of these
         // blocks (the box drawing of `check`'s reports, `…`) is not
-        // decoded whole.
-        if matches!(b, 0xd8 | 0xe1 | 0xe2 | 0xe3 | 0xef | 0xf0 | 0xf3) {
+        // decoded whole. Of U+2000–U+2FFF only U+2000–U+207F and
+        // U+2800–U+283F hold invisible characters: the others (the box
+        // drawing) are told by their second byte.
+        if matches!(b, 0xd8 | 0xe1 | 0xe3 | 0xef | 0xf0 | 0xf3)
+            || (b == 0xe2 && matches!(bytes.get(i + 1), Some(0x80 | 0x81 | 0xa0)))
+        {
             let c = text[i..].chars().next().unwrap_or_default();
             if invisible(c) && symbol_at(text, i, c, mode).is_some() {
                 return true;
             }
         }
+        i += 1;
     }
     false
+}
+
+/// Whether each of the 8 bytes of `x` is printable ASCII (from space to
+/// `~`): none can begin a character [`may_hold_controls`] looks at.
+#[inline(always)]
+fn printable_ascii(x: u64) -> bool {
+    const H: u64 = 0x8080_8080_8080_8080;
+    const fn rep(b: u8) -> u64 {
+        (b as u64) * 0x0101_0101_0101_0101
+    }
+    // Each byte's low seven bits plus 0x60 reach the top bit from 0x20 on,
+    // plus one from 0x7f on, without a carry into the next byte.
+    let low = x & !H;
+    let below_space = !low.wrapping_add(rep(0x60));
+    let del = low.wrapping_add(rep(0x01));
+    (below_space | del | x) & H == 0
 }
 
 /// `text` with its control characters shown as symbols (see [`Mode`]),
@@ -553,6 +587,70 @@ mod tests {
                     "{text:?}"
                 );
             }
+        }
+    }
+
+    /// [`may_hold_controls`] as it was first written: every byte looked
+    /// at, every character of the lead bytes decoded.
+    fn looked_at_byte_by_byte(text: &str, mode: Mode) -> bool {
+        let lf = mode == Mode::Text;
+        for (i, &b) in text.as_bytes().iter().enumerate() {
+            if (b < 0x20 && b != b'\t' && !(lf && b == b'\n')) || b == 0x7f || b == 0xc2 {
+                return true;
+            }
+            if matches!(b, 0xd8 | 0xe1 | 0xe2 | 0xe3 | 0xef | 0xf0 | 0xf3) {
+                let c = text[i..].chars().next().unwrap_or_default();
+                if invisible(c) && symbol_at(text, i, c, mode).is_some() {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    #[test]
+    fn the_quick_look_finds_every_text_with_a_character_to_show() {
+        // Random texts of printable ASCII runs (eight bytes skipped at
+        // once), line breaks, tabs, C0 and C1 controls, DEL, the box
+        // drawing and `…` of `check`'s reports, and every kind of
+        // invisible character, at every offset from the start.
+        let alphabet: Vec<char> = "abc XYZ~ 01\n\r\t\u{1b}\u{7}\u{7f}\u{85}\u{9f}\u{a0}\u{ad}é│─╭╰┬·…✓❤\u{2000}\u{200b}\u{200d}\u{202e}\u{2060}\u{2066}\u{206f}\u{2070}\u{2800}\u{2801}\u{2840}\u{fe0f}\u{feff}\u{fff9}\u{61c}\u{115f}\u{180e}\u{3164}\u{ffa0}\u{1d173}\u{e0041}\u{e0100}👩💻日"
+            .chars()
+            .collect();
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as usize
+        };
+        for round in 0..20_000 {
+            let len = next() % 40;
+            let text: String = (0..len)
+                .map(|_| match next() % 4 {
+                    0 => alphabet[next() % alphabet.len()],
+                    _ => char::from(b' ' + (next() % 95) as u8),
+                })
+                .collect();
+            for mode in [Mode::Line, Mode::Text] {
+                let changes = per_character(&text, mode).0 != text;
+                // The quick look may say yes to a text whose one candidate
+                // is meant (a joiner in an emoji); never no to one that
+                // changes.
+                assert!(
+                    !changes || may_hold_controls(&text, mode),
+                    "round {round}: {text:?} {mode:?}"
+                );
+                assert_eq!(
+                    may_hold_controls(&text, mode),
+                    looked_at_byte_by_byte(&text, mode),
+                    "round {round}: {text:?} {mode:?}"
+                );
+            }
+        }
+        for b in 0..=0x7fu8 {
+            let x = u64::from_le_bytes([b, b'a', b'b', b'c', b'd', b'e', b'f', b'g']);
+            assert_eq!(printable_ascii(x), (0x20..0x7f).contains(&b), "{b:#x}");
         }
     }
 
