@@ -76,32 +76,36 @@ pub(super) fn human(
         .into_iter()
         .collect();
     type Shown = Vec<std::ops::Range<usize>>;
-    let mut parts: Vec<(Option<u128>, std::borrow::Cow<str>, Shown)> =
-        Vec::with_capacity(groups.len());
-    let mut fresh = 0;
-    for ((group, key), hit) in groups.into_iter().zip(hits) {
-        if let Some(text) = hit {
-            parts.push((key, text.into(), Vec::new()));
-            continue;
-        }
-        let path = &group[0].path;
-        let sources = match read.contains_key(path) {
-            true => &read,
-            false => &outcome.sources,
-        };
-        let (text, shown_ranges) = render_group(group, sources, color, width);
-        fresh += text.len();
-        // Stored only when the text rendered is the one the key names (a
-        // file changed since it was linted is not).
-        let shown = sources.get(path).map(|t| xxh3_64(t.as_bytes()));
-        let key = key.filter(|_| shown.is_some() && shown == outcome_content(outcome, path));
-        parts.push((key, text.into(), shown_ranges));
-    }
+    // Each file's reports are drawn on their own (a renderer each), so
+    // files are drawn on every core: a cold check of 100k records drew
+    // 19k reports on one.
+    use rayon::prelude::*;
+    let parts: Vec<(Option<u128>, std::borrow::Cow<str>, Shown, bool)> = groups
+        .into_par_iter()
+        .zip(hits)
+        .map(|((group, key), hit)| {
+            if let Some(text) = hit {
+                return (key, text.into(), Vec::new(), false);
+            }
+            let path = &group[0].path;
+            let sources = match read.contains_key(path) {
+                true => &read,
+                false => &outcome.sources,
+            };
+            let (text, shown_ranges) = render_group(group, sources, color, width);
+            // Stored only when the text rendered is the one the key names
+            // (a file changed since it was linted is not).
+            let shown = sources.get(path).map(|t| xxh3_64(t.as_bytes()));
+            let key = key.filter(|_| shown.is_some() && shown == outcome_content(outcome, path));
+            (key, text.into(), shown_ranges, true)
+        })
+        .collect();
+    let fresh: usize = parts.iter().filter(|p| p.3).map(|p| p.1.len()).sum();
     let total: usize = parts.iter().map(|p| p.1.len()).sum();
     let line = summary.line();
     let mut out = String::with_capacity(total + line.len() + 1);
     let mut shown_out: Shown = Vec::new();
-    for (_, text, ranges) in &parts {
+    for (_, text, ranges, _) in &parts {
         let at = out.len();
         shown_out.extend(ranges.iter().map(|r| r.start + at..r.end + at));
         out.push_str(text);
@@ -113,7 +117,7 @@ pub(super) fn human(
     if whole && (kept.is_none() || fresh.saturating_mul(8) > total) {
         let entries = parts
             .iter()
-            .filter_map(|(key, text, _)| Some(((*key)?, text.as_ref())))
+            .filter_map(|(key, text, _, _)| Some(((*key)?, text.as_ref())))
             .collect();
         crate::store::rendered::save(ws, scope, entries);
     }
