@@ -26,7 +26,7 @@ const MAGIC: &[u8; 8] = b"MLDUPS\0\0";
 const INCREMENTAL_UP_TO: usize = 64;
 
 /// (hash of the path, hash of kind, path and sketch) of each comparable
-/// record, sorted.
+/// record, in the view's order (by path).
 type Table = Vec<(u64, u64)>;
 
 /// What the cache holds.
@@ -36,11 +36,12 @@ struct Stored {
     pairs: Vec<Pair>,
 }
 
-/// The comparable records of the view, as the cache keys them, sorted.
+/// The comparable records of the view, as the cache keys them, in the
+/// view's order: a run that finds the same records in the same order
+/// compares the two tables row by row, unsorted.
 fn table(view: &View) -> Table {
     use rayon::prelude::*;
-    let mut rows: Table = view
-        .records
+    view.records
         .par_iter()
         .filter_map(|e| {
             let (kind, sketch) = comparable(e)?;
@@ -50,9 +51,7 @@ fn table(view: &View) -> Table {
             let row = xxh3_64_with_seed(&sketch.0, path.rotate_left(8) ^ kind as u64);
             Some((path, row))
         })
-        .collect();
-    rows.par_sort_unstable();
-    rows
+        .collect()
 }
 
 /// The `content/duplicate` pairs of the view's records: from
@@ -87,8 +86,30 @@ pub(crate) fn pairs(ws: &Workspace, view: &View) -> Vec<Pair> {
 }
 
 /// The path hashes of the records that came, went or changed between two
-/// sorted tables; `None` when there are too many to list.
+/// tables; `None` when there are too many to list. Tables of the same
+/// records in the same order (a warm check after an edit) are compared
+/// row by row; others sorted and merged.
 fn changed(old: &Table, now: &Table) -> Option<Set<u64>> {
+    if old.len() == now.len() && old.iter().zip(now).all(|(a, b)| a.0 == b.0) {
+        let mut out: Set<u64> = Set::default();
+        for (a, b) in old.iter().zip(now) {
+            if a.1 != b.1 {
+                out.insert(a.0);
+                if out.len() > INCREMENTAL_UP_TO {
+                    return None;
+                }
+            }
+        }
+        return Some(out);
+    }
+    let (mut old, mut now) = (old.clone(), now.clone());
+    old.sort_unstable();
+    now.sort_unstable();
+    merged(&old, &now)
+}
+
+/// [`changed`] of two tables sorted by path hash.
+fn merged(old: &Table, now: &Table) -> Option<Set<u64>> {
     let mut out: Set<u64> = Set::default();
     let (mut i, mut j) = (0, 0);
     while i < old.len() || j < now.len() {
@@ -226,5 +247,19 @@ mod tests {
         assert_eq!(got, vec![2, 3, 4]);
         let many: Table = (0..200).map(|i| (i, i)).collect();
         assert!(changed(&Vec::new(), &many).is_none());
+        // The same records in the same order, unsorted: row by row.
+        let old: Table = vec![(9, 90), (2, 20), (5, 50)];
+        let now: Table = vec![(9, 90), (2, 21), (5, 50)];
+        assert_eq!(changed(&old, &now).map(|s| s.len()), Some(1));
+        assert!(changed(&old, &now).expect("few").contains(&2));
+        // In another order, or with one record more: sorted and merged.
+        let reordered: Table = vec![(5, 50), (9, 90), (2, 20)];
+        assert_eq!(changed(&old, &reordered).map(|s| s.len()), Some(0));
+        let grown: Table = vec![(9, 90), (1, 10), (2, 20), (5, 51)];
+        let mut got: Vec<u64> = changed(&old, &grown).expect("few").into_iter().collect();
+        got.sort_unstable();
+        assert_eq!(got, vec![1, 5]);
+        let changed_many: Table = many.iter().map(|&(p, c)| (p, c + 1)).collect();
+        assert!(changed(&many, &changed_many).is_none());
     }
 }
