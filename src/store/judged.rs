@@ -62,7 +62,7 @@ pub(crate) enum Unjudged {
 pub(crate) struct Verdict {
     /// The record, root-relative.
     pub path: String,
-    /// The files the conclusion read: indexes into [`Judged::files`].
+    /// The files the conclusion read: indexes into [`Header::files`].
     pub deps: Vec<usize>,
     pub diagnostics: Vec<Diagnostic>,
     pub fixes: Vec<Fix>,
@@ -71,9 +71,10 @@ pub(crate) struct Verdict {
     pub unjudged: Unjudged,
 }
 
-/// The stored conclusions.
+/// What the stored conclusions were drawn from: the head of the file,
+/// written by [`save`] and read by [`load`] before the verdicts.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Judged {
+pub(crate) struct Header {
     /// The configuration key ([`crate::io::cache::key`]).
     pub key: u64,
     /// HEAD when they were drawn.
@@ -84,8 +85,44 @@ pub(crate) struct Judged {
     /// modified this close to it is read again.
     pub started: i64,
     pub files: Vec<Known>,
-    /// Sorted by path.
-    pub verdicts: Vec<Verdict>,
+}
+
+impl Header {
+    fn write(&self, w: &mut Writer) {
+        w.uint(self.key);
+        id(w, Some(&self.head));
+        w.str(&self.prefix);
+        w.int(self.started);
+        w.usize(self.files.len());
+        for f in &self.files {
+            w.str(&f.path);
+            w.opt_stat(f.stat.as_ref());
+            id(w, f.id.as_ref());
+        }
+    }
+
+    fn read(r: &mut Reader) -> Option<Header> {
+        let key = r.uint()?;
+        let head = read_id(r)??;
+        let prefix = r.str()?;
+        let started = r.int()?;
+        let n = r.count()?;
+        let mut files = Vec::with_capacity(n);
+        for _ in 0..n {
+            files.push(Known {
+                path: r.str()?,
+                stat: r.opt_stat()?,
+                id: read_id(r)?,
+            });
+        }
+        Some(Header {
+            key,
+            head,
+            prefix,
+            started,
+            files,
+        })
+    }
 }
 
 /// The stored conclusions, if there are readable ones: the files
@@ -105,11 +142,7 @@ pub(crate) fn load(root: &Path) -> Option<Stored> {
 /// a damaged one is refused whole, and decoding a located verdict cannot
 /// fail.
 pub(crate) struct Stored {
-    pub key: u64,
-    pub head: ObjectId,
-    pub prefix: String,
-    pub started: i64,
-    pub files: Vec<Known>,
+    pub header: Header,
     bytes: crate::io::map::Mapped,
     /// The repeated strings, as ranges of `bytes`.
     table: Vec<Range<usize>>,
@@ -138,19 +171,7 @@ impl Stored {
     /// layout.
     fn of(bytes: crate::io::map::Mapped) -> Option<Stored> {
         let mut r = checked(&bytes, MAGIC)?;
-        let key = r.uint()?;
-        let head = read_id(&mut r)??;
-        let prefix = r.str()?;
-        let started = r.int()?;
-        let n = r.count()?;
-        let mut files = Vec::with_capacity(n);
-        for _ in 0..n {
-            files.push(Known {
-                path: r.str()?,
-                stat: r.opt_stat()?,
-                id: read_id(&mut r)?,
-            });
-        }
+        let header = Header::read(&mut r)?;
         let n = r.count()?;
         let mut table = Vec::with_capacity(n);
         let mut strings = Vec::with_capacity(n);
@@ -163,18 +184,19 @@ impl Stored {
         let mut deps = Vec::new();
         let mut verdicts = Vec::with_capacity(n);
         for _ in 0..n {
-            verdicts.push(locate_verdict(&mut r, &strings, files.len(), &mut deps)?);
+            verdicts.push(locate_verdict(
+                &mut r,
+                &strings,
+                header.files.len(),
+                &mut deps,
+            )?);
         }
         if !r.at_end() {
             return None;
         }
         drop(strings);
         Some(Stored {
-            key,
-            head,
-            prefix,
-            started,
-            files,
+            header,
             table,
             deps,
             verdicts,
@@ -249,9 +271,9 @@ impl Stored {
 /// with the files its conclusion read (indexes into `judged.files`),
 /// borrowed from the run's own (a cold check on 100k records copied
 /// 41k verdicts and their findings only to store them).
-pub(crate) fn save(ws: &Workspace, judged: &Judged, verdicts: &[(&Verdict, Vec<usize>)]) {
+pub(crate) fn save(ws: &Workspace, header: &Header, verdicts: &[(&Verdict, Vec<usize>)]) {
     let _ = crate::io::cache::make_dir(&ws.root).and_then(|dir| {
-        crate::io::fs::write_cache(&dir.join(JUDGED), &encode_parts(judged, verdicts))
+        crate::io::fs::write_cache(&dir.join(JUDGED), &encode_parts(header, verdicts))
     });
 }
 
@@ -399,18 +421,18 @@ fn read_diagnostic(
 }
 
 #[cfg(test)]
-fn encode(j: &Judged) -> Vec<u8> {
+fn encode(h: &Header, verdicts: &[Verdict]) -> Vec<u8> {
     let verdicts: Vec<(&Verdict, Vec<usize>)> =
-        j.verdicts.iter().map(|v| (v, v.deps.clone())).collect();
-    encode_parts(j, &verdicts)
+        verdicts.iter().map(|v| (v, v.deps.clone())).collect();
+    encode_parts(h, &verdicts)
 }
 
 /// At least as many bytes as [`encode_parts`] writes (each integer in at
 /// most ten), so that the buffer is allocated once and never copied to a
 /// larger one: the pages it does not fill are never touched.
-fn encoded_size(j: &Judged, t: &Strings, verdicts: &[(&Verdict, Vec<usize>)]) -> usize {
+fn encoded_size(h: &Header, t: &Strings, verdicts: &[(&Verdict, Vec<usize>)]) -> usize {
     const INT: usize = 10;
-    let files: usize = j.files.iter().map(|f| f.path.len() + 8 * INT).sum();
+    let files: usize = h.files.iter().map(|f| f.path.len() + 8 * INT).sum();
     let strings: usize = t.all.iter().map(|s| s.len() + INT).sum();
     let verdicts: usize = verdicts
         .iter()
@@ -428,26 +450,17 @@ fn encoded_size(j: &Judged, t: &Strings, verdicts: &[(&Verdict, Vec<usize>)]) ->
                 + v.marks.len() * 3 * INT
         })
         .sum();
-    64 + j.prefix.len() + 6 * INT + files + strings + verdicts
+    64 + h.prefix.len() + 6 * INT + files + strings + verdicts
 }
 
-fn encode_parts(j: &Judged, verdicts: &[(&Verdict, Vec<usize>)]) -> Vec<u8> {
+fn encode_parts(h: &Header, verdicts: &[(&Verdict, Vec<usize>)]) -> Vec<u8> {
     let t = strings(verdicts);
     let mut w = Writer {
-        buf: Vec::with_capacity(encoded_size(j, &t, verdicts)),
+        buf: Vec::with_capacity(encoded_size(h, &t, verdicts)),
     };
     w.buf.extend_from_slice(MAGIC);
     w.buf.extend_from_slice(&FORMAT.to_le_bytes());
-    w.uint(j.key);
-    id(&mut w, Some(&j.head));
-    w.str(&j.prefix);
-    w.int(j.started);
-    w.usize(j.files.len());
-    for f in &j.files {
-        w.str(&f.path);
-        w.opt_stat(f.stat.as_ref());
-        id(&mut w, f.id.as_ref());
-    }
+    h.write(&mut w);
     w.usize(t.all.len());
     for s in &t.all {
         w.str(s);
@@ -484,19 +497,12 @@ fn encode_parts(j: &Judged, verdicts: &[(&Verdict, Vec<usize>)]) -> Vec<u8> {
     w.finish()
 }
 
-/// Every stored verdict decoded.
+/// The header and every stored verdict decoded.
 #[cfg(test)]
-fn decode(bytes: &[u8]) -> Option<Judged> {
+fn decode(bytes: &[u8]) -> Option<(Header, Vec<Verdict>)> {
     let stored = Stored::of(crate::io::map::Mapped::Read(bytes.to_vec()))?;
     let verdicts = stored.decoded(0..stored.len());
-    Some(Judged {
-        key: stored.key,
-        head: stored.head,
-        prefix: stored.prefix,
-        started: stored.started,
-        files: stored.files,
-        verdicts,
-    })
+    Some((stored.header, verdicts))
 }
 
 /// Locates the verdict `r` is at (see [`Stored`]): its files join `deps`
@@ -589,7 +595,7 @@ mod tests {
     #[test]
     fn stored_conclusions_read_back_and_damage_is_refused() {
         let a = ObjectId::from_hex(b"0123456789abcdef0123456789abcdef01234567").unwrap();
-        let judged = Judged {
+        let header = Header {
             // The largest integers take the most bytes (ten each).
             key: u64::MAX,
             head: a,
@@ -612,58 +618,58 @@ mod tests {
                     id: None,
                 },
             ],
-            verdicts: vec![Verdict {
-                path: "knowledge/a.md".into(),
-                deps: vec![0, 1],
-                diagnostics: vec![Diagnostic {
-                    rule: Rule::SourcesDrifted,
-                    severity: Severity::Warning,
-                    path: "knowledge/a.md".into(),
-                    line: usize::MAX,
-                    column: usize::MAX,
-                    end_line: 4,
-                    end_column: 20,
-                    message: "changed".into(),
-                    fixable: true,
-                    span: 30..45,
-                    omitted: 0,
-                    commits: vec!["0123".into()],
-                }],
-                fixes: vec![Fix {
-                    span: 30..45,
-                    old: "file:a#L1-2".into(),
-                    new: "file:a#L3-4".into(),
-                }],
-                marks: vec![
-                    crate::store::drift_marks::DriftMark {
-                        source: "file:a#L1-2".into(),
-                        commit: Some("0123".into()),
-                        date: Some("2026-12-01".into()),
-                    },
-                    crate::store::drift_marks::DriftMark {
-                        source: "file:b".into(),
-                        commit: None,
-                        date: None,
-                    },
-                ],
-                unjudged: Unjudged::No,
-            }],
         };
-        let bytes = encode(&judged);
+        let verdicts = vec![Verdict {
+            path: "knowledge/a.md".into(),
+            deps: vec![0, 1],
+            diagnostics: vec![Diagnostic {
+                rule: Rule::SourcesDrifted,
+                severity: Severity::Warning,
+                path: "knowledge/a.md".into(),
+                line: usize::MAX,
+                column: usize::MAX,
+                end_line: 4,
+                end_column: 20,
+                message: "changed".into(),
+                fixable: true,
+                span: 30..45,
+                omitted: 0,
+                commits: vec!["0123".into()],
+            }],
+            fixes: vec![Fix {
+                span: 30..45,
+                old: "file:a#L1-2".into(),
+                new: "file:a#L3-4".into(),
+            }],
+            marks: vec![
+                crate::store::drift_marks::DriftMark {
+                    source: "file:a#L1-2".into(),
+                    commit: Some("0123".into()),
+                    date: Some("2026-12-01".into()),
+                },
+                crate::store::drift_marks::DriftMark {
+                    source: "file:b".into(),
+                    commit: None,
+                    date: None,
+                },
+            ],
+            unjudged: Unjudged::No,
+        }];
+        let bytes = encode(&header, &verdicts);
         // Written into one buffer allocated at its size, never regrown.
-        let verdicts: Vec<(&Verdict, Vec<usize>)> = judged
-            .verdicts
-            .iter()
-            .map(|v| (v, v.deps.clone()))
-            .collect();
-        let t = strings(&verdicts);
-        assert_eq!(bytes.capacity(), encoded_size(&judged, &t, &verdicts));
+        let parts: Vec<(&Verdict, Vec<usize>)> =
+            verdicts.iter().map(|v| (v, v.deps.clone())).collect();
+        let t = strings(&parts);
+        assert_eq!(bytes.capacity(), encoded_size(&header, &t, &parts));
         // Only the first mark of a record is read back.
-        let mut first = judged.clone();
-        first.verdicts[0].marks.truncate(1);
-        assert_eq!(decode(&bytes), Some(first.clone()));
-        assert_eq!(decode(&encode(&first)), Some(first));
-        let mut bad = encode(&judged);
+        let mut first = verdicts.clone();
+        first[0].marks.truncate(1);
+        assert_eq!(decode(&bytes), Some((header.clone(), first.clone())));
+        assert_eq!(
+            decode(&encode(&header, &first)),
+            Some((header.clone(), first))
+        );
+        let mut bad = encode(&header, &verdicts);
         bad[14] ^= 1;
         assert!(decode(&bad).is_none());
     }
@@ -696,7 +702,7 @@ mod tests {
             omitted: 0,
             commits: vec!["0123".into()],
         };
-        let judged = Judged {
+        let header = Header {
             key: 1,
             head: a,
             prefix: String::new(),
@@ -706,19 +712,19 @@ mod tests {
                 stat: None,
                 id: Some(a),
             }],
-            verdicts: vec![
-                quiet("memory/a.md", vec![0]),
-                Verdict {
-                    diagnostics: vec![finding],
-                    ..quiet("memory/b.md", vec![0])
-                },
-                Verdict {
-                    unjudged: Unjudged::Shallow,
-                    ..quiet("memory/c.md", Vec::new())
-                },
-            ],
         };
-        let stored = Stored::of(crate::io::map::Mapped::Read(encode(&judged))).unwrap();
+        let verdicts = vec![
+            quiet("memory/a.md", vec![0]),
+            Verdict {
+                diagnostics: vec![finding],
+                ..quiet("memory/b.md", vec![0])
+            },
+            Verdict {
+                unjudged: Unjudged::Shallow,
+                ..quiet("memory/c.md", Vec::new())
+            },
+        ];
+        let stored = Stored::of(crate::io::map::Mapped::Read(encode(&header, &verdicts))).unwrap();
         assert_eq!(stored.len(), 3);
         assert_eq!(stored.path(1), "memory/b.md");
         assert_eq!(stored.path_bytes(2), b"memory/c.md");
@@ -729,7 +735,7 @@ mod tests {
         );
         assert_eq!(
             stored.decoded([2, 1].into_iter()),
-            vec![judged.verdicts[2].clone(), judged.verdicts[1].clone()]
+            vec![verdicts[2].clone(), verdicts[1].clone()]
         );
     }
 }

@@ -10,7 +10,7 @@ use crate::io::git::Repo;
 use crate::io::stat::Stat;
 use crate::model::hashing::Map as HashMap;
 use crate::model::workspace::Workspace;
-use crate::store::judged::{Judged, Known, Stored, Verdict};
+use crate::store::judged::{Header, Known, Stored, Verdict};
 use gix::ObjectId;
 
 /// A verdict drawn this run and the paths it read (its `deps` empty; a
@@ -57,7 +57,10 @@ impl Reuse {
         let stored = caching
             .then(|| crate::store::judged::load(&ws.root))
             .flatten()
-            .filter(|j| j.key == key && j.head == head && j.prefix == repo.prefix);
+            .filter(|j| {
+                let h = &j.header;
+                h.key == key && h.head == head && h.prefix == repo.prefix
+            });
         let mut out = Reuse {
             key,
             head,
@@ -79,6 +82,7 @@ impl Reuse {
     /// data match and are not racy, else the file read and hashed again.
     fn check_files(&mut self, ws: &Workspace, repo: &Repo, j: &Stored, known: Stats) {
         use rayon::prelude::*;
+        let j = &j.header;
         let mut stats: Vec<Option<Stat>> = j.files.iter().map(|f| known(&f.path)).collect();
         let (at, paths): (Vec<usize>, Vec<&str>) = j
             .files
@@ -144,7 +148,7 @@ impl Reuse {
             }
             let holds = was_stored
                 && stored.deps(at - 1).iter().all(|&d| {
-                    let f = &stored.files[d];
+                    let f = &stored.header.files[d];
                     self.checked.get(d).is_some_and(|(_, id)| *id == f.id)
                 });
             match holds {
@@ -205,7 +209,7 @@ impl Reuse {
         }
         let no_paths: &[String] = &[];
         let (no_files, no_stored) = (Vec::new(), Vec::new());
-        let stored_files = self.stored.as_ref().map_or(&no_files, |s| &s.files);
+        let stored_files = self.stored.as_ref().map_or(&no_files, |s| &s.header.files);
         // The verdicts kept are stored again: decoded (only when what is
         // stored changes).
         let reused = match &self.stored {
@@ -273,13 +277,12 @@ impl Reuse {
             .collect();
         crate::store::judged::save(
             ws,
-            &Judged {
+            &Header {
                 key: self.key,
                 head: self.head,
                 prefix: self.prefix.clone(),
                 started: self.started,
                 files,
-                verdicts: Vec::new(),
             },
             &out,
         );
