@@ -206,44 +206,55 @@ const _: () = assert!(std::mem::size_of::<Lined>() == BINS);
 /// first of its bucket and the one before it in the bucket ([`NONE`] for
 /// either that is not there or is the record itself).
 fn band_neighbours(items: &[(usize, Kind)], sketches: &[Lined], band: usize) -> Vec<[u32; 2]> {
-    // The band's keys (kind and band value) side by side, its buckets
-    // runs of them sorted instead of hash-map entries probed at random
-    // (a cold check on 100k records waited for memory most of this
-    // function's time).
-    // The kind's bits stay below bit 36, which `sorted_by_key` sorts by.
-    const _: () = assert!(Kind::ALL.len() <= 16);
-    let keys: Vec<u64> = items
-        .iter()
-        .zip(sketches)
-        .map(|((_, kind), sketch)| (*kind as u64) << 32 | u64::from(sketch.0.band(band)))
-        .collect();
-    let sorted = sorted_by_key(&keys);
+    // The band's keys (kind and band value) side by side, each with the
+    // record's index below it, its buckets runs of them sorted instead of
+    // hash-map entries probed at random (a cold check on 100k records
+    // waited for memory most of this function's time).
+    let sorted = sorted_keys(
+        items
+            .iter()
+            .zip(sketches)
+            .map(|((_, kind), sketch)| (*kind as u64) << 32 | u64::from(sketch.0.band(band))),
+    );
     let mut before = vec![[NONE; 2]; items.len()];
     for bucket in sorted.chunk_by(|a, b| a.0 == b.0) {
-        let first = bucket[0].1 as u32;
+        let first = bucket[0].1;
         for w in bucket.windows(2) {
-            let prev = w[0].1 as u32;
-            before[w[1].1] = [first, if prev == first { NONE } else { prev }];
+            let prev = w[0].1;
+            before[w[1].1 as usize] = [first, if prev == first { NONE } else { prev }];
         }
     }
     before
 }
 
-/// `(key, index)` of each of `keys`, sorted by key, the indexes ascending
-/// among equal keys: a stable radix sort, twelve bits at a time from the
-/// lowest, of the 36 bits a key of [`duplicate_pairs`] uses (kind and band
-/// value; three passes instead of five bytes' worth, each over 100k keys
-/// per band on a large workspace; a digit that is the same in every key is
-/// skipped).
-fn sorted_by_key(keys: &[u64]) -> Vec<(u64, usize)> {
-    let mut from: Vec<(u64, usize)> = keys.iter().copied().zip(0..).collect();
-    let mut to = vec![(0u64, 0usize); from.len()];
-    const BITS: usize = 12;
+/// Bits of a bucket key (kind and band value, see [`band_neighbours`]).
+const KEY_BITS: u32 = 36;
+/// Bits left below a key for the index of its record.
+const INDEX_BITS: u32 = 64 - KEY_BITS;
+const _: () = assert!(Kind::ALL.len() <= 1 << (KEY_BITS - 32));
+
+/// `(key, index)` of each of `keys` (in [`KEY_BITS`]), sorted by key, the
+/// indexes ascending among equal keys. Each key is packed with its index
+/// into one `u64` and sorted by a stable radix sort, twelve bits at a time
+/// from the lowest bit of the key (three passes over 8-byte values instead
+/// of five bytes' worth over 16-byte pairs, each over 100k keys per band
+/// on a large workspace; a digit that is the same in every key is
+/// skipped). More records than the index bits hold are sorted by
+/// comparison.
+fn sorted_keys(keys: impl ExactSizeIterator<Item = u64>) -> Vec<(u64, u32)> {
+    if keys.len() >= 1 << INDEX_BITS {
+        let mut all: Vec<(u64, u32)> = keys.zip(0..).collect();
+        all.sort_unstable();
+        return all;
+    }
+    let mut from: Vec<u64> = keys.zip(0u64..).map(|(k, i)| k << INDEX_BITS | i).collect();
+    let mut to = vec![0u64; from.len()];
+    const BITS: u32 = 12;
     const DIGITS: usize = 1 << BITS;
-    for shift in (0..36).step_by(BITS) {
+    for shift in (INDEX_BITS..64).step_by(BITS as usize) {
         let digit = |k: u64| ((k >> shift) as usize) & (DIGITS - 1);
         let mut starts = [0usize; DIGITS + 1];
-        for (k, _) in &from {
+        for k in &from {
             starts[digit(*k) + 1] += 1;
         }
         if starts.contains(&from.len()) {
@@ -252,14 +263,17 @@ fn sorted_by_key(keys: &[u64]) -> Vec<(u64, usize)> {
         for d in 0..DIGITS {
             starts[d + 1] += starts[d];
         }
-        for &(k, i) in &from {
+        for &k in &from {
             let d = digit(k);
-            to[starts[d]] = (k, i);
+            to[starts[d]] = k;
             starts[d] += 1;
         }
         std::mem::swap(&mut from, &mut to);
     }
-    from
+    let index = (1u64 << INDEX_BITS) - 1;
+    from.into_iter()
+        .map(|k| (k >> INDEX_BITS, (k & index) as u32))
+        .collect()
 }
 
 /// The pairs of each comparable record for which `chosen` is true, found by
@@ -373,7 +387,7 @@ fn message(
 
 #[cfg(test)]
 mod tests {
-    use super::sorted_by_key;
+    use super::sorted_keys;
 
     #[test]
     fn keys_are_sorted_with_their_indexes_ascending_among_equal_keys() {
@@ -387,11 +401,14 @@ mod tests {
             3 << 32 | 0x0102_0304,
             1 << 32 | 0xff00_0000,
         ];
-        let mut expected: Vec<(u64, usize)> = keys.iter().copied().zip(0..).collect();
+        let mut expected: Vec<(u64, u32)> = keys.iter().copied().zip(0..).collect();
         expected.sort();
-        assert_eq!(sorted_by_key(&keys), expected);
+        assert_eq!(sorted_keys(keys.into_iter()), expected);
         // All equal: the indexes in order.
-        assert_eq!(sorted_by_key(&[7; 3]), vec![(7, 0), (7, 1), (7, 2)]);
-        assert_eq!(sorted_by_key(&[]), Vec::new());
+        assert_eq!(
+            sorted_keys([7; 3].into_iter()),
+            vec![(7, 0), (7, 1), (7, 2)]
+        );
+        assert_eq!(sorted_keys([0u64; 0].into_iter()), Vec::new());
     }
 }
