@@ -15,6 +15,7 @@ use crate::engine::check::lint::Outcome;
 use crate::model::diagnostic::Diagnostic;
 use crate::model::workspace::Workspace;
 use std::collections::HashMap;
+use std::ops::Range;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
 /// Human output of `outcome` (see [`render::rendered`]), with the reports
@@ -75,40 +76,50 @@ pub(super) fn human(
     let read: HashMap<String, String> = crate::engine::check::lint::read_texts(ws, &wanted)
         .into_iter()
         .collect();
-    type Shown = Vec<std::ops::Range<usize>>;
     // Each file's reports are drawn on their own (a renderer each), so
     // files are drawn on every core: a cold check of 100k records drew
     // 19k reports on one.
     use rayon::prelude::*;
-    let parts: Vec<(Option<u128>, std::borrow::Cow<str>, Shown, bool)> = groups
+    let parts: Vec<Part> = groups
         .into_par_iter()
         .zip(hits)
         .map(|((group, key), hit)| {
             if let Some(text) = hit {
-                return (key, text.into(), Vec::new(), false);
+                return Part {
+                    key,
+                    text: text.into(),
+                    shown: Vec::new(),
+                    drawn: false,
+                };
             }
             let path = &group[0].path;
             let sources = match read.contains_key(path) {
                 true => &read,
                 false => &outcome.sources,
             };
-            let (text, shown_ranges) = render_group(group, sources, color, width);
+            let (text, shown) = render_group(group, sources, color, width);
             // Stored only when the text rendered is the one the key names
             // (a file changed since it was linted is not).
-            let shown = sources.get(path).map(|t| xxh3_64(t.as_bytes()));
-            let key = key.filter(|_| shown.is_some() && shown == outcome_content(outcome, path));
-            (key, text.into(), shown_ranges, true)
+            let drawn_from = sources.get(path).map(|t| xxh3_64(t.as_bytes()));
+            let key = key
+                .filter(|_| drawn_from.is_some() && drawn_from == outcome_content(outcome, path));
+            Part {
+                key,
+                text: text.into(),
+                shown,
+                drawn: true,
+            }
         })
         .collect();
-    let fresh: usize = parts.iter().filter(|p| p.3).map(|p| p.1.len()).sum();
-    let total: usize = parts.iter().map(|p| p.1.len()).sum();
+    let fresh: usize = parts.iter().filter(|p| p.drawn).map(|p| p.text.len()).sum();
+    let total: usize = parts.iter().map(|p| p.text.len()).sum();
     let line = summary.line();
     let mut out = String::with_capacity(total + line.len() + 1);
-    let mut shown_out: Shown = Vec::new();
-    for (_, text, ranges, _) in &parts {
+    let mut shown_out: Vec<Range<usize>> = Vec::new();
+    for part in &parts {
         let at = out.len();
-        shown_out.extend(ranges.iter().map(|r| r.start + at..r.end + at));
-        out.push_str(text);
+        shown_out.extend(part.shown.iter().map(|r| r.start + at..r.end + at));
+        out.push_str(&part.text);
     }
     out.push_str(&line);
     out.push('\n');
@@ -117,7 +128,7 @@ pub(super) fn human(
     if whole && (kept.is_none() || fresh.saturating_mul(8) > total) {
         let entries = parts
             .iter()
-            .filter_map(|(key, text, _, _)| Some(((*key)?, text.as_ref())))
+            .filter_map(|p| Some((p.key?, p.text.as_ref())))
             .collect();
         crate::store::rendered::save(ws, scope, entries);
     }
@@ -125,6 +136,18 @@ pub(super) fn human(
         text: out,
         shown: shown_out,
     }
+}
+
+/// One file's reports in the output, as [`human`] puts them together.
+struct Part<'k> {
+    /// The key they are kept under, when they may be kept.
+    key: Option<u128>,
+    /// The reports, drawn now or kept.
+    text: std::borrow::Cow<'k, str>,
+    /// The ranges of `text` its renderer marked as shown.
+    shown: Vec<Range<usize>>,
+    /// Drawn now, not taken from the kept reports.
+    drawn: bool,
 }
 
 /// The hash of the text of `path` a key names: of the text at hand, else
