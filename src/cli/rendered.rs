@@ -8,7 +8,8 @@
 //! field of its findings; the file as a whole by the scope: memlint (its
 //! version and executable), the effective configuration, the width and
 //! whether colours are on. The bytes are the renderer's own for the
-//! file's findings alone, so the output is the same as rendering them all.
+//! file's findings alone, after the last output pass (credentials masked,
+//! controls shown), so the output is the same as rendering them all.
 
 use super::render::{self, Summary};
 use crate::engine::check::lint::Outcome;
@@ -18,13 +19,6 @@ use std::collections::HashMap;
 use std::ops::Range;
 use xxhash_rust::xxh3::{xxh3_64, Xxh3};
 
-/// Human output of `outcome` (see [`render::rendered`]), with the reports
-/// of unchanged files taken from `.memlint/rendered`; the file is written
-/// again, by a check of the whole work tree, when it was unusable or too
-/// many reports were not in it. Kept
-/// reports are a file memlint read, not bytes it drew: they take the last
-/// output pass whole; the reports drawn now keep the ranges their
-/// renderer marked as shown.
 /// How a check's human output is drawn, and of what.
 pub(super) struct Shape {
     pub color: bool,
@@ -35,6 +29,15 @@ pub(super) struct Shape {
     pub whole: bool,
 }
 
+/// Human output of `outcome` (see [`render::rendered`]), with the reports
+/// of unchanged files taken from `.memlint/rendered`; the file is written
+/// again, by a check of the whole work tree, when it was unusable or too
+/// many reports were not in it. Each file's reports are made what the last
+/// output pass makes of them when drawn (credentials masked, controls
+/// shown; the ranges their renderer marked as shown as they are), and kept
+/// so; kept reports are a file memlint read, not bytes it drew: their
+/// control and invisible characters are shown again (none, unless the file
+/// was written by someone else), their credentials were masked when drawn.
 pub(super) fn human(
     ws: &Workspace,
     outcome: &Outcome,
@@ -87,8 +90,7 @@ pub(super) fn human(
             if let Some(text) = hit {
                 return Part {
                     key,
-                    text: text.into(),
-                    shown: Vec::new(),
+                    text: crate::syntax::sanitize::terminal_controls(text, color),
                     drawn: false,
                 };
             }
@@ -105,8 +107,7 @@ pub(super) fn human(
                 .filter(|_| drawn_from.is_some() && drawn_from == outcome_content(outcome, path));
             Part {
                 key,
-                text: text.into(),
-                shown,
+                text: last_pass(render::Rendered { text, shown }, color).into(),
                 drawn: true,
             }
         })
@@ -115,12 +116,14 @@ pub(super) fn human(
     let total: usize = parts.iter().map(|p| p.text.len()).sum();
     let line = summary.line();
     let mut out = String::with_capacity(total + line.len() + 1);
-    let mut shown_out: Vec<Range<usize>> = Vec::new();
     for part in &parts {
-        let at = out.len();
-        shown_out.extend(part.shown.iter().map(|r| r.start + at..r.end + at));
         out.push_str(&part.text);
     }
+    // The reports have taken the last pass; the count line takes it still.
+    let shown = match out.len() {
+        0 => Vec::new(),
+        n => vec![0..n],
+    };
     out.push_str(&line);
     out.push('\n');
     // Kept as it is while most reports came from it: a record being edited
@@ -132,22 +135,34 @@ pub(super) fn human(
             .collect();
         crate::store::rendered::save(ws, scope, entries);
     }
-    render::Rendered {
-        text: out,
-        shown: shown_out,
-    }
+    render::Rendered { text: out, shown }
 }
 
 /// One file's reports in the output, as [`human`] puts them together.
 struct Part<'k> {
     /// The key they are kept under, when they may be kept.
     key: Option<u128>,
-    /// The reports, drawn now or kept.
+    /// The reports, drawn now or kept, as the last output pass makes them.
     text: std::borrow::Cow<'k, str>,
-    /// The ranges of `text` its renderer marked as shown.
-    shown: Vec<Range<usize>>,
     /// Drawn now, not taken from the kept reports.
     drawn: bool,
+}
+
+/// `r` as the last output pass writes it (see `output::out_rendered`):
+/// the ranges its renderer marked as shown as they are, the rest masked
+/// and with its controls shown.
+fn last_pass(r: render::Rendered, color: bool) -> String {
+    if r.shown.is_empty() {
+        return crate::syntax::sanitize::terminal(&r.text, color).into_owned();
+    }
+    let mut out = String::with_capacity(r.text.len());
+    for (piece, shown) in r.pieces() {
+        match shown {
+            true => out.push_str(piece),
+            false => out.push_str(&crate::syntax::sanitize::terminal(piece, color)),
+        }
+    }
+    out
 }
 
 /// The hash of the text of `path` a key names: of the text at hand, else
@@ -167,7 +182,7 @@ fn render_group(
     sources: &HashMap<String, String>,
     color: bool,
     width: usize,
-) -> (String, Vec<std::ops::Range<usize>>) {
+) -> (String, Vec<Range<usize>>) {
     let summary = Summary::of(0, group);
     let render::Rendered { mut text, shown } =
         render::rendered(group, sources, summary, color, width);

@@ -17,8 +17,9 @@ pub(crate) const RENDERED: &str = "rendered";
 const MAGIC: &[u8; 8] = b"MLRENDR\0";
 
 /// The layout of this file, besides [`FORMAT`]: a file of another layout
-/// is ignored (and replaced by the next run that renders).
-const LAYOUT: u32 = 1;
+/// is ignored (and replaced by the next run that renders). 2: the reports
+/// are kept as the last output pass made them (1: as drawn).
+const LAYOUT: u32 = 2;
 
 /// Most bytes of the file used: a larger one (damaged, or a workspace
 /// whose report is larger still) is ignored and not written.

@@ -374,15 +374,24 @@ fn shown(text: &str, mode: Mode) -> Cow<'_, str> {
 /// with `sgr` the colour sequences memlint itself writes (`ESC [ … m`) are
 /// let through. Every writer of the binary calls this.
 pub(crate) fn terminal(out: &str, sgr: bool) -> Cow<'_, str> {
-    if !sgr {
-        return text(out);
+    match secrets(out) {
+        Cow::Borrowed(masked) => terminal_controls(masked, sgr),
+        Cow::Owned(masked) => Cow::Owned(terminal_controls(&masked, sgr).into_owned()),
     }
-    let masked = secrets(out);
-    if !may_hold_controls(&masked, Mode::Text) {
-        return masked;
+}
+
+/// [`terminal`] of a text whose credentials are masked already: its
+/// control and invisible characters shown, and with `sgr` memlint's own
+/// colour sequences let through.
+pub(crate) fn terminal_controls(masked: &str, sgr: bool) -> Cow<'_, str> {
+    if !sgr {
+        return controls(masked, Mode::Text);
+    }
+    if !may_hold_controls(masked, Mode::Text) {
+        return Cow::Borrowed(masked);
     }
     let mut shown = String::with_capacity(masked.len());
-    let mut rest: &str = &masked;
+    let mut rest: &str = masked;
     while let Some(i) = rest.find('\u{1b}') {
         shown.push_str(&controls(&rest[..i], Mode::Text));
         let after = &rest[i + 1..];
@@ -631,6 +640,48 @@ mod tests {
         for b in 0..=0x7fu8 {
             let x = u64::from_le_bytes([b, b'a', b'b', b'c', b'd', b'e', b'f', b'g']);
             assert_eq!(printable_ascii(x), (0x20..0x7f).contains(&b), "{b:#x}");
+        }
+    }
+
+    #[test]
+    fn the_last_pass_leaves_its_own_output_as_it_is() {
+        // Kept human reports are stored as the last pass made them and
+        // take only its control pass again: that pass must find nothing
+        // to change in what it made, with and without colour sequences.
+        let alphabet: Vec<char> =
+            "abc XYZ\n\r\n\r\t\u{1b}[m;0123\u{7}\u{7f}\u{85}\u{9f}\u{ad}│─…\u{200b}\u{202e}\u{2407}\u{241b}\u{feff}\u{e0041}日"
+                .chars()
+                .collect();
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as usize
+        };
+        for round in 0..20_000 {
+            let len = next() % 40;
+            let mut text: String = (0..len)
+                .map(|_| match next() % 3 {
+                    0 => alphabet[next() % alphabet.len()],
+                    _ => char::from(b' ' + (next() % 95) as u8),
+                })
+                .collect();
+            // A credential at either end, beside whatever came out.
+            match round % 10 {
+                0 => text.insert_str(0, &format!("{GH} ")),
+                5 => text.push_str(&format!(" {GH}")),
+                _ => {}
+            }
+            for sgr in [false, true] {
+                let once = terminal(&text, sgr).into_owned();
+                assert_eq!(
+                    terminal_controls(&once, sgr),
+                    once,
+                    "round {round}: {text:?} sgr {sgr}"
+                );
+                assert!(!once.contains(GH), "round {round}: {once:?}");
+            }
         }
     }
 

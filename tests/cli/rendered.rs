@@ -222,3 +222,30 @@ fn a_warm_check_prints_kept_reports_masked_and_with_controls_shown_as_cold() {
     assert_eq!(warm.code, 1, "{warm:?}");
     assert_eq!(warm.stdout, cold.stdout);
 }
+
+#[test]
+fn control_characters_planted_in_the_kept_reports_are_shown_as_symbols() {
+    // Kept reports are stored as the last output pass made them; a file
+    // written by someone else (its checksum made right) may hold anything:
+    // its control characters still reach the terminal as symbols.
+    let dir = workspace();
+    let root = dir.path();
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let cold = check(root, &[]);
+    assert!(cold.contains("src/alpha.rs"), "{cold}");
+    let (_, mut bytes) = kept(root);
+    let body = bytes.len() - 8;
+    let at = bytes[..body]
+        .windows(b"src/alpha.rs".len())
+        .position(|w| w == b"src/alpha.rs")
+        .expect("the report of alpha is kept");
+    // `src/` becomes ESC ] 0 ; (a terminal title) and a BEL follows `alpha`.
+    bytes[at..at + 4].copy_from_slice(b"\x1b]0;");
+    bytes[at + 9] = 0x07;
+    let sum = xxhash_rust::xxh3::xxh3_64(&bytes[..body]);
+    bytes[body..].copy_from_slice(&sum.to_le_bytes());
+    std::fs::write(root.join(".memlint/rendered"), &bytes).expect("plant");
+    let warm = check(root, &[]);
+    assert!(!warm.contains('\u{1b}') && !warm.contains('\u{7}'), "{warm:?}");
+    assert!(warm.contains("\u{241b}]0;alpha\u{2407}rs"), "{warm}");
+}
