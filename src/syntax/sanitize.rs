@@ -605,30 +605,36 @@ mod tests {
         }
     }
 
+    /// 20,000 random texts of up to 40 characters from `seed`: one
+    /// character in `one_in` from `alphabet`, the others printable ASCII.
+    fn random_texts(seed: u64, alphabet: &str, one_in: usize) -> impl Iterator<Item = String> {
+        let alphabet: Vec<char> = alphabet.chars().collect();
+        let mut state = seed;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as usize
+        };
+        (0..20_000).map(move |_| {
+            let len = next() % 40;
+            (0..len)
+                .map(|_| match next() % one_in {
+                    0 => alphabet[next() % alphabet.len()],
+                    _ => char::from(b' ' + (next() % 95) as u8),
+                })
+                .collect()
+        })
+    }
+
     #[test]
     fn the_quick_look_finds_every_text_with_a_character_to_show() {
         // Random texts of printable ASCII runs (eight bytes skipped at
         // once), line breaks, tabs, C0 and C1 controls, DEL, the box
         // drawing and `…` of `check`'s reports, and every kind of
         // invisible character, at every offset from the start.
-        let alphabet: Vec<char> = "abc XYZ~ 01\n\r\n\r\t\u{1b}\u{7}\u{7f}\u{85}\u{9f}\u{a0}\u{ad}é│─╭╰┬·…✓❤\u{b7}\u{bf}\u{ac}\u{ae}\u{2000}\u{200b}\u{200d}\u{202e}\u{2060}\u{2066}\u{206f}\u{2070}\u{2800}\u{2801}\u{2840}\u{fe0f}\u{feff}\u{fff9}\u{61c}\u{115f}\u{180e}\u{3164}\u{ffa0}\u{1d173}\u{e0041}\u{e0100}👩💻日"
-            .chars()
-            .collect();
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state as usize
-        };
-        for round in 0..20_000 {
-            let len = next() % 40;
-            let text: String = (0..len)
-                .map(|_| match next() % 4 {
-                    0 => alphabet[next() % alphabet.len()],
-                    _ => char::from(b' ' + (next() % 95) as u8),
-                })
-                .collect();
+        let alphabet = "abc XYZ~ 01\n\r\n\r\t\u{1b}\u{7}\u{7f}\u{85}\u{9f}\u{a0}\u{ad}é│─╭╰┬·…✓❤\u{b7}\u{bf}\u{ac}\u{ae}\u{2000}\u{200b}\u{200d}\u{202e}\u{2060}\u{2066}\u{206f}\u{2070}\u{2800}\u{2801}\u{2840}\u{fe0f}\u{feff}\u{fff9}\u{61c}\u{115f}\u{180e}\u{3164}\u{ffa0}\u{1d173}\u{e0041}\u{e0100}👩💻日";
+        for (round, text) in random_texts(0x2545_f491_4f6c_dd1d, alphabet, 4).enumerate() {
             for mode in [Mode::Line, Mode::Text] {
                 assert_eq!(
                     may_hold_controls(&text, mode),
@@ -648,25 +654,8 @@ mod tests {
         // Kept human reports are stored as the last pass made them and
         // take only its control pass again: that pass must find nothing
         // to change in what it made, with and without colour sequences.
-        let alphabet: Vec<char> =
-            "abc XYZ\n\r\n\r\t\u{1b}[m;0123\u{7}\u{7f}\u{85}\u{9f}\u{ad}│─…\u{200b}\u{202e}\u{2407}\u{241b}\u{feff}\u{e0041}日"
-                .chars()
-                .collect();
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state as usize
-        };
-        for round in 0..20_000 {
-            let len = next() % 40;
-            let mut text: String = (0..len)
-                .map(|_| match next() % 3 {
-                    0 => alphabet[next() % alphabet.len()],
-                    _ => char::from(b' ' + (next() % 95) as u8),
-                })
-                .collect();
+        let alphabet = "abc XYZ\n\r\n\r\t\u{1b}[m;0123\u{7}\u{7f}\u{85}\u{9f}\u{ad}│─…\u{200b}\u{202e}\u{2407}\u{241b}\u{feff}\u{e0041}日";
+        for (round, mut text) in random_texts(0x9e37_79b9_7f4a_7c15, alphabet, 3).enumerate() {
             // A credential at either end, beside whatever came out.
             match round % 10 {
                 0 => text.insert_str(0, &format!("{GH} ")),

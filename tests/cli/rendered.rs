@@ -246,6 +246,9 @@ fn control_characters_planted_in_the_kept_reports_are_shown_as_symbols() {
     bytes[body..].copy_from_slice(&sum.to_le_bytes());
     std::fs::write(root.join(".memlint/rendered"), &bytes).expect("plant");
     let warm = check(root, &[]);
-    assert!(!warm.contains('\u{1b}') && !warm.contains('\u{7}'), "{warm:?}");
+    assert!(
+        !warm.contains('\u{1b}') && !warm.contains('\u{7}'),
+        "{warm:?}"
+    );
     assert!(warm.contains("\u{241b}]0;alpha\u{2407}rs"), "{warm}");
 }
