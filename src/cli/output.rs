@@ -38,12 +38,8 @@ pub(crate) fn out_colored(text: &str, color: bool) {
 pub(crate) fn out_rendered(r: &super::render::Rendered, color: bool) {
     use std::io::Write;
     let mut w = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    for (piece, shown) in r.pieces() {
-        let written = match shown {
-            true => w.write_all(piece.as_bytes()),
-            false => w.write_all(sanitize::terminal(piece, color).as_bytes()),
-        };
-        if written.is_err() {
+    for piece in r.passed(color) {
+        if w.write_all(piece.as_bytes()).is_err() {
             return;
         }
     }

@@ -107,7 +107,10 @@ pub(super) fn human(
                 .filter(|_| drawn_from.is_some() && drawn_from == outcome_content(outcome, path));
             Part {
                 key,
-                text: last_pass(render::Rendered { text, shown }, color).into(),
+                text: render::Rendered { text, shown }
+                    .passed(color)
+                    .collect::<String>()
+                    .into(),
                 drawn: true,
             }
         })
@@ -146,23 +149,6 @@ struct Part<'k> {
     text: std::borrow::Cow<'k, str>,
     /// Drawn now, not taken from the kept reports.
     drawn: bool,
-}
-
-/// `r` as the last output pass writes it (see `output::out_rendered`):
-/// the ranges its renderer marked as shown as they are, the rest masked
-/// and with its controls shown.
-fn last_pass(r: render::Rendered, color: bool) -> String {
-    if r.shown.is_empty() {
-        return crate::syntax::sanitize::terminal(&r.text, color).into_owned();
-    }
-    let mut out = String::with_capacity(r.text.len());
-    for (piece, shown) in r.pieces() {
-        match shown {
-            true => out.push_str(piece),
-            false => out.push_str(&crate::syntax::sanitize::terminal(piece, color)),
-        }
-    }
-    out
 }
 
 /// The hash of the text of `path` a key names: of the text at hand, else

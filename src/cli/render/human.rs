@@ -314,6 +314,16 @@ impl Rendered {
         out.into_iter().filter(|(t, _)| !t.is_empty())
     }
 
+    /// The output as the last pass makes it, in [`Rendered::pieces`]: the
+    /// shown ones as they are, the others masked and with their controls
+    /// shown (`sgr`: memlint's colour sequences let through).
+    pub(crate) fn passed(&self, sgr: bool) -> impl Iterator<Item = std::borrow::Cow<'_, str>> + '_ {
+        self.pieces().map(move |(piece, shown)| match shown {
+            true => std::borrow::Cow::Borrowed(piece),
+            false => sanitize::terminal(piece, sgr),
+        })
+    }
+
     /// Marks the bytes of `text` from `from` to its end as already shown.
     fn mark_shown(&mut self, from: usize) {
         let to = self.text.len();

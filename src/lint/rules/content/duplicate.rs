@@ -411,4 +411,27 @@ mod tests {
         );
         assert_eq!(sorted_keys([0u64; 0].into_iter()), Vec::new());
     }
+
+    #[test]
+    fn random_keys_sort_as_a_comparison_sort_does() {
+        // 36-bit keys of every kind, from few distinct values (long runs
+        // of equal keys, digits the same in every key) to many, against
+        // sorting (key, index) pairs.
+        let mut state = 0x5851_f42d_4c95_7f2du64;
+        for (n, distinct) in [(1usize, 1u64), (50, 3), (5_000, 40), (20_000, 1 << 36)] {
+            let keys: Vec<u64> = (0..n)
+                .map(|_| {
+                    state = state
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    let k = (state >> 20) % distinct;
+                    // Spread over the key's bits: kind on top, band below.
+                    (k.wrapping_mul(0x9_E377_9B97) & ((1 << 36) - 1)) | (k % 4) << 32
+                })
+                .collect();
+            let mut expected: Vec<(u64, u32)> = keys.iter().copied().zip(0..).collect();
+            expected.sort();
+            assert_eq!(sorted_keys(keys.into_iter()), expected, "{n} keys");
+        }
+    }
 }
