@@ -6,6 +6,9 @@ use super::settings::Settings;
 use crate::engine::workspace::WorkspaceError;
 use std::process::ExitCode;
 
+/// How long `watch start` waits for the watcher to load its index.
+const LOADED_WITHIN: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// `memlint watch …`.
 pub(super) fn run(
     s: &Settings,
@@ -48,6 +51,10 @@ pub(super) fn run(
             });
             let status = w::start(root, config.as_deref())
                 .map_err(|e| WorkspaceError::Usage(e.to_string()))?;
+            // Ready when it returns: the watcher has also loaded the index
+            // it answers searches from (and stored it, when there was none).
+            // A workspace too large to load in time is answered for later.
+            crate::engine::search::served::wait_loaded(&s.workspace, LOADED_WITHIN);
             if !s.quiet {
                 write_out(&status.human(root));
             }

@@ -548,3 +548,33 @@ fn a_watcher_that_does_not_answer_never_holds_a_command_up() {
         ["memory/decisions/adopt-quokka-naming.md"]
     );
 }
+
+#[test]
+fn watch_start_returns_once_the_watcher_holds_the_index() {
+    // Enough records that loading them takes the watcher a while after it
+    // first answers for its status.
+    let ws = workspace("search");
+    let root = ws.path();
+    for i in 0..3000 {
+        write(
+            root,
+            &format!("knowledge/note-{i:04}.md"),
+            &format!(
+                "---\ntitle: Note {i}\ndescription: Numbered note {i}.\nmodel_invocation: false\ndate: 2026-03-02\nsources:\n  - https://example.com/{i}\n---\n\nThe numbered note {i} of the wombat series.\n"
+            ),
+        );
+    }
+    let stored = root.join(".memlint/search");
+    assert!(!stored.exists());
+    let _watched = Watched::start(root);
+    // The index it loaded was built from the records and stored before
+    // `watch start` came back; a search removed afterwards is not made
+    // again behind the test's back.
+    assert!(
+        stored.is_file(),
+        "watch start returned before the index was loaded"
+    );
+    std::fs::remove_file(&stored).expect("remove the stored index");
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(!stored.exists(), "the watcher stored the index after start");
+}

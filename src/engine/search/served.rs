@@ -73,6 +73,14 @@ pub(crate) fn ask(ws: &Workspace, query: &Query, within: Duration) -> Option<Ans
     ))
 }
 
+/// Waits at most `within` for the watcher of `ws` to have loaded its
+/// index (it answers no question before); whether it answered.
+pub(crate) fn wait_loaded(ws: &Workspace, within: Duration) -> bool {
+    let question = json!({ "v": VERSION, "ping": true }).to_string();
+    crate::io::watch::recall::ask(&ws.root, &question, within)
+        .is_ok_and(|line| line == json!({ "loaded": true }).to_string())
+}
+
 /// The watcher's answer to one question `line` about `ws`, keeping the
 /// index in `held`.
 pub(crate) fn answer_line(ws: &Workspace, held: &mut Option<Held>, line: &str) -> String {
@@ -82,6 +90,11 @@ pub(crate) fn answer_line(ws: &Workspace, held: &mut Option<Held>, line: &str) -
     };
     if q.get("v").and_then(Value::as_u64) != Some(VERSION) {
         return refuse("unknown version");
+    }
+    // Asked by `memlint watch start`: answered once the index is loaded,
+    // since it is loaded before the first question is read.
+    if q.get("ping") == Some(&Value::Bool(true)) {
+        return json!({ "loaded": true }).to_string();
     }
     let Some((dev, ino, key)) = identity(ws) else {
         return refuse("the workspace is gone");
