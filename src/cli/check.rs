@@ -140,20 +140,25 @@ fn report_check(s: &Settings, args: &CheckArgs, checked: &Checked, work_tree: bo
     let (text, shown) = match args.format {
         CheckFormat::Human => {
             if !(s.quiet && diags.is_empty()) {
-                let r = match work_tree {
-                    true => super::rendered::human(
-                        &s.workspace,
-                        outcome,
-                        summary,
-                        super::rendered::Shape {
-                            color: s.color,
-                            width: render::width(),
-                            whole: args.paths.is_empty(),
-                        },
+                match work_tree {
+                    true => super::output::out_pieces(|sink| {
+                        super::rendered::human(
+                            &s.workspace,
+                            outcome,
+                            summary,
+                            super::rendered::Shape {
+                                color: s.color,
+                                width: render::width(),
+                                whole: args.paths.is_empty(),
+                            },
+                            sink,
+                        )
+                    }),
+                    false => super::output::out_rendered(
+                        &render::rendered(diags, sources, summary, s.color, render::width()),
+                        s.color,
                     ),
-                    false => render::rendered(diags, sources, summary, s.color, render::width()),
-                };
-                super::output::out_rendered(&r, s.color);
+                }
             }
             (String::new(), false)
         }

@@ -60,7 +60,8 @@ pub(crate) fn out_shown(text: &str) {
 /// as it is made.
 pub(crate) fn out_pieces(write: impl FnOnce(&mut dyn FnMut(&str))) {
     use std::io::Write;
-    let mut w = std::io::stdout().lock();
+    // Many small pieces (a file's reports each) go out in few writes.
+    let mut w = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
     let mut failed = false;
     write(&mut |piece: &str| {
         failed = failed || w.write_all(piece.as_bytes()).is_err();

@@ -29,7 +29,8 @@ pub(super) struct Shape {
     pub whole: bool,
 }
 
-/// Human output of `outcome` (see [`render::rendered`]), with the reports
+/// Human output of `outcome` (see [`render::rendered`]), handed to `sink`
+/// piece by piece after the last output pass, with the reports
 /// of unchanged files taken from `.memlint/rendered`; the file is written
 /// again, by a check of the whole work tree, when it was unusable or too
 /// many reports were not in it. Each file's reports are made what the last
@@ -43,7 +44,8 @@ pub(super) fn human(
     outcome: &Outcome,
     summary: Summary,
     shape: Shape,
-) -> render::Rendered {
+    sink: &mut dyn FnMut(&str),
+) {
     let Shape {
         color,
         width,
@@ -115,22 +117,23 @@ pub(super) fn human(
             }
         })
         .collect();
-    let fresh: usize = parts.iter().filter(|p| p.drawn).map(|p| p.text.len()).sum();
-    let total: usize = parts.iter().map(|p| p.text.len()).sum();
-    let line = summary.line();
-    let mut out = String::with_capacity(total + line.len() + 1);
+    // Handed on part by part: the reports of 100k records are megabytes,
+    // not worth a copy in one string.
     for part in &parts {
-        out.push_str(&part.text);
+        sink(&part.text);
     }
     // The reports have taken the last pass; the count line takes it still.
-    let shown = match out.len() {
-        0 => Vec::new(),
-        n => vec![0..n],
+    let line = render::Rendered {
+        text: format!("{}\n", summary.line()),
+        shown: Vec::new(),
     };
-    out.push_str(&line);
-    out.push('\n');
+    for piece in line.passed(color) {
+        sink(&piece);
+    }
     // Kept as it is while most reports came from it: a record being edited
     // does not rewrite megabytes of reports at every check.
+    let fresh: usize = parts.iter().filter(|p| p.drawn).map(|p| p.text.len()).sum();
+    let total: usize = parts.iter().map(|p| p.text.len()).sum();
     if whole && (kept.is_none() || fresh.saturating_mul(8) > total) {
         let entries = parts
             .iter()
@@ -138,7 +141,6 @@ pub(super) fn human(
             .collect();
         crate::store::rendered::save(ws, scope, entries);
     }
-    render::Rendered { text: out, shown }
 }
 
 /// One file's reports in the output, as [`human`] puts them together.
