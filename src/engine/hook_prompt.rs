@@ -276,7 +276,7 @@ fn search_within(
         let found = match crate::engine::search::served::ask(
             ws,
             &query,
-            (budget / 2).min(WATCHER_WITHIN),
+            (budget / 2).min(crate::io::watch::within(WATCHER_WITHIN)),
         ) {
             Some(answer) => Found {
                 hits: answer.hits,

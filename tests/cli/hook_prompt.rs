@@ -298,7 +298,10 @@ fn hostile_prompts_exit_0_within_the_time_budget() {
         );
         let took = t.elapsed();
         assert_eq!(code(&o), 0, "{name}: {}", err(&o));
-        assert!(took < Duration::from_secs(5), "{name}: {took:?}");
+        // A guard against a hang, with room for a loaded machine to start
+        // the process and pipe it megabytes: the budget's own cut is
+        // asserted where nothing else takes time.
+        assert!(took < Duration::from_secs(20), "{name}: {took:?}");
         assert!(!err(&o).contains("internal error"), "{name}: {}", err(&o));
         if let Some(t) = added(&o) {
             assert!(t.chars().count() <= 1500, "{name}");

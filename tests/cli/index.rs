@@ -1009,8 +1009,13 @@ fn a_glance_at_a_fresh_index_sees_its_delta_and_agrees_with_it() {
 
 #[test]
 fn a_racy_file_found_unchanged_is_trusted_once_it_settles() {
-    let (_dir, _root, ws, files) = loaded_workspace();
-    // Written just before the scan: racy for it, so the next run hashes them.
+    let (_dir, root, ws, files) = loaded_workspace();
+    // Written just before the scan (again now, however long the set-up
+    // took on a loaded machine): racy for it, so the next run hashes them.
+    for rel in &files {
+        let path = root.join(rel);
+        std::fs::write(&path, std::fs::read(&path).expect("read")).expect("write");
+    }
     scan::refresh(&ws, &files, &Options::default());
     assert!(scan::with_fresh(&ws, &files, |_| ()).is_none(), "racy");
     std::thread::sleep(std::time::Duration::from_millis(2100));

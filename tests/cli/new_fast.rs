@@ -7,7 +7,6 @@ use crate::common;
 
 use common::{age, age_directories, memlint, workspace, write};
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 fn decision(title: &str, body: &str) -> String {
     format!(
@@ -121,26 +120,6 @@ fn sources_naming_records_of_other_kinds_are_judged_against_them() {
     );
 }
 
-/// How long `memlint new` takes (refused as a near-duplicate, so that
-/// nothing changes) in `root`, the least of `runs` runs.
-fn refused_new_time(root: &Path, runs: usize) -> Duration {
-    (0..runs)
-        .map(|_| {
-            let t = Instant::now();
-            let run = new(
-                root,
-                "Use SQLite with WAL for the statement cache",
-                "use-sqlite-statement-cache-v2",
-                "file:docs/architecture.md",
-                "The statement cache is one SQLite database, opened in WAL mode.\n",
-            );
-            assert_eq!(run.code, 1, "{}", run.stderr);
-            t.elapsed()
-        })
-        .min()
-        .expect("a run")
-}
-
 /// Twelve words that differ from note to note.
 fn words(i: u64) -> String {
     let mut x = i.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
@@ -183,15 +162,43 @@ fn records_of_other_kinds_changed_since_the_index_are_not_read_again() {
         write(stale.path(), &rel, &text.replace("about", "on"));
     }
     // The first `new` in the changed copy (one that reads them stores
-    // them, and the next would not); the least of three in the other.
-    let s = refused_new_time(stale.path(), 1);
-    let f = refused_new_time(fresh.path(), 3);
-    // Re-reading 3,000 records costs many times one `new`; the bound
-    // leaves room for a loaded machine.
-    assert!(
-        s < f * 3 + Duration::from_millis(300),
-        "new with 3,000 changed knowledge records took {s:?}, {f:?} without"
-    );
+    // them, and the next would not) opens none of them, as in the other.
+    for ws in [&fresh, &stale] {
+        std::fs::write(
+            ws.path().join("body.md"),
+            "The statement cache is one SQLite database, opened in WAL mode.\n",
+        )
+        .expect("body");
+        let args = [
+            "new",
+            "decision",
+            "Use SQLite with WAL for the statement cache",
+            "--slug",
+            "use-sqlite-statement-cache-v2",
+            "--source",
+            "file:docs/architecture.md",
+            "--body-file",
+            "body.md",
+        ];
+        let Some((_, trace)) = common::strace(ws.path(), "openat", &args) else {
+            return;
+        };
+        let opened: Vec<&str> = trace
+            .lines()
+            .filter(|l| l.contains("/knowledge") && l.contains(".md"))
+            .collect();
+        assert!(
+            opened.is_empty(),
+            "new opened {} knowledge records:\n{}",
+            opened.len(),
+            opened.join("\n")
+        );
+        // Refused as a near-duplicate: nothing was written.
+        assert!(!ws
+            .path()
+            .join("memory/decisions/use-sqlite-statement-cache-v2.md")
+            .exists());
+    }
 }
 
 /// What happened to the file named `name` while it was open, as `strace`

@@ -446,7 +446,9 @@ fn a_timed_out_remote_leaves_no_transport_process_behind() {
     );
     fs::write(
         clones[0].join(".memlint.yml"),
-        "staging: {remote_timeout_secs: 2}\n",
+        // Time enough for git to start the transport on a loaded machine;
+        // the transport outlives it.
+        "staging: {remote_timeout_secs: 10}\n",
     )
     .expect("config");
     let out = Command::new(BIN)
@@ -460,7 +462,7 @@ fn a_timed_out_remote_leaves_no_transport_process_behind() {
     let pid = pid.trim();
     // The group is killed before memlint exits; give the kernel a moment
     // to deliver the signal.
-    let gone = (0..50).any(|_| {
+    let gone = (0..500).any(|_| {
         std::thread::sleep(std::time::Duration::from_millis(20));
         !running(pid)
     });

@@ -19,9 +19,23 @@ struct Watched {
     pid: u32,
 }
 
+/// Debug builds wait this long for the watcher instead of a second or
+/// less, for a test that must be answered by it on a loaded machine.
+const PATIENT: (&str, &str) = ("MEMLINT_TEST_WATCH_WAIT_MS", "30000");
+
 impl Watched {
     fn start(root: &Path) -> Watched {
-        let run = memlint(root, &["watch", "start"]);
+        Watched::start_with(root, &[])
+    }
+
+    /// A watcher whose own waits (for its cookie, for a question) are
+    /// [`PATIENT`].
+    fn start_patient(root: &Path) -> Watched {
+        Watched::start_with(root, &[PATIENT])
+    }
+
+    fn start_with(root: &Path, env: &[(&str, &str)]) -> Watched {
+        let run = common::memlint_with(root, &["watch", "start"], env);
         assert_eq!(run.code, 0, "{run:?}");
         assert!(run.stdout.starts_with("watching "), "{run:?}");
         Watched {
@@ -56,10 +70,14 @@ fn alive(pid: u32) -> bool {
 }
 
 fn search_paths(root: &Path, query: &[&str]) -> Vec<String> {
+    search_paths_with(root, query, &[])
+}
+
+fn search_paths_with(root: &Path, query: &[&str], env: &[(&str, &str)]) -> Vec<String> {
     let mut args = vec!["search"];
     args.extend_from_slice(query);
     args.extend_from_slice(&["--format", "json"]);
-    let run = memlint(root, &args);
+    let run = common::memlint_with(root, &args, env);
     assert_eq!(run.code, 0, "{run:?}");
     let json: Value = serde_json::from_str(&run.stdout).expect("JSON");
     common::result_paths(&json)
@@ -170,13 +188,15 @@ fn a_watched_search_trusts_the_watcher_instead_of_stating_records() {
     let (ws, _outside, link) = linked_from_outside();
     let root = ws.path();
 
-    let watched = Watched::start(root);
-    assert!(search_paths(root, &["wombat"]).is_empty());
+    // Patient: a search the watcher does not answer within a second stats
+    // the records, which is what this test tells apart.
+    let watched = Watched::start_patient(root);
+    assert!(search_paths_with(root, &["wombat"], &[PATIENT]).is_empty());
     let before = status(root);
     let text = std::fs::read_to_string(&link).expect("read");
     std::fs::write(&link, text.replace("small cache", "small wombat cache")).expect("write");
     assert!(
-        search_paths(root, &["wombat"]).is_empty(),
+        search_paths_with(root, &["wombat"], &[PATIENT]).is_empty(),
         "the watched search stat'ed the records"
     );
     let after = status(root);

@@ -181,8 +181,8 @@ fn ask(root: &Path, question: &str) -> std::io::Result<String> {
     // through a hard-linked copy of `.memlint/` leads to another's.
     let me = std::fs::metadata(root)?;
     let stream = unix::connect(&dir)?;
-    stream.set_read_timeout(Some(ANSWER_WITHIN))?;
-    stream.set_write_timeout(Some(ANSWER_WITHIN))?;
+    stream.set_read_timeout(Some(super::within(ANSWER_WITHIN)))?;
+    stream.set_write_timeout(Some(super::within(ANSWER_WITHIN)))?;
     unix::same_user(&stream)?;
     (&stream).write_all(format!("{question} {} {}\n", me.dev(), me.ino()).as_bytes())?;
     let mut line = String::new();

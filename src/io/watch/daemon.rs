@@ -572,7 +572,7 @@ impl Watcher {
         if std::fs::File::create(&cookie).is_err() {
             return false;
         }
-        let deadline = Instant::now() + Duration::from_millis(900);
+        let deadline = Instant::now() + super::within(Duration::from_millis(900));
         let mut caught = false;
         while !self.quit {
             self.read_events();
@@ -598,8 +598,8 @@ impl Watcher {
 
     fn serve(&mut self, stream: UnixStream) {
         let _ = stream.set_nonblocking(false);
-        let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
-        let _ = stream.set_write_timeout(Some(Duration::from_millis(500)));
+        let _ = stream.set_read_timeout(Some(super::within(Duration::from_millis(500))));
+        let _ = stream.set_write_timeout(Some(super::within(Duration::from_millis(500))));
         if crate::io::watch::client::unix::same_user(&stream).is_err() {
             return;
         }

@@ -97,7 +97,7 @@ fn serve(listener: &std::os::unix::net::UnixListener, mut answer: impl FnMut(&st
                 let mut line = answer(&question);
                 line.retain(|c| c != '\n');
                 line.push('\n');
-                let _ = stream.set_write_timeout(Some(QUESTION_WITHIN));
+                let _ = stream.set_write_timeout(Some(super::within(QUESTION_WITHIN)));
                 let _ = (&stream).write_all(line.as_bytes());
             }
         }
@@ -120,7 +120,9 @@ impl Drop for Bound {
 fn read_question(stream: &std::os::unix::net::UnixStream) -> Option<String> {
     use std::io::{BufRead, Read};
     stream.set_nonblocking(false).ok()?;
-    stream.set_read_timeout(Some(QUESTION_WITHIN)).ok()?;
+    stream
+        .set_read_timeout(Some(super::within(QUESTION_WITHIN)))
+        .ok()?;
     super::client::unix::same_user(stream).ok()?;
     let mut line = Vec::new();
     std::io::BufReader::new(stream.take(MAX_QUESTION as u64))
