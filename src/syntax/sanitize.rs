@@ -337,43 +337,59 @@ mod sixteen {
             false => eq!(v, b'\t'),
         };
         let controls = or!(_mm_andnot_si128(kept, c0), eq!(v, 0x7f));
-        // 0xc2 then 0x80-0x9f (below 0xa0 as signed bytes, a continuation
-        // byte following a lead byte) or 0xad: C1 and the soft hyphen.
-        let c1 = _mm_and_si128(
-            eq!(v, 0xc2),
+        // Each lead byte of [`super::may_begin_symbol`] with its second
+        // bytes: 0xc2 then 0x80-0x9f (below 0xa0 as signed bytes, a
+        // continuation byte following a lead byte) or 0xad, and so on.
+        let n80 = eq!(next, 0x80);
+        let n81 = eq!(next, 0x81);
+        let n85 = eq!(next, 0x85);
+        let na0 = eq!(next, 0xa0);
+        let c2 = or!(
+            _mm_cmplt_epi8(next, _mm_set1_epi8(0xa0_u8 as i8)),
+            eq!(next, 0xad)
+        );
+        let ef = or!(
+            or!(eq!(next, 0xb8), eq!(next, 0xbb)),
+            or!(eq!(next, 0xbe), eq!(next, 0xbf))
+        );
+        let and = |lead: u8, seconds: __m128i| _mm_and_si128(eq!(v, lead), seconds);
+        let symbols = or!(
             or!(
-                _mm_cmplt_epi8(next, _mm_set1_epi8(0xa0_u8 as i8)),
-                eq!(next, 0xad)
+                or!(and(0xc2, c2), and(0xd8, eq!(next, 0x9c))),
+                or!(and(0xe1, or!(n85, na0)), and(0xe2, or!(or!(n80, n81), na0)))
             ),
-        );
-        // 0xe2 then 0x80, 0x81 or 0xa0: U+2000-U+207F and U+2800-U+283F.
-        let general = _mm_and_si128(
-            eq!(v, 0xe2),
-            or!(or!(eq!(next, 0x80), eq!(next, 0x81)), eq!(next, 0xa0)),
-        );
-        let leads = or!(
             or!(
-                or!(eq!(v, 0xd8), eq!(v, 0xe1)),
-                or!(eq!(v, 0xe3), eq!(v, 0xef))
-            ),
-            or!(eq!(v, 0xf0), eq!(v, 0xf3))
+                or!(and(0xe3, n85), and(0xef, ef)),
+                or!(and(0xf0, eq!(next, 0x9d)), and(0xf3, na0))
+            )
         );
-        let all = or!(or!(controls, c1), or!(general, leads));
+        let all = or!(controls, symbols);
         _mm_movemask_epi8(all) as u32
     }
 }
 
 /// Whether a character whose UTF-8 begins with `b`, then `next`, may be C1
 /// or [`invisible`]: the others (the box drawing and `·` of `check`'s
-/// reports, `…`, accented letters) are not decoded one by one. Of U+0080–
-/// U+00BF only C1 (second byte 0x80–0x9f) and the soft hyphen (0xad); of
-/// U+2000–U+2FFF only U+2000–U+207F and U+2800–U+283F.
+/// reports, `…`, accented letters, kana and ideographs) are not decoded one
+/// by one. By lead byte, the second bytes of C1 and the soft hyphen (0xc2),
+/// U+061C (0xd8), the Hangul fillers and U+180E (0xe1), U+2000–U+207F and
+/// U+2800–U+283F (0xe2), U+3164 (0xe3), the variation selectors, BOM,
+/// U+FFA0 and the annotation marks (0xef), the musical format characters
+/// (0xf0), the tags and variation selectors of plane 14 (0xf3).
 #[inline(always)]
 fn may_begin_symbol(b: u8, next: Option<&u8>) -> bool {
+    let Some(&n) = next else {
+        return false;
+    };
     match b {
-        0xc2 => matches!(next, Some(0x80..=0x9f | 0xad)),
-        0xe2 => matches!(next, Some(0x80 | 0x81 | 0xa0)),
-        0xd8 | 0xe1 | 0xe3 | 0xef | 0xf0 | 0xf3 => true,
+        0xc2 => matches!(n, 0x80..=0x9f | 0xad),
+        0xd8 => n == 0x9c,
+        0xe1 => matches!(n, 0x85 | 0xa0),
+        0xe2 => matches!(n, 0x80 | 0x81 | 0xa0),
+        0xe3 => n == 0x85,
+        0xef => matches!(n, 0xb8 | 0xbb | 0xbe | 0xbf),
+        0xf0 => n == 0x9d,
+        0xf3 => n == 0xa0,
         _ => false,
     }
 }
@@ -740,6 +756,25 @@ mod tests {
                 })
                 .collect()
         })
+    }
+
+    #[test]
+    fn every_character_that_can_be_shown_begins_as_one_looked_at() {
+        // Every character from U+0080 on that the pass may show as a symbol
+        // (C1, every invisible one) has lead and second bytes the quick
+        // look stops at.
+        for c in (0x80..=0x10_ffff).filter_map(char::from_u32) {
+            if symbol(c, Mode::Text, false).is_none() && !invisible(c) {
+                continue;
+            }
+            let mut buf = [0; 4];
+            let bytes = c.encode_utf8(&mut buf).as_bytes();
+            assert!(
+                may_begin_symbol(bytes[0], bytes.get(1)),
+                "U+{:04X} {bytes:02x?}",
+                c as u32
+            );
+        }
     }
 
     #[cfg(target_arch = "x86_64")]
