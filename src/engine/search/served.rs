@@ -78,7 +78,9 @@ pub(crate) fn ask(ws: &Workspace, query: &Query, within: Duration) -> Option<Ans
 pub(crate) fn wait_loaded(ws: &Workspace, within: Duration) -> bool {
     let question = json!({ "v": VERSION, "ping": true }).to_string();
     crate::io::watch::recall::ask(&ws.root, &question, within)
-        .is_ok_and(|line| line == json!({ "loaded": true }).to_string())
+        .ok()
+        .and_then(|line| serde_json::from_str::<Value>(&line).ok())
+        .is_some_and(|answer| answer["loaded"] == true)
 }
 
 /// The watcher's answer to one question `line` about `ws`, keeping the
