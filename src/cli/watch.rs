@@ -52,9 +52,19 @@ pub(super) fn run(
             let status = w::start(root, config.as_deref())
                 .map_err(|e| WorkspaceError::Usage(e.to_string()))?;
             // Ready when it returns: the watcher has also loaded the index
-            // it answers searches from (and stored it, when there was none).
-            // A workspace too large to load in time is answered for later.
-            crate::engine::search::served::wait_loaded(&s.workspace, LOADED_WITHIN);
+            // it answers searches from (and stored it, when there was none:
+            // the one wait long enough to tell the user about). A workspace
+            // too large to load in time is answered for later.
+            let building = !crate::store::search::path(root).is_file();
+            if building && !s.quiet {
+                errln!("memlint: the watcher is building the search index (none is stored yet)");
+            }
+            let loaded = crate::engine::search::served::wait_loaded(&s.workspace, LOADED_WITHIN);
+            if !loaded && !s.quiet {
+                errln!(
+                    "memlint: the watcher is still loading the search index; until it has, searches read the records themselves"
+                );
+            }
             if !s.quiet {
                 write_out(&status.human(root));
             }

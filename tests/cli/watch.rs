@@ -586,7 +586,17 @@ fn watch_start_returns_once_the_watcher_holds_the_index() {
     }
     let stored = root.join(".memlint/search");
     assert!(!stored.exists());
-    let _watched = Watched::start(root);
+    let run = common::memlint(root, &["watch", "start"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    let _watched = Watched {
+        root: root.to_path_buf(),
+        pid: pid_in(&run.stdout),
+    };
+    // Building the index is the long wait, and the user is told of it.
+    assert_eq!(
+        run.stderr,
+        "memlint: the watcher is building the search index (none is stored yet)\n"
+    );
     // The index it loaded was built from the records and stored before
     // `watch start` came back; a search removed afterwards is not made
     // again behind the test's back.
@@ -597,4 +607,15 @@ fn watch_start_returns_once_the_watcher_holds_the_index() {
     std::fs::remove_file(&stored).expect("remove the stored index");
     std::thread::sleep(Duration::from_millis(300));
     assert!(!stored.exists(), "the watcher stored the index after start");
+    // With an index stored, the watcher only loads it: nothing to say.
+    drop(_watched);
+    let run = common::memlint(root, &["search", "wombat"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(stored.is_file(), "search stores the index");
+    let run = common::memlint(root, &["watch", "start"]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+    let _watched = Watched {
+        root: root.to_path_buf(),
+        pid: pid_in(&run.stdout),
+    };
 }
