@@ -1280,7 +1280,7 @@ fn the_checker_finds_a_rule_reported_away_from_its_file() {
         }
     };
     let sources = [
-        source("src/lint/registry.rs", &format!("{registry}")),
+        source("src/lint/registry.rs", &registry.to_string()),
         source(
             "src/lint/rules/format/bom.rs",
             "fn check(s: &mut Sink) { s.emit(Rule::FormatBom, 0..0, \"bom\"); }\n",

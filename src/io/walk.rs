@@ -105,10 +105,7 @@ pub fn walk(ws: &Workspace) -> Walked {
     builder
         .threads(rayon::current_num_threads())
         .build_parallel()
-        .visit(&mut Lister {
-            ws: ws,
-            found: &found,
-        });
+        .visit(&mut Lister { ws, found: &found });
     // Made root-relative and classified here, in parallel: the walk
     // of a large directory is serial.
     let found = found.into_inner().unwrap_or_else(|e| e.into_inner());

@@ -559,7 +559,7 @@ fn newline_in_file_name_splits_human_report_lines() {
         "tool_input": {"file_path": root.join("memory/decisions/nl\nname.md")},
         "cwd": root,
     });
-    let hook = memlint_stdin(root, &["hook", "post-write"], &input.to_string());
+    let hook = memlint_stdin(root, &["hook", "post-write"], input.to_string());
     assert_eq!(hook.code, 2);
     assert!(
         hook.stderr.starts_with(

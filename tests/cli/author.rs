@@ -298,7 +298,7 @@ fn a_secret_in_the_body_is_refused_without_echoing_it() {
             "--body-file",
             "-",
         ],
-        &format!("The token is {secret}.\n"),
+        format!("The token is {secret}.\n"),
     );
     assert_eq!(run.code, 1);
     assert!(run.stderr.contains("secrets/detected"), "{}", run.stderr);

@@ -756,7 +756,7 @@ fn a_fifo_or_a_link_at_the_session_lock_neither_holds_the_hook_nor_leads_out() {
     let lock = ws.path().join(".memlint/prompt-sessions.lock");
     let run_once = |session: &str| {
         Memlint::new(ws.path())
-            .args(&["hook", "prompt"])
+            .args(["hook", "prompt"])
             .stdin(submit(ws.path(), session, "What is in the release checklist?").as_bytes())
             .env("MEMLINT_PROMPT_BUDGET_MS", "60000")
             .timeout(Duration::from_secs(60))

@@ -297,7 +297,7 @@ fn report_html_in_chromium_counts_chains_search_and_record_pages() {
         when_loaded("sqlite", "[...document.querySelectorAll('#record h3')].map(h => h.textContent + ': ' + [...(h.nextElementSibling.matches('ul') ? h.nextElementSibling.children : [])].map(li => li.textContent).join(' | '))"),
         step("sqlite-chain", "[document.querySelectorAll('#record svg.chain path.edge').length, [...document.querySelectorAll('#record .chainlist li')].map(li => li.textContent)]"),
         shot("record.png"),
-        step("go-hostile", &format!("location.hash = '#r/' + window.memlint.data.p.indexOf('memory/decisions/hostile-markup.md')")),
+        step("go-hostile", &"location.hash = '#r/' + window.memlint.data.p.indexOf('memory/decisions/hostile-markup.md')".to_string()),
         when_loaded("hostile", "[document.getElementById('record-title').textContent, document.querySelector('#record .md.body').innerText]"),
         step("drifted-source", "[...document.querySelectorAll('#record .items li')].map(li => li.textContent).filter(t => t.startsWith('file:'))"),
         step("links", "[...document.querySelectorAll('#record a')].map(a => a.getAttribute('href')).filter(h => !h.startsWith('#'))"),

@@ -293,7 +293,7 @@ fn verdict(
         }
         v.diagnostics.push(rule::diagnostic(
             c.record,
-            &c.at,
+            c.at,
             severity,
             message(c, &finding, written),
             fix.is_some(),

@@ -54,7 +54,7 @@ impl Repo {
             gix::objs::TreeRefIter::from_bytes(&old_data, kind),
             gix::objs::TreeRefIter::from_bytes(&new_data, kind),
             gix::diff::tree::State::default(),
-            &trees.finder(&self.repo.objects),
+            trees.finder(&self.repo.objects),
             &mut recorder,
         )
         .map_err(read_err)?;

@@ -434,24 +434,6 @@ pub(crate) fn find_pinned(bytes: &[u8], pinned: &str, near: Lines) -> Option<Lin
     })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn moved_lines_are_found_nearest_first() {
-        let cited = vec!["b".to_string(), "c".to_string()];
-        let near = Lines { first: 2, last: 3 };
-        assert_eq!(find_lines(&cited, "a\nb\nc\n", near), Some(near));
-        assert_eq!(
-            find_lines(&cited, "x\r\ny\r\na\r\nb\r\nc\r\n", near),
-            Some(Lines { first: 4, last: 5 })
-        );
-        assert_eq!(find_lines(&cited, "a\nb\nd\n", near), None);
-        assert_eq!(find_lines(&cited, "", near), None);
-    }
-}
-
 /// The well-formed `file:` sources of `info`, each with the root-relative
 /// file it names, as `sources/drifted` reads them on a change.
 pub(crate) fn cited_sources(
@@ -468,4 +450,22 @@ pub(crate) fn cited_sources(
             Some((at, crate::lint::rules::sources::file_target(value).ok()?))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moved_lines_are_found_nearest_first() {
+        let cited = vec!["b".to_string(), "c".to_string()];
+        let near = Lines { first: 2, last: 3 };
+        assert_eq!(find_lines(&cited, "a\nb\nc\n", near), Some(near));
+        assert_eq!(
+            find_lines(&cited, "x\r\ny\r\na\r\nb\r\nc\r\n", near),
+            Some(Lines { first: 4, last: 5 })
+        );
+        assert_eq!(find_lines(&cited, "a\nb\nd\n", near), None);
+        assert_eq!(find_lines(&cited, "", near), None);
+    }
 }
