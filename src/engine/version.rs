@@ -841,6 +841,33 @@ fn stored_citers<'p, 's, T: PathId>(
     (unknown, known)
 }
 
+/// Why the `history/*` findings `diags` are not reported: a commit between
+/// `base` and HEAD that may explain them lies beyond the shallow clone.
+fn cut_short_note(diags: &[Diagnostic], base: &gix::ObjectId) -> String {
+    const NAMED: usize = 3;
+    let mut paths: Vec<&str> = diags.iter().map(|d| d.path.as_str()).collect();
+    paths.dedup();
+    let mut named: Vec<String> = paths
+        .iter()
+        .take(NAMED)
+        .map(|p| crate::syntax::sanitize::line(p).into_owned())
+        .collect();
+    if paths.len() > NAMED {
+        named.push(format!("{} more", paths.len() - NAMED));
+    }
+    let records = if paths.len() == 1 {
+        "record"
+    } else {
+        "records"
+    };
+    format!(
+        "history/*: {} {records} could not be judged ({}): the commits between {} and HEAD are not all in this shallow clone, and one of them may explain the change (fetch them, e.g. `fetch-depth: 0` in actions/checkout)",
+        paths.len(),
+        named.join(", "),
+        short(base)
+    )
+}
+
 /// The warnings about malformed trailers of the change's commits.
 fn malformed_warnings(malformed: &[Found<crate::syntax::trailer::Malformed>]) -> Vec<String> {
     malformed
@@ -877,7 +904,11 @@ pub(crate) fn base(
     let head_paths = repo.flatten(head_tree)?;
     let mut ops = Vec::new();
     let mut malformed = Vec::new();
-    for c in repo.commits(&[head], &[base])? {
+    let commits = repo.commits(&[head], &[base])?;
+    // In a shallow clone (a pull request's merge commit fetched alone),
+    // the commits whose trailers explain a removal may not be there.
+    let cut_short = repo.cut_short(&commits);
+    for c in commits {
         let (good, bad) = trailers(&c.message);
         let commit = Some(c.id);
         ops.extend(good.into_iter().map(|item| Found { commit, item }));
@@ -968,6 +999,10 @@ pub(crate) fn base(
         selected,
         &mut outcome,
     ));
+    if cut_short && !diags.is_empty() {
+        outcome.warnings.push(cut_short_note(&diags, &base));
+        diags.clear();
+    }
     // A removed record is a file the report is about.
     outcome.files += diags
         .iter()

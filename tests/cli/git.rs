@@ -720,6 +720,70 @@ fn detached_head_and_shallow_clone() {
     );
 }
 
+/// A pull request checked out as CI does: its merge commit fetched alone
+/// (depth 1), the base branch fetched beside it at depth 1.
+#[test]
+fn base_in_a_pull_requests_merge_commit_fetched_alone() {
+    let repo = seeded();
+    repo.write(
+        "memory/decisions/stale.md",
+        &decision("Stale", "", "Old news."),
+    );
+    repo.commit("Add a stale decision");
+    repo.git(&["checkout", "-q", "-b", "feature"]);
+    repo.git(&["rm", "-q", "memory/decisions/stale.md"]);
+    repo.commit("Drop stale\n\nMemlint-GC: drop memory/decisions/stale outdated\n");
+    repo.commit("More work");
+    repo.git(&["checkout", "-q", "main"]);
+    repo.write("notes.txt", "main moved on\n");
+    repo.commit("Main moves on");
+    repo.git(&["checkout", "-q", "-b", "merged"]);
+    repo.git(&["merge", "-q", "--no-ff", "--no-edit", "feature"]);
+    // With the whole history, the trailer explains the removal.
+    let run = repo.check(&["--base", "main"]);
+    assert_eq!((run.code, run.found()), (0, vec![]), "{run:?}");
+    let clones = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", repo.root.display());
+    repo.git_in(
+        clones.path(),
+        &["clone", "-q", "--depth", "1", "-b", "merged", &url, "ci"],
+    );
+    let ci = clones.path().join("ci");
+    repo.git_in(
+        &ci,
+        &[
+            "fetch",
+            "-q",
+            "--depth",
+            "1",
+            "origin",
+            "main:refs/remotes/origin/main",
+        ],
+    );
+    // The commit with the trailer is not in the clone: the removal is not
+    // judged, and the check says so instead of failing.
+    let run = memlint(&ci, &["check", "--base", "origin/main", "--format", "json"]);
+    assert_eq!((run.code, run.found()), (0, vec![]), "{run:?}");
+    let base = repo.git(&["rev-parse", "--short=7", "main"]);
+    assert_eq!(
+        run.stderr,
+        format!(
+            "memlint: warning: history/*: 1 record could not be judged (memory/decisions/stale.md): the commits between {} and HEAD are not all in this shallow clone, and one of them may explain the change (fetch them, e.g. `fetch-depth: 0` in actions/checkout)\n",
+            base.trim()
+        )
+    );
+    // Fetched whole, the trailer is read again.
+    repo.git_in(&ci, &["fetch", "-q", "--unshallow", "origin", "merged"]);
+    let run = memlint(&ci, &["check", "--base", "origin/main", "--format", "json"]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{run:?}");
+    // And without the trailer, the removal is an error again.
+    repo.git(&["checkout", "-q", "-b", "bare-removal", "main"]);
+    repo.git(&["rm", "-q", "memory/decisions/stale.md"]);
+    repo.commit("Remove it");
+    let run = repo.check(&["--base", "main"]);
+    assert_eq!(run.code, 1, "{run:?}");
+}
+
 #[test]
 fn log_follows_a_record_through_renames() {
     let repo = seeded();

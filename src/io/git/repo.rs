@@ -265,6 +265,16 @@ impl Repo {
         ids.into_iter().map(|id| self.commit(id)).collect()
     }
 
+    /// Whether one of `commits` is a shallow clone's boundary: a commit
+    /// whose parents the clone lacks, so that the commits reachable from
+    /// HEAD but not from a base may be more than those walked.
+    pub(crate) fn cut_short(&self, commits: &[CommitInfo]) -> bool {
+        let Ok(Some(boundary)) = self.repo.shallow_commits() else {
+            return false;
+        };
+        commits.iter().any(|c| boundary.contains(&c.id))
+    }
+
     /// The ids of the commits reachable from `tips` but not from `hidden`,
     /// newest first (nothing else of them is decoded).
     pub(crate) fn commit_ids(
