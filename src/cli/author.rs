@@ -154,7 +154,12 @@ pub(super) fn verify(
                                 1 => "1 pin".to_string(),
                                 n => format!("{n} pins"),
                             };
-                            format!("verified {} ({pins})\n", v.path)
+                            let moved: String = v
+                                .moved
+                                .iter()
+                                .map(|m| format!("; moved `{}` to `{}`", m.from, m.to))
+                                .collect();
+                            format!("verified {} ({pins}{moved})\n", v.path)
                         })
                         .collect(),
                 });

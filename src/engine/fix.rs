@@ -164,17 +164,57 @@ pub(crate) fn run(
 }
 
 /// `text` with the `sources/drifted` rewrites (renamed paths, moved
-/// ranges) made in the entries' spans; `None` when one no longer matches.
-fn rewrite_sources(text: &str, fixes: &[&crate::engine::drift::SourceFix]) -> Option<String> {
+/// ranges) made in the entries' spans, and each pin of a rewritten source
+/// following it; `None` when an entry no longer matches.
+pub(crate) fn rewrite_sources(
+    text: &str,
+    fixes: &[&crate::engine::drift::SourceFix],
+) -> Option<String> {
     let mut fixes: Vec<_> = fixes.to_vec();
     fixes.sort_by_key(|f| std::cmp::Reverse(f.span.start));
     let mut out = text.to_string();
-    for f in fixes {
+    for f in &fixes {
         let inside = out.get(f.span.clone())?;
         let at = f.span.start + inside.find(f.old.as_str())?;
         out.replace_range(at..at + f.old.len(), &f.new);
     }
-    Some(out)
+    Some(rewrite_pins(&out, &fixes))
+}
+
+/// `text` with the pin of each rewritten source (`<old> xxh3:…`) keyed by
+/// the source as rewritten: the cited content, and so its hash, is the
+/// same at the lines it moved to or under the file's new name, and a pin
+/// left under the old source would pin nothing.
+fn rewrite_pins(text: &str, fixes: &[&crate::engine::drift::SourceFix]) -> String {
+    use crate::syntax::frontmatter::{split, Split};
+    use crate::syntax::yaml::Value;
+    let Split::Found(parts) = split(text) else {
+        return text.to_string();
+    };
+    let Ok(doc) = crate::syntax::yaml::parse(&text[parts.yaml.clone()], parts.yaml.start) else {
+        return text.to_string();
+    };
+    let Some(Value::Seq { items, .. }) = doc
+        .root
+        .as_ref()
+        .and_then(|r| r.get("pins"))
+        .map(|e| &e.value.value)
+    else {
+        return text.to_string();
+    };
+    let edits: Vec<crate::syntax::edit::Edit> = items
+        .iter()
+        .filter_map(|item| {
+            let pin = item.as_scalar()?.as_str()?;
+            let (source, hash) = crate::model::kind::split_pin(pin)?;
+            let fix = fixes.iter().find(|f| f.old == source)?;
+            Some(crate::syntax::edit::Edit {
+                span: item.span.clone(),
+                text: crate::engine::author::draft::scalar(&format!("{} {hash}", fix.new)),
+            })
+        })
+        .collect();
+    crate::syntax::edit::apply(text, edits).unwrap_or_else(|_| text.to_string())
 }
 
 fn fix_file(

@@ -628,6 +628,71 @@ fn verify_pins_sources_and_drift_is_judged_by_the_pins() {
     );
 }
 
+#[test]
+fn verify_moves_a_moved_range_first_and_fixes_carry_the_pins() {
+    let dir = repo_with(
+        &[("src/a.rs", "a\nb\nc\nd\n"), ("src/c.rs", "keep\n")],
+        &["file:src/a.rs#L2-L3", "file:src/c.rs"],
+    );
+    let root = dir.path();
+    let record = root.join("memory/decisions/cache.md");
+    write(root, "src/a.rs", "top\na\nb\nc\nd\n");
+    commit(root, "Prepend to a");
+    // Verified where the cited lines are now, not at the lines they left.
+    let run = memlint(root, &["verify", "cache", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("json");
+    assert_eq!(
+        json["verified"][0]["moved"],
+        serde_json::json!([{"from": "file:src/a.rs#L2-L3", "to": "file:src/a.rs#L3-L4"}])
+    );
+    let text = std::fs::read_to_string(&record).expect("read");
+    let range_pin = pin_of(root, &[], "file:src/a.rs#L3-L4", &text);
+    let file_pin = pin_of(root, &[], "file:src/c.rs", &text);
+    assert!(
+        text.contains("  - file:src/a.rs#L3-L4\n  - file:src/c.rs\n"),
+        "{text}"
+    );
+    assert!(!text.contains("#L2-L3"), "{text}");
+    assert_eq!(drifted(root, &[]), vec![]);
+    commit(root, "Verify");
+    // The human line says what moved.
+    write(root, "src/a.rs", "top\ntop\na\nb\nc\nd\n");
+    let run = memlint(root, &["verify", "cache"]);
+    assert_eq!(
+        run.stdout,
+        "verified memory/decisions/cache.md (2 pins; moved `file:src/a.rs#L3-L4` to `file:src/a.rs#L4-L5`)\n"
+    );
+    git(root, &["checkout", "--", "memory/decisions/cache.md"]);
+    // A pinned file renamed is found by history, as an unpinned one is;
+    // `--fix` rewrites both sources and their pins follow them.
+    git(root, &["mv", "src/c.rs", "src/d.rs"]);
+    commit(root, "Prepend again, rename c");
+    let found: Vec<(u64, bool)> = drifted(root, &[]).iter().map(|d| (d.0, d.2)).collect();
+    assert_eq!(found, vec![(6, true), (7, true)]);
+    let run = memlint(root, &["check", "--fix"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = std::fs::read_to_string(&record).expect("read");
+    assert!(
+        text.contains("  - file:src/a.rs#L4-L5\n  - file:src/d.rs\n"),
+        "{text}"
+    );
+    assert_eq!(pin_of(root, &[], "file:src/a.rs#L4-L5", &text), range_pin);
+    assert_eq!(pin_of(root, &[], "file:src/d.rs", &text), file_pin);
+    assert!(!text.contains("src/c.rs"), "{text}");
+    let run = memlint(root, &["check", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    commit(root, "Fixed");
+    // Judged by the pins alone (a shallow clone), the record is fresh.
+    let clone = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", root.display());
+    git(
+        clone.path(),
+        &["clone", "-q", "--depth", "1", &url, "shallow"],
+    );
+    assert_eq!(drifted(&clone.path().join("shallow"), &[]), vec![]);
+}
+
 /// The hash `verify` wrote for `source` in `text`.
 fn pin_of(_root: &Path, _args: &[&str], source: &str, text: &str) -> String {
     let prefix = format!("  - {source} ");

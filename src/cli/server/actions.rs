@@ -125,15 +125,11 @@ fn mark_verified(
 ) -> Option<CodeActionOrCommand> {
     let kind = state::kind_of(&state.ws, rel)?;
     let report = crate::engine::author::verify::lint_text(&state.ws, rel, text);
-    let sources: Vec<String> = report
-        .info
-        .sources
-        .iter()
-        .map(|s| s.value.clone())
-        .collect();
+    let (moved, sources, _) =
+        crate::engine::author::pin::moved_first(&state.ws, rel, &report.info, text);
     let today = crate::engine::author::today();
     let verified =
-        crate::engine::author::pin::verified_text(&state.ws, rel, kind, &sources, text, &today);
+        crate::engine::author::pin::verified_text(&state.ws, rel, kind, &sources, &moved, &today);
     let (edit, disabled) = match verified {
         Ok((edited, _)) if edited != text => (Some(edit(uri, text, edited)), None),
         Ok(_) => return None,

@@ -24,6 +24,54 @@ pub(crate) struct Verified {
     pub pins: Vec<String>,
     /// False when the record already held all that.
     pub changed: bool,
+    /// The sources rewritten first, as `check --fix` would: cited lines
+    /// found at other lines, a cited file renamed.
+    pub moved: Vec<Moved>,
+}
+
+/// A source `verify` rewrote before pinning it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub(crate) struct Moved {
+    pub from: String,
+    pub to: String,
+}
+
+/// `text`, the record `path` as `info` reads it, with the sources whose
+/// cited lines now sit at other lines, or whose file was renamed,
+/// rewritten as `check --fix` rewrites them (their pins following), and
+/// the record's sources after: what is verified is where the cited text is
+/// now, not the lines it left.
+pub(crate) fn moved_first(
+    ws: &Workspace,
+    path: &str,
+    info: &crate::lint::RecordInfo,
+    text: &str,
+) -> (String, Vec<String>, Vec<Moved>) {
+    let mut sources: Vec<String> = info.sources.iter().map(|s| s.value.clone()).collect();
+    let drift = crate::engine::drift::drifted(
+        ws,
+        std::iter::once((path, info)),
+        crate::engine::drift::Mode::WorkTree,
+    );
+    let fixes: Vec<&crate::engine::drift::SourceFix> =
+        drift.fixes.iter().filter(|f| f.path == path).collect();
+    let Some(rewritten) = (!fixes.is_empty())
+        .then(|| crate::engine::fix::rewrite_sources(text, &fixes))
+        .flatten()
+    else {
+        return (text.to_string(), sources, Vec::new());
+    };
+    let mut moved = Vec::new();
+    for f in fixes {
+        for s in sources.iter_mut().filter(|s| **s == f.old) {
+            *s = f.new.clone();
+        }
+        moved.push(Moved {
+            from: f.old.clone(),
+            to: f.new.clone(),
+        });
+    }
+    (rewritten, sources, moved)
 }
 
 /// The pins of `sources` (the record's entries) as the work tree holds
@@ -101,14 +149,9 @@ pub(crate) fn verify(
             .ok_or_else(|| {
                 AuthorError::Usage(format!("{path} is not a record that cites sources"))
             })?;
-        let sources: Vec<String> = report
-            .info
-            .sources
-            .iter()
-            .map(|s| s.value.clone())
-            .collect();
         let (seen, text) = super::commit::read_to_replace(ws, &path)?;
-        let (edited, pins) = verified_text(ws, &path, kind, &sources, &text, today)?;
+        let (moved_text, sources, moved) = moved_first(ws, &path, &report.info, &text);
+        let (edited, pins) = verified_text(ws, &path, kind, &sources, &moved_text, today)?;
         let changed = edited != text;
         if changed {
             let changes = vec![(path.clone(), edited.clone())];
@@ -134,6 +177,7 @@ pub(crate) fn verify(
             verified: today.to_string(),
             pins,
             changed,
+            moved,
         });
     }
     Ok(out)

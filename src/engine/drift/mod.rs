@@ -605,10 +605,14 @@ impl<'r> Judge<'r> {
             None => pins_of(self.current_bytes(record).as_deref().map(Vec::as_slice)),
         };
         let mut found = Vec::new();
-        // Pinned sources are judged by their pins; the others by history.
-        let mut rest = Vec::new();
+        // Pinned sources are judged by their pins; the others by history,
+        // and so is a pinned file that is gone, which history may find
+        // renamed (gone for good, it is `sources/dangling`'s business, and
+        // a record left unjudged for it is not worth a note).
+        let (mut rest, mut gone) = (Vec::new(), Vec::new());
         for c in sources {
             match pinned.hashes.get(c.at.value.as_str()) {
+                Some(_) if self.current_bytes(&c.path).is_none() => gone.push(c),
                 Some(hash) => found.extend(
                     self.by_pin(c, hash, &pinned.verified)
                         .map(|f| (c, Rc::new(f), None)),
@@ -616,15 +620,16 @@ impl<'r> Judge<'r> {
                 None => rest.push(c),
             }
         }
-        let unjudged = match (rest.is_empty(), self.written(record, id)) {
+        let unjudged = match (rest.is_empty() && gone.is_empty(), self.written(record, id)) {
             (true, _) => Why::No,
             (false, Written::At(i)) if !self.h().steps[i].boundary => {
                 let since = self.since_of(i);
-                for c in rest {
+                for c in rest.into_iter().chain(gone) {
                     found.extend(self.shared_source(c, i, &since).map(|f| (c, f, Some(i))));
                 }
                 Why::No
             }
+            _ if rest.is_empty() => Why::No,
             (false, Written::At(_) | Written::BeyondHistory) => Why::Shallow,
             (false, Written::NotYet) => Why::Uncommitted,
             (false, Written::Unknown) => Why::No,
