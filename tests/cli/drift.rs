@@ -216,6 +216,81 @@ fn drifted_whole_files_renames_and_moved_ranges() {
 }
 
 #[test]
+fn files_of_the_same_content_renamed_together_are_paired_as_git_pairs_them() {
+    let dir = TempWorkspace::new()
+        .git()
+        .file("pkg1/__init__.py", "")
+        .file("pkg2/__init__.py", "")
+        .file("src/b.txt", "same\ntext\nhere\n")
+        .file("src/c.txt", "same\ntext\nhere\n")
+        .file(
+            "memory/decisions/one.md",
+            &decision("One", &["file:pkg1/__init__.py"]),
+        )
+        .file(
+            "memory/decisions/two.md",
+            &decision("Two", &["file:pkg2/__init__.py"]),
+        )
+        .file(
+            "memory/decisions/bee.md",
+            &decision("Bee", &["file:src/b.txt"]),
+        )
+        .file(
+            "memory/decisions/sea.md",
+            &decision("Sea", &["file:src/c.txt"]),
+        )
+        .commit("Write the decisions")
+        .build();
+    let root = dir.path();
+    git(root, &["mv", "pkg1", "core"]);
+    git(root, &["mv", "pkg2", "util"]);
+    std::fs::create_dir_all(root.join("lib")).expect("mkdir");
+    git(root, &["mv", "src/b.txt", "lib/b.txt"]);
+    git(root, &["mv", "src/c.txt", "src/c2.txt"]);
+    write(root, "src/c2.txt", "same\ntext\nhere\nand more\n");
+    commit(root, "Move the packages");
+    let messages: Vec<(String, String)> = common::rule_json(root, "sources/drifted", &[])
+        .iter()
+        .map(|d| {
+            let message = d["message"].as_str().unwrap_or("");
+            (
+                d["path"].as_str().unwrap_or("").to_string(),
+                message.split(" by ").next().unwrap_or(message).to_string(),
+            )
+        })
+        .collect();
+    let at = |p: &str| format!("memory/decisions/{p}.md");
+    let renamed =
+        |p: &str, from: &str, to: &str| (at(p), format!("`file:{from}` was renamed to `{to}`"));
+    assert_eq!(messages.len(), 4, "{messages:?}");
+    assert_eq!(messages[0], renamed("bee", "src/b.txt", "lib/b.txt"));
+    assert_eq!(
+        messages[1],
+        renamed("one", "pkg1/__init__.py", "core/__init__.py")
+    );
+    assert_eq!(
+        messages[3],
+        renamed("two", "pkg2/__init__.py", "util/__init__.py")
+    );
+    // Renamed and changed: drifted, though a file of its old content was
+    // renamed too.
+    assert_eq!(messages[2].0, at("sea"));
+    assert!(
+        messages[2].1.starts_with("`file:src/c.txt` changed after this record was last written: 1 commit")
+            && messages[2].1.ends_with("(the file is now `src/c2.txt`); check the record against it, then verify it or replace it"),
+        "{messages:?}"
+    );
+    let run = memlint(root, &["check", "--fix"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let read = |p: &str| std::fs::read_to_string(root.join(at(p))).expect("read");
+    assert!(read("one").contains("file:core/__init__.py"));
+    assert!(read("two").contains("file:util/__init__.py"));
+    assert!(read("bee").contains("file:lib/b.txt"));
+    // Changed as well as renamed: not rewritten.
+    assert!(read("sea").contains("file:src/c.txt"));
+}
+
+#[test]
 fn drifted_ranges_judge_the_cited_text_reverts_and_crlf() {
     let dir = repo_with(
         &[("src/a.rs", "a\nb\nc\nd\n")],

@@ -18,7 +18,7 @@ use crate::lint::info::{Located, RecordInfo};
 use crate::lint::rules::sources::drifted::{self as rule, Commit, Finding};
 use crate::model::content::Content;
 use crate::model::diagnostic::Diagnostic;
-use crate::model::hashing::Map as HashMap;
+use crate::model::hashing::{Map as HashMap, Set};
 use crate::model::kind::Lines;
 use crate::model::rule::Rule;
 use crate::model::workspace::Workspace;
@@ -441,6 +441,44 @@ enum Written {
     NotYet,
     /// The history could not be read.
     Unknown,
+}
+
+/// The exact renames among `changes` (sorted by path) of the content
+/// `id`: (deleted path, added path), each file in one pair at most, as git
+/// pairs them: a deleted file with an added file of the same name in
+/// another directory first, then the others in path order. Several files
+/// of the same content (empty `__init__.py`s moved to two places) are not
+/// all taken for one of them.
+fn exact_renames(changes: &[Change], id: ObjectId) -> Vec<(&str, &str)> {
+    let deleted: Vec<&str> = changes
+        .iter()
+        .filter(|c| c.new.is_none() && c.old.is_some_and(|o| o.id == id))
+        .map(|c| c.path.as_str())
+        .collect();
+    let mut added: Vec<Option<&str>> = changes
+        .iter()
+        .filter(|c| c.old.is_none() && c.new.is_some_and(|n| n.id == id))
+        .map(|c| Some(c.path.as_str()))
+        .collect();
+    let base = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
+    let mut pairs: Vec<Option<&str>> = vec![None; deleted.len()];
+    for (d, pair) in deleted.iter().zip(pairs.iter_mut()) {
+        if let Some(slot) = added
+            .iter_mut()
+            .find(|a| a.is_some_and(|a| base(a) == base(d)))
+        {
+            *pair = slot.take();
+        }
+    }
+    let mut rest = added.into_iter().flatten();
+    for pair in pairs.iter_mut().filter(|p| p.is_none()) {
+        *pair = rest.next();
+    }
+    deleted
+        .into_iter()
+        .zip(pairs)
+        .filter_map(|(d, a)| Some((d, a?)))
+        .collect()
 }
 
 /// Past this many records to judge, HEAD's tree is flattened once instead
@@ -944,15 +982,30 @@ impl<'r> Judge<'r> {
     fn rename(&self, changes: &[Change], gone: &Change) -> Option<(String, bool)> {
         let old = gone.old?;
         let added: Vec<&Change> = changes.iter().filter(|c| c.old.is_none()).collect();
-        if let Some(same) = added.iter().find(|c| c.new.is_some_and(|n| n.id == old.id)) {
-            return Some((same.path.clone(), true));
+        let exact = exact_renames(changes, old.id);
+        if let Some((_, to)) = exact.iter().find(|(from, _)| *from == gone.path) {
+            return Some((to.to_string(), true));
         }
         if added.len() > 50 {
             return None;
         }
+        // An added file another deleted file went to unchanged is taken.
+        let deleted: Set<ObjectId> = changes
+            .iter()
+            .filter(|c| c.new.is_none())
+            .filter_map(|c| c.old.map(|o| o.id))
+            .collect();
+        let taken: Set<&str> = deleted
+            .iter()
+            .flat_map(|id| exact_renames(changes, *id))
+            .map(|(_, to)| to)
+            .collect();
         let old_text = String::from_utf8_lossy(&self.blob(old.id)?).into_owned();
         let mut best: Option<(&str, f32)> = None;
-        for c in added {
+        for c in added
+            .into_iter()
+            .filter(|c| !taken.contains(c.path.as_str()))
+        {
             let Some(new) = c.new.and_then(|n| self.blob(n.id)) else {
                 continue;
             };
