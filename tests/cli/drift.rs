@@ -291,6 +291,40 @@ fn files_of_the_same_content_renamed_together_are_paired_as_git_pairs_them() {
 }
 
 #[test]
+fn cited_lines_the_file_did_not_have_when_the_record_was_written_have_drifted() {
+    let dir = repo_with(&[("src/a.rs", "1\n2\n3\n")], &["file:src/a.rs#L5-L6"]);
+    let root = dir.path();
+    // Written past the end: `sources/dangling`'s business while it lasts.
+    assert_eq!(drifted(root, &[]), vec![]);
+    write(root, "src/a.rs", "1\n2\n3\n4\n5\n6\n");
+    commit(root, "Grow");
+    let grow = head_of(root, "HEAD");
+    let date = git(root, &["log", "-1", "--format=%ad", "--date=short"]);
+    // The lines it cites now were all written after it.
+    assert_eq!(
+        drifted(root, &[]),
+        vec![(
+            6,
+            format!("the lines `file:src/a.rs#L5-L6` cites changed after this record was last written: 1 commit, the newest {} ({date}, \"Grow\"); check the record against it, then verify it or replace it", &grow[..7]),
+            false,
+            vec![grow.clone()],
+        )]
+    );
+    // So were those of a file added after it.
+    write(
+        root,
+        "memory/decisions/cache.md",
+        &decision("Cache", &["file:src/new.rs#L1"]),
+    );
+    commit(root, "Cite a file to come");
+    write(root, "src/new.rs", "fn main() {}\n");
+    commit(root, "Add the file");
+    let found = drifted(root, &[]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].1.starts_with("the lines `file:src/new.rs#L1` cites changed after this record was last written: 1 commit"), "{found:?}");
+}
+
+#[test]
 fn drifted_ranges_judge_the_cited_text_reverts_and_crlf() {
     let dir = repo_with(
         &[("src/a.rs", "a\nb\nc\nd\n")],

@@ -949,10 +949,17 @@ impl<'r> Judge<'r> {
                 if changed.is_empty() && !uncommitted && renamed_to.is_none() {
                     return None;
                 }
-                let then = self.blob_at(self.h().steps[written].tree, &c.path)?;
                 let now = self.current_bytes(&name)?;
-                let cited = rule::cited_lines(&String::from_utf8_lossy(&then), lines)?;
-                match rule::find_lines(&cited, &String::from_utf8_lossy(&now), lines) {
+                // Lines the file did not have when the record was written
+                // (or a file it did not have) were written since: changed,
+                // as a whole file added since is.
+                let cited = self
+                    .blob_at(self.h().steps[written].tree, &c.path)
+                    .and_then(|then| rule::cited_lines(&String::from_utf8_lossy(&then), lines));
+                let found = cited.and_then(|cited| {
+                    rule::find_lines(&cited, &String::from_utf8_lossy(&now), lines)
+                });
+                match found {
                     Some(at) if at == lines && renamed_to.is_none() => None,
                     Some(at) => Some(Finding::Moved {
                         to: renamed_to.map(|(to, _)| to),
