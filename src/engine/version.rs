@@ -5,7 +5,9 @@
 //! rest of that version.
 
 use crate::engine::check::lint::Outcome;
-use crate::engine::drift::change::{judge_change, modified_files, reader_of, PathId, Sides, Which};
+use crate::engine::drift::change::{
+    judge_change, modified_files, reader_of, renamed_files, PathId, Sides, Which,
+};
 use crate::engine::history::{rewritten_decisions, short, unexplained_removals, Found};
 use crate::engine::log::renames;
 use crate::io::git::{may_convert, work_tree_copy, GitError, Object, Repo, VersionResolver};
@@ -684,7 +686,10 @@ fn drift_of_change<T: PathId>(
     (which, selected): (Which, &dyn Fn(&str) -> bool),
     outcome: &mut Outcome,
 ) {
+    let renamed = renamed_files(ws, changes, sides);
     let mut needles = modified_files(ws, changes);
+    needles.extend(renamed.keys().cloned());
+    needles.sort_unstable();
     if needles.is_empty() {
         return;
     }
@@ -736,7 +741,9 @@ fn drift_of_change<T: PathId>(
         record_fast: version.read_fast.filter(|_| version.texts),
         ..*sides
     };
-    judge_change(ws, &records, &modified, &sides, which, selected, outcome);
+    judge_change(
+        ws, &records, &modified, &renamed, &sides, which, selected, outcome,
+    );
 }
 
 /// Of the paths `paths` (sorted), those `.memlint/cites` (`stored`) does

@@ -475,6 +475,59 @@ fn drifted_on_a_change_staged_and_base_land_on_the_record() {
 }
 
 #[test]
+fn a_change_that_renames_a_cited_file_is_reported_on_the_record() {
+    let lines = |p: &str| (1..=30).map(|i| format!("{p} {i}\n")).collect::<String>();
+    let dir = repo_with(
+        &[
+            ("src/a.rs", &lines("a")),
+            ("src/c.rs", &lines("c")),
+            ("src/d.rs", &lines("d")),
+        ],
+        &[
+            "file:src/a.rs",
+            "file:src/c.rs#L10-L12",
+            "file:src/d.rs#L10-L12",
+        ],
+    );
+    let root = dir.path();
+    git(root, &["switch", "-q", "-c", "feature"]);
+    git(root, &["mv", "src/a.rs", "src/a2.rs"]);
+    write(root, "src/a2.rs", &lines("a").replace("a 5\n", "x\n"));
+    git(root, &["mv", "src/c.rs", "src/c2.rs"]);
+    write(root, "src/c2.rs", &format!("top\n{}", lines("c")));
+    git(root, &["mv", "src/d.rs", "lib.rs"]);
+    commit(root, "Move the sources");
+    let drifted_only = |args: &[&str]| -> Vec<(u64, String)> {
+        findings(root, args)
+            .1
+            .into_iter()
+            .filter(|(rule, ..)| rule == "sources/drifted")
+            .map(|(_, line, message)| (line, message))
+            .collect()
+    };
+    let expect = |change: &str| {
+        vec![
+            (6, format!("{change} modifies `src/a.rs` (renaming it to `src/a2.rs`), cited by `memory/decisions/cache.md`, and leaves the record as it was; check the record against the change, then verify it or replace it")),
+            (7, "the lines `file:src/c.rs#L10-L12` cites are unchanged but now sit at `src/c2.rs#L11-L13`; `--fix` rewrites the source".to_string()),
+            (8, format!("`file:src/d.rs#L10-L12` is renamed to `lib.rs` by {change}; `--fix` rewrites the path")),
+        ]
+    };
+    assert_eq!(drifted_only(&["--base", "main"]), expect("this change"));
+    // The same change staged, as the pre-commit hook sees it.
+    git(root, &["reset", "-q", "--soft", "main"]);
+    assert_eq!(drifted_only(&["--staged"]), expect("the staged change"));
+    // Committed, the work tree check agrees, and `--fix` rewrites what it can.
+    commit(root, "Move the sources");
+    let run = memlint(root, &["check", "--fix"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = std::fs::read_to_string(root.join("memory/decisions/cache.md")).expect("read");
+    assert!(
+        text.contains("  - file:src/a.rs\n  - file:src/c2.rs#L11-L13\n  - file:lib.rs#L10-L12\n"),
+        "{text}"
+    );
+}
+
+#[test]
 fn drifted_on_a_pull_request_in_a_depth_1_checkout() {
     let dir = repo_with(&[("src/a.rs", "1\n")], &["file:src/a.rs"]);
     let root = dir.path();

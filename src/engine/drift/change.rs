@@ -26,8 +26,8 @@ pub(crate) enum Which {
     Base,
 }
 
-/// The files (not records) `changes` modifies, sorted; empty when the
-/// rule is off.
+/// The files (not records) `changes` modifies in place, sorted; empty
+/// when the rule is off.
 pub(crate) fn modified_files(ws: &Workspace, changes: &[Change]) -> Vec<String> {
     if !ws.config.enabled(Rule::SourcesDrifted) {
         return Vec::new();
@@ -39,6 +39,106 @@ pub(crate) fn modified_files(ws: &Workspace, changes: &[Change]) -> Vec<String> 
         .filter(|c| !matches!(classify(&c.path, banned), Place::Record(_)))
         .map(|c| c.path.clone())
         .collect()
+}
+
+/// Where a file the change removes went.
+#[derive(Debug, Clone)]
+pub(crate) struct Renamed {
+    /// Its name after the change.
+    pub to: String,
+    /// Whether its content is the same.
+    pub exact: bool,
+}
+
+/// Most pairs of a removed and an added file whose contents are compared
+/// to find a rename that changed the file (a diff each).
+const RENAME_PAIRS_UP_TO: usize = 2_500;
+
+/// The files (not records) of `changes` (sorted by path) the change
+/// renames, by their old names, as git pairs them: the same content first
+/// (see [`super::exact_renames`]), then the added file sharing most of the
+/// removed one's lines, at least half.
+pub(crate) fn renamed_files(
+    ws: &Workspace,
+    changes: &[Change],
+    sides: &Sides,
+) -> Map<String, Renamed> {
+    if !ws.config.enabled(Rule::SourcesDrifted) {
+        return Map::default();
+    }
+    let banned = &ws.config.banned_dirs;
+    let file = |c: &&Change| !matches!(classify(&c.path, banned), Place::Record(_));
+    let removed: Vec<&Change> = changes
+        .iter()
+        .filter(|c| c.new.is_none() && c.old.is_some_and(|o| o.is_file()))
+        .filter(file)
+        .collect();
+    let mut out = Map::default();
+    if removed.is_empty() {
+        return out;
+    }
+    let mut taken: Set<&str> = Set::default();
+    for c in &removed {
+        let Some(old) = c.old else { continue };
+        for (from, to) in super::exact_renames(changes, old.id) {
+            if from == c.path {
+                taken.insert(to);
+                out.insert(
+                    from.to_string(),
+                    Renamed {
+                        to: to.to_string(),
+                        exact: true,
+                    },
+                );
+            }
+        }
+    }
+    let added: Vec<&Change> = changes
+        .iter()
+        .filter(|c| c.old.is_none() && c.new.is_some_and(|n| n.is_file()))
+        .filter(file)
+        .filter(|c| !taken.contains(c.path.as_str()))
+        .collect();
+    let rest: Vec<&&Change> = removed
+        .iter()
+        .filter(|c| !out.contains_key(&c.path))
+        .collect();
+    if rest.is_empty() || added.is_empty() || rest.len() * added.len() > RENAME_PAIRS_UP_TO {
+        return out;
+    }
+    let text = |c: Option<Content>| match c {
+        Some(Content::Bytes(b)) => Some(String::from_utf8_lossy(&b).into_owned()),
+        _ => None,
+    };
+    let added_text: Vec<Option<String>> =
+        added.iter().map(|c| text((sides.new)(&c.path))).collect();
+    let mut used = vec![false; added.len()];
+    for c in rest {
+        let Some(old_text) = text((sides.old)(&c.path)) else {
+            continue;
+        };
+        let mut best: Option<(usize, f32)> = None;
+        for (i, new_text) in added_text.iter().enumerate() {
+            let Some(new_text) = new_text.as_deref().filter(|_| !used[i]) else {
+                continue;
+            };
+            let ratio = similar::TextDiff::from_lines(old_text.as_str(), new_text).ratio();
+            if ratio >= 0.5 && best.is_none_or(|(_, r)| ratio > r) {
+                best = Some((i, ratio));
+            }
+        }
+        if let Some((i, _)) = best {
+            used[i] = true;
+            out.insert(
+                c.path.clone(),
+                Renamed {
+                    to: added[i].path.clone(),
+                    exact: false,
+                },
+            );
+        }
+    }
+    out
 }
 
 /// How a change is read.
@@ -83,11 +183,14 @@ impl PathId for (String, crate::io::git::Object) {
 /// Adds to `outcome` the `sources/drifted` findings of a change: of
 /// `records` (the records the change leaves untouched that mention a
 /// `modified` file, each with its sources), those whose cited file or
-/// lines it modifies.
+/// lines it modifies, or whose cited file it renames (`renamed`, by old
+/// name; those names are among `modified`).
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn judge_change(
     ws: &Workspace,
     records: &[(&str, &[crate::lint::Located])],
     modified: &[String],
+    renamed: &Map<String, Renamed>,
     sides: &Sides,
     which: Which,
     selected: &dyn Fn(&str) -> bool,
@@ -119,10 +222,11 @@ pub(crate) fn judge_change(
             if !modified.contains(rel.as_ref()) {
                 continue;
             }
+            let to = renamed.get(rel.as_ref()).map(|r| r.to.as_str());
             if lines.is_some() {
                 texts
                     .entry(rel.to_string())
-                    .or_insert_with(|| both_texts(sides, &rel));
+                    .or_insert_with(|| both_texts(sides, &rel, to.unwrap_or(&rel)));
             }
             cited.push((*path, at, rel, lines));
         }
@@ -138,17 +242,26 @@ pub(crate) fn judge_change(
         .collect();
     let mut found = Vec::new();
     for (path, at, rel, lines) in cited {
-        let finding = match lines {
-            None => Some(None),
-            Some(lines) => {
+        let renamed = renamed.get(rel.as_ref());
+        let finding = match (lines, renamed) {
+            // Renamed as it was: the path only.
+            (_, Some(r)) if r.exact => Some(Judged::Renamed(&r.to)),
+            (None, _) => Some(Judged::Modified),
+            (Some(lines), _) => {
                 let Some((old, new)) = split.get(rel.as_ref()) else {
                     continue;
                 };
-                judge_lines(old, new, lines)
+                match (judge_lines(old, new, lines), renamed) {
+                    (None, None) => None,
+                    (None, Some(r)) => Some(Judged::Renamed(&r.to)),
+                    (Some(Some(at)), _) => Some(Judged::Moved(at)),
+                    (Some(None), _) => Some(Judged::Modified),
+                }
             }
         };
-        let Some(moved) = finding else { continue };
-        found.extend(diagnostic_of(ws, path, at, &rel, moved, which));
+        let Some(judged) = finding else { continue };
+        let to = renamed.map(|r| r.to.as_str());
+        found.extend(diagnostic_of(ws, path, at, &rel, to, judged, which));
     }
     record_texts(ws, &found, sides, outcome);
     let reported: Set<&str> = outcome
@@ -202,14 +315,24 @@ fn record_texts(ws: &Workspace, found: &[Diagnostic], sides: &Sides, outcome: &m
     }
 }
 
-/// The text of `rel` before and after the change, when it is a file on
-/// both sides.
-fn both_texts(sides: &Sides, rel: &str) -> Option<(String, String)> {
+/// The text of `rel` before the change and of `now` (its name after a
+/// rename, else `rel`) after it, when both are files.
+fn both_texts(sides: &Sides, rel: &str, now: &str) -> Option<(String, String)> {
     let text = |b: Option<Content>| match b {
         Some(Content::Bytes(b)) => Some(String::from_utf8_lossy(&b).into_owned()),
         _ => None,
     };
-    Some((text((sides.old)(rel))?, text((sides.new)(rel))?))
+    Some((text((sides.old)(rel))?, text((sides.new)(now))?))
+}
+
+/// What a change does to a cited file or lines.
+enum Judged<'a> {
+    /// Renames the file, leaving what is cited as it was.
+    Renamed(&'a str),
+    /// Moves the cited lines (in the file as renamed, if it is).
+    Moved(crate::model::kind::Lines),
+    /// Modifies the file or the cited lines.
+    Modified,
 }
 
 /// For cited `lines` of a file whose lines were `old` before the change
@@ -234,17 +357,23 @@ fn diagnostic_of(
     record: &str,
     at: &crate::lint::info::Located,
     rel: &str,
-    moved: Option<crate::model::kind::Lines>,
+    renamed_to: Option<&str>,
+    judged: Judged,
     which: Which,
 ) -> Option<Diagnostic> {
     let severity = ws.config.severity(Rule::SourcesDrifted)?;
-    let (message, fixable) = match moved {
-        Some(lines) => {
-            let finding = rule::Finding::Moved { to: None, lines };
+    let staged = which == Which::Staged;
+    let (message, fixable) = match judged {
+        Judged::Renamed(to) => (rule::change_rename_message(&at.value, to, staged), true),
+        Judged::Moved(lines) => {
+            let finding = rule::Finding::Moved {
+                to: renamed_to.map(str::to_string),
+                lines,
+            };
             (rule::message(&at.value, &finding), true)
         }
-        None => (
-            rule::change_message(&at.value, rel, record, which == Which::Staged),
+        Judged::Modified => (
+            rule::change_message(&at.value, rel, renamed_to, record, staged),
             false,
         ),
     };

@@ -449,7 +449,7 @@ enum Written {
 /// another directory first, then the others in path order. Several files
 /// of the same content (empty `__init__.py`s moved to two places) are not
 /// all taken for one of them.
-fn exact_renames(changes: &[Change], id: ObjectId) -> Vec<(&str, &str)> {
+pub(crate) fn exact_renames(changes: &[Change], id: ObjectId) -> Vec<(&str, &str)> {
     let deleted: Vec<&str> = changes
         .iter()
         .filter(|c| c.new.is_none() && c.old.is_some_and(|o| o.id == id))

@@ -299,23 +299,45 @@ pub(crate) fn message(source: &str, finding: &Finding) -> String {
 /// The message for a record a change leaves untouched while it modifies
 /// the file (or the lines) `source` cites: `staged` for the change about to
 /// be committed, else the pull request's.
-pub(crate) fn change_message(source: &str, rel: &str, record: &str, staged: bool) -> String {
+pub(crate) fn change_message(
+    source: &str,
+    rel: &str,
+    renamed_to: Option<&str>,
+    record: &str,
+    staged: bool,
+) -> String {
     let cited = source.strip_prefix("file:").unwrap_or(source);
     let lines = split_file_source(cited)
         .ok()
         .and_then(|(_, l)| l)
         .map(|l| l.to_string())
         .unwrap_or_default();
-    let change = if staged {
-        "the staged change"
-    } else {
-        "this change"
-    };
+    let renamed = renamed_to
+        .map(|to| format!(" (renaming it to `{}`)", crate::syntax::sanitize::line(to)))
+        .unwrap_or_default();
     format!(
-        "{change} modifies `{}{lines}`, cited by `{}`, and leaves the record as it was; check the record against the change, then verify it or replace it",
+        "{} modifies `{}{lines}`{renamed}, cited by `{}`, and leaves the record as it was; check the record against the change, then verify it or replace it",
+        the_change(staged),
         crate::syntax::sanitize::line(rel),
         crate::syntax::sanitize::line(record)
     )
+}
+
+/// The message of a change that renames the file `source` cites to `to`
+/// and leaves what it cites as it was.
+pub(crate) fn change_rename_message(source: &str, to: &str, staged: bool) -> String {
+    format!(
+        "`{source}` is renamed to `{}` by {}; `--fix` rewrites the path",
+        crate::syntax::sanitize::line(to),
+        the_change(staged)
+    )
+}
+
+fn the_change(staged: bool) -> &'static str {
+    match staged {
+        true => "the staged change",
+        false => "this change",
+    }
 }
 
 /// The entry `--fix` writes instead of `source`, when the finding can be
