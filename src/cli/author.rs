@@ -234,29 +234,34 @@ fn closing_less(text: &str) -> String {
 /// Reports why nothing was written, and gives the exit code.
 fn refused(s: &Settings, e: &AuthorError, format: AuthorFormat) -> ExitCode {
     let code = ExitCode::from(e.exit_code());
-    let (diagnostics, texts, similar) = match e {
+    // The records to update instead: of a similar slug, or that say
+    // nearly the same (with how alike, as MCP gives them).
+    let (diagnostics, texts, similar): (_, _, Vec<serde_json::Value>) = match e {
         AuthorError::Refused {
             diagnostics, texts, ..
         } => (diagnostics.as_slice(), texts.as_slice(), Vec::new()),
-        AuthorError::Similar { similar, .. } => (&[][..], &[][..], similar.clone()),
-        // The records it says nearly the same as: the records to update
-        // instead, as for a similar slug.
+        AuthorError::Similar { similar, .. } => (
+            &[][..],
+            &[][..],
+            similar
+                .iter()
+                .map(|(slug, path)| serde_json::json!({"slug": slug, "path": path}))
+                .collect(),
+        ),
         AuthorError::Duplicate { duplicates, .. } => (
             &[][..],
             &[][..],
             duplicates
                 .iter()
-                .map(|(slug, path, _)| (slug.clone(), path.clone()))
+                .map(|(slug, path, percent)| {
+                    serde_json::json!({"slug": slug, "path": path, "alike": percent})
+                })
                 .collect(),
         ),
         _ => (&[][..], &[][..], Vec::new()),
     };
     match format {
         AuthorFormat::Json => {
-            let similar: Vec<serde_json::Value> = similar
-                .iter()
-                .map(|(slug, path)| serde_json::json!({"slug": slug, "path": path}))
-                .collect();
             let path = match e {
                 AuthorError::Refused { path, .. } | AuthorError::Exists { path } => {
                     serde_json::Value::from(path.as_str())

@@ -382,7 +382,7 @@ fn drift_not_judged_is_said_once() {
             .lines()
             .filter(|l| l.contains("sources/drifted"))
             .collect::<Vec<_>>(),
-        vec!["memlint: note: sources/drifted: 2 records citing files could not be judged for drift: 2 not committed yet"],
+        vec!["memlint: note: sources/drifted: 2 records citing files could not be judged for drift: 2 with changes not committed yet"],
         "{}",
         run.stderr
     );
@@ -1003,7 +1003,7 @@ fn drift_verdicts_are_kept_and_judged_again_only_when_their_files_change() {
     let run = memlint(root, &["check", "--format", "json"]);
     assert!(
         run.stderr
-            .contains("1 record citing files could not be judged for drift: 1 not committed yet"),
+            .contains("1 record citing files could not be judged for drift: 1 with changes not committed yet"),
         "{}",
         run.stderr
     );

@@ -74,7 +74,7 @@ fn editing_an_uncommitted_record_leaves_the_stored_verdicts_and_marks_as_they_ar
         let run = memlint(root, &["check", "--format", "json"]);
         assert!(
             run.stderr.contains(
-                "sources/drifted: 1 record citing files could not be judged for drift: 1 not committed yet"
+                "sources/drifted: 1 record citing files could not be judged for drift: 1 with changes not committed yet"
             ),
             "{}",
             run.stderr

@@ -322,7 +322,7 @@ fn mark_of(source: &str, finding: &Finding) -> Option<crate::store::drift_marks:
 fn note(u: &Unjudged) -> Option<String> {
     let mut why = Vec::new();
     if u.uncommitted > 0 {
-        why.push(format!("{} not committed yet", u.uncommitted));
+        why.push(format!("{} with changes not committed yet", u.uncommitted));
     }
     if u.shallow > 0 {
         why.push(format!(
