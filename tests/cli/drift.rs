@@ -1002,8 +1002,9 @@ fn drift_verdicts_are_kept_and_judged_again_only_when_their_files_change() {
     );
     let run = memlint(root, &["check", "--format", "json"]);
     assert!(
-        run.stderr
-            .contains("1 record citing files could not be judged for drift: 1 with changes not committed yet"),
+        run.stderr.contains(
+            "1 record citing files could not be judged for drift: 1 with changes not committed yet"
+        ),
         "{}",
         run.stderr
     );
