@@ -596,8 +596,8 @@ proptest::proptest! {
     #![proptest_config(proptest::test_runner::Config { cases: 12, ..Default::default() })]
 
     /// Whole-file `sources/drifted` names the commits `git log --follow
-    /// R..HEAD -- PATH` lists (R: the record's last commit), except the
-    /// pure renames, which are not drift.
+    /// R..HEAD -- PATH` lists (R: the record's last commit), renames too;
+    /// renames alone are not drift, and name the newest of them.
     #[test]
     fn whole_file_drift_agrees_with_git_log_follow(ops in proptest::collection::vec(op(), 1..7)) {
         let dir = repo_with(&[("src/a.txt", "a\n"), ("src/other.txt", "o\n")], &["file:src/a.txt"]);
@@ -644,15 +644,19 @@ proptest::proptest! {
         let oracle: Vec<String> = git(root, &["log", "--follow", "--format=%H", &range, "--", &name])
             .lines()
             .map(str::to_string)
-            .filter(|c| !renames.contains(c))
             .collect();
         let found = drifted(root, &[]);
-        let ours: Vec<String> = found
-            .iter()
-            .filter(|(_, m, ..)| !m.contains("was renamed"))
-            .flat_map(|(.., commits)| commits.clone())
-            .collect();
-        proptest::prop_assert_eq!(ours, oracle, "{:?} {:?}", ops, found);
+        let commits: Vec<Vec<String>> = found.iter().map(|(.., c)| c.clone()).collect();
+        if oracle.iter().all(|c| renames.contains(c)) {
+            // Renamed only (or untouched): not drift; a rename names the
+            // newest commit that renamed it.
+            let expected: Vec<Vec<String>> = oracle.first().map(|c| vec![c.clone()]).into_iter().collect();
+            proptest::prop_assert!(found.iter().all(|(_, m, ..)| m.contains("was renamed")), "{:?} {:?}", ops, found);
+            proptest::prop_assert_eq!(commits, expected, "{:?} {:?}", ops, found);
+        } else {
+            // Changed: every commit `git log --follow` lists, renames too.
+            proptest::prop_assert_eq!(commits, vec![oracle], "{:?} {:?}", ops, found);
+        }
     }
 }
 

@@ -914,12 +914,16 @@ impl<'r> Judge<'r> {
     fn source(&self, c: &Cited, written: usize, since: &[usize]) -> Option<Finding> {
         let mut name = c.path.to_string();
         let mut changed: Vec<usize> = Vec::new();
+        // Every commit that touched the file, renames included, as `git
+        // log --follow` lists them: the commits a finding names.
+        let mut touched: Vec<usize> = Vec::new();
         let mut renamed: Option<usize> = None;
         for &i in since {
             let step = &self.h().steps[i];
             let Some(change) = change_of(&step.changes, &name) else {
                 continue;
             };
+            touched.push(i);
             if change.new.is_some() {
                 changed.push(i);
                 continue;
@@ -932,6 +936,7 @@ impl<'r> Judge<'r> {
                 changed.push(i);
             }
         }
+        let changed_commits = || touched.iter().rev().map(|&i| self.commit(i)).collect();
         let renamed_to = renamed.map(|i| (name.clone(), self.commit(i)));
         let uncommitted = self.uncommitted(&name);
         match c.lines {
@@ -940,7 +945,7 @@ impl<'r> Judge<'r> {
                     return renamed_to.map(|(to, commit)| Finding::Renamed { to, commit });
                 }
                 Some(Finding::Changed {
-                    commits: changed.iter().rev().map(|&i| self.commit(i)).collect(),
+                    commits: changed_commits(),
                     uncommitted: uncommitted.then_some(self.pending()),
                     renamed_to: renamed_to.map(|(to, _)| to),
                 })
@@ -966,7 +971,7 @@ impl<'r> Judge<'r> {
                         lines: at,
                     }),
                     None => Some(Finding::Changed {
-                        commits: changed.iter().rev().map(|&i| self.commit(i)).collect(),
+                        commits: changed_commits(),
                         uncommitted: uncommitted.then_some(self.pending()),
                         renamed_to: renamed_to.map(|(to, _)| to),
                     }),
