@@ -52,6 +52,7 @@ fn line_range_sources_are_checked_against_the_file() {
                 "file:src/a.rs#L3-L1",
                 "file:src/a.rs#L2-9",
                 "file:docs/a#Lx.md",
+                "file:src/a.rs#L4294967295",
             ],
         ),
     );
@@ -85,6 +86,11 @@ fn line_range_sources_are_checked_against_the_file() {
                 "sources/format",
                 12,
                 &format!("`file:src/a.rs#L2-9` is not a source string: the line range `#L2-9` is malformed: {form}")
+            ),
+            f(
+                "sources/format",
+                14,
+                &format!("`file:src/a.rs#L4294967295` is not a source string: the line range `#L4294967295` is malformed (a line number has at most 9 digits): {form}")
             ),
         ]
     );
