@@ -52,7 +52,10 @@ pub(crate) struct Renamed {
 
 /// Most pairs of a removed and an added file whose contents are compared
 /// to find a rename that changed the file (a diff each).
-const RENAME_PAIRS_UP_TO: usize = 2_500;
+const RENAME_PAIRS_UP_TO: usize = 1_000;
+
+/// Largest file compared with another to find a rename that changed it.
+const RENAME_COMPARED_BYTES: usize = 1 << 20;
 
 /// The files (not records) of `changes` (sorted by path) the change
 /// renames, by their old names, as git pairs them: the same content first
@@ -78,19 +81,16 @@ pub(crate) fn renamed_files(
         return out;
     }
     let mut taken: Set<&str> = Set::default();
-    for c in &removed {
-        let Some(old) = c.old else { continue };
-        for (from, to) in super::exact_renames(changes, old.id) {
-            if from == c.path {
-                taken.insert(to);
-                out.insert(
-                    from.to_string(),
-                    Renamed {
-                        to: to.to_string(),
-                        exact: true,
-                    },
-                );
-            }
+    for (from, to) in super::all_exact_renames(changes) {
+        if !matches!(classify(from, banned), Place::Record(_)) {
+            taken.insert(to);
+            out.insert(
+                from.to_string(),
+                Renamed {
+                    to: to.to_string(),
+                    exact: true,
+                },
+            );
         }
     }
     let added: Vec<&Change> = changes
@@ -106,8 +106,11 @@ pub(crate) fn renamed_files(
     if rest.is_empty() || added.is_empty() || rest.len() * added.len() > RENAME_PAIRS_UP_TO {
         return out;
     }
+    // A diff each: files past this size are not compared.
     let text = |c: Option<Content>| match c {
-        Some(Content::Bytes(b)) => Some(String::from_utf8_lossy(&b).into_owned()),
+        Some(Content::Bytes(b)) if b.len() <= RENAME_COMPARED_BYTES => {
+            Some(String::from_utf8_lossy(&b).into_owned())
+        }
         _ => None,
     };
     let added_text: Vec<Option<String>> =

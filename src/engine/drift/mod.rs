@@ -455,11 +455,38 @@ pub(crate) fn exact_renames(changes: &[Change], id: ObjectId) -> Vec<(&str, &str
         .filter(|c| c.new.is_none() && c.old.is_some_and(|o| o.id == id))
         .map(|c| c.path.as_str())
         .collect();
-    let mut added: Vec<Option<&str>> = changes
+    let added: Vec<&str> = changes
         .iter()
         .filter(|c| c.old.is_none() && c.new.is_some_and(|n| n.id == id))
-        .map(|c| Some(c.path.as_str()))
+        .map(|c| c.path.as_str())
         .collect();
+    pair_exact(deleted, added)
+}
+
+/// [`exact_renames`] of every content at once: one pass over `changes`
+/// (a change that moves a directory of thousands of files).
+pub(crate) fn all_exact_renames(changes: &[Change]) -> Vec<(&str, &str)> {
+    let mut by_id: HashMap<ObjectId, (Vec<&str>, Vec<&str>)> = HashMap::default();
+    for c in changes {
+        match (c.old, c.new) {
+            (Some(o), None) => by_id.entry(o.id).or_default().0.push(c.path.as_str()),
+            (None, Some(n)) => by_id.entry(n.id).or_default().1.push(c.path.as_str()),
+            _ => {}
+        }
+    }
+    let mut out: Vec<(&str, &str)> = by_id
+        .into_values()
+        .filter(|(deleted, added)| !deleted.is_empty() && !added.is_empty())
+        .flat_map(|(deleted, added)| pair_exact(deleted, added))
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+/// Pairs files of one content, `deleted` and `added` (each in path
+/// order), as [`exact_renames`] says.
+fn pair_exact<'c>(deleted: Vec<&'c str>, added: Vec<&'c str>) -> Vec<(&'c str, &'c str)> {
+    let mut added: Vec<Option<&str>> = added.into_iter().map(Some).collect();
     let base = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
     let mut pairs: Vec<Option<&str>> = vec![None; deleted.len()];
     for (d, pair) in deleted.iter().zip(pairs.iter_mut()) {
@@ -1001,15 +1028,10 @@ impl<'r> Judge<'r> {
         if added.len() > 50 {
             return None;
         }
-        // An added file another deleted file went to unchanged is taken.
-        let deleted: Set<ObjectId> = changes
-            .iter()
-            .filter(|c| c.new.is_none())
-            .filter_map(|c| c.old.map(|o| o.id))
-            .collect();
-        let taken: Set<&str> = deleted
-            .iter()
-            .flat_map(|id| exact_renames(changes, *id))
+        // An added file another deleted file went to unchanged is taken
+        // (only the contents of the few added files can have been).
+        let taken: Set<&str> = all_exact_renames(changes)
+            .into_iter()
             .map(|(_, to)| to)
             .collect();
         let old_text = String::from_utf8_lossy(&self.blob(old.id)?).into_owned();
