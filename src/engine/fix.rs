@@ -175,10 +175,26 @@ pub(crate) fn rewrite_sources(
     let mut out = text.to_string();
     for f in &fixes {
         let inside = out.get(f.span.clone())?;
-        let at = f.span.start + inside.find(f.old.as_str())?;
-        out.replace_range(at..at + f.old.len(), &f.new);
+        // Quoted or not, the entry is written as the new value needs it in
+        // a flow list as in a block one (a `,` or a ` #` in a path).
+        let value = crate::engine::author::draft::flow_scalar(&f.new);
+        let range = match inside.starts_with(['"', '\'']) {
+            true => (scalar_text(inside)? == f.old).then_some(f.span.clone())?,
+            false => {
+                let at = f.span.start + inside.find(f.old.as_str())?;
+                at..at + f.old.len()
+            }
+        };
+        out.replace_range(range, &value);
     }
     Some(rewrite_pins(&out, &fixes))
+}
+
+/// The string a quoted YAML scalar written as `quoted` reads as.
+fn scalar_text(quoted: &str) -> Option<String> {
+    let doc = crate::syntax::yaml::parse(&format!("k: {quoted}\n"), 0).ok()?;
+    let root = doc.root?;
+    Some(root.get("k")?.value.as_scalar()?.text.clone())
 }
 
 /// `text` with the pin of each rewritten source (`<old> xxh3:…`) keyed by
@@ -210,7 +226,7 @@ fn rewrite_pins(text: &str, fixes: &[&crate::engine::drift::SourceFix]) -> Strin
             let fix = fixes.iter().find(|f| f.old == source)?;
             Some(crate::syntax::edit::Edit {
                 span: item.span.clone(),
-                text: crate::engine::author::draft::scalar(&format!("{} {hash}", fix.new)),
+                text: crate::engine::author::draft::flow_scalar(&format!("{} {hash}", fix.new)),
             })
         })
         .collect();

@@ -283,7 +283,7 @@ fn files_of_the_same_content_renamed_together_are_paired_as_git_pairs_them() {
     assert_eq!(messages[2].0, at("sea"));
     assert!(
         messages[2].1.starts_with("`file:src/c.txt` changed after this record was last written: 1 commit")
-            && messages[2].1.ends_with("(the file is now `src/c2.txt`); check the record against it, then verify it or replace it"),
+            && messages[2].1.ends_with("(the file is now `src/c2.txt`); check the record against it, then cite `src/c2.txt` instead and verify it or replace it"),
         "{messages:?}"
     );
     let run = memlint(root, &["check", "--fix"]);
@@ -328,6 +328,69 @@ fn cited_lines_the_file_did_not_have_when_the_record_was_written_have_drifted() 
     let found = drifted(root, &[]);
     assert_eq!(found.len(), 1, "{found:?}");
     assert!(found[0].1.starts_with("the lines `file:src/new.rs#L1` cites changed after this record was last written: 1 commit"), "{found:?}");
+}
+
+#[test]
+fn fixes_quote_the_paths_they_write_in_flow_and_block_lists() {
+    let dir = TempWorkspace::new()
+        .git()
+        .file("src/p.rs", "1\n2\n")
+        .file("src/r.rs", "1\n")
+        .file(
+            "memory/decisions/flow.md",
+            "---\ntitle: Flow\nstatus: active\ndate: 2026-01-02\nsources: [file:src/p.rs, file:src/r.rs]\n---\n\nBody.\n",
+        )
+        .file("memory/decisions/block.md", &decision("Block", &["file:src/r.rs"]))
+        .commit("Write the decisions")
+        .build();
+    let root = dir.path();
+    let run = memlint(root, &["verify", "block"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    commit(root, "Verify");
+    git(root, &["mv", "src/p.rs", "src/p,q.rs"]);
+    git(root, &["mv", "src/r.rs", "src/r #2.rs"]);
+    commit(root, "Rename with a comma and a hash");
+    let run = memlint(root, &["check", "--fix"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let flow = std::fs::read_to_string(root.join("memory/decisions/flow.md")).expect("read");
+    assert!(
+        flow.contains("sources: ['file:src/p,q.rs', 'file:src/r #2.rs']\n"),
+        "{flow}"
+    );
+    let block = std::fs::read_to_string(root.join("memory/decisions/block.md")).expect("read");
+    assert!(block.contains("  - 'file:src/r #2.rs'\n"), "{block}");
+    assert!(block.contains("  - 'file:src/r #2.rs xxh3:"), "{block}");
+    // Read back, the records cite the files as they are named now.
+    let run = memlint(root, &["check", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect("json");
+    assert_eq!(json["diagnostics"], serde_json::json!([]), "{}", run.stdout);
+}
+
+#[test]
+fn a_checkout_that_writes_crlf_is_judged_as_git_status_sees_it() {
+    let dir = repo_with(&[("src/a.rs", "1\n2\n3\n")], &["file:src/a.rs#L2"]);
+    let clones = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", dir.path().display());
+    git(
+        clones.path(),
+        &["-c", "core.autocrlf=true", "clone", "-q", &url, "crlf"],
+    );
+    let root = clones.path().join("crlf");
+    git(&root, &["config", "core.autocrlf", "true"]);
+    let record = std::fs::read(root.join("memory/decisions/cache.md")).expect("read");
+    assert!(
+        record.windows(2).any(|w| w == b"\r\n"),
+        "not a CRLF checkout"
+    );
+    // Unchanged: nothing to say, and no note that it is not committed.
+    let run = memlint(&root, &["check"]);
+    assert_eq!((run.code, run.stderr.as_str()), (0, ""), "{}", run.stdout);
+    write(&root, "src/a.rs", "1\r\n2x\r\n3\r\n");
+    commit(&root, "Change line 2");
+    let found = drifted(&root, &[]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].1.starts_with("the lines `file:src/a.rs#L2` cites changed after this record was last written: 1 commit"), "{found:?}");
 }
 
 #[test]
@@ -515,7 +578,7 @@ fn a_change_that_renames_a_cited_file_is_reported_on_the_record() {
         vec![
             (6, format!("{change} modifies `src/a.rs` (renaming it to `src/a2.rs`), cited by `memory/decisions/cache.md`, and leaves the record as it was; check the record against the change, then verify it or replace it")),
             (7, "the lines `file:src/c.rs#L10-L12` cites are unchanged but now sit at `src/c2.rs#L11-L13`; `--fix` rewrites the source".to_string()),
-            (8, format!("`file:src/d.rs#L10-L12` is renamed to `lib.rs` by {change}; `--fix` rewrites the path")),
+            (8, format!("`file:src/d.rs#L10-L12` is renamed to `lib.rs` by {change}; once it is committed, `check --fix` rewrites the path")),
         ]
     };
     assert_eq!(drifted_only(&["--base", "main"]), expect("this change"));

@@ -508,6 +508,33 @@ fn pair_exact<'c>(deleted: Vec<&'c str>, added: Vec<&'c str>) -> Vec<(&'c str, &
         .collect()
 }
 
+/// The blob id of a work-tree file's `bytes`, and when they hold CRLF,
+/// the id they have with LF line endings instead: the blob a checkout
+/// that writes CRLF (`core.autocrlf`, an `eol=crlf` attribute) wrote them
+/// from, as `git status` sees it.
+fn work_tree_ids(kind: gix::hash::Kind, bytes: &[u8]) -> (Option<ObjectId>, Option<ObjectId>) {
+    let hash = |b: &[u8]| gix::objs::compute_hash(kind, gix::objs::Kind::Blob, b).ok();
+    let lf = memchr::memmem::find(bytes, b"\r\n")
+        .is_some()
+        .then(|| hash(&lf_only(bytes)))
+        .flatten();
+    (hash(bytes), lf)
+}
+
+/// `bytes` with each CRLF read as LF (as git stores a text file that a
+/// checkout writes with CRLF).
+fn lf_only(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut rest = bytes;
+    while let Some(at) = memchr::memmem::find(rest, b"\r\n") {
+        out.extend_from_slice(&rest[..at]);
+        out.push(b'\n');
+        rest = &rest[at + 2..];
+    }
+    out.extend_from_slice(rest);
+    out
+}
+
 /// Past this many records to judge, HEAD's tree is flattened once instead
 /// of looking each path up in it.
 const LOOKUPS_UP_TO: usize = 64;
@@ -536,6 +563,9 @@ struct Judge<'r> {
     staged: Option<crate::io::git::Staged>,
     /// [`Judge::current_id`]'s answers.
     ids: RefCell<HashMap<String, Option<ObjectId>>>,
+    /// The id each work-tree file with CRLF line endings would have with
+    /// LF ones: the blob a checkout that writes CRLF came from.
+    lf_ids: RefCell<HashMap<String, ObjectId>>,
     /// [`Judge::current_bytes`]'s answers.
     bytes: RefCell<HashMap<String, Bytes>>,
     /// [`Judge::blob_at`]'s answers.
@@ -604,6 +634,7 @@ impl<'r> Judge<'r> {
                 Mode::WorkTree => None,
             },
             ids: Default::default(),
+            lf_ids: Default::default(),
             bytes: Default::default(),
             then: Default::default(),
             pins: Default::default(),
@@ -625,13 +656,13 @@ impl<'r> Judge<'r> {
         blobs: &(dyn Fn(&str) -> Option<ObjectId> + Sync),
     ) {
         let records: Vec<(&str, bool)> = records.collect();
-        let now: Vec<(Option<ObjectId>, Pinned)> = match self.mode {
+        let now: Vec<((Option<ObjectId>, Option<ObjectId>), Pinned)> = match self.mode {
             Mode::Staged => records
                 .iter()
                 .map(|(r, _)| {
                     let id = self.compute_id(r);
                     let bytes = id.and_then(|id| self.blob(id));
-                    (id, pins_of(bytes.as_deref()))
+                    ((id, None), pins_of(bytes.as_deref()))
                 })
                 .collect(),
             Mode::WorkTree => {
@@ -641,20 +672,22 @@ impl<'r> Judge<'r> {
                     .par_iter()
                     .map(|&(r, may_pin)| {
                         if let Some(id) = blobs(r).filter(|_| !may_pin) {
-                            return (Some(id), Pinned::default());
+                            return ((Some(id), None), Pinned::default());
                         }
                         let bytes = crate::io::source::read_source(root, r);
-                        let id = bytes.as_ref().and_then(|b| {
-                            gix::objs::compute_hash(kind, gix::objs::Kind::Blob, b).ok()
-                        });
-                        (id, pins_of(bytes.as_deref()))
+                        let ids = bytes.as_ref().map(|b| work_tree_ids(kind, b));
+                        let (id, lf) = ids.unwrap_or_default();
+                        ((id, lf), pins_of(bytes.as_deref()))
                     })
                     .collect()
             }
         };
         let (mut ids, mut pins) = (self.ids.borrow_mut(), self.pins.borrow_mut());
-        for ((r, _), (id, pinned)) in records.iter().zip(now) {
+        for ((r, _), ((id, lf), pinned)) in records.iter().zip(now) {
             ids.insert(r.to_string(), id);
+            if let Some(lf) = lf {
+                self.lf_ids.borrow_mut().insert(r.to_string(), lf);
+            }
             pins.insert(r.to_string(), pinned);
         }
         *self.records.borrow_mut() = records.iter().map(|(r, _)| r.to_string()).collect();
@@ -752,7 +785,7 @@ impl<'r> Judge<'r> {
                 .iter()
                 .filter(|r| {
                     let now = ids.get(r.as_str()).copied().flatten();
-                    now.is_some() && self.head_id(r) == now
+                    now.is_some() && self.same_as_head(r, now)
                 })
                 .cloned()
                 .collect()
@@ -798,13 +831,19 @@ impl<'r> Judge<'r> {
         id
     }
 
+    /// Whether `rel`, now blob `id` (see [`Judge::current_id`]), is the
+    /// file HEAD holds: the same blob, or the same with LF line endings.
+    fn same_as_head(&self, rel: &str, id: Option<ObjectId>) -> bool {
+        let Some(head) = self.head_id(rel) else {
+            return false;
+        };
+        id == Some(head) || self.lf_ids.borrow().get(rel) == Some(&head)
+    }
+
     /// The commit that last wrote `record`, when the record as it is now
     /// (work tree or index, blob `id`) is the one committed there.
     fn written(&self, record: &str, id: Option<ObjectId>) -> Written {
-        let Some(committed) = self.head_id(record) else {
-            return Written::NotYet;
-        };
-        if id != Some(committed) {
+        if !self.same_as_head(record, id) {
             return Written::NotYet;
         }
         // Only now is the history needed.
@@ -855,8 +894,11 @@ impl<'r> Judge<'r> {
             Mode::Staged => self.staged.as_ref()?.lookup(rel).map(|o| o.id),
             Mode::WorkTree => {
                 let bytes = self.current_bytes(rel)?;
-                gix::objs::compute_hash(self.repo.repo.object_hash(), gix::objs::Kind::Blob, &bytes)
-                    .ok()
+                let (id, lf) = work_tree_ids(self.repo.repo.object_hash(), &bytes);
+                if let Some(lf) = lf {
+                    self.lf_ids.borrow_mut().insert(rel.to_string(), lf);
+                }
+                id
             }
         }
     }
@@ -1009,10 +1051,11 @@ impl<'r> Judge<'r> {
 
     /// Whether `rel` differs now (work tree or index) from HEAD.
     fn uncommitted(&self, rel: &str) -> bool {
-        let Some(head) = self.head_id(rel) else {
+        if self.head_id(rel).is_none() {
             return false;
-        };
-        self.current_id(rel).is_some_and(|now| now != head)
+        }
+        let now = self.current_id(rel);
+        now.is_some() && !self.same_as_head(rel, now)
     }
 
     /// Where the deleted path of `gone` went in a commit of `changes`: the

@@ -251,17 +251,20 @@ pub(crate) fn message(source: &str, finding: &Finding) -> String {
                 Some(Pending::Staged) => how.push("staged changes".to_string()),
                 None => {}
             }
-            let renamed = renamed_to
-                .as_ref()
-                .map(|to| {
-                    format!(
-                        " (the file is now `{}`)",
-                        crate::syntax::sanitize::line(to)
+            // Renamed too: the record must cite the new name before it
+            // can be verified.
+            let (renamed, then) = match renamed_to {
+                Some(to) => {
+                    let to = crate::syntax::sanitize::line(to);
+                    (
+                        format!(" (the file is now `{to}`)"),
+                        format!("cite `{to}` instead and verify it"),
                     )
-                })
-                .unwrap_or_default();
+                }
+                None => (String::new(), "verify it".to_string()),
+            };
             format!(
-                "{what} after this record was last written: {}{renamed}; check the record against it, then verify it or replace it",
+                "{what} after this record was last written: {}{renamed}; check the record against it, then {then} or replace it",
                 how.join(" and ")
             )
         }
@@ -327,7 +330,7 @@ pub(crate) fn change_message(
 /// and leaves what it cites as it was.
 pub(crate) fn change_rename_message(source: &str, to: &str, staged: bool) -> String {
     format!(
-        "`{source}` is renamed to `{}` by {}; `--fix` rewrites the path",
+        "`{source}` is renamed to `{}` by {}; once it is committed, `check --fix` rewrites the path",
         crate::syntax::sanitize::line(to),
         the_change(staged)
     )
