@@ -537,7 +537,7 @@ pub struct NewArgs {
     /// The slug of a record of the same kind this one replaces
     #[arg(long, value_name = "SLUG")]
     pub replaces: Option<String>,
-    /// Write it even when its slug looks like a near-duplicate of an active record, and re-point a --replaces record already replaced by another
+    /// Write it even when its slug, or its title and body, look like a near-duplicate of an active record, and re-point a --replaces record already replaced by another
     #[arg(long)]
     pub force: bool,
     /// Output format
