@@ -176,6 +176,49 @@ pub(crate) fn short(id: &ObjectId) -> String {
     id.to_hex_with_len(7).to_string()
 }
 
+/// In a shallow clone (a pull request's merge commit fetched alone), the
+/// commits whose trailers explain a removal or a rewrite may not be there:
+/// when the range was `cut_short`, the `history/*` findings `diags` are
+/// taken out and a warning of `outcome` names their records instead.
+pub(crate) fn not_judged_if_cut_short(
+    cut_short: bool,
+    diags: &mut Vec<Diagnostic>,
+    base: &ObjectId,
+    outcome: &mut Outcome,
+) {
+    if cut_short && !diags.is_empty() {
+        outcome.warnings.push(cut_short_note(diags, base));
+        diags.clear();
+    }
+}
+
+/// Why the `history/*` findings `diags` are not reported: a commit between
+/// `base` and HEAD that may explain them lies beyond the shallow clone.
+fn cut_short_note(diags: &[Diagnostic], base: &ObjectId) -> String {
+    const NAMED: usize = 3;
+    let mut paths: Vec<&str> = diags.iter().map(|d| d.path.as_str()).collect();
+    paths.dedup();
+    let mut named: Vec<String> = paths
+        .iter()
+        .take(NAMED)
+        .map(|p| crate::syntax::sanitize::line(p).into_owned())
+        .collect();
+    if paths.len() > NAMED {
+        named.push(format!("{} more", paths.len() - NAMED));
+    }
+    let records = if paths.len() == 1 {
+        "record"
+    } else {
+        "records"
+    };
+    format!(
+        "history/*: {} {records} could not be judged ({}): the commits between {} and HEAD are not all in this shallow clone, and one of them may explain the change (fetch them, e.g. `fetch-depth: 0` in actions/checkout)",
+        paths.len(),
+        named.join(", "),
+        short(base)
+    )
+}
+
 /// `history/unexplained-removal`: records removed since `base` without a
 /// `Memlint-GC:` trailer that drops them (nor a rename).
 #[allow(clippy::too_many_arguments)]

@@ -8,7 +8,9 @@ use crate::engine::check::lint::Outcome;
 use crate::engine::drift::change::{
     judge_change, modified_files, reader_of, renamed_files, PathId, Sides, Which,
 };
-use crate::engine::history::{rewritten_decisions, short, unexplained_removals, Found};
+use crate::engine::history::{
+    not_judged_if_cut_short, rewritten_decisions, short, unexplained_removals, Found,
+};
 use crate::engine::log::renames;
 use crate::io::git::{may_convert, work_tree_copy, GitError, Object, Repo, VersionResolver};
 use crate::lint::rules::workspace::{self, View, WsSink};
@@ -848,33 +850,6 @@ fn stored_citers<'p, 's, T: PathId>(
     (unknown, known)
 }
 
-/// Why the `history/*` findings `diags` are not reported: a commit between
-/// `base` and HEAD that may explain them lies beyond the shallow clone.
-fn cut_short_note(diags: &[Diagnostic], base: &gix::ObjectId) -> String {
-    const NAMED: usize = 3;
-    let mut paths: Vec<&str> = diags.iter().map(|d| d.path.as_str()).collect();
-    paths.dedup();
-    let mut named: Vec<String> = paths
-        .iter()
-        .take(NAMED)
-        .map(|p| crate::syntax::sanitize::line(p).into_owned())
-        .collect();
-    if paths.len() > NAMED {
-        named.push(format!("{} more", paths.len() - NAMED));
-    }
-    let records = if paths.len() == 1 {
-        "record"
-    } else {
-        "records"
-    };
-    format!(
-        "history/*: {} {records} could not be judged ({}): the commits between {} and HEAD are not all in this shallow clone, and one of them may explain the change (fetch them, e.g. `fetch-depth: 0` in actions/checkout)",
-        paths.len(),
-        named.join(", "),
-        short(base)
-    )
-}
-
 /// The warnings about malformed trailers of the change's commits.
 fn malformed_warnings(malformed: &[Found<crate::syntax::trailer::Malformed>]) -> Vec<String> {
     malformed
@@ -912,8 +887,6 @@ pub(crate) fn base(
     let mut ops = Vec::new();
     let mut malformed = Vec::new();
     let commits = repo.commits(&[head], &[base])?;
-    // In a shallow clone (a pull request's merge commit fetched alone),
-    // the commits whose trailers explain a removal may not be there.
     let cut_short = repo.cut_short(&commits);
     for c in commits {
         let (good, bad) = trailers(&c.message);
@@ -1006,10 +979,7 @@ pub(crate) fn base(
         selected,
         &mut outcome,
     ));
-    if cut_short && !diags.is_empty() {
-        outcome.warnings.push(cut_short_note(&diags, &base));
-        diags.clear();
-    }
+    not_judged_if_cut_short(cut_short, &mut diags, &base, &mut outcome);
     // A removed record is a file the report is about.
     outcome.files += diags
         .iter()

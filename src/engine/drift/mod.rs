@@ -10,7 +10,9 @@
 //! is in `crate::lint::rules::sources::drifted`; this module reads git.
 
 pub(crate) mod change;
+mod files;
 pub(crate) mod history;
+mod renames;
 mod reuse;
 
 use crate::io::git::{Change, Object, Repo};
@@ -23,8 +25,10 @@ use crate::model::kind::Lines;
 use crate::model::rule::Rule;
 use crate::model::workspace::Workspace;
 use crate::store::judged::{Unjudged as Why, Verdict};
+use files::{pins_of, work_tree_ids, Pinned};
 use gix::ObjectId;
 use history::{change_of, History};
+pub(crate) use renames::{all_exact_renames, exact_renames};
 use std::cell::RefCell;
 use std::ops::Range;
 use std::rc::Rc;
@@ -381,56 +385,6 @@ fn file_sources<'a>(records: impl Iterator<Item = (&'a str, &'a RecordInfo)>) ->
     out
 }
 
-/// A record's pins: source → hash, and its `verified` date.
-#[derive(Default)]
-struct Pinned {
-    hashes: HashMap<String, String>,
-    verified: Option<String>,
-}
-
-/// The pins of a record of text `bytes` (`memlint verify` wrote them), and
-/// its `verified` date; none without text. Only a text that mentions
-/// `pins` (or holds an escape that could spell it) is parsed.
-fn pins_of(bytes: Option<&[u8]>) -> Pinned {
-    let mut out = Pinned::default();
-    let Some(bytes) = bytes else {
-        return out;
-    };
-    if memchr::memmem::find(bytes, b"pins").is_none() && memchr::memchr(b'\\', bytes).is_none() {
-        return out;
-    }
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return out;
-    };
-    let crate::syntax::frontmatter::Split::Found(parts) = crate::syntax::frontmatter::split(text)
-    else {
-        return out;
-    };
-    let Ok(doc) = crate::syntax::yaml::parse(&text[parts.yaml.clone()], parts.yaml.start) else {
-        return out;
-    };
-    let Some(root) = doc.root else {
-        return out;
-    };
-    out.verified = root
-        .get("verified")
-        .and_then(|e| e.value.as_scalar())
-        .map(|s| s.text.clone());
-    if let Some(crate::syntax::yaml::Value::Seq { items, .. }) =
-        root.get("pins").map(|e| &e.value.value)
-    {
-        for item in items {
-            let Some(pin) = item.as_scalar().and_then(|s| s.as_str()) else {
-                continue;
-            };
-            if let Some((source, hash)) = crate::model::kind::split_pin(pin) {
-                out.hashes.insert(source.to_string(), hash.to_string());
-            }
-        }
-    }
-    out
-}
-
 /// When a record was last written.
 enum Written {
     /// By the commit at this index of the walk.
@@ -441,98 +395,6 @@ enum Written {
     NotYet,
     /// The history could not be read.
     Unknown,
-}
-
-/// The exact renames among `changes` (sorted by path) of the content
-/// `id`: (deleted path, added path), each file in one pair at most, as git
-/// pairs them: a deleted file with an added file of the same name in
-/// another directory first, then the others in path order. Several files
-/// of the same content (empty `__init__.py`s moved to two places) are not
-/// all taken for one of them.
-pub(crate) fn exact_renames(changes: &[Change], id: ObjectId) -> Vec<(&str, &str)> {
-    let deleted: Vec<&str> = changes
-        .iter()
-        .filter(|c| c.new.is_none() && c.old.is_some_and(|o| o.id == id))
-        .map(|c| c.path.as_str())
-        .collect();
-    let added: Vec<&str> = changes
-        .iter()
-        .filter(|c| c.old.is_none() && c.new.is_some_and(|n| n.id == id))
-        .map(|c| c.path.as_str())
-        .collect();
-    pair_exact(deleted, added)
-}
-
-/// [`exact_renames`] of every content at once: one pass over `changes`
-/// (a change that moves a directory of thousands of files).
-pub(crate) fn all_exact_renames(changes: &[Change]) -> Vec<(&str, &str)> {
-    let mut by_id: HashMap<ObjectId, (Vec<&str>, Vec<&str>)> = HashMap::default();
-    for c in changes {
-        match (c.old, c.new) {
-            (Some(o), None) => by_id.entry(o.id).or_default().0.push(c.path.as_str()),
-            (None, Some(n)) => by_id.entry(n.id).or_default().1.push(c.path.as_str()),
-            _ => {}
-        }
-    }
-    let mut out: Vec<(&str, &str)> = by_id
-        .into_values()
-        .filter(|(deleted, added)| !deleted.is_empty() && !added.is_empty())
-        .flat_map(|(deleted, added)| pair_exact(deleted, added))
-        .collect();
-    out.sort_unstable();
-    out
-}
-
-/// Pairs files of one content, `deleted` and `added` (each in path
-/// order), as [`exact_renames`] says.
-fn pair_exact<'c>(deleted: Vec<&'c str>, added: Vec<&'c str>) -> Vec<(&'c str, &'c str)> {
-    let mut added: Vec<Option<&str>> = added.into_iter().map(Some).collect();
-    let base = |p: &str| p.rsplit('/').next().unwrap_or(p).to_string();
-    let mut pairs: Vec<Option<&str>> = vec![None; deleted.len()];
-    for (d, pair) in deleted.iter().zip(pairs.iter_mut()) {
-        if let Some(slot) = added
-            .iter_mut()
-            .find(|a| a.is_some_and(|a| base(a) == base(d)))
-        {
-            *pair = slot.take();
-        }
-    }
-    let mut rest = added.into_iter().flatten();
-    for pair in pairs.iter_mut().filter(|p| p.is_none()) {
-        *pair = rest.next();
-    }
-    deleted
-        .into_iter()
-        .zip(pairs)
-        .filter_map(|(d, a)| Some((d, a?)))
-        .collect()
-}
-
-/// The blob id of a work-tree file's `bytes`, and when they hold CRLF,
-/// the id they have with LF line endings instead: the blob a checkout
-/// that writes CRLF (`core.autocrlf`, an `eol=crlf` attribute) wrote them
-/// from, as `git status` sees it.
-fn work_tree_ids(kind: gix::hash::Kind, bytes: &[u8]) -> (Option<ObjectId>, Option<ObjectId>) {
-    let hash = |b: &[u8]| gix::objs::compute_hash(kind, gix::objs::Kind::Blob, b).ok();
-    let lf = memchr::memmem::find(bytes, b"\r\n")
-        .is_some()
-        .then(|| hash(&lf_only(bytes)))
-        .flatten();
-    (hash(bytes), lf)
-}
-
-/// `bytes` with each CRLF read as LF (as git stores a text file that a
-/// checkout writes with CRLF).
-fn lf_only(bytes: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut rest = bytes;
-    while let Some(at) = memchr::memmem::find(rest, b"\r\n") {
-        out.extend_from_slice(&rest[..at]);
-        out.push(b'\n');
-        rest = &rest[at + 2..];
-    }
-    out.extend_from_slice(rest);
-    out
 }
 
 /// Past this many records to judge, HEAD's tree is flattened once instead

@@ -1,0 +1,86 @@
+//! What `sources/drifted` reads of a file now: its blob id (and, when it
+//! holds CRLF, the id it has with LF line endings), and the pins a record
+//! holds.
+
+use crate::model::hashing::Map as HashMap;
+use gix::ObjectId;
+
+/// A record's pins: source → hash, and its `verified` date.
+#[derive(Default)]
+pub(super) struct Pinned {
+    pub(super) hashes: HashMap<String, String>,
+    pub(super) verified: Option<String>,
+}
+
+/// The pins of a record of text `bytes` (`memlint verify` wrote them), and
+/// its `verified` date; none without text. Only a text that mentions
+/// `pins` (or holds an escape that could spell it) is parsed.
+pub(super) fn pins_of(bytes: Option<&[u8]>) -> Pinned {
+    let mut out = Pinned::default();
+    let Some(bytes) = bytes else {
+        return out;
+    };
+    if memchr::memmem::find(bytes, b"pins").is_none() && memchr::memchr(b'\\', bytes).is_none() {
+        return out;
+    }
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return out;
+    };
+    let crate::syntax::frontmatter::Split::Found(parts) = crate::syntax::frontmatter::split(text)
+    else {
+        return out;
+    };
+    let Ok(doc) = crate::syntax::yaml::parse(&text[parts.yaml.clone()], parts.yaml.start) else {
+        return out;
+    };
+    let Some(root) = doc.root else {
+        return out;
+    };
+    out.verified = root
+        .get("verified")
+        .and_then(|e| e.value.as_scalar())
+        .map(|s| s.text.clone());
+    if let Some(crate::syntax::yaml::Value::Seq { items, .. }) =
+        root.get("pins").map(|e| &e.value.value)
+    {
+        for item in items {
+            let Some(pin) = item.as_scalar().and_then(|s| s.as_str()) else {
+                continue;
+            };
+            if let Some((source, hash)) = crate::model::kind::split_pin(pin) {
+                out.hashes.insert(source.to_string(), hash.to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The blob id of a work-tree file's `bytes`, and when they hold CRLF,
+/// the id they have with LF line endings instead: the blob a checkout
+/// that writes CRLF (`core.autocrlf`, an `eol=crlf` attribute) wrote them
+/// from, as `git status` sees it.
+pub(super) fn work_tree_ids(
+    kind: gix::hash::Kind,
+    bytes: &[u8],
+) -> (Option<ObjectId>, Option<ObjectId>) {
+    let hash = |b: &[u8]| gix::objs::compute_hash(kind, gix::objs::Kind::Blob, b).ok();
+    let lf = memchr::memmem::find(bytes, b"\r\n")
+        .is_some()
+        .then(|| hash(&lf_only(bytes)))
+        .flatten();
+    (hash(bytes), lf)
+}
+
+/// `bytes` with each CRLF read as LF (as git stores a text file that a
+/// checkout writes with CRLF).
+fn lf_only(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut rest = bytes;
+    while let Some(at) = memchr::memmem::find(rest, b"\r\n") {
+        out.extend_from_slice(&rest[..at]);
+        out.push(b'\n');
+        rest = &rest[at + 2..];
+    }
+    out.extend_from_slice(rest);
+    out
+}
