@@ -54,9 +54,6 @@ pub(crate) struct Renamed {
 /// to find a rename that changed the file (a diff each).
 const RENAME_PAIRS_UP_TO: usize = 1_000;
 
-/// Largest file compared with another to find a rename that changed it.
-const RENAME_COMPARED_BYTES: usize = 1 << 20;
-
 /// The files (not records) of `changes` (sorted by path) the change
 /// renames, by their old names, as git pairs them: the same content first
 /// (see [`super::exact_renames`]), then the added file sharing most of the
@@ -106,9 +103,9 @@ pub(crate) fn renamed_files(
     if rest.is_empty() || added.is_empty() || rest.len() * added.len() > RENAME_PAIRS_UP_TO {
         return out;
     }
-    // A diff each: files past this size are not compared.
+    // Each text read once; those too large to compare are not kept.
     let text = |c: Option<Content>| match c {
-        Some(Content::Bytes(b)) if b.len() <= RENAME_COMPARED_BYTES => {
+        Some(Content::Bytes(b)) if b.len() <= super::renames::COMPARED_BYTES => {
             Some(String::from_utf8_lossy(&b).into_owned())
         }
         _ => None,
@@ -120,17 +117,12 @@ pub(crate) fn renamed_files(
         let Some(old_text) = text((sides.old)(&c.path)) else {
             continue;
         };
-        let mut best: Option<(usize, f32)> = None;
-        for (i, new_text) in added_text.iter().enumerate() {
-            let Some(new_text) = new_text.as_deref().filter(|_| !used[i]) else {
-                continue;
-            };
-            let ratio = similar::TextDiff::from_lines(old_text.as_str(), new_text).ratio();
-            if ratio >= 0.5 && best.is_none_or(|(_, r)| ratio > r) {
-                best = Some((i, ratio));
-            }
-        }
-        if let Some((i, _)) = best {
+        let free = added_text
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !used[*i])
+            .filter_map(|(i, t)| Some((i, t.as_deref()?)));
+        if let Some(i) = super::most_alike(&old_text, free) {
             used[i] = true;
             out.insert(
                 c.path.clone(),

@@ -28,7 +28,7 @@ use crate::store::judged::{Unjudged as Why, Verdict};
 use files::{pins_of, work_tree_ids, Pinned};
 use gix::ObjectId;
 use history::{change_of, History};
-pub(crate) use renames::{all_exact_renames, exact_renames};
+pub(crate) use renames::{all_exact_renames, exact_renames, most_alike};
 use std::cell::RefCell;
 use std::ops::Range;
 use std::rc::Rc;
@@ -940,21 +940,17 @@ impl<'r> Judge<'r> {
             .map(|(_, to)| to)
             .collect();
         let old_text = String::from_utf8_lossy(&self.blob(old.id)?).into_owned();
-        let mut best: Option<(&str, f32)> = None;
-        for c in added
+        let added: Vec<(&str, String)> = added
             .into_iter()
             .filter(|c| !taken.contains(c.path.as_str()))
-        {
-            let Some(new) = c.new.and_then(|n| self.blob(n.id)) else {
-                continue;
-            };
-            let new_text = String::from_utf8_lossy(&new);
-            let ratio = similar::TextDiff::from_lines(old_text.as_str(), &*new_text).ratio();
-            if ratio >= 0.5 && best.is_none_or(|(_, r)| ratio > r) {
-                best = Some((c.path.as_str(), ratio));
-            }
-        }
-        best.map(|(p, _)| (p.to_string(), false))
+            .filter_map(|c| {
+                let new = self.blob(c.new?.id)?;
+                Some((c.path.as_str(), String::from_utf8_lossy(&new).into_owned()))
+            })
+            .collect();
+        let texts = added.iter().enumerate().map(|(i, (_, t))| (i, t.as_str()));
+        let best = renames::most_alike(&old_text, texts)?;
+        Some((added[best].0.to_string(), false))
     }
 
     /// The bytes of `rel` in `tree`.

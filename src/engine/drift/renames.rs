@@ -1,5 +1,6 @@
-//! Exact renames in a change: files of one content removed and added,
-//! paired one to one as git pairs them.
+//! Renames in a change: files of one content removed and added, paired
+//! one to one as git pairs them, and the added file most like a removed
+//! one that changed as it moved.
 
 use crate::io::git::Change;
 use crate::model::hashing::Map as HashMap;
@@ -68,4 +69,31 @@ fn pair_exact<'c>(deleted: Vec<&'c str>, added: Vec<&'c str>) -> Vec<(&'c str, &
         .zip(pairs)
         .filter_map(|(d, a)| Some((d, a?)))
         .collect()
+}
+
+/// Largest file compared with another to find a rename that changed it
+/// (a line diff each).
+pub(crate) const COMPARED_BYTES: usize = 1 << 20;
+
+/// Of `candidates` (index, text), the one that shares most of the lines of
+/// `old`, at least half (git's rename threshold); texts over
+/// [`COMPARED_BYTES`] are not compared.
+pub(crate) fn most_alike<'t>(
+    old: &str,
+    candidates: impl IntoIterator<Item = (usize, &'t str)>,
+) -> Option<usize> {
+    if old.len() > COMPARED_BYTES {
+        return None;
+    }
+    let mut best: Option<(usize, f32)> = None;
+    for (i, new) in candidates {
+        if new.len() > COMPARED_BYTES {
+            continue;
+        }
+        let ratio = similar::TextDiff::from_lines(old, new).ratio();
+        if ratio >= 0.5 && best.is_none_or(|(_, r)| ratio > r) {
+            best = Some((i, ratio));
+        }
+    }
+    best.map(|(i, _)| i)
 }
