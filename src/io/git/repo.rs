@@ -30,7 +30,9 @@ impl Repo {
         if let Some((path, what)) = special_file(root) {
             return Err(GitError::Read(format!("{path} {what}")));
         }
-        let repo = gix::discover(root).map_err(|_| not_a_repo())?;
+        let mut repo = gix::discover(root).map_err(|_| not_a_repo())?;
+        repo.objects
+            .set_pack_cache(|| Box::new(crate::io::git::trees::Recent::default()));
         let workdir = repo.workdir().ok_or_else(not_a_repo)?;
         let workdir = workdir
             .canonicalize()

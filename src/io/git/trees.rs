@@ -212,3 +212,63 @@ impl<F: gix::objs::Find> gix::objs::Find for Finder<'_, F> {
         Ok(Some(found))
     }
 }
+
+/// The objects a pack delta chain resolved last, up to [`Recent::CAP`]
+/// bytes, for gix to start the next chain from (gix keeps none unless
+/// built with its largest performance features). A walk of the history
+/// reads each version of a large tree (a directory of thousands of
+/// records), and a pack stores each version as a delta of its neighbour:
+/// without this, every version is rebuilt from the chain's far end.
+#[derive(Default)]
+pub(crate) struct Recent {
+    objects: Map<(u32, u64), (gix::object::Kind, usize, Vec<u8>)>,
+    order: std::collections::VecDeque<(u32, u64)>,
+    bytes: usize,
+}
+
+impl Recent {
+    /// Bytes kept at most; an object larger than a quarter of it is not
+    /// kept.
+    pub(crate) const CAP: usize = 32 << 20;
+}
+
+impl gix::odb::pack::cache::DecodeEntry for Recent {
+    fn put(
+        &mut self,
+        pack_id: u32,
+        offset: u64,
+        data: &[u8],
+        kind: gix::object::Kind,
+        compressed_size: usize,
+    ) {
+        let key = (pack_id, offset);
+        if data.len() > Recent::CAP / 4 || self.objects.contains_key(&key) {
+            return;
+        }
+        // The oldest go first.
+        while self.bytes + data.len() > Recent::CAP {
+            let Some(old) = self.order.pop_front() else {
+                break;
+            };
+            if let Some((_, _, d)) = self.objects.remove(&old) {
+                self.bytes -= d.len();
+            }
+        }
+        self.bytes += data.len();
+        self.order.push_back(key);
+        self.objects
+            .insert(key, (kind, compressed_size, data.to_vec()));
+    }
+
+    fn get(
+        &mut self,
+        pack_id: u32,
+        offset: u64,
+        out: &mut Vec<u8>,
+    ) -> Option<(gix::object::Kind, usize)> {
+        let (kind, size, data) = self.objects.get(&(pack_id, offset))?;
+        out.clear();
+        out.extend_from_slice(data);
+        Some((*kind, *size))
+    }
+}

@@ -203,8 +203,17 @@ fn tokens_with<F: FnMut(u64)>(text: &str, word: &mut Vec<u8>, emit: &mut F) {
     }
     while i < n {
         // Between tokens, in a stretch of ASCII: a block at a time.
-        if word.is_empty() && cjk_run == 0 && n - i >= BLOCK {
-            i = ascii_block(bytes, i, word, emit);
+        if word.is_empty() && cjk_run == 0 {
+            // Block after block until a word or a character goes on
+            // past one.
+            loop {
+                let next = ascii_block(bytes, i, emit);
+                let stuck = next == i;
+                i = next;
+                if stuck || i == n {
+                    break;
+                }
+            }
             if i == n {
                 break;
             }
@@ -291,23 +300,25 @@ const BLOCK: usize = 64;
 
 /// Emits the words of ASCII letters and digits that lie whole in the
 /// [`BLOCK`] bytes from `i` (each followed, within the block, by an ASCII
-/// byte that is neither), up to the first byte that is not ASCII; returns
-/// where the tokenizer goes on byte by byte: the start of a word that
-/// reaches the end of the block or a non-ASCII byte (it may go on), that
-/// byte, or the end of the block. One mask of the block's word bytes
-/// instead of a branch on each byte (separators cost as much as letters
-/// byte by byte).
+/// byte that is neither, or by the end of the text), up to the first byte
+/// that is not ASCII; returns where the tokenizer goes on: the start of a
+/// word that reaches the end of the block or a non-ASCII byte (it may go
+/// on), that byte, or the end of the block or text. The block is
+/// classified and lowercased at once (a copy on the stack), and each word
+/// hashed from the copy without a branch on its case.
 #[inline(always)]
-fn ascii_block<F: FnMut(u64)>(bytes: &[u8], i: usize, word: &mut Vec<u8>, emit: &mut F) -> usize {
-    let (mut alnum, mut upper, mut high) = (0u64, 0u64, 0u64);
-    for (k, chunk) in bytes[i..i + BLOCK].chunks_exact(8).enumerate() {
-        let mut eight = [0u8; 8];
-        eight.copy_from_slice(chunk);
-        let (a, u, h) = ascii_masks(u64::from_le_bytes(eight));
-        alnum |= a << (8 * k);
-        upper |= u << (8 * k);
-        high |= h << (8 * k);
-    }
+fn ascii_block<F: FnMut(u64)>(bytes: &[u8], i: usize, emit: &mut F) -> usize {
+    let mut lowered = [0u8; BLOCK];
+    let rest = bytes.len() - i;
+    let (alnum, high) = match rest >= BLOCK {
+        true => lowered_block(&bytes[i..i + BLOCK], &mut lowered),
+        false => {
+            // The end of the text: spaces after it end its last word.
+            let mut padded = [b' '; BLOCK];
+            padded[..rest].copy_from_slice(&bytes[i..]);
+            lowered_block(&padded, &mut lowered)
+        }
+    };
     // Bytes from the first non-ASCII one on are left to the caller.
     let limit = high.trailing_zeros() as usize;
     let mut words = match limit {
@@ -321,29 +332,74 @@ fn ascii_block<F: FnMut(u64)>(bytes: &[u8], i: usize, word: &mut Vec<u8>, emit: 
         if e >= limit {
             return i + s;
         }
-        let run = &bytes[i + s..i + e];
-        let span = ((1u64 << len) - 1) << s;
-        if upper & span == 0 {
-            emit(xxh3_64(run));
-        } else if len <= 32 {
-            let mut lower = [0u8; 32];
-            for (l, b) in lower.iter_mut().zip(run) {
-                *l = b.to_ascii_lowercase();
-            }
-            emit(xxh3_64(&lower[..len]));
-        } else {
-            word.extend(run.iter().map(u8::to_ascii_lowercase));
-            emit(xxh3_64(word));
-            word.clear();
-        }
-        words &= !span;
+        words &= !(((1u64 << len) - 1) << s);
+        emit(xxh3_64(&lowered[s..e]));
     }
-    i + limit
+    i + limit.min(rest)
+}
+
+/// Copies the [`BLOCK`] bytes of `block` into `out` with ASCII letters
+/// lowercased; returns which of them are ASCII letters or digits and which
+/// are not ASCII, one bit each (bit k for byte k).
+#[inline(always)]
+fn lowered_block(block: &[u8], out: &mut [u8; BLOCK]) -> (u64, u64) {
+    assert!(block.len() >= BLOCK);
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: SSE2 is part of x86-64 itself, so every processor this
+        // code runs on has it; `block` holds BLOCK bytes (checked above).
+        unsafe { lowered_sse2(block, out) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let (mut alnum, mut high) = (0u64, 0u64);
+        for (k, chunk) in block[..BLOCK].chunks_exact(8).enumerate() {
+            let mut eight = [0u8; 8];
+            eight.copy_from_slice(chunk);
+            let (a, _, h) = ascii_masks(u64::from_le_bytes(eight));
+            alnum |= a << (8 * k);
+            high |= h << (8 * k);
+        }
+        for (o, b) in out.iter_mut().zip(&block[..BLOCK]) {
+            *o = b.to_ascii_lowercase();
+        }
+        (alnum, high)
+    }
+}
+
+/// [`lowered_block`] sixteen bytes at a time: a letter is a byte whose
+/// lowercase (`| 0x20`) is in `a..=z`, a digit one in `0..=9`, each range
+/// checked by one signed comparison after moving its start to -128.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "sse2")]
+fn lowered_sse2(block: &[u8], out: &mut [u8; BLOCK]) -> (u64, u64) {
+    use std::arch::x86_64::*;
+    let (mut alnum, mut high) = (0u64, 0u64);
+    let from = |lo: u8| _mm_set1_epi8(0x80u8.wrapping_sub(lo) as i8);
+    let below = |n: u8| _mm_set1_epi8((0x80u8 + n) as i8);
+    let case = _mm_set1_epi8(0x20);
+    for k in 0..BLOCK / 16 {
+        // SAFETY: 16 bytes from 16 * k < BLOCK, within `block` (the
+        // caller checked that it holds BLOCK) and within `out`; unaligned
+        // loads and stores are allowed.
+        let x = unsafe { _mm_loadu_si128(block.as_ptr().add(16 * k).cast()) };
+        let lower = _mm_or_si128(x, case);
+        let letter = _mm_cmplt_epi8(_mm_add_epi8(lower, from(b'a')), below(26));
+        let digit = _mm_cmplt_epi8(_mm_add_epi8(x, from(b'0')), below(10));
+        let word = _mm_or_si128(letter, digit);
+        let lowered = _mm_or_si128(x, _mm_and_si128(letter, case));
+        // SAFETY: as the load, within `out`.
+        unsafe { _mm_storeu_si128(out.as_mut_ptr().add(16 * k).cast(), lowered) };
+        alnum |= u64::from(_mm_movemask_epi8(word) as u16) << (16 * k);
+        high |= u64::from(_mm_movemask_epi8(x) as u16) << (16 * k);
+    }
+    (alnum, high)
 }
 
 /// Of the 8 bytes of `x` (little-endian): which are ASCII letters or
 /// digits, which of those uppercase, and which are not ASCII, one bit
 /// each (bit k for byte k).
+#[cfg(any(test, not(target_arch = "x86_64")))]
 #[inline(always)]
 fn ascii_masks(x: u64) -> (u64, u64, u64) {
     const H: u64 = 0x8080_8080_8080_8080;
@@ -560,6 +616,63 @@ mod tests {
             }
             assert_eq!(word >> 8 | upper >> 8 | high >> 8, 0);
         }
+    }
+
+    #[test]
+    fn a_block_at_once_is_one_byte_at_a_time() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        // Every byte value at every place of a block, then random blocks
+        // with the edges of each range as often as anything.
+        let mut blocks: Vec<[u8; BLOCK]> = (0..=255u8)
+            .map(|b| {
+                let mut block = [0u8; BLOCK];
+                for (k, x) in block.iter_mut().enumerate() {
+                    *x = b.wrapping_add(k as u8 * 4);
+                }
+                block
+            })
+            .collect();
+        let picks = b"@AZ[`az{/09:\x7f\x80\xff\xc0\xe0\xfa\xda _-";
+        for _ in 0..20_000 {
+            let mut block = [0u8; BLOCK];
+            for x in block.iter_mut() {
+                state = mix(state.wrapping_add(1));
+                *x = match state >> 63 {
+                    0 => picks[state as usize % picks.len()],
+                    _ => state as u8,
+                };
+            }
+            blocks.push(block);
+        }
+        for block in blocks {
+            let mut out = [7u8; BLOCK];
+            let (alnum, high) = lowered_block(&block, &mut out);
+            for (k, b) in block.iter().enumerate() {
+                let bit = |m: u64| m >> k & 1 == 1;
+                assert_eq!(bit(alnum), b.is_ascii_alphanumeric(), "{block:?} {k}");
+                assert_eq!(bit(high), !b.is_ascii(), "{block:?} {k}");
+                assert_eq!(out[k], b.to_ascii_lowercase(), "{block:?} {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn words_of_every_length_hash_as_their_lowercase() {
+        // The block path hashes a word from its lowered copy of the block,
+        // the other paths from the word: the same hash for every length,
+        // across the blocks' ends and at the end of the text.
+        let text: String = (1..=40)
+            .map(|n| "AbCdEfGhIjKlMnOpQrStUvWxYz0123456789AbCd"[..n].to_string() + " ")
+            .collect::<String>()
+            .repeat(3);
+        let mut got = Vec::new();
+        tokens(&text, |t| got.push(t));
+        let want: Vec<u64> = text
+            .split(' ')
+            .filter(|w| !w.is_empty())
+            .map(|w| xxh3_64(w.to_ascii_lowercase().as_bytes()))
+            .collect();
+        assert_eq!(got, want);
     }
 
     #[test]
