@@ -430,6 +430,35 @@ fn drifted_ranges_judge_the_cited_text_reverts_and_crlf() {
     assert_eq!(drifted(root, &[]), vec![]);
 }
 
+/// `--format github`: the note that records could not be judged for drift
+/// is a workflow command of the output, not a line on standard error
+/// (which the Actions page does not show); `--quiet` leaves it out.
+#[test]
+fn drift_not_judged_is_a_notice_in_github_format() {
+    let dir = repo_with(&[("src/a.rs", "a\n")], &["file:src/a.rs"]);
+    let root = dir.path();
+    write(
+        root,
+        "memory/decisions/new-one.md",
+        &decision("New one", &["file:src/a.rs"]),
+    );
+    let note = "sources/drifted: 1 record citing files could not be judged for drift: 1 with changes not committed yet";
+    let run = memlint(root, &["check", "--format", "github"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout.lines().next(),
+        Some(format!("::notice title=memlint::{note}").as_str()),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.stdout.lines().count(), 2, "{}", run.stdout);
+    assert_eq!(run.stderr, "");
+    let run = memlint(root, &["check", "--format", "github", "--quiet"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stdout.contains("::notice"), "{}", run.stdout);
+    assert_eq!(run.stderr, "");
+}
+
 #[test]
 fn drift_not_judged_is_said_once() {
     let dir = repo_with(&[("src/a.rs", "a\n")], &["file:src/a.rs"]);
