@@ -957,6 +957,43 @@ fn verify_moves_a_moved_range_first_and_fixes_carry_the_pins() {
     assert_eq!(drifted(&clone.path().join("shallow"), &[]), vec![]);
 }
 
+/// `verify --drifted` picks the records whose only `sources/drifted`
+/// findings are a range whose lines moved or a file renamed (what `check
+/// --fix` repairs): it moves the range and follows the rename first, then
+/// pins.
+#[test]
+fn verify_drifted_picks_records_with_only_moved_ranges_or_renames() {
+    let dir = repo_with(
+        &[("src/a.rs", "a\nb\nc\n"), ("src/c.rs", "keep\n")],
+        &["file:src/a.rs#L2-L3"],
+    );
+    let root = dir.path();
+    write(
+        root,
+        "memory/decisions/other.md",
+        &decision("Other", &["file:src/c.rs"]),
+    );
+    commit(root, "Another decision");
+    write(root, "src/a.rs", "top\na\nb\nc\n");
+    git(root, &["mv", "src/c.rs", "src/d.rs"]);
+    commit(root, "Prepend to a, rename c");
+    let fixable: Vec<(u64, bool)> = drifted(root, &[]).iter().map(|d| (d.0, d.2)).collect();
+    assert_eq!(fixable, vec![(6, true), (6, true)]);
+    let run = memlint(root, &["verify", "--drifted"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "verified memory/decisions/cache.md (1 pin; moved `file:src/a.rs#L2-L3` to `file:src/a.rs#L3-L4`)\n\
+         verified memory/decisions/other.md (1 pin; moved `file:src/c.rs` to `file:src/d.rs`)\n"
+    );
+    let cache = std::fs::read_to_string(root.join("memory/decisions/cache.md")).expect("read");
+    assert!(cache.contains("  - file:src/a.rs#L3-L4 xxh3:"), "{cache}");
+    let other = std::fs::read_to_string(root.join("memory/decisions/other.md")).expect("read");
+    assert!(other.contains("sources:\n  - file:src/d.rs\n"), "{other}");
+    assert!(other.contains("  - file:src/d.rs xxh3:"), "{other}");
+    assert_eq!(drifted(root, &[]), vec![]);
+}
+
 /// The hash `verify` wrote for `source` in `text`.
 fn pin_of(_root: &Path, _args: &[&str], source: &str, text: &str) -> String {
     let prefix = format!("  - {source} ");

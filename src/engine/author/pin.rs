@@ -102,8 +102,10 @@ pub(crate) fn pins_for(ws: &Workspace, sources: &[String]) -> Result<Vec<String>
     Ok(pins)
 }
 
-/// The records `sources/drifted` reports as changed in the work tree
-/// (`verify --drifted`), root-relative and sorted.
+/// The records `sources/drifted` reports in the work tree (`verify
+/// --drifted`), root-relative and sorted: those whose cited files changed,
+/// and those whose cited lines only moved or whose cited file was only
+/// renamed, which `verify` rewrites first ([`moved_first`]).
 pub(crate) fn drifted_records(
     ws: &Workspace,
     problems: &mut Vec<crate::model::workspace::Problem>,
@@ -115,12 +117,7 @@ pub(crate) fn drifted_records(
         current.reports.iter().map(|r| (r.path.as_str(), &r.info)),
         crate::engine::drift::Mode::WorkTree,
     );
-    let mut paths: Vec<String> = drift
-        .diagnostics
-        .into_iter()
-        .filter(|d| !d.fixable)
-        .map(|d| d.path)
-        .collect();
+    let mut paths: Vec<String> = drift.diagnostics.into_iter().map(|d| d.path).collect();
     paths.sort();
     paths.dedup();
     paths
