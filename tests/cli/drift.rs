@@ -994,6 +994,63 @@ fn verify_drifted_picks_records_with_only_moved_ranges_or_renames() {
     assert_eq!(drifted(root, &[]), vec![]);
 }
 
+/// `verify` keeps the user's bytes: a comment on the `pins:` line stays,
+/// and a record with CRLF line endings keeps them, the lines it writes
+/// ending so too; only those lines change.
+#[test]
+fn verify_keeps_a_pins_comment_and_crlf_line_endings() {
+    let head = "---\ntitle: Cache\nstatus: active\ndate: 2026-01-02\nsources:\n  - file:src/a.rs\n";
+    let dir = TempWorkspace::new()
+        .git()
+        .file("src/a.rs", "a\n")
+        .file(
+            "memory/decisions/cache.md",
+            &format!("{head}pins: []  # none yet\n---\n\nBody.\n"),
+        )
+        .file(
+            "memory/decisions/crlf.md",
+            &decision("Crlf", &["file:src/a.rs#L1"]).replace('\n', "\r\n"),
+        )
+        .commit("Write the decisions")
+        .build();
+    let root = dir.path();
+    let run = memlint(root, &["verify", "cache", "crlf"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let cache = std::fs::read_to_string(root.join("memory/decisions/cache.md")).expect("read");
+    let pin = pin_of(root, &[], "file:src/a.rs", &cache);
+    assert_eq!(
+        cache,
+        format!(
+            "{head}verified: {}\npins:  # none yet\n  - file:src/a.rs {pin}\n---\n\nBody.\n",
+            today()
+        )
+    );
+    let crlf = std::fs::read_to_string(root.join("memory/decisions/crlf.md")).expect("read");
+    let crlf_record = |line: &str, pin: &str| {
+        let (front, body) = decision("Crlf", &[&format!("file:src/a.rs{line}")])
+            .split_once("---\n\n")
+            .map(|(f, b)| (f.to_string(), b.to_string()))
+            .expect("closing");
+        format!(
+            "{front}verified: {}\npins:\n  - file:src/a.rs{line} {pin}\n---\n\n{body}",
+            today()
+        )
+        .replace('\n', "\r\n")
+    };
+    let line_pin = pin_of(root, &[], "file:src/a.rs#L1", &crlf);
+    assert_eq!(crlf, crlf_record("#L1", &line_pin));
+    // `check --fix` moves the range and its pin in place: the CRLF stays
+    // (where the user keeps it, `format/crlf` off).
+    write(root, ".memlint.yml", "rules:\n  format/crlf: off\n");
+    commit(root, "Verify, CRLF kept");
+    write(root, "src/a.rs", "top\na\n");
+    commit(root, "Prepend to a");
+    let run = memlint(root, &["check", "--fix"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let crlf = std::fs::read_to_string(root.join("memory/decisions/crlf.md")).expect("read");
+    assert_eq!(crlf, crlf_record("#L2", &line_pin));
+}
+
 /// The hash `verify` wrote for `source` in `text`.
 fn pin_of(_root: &Path, _args: &[&str], source: &str, text: &str) -> String {
     let prefix = format!("  - {source} ");
