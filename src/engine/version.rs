@@ -6,7 +6,7 @@
 
 use crate::engine::check::lint::Outcome;
 use crate::engine::drift::change::{
-    judge_change, modified_files, reader_of, renamed_files, PathId, Sides, Which,
+    compared_of, judge_change, modified_files, reader_of, renamed_files, PathId, Sides, Which,
 };
 use crate::engine::history::{
     not_judged_if_cut_short, rewritten_decisions, short, unexplained_removals, Found,
@@ -657,6 +657,7 @@ pub(crate) fn staged(
         let sides = Sides {
             old: &read_head,
             new: &read_staged,
+            compared: &compared_of(&repo),
             record: &read,
             record_fast: None,
         };
@@ -936,13 +937,12 @@ pub(crate) fn base(
     };
     let mut outcome = run_version(ws, &version, selected);
     outcome.warnings = warnings;
-    let (read_base, read_head) = (
-        reader_of(&repo, &changes, false),
-        reader_of(&repo, &changes, true),
-    );
+    let read_base = reader_of(&repo, &changes, false);
+    let read_head = reader_of(&repo, &changes, true);
     let sides = Sides {
         old: &read_base,
         new: &read_head,
+        compared: &compared_of(&repo),
         record: &read,
         record_fast: None,
     };

@@ -625,6 +625,76 @@ fn a_change_that_renames_a_cited_file_is_reported_on_the_record() {
     );
 }
 
+/// A file over 1 MiB renamed and changed is not compared with the added
+/// files (its blob is not even read: its size is in the object's header),
+/// so it is a removal (`sources/dangling`), not a rename, in every mode;
+/// a small one beside it is still followed.
+#[test]
+fn a_renamed_and_changed_file_over_1_mib_is_a_removal() {
+    let big: String = (0..40_000)
+        .map(|i| format!("line number {i:06} of the big file\n"))
+        .collect();
+    assert!(big.len() > 1 << 20);
+    let small: String = (0..30).map(|i| format!("line {i}\n")).collect();
+    let dir = repo_with(
+        &[("src/big.txt", &big), ("src/small.txt", &small)],
+        &["file:src/big.txt", "file:src/small.txt"],
+    );
+    let root = dir.path();
+    git(root, &["switch", "-q", "-c", "feature"]);
+    git(root, &["mv", "src/big.txt", "src/big2.txt"]);
+    git(root, &["mv", "src/small.txt", "src/small2.txt"]);
+    write(
+        root,
+        "src/big2.txt",
+        &big.replace("number 000005 of", "changed"),
+    );
+    write(root, "src/small2.txt", &small.replace("line 5\n", "x\n"));
+    commit(root, "Move the sources");
+    let dangling = |line: u64, path: &str| {
+        f(
+            "sources/dangling",
+            line,
+            &format!("`file:{path}` names no file in the workspace"),
+        )
+    };
+    let renamed = |change: &str| {
+        f(
+            "sources/drifted",
+            7,
+            &format!("{change} modifies `src/small.txt` (renaming it to `src/small2.txt`), cited by `memory/decisions/cache.md`, and leaves the record as it was; check the record against the change, then verify it or replace it"),
+        )
+    };
+    let expect = |change: &str| {
+        vec![
+            dangling(6, "src/big.txt"),
+            dangling(7, "src/small.txt"),
+            renamed(change),
+        ]
+    };
+    assert_eq!(
+        findings(root, &["--base", "main"]),
+        (0, expect("this change"))
+    );
+    git(root, &["reset", "-q", "--soft", "main"]);
+    assert_eq!(
+        findings(root, &["--staged"]),
+        (0, expect("the staged change"))
+    );
+    commit(root, "Move the sources");
+    let (code, found) = findings(root, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        found[..2],
+        [dangling(6, "src/big.txt"), dangling(7, "src/small.txt")]
+    );
+    assert_eq!(found.len(), 3, "{found:?}");
+    assert!(
+        found[2].2.ends_with("(the file is now `src/small2.txt`); check the record against it, then cite `src/small2.txt` instead and verify it or replace it"),
+        "{found:?}"
+    );
+}
+
 #[test]
 fn drifted_on_a_pull_request_in_a_depth_1_checkout() {
     let dir = repo_with(&[("src/a.rs", "1\n")], &["file:src/a.rs"]);

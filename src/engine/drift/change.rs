@@ -103,18 +103,18 @@ pub(crate) fn renamed_files(
     if rest.is_empty() || added.is_empty() || rest.len() * added.len() > RENAME_PAIRS_UP_TO {
         return out;
     }
-    // Each text read once; those too large to compare are not kept.
-    let text = |c: Option<Content>| match c {
+    // Each text read once; those too large to compare are not read (their
+    // size is in the object's header).
+    let text = |object: Option<crate::io::git::Object>| match (sides.compared)(object?.id) {
         Some(Content::Bytes(b)) if b.len() <= super::renames::COMPARED_BYTES => {
             Some(String::from_utf8_lossy(&b).into_owned())
         }
         _ => None,
     };
-    let added_text: Vec<Option<String>> =
-        added.iter().map(|c| text((sides.new)(&c.path))).collect();
+    let added_text: Vec<Option<String>> = added.iter().map(|c| text(c.new)).collect();
     let mut used = vec![false; added.len()];
     for c in rest {
-        let Some(old_text) = text((sides.old)(&c.path)) else {
+        let Some(old_text) = text(c.old) else {
             continue;
         };
         let free = added_text
@@ -142,6 +142,9 @@ pub(crate) struct Sides<'a> {
     pub old: &'a dyn Fn(&str) -> Option<Content>,
     /// A path as the change leaves it.
     pub new: &'a dyn Fn(&str) -> Option<Content>,
+    /// A blob of either version by its id, when it is small enough to be
+    /// compared with another (see [`compared_of`]).
+    pub compared: &'a dyn Fn(gix::ObjectId) -> Option<Content>,
     /// A record as the change leaves it (for showing it).
     pub record: &'a dyn Fn(&str) -> Option<Content>,
     /// A record as the change leaves it, from the work tree when the file
@@ -380,6 +383,18 @@ fn diagnostic_of(
         fixable,
         Vec::new(),
     ))
+}
+
+/// Reads a blob by its id when it is at most
+/// [`super::renames::COMPARED_BYTES`], its size read from the object's
+/// header first: a larger file, never compared to find a rename, is not
+/// inflated.
+pub(crate) fn compared_of(repo: &Repo) -> impl Fn(gix::ObjectId) -> Option<Content> + '_ {
+    move |id| {
+        repo.blob(id, super::renames::COMPARED_BYTES as u64)
+            .ok()
+            .filter(|c| matches!(c, Content::Bytes(_)))
+    }
 }
 
 /// Reads the paths `changes` (sorted by path) modify, as the change found
