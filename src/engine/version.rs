@@ -690,7 +690,7 @@ fn drift_of_change<T: PathId>(
     outcome: &mut Outcome,
 ) {
     let renamed = renamed_files(ws, changes, sides);
-    let mut needles = modified_files(ws, changes);
+    let mut needles = modified_files(ws, changes, &renamed);
     needles.extend(renamed.keys().cloned());
     needles.sort_unstable();
     if needles.is_empty() {
@@ -745,7 +745,13 @@ fn drift_of_change<T: PathId>(
         ..*sides
     };
     judge_change(
-        ws, &records, &modified, &renamed, &sides, which, selected, outcome,
+        ws,
+        &records,
+        (&modified, changes),
+        &renamed,
+        &sides,
+        (which, selected),
+        outcome,
     );
 }
 

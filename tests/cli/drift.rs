@@ -695,6 +695,72 @@ fn a_renamed_and_changed_file_over_1_mib_is_a_removal() {
     );
 }
 
+/// A record citing a file that did not exist (`sources/dangling`) is left
+/// stale by the change that creates the file, as by one that modifies it:
+/// `check --staged` and `check --base` say so, and so does `check` while
+/// the file is created in the work tree but not committed.
+#[test]
+fn a_change_that_creates_a_cited_file_is_reported_on_the_record() {
+    let dir = repo_with(
+        &[("src/x.rs", "x\n")],
+        &[
+            "file:src/new.rs",
+            "file:src/lines.rs#L1-L2",
+            "file:src/short.rs#L9",
+        ],
+    );
+    let root = dir.path();
+    let drifted_only = |args: &[&str]| -> Vec<(u64, String)> {
+        findings(root, args)
+            .1
+            .into_iter()
+            .filter(|(rule, ..)| rule == "sources/drifted")
+            .map(|(_, line, message)| (line, message))
+            .collect()
+    };
+    // Judged once while the files do not exist (the judgement is kept).
+    assert_eq!(drifted_only(&[]), vec![]);
+    for file in ["src/new.rs", "src/lines.rs", "src/short.rs"] {
+        write(root, file, "a\nb\nc\n");
+    }
+    let uncommitted = |source: &str| {
+        format!("{source} changed after this record was last written: uncommitted changes; check the record against it, then verify it or replace it")
+    };
+    assert_eq!(
+        drifted_only(&[]),
+        vec![
+            (6, uncommitted("`file:src/new.rs`")),
+            (7, uncommitted("the lines `file:src/lines.rs#L1-L2` cites")),
+            (8, uncommitted("the lines `file:src/short.rs#L9` cites")),
+        ]
+    );
+    let created = |change: &str, cited: &str| {
+        format!("{change} creates `{cited}`, cited by `memory/decisions/cache.md`, and leaves the record as it was; check the record against the change, then verify it or replace it")
+    };
+    // A line the created file lacks is `sources/dangling`'s business.
+    let expect = |change: &str| {
+        vec![
+            (6, created(change, "src/new.rs")),
+            (7, created(change, "src/lines.rs#L1-L2")),
+        ]
+    };
+    git(root, &["add", "-A"]);
+    assert_eq!(drifted_only(&["--staged"]), expect("the staged change"));
+    git(root, &["switch", "-q", "-c", "feature"]);
+    commit(root, "Create the cited files");
+    assert_eq!(drifted_only(&["--base", "main"]), expect("this change"));
+    let run = memlint(root, &["check", "--base", "main", "--format", "github"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with(&format!(
+            "::warning file=memory/decisions/cache.md,line=6,col=5,endLine=6,endColumn=20,title=sources/drifted::{}\n",
+            created("this change", "src/new.rs")
+        )),
+        "{}",
+        run.stdout
+    );
+}
+
 #[test]
 fn drifted_on_a_pull_request_in_a_depth_1_checkout() {
     let dir = repo_with(&[("src/a.rs", "1\n")], &["file:src/a.rs"]);

@@ -913,11 +913,9 @@ impl<'r> Judge<'r> {
         }
     }
 
-    /// Whether `rel` differs now (work tree or index) from HEAD.
+    /// Whether `rel` differs now (work tree or index) from HEAD: changed,
+    /// or created and not committed yet.
     fn uncommitted(&self, rel: &str) -> bool {
-        if self.head_id(rel).is_none() {
-            return false;
-        }
         let now = self.current_id(rel);
         now.is_some() && !self.same_as_head(rel, now)
     }
