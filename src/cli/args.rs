@@ -575,7 +575,7 @@ pub struct ShowArgs {
 pub struct VerifyArgs {
     /// Records: slugs, kind:slug, or paths relative to the root
     pub targets: Vec<String>,
-    /// Every record `sources/drifted` reports as changed
+    /// Every record `sources/drifted` reports (moved ranges and renamed files are rewritten first)
     #[arg(long)]
     pub drifted: bool,
     /// Output format

@@ -9,7 +9,7 @@ use crate::engine::check::{Checked, Mode, Selection};
 use crate::engine::workspace::WorkspaceError;
 use std::process::ExitCode;
 
-use super::render::{self, Summary};
+use super::render::{self, Level, Summary};
 use crate::model::severity::Severity;
 
 /// `memlint check`: lints the work tree, the staged version or the changes since `--base`; exit 1 on findings.
@@ -56,20 +56,30 @@ pub(super) fn run(
     match mode {
         Mode::CommitMessage { .. } => Ok(commit_msg(s, args, &checked)),
         Mode::Staged => {
-            notes(s, &checked);
+            warn(s, args, &checked, Level::Notice);
             unmatched(&checked)?;
             // A commit of code only: the pre-commit hook has nothing to say.
             if nothing_found(args, &checked) && checked.outcome.files == 0 {
                 return Ok(ExitCode::SUCCESS);
             }
-            Ok(report_check(s, args, &checked, false))
+            Ok(report_check(
+                s,
+                args,
+                &checked,
+                false,
+                heard(s, Level::Notice),
+            ))
         }
         Mode::Base { .. } => {
-            for w in &checked.outcome.warnings {
-                errln!("memlint: warning: {w}");
-            }
+            warn(s, args, &checked, Level::Warning);
             unmatched(&checked)?;
-            Ok(report_check(s, args, &checked, false))
+            Ok(report_check(
+                s,
+                args,
+                &checked,
+                false,
+                heard(s, Level::Warning),
+            ))
         }
         Mode::WorkTree { .. } => Ok(work_tree(s, args, checked, problems)),
     }
@@ -113,8 +123,8 @@ fn work_tree(
             }
         }
     }
-    notes(s, &checked);
-    let mut code = report_check(s, args, &checked, true);
+    warn(s, args, &checked, Level::Notice);
+    let mut code = report_check(s, args, &checked, true, heard(s, Level::Notice));
     // A fix that could not be written is a failure of the command, not a
     // finding: exit 2, as `fmt` does, whatever the lint found.
     if write_failed {
@@ -131,8 +141,16 @@ fn work_tree(
 }
 
 /// Renders a `check` outcome and returns the exit code; `work_tree`: the
-/// outcome of the work tree, whose human reports may be kept rendered.
-fn report_check(s: &Settings, args: &CheckArgs, checked: &Checked, work_tree: bool) -> ExitCode {
+/// outcome of the work tree, whose human reports may be kept rendered;
+/// `warnings`: the level at which `--format github` gives the outcome's
+/// warnings as workflow commands (see [`warn`]), if it does.
+fn report_check(
+    s: &Settings,
+    args: &CheckArgs,
+    checked: &Checked,
+    work_tree: bool,
+    warnings: Option<Level>,
+) -> ExitCode {
     let outcome = &checked.outcome;
     let diags = &outcome.diagnostics;
     let sources = &outcome.sources;
@@ -172,7 +190,14 @@ fn report_check(s: &Settings, args: &CheckArgs, checked: &Checked, work_tree: bo
                 false => (json.text(diags, summary), false),
             }
         }
-        CheckFormat::Github => (render::github(diags, summary), false),
+        CheckFormat::Github => {
+            let notes: &[String] = match warnings {
+                Some(_) => &outcome.warnings,
+                None => &[],
+            };
+            let level = warnings.unwrap_or(Level::Notice);
+            (render::github((level, notes), diags, summary), false)
+        }
         CheckFormat::Sarif => (render::sarif(diags), false),
     };
     match shown {
@@ -183,13 +208,28 @@ fn report_check(s: &Settings, args: &CheckArgs, checked: &Checked, work_tree: bo
     super::exit::check(summary.errors, denied)
 }
 
-/// The outcome's notes (records `sources/drifted` could not judge), on
-/// standard error unless `--quiet`.
-fn notes(s: &Settings, checked: &Checked) {
-    if !s.quiet {
-        for w in &checked.outcome.warnings {
-            errln!("memlint: note: {w}");
-        }
+/// The level at which the outcome's notes and warnings are heard, if they
+/// are: notes (records `sources/drifted` could not judge) not with
+/// `--quiet`.
+fn heard(s: &Settings, level: Level) -> Option<Level> {
+    (!(s.quiet && level == Level::Notice)).then_some(level)
+}
+
+/// The outcome's notes and warnings at `level`, on standard error when
+/// [`heard`]; with `--format github` they are workflow commands of the
+/// output instead ([`report_check`]), which the Actions page shows, as it
+/// does not show standard error.
+fn warn(s: &Settings, args: &CheckArgs, checked: &Checked, level: Level) {
+    if args.format == CheckFormat::Github || heard(s, level).is_none() {
+        return;
+    }
+    let word = match level {
+        Level::Notice => "note",
+        Level::Warning => "warning",
+        Level::Error => "error",
+    };
+    for w in &checked.outcome.warnings {
+        errln!("memlint: {word}: {w}");
     }
 }
 
@@ -199,15 +239,13 @@ fn commit_msg(s: &Settings, args: &CheckArgs, checked: &Checked) -> ExitCode {
     // The message is still being written: a trailer that is malformed,
     // out of place or not what the commit does is fixed now, not left in
     // history.
-    for w in &checked.outcome.warnings {
-        errln!("memlint: error: {w}");
-    }
+    warn(s, args, checked, Level::Error);
     let bad_trailer = !checked.outcome.warnings.is_empty();
     // The commit-msg hook runs after the pre-commit hook, which has counted
     // the records: a clean message adds nothing to that.
     let code = match nothing_found(args, checked) {
         true => ExitCode::SUCCESS,
-        false => report_check(s, args, checked, false),
+        false => report_check(s, args, checked, false, heard(s, Level::Error)),
     };
     match bad_trailer {
         true => super::exit::Outcome::Findings.into(),

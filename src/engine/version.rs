@@ -6,7 +6,7 @@
 
 use crate::engine::check::lint::Outcome;
 use crate::engine::drift::change::{
-    judge_change, modified_files, reader_of, renamed_files, PathId, Sides, Which,
+    compared_of, judge_change, modified_files, reader_of, renamed_files, PathId, Sides, Which,
 };
 use crate::engine::history::{
     not_judged_if_cut_short, rewritten_decisions, short, unexplained_removals, Found,
@@ -657,6 +657,7 @@ pub(crate) fn staged(
         let sides = Sides {
             old: &read_head,
             new: &read_staged,
+            compared: &compared_of(&repo),
             record: &read,
             record_fast: None,
         };
@@ -689,7 +690,7 @@ fn drift_of_change<T: PathId>(
     outcome: &mut Outcome,
 ) {
     let renamed = renamed_files(ws, changes, sides);
-    let mut needles = modified_files(ws, changes);
+    let mut needles = modified_files(ws, changes, &renamed);
     needles.extend(renamed.keys().cloned());
     needles.sort_unstable();
     if needles.is_empty() {
@@ -744,7 +745,13 @@ fn drift_of_change<T: PathId>(
         ..*sides
     };
     judge_change(
-        ws, &records, &modified, &renamed, &sides, which, selected, outcome,
+        ws,
+        &records,
+        (&modified, changes),
+        &renamed,
+        &sides,
+        (which, selected),
+        outcome,
     );
 }
 
@@ -936,13 +943,12 @@ pub(crate) fn base(
     };
     let mut outcome = run_version(ws, &version, selected);
     outcome.warnings = warnings;
-    let (read_base, read_head) = (
-        reader_of(&repo, &changes, false),
-        reader_of(&repo, &changes, true),
-    );
+    let read_base = reader_of(&repo, &changes, false);
+    let read_head = reader_of(&repo, &changes, true);
     let sides = Sides {
         old: &read_base,
         new: &read_head,
+        compared: &compared_of(&repo),
         record: &read,
         record_fast: None,
     };

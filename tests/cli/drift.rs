@@ -430,6 +430,35 @@ fn drifted_ranges_judge_the_cited_text_reverts_and_crlf() {
     assert_eq!(drifted(root, &[]), vec![]);
 }
 
+/// `--format github`: the note that records could not be judged for drift
+/// is a workflow command of the output, not a line on standard error
+/// (which the Actions page does not show); `--quiet` leaves it out.
+#[test]
+fn drift_not_judged_is_a_notice_in_github_format() {
+    let dir = repo_with(&[("src/a.rs", "a\n")], &["file:src/a.rs"]);
+    let root = dir.path();
+    write(
+        root,
+        "memory/decisions/new-one.md",
+        &decision("New one", &["file:src/a.rs"]),
+    );
+    let note = "sources/drifted: 1 record citing files could not be judged for drift: 1 with changes not committed yet";
+    let run = memlint(root, &["check", "--format", "github"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout.lines().next(),
+        Some(format!("::notice title=memlint::{note}").as_str()),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(run.stdout.lines().count(), 2, "{}", run.stdout);
+    assert_eq!(run.stderr, "");
+    let run = memlint(root, &["check", "--format", "github", "--quiet"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stdout.contains("::notice"), "{}", run.stdout);
+    assert_eq!(run.stderr, "");
+}
+
 #[test]
 fn drift_not_judged_is_said_once() {
     let dir = repo_with(&[("src/a.rs", "a\n")], &["file:src/a.rs"]);
@@ -593,6 +622,142 @@ fn a_change_that_renames_a_cited_file_is_reported_on_the_record() {
     assert!(
         text.contains("  - file:src/a.rs\n  - file:src/c2.rs#L11-L13\n  - file:lib.rs#L10-L12\n"),
         "{text}"
+    );
+}
+
+/// A file over 1 MiB renamed and changed is not compared with the added
+/// files (its blob is not even read: its size is in the object's header),
+/// so it is a removal (`sources/dangling`), not a rename, in every mode;
+/// a small one beside it is still followed.
+#[test]
+fn a_renamed_and_changed_file_over_1_mib_is_a_removal() {
+    let big: String = (0..40_000)
+        .map(|i| format!("line number {i:06} of the big file\n"))
+        .collect();
+    assert!(big.len() > 1 << 20);
+    let small: String = (0..30).map(|i| format!("line {i}\n")).collect();
+    let dir = repo_with(
+        &[("src/big.txt", &big), ("src/small.txt", &small)],
+        &["file:src/big.txt", "file:src/small.txt"],
+    );
+    let root = dir.path();
+    git(root, &["switch", "-q", "-c", "feature"]);
+    git(root, &["mv", "src/big.txt", "src/big2.txt"]);
+    git(root, &["mv", "src/small.txt", "src/small2.txt"]);
+    write(
+        root,
+        "src/big2.txt",
+        &big.replace("number 000005 of", "changed"),
+    );
+    write(root, "src/small2.txt", &small.replace("line 5\n", "x\n"));
+    commit(root, "Move the sources");
+    let dangling = |line: u64, path: &str| {
+        f(
+            "sources/dangling",
+            line,
+            &format!("`file:{path}` names no file in the workspace"),
+        )
+    };
+    let renamed = |change: &str| {
+        f(
+            "sources/drifted",
+            7,
+            &format!("{change} modifies `src/small.txt` (renaming it to `src/small2.txt`), cited by `memory/decisions/cache.md`, and leaves the record as it was; check the record against the change, then verify it or replace it"),
+        )
+    };
+    let expect = |change: &str| {
+        vec![
+            dangling(6, "src/big.txt"),
+            dangling(7, "src/small.txt"),
+            renamed(change),
+        ]
+    };
+    assert_eq!(
+        findings(root, &["--base", "main"]),
+        (0, expect("this change"))
+    );
+    git(root, &["reset", "-q", "--soft", "main"]);
+    assert_eq!(
+        findings(root, &["--staged"]),
+        (0, expect("the staged change"))
+    );
+    commit(root, "Move the sources");
+    let (code, found) = findings(root, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        found[..2],
+        [dangling(6, "src/big.txt"), dangling(7, "src/small.txt")]
+    );
+    assert_eq!(found.len(), 3, "{found:?}");
+    assert!(
+        found[2].2.ends_with("(the file is now `src/small2.txt`); check the record against it, then cite `src/small2.txt` instead and verify it or replace it"),
+        "{found:?}"
+    );
+}
+
+/// A record citing a file that did not exist (`sources/dangling`) is left
+/// stale by the change that creates the file, as by one that modifies it:
+/// `check --staged` and `check --base` say so, and so does `check` while
+/// the file is created in the work tree but not committed.
+#[test]
+fn a_change_that_creates_a_cited_file_is_reported_on_the_record() {
+    let dir = repo_with(
+        &[("src/x.rs", "x\n")],
+        &[
+            "file:src/new.rs",
+            "file:src/lines.rs#L1-L2",
+            "file:src/short.rs#L9",
+        ],
+    );
+    let root = dir.path();
+    let drifted_only = |args: &[&str]| -> Vec<(u64, String)> {
+        findings(root, args)
+            .1
+            .into_iter()
+            .filter(|(rule, ..)| rule == "sources/drifted")
+            .map(|(_, line, message)| (line, message))
+            .collect()
+    };
+    // Judged once while the files do not exist (the judgement is kept).
+    assert_eq!(drifted_only(&[]), vec![]);
+    for file in ["src/new.rs", "src/lines.rs", "src/short.rs"] {
+        write(root, file, "a\nb\nc\n");
+    }
+    let uncommitted = |source: &str| {
+        format!("{source} changed after this record was last written: uncommitted changes; check the record against it, then verify it or replace it")
+    };
+    assert_eq!(
+        drifted_only(&[]),
+        vec![
+            (6, uncommitted("`file:src/new.rs`")),
+            (7, uncommitted("the lines `file:src/lines.rs#L1-L2` cites")),
+            (8, uncommitted("the lines `file:src/short.rs#L9` cites")),
+        ]
+    );
+    let created = |change: &str, cited: &str| {
+        format!("{change} creates `{cited}`, cited by `memory/decisions/cache.md`, and leaves the record as it was; check the record against the change, then verify it or replace it")
+    };
+    // A line the created file lacks is `sources/dangling`'s business.
+    let expect = |change: &str| {
+        vec![
+            (6, created(change, "src/new.rs")),
+            (7, created(change, "src/lines.rs#L1-L2")),
+        ]
+    };
+    git(root, &["add", "-A"]);
+    assert_eq!(drifted_only(&["--staged"]), expect("the staged change"));
+    git(root, &["switch", "-q", "-c", "feature"]);
+    commit(root, "Create the cited files");
+    assert_eq!(drifted_only(&["--base", "main"]), expect("this change"));
+    let run = memlint(root, &["check", "--base", "main", "--format", "github"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stdout.starts_with(&format!(
+            "::warning file=memory/decisions/cache.md,line=6,col=5,endLine=6,endColumn=20,title=sources/drifted::{}\n",
+            created("this change", "src/new.rs")
+        )),
+        "{}",
+        run.stdout
     );
 }
 
@@ -926,6 +1091,100 @@ fn verify_moves_a_moved_range_first_and_fixes_carry_the_pins() {
         &["clone", "-q", "--depth", "1", &url, "shallow"],
     );
     assert_eq!(drifted(&clone.path().join("shallow"), &[]), vec![]);
+}
+
+/// `verify --drifted` picks the records whose only `sources/drifted`
+/// findings are a range whose lines moved or a file renamed (what `check
+/// --fix` repairs): it moves the range and follows the rename first, then
+/// pins.
+#[test]
+fn verify_drifted_picks_records_with_only_moved_ranges_or_renames() {
+    let dir = repo_with(
+        &[("src/a.rs", "a\nb\nc\n"), ("src/c.rs", "keep\n")],
+        &["file:src/a.rs#L2-L3"],
+    );
+    let root = dir.path();
+    write(
+        root,
+        "memory/decisions/other.md",
+        &decision("Other", &["file:src/c.rs"]),
+    );
+    commit(root, "Another decision");
+    write(root, "src/a.rs", "top\na\nb\nc\n");
+    git(root, &["mv", "src/c.rs", "src/d.rs"]);
+    commit(root, "Prepend to a, rename c");
+    let fixable: Vec<(u64, bool)> = drifted(root, &[]).iter().map(|d| (d.0, d.2)).collect();
+    assert_eq!(fixable, vec![(6, true), (6, true)]);
+    let run = memlint(root, &["verify", "--drifted"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "verified memory/decisions/cache.md (1 pin; moved `file:src/a.rs#L2-L3` to `file:src/a.rs#L3-L4`)\n\
+         verified memory/decisions/other.md (1 pin; moved `file:src/c.rs` to `file:src/d.rs`)\n"
+    );
+    let cache = std::fs::read_to_string(root.join("memory/decisions/cache.md")).expect("read");
+    assert!(cache.contains("  - file:src/a.rs#L3-L4 xxh3:"), "{cache}");
+    let other = std::fs::read_to_string(root.join("memory/decisions/other.md")).expect("read");
+    assert!(other.contains("sources:\n  - file:src/d.rs\n"), "{other}");
+    assert!(other.contains("  - file:src/d.rs xxh3:"), "{other}");
+    assert_eq!(drifted(root, &[]), vec![]);
+}
+
+/// `verify` keeps the user's bytes: a comment on the `pins:` line stays,
+/// and a record with CRLF line endings keeps them, the lines it writes
+/// ending so too; only those lines change.
+#[test]
+fn verify_keeps_a_pins_comment_and_crlf_line_endings() {
+    let head = "---\ntitle: Cache\nstatus: active\ndate: 2026-01-02\nsources:\n  - file:src/a.rs\n";
+    let dir = TempWorkspace::new()
+        .git()
+        .file("src/a.rs", "a\n")
+        .file(
+            "memory/decisions/cache.md",
+            &format!("{head}pins: []  # none yet\n---\n\nBody.\n"),
+        )
+        .file(
+            "memory/decisions/crlf.md",
+            &decision("Crlf", &["file:src/a.rs#L1"]).replace('\n', "\r\n"),
+        )
+        .commit("Write the decisions")
+        .build();
+    let root = dir.path();
+    let run = memlint(root, &["verify", "cache", "crlf"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let cache = std::fs::read_to_string(root.join("memory/decisions/cache.md")).expect("read");
+    let pin = pin_of(root, &[], "file:src/a.rs", &cache);
+    assert_eq!(
+        cache,
+        format!(
+            "{head}verified: {}\npins:  # none yet\n  - file:src/a.rs {pin}\n---\n\nBody.\n",
+            today()
+        )
+    );
+    let crlf = std::fs::read_to_string(root.join("memory/decisions/crlf.md")).expect("read");
+    let crlf_record = |line: &str, pin: &str| {
+        let (front, body) = decision("Crlf", &[&format!("file:src/a.rs{line}")])
+            .split_once("---\n\n")
+            .map(|(f, b)| (f.to_string(), b.to_string()))
+            .expect("closing");
+        format!(
+            "{front}verified: {}\npins:\n  - file:src/a.rs{line} {pin}\n---\n\n{body}",
+            today()
+        )
+        .replace('\n', "\r\n")
+    };
+    let line_pin = pin_of(root, &[], "file:src/a.rs#L1", &crlf);
+    assert_eq!(crlf, crlf_record("#L1", &line_pin));
+    // `check --fix` moves the range and its pin in place: the CRLF stays
+    // (where the user keeps it, `format/crlf` off).
+    write(root, ".memlint.yml", "rules:\n  format/crlf: off\n");
+    commit(root, "Verify, CRLF kept");
+    write(root, "src/a.rs", "top\na\n");
+    commit(root, "Prepend to a");
+    let run = memlint(root, &["check", "--fix"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let crlf = std::fs::read_to_string(root.join("memory/decisions/crlf.md")).expect("read");
+    assert_eq!(crlf, crlf_record("#L2", &line_pin));
 }
 
 /// The hash `verify` wrote for `source` in `text`.

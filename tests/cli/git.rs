@@ -720,11 +720,11 @@ fn detached_head_and_shallow_clone() {
     );
 }
 
-/// A pull request checked out as CI does: its merge commit fetched alone
-/// (depth 1), the base branch fetched beside it at depth 1.
-#[test]
-fn base_in_a_pull_requests_merge_commit_fetched_alone() {
-    let repo = seeded();
+/// A pull request checked out as CI does: `repo`'s merge (branch `merged`)
+/// of a branch whose commit explains a removal, cloned into the returned
+/// directory with its merge commit fetched alone (depth 1), the base branch
+/// `main` fetched beside it at depth 1 (as `origin/main`).
+fn merge_fetched_alone(repo: &Repo) -> (tempfile::TempDir, PathBuf) {
     repo.write(
         "memory/decisions/stale.md",
         &decision("Stale", "", "Old news."),
@@ -760,6 +760,15 @@ fn base_in_a_pull_requests_merge_commit_fetched_alone() {
             "main:refs/remotes/origin/main",
         ],
     );
+    (clones, ci)
+}
+
+/// A pull request checked out as CI does: its merge commit fetched alone
+/// (depth 1), the base branch fetched beside it at depth 1.
+#[test]
+fn base_in_a_pull_requests_merge_commit_fetched_alone() {
+    let repo = seeded();
+    let (_clones, ci) = merge_fetched_alone(&repo);
     // The commit with the trailer is not in the clone: the removal is not
     // judged, and the check says so instead of failing.
     let run = memlint(&ci, &["check", "--base", "origin/main", "--format", "json"]);
@@ -782,6 +791,32 @@ fn base_in_a_pull_requests_merge_commit_fetched_alone() {
     repo.commit("Remove it");
     let run = repo.check(&["--base", "main"]);
     assert_eq!(run.code, 1, "{run:?}");
+}
+
+/// `--format github`: the warning that the `history/*` findings are not
+/// judged in a shallow clone is a workflow command of the output (not a
+/// line on standard error), so that the pull request's Actions page shows
+/// it.
+#[test]
+fn base_cut_short_by_a_shallow_clone_warns_in_github_format() {
+    let repo = seeded();
+    let (_clones, ci) = merge_fetched_alone(&repo);
+    let run = memlint(
+        &ci,
+        &["check", "--base", "origin/main", "--format", "github"],
+    );
+    let base = repo.git(&["rev-parse", "--short=7", "main"]);
+    let warning = format!(
+        "history/*: 1 record could not be judged (memory/decisions/stale.md): the commits between {} and HEAD are not all in this shallow clone, and one of them may explain the change (fetch them, e.g. `fetch-depth: 0` in actions/checkout)",
+        base.trim()
+    );
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(
+        run.stdout,
+        format!("::warning title=memlint::{warning}\nmemlint: No problems in 0 files.\n"),
+        "{run:?}"
+    );
+    assert_eq!(run.stderr, "");
 }
 
 #[test]

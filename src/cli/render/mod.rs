@@ -8,7 +8,7 @@ mod json;
 mod sarif;
 mod summary;
 
-pub(crate) use github::github;
+pub(crate) use github::{github, Level};
 pub(crate) use human::{human, rendered, width, Rendered};
 pub(crate) use json::prepare as prepare_json;
 pub(crate) use sarif::sarif;

@@ -102,8 +102,10 @@ pub(crate) fn pins_for(ws: &Workspace, sources: &[String]) -> Result<Vec<String>
     Ok(pins)
 }
 
-/// The records `sources/drifted` reports as changed in the work tree
-/// (`verify --drifted`), root-relative and sorted.
+/// The records `sources/drifted` reports in the work tree (`verify
+/// --drifted`), root-relative and sorted: those whose cited files changed,
+/// and those whose cited lines only moved or whose cited file was only
+/// renamed, which `verify` rewrites first ([`moved_first`]).
 pub(crate) fn drifted_records(
     ws: &Workspace,
     problems: &mut Vec<crate::model::workspace::Problem>,
@@ -115,12 +117,7 @@ pub(crate) fn drifted_records(
         current.reports.iter().map(|r| (r.path.as_str(), &r.info)),
         crate::engine::drift::Mode::WorkTree,
     );
-    let mut paths: Vec<String> = drift
-        .diagnostics
-        .into_iter()
-        .filter(|d| !d.fixable)
-        .map(|d| d.path)
-        .collect();
+    let mut paths: Vec<String> = drift.diagnostics.into_iter().map(|d| d.path).collect();
     paths.sort();
     paths.dedup();
     paths
@@ -200,36 +197,49 @@ pub(crate) fn verified_text(
     let edited = set_verified(text, today, &pins).ok_or_else(|| AuthorError::Unreadable {
         path: path.to_string(),
     })?;
+    // A record in canonical form stays so; one in the user's own form
+    // (CRLF line endings, keys in another order) changes only in the lines
+    // written.
+    let canonical = matches!(
+        crate::fmt::format_record(text, kind),
+        crate::fmt::Outcome::Unchanged
+    );
     let edited = match crate::fmt::format_record(&edited, kind) {
-        crate::fmt::Outcome::Formatted(t) => t,
+        crate::fmt::Outcome::Formatted(t) if canonical => t,
         _ => edited,
     };
     Ok((edited, pins))
 }
 
 /// `text` with `verified: <today>` and `pins` set (replaced where present,
-/// added before the closing `---` where not; no pins: the key is removed).
+/// added before the closing `---` where not; no pins: the key is removed,
+/// unless it holds none already). The lines written end as the front
+/// matter's do (CRLF or LF), and a comment on the `pins:` line stays.
 pub(crate) fn set_verified(text: &str, today: &str, pins: &[String]) -> Option<String> {
     let Split::Found(parts) = frontmatter::split(text) else {
         return None;
     };
     let doc = crate::syntax::yaml::parse(&text[parts.yaml.clone()], parts.yaml.start).ok()?;
     let root = doc.root?;
+    let nl = match text[parts.opener.end..].starts_with("\r\n") {
+        true => "\r\n",
+        false => "\n",
+    };
     let mut edits = Vec::new();
     let mut added = String::new();
-    let pins_value = {
+    let pins_value = |comment: Option<&str>| {
         let items: Vec<String> = pins
             .iter()
-            .map(|p| format!("  - {}\n", scalar(p)))
+            .map(|p| format!("  - {}{nl}", scalar(p)))
             .collect();
-        format!(":\n{}", items.concat())
+        format!(":{}{nl}{}", comment.unwrap_or(""), items.concat())
     };
     match root.get("verified") {
         Some(entry) => edits.push(Edit {
             span: entry.value.span.clone(),
             text: today.to_string(),
         }),
-        None => added += &format!("verified: {today}\n"),
+        None => added += &format!("verified: {today}{nl}"),
     }
     match (root.get("pins"), pins.is_empty()) {
         (Some(entry), false) => {
@@ -237,9 +247,11 @@ pub(crate) fn set_verified(text: &str, today: &str, pins: &[String]) -> Option<S
             let end = line_end(text, entry.value.span.end.max(entry.key.span.end));
             edits.push(Edit {
                 span: entry.key.span.end..end,
-                text: pins_value,
+                text: pins_value(key_line_comment(text, entry)),
             });
         }
+        // `pins: []` (or `pins:`) says it already, comment and all.
+        (Some(entry), true) if holds_nothing(&entry.value.value) => {}
         (Some(entry), true) => {
             let start = line_start(text, entry.key.span.start);
             let end = line_end(text, entry.value.span.end.max(entry.key.span.end));
@@ -248,7 +260,7 @@ pub(crate) fn set_verified(text: &str, today: &str, pins: &[String]) -> Option<S
                 text: String::new(),
             });
         }
-        (None, false) => added += &format!("pins{pins_value}"),
+        (None, false) => added += &format!("pins{}", pins_value(None)),
         (None, true) => {}
     }
     if !added.is_empty() {
@@ -258,6 +270,36 @@ pub(crate) fn set_verified(text: &str, today: &str, pins: &[String]) -> Option<S
         });
     }
     apply(text, edits).ok()
+}
+
+/// The comment on the line of `entry`'s key after its value (`pins: []  #
+/// none yet`) or after the key of a value on the lines below, with the
+/// blanks before it: `  # none yet`.
+fn key_line_comment<'t>(text: &'t str, entry: &crate::syntax::yaml::Entry) -> Option<&'t str> {
+    let (key, value) = (&entry.key.span, &entry.value.span);
+    let end = line_end(text, key.end);
+    let from = match () {
+        // The value is on lines of its own.
+        _ if value.start >= end => key.end,
+        // The value ends on the key's line.
+        _ if value.end <= end => value.end.max(key.end),
+        _ => return None,
+    };
+    let rest = text.get(from..end)?;
+    let hash = rest.find('#')?;
+    // A comment starts after a blank.
+    let blanks = rest[..hash].len() - rest[..hash].trim_end_matches([' ', '\t']).len();
+    (blanks > 0).then(|| rest[hash - blanks..].trim_end_matches(['\r', '\n']))
+}
+
+/// Whether a value is an empty list or nothing (`[]`, `~`, no value).
+fn holds_nothing(value: &crate::syntax::yaml::Value) -> bool {
+    use crate::syntax::yaml::Value;
+    match value {
+        Value::Seq { items, .. } => items.is_empty(),
+        Value::Scalar(s) => s.resolve() == crate::syntax::yaml::Resolved::Null,
+        Value::Map { .. } => false,
+    }
 }
 
 /// The byte after the line break that ends the line holding `at`.
@@ -298,6 +340,31 @@ mod tests {
         assert_eq!(
             none,
             "---\ntitle: A\nsources:\n  - file:a.rs\nverified: 2026-12-07\n---\nbody\n"
+        );
+    }
+
+    #[test]
+    fn the_comment_of_the_pins_line_and_crlf_stay() {
+        let pins = vec!["file:a.rs xxh3:0123456789abcdef".to_string()];
+        let flow = "---\ntitle: A\npins: []  # none yet\n---\n";
+        assert_eq!(
+            set_verified(flow, "2026-12-05", &pins).unwrap(),
+            "---\ntitle: A\npins:  # none yet\n  - file:a.rs xxh3:0123456789abcdef\nverified: 2026-12-05\n---\n"
+        );
+        let block = "---\ntitle: A\npins:\t# old\n  - file:a.rs xxh3:fedcba9876543210\n---\n";
+        assert_eq!(
+            set_verified(block, "2026-12-05", &pins).unwrap(),
+            "---\ntitle: A\npins:\t# old\n  - file:a.rs xxh3:0123456789abcdef\nverified: 2026-12-05\n---\n"
+        );
+        // No pins to write: an empty list stays as written.
+        assert_eq!(
+            set_verified(flow, "2026-12-05", &[]).unwrap(),
+            format!("{}verified: 2026-12-05\n---\n", &flow[..flow.len() - 4])
+        );
+        let crlf = "---\r\ntitle: A\r\n---\r\nbody\r\n";
+        assert_eq!(
+            set_verified(crlf, "2026-12-05", &pins).unwrap(),
+            "---\r\ntitle: A\r\nverified: 2026-12-05\r\npins:\r\n  - file:a.rs xxh3:0123456789abcdef\r\n---\r\nbody\r\n"
         );
     }
 }

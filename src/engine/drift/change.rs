@@ -26,19 +26,38 @@ pub(crate) enum Which {
     Base,
 }
 
-/// The files (not records) `changes` modifies in place, sorted; empty
-/// when the rule is off.
-pub(crate) fn modified_files(ws: &Workspace, changes: &[Change]) -> Vec<String> {
+/// The files (not records) `changes` modifies in place or creates (a
+/// record citing one that did not exist is left as stale by the change as
+/// by a modification) but for those `renamed` names as where a file went,
+/// sorted; empty when the rule is off.
+pub(crate) fn modified_files(
+    ws: &Workspace,
+    changes: &[Change],
+    renamed: &Map<String, Renamed>,
+) -> Vec<String> {
     if !ws.config.enabled(Rule::SourcesDrifted) {
         return Vec::new();
     }
     let banned = &ws.config.banned_dirs;
+    let went: Set<&str> = renamed.values().map(|r| r.to.as_str()).collect();
     changes
         .iter()
-        .filter(|c| c.old.is_some_and(|o| o.is_file()) && c.new.is_some_and(|n| n.is_file()))
+        .filter(|c| c.new.is_some_and(|n| n.is_file()))
+        .filter(|c| c.old.is_some_and(|o| o.is_file()) || !went.contains(c.path.as_str()))
         .filter(|c| !matches!(classify(&c.path, banned), Place::Record(_)))
         .map(|c| c.path.clone())
         .collect()
+}
+
+/// Of `changes` (sorted by path), whether the change creates the file
+/// `rel`: no file there before, one after.
+fn creates(changes: &[Change], rel: &str) -> bool {
+    changes
+        .binary_search_by(|c| c.path.as_str().cmp(rel))
+        .is_ok_and(|i| {
+            let c = &changes[i];
+            !c.old.is_some_and(|o| o.is_file()) && c.new.is_some_and(|n| n.is_file())
+        })
 }
 
 /// Where a file the change removes went.
@@ -103,18 +122,18 @@ pub(crate) fn renamed_files(
     if rest.is_empty() || added.is_empty() || rest.len() * added.len() > RENAME_PAIRS_UP_TO {
         return out;
     }
-    // Each text read once; those too large to compare are not kept.
-    let text = |c: Option<Content>| match c {
+    // Each text read once; those too large to compare are not read (their
+    // size is in the object's header).
+    let text = |object: Option<crate::io::git::Object>| match (sides.compared)(object?.id) {
         Some(Content::Bytes(b)) if b.len() <= super::renames::COMPARED_BYTES => {
             Some(String::from_utf8_lossy(&b).into_owned())
         }
         _ => None,
     };
-    let added_text: Vec<Option<String>> =
-        added.iter().map(|c| text((sides.new)(&c.path))).collect();
+    let added_text: Vec<Option<String>> = added.iter().map(|c| text(c.new)).collect();
     let mut used = vec![false; added.len()];
     for c in rest {
-        let Some(old_text) = text((sides.old)(&c.path)) else {
+        let Some(old_text) = text(c.old) else {
             continue;
         };
         let free = added_text
@@ -142,6 +161,9 @@ pub(crate) struct Sides<'a> {
     pub old: &'a dyn Fn(&str) -> Option<Content>,
     /// A path as the change leaves it.
     pub new: &'a dyn Fn(&str) -> Option<Content>,
+    /// A blob of either version by its id, when it is small enough to be
+    /// compared with another (see [`compared_of`]).
+    pub compared: &'a dyn Fn(gix::ObjectId) -> Option<Content>,
     /// A record as the change leaves it (for showing it).
     pub record: &'a dyn Fn(&str) -> Option<Content>,
     /// A record as the change leaves it, from the work tree when the file
@@ -175,20 +197,20 @@ impl PathId for (String, crate::io::git::Object) {
     }
 }
 
-/// Adds to `outcome` the `sources/drifted` findings of a change: of
-/// `records` (the records the change leaves untouched that mention a
-/// `modified` file, each with its sources), those whose cited file or
-/// lines it modifies, or whose cited file it renames (`renamed`, by old
-/// name; those names are among `modified`).
+/// Adds to `outcome` the `sources/drifted` findings of a change
+/// (`changes`, sorted by path): of `records` (the records the change
+/// leaves untouched that mention a `modified` file, each with its
+/// sources), those whose cited file or lines it modifies or creates, or
+/// whose cited file it renames (`renamed`, by old name; those names are
+/// among `modified`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn judge_change(
     ws: &Workspace,
     records: &[(&str, &[crate::lint::Located])],
-    modified: &[String],
+    (modified, changes): (&[String], &[Change]),
     renamed: &Map<String, Renamed>,
     sides: &Sides,
-    which: Which,
-    selected: &dyn Fn(&str) -> bool,
+    (which, selected): (Which, &dyn Fn(&str) -> bool),
     outcome: &mut Outcome,
 ) {
     let modified: Set<&str> = modified.iter().map(String::as_str).collect();
@@ -219,9 +241,10 @@ pub(crate) fn judge_change(
             }
             let to = renamed.get(rel.as_ref()).map(|r| r.to.as_str());
             if lines.is_some() {
-                texts
-                    .entry(rel.to_string())
-                    .or_insert_with(|| both_texts(sides, &rel, to.unwrap_or(&rel)));
+                texts.entry(rel.to_string()).or_insert_with(|| {
+                    let created = creates(changes, &rel);
+                    both_texts(sides, &rel, to.unwrap_or(&rel), created)
+                });
             }
             cited.push((*path, at, rel, lines));
         }
@@ -238,15 +261,20 @@ pub(crate) fn judge_change(
     let mut found = Vec::new();
     for (path, at, rel, lines) in cited {
         let renamed = renamed.get(rel.as_ref());
+        let created = creates(changes, &rel);
         let finding = match (lines, renamed) {
             // Renamed as it was: the path only.
             (_, Some(r)) if r.exact => Some(Judged::Renamed(&r.to)),
+            (None, _) if created => Some(Judged::Created),
             (None, _) => Some(Judged::Modified),
             (Some(lines), _) => {
                 let Some((old, new)) = split.get(rel.as_ref()) else {
                     continue;
                 };
                 match (judge_lines(old, new, lines), renamed) {
+                    // The lines of a file created are all new, once it
+                    // has them (before, `sources/dangling` says so).
+                    _ if created => rule::cited_in(new, lines).map(|_| Judged::Created),
                     (None, None) => None,
                     (None, Some(r)) => Some(Judged::Renamed(&r.to)),
                     (Some(Some(at)), _) => Some(Judged::Moved(at)),
@@ -311,13 +339,18 @@ fn record_texts(ws: &Workspace, found: &[Diagnostic], sides: &Sides, outcome: &m
 }
 
 /// The text of `rel` before the change and of `now` (its name after a
-/// rename, else `rel`) after it, when both are files.
-fn both_texts(sides: &Sides, rel: &str, now: &str) -> Option<(String, String)> {
+/// rename, else `rel`) after it, when both are files; none before when the
+/// change `created` it.
+fn both_texts(sides: &Sides, rel: &str, now: &str, created: bool) -> Option<(String, String)> {
     let text = |b: Option<Content>| match b {
         Some(Content::Bytes(b)) => Some(String::from_utf8_lossy(&b).into_owned()),
         _ => None,
     };
-    Some((text((sides.old)(rel))?, text((sides.new)(now))?))
+    let old = match created {
+        true => String::new(),
+        false => text((sides.old)(rel))?,
+    };
+    Some((old, text((sides.new)(now))?))
 }
 
 /// What a change does to a cited file or lines.
@@ -328,6 +361,8 @@ enum Judged<'a> {
     Moved(crate::model::kind::Lines),
     /// Modifies the file or the cited lines.
     Modified,
+    /// Creates the file (whose cited lines it has).
+    Created,
 }
 
 /// For cited `lines` of a file whose lines were `old` before the change
@@ -368,7 +403,11 @@ fn diagnostic_of(
             (rule::message(&at.value, &finding), true)
         }
         Judged::Modified => (
-            rule::change_message(&at.value, rel, renamed_to, record, staged),
+            rule::change_message(&at.value, rel, renamed_to, record, (staged, false)),
+            false,
+        ),
+        Judged::Created => (
+            rule::change_message(&at.value, rel, None, record, (staged, true)),
             false,
         ),
     };
@@ -380,6 +419,18 @@ fn diagnostic_of(
         fixable,
         Vec::new(),
     ))
+}
+
+/// Reads a blob by its id when it is at most
+/// [`super::renames::COMPARED_BYTES`], its size read from the object's
+/// header first: a larger file, never compared to find a rename, is not
+/// inflated.
+pub(crate) fn compared_of(repo: &Repo) -> impl Fn(gix::ObjectId) -> Option<Content> + '_ {
+    move |id| {
+        repo.blob(id, super::renames::COMPARED_BYTES as u64)
+            .ok()
+            .filter(|c| matches!(c, Content::Bytes(_)))
+    }
 }
 
 /// Reads the paths `changes` (sorted by path) modify, as the change found

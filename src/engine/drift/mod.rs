@@ -784,11 +784,13 @@ impl<'r> Judge<'r> {
     }
 
     fn blob(&self, id: ObjectId) -> Option<Vec<u8>> {
-        match self
-            .repo
-            .blob(id, crate::io::source::MAX_SOURCE_BYTES)
-            .ok()?
-        {
+        self.blob_up_to(id, crate::io::source::MAX_SOURCE_BYTES)
+    }
+
+    /// The bytes of the blob `id` when it holds at most `max` (its size
+    /// read from the object's header first: a larger one is not inflated).
+    fn blob_up_to(&self, id: ObjectId, max: u64) -> Option<Vec<u8>> {
+        match self.repo.blob(id, max).ok()? {
             Content::Bytes(b) => Some(b),
             Content::TooLarge(_) => None,
         }
@@ -911,11 +913,9 @@ impl<'r> Judge<'r> {
         }
     }
 
-    /// Whether `rel` differs now (work tree or index) from HEAD.
+    /// Whether `rel` differs now (work tree or index) from HEAD: changed,
+    /// or created and not committed yet.
     fn uncommitted(&self, rel: &str) -> bool {
-        if self.head_id(rel).is_none() {
-            return false;
-        }
         let now = self.current_id(rel);
         now.is_some() && !self.same_as_head(rel, now)
     }
@@ -939,12 +939,14 @@ impl<'r> Judge<'r> {
             .into_iter()
             .map(|(_, to)| to)
             .collect();
-        let old_text = String::from_utf8_lossy(&self.blob(old.id)?).into_owned();
+        // Files too large to compare are not read.
+        let compared = renames::COMPARED_BYTES as u64;
+        let old_text = String::from_utf8_lossy(&self.blob_up_to(old.id, compared)?).into_owned();
         let added: Vec<(&str, String)> = added
             .into_iter()
             .filter(|c| !taken.contains(c.path.as_str()))
             .filter_map(|c| {
-                let new = self.blob(c.new?.id)?;
+                let new = self.blob_up_to(c.new?.id, compared)?;
                 Some((c.path.as_str(), String::from_utf8_lossy(&new).into_owned()))
             })
             .collect();

@@ -300,14 +300,14 @@ pub(crate) fn message(source: &str, finding: &Finding) -> String {
 }
 
 /// The message for a record a change leaves untouched while it modifies
-/// the file (or the lines) `source` cites: `staged` for the change about to
-/// be committed, else the pull request's.
+/// the file (or the lines) `source` cites, or `created` it: `staged` for
+/// the change about to be committed, else the pull request's.
 pub(crate) fn change_message(
     source: &str,
     rel: &str,
     renamed_to: Option<&str>,
     record: &str,
-    staged: bool,
+    (staged, created): (bool, bool),
 ) -> String {
     let cited = source.strip_prefix("file:").unwrap_or(source);
     let lines = split_file_source(cited)
@@ -318,8 +318,12 @@ pub(crate) fn change_message(
     let renamed = renamed_to
         .map(|to| format!(" (renaming it to `{}`)", crate::syntax::sanitize::line(to)))
         .unwrap_or_default();
+    let verb = match created {
+        true => "creates",
+        false => "modifies",
+    };
     format!(
-        "{} modifies `{}{lines}`{renamed}, cited by `{}`, and leaves the record as it was; check the record against the change, then verify it or replace it",
+        "{} {verb} `{}{lines}`{renamed}, cited by `{}`, and leaves the record as it was; check the record against the change, then verify it or replace it",
         the_change(staged),
         crate::syntax::sanitize::line(rel),
         crate::syntax::sanitize::line(record)
