@@ -934,6 +934,55 @@ fn drifted_through_a_merge_names_the_branch_commit() {
     assert_eq!(oracle, side);
 }
 
+/// A history packed as `git gc` packs it (a tree's newest version whole,
+/// older ones as deltas of the next) is judged as the same history in
+/// loose objects: memlint keeps the objects deltas were resolved into, and
+/// reads the next version through them.
+#[test]
+fn a_packed_history_is_judged_as_the_same_history_loose() {
+    let dir = repo_with(&[("src/f0.rs", "0\n")], &["file:src/f0.rs"]);
+    let root = dir.path();
+    // Forty decisions citing five files, a third of them rewritten in
+    // each of twelve commits, and a cited file changed in each: many
+    // versions of the decisions' tree and of the cited files.
+    for round in 0..12 {
+        for k in 0..40 {
+            if (k + round) % 3 == 0 {
+                let cited = format!("file:src/f{}.rs", k % 5);
+                let text = decision(&format!("Decision {k} round {round}"), &[&cited]);
+                write(root, &format!("memory/decisions/d{k:02}.md"), &text);
+            }
+        }
+        write(
+            root,
+            &format!("src/f{}.rs", round % 5),
+            &format!("{round}\n"),
+        );
+        commit(root, &format!("Round {round}"));
+    }
+    let check = || {
+        let _ = std::fs::remove_dir_all(root.join(".memlint"));
+        let run = memlint(root, &["check", "--format", "json"]);
+        (run.code, run.stdout)
+    };
+    let loose = check();
+    assert!(loose.1.contains("sources/drifted"), "{}", loose.1);
+    git(root, &["gc", "-q", "--aggressive", "--prune=now"]);
+    let packs = std::fs::read_dir(root.join(".git/objects/pack"))
+        .expect("packs")
+        .filter(|e| {
+            e.as_ref()
+                .is_ok_and(|e| e.path().extension().is_some_and(|x| x == "pack"))
+        })
+        .count();
+    assert_eq!(packs, 1, "git gc packed the history");
+    assert!(
+        git(root, &["count-objects", "-v"]).starts_with("count: 0\n"),
+        "no loose object left"
+    );
+    assert_eq!(check(), loose);
+}
+
 fn today() -> String {
     std::process::Command::new("date")
         .args(["-u", "+%Y-%m-%d"])
