@@ -32,7 +32,7 @@ impl Repo {
         }
         let mut repo = gix::discover(root).map_err(|_| not_a_repo())?;
         repo.objects
-            .set_pack_cache(|| Box::new(crate::io::git::trees::Recent::default()));
+            .set_pack_cache(|| Box::new(crate::io::git::trees::ResolvedDeltas::default()));
         let workdir = repo.workdir().ok_or_else(not_a_repo)?;
         let workdir = workdir
             .canonicalize()

@@ -213,26 +213,26 @@ impl<F: gix::objs::Find> gix::objs::Find for Finder<'_, F> {
     }
 }
 
-/// The objects a pack delta chain resolved last, up to [`Recent::CAP`]
-/// bytes, for gix to start the next chain from (gix keeps none unless
-/// built with its largest performance features). A walk of the history
+/// The objects pack delta chains were resolved into last, up to
+/// [`ResolvedDeltas::CAP`] bytes, for gix to start the next chain from
+/// (gix keeps none unless built with its largest performance features). A walk of the history
 /// reads each version of a large tree (a directory of thousands of
 /// records), and a pack stores each version as a delta of its neighbour:
 /// without this, every version is rebuilt from the chain's far end.
 #[derive(Default)]
-pub(crate) struct Recent {
+pub(crate) struct ResolvedDeltas {
     objects: Map<(u32, u64), (gix::object::Kind, usize, Vec<u8>)>,
     order: std::collections::VecDeque<(u32, u64)>,
     bytes: usize,
 }
 
-impl Recent {
+impl ResolvedDeltas {
     /// Bytes kept at most; an object larger than a quarter of it is not
     /// kept.
     pub(crate) const CAP: usize = 32 << 20;
 }
 
-impl gix::odb::pack::cache::DecodeEntry for Recent {
+impl gix::odb::pack::cache::DecodeEntry for ResolvedDeltas {
     fn put(
         &mut self,
         pack_id: u32,
@@ -242,11 +242,11 @@ impl gix::odb::pack::cache::DecodeEntry for Recent {
         compressed_size: usize,
     ) {
         let key = (pack_id, offset);
-        if data.len() > Recent::CAP / 4 || self.objects.contains_key(&key) {
+        if data.len() > ResolvedDeltas::CAP / 4 || self.objects.contains_key(&key) {
             return;
         }
         // The oldest go first.
-        while self.bytes + data.len() > Recent::CAP {
+        while self.bytes + data.len() > ResolvedDeltas::CAP {
             let Some(old) = self.order.pop_front() else {
                 break;
             };
