@@ -13,7 +13,7 @@ use xxhash_rust::xxh3::Xxh3;
 pub(crate) const DIR: &str = ".memlint";
 
 /// The on-disk format version; an index of another version is rebuilt.
-pub(crate) const FORMAT: u32 = 8;
+pub(crate) const FORMAT: u32 = 9;
 
 /// The key the stored diagnostics depend on: the format, memlint's version,
 /// the running executable (a rebuilt binary may lint differently under the

@@ -26,6 +26,9 @@ pub struct RecordInfo {
     /// What the title and body say, for `content/duplicate` (decision,
     /// request and knowledge records with enough text).
     pub sketch: Option<crate::syntax::similar::sketch::Sketch>,
+    /// With the sketch of a short text: its shingles, for an exact
+    /// comparison with another short text.
+    pub shingles: Option<crate::syntax::similar::sketch::Shingles>,
     /// The text mentions `pins` or holds a backslash (an escape that could
     /// spell it): only such a record can hold the pins `memlint verify`
     /// writes, so `sources/drifted` reads no other record again.

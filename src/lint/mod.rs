@@ -267,6 +267,10 @@ fn record_info(r: &Record) -> RecordInfo {
     let valid = |key: &str, _: &yaml::Node| matches!(r.field(key), FieldState::Valid(_));
     let p = crate::syntax::fields::project(r.root, r.kind, &valid);
     let owned = |v: &str| v.to_string();
+    let (sketch, shingles) = match content_sketch(r, p.status) {
+        Some((sketch, shingles)) => (Some(sketch), shingles),
+        None => (None, None),
+    };
     RecordInfo {
         kind: Some(r.kind),
         title: p.title.map(owned),
@@ -287,7 +291,8 @@ fn record_info(r: &Record) -> RecordInfo {
         },
         tags: p.tags.into_iter().map(owned).collect(),
         parsed: true,
-        sketch: content_sketch(r, p.status),
+        sketch,
+        shingles,
         may_pin: may_pin(r.text),
     }
 }
@@ -302,7 +307,10 @@ fn may_pin(text: &str) -> bool {
 fn content_sketch(
     r: &Record,
     status: Option<&str>,
-) -> Option<crate::syntax::similar::sketch::Sketch> {
+) -> Option<(
+    crate::syntax::similar::sketch::Sketch,
+    Option<crate::syntax::similar::sketch::Shingles>,
+)> {
     // Nothing compares the sketches of a workspace where the rule is off,
     // nor those of replaced records (a cold check on 100k records spent
     // most of the rule's time making sketches).

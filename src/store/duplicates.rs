@@ -1,6 +1,6 @@
 //! `.memlint/duplicates`: the `content/duplicate` pairs and what they were
 //! computed from (each comparable record's path and a hash of its kind,
-//! path and sketch; `similar_content_ratio`). A run whose comparable records
+//! path, sketch and short text's shingles; `similar_content_ratio`). A run whose comparable records
 //! are the same reads the pairs; a run where a few records changed, came or
 //! went keeps the pairs of the others and compares only those few with
 //! every record (a scan of the sketches, no buckets); otherwise every
@@ -14,6 +14,7 @@ use crate::lint::rules::workspace::View;
 use crate::model::hashing::Set;
 use crate::model::workspace::Workspace;
 use crate::store::codec::{checked, Writer};
+use crate::syntax::similar::sketch::EXACT_UP_TO;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 /// The duplicate cache's name inside [`DIR`].
@@ -44,11 +45,24 @@ fn table(view: &View) -> Table {
     view.records
         .par_iter()
         .filter_map(|e| {
-            let (kind, sketch) = comparable(e)?;
+            let (kind, like) = comparable(e)?;
             // Two one-shot hashes: a streaming hasher for each of 78k
             // records cost more than hashing.
             let path = xxh3_64(e.path.as_bytes());
-            let row = xxh3_64_with_seed(&sketch.0, path.rotate_left(8) ^ kind as u64);
+            let row = xxh3_64_with_seed(&like.sketch.0, path.rotate_left(8) ^ kind as u64);
+            // A short text's shingles, which decide its pairs, may change
+            // while its sketch does not.
+            let row = match like.shingles {
+                None => row,
+                Some(set) => {
+                    let mut bytes = [0u8; 4 * EXACT_UP_TO];
+                    for (b, x) in bytes.chunks_exact_mut(4).zip(set) {
+                        b.copy_from_slice(&x.to_le_bytes());
+                    }
+                    let n = 4 * set.len().min(EXACT_UP_TO);
+                    xxh3_64_with_seed(&bytes[..n], row)
+                }
+            };
             Some((path, row))
         })
         .collect()

@@ -24,6 +24,7 @@ const PARSED: u8 = 1;
 const REPLACED: u8 = 2;
 const RACY: u8 = 4;
 const SKETCH: u8 = 8;
+const SHINGLES: u8 = 16;
 
 /// The file of `kind`'s rows under `root`.
 pub(crate) fn path(root: &Path, kind: Kind) -> PathBuf {
@@ -31,7 +32,7 @@ pub(crate) fn path(root: &Path, kind: Kind) -> PathBuf {
 }
 
 /// One record as a row holds it.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub(crate) struct Row<'a> {
     /// Root-relative.
     pub path: &'a str,
@@ -47,6 +48,22 @@ pub(crate) struct Row<'a> {
     pub racy: bool,
     /// The content sketch's bins (`syntax::similar::sketch::Sketch`).
     pub sketch: Option<&'a [u8; BINS]>,
+    /// A short text's shingles (`syntax::similar::sketch::Shingles`), four
+    /// little-endian bytes each, sorted.
+    pub shingles: Option<std::borrow::Cow<'a, [u8]>>,
+}
+
+impl Row<'_> {
+    /// The row's shingles as numbers.
+    pub(crate) fn shingles(&self) -> Option<crate::syntax::similar::sketch::Shingles> {
+        let bytes = self.shingles.as_deref()?;
+        Some(
+            bytes
+                .chunks_exact(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect(),
+        )
+    }
 }
 
 /// The rows as stored, mapped.
@@ -100,6 +117,23 @@ fn row<'a>(r: &mut Reader<'a>) -> Option<Row<'a>> {
         0 => None,
         _ => Some(r.bytes(BINS)?.try_into().ok()?),
     };
+    let shingles = match flags & SHINGLES {
+        0 => None,
+        _ => {
+            let n = r.count()?;
+            if n > crate::syntax::similar::sketch::EXACT_UP_TO {
+                return None;
+            }
+            let bytes = r.bytes(4 * n)?;
+            // Out of order is damage: the set is searched as sorted.
+            let at =
+                |i: usize| u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]);
+            if (1..n).any(|k| at(4 * (k - 1)) >= at(4 * k)) {
+                return None;
+            }
+            Some(std::borrow::Cow::Borrowed(bytes))
+        }
+    };
     Some(Row {
         path,
         stat,
@@ -107,6 +141,7 @@ fn row<'a>(r: &mut Reader<'a>) -> Option<Row<'a>> {
         replaced: flags & REPLACED != 0,
         racy: flags & RACY != 0,
         sketch,
+        shingles,
     })
 }
 
@@ -135,10 +170,15 @@ pub(crate) fn save(
         let flags = (row.parsed as u8 * PARSED)
             | (row.replaced as u8 * REPLACED)
             | (row.racy as u8 * RACY)
-            | (row.sketch.is_some() as u8 * SKETCH);
+            | (row.sketch.is_some() as u8 * SKETCH)
+            | (row.shingles.is_some() as u8 * SHINGLES);
         w.u8(flags);
         if let Some(bins) = row.sketch {
             w.buf.extend_from_slice(bins);
+        }
+        if let Some(bytes) = row.shingles.as_deref() {
+            w.usize(bytes.len() / 4);
+            w.buf.extend_from_slice(bytes);
         }
     }
     let bytes = w.finish();
@@ -155,6 +195,10 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let root = dir.path();
         let bins = [7u8; BINS];
+        let set: Vec<u8> = [1u32, 5, 900_000]
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
         let stat = Stat {
             size: 10,
             mtime: 5,
@@ -169,6 +213,7 @@ mod tests {
                 replaced: false,
                 racy: false,
                 sketch: Some(&bins),
+                shingles: Some(std::borrow::Cow::Borrowed(&set)),
             },
             Row {
                 path: "memory/decisions/b.md",
@@ -177,6 +222,7 @@ mod tests {
                 replaced: true,
                 racy: true,
                 sketch: None,
+                shingles: None,
             },
         ];
         save(root, Kind::Decision, 42, 9, &rows).expect("saved");
@@ -185,6 +231,8 @@ mod tests {
         assert_eq!(got.listing, 9);
         assert_eq!(got.rows.len(), 2);
         assert_eq!(got.rows[0].sketch, Some(&bins));
+        assert_eq!(got.rows[0].shingles(), Some(vec![1, 5, 900_000].into()));
+        assert_eq!(got.rows[1].shingles(), None);
         assert!(got.rows[1].replaced && got.rows[1].racy && !got.rows[1].parsed);
         assert!(stored.rows(root, 43).is_none(), "another key");
         let file = path(root, Kind::Decision);

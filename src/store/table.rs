@@ -511,6 +511,16 @@ impl Writer {
                 w.buf.extend_from_slice(&sketch.0);
             }
         }
+        match &info.shingles {
+            None => w.u8(0),
+            Some(set) => {
+                w.u8(1);
+                w.usize(set.len());
+                for x in set.iter() {
+                    w.buf.extend_from_slice(&x.to_le_bytes());
+                }
+            }
+        }
         w.u8(u8::from(info.may_pin));
         w.usize(r.diagnostics.len());
         for d in &r.diagnostics {
@@ -673,6 +683,24 @@ impl<'a> Reader<'a> {
         } else {
             None
         };
+        let shingles = if self.flag()? {
+            let n = self.count()?;
+            if n > crate::syntax::similar::sketch::EXACT_UP_TO {
+                return None;
+            }
+            let bytes = self.bytes(4 * n)?;
+            let set: Vec<u32> = bytes
+                .chunks_exact(4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .collect();
+            // Out of order is damage: the set is searched as sorted.
+            if set.windows(2).any(|w| w[0] >= w[1]) {
+                return None;
+            }
+            Some(set.into_boxed_slice())
+        } else {
+            None
+        };
         let may_pin = self.flag()?;
         if !diagnosed {
             (self.pos <= end && end <= self.buf.len()).then_some(())?;
@@ -726,6 +754,7 @@ impl<'a> Reader<'a> {
                     tags,
                     parsed,
                     sketch,
+                    shingles,
                     may_pin,
                 },
             }),
@@ -881,6 +910,10 @@ mod tests {
                 sketch: crate::syntax::similar::sketch::Sketch::of(
                     "Use gix for every git read: blobs, trees, the index and history.",
                 ),
+                shingles: crate::syntax::similar::sketch::Sketch::of_parts(&[
+                    "Use gix for every git read: blobs, trees, the index and history.",
+                ])
+                .and_then(|(_, set)| set),
                 may_pin: true,
             },
         };

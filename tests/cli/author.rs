@@ -948,6 +948,69 @@ fn a_body_over_the_size_limit_is_refused_before_it_is_written() {
 }
 
 #[test]
+fn new_compares_short_records_on_their_word_pairs_exactly() {
+    // 24 of the two bodies' 31 word pairs are the same (0.77): not a copy
+    // at the default 0.85, though their sketches estimate 0.92. Without a
+    // stored table `new` reads every decision; after a check and a first
+    // `new` it reads the kind's stored rows, the other record's word pairs
+    // among them.
+    let five = "Product pages are cached at the CDN for five minutes and purged by surrogate \
+                key whenever a price changes so the origin serves only misses.\n";
+    let ten = "Product pages are cached at the CDN for ten minutes and purged by surrogate \
+               key whenever a price changes so the origin serves only cold requests.\n";
+    let new = |ws: &Path, slug: &str, body: &str| {
+        std::fs::write(ws.join("body.md"), body).expect("body");
+        memlint(
+            ws,
+            &[
+                "new",
+                "decision",
+                "Cache product pages at the CDN",
+                "--slug",
+                slug,
+                "--source",
+                "file:docs/bank-api.md",
+                "--body-file",
+                "body.md",
+            ],
+        )
+    };
+    for stored in [false, true] {
+        let ws = workspace("example");
+        let run = new(ws.path(), "cache-for-five-minutes", five);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        if stored {
+            // A row is used only for a file written over two seconds
+            // before it was read (else it is read again).
+            std::thread::sleep(std::time::Duration::from_millis(2100));
+            assert_eq!(memlint(ws.path(), &["check"]).code, 0);
+            let run = new(
+                ws.path(),
+                "keep-the-ledger-offline",
+                "The ledger is kept offline.\n",
+            );
+            assert_eq!(run.code, 0, "{}", run.stderr);
+            assert!(ws.path().join(".memlint/kind.decision").is_file());
+        }
+        let run = new(ws.path(), "cache-for-ten-minutes", ten);
+        assert_eq!(run.code, 0, "stored {stored}: {}", run.stderr);
+        assert!(ws
+            .path()
+            .join("memory/decisions/cache-for-ten-minutes.md")
+            .is_file());
+        // A true copy is still refused, and how alike is exact.
+        let run = new(ws.path(), "cache-for-ten-minutes-again", ten);
+        assert_eq!(run.code, 1, "stored {stored}: {}", run.stdout);
+        assert!(
+            run.stderr
+                .contains("(memory/decisions/cache-for-ten-minutes.md, 100% alike)"),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
 fn a_record_saying_nearly_the_same_as_an_active_one_is_refused_unless_forced() {
     // The title and body of use-sqlite-statement-cache under another slug:
     // no slug is alike, the content is.

@@ -258,16 +258,16 @@ fn records_that_say_nearly_the_same_are_listed_in_json_and_text() {
     assert_eq!(
         json["duplicates"],
         json!([
-            {"records": ["knowledge/cdn-ttl.md", "knowledge/product-page-ttl.md"], "percent": 91},
+            {"records": ["knowledge/cdn-ttl.md", "knowledge/product-page-ttl.md"], "percent": 92},
             {"records": ["memory/decisions/cache-product-pages.md",
-                         "memory/decisions/edge-caching-for-catalogue.md"], "percent": 91}
+                         "memory/decisions/edge-caching-for-catalogue.md"], "percent": 90}
         ])
     );
     let (code, text) = report(dir.path(), &[]);
     assert_eq!(code, 0);
     assert!(
         text.contains(
-            "Duplicate records (2):\n  knowledge/cdn-ttl.md ≈ knowledge/product-page-ttl.md (91% alike)\n  memory/decisions/cache-product-pages.md ≈ memory/decisions/edge-caching-for-catalogue.md (91% alike)\n"
+            "Duplicate records (2):\n  knowledge/cdn-ttl.md ≈ knowledge/product-page-ttl.md (92% alike)\n  memory/decisions/cache-product-pages.md ≈ memory/decisions/edge-caching-for-catalogue.md (90% alike)\n"
         ),
         "{text}"
     );

@@ -493,9 +493,9 @@ cases! {
     // record unlike the others are left alone.
     content_duplicate: "rules/content-duplicate" => exit 0, [
         warn("content/duplicate", "knowledge/product-page-ttl.md", (1, 1, 1, 1),
-            "knowledge `product-page-ttl` says nearly the same as `cdn-ttl` (knowledge/cdn-ttl.md, 91% alike); keep one: merge them, or mark the older replaced with `memlint replace product-page-ttl cdn-ttl`"),
+            "knowledge `product-page-ttl` says nearly the same as `cdn-ttl` (knowledge/cdn-ttl.md, 92% alike); keep one: merge them, or mark the older replaced with `memlint replace product-page-ttl cdn-ttl`"),
         warn("content/duplicate", "memory/decisions/edge-caching-for-catalogue.md", (1, 1, 1, 1),
-            "decision `edge-caching-for-catalogue` says nearly the same as `cache-product-pages` (memory/decisions/cache-product-pages.md, 91% alike); keep one: merge them, or mark the older replaced with `memlint replace cache-product-pages edge-caching-for-catalogue`"),
+            "decision `edge-caching-for-catalogue` says nearly the same as `cache-product-pages` (memory/decisions/cache-product-pages.md, 90% alike); keep one: merge them, or mark the older replaced with `memlint replace cache-product-pages edge-caching-for-catalogue`"),
     ];
     // A source naming a replaced record: the chain's final record is named;
     // a record citing what it replaced, and a replaced record's own
@@ -1387,9 +1387,11 @@ fn fix_points_a_source_naming_a_replaced_record_at_the_record_in_force() {
 
 #[test]
 fn similar_content_ratio_sets_how_alike_duplicates_must_be() {
-    // The fixture's pairs are 91% alike, `use-thin-lto` far less like any:
-    // at 0.95 nothing is reported, at 0.9 both pairs, at 0.01 every
-    // record with an earlier one sharing a band.
+    // The fixture's short pairs are compared exactly: the knowledge pair
+    // shares 12 of its 13 character-pair shingles (0.923), the decisions
+    // 26 of their 29 word pairs (0.897); `use-thin-lto` is far less like
+    // any. At 0.95 nothing is reported, at 0.9 the knowledge pair only (an
+    // estimate put both at 0.91), at 0.85 both.
     let count = |ratio: &str| {
         let dir = tempfile::tempdir().expect("temp dir");
         common::copy_dir(&fixture("rules/content-duplicate"), dir.path());
@@ -1409,11 +1411,74 @@ fn similar_content_ratio_sets_how_alike_duplicates_must_be() {
     assert!(count("0.95").is_empty());
     assert_eq!(
         count("0.9"),
+        vec!["knowledge/product-page-ttl.md".to_string()]
+    );
+    assert_eq!(
+        count("0.897"),
+        vec!["knowledge/product-page-ttl.md".to_string()]
+    );
+    assert_eq!(
+        count("0.896"),
         vec![
             "knowledge/product-page-ttl.md".to_string(),
             "memory/decisions/edge-caching-for-catalogue.md".to_string()
         ]
     );
+}
+
+#[test]
+fn short_records_are_compared_on_their_word_pairs_exactly() {
+    // Two short decisions that differ in how long and in what the origin
+    // serves: 24 of their 31 word pairs are the same (0.77). Their
+    // sketches put them at 0.92, over the default 0.85; the exact count
+    // does not report them, and reports them, as 77% alike, once the
+    // threshold is below that.
+    let dir = tempfile::tempdir().expect("temp dir");
+    let decisions = dir.path().join("memory/decisions");
+    std::fs::create_dir_all(&decisions).expect("mkdir");
+    let record = |name: &str, date: &str, body: &str| {
+        std::fs::write(
+            decisions.join(name),
+            format!(
+                "---\ntitle: Cache product pages at the CDN\nstatus: active\ndate: {date}\n\
+                 sources:\n  - staging:20260320-090000-4c4d\n---\n\n{body}\n"
+            ),
+        )
+        .expect("record");
+    };
+    record(
+        "cache-for-five-minutes.md",
+        "2026-03-20",
+        "Product pages are cached at the CDN for five minutes and purged by surrogate key \
+         whenever a price changes so the origin serves only misses.",
+    );
+    record(
+        "cache-for-ten-minutes.md",
+        "2026-03-24",
+        "Product pages are cached at the CDN for ten minutes and purged by surrogate key \
+         whenever a price changes so the origin serves only cold requests.",
+    );
+    let duplicates = |config: &str| {
+        std::fs::write(dir.path().join(".memlint.yml"), config).expect("config");
+        let json = check_json(dir.path(), &[]).json();
+        actual(&json)
+            .into_iter()
+            .filter(|(r, ..)| r == "content/duplicate")
+            .map(|(_, _, p, _, m)| (p, m))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(duplicates(""), vec![]);
+    let found = duplicates("similar_content_ratio: 0.75\n");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].0, "memory/decisions/cache-for-ten-minutes.md");
+    assert!(
+        found[0]
+            .1
+            .contains("(memory/decisions/cache-for-five-minutes.md, 77% alike)"),
+        "{}",
+        found[0].1
+    );
+    assert_eq!(duplicates("similar_content_ratio: 0.78\n"), vec![]);
 }
 
 #[test]

@@ -215,14 +215,21 @@ fn duplicate_active(
     {
         return Vec::new();
     }
-    let Some(mine) = own.sketch.as_ref() else {
+    let Some(sketch) = own.sketch.as_ref() else {
         return Vec::new();
+    };
+    let mine = crate::syntax::similar::sketch::Likeness {
+        sketch,
+        shingles: own.shingles.as_deref(),
     };
     let candidates = current
         .of_kind(laid.kind)
         .filter(|r| r.info.parsed && r.info.status.as_deref() != Some("replaced"))
         .filter(|r| Some(stem(&r.path)) != except)
-        .filter_map(|r| Some((r.path.as_str(), *r.info.sketch.as_ref()?)));
+        .filter_map(|r| {
+            let shingles = mine.shingles.and(r.info.shingles.clone());
+            Some((r.path.as_str(), *r.info.sketch.as_ref()?, shingles))
+        });
     super::quick::alike(ws, mine, candidates)
 }
 

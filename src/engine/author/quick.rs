@@ -14,7 +14,7 @@ use crate::model::kind::{classify, is_slug, stem, Kind, Place};
 use crate::model::workspace::{Problem, Workspace};
 use crate::store::kinds::{self, Row};
 use crate::store::table::Entry;
-use crate::syntax::similar::sketch::{Sketch, BINS};
+use crate::syntax::similar::sketch::{Likeness, Shingles, Sketch, BINS};
 use rayon::prelude::*;
 
 /// How many of the kind's records may be read again (changed, added or
@@ -177,7 +177,7 @@ fn refreshed<'a>(
         .iter()
         .map(|n| {
             while rows.next_if(|r| r.path < n.as_str()).is_some() {}
-            rows.next_if(|r| r.path == n.as_str()).copied()
+            rows.next_if(|r| r.path == n.as_str()).cloned()
         })
         .collect();
     *matched = aligned.iter().filter(|r| r.is_some()).count();
@@ -203,9 +203,13 @@ fn refreshed<'a>(
 /// was modified too close to `start`, before it was read.
 fn row<'a>(path: &'a str, g: &'a Got, start: i64) -> Row<'a> {
     match g {
-        Got::Row(r) => *r,
+        Got::Row(r) => r.clone(),
         Got::Read(e) => {
             let (parsed, replaced, sketch) = g.fields();
+            let shingles = e.report.info.shingles.as_ref().map(|set| {
+                let bytes: Vec<u8> = set.iter().flat_map(|x| x.to_le_bytes()).collect();
+                std::borrow::Cow::Owned(bytes)
+            });
             Row {
                 path,
                 stat: e.stat.unwrap_or_default(),
@@ -213,6 +217,7 @@ fn row<'a>(path: &'a str, g: &'a Got, start: i64) -> Row<'a> {
                 replaced,
                 racy: e.stat.is_none_or(|s: Stat| s.racy(start)),
                 sketch,
+                shingles,
             }
         }
     }
@@ -247,12 +252,26 @@ fn duplicates(
     {
         return Vec::new();
     }
-    let Some(mine) = info.sketch.as_ref() else {
+    let Some(sketch) = info.sketch.as_ref() else {
         return Vec::new();
+    };
+    let mine = Likeness {
+        sketch,
+        shingles: info.shingles.as_deref(),
     };
     let candidates = names.iter().zip(got).filter_map(|(n, g)| {
         let (parsed, replaced, bins) = g.fields();
-        (parsed && !replaced).then_some((n.as_str(), Sketch(*bins?)))
+        if !parsed || replaced {
+            return None;
+        }
+        // A row's shingles are decoded only when the new record has some
+        // to compare them with.
+        let shingles = match (mine.shingles, g) {
+            (None, _) => None,
+            (Some(_), Got::Row(r)) => r.shingles(),
+            (Some(_), Got::Read(e)) => e.report.info.shingles.clone(),
+        };
+        Some((n.as_str(), Sketch(*bins?), shingles))
     });
     alike(ws, mine, candidates)
 }
@@ -309,17 +328,22 @@ fn looked_at(
     Some(reports)
 }
 
-/// The `candidates` (path, sketch) at least `similar_content_ratio` alike
-/// `mine`: (slug, path, percent alike), most alike first, then by path.
+/// The `candidates` (path, sketch, a short text's shingles) at least
+/// `similar_content_ratio` alike `mine`: (slug, path, percent alike), most
+/// alike first, then by path.
 pub(super) fn alike<'a>(
     ws: &Workspace,
-    mine: &crate::syntax::similar::sketch::Sketch,
-    candidates: impl Iterator<Item = (&'a str, crate::syntax::similar::sketch::Sketch)>,
+    mine: Likeness,
+    candidates: impl Iterator<Item = (&'a str, Sketch, Option<Shingles>)>,
 ) -> Vec<(String, String, u8)> {
     let ratio = ws.config.similar_content_ratio;
     let mut found: Vec<(String, String, u8)> = candidates
-        .filter_map(|(path, sketch)| {
-            let alike = sketch.similarity(mine);
+        .filter_map(|(path, sketch, shingles)| {
+            let theirs = Likeness {
+                sketch: &sketch,
+                shingles: shingles.as_deref(),
+            };
+            let alike = theirs.similarity(&mine);
             (alike >= ratio).then(|| {
                 let percent = (alike * 100.0).round() as u8;
                 (stem(path).to_string(), path.to_string(), percent)

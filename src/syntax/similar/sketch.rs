@@ -11,6 +11,12 @@
 //! sets; bands of [`ROWS`] bins find the candidate pairs in linear time
 //! (locality-sensitive hashing), so no pair of records is ever compared
 //! unless they share a band.
+//!
+//! A short text fills few bins, and the estimate of two short texts is
+//! noisy (thirty shingles give about thirty samples: ±0.08 around 0.8).
+//! So a text of at most [`EXACT_UP_TO`] shingles also keeps its set of
+//! shingles ([`Shingles`]), and two such texts are compared exactly
+//! ([`Likeness::similarity`]); the sketch still finds them as candidates.
 
 use xxhash_rust::xxh3::xxh3_64;
 
@@ -26,6 +32,55 @@ pub(crate) const BANDS: usize = BINS / ROWS;
 /// Fewest distinct shingles a text needs for a sketch: below this, two
 /// texts agree by accident too easily ("Use Redis." and "Use Redis.").
 pub(crate) const MIN_SHINGLES: usize = 8;
+/// Most shingles a text may have for its set of shingles to be kept
+/// exactly beside its sketch (at most 512 bytes).
+pub(crate) const EXACT_UP_TO: usize = 128;
+
+/// The distinct shingles of a short text, 32 bits of each one's hash,
+/// sorted: two such sets give the Jaccard similarity exactly (two of a
+/// text's shingles share 32 bits about once in 2^32 / 128^2 texts).
+pub(crate) type Shingles = Box<[u32]>;
+
+/// A text as `content/duplicate` compares it: its sketch, and its
+/// [`Shingles`] when it is short.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Likeness<'a> {
+    pub sketch: &'a Sketch,
+    pub shingles: Option<&'a [u32]>,
+}
+
+impl Likeness<'_> {
+    /// How alike the two texts are, from 0 to 1: the Jaccard similarity of
+    /// their shingle sets, exact when both are short, else estimated from
+    /// the sketches ([`Sketch::similarity`]).
+    pub(crate) fn similarity(&self, other: &Likeness) -> f64 {
+        match (self.shingles, other.shingles) {
+            (Some(a), Some(b)) => jaccard(a, b),
+            _ => self.sketch.similarity(other.sketch),
+        }
+    }
+}
+
+/// The Jaccard similarity of two sorted sets without repeats.
+pub(crate) fn jaccard(a: &[u32], b: &[u32]) -> f64 {
+    let (mut i, mut j, mut both) = (0, 0, 0usize);
+    while i < a.len() && j < b.len() {
+        match a[i].cmp(&b[j]) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                both += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    let either = a.len() + b.len() - both;
+    match either {
+        0 => 0.0,
+        _ => both as f64 / either as f64,
+    }
+}
 
 /// A text's sketch: one byte per bin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -36,15 +91,18 @@ impl Sketch {
     /// [`MIN_SHINGLES`] distinct shingles.
     #[cfg(test)] // only the unit tests call it
     pub(crate) fn of(text: &str) -> Option<Sketch> {
-        Sketch::of_parts(&[text])
+        Sketch::of_parts(&[text]).map(|(sketch, _)| sketch)
     }
 
     /// The sketch of the texts one after the other, as if joined by a line
-    /// break (a record's title, then its body), without joining them.
-    pub(crate) fn of_parts(parts: &[&str]) -> Option<Sketch> {
+    /// break (a record's title, then its body), without joining them; and
+    /// their [`Shingles`] when there are at most [`EXACT_UP_TO`].
+    pub(crate) fn of_parts(parts: &[&str]) -> Option<(Sketch, Option<Shingles>)> {
         let mut mins = [u64::MAX; BINS];
         let mut prev: Option<u64> = None;
         let mut shingles = 0usize;
+        // The first shingles, kept while there may be few.
+        let mut first = [0u32; EXACT_UP_TO];
         // The first distinct shingles, up to as many as a sketch needs.
         let mut distinct = [0u64; MIN_SHINGLES];
         let mut found = 0usize;
@@ -58,6 +116,9 @@ impl Sketch {
                     let v = x & ((1 << (64 - BIN_BITS)) - 1);
                     if v < mins[bin] {
                         mins[bin] = v;
+                    }
+                    if let Some(slot) = first.get_mut(shingles) {
+                        *slot = x as u32;
                     }
                     shingles += 1;
                     // Counting distinct shingles matters only while few.
@@ -91,7 +152,13 @@ impl Sketch {
                 out[i] = mix(value ^ dist.wrapping_mul(0xC2B2_AE3D_27D4_EB4F)) as u8;
             }
         }
-        Some(Sketch(out))
+        let exact = (shingles <= EXACT_UP_TO).then(|| {
+            let mut set = first[..shingles].to_vec();
+            set.sort_unstable();
+            set.dedup();
+            set.into_boxed_slice()
+        });
+        Some((Sketch(out), exact))
     }
 
     /// The estimated Jaccard similarity of the two texts' shingle sets,
@@ -827,5 +894,124 @@ mod tests {
         assert_eq!(Sketch::of("Use Redis."), None);
         assert_eq!(Sketch::of("a a a a a a a a a a a a a a a a a a"), None);
         assert_eq!(Sketch::of(""), None);
+    }
+
+    /// The Jaccard similarity of two ASCII texts' sets of neighbouring
+    /// word pairs, from the words themselves (no hashing).
+    fn word_pair_jaccard(a: &str, b: &str) -> f64 {
+        let pairs = |t: &str| {
+            let words: Vec<String> = t
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .filter(|w| !w.is_empty())
+                .map(str::to_ascii_lowercase)
+                .collect();
+            words
+                .windows(2)
+                .map(|w| (w[0].clone(), w[1].clone()))
+                .collect::<std::collections::BTreeSet<_>>()
+        };
+        let (x, y) = (pairs(a), pairs(b));
+        x.intersection(&y).count() as f64 / x.union(&y).count() as f64
+    }
+
+    fn likeness(text: &str) -> (Sketch, Option<Shingles>) {
+        Sketch::of_parts(&[text]).expect("a sketch")
+    }
+
+    #[test]
+    fn short_texts_are_compared_exactly() {
+        // Random texts of 10 to 60 words from a small vocabulary, each
+        // paired with a copy where some words were replaced: the
+        // similarity of two short texts is their word pairs' Jaccard
+        // similarity exactly, where the sketches' estimate strays.
+        let vocabulary: Vec<String> = (0..40).map(|i| format!("w{i}x")).collect();
+        let mut state = 0x5eed_u64;
+        let mut next = |n: usize| {
+            state = mix(state.wrapping_add(0x9E37_79B9_7F4A_7C15));
+            (state % n as u64) as usize
+        };
+        let (mut strayed, mut compared) = (0, 0);
+        for _ in 0..2000 {
+            let len = 10 + next(51);
+            let a: Vec<&str> = (0..len).map(|_| vocabulary[next(40)].as_str()).collect();
+            let mut b = a.clone();
+            for _ in 0..next(6) {
+                let at = next(len);
+                b[at] = vocabulary[next(40)].as_str();
+            }
+            let (a, b) = (a.join(" "), b.join(". "));
+            let (Some((sa, xa)), Some((sb, xb))) =
+                (Sketch::of_parts(&[&a]), Sketch::of_parts(&[&b]))
+            else {
+                continue;
+            };
+            let (xa, xb) = (xa.expect("short"), xb.expect("short"));
+            let like = |sketch, shingles| Likeness { sketch, shingles };
+            let got = like(&sa, Some(&xa)).similarity(&like(&sb, Some(&xb)));
+            let want = word_pair_jaccard(&a, &b);
+            assert!((got - want).abs() < 1e-12, "{got} {want}\n{a}\n{b}");
+            // Either way round.
+            assert_eq!(got, like(&sb, Some(&xb)).similarity(&like(&sa, Some(&xa))));
+            compared += 1;
+            if (sa.similarity(&sb) - want).abs() >= 0.05 {
+                strayed += 1;
+            }
+        }
+        assert!(compared > 1900, "{compared}");
+        // What the exact comparison is for: the estimate is often off.
+        assert!(strayed > compared / 10, "{strayed} of {compared}");
+    }
+
+    #[test]
+    fn only_texts_of_at_most_128_shingles_keep_them() {
+        let words = |n: usize| {
+            (0..n)
+                .map(|i| format!("w{i}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        // n words make n - 1 shingles.
+        let (_, set) = likeness(&words(129));
+        assert_eq!(set.as_deref().map(<[u32]>::len), Some(EXACT_UP_TO));
+        assert!(
+            set.expect("kept").windows(2).all(|w| w[0] < w[1]),
+            "sorted, no repeats"
+        );
+        assert_eq!(likeness(&words(130)).1, None);
+        // Repeats count once in the set, but every shingle counts toward
+        // the limit.
+        let (_, set) = likeness("one two three four five six seven eight nine ten one two three");
+        assert_eq!(set.map(|s| s.len()), Some(10));
+    }
+
+    #[test]
+    fn a_short_and_a_long_text_are_compared_by_their_sketches() {
+        let long = (0..200)
+            .map(|i| format!("w{i}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let short = (0..100)
+            .map(|i| format!("w{i}"))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let ((sl, xl), (ss, xs)) = (likeness(&long), likeness(&short));
+        assert!(xl.is_none() && xs.is_some());
+        let l = Likeness {
+            sketch: &sl,
+            shingles: None,
+        };
+        let s = Likeness {
+            sketch: &ss,
+            shingles: xs.as_deref(),
+        };
+        assert_eq!(l.similarity(&s), sl.similarity(&ss));
+    }
+
+    #[test]
+    fn jaccard_of_sorted_sets() {
+        assert_eq!(jaccard(&[1, 2, 3], &[2, 3, 4]), 0.5);
+        assert_eq!(jaccard(&[1, 2], &[1, 2]), 1.0);
+        assert_eq!(jaccard(&[1], &[2]), 0.0);
+        assert_eq!(jaccard(&[], &[]), 0.0);
     }
 }

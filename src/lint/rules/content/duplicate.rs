@@ -11,7 +11,7 @@ use crate::lint::rules::workspace::{View, WsSink};
 use crate::model::hashing::Map;
 use crate::model::kind::Kind;
 use crate::model::rule::Rule;
-use crate::syntax::similar::sketch::{Sketch, BANDS, BINS};
+use crate::syntax::similar::sketch::{Likeness, Sketch, BANDS, BINS};
 
 /// The rule's documentation, as `memlint rule content/duplicate` prints it.
 pub(crate) const DOC: &str = r#"# content/duplicate
@@ -20,7 +20,7 @@ two active records of one kind say nearly the same thing
 
 ## What it does
 
-Fires when two active records of the same kind (decision, request or knowledge; a request that is `open` or `done` counts as active, a record with `status: replaced` never does) have titles and bodies that say nearly the same thing, whatever their slugs. The title and body are normalised into words (lowercased, punctuation and markdown dropped; Japanese, Chinese and Korean text into overlapping character pairs, as search reads it), the words into pairs of neighbours, and the two sets of pairs compared: when their estimated overlap (Jaccard similarity) is at least `similar_content_ratio` (default 0.85), the record after the other in path order gets one diagnostic naming the other, how alike they are, and the `memlint replace` command that retires the older one. A record whose title and body hold fewer than 8 distinct word pairs is not compared: short texts agree by accident. The comparison is linear in the number of records (sketches put into buckets, never every pair), and its result is kept in `.memlint/` until a record's text, status or name changes.
+Fires when two active records of the same kind (decision, request or knowledge; a request that is `open` or `done` counts as active, a record with `status: replaced` never does) have titles and bodies that say nearly the same thing, whatever their slugs. The title and body are normalised into words (lowercased, punctuation and markdown dropped; Japanese, Chinese and Korean text into overlapping character pairs, as search reads it), the words into pairs of neighbours, and the two sets of pairs compared: when their overlap (the Jaccard similarity of the two sets: exact for records of up to 128 word pairs, estimated from a sketch for longer ones) is at least `similar_content_ratio` (default 0.85), the record after the other in path order gets one diagnostic naming the other, how alike they are, and the `memlint replace` command that retires the older one. A record whose title and body hold fewer than 8 distinct word pairs is not compared: short texts agree by accident. The comparison is linear in the number of records (sketches put into buckets, never every pair), and its result is kept in `.memlint/` until a record's text, status or name changes.
 
 ## Why it matters
 
@@ -96,15 +96,17 @@ pub struct Pair {
     pub first: String,
     /// The other record.
     pub second: String,
-    /// How alike they are, in percent (the estimated Jaccard similarity).
+    /// How alike they are, in percent (the Jaccard similarity of their
+    /// word pairs; estimated when one of them is long).
     pub percent: u8,
 }
 
 /// Whether record `info` takes part: an active decision, request or
-/// knowledge record whose text has a sketch.
+/// knowledge record whose text has a sketch; its kind and how it is
+/// compared.
 pub(crate) fn comparable<'a>(
     e: &crate::lint::rules::workspace::Entry<'a>,
-) -> Option<(Kind, &'a Sketch)> {
+) -> Option<(Kind, Likeness<'a>)> {
     let kind = e.info.kind?;
     if !matches!(kind, Kind::Decision | Kind::Request | Kind::Knowledge)
         || !e.info.parsed
@@ -112,7 +114,13 @@ pub(crate) fn comparable<'a>(
     {
         return None;
     }
-    Some((kind, e.info.sketch.as_ref()?))
+    Some((
+        kind,
+        Likeness {
+            sketch: e.info.sketch.as_ref()?,
+            shingles: e.info.shingles.as_deref(),
+        },
+    ))
 }
 
 /// Every pair of active records of one kind whose sketches are at least
@@ -132,8 +140,20 @@ pub(crate) fn duplicate_pairs(view: &View) -> Vec<Pair> {
         .records
         .iter()
         .enumerate()
-        .filter_map(|(i, e)| comparable(e).map(|(k, s)| ((i, k), Lined(*s))))
+        .filter_map(|(i, e)| comparable(e).map(|(k, s)| ((i, k), Lined(*s.sketch))))
         .unzip();
+    // Short texts are compared on their exact shingles.
+    let shingles: Vec<Option<&[u32]>> = items
+        .iter()
+        .map(|&(i, _)| view.records[i].info.shingles.as_deref())
+        .collect();
+    let alike = |a: usize, b: usize| {
+        let like = |i: usize| Likeness {
+            sketch: &sketches[i].0,
+            shingles: shingles[i],
+        };
+        like(a).similarity(&like(b))
+    };
     let ratio = view.config.similar_content_ratio;
     let n = items.len();
     // The bands are independent: each is bucketed on its own thread.
@@ -166,7 +186,7 @@ pub(crate) fn duplicate_pairs(view: &View) -> Vec<Pair> {
                 }
                 for &other in &met {
                     let other = other as usize;
-                    if sketches[other].0.similarity(&sketches[m].0) >= ratio {
+                    if alike(other, m) >= ratio {
                         found.push((other, m));
                     }
                 }
@@ -180,7 +200,7 @@ pub(crate) fn duplicate_pairs(view: &View) -> Vec<Pair> {
         .into_iter()
         .map(|(a, b)| {
             let (ea, eb) = (&view.records[items[a].0], &view.records[items[b].0]);
-            let percent = (sketches[a].0.similarity(&sketches[b].0) * 100.0).round() as u8;
+            let percent = (alike(a, b) * 100.0).round() as u8;
             let (first, second) = if ea.path <= eb.path {
                 (ea.path, eb.path)
             } else {
@@ -304,7 +324,7 @@ fn sorted_keys(keys: impl ExactSizeIterator<Item = u64>) -> Vec<(u64, u32)> {
 /// over the sketches per chosen record, for the few records an edit
 /// changed.
 pub(crate) fn pairs_of(view: &View, chosen: impl Fn(&str) -> bool) -> Vec<Pair> {
-    let items: Vec<(&str, Kind, &Sketch)> = view
+    let items: Vec<(&str, Kind, Likeness)> = view
         .records
         .iter()
         .filter_map(|e| comparable(e).map(|(k, s)| (e.path, k, s)))
