@@ -16,38 +16,44 @@ use crate::syntax::trailer::{trailers, GcOp, Malformed, TRAILER};
 
 /// Records whose removal or rename git would see: `old → new` for the
 /// removed paths that reappear under another name. An identical blob is a
-/// rename; otherwise the most similar added record of the same kind, when at
-/// least half of their lines are shared (git's default threshold), not
-/// counting the `---` delimiters and blank lines every record has.
+/// rename (paired as git pairs them, [`exact_renames`]); otherwise the added
+/// record of the same kind that shares most of its lines, at least half
+/// (git's default threshold, [`most_alike`]), not counting the `---`
+/// delimiters and blank lines every record has.
+///
+/// [`exact_renames`]: crate::engine::renames::exact_renames
+/// [`most_alike`]: crate::engine::renames::most_alike
 pub(crate) fn renames(repo: &Repo, changes: &[Change], ws: &Workspace) -> HashMap<String, String> {
     let record = |p: &str| match classify(p, &ws.config.banned_dirs) {
         Place::Record(k) => Some(k),
         _ => None,
     };
-    let removed: Vec<(&str, Object, Kind)> = changes
+    let records: Vec<Change> = changes
         .iter()
-        .filter(|c| c.new.is_none())
+        .filter(|c| record(&c.path).is_some())
+        .cloned()
+        .collect();
+    let mut out: HashMap<String, String> = crate::engine::renames::all_exact_renames(&records)
+        .into_iter()
+        .map(|(from, to)| (from.to_string(), to.to_string()))
+        .collect();
+    let renamed_to: HashSet<&str> = out.values().map(String::as_str).collect();
+    let rest: Vec<(&str, Object, Kind)> = records
+        .iter()
+        .filter(|c| c.new.is_none() && !out.contains_key(&c.path))
         .filter_map(|c| Some((c.path.as_str(), c.old?, record(&c.path)?)))
         .collect();
-    let mut added: Vec<(&str, Object, Kind)> = changes
+    let added: Vec<(&str, Object, Kind)> = records
         .iter()
-        .filter(|c| c.old.is_none())
+        .filter(|c| c.old.is_none() && !renamed_to.contains(c.path.as_str()))
         .filter_map(|c| Some((c.path.as_str(), c.new?, record(&c.path)?)))
         .collect();
-    let mut out = HashMap::new();
-    let mut rest = Vec::new();
-    for (path, old, kind) in removed {
-        if let Some(i) = added.iter().position(|(_, n, _)| n.id == old.id) {
-            out.insert(path.to_string(), added.remove(i).0.to_string());
-        } else {
-            rest.push((path, old, kind));
-        }
-    }
     // Content similarity costs a read and a diff per pair: bounded.
     if rest.is_empty() || added.is_empty() || rest.len() * added.len() > 2_500 {
         return out;
     }
-    let text = |o: &Object| match repo.blob(o.id, 1 << 20) {
+    let bytes = crate::engine::renames::COMPARED_BYTES as u64;
+    let text = |o: &Object| match repo.blob(o.id, bytes) {
         Ok(Content::Bytes(b)) => Some(
             String::from_utf8_lossy(&b)
                 .lines()
@@ -59,26 +65,21 @@ pub(crate) fn renames(repo: &Repo, changes: &[Change], ws: &Workspace) -> HashMa
     };
     let added_text: Vec<Option<String>> = added.iter().map(|(_, o, _)| text(o)).collect();
     let mut taken = vec![false; added.len()];
+    let mut found = Vec::new();
     for (path, old, kind) in rest {
         let Some(old_text) = text(&old) else { continue };
-        let mut best: Option<(usize, f32)> = None;
-        for (i, (_, _, k)) in added.iter().enumerate() {
-            if taken[i] || *k != kind {
-                continue;
-            }
-            let Some(new_text) = &added_text[i] else {
-                continue;
-            };
-            let ratio = similar::TextDiff::from_lines(old_text.as_str(), new_text.as_str()).ratio();
-            if ratio >= 0.5 && best.is_none_or(|(_, r)| ratio > r) {
-                best = Some((i, ratio));
-            }
-        }
-        if let Some((i, _)) = best {
+        let free = added
+            .iter()
+            .zip(&added_text)
+            .enumerate()
+            .filter(|(i, ((_, _, k), _))| !taken[*i] && *k == kind)
+            .filter_map(|(i, (_, t))| Some((i, t.as_deref()?)));
+        if let Some(i) = crate::engine::renames::most_alike(&old_text, free) {
             taken[i] = true;
-            out.insert(path.to_string(), added[i].0.to_string());
+            found.push((path.to_string(), added[i].0.to_string()));
         }
     }
+    out.extend(found);
     out
 }
 

@@ -23,6 +23,7 @@ pub mod init;
 pub(crate) mod log;
 pub mod merge;
 pub mod referrers;
+pub(crate) mod renames;
 pub(crate) mod report;
 pub(crate) mod report_html;
 pub mod scan;

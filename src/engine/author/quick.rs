@@ -343,8 +343,7 @@ pub(super) fn alike<'a>(
                 sketch: &sketch,
                 shingles: shingles.as_deref(),
             };
-            let alike = theirs.similarity(&mine);
-            (alike >= ratio).then(|| {
+            theirs.at_least(&mine, ratio).map(|alike| {
                 let percent = (alike * 100.0).round() as u8;
                 (stem(path).to_string(), path.to_string(), percent)
             })

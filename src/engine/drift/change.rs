@@ -75,7 +75,7 @@ const RENAME_PAIRS_UP_TO: usize = 1_000;
 
 /// The files (not records) of `changes` (sorted by path) the change
 /// renames, by their old names, as git pairs them: the same content first
-/// (see [`super::exact_renames`]), then the added file sharing most of the
+/// (see [`crate::engine::renames::exact_renames`]), then the added file sharing most of the
 /// removed one's lines, at least half.
 pub(crate) fn renamed_files(
     ws: &Workspace,
@@ -97,7 +97,7 @@ pub(crate) fn renamed_files(
         return out;
     }
     let mut taken: Set<&str> = Set::default();
-    for (from, to) in super::all_exact_renames(changes) {
+    for (from, to) in crate::engine::renames::all_exact_renames(changes) {
         if !matches!(classify(from, banned), Place::Record(_)) {
             taken.insert(to);
             out.insert(
@@ -125,7 +125,7 @@ pub(crate) fn renamed_files(
     // Each text read once; those too large to compare are not read (their
     // size is in the object's header).
     let text = |object: Option<crate::io::git::Object>| match (sides.compared)(object?.id) {
-        Some(Content::Bytes(b)) if b.len() <= super::renames::COMPARED_BYTES => {
+        Some(Content::Bytes(b)) if b.len() <= crate::engine::renames::COMPARED_BYTES => {
             Some(String::from_utf8_lossy(&b).into_owned())
         }
         _ => None,
@@ -141,7 +141,7 @@ pub(crate) fn renamed_files(
             .enumerate()
             .filter(|(i, _)| !used[*i])
             .filter_map(|(i, t)| Some((i, t.as_deref()?)));
-        if let Some(i) = super::most_alike(&old_text, free) {
+        if let Some(i) = crate::engine::renames::most_alike(&old_text, free) {
             used[i] = true;
             out.insert(
                 c.path.clone(),
@@ -422,12 +422,12 @@ fn diagnostic_of(
 }
 
 /// Reads a blob by its id when it is at most
-/// [`super::renames::COMPARED_BYTES`], its size read from the object's
+/// [`crate::engine::renames::COMPARED_BYTES`], its size read from the object's
 /// header first: a larger file, never compared to find a rename, is not
 /// inflated.
 pub(crate) fn compared_of(repo: &Repo) -> impl Fn(gix::ObjectId) -> Option<Content> + '_ {
     move |id| {
-        repo.blob(id, super::renames::COMPARED_BYTES as u64)
+        repo.blob(id, crate::engine::renames::COMPARED_BYTES as u64)
             .ok()
             .filter(|c| matches!(c, Content::Bytes(_)))
     }

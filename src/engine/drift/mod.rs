@@ -12,9 +12,9 @@
 pub(crate) mod change;
 mod files;
 pub(crate) mod history;
-mod renames;
 mod reuse;
 
+use crate::engine::renames::{self, all_exact_renames, exact_renames};
 use crate::io::git::{Change, Object, Repo};
 use crate::lint::info::{Located, RecordInfo};
 use crate::lint::rules::sources::drifted::{self as rule, Commit, Finding};
@@ -28,7 +28,6 @@ use crate::store::judged::{Unjudged as Why, Verdict};
 use files::{pins_of, work_tree_ids, Pinned};
 use gix::ObjectId;
 use history::{change_of, History};
-pub(crate) use renames::{all_exact_renames, exact_renames, most_alike};
 use std::cell::RefCell;
 use std::ops::Range;
 use std::rc::Rc;

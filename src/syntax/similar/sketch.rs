@@ -59,6 +59,33 @@ impl Likeness<'_> {
             _ => self.sketch.similarity(other.sketch),
         }
     }
+
+    /// [`Likeness::similarity`] when it is at least `ratio`. Two short
+    /// texts are counted exactly only when their sketches' estimate comes
+    /// within five of its standard deviations of `ratio` (a cold check on
+    /// many records meets millions of candidate pairs, most far apart).
+    pub(crate) fn at_least(&self, other: &Likeness, ratio: f64) -> Option<f64> {
+        let estimate = self.sketch.similarity(other.sketch);
+        let alike = match (self.shingles, other.shingles) {
+            (Some(a), Some(b)) => {
+                if estimate < ratio - estimate_margin(a.len().min(b.len())) {
+                    return None;
+                }
+                jaccard(a, b)
+            }
+            _ => estimate,
+        };
+        (alike >= ratio).then_some(alike)
+    }
+}
+
+/// How far the sketches' estimate of two texts' similarity may stray from
+/// it, the smaller of them having `n` distinct shingles: five standard
+/// deviations of a share of `k` samples (at most `0.5 / sqrt(k)`), `k`
+/// being the bins `n` shingles fill (`BINS * (1 - e^(-n / BINS))`).
+fn estimate_margin(n: usize) -> f64 {
+    let filled = BINS as f64 * (1.0 - (-(n as f64) / BINS as f64).exp());
+    2.5 / filled.max(1.0).sqrt()
 }
 
 /// The Jaccard similarity of two sorted sets without repeats.
@@ -931,11 +958,11 @@ mod tests {
             (state % n as u64) as usize
         };
         let (mut strayed, mut compared) = (0, 0);
-        for _ in 0..2000 {
+        for _ in 0..20_000 {
             let len = 10 + next(51);
             let a: Vec<&str> = (0..len).map(|_| vocabulary[next(40)].as_str()).collect();
             let mut b = a.clone();
-            for _ in 0..next(6) {
+            for _ in 0..next(6 + len / 2) {
                 let at = next(len);
                 b[at] = vocabulary[next(40)].as_str();
             }
@@ -952,12 +979,19 @@ mod tests {
             assert!((got - want).abs() < 1e-12, "{got} {want}\n{a}\n{b}");
             // Either way round.
             assert_eq!(got, like(&sb, Some(&xb)).similarity(&like(&sa, Some(&xa))));
+            // The estimate never keeps a pair from being counted: at a
+            // threshold just under its similarity, the pair is found.
+            let (la, lb) = (like(&sa, Some(&xa)), like(&sb, Some(&xb)));
+            if want > 0.0 {
+                assert_eq!(la.at_least(&lb, want - 1e-9), Some(got), "{a}\n{b}");
+            }
+            assert_eq!(la.at_least(&lb, want + 1e-9), None);
             compared += 1;
             if (sa.similarity(&sb) - want).abs() >= 0.05 {
                 strayed += 1;
             }
         }
-        assert!(compared > 1900, "{compared}");
+        assert!(compared > 19_000, "{compared}");
         // What the exact comparison is for: the estimate is often off.
         assert!(strayed > compared / 10, "{strayed} of {compared}");
     }

@@ -147,12 +147,9 @@ pub(crate) fn duplicate_pairs(view: &View) -> Vec<Pair> {
         .iter()
         .map(|&(i, _)| view.records[i].info.shingles.as_deref())
         .collect();
-    let alike = |a: usize, b: usize| {
-        let like = |i: usize| Likeness {
-            sketch: &sketches[i].0,
-            shingles: shingles[i],
-        };
-        like(a).similarity(&like(b))
+    let like = |i: usize| Likeness {
+        sketch: &sketches[i].0,
+        shingles: shingles[i],
     };
     let ratio = view.config.similar_content_ratio;
     let n = items.len();
@@ -186,7 +183,7 @@ pub(crate) fn duplicate_pairs(view: &View) -> Vec<Pair> {
                 }
                 for &other in &met {
                     let other = other as usize;
-                    if alike(other, m) >= ratio {
+                    if like(other).at_least(&like(m), ratio).is_some() {
                         found.push((other, m));
                     }
                 }
@@ -200,7 +197,7 @@ pub(crate) fn duplicate_pairs(view: &View) -> Vec<Pair> {
         .into_iter()
         .map(|(a, b)| {
             let (ea, eb) = (&view.records[items[a].0], &view.records[items[b].0]);
-            let percent = (alike(a, b) * 100.0).round() as u8;
+            let percent = (like(a).similarity(&like(b)) * 100.0).round() as u8;
             let (first, second) = if ea.path <= eb.path {
                 (ea.path, eb.path)
             } else {
@@ -336,8 +333,7 @@ pub(crate) fn pairs_of(view: &View, chosen: impl Fn(&str) -> bool) -> Vec<Pair> 
             if k != kind || other == path {
                 continue;
             }
-            let alike = sketch.similarity(s);
-            if alike >= ratio {
+            if let Some(alike) = sketch.at_least(s, ratio) {
                 let (first, second) = if path <= other {
                     (path, other)
                 } else {

@@ -1,6 +1,7 @@
-//! Renames in a change: files of one content removed and added, paired
-//! one to one as git pairs them, and the added file most like a removed
-//! one that changed as it moved.
+//! Renames in a change (what `sources/drifted` follows, and what the
+//! history rules take for a record renamed): files of one content removed
+//! and added, paired one to one as git pairs them, and the added file most
+//! like a removed one that changed as it moved.
 
 use crate::io::git::Change;
 use crate::model::hashing::Map as HashMap;
