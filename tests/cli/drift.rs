@@ -1584,3 +1584,72 @@ fn stored_citations_keep_records_citing_nothing_as_fingerprints() {
         ]
     );
 }
+
+/// In a shallow clone whose history begins after the record was last
+/// written, a pinned file renamed within that history is followed (every
+/// commit the clone holds came after the record) and judged by its pin
+/// under its new name: renamed only, `--fix` rewrites the source and its
+/// pin; renamed and changed, drifted. (It was only `sources/dangling`.)
+#[test]
+fn a_pinned_file_renamed_within_a_shallow_clone_is_followed() {
+    let dir = repo_with(
+        &[
+            ("src/a.rs", "a\nb\n"),
+            ("src/c.rs", "c\n"),
+            ("src/x.rs", "x\n"),
+        ],
+        &["file:src/a.rs", "file:src/c.rs#L1"],
+    );
+    let root = dir.path();
+    let run = memlint(root, &["verify", "cache"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    commit(root, "Verify");
+    write(root, "src/x.rs", "x2\n");
+    commit(root, "Unrelated");
+    git(root, &["mv", "src/a.rs", "src/b.rs"]);
+    git(root, &["mv", "src/c.rs", "src/d.rs"]);
+    write(root, "src/d.rs", "top\nc\n");
+    commit(root, "Rename a and c");
+    let clone = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", root.display());
+    git(
+        clone.path(),
+        &["clone", "-q", "--depth", "2", &url, "shallow"],
+    );
+    let shallow = clone.path().join("shallow");
+    let found = drifted(&shallow, &[]);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!((found[0].0, found[0].2), (6, true), "{found:?}");
+    assert!(
+        found[0]
+            .1
+            .contains("`file:src/a.rs` was renamed to `src/b.rs` by "),
+        "{}",
+        found[0].1
+    );
+    assert_eq!((found[1].0, found[1].2), (7, true), "{found:?}");
+    assert!(found[1].1.contains("src/d.rs"), "{}", found[1].1);
+    let run = memlint(&shallow, &["check", "--fix"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let text = std::fs::read_to_string(shallow.join("memory/decisions/cache.md")).expect("read");
+    assert!(
+        text.contains("  - file:src/b.rs\n  - file:src/d.rs#L2\n"),
+        "{text}"
+    );
+    assert!(text.contains("  - file:src/b.rs xxh3:"), "{text}");
+    assert!(text.contains("  - file:src/d.rs#L2 xxh3:"), "{text}");
+    // Renamed and changed: drift, naming the commits the clone holds.
+    git(&shallow, &["checkout", "--", "."]);
+    write(&shallow, "src/b.rs", "a\nB\n");
+    commit(&shallow, "Change b");
+    let found = drifted(&shallow, &[]);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!((found[0].0, found[0].2), (6, false), "{found:?}");
+    assert!(
+        found[0]
+            .1
+            .contains("changed after this record was last written: 2 commits"),
+        "{}",
+        found[0].1
+    );
+}

@@ -86,6 +86,19 @@ struct Cited<'a> {
     may_pin: bool,
 }
 
+/// A path followed through commits ([`Judge::follow`]).
+struct Followed {
+    /// Its name after them.
+    name: String,
+    /// The commits that changed its content (a rename that changed it
+    /// too among them).
+    changed: Vec<usize>,
+    /// Every commit that touched it, renames included.
+    touched: Vec<usize>,
+    /// The last commit that renamed it.
+    renamed: Option<usize>,
+}
+
 /// Why a record was not judged.
 #[derive(Default)]
 struct Unjudged {
@@ -579,7 +592,8 @@ impl<'r> Judge<'r> {
                 None => rest.push(c),
             }
         }
-        let unjudged = match (rest.is_empty() && gone.is_empty(), self.written(record, id)) {
+        let written = self.written(record, id);
+        let unjudged = match (rest.is_empty() && gone.is_empty(), written) {
             (true, _) => Why::No,
             (false, Written::At(i)) if !self.h().steps[i].boundary => {
                 let since = self.since_of(i);
@@ -587,6 +601,21 @@ impl<'r> Judge<'r> {
                     found.extend(self.shared_source(c, i, &since).map(|f| (c, f, Some(i))));
                 }
                 Why::No
+            }
+            (false, Written::At(_) | Written::BeyondHistory) if !gone.is_empty() => {
+                for c in gone {
+                    let Some(hash) = pinned.hashes.get(c.at.value.as_str()) else {
+                        continue;
+                    };
+                    found.extend(
+                        self.gone_by_pin(c, hash, &pinned.verified)
+                            .map(|f| (c, Rc::new(f), None)),
+                    );
+                }
+                match rest.is_empty() {
+                    true => Why::No,
+                    false => Why::Shallow,
+                }
             }
             _ if rest.is_empty() => Why::No,
             (false, Written::At(_) | Written::BeyondHistory) => Why::Shallow,
@@ -844,30 +873,12 @@ impl<'r> Judge<'r> {
     /// Judges one source of a record last written at commit `written`;
     /// `since` are the later commits, oldest first.
     fn source(&self, c: &Cited, written: usize, since: &[usize]) -> Option<Finding> {
-        let mut name = c.path.to_string();
-        let mut changed: Vec<usize> = Vec::new();
-        // Every commit that touched the file, renames included, as `git
-        // log --follow` lists them: the commits a finding names.
-        let mut touched: Vec<usize> = Vec::new();
-        let mut renamed: Option<usize> = None;
-        for &i in since {
-            let step = &self.h().steps[i];
-            let Some(change) = change_of(&step.changes, &name) else {
-                continue;
-            };
-            touched.push(i);
-            if change.new.is_some() {
-                changed.push(i);
-                continue;
-            }
-            // Gone: renamed, or deleted (`sources/dangling`'s business).
-            let (to, exact) = self.rename(&step.changes, change)?;
-            name = to;
-            renamed = Some(i);
-            if !exact {
-                changed.push(i);
-            }
-        }
+        let Followed {
+            name,
+            changed,
+            touched,
+            renamed,
+        } = self.follow(&c.path, since)?;
         let changed_commits = || touched.iter().rev().map(|&i| self.commit(i)).collect();
         let renamed_to = renamed.map(|i| (name.clone(), self.commit(i)));
         let uncommitted = self.uncommitted(&name);
@@ -909,6 +920,74 @@ impl<'r> Judge<'r> {
                     }),
                 }
             }
+        }
+    }
+
+    /// `path` followed through the commits `since` (oldest first), as
+    /// `git log --follow` follows it; `None` when one of them deleted it
+    /// (`sources/dangling`'s business).
+    fn follow(&self, path: &str, since: &[usize]) -> Option<Followed> {
+        let mut f = Followed {
+            name: path.to_string(),
+            changed: Vec::new(),
+            touched: Vec::new(),
+            renamed: None,
+        };
+        for &i in since {
+            let step = &self.h().steps[i];
+            let Some(change) = change_of(&step.changes, &f.name) else {
+                continue;
+            };
+            f.touched.push(i);
+            if change.new.is_some() {
+                f.changed.push(i);
+                continue;
+            }
+            let (to, exact) = self.rename(&step.changes, change)?;
+            f.name = to;
+            f.renamed = Some(i);
+            if !exact {
+                f.changed.push(i);
+            }
+        }
+        Some(f)
+    }
+
+    /// A pinned source whose file is gone, of a record last written before
+    /// the history this (shallow) clone holds begins: every commit of that
+    /// history came after the record, so the file is followed through their
+    /// renames and judged by its pin under its new name.
+    fn gone_by_pin(&self, c: &Cited, hash: &str, verified: &Option<String>) -> Option<Finding> {
+        let steps = &self.h().steps;
+        let since: Vec<usize> = (0..steps.len())
+            .rev()
+            .filter(|&i| !steps[i].boundary)
+            .collect();
+        let Followed {
+            name,
+            touched,
+            renamed,
+            ..
+        } = self.follow(&c.path, &since)?;
+        let renamed = renamed?;
+        let moved = Cited {
+            path: std::borrow::Cow::Owned(name.clone()),
+            ..*c
+        };
+        match self.by_pin(&moved, hash, verified) {
+            None => Some(Finding::Renamed {
+                to: name,
+                commit: self.commit(renamed),
+            }),
+            Some(Finding::Moved { lines, .. }) => Some(Finding::Moved {
+                to: Some(name),
+                lines,
+            }),
+            Some(_) => Some(Finding::Changed {
+                commits: touched.iter().rev().map(|&i| self.commit(i)).collect(),
+                uncommitted: self.uncommitted(&name).then_some(self.pending()),
+                renamed_to: Some(name),
+            }),
         }
     }
 
