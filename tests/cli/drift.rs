@@ -1653,3 +1653,65 @@ fn a_pinned_file_renamed_within_a_shallow_clone_is_followed() {
         found[0].1
     );
 }
+
+/// In a shallow clone whose history begins after the record was last
+/// written, a cited file that a commit the clone holds changed has
+/// drifted for certain (that commit came after the record): reported,
+/// naming it. What the clone cannot tell (a file no such commit changed, a
+/// range) is still said in the note, not guessed.
+#[test]
+fn a_file_changed_within_a_shallow_clone_has_drifted() {
+    let dir = repo_with(
+        &[
+            ("src/a.rs", "a\n"),
+            ("src/e.rs", "e\n"),
+            ("src/x.rs", "x\n"),
+        ],
+        &["file:src/a.rs", "file:src/e.rs#L1"],
+    );
+    let root = dir.path();
+    write(
+        root,
+        "memory/decisions/other.md",
+        &decision("Other", &["file:src/x.rs"]),
+    );
+    commit(root, "Another decision");
+    write(root, "src/a.rs", "a2\n");
+    commit(root, "Change a");
+    let clone = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", root.display());
+    git(
+        clone.path(),
+        &["clone", "-q", "--depth", "2", &url, "shallow"],
+    );
+    let shallow = clone.path().join("shallow");
+    let found = drifted(&shallow, &[]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let (line, message, fixable, commits) = &found[0];
+    assert_eq!((*line, *fixable), (6, false));
+    assert!(
+        message.contains(
+            "`file:src/a.rs` changed after this record was last written: 1 commit, the newest "
+        ),
+        "{message}"
+    );
+    assert!(message.contains("\"Change a\""), "{message}");
+    assert_eq!(commits.len(), 1);
+    let run = memlint(&shallow, &["check"]);
+    assert!(
+        run.stderr.contains("sources/drifted: 2 records citing files could not be judged for drift: 2 last written before the history of this shallow clone begins (fetch more history)"),
+        "{}",
+        run.stderr
+    );
+    // A change in the work tree counts too.
+    write(&shallow, "src/x.rs", "x2\n");
+    let found = drifted(&shallow, &[]);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found[1].1.contains("`file:src/x.rs`"), "{}", found[1].1);
+    let run = memlint(&shallow, &["check"]);
+    assert!(
+        run.stderr.contains("sources/drifted: 1 record citing files could not be judged for drift: 1 last written before"),
+        "{}",
+        run.stderr
+    );
+}

@@ -602,7 +602,9 @@ impl<'r> Judge<'r> {
                 }
                 Why::No
             }
-            (false, Written::At(_) | Written::BeyondHistory) if !gone.is_empty() => {
+            // Last written before the history this (shallow) clone holds:
+            // what that history shows came after the record.
+            (false, Written::At(_) | Written::BeyondHistory) => {
                 for c in gone {
                     let Some(hash) = pinned.hashes.get(c.at.value.as_str()) else {
                         continue;
@@ -612,13 +614,19 @@ impl<'r> Judge<'r> {
                             .map(|f| (c, Rc::new(f), None)),
                     );
                 }
-                match rest.is_empty() {
-                    true => Why::No,
-                    false => Why::Shallow,
+                let mut unknown = false;
+                for c in rest {
+                    match self.changed_within_history(c) {
+                        Some(f) => found.push((c, Rc::new(f), None)),
+                        None => unknown = true,
+                    }
+                }
+                match unknown {
+                    true => Why::Shallow,
+                    false => Why::No,
                 }
             }
             _ if rest.is_empty() => Why::No,
-            (false, Written::At(_) | Written::BeyondHistory) => Why::Shallow,
             (false, Written::NotYet) => Why::Uncommitted,
             (false, Written::Unknown) => Why::No,
         };
@@ -958,17 +966,12 @@ impl<'r> Judge<'r> {
     /// history came after the record, so the file is followed through their
     /// renames and judged by its pin under its new name.
     fn gone_by_pin(&self, c: &Cited, hash: &str, verified: &Option<String>) -> Option<Finding> {
-        let steps = &self.h().steps;
-        let since: Vec<usize> = (0..steps.len())
-            .rev()
-            .filter(|&i| !steps[i].boundary)
-            .collect();
         let Followed {
             name,
             touched,
             renamed,
             ..
-        } = self.follow(&c.path, &since)?;
+        } = self.follow(&c.path, &self.held())?;
         let renamed = renamed?;
         let moved = Cited {
             path: std::borrow::Cow::Owned(name.clone()),
@@ -989,6 +992,38 @@ impl<'r> Judge<'r> {
                 renamed_to: Some(name),
             }),
         }
+    }
+
+    /// The commits of the history this (shallow) clone holds whose changes
+    /// are known (not those its history is cut at), oldest first.
+    fn held(&self) -> Vec<usize> {
+        let steps = &self.h().steps;
+        (0..steps.len())
+            .rev()
+            .filter(|&i| !steps[i].boundary)
+            .collect()
+    }
+
+    /// An unpinned source of a record last written before the history this
+    /// (shallow) clone holds: drifted when a commit of that history changed
+    /// the file, or the work tree has (each came after the record); `None`
+    /// when neither did or it cannot be told: a range (its lines as of the
+    /// record's commit are not there), or a history with merges (where a
+    /// commit the clone holds may be older than the record).
+    fn changed_within_history(&self, c: &Cited) -> Option<Finding> {
+        if c.lines.is_some() || self.h().merges {
+            return None;
+        }
+        let f = self.follow(&c.path, &self.held())?;
+        let uncommitted = self.uncommitted(&f.name);
+        if f.changed.is_empty() && !uncommitted {
+            return None;
+        }
+        Some(Finding::Changed {
+            commits: f.touched.iter().rev().map(|&i| self.commit(i)).collect(),
+            uncommitted: uncommitted.then_some(self.pending()),
+            renamed_to: f.renamed.map(|_| f.name.clone()),
+        })
     }
 
     /// Whether `rel` differs now (work tree or index) from HEAD: changed,
