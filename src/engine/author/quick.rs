@@ -14,7 +14,7 @@ use crate::model::kind::{classify, is_slug, stem, Kind, Place};
 use crate::model::workspace::{Problem, Workspace};
 use crate::store::kinds::{self, Row};
 use crate::store::table::Entry;
-use crate::syntax::similar::sketch::{Likeness, Shingles, Sketch, BINS};
+use crate::syntax::similar::sketch::{may_reach, Likeness, Shingles, Sketch, BINS};
 use rayon::prelude::*;
 
 /// How many of the kind's records may be read again (changed, added or
@@ -259,19 +259,30 @@ fn duplicates(
         sketch,
         shingles: info.shingles.as_deref(),
     };
+    let ratio = ws.config.similar_content_ratio;
     let candidates = names.iter().zip(got).filter_map(|(n, g)| {
         let (parsed, replaced, bins) = g.fields();
         if !parsed || replaced {
             return None;
         }
+        let sketch = Sketch(*bins?);
         // A row's shingles are decoded only when the new record has some
-        // to compare them with.
+        // to compare them with and the two may be alike enough.
         let shingles = match (mine.shingles, g) {
             (None, _) => None,
-            (Some(_), Got::Row(r)) => r.shingles(),
+            (Some(own), Got::Row(r)) => {
+                let n = r
+                    .shingles
+                    .as_ref()
+                    .map_or(0, |b| b.len() / 4)
+                    .min(own.len());
+                may_reach(sketch.similarity(mine.sketch), ratio, n)
+                    .then(|| r.shingles())
+                    .flatten()
+            }
             (Some(_), Got::Read(e)) => e.report.info.shingles.clone(),
         };
-        Some((n.as_str(), Sketch(*bins?), shingles))
+        Some((n.as_str(), sketch, shingles))
     });
     alike(ws, mine, candidates)
 }

@@ -68,7 +68,7 @@ impl Likeness<'_> {
         let estimate = self.sketch.similarity(other.sketch);
         let alike = match (self.shingles, other.shingles) {
             (Some(a), Some(b)) => {
-                if estimate < ratio - estimate_margin(a.len().min(b.len())) {
+                if !may_reach(estimate, ratio, a.len().min(b.len())) {
                     return None;
                 }
                 jaccard(a, b)
@@ -77,6 +77,13 @@ impl Likeness<'_> {
         };
         (alike >= ratio).then_some(alike)
     }
+}
+
+/// Whether two short texts whose sketches estimate `estimate`, the smaller
+/// having `n` distinct shingles, may be at least `ratio` alike: whether
+/// their shingles are worth counting.
+pub(crate) fn may_reach(estimate: f64, ratio: f64, n: usize) -> bool {
+    estimate >= ratio - estimate_margin(n)
 }
 
 /// How far the sketches' estimate of two texts' similarity may stray from
