@@ -1648,7 +1648,7 @@ fn a_pinned_file_renamed_within_a_shallow_clone_is_followed() {
     assert!(
         found[0]
             .1
-            .contains("changed after this record was last written: 2 commits"),
+            .contains("changed after this record was last written: at least 2 commits (the history of this clone begins after the record), the newest "),
         "{}",
         found[0].1
     );
@@ -1691,7 +1691,7 @@ fn a_file_changed_within_a_shallow_clone_has_drifted() {
     assert_eq!((*line, *fixable), (6, false));
     assert!(
         message.contains(
-            "`file:src/a.rs` changed after this record was last written: 1 commit, the newest "
+            "`file:src/a.rs` changed after this record was last written: at least 1 commit (the history of this clone begins after the record), the newest "
         ),
         "{message}"
     );
@@ -1711,6 +1711,58 @@ fn a_file_changed_within_a_shallow_clone_has_drifted() {
     let run = memlint(&shallow, &["check"]);
     assert!(
         run.stderr.contains("sources/drifted: 1 record citing files could not be judged for drift: 1 last written before"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// A file renamed and renamed back to its name is not renamed (nothing to
+/// fix); one deleted and brought back was changed by both commits, as `git
+/// log -- PATH` lists them. In a shallow clone that holds only the commit
+/// bringing a file back, whether it came back as it was cannot be told:
+/// not judged, not drifted.
+#[test]
+fn renamed_back_and_deleted_and_restored_files() {
+    let dir = repo_with(
+        &[
+            ("src/u.rs", "u\n"),
+            ("src/v.rs", "v\n"),
+            ("src/x.rs", "x\n"),
+        ],
+        &["file:src/u.rs", "file:src/v.rs"],
+    );
+    let root = dir.path();
+    write(root, "src/x.rs", "x2\n");
+    commit(root, "Unrelated");
+    git(root, &["mv", "src/u.rs", "src/tmp.rs"]);
+    git(root, &["rm", "-q", "src/v.rs"]);
+    commit(root, "Move u away, delete v");
+    git(root, &["mv", "src/tmp.rs", "src/u.rs"]);
+    write(root, "src/v.rs", "v\n");
+    commit(root, "Move u back, restore v");
+    write(root, "src/x.rs", "x3\n");
+    commit(root, "Unrelated again");
+    let found = drifted(root, &[]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    let (line, message, fixable, commits) = &found[0];
+    assert_eq!((*line, *fixable, commits.len()), (7, false, 2), "{message}");
+    assert!(
+        message.contains(
+            "`file:src/v.rs` changed after this record was last written: 2 commits, the newest "
+        ),
+        "{message}"
+    );
+    let clone = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", root.display());
+    git(
+        clone.path(),
+        &["clone", "-q", "--depth", "3", &url, "shallow"],
+    );
+    let shallow = clone.path().join("shallow");
+    assert_eq!(drifted(&shallow, &[]), vec![]);
+    let run = memlint(&shallow, &["check"]);
+    assert!(
+        run.stderr.contains("1 record citing files could not be judged for drift: 1 last written before the history of this shallow clone begins"),
         "{}",
         run.stderr
     );

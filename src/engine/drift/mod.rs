@@ -11,23 +11,25 @@
 
 pub(crate) mod change;
 mod files;
+mod follow;
 pub(crate) mod history;
 mod reuse;
+mod shallow;
 
-use crate::engine::renames::{self, all_exact_renames, exact_renames};
-use crate::io::git::{Change, Object, Repo};
+use crate::io::git::{Object, Repo};
 use crate::lint::info::{Located, RecordInfo};
 use crate::lint::rules::sources::drifted::{self as rule, Commit, Finding};
 use crate::model::content::Content;
 use crate::model::diagnostic::Diagnostic;
-use crate::model::hashing::{Map as HashMap, Set};
+use crate::model::hashing::Map as HashMap;
 use crate::model::kind::Lines;
 use crate::model::rule::Rule;
 use crate::model::workspace::Workspace;
 use crate::store::judged::{Unjudged as Why, Verdict};
 use files::{pins_of, work_tree_ids, Pinned};
+use follow::Followed;
 use gix::ObjectId;
-use history::{change_of, History};
+use history::History;
 use std::cell::RefCell;
 use std::ops::Range;
 use std::rc::Rc;
@@ -84,19 +86,6 @@ struct Cited<'a> {
     lines: Option<Lines>,
     /// The record's text could hold pins (`RecordInfo::may_pin`).
     may_pin: bool,
-}
-
-/// A path followed through commits ([`Judge::follow`]).
-struct Followed {
-    /// Its name after them.
-    name: String,
-    /// The commits that changed its content (a rename that changed it
-    /// too among them).
-    changed: Vec<usize>,
-    /// Every commit that touched it, renames included.
-    touched: Vec<usize>,
-    /// The last commit that renamed it.
-    renamed: Option<usize>,
 }
 
 /// Why a record was not judged.
@@ -886,6 +875,7 @@ impl<'r> Judge<'r> {
             changed,
             touched,
             renamed,
+            ..
         } = self.follow(&c.path, since)?;
         let changed_commits = || touched.iter().rev().map(|&i| self.commit(i)).collect();
         let renamed_to = renamed.map(|i| (name.clone(), self.commit(i)));
@@ -899,6 +889,7 @@ impl<'r> Judge<'r> {
                     commits: changed_commits(),
                     uncommitted: uncommitted.then_some(self.pending()),
                     renamed_to: renamed_to.map(|(to, _)| to),
+                    cut: false,
                 })
             }
             Some(lines) => {
@@ -925,105 +916,11 @@ impl<'r> Judge<'r> {
                         commits: changed_commits(),
                         uncommitted: uncommitted.then_some(self.pending()),
                         renamed_to: renamed_to.map(|(to, _)| to),
+                        cut: false,
                     }),
                 }
             }
         }
-    }
-
-    /// `path` followed through the commits `since` (oldest first), as
-    /// `git log --follow` follows it; `None` when one of them deleted it
-    /// (`sources/dangling`'s business).
-    fn follow(&self, path: &str, since: &[usize]) -> Option<Followed> {
-        let mut f = Followed {
-            name: path.to_string(),
-            changed: Vec::new(),
-            touched: Vec::new(),
-            renamed: None,
-        };
-        for &i in since {
-            let step = &self.h().steps[i];
-            let Some(change) = change_of(&step.changes, &f.name) else {
-                continue;
-            };
-            f.touched.push(i);
-            if change.new.is_some() {
-                f.changed.push(i);
-                continue;
-            }
-            let (to, exact) = self.rename(&step.changes, change)?;
-            f.name = to;
-            f.renamed = Some(i);
-            if !exact {
-                f.changed.push(i);
-            }
-        }
-        Some(f)
-    }
-
-    /// A pinned source whose file is gone, of a record last written before
-    /// the history this (shallow) clone holds begins: every commit of that
-    /// history came after the record, so the file is followed through their
-    /// renames and judged by its pin under its new name.
-    fn gone_by_pin(&self, c: &Cited, hash: &str, verified: &Option<String>) -> Option<Finding> {
-        let Followed {
-            name,
-            touched,
-            renamed,
-            ..
-        } = self.follow(&c.path, &self.held())?;
-        let renamed = renamed?;
-        let moved = Cited {
-            path: std::borrow::Cow::Owned(name.clone()),
-            ..*c
-        };
-        match self.by_pin(&moved, hash, verified) {
-            None => Some(Finding::Renamed {
-                to: name,
-                commit: self.commit(renamed),
-            }),
-            Some(Finding::Moved { lines, .. }) => Some(Finding::Moved {
-                to: Some(name),
-                lines,
-            }),
-            Some(_) => Some(Finding::Changed {
-                commits: touched.iter().rev().map(|&i| self.commit(i)).collect(),
-                uncommitted: self.uncommitted(&name).then_some(self.pending()),
-                renamed_to: Some(name),
-            }),
-        }
-    }
-
-    /// The commits of the history this (shallow) clone holds whose changes
-    /// are known (not those its history is cut at), oldest first.
-    fn held(&self) -> Vec<usize> {
-        let steps = &self.h().steps;
-        (0..steps.len())
-            .rev()
-            .filter(|&i| !steps[i].boundary)
-            .collect()
-    }
-
-    /// An unpinned source of a record last written before the history this
-    /// (shallow) clone holds: drifted when a commit of that history changed
-    /// the file, or the work tree has (each came after the record); `None`
-    /// when neither did or it cannot be told: a range (its lines as of the
-    /// record's commit are not there), or a history with merges (where a
-    /// commit the clone holds may be older than the record).
-    fn changed_within_history(&self, c: &Cited) -> Option<Finding> {
-        if c.lines.is_some() || self.h().merges {
-            return None;
-        }
-        let f = self.follow(&c.path, &self.held())?;
-        let uncommitted = self.uncommitted(&f.name);
-        if f.changed.is_empty() && !uncommitted {
-            return None;
-        }
-        Some(Finding::Changed {
-            commits: f.touched.iter().rev().map(|&i| self.commit(i)).collect(),
-            uncommitted: uncommitted.then_some(self.pending()),
-            renamed_to: f.renamed.map(|_| f.name.clone()),
-        })
     }
 
     /// Whether `rel` differs now (work tree or index) from HEAD: changed,
@@ -1031,41 +928,6 @@ impl<'r> Judge<'r> {
     fn uncommitted(&self, rel: &str) -> bool {
         let now = self.current_id(rel);
         now.is_some() && !self.same_as_head(rel, now)
-    }
-
-    /// Where the deleted path of `gone` went in a commit of `changes`: the
-    /// added file with the same content (an exact rename), else the added
-    /// file sharing most of its lines, at least half (git's threshold).
-    fn rename(&self, changes: &[Change], gone: &Change) -> Option<(String, bool)> {
-        let old = gone.old?;
-        let added: Vec<&Change> = changes.iter().filter(|c| c.old.is_none()).collect();
-        let exact = exact_renames(changes, old.id);
-        if let Some((_, to)) = exact.iter().find(|(from, _)| *from == gone.path) {
-            return Some((to.to_string(), true));
-        }
-        if added.len() > 50 {
-            return None;
-        }
-        // An added file another deleted file went to unchanged is taken
-        // (only the contents of the few added files can have been).
-        let taken: Set<&str> = all_exact_renames(changes)
-            .into_iter()
-            .map(|(_, to)| to)
-            .collect();
-        // Files too large to compare are not read.
-        let compared = renames::COMPARED_BYTES as u64;
-        let old_text = String::from_utf8_lossy(&self.blob_up_to(old.id, compared)?).into_owned();
-        let added: Vec<(&str, String)> = added
-            .into_iter()
-            .filter(|c| !taken.contains(c.path.as_str()))
-            .filter_map(|c| {
-                let new = self.blob_up_to(c.new?.id, compared)?;
-                Some((c.path.as_str(), String::from_utf8_lossy(&new).into_owned()))
-            })
-            .collect();
-        let texts = added.iter().enumerate().map(|(i, (_, t))| (i, t.as_str()));
-        let best = renames::most_alike(&old_text, texts)?;
-        Some((added[best].0.to_string(), false))
     }
 
     /// The bytes of `rel` in `tree`.

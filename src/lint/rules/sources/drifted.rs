@@ -148,6 +148,9 @@ pub(crate) enum Finding {
         uncommitted: Option<Pending>,
         /// The file's name now, when it was renamed.
         renamed_to: Option<String>,
+        /// The history begins after the record (a shallow clone): commits
+        /// it lacks may have changed the file too.
+        cut: bool,
     },
     /// The file was renamed and is otherwise unchanged.
     Renamed {
@@ -230,6 +233,7 @@ pub(crate) fn message(source: &str, finding: &Finding) -> String {
             commits,
             uncommitted,
             renamed_to,
+            cut,
         } => {
             let what = if source.contains("#L") {
                 format!("the lines `{source}` cites changed")
@@ -243,6 +247,10 @@ pub(crate) fn message(source: &str, finding: &Finding) -> String {
                     "1 commit".to_string()
                 } else {
                     format!("{n} commits")
+                };
+                let count = match cut {
+                    true => format!("at least {count} (the history of this clone begins after the record)"),
+                    false => count,
                 };
                 how.push(format!("{count}, the newest {}", commit_label(newest)));
             }
