@@ -245,6 +245,69 @@ fn sarif_is_valid_sarif_2_1_0() {
     }
 }
 
+/// The notes `check` says besides its findings (here: a record citing a
+/// file that could not be judged for drift, not committed yet) are the
+/// SARIF run's tool notifications, as they are on standard error; with
+/// `--quiet`, neither.
+#[test]
+fn sarif_carries_the_notes_as_tool_notifications() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path();
+    let git = |args: &[&str]| {
+        let ok = Command::new("git")
+            .args(args)
+            .current_dir(root)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_AUTHOR_NAME", "t")
+            .env("GIT_AUTHOR_EMAIL", "t@example.com")
+            .env("GIT_COMMITTER_NAME", "t")
+            .env("GIT_COMMITTER_EMAIL", "t@example.com")
+            .status()
+            .expect("git")
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    git(&["init", "-q"]);
+    std::fs::create_dir_all(root.join("src")).expect("mkdir");
+    std::fs::write(root.join("src/a.rs"), "a\n").expect("write");
+    git(&["add", "-A"]);
+    git(&["commit", "-q", "-m", "Add a"]);
+    std::fs::create_dir_all(root.join("memory/decisions")).expect("mkdir");
+    std::fs::write(
+        root.join("memory/decisions/cache.md"),
+        "---\ntitle: Cache\nstatus: active\ndate: 2026-01-02\nsources:\n  - file:src/a.rs\n---\n\nBody.\n",
+    )
+    .expect("write");
+    let run = |args: &[&str]| {
+        let out = Command::new(BIN)
+            .args(["check", "--root"])
+            .arg(root)
+            .args(["--format", "sarif"])
+            .args(args)
+            .output()
+            .expect("run memlint");
+        let log: Value = serde_json::from_slice(&out.stdout).expect("SARIF is JSON");
+        (log, String::from_utf8_lossy(&out.stderr).into_owned())
+    };
+    let note = "sources/drifted: 1 record citing files could not be judged for drift: 1 with changes not committed yet";
+    let (log, stderr) = run(&[]);
+    assert_eq!(stderr, format!("memlint: note: {note}\n"));
+    assert_eq!(
+        log["runs"][0]["invocations"],
+        serde_json::json!([{
+            "executionSuccessful": true,
+            "toolExecutionNotifications": [{"level": "note", "message": {"text": note}}],
+        }])
+    );
+    if let Some(validator) = sarif_validator() {
+        let errors: Vec<String> = validator.iter_errors(&log).map(|e| e.to_string()).collect();
+        assert!(errors.is_empty(), "invalid SARIF: {}", errors.join("\n"));
+    }
+    let (log, stderr) = run(&["--quiet"]);
+    assert_eq!(stderr, "");
+    assert!(log["runs"][0].get("invocations").is_none(), "{log}");
+}
+
 #[test]
 fn sarif_uris_are_percent_encoded() {
     let dir = tempfile::tempdir().expect("temp dir");

@@ -155,6 +155,11 @@ fn report_check(
     let diags = &outcome.diagnostics;
     let sources = &outcome.sources;
     let summary = Summary::of(outcome.files, diags);
+    // The notes heard, for the formats that carry them.
+    let notes: (Level, &[String]) = match warnings {
+        Some(level) => (level, &outcome.warnings),
+        None => (Level::Notice, &[]),
+    };
     let (text, shown) = match args.format {
         CheckFormat::Human => {
             if !(s.quiet && diags.is_empty()) {
@@ -190,15 +195,8 @@ fn report_check(
                 false => (json.text(diags, summary), false),
             }
         }
-        CheckFormat::Github => {
-            let notes: &[String] = match warnings {
-                Some(_) => &outcome.warnings,
-                None => &[],
-            };
-            let level = warnings.unwrap_or(Level::Notice);
-            (render::github((level, notes), diags, summary), false)
-        }
-        CheckFormat::Sarif => (render::sarif(diags), false),
+        CheckFormat::Github => (render::github(notes, diags, summary), false),
+        CheckFormat::Sarif => (render::sarif(notes, diags), false),
     };
     match shown {
         true => super::output::out_shown(&text),

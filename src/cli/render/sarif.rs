@@ -1,5 +1,6 @@
 //! `check --format sarif`: one SARIF 2.1.0 log.
 
+use super::Level;
 use crate::lint::registry::REGISTRY;
 use crate::model::diagnostic::Diagnostic;
 use crate::syntax::sanitize;
@@ -21,8 +22,12 @@ fn uri_path(path: &str) -> String {
     out
 }
 
-/// One SARIF 2.1.0 log; secrets in messages and paths are masked.
-pub(crate) fn sarif(diags: &[Diagnostic]) -> String {
+/// One SARIF 2.1.0 log; secrets in messages and paths are masked. The
+/// `notes` at their level (what `check` says on standard error besides the
+/// findings: records `sources/drifted` could not judge, history not
+/// judged in a shallow clone) are the run's tool notifications, so that a
+/// consumer of the log alone learns them too.
+pub(crate) fn sarif(notes: (Level, &[String]), diags: &[Diagnostic]) -> String {
     let rules: Vec<_> = REGISTRY
         .iter()
         .map(|r| {
@@ -63,7 +68,7 @@ pub(crate) fn sarif(diags: &[Diagnostic]) -> String {
             result
         })
         .collect();
-    let log = json!({
+    let mut log = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
@@ -76,5 +81,21 @@ pub(crate) fn sarif(diags: &[Diagnostic]) -> String {
             "results": results,
         }],
     });
+    let (level, notes) = notes;
+    if !notes.is_empty() {
+        let level = match level {
+            Level::Notice => "note",
+            Level::Warning => "warning",
+            Level::Error => "error",
+        };
+        let notifications: Vec<_> = notes
+            .iter()
+            .map(|n| json!({"level": level, "message": {"text": n}}))
+            .collect();
+        log["runs"][0]["invocations"] = json!([{
+            "executionSuccessful": true,
+            "toolExecutionNotifications": notifications,
+        }]);
+    }
     sanitize::json(&log)
 }
