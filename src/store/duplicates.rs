@@ -14,7 +14,6 @@ use crate::lint::rules::workspace::View;
 use crate::model::hashing::Set;
 use crate::model::workspace::Workspace;
 use crate::store::codec::{checked, Writer};
-use crate::syntax::similar::sketch::EXACT_UP_TO;
 use xxhash_rust::xxh3::{xxh3_64, xxh3_64_with_seed};
 
 /// The duplicate cache's name inside [`DIR`].
@@ -54,14 +53,7 @@ fn table(view: &View) -> Table {
             // while its sketch does not.
             let row = match like.shingles {
                 None => row,
-                Some(set) => {
-                    let mut bytes = [0u8; 4 * EXACT_UP_TO];
-                    for (b, x) in bytes.chunks_exact_mut(4).zip(set) {
-                        b.copy_from_slice(&x.to_le_bytes());
-                    }
-                    let n = 4 * set.len().min(EXACT_UP_TO);
-                    xxh3_64_with_seed(&bytes[..n], row)
-                }
+                Some(set) => xxh3_64_with_seed(set, row),
             };
             Some((path, row))
         })

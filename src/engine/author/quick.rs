@@ -206,10 +206,12 @@ fn row<'a>(path: &'a str, g: &'a Got, start: i64) -> Row<'a> {
         Got::Row(r) => r.clone(),
         Got::Read(e) => {
             let (parsed, replaced, sketch) = g.fields();
-            let shingles = e.report.info.shingles.as_ref().map(|set| {
-                let bytes: Vec<u8> = set.iter().flat_map(|x| x.to_le_bytes()).collect();
-                std::borrow::Cow::Owned(bytes)
-            });
+            let shingles = e
+                .report
+                .info
+                .shingles
+                .as_deref()
+                .map(|set| std::borrow::Cow::Owned(set.to_vec()));
             Row {
                 path,
                 stat: e.stat.unwrap_or_default(),
@@ -275,7 +277,7 @@ fn duplicates(
                     .shingles
                     .as_ref()
                     .map_or(0, |b| b.len() / 4)
-                    .min(own.len());
+                    .min(own.len() / 4);
                 may_reach(sketch.similarity(mine.sketch), ratio, n)
                     .then(|| r.shingles())
                     .flatten()

@@ -39,16 +39,18 @@ pub(crate) const MIN_SHINGLES: usize = 8;
 pub(crate) const EXACT_UP_TO: usize = 128;
 
 /// The distinct shingles of a short text, 32 bits of each one's hash,
-/// sorted: two such sets give the Jaccard similarity exactly (two of a
-/// text's shingles share 32 bits about once in 2^32 / 128^2 texts).
-pub(crate) type Shingles = Box<[u32]>;
+/// sorted, four little-endian bytes each (kept as the record table stores
+/// them: a warm check copies them, it does not decode them): two such
+/// sets give the Jaccard similarity exactly (two of a text's shingles
+/// share 32 bits about once in 2^32 / 128^2 texts).
+pub(crate) type Shingles = Box<[u8]>;
 
 /// A text as `content/duplicate` compares it: its sketch, and its
 /// [`Shingles`] when it is short.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Likeness<'a> {
     pub sketch: &'a Sketch,
-    pub shingles: Option<&'a [u32]>,
+    pub shingles: Option<&'a [u8]>,
 }
 
 impl Likeness<'_> {
@@ -70,7 +72,7 @@ impl Likeness<'_> {
         let estimate = self.sketch.similarity(other.sketch);
         let alike = match (self.shingles, other.shingles) {
             (Some(a), Some(b)) => {
-                if !may_reach(estimate, ratio, a.len().min(b.len())) {
+                if !may_reach(estimate, ratio, a.len().min(b.len()) / 4) {
                     return None;
                 }
                 jaccard(a, b)
@@ -97,21 +99,24 @@ fn estimate_margin(n: usize) -> f64 {
     2.5 / filled.max(1.0).sqrt()
 }
 
-/// The Jaccard similarity of two sorted sets without repeats.
-pub(crate) fn jaccard(a: &[u32], b: &[u32]) -> f64 {
+/// The Jaccard similarity of two sets of [`Shingles`] (sorted, without
+/// repeats).
+pub(crate) fn jaccard(a: &[u8], b: &[u8]) -> f64 {
+    let at = |s: &[u8], i: usize| u32::from_le_bytes([s[i], s[i + 1], s[i + 2], s[i + 3]]);
+    let (a_len, b_len) = (a.len() / 4 * 4, b.len() / 4 * 4);
     let (mut i, mut j, mut both) = (0, 0, 0usize);
-    while i < a.len() && j < b.len() {
-        match a[i].cmp(&b[j]) {
-            std::cmp::Ordering::Less => i += 1,
-            std::cmp::Ordering::Greater => j += 1,
+    while i < a_len && j < b_len {
+        match at(a, i).cmp(&at(b, j)) {
+            std::cmp::Ordering::Less => i += 4,
+            std::cmp::Ordering::Greater => j += 4,
             std::cmp::Ordering::Equal => {
                 both += 1;
-                i += 1;
-                j += 1;
+                i += 4;
+                j += 4;
             }
         }
     }
-    let either = a.len() + b.len() - both;
+    let either = a_len / 4 + b_len / 4 - both;
     match either {
         0 => 0.0,
         _ => both as f64 / either as f64,
@@ -192,7 +197,7 @@ impl Sketch {
             let mut set = first[..shingles].to_vec();
             set.sort_unstable();
             set.dedup();
-            set.into_boxed_slice()
+            set.iter().flat_map(|x| x.to_le_bytes()).collect()
         });
         Some((Sketch(out), exact))
     }
@@ -1015,16 +1020,26 @@ mod tests {
         };
         // n words make n - 1 shingles.
         let (_, set) = likeness(&words(129));
-        assert_eq!(set.as_deref().map(<[u32]>::len), Some(EXACT_UP_TO));
-        assert!(
-            set.expect("kept").windows(2).all(|w| w[0] < w[1]),
-            "sorted, no repeats"
-        );
+        let set = numbers(&set.expect("kept"));
+        assert_eq!(set.len(), EXACT_UP_TO);
+        assert!(set.windows(2).all(|w| w[0] < w[1]), "sorted, no repeats");
         assert_eq!(likeness(&words(130)).1, None);
         // Repeats count once in the set, but every shingle counts toward
         // the limit.
         let (_, set) = likeness("one two three four five six seven eight nine ten one two three");
-        assert_eq!(set.map(|s| s.len()), Some(10));
+        assert_eq!(set.map(|s| s.len()), Some(4 * 10));
+    }
+
+    /// A set of shingles as the numbers it holds.
+    fn numbers(set: &[u8]) -> Vec<u32> {
+        set.chunks_exact(4)
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .collect()
+    }
+
+    /// Numbers as a set of shingles.
+    fn set(numbers: &[u32]) -> Vec<u8> {
+        numbers.iter().flat_map(|x| x.to_le_bytes()).collect()
     }
 
     #[test]
@@ -1052,9 +1067,11 @@ mod tests {
 
     #[test]
     fn jaccard_of_sorted_sets() {
-        assert_eq!(jaccard(&[1, 2, 3], &[2, 3, 4]), 0.5);
-        assert_eq!(jaccard(&[1, 2], &[1, 2]), 1.0);
-        assert_eq!(jaccard(&[1], &[2]), 0.0);
+        assert_eq!(jaccard(&set(&[1, 2, 3]), &set(&[2, 3, 4])), 0.5);
+        assert_eq!(jaccard(&set(&[1, 2]), &set(&[1, 2])), 1.0);
+        assert_eq!(jaccard(&set(&[1]), &set(&[2])), 0.0);
         assert_eq!(jaccard(&[], &[]), 0.0);
+        // Bytes order within a number is not the numbers' order.
+        assert_eq!(jaccard(&set(&[255, 256]), &set(&[256, 511])), 1.0 / 3.0);
     }
 }

@@ -143,7 +143,7 @@ pub(crate) fn duplicate_pairs(view: &View) -> Vec<Pair> {
         .filter_map(|(i, e)| comparable(e).map(|(k, s)| ((i, k), Lined(*s.sketch))))
         .unzip();
     // Short texts are compared on their exact shingles.
-    let shingles: Vec<Option<&[u32]>> = items
+    let shingles: Vec<Option<&[u8]>> = items
         .iter()
         .map(|&(i, _)| view.records[i].info.shingles.as_deref())
         .collect();
