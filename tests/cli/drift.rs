@@ -136,6 +136,21 @@ fn drifted(root: &Path, args: &[&str]) -> Vec<(u64, String, bool, Vec<String>)> 
         .collect()
 }
 
+/// A shallow clone (`git clone --depth DEPTH file://ROOT`) of the
+/// repository at `root`: the directory holding it (kept while the clone is
+/// used) and the clone's root.
+fn shallow_clone(root: &Path, depth: u32) -> (tempfile::TempDir, std::path::PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let url = format!("file://{}", root.display());
+    let depth = depth.to_string();
+    git(
+        dir.path(),
+        &["clone", "-q", "--depth", &depth, &url, "shallow"],
+    );
+    let clone = dir.path().join("shallow");
+    (dir, clone)
+}
+
 /// A repository with one decision citing `sources`, committed along with
 /// `files`.
 fn repo_with(files: &[(&str, &str)], sources: &[&str]) -> tempfile::TempDir {
@@ -490,13 +505,7 @@ fn drift_not_judged_is_said_once() {
     commit(root, "Change a");
     write(root, "src/z.rs", "z\n");
     commit(root, "Unrelated");
-    let clone = tempfile::tempdir().expect("tempdir");
-    let url = format!("file://{}", root.display());
-    git(
-        clone.path(),
-        &["clone", "-q", "--depth", "1", &url, "shallow"],
-    );
-    let shallow = clone.path().join("shallow");
+    let (_clone, shallow) = shallow_clone(root, 1);
     let run = memlint(&shallow, &["check", "--format", "json"]);
     assert!(!run.stdout.contains("sources/drifted"), "{}", run.stdout);
     assert!(
@@ -1035,13 +1044,7 @@ fn verify_pins_sources_and_drift_is_judged_by_the_pins() {
     // judges it by the pins.
     write(root, "src/a.rs", "z\na\nB\nc\n");
     commit(root, "Prepend to a");
-    let clone = tempfile::tempdir().expect("tempdir");
-    let url = format!("file://{}", root.display());
-    git(
-        clone.path(),
-        &["clone", "-q", "--depth", "1", &url, "shallow"],
-    );
-    let shallow = clone.path().join("shallow");
+    let (_clone, shallow) = shallow_clone(root, 1);
     let found = drifted(&shallow, &[]);
     assert_eq!(
         found.iter().map(|(l, m, fixable, _)| (*l, m.clone(), *fixable)).collect::<Vec<_>>(),
@@ -1133,13 +1136,8 @@ fn verify_moves_a_moved_range_first_and_fixes_carry_the_pins() {
     assert_eq!(run.code, 0, "{}", run.stdout);
     commit(root, "Fixed");
     // Judged by the pins alone (a shallow clone), the record is fresh.
-    let clone = tempfile::tempdir().expect("tempdir");
-    let url = format!("file://{}", root.display());
-    git(
-        clone.path(),
-        &["clone", "-q", "--depth", "1", &url, "shallow"],
-    );
-    assert_eq!(drifted(&clone.path().join("shallow"), &[]), vec![]);
+    let (_clone, shallow) = shallow_clone(root, 1);
+    assert_eq!(drifted(&shallow, &[]), vec![]);
 }
 
 /// `verify --drifted` picks the records whose only `sources/drifted`
@@ -1610,13 +1608,7 @@ fn a_pinned_file_renamed_within_a_shallow_clone_is_followed() {
     git(root, &["mv", "src/c.rs", "src/d.rs"]);
     write(root, "src/d.rs", "top\nc\n");
     commit(root, "Rename a and c");
-    let clone = tempfile::tempdir().expect("tempdir");
-    let url = format!("file://{}", root.display());
-    git(
-        clone.path(),
-        &["clone", "-q", "--depth", "2", &url, "shallow"],
-    );
-    let shallow = clone.path().join("shallow");
+    let (_clone, shallow) = shallow_clone(root, 2);
     let found = drifted(&shallow, &[]);
     assert_eq!(found.len(), 2, "{found:?}");
     assert_eq!((found[0].0, found[0].2), (6, true), "{found:?}");
@@ -1678,13 +1670,7 @@ fn a_file_changed_within_a_shallow_clone_has_drifted() {
     commit(root, "Another decision");
     write(root, "src/a.rs", "a2\n");
     commit(root, "Change a");
-    let clone = tempfile::tempdir().expect("tempdir");
-    let url = format!("file://{}", root.display());
-    git(
-        clone.path(),
-        &["clone", "-q", "--depth", "2", &url, "shallow"],
-    );
-    let shallow = clone.path().join("shallow");
+    let (_clone, shallow) = shallow_clone(root, 2);
     let found = drifted(&shallow, &[]);
     assert_eq!(found.len(), 1, "{found:?}");
     let (line, message, fixable, commits) = &found[0];
@@ -1752,13 +1738,7 @@ fn renamed_back_and_deleted_and_restored_files() {
         ),
         "{message}"
     );
-    let clone = tempfile::tempdir().expect("tempdir");
-    let url = format!("file://{}", root.display());
-    git(
-        clone.path(),
-        &["clone", "-q", "--depth", "3", &url, "shallow"],
-    );
-    let shallow = clone.path().join("shallow");
+    let (_clone, shallow) = shallow_clone(root, 3);
     assert_eq!(drifted(&shallow, &[]), vec![]);
     let run = memlint(&shallow, &["check"]);
     assert!(
