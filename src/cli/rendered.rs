@@ -230,7 +230,7 @@ fn key(path: &str, content: u64, group: &[Diagnostic]) -> u128 {
         text(&mut h, rule.as_str());
         text(&mut h, severity.as_str());
         text(&mut h, message);
-        for c in commits {
+        for c in commits.iter() {
             text(&mut h, c);
         }
         let numbers = [

@@ -359,7 +359,7 @@ pub(crate) fn to_diagnostics(
             fixable: rule.fixable() && f.fixable,
             span: f.span,
             omitted,
-            commits: Vec::new(),
+            commits: Default::default(),
         });
     }
     out

@@ -36,8 +36,21 @@ pub struct Diagnostic {
     /// The full ids of the commits a finding names (`sources/drifted`:
     /// those that changed the cited file, newest first); absent from the
     /// JSON when empty.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub commits: Vec<String>,
+    #[serde(skip_serializing_if = "no_commits", serialize_with = "commit_list")]
+    pub commits: Commits,
+}
+
+/// A list of commit ids, shared by the findings that name the same
+/// commits: thousands of records cite a file that a hundred commits
+/// changed, and each finding lists them all.
+pub type Commits = std::sync::Arc<[String]>;
+
+fn no_commits(c: &Commits) -> bool {
+    c.is_empty()
+}
+
+fn commit_list<S: serde::Serializer>(c: &Commits, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(c.iter())
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -241,7 +254,7 @@ mod tests {
             fixable: false,
             span: 0..0,
             omitted: 0,
-            commits: Vec::new(),
+            commits: Commits::default(),
         }
     }
 

@@ -15,7 +15,7 @@
 use crate::io::cache::DIR;
 use crate::io::cache::FORMAT;
 use crate::io::stat::Stat;
-use crate::model::diagnostic::Diagnostic;
+use crate::model::diagnostic::{Commits, Diagnostic};
 use crate::model::hashing::Map;
 use crate::model::rule::Rule;
 use crate::model::severity::Severity;
@@ -28,8 +28,9 @@ use std::path::Path;
 /// The cache's name inside [`DIR`].
 pub(crate) const JUDGED: &str = "drift-judged";
 
-/// The second layout: the repeated strings in one table.
-const MAGIC: &[u8; 8] = b"MLJUDGE3";
+/// The third layout: the repeated strings in one table, the lists of
+/// commit ids in another.
+const MAGIC: &[u8; 8] = b"MLJUDGE4";
 
 /// A file a conclusion read: its path, stat data and blob id then (`None`
 /// when it could not be read).
@@ -146,6 +147,10 @@ pub(crate) struct Stored {
     bytes: crate::io::map::Mapped,
     /// The repeated strings, as ranges of `bytes`.
     table: Vec<Range<usize>>,
+    /// The lists of commit ids: each a range of `list_items` (indexes
+    /// into `table`).
+    lists: Vec<Range<usize>>,
+    list_items: Vec<usize>,
     /// The files each verdict read, one verdict's after the other's
     /// (indexes into `files`).
     deps: Vec<usize>,
@@ -181,16 +186,37 @@ impl Stored {
             strings.push(s);
         }
         let n = r.count()?;
+        let mut lists = Vec::with_capacity(n);
+        let mut list_items = Vec::new();
+        for _ in 0..n {
+            let start = list_items.len();
+            for _ in 0..r.count()? {
+                let i = r.usize()?;
+                if i >= strings.len() {
+                    return None;
+                }
+                list_items.push(i);
+            }
+            lists.push(start..list_items.len());
+        }
+        let n = r.count()?;
         let mut deps = Vec::new();
         let mut verdicts = Vec::with_capacity(n);
+        // Locating checks the lists' indexes; they are built when decoded.
+        let unbuilt = vec![Commits::default(); lists.len()];
+        let tables = Tables {
+            strings: &strings,
+            lists: &unbuilt,
+        };
         for _ in 0..n {
             verdicts.push(locate_verdict(
                 &mut r,
-                &strings,
+                &tables,
                 header.files.len(),
                 &mut deps,
             )?);
         }
+        drop(unbuilt);
         if !r.at_end() {
             return None;
         }
@@ -198,6 +224,8 @@ impl Stored {
         Some(Stored {
             header,
             table,
+            lists,
+            list_items,
             deps,
             verdicts,
             bytes,
@@ -241,6 +269,19 @@ impl Stored {
             .iter()
             .map(|t| std::str::from_utf8(&self.bytes[t.clone()]).unwrap_or_default())
             .collect();
+        // Each list once, shared by the findings naming it.
+        let lists: Vec<Commits> = self
+            .lists
+            .iter()
+            .map(|l| {
+                let items = &self.list_items[l.clone()];
+                items.iter().map(|&i| table[i].to_string()).collect()
+            })
+            .collect();
+        let tables = Tables {
+            strings: &table,
+            lists: &lists,
+        };
         indexes
             .map(|i| {
                 let at = &self.verdicts[i];
@@ -250,7 +291,7 @@ impl Stored {
                     pos: at.findings,
                 };
                 // Read through once when located: they decode.
-                let (found, _) = read_findings(&mut r, &table, Some(&path)).unwrap_or_default();
+                let (found, _) = read_findings(&mut r, &tables, Some(&path)).unwrap_or_default();
                 Verdict {
                     deps: self.deps(i).to_vec(),
                     path,
@@ -298,10 +339,16 @@ fn read_id(r: &mut Reader) -> Option<Option<ObjectId>> {
 /// The strings verdicts repeat (messages, commit ids, rule names, the
 /// source entries a fix rewrites), each stored once: many records citing
 /// one file draw the same message naming the same commits.
+/// The lists of commit ids likewise: the findings of the records citing
+/// one file share one list (a hundred ids when a hundred commits changed
+/// it), found again by where it is before what it holds.
 #[derive(Default)]
 struct Strings<'a> {
     index: Map<&'a str, usize>,
     all: Vec<&'a str>,
+    list_at: Map<*const String, usize>,
+    list_index: Map<&'a [String], usize>,
+    lists: Vec<&'a [String]>,
 }
 
 impl<'a> Strings<'a> {
@@ -311,6 +358,44 @@ impl<'a> Strings<'a> {
             self.all.len() - 1
         })
     }
+
+    /// The index of list `l`, plus one (0 for no commits).
+    fn list(&mut self, l: &'a Commits) -> usize {
+        if l.is_empty() {
+            return 0;
+        }
+        let at = l.as_ptr();
+        if let Some(&i) = self.list_at.get(&at) {
+            return i + 1;
+        }
+        let i = match self.list_index.get(&l[..]) {
+            Some(&i) => i,
+            None => {
+                for c in l.iter() {
+                    self.of(c);
+                }
+                self.lists.push(&l[..]);
+                self.list_index.insert(&l[..], self.lists.len() - 1);
+                self.lists.len() - 1
+            }
+        };
+        self.list_at.insert(at, i);
+        i + 1
+    }
+
+    /// The index [`Strings::list`] gave list `l`, plus one.
+    fn list_of(&self, l: &Commits) -> usize {
+        match l.is_empty() {
+            true => 0,
+            false => self.list_at[&l.as_ptr()] + 1,
+        }
+    }
+}
+
+/// The tables a verdict's findings are read with.
+struct Tables<'t, 'a> {
+    strings: &'t [&'a str],
+    lists: &'t [Commits],
 }
 
 /// Interns the strings of the verdicts.
@@ -320,9 +405,7 @@ fn strings<'a>(verdicts: &[(&'a Verdict, Vec<usize>)]) -> Strings<'a> {
         for d in &v.diagnostics {
             t.of(d.rule.as_str());
             t.of(&d.message);
-            for c in &d.commits {
-                t.of(c);
-            }
+            t.list(&d.commits);
         }
         for f in &v.fixes {
             t.of(&f.old);
@@ -364,10 +447,7 @@ fn diagnostic(w: &mut Writer, t: &Strings, d: &Diagnostic) {
     w.usize(t.index[d.message.as_str()]);
     w.u8(u8::from(d.fixable));
     w.usize(d.omitted);
-    w.usize(d.commits.len());
-    for c in &d.commits {
-        w.usize(t.index[c.as_str()]);
-    }
+    w.usize(t.list_of(&d.commits));
 }
 
 /// A string of the table by its stored index.
@@ -379,9 +459,10 @@ fn read_string<'a>(r: &mut Reader, table: &[&'a str]) -> Option<&'a str> {
 /// `path`, only checks it (`Some(None)`).
 fn read_diagnostic(
     r: &mut Reader,
-    table: &[&str],
+    tables: &Tables,
     path: Option<&str>,
 ) -> Option<Option<Diagnostic>> {
+    let table = tables.strings;
     let rule = Rule::from_name(read_string(r, table)?)?;
     let severity = match r.u8()? {
         0 => Severity::Warning,
@@ -393,17 +474,13 @@ fn read_diagnostic(
     let message = read_string(r, table)?;
     let fixable = r.flag()?;
     let omitted = r.usize()?;
-    let n = r.count()?;
+    let commits = match r.usize()? {
+        0 => Commits::default(),
+        i => tables.lists.get(i - 1)?.clone(),
+    };
     let Some(path) = path else {
-        for _ in 0..n {
-            read_string(r, table)?;
-        }
         return Some(None);
     };
-    let mut commits = Vec::with_capacity(n);
-    for _ in 0..n {
-        commits.push(read_string(r, table)?.to_string());
-    }
     Some(Some(Diagnostic {
         rule,
         severity,
@@ -434,14 +511,11 @@ fn encoded_size(h: &Header, t: &Strings, verdicts: &[(&Verdict, Vec<usize>)]) ->
     const INT: usize = 10;
     let files: usize = h.files.iter().map(|f| f.path.len() + 8 * INT).sum();
     let strings: usize = t.all.iter().map(|s| s.len() + INT).sum();
+    let lists: usize = t.lists.iter().map(|l| (l.len() + 1) * INT).sum();
     let verdicts: usize = verdicts
         .iter()
         .map(|(v, deps)| {
-            let diagnostics: usize = v
-                .diagnostics
-                .iter()
-                .map(|d| (12 + d.commits.len()) * INT)
-                .sum();
+            let diagnostics: usize = v.diagnostics.iter().map(|_| 12 * INT).sum();
             v.path.len()
                 + 6 * INT
                 + deps.len() * INT
@@ -450,7 +524,7 @@ fn encoded_size(h: &Header, t: &Strings, verdicts: &[(&Verdict, Vec<usize>)]) ->
                 + v.marks.len() * 3 * INT
         })
         .sum();
-    64 + h.prefix.len() + 6 * INT + files + strings + verdicts
+    64 + h.prefix.len() + 6 * INT + files + strings + lists + verdicts
 }
 
 fn encode_parts(h: &Header, verdicts: &[(&Verdict, Vec<usize>)]) -> Vec<u8> {
@@ -464,6 +538,13 @@ fn encode_parts(h: &Header, verdicts: &[(&Verdict, Vec<usize>)]) -> Vec<u8> {
     w.usize(t.all.len());
     for s in &t.all {
         w.str(s);
+    }
+    w.usize(t.lists.len());
+    for l in &t.lists {
+        w.usize(l.len());
+        for c in l.iter() {
+            w.usize(t.index[c.as_str()]);
+        }
     }
     w.usize(verdicts.len());
     for (v, deps) in verdicts {
@@ -509,7 +590,7 @@ fn decode(bytes: &[u8]) -> Option<(Header, Vec<Verdict>)> {
 /// (each below `files`), its findings are checked and read past.
 fn locate_verdict(
     r: &mut Reader,
-    table: &[&str],
+    tables: &Tables,
     files: usize,
     deps: &mut Vec<usize>,
 ) -> Option<Located> {
@@ -530,7 +611,7 @@ fn locate_verdict(
         deps.push(d);
     }
     let findings = r.pos;
-    let (_, says) = read_findings(r, table, None)?;
+    let (_, says) = read_findings(r, tables, None)?;
     Some(Located {
         path,
         deps: start..deps.len(),
@@ -551,14 +632,15 @@ struct Findings {
 /// Reads the findings, fixes and marks of the verdict of record `path`,
 /// and whether there is any; with no `path`, only checks them (and
 /// leaves [`Findings`] empty).
-fn read_findings(r: &mut Reader, table: &[&str], path: Option<&str>) -> Option<(Findings, bool)> {
+fn read_findings(r: &mut Reader, tables: &Tables, path: Option<&str>) -> Option<(Findings, bool)> {
+    let table = tables.strings;
     let mut out = Findings::default();
     let diagnostics = r.count()?;
     if path.is_some() {
         out.diagnostics.reserve_exact(diagnostics);
     }
     for _ in 0..diagnostics {
-        out.diagnostics.extend(read_diagnostic(r, table, path)?);
+        out.diagnostics.extend(read_diagnostic(r, tables, path)?);
     }
     let fixes = r.count()?;
     for _ in 0..fixes {
@@ -634,7 +716,7 @@ mod tests {
                 fixable: true,
                 span: 30..45,
                 omitted: 0,
-                commits: vec!["0123".into()],
+                commits: ["0123".to_string()].into(),
             }],
             fixes: vec![Fix {
                 span: 30..45,
@@ -700,7 +782,7 @@ mod tests {
             fixable: false,
             span: 40..55,
             omitted: 0,
-            commits: vec!["0123".into()],
+            commits: ["0123".to_string()].into(),
         };
         let header = Header {
             key: 1,

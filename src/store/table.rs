@@ -718,7 +718,7 @@ impl<'a> Reader<'a> {
                 message: self.str()?,
                 fixable: self.flag()?,
                 omitted: self.usize()?,
-                commits: Vec::new(),
+                commits: Default::default(),
             });
         }
         if self.pos != end {
@@ -883,7 +883,7 @@ mod tests {
                 fixable: true,
                 span: 40..46,
                 omitted: 3,
-                commits: Vec::new(),
+                commits: Default::default(),
             }],
             source: Some("not stored".into()),
             info: RecordInfo {

@@ -119,7 +119,7 @@ fn diagnostic(
         fixable,
         span: a..b,
         omitted: 0,
-        commits: Vec::new(),
+        commits: Default::default(),
     }
 }
 

@@ -34,17 +34,17 @@ pub(crate) fn shown_json(diags: &[Diagnostic], summary: Summary) -> (String, boo
 pub(crate) fn prepare(diags: &[Diagnostic]) -> Prepared<'_> {
     use rayon::prelude::*;
     let mut seen: crate::model::hashing::Set<&str> = Default::default();
+    // A list of commits shared by many findings is looked at once.
+    let mut lists: crate::model::hashing::Set<*const String> = Default::default();
     let mut distinct: Vec<&str> = Vec::new();
     for d in diags {
         let named = [&d.message, &d.path].map(String::as_str);
         let names = [d.rule.as_str(), d.severity.as_str()];
-        for s in d
-            .commits
-            .iter()
-            .map(String::as_str)
-            .chain(named)
-            .chain(names)
-        {
+        let commits = match d.commits.is_empty() || !lists.insert(d.commits.as_ptr()) {
+            true => &[][..],
+            false => &d.commits[..],
+        };
+        for s in commits.iter().map(String::as_str).chain(named).chain(names) {
             if seen.insert(s) {
                 distinct.push(s);
             }
@@ -92,18 +92,24 @@ impl Prepared<'_> {
     /// reserved for 19.5k findings, fresh memory the kernel must zero).
     pub(crate) fn write(&self, diags: &[Diagnostic], summary: Summary, sink: &mut dyn FnMut(&str)) {
         let q = |s: &str| self.strings.get(s).map_or("\"\"", String::as_str);
+        // Each shared list of commits is written out once, then copied.
+        let mut lists: crate::model::hashing::Map<*const String, String> = Default::default();
         let mut out = String::with_capacity(PIECE + 4096);
         out.push_str("{\n  \"diagnostics\": [");
         for (i, d) in diags.iter().enumerate() {
             out.push_str(if i == 0 { "\n    {\n" } else { ",\n    {\n" });
             number(&mut out, "column", d.column);
             if !d.commits.is_empty() {
-                out.push_str("      \"commits\": [");
-                for (k, c) in d.commits.iter().enumerate() {
-                    out.push_str(if k == 0 { "\n        " } else { ",\n        " });
-                    out.push_str(q(c));
-                }
-                out.push_str("\n      ],\n");
+                let list = lists.entry(d.commits.as_ptr()).or_insert_with(|| {
+                    let mut list = String::from("      \"commits\": [");
+                    for (k, c) in d.commits.iter().enumerate() {
+                        list.push_str(if k == 0 { "\n        " } else { ",\n        " });
+                        list.push_str(q(c));
+                    }
+                    list.push_str("\n      ],\n");
+                    list
+                });
+                out.push_str(list);
             }
             number(&mut out, "end_column", d.end_column);
             number(&mut out, "end_line", d.end_line);
@@ -221,7 +227,7 @@ mod tests {
             fixable: false,
             span: 0..1,
             omitted: 0,
-            commits: Vec::new(),
+            commits: Default::default(),
         }
     }
 
@@ -247,12 +253,13 @@ mod tests {
             diagnostic("\u{fe0f}memory/c.md", "\u{fe0f}starts, ❤\u{fe0f}, 👩\u{200d}💻, ends\u{fe0f}"),
             diagnostic("memory/b.md", "AKIAIOSFODNN7EXAMPLE in `key=abcdefabcdef0123456789`"),
         ];
-        many[1].commits = vec!["0123456789abcdef0123456789abcdef01234567".into()];
-        many[2].commits = vec![
-            "a".into(),
-            "b\"c".into(),
-            "ghp_cccccccccccccccccccccccccccccccccccc".into(),
-        ];
+        many[1].commits = ["0123456789abcdef0123456789abcdef01234567".to_string()].into();
+        many[2].commits = [
+            "a".to_string(),
+            "b\"c".to_string(),
+            "ghp_cccccccccccccccccccccccccccccccccccc".to_string(),
+        ]
+        .into();
         many[2].severity = Severity::Error;
         many[2].fixable = true;
         many[3].omitted = 7;
@@ -299,7 +306,7 @@ mod tests {
             let written = if shown { text.as_str() } else { &last };
             assert_eq!(written, last, "{message}");
             let mut diags = plain.clone();
-            diags[0].commits = vec![message.to_string()];
+            diags[0].commits = [message.to_string()].into();
             let (text, shown) = shown_json(&diags, summary);
             let last = sanitize::terminal(&text, false);
             assert_eq!(if shown { text.as_str() } else { &last }, last, "{message}");

@@ -417,7 +417,7 @@ fn diagnostic_of(
         severity,
         message,
         fixable,
-        Vec::new(),
+        Default::default(),
     ))
 }
 

@@ -6,7 +6,10 @@ use super::history::change_of;
 use super::Judge;
 use crate::engine::renames::{self, all_exact_renames, exact_renames};
 use crate::io::git::Change;
+use crate::lint::rules::sources::drifted::{Commit, Finding};
+use crate::model::diagnostic::Commits;
 use crate::model::hashing::Set;
+use std::rc::Rc;
 
 /// A path followed through commits ([`Judge::follow`]).
 pub(super) struct Followed {
@@ -25,13 +28,65 @@ pub(super) struct Followed {
     pub added: bool,
 }
 
+/// A cited file followed from the commit that last wrote a record
+/// ([`Judge::trail`]).
+pub(super) struct Trail {
+    pub followed: Followed,
+    /// The commits that touched it, newest first.
+    pub commits: Rc<[Commit]>,
+}
+
 impl Judge<'_> {
+    /// `path` followed through the commits `since` after commit `written`
+    /// ([`Judge::follow`]), with the commits that touched it: once per
+    /// path and commit, shared by the ranges cited in it.
+    pub(super) fn trail(&self, path: &str, written: usize, since: &[usize]) -> Option<Rc<Trail>> {
+        let key = (path.to_string(), written);
+        if let Some(known) = self.trails.borrow().get(&key) {
+            return known.clone();
+        }
+        let trail = self.follow(path, since).map(|followed| {
+            let commits = followed
+                .touched
+                .iter()
+                .rev()
+                .map(|&i| self.commit(i))
+                .collect();
+            Rc::new(Trail { followed, commits })
+        });
+        self.trails.borrow_mut().insert(key, trail.clone());
+        trail
+    }
+
+    /// The ids of the commits `finding` names: once per list of commits,
+    /// shared by the findings naming it (each of thousands of records
+    /// citing a file that a hundred commits changed lists them all).
+    pub(super) fn commit_ids(&self, finding: &Finding) -> Commits {
+        let Finding::Changed { commits, .. } = finding else {
+            return finding.commits().iter().map(|c| c.id.clone()).collect();
+        };
+        if commits.is_empty() {
+            return Commits::default();
+        }
+        // The list is kept beside its ids, so its address stays its own.
+        let at = commits.as_ptr() as usize;
+        if let Some((_, ids)) = self.commit_ids.borrow().get(&at) {
+            return ids.clone();
+        }
+        let ids: Commits = commits.iter().map(|c| c.id.clone()).collect();
+        self.commit_ids
+            .borrow_mut()
+            .insert(at, (commits.clone(), ids.clone()));
+        ids
+    }
+
     /// `path` followed through the commits `since` (oldest first), as
     /// `git log --follow` follows it; `None` when one of them deleted it
     /// and none brought it back (`sources/dangling`'s business). A file
     /// deleted and brought back was changed by both commits; one renamed
     /// and renamed back to its first name is not renamed.
     pub(super) fn follow(&self, path: &str, since: &[usize]) -> Option<Followed> {
+        debug_assert!(since.windows(2).all(|w| w[0] > w[1]), "oldest first");
         let mut f = Followed {
             name: path.to_string(),
             changed: Vec::new(),
@@ -40,31 +95,44 @@ impl Judge<'_> {
             added: false,
         };
         let mut deleted = false;
-        for &i in since {
-            let step = &self.h().steps[i];
-            let Some(change) = change_of(&step.changes, &f.name) else {
-                continue;
-            };
-            f.touched.push(i);
-            if change.new.is_some() {
-                f.added |= change.old.is_none();
-                deleted = false;
-                f.changed.push(i);
-                continue;
-            }
-            match self.rename(&step.changes, change) {
-                Some((to, exact)) => {
-                    f.name = to;
-                    f.renamed = Some(i);
-                    if !exact {
+        // Only the steps that touched the name followed are visited, those
+        // of `since` (sorted by falling index) after the last rename.
+        let mut after = usize::MAX;
+        'name: loop {
+            let touching = self.touching(&f.name);
+            for &i in touching.iter().rev() {
+                let held = since.binary_search_by(|x| i.cmp(x)).is_ok();
+                if i >= after || !held {
+                    continue;
+                }
+                let step = &self.h().steps[i];
+                let Some(change) = change_of(&step.changes, &f.name) else {
+                    continue;
+                };
+                f.touched.push(i);
+                if change.new.is_some() {
+                    f.added |= change.old.is_none();
+                    deleted = false;
+                    f.changed.push(i);
+                    continue;
+                }
+                match self.rename(&step.changes, change) {
+                    Some((to, exact)) => {
+                        f.name = to;
+                        f.renamed = Some(i);
+                        if !exact {
+                            f.changed.push(i);
+                        }
+                        after = i;
+                        continue 'name;
+                    }
+                    None => {
+                        deleted = true;
                         f.changed.push(i);
                     }
                 }
-                None => {
-                    deleted = true;
-                    f.changed.push(i);
-                }
             }
+            break;
         }
         if deleted {
             return None;

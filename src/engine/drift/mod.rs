@@ -20,14 +20,14 @@ use crate::io::git::{Object, Repo};
 use crate::lint::info::{Located, RecordInfo};
 use crate::lint::rules::sources::drifted::{self as rule, Commit, Finding};
 use crate::model::content::Content;
-use crate::model::diagnostic::Diagnostic;
+use crate::model::diagnostic::{Commits, Diagnostic};
 use crate::model::hashing::Map as HashMap;
 use crate::model::kind::Lines;
 use crate::model::rule::Rule;
 use crate::model::workspace::Workspace;
 use crate::store::judged::{Unjudged as Why, Verdict};
 use files::{pins_of, work_tree_ids, Pinned};
-use follow::Followed;
+use follow::{Followed, Trail};
 use gix::ObjectId;
 use history::History;
 use std::cell::RefCell;
@@ -271,6 +271,7 @@ fn verdict(
     record: &str,
     found: Vec<(&Cited, Rc<Finding>, Option<usize>)>,
     message: &dyn Fn(&Cited, &Finding, Option<usize>) -> String,
+    ids: &dyn Fn(&Finding) -> Commits,
 ) -> Verdict {
     let mut v = Verdict {
         path: record.to_string(),
@@ -302,7 +303,7 @@ fn verdict(
             severity,
             message(c, &finding, written),
             fix.is_some(),
-            finding.commits().iter().map(|c| c.id.clone()).collect(),
+            ids(&finding),
         ));
     }
     v
@@ -439,7 +440,14 @@ struct Judge<'r> {
     /// committed as they are need.
     records: RefCell<Vec<String>>,
     /// [`History::since`]'s answers.
-    since: RefCell<HashMap<usize, Vec<usize>>>,
+    since: RefCell<HashMap<usize, Rc<[usize]>>>,
+    /// The steps that touched each path asked ([`Judge::touching`]).
+    touching: RefCell<HashMap<String, Rc<[usize]>>>,
+    /// [`Judge::trail`]'s answers.
+    trails: RefCell<HashMap<(String, usize), Option<Rc<Trail>>>>,
+    /// [`Judge::commit_ids`]'s answers, by the address of the list of
+    /// commits.
+    commit_ids: RefCell<HashMap<usize, (Rc<[Commit]>, Commits)>>,
     /// The paths read since the record being judged began: what its
     /// conclusion depends on.
     consulted: RefCell<Vec<String>>,
@@ -503,6 +511,9 @@ impl<'r> Judge<'r> {
             pins: Default::default(),
             records: Default::default(),
             since: Default::default(),
+            touching: Default::default(),
+            trails: Default::default(),
+            commit_ids: Default::default(),
             consulted: Default::default(),
             shared: Default::default(),
             messages: Default::default(),
@@ -619,7 +630,13 @@ impl<'r> Judge<'r> {
             (false, Written::NotYet) => Why::Uncommitted,
             (false, Written::Unknown) => Why::No,
         };
-        let mut v = verdict(self.ws, record, found, &|c, f, w| self.message(c, f, w));
+        let mut v = verdict(
+            self.ws,
+            record,
+            found,
+            &|c, f, w| self.message(c, f, w),
+            &|f| self.commit_ids(f),
+        );
         v.unjudged = unjudged;
         let mut deps = std::mem::take(&mut *self.consulted.borrow_mut());
         deps.sort_unstable();
@@ -690,13 +707,35 @@ impl<'r> Judge<'r> {
         }
     }
 
-    fn since_of(&self, written: usize) -> Vec<usize> {
+    fn since_of(&self, written: usize) -> Rc<[usize]> {
         if let Some(s) = self.since.borrow().get(&written) {
             return s.clone();
         }
-        let s = self.h().since(self.repo, written).unwrap_or_default();
+        let s: Rc<[usize]> = self
+            .h()
+            .since(self.repo, written)
+            .unwrap_or_default()
+            .into();
         self.since.borrow_mut().insert(written, s.clone());
         s
+    }
+
+    /// The steps of the history that touched `rel`, in the walk's order
+    /// (newest first): looked up once per path, so that following a file
+    /// visits only them (a history of thousands of commits is otherwise
+    /// searched once per cited range).
+    fn touching(&self, rel: &str) -> Rc<[usize]> {
+        if let Some(known) = self.touching.borrow().get(rel) {
+            return known.clone();
+        }
+        let steps: Rc<[usize]> = (self.h().steps.iter().enumerate())
+            .filter(|(_, s)| history::touches(&s.changes, rel))
+            .map(|(i, _)| i)
+            .collect();
+        self.touching
+            .borrow_mut()
+            .insert(rel.to_string(), steps.clone());
+        steps
     }
 
     /// The blob id of `rel` in HEAD.
@@ -870,16 +909,16 @@ impl<'r> Judge<'r> {
     /// Judges one source of a record last written at commit `written`;
     /// `since` are the later commits, oldest first.
     fn source(&self, c: &Cited, written: usize, since: &[usize]) -> Option<Finding> {
+        let trail = self.trail(&c.path, written, since)?;
         let Followed {
             name,
             changed,
-            touched,
             renamed,
             ..
-        } = self.follow(&c.path, since)?;
-        let changed_commits = || touched.iter().rev().map(|&i| self.commit(i)).collect();
+        } = &trail.followed;
+        let changed_commits = || trail.commits.clone();
         let renamed_to = renamed.map(|i| (name.clone(), self.commit(i)));
-        let uncommitted = self.uncommitted(&name);
+        let uncommitted = self.uncommitted(name);
         match c.lines {
             None => {
                 if changed.is_empty() && !uncommitted {
@@ -896,7 +935,7 @@ impl<'r> Judge<'r> {
                 if changed.is_empty() && !uncommitted && renamed_to.is_none() {
                     return None;
                 }
-                let now = self.current_bytes(&name)?;
+                let now = self.current_bytes(name)?;
                 // Lines the file did not have when the record was written
                 // (or a file it did not have) were written since: changed,
                 // as a whole file added since is.

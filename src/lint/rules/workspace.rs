@@ -212,7 +212,7 @@ impl<'c> WsSink<'c> {
             fixable: rule.fixable() && fixable,
             span,
             omitted: 0,
-            commits: Vec::new(),
+            commits: Default::default(),
         });
     }
 }

@@ -128,6 +128,6 @@ pub(crate) fn finding(path: &str, line: usize, config: &Config) -> Option<Diagno
         fixable: true,
         span: 0..0,
         omitted: 0,
-        commits: Vec::new(),
+        commits: Default::default(),
     })
 }

@@ -142,8 +142,9 @@ pub(crate) enum Pending {
 pub(crate) enum Finding {
     /// The file (or the cited lines) changed.
     Changed {
-        /// The commits that changed it, newest first.
-        commits: Vec<Commit>,
+        /// The commits that changed it, newest first (shared by the
+        /// findings of one file).
+        commits: std::rc::Rc<[Commit]>,
         /// Changes not committed yet, if any.
         uncommitted: Option<Pending>,
         /// The file's name now, when it was renamed.
@@ -207,7 +208,7 @@ pub(crate) fn diagnostic(
     severity: crate::model::severity::Severity,
     message: String,
     fixable: bool,
-    commits: Vec<String>,
+    commits: crate::model::diagnostic::Commits,
 ) -> crate::model::diagnostic::Diagnostic {
     crate::model::diagnostic::Diagnostic {
         rule: crate::model::rule::Rule::SourcesDrifted,
