@@ -21,8 +21,8 @@ rounds (the first run of a round is often the slower), after preparing it
 median wall time; per ratio, the median of the rounds' ratios (a round's
 runs met the same machine), CPU and wall. The workspace is
 ../shared/bench/gen_workspace.py --git and then benches/drift_sources.py
-(records citing 200 source files, 10 commits changing them), made once in
---dir and reused.
+(records citing 200 source files, 2,000 commits changing them), made once
+in --dir and reused.
 
     benches/drift.py                              # 100k records, 5 rounds
     benches/drift.py --records 10000 --rounds 9
