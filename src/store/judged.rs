@@ -756,6 +756,70 @@ mod tests {
         assert!(decode(&bad).is_none());
     }
 
+    /// A list of commits is stored once, whether the findings naming it
+    /// share it or hold equal copies, and decoded once: the findings read
+    /// back share one list, in its order; other lists stay apart.
+    #[test]
+    fn lists_of_commits_are_stored_and_read_back_once() {
+        let a = ObjectId::from_hex(b"0123456789abcdef0123456789abcdef01234567").unwrap();
+        let ids = |n: usize| -> Commits { (0..n).rev().map(|i| format!("{i:040x}")).collect() };
+        let (shared, other) = (ids(100), ids(3));
+        let finding = |path: &str, commits: &Commits| Diagnostic {
+            rule: Rule::SourcesDrifted,
+            severity: Severity::Warning,
+            path: path.into(),
+            line: 6,
+            column: 5,
+            end_line: 6,
+            end_column: 20,
+            message: "`file:src/a.rs` changed".into(),
+            fixable: false,
+            span: 40..55,
+            omitted: 0,
+            commits: commits.clone(),
+        };
+        let verdict = |path: &str, diagnostics: Vec<Diagnostic>| Verdict {
+            path: path.into(),
+            deps: Vec::new(),
+            diagnostics,
+            fixes: Vec::new(),
+            marks: Vec::new(),
+            unjudged: Unjudged::No,
+        };
+        let verdicts = vec![
+            verdict("memory/a.md", vec![finding("memory/a.md", &shared)]),
+            verdict(
+                "memory/b.md",
+                vec![
+                    finding("memory/b.md", &shared),
+                    finding("memory/b.md", &ids(100)),
+                    finding("memory/b.md", &Commits::default()),
+                ],
+            ),
+            verdict("memory/c.md", vec![finding("memory/c.md", &other)]),
+        ];
+        let header = Header {
+            key: 1,
+            head: a,
+            prefix: String::new(),
+            started: 0,
+            files: Vec::new(),
+        };
+        let bytes = encode(&header, &verdicts);
+        let (_, back) = decode(&bytes).expect("decodes");
+        assert_eq!(back, verdicts);
+        let list = |v: usize, d: usize| &back[v].diagnostics[d].commits;
+        assert!(std::sync::Arc::ptr_eq(list(0, 0), list(1, 0)));
+        assert!(std::sync::Arc::ptr_eq(list(0, 0), list(1, 1)));
+        assert!(!std::sync::Arc::ptr_eq(list(0, 0), list(2, 0)));
+        // Naming a list stored already costs what naming none does.
+        let mut fewer = verdicts.clone();
+        for d in &mut fewer[1].diagnostics[..2] {
+            d.commits = Commits::default();
+        }
+        assert_eq!(bytes.len(), encode(&header, &fewer).len());
+    }
+
     /// A verdict that says nothing is located but never decoded; those
     /// asked for are decoded whole, with the files they read, whatever
     /// the verdicts around them hold.

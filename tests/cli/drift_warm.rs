@@ -217,3 +217,94 @@ fn the_stored_verdicts_keep_only_the_mark_a_record_shows() {
     assert_eq!(drifted(root), cold);
     assert_eq!(stored(root, "drifted").1, marks);
 }
+
+/// `(path, commits)` of the `sources/drifted` findings of a JSON check.
+fn listed(root: &Path) -> Vec<(String, Vec<String>)> {
+    common::rule_json(root, "sources/drifted", &[])
+        .iter()
+        .map(|d| {
+            let commits = d["commits"].as_array().expect("commits");
+            let ids = commits.iter().map(|c| c.as_str().expect("id").to_string());
+            (d["path"].as_str().expect("path").to_string(), ids.collect())
+        })
+        .collect()
+}
+
+/// A file sixty commits changed: each finding lists every commit that
+/// changed it after its record was last written, newest first, as
+/// `git log` does — records written at different commits, whole file and
+/// range, several records sharing one list — and a warm check, which reads
+/// the findings back from `.memlint/drift-judged`, lists the same.
+#[test]
+fn each_finding_lists_every_commit_since_its_record_cold_and_warm() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    let lines = |changed: &[(usize, usize)]| -> String {
+        (1..=30)
+            .map(
+                |l| match changed.iter().rev().find(|(line, _)| *line == l) {
+                    Some((_, n)) => format!("line {l} changed by {n}\n"),
+                    None => format!("line {l}\n"),
+                },
+            )
+            .collect()
+    };
+    write(root, "src/a.rs", &lines(&[]));
+    for (name, source) in [
+        ("whole", "file:src/a.rs"),
+        ("again", "file:src/a.rs"),
+        ("top", "file:src/a.rs#L1-L3"),
+    ] {
+        write(
+            root,
+            &format!("memory/decisions/{name}.md"),
+            &decision(name, &[source]),
+        );
+    }
+    commit(root, "Write the decisions");
+    let mut changed = Vec::new();
+    for n in 0..60 {
+        changed.push((1 + (n * 7) % 30, n));
+        write(root, "src/a.rs", &lines(&changed));
+        // A record written halfway, and a commit that leaves the file.
+        if n == 30 {
+            write(
+                root,
+                "memory/decisions/later.md",
+                &decision("later", &["file:src/a.rs"]),
+            );
+            commit(root, "Write a later decision");
+            write(root, "notes.txt", "unrelated\n");
+        }
+        commit(root, &format!("Change a, {n}"));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let expected = |record: &str| -> Vec<String> {
+        let written = git(root, &["log", "-1", "--format=%H", "--", record]);
+        let range = format!("{written}..HEAD");
+        let log = git(root, &["log", "--format=%H", &range, "--", "src/a.rs"]);
+        log.lines().map(str::to_string).collect()
+    };
+    let cold = listed(root);
+    let paths: Vec<&str> = cold.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            "memory/decisions/again.md",
+            "memory/decisions/later.md",
+            "memory/decisions/top.md",
+            "memory/decisions/whole.md",
+        ]
+    );
+    for (path, commits) in &cold {
+        let want = expected(path);
+        assert_eq!(commits, &want, "{path}");
+    }
+    assert_eq!(cold[0].1.len(), 60);
+    assert_eq!(cold[1].1.len(), 29);
+    // Warm, with an unrelated record added: the same lists, read back.
+    write(root, "memory/decisions/other.md", &decision("other", &[]));
+    assert_eq!(listed(root), cold);
+    assert_eq!(listed(root), cold);
+}

@@ -260,6 +260,8 @@ mod tests {
             "ghp_cccccccccccccccccccccccccccccccccccc".to_string(),
         ]
         .into();
+        // Sharing a list, as the findings of one cited file do.
+        many[4].commits = many[2].commits.clone();
         many[2].severity = Severity::Error;
         many[2].fixable = true;
         many[3].omitted = 7;
