@@ -139,6 +139,7 @@
 //!   [`model::config::PostWriteConfig`]
 //!   [`model::config::RecallConfig`]
 //!   [`model::config::StagingConfig`]
+//!   [`model::diagnostic::Commits`]
 //!   [`model::diagnostic::Diagnostic`]
 //!   [`model::kind::Field`]
 //!   [`model::kind::FieldType`]

@@ -756,15 +756,9 @@ mod tests {
         assert!(decode(&bad).is_none());
     }
 
-    /// A list of commits is stored once, whether the findings naming it
-    /// share it or hold equal copies, and decoded once: the findings read
-    /// back share one list, in its order; other lists stay apart.
-    #[test]
-    fn lists_of_commits_are_stored_and_read_back_once() {
-        let a = ObjectId::from_hex(b"0123456789abcdef0123456789abcdef01234567").unwrap();
-        let ids = |n: usize| -> Commits { (0..n).rev().map(|i| format!("{i:040x}")).collect() };
-        let (shared, other) = (ids(100), ids(3));
-        let finding = |path: &str, commits: &Commits| Diagnostic {
+    /// A `sources/drifted` finding of `path` naming `commits`.
+    fn changed(path: &str, commits: Commits) -> Diagnostic {
+        Diagnostic {
             rule: Rule::SourcesDrifted,
             severity: Severity::Warning,
             path: path.into(),
@@ -776,8 +770,19 @@ mod tests {
             fixable: false,
             span: 40..55,
             omitted: 0,
-            commits: commits.clone(),
-        };
+            commits,
+        }
+    }
+
+    /// A list of commits is stored once, whether the findings naming it
+    /// share it or hold equal copies, and decoded once: the findings read
+    /// back share one list, in its order; other lists stay apart.
+    #[test]
+    fn lists_of_commits_are_stored_and_read_back_once() {
+        let a = ObjectId::from_hex(b"0123456789abcdef0123456789abcdef01234567").unwrap();
+        let ids = |n: usize| -> Commits { (0..n).rev().map(|i| format!("{i:040x}")).collect() };
+        let (shared, other) = (ids(100), ids(3));
+        let finding = |path: &str, commits: &Commits| changed(path, commits.clone());
         let verdict = |path: &str, diagnostics: Vec<Diagnostic>| Verdict {
             path: path.into(),
             deps: Vec::new(),
@@ -834,20 +839,7 @@ mod tests {
             marks: Vec::new(),
             unjudged: Unjudged::No,
         };
-        let finding = Diagnostic {
-            rule: Rule::SourcesDrifted,
-            severity: Severity::Warning,
-            path: "memory/b.md".into(),
-            line: 6,
-            column: 5,
-            end_line: 6,
-            end_column: 20,
-            message: "`file:src/a.rs` changed".into(),
-            fixable: false,
-            span: 40..55,
-            omitted: 0,
-            commits: ["0123".to_string()].into(),
-        };
+        let finding = changed("memory/b.md", ["0123".to_string()].into());
         let header = Header {
             key: 1,
             head: a,
