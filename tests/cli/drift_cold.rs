@@ -276,3 +276,77 @@ fn a_cold_check_stats_no_citing_record_again_to_store_its_verdict() {
     commit(root, "Cite b instead");
     assert_eq!(drifted(root), Vec::new());
 }
+
+/// Twelve hundred records citing one file, whose answers are shared by
+/// source and commit: each gets the finding its own history gives it —
+/// written before or after the change, citing the whole file or lines
+/// that changed or moved — and a warm check says the same.
+#[test]
+fn many_records_are_judged_as_each_alone() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    let file = |first: &str| format!("{first}\nkeep 2\nkeep 3\nkeep 4\n");
+    write(root, "src/a.rs", &file("one"));
+    let source = |i: usize| match i % 3 {
+        0 => "file:src/a.rs",
+        1 => "file:src/a.rs#L1",
+        _ => "file:src/a.rs#L3-L4",
+    };
+    let name = |i: usize| format!("memory/decisions/d{i:04}.md");
+    for i in 0..1200 {
+        write(root, &name(i), &decision(&format!("D {i}"), &[source(i)]));
+    }
+    commit(root, "Write the decisions");
+    // Line 1 changes and a line goes in above lines 3-4: a whole-file
+    // source drifts, line 1 drifts, lines 3-4 moved to 4-5.
+    write(root, "src/a.rs", "two\nkeep 2\nnew\nkeep 3\nkeep 4\n");
+    commit(root, "Change a");
+    let changed = git(root, &["rev-parse", "HEAD"]);
+    // Every fourth record is written again after the change.
+    for i in (0..1200).step_by(4) {
+        let text = decision(&format!("D {i}"), &[source(i)]) + "Again.\n";
+        write(root, &name(i), &text);
+    }
+    commit(root, "Write some decisions again");
+    std::thread::sleep(std::time::Duration::from_millis(2100));
+    let expected: Vec<(String, String)> = (0..1200)
+        .filter_map(|i| {
+            let message = match (i % 4, i % 3) {
+                (0, _) => return None,
+                (_, 0) => "`file:src/a.rs` changed after this record was last written: 1 commit",
+                (_, 1) => "the lines `file:src/a.rs#L1` cites changed after this record",
+                _ => "the lines `file:src/a.rs#L3-L4` cites are unchanged but now sit at `#L4-L5`",
+            };
+            Some((name(i), message.to_string()))
+        })
+        .collect();
+    let check = || -> Vec<(String, String, Vec<String>)> {
+        let found = common::rule_json(root, "sources/drifted", &[]);
+        let text = |v: &serde_json::Value| v.as_str().expect("text").to_string();
+        found
+            .iter()
+            .map(|d| {
+                let commits = d["commits"]
+                    .as_array()
+                    .map(|c| c.iter().map(text).collect());
+                (
+                    text(&d["path"]),
+                    text(&d["message"]),
+                    commits.unwrap_or_default(),
+                )
+            })
+            .collect()
+    };
+    let cold = check();
+    assert_eq!(cold.len(), expected.len());
+    for ((path, message, commits), (want_path, want)) in cold.iter().zip(&expected) {
+        assert_eq!(path, want_path);
+        assert!(message.contains(want.as_str()), "{path}: {message}");
+        match message.contains("changed after") {
+            true => assert_eq!(commits, &[changed.clone()], "{path}"),
+            false => assert!(commits.is_empty(), "{path}"),
+        }
+    }
+    assert_eq!(check(), cold);
+}
