@@ -2,12 +2,11 @@
 //! its changes, and its renames (the added file of the same content, else
 //! the one sharing most of its lines).
 
-use super::history::change_of;
+use super::history::{change_of, touches};
 use super::Judge;
 use crate::engine::renames::{self, all_exact_renames, exact_renames};
 use crate::io::git::Change;
-use crate::lint::rules::sources::drifted::{Commit, Finding};
-use crate::model::diagnostic::Commits;
+use crate::lint::rules::sources::drifted::Commit;
 use crate::model::hashing::Set;
 use std::rc::Rc;
 
@@ -58,26 +57,22 @@ impl Judge<'_> {
         trail
     }
 
-    /// The ids of the commits `finding` names: once per list of commits,
-    /// shared by the findings naming it (each of thousands of records
-    /// citing a file that a hundred commits changed lists them all).
-    pub(super) fn commit_ids(&self, finding: &Finding) -> Commits {
-        let Finding::Changed { commits, .. } = finding else {
-            return finding.commits().iter().map(|c| c.id.clone()).collect();
-        };
-        if commits.is_empty() {
-            return Commits::default();
+    /// The steps of the history that touched `rel`, in the walk's order
+    /// (newest first): looked up once per path, so that following a file
+    /// visits only them (a history of thousands of commits is otherwise
+    /// searched once per cited range).
+    pub(super) fn touching(&self, rel: &str) -> Rc<[usize]> {
+        if let Some(known) = self.touching.borrow().get(rel) {
+            return known.clone();
         }
-        // The list is kept beside its ids, so its address stays its own.
-        let at = commits.as_ptr() as usize;
-        if let Some((_, ids)) = self.commit_ids.borrow().get(&at) {
-            return ids.clone();
-        }
-        let ids: Commits = commits.iter().map(|c| c.id.clone()).collect();
-        self.commit_ids
+        let steps: Rc<[usize]> = (self.h().steps.iter().enumerate())
+            .filter(|(_, s)| touches(&s.changes, rel))
+            .map(|(i, _)| i)
+            .collect();
+        self.touching
             .borrow_mut()
-            .insert(at, (commits.clone(), ids.clone()));
-        ids
+            .insert(rel.to_string(), steps.clone());
+        steps
     }
 
     /// `path` followed through the commits `since` (oldest first), as

@@ -720,24 +720,6 @@ impl<'r> Judge<'r> {
         s
     }
 
-    /// The steps of the history that touched `rel`, in the walk's order
-    /// (newest first): looked up once per path, so that following a file
-    /// visits only them (a history of thousands of commits is otherwise
-    /// searched once per cited range).
-    fn touching(&self, rel: &str) -> Rc<[usize]> {
-        if let Some(known) = self.touching.borrow().get(rel) {
-            return known.clone();
-        }
-        let steps: Rc<[usize]> = (self.h().steps.iter().enumerate())
-            .filter(|(_, s)| history::touches(&s.changes, rel))
-            .map(|(i, _)| i)
-            .collect();
-        self.touching
-            .borrow_mut()
-            .insert(rel.to_string(), steps.clone());
-        steps
-    }
-
     /// The blob id of `rel` in HEAD.
     fn head_id(&self, rel: &str) -> Option<ObjectId> {
         if let Some(all) = &self.head_files {
@@ -874,6 +856,28 @@ impl<'r> Judge<'r> {
             date: crate::model::clock::date(s.seconds + i64::from(s.offset)),
             summary: s.summary.clone(),
         }
+    }
+
+    /// The ids of the commits `finding` names: once per list of commits,
+    /// shared by the findings naming it (each of thousands of records
+    /// citing a file that a hundred commits changed lists them all).
+    fn commit_ids(&self, finding: &Finding) -> Commits {
+        let Finding::Changed { commits, .. } = finding else {
+            return finding.commits().iter().map(|c| c.id.clone()).collect();
+        };
+        if commits.is_empty() {
+            return Commits::default();
+        }
+        // The list is kept beside its ids, so its address stays its own.
+        let at = commits.as_ptr() as usize;
+        if let Some((_, ids)) = self.commit_ids.borrow().get(&at) {
+            return ids.clone();
+        }
+        let ids: Commits = commits.iter().map(|c| c.id.clone()).collect();
+        self.commit_ids
+            .borrow_mut()
+            .insert(at, (commits.clone(), ids.clone()));
+        ids
     }
 
     /// [`Judge::source`], answered once for each source as written and
