@@ -18,9 +18,10 @@ use std::path::Path;
 /// The cache's name inside [`DIR`].
 pub(crate) const DRIFT: &str = "drift";
 
-/// The second layout: a walk may stop before the root commit
-/// ([`Stored::complete`]). A file of the first layout is not read.
-const MAGIC: &[u8; 8] = b"MLDRIFT2";
+/// The third layout: each commit's parents (the second had how many,
+/// the first no [`Stored::complete`]). A file of an older layout is not
+/// read.
+const MAGIC: &[u8; 8] = b"MLDRIFT3";
 
 /// One commit of the history.
 #[derive(Debug, Clone)]
@@ -41,8 +42,9 @@ pub(crate) struct Step {
     /// Whether its parents are missing (a shallow clone's boundary): its
     /// changes are then unknown, and empty here.
     pub boundary: bool,
-    /// How many parents it has.
-    pub parents: usize,
+    /// Its parents (none in a shallow clone's boundary but the ones git
+    /// wrote: see `boundary`).
+    pub parents: Vec<ObjectId>,
 }
 
 /// The stored walk: HEAD when it was written, and its steps newest first.
@@ -107,7 +109,7 @@ fn encoded_size(s: &Stored) -> usize {
                 .iter()
                 .map(|c| c.path.len() + INT + 2 * (1 + ID))
                 .sum();
-            2 * ID + 6 * INT + step.summary.len() + changes
+            (2 + step.parents.len()) * ID + 6 * INT + step.summary.len() + changes
         })
         .sum();
     64 + ID + s.prefix.len() + 3 * INT + steps
@@ -130,7 +132,10 @@ fn encode(s: &Stored) -> Vec<u8> {
         w.str(&step.summary);
         id(&mut w, &step.tree);
         w.u8(u8::from(step.boundary));
-        w.usize(step.parents);
+        w.usize(step.parents.len());
+        for p in &step.parents {
+            id(&mut w, p);
+        }
         w.usize(step.changes.len());
         for c in &step.changes {
             w.str(&c.path);
@@ -174,7 +179,9 @@ fn decode(bytes: &[u8]) -> Option<Stored> {
         let summary = r.str()?;
         let tree = read_id(&mut r)?;
         let boundary = r.u8()? != 0;
-        let parents = r.usize()?;
+        let parents = (0..r.count()?)
+            .map(|_| read_id(&mut r))
+            .collect::<Option<Vec<_>>>()?;
         let m = r.count()?;
         let mut changes = Vec::with_capacity(m);
         for _ in 0..m {
@@ -230,7 +237,7 @@ mod tests {
                 }],
                 tree: b,
                 boundary: false,
-                parents: 1,
+                parents: vec![b, a],
             }],
             complete: false,
         };
@@ -244,10 +251,11 @@ mod tests {
         assert_eq!(back.steps[0].changes, stored.steps[0].changes);
         assert_eq!(back.steps[0].summary, "Move the cache");
         assert_eq!(back.steps[0].offset, 3600);
+        assert_eq!(back.steps[0].parents, [b, a]);
         assert!(!back.complete);
         // A file of the first layout is not read.
         let mut old = encode(&stored);
-        old[..8].copy_from_slice(b"MLDRIFT\0");
+        old[..8].copy_from_slice(b"MLDRIFT2");
         assert!(decode(&old).is_none());
         let mut bad = encode(&stored);
         bad[12] ^= 1;

@@ -490,12 +490,7 @@ impl<'r> Judge<'r> {
             repo,
             head,
             history: Default::default(),
-            empty: History {
-                steps: Vec::new(),
-                at: HashMap::default(),
-                merges: false,
-                last: HashMap::default(),
-            },
+            empty: History::empty(),
             failed: Default::default(),
             mode,
             head_files,
@@ -711,11 +706,7 @@ impl<'r> Judge<'r> {
         if let Some(s) = self.since.borrow().get(&written) {
             return s.clone();
         }
-        let s: Rc<[usize]> = self
-            .h()
-            .since(self.repo, written)
-            .unwrap_or_default()
-            .into();
+        let s: Rc<[usize]> = self.h().since(written).into();
         self.since.borrow_mut().insert(written, s.clone());
         s
     }

@@ -1,0 +1,185 @@
+//! `sources/drifted` in histories with merges: pull requests merged into
+//! main, branches older (by their dates) than the commits they are merged
+//! after, records written on a branch. Whole-file drift must name the
+//! commits `git log --full-history R..HEAD -- PATH` names.
+
+use crate::common;
+
+use common::{decision, git, git_with, write, TempWorkspace};
+use std::path::Path;
+
+/// The commits (sorted) of each `sources/drifted` finding of a check.
+fn drifted_commits(root: &Path) -> Vec<Vec<String>> {
+    common::rule_json(root, "sources/drifted", &[])
+        .iter()
+        .map(|d| {
+            let mut commits: Vec<String> = d["commits"]
+                .as_array()
+                .map(|c| {
+                    c.iter()
+                        .filter_map(|v| v.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default();
+            commits.sort();
+            commits
+        })
+        .collect()
+}
+
+/// Commits everything in `root` with `message`, dated `seconds` after
+/// 2021-01-01 (author and committer).
+fn commit_at(root: &Path, message: &str, seconds: u64) {
+    git(root, &["add", "-A"]);
+    let date = format!("{} +0000", 1_609_459_200 + seconds);
+    let env = [
+        ("GIT_AUTHOR_DATE", date.as_str()),
+        ("GIT_COMMITTER_DATE", date.as_str()),
+    ];
+    git_with(root, &["commit", "-q", "-m", message], &env);
+}
+
+/// Whether commit `c` changed `path` against each of its parents.
+fn changed_against_every_parent(root: &Path, c: &str, path: &str) -> bool {
+    let parents = git(root, &["rev-list", "--parents", "-n", "1", c]);
+    parents.split_whitespace().skip(1).all(|p| {
+        let spec = format!("{p}:{path}");
+        let ours = format!("{c}:{path}");
+        git(root, &["rev-parse", "-q", "--verify", &spec])
+            != git(root, &["rev-parse", "-q", "--verify", &ours])
+    })
+}
+
+/// Rewrites line `line` of `path` (twelve lines) to `text`.
+fn set_line(root: &Path, path: &str, line: usize, text: &str) {
+    let old = std::fs::read_to_string(root.join(path)).expect("read");
+    let mut lines: Vec<String> = old.lines().map(String::from).collect();
+    lines[line] = text.to_string();
+    write(root, path, &(lines.join("\n") + "\n"));
+}
+
+/// One step of a random history with a side branch.
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    /// Change the cited file's first line on main.
+    Main,
+    /// Change its last line on the side branch (made from main first).
+    Side,
+    /// Rewrite the record on main.
+    TouchMain,
+    /// Rewrite the record on the side branch.
+    TouchSide,
+    /// Change another file on main.
+    Other,
+    /// Merge the side branch into main (`--no-ff`, its side of a
+    /// conflict winning) and delete it.
+    Merge,
+}
+
+fn op() -> impl proptest::strategy::Strategy<Value = (Op, u8)> {
+    use proptest::prelude::*;
+    let op = prop_oneof![
+        Just(Op::Main),
+        Just(Op::Side),
+        Just(Op::TouchMain),
+        Just(Op::TouchSide),
+        Just(Op::Other),
+        Just(Op::Merge)
+    ];
+    // The day of the commit: branches dated before what they are merged
+    // after, and after, so that dates and ancestry disagree.
+    (op, 0u8..20)
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::test_runner::Config { cases: 16, ..Default::default() })]
+
+    /// Whole-file drift names, with merges, the commits `git log
+    /// --full-history R..HEAD -- PATH` lists, but merges that took the
+    /// file from one side (R: the newest commit that changed the record,
+    /// listed in the same way).
+    #[test]
+    fn whole_file_drift_with_merges_agrees_with_git_log(
+        ops in proptest::collection::vec(op(), 2..12)
+    ) {
+        let lines: String = (0..12).map(|i| format!("line {i}\n")).collect();
+        let dir = TempWorkspace::new()
+            .git()
+            .file("src/a.txt", &lines)
+            .file("src/other.txt", "o\n")
+            .file("memory/decisions/cache.md", &decision("Cache", &["file:src/a.txt"]))
+            .build();
+        let root = dir.path();
+        commit_at(root, "Write the decision", 0);
+        let mut side = false;
+        let mut on_side = false;
+        for (i, &(op, day)) in ops.iter().enumerate() {
+            // Unique seconds: no two commits share a date.
+            let when = 86_400 * (1 + u64::from(day)) + i as u64;
+            let to = |root: &Path, branch: bool, on_side: &mut bool| {
+                if branch != *on_side {
+                    git(root, &["switch", "-q", if branch { "side" } else { "main" }]);
+                    *on_side = branch;
+                }
+            };
+            if matches!(op, Op::Side | Op::TouchSide) && !side {
+                to(root, false, &mut on_side);
+                git(root, &["branch", "side"]);
+                side = true;
+            }
+            match op {
+                Op::Main => {
+                    to(root, false, &mut on_side);
+                    set_line(root, "src/a.txt", 0, &format!("main {i}"));
+                }
+                Op::Side => {
+                    to(root, true, &mut on_side);
+                    set_line(root, "src/a.txt", 11, &format!("side {i}"));
+                }
+                Op::TouchMain | Op::TouchSide => {
+                    to(root, matches!(op, Op::TouchSide), &mut on_side);
+                    let text = decision(&format!("Cache {i}"), &["file:src/a.txt"]);
+                    write(root, "memory/decisions/cache.md", &text);
+                }
+                Op::Other => {
+                    to(root, false, &mut on_side);
+                    write(root, "src/other.txt", &format!("o{i}\n"));
+                }
+                Op::Merge => {
+                    if !side {
+                        continue;
+                    }
+                    to(root, false, &mut on_side);
+                    let date = format!("{} +0000", 1_609_459_200 + when);
+                    let env = [("GIT_AUTHOR_DATE", date.as_str()), ("GIT_COMMITTER_DATE", date.as_str())];
+                    let message = format!("Merge {i}");
+                    git_with(root, &["merge", "-q", "--no-ff", "-X", "theirs", "-m", &message, "side"], &env);
+                    git(root, &["branch", "-q", "-D", "side"]);
+                    side = false;
+                    continue;
+                }
+            }
+            commit_at(root, &format!("{op:?} {i}"), when);
+        }
+        if on_side {
+            git(root, &["switch", "-q", "main"]);
+        }
+        let record = git(root, &["log", "--full-history", "--format=%H", "--", "memory/decisions/cache.md"])
+            .lines()
+            .find(|c| changed_against_every_parent(root, c, "memory/decisions/cache.md"))
+            .expect("the record's commit")
+            .to_string();
+        let range = format!("{record}..HEAD");
+        // `--full-history` lists a merge that one side changed the file in;
+        // what changed it is the side's commit: only a merge whose file
+        // differs from every parent's changed it.
+        let mut oracle: Vec<String> = git(root, &["log", "--full-history", "--format=%H", &range, "--", "src/a.txt"])
+            .lines()
+            .map(str::to_string)
+            .filter(|c| changed_against_every_parent(root, c, "src/a.txt"))
+            .collect();
+        oracle.sort();
+        let expected: Vec<Vec<String>> = if oracle.is_empty() { Vec::new() } else { vec![oracle] };
+        proptest::prop_assert_eq!(drifted_commits(root), expected, "{:?}", ops);
+    }
+}
