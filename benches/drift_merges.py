@@ -8,7 +8,8 @@ one after the other without merges:
 
 The workspace: 200 source files of 60 lines; --prs pull requests, each
 1-3 commits changing a few lines of a few files, a third of them writing
-a decision citing a file (whole or a range of lines); one in five
+a decision citing a file (whole or a range of lines), in every pull
+request or only in the last tenth (memory kept since lately); one in five
 branched from main a few merges back; each merged with a merge commit
 (or, in the linear twin, committed on main). Dates follow the order of
 the commits. Made once with `git fast-import` in --dir and reused.
@@ -31,7 +32,7 @@ WORDS = ("alpha beta gamma delta cache queue worker index shard lock token retry
          "backoff batch stream parser lexer buffer socket thread pool arena page").split()
 
 
-def stream(prs, merges, seed=7):
+def stream(prs, merges, adopted, seed=7):
     """The fast-import stream of the history, and how many records it writes."""
     rnd = random.Random(seed)
     files = [f"src/mod{i:03}.rs" for i in range(200)]
@@ -77,7 +78,7 @@ def stream(prs, merges, seed=7):
                 branch[f][j] = f"fn line_{j}() {{ /* {pr}.{c} */ }}"
                 lines_changed.setdefault(f, set()).add(j)
                 changed[f] = text(branch[f])
-            if rnd.random() < 0.35:
+            if rnd.random() < 0.35 and pr >= adopted:
                 f = rnd.choice(files)
                 start = rnd.randrange(50)
                 cite = f"file:{f}#L{start + 1}-L{start + 5}" if rnd.random() < 0.5 else f"file:{f}"
@@ -111,13 +112,13 @@ def stream(prs, merges, seed=7):
     return b"".join(out), records
 
 
-def workspace(directory, prs, merges):
-    ws = os.path.join(directory, f"{'merges' if merges else 'linear'}-{prs}")
+def workspace(directory, prs, merges, adopted):
+    ws = os.path.join(directory, f"{'merges' if merges else 'linear'}-{prs}-{adopted}")
     if os.path.isfile(os.path.join(ws, ".bench-ready")):
         return ws
     subprocess.run(["rm", "-rf", ws], check=True)
     subprocess.run(["git", "init", "-q", "-b", "main", ws], check=True)
-    data, records = stream(prs, merges)
+    data, records = stream(prs, merges, adopted)
     subprocess.run(["git", "fast-import", "--quiet"], cwd=ws, input=data, check=True)
     subprocess.run(["git", "checkout", "-q", "-f", "main"], cwd=ws, check=True)
     with open(os.path.join(ws, ".git", "info", "exclude"), "a") as f:
@@ -151,15 +152,19 @@ def main():
     if not os.path.isfile(a.bin):
         sys.exit(f"no memlint at {a.bin}: cargo build --release first")
     builds = [("this build", a.bin)] + ([("before", a.before)] if a.before else [])
-    print("| history | build | cold CPU (s) | cold wall (s) |")
-    print("|---|---|---|---|")
-    for merges in (True, False):
-        ws = workspace(a.dir, a.prs, merges)
-        for name, binary in builds:
-            runs = [cold(binary, ws) for _ in range(a.rounds)]
-            cpu = statistics.median(r[0] for r in runs)
-            wall = statistics.median(r[1] for r in runs)
-            print(f"| {'merges' if merges else 'linear'} | {name} | {cpu:.3f} | {wall:.3f} |")
+    print("| history | records written | build | cold CPU (s) | cold wall (s) |")
+    print("|---|---|---|---|---|")
+    # Records in pull requests from the first on, and from the last tenth
+    # on (memory kept since lately in an old repository).
+    for adopted, written in ((0, "throughout"), (a.prs * 9 // 10, "in the last tenth")):
+        for merges in (True, False):
+            ws = workspace(a.dir, a.prs, merges, adopted)
+            for name, binary in builds:
+                runs = [cold(binary, ws) for _ in range(a.rounds)]
+                cpu = statistics.median(r[0] for r in runs)
+                wall = statistics.median(r[1] for r in runs)
+                history = "merges" if merges else "linear"
+                print(f"| {history} | {written} | {name} | {cpu:.3f} | {wall:.3f} |")
 
 
 if __name__ == "__main__":

@@ -183,3 +183,112 @@ proptest::proptest! {
         proptest::prop_assert_eq!(drifted_commits(root), expected, "{:?}", ops);
     }
 }
+
+/// `git OP` in `root` with author and committer dated `date`.
+fn git_at(root: &Path, args: &[&str], date: &str) {
+    let env = [("GIT_AUTHOR_DATE", date), ("GIT_COMMITTER_DATE", date)];
+    git_with(root, args, &env);
+}
+
+/// The loose object file of `rev` (a fresh test repository packs nothing).
+fn loose_object(root: &Path, rev: &str) -> std::path::PathBuf {
+    let id = git(root, &["rev-parse", rev]);
+    root.join(".git/objects").join(&id[..2]).join(&id[2..])
+}
+
+/// The commit ids of the one `sources/drifted` finding, as listed.
+fn commits_listed(root: &Path) -> Vec<Vec<String>> {
+    common::rule_json(root, "sources/drifted", &[])
+        .iter()
+        .map(|d| {
+            d["commits"]
+                .as_array()
+                .map(|c| {
+                    c.iter()
+                        .filter_map(|v| v.as_str().map(String::from))
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// In a history with merges, the walk stops once it holds the commit that
+/// last wrote each record and every commit since it (a branch merged
+/// after the record, dated before it, among them): older history, merges
+/// included, is never diffed, so its objects need not be readable. Cold,
+/// warm, and after HEAD moved.
+#[test]
+fn a_history_with_merges_is_walked_only_as_far_as_its_records_need() {
+    let dir = TempWorkspace::new()
+        .git()
+        .file("src/a.rs", "a\n")
+        .file("src/old.rs", "old\n")
+        .file("src/other.rs", "other\n")
+        .build();
+    let root = dir.path();
+    let day = |d: u32| format!("2024-01-{d:02}T12:00:00Z");
+    git(root, &["add", "-A"]);
+    git_at(root, &["commit", "-q", "-m", "Start"], &day(1));
+    git(root, &["branch", "side"]);
+    git(root, &["branch", "old-side"]);
+    // An old pull request, merged before the record was written.
+    git(root, &["switch", "-q", "old-side"]);
+    write(root, "src/other.rs", "other 2\n");
+    git(root, &["add", "-A"]);
+    git_at(root, &["commit", "-q", "-m", "Old side"], &day(2));
+    let old_side = git(root, &["rev-parse", "HEAD"]);
+    git(root, &["switch", "-q", "main"]);
+    write(root, "src/old.rs", "old 2\n");
+    git(root, &["add", "-A"]);
+    git_at(root, &["commit", "-q", "-m", "Old main"], &day(3));
+    git_at(
+        root,
+        &["merge", "-q", "--no-ff", "-m", "Merge old side", "old-side"],
+        &day(4),
+    );
+    write(
+        root,
+        "memory/decisions/cache.md",
+        &decision("Cache", &["file:src/a.rs"]),
+    );
+    git(root, &["add", "-A"]);
+    git_at(root, &["commit", "-q", "-m", "Write the decision"], &day(6));
+    // A pull request that branched before the record and changed the
+    // cited file, dated before the record, merged after it.
+    git(root, &["switch", "-q", "side"]);
+    write(root, "src/a.rs", "a on a branch\n");
+    git(root, &["add", "-A"]);
+    git_at(
+        root,
+        &["commit", "-q", "-m", "Change a on a branch"],
+        &day(5),
+    );
+    let side = git(root, &["rev-parse", "HEAD"]);
+    git(root, &["switch", "-q", "main"]);
+    git_at(
+        root,
+        &["merge", "-q", "--no-ff", "-m", "Merge side", "side"],
+        &day(7),
+    );
+    // Diffing the old pull request's commit or its merge would read its
+    // tree: gone.
+    std::fs::remove_file(loose_object(root, &format!("{old_side}^{{tree}}")))
+        .expect("remove the old side's tree");
+    assert_eq!(commits_listed(root), vec![vec![side.clone()]]);
+    // Warm, then cold again: the same.
+    assert_eq!(commits_listed(root), vec![vec![side.clone()]]);
+    std::fs::remove_dir_all(root.join(".memlint")).expect("rm .memlint");
+    assert_eq!(commits_listed(root), vec![vec![side.clone()]]);
+    // HEAD moves: the stored walk is kept and the new commit diffed.
+    write(root, "src/a.rs", "a on main\n");
+    git(root, &["add", "-A"]);
+    git_at(root, &["commit", "-q", "-m", "Change a on main"], &day(8));
+    let newest = git(root, &["rev-parse", "HEAD"]);
+    assert_eq!(
+        commits_listed(root),
+        vec![vec![newest.clone(), side.clone()]]
+    );
+    std::fs::remove_dir_all(root.join(".memlint")).expect("rm .memlint");
+    assert_eq!(commits_listed(root), vec![vec![newest, side]]);
+}

@@ -15,23 +15,27 @@ pub(crate) struct History {
     pub steps: Vec<Step>,
     /// Commit id → index into `steps`.
     pub at: HashMap<ObjectId, usize>,
-    /// Whether some commit has more than one parent.
+    /// Whether some commit walked has more than one parent.
     pub merges: bool,
+    /// The first commit walked (newest first) with more than one parent:
+    /// before it the history is one line.
+    first_merge: Option<usize>,
     /// The index of the newest commit that changed each path the walk was
     /// asked to find, found in one pass over the steps.
     pub last: HashMap<String, usize>,
-    /// The commits' parents as indexes, and their generations: built
-    /// when [`History::since`] first needs them (a history with merges).
+    /// The commits' parents as indexes, and their generations: those of
+    /// every commit when the walk stopped early, else built from the
+    /// steps when [`History::since`] first needs them.
     graph: std::cell::OnceCell<Graph>,
 }
 
 impl History {
     /// Walks the history from `head`, newest first, far enough to find the
     /// newest commit that changed each path of `needed` (the records whose
-    /// last commit is asked, see [`History::last_change`]): from
-    /// `.memlint/drift` when it holds them for this HEAD, else diffing only
-    /// the commits it does not hold (and storing the new walk). A history
-    /// with merges is walked whole ([`History::since`] needs every commit).
+    /// last commit is asked, see [`History::last_change`]) and every commit
+    /// since each of those ([`History::since`]): from `.memlint/drift` when
+    /// it holds them for this HEAD, else diffing only the commits it does
+    /// not hold (and storing the new walk).
     pub(crate) fn walk(
         repo: &Repo,
         head: ObjectId,
@@ -44,13 +48,34 @@ impl History {
         // --deepen`): its walk is checked against the commits it holds.
         let shallow = repo.repo.is_shallow().unwrap_or(true);
         let mut finder = Finder::new(needed);
+        // Every commit with its parents, listed when a walk that stops
+        // early holds merges (or has to go on).
+        let mut listing: Option<Listing> = None;
         let reuse = match stored {
             Some(s) if s.head == head && !shallow => {
                 for (i, step) in s.steps.iter().enumerate() {
                     finder.take(i, step);
                 }
-                if s.complete || finder.done() {
-                    Ok(s.steps)
+                let enough = s.complete
+                    || (finder.done()
+                        && match first_merge(&s.steps) {
+                            None => true,
+                            Some(_) => {
+                                let l = Listing::of(repo, head)?;
+                                // The stored steps are the listing's first.
+                                let same = s.steps.len() <= l.commits.len()
+                                    && s.steps
+                                        .iter()
+                                        .zip(&l.commits)
+                                        .all(|(st, (id, _))| st.id == *id);
+                                let within =
+                                    same && l.horizon(&finder).is_none_or(|h| h < s.steps.len());
+                                listing = Some(l);
+                                within
+                            }
+                        });
+                if enough {
+                    Ok((s.steps, s.complete))
                 } else {
                     finder = Finder::new(needed);
                     Err(Some(s))
@@ -58,8 +83,8 @@ impl History {
             }
             other => Err(other),
         };
-        let steps = match reuse {
-            Ok(steps) => steps,
+        let (steps, complete) = match reuse {
+            Ok(walked) => walked,
             Err(stored) => {
                 let mut known: HashMap<ObjectId, Step> = stored
                     .map(|s| {
@@ -70,13 +95,24 @@ impl History {
                             .collect()
                     })
                     .unwrap_or_default();
-                let commits = repo.commit_parents(head)?;
-                let merges = commits.iter().any(|(_, parents)| *parents > 1);
+                let l = match listing.take() {
+                    Some(l) => l,
+                    None => Listing::of(repo, head)?,
+                };
                 let mut steps = Vec::new();
                 let trees = crate::io::git::trees::Trees::new(TREES_KEPT);
-                for (id, _) in &commits {
-                    if finder.done() && !merges {
-                        break;
+                // With merges, the walk goes on past the last commit of
+                // each record until it holds every commit since them.
+                let mut horizon: Option<Option<usize>> = None;
+                for (id, _) in &l.commits {
+                    if finder.done() {
+                        if l.graph.is_none() {
+                            break;
+                        }
+                        let h = *horizon.get_or_insert_with(|| l.horizon(&finder));
+                        if h.is_none_or(|h| steps.len() > h) {
+                            break;
+                        }
                     }
                     let step = match known.remove(id) {
                         Some(st) => st,
@@ -91,21 +127,36 @@ impl History {
                 let stored = crate::store::drift::Stored {
                     head,
                     prefix: repo.prefix.clone(),
-                    complete: steps.len() == commits.len(),
+                    complete: steps.len() == l.commits.len(),
                     steps,
                 };
                 crate::store::drift::save(ws, &stored);
-                stored.steps
+                listing = Some(l);
+                (stored.steps, stored.complete)
             }
         };
-        let at = steps.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
-        let merges = steps.iter().any(|s| s.parents.len() > 1);
+        let at: HashMap<ObjectId, usize> =
+            steps.iter().enumerate().map(|(i, s)| (s.id, i)).collect();
+        let first_merge = first_merge(&steps);
+        // A walk that stopped early paints with the whole graph; a whole
+        // one with its own steps, when first asked.
+        let graph = std::cell::OnceCell::new();
+        if let (false, Some(_)) = (complete, first_merge) {
+            let l = match listing {
+                Some(l) => l,
+                None => Listing::of(repo, head)?,
+            };
+            if let Some(g) = l.graph {
+                let _ = graph.set(g);
+            }
+        }
         Ok(History {
             steps,
             at,
-            merges,
+            merges: first_merge.is_some(),
+            first_merge,
             last: finder.last,
-            graph: Default::default(),
+            graph,
         })
     }
 
@@ -125,6 +176,7 @@ impl History {
             steps: Vec::new(),
             at: HashMap::default(),
             merges: false,
+            first_merge: None,
             last: HashMap::default(),
             graph: Default::default(),
         }
@@ -137,11 +189,18 @@ impl History {
     /// per commit asked: 20 s for a thousand records written in as many
     /// commits of a history of pull requests merged).
     pub(crate) fn since(&self, index: usize) -> Vec<usize> {
-        if !self.merges {
+        // Up to the first merge, the walk is one line of commits.
+        if self.first_merge.is_none_or(|m| m >= index) {
             return (0..index).rev().collect();
         }
-        let graph = self.graph.get_or_init(|| Graph::of(&self.steps, &self.at));
-        graph.since(index)
+        let graph = self
+            .graph
+            .get_or_init(|| Graph::of(self.steps.iter().map(|s| s.parents.as_slice()), &self.at));
+        let mut since = graph.since(index);
+        // The walk held every commit since the records it was asked for.
+        debug_assert!(since.iter().all(|&i| i < self.steps.len()));
+        since.retain(|&i| i < self.steps.len());
+        since
     }
 }
 
@@ -159,21 +218,24 @@ struct Graph {
 }
 
 impl Graph {
-    fn of(steps: &[Step], at: &HashMap<ObjectId, usize>) -> Graph {
-        let parents: Vec<Vec<u32>> = steps
-            .iter()
-            .map(|s| {
-                s.parents
-                    .iter()
+    /// The graph of commits given by their parents, in the walk's order
+    /// (`at`: each commit's index).
+    fn of<'p>(
+        parents: impl Iterator<Item = &'p [ObjectId]>,
+        at: &HashMap<ObjectId, usize>,
+    ) -> Graph {
+        let parents: Vec<Vec<u32>> = parents
+            .map(|ps| {
+                ps.iter()
                     .filter_map(|p| at.get(p).map(|&i| i as u32))
                     .collect()
             })
             .collect();
         // Depth first from every commit, a commit's generation set once
         // all its parents' are (no recursion: histories are deep).
-        let mut generation = vec![0u32; steps.len()];
+        let mut generation = vec![0u32; parents.len()];
         let mut stack: Vec<(u32, bool)> = Vec::new();
-        for start in 0..steps.len() as u32 {
+        for start in 0..parents.len() as u32 {
             if generation[start as usize] != 0 {
                 continue;
             }
@@ -244,6 +306,46 @@ impl Graph {
         out.sort_unstable_by(|a, b| b.cmp(a));
         out
     }
+}
+
+/// Every commit reachable from HEAD, newest first, with its parents; and
+/// their graph when some commit has more than one.
+struct Listing {
+    commits: Vec<(ObjectId, Vec<ObjectId>)>,
+    graph: Option<Graph>,
+}
+
+impl Listing {
+    fn of(repo: &Repo, head: ObjectId) -> Result<Listing, GitError> {
+        let commits = repo.commit_parents(head)?;
+        let graph = commits.iter().any(|(_, p)| p.len() > 1).then(|| {
+            let at = commits
+                .iter()
+                .enumerate()
+                .map(|(i, (id, _))| (*id, i))
+                .collect();
+            Graph::of(commits.iter().map(|(_, p)| p.as_slice()), &at)
+        });
+        Ok(Listing { commits, graph })
+    }
+
+    /// The oldest commit (highest index) since any commit `finder` found,
+    /// when there are merges; `None` when none is since any.
+    fn horizon(&self, finder: &Finder) -> Option<usize> {
+        let graph = self.graph.as_ref()?;
+        let mut written: Vec<usize> = finder.last.values().copied().collect();
+        written.sort_unstable();
+        written.dedup();
+        written
+            .into_iter()
+            .filter_map(|w| graph.since(w).first().copied())
+            .max()
+    }
+}
+
+/// The index of the first of `steps` with more than one parent.
+fn first_merge(steps: &[Step]) -> Option<usize> {
+    steps.iter().position(|s| s.parents.len() > 1)
 }
 
 /// Reachable from HEAD ([`Graph::since`]).
@@ -426,43 +528,59 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// Whatever order the walk met the commits in (their dates may
-        /// say a parent is newer than its child), the commits since one
-        /// are those HEAD reaches and it does not, asked one after the
-        /// other of the same graph.
+        /// Whatever order the walk met the commits in (newest first by
+        /// their dates, which may say a parent is newer than its child),
+        /// the commits since one are those HEAD reaches and it does not.
         #[test]
         fn since_is_what_head_reaches_and_the_commit_does_not(
             edges in proptest::collection::vec((0usize..1000, 0usize..1000, proptest::bool::ANY), 2..40),
-            order in proptest::collection::vec(0usize..1000, 40),
+            dates in proptest::collection::vec(0u32..50, 40),
         ) {
-            // A DAG: commit k's parents are commits after it in `topo`,
-            // then the commits renumbered in a shuffled order (HEAD first).
+            // A DAG: commit k's parents come after it (commit 0 is HEAD).
             let n = edges.len();
-            let mut topo_parents: Vec<Vec<usize>> = vec![Vec::new(); n];
+            let mut dag: Vec<Vec<usize>> = vec![Vec::new(); n];
             for (k, &(a, b, merge)) in edges.iter().enumerate().take(n - 1) {
-                topo_parents[k].push(k + 1 + a % (n - k - 1));
+                dag[k].push(k + 1 + a % (n - k - 1));
                 if merge {
                     let p = k + 1 + b % (n - k - 1);
-                    if !topo_parents[k].contains(&p) {
-                        topo_parents[k].push(p);
+                    if !dag[k].contains(&p) {
+                        dag[k].push(p);
                     }
                 }
             }
-            let mut rank: Vec<usize> = (1..n).collect();
-            rank.sort_by_key(|&k| order[k % order.len()] ^ k);
-            let mut place = vec![0usize; n];
-            for (i, &k) in rank.iter().enumerate() {
-                place[k] = i + 1;
+            // The walk git and gix make: the newest commit met so far
+            // first (the first met among equal dates).
+            let mut order = Vec::new();
+            let mut met = vec![false; n];
+            let mut queue = std::collections::BinaryHeap::new();
+            let mut seq = 0usize;
+            queue.push((dates[0], std::cmp::Reverse(seq), 0usize));
+            met[0] = true;
+            while let Some((_, _, k)) = queue.pop() {
+                order.push(k);
+                for &p in &dag[k] {
+                    if !met[p] {
+                        met[p] = true;
+                        seq += 1;
+                        queue.push((dates[p], std::cmp::Reverse(seq), p));
+                    }
+                }
             }
-            let mut parents = vec![Vec::new(); n];
-            for k in 0..n {
-                parents[place[k]] = topo_parents[k].iter().map(|&p| place[p]).collect();
+            let mut place = vec![usize::MAX; n];
+            for (i, &k) in order.iter().enumerate() {
+                place[k] = i;
             }
+            let parents: Vec<Vec<usize>> = order
+                .iter()
+                .map(|&k| dag[k].iter().map(|&p| place[p]).collect())
+                .collect();
+            let n = parents.len();
             let (steps, at) = graph_of(&parents);
             let history = History {
+                first_merge: first_merge(&steps),
+                merges: true,
                 steps,
                 at,
-                merges: true,
                 last: HashMap::default(),
                 graph: Default::default(),
             };

@@ -287,10 +287,13 @@ impl Repo {
         self.walk_with(tips, hidden, |i| i.id)
     }
 
-    /// The commits reachable from `tip`, newest first, each with how many
-    /// parents it has (nothing else of them is decoded).
-    pub(crate) fn commit_parents(&self, tip: ObjectId) -> Result<Vec<(ObjectId, usize)>, GitError> {
-        self.walk_with(&[tip], &[], |i| (i.id, i.parent_ids.len()))
+    /// The commits reachable from `tip`, newest first, each with its
+    /// parents (nothing else of them is decoded).
+    pub(crate) fn commit_parents(
+        &self,
+        tip: ObjectId,
+    ) -> Result<Vec<(ObjectId, Vec<ObjectId>)>, GitError> {
+        self.walk_with(&[tip], &[], |i| (i.id, i.parent_ids.to_vec()))
     }
 
     fn walk_with<T>(
