@@ -2,7 +2,7 @@
 //! its changes, and its renames (the added file of the same content, else
 //! the one sharing most of its lines).
 
-use super::history::{change_of, touches};
+use super::history::{change_of, touches, Since};
 use super::Judge;
 use crate::engine::renames::{self, all_exact_renames, exact_renames};
 use crate::io::git::Change;
@@ -39,7 +39,7 @@ impl Judge<'_> {
     /// `path` followed through the commits `since` after commit `written`
     /// ([`Judge::follow`]), with the commits that touched it: once per
     /// path and commit, shared by the ranges cited in it.
-    pub(super) fn trail(&self, path: &str, written: usize, since: &[usize]) -> Option<Rc<Trail>> {
+    pub(super) fn trail(&self, path: &str, written: usize, since: &Since) -> Option<Rc<Trail>> {
         let key = (path.to_string(), written);
         if let Some(known) = self.trails.borrow().get(&key) {
             return known.clone();
@@ -80,8 +80,7 @@ impl Judge<'_> {
     /// and none brought it back (`sources/dangling`'s business). A file
     /// deleted and brought back was changed by both commits; one renamed
     /// and renamed back to its first name is not renamed.
-    pub(super) fn follow(&self, path: &str, since: &[usize]) -> Option<Followed> {
-        debug_assert!(since.windows(2).all(|w| w[0] > w[1]), "oldest first");
+    pub(super) fn follow(&self, path: &str, since: &Since) -> Option<Followed> {
         let mut f = Followed {
             name: path.to_string(),
             changed: Vec::new(),
@@ -96,8 +95,7 @@ impl Judge<'_> {
         'name: loop {
             let touching = self.touching(&f.name);
             for &i in touching.iter().rev() {
-                let held = since.binary_search_by(|x| i.cmp(x)).is_ok();
-                if i >= after || !held {
+                if i >= after || !since.contains(i) {
                     continue;
                 }
                 let step = &self.h().steps[i];

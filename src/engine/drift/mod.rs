@@ -29,7 +29,7 @@ use crate::store::judged::{Unjudged as Why, Verdict};
 use files::{pins_of, work_tree_ids, Pinned};
 use follow::{Followed, Trail};
 use gix::ObjectId;
-use history::History;
+use history::{History, Since};
 use std::cell::RefCell;
 use std::ops::Range;
 use std::rc::Rc;
@@ -440,7 +440,7 @@ struct Judge<'r> {
     /// committed as they are need.
     records: RefCell<Vec<String>>,
     /// [`History::since`]'s answers.
-    since: RefCell<HashMap<usize, Rc<[usize]>>>,
+    since: RefCell<HashMap<usize, Since>>,
     /// The steps that touched each path asked ([`Judge::touching`]).
     touching: RefCell<HashMap<String, Rc<[usize]>>>,
     /// [`Judge::trail`]'s answers.
@@ -702,11 +702,11 @@ impl<'r> Judge<'r> {
         }
     }
 
-    fn since_of(&self, written: usize) -> Rc<[usize]> {
+    fn since_of(&self, written: usize) -> Since {
         if let Some(s) = self.since.borrow().get(&written) {
             return s.clone();
         }
-        let s: Rc<[usize]> = self.h().since(written).into();
+        let s = self.h().since(written);
         self.since.borrow_mut().insert(written, s.clone());
         s
     }
@@ -874,7 +874,7 @@ impl<'r> Judge<'r> {
     /// [`Judge::source`], answered once for each source as written and
     /// commit `written`: the answer depends on nothing else (`since` is
     /// that commit's), and the paths it read are consulted again.
-    fn shared_source(&self, c: &Cited, written: usize, since: &[usize]) -> Option<Rc<Finding>> {
+    fn shared_source(&self, c: &Cited, written: usize, since: &Since) -> Option<Rc<Finding>> {
         if let Some(known) = self
             .shared
             .borrow()
@@ -903,7 +903,7 @@ impl<'r> Judge<'r> {
 
     /// Judges one source of a record last written at commit `written`;
     /// `since` are the later commits, oldest first.
-    fn source(&self, c: &Cited, written: usize, since: &[usize]) -> Option<Finding> {
+    fn source(&self, c: &Cited, written: usize, since: &Since) -> Option<Finding> {
         let trail = self.trail(&c.path, written, since)?;
         let Followed {
             name,

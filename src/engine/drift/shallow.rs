@@ -3,6 +3,7 @@
 //! file is judged; what it cannot show is left to the note.
 
 use super::follow::Followed;
+use super::history::Since;
 use super::{Cited, Judge};
 use crate::lint::rules::sources::drifted::Finding;
 
@@ -47,13 +48,14 @@ impl Judge<'_> {
     }
 
     /// The commits of the history this (shallow) clone holds whose changes
-    /// are known (not those its history is cut at), oldest first.
-    pub(super) fn held(&self) -> Vec<usize> {
+    /// are known (not those its history is cut at).
+    pub(super) fn held(&self) -> Since {
         let steps = &self.h().steps;
-        (0..steps.len())
-            .rev()
-            .filter(|&i| !steps[i].boundary)
-            .collect()
+        let mut bits = vec![0u64; steps.len().div_ceil(64)];
+        for (i, _) in steps.iter().enumerate().filter(|(_, s)| !s.boundary) {
+            bits[i / 64] |= 1 << (i % 64);
+        }
+        Since::Among(bits.into())
     }
 
     /// An unpinned source of a record last written before the history this
