@@ -58,22 +58,7 @@ impl History {
                 }
                 let enough = s.complete
                     || (finder.done()
-                        && match first_merge(&s.steps) {
-                            None => true,
-                            Some(_) => {
-                                let l = Listing::of(repo, head)?;
-                                // The stored steps are the listing's first.
-                                let same = s.steps.len() <= l.commits.len()
-                                    && s.steps
-                                        .iter()
-                                        .zip(&l.commits)
-                                        .all(|(st, (id, _))| st.id == *id);
-                                let within =
-                                    same && l.horizon(&finder).is_none_or(|h| h < s.steps.len());
-                                listing = Some(l);
-                                within
-                            }
-                        });
+                        && holds_all_since(repo, head, &s.steps, &finder, &mut listing)?);
                 if enough {
                     Ok((s.steps, s.complete))
                 } else {
@@ -369,6 +354,32 @@ impl Listing {
             .filter_map(|w| graph.since(w).first().copied())
             .max()
     }
+}
+
+/// Whether the walk `steps` stored for `head`, in which `finder` met every
+/// record it looks for, holds every commit since each of them: always
+/// when no merge comes before them; else told by the list of every commit
+/// (kept in `listing` for the walk to go on with).
+fn holds_all_since(
+    repo: &Repo,
+    head: ObjectId,
+    steps: &[Step],
+    finder: &Finder,
+    listing: &mut Option<Listing>,
+) -> Result<bool, GitError> {
+    if first_merge(steps).is_none() {
+        return Ok(true);
+    }
+    let l = Listing::of(repo, head)?;
+    // The stored steps are the listing's first.
+    let same = steps.len() <= l.commits.len()
+        && steps
+            .iter()
+            .zip(&l.commits)
+            .all(|(st, (id, _))| st.id == *id);
+    let within = same && l.horizon(finder).is_none_or(|h| h < steps.len());
+    *listing = Some(l);
+    Ok(within)
 }
 
 /// The index of the first of `steps` with more than one parent.
