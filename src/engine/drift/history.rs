@@ -245,6 +245,10 @@ impl Graph {
             .collect();
         // Depth first from every commit, a commit's generation set once
         // all its parents' are (no recursion: histories are deep).
+        // A commit being worked on is marked so: parents that loop back to
+        // it (a damaged or forged `.memlint/drift`; git cannot make a
+        // loop) count as none instead of looping forever.
+        const OPEN: u32 = u32::MAX;
         let mut generation = vec![0u32; parents.len()];
         let mut stack: Vec<(u32, bool)> = Vec::new();
         for start in 0..parents.len() as u32 {
@@ -254,14 +258,19 @@ impl Graph {
             stack.push((start, false));
             while let Some((c, expanded)) = stack.pop() {
                 let ci = c as usize;
+                if expanded {
+                    let highest = parents[ci]
+                        .iter()
+                        .map(|&p| generation[p as usize])
+                        .filter(|&g| g != OPEN)
+                        .max();
+                    generation[ci] = highest.unwrap_or(0).saturating_add(1).min(OPEN - 1);
+                    continue;
+                }
                 if generation[ci] != 0 {
                     continue;
                 }
-                if expanded {
-                    let highest = parents[ci].iter().map(|&p| generation[p as usize]).max();
-                    generation[ci] = highest.unwrap_or(0) + 1;
-                    continue;
-                }
+                generation[ci] = OPEN;
                 stack.push((c, true));
                 for &p in &parents[ci] {
                     if generation[p as usize] == 0 {
@@ -303,6 +312,7 @@ impl Graph {
                 break;
             };
             let f = paint.flags[c as usize];
+            paint.flags[c as usize] |= TAKEN;
             if f == HEAD {
                 paint.open -= 1;
                 out.push(c as usize);
@@ -391,6 +401,8 @@ fn first_merge(steps: &[Step]) -> Option<usize> {
 const HEAD: u8 = 1;
 /// Reachable from the commit whose descendants are asked.
 const HIDDEN: u8 = 2;
+/// Taken off the queue.
+const TAKEN: u8 = 4;
 
 /// [`Graph::since`]'s painting: each commit met, with its flags; the
 /// commits to take, highest generation first; how many of those are
@@ -416,6 +428,8 @@ impl Paint<'_> {
                 self.open += 1;
             }
         } else if *f & flag != flag {
+            // Only a commit still queued counts as open (one taken can be
+            // painted again only through parents that loop).
             if *f == HEAD {
                 self.open -= 1;
             }
@@ -564,6 +578,27 @@ mod tests {
             }
         }
         seen
+    }
+
+    /// Parents that loop (a damaged or forged stored walk) neither hang
+    /// the painting nor stop it answering.
+    #[test]
+    fn parents_in_a_loop_are_painted_without_hanging() {
+        let parents = vec![vec![1], vec![2, 3], vec![1], vec![]];
+        let (steps, at) = graph_of(&parents);
+        let history = History {
+            first_merge: first_merge(&steps),
+            merges: true,
+            steps,
+            at,
+            last: HashMap::default(),
+            graph: Default::default(),
+        };
+        for w in 0..4 {
+            let since = history.since(w);
+            assert!(!since.contains(w), "{w}");
+        }
+        assert!(history.since(3).contains(0));
     }
 
     proptest::proptest! {
