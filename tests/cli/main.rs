@@ -36,6 +36,7 @@ mod docs_console;
 mod drift;
 mod drift_change;
 mod drift_cold;
+mod drift_long;
 mod drift_merges;
 mod drift_visible;
 mod drift_warm;

@@ -2,7 +2,7 @@
 //! newest first, with the paths they changed under the root, walked once
 //! per run through gix, and only as far back as the records judged need.
 
-use crate::io::git::{Change, CommitInfo, GitError, Repo};
+use crate::io::git::{Change, GitError, Repo};
 use crate::model::hashing::{Map as HashMap, Set as HashSet};
 use gix::ObjectId;
 
@@ -85,7 +85,9 @@ impl History {
                     None => Listing::of(repo, head)?,
                 };
                 let mut steps = Vec::new();
-                let trees = crate::io::git::trees::Trees::new(TREES_KEPT);
+                let todo = l.commits.iter().map(|(id, _)| *id);
+                let todo = todo.filter(|id| !known.contains_key(id)).collect();
+                let mut ahead = super::ahead::Ahead::new(repo, todo);
                 // With merges, the walk goes on past the last commit of
                 // each record until it holds every commit since them.
                 let mut horizon: Option<Option<usize>> = None;
@@ -101,14 +103,12 @@ impl History {
                     }
                     let step = match known.remove(id) {
                         Some(st) => st,
-                        None => {
-                            trees.next_commit();
-                            step(repo, &repo.commit(*id)?, &trees)?
-                        }
+                        None => ahead.next(*id)?,
                     };
                     finder.take(steps.len(), &step);
                     steps.push(step);
                 }
+                drop(ahead);
                 let stored = crate::store::drift::Stored {
                     head,
                     prefix: repo.prefix.clone(),
@@ -497,46 +497,6 @@ pub(crate) fn change_of<'c>(changes: &'c [Change], rel: &str) -> Option<&'c Chan
         .binary_search_by(|c| c.path.as_str().cmp(rel))
         .ok()
         .map(|i| &changes[i])
-}
-
-/// How many bytes of trees a walk keeps between the diffs of neighbouring
-/// commits, at most.
-const TREES_KEPT: usize = 64 << 20;
-
-fn step(
-    repo: &Repo,
-    c: &CommitInfo,
-    trees: &crate::io::git::trees::Trees,
-) -> Result<Step, GitError> {
-    let parent_trees: Vec<Option<ObjectId>> =
-        c.parents.iter().map(|p| repo.tree_of(*p).ok()).collect();
-    let boundary = parent_trees.iter().any(Option::is_none);
-    let changes = match parent_trees.split_first() {
-        _ if boundary => Vec::new(),
-        None => repo.diff_trees_kept(None, Some(c.tree), trees)?,
-        Some((first, others)) => {
-            let mut changes = repo.diff_trees_kept(*first, Some(c.tree), trees)?;
-            for other in others {
-                let theirs: HashSet<String> = repo
-                    .diff_trees_kept(*other, Some(c.tree), trees)?
-                    .into_iter()
-                    .map(|ch| ch.path)
-                    .collect();
-                changes.retain(|ch| theirs.contains(&ch.path));
-            }
-            changes
-        }
-    };
-    Ok(Step {
-        id: c.id,
-        seconds: c.seconds,
-        offset: c.offset,
-        summary: c.summary().to_string(),
-        changes,
-        tree: c.tree,
-        boundary,
-        parents: c.parents.clone(),
-    })
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@
 //! The rule's text (documentation, messages, the search for moved lines)
 //! is in `crate::lint::rules::sources::drifted`; this module reads git.
 
+mod ahead;
 pub(crate) mod change;
 mod files;
 mod follow;

@@ -11,6 +11,24 @@ use gix::ObjectId;
 use std::cell::{Cell, RefCell};
 
 impl Repo {
+    /// Where [`Repo::again`] opens the repository again: its git
+    /// directory, and the workspace root's prefix. Both can go to another
+    /// thread; a gix handle cannot (gix is built without its `parallel`
+    /// feature, which would add crates and time to every build).
+    pub(crate) fn place(&self) -> (std::path::PathBuf, String) {
+        (self.repo.git_dir().to_path_buf(), self.prefix.clone())
+    }
+
+    /// The repository at `place` ([`Repo::place`]), opened again, with a
+    /// cache of its own.
+    pub(crate) fn again(place: (std::path::PathBuf, String)) -> Result<Repo, GitError> {
+        let (git_dir, prefix) = place;
+        let mut repo = gix::open(git_dir).map_err(read_err)?;
+        repo.objects
+            .set_pack_cache(|| Box::new(crate::io::git::trees::ResolvedDeltas::default()));
+        Ok(Repo { repo, prefix })
+    }
+
     /// The paths under the workspace root that differ between the trees
     /// (`None`: the empty tree), root-relative, sorted.
     pub(crate) fn diff_trees(
