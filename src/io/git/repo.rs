@@ -17,6 +17,8 @@ pub(crate) struct Repo {
     /// The workspace root relative to the work tree, `/`-separated, ending
     /// with `/` (empty when the root is the top of the work tree).
     pub prefix: String,
+    /// The pack cache its handles share (see [`Repo::again`]).
+    pub(crate) deltas: crate::io::git::trees::ResolvedDeltas,
 }
 
 impl Repo {
@@ -31,8 +33,10 @@ impl Repo {
             return Err(GitError::Read(format!("{path} {what}")));
         }
         let mut repo = gix::discover(root).map_err(|_| not_a_repo())?;
+        let deltas = crate::io::git::trees::ResolvedDeltas::default();
+        let shared = deltas.clone();
         repo.objects
-            .set_pack_cache(|| Box::new(crate::io::git::trees::ResolvedDeltas::default()));
+            .set_pack_cache(move || Box::new(shared.clone()));
         let workdir = repo.workdir().ok_or_else(not_a_repo)?;
         let workdir = workdir
             .canonicalize()
@@ -44,7 +48,11 @@ impl Repo {
             prefix.push_str(&c.as_os_str().to_string_lossy());
             prefix.push('/');
         }
-        Ok(Repo { repo, prefix })
+        Ok(Repo {
+            repo,
+            prefix,
+            deltas,
+        })
     }
 
     /// The commit HEAD points at, or `None` when there is none yet.

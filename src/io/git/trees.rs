@@ -12,21 +12,30 @@ use std::cell::{Cell, RefCell};
 
 impl Repo {
     /// Where [`Repo::again`] opens the repository again: its git
-    /// directory, and the workspace root's prefix. Both can go to another
-    /// thread; a gix handle cannot (gix is built without its `parallel`
-    /// feature, which would add crates and time to every build).
-    pub(crate) fn place(&self) -> (std::path::PathBuf, String) {
-        (self.repo.git_dir().to_path_buf(), self.prefix.clone())
+    /// directory, the workspace root's prefix, and the pack cache its
+    /// handles share. All can go to another thread; a gix handle cannot
+    /// (gix is built without its `parallel` feature, which would add
+    /// crates and time to every build).
+    pub(crate) fn place(&self) -> (std::path::PathBuf, String, ResolvedDeltas) {
+        let git_dir = self.repo.git_dir().to_path_buf();
+        (git_dir, self.prefix.clone(), self.deltas.clone())
     }
 
-    /// The repository at `place` ([`Repo::place`]), opened again, with a
-    /// cache of its own.
-    pub(crate) fn again(place: (std::path::PathBuf, String)) -> Result<Repo, GitError> {
-        let (git_dir, prefix) = place;
+    /// The repository at `place` ([`Repo::place`]), opened again, sharing
+    /// its pack cache.
+    pub(crate) fn again(
+        place: (std::path::PathBuf, String, ResolvedDeltas),
+    ) -> Result<Repo, GitError> {
+        let (git_dir, prefix, deltas) = place;
         let mut repo = gix::open(git_dir).map_err(read_err)?;
+        let shared = deltas.clone();
         repo.objects
-            .set_pack_cache(|| Box::new(crate::io::git::trees::ResolvedDeltas::default()));
-        Ok(Repo { repo, prefix })
+            .set_pack_cache(move || Box::new(shared.clone()));
+        Ok(Repo {
+            repo,
+            prefix,
+            deltas,
+        })
     }
 
     /// The paths under the workspace root that differ between the trees
@@ -233,12 +242,19 @@ impl<F: gix::objs::Find> gix::objs::Find for Finder<'_, F> {
 
 /// The objects pack delta chains were resolved into last, up to
 /// [`ResolvedDeltas::CAP`] bytes, for gix to start the next chain from
-/// (gix keeps none unless built with its largest performance features). A walk of the history
-/// reads each version of a large tree (a directory of thousands of
-/// records), and a pack stores each version as a delta of its neighbour:
-/// without this, every version is rebuilt from the chain's far end.
+/// (gix keeps none unless built with its largest performance features). A
+/// walk of the history reads each version of a large tree (a directory of
+/// thousands of records), and a pack stores each version as a delta of its
+/// neighbour: without this, every version is rebuilt from the chain's far
+/// end. One is shared by the handles of a repository (a clone, and the
+/// handle a walk's second thread opens with [`Repo::again`]): each thread
+/// diffs its own run of commits, and without the versions the other
+/// resolved, it rebuilt seven times as many (a history of 12k commits).
+#[derive(Clone, Default)]
+pub(crate) struct ResolvedDeltas(std::sync::Arc<std::sync::Mutex<Deltas>>);
+
 #[derive(Default)]
-pub(crate) struct ResolvedDeltas {
+pub(crate) struct Deltas {
     objects: Map<(u32, u64), (gix::object::Kind, usize, Vec<u8>)>,
     order: std::collections::VecDeque<(u32, u64)>,
     bytes: usize,
@@ -248,6 +264,14 @@ impl ResolvedDeltas {
     /// Bytes kept at most; an object larger than a quarter of it is not
     /// kept.
     pub(crate) const CAP: usize = 32 << 20;
+
+    fn deltas(&self) -> std::sync::MutexGuard<'_, Deltas> {
+        // A thread that panicked holding it exits the process (the panic
+        // hook): what is kept is whole either way.
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
 }
 
 impl gix::odb::pack::cache::DecodeEntry for ResolvedDeltas {
@@ -260,21 +284,22 @@ impl gix::odb::pack::cache::DecodeEntry for ResolvedDeltas {
         compressed_size: usize,
     ) {
         let key = (pack_id, offset);
-        if data.len() > ResolvedDeltas::CAP / 4 || self.objects.contains_key(&key) {
+        let mut d = self.deltas();
+        if data.len() > ResolvedDeltas::CAP / 4 || d.objects.contains_key(&key) {
             return;
         }
         // The oldest go first.
-        while self.bytes + data.len() > ResolvedDeltas::CAP {
-            let Some(old) = self.order.pop_front() else {
+        while d.bytes + data.len() > ResolvedDeltas::CAP {
+            let Some(old) = d.order.pop_front() else {
                 break;
             };
-            if let Some((_, _, d)) = self.objects.remove(&old) {
-                self.bytes -= d.len();
+            if let Some((_, _, gone)) = d.objects.remove(&old) {
+                d.bytes -= gone.len();
             }
         }
-        self.bytes += data.len();
-        self.order.push_back(key);
-        self.objects
+        d.bytes += data.len();
+        d.order.push_back(key);
+        d.objects
             .insert(key, (kind, compressed_size, data.to_vec()));
     }
 
@@ -284,7 +309,8 @@ impl gix::odb::pack::cache::DecodeEntry for ResolvedDeltas {
         offset: u64,
         out: &mut Vec<u8>,
     ) -> Option<(gix::object::Kind, usize)> {
-        let (kind, size, data) = self.objects.get(&(pack_id, offset))?;
+        let d = self.deltas();
+        let (kind, size, data) = d.objects.get(&(pack_id, offset))?;
         out.clear();
         out.extend_from_slice(data);
         Some((*kind, *size))
