@@ -143,16 +143,17 @@ fn oracle(root: &Path, cited: &[(&str, usize)]) -> BTreeMap<String, Vec<String>>
     out
 }
 
-/// Commits `from..to` of a line of commits after `parent`, each changing
-/// one source file, and those of `records` written at their commit.
-fn line(
-    s: &mut Stream,
+/// Commits `span` of a line of commits after `parent` in `root`, each
+/// changing one source file, and `records` (name, cited file, commit)
+/// written at their commit; then checks `main` out.
+fn extend(
+    root: &Path,
     parent: &str,
     span: std::ops::Range<usize>,
     records: &[(&str, usize, usize)],
-) -> usize {
+) {
+    let mut s = Stream::new();
     let mut last = parent.to_string();
-    let mut mark = 0;
     for n in span {
         let mut files = vec![source(n % 5, n)];
         files.extend(
@@ -161,10 +162,9 @@ fn line(
                 .filter(|r| r.2 == n)
                 .map(|r| record(r.0, r.1, n)),
         );
-        mark = s.commit("main", &last, None, &files);
-        last = format!(":{mark}");
+        last = format!(":{}", s.commit("main", &last, None, &files));
     }
-    mark
+    s.import(root);
 }
 
 #[test]
@@ -181,17 +181,13 @@ fn a_long_linear_walk_on_two_threads_names_what_git_log_names() {
         ("first", 3, 0),
     ];
     let cited = [("early", 0), ("middle", 1), ("rewritten", 2), ("first", 3)];
-    let mut s = Stream::new();
-    line(&mut s, &init, 0..700, &records);
-    s.import(root);
+    extend(root, &init, 0..700, &records);
     let expected = oracle(root, &cited);
     assert_eq!(expected.len(), 4, "every record drifted: {expected:?}");
     assert_eq!(found(root), expected, "cold");
     // HEAD moves by 200 commits: the stored walk, and 200 diffed anew.
-    let mut s = Stream::new();
     let head = git(root, &["rev-parse", "HEAD"]);
-    line(&mut s, &head, 700..900, &[("middle", 1, 810)]);
-    s.import(root);
+    extend(root, &head, 700..900, &[("middle", 1, 810)]);
     assert_eq!(found(root), oracle(root, &cited), "after HEAD moved");
     std::fs::remove_dir_all(root.join(".memlint")).expect("no cache");
     assert_eq!(found(root), oracle(root, &cited), "cold again");
@@ -205,18 +201,14 @@ fn a_walk_that_stops_inside_the_helpers_block_names_what_git_log_names() {
     // the first blocks, among those the helper diffed ahead.
     let records = [("late", 0, 400), ("later", 1, 430), ("last", 2, 690)];
     let cited = [("late", 0), ("later", 1), ("last", 2)];
-    let mut s = Stream::new();
-    line(&mut s, &init, 0..700, &records);
-    s.import(root);
+    extend(root, &init, 0..700, &records);
     let expected = oracle(root, &cited);
     assert_eq!(expected.len(), 3, "{expected:?}");
     assert_eq!(found(root), expected, "cold");
     // HEAD moves by 150 commits: the stored walk (which stopped early)
     // is walked again from the new HEAD, on two threads.
-    let mut s = Stream::new();
     let head = git(root, &["rev-parse", "HEAD"]);
-    line(&mut s, &head, 700..850, &[]);
-    s.import(root);
+    extend(root, &head, 700..850, &[]);
     assert_eq!(found(root), oracle(root, &cited), "after HEAD moved");
 }
 

@@ -529,6 +529,19 @@ mod tests {
         (steps, at)
     }
 
+    /// The history of `parents` (see [`graph_of`]), as a walk with merges.
+    fn history_of(parents: &[Vec<usize>]) -> History {
+        let (steps, at) = graph_of(parents);
+        History {
+            first_merge: first_merge(&steps),
+            merges: true,
+            steps,
+            at,
+            last: HashMap::default(),
+            graph: Default::default(),
+        }
+    }
+
     /// The ancestors of `c`, itself included.
     fn ancestors(parents: &[Vec<usize>], c: usize) -> HashSet<usize> {
         let (mut seen, mut stack) = (HashSet::default(), vec![c]);
@@ -545,15 +558,7 @@ mod tests {
     #[test]
     fn parents_in_a_loop_are_painted_without_hanging() {
         let parents = vec![vec![1], vec![2, 3], vec![1], vec![]];
-        let (steps, at) = graph_of(&parents);
-        let history = History {
-            first_merge: first_merge(&steps),
-            merges: true,
-            steps,
-            at,
-            last: HashMap::default(),
-            graph: Default::default(),
-        };
+        let history = history_of(&parents);
         for w in 0..4 {
             let since = history.since(w);
             assert!(!since.contains(w), "{w}");
@@ -609,15 +614,7 @@ mod tests {
                 .map(|&k| dag[k].iter().map(|&p| place[p]).collect())
                 .collect();
             let n = parents.len();
-            let (steps, at) = graph_of(&parents);
-            let history = History {
-                first_merge: first_merge(&steps),
-                merges: true,
-                steps,
-                at,
-                last: HashMap::default(),
-                graph: Default::default(),
-            };
+            let history = history_of(&parents);
             let all = ancestors(&parents, 0);
             for w in 0..n {
                 let hidden = ancestors(&parents, w);

@@ -10,31 +10,37 @@ use gix::bstr::ByteSlice;
 use gix::ObjectId;
 use std::cell::{Cell, RefCell};
 
+/// A repository as another thread opens it again ([`Repo::place`]): its
+/// git directory, the workspace root's prefix, and the pack cache its
+/// handles share. A gix handle cannot go to another thread (gix is built
+/// without its `parallel` feature, which would add crates and time to
+/// every build); this can.
+pub(crate) struct Place {
+    git_dir: std::path::PathBuf,
+    prefix: String,
+    deltas: ResolvedDeltas,
+}
+
 impl Repo {
-    /// Where [`Repo::again`] opens the repository again: its git
-    /// directory, the workspace root's prefix, and the pack cache its
-    /// handles share. All can go to another thread; a gix handle cannot
-    /// (gix is built without its `parallel` feature, which would add
-    /// crates and time to every build).
-    pub(crate) fn place(&self) -> (std::path::PathBuf, String, ResolvedDeltas) {
-        let git_dir = self.repo.git_dir().to_path_buf();
-        (git_dir, self.prefix.clone(), self.deltas.clone())
+    /// Where [`Repo::again`] opens the repository again.
+    pub(crate) fn place(&self) -> Place {
+        Place {
+            git_dir: self.repo.git_dir().to_path_buf(),
+            prefix: self.prefix.clone(),
+            deltas: self.deltas.clone(),
+        }
     }
 
-    /// The repository at `place` ([`Repo::place`]), opened again, sharing
-    /// its pack cache.
-    pub(crate) fn again(
-        place: (std::path::PathBuf, String, ResolvedDeltas),
-    ) -> Result<Repo, GitError> {
-        let (git_dir, prefix, deltas) = place;
-        let mut repo = gix::open(git_dir).map_err(read_err)?;
-        let shared = deltas.clone();
+    /// The repository at `place`, opened again, sharing its pack cache.
+    pub(crate) fn again(place: Place) -> Result<Repo, GitError> {
+        let mut repo = gix::open(place.git_dir).map_err(read_err)?;
+        let shared = place.deltas.clone();
         repo.objects
             .set_pack_cache(move || Box::new(shared.clone()));
         Ok(Repo {
             repo,
-            prefix,
-            deltas,
+            prefix: place.prefix,
+            deltas: place.deltas,
         })
     }
 
@@ -254,7 +260,7 @@ impl<F: gix::objs::Find> gix::objs::Find for Finder<'_, F> {
 pub(crate) struct ResolvedDeltas(std::sync::Arc<std::sync::Mutex<Deltas>>);
 
 #[derive(Default)]
-pub(crate) struct Deltas {
+struct Deltas {
     objects: Map<(u32, u64), (gix::object::Kind, usize, Vec<u8>)>,
     order: std::collections::VecDeque<(u32, u64)>,
     bytes: usize,
