@@ -105,8 +105,18 @@ fn record(name: &str, k: usize, n: usize) -> (String, String) {
 
 /// Each drifted record's commits, sorted, by record path.
 fn found(root: &Path) -> BTreeMap<String, Vec<String>> {
-    common::rule_json(root, "sources/drifted", &[])
+    found_with(root, &[])
+}
+
+/// [`found`], memlint run with the environment variables `env`.
+fn found_with(root: &Path, env: &[(&str, &str)]) -> BTreeMap<String, Vec<String>> {
+    let run = common::memlint_with(root, &["check", "--format", "json"], env);
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).expect(&run.stdout);
+    json["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
         .iter()
+        .filter(|d| d["rule"] == "sources/drifted")
         .map(|d| {
             let mut commits: Vec<String> = d["commits"]
                 .as_array()
@@ -256,4 +266,28 @@ fn a_long_walk_with_merges_on_two_threads_names_what_git_log_names() {
     assert_eq!(found(root), expected, "cold");
     std::fs::remove_dir_all(root.join(".memlint")).expect("no cache");
     assert_eq!(found(root), expected, "cold again");
+}
+
+/// [`found`] of a cold check whose history walk begins early as `mode`
+/// says (see `engine::drift::early`).
+fn found_cold(root: &Path, mode: &str) -> BTreeMap<String, Vec<String>> {
+    let _ = std::fs::remove_dir_all(root.join(".memlint"));
+    found_with(root, &[("MEMLINT_TEST_EARLY_WALK", mode)])
+}
+
+/// A cold check begins its walk while it scans the files: whether that
+/// walk did every commit before the records were judged, none, or as
+/// many as the scan left it time for, the findings are what git names.
+#[test]
+fn a_cold_walk_begun_while_scanning_names_what_git_log_names() {
+    let (dir, init) = workspace();
+    let root = dir.path();
+    let records = [("early", 0, 2), ("late", 1, 400), ("last", 2, 690)];
+    let cited = [("early", 0), ("late", 1), ("last", 2)];
+    extend(root, &init, 0..700, &records);
+    let expected = oracle(root, &cited);
+    assert_eq!(expected.len(), 3, "{expected:?}");
+    for mode in ["whole", "off", ""] {
+        assert_eq!(found_cold(root, mode), expected, "early walk: {mode:?}");
+    }
 }

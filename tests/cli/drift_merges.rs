@@ -96,8 +96,7 @@ proptest::proptest! {
 
     /// Whole-file drift names, with merges, the commits `git log
     /// --full-history R..HEAD -- PATH` lists, but merges that took the
-    /// file from one side (R: the newest commit that changed the record,
-    /// listed in the same way).
+    /// file from one side (R: the commit `git log -1 -- RECORD` names).
     #[test]
     fn whole_file_drift_with_merges_agrees_with_git_log(
         ops in proptest::collection::vec(op(), 2..12)
@@ -164,11 +163,9 @@ proptest::proptest! {
         if on_side {
             git(root, &["switch", "-q", "main"]);
         }
-        let record = git(root, &["log", "--full-history", "--format=%H", "--", "memory/decisions/cache.md"])
-            .lines()
-            .find(|c| changed_against_every_parent(root, c, "memory/decisions/cache.md"))
-            .expect("the record's commit")
-            .to_string();
+        // R: the commit that wrote the record as HEAD holds it, as `git log
+        // -1` finds it (through a merge, down the side whose text it took).
+        let record = git(root, &["log", "-1", "--format=%H", "--", "memory/decisions/cache.md"]);
         let range = format!("{record}..HEAD");
         // `--full-history` lists a merge that one side changed the file in;
         // what changed it is the side's commit: only a merge whose file
@@ -291,4 +288,91 @@ fn a_history_with_merges_is_walked_only_as_far_as_its_records_need() {
     );
     std::fs::remove_dir_all(root.join(".memlint")).expect("rm .memlint");
     assert_eq!(commits_listed(root), vec![vec![newest, side]]);
+}
+
+/// When both sides of a merge rewrote a record, the record was last
+/// written by the commit whose text the merge kept, even when the other
+/// side's commit is the newer: `git log -1 -- RECORD` names the same
+/// commit. Taking the newer one warned of a change the kept text was
+/// written after (a false warning) and missed one it was not (silence
+/// that looks like "fresh").
+#[test]
+fn a_record_both_sides_rewrote_was_written_by_the_side_the_merge_kept() {
+    let (kept_main, kept_side) = (
+        "memory/decisions/kept-main.md",
+        "memory/decisions/kept-side.md",
+    );
+    let dir = TempWorkspace::new()
+        .git()
+        .file("src/a.txt", "a\n")
+        .file("src/b.txt", "b\n")
+        .file(kept_main, &decision("Kept main", &["file:src/a.txt"]))
+        .file(kept_side, &decision("Kept side", &["file:src/b.txt"]))
+        .build();
+    let root = dir.path();
+    let day = 86_400;
+    commit_at(root, "Start", 0);
+    git(root, &["branch", "side"]);
+    // Writes `text` to `path` and commits it on day `d`: the commit's id.
+    let write_at = |path: &str, text: &str, d: u64| {
+        write(root, path, text);
+        commit_at(root, &format!("Write {path}"), d * day);
+        git(root, &["rev-parse", "HEAD"])
+    };
+    let (a, b) = (["file:src/a.txt"], ["file:src/b.txt"]);
+    // Main changes both cited files, then rewrites both records.
+    write_at("src/a.txt", "a 2\n", 1);
+    let change_b = write_at("src/b.txt", "b 2\n", 2);
+    let main_wrote = write_at(kept_main, &decision("Kept main, main", &a), 3);
+    write_at(kept_side, &decision("Kept side, main", &b), 5);
+    // The side branch rewrites both records, interleaved by date.
+    git(root, &["switch", "-q", "side"]);
+    let side_wrote = write_at(kept_side, &decision("Kept side, side", &b), 4);
+    write_at(kept_main, &decision("Kept main, side", &a), 6);
+    // The merge keeps main's kept-main and the side's kept-side.
+    git(root, &["switch", "-q", "main"]);
+    git(
+        root,
+        &[
+            "merge",
+            "-q",
+            "--no-ff",
+            "--no-commit",
+            "-X",
+            "ours",
+            "side",
+        ],
+    );
+    git(root, &["checkout", "side", "--", kept_side]);
+    commit_at(root, "Merge side", 7 * day);
+    for (record, wrote) in [(kept_main, &main_wrote), (kept_side, &side_wrote)] {
+        assert_eq!(
+            git(root, &["rev-parse", &format!("HEAD:{record}")]),
+            git(root, &["rev-parse", &format!("{wrote}:{record}")]),
+            "the merge kept {record} as {wrote} wrote it"
+        );
+        assert_eq!(
+            &git(root, &["log", "-1", "--format=%H", "--", record]),
+            wrote
+        );
+    }
+    // Since main wrote kept-main, nothing changed src/a.txt; since the
+    // side wrote kept-side, main changed src/b.txt.
+    let since = |from: &str, path: &str| {
+        git(
+            root,
+            &["log", "--format=%H", &format!("{from}..HEAD"), "--", path],
+        )
+    };
+    assert_eq!(since(&main_wrote, "src/a.txt"), "");
+    assert_eq!(since(&side_wrote, "src/b.txt"), change_b);
+    let found = common::rule_json(root, "sources/drifted", &[]);
+    let paths: Vec<&str> = found.iter().filter_map(|d| d["path"].as_str()).collect();
+    assert_eq!(paths, [kept_side], "{found:#?}");
+    assert_eq!(commits_listed(root), [[change_b]]);
+    assert_eq!(
+        (&found[0]["line"], &found[0]["column"]),
+        (&6.into(), &5.into()),
+        "{found:#?}"
+    );
 }

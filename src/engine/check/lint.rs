@@ -2,6 +2,7 @@
 //! the cross-record rules on the whole workspace, then the selection the
 //! user asked for; and the [`Outcome`] every mode of `check` returns.
 
+use crate::engine::drift::early::Early;
 use crate::lint::rules::workspace::{self, View, WsSink};
 use crate::lint::FileReport;
 use crate::model::content::Content;
@@ -125,7 +126,11 @@ fn refreshed_findings<T: Send>(
 /// record table; and the marks that context, search and the prompt hook
 /// read (every record was judged), with the hashes of the records the
 /// table just vouched for.
-fn drift(ws: &Workspace, entries: &[crate::store::table::Entry]) -> crate::engine::drift::Drift {
+fn drift(
+    ws: &Workspace,
+    entries: &[crate::store::table::Entry],
+    early: Option<&Early>,
+) -> crate::engine::drift::Drift {
     let paths: Vec<&str> = entries.iter().map(|e| e.report.path.as_str()).collect();
     let finder = Finder {
         paths: &paths,
@@ -144,6 +149,7 @@ fn drift(ws: &Workspace, entries: &[crate::store::table::Entry]) -> crate::engin
         crate::engine::drift::Known {
             stats: &stat,
             blobs: &blob,
+            early,
         },
     );
     let known = |rel: &str| print(rel).map(|(_, h)| h);
@@ -201,8 +207,14 @@ pub(crate) fn run_texts(
 ) -> Outcome {
     // The history is walked and the citing records judged while the
     // table is written and the cross-record rules run.
+    // A cold check begins the walk as it starts, on a thread of its own
+    // (`engine::drift::early`).
+    let early = Early::start(ws, all);
     let (mut refreshed, mut cross, problems, drift) =
-        refreshed_findings(ws, all, opts, |scanned| drift(ws, scanned.entries()));
+        refreshed_findings(ws, all, opts, |scanned| {
+            drift(ws, scanned.entries(), early.as_ref())
+        });
+    drop(early);
     let reports = std::mem::take(&mut refreshed.reports);
     // The `sources/drifted` findings are most of them (18.7k of 19.5k on
     // the 100k workspace): the others join their vector, grown once,

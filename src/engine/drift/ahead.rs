@@ -169,12 +169,12 @@ impl Drop for Ahead<'_> {
 
 /// How many bytes of trees a walk keeps between the diffs of neighbouring
 /// commits, at most.
-const TREES_KEPT: usize = 64 << 20;
+pub(super) const TREES_KEPT: usize = 64 << 20;
 
 /// The step of commit `c`: the paths it changed under the root (a
 /// merge: those it changed against every parent), nothing when a parent
 /// is missing (a shallow clone's boundary).
-fn step(repo: &Repo, c: &CommitInfo, trees: &Trees) -> Result<Step, GitError> {
+pub(super) fn step(repo: &Repo, c: &CommitInfo, trees: &Trees) -> Result<Step, GitError> {
     let parent_trees: Vec<Option<ObjectId>> =
         c.parents.iter().map(|p| repo.tree_of(*p).ok()).collect();
     let boundary = parent_trees.iter().any(Option::is_none);

@@ -224,16 +224,7 @@ pub(crate) fn judge_change(
             continue;
         }
         for at in *sources {
-            let Some(value) = at.value.strip_prefix("file:") else {
-                continue;
-            };
-            if crate::model::kind::source_problem(&at.value).is_some() {
-                continue;
-            }
-            let Ok((_, lines)) = crate::model::kind::split_file_source(value) else {
-                continue;
-            };
-            let Ok(rel) = crate::lint::rules::sources::file_target(value) else {
+            let Some((rel, lines)) = crate::lint::rules::sources::cited_file(&at.value) else {
                 continue;
             };
             if !modified.contains(rel.as_ref()) {

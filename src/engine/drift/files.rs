@@ -1,7 +1,9 @@
 //! What `sources/drifted` reads of a file now: its blob id (and, when it
 //! holds CRLF, the id it has with LF line endings), and the pins a record
-//! holds.
+//! holds; and which of a record's sources cite a file.
 
+use super::Cited;
+use crate::lint::info::RecordInfo;
 use crate::model::hashing::Map as HashMap;
 use gix::ObjectId;
 
@@ -82,5 +84,40 @@ fn lf_only(bytes: &[u8]) -> Vec<u8> {
         rest = &rest[at + 2..];
     }
     out.extend_from_slice(rest);
+    out
+}
+
+/// How many records `cited` (grouped by record) holds sources of.
+pub(super) fn count_records(cited: &[Cited]) -> usize {
+    let mut records: Vec<&str> = cited.iter().map(|c| c.record).collect();
+    records.dedup();
+    records.len()
+}
+
+/// The well-formed `file:` sources of the records, grouped by record.
+pub(super) fn file_sources<'a>(
+    records: impl Iterator<Item = (&'a str, &'a RecordInfo)>,
+) -> Vec<Cited<'a>> {
+    let mut out = Vec::new();
+    for (path, info) in records {
+        if !info.parsed {
+            continue;
+        }
+        for at in &info.sources {
+            let Some((rel, lines)) = crate::lint::rules::sources::cited_file(&at.value) else {
+                continue;
+            };
+            if rel.is_empty() {
+                continue;
+            }
+            out.push(Cited {
+                record: path,
+                at,
+                path: rel,
+                lines,
+                may_pin: info.may_pin,
+            });
+        }
+    }
     out
 }

@@ -3,7 +3,7 @@
 //! per run through gix, and only as far back as the records judged need.
 
 use crate::io::git::{Change, GitError, Repo};
-use crate::model::hashing::{Map as HashMap, Set as HashSet};
+use crate::model::hashing::Map as HashMap;
 use gix::ObjectId;
 
 use crate::store::drift::Step;
@@ -20,8 +20,8 @@ pub(crate) struct History {
     /// The first commit walked (newest first) with more than one parent:
     /// before it the history is one line.
     first_merge: Option<usize>,
-    /// The index of the newest commit that changed each path the walk was
-    /// asked to find, found in one pass over the steps.
+    /// The index of the newest commit that wrote each path the walk was
+    /// asked to find as HEAD holds it, found in one pass over the steps.
     pub last: HashMap<String, usize>,
     /// The commits' parents as indexes, and their generations: those of
     /// every commit when the walk stopped early, else built from the
@@ -31,8 +31,9 @@ pub(crate) struct History {
 
 impl History {
     /// Walks the history from `head`, newest first, far enough to find the
-    /// newest commit that changed each path of `needed` (the records whose
-    /// last commit is asked, see [`History::last_change`]) and every commit
+    /// newest commit that wrote each path of `needed` as HEAD holds it (the
+    /// records whose last commit is asked, with their blob ids in HEAD; see
+    /// [`History::last_change`]) and every commit
     /// since each of those ([`History::since`]): from `.memlint/drift` when
     /// it holds them for this HEAD, else diffing only the commits it does
     /// not hold (and storing the new walk).
@@ -40,7 +41,8 @@ impl History {
         repo: &Repo,
         head: ObjectId,
         ws: &crate::model::workspace::Workspace,
-        needed: &[&str],
+        needed: &[(&str, ObjectId)],
+        begun: Option<Begun>,
     ) -> Result<History, GitError> {
         let root = &ws.root;
         let stored = crate::store::drift::load(root).filter(|s| s.prefix == repo.prefix);
@@ -51,6 +53,12 @@ impl History {
         // Every commit with its parents, listed when a walk that stops
         // early holds merges (or has to go on).
         let mut listing: Option<Listing> = None;
+        // The commits a cold check began to diff while it scanned.
+        let mut early: Vec<Step> = Vec::new();
+        if let Some(b) = begun.filter(|b| b.head == head) {
+            listing = Some(b.listing);
+            early = b.steps;
+        }
         let reuse = match stored {
             Some(s) if s.head == head && !shallow => {
                 for (i, step) in s.steps.iter().enumerate() {
@@ -80,6 +88,7 @@ impl History {
                             .collect()
                     })
                     .unwrap_or_default();
+                known.extend(early.into_iter().map(|st| (st.id, st)));
                 let l = match listing.take() {
                     Some(l) => l,
                     None => Listing::of(repo, head)?,
@@ -145,13 +154,18 @@ impl History {
         })
     }
 
-    /// The index of the newest commit that changed `rel` (a root-relative
-    /// path), if one did: one of the paths the walk was asked to find, or
-    /// any path once the walk is whole.
-    pub(crate) fn last_change(&self, rel: &str) -> Option<usize> {
+    /// The index of the newest commit that wrote `rel` (a root-relative
+    /// path) as blob `id`, HEAD's, if one did: one of the paths the walk
+    /// was asked to find, or any path once the walk is whole.
+    ///
+    /// Not merely the newest that changed it: when both sides of a merge
+    /// rewrote a record and the merge kept one side's text, the other
+    /// side's commit may be the newer, and what it wrote is not what HEAD
+    /// holds (`git log -1 -- PATH` follows the side the merge took, too).
+    pub(crate) fn last_change(&self, rel: &str, id: ObjectId) -> Option<usize> {
         match self.last.get(rel) {
             Some(i) => Some(*i),
-            None => self.steps.iter().position(|s| touches(&s.changes, rel)),
+            None => self.steps.iter().position(|s| writes(&s.changes, rel, id)),
         }
     }
 
@@ -332,13 +346,21 @@ impl Graph {
 
 /// Every commit reachable from HEAD, newest first, with its parents; and
 /// their graph when some commit has more than one.
-struct Listing {
-    commits: Vec<(ObjectId, Vec<ObjectId>)>,
+pub(super) struct Listing {
+    pub(super) commits: Vec<(ObjectId, Vec<ObjectId>)>,
     graph: Option<Graph>,
 }
 
+/// A walk begun before the records were known (see `early`): every commit
+/// from `head`, and the steps of the newest of them.
+pub(crate) struct Begun {
+    pub(super) head: ObjectId,
+    pub(super) listing: Listing,
+    pub(super) steps: Vec<Step>,
+}
+
 impl Listing {
-    fn of(repo: &Repo, head: ObjectId) -> Result<Listing, GitError> {
+    pub(super) fn of(repo: &Repo, head: ObjectId) -> Result<Listing, GitError> {
         let commits = repo.commit_parents(head)?;
         let graph = commits.iter().any(|(_, p)| p.len() > 1).then(|| {
             let at = commits
@@ -439,16 +461,16 @@ impl Paint<'_> {
 }
 
 /// Finds, one step after the other (newest first), the newest step that
-/// changed each path asked for: each step is matched from its smaller
-/// side (its changes looked up among the paths still missing, or those
-/// paths searched in its changes).
-struct Finder<'n> {
-    missing: HashSet<&'n str>,
+/// wrote each path asked for as the blob asked for: each step is matched
+/// from its smaller side (its changes looked up among the paths still
+/// missing, or those paths searched in its changes).
+pub(super) struct Finder<'n> {
+    missing: HashMap<&'n str, ObjectId>,
     last: HashMap<String, usize>,
 }
 
 impl<'n> Finder<'n> {
-    fn new(needed: &[&'n str]) -> Self {
+    pub(super) fn new(needed: &[(&'n str, ObjectId)]) -> Self {
         Finder {
             missing: needed.iter().copied().collect(),
             last: HashMap::default(),
@@ -456,30 +478,32 @@ impl<'n> Finder<'n> {
     }
 
     /// Takes in step `i` of the walk.
-    fn take(&mut self, i: usize, step: &Step) {
+    pub(super) fn take(&mut self, i: usize, step: &Step) {
         if self.missing.is_empty() {
             return;
         }
         if step.changes.len() <= self.missing.len() {
             for c in &step.changes {
-                if self.missing.remove(c.path.as_str()) {
+                let wanted = self.missing.get(c.path.as_str());
+                if wanted.is_some_and(|&id| c.new.is_some_and(|o| o.id == id)) {
+                    self.missing.remove(c.path.as_str());
                     self.last.insert(c.path.clone(), i);
                 }
             }
         } else {
             let last = &mut self.last;
-            self.missing.retain(|p| {
-                let touched = touches(&step.changes, p);
-                if touched {
+            self.missing.retain(|p, id| {
+                let wrote = writes(&step.changes, p, *id);
+                if wrote {
                     last.insert(p.to_string(), i);
                 }
-                !touched
+                !wrote
             });
         }
     }
 
     /// Whether every path asked for was found.
-    fn done(&self) -> bool {
+    pub(super) fn done(&self) -> bool {
         self.missing.is_empty()
     }
 }
@@ -489,6 +513,11 @@ pub(crate) fn touches(changes: &[Change], rel: &str) -> bool {
     changes
         .binary_search_by(|c| c.path.as_str().cmp(rel))
         .is_ok()
+}
+
+/// Whether `changes` (sorted by path) leave `rel` as blob `id`.
+fn writes(changes: &[Change], rel: &str, id: ObjectId) -> bool {
+    change_of(changes, rel).is_some_and(|c| c.new.is_some_and(|o| o.id == id))
 }
 
 /// The change of `rel` in `changes` (sorted by path).
@@ -502,6 +531,7 @@ pub(crate) fn change_of<'c>(changes: &'c [Change], rel: &str) -> Option<&'c Chan
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::hashing::Set as HashSet;
 
     /// A history of `parents` (commit k's parents, as indexes; commit 0 is
     /// HEAD), its steps in the order given.

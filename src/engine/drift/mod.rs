@@ -11,6 +11,7 @@
 
 mod ahead;
 pub(crate) mod change;
+pub(crate) mod early;
 mod files;
 mod follow;
 pub(crate) mod history;
@@ -27,7 +28,7 @@ use crate::model::kind::Lines;
 use crate::model::rule::Rule;
 use crate::model::workspace::Workspace;
 use crate::store::judged::{Unjudged as Why, Verdict};
-use files::{pins_of, work_tree_ids, Pinned};
+use files::{count_records, file_sources, pins_of, work_tree_ids, Pinned};
 use follow::{Followed, Trail};
 use gix::ObjectId;
 use history::{History, Since};
@@ -117,6 +118,7 @@ pub(crate) fn drifted<'a>(
         Known {
             stats: &|_| None,
             blobs: &|_| None,
+            early: None,
         },
     )
 }
@@ -130,6 +132,8 @@ pub(crate) struct Known<'k> {
     /// A record's git blob id, where the git index vouched for it with the
     /// stat data it was read with.
     pub blobs: &'k (dyn Fn(&str) -> Option<ObjectId> + Sync),
+    /// The history walk a cold check began while it scanned.
+    pub early: Option<&'k early::Early>,
 }
 
 /// [`drifted`], given what the caller already knows of some files.
@@ -195,7 +199,7 @@ pub(crate) fn drifted_with<'a>(
     let mut judged: Vec<reuse::Judgement> = Vec::new();
     if !to_judge.is_empty() {
         if let Ok(tree) = repo.tree_of(head) {
-            let judge = Judge::new(ws, &repo, (head, tree), mode, to_judge.len());
+            let judge = Judge::new(ws, &repo, (head, tree), mode, to_judge.len(), known.early);
             judge.prepare(
                 to_judge.iter().map(|(r, sources)| (*r, sources[0].may_pin)),
                 known.blobs,
@@ -347,47 +351,6 @@ fn note(u: &Unjudged) -> Option<String> {
     })
 }
 
-fn count_records(cited: &[Cited]) -> usize {
-    let mut records: Vec<&str> = cited.iter().map(|c| c.record).collect();
-    records.dedup();
-    records.len()
-}
-
-/// The well-formed `file:` sources of the records, grouped by record.
-fn file_sources<'a>(records: impl Iterator<Item = (&'a str, &'a RecordInfo)>) -> Vec<Cited<'a>> {
-    let mut out = Vec::new();
-    for (path, info) in records {
-        if !info.parsed {
-            continue;
-        }
-        for at in &info.sources {
-            let Some(value) = at.value.strip_prefix("file:") else {
-                continue;
-            };
-            if crate::model::kind::source_problem(&at.value).is_some() {
-                continue;
-            }
-            let Ok((_, lines)) = crate::model::kind::split_file_source(value) else {
-                continue;
-            };
-            let Ok(rel) = crate::lint::rules::sources::file_target(value) else {
-                continue;
-            };
-            if rel.is_empty() {
-                continue;
-            }
-            out.push(Cited {
-                record: path,
-                at,
-                path: rel,
-                lines,
-                may_pin: info.may_pin,
-            });
-        }
-    }
-    out
-}
-
 /// When a record was last written.
 enum Written {
     /// By the commit at this index of the walk.
@@ -423,6 +386,8 @@ struct Judge<'r> {
     /// HEAD's files under the root, when many records are judged; else
     /// each path is looked up in HEAD's tree ([`Judge::head_id`]).
     head_files: Option<HashMap<String, Object>>,
+    /// The walk a cold check began while it scanned.
+    early: Option<&'r early::Early>,
     /// [`Judge::head_id`]'s answers when HEAD is not flattened.
     head_looked: RefCell<HashMap<String, Option<ObjectId>>>,
     staged: Option<crate::io::git::Staged>,
@@ -479,12 +444,15 @@ impl<'r> Judge<'r> {
         head: (ObjectId, ObjectId),
         mode: Mode,
         n: usize,
+        early: Option<&'r early::Early>,
     ) -> Self {
-        let head_files = (n > LOOKUPS_UP_TO).then(|| {
-            repo.flatten(head.1)
-                .unwrap_or_default()
-                .into_iter()
-                .collect()
+        let head_files = early.and_then(|e| e.head_files(head.0)).or_else(|| {
+            (n > LOOKUPS_UP_TO).then(|| {
+                repo.flatten(head.1)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .collect()
+            })
         });
         Judge {
             ws,
@@ -495,6 +463,7 @@ impl<'r> Judge<'r> {
             failed: Default::default(),
             mode,
             head_files,
+            early,
             head_looked: Default::default(),
             staged: match mode {
                 Mode::Staged => repo.staged().ok(),
@@ -678,7 +647,9 @@ impl<'r> Judge<'r> {
         }
         // Every record read ahead that is committed as it is may ask when
         // it was last written ([`Judge::written`]).
-        let needed: Vec<String> = {
+        // Each with its blob id in HEAD: the walk looks for the commit that
+        // wrote that blob there.
+        let needed: Vec<(String, ObjectId)> = {
             let ids = self.ids.borrow();
             self.records
                 .borrow()
@@ -687,11 +658,13 @@ impl<'r> Judge<'r> {
                     let now = ids.get(r.as_str()).copied().flatten();
                     now.is_some() && self.same_as_head(r, now)
                 })
-                .cloned()
+                .filter_map(|r| Some((r.clone(), self.head_id(r)?)))
                 .collect()
         };
-        let needed: Vec<&str> = needed.iter().map(String::as_str).collect();
-        match History::walk(self.repo, self.head.0, self.ws, &needed) {
+        let needed: Vec<(&str, ObjectId)> =
+            needed.iter().map(|(r, id)| (r.as_str(), *id)).collect();
+        let begun = self.early.and_then(|e| e.take(self.head.0));
+        match History::walk(self.repo, self.head.0, self.ws, &needed, begun) {
             Ok(h) => {
                 let _ = self.history.set(h);
                 true
@@ -750,7 +723,10 @@ impl<'r> Judge<'r> {
         if !self.load_history() {
             return Written::Unknown;
         }
-        match self.h().last_change(record) {
+        let Some(in_head) = self.head_id(record) else {
+            return Written::NotYet;
+        };
+        match self.h().last_change(record, in_head) {
             Some(i) => Written::At(i),
             // In HEAD but changed by no commit walked: the history is cut.
             None => Written::BeyondHistory,

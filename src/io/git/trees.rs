@@ -322,3 +322,13 @@ impl gix::odb::pack::cache::DecodeEntry for ResolvedDeltas {
         Some((*kind, *size))
     }
 }
+
+/// For the tests, which cannot time a cold check's scan against the
+/// history walk it begins meanwhile (`engine::drift::early`):
+/// `MEMLINT_TEST_EARLY_WALK=off` begins no walk early, `whole` lets it go
+/// as far as it would alone before the judging takes it.
+pub(crate) fn early_walk_testing() -> Option<&'static str> {
+    static MODE: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    MODE.get_or_init(|| std::env::var("MEMLINT_TEST_EARLY_WALK").ok())
+        .as_deref()
+}

@@ -110,6 +110,20 @@ pub(crate) fn file_target(value: &str) -> Result<std::borrow::Cow<'_, str>, Stri
     Ok(std::borrow::Cow::Owned(parts.join("/")))
 }
 
+/// The file a well-formed `file:` source (`source`, the whole entry)
+/// cites, root-relative, and its line range; `None` for any other source,
+/// or one the rules report as malformed or outside the root.
+pub(crate) fn cited_file(
+    source: &str,
+) -> Option<(std::borrow::Cow<'_, str>, Option<crate::model::kind::Lines>)> {
+    let value = source.strip_prefix("file:")?;
+    if crate::model::kind::source_problem(source).is_some() {
+        return None;
+    }
+    let (_, lines) = crate::model::kind::split_file_source(value).ok()?;
+    Some((file_target(value).ok()?, lines))
+}
+
 /// For a `file:` source with a line range: the message when the range
 /// runs past the end of the file (which exists).
 fn past_the_end(

@@ -15,7 +15,7 @@ pub(crate) mod thin;
 pub(crate) mod too_many;
 
 // The paths the linter, the fixer and the engine call.
-pub(crate) use dangling::file_target;
+pub(crate) use dangling::{cited_file, file_target};
 pub(crate) use duplicate::duplicate_source_edits;
 pub(crate) use replaced::{replaced_source_edits, replaced_source_fixes};
 pub(crate) use shared::entries;
