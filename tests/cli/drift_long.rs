@@ -275,9 +275,12 @@ fn found_cold(root: &Path, mode: &str) -> BTreeMap<String, Vec<String>> {
     found_with(root, &[("MEMLINT_TEST_EARLY_WALK", mode)])
 }
 
-/// A cold check begins its walk while it scans the files: whether that
-/// walk did every commit before the records were judged, none, or as
-/// many as the scan left it time for, the findings are what git names.
+/// A cold check of many files begins its walk while it scans them:
+/// whether that walk did every commit before the records were judged
+/// (`whole`) or none (`off`, and the default here: a workspace this small
+/// begins none), the findings are what git names. How far it gets when
+/// timed by a real scan is the race between the two; `whole` and `off`
+/// are its two ends, the hand-over in between is the same code.
 #[test]
 fn a_cold_walk_begun_while_scanning_names_what_git_log_names() {
     let (dir, init) = workspace();
