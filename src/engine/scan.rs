@@ -447,6 +447,11 @@ impl Scanned {
         &self.table.entries
     }
 
+    /// The git index, when the scan read it.
+    pub(crate) fn tracked(&self) -> Option<&Tracked> {
+        self.tracked.as_ref()
+    }
+
     /// Writes the table back when anything changed: as a small delta next
     /// to the main file when few entries changed, else whole. `Ok(false)`
     /// when it was already up to date.

@@ -130,6 +130,7 @@ fn drift(
     ws: &Workspace,
     entries: &[crate::store::table::Entry],
     early: Option<&Early>,
+    index: Option<&crate::io::git::Tracked>,
 ) -> crate::engine::drift::Drift {
     let paths: Vec<&str> = entries.iter().map(|e| e.report.path.as_str()).collect();
     let finder = Finder {
@@ -150,6 +151,7 @@ fn drift(
             stats: &stat,
             blobs: &blob,
             early,
+            index,
         },
     );
     let known = |rel: &str| print(rel).map(|(_, h)| h);
@@ -212,7 +214,7 @@ pub(crate) fn run_texts(
     let early = Early::start(ws, all);
     let (mut refreshed, mut cross, problems, drift) =
         refreshed_findings(ws, all, opts, |scanned| {
-            drift(ws, scanned.entries(), early.as_ref())
+            drift(ws, scanned.entries(), early.as_ref(), scanned.tracked())
         });
     drop(early);
     let reports = std::mem::take(&mut refreshed.reports);

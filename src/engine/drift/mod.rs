@@ -119,6 +119,7 @@ pub(crate) fn drifted<'a>(
             stats: &|_| None,
             blobs: &|_| None,
             early: None,
+            index: None,
         },
     )
 }
@@ -134,6 +135,10 @@ pub(crate) struct Known<'k> {
     pub blobs: &'k (dyn Fn(&str) -> Option<ObjectId> + Sync),
     /// The history walk a cold check began while it scanned.
     pub early: Option<&'k early::Early>,
+    /// The git index as the caller read it: where its cache tree holds a
+    /// directory as HEAD does, a file of it is found there
+    /// ([`Judge::head_id`]) instead of in HEAD's tree.
+    pub index: Option<&'k crate::io::git::Tracked>,
 }
 
 /// [`drifted`], given what the caller already knows of some files.
@@ -199,7 +204,15 @@ pub(crate) fn drifted_with<'a>(
     let mut judged: Vec<reuse::Judgement> = Vec::new();
     if !to_judge.is_empty() {
         if let Ok(tree) = repo.tree_of(head) {
-            let judge = Judge::new(ws, &repo, (head, tree), mode, to_judge.len(), known.early);
+            let judge = Judge::new(
+                ws,
+                &repo,
+                (head, tree),
+                mode,
+                to_judge.len(),
+                known.early,
+                known.index,
+            );
             judge.prepare(
                 to_judge.iter().map(|(r, sources)| (*r, sources[0].may_pin)),
                 known.blobs,
@@ -246,6 +259,10 @@ fn findings(mut verdicts: Vec<Verdict>) -> Drift {
     verdicts.sort_by(|a, b| a.path.cmp(&b.path));
     out.diagnostics
         .reserve_exact(verdicts.iter().map(|v| v.diagnostics.len()).sum());
+    out.fixes
+        .reserve_exact(verdicts.iter().map(|v| v.fixes.len()).sum());
+    out.marks
+        .reserve_exact(verdicts.iter().filter(|v| !v.marks.is_empty()).count());
     let mut unjudged = Unjudged::default();
     for v in verdicts {
         match v.unjudged {
@@ -390,6 +407,8 @@ struct Judge<'r> {
     early: Option<&'r early::Early>,
     /// [`Judge::head_id`]'s answers when HEAD is not flattened.
     head_looked: RefCell<HashMap<String, Option<ObjectId>>>,
+    /// The git index as the caller read it ([`Known::index`]).
+    index: Option<&'r crate::io::git::Tracked>,
     staged: Option<crate::io::git::Staged>,
     /// [`Judge::current_id`]'s answers.
     ids: RefCell<HashMap<String, Option<ObjectId>>>,
@@ -445,6 +464,7 @@ impl<'r> Judge<'r> {
         mode: Mode,
         n: usize,
         early: Option<&'r early::Early>,
+        index: Option<&'r crate::io::git::Tracked>,
     ) -> Self {
         let head_files = early.and_then(|e| e.head_files(head.0)).or_else(|| {
             (n > LOOKUPS_UP_TO).then(|| {
@@ -465,6 +485,7 @@ impl<'r> Judge<'r> {
             head_files,
             early,
             head_looked: Default::default(),
+            index,
             staged: match mode {
                 Mode::Staged => repo.staged().ok(),
                 Mode::WorkTree => None,
@@ -693,15 +714,26 @@ impl<'r> Judge<'r> {
         if let Some(known) = self.head_looked.borrow().get(rel) {
             return *known;
         }
-        let id = (|| {
+        let id = self.indexed(rel).unwrap_or_else(|| {
             let tree = self.repo.repo.find_tree(self.head.1).ok()?;
             let entry = tree
                 .lookup_entry_by_path(format!("{}{rel}", self.repo.prefix))
                 .ok()??;
             (!entry.mode().is_tree()).then(|| entry.object_id())
-        })();
+        });
         self.head_looked.borrow_mut().insert(rel.to_string(), id);
         id
+    }
+
+    /// [`Judge::head_id`] from the git index, where its cache tree holds
+    /// `rel`'s directory as HEAD does: HEAD's trees are read only down to
+    /// that directory (whose own tree, thousands of records, is the one
+    /// that costs).
+    fn indexed(&self, rel: &str) -> Option<Option<ObjectId>> {
+        let index = self.index?;
+        let dir = &rel[..=rel.rfind('/')?];
+        let tree = self.repo.dir_tree(self.head.1, dir)?;
+        index.in_tree(rel, dir, tree)
     }
 
     /// Whether `rel`, now blob `id` (see [`Judge::current_id`]), is the

@@ -180,6 +180,36 @@ impl Tracked {
         vouched(&self.index, &full, stat)
     }
 
+    /// The blob id of root-relative `rel` in a commit whose tree holds
+    /// `rel`'s directory (`dir`, ending in `/`) as the tree `dir_tree`,
+    /// when the index's cache tree holds that directory as that same tree:
+    /// the index then holds what the tree does (`Some(None)`: no such
+    /// file). `None` when the index cannot say (another tree, the cache
+    /// tree invalid there, a sparse index, an entry git leaves out of a
+    /// tree).
+    pub(crate) fn in_tree(
+        &self,
+        rel: &str,
+        dir: &str,
+        dir_tree: ObjectId,
+    ) -> Option<Option<ObjectId>> {
+        use gix::bstr::ByteSlice;
+        use gix::index::entry::Flags;
+        if self.index.is_sparse()
+            || super::cached::cached_tree(&self.index, &self.prefix, dir)? != dir_tree
+        {
+            return None;
+        }
+        let full = format!("{}{rel}", self.prefix);
+        match self.index.entry_by_path(full.as_bytes().as_bstr()) {
+            None => Some(None),
+            Some(e) if e.stage_raw() == 0 && !e.flags.contains(Flags::INTENT_TO_ADD) => {
+                Some(Some(e.id))
+            }
+            Some(_) => None,
+        }
+    }
+
     /// The directories under the root, at most `depth` levels down, whose
     /// tree the index's cache tree holds (see [`super::cached::cached_dirs`]).
     pub(crate) fn cached_dirs(&self, depth: usize) -> Vec<super::CachedDir> {
