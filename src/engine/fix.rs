@@ -141,11 +141,13 @@ pub(crate) fn run(
         }
     }
     jobs.sort_by(|a, b| a.0.cmp(b.0));
+    let held = held_drift(ws, &reports, &drift.diagnostics, &jobs);
     let results: Vec<(String, Result<Fixed, String>)> = jobs
         .par_iter()
         .map(|(rel, fired)| {
             let moved = rewrites.get(rel).map(Vec::as_slice).unwrap_or_default();
-            (rel.to_string(), fix_file(ws, rel, fired, moved))
+            let held = held.get(*rel).map(Vec::as_slice).unwrap_or_default();
+            (rel.to_string(), fix_file(ws, rel, fired, moved, held))
         })
         .collect();
     let mut report = Report::default();
@@ -161,6 +163,42 @@ pub(crate) fn run(
     report.fixed.extend(fixed);
     report.failed.extend(failed);
     report
+}
+
+/// The pins a fix writes into each record it may rewrite (`jobs`) whose
+/// `file:` sources have drifted (not by a rename or a move, which the fix
+/// takes care of): each source's content as the record's commit held it.
+/// A rewritten record is last written by the commit of the fix, and its
+/// drift would otherwise be judged from there: gone, though nobody read
+/// the record against the change.
+fn held_drift(
+    ws: &Workspace,
+    reports: &[Box<FileReport>],
+    drifted: &[Diagnostic],
+    jobs: &[(&str, Fired)],
+) -> crate::model::hashing::Map<String, Vec<String>> {
+    let fixed: HashSet<&str> = jobs.iter().map(|(p, _)| *p).collect();
+    let mut spans: HashMap<&str, Vec<&std::ops::Range<usize>>> = HashMap::new();
+    for d in drifted {
+        if d.rule == Rule::SourcesDrifted && !d.fixable && fixed.contains(d.path.as_str()) {
+            spans.entry(d.path.as_str()).or_default().push(&d.span);
+        }
+    }
+    let wanted: Vec<(&str, Vec<&str>)> = reports
+        .iter()
+        .filter_map(|r| {
+            let spans = spans.get(r.path.as_str())?;
+            let sources = r
+                .info
+                .sources
+                .iter()
+                .filter(|s| spans.contains(&&s.span))
+                .map(|s| s.value.as_str())
+                .collect();
+            Some((r.path.as_str(), sources))
+        })
+        .collect();
+    crate::engine::drift::pins_as_written(ws, &wanted)
 }
 
 /// `text` with the `sources/drifted` rewrites (renamed paths, moved
@@ -238,6 +276,7 @@ fn fix_file(
     rel: &str,
     fired: &Fired,
     moved: &[&crate::engine::drift::SourceFix],
+    held: &[String],
 ) -> Result<Fixed, String> {
     let place = crate::model::kind::classify(rel, &ws.config.banned_dirs);
     if !matches!(place, Place::Record(_) | Place::Context) {
@@ -266,6 +305,22 @@ fn fix_file(
     };
     let Some(fixed) = fixed else {
         return Ok(Fixed::Nothing);
+    };
+    // Pinned under the source as the fix left it.
+    let held: Vec<String> = held
+        .iter()
+        .filter_map(|pin| {
+            let (source, hash) = crate::model::kind::split_pin(pin)?;
+            let source = moved
+                .iter()
+                .find(|f| f.old == source)
+                .map_or(source, |f| &f.new);
+            Some(format!("{source} {hash}"))
+        })
+        .collect();
+    let fixed = match held.is_empty() {
+        true => fixed,
+        false => crate::engine::author::pin::add_pins(&fixed, &held).unwrap_or(fixed),
     };
     // Only over what was read: an editor's save meanwhile stays.
     match crate::io::fs::replace_if_unchanged(&path, &seen, fixed.as_bytes()) {

@@ -218,10 +218,13 @@ fn drifted_whole_files_renames_and_moved_ranges() {
         "`file:src/same.rs` changed after this record was last written: uncommitted changes; check the record against it, then verify it or replace it"
     );
     git(root, &["checkout", "--", "src/same.rs"]);
-    // `--fix` moves the range and rewrites the renamed path, and nothing else.
+    // `--fix` moves the range and rewrites the renamed path; the file that
+    // changed is pinned as the record's commit held it, so that its drift
+    // outlives the fix, committed or not.
     let run = memlint(root, &["check", "--fix"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let text = std::fs::read_to_string(root.join("memory/decisions/cache.md")).expect("read");
+    let then = xxhash_rust::xxh3::xxh3_64(b"1\n2\n3\n4\n5\n");
     assert_eq!(
         text,
         decision(
@@ -233,6 +236,75 @@ fn drifted_whole_files_renames_and_moved_ranges() {
                 "file:src/same.rs",
             ]
         )
+        .replace(
+            "---\n\nBody.",
+            &format!("pins:\n  - file:src/cache.rs xxh3:{then:016x}\n---\n\nBody.")
+        )
+    );
+    let pinned = vec![(
+        6,
+        "`file:src/cache.rs` changed since this record was pinned: it no longer matches its pin; check the record against it, then verify it or replace it".to_string(),
+        false,
+        vec![],
+    )];
+    assert_eq!(drifted(root, &[]), pinned);
+    commit(root, "Fix the sources");
+    assert_eq!(drifted(root, &[]), pinned);
+}
+
+/// A record `--fix` rewrites for another rule keeps its drift too: each
+/// drifted source (a whole file, a range whose lines are gone, a file the
+/// record's commit did not have) is pinned as that commit held it, and a
+/// source already pinned is left alone.
+#[test]
+fn a_fix_of_another_rule_keeps_the_record_drifted() {
+    let dir = repo_with(
+        &[
+            ("src/a.rs", "1\n2\n3\n"),
+            ("src/b.rs", "b\n"),
+            ("src/c.rs", "c\n"),
+        ],
+        &[],
+    );
+    let root = dir.path();
+    // A source listed twice (`sources/duplicate`, fixable), and one file
+    // created later.
+    let session = "session:4c1e9b2a-7d2f-4a51-9c3e-0b8f6d1a2e77";
+    let record = "---\ntitle: Cache\nstatus: active\ndate: 2026-01-02\nsources:\n  - file:src/a.rs#L2\n  - file:src/b.rs\n  - file:src/c.rs\n  - file:src/new.rs\n  - SESSION\n  - SESSION\npins:\n  - file:src/c.rs xxh3:0000000000000000\n---\n\nBody.\n";
+    let record = record.replace("SESSION", session);
+    write(root, "memory/decisions/cache.md", &record);
+    commit(root, "Write the record");
+    write(root, "src/a.rs", "1\ntwo\n3\n");
+    write(root, "src/b.rs", "B\n");
+    write(root, "src/new.rs", "n\n");
+    commit(root, "Change the sources");
+    let before: Vec<u64> = drifted(root, &[]).iter().map(|d| d.0).collect();
+    assert_eq!(before, vec![6, 7, 8, 9]);
+    let run = memlint(root, &["check", "--fix"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = std::fs::read_to_string(root.join("memory/decisions/cache.md")).expect("read");
+    let hash = |b: &[u8]| format!("xxh3:{:016x}", xxhash_rust::xxh3::xxh3_64(b));
+    assert_eq!(text.matches(session).count(), 1, "{text}");
+    assert!(
+        text.ends_with(&format!(
+            "pins:\n  - file:src/c.rs xxh3:0000000000000000\n  - file:src/a.rs#L2 {}\n  - file:src/b.rs {}\n  - file:src/new.rs {}\n---\n\nBody.\n",
+            hash(b"2\n"),
+            hash(b"b\n"),
+            hash(b""),
+        )),
+        "{text}"
+    );
+    let after = |root: &Path| -> Vec<(u64, bool)> {
+        drifted(root, &[]).iter().map(|d| (d.0, d.2)).collect()
+    };
+    assert_eq!(
+        after(root),
+        vec![(6, false), (7, false), (8, false), (9, false)]
+    );
+    commit(root, "Fix the sources");
+    assert_eq!(
+        after(root),
+        vec![(6, false), (7, false), (8, false), (9, false)]
     );
 }
 

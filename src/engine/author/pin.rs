@@ -216,6 +216,11 @@ pub(crate) fn verified_text(
 /// unless it holds none already). The lines written end as the front
 /// matter's do (CRLF or LF), and a comment on the `pins:` line stays.
 pub(crate) fn set_verified(text: &str, today: &str, pins: &[String]) -> Option<String> {
+    set_front(text, Some(today), pins)
+}
+
+/// [`set_verified`], or with no `today` only the pins.
+fn set_front(text: &str, today: Option<&str>, pins: &[String]) -> Option<String> {
     let Split::Found(parts) = frontmatter::split(text) else {
         return None;
     };
@@ -234,12 +239,13 @@ pub(crate) fn set_verified(text: &str, today: &str, pins: &[String]) -> Option<S
             .collect();
         format!(":{}{nl}{}", comment.unwrap_or(""), items.concat())
     };
-    match root.get("verified") {
-        Some(entry) => edits.push(Edit {
+    match (root.get("verified"), today) {
+        (_, None) => {}
+        (Some(entry), Some(today)) => edits.push(Edit {
             span: entry.value.span.clone(),
             text: today.to_string(),
         }),
-        None => added += &format!("verified: {today}{nl}"),
+        (None, Some(today)) => added += &format!("verified: {today}{nl}"),
     }
     match (root.get("pins"), pins.is_empty()) {
         (Some(entry), false) => {
@@ -270,6 +276,68 @@ pub(crate) fn set_verified(text: &str, today: &str, pins: &[String]) -> Option<S
         });
     }
     apply(text, edits).ok()
+}
+
+/// `text` with `more` pins (`<source> xxh3:…`) added to its `pins`, each
+/// whose source has none there yet: after the last item of a block list
+/// (the lines before it stay as written), else the list written again with
+/// them; `verified` is left as it is. `None` when the front matter cannot
+/// be read.
+pub(crate) fn add_pins(text: &str, more: &[String]) -> Option<String> {
+    use crate::syntax::yaml::Value;
+    let Split::Found(parts) = frontmatter::split(text) else {
+        return None;
+    };
+    let doc = crate::syntax::yaml::parse(&text[parts.yaml.clone()], parts.yaml.start).ok()?;
+    let root = doc.root?;
+    let entry = root.get("pins");
+    let (items, flow): (&[crate::syntax::yaml::Node], bool) = match entry.map(|e| &e.value.value) {
+        Some(Value::Seq { items, flow }) => (items, *flow),
+        _ => (&[], true),
+    };
+    let pinned: Vec<&str> = items
+        .iter()
+        .filter_map(|i| crate::model::kind::split_pin(i.as_scalar()?.as_str()?))
+        .map(|(source, _)| source)
+        .collect();
+    let more: Vec<&String> = more
+        .iter()
+        .filter(|p| {
+            crate::model::kind::split_pin(p).is_some_and(|(source, _)| !pinned.contains(&source))
+        })
+        .collect();
+    if more.is_empty() {
+        return Some(text.to_string());
+    }
+    let nl = match text[parts.opener.end..].starts_with("\r\n") {
+        true => "\r\n",
+        false => "\n",
+    };
+    // A block list: the new items after the last one, indented as it is.
+    if let Some(last) = items.last().filter(|_| !flow) {
+        let start = line_start(text, last.span.start);
+        let prefix = &text[start..last.span.start];
+        if prefix.trim_start().starts_with('-') {
+            let at = line_end(text, last.span.end);
+            let (glue, at) = match text[..at].ends_with('\n') {
+                true => ("", at),
+                false => (nl, at),
+            };
+            let lines: String = more
+                .iter()
+                .map(|p| format!("{prefix}{}{nl}", scalar(p)))
+                .collect();
+            let mut out = text.to_string();
+            out.insert_str(at, &format!("{glue}{lines}"));
+            return Some(out);
+        }
+    }
+    let all: Vec<String> = items
+        .iter()
+        .filter_map(|i| Some(i.as_scalar()?.as_str()?.to_string()))
+        .chain(more.into_iter().cloned())
+        .collect();
+    set_front(text, None, &all)
 }
 
 /// The comment on the line of `entry`'s key after its value (`pins: []  #
@@ -320,6 +388,31 @@ fn line_start(text: &str, at: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pins_are_added_after_a_block_lists_last_item_or_the_list_is_written_again() {
+        let a = "file:a.rs xxh3:0123456789abcdef".to_string();
+        let b = "file:b.rs xxh3:fedcba9876543210".to_string();
+        // A block list keeps its lines, comments and all; a source pinned
+        // already keeps its pin.
+        let block = "---\r\ntitle: A\r\npins:\r\n    - file:a.rs xxh3:1111111111111111  # old\r\n---\r\nbody\r\n";
+        assert_eq!(
+            add_pins(block, &[a.clone(), b.clone()]).unwrap(),
+            "---\r\ntitle: A\r\npins:\r\n    - file:a.rs xxh3:1111111111111111  # old\r\n    - file:b.rs xxh3:fedcba9876543210\r\n---\r\nbody\r\n"
+        );
+        let flow = "---\ntitle: A\nverified: 2026-12-01\npins: [file:a.rs xxh3:0123456789abcdef]  # one\n---\n";
+        assert_eq!(
+            add_pins(flow, std::slice::from_ref(&b)).unwrap(),
+            "---\ntitle: A\nverified: 2026-12-01\npins:  # one\n  - file:a.rs xxh3:0123456789abcdef\n  - file:b.rs xxh3:fedcba9876543210\n---\n"
+        );
+        let none = "---\ntitle: A\n---\n";
+        assert_eq!(
+            add_pins(none, &[a.clone()]).unwrap(),
+            "---\ntitle: A\npins:\n  - file:a.rs xxh3:0123456789abcdef\n---\n"
+        );
+        assert_eq!(add_pins(block, &[a]).unwrap(), block);
+        assert_eq!(add_pins("no front matter", &[b]), None);
+    }
 
     #[test]
     fn verified_and_pins_are_set_or_replaced() {

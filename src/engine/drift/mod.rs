@@ -10,6 +10,7 @@
 //! is in `crate::lint::rules::sources::drifted`; this module reads git.
 
 mod ahead;
+mod as_written;
 pub(crate) mod change;
 pub(crate) mod early;
 mod files;
@@ -28,6 +29,7 @@ use crate::model::kind::Lines;
 use crate::model::rule::Rule;
 use crate::model::workspace::Workspace;
 use crate::store::judged::{Unjudged as Why, Verdict};
+pub(crate) use as_written::pins_as_written;
 use files::{count_records, file_sources, pins_of, work_tree_ids, Pinned};
 use follow::{Followed, Trail};
 use gix::ObjectId;

@@ -283,12 +283,14 @@ pub(crate) fn message(source: &str, finding: &Finding) -> String {
             } else {
                 format!("`{source}` changed")
             };
+            // Pinned without `verified`: by `new`, or by a `--fix` that
+            // kept the content the record was written against.
             let when = match verified {
-                Some(date) => format!(" on {}", crate::syntax::sanitize::line(date)),
-                None => String::new(),
+                Some(date) => format!("verified on {}", crate::syntax::sanitize::line(date)),
+                None => "pinned".to_string(),
             };
             format!(
-                "{what} since this record was verified{when}: it no longer matches its pin; check the record against it, then verify it or replace it"
+                "{what} since this record was {when}: it no longer matches its pin; check the record against it, then verify it or replace it"
             )
         }
         Finding::Renamed { to, commit } => format!(
