@@ -1819,3 +1819,35 @@ fn renamed_back_and_deleted_and_restored_files() {
         run.stderr
     );
 }
+
+/// A source read through a symbolic link is judged as the file it leads
+/// to: no drift while that file is as the record's commit held it, drift
+/// (whole file or cited lines) once it changes, committed or not.
+#[cfg(unix)]
+#[test]
+fn a_source_through_a_symbolic_link_is_judged_as_the_file_it_leads_to() {
+    let dir = repo_with(&[("src/f.rs", "1\n2\n3\n")], &[]);
+    let root = dir.path();
+    std::fs::create_dir_all(root.join("docs")).expect("mkdir");
+    std::os::unix::fs::symlink("src/f.rs", root.join("link.rs")).expect("link");
+    std::os::unix::fs::symlink("../src", root.join("docs/code")).expect("link");
+    write(
+        root,
+        "memory/decisions/cache.md",
+        &decision("Cache", &["file:link.rs", "file:docs/code/f.rs#L2"]),
+    );
+    commit(root, "Cite through links");
+    assert_eq!(drifted(root, &[]), vec![]);
+    // Another line: the whole file has drifted, the cited line has not.
+    write(root, "src/f.rs", "1\n2\n3\n4\n");
+    let lines = |root: &Path| -> Vec<(u64, bool)> {
+        drifted(root, &[]).iter().map(|d| (d.0, d.2)).collect()
+    };
+    assert_eq!(lines(root), vec![(6, false)]);
+    commit(root, "Add a line");
+    let found = drifted(root, &[]);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].3, vec![head_of(root, "HEAD")]);
+    write(root, "src/f.rs", "1\ntwo\n3\n4\n");
+    assert_eq!(lines(root), vec![(6, false), (7, false)]);
+}

@@ -94,6 +94,50 @@ pub(super) fn count_records(cited: &[Cited]) -> usize {
     records.len()
 }
 
+/// `cited` with each source through a symbolic link judged as the file the
+/// link leads to (a link's own blob holds only where it points: a change of
+/// the file read through it is what the record's reader meets), and without
+/// those whose link leads out of the workspace `root` (their history is not
+/// the workspace's to tell). Each cited path is resolved once.
+pub(super) fn through_links<'a>(root: &std::path::Path, cited: Vec<Cited<'a>>) -> Vec<Cited<'a>> {
+    let Ok(real_root) = std::fs::canonicalize(root) else {
+        return cited;
+    };
+    let mut seen: HashMap<String, Option<Option<String>>> = HashMap::default();
+    let mut resolve = |rel: &str| -> Option<Option<String>> {
+        if let Some(known) = seen.get(rel) {
+            return known.clone();
+        }
+        let full = root.join(rel);
+        // Most paths hold no link: one lstat of the file and of each of its
+        // directories, as canonicalising takes, then nothing more.
+        let answer = match std::fs::canonicalize(&full) {
+            Ok(real) if real == real_root.join(rel) => Some(None),
+            Ok(real) => real.strip_prefix(&real_root).ok().and_then(|inside| {
+                let parts: Option<Vec<&str>> = inside
+                    .components()
+                    .map(|c| c.as_os_str().to_str())
+                    .collect();
+                Some(Some(parts?.join("/")))
+            }),
+            // Gone: the history may find it renamed, or it is dangling.
+            Err(_) => Some(None),
+        };
+        seen.insert(rel.to_string(), answer.clone());
+        answer
+    };
+    cited
+        .into_iter()
+        .filter_map(|mut c| match resolve(&c.path)? {
+            None => Some(c),
+            Some(target) => {
+                c.path = std::borrow::Cow::Owned(target);
+                Some(c)
+            }
+        })
+        .collect()
+}
+
 /// The well-formed `file:` sources of the records, grouped by record.
 pub(super) fn file_sources<'a>(
     records: impl Iterator<Item = (&'a str, &'a RecordInfo)>,

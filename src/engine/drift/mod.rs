@@ -185,7 +185,7 @@ pub(crate) fn drifted_with<'a>(
     let mut caching = mode == Mode::WorkTree && !repo.repo.is_shallow().unwrap_or(true);
     let mut reuse = reuse::Reuse::load(ws, &repo, head, caching, known.stats);
     let (kept, unkept) = reuse.split(candidates);
-    let cited = file_sources(unkept.into_iter());
+    let cited = files::through_links(&ws.root, file_sources(unkept.into_iter()));
     // No record cites a file with a well-formed source: nothing to say,
     // nor to store.
     if kept.is_empty() && cited.is_empty() {
