@@ -263,8 +263,12 @@ mod tests {
         let text = "---\nsources: [a, b, a, b]\n---\n";
         let out = fix(text, Kind::Decision, &f).unwrap();
         assert_eq!(out, "---\nsources: [a, b]\n---\n");
-        // A comment on the line keeps the line.
-        let text = "---\nsources:\n  - a\n  - a # why\n---\n";
+        // A comment on the repeat's line keeps that line: the first
+        // occurrence goes instead; two comments keep both.
+        let text = "---\nsources:\n  - a\n  - b\n  - a # why\n  - a\n---\n";
+        let out = fix(text, Kind::Decision, &f).unwrap();
+        assert_eq!(out, "---\nsources:\n  - b\n  - a # why\n---\n");
+        let text = "---\nsources:\n  - a # one\n  - a # why\n---\n";
         assert_eq!(fix(text, Kind::Decision, &f), None);
     }
 
@@ -283,6 +287,10 @@ mod tests {
         let text = "---\nsources:\n  - decision:use-redis\n  - decision:use-sqlite\n---\n";
         let out = fix(text, Kind::Decision, &f).unwrap();
         assert_eq!(out, "---\nsources:\n  - decision:use-redis\n---\n");
+        // The source rewritten keeps its comment, and is listed once.
+        let text = "---\nsources:\n  - decision:use-redis\n  - decision:use-sqlite # why\n---\n";
+        let out = fix(text, Kind::Decision, &f).unwrap();
+        assert_eq!(out, "---\nsources:\n  - decision:use-redis # why\n---\n");
     }
 
     #[test]

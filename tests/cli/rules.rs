@@ -980,11 +980,11 @@ fn fixables(json: &Value) -> Vec<(String, bool)> {
 fn fixable_is_true_only_where_fix_repairs() {
     // `statsu` would become `status`, which is present; `bogus` has no
     // close match; `dat` becomes `date`, absent here: only that key is
-    // fixable. Of the two duplicates, the one sharing its line with a
+    // fixable. Of the two duplicates, the one whose lines both hold a
     // comment is left for a person.
     let ws = one_decision(
         "a.md",
-        b"---\ntitle: T\nstatus: active\nsources:\n  - file:.memlint.yml\n  - file:.memlint.yml  # again\n  - https://example.com/x\n  - https://example.com/x\nbogus: 1\nstatsu: x\ndat: 2026-11-01\n---\nB\n",
+        b"---\ntitle: T\nstatus: active\nsources:\n  - file:.memlint.yml  # first\n  - file:.memlint.yml  # again\n  - https://example.com/x\n  - https://example.com/x\nbogus: 1\nstatsu: x\ndat: 2026-11-01\n---\nB\n",
     );
     let run = check_json(ws.path(), &[]);
     let mut got = fixables(&run.json());

@@ -58,7 +58,7 @@ Hit rate plateaus at 94 % above 10 minutes; longer TTLs only serve staler prices
 
 ## Fix
 
-`memlint check --fix` deletes every repeat and keeps the first occurrence. In a block list it deletes the repeat's whole `- …` line, but only when that line holds nothing else (a line with a comment is left for you); in a flow list (`[a, b, a]`) it deletes the item with the comma before it.
+`memlint check --fix` deletes every repeat and keeps the first occurrence. In a block list it deletes the repeat's whole `- …` line, but only when that line holds nothing else: when the repeat's line holds a comment and the first occurrence's line holds nothing else, the first occurrence goes instead, so that the comment stays (two lines with comments are left for you). In a flow list (`[a, b, a]`) it deletes the item with the comma before it.
 
 ## Configuration
 
@@ -75,12 +75,20 @@ pub(crate) fn check(r: &Record, out: &mut Sink) {
     // What `--fix` deletes, computed at the first duplicate: an entry
     // sharing its line with a comment, say, is left for a person.
     let mut removals: Option<Vec<Edit>> = None;
-    for (i, (s, span)) in entries(r).into_iter().enumerate() {
+    let all = entries(r);
+    for (i, (s, span)) in all.iter().cloned().enumerate() {
         if let Some(first) = seen.get(s) {
+            // The repeat goes, or the first entry instead when the
+            // repeat's line holds a comment and the first's does not.
+            let first_span = &all[*first].1;
             let removed = removals
                 .get_or_insert_with(|| duplicate_source_edits(r))
                 .iter()
-                .any(|e| e.span.start <= span.start && span.end <= e.span.end);
+                .any(|e| {
+                    let covers =
+                        |s: &std::ops::Range<usize>| e.span.start <= s.start && s.end <= e.span.end;
+                    covers(&span) || covers(first_span)
+                });
             out.emit_fixable(
                 Rule::SourcesDuplicate,
                 span,
@@ -107,40 +115,48 @@ pub(crate) fn duplicate_source_edits(r: &Record) -> Vec<Edit> {
         return Vec::new();
     };
     let text = r.text;
-    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    // Each entry's removal, when it can go without taking anything else
+    // with it.
+    let removal = |i: usize| -> Option<Edit> {
+        let item = &items[i];
+        if *flow {
+            let prev = items.get(i.checked_sub(1)?)?;
+            let between = text.get(prev.span.end..item.span.start).unwrap_or("#");
+            return (between.trim() == ",").then(|| Edit {
+                span: prev.span.end..item.span.end,
+                text: String::new(),
+            });
+        }
+        let start = text[..item.span.start].rfind('\n').map_or(0, |p| p + 1);
+        let end = text[item.span.end..]
+            .find('\n')
+            .map_or(text.len(), |p| item.span.end + p + 1);
+        let before = &text[start..item.span.start];
+        let after = &text[item.span.end..end];
+        let lone = before.trim_start_matches(' ') == "- " && after.trim().is_empty();
+        lone.then_some(Edit {
+            span: start..end,
+            text: String::new(),
+        })
+    };
+    // The entry kept of each value.
+    let mut kept: Map<&str, usize> = Map::default();
     let mut edits = Vec::new();
     for (i, item) in items.iter().enumerate() {
         let Some(s) = item.as_scalar().and_then(|s| s.as_str()) else {
             continue;
         };
-        if seen.insert(s) {
+        let Some(&first) = kept.get(s) else {
+            kept.insert(s, i);
             continue;
-        }
-        if *flow {
-            let Some(prev) = i.checked_sub(1).and_then(|p| items.get(p)) else {
-                continue;
-            };
-            let between = text.get(prev.span.end..item.span.start).unwrap_or("#");
-            if between.trim() == "," {
-                edits.push(Edit {
-                    span: prev.span.end..item.span.end,
-                    text: String::new(),
-                });
-            }
-        } else {
-            let start = text[..item.span.start].rfind('\n').map_or(0, |p| p + 1);
-            let end = text[item.span.end..]
-                .find('\n')
-                .map_or(text.len(), |p| item.span.end + p + 1);
-            let before = &text[start..item.span.start];
-            let after = &text[item.span.end..end];
-            let lone = before.trim_start_matches(' ') == "- " && after.trim().is_empty();
-            if lone {
-                edits.push(Edit {
-                    span: start..end,
-                    text: String::new(),
-                });
-            }
+        };
+        if let Some(e) = removal(i) {
+            edits.push(e);
+        } else if let Some(e) = removal(first) {
+            // The repeat's line holds a comment: the entry kept so far,
+            // alone on its line, goes instead, and the comment stays.
+            edits.push(e);
+            kept.insert(s, i);
         }
     }
     edits
