@@ -56,6 +56,9 @@ pub(crate) enum Unjudged {
     No,
     Uncommitted,
     Shallow,
+    /// A source names what cannot be read as a file: a directory, or
+    /// lines of a file over the size memlint reads.
+    Unreadable,
 }
 
 /// What was concluded of one record.
@@ -553,6 +556,7 @@ fn encode_parts(h: &Header, verdicts: &[(&Verdict, Vec<usize>)]) -> Vec<u8> {
             Unjudged::No => 0,
             Unjudged::Uncommitted => 1,
             Unjudged::Shallow => 2,
+            Unjudged::Unreadable => 3,
         });
         w.usize(deps.len());
         for d in deps {
@@ -600,6 +604,7 @@ fn locate_verdict(
         0 => Unjudged::No,
         1 => Unjudged::Uncommitted,
         2 => Unjudged::Shallow,
+        3 => Unjudged::Unreadable,
         _ => return None,
     };
     let start = deps.len();

@@ -591,6 +591,51 @@ fn drift_not_judged_is_said_once() {
     assert_eq!(found.len(), 3, "{found:?}");
 }
 
+/// A cited directory, or cited lines of a file larger than memlint reads,
+/// cannot be judged: said in the note, never silence; a record citing a
+/// directory can still be verified (a directory has no content to pin).
+#[test]
+fn drift_of_a_directory_or_lines_of_a_huge_file_is_said_not_judged() {
+    let dir = repo_with(
+        &[("docs/a.md", "a\n"), ("src/a.rs", "1\n2\n")],
+        &["file:docs", "file:src/a.rs"],
+    );
+    let root = dir.path();
+    write(
+        root,
+        "memory/decisions/huge.md",
+        &decision("Huge", &["file:big.txt#L2"]),
+    );
+    let big = std::fs::File::create(root.join("big.txt")).expect("create");
+    big.set_len((16 << 20) + 1).expect("grow");
+    commit(root, "Cite a huge file");
+    write(root, "docs/a.md", "b\n");
+    write(root, "big.txt", "x\n");
+    let big = std::fs::OpenOptions::new()
+        .append(true)
+        .open(root.join("big.txt"))
+        .expect("open");
+    big.set_len((16 << 20) + 2).expect("grow");
+    commit(root, "Change both");
+    let run = memlint(root, &["check", "--format", "json"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!run.stdout.contains("sources/drifted"), "{}", run.stdout);
+    assert!(
+        run.stderr.contains("memlint: note: sources/drifted: 2 records citing files could not be judged for drift: 2 citing what cannot be read as a file (a directory, or lines of a file over 16 MiB)"),
+        "{}",
+        run.stderr
+    );
+    // Its other source is judged still.
+    write(root, "src/a.rs", "1\n2\n3\n");
+    let found: Vec<u64> = drifted(root, &[]).iter().map(|d| d.0).collect();
+    assert_eq!(found, vec![7]);
+    let run = memlint(root, &["verify", "cache"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = std::fs::read_to_string(root.join("memory/decisions/cache.md")).expect("read");
+    assert!(text.contains("\npins:\n  - file:src/a.rs xxh3:"), "{text}");
+    assert!(!text.contains("  - file:docs xxh3:"), "{text}");
+}
+
 #[test]
 fn drifted_on_a_change_staged_and_base_land_on_the_record() {
     let dir = repo_with(

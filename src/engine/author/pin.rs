@@ -75,8 +75,9 @@ pub(crate) fn moved_first(
 }
 
 /// The pins of `sources` (the record's entries) as the work tree holds
-/// their files: `Err` names a `file:` source that cannot be pinned (its
-/// file is missing, unreadable, too large, or lacks the cited lines).
+/// their files (a cited directory has none): `Err` names a `file:` source
+/// that cannot be pinned (its file is missing, unreadable, too large, or
+/// lacks the cited lines).
 pub(crate) fn pins_for(ws: &Workspace, sources: &[String]) -> Result<Vec<String>, String> {
     let mut pins = Vec::new();
     for s in sources {
@@ -89,6 +90,10 @@ pub(crate) fn pins_for(ws: &Workspace, sources: &[String]) -> Result<Vec<String>
         let (_, lines) = crate::model::kind::split_file_source(value)?;
         let rel = crate::lint::rules::sources::file_target(value)
             .map_err(|why| format!("`{s}` {why}"))?;
+        // A directory has no content to pin (nor is its drift judged).
+        if lines.is_none() && ws.root.join(rel.as_ref()).is_dir() {
+            continue;
+        }
         let bytes = crate::io::source::read_source(&ws.root, &rel).ok_or_else(|| {
             format!("`{s}` cannot be pinned: `{rel}` is not a readable file of at most 16 MiB inside the workspace")
         })?;

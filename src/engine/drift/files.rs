@@ -94,46 +94,79 @@ pub(super) fn count_records(cited: &[Cited]) -> usize {
     records.len()
 }
 
+/// What the work tree holds at a cited path.
+#[derive(Clone)]
+struct Found {
+    /// The file a symbolic link on the way leads to, root-relative.
+    target: Option<String>,
+    directory: bool,
+    size: u64,
+}
+
 /// `cited` with each source through a symbolic link judged as the file the
 /// link leads to (a link's own blob holds only where it points: a change of
 /// the file read through it is what the record's reader meets), and without
 /// those whose link leads out of the workspace `root` (their history is not
-/// the workspace's to tell). Each cited path is resolved once.
+/// the workspace's to tell); a directory, or the cited lines of a file too
+/// large to read, marked [`Cited::unreadable`]. Each cited path is looked
+/// at once.
 pub(super) fn through_links<'a>(root: &std::path::Path, cited: Vec<Cited<'a>>) -> Vec<Cited<'a>> {
     let Ok(real_root) = std::fs::canonicalize(root) else {
         return cited;
     };
-    let mut seen: HashMap<String, Option<Option<String>>> = HashMap::default();
-    let mut resolve = |rel: &str| -> Option<Option<String>> {
+    let mut seen: HashMap<String, Option<Found>> = HashMap::default();
+    let mut look = |rel: &str| -> Option<Found> {
         if let Some(known) = seen.get(rel) {
             return known.clone();
         }
-        let full = root.join(rel);
         // Most paths hold no link: one lstat of the file and of each of its
-        // directories, as canonicalising takes, then nothing more.
-        let answer = match std::fs::canonicalize(&full) {
-            Ok(real) if real == real_root.join(rel) => Some(None),
-            Ok(real) => real.strip_prefix(&real_root).ok().and_then(|inside| {
-                let parts: Option<Vec<&str>> = inside
-                    .components()
-                    .map(|c| c.as_os_str().to_str())
-                    .collect();
-                Some(Some(parts?.join("/")))
-            }),
+        // directories, as canonicalising takes, and one stat.
+        let answer = match std::fs::canonicalize(root.join(rel)) {
+            Ok(real) => {
+                let target = match real == real_root.join(rel) {
+                    true => None,
+                    false => {
+                        let inside = real.strip_prefix(&real_root).ok();
+                        let parts: Option<Vec<&str>> = inside
+                            .map(|p| p.components().map(|c| c.as_os_str().to_str()).collect())
+                            .unwrap_or(None);
+                        match parts {
+                            Some(parts) => Some(parts.join("/")),
+                            // Out of the workspace: not judged.
+                            None => {
+                                seen.insert(rel.to_string(), None);
+                                return None;
+                            }
+                        }
+                    }
+                };
+                let meta = std::fs::metadata(&real).ok();
+                Some(Found {
+                    target,
+                    directory: meta.as_ref().is_some_and(|m| m.is_dir()),
+                    size: meta.map_or(0, |m| m.len()),
+                })
+            }
             // Gone: the history may find it renamed, or it is dangling.
-            Err(_) => Some(None),
+            Err(_) => Some(Found {
+                target: None,
+                directory: false,
+                size: 0,
+            }),
         };
         seen.insert(rel.to_string(), answer.clone());
         answer
     };
     cited
         .into_iter()
-        .filter_map(|mut c| match resolve(&c.path)? {
-            None => Some(c),
-            Some(target) => {
+        .filter_map(|mut c| {
+            let found = look(&c.path)?;
+            c.unreadable = found.directory
+                || (c.lines.is_some() && found.size > crate::io::source::MAX_SOURCE_BYTES);
+            if let Some(target) = found.target {
                 c.path = std::borrow::Cow::Owned(target);
-                Some(c)
             }
+            Some(c)
         })
         .collect()
 }
@@ -160,6 +193,7 @@ pub(super) fn file_sources<'a>(
                 path: rel,
                 lines,
                 may_pin: info.may_pin,
+                unreadable: false,
             });
         }
     }

@@ -90,6 +90,9 @@ struct Cited<'a> {
     lines: Option<Lines>,
     /// The record's text could hold pins (`RecordInfo::may_pin`).
     may_pin: bool,
+    /// The work tree holds a directory there, or the cited lines of a
+    /// file too large to read ([`files::through_links`]): not judged.
+    unreadable: bool,
 }
 
 /// Why a record was not judged.
@@ -97,6 +100,7 @@ struct Cited<'a> {
 struct Unjudged {
     uncommitted: usize,
     shallow: usize,
+    unreadable: usize,
 }
 
 /// Judges every `file:` source of `records` (path, fields) against the git
@@ -175,7 +179,7 @@ pub(crate) fn drifted_with<'a>(
         _ => {
             let unjudged = Unjudged {
                 uncommitted: count_records(&file_sources(candidates.into_iter())),
-                shallow: 0,
+                ..Unjudged::default()
             };
             out.notes.extend(note(&unjudged));
             return out;
@@ -271,6 +275,7 @@ fn findings(mut verdicts: Vec<Verdict>) -> Drift {
             Why::No => {}
             Why::Uncommitted => unjudged.uncommitted += 1,
             Why::Shallow => unjudged.shallow += 1,
+            Why::Unreadable => unjudged.unreadable += 1,
         }
         out.diagnostics.extend(v.diagnostics);
         out.fixes.extend(v.fixes.into_iter().map(|f| SourceFix {
@@ -360,7 +365,13 @@ fn note(u: &Unjudged) -> Option<String> {
             u.shallow
         ));
     }
-    let total = u.uncommitted + u.shallow;
+    if u.unreadable > 0 {
+        why.push(format!(
+            "{} citing what cannot be read as a file (a directory, or lines of a file over 16 MiB)",
+            u.unreadable
+        ));
+    }
+    let total = u.uncommitted + u.shallow + u.unreadable;
     (total > 0).then(|| {
         let records = if total == 1 { "record" } else { "records" };
         format!(
@@ -570,7 +581,13 @@ impl<'r> Judge<'r> {
         // renamed (gone for good, it is `sources/dangling`'s business, and
         // a record left unjudged for it is not worth a note).
         let (mut rest, mut gone) = (Vec::new(), Vec::new());
+        let mut unreadable = false;
         for c in sources {
+            if c.unreadable {
+                self.consulted.borrow_mut().push(c.path.to_string());
+                unreadable = true;
+                continue;
+            }
             match pinned.hashes.get(c.at.value.as_str()) {
                 Some(_) if self.current_bytes(&c.path).is_none() => gone.push(c),
                 Some(hash) => found.extend(
@@ -625,7 +642,10 @@ impl<'r> Judge<'r> {
             &|c, f, w| self.message(c, f, w),
             &|f| self.commit_ids(f),
         );
-        v.unjudged = unjudged;
+        v.unjudged = match unjudged {
+            Why::No if unreadable => Why::Unreadable,
+            why => why,
+        };
         let mut deps = std::mem::take(&mut *self.consulted.borrow_mut());
         deps.sort_unstable();
         deps.dedup();
