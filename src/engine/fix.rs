@@ -320,7 +320,7 @@ fn fix_file(
         .collect();
     let fixed = match held.is_empty() {
         true => fixed,
-        false => crate::engine::author::pin::add_pins(&fixed, &held).unwrap_or(fixed),
+        false => crate::engine::author::front_pins::add_pins(&fixed, &held).unwrap_or(fixed),
     };
     // Only over what was read: an editor's save meanwhile stays.
     match crate::io::fs::replace_if_unchanged(&path, &seen, fixed.as_bytes()) {

@@ -33,3 +33,56 @@ pub(crate) fn count_lines(bytes: &[u8]) -> usize {
     let newlines = memchr::memchr_iter(b'\n', bytes).count();
     newlines + usize::from(bytes.last().is_some_and(|&b| b != b'\n'))
 }
+
+/// What the work tree holds at a cited path ([`found`]).
+#[derive(Clone)]
+pub(crate) struct Found {
+    /// The file a symbolic link on the way leads to, root-relative.
+    pub(crate) target: Option<String>,
+    pub(crate) directory: bool,
+    pub(crate) size: u64,
+}
+
+/// The workspace root with every symbolic link on its way resolved.
+pub(crate) fn real_root(root: &Path) -> Option<std::path::PathBuf> {
+    std::fs::canonicalize(root).ok()
+}
+
+/// What the work tree holds at root-relative `rel` (`real_root` is
+/// [`real_root`]): the file a symbolic link on its way leads to, whether it
+/// is a directory, its size. `None` when a link leads out of the workspace;
+/// a path that is gone holds an empty file. Most paths hold no link: one
+/// lstat of the file and of each of its directories, as canonicalising
+/// takes, and one stat.
+pub(crate) fn found(root: &Path, real_root: &Path, rel: &str) -> Option<Found> {
+    let Ok(real) = std::fs::canonicalize(root.join(rel)) else {
+        return Some(Found {
+            target: None,
+            directory: false,
+            size: 0,
+        });
+    };
+    let target = match real == real_root.join(rel) {
+        true => None,
+        false => {
+            let parts: Option<Vec<&str>> = real
+                .strip_prefix(real_root)
+                .ok()?
+                .components()
+                .map(|c| c.as_os_str().to_str())
+                .collect();
+            Some(parts?.join("/"))
+        }
+    };
+    let meta = std::fs::metadata(&real).ok();
+    Some(Found {
+        target,
+        directory: meta.as_ref().is_some_and(|m| m.is_dir()),
+        size: meta.map_or(0, |m| m.len()),
+    })
+}
+
+/// Whether root-relative `rel` is a directory in the work tree.
+pub(crate) fn is_directory(root: &Path, rel: &str) -> bool {
+    root.join(rel).is_dir()
+}

@@ -11,6 +11,7 @@
 
 pub(crate) mod commit;
 pub(crate) mod draft;
+pub(crate) mod front_pins;
 pub(crate) mod new;
 pub(crate) mod pin;
 pub(crate) mod quick;

@@ -87,7 +87,7 @@ pub(crate) fn new(
     // `sources/dangling`'s to report.
     if let Ok(pins) = super::pin::pins_for(ws, &draft.sources) {
         if let Some(text) = (!pins.is_empty())
-            .then(|| super::pin::set_verified(&laid.text, today, &pins))
+            .then(|| super::front_pins::set_verified(&laid.text, today, &pins))
             .flatten()
         {
             laid.text = text;

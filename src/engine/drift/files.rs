@@ -94,15 +94,6 @@ pub(super) fn count_records(cited: &[Cited]) -> usize {
     records.len()
 }
 
-/// What the work tree holds at a cited path.
-#[derive(Clone)]
-struct Found {
-    /// The file a symbolic link on the way leads to, root-relative.
-    target: Option<String>,
-    directory: bool,
-    size: u64,
-}
-
 /// `cited` with each source through a symbolic link judged as the file the
 /// link leads to (a link's own blob holds only where it points: a change of
 /// the file read through it is what the record's reader meets), and without
@@ -111,49 +102,15 @@ struct Found {
 /// large to read, marked [`Cited::unreadable`]. Each cited path is looked
 /// at once.
 pub(super) fn through_links<'a>(root: &std::path::Path, cited: Vec<Cited<'a>>) -> Vec<Cited<'a>> {
-    let Ok(real_root) = std::fs::canonicalize(root) else {
+    let Some(real_root) = crate::io::source::real_root(root) else {
         return cited;
     };
-    let mut seen: HashMap<String, Option<Found>> = HashMap::default();
-    let mut look = |rel: &str| -> Option<Found> {
+    let mut seen: HashMap<String, Option<crate::io::source::Found>> = HashMap::default();
+    let mut look = |rel: &str| -> Option<crate::io::source::Found> {
         if let Some(known) = seen.get(rel) {
             return known.clone();
         }
-        // Most paths hold no link: one lstat of the file and of each of its
-        // directories, as canonicalising takes, and one stat.
-        let answer = match std::fs::canonicalize(root.join(rel)) {
-            Ok(real) => {
-                let target = match real == real_root.join(rel) {
-                    true => None,
-                    false => {
-                        let inside = real.strip_prefix(&real_root).ok();
-                        let parts: Option<Vec<&str>> = inside
-                            .map(|p| p.components().map(|c| c.as_os_str().to_str()).collect())
-                            .unwrap_or(None);
-                        match parts {
-                            Some(parts) => Some(parts.join("/")),
-                            // Out of the workspace: not judged.
-                            None => {
-                                seen.insert(rel.to_string(), None);
-                                return None;
-                            }
-                        }
-                    }
-                };
-                let meta = std::fs::metadata(&real).ok();
-                Some(Found {
-                    target,
-                    directory: meta.as_ref().is_some_and(|m| m.is_dir()),
-                    size: meta.map_or(0, |m| m.len()),
-                })
-            }
-            // Gone: the history may find it renamed, or it is dangling.
-            Err(_) => Some(Found {
-                target: None,
-                directory: false,
-                size: 0,
-            }),
-        };
+        let answer = crate::io::source::found(root, &real_root, rel);
         seen.insert(rel.to_string(), answer.clone());
         answer
     };
