@@ -887,6 +887,38 @@ fn a_change_that_creates_a_cited_file_is_reported_on_the_record() {
     );
 }
 
+/// A change that gives a file the lines a record cites, which it lacked,
+/// is reported on the record as creating them, staged and in a pull
+/// request, as the work tree check reports them drifted.
+#[test]
+fn a_change_that_creates_the_cited_lines_is_reported_on_the_record() {
+    let twenty: String = (1..=20).map(|n| format!("{n}\n")).collect();
+    let dir = repo_with(&[("src/f.rs", twenty.as_str())], &["file:src/f.rs#L25"]);
+    let root = dir.path();
+    let thirty: String = (1..=30).map(|n| format!("{n}\n")).collect();
+    write(root, "src/f.rs", &thirty);
+    git(root, &["add", "-A"]);
+    let created = |change: &str| {
+        vec![(
+            6,
+            format!("{change} creates `src/f.rs#L25`, cited by `memory/decisions/cache.md`, and leaves the record as it was; check the record against the change, then verify it or replace it"),
+        )]
+    };
+    let drifted_only = |args: &[&str]| -> Vec<(u64, String)> {
+        findings(root, args)
+            .1
+            .into_iter()
+            .filter(|(rule, ..)| rule == "sources/drifted")
+            .map(|(_, line, message)| (line, message))
+            .collect()
+    };
+    assert_eq!(drifted_only(&["--staged"]), created("the staged change"));
+    git(root, &["switch", "-q", "-c", "feature"]);
+    commit(root, "Extend the file");
+    assert_eq!(drifted_only(&["--base", "main"]), created("this change"));
+    assert_eq!(drifted(root, &[]).len(), 1);
+}
+
 #[test]
 fn drifted_on_a_pull_request_in_a_depth_1_checkout() {
     let dir = repo_with(&[("src/a.rs", "1\n")], &["file:src/a.rs"]);

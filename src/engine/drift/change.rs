@@ -262,10 +262,12 @@ pub(crate) fn judge_change(
                 let Some((old, new)) = split.get(rel.as_ref()) else {
                     continue;
                 };
+                // Lines the file lacked before the change (a file created
+                // lacks them all) are all new, once it has them (before,
+                // `sources/dangling` says so).
+                let gained = created || rule::cited_in(old, lines).is_none();
                 match (judge_lines(old, new, lines), renamed) {
-                    // The lines of a file created are all new, once it
-                    // has them (before, `sources/dangling` says so).
-                    _ if created => rule::cited_in(new, lines).map(|_| Judged::Created),
+                    _ if gained => rule::cited_in(new, lines).map(|_| Judged::Created),
                     (None, None) => None,
                     (None, Some(r)) => Some(Judged::Renamed(&r.to)),
                     (Some(Some(at)), _) => Some(Judged::Moved(at)),
