@@ -109,6 +109,16 @@ fn line_range_sources_are_checked_against_the_file() {
     );
 }
 
+/// (line, message) of the `sources/drifted` findings of `check ARGS`.
+fn drifted_only(root: &Path, args: &[&str]) -> Vec<(u64, String)> {
+    findings(root, args)
+        .1
+        .into_iter()
+        .filter(|(rule, ..)| rule == "sources/drifted")
+        .map(|(_, line, message)| (line, message))
+        .collect()
+}
+
 fn head_of(root: &Path, rev: &str) -> String {
     git(root, &["rev-parse", rev])
 }
@@ -721,14 +731,6 @@ fn a_change_that_renames_a_cited_file_is_reported_on_the_record() {
     write(root, "src/c2.rs", &format!("top\n{}", lines("c")));
     git(root, &["mv", "src/d.rs", "lib.rs"]);
     commit(root, "Move the sources");
-    let drifted_only = |args: &[&str]| -> Vec<(u64, String)> {
-        findings(root, args)
-            .1
-            .into_iter()
-            .filter(|(rule, ..)| rule == "sources/drifted")
-            .map(|(_, line, message)| (line, message))
-            .collect()
-    };
     let expect = |change: &str| {
         vec![
             (6, format!("{change} modifies `src/a.rs` (renaming it to `src/a2.rs`), cited by `memory/decisions/cache.md`, and leaves the record as it was; check the record against the change, then verify it or replace it")),
@@ -736,10 +738,16 @@ fn a_change_that_renames_a_cited_file_is_reported_on_the_record() {
             (8, format!("`file:src/d.rs#L10-L12` is renamed to `lib.rs` by {change}; once it is committed, `check --fix` rewrites the path")),
         ]
     };
-    assert_eq!(drifted_only(&["--base", "main"]), expect("this change"));
+    assert_eq!(
+        drifted_only(root, &["--base", "main"]),
+        expect("this change")
+    );
     // The same change staged, as the pre-commit hook sees it.
     git(root, &["reset", "-q", "--soft", "main"]);
-    assert_eq!(drifted_only(&["--staged"]), expect("the staged change"));
+    assert_eq!(
+        drifted_only(root, &["--staged"]),
+        expect("the staged change")
+    );
     // Committed, the work tree check agrees, and `--fix` rewrites what it can.
     commit(root, "Move the sources");
     let run = memlint(root, &["check", "--fix"]);
@@ -836,16 +844,8 @@ fn a_change_that_creates_a_cited_file_is_reported_on_the_record() {
         ],
     );
     let root = dir.path();
-    let drifted_only = |args: &[&str]| -> Vec<(u64, String)> {
-        findings(root, args)
-            .1
-            .into_iter()
-            .filter(|(rule, ..)| rule == "sources/drifted")
-            .map(|(_, line, message)| (line, message))
-            .collect()
-    };
     // Judged once while the files do not exist (the judgement is kept).
-    assert_eq!(drifted_only(&[]), vec![]);
+    assert_eq!(drifted_only(root, &[]), vec![]);
     for file in ["src/new.rs", "src/lines.rs", "src/short.rs"] {
         write(root, file, "a\nb\nc\n");
     }
@@ -853,7 +853,7 @@ fn a_change_that_creates_a_cited_file_is_reported_on_the_record() {
         format!("{source} changed after this record was last written: uncommitted changes; check the record against it, then verify it or replace it")
     };
     assert_eq!(
-        drifted_only(&[]),
+        drifted_only(root, &[]),
         vec![
             (6, uncommitted("`file:src/new.rs`")),
             (7, uncommitted("the lines `file:src/lines.rs#L1-L2` cites")),
@@ -871,10 +871,16 @@ fn a_change_that_creates_a_cited_file_is_reported_on_the_record() {
         ]
     };
     git(root, &["add", "-A"]);
-    assert_eq!(drifted_only(&["--staged"]), expect("the staged change"));
+    assert_eq!(
+        drifted_only(root, &["--staged"]),
+        expect("the staged change")
+    );
     git(root, &["switch", "-q", "-c", "feature"]);
     commit(root, "Create the cited files");
-    assert_eq!(drifted_only(&["--base", "main"]), expect("this change"));
+    assert_eq!(
+        drifted_only(root, &["--base", "main"]),
+        expect("this change")
+    );
     let run = memlint(root, &["check", "--base", "main", "--format", "github"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(
@@ -904,18 +910,16 @@ fn a_change_that_creates_the_cited_lines_is_reported_on_the_record() {
             format!("{change} creates `src/f.rs#L25`, cited by `memory/decisions/cache.md`, and leaves the record as it was; check the record against the change, then verify it or replace it"),
         )]
     };
-    let drifted_only = |args: &[&str]| -> Vec<(u64, String)> {
-        findings(root, args)
-            .1
-            .into_iter()
-            .filter(|(rule, ..)| rule == "sources/drifted")
-            .map(|(_, line, message)| (line, message))
-            .collect()
-    };
-    assert_eq!(drifted_only(&["--staged"]), created("the staged change"));
+    assert_eq!(
+        drifted_only(root, &["--staged"]),
+        created("the staged change")
+    );
     git(root, &["switch", "-q", "-c", "feature"]);
     commit(root, "Extend the file");
-    assert_eq!(drifted_only(&["--base", "main"]), created("this change"));
+    assert_eq!(
+        drifted_only(root, &["--base", "main"]),
+        created("this change")
+    );
     assert_eq!(drifted(root, &[]).len(), 1);
 }
 
