@@ -59,6 +59,9 @@ pub(crate) enum Unjudged {
     /// A source names what cannot be read as a file: a directory, or
     /// lines of a file over the size memlint reads.
     Unreadable,
+    /// A source names a file git holds no version of (untracked, ignored,
+    /// or only added): not in HEAD, touched by no commit since the record.
+    NotCommitted,
 }
 
 /// What was concluded of one record.
@@ -557,6 +560,7 @@ fn encode_parts(h: &Header, verdicts: &[(&Verdict, Vec<usize>)]) -> Vec<u8> {
             Unjudged::Uncommitted => 1,
             Unjudged::Shallow => 2,
             Unjudged::Unreadable => 3,
+            Unjudged::NotCommitted => 4,
         });
         w.usize(deps.len());
         for d in deps {
@@ -605,6 +609,7 @@ fn locate_verdict(
         1 => Unjudged::Uncommitted,
         2 => Unjudged::Shallow,
         3 => Unjudged::Unreadable,
+        4 => Unjudged::NotCommitted,
         _ => return None,
     };
     let start = deps.len();

@@ -454,6 +454,7 @@ impl<'r> Judge<'r> {
         // a record left unjudged for it is not worth a note).
         let (mut rest, mut gone) = (Vec::new(), Vec::new());
         let mut unreadable = false;
+        let mut not_committed = false;
         for c in sources {
             if c.unreadable {
                 self.consulted.borrow_mut().push(c.path.to_string());
@@ -475,6 +476,10 @@ impl<'r> Judge<'r> {
             (false, Written::At(i)) if !self.h().steps[i].boundary => {
                 let since = self.since_of(i);
                 for c in rest.into_iter().chain(gone) {
+                    if self.never_committed(c, Some((i, &since))) {
+                        not_committed = true;
+                        continue;
+                    }
                     found.extend(self.shared_source(c, i, &since).map(|f| (c, f, Some(i))));
                 }
                 Why::No
@@ -493,6 +498,10 @@ impl<'r> Judge<'r> {
                 }
                 let mut unknown = false;
                 for c in rest {
+                    if self.never_committed(c, None) {
+                        not_committed = true;
+                        continue;
+                    }
                     match self.changed_within_history(c) {
                         Some(f) => found.push((c, Rc::new(f), None)),
                         None => unknown = true,
@@ -516,6 +525,7 @@ impl<'r> Judge<'r> {
         );
         v.unjudged = match unjudged {
             Why::No if unreadable => Why::Unreadable,
+            Why::No if not_committed => Why::NotCommitted,
             why => why,
         };
         let mut deps = std::mem::take(&mut *self.consulted.borrow_mut());
@@ -857,6 +867,30 @@ impl<'r> Judge<'r> {
                     }),
                 }
             }
+        }
+    }
+
+    /// Whether source `c` of a record last written at step `written` (with
+    /// the commits since; `None`: before the history held) is a file git
+    /// holds no version of to compare with: in the work tree, not in HEAD,
+    /// touched by no commit since (untracked, ignored, or only added).
+    /// Whether it changed since the record was written, git cannot tell;
+    /// once committed, the commit that added it tells.
+    fn never_committed(&self, c: &Cited, written: Option<(usize, &Since)>) -> bool {
+        if self.mode != Mode::WorkTree
+            || self.head_id(&c.path).is_some()
+            || self.current_id(&c.path).is_none()
+        {
+            return false;
+        }
+        let untouched = |f: &Followed| f.touched.is_empty() && f.renamed.is_none();
+        match written {
+            Some((i, since)) => self
+                .trail(&c.path, i, since)
+                .is_some_and(|t| untouched(&t.followed)),
+            None => self
+                .follow(&c.path, &self.held())
+                .is_some_and(|f| untouched(&f)),
         }
     }
 

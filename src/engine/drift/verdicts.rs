@@ -16,6 +16,7 @@ pub(super) struct Unjudged {
     pub(super) uncommitted: usize,
     pub(super) shallow: usize,
     pub(super) unreadable: usize,
+    pub(super) not_committed: usize,
 }
 
 /// The findings, fixes, marks and note of the verdicts that say something.
@@ -35,6 +36,7 @@ pub(super) fn findings(mut verdicts: Vec<Verdict>) -> Drift {
             Why::Uncommitted => unjudged.uncommitted += 1,
             Why::Shallow => unjudged.shallow += 1,
             Why::Unreadable => unjudged.unreadable += 1,
+            Why::NotCommitted => unjudged.not_committed += 1,
         }
         out.diagnostics.extend(v.diagnostics);
         out.fixes.extend(v.fixes.into_iter().map(|f| SourceFix {
@@ -130,7 +132,13 @@ pub(super) fn note(u: &Unjudged) -> Option<String> {
             u.unreadable
         ));
     }
-    let total = u.uncommitted + u.shallow + u.unreadable;
+    if u.not_committed > 0 {
+        why.push(format!(
+            "{} citing files git has never committed (commit them, or verify the record to pin them)",
+            u.not_committed
+        ));
+    }
+    let total = u.uncommitted + u.shallow + u.unreadable + u.not_committed;
     (total > 0).then(|| {
         let records = if total == 1 { "record" } else { "records" };
         format!(

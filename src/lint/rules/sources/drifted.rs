@@ -16,7 +16,7 @@ Fires on a `file:` source whose file changed after the record citing it was last
 
 The message names the newest commit that changed the file (short id, date, subject) and how many did; the JSON output lists their ids in `commits`, newest first.
 
-A record with changes not committed yet (a new record, or one edited since its last commit), or whose last commit lies beyond the history of a shallow clone, cannot be judged by history (its pins, if it has them, still judge it; in a shallow clone without merges, a cited file that one of the commits the clone holds changed has drifted for certain, and is reported): `check` says once, in one line on standard error, how many records were left unjudged and why. A workspace outside a git repository is not judged.
+A record with changes not committed yet (a new record, or one edited since its last commit), or whose last commit lies beyond the history of a shallow clone, and a cited file git has never committed (untracked, ignored, or only added), cannot be judged by history (its pins, if it has them, still judge it; in a shallow clone without merges, a cited file that one of the commits the clone holds changed has drifted for certain, and is reported): `check` says once, in one line on standard error, how many records were left unjudged and why. A workspace outside a git repository is not judged.
 
 ## Why it matters
 
