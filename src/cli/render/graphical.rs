@@ -91,19 +91,30 @@ impl Line<'_> {
 
 /// Draws reports: [`Drawer::report`] appends one to the output, as miette
 /// would draw it. A message many findings share (the records citing one
-/// changed file) is wrapped once.
+/// changed file) is wrapped once on each thread, for every file drawn
+/// there ([`WRAPPED`]).
 pub(crate) struct Drawer {
     wrap: Wrap,
-    /// A message's lines as wrapped, after each severity's icon.
-    wrapped: crate::model::hashing::Map<String, [Option<String>; 2]>,
 }
+
+/// The messages wrapped on this thread: width → message → the lines as
+/// wrapped after each severity's icon. Files are drawn one renderer each,
+/// on every core (a cold check of 100k records wrapped 25k messages, 3.7k
+/// of them different); the map is emptied when it grows past
+/// [`WRAPPED_UP_TO`] (a language server draws for as long as it runs).
+type Wrapped =
+    crate::model::hashing::Map<usize, crate::model::hashing::Map<String, [Option<String>; 2]>>;
+
+thread_local! {
+    static WRAPPED: std::cell::RefCell<Wrapped> = Default::default();
+}
+
+/// Most messages [`WRAPPED`] holds.
+const WRAPPED_UP_TO: usize = 16_384;
 
 impl Drawer {
     pub(crate) fn new(wrap: Wrap) -> Self {
-        Drawer {
-            wrap,
-            wrapped: Default::default(),
-        }
+        Drawer { wrap }
     }
 
     /// Appends the report of `shape` to `out` as miette draws it and
@@ -132,8 +143,13 @@ impl Drawer {
     /// The message after its severity's icon, wrapped.
     fn message(&mut self, out: &mut String, message: &str, severity: Severity) {
         let k = usize::from(severity == Severity::Warning);
-        if let Some(Some(w)) = self.wrapped.get(message).map(|w| &w[k]) {
-            out.push_str(w);
+        let width = self.wrap.width;
+        let known = WRAPPED.with_borrow(|wrapped| {
+            let lines = wrapped.get(&width)?.get(message)?[k].as_ref()?;
+            out.push_str(lines);
+            Some(())
+        });
+        if known.is_some() {
             return;
         }
         let chars = chars();
@@ -145,7 +161,13 @@ impl Drawer {
         let (first, rest) = (format!("  {icon} "), format!("  {} ", chars.vbar));
         self.wrap.fill(&mut w, message, &first, &rest);
         out.push_str(&w);
-        self.wrapped.entry(message.to_string()).or_default()[k] = Some(w);
+        WRAPPED.with_borrow_mut(|wrapped| {
+            let messages = wrapped.entry(width).or_default();
+            if messages.len() >= WRAPPED_UP_TO {
+                messages.clear();
+            }
+            messages.entry(message.to_string()).or_default()[k] = Some(w);
+        });
     }
 }
 
