@@ -45,12 +45,16 @@ pub(crate) fn keep(
 
 /// The marks that still hold for the records `wanted` accepts, by path:
 /// each marked record is read again (only those) and its mark dropped when
-/// its text changed since it was judged.
+/// its text changed since it was judged. None with `sources/drifted` off:
+/// the marks a check kept before it was turned off no longer hold.
 pub(crate) fn current(
     ws: &Workspace,
     wanted: impl Fn(&str) -> bool + Sync,
 ) -> HashMap<String, DriftMark> {
     use rayon::prelude::*;
+    if !ws.config.enabled(crate::model::rule::Rule::SourcesDrifted) {
+        return HashMap::new();
+    }
     store::load(&ws.root)
         .into_par_iter()
         .filter(|m| wanted(&m.path) && hash_of(ws, &m.path) == Some(m.hash))

@@ -176,6 +176,16 @@ fn drift_is_marked_in_context_search_and_the_prompt_hook() {
         "{added}"
     );
 
+    // Turned off, the rule marks nothing, though the last check kept marks.
+    write(root, ".memlint.yml", "rules:\n  sources/drifted: off\n");
+    let context = memlint(root, &["context"]).stdout;
+    assert!(!context.contains("drifted"), "{context}");
+    let json = search_json(root, "cache");
+    assert!(drifted_by_path(&json).iter().all(|(_, d)| d.is_null()));
+    std::fs::remove_file(root.join(".memlint.yml")).expect("remove");
+    let context = memlint(root, &["context"]).stdout;
+    assert!(context.contains(&mark), "{context}");
+
     // Verified: the record changed since it was judged, so the mark is gone
     // without another check.
     let verified = memlint(root, &["verify", "cache"]);
