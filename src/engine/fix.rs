@@ -201,6 +201,51 @@ fn held_drift(
     crate::engine::drift::pins_as_written(ws, &wanted)
 }
 
+/// The text `read` of the file `rel` with the repairs `check --fix` makes
+/// of it: the `sources/drifted` rewrites (`moved`), then the fixes of the
+/// rules that fired, then the pins a rewrite holds (`held`, see
+/// [`held_drift`]) under each source as the fix left it; `None` when they
+/// change nothing. The language server's code actions make the same.
+pub(crate) fn fixed_text(
+    ws: &Workspace,
+    rel: &str,
+    read: &str,
+    fired: &Fired,
+    moved: &[&crate::engine::drift::SourceFix],
+    held: &[String],
+) -> Option<String> {
+    let place = crate::model::kind::classify(rel, &ws.config.banned_dirs);
+    let rewritten = match moved {
+        [] => None,
+        _ => rewrite_sources(read, moved).filter(|t| t != read),
+    };
+    let text = rewritten.as_deref().unwrap_or(read);
+    let fixed = match place {
+        Place::Record(kind) => fix_record(text, rel, kind, &ws.config, fired).or(rewritten.clone()),
+        // `CONTEXT.md`: its BOM and line endings.
+        _ => apply(text, encoding_edits(text, fired))
+            .ok()
+            .filter(|t| t != text),
+    };
+    let fixed = fixed?;
+    // Pinned under the source as the fix left it.
+    let held: Vec<String> = held
+        .iter()
+        .filter_map(|pin| {
+            let (source, hash) = crate::model::kind::split_pin(pin)?;
+            let source = moved
+                .iter()
+                .find(|f| f.old == source)
+                .map_or(source, |f| &f.new);
+            Some(format!("{source} {hash}"))
+        })
+        .collect();
+    match held.is_empty() {
+        true => Some(fixed),
+        false => Some(crate::engine::author::front_pins::add_pins(&fixed, &held).unwrap_or(fixed)),
+    }
+}
+
 /// `text` with the `sources/drifted` rewrites (renamed paths, moved
 /// ranges) made in the entries' spans, and each pin of a rewritten source
 /// following it; `None` when an entry no longer matches.
@@ -291,36 +336,8 @@ fn fix_file(
     let Ok(read) = std::str::from_utf8(&seen.bytes) else {
         return Ok(Fixed::Nothing);
     };
-    let rewritten = match moved {
-        [] => None,
-        _ => rewrite_sources(read, moved).filter(|t| t != read),
-    };
-    let text = rewritten.as_deref().unwrap_or(read);
-    let fixed = match place {
-        Place::Record(kind) => fix_record(text, rel, kind, &ws.config, fired).or(rewritten.clone()),
-        // `CONTEXT.md`: its BOM and line endings.
-        _ => apply(text, encoding_edits(text, fired))
-            .ok()
-            .filter(|t| t != text),
-    };
-    let Some(fixed) = fixed else {
+    let Some(fixed) = fixed_text(ws, rel, read, fired, moved, held) else {
         return Ok(Fixed::Nothing);
-    };
-    // Pinned under the source as the fix left it.
-    let held: Vec<String> = held
-        .iter()
-        .filter_map(|pin| {
-            let (source, hash) = crate::model::kind::split_pin(pin)?;
-            let source = moved
-                .iter()
-                .find(|f| f.old == source)
-                .map_or(source, |f| &f.new);
-            Some(format!("{source} {hash}"))
-        })
-        .collect();
-    let fixed = match held.is_empty() {
-        true => fixed,
-        false => crate::engine::author::front_pins::add_pins(&fixed, &held).unwrap_or(fixed),
     };
     // Only over what was read: an editor's save meanwhile stays.
     match crate::io::fs::replace_if_unchanged(&path, &seen, fixed.as_bytes()) {

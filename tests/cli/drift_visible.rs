@@ -386,3 +386,77 @@ fn the_language_server_publishes_drift_and_marks_a_record_verified() {
     );
     assert_eq!(c.shutdown(), Some(0));
 }
+
+/// The language server offers the repairs `check --fix` makes of drift: a
+/// moved range and a renamed path, each as a quick fix on its finding, and
+/// all at once with fix-all, pinning the source that changed as the
+/// record's commit held it; the edits are the bytes `check --fix` writes.
+#[test]
+fn the_language_server_moves_ranges_and_renamed_paths_as_check_fix_does() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    git(root, &["init", "-q", "-b", "main"]);
+    let lines: String = (1..=10).map(|i| format!("line {i}\n")).collect();
+    write(root, "src/a.txt", &lines);
+    write(root, "src/old.txt", "old\n");
+    write(root, "src/c.txt", "c\n");
+    let record = "---\ntitle: The loader reads lines three and four\nstatus: active\ndate: 2026-01-02\nsources:\n  - file:src/a.txt#L3-L4\n  - file:src/old.txt\n  - file:src/c.txt\n---\n\nThe loader of the cache is in a.txt and nothing else describes it.\n";
+    write(root, "memory/decisions/loader.md", record);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "Write the loader decision"]);
+    write(root, "src/a.txt", &format!("line 0\n{lines}"));
+    git(root, &["mv", "src/old.txt", "src/new.txt"]);
+    write(root, "src/c.txt", "changed\n");
+    git(root, &["commit", "-q", "-am", "Move, rename and change"]);
+
+    let path = root.join("memory/decisions/loader.md");
+    let mut c = lsp::Client::initialized(common::BIN, root, json!({}));
+    let u = c.open(&path, record);
+    let diags = c.diagnostics(&u);
+    let drifted: Vec<&Value> = diags
+        .iter()
+        .filter(|d| d["code"] == "sources/drifted")
+        .collect();
+    assert_eq!(drifted.len(), 3, "{diags:#?}");
+    let fix_of = |c: &mut lsp::Client, d: &Value| -> String {
+        let actions = c.call(
+            "textDocument/codeAction",
+            json!({ "textDocument": { "uri": u }, "range": d["range"],
+                    "context": { "diagnostics": [d] } }),
+        );
+        let fixes: Vec<Value> = (actions.as_array().expect("actions").iter())
+            .filter(|a| a["title"] == "Fix `sources/drifted`")
+            .cloned()
+            .collect();
+        assert_eq!(fixes.len(), 1, "{actions:#?}");
+        lsp::applied(record, &fixes[0]["edit"]["changes"][&u])
+    };
+    let moved = fix_of(&mut c, drifted[0]);
+    assert!(moved.contains("\n  - file:src/a.txt#L4-L5\n"), "{moved}");
+    assert!(
+        moved.contains("\npins:\n  - file:src/c.txt xxh3:"),
+        "{moved}"
+    );
+    let renamed = fix_of(&mut c, drifted[1]);
+    assert!(renamed.contains("\n  - file:src/new.txt\n"), "{renamed}");
+    let all = c.call(
+        "textDocument/codeAction",
+        json!({ "textDocument": { "uri": u },
+                "range": { "start": { "line": 0, "character": 0 }, "end": { "line": 0, "character": 0 } },
+                "context": { "diagnostics": [], "only": ["source.fixAll.memlint"] } }),
+    );
+    let all = all.as_array().expect("actions");
+    assert_eq!(all.len(), 1, "{all:#?}");
+    let fixed_all = lsp::applied(record, &all[0]["edit"]["changes"][&u]);
+    assert_eq!(c.shutdown(), Some(0));
+
+    // The bytes `check --fix` writes.
+    let run = memlint(root, &["check", "--fix"]);
+    assert!(run.stderr.contains("fixed 1 file(s)"), "{}", run.stderr);
+    let written = std::fs::read_to_string(&path).expect("fixed");
+    assert_eq!(fixed_all, written);
+    assert!(
+        written.contains("  - file:src/a.txt#L4-L5\n  - file:src/new.txt\n  - file:src/c.txt\n"),
+        "{written}"
+    );
+}

@@ -6,10 +6,9 @@
 
 use super::documents;
 use super::state::{self, State};
-use crate::lint::fix::{encoding_edits, fix_record, Fired};
+use crate::lint::fix::Fired;
 use crate::model::diagnostic::Diagnostic;
 use crate::model::rule::Rule;
-use crate::syntax::edit::apply;
 use lsp_types::{CodeAction, CodeActionKind, CodeActionOrCommand, Range, Uri, WorkspaceEdit};
 use std::collections::HashMap;
 
@@ -47,6 +46,13 @@ pub(crate) fn actions(
         .iter()
         .filter(|d| d.path == rel && d.fixable)
         .collect();
+    let moves = state.drift_fixes(rel, text);
+    // A fix rewrites the record: its drifted sources are pinned as its
+    // commit held them, as `check --fix` pins them.
+    let held = match mine.is_empty() {
+        true => Vec::new(),
+        false => held_drift(state, rel, text, &linted.diagnostics),
+    };
     let mut out = Vec::new();
     if wants(&CodeActionKind::QUICKFIX) {
         for d in &mine {
@@ -58,11 +64,21 @@ pub(crate) fn actions(
             if !named && !overlaps(at, range) {
                 continue;
             }
-            let mut fired = Fired::from_diagnostics([*d]);
-            if d.rule == Rule::StatusChain {
-                fired.chain_target = chain.clone();
-            }
-            let Some(fixed) = fixed_text(state, rel, text, &fired) else {
+            let (fired, moved) = match d.rule {
+                // A renamed path or a moved range: the rewrite of its entry.
+                Rule::SourcesDrifted => (
+                    Fired::default(),
+                    moves.iter().filter(|f| f.span == d.span).collect(),
+                ),
+                _ => {
+                    let mut fired = Fired::from_diagnostics([*d]);
+                    if d.rule == Rule::StatusChain {
+                        fired.chain_target = chain.clone();
+                    }
+                    (fired, Vec::new())
+                }
+            };
+            let Some(fixed) = fixed_text(state, rel, text, &fired, &moved, &held) else {
                 continue;
             };
             out.push(CodeActionOrCommand::CodeAction(CodeAction {
@@ -100,7 +116,8 @@ pub(crate) fn actions(
         if mine.iter().any(|d| d.rule == Rule::StatusChain) {
             fired.chain_target = chain;
         }
-        if let Some(fixed) = fixed_text(state, rel, text, &fired) {
+        let moved: Vec<_> = moves.iter().collect();
+        if let Some(fixed) = fixed_text(state, rel, text, &fired, &moved, &held) {
             out.push(CodeActionOrCommand::CodeAction(CodeAction {
                 title: "Fix all memlint findings".into(),
                 kind: Some(fix_all),
@@ -155,16 +172,39 @@ fn mark_verified(
     }))
 }
 
-/// The buffer's text with the fixes of `fired`, or `None` when they change
-/// nothing (as `engine::fix` fixes a file: a record by its rules, any
-/// other file's BOM and line endings).
-fn fixed_text(state: &State, rel: &str, text: &str, fired: &Fired) -> Option<String> {
-    match state::kind_of(&state.ws, rel) {
-        Some(kind) => fix_record(text, rel, kind, &state.ws.config, fired),
-        None => apply(text, encoding_edits(text, fired))
-            .ok()
-            .filter(|t| t != text),
+/// The buffer's text with the fixes of `fired` and the source rewrites
+/// `moved`, pinning `held`, or `None` when they change nothing: what
+/// `check --fix` makes of the file (`engine::fix::fixed_text`).
+fn fixed_text(
+    state: &State,
+    rel: &str,
+    text: &str,
+    fired: &Fired,
+    moved: &[&crate::engine::drift::SourceFix],
+    held: &[String],
+) -> Option<String> {
+    crate::engine::fix::fixed_text(&state.ws, rel, text, fired, moved, held)
+}
+
+/// The pins of the record's drifted sources that no rewrite repairs, as
+/// the record's commit held them (`engine::drift::pins_as_written`).
+fn held_drift(state: &State, rel: &str, text: &str, diags: &[Diagnostic]) -> Vec<String> {
+    let spans: Vec<&std::ops::Range<usize>> = diags
+        .iter()
+        .filter(|d| d.path == rel && d.rule == Rule::SourcesDrifted && !d.fixable)
+        .map(|d| &d.span)
+        .collect();
+    if spans.is_empty() {
+        return Vec::new();
     }
+    let report = crate::engine::author::verify::lint_text(&state.ws, rel, text);
+    let sources: Vec<&str> = (report.info.sources.iter())
+        .filter(|s| spans.contains(&&s.span))
+        .map(|s| s.value.as_str())
+        .collect();
+    crate::engine::drift::pins_as_written(&state.ws, &[(rel, sources)])
+        .remove(rel)
+        .unwrap_or_default()
 }
 
 /// A workspace edit changing only what the fix changes.

@@ -40,7 +40,7 @@ pub(crate) struct State {
     /// of the buffer text they were judged for: judging reads the git
     /// history, so it is done again only after the disk or the buffer
     /// changed.
-    drift: std::collections::HashMap<String, (u64, Vec<crate::model::diagnostic::Diagnostic>)>,
+    drift: std::collections::HashMap<String, (u64, Judged)>,
     /// What reading the workspace met that the user must hear about
     /// (an unreadable directory, an ignore file not read), for the
     /// client's log; the loop takes them after each message.
@@ -194,7 +194,7 @@ impl State {
             if saved {
                 judge.push((rel.clone(), key, verify::lint_text(&self.ws, rel, text)));
             } else {
-                self.drift.insert(rel.clone(), (key, Vec::new()));
+                self.drift.insert(rel.clone(), (key, Judged::default()));
             }
         }
         if !judge.is_empty() {
@@ -204,20 +204,34 @@ impl State {
                 crate::engine::drift::Mode::WorkTree,
             );
             for (rel, key, _) in &judge {
-                let mine = found
-                    .diagnostics
-                    .iter()
-                    .filter(|d| d.path == *rel)
-                    .cloned()
-                    .collect();
+                let mine = Judged {
+                    diagnostics: (found.diagnostics.iter())
+                        .filter(|d| d.path == *rel)
+                        .cloned()
+                        .collect(),
+                    fixes: (found.fixes.iter())
+                        .filter(|f| f.path == *rel)
+                        .cloned()
+                        .collect(),
+                };
                 self.drift.insert(rel.clone(), (*key, mine));
             }
         }
         buffers
             .iter()
             .filter_map(|(rel, _)| self.drift.get(rel))
-            .flat_map(|(_, d)| d.iter().cloned())
+            .flat_map(|(_, j)| j.diagnostics.iter().cloned())
             .collect()
+    }
+
+    /// The path rewrites and range moves `sources/drifted` found for the
+    /// buffer `rel` holding `text`, as `check --fix` makes them: none once
+    /// the buffer differs from what was judged.
+    pub(crate) fn drift_fixes(&self, rel: &str, text: &str) -> &[crate::engine::drift::SourceFix] {
+        match self.drift.get(rel) {
+            Some((key, j)) if *key == xxhash_rust::xxh3::xxh3_64(text.as_bytes()) => &j.fixes,
+            _ => &[],
+        }
     }
 
     /// The report of the record of `kind` named `slug`: from its open
@@ -302,4 +316,12 @@ fn canonical_parent(path: &Path) -> PathBuf {
             .map_or_else(|_| path.to_path_buf(), |d| d.join(name)),
         _ => path.to_path_buf(),
     }
+}
+
+/// What `sources/drifted` found for one open record: its findings, and the
+/// repairs `check --fix` makes of them.
+#[derive(Default)]
+struct Judged {
+    diagnostics: Vec<crate::model::diagnostic::Diagnostic>,
+    fixes: Vec<crate::engine::drift::SourceFix>,
 }
