@@ -1214,6 +1214,13 @@ fn verify_pins_sources_and_drift_is_judged_by_the_pins() {
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout, "verified memory/decisions/cache.md (3 pins)\n");
     let text = std::fs::read_to_string(root.join("memory/decisions/cache.md")).expect("read");
+    // Named twice, by slug and by path, a record is verified once.
+    let again = memlint(root, &["verify", "cache", "memory/decisions/cache.md"]);
+    assert_eq!(again.code, 0, "{}", again.stderr);
+    assert_eq!(
+        again.stdout,
+        "verified memory/decisions/cache.md (3 pins)\n"
+    );
     let body = decision(
         "Cache",
         &["file:src/a.rs", "file:src/a.rs#L2-L3", "file:src/b.rs"],

@@ -138,10 +138,14 @@ pub(crate) fn verify(
 ) -> Result<Vec<Verified>, AuthorError> {
     let current = Current::read(ws);
     problems.extend(current.problems.iter().cloned());
-    let mut out = Vec::new();
+    let mut out: Vec<Verified> = Vec::new();
     for target in targets {
         let report = super::show::find(&current, ws, target)?;
         let path = report.path.clone();
+        // A record named twice (by slug and by path) is verified once.
+        if out.iter().any(|v| v.path == path) {
+            continue;
+        }
         let kind = report
             .info
             .kind
