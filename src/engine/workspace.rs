@@ -110,6 +110,25 @@ fn settings_outside(name: &str, shown: &str, root: &Path) -> String {
     )
 }
 
+/// `path`, a file of the workspace `root`, as named from the current
+/// directory `cwd` when that holds the workspace or is in it
+/// (`ws/.memlint.yml`, `.memlint.yml`, `../.memlint.yml`): a message in
+/// CI's log shows no path of the machine it ran on. Elsewhere, the whole
+/// path.
+fn shown_from(path: &Path, root: &Path, cwd: &Path) -> String {
+    let cwd = cwd.canonicalize().unwrap_or_else(|_| cwd.to_path_buf());
+    if let Ok(rest) = path.strip_prefix(&cwd) {
+        return rest.display().to_string();
+    }
+    match (path.strip_prefix(root), cwd.strip_prefix(root)) {
+        (Ok(rest), Ok(below)) => {
+            let up = "../".repeat(below.components().count());
+            format!("{up}{}", rest.display())
+        }
+        _ => path.display().to_string(),
+    }
+}
+
 /// The lines of [`WorkspaceError::Config`].
 fn config_lines(path: &str, errors: &[ConfigError]) -> String {
     let lines: Vec<String> = errors
@@ -193,9 +212,13 @@ pub fn load(
     if !required && !crate::io::fs::stays_inside(&root, &path) {
         return Err(WorkspaceError::ConfigEscapes { root });
     }
+    let shown = match config_file {
+        // As the user named it.
+        Some(p) => p.display().to_string(),
+        None => shown_from(&path, &root, cwd),
+    };
     let config = match crate::io::fs::read_regular(&path, crate::io::fs::SMALL_FILE_MAX) {
         Ok(bytes) => {
-            let shown = path.display().to_string();
             let text = String::from_utf8(bytes).map_err(|_| WorkspaceError::Config {
                 path: shown.clone(),
                 errors: vec![ConfigError {
@@ -214,7 +237,7 @@ pub fn load(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => Config::default(),
         Err(source) => {
             return Err(WorkspaceError::Io {
-                path: path.display().to_string(),
+                path: shown,
                 source,
             })
         }

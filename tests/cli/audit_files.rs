@@ -278,15 +278,11 @@ fn a_fifo_configuration_is_an_error_not_a_hang() {
     let ws = repo();
     let root = ws.path();
     make(root, ".memlint.yml", Special::Fifo);
-    let shown = root.canonicalize().expect("canonical").join(".memlint.yml");
     let run = bounded(root, &["check"], "");
     assert_eq!(run.code, 2, "{run:?}");
     assert_eq!(
         run.stderr,
-        format!(
-            "memlint: error: cannot read {}: not a regular file (a FIFO)\n",
-            shown.display()
-        )
+        "memlint: error: cannot read .memlint.yml: not a regular file (a FIFO)\n"
     );
     for args in [&["hook", "session-start"][..], &["hook", "stop"]] {
         let run = bounded(root, args, "{}");
@@ -296,17 +292,13 @@ fn a_fifo_configuration_is_an_error_not_a_hang() {
             "{run:?}"
         );
     }
-    // Named with --config, the same.
-    let other = root.join("other.yml");
+    // Named with --config, the same, named as given.
     make(root, "other.yml", Special::Fifo);
     let run = bounded(root, &["--config", "other.yml", "check"], "");
     assert_eq!(run.code, 2, "{run:?}");
     assert_eq!(
         run.stderr,
-        format!(
-            "memlint: error: cannot read {}: not a regular file (a FIFO)\n",
-            other.display()
-        )
+        "memlint: error: cannot read other.yml: not a regular file (a FIFO)\n".to_string()
     );
 }
 
@@ -959,8 +951,8 @@ fn a_configuration_with_several_errors_shows_them_all() {
     );
     let run = bounded(root, &["check"], "");
     assert_eq!(run.code, 2, "{run:?}");
-    let path = root.canonicalize().expect("canonical").join(".memlint.yml");
-    let path = path.display();
+    // Named from the current directory, the workspace's root.
+    let path = ".memlint.yml";
     let expected = [
         format!("{path}:1:14: `max_sources` must be a non-negative whole number, not a string"),
         format!("{path}:3:18: severity of `date/relative` must be `off`, `warning` or `error` (did you mean `warning`?)"),

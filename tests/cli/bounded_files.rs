@@ -24,13 +24,9 @@ fn an_oversized_configuration_is_refused_unread() {
     sparse(ws.path(), ".memlint.yml", OVER_SMALL);
     let run = memlint(ws.path(), &["check"]);
     assert_eq!(run.code, 2, "{run:?}");
-    let shown = ws.path().canonicalize().unwrap().join(".memlint.yml");
     assert_eq!(
         run.stderr,
-        format!(
-            "memlint: error: cannot read {}: it has more than 16777216 bytes, more than memlint reads of it\n",
-            shown.display()
-        )
+        "memlint: error: cannot read .memlint.yml: it has more than 16777216 bytes, more than memlint reads of it\n"
     );
 }
 

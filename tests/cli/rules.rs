@@ -1617,3 +1617,43 @@ fn the_engine_checks_in_one_call_fixing_first() {
         )]
     );
 }
+
+/// A configuration error names the file as from the current directory
+/// (from the root, from inside the workspace, from above it), never by the
+/// whole path of the machine it ran on (a CI log); a file given with
+/// `--config` is named as given.
+#[test]
+fn config_errors_name_the_file_from_the_current_directory() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().join("ws");
+    std::fs::create_dir_all(root.join("memory/decisions")).expect("mkdir");
+    std::fs::write(root.join(".memlint.yml"), "rules: {}\nrules: {}\n").expect("write");
+    let error = "configuration key `rules` appears twice\n";
+    let cases: [(&Path, &[&str], String); 4] = [
+        (
+            &root,
+            &["check"],
+            format!("memlint: error: .memlint.yml:2:1: {error}"),
+        ),
+        (
+            &root.join("memory/decisions"),
+            &["check"],
+            format!("memlint: error: ../../.memlint.yml:2:1: {error}"),
+        ),
+        (
+            tmp.path(),
+            &["--root", "ws", "check"],
+            format!("memlint: error: ws/.memlint.yml:2:1: {error}"),
+        ),
+        (
+            tmp.path(),
+            &["--root", "ws", "--config", "./ws/.memlint.yml", "check"],
+            format!("memlint: error: ./ws/.memlint.yml:2:1: {error}"),
+        ),
+    ];
+    for (dir, args, expected) in cases {
+        let run = common::memlint(dir, args);
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert_eq!(run.stderr, expected, "{args:?}");
+    }
+}
