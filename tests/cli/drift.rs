@@ -759,6 +759,43 @@ fn a_change_that_renames_a_cited_file_is_reported_on_the_record() {
     );
 }
 
+/// A cited file renamed without change is said once, by `sources/drifted`
+/// (where it went, and that `--fix` rewrites the path), not also by
+/// `sources/dangling` (its old name names no file); unless the latter is
+/// configured more severe: its exit code stands.
+#[test]
+fn a_renamed_source_is_reported_once_by_drift() {
+    let dir = repo_with(&[("src/a.txt", "a\n")], &["file:src/a.txt"]);
+    let root = dir.path();
+    git(root, &["mv", "src/a.txt", "src/b.txt"]);
+    commit(root, "Rename a");
+    let (code, found) = findings(root, &[]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        found
+            .iter()
+            .map(|(rule, line, _)| (rule.as_str(), *line))
+            .collect::<Vec<_>>(),
+        vec![("sources/drifted", 6)],
+        "{found:?}"
+    );
+    assert!(
+        found[0].2.contains("was renamed to `src/b.txt`"),
+        "{found:?}"
+    );
+    write(root, ".memlint.yml", "rules:\n  sources/dangling: error\n");
+    let (code, found) = findings(root, &[]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        found
+            .iter()
+            .map(|(rule, line, _)| (rule.as_str(), *line))
+            .collect::<Vec<_>>(),
+        vec![("sources/dangling", 6), ("sources/drifted", 6)],
+        "{found:?}"
+    );
+}
+
 /// A file over 1 MiB renamed and changed is not compared with the added
 /// files (its blob is not even read: its size is in the object's header),
 /// so it is a removal (`sources/dangling`), not a rename, in every mode;

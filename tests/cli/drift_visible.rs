@@ -418,6 +418,11 @@ fn the_language_server_moves_ranges_and_renamed_paths_as_check_fix_does() {
         .filter(|d| d["code"] == "sources/drifted")
         .collect();
     assert_eq!(drifted.len(), 3, "{diags:#?}");
+    // The renamed source is said once, by drift, as `check` says it.
+    assert!(
+        diags.iter().all(|d| d["code"] != "sources/dangling"),
+        "{diags:#?}"
+    );
     let fix_of = |c: &mut lsp::Client, d: &Value| -> String {
         let actions = c.call(
             "textDocument/codeAction",

@@ -165,6 +165,13 @@ impl State {
         let mut linted = verify::lint_changes(&self.ws, current, &buffers);
         let drifted = self.drifted(&buffers);
         if !drifted.is_empty() {
+            // A renamed source is said once, by `sources/drifted`, as
+            // `check` says it.
+            let fixes: Vec<crate::engine::drift::SourceFix> = (buffers.iter())
+                .flat_map(|(rel, text)| self.drift_fixes(rel, text).iter().cloned())
+                .collect();
+            let renamed = crate::engine::drift::Renamed::of(&self.ws, &fixes);
+            linted.diagnostics.retain(|d| !renamed.covers(d));
             linted.diagnostics.extend(drifted);
             crate::model::diagnostic::sort(&mut linted.diagnostics);
         }

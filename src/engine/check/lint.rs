@@ -223,6 +223,9 @@ pub(crate) fn run_texts(
     // instead of all of them being moved into another. (Their order is
     // the sort's below: no finding of one group has a rule of another.)
     let per_file: usize = reports.iter().map(|r| r.diagnostics.len()).sum();
+    // A renamed source is said once, by `sources/drifted`.
+    let renamed = crate::engine::drift::Renamed::of(ws, &drift.fixes);
+    cross.retain(|d| !renamed.covers(d));
     let mut diags = drift.diagnostics;
     diags.reserve_exact(cross.len() + per_file);
     diags.append(&mut cross);
@@ -241,7 +244,7 @@ pub(crate) fn run_texts(
         if let Some(src) = r.source.as_ref().filter(|_| texts != Texts::None) {
             out.sources.insert(r.path.clone(), src.clone());
         }
-        diags.extend(r.diagnostics.iter().cloned());
+        diags.extend(r.diagnostics.iter().filter(|d| !renamed.covers(d)).cloned());
     }
     if texts == Texts::None {
         diagnostic::sort(&mut diags);

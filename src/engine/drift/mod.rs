@@ -81,6 +81,46 @@ pub(crate) struct Drift {
     pub marks: Vec<(String, crate::store::drift_marks::DriftMark)>,
 }
 
+/// The source entries whose file `sources/drifted` followed to its new
+/// name (a fix rewrites the path), by record and the entry's first byte:
+/// there `sources/drifted` says where the file went and `--fix` repairs
+/// it, and `sources/dangling`'s finding that the old name names no file
+/// says less of the same ([`Renamed::covers`]). None when `sources/dangling`
+/// is configured more severe than `sources/drifted`: its exit code stands.
+pub(crate) struct Renamed<'a>(crate::model::hashing::Set<(&'a str, usize)>);
+
+impl<'a> Renamed<'a> {
+    pub(crate) fn of(ws: &Workspace, fixes: &'a [SourceFix]) -> Renamed<'a> {
+        let (dangling, drifted) = (
+            ws.config.severity(Rule::SourcesDangling),
+            ws.config.severity(Rule::SourcesDrifted),
+        );
+        let stronger = matches!(
+            (dangling, drifted),
+            (
+                Some(crate::model::severity::Severity::Error),
+                Some(crate::model::severity::Severity::Warning)
+            )
+        );
+        let path = |source: &str| {
+            crate::lint::rules::sources::cited_file(source).map(|(p, _)| p.into_owned())
+        };
+        Renamed(match stronger {
+            true => Default::default(),
+            false => fixes
+                .iter()
+                .filter(|f| path(&f.old) != path(&f.new))
+                .map(|f| (f.path.as_str(), f.span.start))
+                .collect(),
+        })
+    }
+
+    /// Whether `d` is `sources/dangling`'s finding on such an entry.
+    pub(crate) fn covers(&self, d: &Diagnostic) -> bool {
+        d.rule == Rule::SourcesDangling && self.0.contains(&(d.path.as_str(), d.span.start))
+    }
+}
+
 /// One `file:` source of a record.
 struct Cited<'a> {
     record: &'a str,
