@@ -78,7 +78,9 @@ pub(crate) fn actions(
                     (fired, Vec::new())
                 }
             };
-            let Some(fixed) = fixed_text(state, rel, text, &fired, &moved, &held) else {
+            let Some(fixed) =
+                crate::engine::fix::fixed_text(&state.ws, rel, text, &fired, &moved, &held)
+            else {
                 continue;
             };
             out.push(CodeActionOrCommand::CodeAction(CodeAction {
@@ -117,7 +119,9 @@ pub(crate) fn actions(
             fired.chain_target = chain;
         }
         let moved: Vec<_> = moves.iter().collect();
-        if let Some(fixed) = fixed_text(state, rel, text, &fired, &moved, &held) {
+        if let Some(fixed) =
+            crate::engine::fix::fixed_text(&state.ws, rel, text, &fired, &moved, &held)
+        {
             out.push(CodeActionOrCommand::CodeAction(CodeAction {
                 title: "Fix all memlint findings".into(),
                 kind: Some(fix_all),
@@ -170,20 +174,6 @@ fn mark_verified(
         disabled,
         ..Default::default()
     }))
-}
-
-/// The buffer's text with the fixes of `fired` and the source rewrites
-/// `moved`, pinning `held`, or `None` when they change nothing: what
-/// `check --fix` makes of the file (`engine::fix::fixed_text`).
-fn fixed_text(
-    state: &State,
-    rel: &str,
-    text: &str,
-    fired: &Fired,
-    moved: &[&crate::engine::drift::SourceFix],
-    held: &[String],
-) -> Option<String> {
-    crate::engine::fix::fixed_text(&state.ws, rel, text, fired, moved, held)
 }
 
 /// The pins of the record's drifted sources that no rewrite repairs, as
