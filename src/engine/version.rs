@@ -6,7 +6,8 @@
 
 use crate::engine::check::lint::Outcome;
 use crate::engine::drift::change::{
-    compared_of, judge_change, modified_files, reader_of, renamed_files, PathId, Sides, Which,
+    compared_of, judge_change, modified_files, reader_of, renamed_files, touched_by, PathId, Sides,
+    Which,
 };
 use crate::engine::history::{
     not_judged_if_cut_short, rewritten_decisions, short, unexplained_removals, Found,
@@ -698,7 +699,7 @@ fn drift_of_change<T: PathId>(
     }
     let modified = needles.clone();
     let banned = &ws.config.banned_dirs;
-    let touched: Set<&str> = changes.iter().map(|c| c.path.as_str()).collect();
+    let touched = touched_by(ws, changes, sides, &modified);
     let bytes = crate::store::cites::load(&ws.root);
     let (unknown, known) = stored_citers(
         ws,

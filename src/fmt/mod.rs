@@ -883,6 +883,37 @@ pub fn record_meaning(root: Option<&Node>, kind: Kind) -> Meaning {
     meaning_of(root, &as_str)
 }
 
+/// Whether two versions of a record of `kind` say the same thing: their
+/// front matters mean the same ([`record_meaning`]: key order, quoting,
+/// list layout and comments aside) and their bodies hold the same lines
+/// but for line endings, trailing whitespace and trailing blank lines.
+/// What `memlint fmt` (or an editor's formatter) changes and nothing else:
+/// such a change does not make the record written anew against the code
+/// it cites. False when either does not parse.
+pub(crate) fn same_record(a: &[u8], b: &[u8], kind: Kind) -> bool {
+    let said = |bytes: &[u8]| -> Option<(Meaning, String)> {
+        let text = std::str::from_utf8(bytes).ok()?;
+        let text = crlf_to_lf(&text[frontmatter::bom_len(text)..]).into_owned();
+        let parsed = read(&text, false).ok()?;
+        let body: Vec<&str> = text[parsed.parts.body.clone()]
+            .lines()
+            .map(str::trim_end)
+            .collect();
+        let end = body
+            .iter()
+            .rposition(|l| !l.is_empty())
+            .map_or(0, |i| i + 1);
+        Some((
+            record_meaning(parsed.root.as_ref(), kind),
+            body[..end].join("\n"),
+        ))
+    };
+    match (said(a), said(b)) {
+        (Some(x), Some(y)) => x == y,
+        _ => false,
+    }
+}
+
 /// The comments of a front matter: text from a `#` that starts a comment
 /// (outside every scalar) to the end of its line, trailing spaces (and the
 /// CR of CRLF) trimmed.

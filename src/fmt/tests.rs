@@ -441,3 +441,26 @@ fn a_list_that_cannot_take_its_layout_is_kept_with_a_note() {
         "---\ntitle: T\nstatus: active\ndate: 2026-11-01\nsources:\n  - file:x.md  # why\n---\n";
     assert_eq!(notes(t, Kind::Decision), (Outcome::Unchanged, Vec::new()));
 }
+
+#[test]
+fn a_record_reformatted_says_the_same_and_an_edit_does_not() {
+    let messy = "\u{feff}---\r\ntags:   [cache,  io]\r\ntitle: \"Use SQLite\"\r\nsources:\r\n- file:src/cache.rs   # why\r\nstatus: active\r\ndate: 2026-11-01\r\n---\r\n\r\nOne file.  \r\n\r\n\r\n";
+    let tidy = fmt(messy, Kind::Decision);
+    assert_ne!(tidy, messy);
+    let same = |a: &str, b: &str| same_record(a.as_bytes(), b.as_bytes(), Kind::Decision);
+    assert!(same(messy, &tidy));
+    // What the record says, cites or holds changed.
+    for edited in [
+        tidy.replace("One file.", "Two files."),
+        tidy.replace("Use SQLite", "Use Redis"),
+        tidy.replace("src/cache.rs", "src/store.rs"),
+        tidy.replace("[cache, io]", "[cache]"),
+        tidy.replace("One file.", "One file.\n\nMore."),
+    ] {
+        assert_ne!(edited, tidy);
+        assert!(!same(&tidy, &edited), "{edited}");
+    }
+    // A version that does not parse is never the same.
+    assert!(!same(&tidy, "---\ntitle: [\n---\nOne file.\n"));
+    assert!(!same("no front matter", "no front matter"));
+}

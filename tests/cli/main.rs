@@ -38,6 +38,7 @@ mod drift_change;
 mod drift_cold;
 mod drift_long;
 mod drift_merges;
+mod drift_reformat;
 mod drift_visible;
 mod drift_warm;
 mod export;

@@ -49,6 +49,50 @@ pub(crate) fn modified_files(
         .collect()
 }
 
+/// The paths `changes` touch, but for the records it only reformats
+/// ([`only_reformats`]): those it leaves as they were.
+pub(crate) fn touched_by<'c>(
+    ws: &Workspace,
+    changes: &'c [Change],
+    sides: &Sides,
+    needles: &[String],
+) -> Set<&'c str> {
+    changes
+        .iter()
+        .filter(|c| !only_reformats(ws, c, sides, needles))
+        .map(|c| c.path.as_str())
+        .collect()
+}
+
+/// Whether change `c` only reformats a record that mentions one of
+/// `needles` (the files the change modifies): the same front matter and
+/// body, as [`crate::fmt::same_record`] compares them. Such a record is left
+/// as it was, as far as its sources are concerned.
+fn only_reformats(ws: &Workspace, c: &Change, sides: &Sides, needles: &[String]) -> bool {
+    let (Some(old), Some(new)) = (c.old, c.new) else {
+        return false;
+    };
+    if !(old.is_file() && new.is_file()) {
+        return false;
+    }
+    let Place::Record(kind) = classify(&c.path, &ws.config.banned_dirs) else {
+        return false;
+    };
+    let Some(Content::Bytes(after)) = (sides.compared)(new.id) else {
+        return false;
+    };
+    if !needles
+        .iter()
+        .any(|n| memchr::memmem::find(&after, n.as_bytes()).is_some())
+    {
+        return false;
+    }
+    let Some(Content::Bytes(before)) = (sides.compared)(old.id) else {
+        return false;
+    };
+    crate::fmt::same_record(&before, &after, kind)
+}
+
 /// Of `changes` (sorted by path), whether the change creates the file
 /// `rel`: no file there before, one after.
 fn creates(changes: &[Change], rel: &str) -> bool {

@@ -17,6 +17,8 @@ pub(crate) struct History {
     pub at: HashMap<ObjectId, usize>,
     /// Whether some commit walked has more than one parent.
     pub merges: bool,
+    /// Whether every commit HEAD reaches was walked.
+    pub complete: bool,
     /// The first commit walked (newest first) with more than one parent:
     /// before it the history is one line.
     first_merge: Option<usize>,
@@ -36,13 +38,14 @@ impl History {
     /// [`History::last_change`]) and every commit
     /// since each of those ([`History::since`]): from `.memlint/drift` when
     /// it holds them for this HEAD, else diffing only the commits it does
-    /// not hold (and storing the new walk).
+    /// not hold (and storing the new walk). `whole`: every commit HEAD
+    /// reaches, whatever is needed.
     pub(crate) fn walk(
         repo: &Repo,
         head: ObjectId,
         ws: &crate::model::workspace::Workspace,
         needed: &[(&str, ObjectId)],
-        begun: Option<Begun>,
+        (begun, whole): (Option<Begun>, bool),
     ) -> Result<History, GitError> {
         let root = &ws.root;
         let stored = crate::store::drift::load(root).filter(|s| s.prefix == repo.prefix);
@@ -65,7 +68,8 @@ impl History {
                     finder.take(i, step);
                 }
                 let enough = s.complete
-                    || (finder.done()
+                    || (!whole
+                        && finder.done()
                         && holds_all_since(repo, head, &s.steps, &finder, &mut listing)?);
                 if enough {
                     Ok((s.steps, s.complete))
@@ -101,7 +105,7 @@ impl History {
                 // each record until it holds every commit since them.
                 let mut horizon: Option<Option<usize>> = None;
                 for (id, _) in &l.commits {
-                    if finder.done() {
+                    if finder.done() && !whole {
                         if l.graph.is_none() {
                             break;
                         }
@@ -148,6 +152,7 @@ impl History {
             steps,
             at,
             merges: first_merge.is_some(),
+            complete,
             first_merge,
             last: finder.last,
             graph,
@@ -175,6 +180,7 @@ impl History {
             steps: Vec::new(),
             at: HashMap::default(),
             merges: false,
+            complete: false,
             first_merge: None,
             last: HashMap::default(),
             graph: Default::default(),
@@ -516,7 +522,7 @@ pub(crate) fn touches(changes: &[Change], rel: &str) -> bool {
 }
 
 /// Whether `changes` (sorted by path) leave `rel` as blob `id`.
-fn writes(changes: &[Change], rel: &str, id: ObjectId) -> bool {
+pub(crate) fn writes(changes: &[Change], rel: &str, id: ObjectId) -> bool {
     change_of(changes, rel).is_some_and(|c| c.new.is_some_and(|o| o.id == id))
 }
 
@@ -565,6 +571,7 @@ mod tests {
         History {
             first_merge: first_merge(&steps),
             merges: true,
+            complete: true,
             steps,
             at,
             last: HashMap::default(),

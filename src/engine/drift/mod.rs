@@ -19,6 +19,7 @@ pub(crate) mod history;
 mod reuse;
 mod shallow;
 mod verdicts;
+mod written;
 
 use crate::io::git::{Object, Repo};
 use crate::lint::info::{Located, RecordInfo};
@@ -39,6 +40,7 @@ use std::cell::RefCell;
 use std::ops::Range;
 use std::rc::Rc;
 use verdicts::{findings, note, verdict, Unjudged};
+use written::Written;
 
 /// Which version of the cited files is compared with the history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -293,18 +295,6 @@ pub(crate) fn drifted_with<'a>(
     found
 }
 
-/// When a record was last written.
-enum Written {
-    /// By the commit at this index of the walk.
-    At(usize),
-    /// Before the history this (shallow) clone holds.
-    BeyondHistory,
-    /// Not yet: it is new, or changed since its last commit.
-    NotYet,
-    /// The history could not be read.
-    Unknown,
-}
-
 /// Past this many records to judge, HEAD's tree is flattened once instead
 /// of looking each path up in it.
 const LOOKUPS_UP_TO: usize = 64;
@@ -321,6 +311,10 @@ struct Judge<'r> {
     /// The history, read when a record committed as it is needs it
     /// ([`Judge::load_history`]); [`Judge::h`] is empty until then.
     history: std::cell::OnceCell<History>,
+    /// The whole history, when a record's last writes only reformatted
+    /// it and the walk stopped before the one that wrote it
+    /// ([`Judge::deepen`]): the first walk's steps lead it, in order.
+    whole: std::cell::OnceCell<History>,
     empty: History,
     /// The history could not be read.
     failed: std::cell::Cell<bool>,
@@ -404,6 +398,7 @@ impl<'r> Judge<'r> {
             repo,
             head,
             history: Default::default(),
+            whole: Default::default(),
             empty: History::empty(),
             failed: Default::default(),
             mode,
@@ -602,43 +597,10 @@ impl<'r> Judge<'r> {
 
     /// The history, once read; empty before.
     fn h(&self) -> &History {
-        self.history.get().unwrap_or(&self.empty)
-    }
-
-    /// Reads the history if it is not yet; false when it cannot be.
-    fn load_history(&self) -> bool {
-        if self.history.get().is_some() {
-            return true;
-        }
-        // Every record read ahead that is committed as it is may ask when
-        // it was last written ([`Judge::written`]).
-        // Each with its blob id in HEAD: the walk looks for the commit that
-        // wrote that blob there.
-        let needed: Vec<(String, ObjectId)> = {
-            let ids = self.ids.borrow();
-            self.records
-                .borrow()
-                .iter()
-                .filter(|r| {
-                    let now = ids.get(r.as_str()).copied().flatten();
-                    now.is_some() && self.same_as_head(r, now)
-                })
-                .filter_map(|r| Some((r.clone(), self.head_id(r)?)))
-                .collect()
-        };
-        let needed: Vec<(&str, ObjectId)> =
-            needed.iter().map(|(r, id)| (r.as_str(), *id)).collect();
-        let begun = self.early.and_then(|e| e.take(self.head.0));
-        match History::walk(self.repo, self.head.0, self.ws, &needed, begun) {
-            Ok(h) => {
-                let _ = self.history.set(h);
-                true
-            }
-            Err(_) => {
-                self.failed.set(true);
-                false
-            }
-        }
+        self.whole
+            .get()
+            .or(self.history.get())
+            .unwrap_or(&self.empty)
     }
 
     fn since_of(&self, written: usize) -> Since {
@@ -687,26 +649,6 @@ impl<'r> Judge<'r> {
             return false;
         };
         id == Some(head) || self.lf_ids.borrow().get(rel) == Some(&head)
-    }
-
-    /// The commit that last wrote `record`, when the record as it is now
-    /// (work tree or index, blob `id`) is the one committed there.
-    fn written(&self, record: &str, id: Option<ObjectId>) -> Written {
-        if !self.same_as_head(record, id) {
-            return Written::NotYet;
-        }
-        // Only now is the history needed.
-        if !self.load_history() {
-            return Written::Unknown;
-        }
-        let Some(in_head) = self.head_id(record) else {
-            return Written::NotYet;
-        };
-        match self.h().last_change(record, in_head) {
-            Some(i) => Written::At(i),
-            // In HEAD but changed by no commit walked: the history is cut.
-            None => Written::BeyondHistory,
-        }
     }
 
     /// Judges a pinned source by its pin.

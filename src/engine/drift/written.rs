@@ -1,0 +1,150 @@
+//! When a record was last written: the newest commit that wrote it as it
+//! is now, walked back past commits that only reformatted it (`memlint
+//! fmt`, an editor's formatter): those did not write it anew against the
+//! code it cites.
+
+use super::history::{self, History};
+use super::Judge;
+use gix::ObjectId;
+
+/// Whether the steps `first` lead `then`, in order.
+fn leads(first: &[crate::store::drift::Step], then: &[crate::store::drift::Step]) -> bool {
+    then.len() >= first.len() && first.iter().zip(then).all(|(a, b)| a.id == b.id)
+}
+
+/// When a record was last written.
+pub(super) enum Written {
+    /// By the commit at this index of the walk.
+    At(usize),
+    /// Before the history this (shallow) clone holds.
+    BeyondHistory,
+    /// Not yet: it is new, or changed since its last commit.
+    NotYet,
+    /// The history could not be read.
+    Unknown,
+}
+
+impl Judge<'_> {
+    /// Reads the history if it is not yet; false when it cannot be.
+    pub(super) fn load_history(&self) -> bool {
+        if self.history.get().is_some() {
+            return true;
+        }
+        let needed = self.needed();
+        let needed: Vec<(&str, ObjectId)> =
+            needed.iter().map(|(r, id)| (r.as_str(), *id)).collect();
+        let begun = self.early.and_then(|e| e.take(self.head.0));
+        match History::walk(self.repo, self.head.0, self.ws, &needed, (begun, false)) {
+            Ok(h) => {
+                let _ = self.history.set(h);
+                true
+            }
+            Err(_) => {
+                self.failed.set(true);
+                false
+            }
+        }
+    }
+
+    /// Walks the whole history, where the first walk stopped early; false
+    /// when it did not (or the walk fails). The answers drawn from the
+    /// first walk stand: its steps lead the whole walk, in the same order,
+    /// and it held every commit since each commit it found. But the steps
+    /// touching each path are listed again.
+    fn deepen(&self) -> bool {
+        if self.h().complete || self.whole.get().is_some() {
+            return false;
+        }
+        let needed = self.needed();
+        let needed: Vec<(&str, ObjectId)> =
+            needed.iter().map(|(r, id)| (r.as_str(), *id)).collect();
+        match History::walk(self.repo, self.head.0, self.ws, &needed, (None, true)) {
+            Ok(h) if leads(&self.h().steps, &h.steps) => {
+                self.touching.borrow_mut().clear();
+                self.since.borrow_mut().clear();
+                let _ = self.whole.set(h);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Every record read ahead that is committed as it is may ask when it
+    /// was last written ([`Judge::written`]), each with its blob id in
+    /// HEAD: the walk looks for the commit that wrote that blob there.
+    fn needed(&self) -> Vec<(String, ObjectId)> {
+        let ids = self.ids.borrow();
+        self.records
+            .borrow()
+            .iter()
+            .filter(|r| {
+                let now = ids.get(r.as_str()).copied().flatten();
+                now.is_some() && self.same_as_head(r, now)
+            })
+            .filter_map(|r| Some((r.clone(), self.head_id(r)?)))
+            .collect()
+    }
+
+    /// The commit that last wrote `record`, when the record as it is now
+    /// (work tree or index, blob `id`) is the one committed there.
+    pub(super) fn written(&self, record: &str, id: Option<ObjectId>) -> Written {
+        if !self.same_as_head(record, id) {
+            return Written::NotYet;
+        }
+        // Only now is the history needed.
+        if !self.load_history() {
+            return Written::Unknown;
+        }
+        let Some(in_head) = self.head_id(record) else {
+            return Written::NotYet;
+        };
+        let Some(mut i) = self.h().last_change(record, in_head) else {
+            // In HEAD but changed by no commit walked: the history is cut.
+            return Written::BeyondHistory;
+        };
+        // A commit that only reformatted the record (`memlint fmt`) did
+        // not write it anew against its sources: the one before it did.
+        while let Some(old) = self.reformatted(record, i) {
+            let older = |h: &History| {
+                let later = h.steps.get(i + 1..)?;
+                let j = later
+                    .iter()
+                    .position(|s| history::writes(&s.changes, record, old));
+                j.map(|j| i + 1 + j)
+            };
+            match older(self.h()) {
+                Some(j) => i = j,
+                None if self.deepen() => match older(self.h()) {
+                    Some(j) => i = j,
+                    None => return Written::BeyondHistory,
+                },
+                // Before the commits this (shallow) clone holds.
+                None if self.h().complete => return Written::BeyondHistory,
+                None => break,
+            }
+        }
+        Written::At(i)
+    }
+
+    /// When the commit at `i` changed `record` from one blob to another
+    /// that says the same ([`crate::fmt::same_record`]): the blob it had
+    /// before. Never for a merge, nor when the record was created there.
+    fn reformatted(&self, record: &str, i: usize) -> Option<ObjectId> {
+        let step = &self.h().steps[i];
+        if step.boundary || step.parents.len() != 1 {
+            return None;
+        }
+        let change = history::change_of(&step.changes, record)?;
+        let (old, new) = (change.old?, change.new?);
+        if !(old.is_file() && new.is_file()) {
+            return None;
+        }
+        let crate::model::kind::Place::Record(kind) =
+            crate::model::kind::classify(record, &self.ws.config.banned_dirs)
+        else {
+            return None;
+        };
+        let (before, after) = (self.blob(old.id)?, self.blob(new.id)?);
+        crate::fmt::same_record(&before, &after, kind).then_some(old.id)
+    }
+}
