@@ -175,3 +175,47 @@ fn a_change_that_only_reformats_the_record_leaves_it_as_it_was() {
     git(root, &["add", "-A"]);
     assert_eq!(drifted(root, &["--staged"]), vec![]);
 }
+
+#[test]
+fn fix_pins_the_sources_as_the_record_was_written_before_it_was_reformatted() {
+    // The decision lists `src/a.rs` twice: `sources/duplicate`'s fix
+    // rewrites the record, and pins its drifted sources as its last real
+    // write held them, so that the drift outlives the fix.
+    let dir = TempWorkspace::new()
+        .git()
+        .file("src/a.rs", "a1\na2\n")
+        .file("src/b.rs", "b1\nb2\nb3\n")
+        .file(
+            RECORD,
+            &untidy("Body.").replace("- file:src/a.rs\n", "- file:src/a.rs\n- file:src/a.rs\n"),
+        )
+        .commit("Write the decision")
+        .build();
+    let root = dir.path();
+    write(root, "src/a.rs", "a1\na2\na3\n");
+    write(root, "src/b.rs", "b1\nB2\nb3\n");
+    commit(root, "Change the code");
+    assert!(format(root));
+    commit(root, "Format memory");
+    let run = memlint(root, &["check", "--fix"]);
+    assert_eq!(run.code, 0, "{}{}", run.stdout, run.stderr);
+    let pin = |bytes: &[u8]| format!("xxh3:{:016x}", xxhash_rust::xxh3::xxh3_64(bytes));
+    let fixed = std::fs::read_to_string(root.join(RECORD)).expect("read");
+    assert!(
+        fixed.contains(&format!(
+            "pins:\n  - file:src/a.rs {}\n  - file:src/b.rs#L2 {}\n",
+            pin(b"a1\na2\n"),
+            pin(b"b2\n")
+        )),
+        "{fixed}"
+    );
+    commit(root, "Fix the record");
+    let found = drifted(root, &[]);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(
+        found
+            .iter()
+            .all(|f| f.1.contains("no longer matches its pin")),
+        "{found:?}"
+    );
+}

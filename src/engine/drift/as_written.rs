@@ -57,8 +57,11 @@ pub(crate) fn pins_as_written(
             continue;
         }
         let tree = step.tree;
+        // A source listed twice is pinned once.
+        let mut seen = crate::model::hashing::Set::default();
         let pins = sources
             .iter()
+            .filter(|source| seen.insert(**source))
             .filter_map(|source| {
                 let (path, lines) = cited_file(source)?;
                 let hash = judge
