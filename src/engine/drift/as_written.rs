@@ -49,7 +49,7 @@ pub(crate) fn pins_as_written(
     let empty = || rule::pin(b"", None).unwrap_or_default();
     for (record, sources) in wanted {
         let id = judge.current_id(record);
-        let Written::At(i) = judge.written(record, id) else {
+        let Written::At(i) = judge.last_written(record, id) else {
             continue;
         };
         let step = &judge.h().steps[i];

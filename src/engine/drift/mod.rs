@@ -299,6 +299,10 @@ pub(crate) fn drifted_with<'a>(
 /// of looking each path up in it.
 const LOOKUPS_UP_TO: usize = 64;
 
+/// A finding of a source, shared, with the commit the record was last
+/// written at when history judged it.
+type Found<'c> = (&'c Cited<'c>, Rc<Finding>, Option<usize>);
+
 /// A file's bytes, shared by the sources that cite it.
 type Bytes = Option<Rc<Vec<u8>>>;
 
@@ -505,12 +509,55 @@ impl<'r> Judge<'r> {
                 None => rest.push(c),
             }
         }
+        // Judged fresh from a commit that may only have reformatted the
+        // record: judged again from the one that wrote it.
         let written = self.written(record, id);
-        let unjudged = match (rest.is_empty() && gone.is_empty(), written) {
+        let (mut more, mut unjudged, mut nc) = self.by_history(written, &rest, &gone, &pinned);
+        let by_history = !(rest.is_empty() && gone.is_empty());
+        if let (true, Why::No, Written::At(i)) = (by_history && more.is_empty(), unjudged, written)
+        {
+            let before = self.unformatted(record, i);
+            if before != written {
+                (more, unjudged, nc) = self.by_history(before, &rest, &gone, &pinned);
+            }
+        }
+        found.extend(more);
+        not_committed |= nc;
+        let mut v = verdict(
+            self.ws,
+            record,
+            found,
+            &|c, f, w| self.message(c, f, w),
+            &|f| self.commit_ids(f),
+        );
+        v.unjudged = match unjudged {
+            Why::No if unreadable => Why::Unreadable,
+            Why::No if not_committed => Why::NotCommitted,
+            why => why,
+        };
+        let mut deps = std::mem::take(&mut *self.consulted.borrow_mut());
+        deps.sort_unstable();
+        deps.dedup();
+        (v, deps)
+    }
+
+    /// The findings by history of the sources `rest` (unpinned) and
+    /// `gone` (pinned, their file gone) of a record last written as
+    /// `written` says; why the record is not judged; whether a cited file
+    /// git has never committed left it so.
+    fn by_history<'c>(
+        &self,
+        written: Written,
+        rest: &[&'c Cited<'c>],
+        gone: &[&'c Cited<'c>],
+        pinned: &Pinned,
+    ) -> (Vec<Found<'c>>, Why, bool) {
+        let (mut found, mut not_committed) = (Vec::new(), false);
+        let why = match (rest.is_empty() && gone.is_empty(), written) {
             (true, _) => Why::No,
             (false, Written::At(i)) if !self.h().steps[i].boundary => {
                 let since = self.since_of(i);
-                for c in rest.into_iter().chain(gone) {
+                for c in rest.iter().chain(gone).copied() {
                     if self.never_committed(c, Some((i, &since))) {
                         not_committed = true;
                         continue;
@@ -522,7 +569,7 @@ impl<'r> Judge<'r> {
             // Last written before the history this (shallow) clone holds:
             // what that history shows came after the record.
             (false, Written::At(_) | Written::BeyondHistory) => {
-                for c in gone {
+                for &c in gone {
                     let Some(hash) = pinned.hashes.get(c.at.value.as_str()) else {
                         continue;
                     };
@@ -532,7 +579,7 @@ impl<'r> Judge<'r> {
                     );
                 }
                 let mut unknown = false;
-                for c in rest {
+                for &c in rest {
                     if self.never_committed(c, None) {
                         not_committed = true;
                         continue;
@@ -551,22 +598,7 @@ impl<'r> Judge<'r> {
             (false, Written::NotYet) => Why::Uncommitted,
             (false, Written::Unknown) => Why::No,
         };
-        let mut v = verdict(
-            self.ws,
-            record,
-            found,
-            &|c, f, w| self.message(c, f, w),
-            &|f| self.commit_ids(f),
-        );
-        v.unjudged = match unjudged {
-            Why::No if unreadable => Why::Unreadable,
-            Why::No if not_committed => Why::NotCommitted,
-            why => why,
-        };
-        let mut deps = std::mem::take(&mut *self.consulted.borrow_mut());
-        deps.sort_unstable();
-        deps.dedup();
-        (v, deps)
+        (found, why, not_committed)
     }
 
     /// The message of `finding` of source `c`: formatted (and masked) once

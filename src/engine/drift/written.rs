@@ -13,6 +13,7 @@ fn leads(first: &[crate::store::drift::Step], then: &[crate::store::drift::Step]
 }
 
 /// When a record was last written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Written {
     /// By the commit at this index of the walk.
     At(usize),
@@ -85,8 +86,18 @@ impl Judge<'_> {
             .collect()
     }
 
+    /// The commit that last wrote `record` as it is now, passing over the
+    /// commits that only reformatted it ([`Judge::unformatted`]).
+    pub(super) fn last_written(&self, record: &str, id: Option<ObjectId>) -> Written {
+        match self.written(record, id) {
+            Written::At(i) => self.unformatted(record, i),
+            other => other,
+        }
+    }
+
     /// The commit that last wrote `record`, when the record as it is now
-    /// (work tree or index, blob `id`) is the one committed there.
+    /// (work tree or index, blob `id`) is the one committed there; it may
+    /// only have reformatted the record ([`Judge::unformatted`]).
     pub(super) fn written(&self, record: &str, id: Option<ObjectId>) -> Written {
         if !self.same_as_head(record, id) {
             return Written::NotYet;
@@ -98,12 +109,19 @@ impl Judge<'_> {
         let Some(in_head) = self.head_id(record) else {
             return Written::NotYet;
         };
-        let Some(mut i) = self.h().last_change(record, in_head) else {
+        match self.h().last_change(record, in_head) {
+            Some(i) => Written::At(i),
             // In HEAD but changed by no commit walked: the history is cut.
-            return Written::BeyondHistory;
-        };
-        // A commit that only reformatted the record (`memlint fmt`) did
-        // not write it anew against its sources: the one before it did.
+            None => Written::BeyondHistory,
+        }
+    }
+
+    /// The commit that last wrote `record` before, or at, the one at `i`
+    /// that changed what it says. A commit that only reformatted the record (`memlint fmt`) did
+    /// not write it anew against its sources: the one before it did. Each
+    /// such commit costs reading two blobs, so [`Judge::record`] asks only
+    /// when the commit at `i` leaves the record fresh.
+    pub(super) fn unformatted(&self, record: &str, mut i: usize) -> Written {
         while let Some(old) = self.reformatted(record, i) {
             let older = |h: &History| {
                 let later = h.steps.get(i + 1..)?;
