@@ -219,3 +219,50 @@ fn fix_pins_the_sources_as_the_record_was_written_before_it_was_reformatted() {
         "{found:?}"
     );
 }
+
+#[test]
+fn lines_moved_or_a_file_renamed_after_the_reformatting_are_still_drift() {
+    // The cited lines changed, memory was reformatted, then a line was
+    // inserted above them: from the formatting commit they only moved, but
+    // they changed since the record was written. `--fix` must not move the
+    // range as if they had not.
+    let (dir, changed) = written_then_changed();
+    let root = dir.path();
+    assert!(format(root));
+    commit(root, "Format memory");
+    write(root, "src/b.rs", "b0\nb1\nB2\nb3\n");
+    git(root, &["mv", "src/a.rs", "src/c.rs"]);
+    commit(root, "Insert a line and rename a");
+    let moved = head(root);
+    let found = drifted(root, &[]);
+    assert_eq!(found.len(), 2, "{found:?}");
+    for (line, message, commits) in &found {
+        assert!(
+            message.contains("changed after this record was last written: 2 commits"),
+            "{line}: {message}"
+        );
+        assert_eq!(commits, &vec![moved.clone(), changed.clone()]);
+    }
+    let run = memlint(root, &["check", "--fix"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let text = std::fs::read_to_string(root.join(RECORD)).expect("read");
+    assert!(text.contains("  - file:src/b.rs#L2\n"), "{text}");
+    assert_eq!(drifted(root, &[]).len(), 2);
+}
+
+#[test]
+fn a_reformatting_not_committed_yet_does_not_hide_drift() {
+    let (dir, changed) = written_then_changed();
+    let root = dir.path();
+    assert!(format(root));
+    let found = drifted(root, &[]);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(
+        found.iter().all(|f| f.2 == vec![changed.clone()]),
+        "{found:?}"
+    );
+    // An edit not committed yet is still not judged.
+    let text = std::fs::read_to_string(root.join(RECORD)).expect("read");
+    write(root, RECORD, &text.replace("Body.", "Body, edited."));
+    assert_eq!(drifted(root, &[]), vec![]);
+}

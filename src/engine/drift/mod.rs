@@ -513,9 +513,15 @@ impl<'r> Judge<'r> {
         // record: judged again from the one that wrote it.
         let written = self.written(record, id);
         let (mut more, mut unjudged, mut nc) = self.by_history(written, &rest, &gone, &pinned);
-        let by_history = !(rest.is_empty() && gone.is_empty());
-        if let (true, Why::No, Written::At(i)) = (by_history && more.is_empty(), unjudged, written)
-        {
+        // Unless each source has changed since that commit anyway (what
+        // changed between the two goes uncounted then): a range moved or a
+        // file renamed since may have changed before it.
+        let changed = |c: &Cited| {
+            more.iter()
+                .any(|(m, f, _)| std::ptr::eq(*m, c) && matches!(**f, Finding::Changed { .. }))
+        };
+        let unsettled = rest.iter().chain(&gone).any(|c| !changed(c));
+        if let (true, Why::No, Written::At(i)) = (unsettled, unjudged, written) {
             let before = self.unformatted(record, i);
             if before != written {
                 (more, unjudged, nc) = self.by_history(before, &rest, &gone, &pinned);

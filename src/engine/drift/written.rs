@@ -80,7 +80,7 @@ impl Judge<'_> {
             .iter()
             .filter(|r| {
                 let now = ids.get(r.as_str()).copied().flatten();
-                now.is_some() && self.same_as_head(r, now)
+                now.is_some() && self.committed_as_is(r, now)
             })
             .filter_map(|r| Some((r.clone(), self.head_id(r)?)))
             .collect()
@@ -99,7 +99,7 @@ impl Judge<'_> {
     /// (work tree or index, blob `id`) is the one committed there; it may
     /// only have reformatted the record ([`Judge::unformatted`]).
     pub(super) fn written(&self, record: &str, id: Option<ObjectId>) -> Written {
-        if !self.same_as_head(record, id) {
+        if !self.committed_as_is(record, id) {
             return Written::NotYet;
         }
         // Only now is the history needed.
@@ -144,6 +144,30 @@ impl Judge<'_> {
         Written::At(i)
     }
 
+    /// Whether `record`, now blob `id` (work tree or index), is as HEAD
+    /// holds it, or differs only in form (`memlint fmt` run and not
+    /// committed yet: [`crate::fmt::same_record`]).
+    fn committed_as_is(&self, record: &str, id: Option<ObjectId>) -> bool {
+        if self.same_as_head(record, id) {
+            return true;
+        }
+        let (Some(head), Some(kind)) = (self.head_id(record), self.kind_of(record)) else {
+            return false;
+        };
+        let (Some(then), Some(now)) = (self.blob(head), self.current_bytes(record)) else {
+            return false;
+        };
+        crate::fmt::same_record(&then, &now, kind)
+    }
+
+    /// The kind of the record at `record`.
+    fn kind_of(&self, record: &str) -> Option<crate::model::kind::Kind> {
+        match crate::model::kind::classify(record, &self.ws.config.banned_dirs) {
+            crate::model::kind::Place::Record(kind) => Some(kind),
+            _ => None,
+        }
+    }
+
     /// When the commit at `i` changed `record` from one blob to another
     /// that says the same ([`crate::fmt::same_record`]): the blob it had
     /// before. Never for a merge, nor when the record was created there.
@@ -157,11 +181,7 @@ impl Judge<'_> {
         if !(old.is_file() && new.is_file()) {
             return None;
         }
-        let crate::model::kind::Place::Record(kind) =
-            crate::model::kind::classify(record, &self.ws.config.banned_dirs)
-        else {
-            return None;
-        };
+        let kind = self.kind_of(record)?;
         let (before, after) = (self.blob(old.id)?, self.blob(new.id)?);
         crate::fmt::same_record(&before, &after, kind).then_some(old.id)
     }
