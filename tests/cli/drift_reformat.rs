@@ -41,27 +41,32 @@ fn head(root: &Path) -> String {
     git(root, &["rev-parse", "HEAD"])
 }
 
-/// A repository holding the untidy decision and the two files it cites.
-fn written() -> tempfile::TempDir {
+/// A repository holding the decision `record` and the two files it cites.
+fn written(record: &str) -> tempfile::TempDir {
     TempWorkspace::new()
         .git()
         .file("src/a.rs", "a1\na2\n")
         .file("src/b.rs", "b1\nb2\nb3\n")
-        .file(RECORD, &untidy("Body."))
+        .file(RECORD, record)
         .commit("Write the decision")
         .build()
 }
 
-/// [`written`], then a commit changing both files (line 2 of `src/b.rs`):
-/// its id.
-fn written_then_changed() -> (tempfile::TempDir, String) {
-    let dir = written();
+/// [`written`] with `record`, then a commit changing both files (line 2
+/// of `src/b.rs`): its id.
+fn written_then_changed_with(record: &str) -> (tempfile::TempDir, String) {
+    let dir = written(record);
     let root = dir.path();
     write(root, "src/a.rs", "a1\na2\na3\n");
     write(root, "src/b.rs", "b1\nB2\nb3\n");
     commit(root, "Change the code");
     let changed = head(root);
     (dir, changed)
+}
+
+/// [`written_then_changed_with`] the untidy decision.
+fn written_then_changed() -> (tempfile::TempDir, String) {
+    written_then_changed_with(&untidy("Body."))
 }
 
 /// Runs `memlint fmt` on the record; true when it rewrote it.
@@ -121,7 +126,7 @@ fn a_commit_that_only_reformats_the_record_does_not_hide_its_drift() {
 
 #[test]
 fn a_reformatting_commit_that_changes_a_cited_file_counts_as_its_change() {
-    let dir = written();
+    let dir = written(&untidy("Body."));
     let root = dir.path();
     assert!(format(root));
     write(root, "src/a.rs", "a0\n");
@@ -181,20 +186,9 @@ fn fix_pins_the_sources_as_the_record_was_written_before_it_was_reformatted() {
     // The decision lists `src/a.rs` twice: `sources/duplicate`'s fix
     // rewrites the record, and pins its drifted sources as its last real
     // write held them, so that the drift outlives the fix.
-    let dir = TempWorkspace::new()
-        .git()
-        .file("src/a.rs", "a1\na2\n")
-        .file("src/b.rs", "b1\nb2\nb3\n")
-        .file(
-            RECORD,
-            &untidy("Body.").replace("- file:src/a.rs\n", "- file:src/a.rs\n- file:src/a.rs\n"),
-        )
-        .commit("Write the decision")
-        .build();
+    let twice = untidy("Body.").replace("- file:src/a.rs\n", "- file:src/a.rs\n- file:src/a.rs\n");
+    let (dir, _) = written_then_changed_with(&twice);
     let root = dir.path();
-    write(root, "src/a.rs", "a1\na2\na3\n");
-    write(root, "src/b.rs", "b1\nB2\nb3\n");
-    commit(root, "Change the code");
     assert!(format(root));
     commit(root, "Format memory");
     let run = memlint(root, &["check", "--fix"]);
